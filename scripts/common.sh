@@ -1,0 +1,41 @@
+# Shared by scripts/run, scripts/test and scripts/fuzz: install what is
+# missing, then configure and build. Source it; do not run it.
+
+WARDEN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILDDIR=${BUILDDIR:-$WARDEN_ROOT/_build}
+
+# Debian 12 / Ubuntu package names of what the build and the tests need.
+WARDEN_PACKAGES=(
+  meson ninja-build gcc pkg-config gettext
+  libglib2.0-dev libjson-glib-dev
+  valgrind
+)
+
+as_root () {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# Installs the packages given that are not installed yet.
+install_missing () {
+  local missing=() pkg
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "Installing: ${missing[*]}"
+  if ! command -v apt-get >/dev/null; then
+    echo "error: apt-get not found; install these yourself: ${missing[*]}" >&2
+    return 1
+  fi
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}"
+}
+
+build () {
+  install_missing "${WARDEN_PACKAGES[@]}"
+  if [ ! -f "$BUILDDIR/build.ninja" ]; then
+    meson setup "$BUILDDIR" "$WARDEN_ROOT"
+  fi
+  meson compile -C "$BUILDDIR"
+}
