@@ -1,0 +1,268 @@
+/* warden-pattern.c: seed-compatible glob patterns and indexed pattern sets
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "warden-pattern.h"
+#include "warden-policy-types.h"
+
+gboolean
+warden_pattern_validate (const char  *pattern,
+                         GError     **error)
+{
+  gsize len;
+
+  if (pattern == NULL || pattern[0] == '\0')
+    {
+      g_set_error_literal (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID,
+                           "the pattern is empty");
+      return FALSE;
+    }
+
+  len = strlen (pattern);
+  if (len > WARDEN_PATTERN_MAX_LENGTH)
+    {
+      g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID,
+                   "the pattern is %" G_GSIZE_FORMAT " bytes long; the limit is %d",
+                   len, WARDEN_PATTERN_MAX_LENGTH);
+      return FALSE;
+    }
+
+  if (!g_utf8_validate (pattern, len, NULL))
+    {
+      g_set_error_literal (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID,
+                           "the pattern is not valid UTF-8");
+      return FALSE;
+    }
+
+  for (gsize i = 0; i < len; i++)
+    if ((guchar) pattern[i] < 0x20 || pattern[i] == 0x7f)
+      {
+        g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID,
+                     "the pattern contains a control character (byte %" G_GSIZE_FORMAT ")", i);
+        return FALSE;
+      }
+
+  return TRUE;
+}
+
+/* Holes are ordinary bytes here that no literal of a valid pattern equals,
+ * so only a '*' can take them: then any filling matches as well. */
+gboolean
+warden_pattern_match (const char *pattern,
+                      const char *text,
+                      gsize       n)
+{
+  gsize p = 0, t = 0, m = strlen (pattern);
+  gssize star = -1;
+  gsize mark = 0;
+
+  while (t < n)
+    {
+      if (p < m && pattern[p] == '*')
+        {
+          star = p++;
+          mark = t;
+        }
+      else if (p < m && pattern[p] == text[t])
+        {
+          p++;
+          t++;
+        }
+      else if (star >= 0)
+        {
+          p = star + 1;
+          t = ++mark;
+        }
+      else
+        return FALSE;
+    }
+
+  while (p < m && pattern[p] == '*')
+    p++;
+
+  return p == m;
+}
+
+/* Is there a filling of the holes that matches? A hole can stand for any
+ * run of the pattern's literals, so it takes any run of the pattern. */
+gboolean
+warden_pattern_match_any (const char *pattern,
+                          const char *text,
+                          gsize       n)
+{
+  gsize m = strlen (pattern);
+  g_autofree gboolean *cur = NULL;
+  g_autofree gboolean *next = NULL;
+
+  if (memchr (text, WARDEN_PATTERN_HOLE, n) == NULL)
+    return warden_pattern_match (pattern, text, n);
+
+  cur = g_new0 (gboolean, m + 1);
+  next = g_new0 (gboolean, m + 1);
+  cur[0] = TRUE;
+
+  for (gsize t = 0; ; t++)
+    {
+      gssize first = -1;
+
+      /* A star may match nothing. */
+      for (gsize i = 0; i < m; i++)
+        if (cur[i] && pattern[i] == '*')
+          cur[i + 1] = TRUE;
+
+      if (t == n)
+        break;
+
+      memset (next, 0, (m + 1) * sizeof (gboolean));
+      for (gsize i = 0; i <= m; i++)
+        {
+          if (!cur[i])
+            continue;
+          if (first < 0)
+            first = i;
+          if (i < m && pattern[i] == '*')
+            next[i] = TRUE;
+          else if (i < m && pattern[i] == text[t])
+            next[i + 1] = TRUE;
+        }
+      if (first < 0)
+        return FALSE;
+      if (text[t] == WARDEN_PATTERN_HOLE)
+        for (gsize j = first; j <= m; j++)
+          next[j] = TRUE;
+
+      memcpy (cur, next, (m + 1) * sizeof (gboolean));
+    }
+
+  return cur[m];
+}
+
+/* Patterns are indexed by their first word when it holds no '*': a text can
+ * only match those whose first word is its own. The rest are tried always. */
+typedef struct
+{
+  char  *pattern;
+  guint  order;
+} Entry;
+
+struct _WardenPatternSet
+{
+  GHashTable *by_word;  /* first word → GArray of Entry */
+  GArray     *wild;     /* of Entry */
+  guint       size;
+};
+
+static void
+entries_free (gpointer data)
+{
+  GArray *entries = data;
+
+  for (guint i = 0; i < entries->len; i++)
+    g_free (g_array_index (entries, Entry, i).pattern);
+  g_array_unref (entries);
+}
+
+WardenPatternSet *
+warden_pattern_set_new (void)
+{
+  WardenPatternSet *set = g_new0 (WardenPatternSet, 1);
+
+  set->by_word = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, entries_free);
+  set->wild = g_array_new (FALSE, FALSE, sizeof (Entry));
+  return set;
+}
+
+void
+warden_pattern_set_free (WardenPatternSet *set)
+{
+  if (set == NULL)
+    return;
+  g_hash_table_unref (set->by_word);
+  entries_free (set->wild);
+  g_free (set);
+}
+
+guint
+warden_pattern_set_get_size (WardenPatternSet *set)
+{
+  return set->size;
+}
+
+void
+warden_pattern_set_add (WardenPatternSet *set,
+                        const char       *pattern)
+{
+  gsize key_len = strcspn (pattern, " ");
+  Entry e = { g_strdup (pattern), set->size++ };
+
+  if (memchr (pattern, '*', key_len) != NULL)
+    g_array_append_val (set->wild, e);
+  else
+    {
+      g_autofree char *key = g_strndup (pattern, key_len);
+      GArray *entries = g_hash_table_lookup (set->by_word, key);
+
+      if (entries == NULL)
+        {
+          entries = g_array_new (FALSE, FALSE, sizeof (Entry));
+          g_hash_table_insert (set->by_word, g_steal_pointer (&key), entries);
+        }
+      g_array_append_val (entries, e);
+    }
+}
+
+static const Entry *
+first_match (GArray     *entries,
+             const char *text,
+             gsize       n,
+             gboolean    any_filling)
+{
+  if (entries == NULL)
+    return NULL;
+
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const Entry *e = &g_array_index (entries, Entry, i);
+
+      if (any_filling ? warden_pattern_match_any (e->pattern, text, n)
+                      : warden_pattern_match (e->pattern, text, n))
+        return e;
+    }
+  return NULL;
+}
+
+const char *
+warden_pattern_set_lookup (WardenPatternSet *set,
+                           const char       *text,
+                           gsize             n,
+                           gboolean          any_filling)
+{
+  const char *space = memchr (text, ' ', n);
+  gsize key_len = space ? (gsize) (space - text) : n;
+  char stack_key[128];
+  g_autofree char *heap_key = NULL;
+  const char *key;
+  const Entry *a, *b;
+
+  if (key_len < sizeof stack_key)
+    {
+      memcpy (stack_key, text, key_len);
+      stack_key[key_len] = '\0';
+      key = stack_key;
+    }
+  else
+    key = heap_key = g_strndup (text, key_len);
+
+  a = first_match (g_hash_table_lookup (set->by_word, key), text, n, any_filling);
+  b = first_match (set->wild, text, n, any_filling);
+
+  if (a && b)
+    return a->order < b->order ? a->pattern : b->pattern;
+  return a ? a->pattern : b ? b->pattern : NULL;
+}
