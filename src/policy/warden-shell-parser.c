@@ -1,0 +1,2909 @@
+/* warden-shell-parser.c: a bash parser that finds every command a line could run
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* This is a recursive-descent parser for the grammar of bash. It builds no
+ * tree: it emits one WardenCommandPart per simple command as soon as the
+ * command is complete, including the commands inside substitutions, wrappers
+ * and sh -c scripts. Anything it does not understand stops it with an error,
+ * which the policy turns into "ask". See docs/policy.md. */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "warden-pattern.h"
+#include "warden-shell-parser.h"
+
+enum
+{
+  W_QUOTED  = 1 << 0,  /* some quoting was used: not a reserved word */
+  W_EXPAND  = 1 << 1,  /* $var, ${…}, $( ), $(( )), backticks */
+  W_GLOB    = 1 << 2,  /* unquoted * ? [ … ] */
+  W_BRACE   = 1 << 3,  /* unquoted {a,b} or {1..3} */
+  W_TILDE   = 1 << 4,  /* leading unquoted ~ */
+  W_ANSI    = 1 << 5,  /* $'…' or $"…" */
+  W_PROCSUB = 1 << 6,  /* <( … ) or >( … ) */
+  W_ASSIGN  = 1 << 7,  /* NAME=…, NAME+=…, NAME[…]=… */
+};
+#define W_NONLITERAL (W_EXPAND | W_GLOB | W_BRACE | W_TILDE | W_ANSI | W_PROCSUB)
+
+typedef enum
+{
+  T_EOF,
+  T_WORD,
+  T_NEWLINE,
+  T_SEMI,        /* ; */
+  T_AMP,         /* & */
+  T_AND,         /* && */
+  T_OR,          /* || */
+  T_PIPE,        /* | */
+  T_PIPE_AMP,    /* |& */
+  T_LPAREN,      /* ( */
+  T_RPAREN,      /* ) */
+  T_DLPAREN,     /* (( at the start of a token */
+  T_DSEMI,       /* ;; */
+  T_SEMI_AMP,    /* ;& */
+  T_DSEMI_AMP,   /* ;;& */
+  T_REDIR,       /* < > >> >| <> << <<- <<< <& >& &> &>>, maybe after a number */
+} TokenType;
+
+typedef struct
+{
+  TokenType  type;
+  guint      flags;     /* W_* for words */
+  GString   *text;      /* words: after quote removal; redirections: the operator */
+  gsize      start;     /* offset of the token in its buffer */
+  guint      parts_before;  /* parts emitted before the token was read */
+} Token;
+
+typedef struct
+{
+  char    *delimiter;
+  gboolean quoted;
+  gboolean strip_tabs;
+} Heredoc;
+
+typedef struct
+{
+  const WardenShellOptions *options;
+  GPtrArray                *parts;
+  char                     *error;
+  const char               *workspace;
+  gsize                     workspace_len;
+  guint                     depth;
+  gboolean                  cd_seen;
+  guint                     loop_id;
+  guint                     next_loop_id;
+} State;
+
+typedef struct
+{
+  State        *st;
+  const char   *s;
+  gsize         n;
+  gsize         i;
+  WardenOrigin  origin;
+  gboolean      have_tok;
+  Token         tok;
+  GPtrArray    *heredocs;   /* of Heredoc, waiting for the next newline */
+  const char   *what;       /* "", " in a backtick substitution", … for errors */
+} Lexer;
+
+/* A word of a simple command, pointing into the command's storage. */
+typedef struct
+{
+  const char *text;
+  guint       flags;
+} WordRef;
+
+typedef enum { ITEM_ASSIGN, ITEM_WORD, ITEM_REDIR } ItemKind;
+
+typedef struct
+{
+  ItemKind  kind;
+  guint     flags;
+  GString  *text;     /* the word, or the redirection operator */
+  GString  *target;   /* redirections only */
+} Item;
+
+typedef struct
+{
+  char    *text;
+  gboolean output;    /* writes to its target */
+  gboolean dup;       /* >&2, <&0, >&- */
+} Redirection;
+
+/* Private fields of WardenCommandPart, kept beside it. */
+typedef struct
+{
+  WardenCommandPart  pub;
+  guint              loop_id;
+  gboolean           relative_redirect;
+} Part;
+
+static guint    parse_list     (Lexer *L, guint stop);
+static gboolean parse_command  (Lexer *L);
+static gboolean lex_word_into  (Lexer *L, GString *out, guint *flags, gboolean array_elem);
+static gboolean lex_dquote     (Lexer *L, GString *out, guint *flags, gssize end, gboolean heredoc);
+static void     parse_string   (State *st, const char *s, gsize n, WardenOrigin origin, const char *what);
+static void     emit_words     (Lexer *L, const WordRef *words, guint n_words, WardenOrigin origin,
+                                const char *hole_token, gboolean append_hole);
+
+/* ------------------------------------------------------------------------ */
+/* Errors and state */
+
+static gboolean
+failed (Lexer *L)
+{
+  return L->st->error != NULL;
+}
+
+G_GNUC_PRINTF (2, 3)
+static gboolean
+fail (Lexer   *L,
+      const char *format,
+      ...)
+{
+  va_list args;
+
+  if (L->st->error == NULL)
+    {
+      g_autofree char *msg = NULL;
+
+      va_start (args, format);
+      msg = g_strdup_vprintf (format, args);
+      va_end (args);
+      L->st->error = g_strdup_printf ("%s (at byte %" G_GSIZE_FORMAT "%s)", msg, L->i, L->what);
+    }
+
+  return FALSE;
+}
+
+static gboolean
+enter (Lexer *L)
+{
+  if (failed (L))
+    return FALSE;
+  if (++L->st->depth > WARDEN_SHELL_MAX_DEPTH)
+    return fail (L, "nesting deeper than %d levels", WARDEN_SHELL_MAX_DEPTH);
+  return TRUE;
+}
+
+static void
+leave (Lexer *L)
+{
+  L->st->depth--;
+}
+
+static void
+part_free (gpointer data)
+{
+  Part *p = data;
+
+  g_free (p->pub.text);
+  g_free (p->pub.match_text);
+  g_free (p->pub.base_text);
+  g_free (p->pub.name);
+  g_strfreev (p->pub.argv);
+  g_free (p->pub.force_ask);
+  g_free (p);
+}
+
+static void
+heredoc_free (gpointer data)
+{
+  Heredoc *h = data;
+
+  g_free (h->delimiter);
+  g_free (h);
+}
+
+/* Parts are listed in source order, a command before the commands its words
+ * hold: @index places a simple command before its substitutions. */
+static Part *
+new_part_at (Lexer          *L,
+             WardenPartKind  kind,
+             WardenOrigin    origin,
+             guint           index)
+{
+  Part *p;
+
+  if (L->st->parts->len >= WARDEN_SHELL_MAX_PARTS)
+    {
+      fail (L, "more than %d commands", WARDEN_SHELL_MAX_PARTS);
+      return NULL;
+    }
+
+  p = g_new0 (Part, 1);
+  p->pub.kind = kind;
+  p->pub.origin = origin;
+  p->loop_id = L->st->loop_id;
+  g_ptr_array_insert (L->st->parts, MIN (index, L->st->parts->len), p);
+  return p;
+}
+
+static Part *
+new_part (Lexer          *L,
+          WardenPartKind  kind,
+          WardenOrigin    origin)
+{
+  return new_part_at (L, kind, origin, G_MAXUINT);
+}
+
+/* The first reason wins: it is the one the user sees. */
+static void
+force_ask (Part       *p,
+           gboolean    liftable,
+           const char *reason)
+{
+  if (p->pub.force_ask != NULL)
+    {
+      /* A reason no pattern can lift beats one a pattern could. */
+      if (p->pub.liftable && !liftable)
+        {
+          g_free (p->pub.force_ask);
+          p->pub.force_ask = g_strdup (reason);
+          p->pub.liftable = FALSE;
+        }
+      return;
+    }
+
+  p->pub.force_ask = g_strdup (reason);
+  p->pub.liftable = liftable;
+  if (!liftable)
+    p->pub.no_suggestion = TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Characters */
+
+/* Current byte, after joining backslash-newline line continuations. */
+static inline int
+peekc (Lexer *L)
+{
+  while (L->i + 1 < L->n && L->s[L->i] == '\\' && L->s[L->i + 1] == '\n')
+    L->i += 2;
+  return L->i < L->n ? (guchar) L->s[L->i] : -1;
+}
+
+/* The byte after the current one, continuations joined. */
+static inline int
+peekc2 (Lexer *L)
+{
+  gsize j;
+
+  if (peekc (L) < 0)
+    return -1;
+  j = L->i + 1;
+  while (j + 1 < L->n && L->s[j] == '\\' && L->s[j + 1] == '\n')
+    j += 2;
+  return j < L->n ? (guchar) L->s[j] : -1;
+}
+
+static inline void
+advance (Lexer *L)
+{
+  peekc (L);
+  if (L->i < L->n)
+    L->i++;
+}
+
+static inline gboolean
+is_meta (int c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' ||
+         c == '(' || c == ')' || c == '<' || c == '>' || c < 0;
+}
+
+static inline gboolean
+is_name_start (int c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static inline gboolean
+is_name_char (int c)
+{
+  return is_name_start (c) || (c >= '0' && c <= '9');
+}
+
+/* NAME=, NAME+= or NAME[…]= at the start of raw source text. */
+static gboolean
+raw_is_assignment (const char *s,
+                   gsize       n)
+{
+  gsize i = 0;
+
+  if (n == 0 || !is_name_start ((guchar) s[0]))
+    return FALSE;
+  while (i < n && is_name_char ((guchar) s[i]))
+    i++;
+  if (i < n && s[i] == '[')
+    {
+      while (i < n && s[i] != ']')
+        i++;
+      if (i >= n)
+        return FALSE;
+      i++;
+    }
+  if (i < n && s[i] == '+')
+    i++;
+  return i < n && s[i] == '=';
+}
+
+/* ------------------------------------------------------------------------ */
+/* Substitutions */
+
+/* After "$(" or "`" has been found: parse a command list up to ")". */
+static gboolean
+parse_comsub (Lexer   *L,
+              GString *out,
+              gsize    start)
+{
+  WardenOrigin saved = L->origin;
+  gboolean saved_have = L->have_tok;
+
+  if (!enter (L))
+    return FALSE;
+
+  L->origin = WARDEN_ORIGIN_SUBSTITUTION;
+  L->have_tok = FALSE;
+  parse_list (L, 0);
+  if (!failed (L))
+    {
+      if (!L->have_tok || L->tok.type != T_RPAREN)
+        fail (L, "unterminated command substitution $( … )");
+      L->have_tok = FALSE;
+    }
+  L->origin = saved;
+  L->have_tok = saved_have;
+  leave (L);
+
+  if (failed (L))
+    return FALSE;
+  g_string_append_len (out, L->s + start, L->i - start);
+  return TRUE;
+}
+
+static gboolean
+parse_procsub (Lexer   *L,
+               GString *out)
+{
+  gsize start = L->i;
+  WardenOrigin saved = L->origin;
+
+  advance (L);  /* < or > */
+  advance (L);  /* ( */
+  if (!enter (L))
+    return FALSE;
+  L->origin = WARDEN_ORIGIN_PROCESS_SUBSTITUTION;
+  parse_list (L, 0);
+  if (!failed (L))
+    {
+      if (!L->have_tok || L->tok.type != T_RPAREN)
+        fail (L, "unterminated process substitution");
+      L->have_tok = FALSE;
+    }
+  L->origin = saved;
+  leave (L);
+
+  if (failed (L))
+    return FALSE;
+  g_string_append_len (out, L->s + start, L->i - start);
+  return TRUE;
+}
+
+/* Backticks: the text up to the closing backtick, with \` \$ \\ (and \" in
+ * double quotes) unescaped, is parsed as a script of its own. */
+static gboolean
+lex_backtick (Lexer    *L,
+              GString  *out,
+              gboolean  in_dquote)
+{
+  gsize start = L->i;
+  g_autoptr(GString) inner = g_string_new (NULL);
+
+  advance (L);
+  for (;;)
+    {
+      int c = peekc (L);
+
+      if (c < 0)
+        return fail (L, "unterminated backtick substitution");
+      if (c == '`')
+        {
+          advance (L);
+          break;
+        }
+      if (c == '\\' && L->i + 1 < L->n)
+        {
+          char next = L->s[L->i + 1];
+
+          if (next == '`' || next == '$' || next == '\\' || (in_dquote && next == '"'))
+            {
+              g_string_append_c (inner, next);
+              L->i += 2;
+              continue;
+            }
+        }
+      g_string_append_c (inner, c);
+      L->i++;
+    }
+
+  if (!enter (L))
+    return FALSE;
+  parse_string (L->st, inner->str, inner->len, WARDEN_ORIGIN_SUBSTITUTION,
+                " in a backtick substitution");
+  leave (L);
+  if (failed (L))
+    return FALSE;
+
+  g_string_append_len (out, L->s + start, L->i - start);
+  return TRUE;
+}
+
+/* Arithmetic: $(( … )), (( … )), $[ … ]. Substitutions inside are parsed;
+ * the rest is skipped. Returns FALSE without an error when the text turns
+ * out not to be arithmetic ("((cmd) )" is a subshell in a subshell). */
+static gboolean
+scan_arith (Lexer   *L,
+            GString *out,
+            int      close)
+{
+  guint parens = 0;
+  g_autoptr(GString) junk = g_string_new (NULL);
+  guint flags = 0;
+
+  for (;;)
+    {
+      int c = peekc (L);
+
+      if (failed (L))
+        return FALSE;
+      if (c < 0)
+        return fail (L, "unterminated arithmetic expression");
+
+      if (close == ']' && c == ']' && parens == 0)
+        {
+          advance (L);
+          return TRUE;
+        }
+      if (c == '(')
+        parens++;
+      else if (c == ')')
+        {
+          if (parens > 0)
+            parens--;
+          else if (close == ')' && peekc2 (L) == ')')
+            {
+              advance (L);
+              advance (L);
+              return TRUE;
+            }
+          else
+            return FALSE;
+        }
+
+      if (c == '$' || c == '`' || c == '"' || c == '\'' || c == '\\')
+        {
+          /* Quotes and substitutions read as in a word. */
+          if (c == '"')
+            {
+              advance (L);
+              if (!lex_dquote (L, junk, &flags, -1, FALSE))
+                return FALSE;
+              continue;
+            }
+          if (c == '\'')
+            {
+              advance (L);
+              while (L->i < L->n && L->s[L->i] != '\'')
+                L->i++;
+              if (L->i >= L->n)
+                return fail (L, "unterminated single quote");
+              L->i++;
+              continue;
+            }
+          if (c == '\\')
+            {
+              advance (L);
+              advance (L);
+              continue;
+            }
+          if (!lex_word_into (L, junk, &flags, TRUE))
+            {
+              if (!failed (L))
+                advance (L);
+              continue;
+            }
+          continue;
+        }
+      advance (L);
+    }
+}
+
+/* ${ … }: nested braces, quotes and substitutions are honoured. Inside double
+ * quotes, single quotes are not quoting characters there ("${x:-'$(cmd)'}"
+ * runs cmd), so they are only skipped when not @in_dquote. */
+static gboolean
+scan_param (Lexer    *L,
+            GString  *out,
+            gboolean  in_dquote)
+{
+  gsize start = L->i;
+  guint braces = 1;
+  g_autoptr(GString) junk = g_string_new (NULL);
+  guint flags = 0;
+
+  advance (L);  /* $ */
+  advance (L);  /* { */
+  if (!enter (L))
+    return FALSE;
+
+  while (braces > 0)
+    {
+      int c = peekc (L);
+
+      if (failed (L))
+        break;
+      if (c < 0)
+        {
+          fail (L, "unterminated parameter expansion ${ … }");
+          break;
+        }
+      switch (c)
+        {
+        case '{':
+          braces++;
+          advance (L);
+          break;
+        case '}':
+          braces--;
+          advance (L);
+          break;
+        case '\\':
+          advance (L);
+          advance (L);
+          break;
+        case '\'':
+          advance (L);
+          if (!in_dquote)
+            {
+              while (L->i < L->n && L->s[L->i] != '\'')
+                L->i++;
+              if (L->i >= L->n)
+                fail (L, "unterminated single quote");
+              else
+                L->i++;
+            }
+          break;
+        case '"':
+          advance (L);
+          lex_dquote (L, junk, &flags, -1, FALSE);
+          break;
+        case '$':
+        case '`':
+          {
+            gsize before = L->i;
+
+            if (c == '`')
+              lex_backtick (L, junk, in_dquote);
+            else if (!lex_word_into (L, junk, &flags, TRUE) && !failed (L) && L->i == before)
+              advance (L);
+          }
+          break;
+        default:
+          advance (L);
+        }
+    }
+  leave (L);
+
+  if (failed (L))
+    return FALSE;
+  g_string_append_len (out, L->s + start, L->i - start);
+  return TRUE;
+}
+
+/* At a '$': reads one expansion (or a lone '$') into @out. */
+static gboolean
+lex_dollar (Lexer    *L,
+            GString  *out,
+            guint    *flags,
+            gboolean  in_dquote)
+{
+  gsize start = L->i;
+  int c2 = peekc2 (L);
+
+  if (c2 == '(')
+    {
+      *flags |= W_EXPAND;
+      advance (L);
+      advance (L);
+      if (peekc (L) == '(')
+        {
+          gsize save = L->i;
+          guint n_parts = L->st->parts->len;
+
+          advance (L);
+          if (scan_arith (L, out, ')'))
+            {
+              g_string_append_len (out, L->s + start, L->i - start);
+              return TRUE;
+            }
+          if (failed (L))
+            return FALSE;
+          /* "$((cmd) )": a command substitution holding a subshell. */
+          g_ptr_array_set_size (L->st->parts, n_parts);
+          L->i = save;
+        }
+      return parse_comsub (L, out, start);
+    }
+  if (c2 == '{')
+    {
+      *flags |= W_EXPAND;
+      return scan_param (L, out, in_dquote);
+    }
+  if (c2 == '[')
+    {
+      *flags |= W_EXPAND;
+      advance (L);
+      advance (L);
+      if (!scan_arith (L, out, ']'))
+        return failed (L) ? FALSE : fail (L, "unterminated arithmetic expression $[ … ]");
+      g_string_append_len (out, L->s + start, L->i - start);
+      return TRUE;
+    }
+  if (!in_dquote && c2 == '\'')
+    {
+      /* ANSI-C quoting: decode the usual escapes so the text reads right. */
+      *flags |= W_ANSI | W_QUOTED;
+      advance (L);
+      advance (L);
+      for (;;)
+        {
+          int c;
+
+          if (L->i >= L->n)
+            return fail (L, "unterminated $'…' string");
+          c = (guchar) L->s[L->i++];
+          if (c == '\'')
+            return TRUE;
+          if (c == '\\' && L->i < L->n)
+            {
+              char e = L->s[L->i++];
+
+              switch (e)
+                {
+                case 'n': g_string_append_c (out, '\n'); break;
+                case 't': g_string_append_c (out, '\t'); break;
+                case 'r': g_string_append_c (out, '\r'); break;
+                case 'a': g_string_append_c (out, '\a'); break;
+                case 'b': g_string_append_c (out, '\b'); break;
+                case 'e': case 'E': g_string_append_c (out, '\033'); break;
+                case 'f': g_string_append_c (out, '\f'); break;
+                case 'v': g_string_append_c (out, '\v'); break;
+                case 'x':
+                  {
+                    int v = 0, k = 0;
+
+                    while (k < 2 && L->i < L->n && g_ascii_isxdigit (L->s[L->i]))
+                      v = v * 16 + g_ascii_xdigit_value (L->s[L->i++]), k++;
+                    g_string_append_c (out, k ? (char) v : 'x');
+                  }
+                  break;
+                case '0': case '1': case '2': case '3':
+                case '4': case '5': case '6': case '7':
+                  {
+                    int v = e - '0', k = 1;
+
+                    while (k < 3 && L->i < L->n && L->s[L->i] >= '0' && L->s[L->i] <= '7')
+                      v = v * 8 + (L->s[L->i++] - '0'), k++;
+                    g_string_append_c (out, (char) v);
+                  }
+                  break;
+                default:
+                  /* \\ \' \" \? and the rest: the character itself. */
+                  g_string_append_c (out, e);
+                }
+            }
+          else
+            g_string_append_c (out, c);
+        }
+    }
+  if (!in_dquote && c2 == '"')
+    {
+      *flags |= W_ANSI | W_QUOTED;
+      advance (L);
+      advance (L);
+      return lex_dquote (L, out, flags, -1, FALSE);
+    }
+  if (is_name_start (c2) || g_ascii_isdigit (c2) || (c2 >= 0 && strchr ("@*#?-$!", c2) != NULL))
+    {
+      *flags |= W_EXPAND;
+      g_string_append_c (out, '$');
+      advance (L);
+      if (is_name_start (c2))
+        {
+          while (is_name_char (peekc (L)))
+            {
+              g_string_append_c (out, peekc (L));
+              advance (L);
+            }
+        }
+      else
+        {
+          g_string_append_c (out, c2);
+          advance (L);
+        }
+      return TRUE;
+    }
+
+  /* A lone dollar is a literal character. */
+  g_string_append_c (out, '$');
+  advance (L);
+  return TRUE;
+}
+
+/* The inside of double quotes (after the opening quote), or a here-document
+ * body when @heredoc (up to @end, where '"' is an ordinary character). */
+static gboolean
+lex_dquote (Lexer    *L,
+            GString  *out,
+            guint    *flags,
+            gssize    end,
+            gboolean  heredoc)
+{
+  *flags |= W_QUOTED;
+
+  for (;;)
+    {
+      int c = peekc (L);
+
+      if (failed (L))
+        return FALSE;
+      if (end >= 0 && L->i >= (gsize) end)
+        return TRUE;
+      if (c < 0)
+        return heredoc ? TRUE : fail (L, "unterminated double quote");
+      if (c == '"' && !heredoc)
+        {
+          advance (L);
+          return TRUE;
+        }
+      if (c == '\\')
+        {
+          int e = L->i + 1 < L->n ? (guchar) L->s[L->i + 1] : -1;
+
+          if (e == '$' || e == '`' || e == '\\' || (e == '"' && !heredoc))
+            {
+              g_string_append_c (out, e);
+              L->i += 2;
+            }
+          else
+            {
+              g_string_append_c (out, '\\');
+              L->i++;
+            }
+          continue;
+        }
+      if (c == '$')
+        {
+          if (!lex_dollar (L, out, flags, TRUE))
+            return FALSE;
+          continue;
+        }
+      if (c == '`')
+        {
+          *flags |= W_EXPAND;
+          if (!lex_backtick (L, out, !heredoc))
+            return FALSE;
+          continue;
+        }
+      g_string_append_c (out, c);
+      L->i++;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Words and tokens */
+
+/* Reads one word at the current position. With @array_elem, stops quietly
+ * on a metacharacter (for arithmetic and ${ } scanning, which call it on a
+ * '$'). Returns FALSE on error, or when nothing could be read. */
+static gboolean
+lex_word_into (Lexer    *L,
+               GString  *out,
+               guint    *flags,
+               gboolean  array_elem)
+{
+  gsize start = L->i;
+  gboolean brace_open = FALSE, brace_list = FALSE;
+  gboolean bracket_open = FALSE;
+  gboolean any = FALSE;
+
+  for (;;)
+    {
+      int c = peekc (L);
+
+      if (failed (L))
+        return FALSE;
+
+      /* Process substitution may start anywhere in a word. */
+      if ((c == '<' || c == '>') && peekc2 (L) == '(')
+        {
+          if (array_elem && any)
+            return TRUE;
+          *flags |= W_PROCSUB;
+          if (!parse_procsub (L, out))
+            return FALSE;
+          any = TRUE;
+          if (array_elem)
+            return TRUE;
+          continue;
+        }
+
+      if (c == '(' && any && (*flags & W_ASSIGN) == 0 && !array_elem &&
+          raw_is_assignment (L->s + start, L->i - start) && L->i > start && L->s[L->i - 1] == '=')
+        {
+          /* NAME=( elements ): an array assignment. */
+          gsize astart = L->i;
+
+          *flags |= W_ASSIGN;
+          advance (L);
+          for (;;)
+            {
+              int d;
+              g_autoptr(GString) elem = g_string_new (NULL);
+              guint eflags = 0;
+
+              while ((d = peekc (L)) == ' ' || d == '\t' || d == '\n')
+                advance (L);
+              if (d == '#')
+                {
+                  while (L->i < L->n && L->s[L->i] != '\n')
+                    L->i++;
+                  continue;
+                }
+              if (d == ')')
+                {
+                  advance (L);
+                  break;
+                }
+              if (d < 0 || (is_meta (d) && d != '<' && d != '>'))
+                return fail (L, "unterminated array assignment");
+              if (!lex_word_into (L, elem, &eflags, FALSE))
+                return FALSE;
+              *flags |= eflags & W_EXPAND;
+            }
+          g_string_append_len (out, L->s + astart, L->i - astart);
+          continue;
+        }
+
+      if (is_meta (c))
+        break;
+
+      if (array_elem && any && c == '$')
+        return TRUE;
+
+      any = TRUE;
+      switch (c)
+        {
+        case '\\':
+          *flags |= W_QUOTED;
+          L->i++;
+          if (L->i < L->n)
+            g_string_append_c (out, L->s[L->i++]);
+          break;
+
+        case '\'':
+          *flags |= W_QUOTED;
+          L->i++;
+          {
+            const char *q = memchr (L->s + L->i, '\'', L->n - L->i);
+
+            if (q == NULL)
+              return fail (L, "unterminated single quote");
+            g_string_append_len (out, L->s + L->i, q - (L->s + L->i));
+            L->i = q - L->s + 1;
+          }
+          break;
+
+        case '"':
+          advance (L);
+          if (!lex_dquote (L, out, flags, -1, FALSE))
+            return FALSE;
+          break;
+
+        case '$':
+          if (!lex_dollar (L, out, flags, FALSE))
+            return FALSE;
+          if (array_elem)
+            return TRUE;
+          break;
+
+        case '`':
+          *flags |= W_EXPAND;
+          if (!lex_backtick (L, out, FALSE))
+            return FALSE;
+          if (array_elem)
+            return TRUE;
+          break;
+
+        case '*':
+        case '?':
+          *flags |= W_GLOB;
+          g_string_append_c (out, c);
+          advance (L);
+          break;
+
+        case '[':
+          bracket_open = TRUE;
+          g_string_append_c (out, c);
+          advance (L);
+          break;
+
+        case ']':
+          if (bracket_open)
+            *flags |= W_GLOB;
+          g_string_append_c (out, c);
+          advance (L);
+          break;
+
+        case '{':
+          brace_open = TRUE;
+          brace_list = FALSE;
+          g_string_append_c (out, c);
+          advance (L);
+          break;
+
+        case ',':
+          if (brace_open)
+            brace_list = TRUE;
+          g_string_append_c (out, c);
+          advance (L);
+          break;
+
+        case '.':
+          if (brace_open && peekc2 (L) == '.')
+            brace_list = TRUE;
+          g_string_append_c (out, c);
+          advance (L);
+          break;
+
+        case '}':
+          if (brace_open && brace_list)
+            *flags |= W_BRACE;
+          brace_open = FALSE;
+          g_string_append_c (out, c);
+          advance (L);
+          break;
+
+        case '~':
+          if (L->i == start)
+            *flags |= W_TILDE;
+          g_string_append_c (out, c);
+          advance (L);
+          break;
+
+        default:
+          g_string_append_c (out, c);
+          L->i++;
+        }
+    }
+
+  if (!array_elem && any && raw_is_assignment (L->s + start, L->i - start))
+    *flags |= W_ASSIGN;
+
+  return any;
+}
+
+static void
+read_heredocs (Lexer *L)
+{
+  for (guint h = 0; h < L->heredocs->len && !failed (L); h++)
+    {
+      Heredoc *doc = g_ptr_array_index (L->heredocs, h);
+      gsize body = L->i;
+      gsize body_end = (gsize) -1;
+
+      while (L->i < L->n)
+        {
+          const char *nl = memchr (L->s + L->i, '\n', L->n - L->i);
+          gsize line_end = nl ? (gsize) (nl - L->s) : L->n;
+          gsize ls = L->i;
+
+          if (doc->strip_tabs)
+            while (ls < line_end && L->s[ls] == '\t')
+              ls++;
+          if (line_end - ls == strlen (doc->delimiter) &&
+              memcmp (L->s + ls, doc->delimiter, line_end - ls) == 0)
+            {
+              body_end = L->i;
+              L->i = nl ? line_end + 1 : line_end;
+              break;
+            }
+          L->i = nl ? line_end + 1 : line_end;
+        }
+
+      if (body_end == (gsize) -1)
+        {
+          fail (L, "here-document not terminated by “%s”", doc->delimiter);
+          break;
+        }
+
+      if (!doc->quoted)
+        {
+          /* Unquoted: the body is expanded like a double-quoted string. */
+          gsize resume = L->i;
+          g_autoptr(GString) junk = g_string_new (NULL);
+          guint flags = 0;
+
+          L->i = body;
+          lex_dquote (L, junk, &flags, body_end, TRUE);
+          L->i = resume;
+        }
+    }
+
+  g_ptr_array_set_size (L->heredocs, 0);
+}
+
+static void
+token_clear (Token *t)
+{
+  if (t->text != NULL)
+    g_string_free (t->text, TRUE);
+  t->text = NULL;
+}
+
+/* Reads the next token into L->tok. */
+static void
+lex_token (Lexer *L)
+{
+  Token t = { T_EOF, 0, NULL, 0, L->st->parts->len };
+  int c;
+
+  for (;;)
+    {
+      c = peekc (L);
+      if (c == ' ' || c == '\t')
+        {
+          L->i++;
+          continue;
+        }
+      if (c == '#')
+        {
+          while (L->i < L->n && L->s[L->i] != '\n')
+            L->i++;
+          continue;
+        }
+      break;
+    }
+
+  t.start = L->i;
+
+  switch (c)
+    {
+    case -1:
+      t.type = T_EOF;
+      break;
+
+    case '\n':
+      L->i++;
+      t.type = T_NEWLINE;
+      if (L->heredocs->len > 0)
+        read_heredocs (L);
+      break;
+
+    case ';':
+      advance (L);
+      if (peekc (L) == ';')
+        {
+          advance (L);
+          if (peekc (L) == '&')
+            {
+              advance (L);
+              t.type = T_DSEMI_AMP;
+            }
+          else
+            t.type = T_DSEMI;
+        }
+      else if (peekc (L) == '&')
+        {
+          advance (L);
+          t.type = T_SEMI_AMP;
+        }
+      else
+        t.type = T_SEMI;
+      break;
+
+    case '&':
+      advance (L);
+      if (peekc (L) == '&')
+        {
+          advance (L);
+          t.type = T_AND;
+        }
+      else if (peekc (L) == '>')
+        {
+          advance (L);
+          t.type = T_REDIR;
+          t.text = g_string_new ("&>");
+          if (peekc (L) == '>')
+            {
+              advance (L);
+              g_string_append_c (t.text, '>');
+            }
+        }
+      else
+        t.type = T_AMP;
+      break;
+
+    case '|':
+      advance (L);
+      if (peekc (L) == '|')
+        {
+          advance (L);
+          t.type = T_OR;
+        }
+      else if (peekc (L) == '&')
+        {
+          advance (L);
+          t.type = T_PIPE_AMP;
+        }
+      else
+        t.type = T_PIPE;
+      break;
+
+    case '(':
+      advance (L);
+      if (peekc (L) == '(')
+        {
+          advance (L);
+          t.type = T_DLPAREN;
+        }
+      else
+        t.type = T_LPAREN;
+      break;
+
+    case ')':
+      advance (L);
+      t.type = T_RPAREN;
+      break;
+
+    case '<':
+    case '>':
+      if (peekc2 (L) == '(')
+        goto word;
+      t.type = T_REDIR;
+      t.text = g_string_new (NULL);
+    redir_op:
+      {
+        int first = peekc (L);
+
+        g_string_append_c (t.text, first);
+        advance (L);
+        c = peekc (L);
+        if (first == '<')
+          {
+            if (c == '<')
+              {
+                g_string_append_c (t.text, '<');
+                advance (L);
+                c = peekc (L);
+                if (c == '<' || c == '-')
+                  {
+                    g_string_append_c (t.text, c);
+                    advance (L);
+                  }
+              }
+            else if (c == '&' || c == '>')
+              {
+                g_string_append_c (t.text, c);
+                advance (L);
+              }
+          }
+        else if (c == '>' || c == '|' || c == '&')
+          {
+            g_string_append_c (t.text, c);
+            advance (L);
+          }
+      }
+      break;
+
+    default:
+    word:
+      t.type = T_WORD;
+      t.text = g_string_new (NULL);
+      if (!lex_word_into (L, t.text, &t.flags, FALSE))
+        {
+          if (!failed (L))
+            fail (L, "unexpected character “%c”", c);
+          token_clear (&t);
+          t.type = T_EOF;
+          break;
+        }
+      /* "2>file": an all-digit word right before < or > is a descriptor. */
+      c = peekc (L);
+      if ((c == '<' || c == '>') && t.flags == 0 && t.text->len > 0 &&
+          strspn (t.text->str, "0123456789") == t.text->len && peekc2 (L) != '(')
+        {
+          t.type = T_REDIR;
+          goto redir_op;
+        }
+      break;
+    }
+
+  if (failed (L))
+    {
+      token_clear (&t);
+      t.type = T_EOF;
+    }
+  L->tok = t;
+  L->have_tok = TRUE;
+}
+
+static Token *
+peek (Lexer *L)
+{
+  if (!L->have_tok)
+    lex_token (L);
+  return &L->tok;
+}
+
+static void
+consume (Lexer *L)
+{
+  token_clear (&L->tok);
+  L->have_tok = FALSE;
+}
+
+/* Takes the current token's text. */
+static GString *
+steal_text (Lexer *L)
+{
+  GString *text = g_steal_pointer (&L->tok.text);
+
+  consume (L);
+  return text;
+}
+
+static gboolean
+is_word (Token      *t,
+         const char *reserved)
+{
+  return t->type == T_WORD && (t->flags & W_QUOTED) == 0 && strcmp (t->text->str, reserved) == 0;
+}
+
+static void
+skip_newlines (Lexer *L)
+{
+  while (!failed (L) && peek (L)->type == T_NEWLINE)
+    consume (L);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Judging redirections */
+
+/* Resolves "." and ".." in an absolute path, lexically. */
+static char *
+normalize_path (const char *path)
+{
+  g_auto(GStrv) comps = g_strsplit (path, "/", -1);
+  g_autoptr(GPtrArray) out = g_ptr_array_new ();
+  GString *res = g_string_new (NULL);
+
+  for (guint i = 0; comps[i] != NULL; i++)
+    {
+      if (comps[i][0] == '\0' || strcmp (comps[i], ".") == 0)
+        continue;
+      if (strcmp (comps[i], "..") == 0)
+        {
+          if (out->len > 0)
+            g_ptr_array_set_size (out, out->len - 1);
+          continue;
+        }
+      g_ptr_array_add (out, comps[i]);
+    }
+  for (guint i = 0; i < out->len; i++)
+    {
+      g_string_append_c (res, '/');
+      g_string_append (res, g_ptr_array_index (out, i));
+    }
+  if (res->len == 0)
+    g_string_append_c (res, '/');
+  return g_string_free (res, FALSE);
+}
+
+/* NULL when writing to @target is fine; otherwise why it asks. Sets
+ * @relative when the answer depends on no cd coming later. */
+static char *
+judge_output_target (State      *st,
+                     const char *target,
+                     guint       flags,
+                     gboolean   *relative)
+{
+  g_autofree char *full = NULL;
+  g_autofree char *norm = NULL;
+
+  *relative = FALSE;
+
+  if (flags & W_NONLITERAL)
+    return g_strdup_printf ("output redirection to “%s”, which is not a literal path", target);
+  if (strcmp (target, "/dev/null") == 0 || strcmp (target, "/dev/stdout") == 0 ||
+      strcmp (target, "/dev/stderr") == 0)
+    return NULL;
+  if (target[0] == '\0')
+    return g_strdup ("output redirection to an empty file name");
+
+  if (target[0] == '/')
+    full = g_strdup (target);
+  else
+    {
+      if (st->options && st->options->cwd_outside_workspace)
+        return g_strdup_printf ("output redirection to “%s”, relative to a working directory "
+                                "outside the workspace", target);
+      if (st->cd_seen)
+        return g_strdup_printf ("output redirection to “%s”, relative to a directory changed "
+                                "earlier by cd, pushd or popd", target);
+      *relative = TRUE;
+      full = g_strconcat (st->workspace, "/", target, NULL);
+    }
+
+  norm = normalize_path (full);
+  if (strncmp (norm, st->workspace, st->workspace_len) == 0 &&
+      (st->workspace_len == 1 || norm[st->workspace_len] == '/') &&
+      norm[st->workspace_len == 1 ? 0 : st->workspace_len] != '\0' &&
+      strcmp (norm, st->workspace) != 0)
+    return NULL;
+
+  *relative = FALSE;
+  return g_strdup_printf ("output redirection to “%s”, outside the workspace %s",
+                          target, st->workspace);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Simple commands and wrappers */
+
+static char *
+join_words (const WordRef *words,
+            guint          n,
+            const char    *hole_token,
+            gboolean       append_hole,
+            gboolean       basename_first)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < n; i++)
+    {
+      const char *w = words[i].text;
+
+      if (i > 0)
+        g_string_append_c (s, ' ');
+      if (i == 0 && basename_first && strrchr (w, '/') != NULL && strrchr (w, '/')[1] != '\0')
+        w = strrchr (w, '/') + 1;
+      if (hole_token != NULL && i > 0)
+        {
+          const char *p = w, *m;
+          gsize tl = strlen (hole_token);
+
+          while ((m = strstr (p, hole_token)) != NULL)
+            {
+              g_string_append_len (s, p, m - p);
+              g_string_append_c (s, WARDEN_PATTERN_HOLE);
+              p = m + tl;
+            }
+          g_string_append (s, p);
+        }
+      else
+        g_string_append (s, w);
+    }
+  if (append_hole)
+    {
+      g_string_append_c (s, ' ');
+      g_string_append_c (s, WARDEN_PATTERN_HOLE);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static const char *
+basename_of (const char *name)
+{
+  const char *slash = strrchr (name, '/');
+
+  return slash != NULL && slash[1] != '\0' ? slash + 1 : name;
+}
+
+static gboolean
+str_in (const char  *s,
+        const char **list)
+{
+  for (guint i = 0; list[i] != NULL; i++)
+    if (strcmp (s, list[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* How a wrapper's options are laid out. */
+typedef struct
+{
+  const char *name;
+  const char *short_args;     /* short options that take an argument */
+  const char *short_flags;    /* short options without one */
+  const char **long_args;     /* long options that take an argument (without "--") */
+  const char **long_flags;
+  guint        positionals;   /* words between the options and the command */
+  gboolean     assignments;   /* NAME=VALUE words before the command (env) */
+  gboolean     numeric_opt;   /* -N is an option (nice -10) */
+} WrapperSpec;
+
+static const char *env_long_args[] = { "unset", "chdir", "split-string", "block-signal",
+                                       "default-signal", "ignore-signal", NULL };
+static const char *env_long_flags[] = { "ignore-environment", "null", "debug",
+                                        "list-signal-handling", NULL };
+static const char *nice_long_args[] = { "adjustment", NULL };
+static const char *timeout_long_args[] = { "signal", "kill-after", NULL };
+static const char *timeout_long_flags[] = { "preserve-status", "foreground", "verbose", NULL };
+static const char *time_long_args[] = { "format", "output", NULL };
+static const char *time_long_flags[] = { "append", "portability", "verbose", "quiet", NULL };
+static const char *stdbuf_long_args[] = { "input", "output", "error", NULL };
+static const char *setsid_long_flags[] = { "ctty", "fork", "wait", NULL };
+static const char *ionice_long_args[] = { "class", "classdata", NULL };
+static const char *ionice_long_flags[] = { "ignore", NULL };
+static const char *taskset_long_flags[] = { "all-tasks", "cpu-list", NULL };
+static const char *chroot_long_args[] = { "userspec", "groups", NULL };
+static const char *chroot_long_flags[] = { "skip-chdir", NULL };
+static const char *sudo_long_args[] = { "user", "group", "close-from", "chdir", "host", "prompt",
+                                        "role", "type", "command-timeout", "other-user", NULL };
+static const char *sudo_long_flags[] = { "askpass", "background", "preserve-env", "set-home",
+                                         "login", "non-interactive", "preserve-groups", "stdin",
+                                         "shell", NULL };
+static const char *none[] = { NULL };
+static const char *xargs_long_args[] = { "arg-file", "delimiter", "eof", "replace", "max-lines",
+                                         "max-args", "max-procs", "max-chars",
+                                         "process-slot-var", NULL };
+static const char *xargs_long_flags[] = { "null", "interactive", "no-run-if-empty", "verbose",
+                                          "exit", "open-tty", "show-limits", NULL };
+
+static const WrapperSpec wrappers[] = {
+  { "env",     "uCS", "i0v", env_long_args, env_long_flags, 0, TRUE, FALSE },
+  { "nice",    "n", "", nice_long_args, none, 0, FALSE, TRUE },
+  { "nohup",   "", "", none, none, 0, FALSE, FALSE },
+  { "timeout", "sk", "v", timeout_long_args, timeout_long_flags, 1, FALSE, FALSE },
+  { "time",    "fo", "apqv", time_long_args, time_long_flags, 0, FALSE, FALSE },
+  { "stdbuf",  "ioe", "", stdbuf_long_args, none, 0, FALSE, FALSE },
+  { "setsid",  "", "cfw", none, setsid_long_flags, 0, FALSE, FALSE },
+  { "ionice",  "cn", "tu", ionice_long_args, ionice_long_flags, 0, FALSE, FALSE },
+  { "taskset", "", "ac", none, taskset_long_flags, 1, FALSE, FALSE },
+  { "chroot",  "", "", chroot_long_args, chroot_long_flags, 1, FALSE, FALSE },
+  { "sudo",    "ugCDhprtTU", "AbEHiknPSs", sudo_long_args, sudo_long_flags, 0, TRUE, FALSE },
+  { "doas",    "uC", "ns", none, none, 0, FALSE, FALSE },
+  { "command", "", "p", none, none, 0, FALSE, FALSE },
+  { "builtin", "", "", none, none, 0, FALSE, FALSE },
+  { "exec",    "a", "cl", none, none, 0, FALSE, FALSE },
+  { "xargs",   "adEILnPs", "0prtxo", xargs_long_args, xargs_long_flags, 0, FALSE, FALSE },
+  { "busybox", "", "", none, none, 0, FALSE, FALSE },
+};
+
+static const char *shells[] = { "sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", NULL };
+
+/* Options that make a wrapper run nothing: command -v, sudo -l, taskset -p. */
+static gboolean
+wrapper_runs_nothing (const char *wrapper,
+                      const char *opt)
+{
+  if (strcmp (wrapper, "command") == 0)
+    return strcmp (opt, "-v") == 0 || strcmp (opt, "-V") == 0;
+  if (strcmp (wrapper, "sudo") == 0)
+    return strchr ("elvkKV", opt[1]) != NULL && opt[1] != '\0' && opt[2] == '\0';
+  if (strcmp (wrapper, "taskset") == 0)
+    return strcmp (opt, "-p") == 0 || strcmp (opt, "--pid") == 0;
+  if (strcmp (wrapper, "ionice") == 0)
+    return strcmp (opt, "-p") == 0 || strcmp (opt, "-P") == 0;
+  return FALSE;
+}
+
+/* Finds where the wrapped command starts. Returns -1 when the wrapper runs
+ * no command, -2 (with @why set) when that cannot be known. */
+static int
+wrapper_command_start (const WrapperSpec *spec,
+                       const WordRef     *w,
+                       guint              n,
+                       char             **why,
+                       const char       **replace,
+                       gboolean          *changes_dir)
+{
+  guint i = 1;
+  guint positionals = spec->positionals;
+
+  for (; i < n; i++)
+    {
+      const char *a = w[i].text;
+
+      if (w[i].flags & W_NONLITERAL)
+        {
+          *why = g_strdup_printf ("“%s” runs a command, but “%s” may expand to anything, so "
+                                  "which command cannot be known", spec->name, a);
+          return -2;
+        }
+      if (strcmp (a, "--") == 0)
+        {
+          i++;
+          break;
+        }
+      if (strcmp (a, "-") == 0 && spec->assignments && spec->name[0] == 'e')
+        continue;  /* env - is env -i */
+      if (a[0] != '-' || a[1] == '\0')
+        break;
+      if (wrapper_runs_nothing (spec->name, a))
+        return -1;
+      if (spec->numeric_opt && g_ascii_isdigit (a[1]))
+        continue;
+      if (a[1] == '-')
+        {
+          const char *eq = strchr (a, '=');
+          g_autofree char *lname = g_strndup (a + 2, eq ? (gsize) (eq - a - 2) : strlen (a + 2));
+
+          if (str_in (lname, spec->long_args))
+            {
+              if (strcmp (lname, "split-string") == 0)
+                {
+                  *why = g_strdup ("env --split-string builds a command from a string");
+                  return -2;
+                }
+              if (strcmp (lname, "chdir") == 0)
+                *changes_dir = TRUE;
+              if (strcmp (lname, "replace") == 0)
+                *replace = eq ? eq + 1 : (i + 1 < n ? w[i + 1].text : NULL);
+              if (eq == NULL)
+                i++;
+              continue;
+            }
+          if (str_in (lname, spec->long_flags))
+            continue;
+          *why = g_strdup_printf ("unknown option “%s” of %s", a, spec->name);
+          return -2;
+        }
+      for (const char *o = a + 1; *o; o++)
+        {
+          if (strchr (spec->short_args, *o) != NULL)
+            {
+              const char *arg = o[1] ? o + 1 : (i + 1 < n ? w[i + 1].text : NULL);
+
+              if (strcmp (spec->name, "env") == 0 && *o == 'S')
+                {
+                  *why = g_strdup ("env -S builds a command from a string");
+                  return -2;
+                }
+              if (strcmp (spec->name, "env") == 0 && *o == 'C')
+                *changes_dir = TRUE;
+              if (strcmp (spec->name, "sudo") == 0 && *o == 'D')
+                *changes_dir = TRUE;
+              if (strcmp (spec->name, "xargs") == 0 && *o == 'I')
+                *replace = arg;
+              if (o[1] == '\0')
+                i++;
+              break;
+            }
+          if (strcmp (spec->name, "xargs") == 0 && (*o == 'i' || *o == 'e' || *o == 'l'))
+            {
+              /* -i[R], -e[EOF], -l[N]: optional attached arguments. */
+              if (*o == 'i')
+                *replace = o[1] ? o + 1 : "{}";
+              break;
+            }
+          if (strchr (spec->short_flags, *o) == NULL)
+            {
+              *why = g_strdup_printf ("unknown option “-%c” of %s", *o, spec->name);
+              return -2;
+            }
+        }
+    }
+
+  if (spec->assignments)
+    while (i < n && (w[i].flags & W_ASSIGN))
+      i++;
+
+  for (; positionals > 0 && i < n; positionals--)
+    {
+      if (w[i].flags & W_NONLITERAL)
+        {
+          *why = g_strdup_printf ("“%s” may expand to anything, so the command %s runs cannot "
+                                  "be known", w[i].text, spec->name);
+          return -2;
+        }
+      i++;
+    }
+
+  return i < n ? (int) i : -1;
+}
+
+/* sh -c STRING: returns the index of STRING, -1 when no -c, -2 on doubt. */
+static int
+shell_script_index (const WordRef  *w,
+                    guint           n,
+                    char          **why)
+{
+  gboolean has_c = FALSE;
+  guint i;
+
+  for (i = 1; i < n; i++)
+    {
+      const char *a = w[i].text;
+
+      if (w[i].flags & W_NONLITERAL)
+        {
+          if (has_c)
+            break;
+          *why = g_strdup_printf ("“%s” may expand to shell options such as -c", a);
+          return -2;
+        }
+      if (strcmp (a, "--") == 0 || strcmp (a, "-") == 0)
+        {
+          i++;
+          break;
+        }
+      if (a[0] == '-' && a[1] == '-')
+        {
+          if (strcmp (a, "--rcfile") == 0 || strcmp (a, "--init-file") == 0)
+            i++;
+          continue;
+        }
+      if ((a[0] == '-' || a[0] == '+') && a[1] != '\0')
+        {
+          gboolean takes_arg = FALSE;
+
+          for (const char *o = a + 1; *o; o++)
+            {
+              if (*o == 'c' && a[0] == '-')
+                has_c = TRUE;
+              if (*o == 'o' || *o == 'O')
+                takes_arg = TRUE;
+            }
+          if (takes_arg)
+            i++;
+          continue;
+        }
+      break;
+    }
+
+  if (!has_c)
+    return -1;
+  if (i >= n)
+    return -1;
+  return (int) i;
+}
+
+/* The builtins that set variables from their arguments. */
+static const char *var_setters[] = { "declare", "typeset", "local", "export", "readonly", NULL };
+static const char *var_readers[] = { "read", "mapfile", "readarray", "printf", "getopts", NULL };
+static const char *sensitive_vars[] = { "PATH", "IFS", "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS",
+                                        "PS4", "CDPATH", "GLOBIGNORE", "LD_PRELOAD",
+                                        "LD_LIBRARY_PATH", "LD_AUDIT", "NODE_OPTIONS",
+                                        "PYTHONPATH", "PYTHONSTARTUP", "PERL5OPT", "PERL5LIB",
+                                        "RUBYOPT", "BASH_LOADABLES_PATH", "HOME", NULL };
+static const char *always_ask[] = { "eval", "source", ".", "alias", "unalias", "trap", "enable",
+                                    "hash", "let", "coproc", "select", "function", NULL };
+
+static gboolean
+names_sensitive_var (const char *arg)
+{
+  gsize len = 0;
+
+  while (is_name_char ((guchar) arg[len]))
+    len++;
+  for (guint i = 0; sensitive_vars[i] != NULL; i++)
+    if (strlen (sensitive_vars[i]) == len && strncmp (arg, sensitive_vars[i], len) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+has_token (const WordRef *w,
+           guint          n,
+           const char    *token)
+{
+  for (guint i = 0; token != NULL && i < n; i++)
+    if (strstr (w[i].text, token) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* Judges a command by its name and words, and emits what it wraps. When the
+ * command runs under xargs or find -exec, @hole_token marks the words filled
+ * in at run time and @append_hole says more words are appended: neither may
+ * decide which command runs. */
+static void
+analyze (Lexer         *L,
+         Part          *p,
+         const WordRef *w,
+         guint          n,
+         const char    *hole_token,
+         gboolean       append_hole)
+{
+  const char *name = w[0].text;
+  const char *base;
+  gboolean holes = hole_token != NULL || append_hole;
+
+  if (w[0].flags & W_NONLITERAL)
+    {
+      g_autofree char *why = g_strdup_printf ("the command name “%s” is not a literal word", name);
+
+      force_ask (p, FALSE, why);
+      return;
+    }
+  if (name[0] == '\0')
+    {
+      force_ask (p, FALSE, "the command name is empty");
+      return;
+    }
+
+  if (hole_token != NULL && strstr (name, hole_token) != NULL)
+    {
+      force_ask (p, FALSE, "the command name is filled in at run time");
+      return;
+    }
+
+  base = basename_of (name);
+
+  if (str_in (base, always_ask))
+    {
+      g_autofree char *why = g_strdup_printf ("“%s” runs code the engine cannot see", base);
+
+      force_ask (p, FALSE, why);
+      return;
+    }
+
+  if (strcmp (base, "cd") == 0 || strcmp (base, "pushd") == 0 || strcmp (base, "popd") == 0)
+    {
+      L->st->cd_seen = TRUE;
+      /* A relative redirection earlier in the same loop runs again after this cd. */
+      if (L->st->loop_id != 0)
+        for (guint i = 0; i < L->st->parts->len; i++)
+          {
+            Part *q = g_ptr_array_index (L->st->parts, i);
+
+            if (q->loop_id == L->st->loop_id && q->relative_redirect)
+              force_ask (q, FALSE, "a relative output redirection runs again after a cd in the "
+                                   "same loop");
+          }
+      return;
+    }
+
+  if (str_in (base, var_setters) || str_in (base, var_readers))
+    {
+      gboolean sets = str_in (base, var_setters) || strcmp (base, "printf") != 0;
+
+      for (guint i = 1; i < n; i++)
+        {
+          const char *a = w[i].text;
+
+          if (strcmp (base, "printf") == 0 && strcmp (a, "-v") == 0)
+            sets = TRUE;
+          if ((strchr (a, '[') != NULL && (strchr (a, '$') || strchr (a, '`'))))
+            {
+              force_ask (p, FALSE, "an array subscript with an expansion can run commands");
+              return;
+            }
+          if (sets && a[0] != '-' && names_sensitive_var (a))
+            {
+              g_autofree char *why = g_strdup_printf ("“%s” sets %s, which changes what later "
+                                                      "commands run", base, a);
+              force_ask (p, FALSE, why);
+              return;
+            }
+          if (str_in (base, var_setters) && strchr (a, '=') != NULL && a[0] != '-')
+            force_ask (p, TRUE, "the command sets shell variables");
+        }
+      return;
+    }
+
+  if (str_in (base, shells))
+    {
+      g_autofree char *why = NULL;
+      int idx = shell_script_index (w, n, &why);
+
+      if (idx == -2)
+        force_ask (p, FALSE, why);
+      else if (holes && (idx < 0 || has_token (w + idx, 1, hole_token)))
+        force_ask (p, FALSE, "the shell script is filled in at run time");
+      else if (idx >= 0)
+        {
+          if (w[idx].flags & W_NONLITERAL)
+            {
+              g_autofree char *msg = g_strdup_printf ("the script of %s -c is not a literal "
+                                                      "string", base);
+
+              force_ask (p, FALSE, msg);
+            }
+          else if (enter (L))
+            {
+              parse_string (L->st, w[idx].text, strlen (w[idx].text), WARDEN_ORIGIN_SCRIPT,
+                            " in a sh -c script");
+              leave (L);
+            }
+        }
+      return;
+    }
+
+  if (strcmp (base, "find") == 0)
+    {
+      if (append_hole || has_token (w + 1, n - 1, hole_token))
+        {
+          force_ask (p, FALSE, "find's arguments are filled in at run time");
+          return;
+        }
+      for (guint i = 1; i < n; i++)
+        {
+          const char *a = w[i].text;
+
+          if (w[i].flags & W_NONLITERAL)
+            {
+              g_autofree char *why = g_strdup_printf ("“%s” may expand to find actions such as "
+                                                      "-exec", a);
+              force_ask (p, FALSE, why);
+              return;
+            }
+          if (strcmp (a, "-exec") == 0 || strcmp (a, "-execdir") == 0 ||
+              strcmp (a, "-ok") == 0 || strcmp (a, "-okdir") == 0)
+            {
+              guint start = i + 1, end = start;
+
+              while (end < n && strcmp (w[end].text, ";") != 0 &&
+                     !(strcmp (w[end].text, "+") == 0 && strcmp (w[end - 1].text, "{}") == 0))
+                end++;
+              if (strcmp (a, "-execdir") == 0 || strcmp (a, "-okdir") == 0)
+                L->st->cd_seen = TRUE;
+              if (end > start)
+                emit_words (L, w + start, end - start, WARDEN_ORIGIN_WRAPPER, "{}", FALSE);
+              else
+                force_ask (p, FALSE, "find -exec without a command");
+              i = end;
+            }
+        }
+      return;
+    }
+
+  for (guint k = 0; k < G_N_ELEMENTS (wrappers); k++)
+    {
+      const WrapperSpec *spec = &wrappers[k];
+      g_autofree char *why = NULL;
+      const char *replace = NULL;
+      gboolean changes_dir = FALSE;
+      int start;
+
+      if (strcmp (base, spec->name) != 0)
+        continue;
+
+      start = wrapper_command_start (spec, w, n, &why, &replace, &changes_dir);
+      if (changes_dir)
+        L->st->cd_seen = TRUE;
+      if (start == -2)
+        force_ask (p, FALSE, why);
+      else if (holes && (start < 0 || has_token (w + 1, start - 1, hole_token)))
+        force_ask (p, FALSE, "the command it runs is filled in at run time");
+      else if (start >= 0 && strcmp (spec->name, "xargs") == 0)
+        emit_words (L, w + start, n - start, WARDEN_ORIGIN_WRAPPER, replace, replace == NULL);
+      else if (start >= 0)
+        emit_words (L, w + start, n - start, WARDEN_ORIGIN_WRAPPER, hole_token, append_hole);
+      else if (strcmp (spec->name, "xargs") == 0)
+        {
+          /* No command: xargs runs echo. */
+          static const WordRef echo = { "echo", 0 };
+
+          emit_words (L, &echo, 1, WARDEN_ORIGIN_WRAPPER, NULL, TRUE);
+        }
+      return;
+    }
+}
+
+/* A command made of bare words (what a wrapper runs). */
+static void
+emit_words (Lexer         *L,
+            const WordRef *words,
+            guint          n_words,
+            WardenOrigin   origin,
+            const char    *hole_token,
+            gboolean       append_hole)
+{
+  Part *p;
+
+  if (failed (L) || n_words == 0 || !enter (L))
+    return;
+
+  p = new_part (L, WARDEN_PART_COMMAND, origin);
+  if (p != NULL)
+    {
+      p->pub.text = join_words (words, n_words, NULL, FALSE, FALSE);
+      if (hole_token != NULL || append_hole)
+        p->pub.match_text = join_words (words, n_words, hole_token, append_hole, FALSE);
+      if (strchr (words[0].text, '/') != NULL)
+        p->pub.base_text = join_words (words, n_words, hole_token, append_hole, TRUE);
+      p->pub.name = g_strdup (words[0].text);
+      p->pub.argv = g_new0 (char *, n_words + 1);
+      for (guint i = 0; i < n_words; i++)
+        p->pub.argv[i] = g_strdup (words[i].text);
+      analyze (L, p, words, n_words, hole_token, append_hole);
+    }
+  leave (L);
+}
+
+static void
+items_clear (GArray *items)
+{
+  for (guint i = 0; i < items->len; i++)
+    {
+      Item *it = &g_array_index (items, Item, i);
+
+      if (it->text)
+        g_string_free (it->text, TRUE);
+      if (it->target)
+        g_string_free (it->target, TRUE);
+    }
+  g_array_set_size (items, 0);
+}
+
+/* Reads the target of the redirection operator just consumed. */
+static gboolean
+read_redirection (Lexer   *L,
+                  GArray  *items,
+                  GString *op)
+{
+  Item it = { ITEM_REDIR, 0, op, NULL };
+  Token *t = peek (L);
+  const char *bare;
+
+  if (t->type != T_WORD)
+    {
+      g_string_free (op, TRUE);
+      if (!failed (L))
+        fail (L, "a redirection without a target");
+      return FALSE;
+    }
+  it.flags = t->flags;
+  it.target = steal_text (L);
+
+  bare = op->str + strspn (op->str, "0123456789");
+  if (strcmp (bare, "<<") == 0 || strcmp (bare, "<<-") == 0)
+    {
+      Heredoc *h = g_new0 (Heredoc, 1);
+
+      h->delimiter = g_strdup (it.target->str);
+      h->quoted = (it.flags & W_QUOTED) != 0;
+      h->strip_tabs = bare[2] == '-';
+      g_ptr_array_add (L->heredocs, h);
+    }
+  g_array_append_val (items, it);
+  return TRUE;
+}
+
+/* Reads redirections following a compound command. */
+static void
+read_trailing_redirections (Lexer  *L,
+                            GArray *items)
+{
+  while (!failed (L) && peek (L)->type == T_REDIR)
+    read_redirection (L, items, steal_text (L));
+}
+
+/* Judges the redirections of @items for @p; appends their text to @text. */
+static void
+judge_redirections (Lexer   *L,
+                    Part    *p,
+                    Item    *it)
+{
+  const char *op = it->text->str;
+  const char *target = it->target->str;
+  gboolean dup = FALSE, output = FALSE;
+  const char *bare = op + strspn (op, "0123456789");
+
+  if (strcmp (bare, ">&") == 0 || strcmp (bare, "<&") == 0)
+    {
+      gsize tl = strlen (target);
+
+      dup = (it->flags & W_NONLITERAL) == 0 && tl > 0 &&
+            (strspn (target, "0123456789") == tl ||
+             (strspn (target, "0123456789") == tl - 1 && target[tl - 1] == '-'));
+      output = !dup && bare[0] == '>';
+    }
+  else
+    output = strchr (bare, '>') != NULL;
+
+  if (output)
+    {
+      gboolean relative = FALSE;
+      g_autofree char *why = judge_output_target (L->st, target, it->flags, &relative);
+
+      if (why != NULL)
+        force_ask (p, FALSE, why);
+      if (relative)
+        p->relative_redirect = TRUE;
+    }
+}
+
+static void
+append_redirection_text (GString *text,
+                         Item    *it)
+{
+  const char *bare = it->text->str + strspn (it->text->str, "0123456789");
+  gboolean dup_form = (strcmp (bare, ">&") == 0 || strcmp (bare, "<&") == 0) &&
+                      it->target->len > 0 &&
+                      strspn (it->target->str, "0123456789-") == it->target->len;
+
+  g_string_append (text, it->text->str);
+  if (!dup_form)
+    g_string_append_c (text, ' ');
+  g_string_append (text, it->target->str);
+}
+
+/* Emits the part for redirections of a group or loop. */
+static void
+emit_compound_redirections (Lexer  *L,
+                            GArray *items)
+{
+  Part *p;
+  GString *text;
+
+  gboolean worth_showing = FALSE;
+
+  if (items->len == 0 || failed (L))
+    return;
+
+  /* Reading a file into a loop needs no word from the user. */
+  for (guint i = 0; i < items->len; i++)
+    {
+      Item *it = &g_array_index (items, Item, i);
+
+      if (strchr (it->text->str, '>') != NULL || (it->flags & W_NONLITERAL))
+        worth_showing = TRUE;
+    }
+  if (!worth_showing)
+    return;
+
+  p = new_part (L, WARDEN_PART_REDIRECTION, WARDEN_ORIGIN_REDIRECTION);
+  if (p == NULL)
+    return;
+  text = g_string_new (NULL);
+  for (guint i = 0; i < items->len; i++)
+    {
+      Item *it = &g_array_index (items, Item, i);
+
+      if (i > 0)
+        g_string_append_c (text, ' ');
+      append_redirection_text (text, it);
+      judge_redirections (L, p, it);
+    }
+  p->pub.text = g_string_free (text, FALSE);
+  p->pub.no_suggestion = TRUE;
+}
+
+static void
+finish_simple_command (Lexer  *L,
+                       GArray *items,
+                       guint   first_part)
+{
+  g_autoptr(GArray) words = g_array_new (FALSE, FALSE, sizeof (WordRef));
+  GString *text = g_string_new (NULL);
+  gboolean has_assign = FALSE;
+  WardenPartKind kind;
+  Part *p;
+
+  for (guint i = 0; i < items->len; i++)
+    {
+      Item *it = &g_array_index (items, Item, i);
+
+      if (it->kind == ITEM_WORD)
+        {
+          WordRef ref = { it->text->str, it->flags };
+
+          g_array_append_val (words, ref);
+        }
+      else if (it->kind == ITEM_ASSIGN)
+        has_assign = TRUE;
+    }
+
+  kind = words->len > 0 ? WARDEN_PART_COMMAND
+         : has_assign ? WARDEN_PART_ASSIGNMENT : WARDEN_PART_REDIRECTION;
+  p = new_part_at (L, kind, L->origin, first_part);
+  if (p == NULL)
+    {
+      g_string_free (text, TRUE);
+      return;
+    }
+
+  for (guint i = 0; i < items->len; i++)
+    {
+      Item *it = &g_array_index (items, Item, i);
+
+      if (i > 0)
+        g_string_append_c (text, ' ');
+      if (it->kind == ITEM_REDIR)
+        {
+          append_redirection_text (text, it);
+          judge_redirections (L, p, it);
+        }
+      else
+        g_string_append (text, it->text->str);
+    }
+  p->pub.text = g_string_free (text, FALSE);
+
+  if (has_assign)
+    {
+      const char *why = words->len > 0 ? "the command is run with variable assignments"
+                                       : "the command sets shell variables";
+      force_ask (p, TRUE, why);
+    }
+
+  if (words->len > 0)
+    {
+      WordRef *w = (WordRef *) (gpointer) words->data;
+      gboolean text_differs = has_assign || g_array_index (items, Item, 0).kind != ITEM_WORD ||
+                              strchr (w[0].text, '/') != NULL;
+
+      for (guint i = 0; i < items->len && !text_differs; i++)
+        if (g_array_index (items, Item, i).kind == ITEM_REDIR)
+          text_differs = TRUE;
+
+      p->pub.name = g_strdup (w[0].text);
+      p->pub.argv = g_new0 (char *, words->len + 1);
+      for (guint i = 0; i < words->len; i++)
+        p->pub.argv[i] = g_strdup (w[i].text);
+      /* Deny patterns also see the bare command: "X=1 /bin/rm -rf /" is "rm -rf /". */
+      if (text_differs)
+        p->pub.base_text = join_words (w, words->len, NULL, FALSE, TRUE);
+      analyze (L, p, w, words->len, NULL, FALSE);
+    }
+  else
+    p->pub.no_suggestion = TRUE;
+}
+
+/* @prefix: words already read ("time", "-p") that start this command. */
+static gboolean
+parse_simple_command (Lexer      *L,
+                      const char *prefix)
+{
+  g_autoptr(GArray) items = g_array_new (FALSE, TRUE, sizeof (Item));
+  gboolean seen_word = FALSE;
+  guint first_part = peek (L)->parts_before;
+
+  if (prefix != NULL)
+    {
+      g_auto(GStrv) words = g_strsplit (prefix, " ", -1);
+
+      for (guint i = 0; words[i]; i++)
+        {
+          Item it = { ITEM_WORD, 0, g_string_new (words[i]), NULL };
+
+          g_array_append_val (items, it);
+        }
+      seen_word = TRUE;
+    }
+
+  for (;;)
+    {
+      Token *t = peek (L);
+
+      if (failed (L))
+        break;
+
+      if (t->type == T_WORD)
+        {
+          Item it = { ITEM_WORD, t->flags, NULL, NULL };
+
+          if (!seen_word && (t->flags & W_ASSIGN))
+            it.kind = ITEM_ASSIGN;
+          else if (!seen_word)
+            {
+              seen_word = TRUE;
+              /* name ( ) compound: a function definition. */
+              it.text = steal_text (L);
+              g_array_append_val (items, it);
+              if (peek (L)->type == T_LPAREN && items->len == 1)
+                {
+                  Part *p;
+
+                  consume (L);
+                  if (peek (L)->type != T_RPAREN)
+                    {
+                      fail (L, "expected “)” in a function definition");
+                      break;
+                    }
+                  consume (L);
+                  p = new_part (L, WARDEN_PART_COMMAND, L->origin);
+                  if (p != NULL)
+                    {
+                      p->pub.text = g_strdup_printf ("%s ()", it.text->str);
+                      force_ask (p, FALSE, "a function definition");
+                    }
+                  skip_newlines (L);
+                  parse_command (L);
+                  items_clear (items);
+                  return !failed (L);
+                }
+              continue;
+            }
+          it.text = steal_text (L);
+          g_array_append_val (items, it);
+          continue;
+        }
+      if (t->type == T_REDIR)
+        {
+          read_redirection (L, items, steal_text (L));
+          continue;
+        }
+      break;
+    }
+
+  if (!failed (L) && items->len > 0)
+    finish_simple_command (L, items, first_part);
+  items_clear (items);
+  return !failed (L);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Compound commands */
+
+enum
+{
+  STOP_THEN  = 1 << 0,
+  STOP_ELIF  = 1 << 1,
+  STOP_ELSE  = 1 << 2,
+  STOP_FI    = 1 << 3,
+  STOP_DO    = 1 << 4,
+  STOP_DONE  = 1 << 5,
+  STOP_ESAC  = 1 << 6,
+  STOP_BRACE = 1 << 7,
+  STOP_CASE  = 1 << 8,   /* ;; ;& ;;& */
+};
+
+static const struct { const char *word; guint stop; } stop_words[] = {
+  { "then", STOP_THEN }, { "elif", STOP_ELIF }, { "else", STOP_ELSE }, { "fi", STOP_FI },
+  { "do", STOP_DO }, { "done", STOP_DONE }, { "esac", STOP_ESAC }, { "}", STOP_BRACE },
+};
+
+static guint
+stop_of (Token *t)
+{
+  if (t->type != T_WORD || (t->flags & W_QUOTED))
+    return 0;
+  for (guint i = 0; i < G_N_ELEMENTS (stop_words); i++)
+    if (strcmp (t->text->str, stop_words[i].word) == 0)
+      return stop_words[i].stop;
+  return 0;
+}
+
+static gboolean
+expect_word (Lexer      *L,
+             const char *word)
+{
+  if (failed (L))
+    return FALSE;
+  if (!is_word (peek (L), word))
+    return fail (L, "expected “%s”", word);
+  consume (L);
+  return TRUE;
+}
+
+static void
+parse_pipeline (Lexer *L)
+{
+  Token *t = peek (L);
+
+  if (is_word (t, "!"))
+    consume (L);
+
+  for (;;)
+    {
+      if (!parse_command (L))
+        return;
+      t = peek (L);
+      if (t->type != T_PIPE && t->type != T_PIPE_AMP)
+        return;
+      consume (L);
+      skip_newlines (L);
+    }
+}
+
+static void
+parse_and_or (Lexer *L)
+{
+  for (;;)
+    {
+      Token *t;
+
+      parse_pipeline (L);
+      if (failed (L))
+        return;
+      t = peek (L);
+      if (t->type != T_AND && t->type != T_OR)
+        return;
+      consume (L);
+      skip_newlines (L);
+    }
+}
+
+/* Parses commands until EOF, ")" or a reserved word in @stop, which is left
+ * as the current token. Returns how many commands it read. */
+static guint
+parse_list (Lexer *L,
+            guint  stop)
+{
+  guint count = 0;
+
+  if (!enter (L))
+    return 0;
+
+  for (;;)
+    {
+      Token *t;
+      guint s;
+
+      skip_newlines (L);
+      if (failed (L))
+        break;
+      t = peek (L);
+      if (t->type == T_EOF || t->type == T_RPAREN)
+        break;
+      if ((stop & STOP_CASE) &&
+          (t->type == T_DSEMI || t->type == T_SEMI_AMP || t->type == T_DSEMI_AMP))
+        break;
+      s = stop_of (t);
+      if (s != 0)
+        {
+          if ((s & stop) == 0)
+            fail (L, "unexpected “%s”", t->text->str);
+          break;
+        }
+
+      parse_and_or (L);
+      count++;
+      if (failed (L))
+        break;
+      t = peek (L);
+      if (t->type == T_SEMI || t->type == T_AMP || t->type == T_NEWLINE)
+        {
+          consume (L);
+          continue;
+        }
+      if (t->type == T_EOF || t->type == T_RPAREN || stop_of (t) != 0 ||
+          ((stop & STOP_CASE) &&
+           (t->type == T_DSEMI || t->type == T_SEMI_AMP || t->type == T_DSEMI_AMP)))
+        continue;
+      fail (L, "unexpected token after a command");
+      break;
+    }
+  leave (L);
+  return count;
+}
+
+/* The body of a group or control structure: bash wants one command at least. */
+static void
+parse_group_until (Lexer      *L,
+                   guint       stop,
+                   const char *closer)
+{
+  if (parse_list (L, stop) == 0 && !failed (L))
+    fail (L, "expected a command before “%s”", closer);
+  expect_word (L, closer);
+}
+
+static void
+enter_loop (Lexer *L,
+            guint *saved)
+{
+  *saved = L->st->loop_id;
+  if (L->st->loop_id == 0)
+    L->st->loop_id = ++L->st->next_loop_id;
+}
+
+static void
+parse_for (Lexer    *L,
+           gboolean  is_select)
+{
+  Token *t;
+  guint saved;
+
+  consume (L);
+  t = peek (L);
+  if (t->type == T_DLPAREN)
+    {
+      g_autoptr(GString) junk = g_string_new (NULL);
+      Part *p = new_part (L, WARDEN_PART_COMMAND, L->origin);
+
+      if (p != NULL)
+        {
+          p->pub.text = g_strdup ("for (( … ))");
+          force_ask (p, FALSE, "an arithmetic for loop");
+        }
+      consume (L);
+      if (!scan_arith (L, junk, ')') && !failed (L))
+        {
+          fail (L, "malformed arithmetic for loop");
+          return;
+        }
+    }
+  else
+    {
+      if (t->type != T_WORD || (t->flags & W_NONLITERAL))
+        {
+          fail (L, "expected a variable name after “for”");
+          return;
+        }
+      if (is_select)
+        {
+          Part *p = new_part (L, WARDEN_PART_COMMAND, L->origin);
+
+          if (p != NULL)
+            {
+              p->pub.text = g_strdup ("select");
+              force_ask (p, FALSE, "“select” reads a choice from the terminal");
+            }
+        }
+      consume (L);
+      skip_newlines (L);
+      if (is_word (peek (L), "in"))
+        {
+          consume (L);
+          while (peek (L)->type == T_WORD)
+            consume (L);
+        }
+    }
+  if (failed (L))
+    return;
+  t = peek (L);
+  if (t->type == T_SEMI || t->type == T_NEWLINE)
+    consume (L);
+  skip_newlines (L);
+
+  enter_loop (L, &saved);
+  if (expect_word (L, "do"))
+    parse_group_until (L, STOP_DONE, "done");
+  L->st->loop_id = saved;
+}
+
+static void
+parse_case (Lexer *L)
+{
+  Token *t;
+
+  consume (L);
+  if (peek (L)->type != T_WORD)
+    {
+      fail (L, "expected a word after “case”");
+      return;
+    }
+  consume (L);
+  skip_newlines (L);
+  if (!expect_word (L, "in"))
+    return;
+
+  for (;;)
+    {
+      skip_newlines (L);
+      if (failed (L))
+        return;
+      t = peek (L);
+      if (is_word (t, "esac"))
+        {
+          consume (L);
+          return;
+        }
+      if (t->type == T_LPAREN)
+        consume (L);
+      /* Patterns: words separated by |. */
+      for (;;)
+        {
+          if (peek (L)->type != T_WORD)
+            {
+              fail (L, "expected a pattern in “case”");
+              return;
+            }
+          consume (L);
+          t = peek (L);
+          if (t->type == T_PIPE)
+            {
+              consume (L);
+              continue;
+            }
+          if (t->type == T_RPAREN)
+            {
+              consume (L);
+              break;
+            }
+          fail (L, "expected “)” after a case pattern");
+          return;
+        }
+      parse_list (L, STOP_CASE | STOP_ESAC);
+      if (failed (L))
+        return;
+      t = peek (L);
+      if (t->type == T_DSEMI || t->type == T_SEMI_AMP || t->type == T_DSEMI_AMP)
+        consume (L);
+      else if (!is_word (t, "esac"))
+        {
+          fail (L, "expected “;;” or “esac”");
+          return;
+        }
+    }
+}
+
+static void
+parse_if (Lexer *L)
+{
+  consume (L);
+  parse_group_until (L, STOP_THEN, "then");
+  for (;;)
+    {
+      Token *t;
+
+      if (parse_list (L, STOP_ELIF | STOP_ELSE | STOP_FI) == 0 && !failed (L))
+        fail (L, "expected a command after “then”");
+      if (failed (L))
+        return;
+      t = peek (L);
+      if (is_word (t, "elif"))
+        {
+          consume (L);
+          parse_group_until (L, STOP_THEN, "then");
+          continue;
+        }
+      if (is_word (t, "else"))
+        {
+          consume (L);
+          parse_group_until (L, STOP_FI, "fi");
+          return;
+        }
+      expect_word (L, "fi");
+      return;
+    }
+}
+
+static void
+parse_while (Lexer *L)
+{
+  guint saved;
+
+  consume (L);
+  enter_loop (L, &saved);
+  parse_group_until (L, STOP_DO, "do");
+  parse_group_until (L, STOP_DONE, "done");
+  L->st->loop_id = saved;
+}
+
+/* [[ … ]] asks; its words are still read for the substitutions in them. */
+static void
+parse_dbracket (Lexer *L)
+{
+  Part *p = new_part (L, WARDEN_PART_COMMAND, L->origin);
+
+  if (p != NULL)
+    {
+      p->pub.text = g_strdup ("[[ … ]]");
+      force_ask (p, FALSE, "a [[ … ]] test command");
+    }
+  consume (L);
+  for (;;)
+    {
+      Token *t = peek (L);
+
+      if (failed (L))
+        return;
+      if (is_word (t, "]]"))
+        {
+          consume (L);
+          return;
+        }
+      if (t->type == T_EOF || t->type == T_NEWLINE || t->type == T_SEMI || t->type == T_AMP)
+        {
+          fail (L, "unterminated [[ … ]]");
+          return;
+        }
+      consume (L);
+    }
+}
+
+static void
+parse_function_keyword (Lexer *L)
+{
+  Part *p;
+  Token *t;
+
+  consume (L);
+  t = peek (L);
+  if (t->type != T_WORD)
+    {
+      fail (L, "expected a name after “function”");
+      return;
+    }
+  p = new_part (L, WARDEN_PART_COMMAND, L->origin);
+  if (p != NULL)
+    {
+      p->pub.text = g_strdup_printf ("function %s", t->text->str);
+      force_ask (p, FALSE, "a function definition");
+    }
+  consume (L);
+  if (peek (L)->type == T_LPAREN)
+    {
+      consume (L);
+      if (peek (L)->type != T_RPAREN)
+        {
+          fail (L, "expected “)” in a function definition");
+          return;
+        }
+      consume (L);
+    }
+  skip_newlines (L);
+  parse_command (L);
+}
+
+static gboolean
+parse_command (Lexer *L)
+{
+  g_autoptr(GArray) redirs = NULL;
+  Token *t = peek (L);
+  gboolean compound = TRUE;
+
+  if (failed (L))
+    return FALSE;
+  if (!enter (L))
+    return FALSE;
+
+  if (t->type == T_LPAREN)
+    {
+      consume (L);
+      if (parse_list (L, 0) == 0 && !failed (L))
+        fail (L, "expected a command in “( )”");
+      if (!failed (L))
+        {
+          if (peek (L)->type != T_RPAREN)
+            fail (L, "expected “)”");
+          else
+            consume (L);
+        }
+    }
+  else if (t->type == T_DLPAREN)
+    {
+      gsize save = L->i;
+      guint n_parts = L->st->parts->len;
+      g_autoptr(GString) junk = g_string_new (NULL);
+
+      consume (L);
+      if (scan_arith (L, junk, ')'))
+        {
+          Part *p = new_part (L, WARDEN_PART_COMMAND, L->origin);
+
+          if (p != NULL)
+            {
+              p->pub.text = g_strdup ("(( … ))");
+              force_ask (p, FALSE, "an arithmetic command (( … ))");
+            }
+        }
+      else if (!failed (L))
+        {
+          /* "((cmd) )": a subshell in a subshell. */
+          g_ptr_array_set_size (L->st->parts, n_parts);
+          L->i = save;
+          parse_list (L, 0);
+          if (!failed (L) && peek (L)->type == T_RPAREN)
+            consume (L);
+          else
+            fail (L, "expected “)”");
+          parse_list (L, 0);
+          if (!failed (L) && peek (L)->type == T_RPAREN)
+            consume (L);
+          else
+            fail (L, "expected “)”");
+        }
+    }
+  else if (is_word (t, "{"))
+    {
+      consume (L);
+      parse_group_until (L, STOP_BRACE, "}");
+    }
+  else if (is_word (t, "if"))
+    parse_if (L);
+  else if (is_word (t, "while") || is_word (t, "until"))
+    parse_while (L);
+  else if (is_word (t, "for"))
+    parse_for (L, FALSE);
+  else if (is_word (t, "select"))
+    parse_for (L, TRUE);
+  else if (is_word (t, "case"))
+    parse_case (L);
+  else if (is_word (t, "[["))
+    parse_dbracket (L);
+  else if (is_word (t, "function"))
+    {
+      parse_function_keyword (L);
+      compound = FALSE;
+    }
+  else if (is_word (t, "coproc"))
+    {
+      Part *p = new_part (L, WARDEN_PART_COMMAND, L->origin);
+
+      if (p != NULL)
+        {
+          p->pub.text = g_strdup ("coproc");
+          force_ask (p, FALSE, "“coproc” runs a command in the background with pipes");
+        }
+      consume (L);
+      parse_command (L);
+      compound = FALSE;
+    }
+  else if (is_word (t, "time"))
+    {
+      /* Before a simple command, time is a wrapper like the others; before
+       * a group, loop or "!", the reserved word timing the whole pipeline. */
+      const char *prefix = "time";
+      Token *next;
+
+      consume (L);
+      next = peek (L);
+      if (is_word (next, "-p"))
+        {
+          consume (L);
+          prefix = "time -p";
+          next = peek (L);
+        }
+      if ((next->type == T_WORD && stop_of (next) == 0 && !is_word (next, "{") &&
+           !is_word (next, "!") && !is_word (next, "if") && !is_word (next, "while") &&
+           !is_word (next, "until") && !is_word (next, "for") && !is_word (next, "case") &&
+           !is_word (next, "[[") && !is_word (next, "select") && !is_word (next, "function") &&
+           !is_word (next, "coproc") && !is_word (next, "time")) ||
+          next->type == T_REDIR)
+        parse_simple_command (L, prefix);
+      else
+        {
+          Part *p = new_part (L, WARDEN_PART_COMMAND, L->origin);
+
+          if (p != NULL)
+            {
+              p->pub.text = g_strdup (prefix);
+              p->pub.name = g_strdup ("time");
+              p->pub.argv = g_strsplit (prefix, " ", -1);
+            }
+          if (next->type != T_EOF && next->type != T_NEWLINE && next->type != T_SEMI &&
+              next->type != T_AMP && next->type != T_RPAREN && stop_of (next) == 0)
+            parse_pipeline (L);
+        }
+      compound = FALSE;
+    }
+  else if (t->type == T_WORD || t->type == T_REDIR)
+    {
+      if (stop_of (t) != 0 || is_word (t, "then") || is_word (t, "in") || is_word (t, "]]"))
+        fail (L, "unexpected “%s”", t->text->str);
+      else
+        parse_simple_command (L, NULL);
+      compound = FALSE;
+    }
+  else
+    {
+      fail (L, "syntax error: a command was expected");
+      compound = FALSE;
+    }
+
+  if (compound && !failed (L))
+    {
+      redirs = g_array_new (FALSE, TRUE, sizeof (Item));
+      read_trailing_redirections (L, redirs);
+      emit_compound_redirections (L, redirs);
+      items_clear (redirs);
+    }
+  leave (L);
+  return !failed (L);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void
+lexer_init (Lexer        *L,
+            State        *st,
+            const char   *s,
+            gsize         n,
+            WardenOrigin  origin,
+            const char   *what)
+{
+  memset (L, 0, sizeof *L);
+  L->st = st;
+  L->s = s;
+  L->n = n;
+  L->origin = origin;
+  L->heredocs = g_ptr_array_new_with_free_func (heredoc_free);
+  L->what = what;
+}
+
+static void
+lexer_clear (Lexer *L)
+{
+  if (L->have_tok)
+    consume (L);
+  g_ptr_array_unref (L->heredocs);
+}
+
+static void
+parse_top (Lexer *L)
+{
+  parse_list (L, 0);
+  if (failed (L))
+    return;
+  if (peek (L)->type == T_RPAREN)
+    fail (L, "unexpected “)”");
+  else if (peek (L)->type != T_EOF)
+    fail (L, "unexpected token");
+  else if (L->heredocs->len > 0)
+    fail (L, "here-document not terminated by “%s”",
+          ((Heredoc *) g_ptr_array_index (L->heredocs, 0))->delimiter);
+}
+
+static void
+parse_string (State        *st,
+              const char   *s,
+              gsize         n,
+              WardenOrigin  origin,
+              const char   *what)
+{
+  Lexer L;
+
+  lexer_init (&L, st, s, n, origin, what);
+  parse_top (&L);
+  lexer_clear (&L);
+}
+
+WardenShellParse *
+warden_shell_parse (const char               *command,
+                    gssize                    length,
+                    const WardenShellOptions *options)
+{
+  WardenShellParse *parse = g_new0 (WardenShellParse, 1);
+  g_autofree char *workspace = NULL;
+  State st = { 0 };
+  gsize n;
+
+  g_return_val_if_fail (command != NULL || length == 0, parse);
+
+  n = length < 0 ? strlen (command) : (gsize) length;
+  parse->parts = g_ptr_array_new_with_free_func (part_free);
+
+  if (n > WARDEN_SHELL_MAX_LENGTH)
+    {
+      parse->error = g_strdup_printf ("the command is %" G_GSIZE_FORMAT " bytes long, more than "
+                                      "the %d bytes the engine reads", n, WARDEN_SHELL_MAX_LENGTH);
+      return parse;
+    }
+  if (memchr (command, '\0', n) != NULL)
+    {
+      parse->error = g_strdup ("the command contains a NUL byte");
+      return parse;
+    }
+
+  /* What runs must be what the user is shown; replacement characters are not. */
+  if (!g_utf8_validate_len (command, n, NULL))
+    {
+      parse->error = g_strdup ("the command is not valid UTF-8, so it cannot be shown as it "
+                               "would run");
+      return parse;
+    }
+
+  workspace = normalize_path (options && options->workspace ? options->workspace : "/workspace");
+  st.options = options;
+  st.parts = parse->parts;
+  st.workspace = workspace;
+  st.workspace_len = strlen (workspace);
+
+  parse_string (&st, command, n, WARDEN_ORIGIN_TOP_LEVEL, "");
+  parse->error = st.error;
+
+  return parse;
+}
+
+void
+warden_shell_parse_free (WardenShellParse *parse)
+{
+  if (parse == NULL)
+    return;
+  g_ptr_array_unref (parse->parts);
+  g_free (parse->error);
+  g_free (parse);
+}

@@ -1,0 +1,74 @@
+/* warden-shell-parser.h: a bash parser that finds every command a line could run
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "warden-policy-types.h"
+
+G_BEGIN_DECLS
+
+/* Limits past which the engine stops and asks. */
+#define WARDEN_SHELL_MAX_LENGTH (256 * 1024)
+#define WARDEN_SHELL_MAX_DEPTH  64
+#define WARDEN_SHELL_MAX_PARTS  4096
+
+typedef enum
+{
+  WARDEN_PART_COMMAND,      /* a simple command that runs something */
+  WARDEN_PART_ASSIGNMENT,   /* only assignments: FOO=1 */
+  WARDEN_PART_REDIRECTION,  /* only redirections: > file, or those of a group or loop */
+} WardenPartKind;
+
+typedef struct
+{
+  WardenPartKind  kind;
+  WardenOrigin    origin;
+  /* Words and redirections after quote removal, joined by single spaces. */
+  char           *text;
+  /* @text with WARDEN_PATTERN_HOLE where the sandbox fills in unknown text
+   * (xargs arguments, find's {}); NULL when there is none. */
+  char           *match_text;
+  /* @text with the command name replaced by its last path component, for
+   * deny patterns (/bin/rm is rm); NULL when the name has no slash. */
+  char           *base_text;
+  /* The command name after quote removal, NULL for assignments and
+   * redirections; the words, name first, assignments left out. */
+  char           *name;
+  char          **argv;
+  /* Why this part asks whatever the allow patterns say, or NULL. When
+   * @liftable, an allow pattern that matches @text lifts it (assignments). */
+  char           *force_ask;
+  gboolean        liftable;
+  /* TRUE when patterns cannot help, so no "always allow" suggestion is made. */
+  gboolean        no_suggestion;
+} WardenCommandPart;
+
+typedef struct
+{
+  /* The workspace directory, absolute; NULL means "/workspace". */
+  const char *workspace;
+  /* TRUE when the command runs in a directory outside the workspace:
+   * relative redirection targets then count as outside. */
+  gboolean    cwd_outside_workspace;
+} WardenShellOptions;
+
+typedef struct
+{
+  GPtrArray *parts;   /* of WardenCommandPart, in source order */
+  /* Set when the line cannot be parsed or passes a limit: the answer is ask. */
+  char      *error;
+} WardenShellParse;
+
+WardenShellParse *warden_shell_parse      (const char               *command,
+                                           gssize                    length,
+                                           const WardenShellOptions *options);
+void              warden_shell_parse_free (WardenShellParse         *parse);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenShellParse, warden_shell_parse_free)
+
+G_END_DECLS
