@@ -1,0 +1,54 @@
+/* warden-decision.h: the answer of the policy engine, with its reasons
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "warden-policy-types.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  char          *text;        /* the simple command as matched */
+  WardenOrigin   origin;
+  WardenVerdict  verdict;
+  char          *pattern;     /* the allow or deny pattern that decided, or NULL */
+  char          *reason;      /* a sentence for the user */
+  char          *suggestion;  /* an "always allow" pattern, or NULL */
+} WardenDecisionPart;
+
+typedef struct _WardenDecision WardenDecision;
+
+WardenDecision           *warden_decision_ref             (WardenDecision *self);
+void                      warden_decision_unref           (WardenDecision *self);
+WardenVerdict             warden_decision_get_verdict     (WardenDecision *self);
+/* The first reason that asks (or denies): what the user is shown. */
+const char               *warden_decision_get_reason      (WardenDecision *self);
+guint                     warden_decision_get_n_parts     (WardenDecision *self);
+const WardenDecisionPart *warden_decision_get_part        (WardenDecision *self,
+                                                           guint           index);
+/* "Always allow" suggestions, one per part that asked, without repeats. */
+const char * const       *warden_decision_get_suggestions (WardenDecision *self);
+char                     *warden_decision_to_json         (WardenDecision *self);
+
+/* For the policy engine. */
+WardenDecision           *warden_decision_new             (void);
+void                      warden_decision_add_part        (WardenDecision *self,
+                                                           const char     *text,
+                                                           WardenOrigin    origin,
+                                                           WardenVerdict   verdict,
+                                                           const char     *pattern,
+                                                           const char     *reason,
+                                                           const char     *suggestion);
+void                      warden_decision_set_result      (WardenDecision *self,
+                                                           WardenVerdict   verdict,
+                                                           const char     *reason);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenDecision, warden_decision_unref)
+
+G_END_DECLS

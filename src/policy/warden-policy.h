@@ -1,0 +1,43 @@
+/* warden-policy.h: a profile compiled for fast decisions
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "warden-decision.h"
+#include "warden-policy-types.h"
+#include "warden-profile.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  /* The workspace inside the sandbox; NULL means "/workspace". */
+  const char         *workspace;
+  /* The exec call's working directory; NULL means the workspace. */
+  const char         *cwd;
+  /* The exec call's extra environment, NAME=VALUE strings, or NULL. */
+  const char * const *env;
+} WardenCheckContext;
+
+typedef struct _WardenPolicy WardenPolicy;
+
+WardenPolicy   *warden_policy_new             (WardenMode                mode,
+                                               const char * const       *allow,
+                                               const char * const       *deny);
+WardenPolicy   *warden_policy_new_for_profile (WardenProfile            *profile);
+WardenPolicy   *warden_policy_ref             (WardenPolicy             *self);
+void            warden_policy_unref           (WardenPolicy             *self);
+WardenMode      warden_policy_get_mode        (WardenPolicy             *self);
+WardenDecision *warden_policy_check           (WardenPolicy             *self,
+                                               const char               *command,
+                                               gssize                    length,
+                                               const WardenCheckContext *context);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenPolicy, warden_policy_unref)
+
+G_END_DECLS
