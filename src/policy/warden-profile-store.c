@@ -1,0 +1,524 @@
+/* warden-profile-store.c: built-in and user profiles, by id
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "warden-policy"
+
+#include <glib/gi18n.h>
+
+#include "warden-profile-store.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+struct _WardenProfileStore
+{
+  GObject  parent_instance;
+
+  char    *user_dir;
+};
+
+G_DEFINE_FINAL_TYPE (WardenProfileStore, warden_profile_store, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_USER_DIR,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* In display order: from the profile that asks most to the one that asks least. */
+static const char * const builtin_ids[] = {
+  "strict",
+  "read-only",
+  "node",
+  "python",
+  "trusted",
+  NULL
+};
+
+static gboolean
+is_builtin_id (const char *id)
+{
+  return g_strv_contains (builtin_ids, id);
+}
+
+static void
+warden_profile_store_finalize (GObject *object)
+{
+  WardenProfileStore *self = (WardenProfileStore *)object;
+
+  g_clear_pointer (&self->user_dir, g_free);
+
+  G_OBJECT_CLASS (warden_profile_store_parent_class)->finalize (object);
+}
+
+static void
+warden_profile_store_get_property (GObject    *object,
+                                   guint       prop_id,
+                                   GValue     *value,
+                                   GParamSpec *pspec)
+{
+  WardenProfileStore *self = WARDEN_PROFILE_STORE (object);
+
+  switch (prop_id)
+    {
+    case PROP_USER_DIR:
+      g_value_set_string (value, self->user_dir);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+warden_profile_store_set_property (GObject      *object,
+                                   guint         prop_id,
+                                   const GValue *value,
+                                   GParamSpec   *pspec)
+{
+  WardenProfileStore *self = WARDEN_PROFILE_STORE (object);
+
+  switch (prop_id)
+    {
+    case PROP_USER_DIR:
+      if (g_value_get_string (value) != NULL)
+        self->user_dir = g_value_dup_string (value);
+      else
+        self->user_dir = g_build_filename (g_get_user_config_dir (), "warden", "profiles", NULL);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+warden_profile_store_class_init (WardenProfileStoreClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = warden_profile_store_finalize;
+  object_class->get_property = warden_profile_store_get_property;
+  object_class->set_property = warden_profile_store_set_property;
+
+  properties[PROP_USER_DIR] =
+    g_param_spec_string ("user-dir", NULL, NULL,
+                         NULL,
+                         (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+warden_profile_store_init (WardenProfileStore *self)
+{
+}
+
+WardenProfileStore *
+warden_profile_store_new (const char *user_dir)
+{
+  return g_object_new (WARDEN_TYPE_PROFILE_STORE,
+                       "user-dir", user_dir,
+                       NULL);
+}
+
+const char *
+warden_profile_store_get_user_dir (WardenProfileStore *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE_STORE (self), NULL);
+
+  return self->user_dir;
+}
+
+const char * const *
+warden_profile_store_builtin_ids (void)
+{
+  return builtin_ids;
+}
+
+static char *
+user_path (WardenProfileStore *self,
+           const char         *id)
+{
+  g_autofree char *basename = g_strconcat (id, ".json", NULL);
+
+  return g_build_filename (self->user_dir, basename, NULL);
+}
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+GPtrArray *
+warden_profile_store_list (WardenProfileStore  *self,
+                           GPtrArray          **errors)
+{
+  g_autoptr(GPtrArray) profiles = NULL;
+  g_autoptr(GPtrArray) local_errors = NULL;
+  g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GError) dir_error = NULL;
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  g_return_val_if_fail (WARDEN_IS_PROFILE_STORE (self), NULL);
+
+  profiles = g_ptr_array_new_with_free_func (g_object_unref);
+  local_errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  names = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; builtin_ids[i] != NULL; i++)
+    {
+      GError *error = NULL;
+      WardenProfile *profile = warden_profile_new_builtin (builtin_ids[i], &error);
+
+      if (profile != NULL)
+        g_ptr_array_add (profiles, profile);
+      else
+        g_ptr_array_add (local_errors, error);
+    }
+
+  dir = g_dir_open (self->user_dir, 0, &dir_error);
+  if (dir == NULL)
+    {
+      /* No folder yet just means no user profiles yet. */
+      if (!g_error_matches (dir_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        g_ptr_array_add (local_errors,
+                         g_error_new (WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_IO,
+                                      _("Could not list the profiles in “%s”: %s"),
+                                      self->user_dir, dir_error->message));
+    }
+  else
+    {
+      /* Backups ("x.json.bak") and the temporary files of a save that
+       * did not finish ("x.json.A1B2C3") do not end in ".json". */
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          if (name[0] != '.' && g_str_has_suffix (name, ".json"))
+            g_ptr_array_add (names, g_strdup (name));
+        }
+    }
+
+  g_ptr_array_sort (names, compare_strings);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *basename = g_ptr_array_index (names, i);
+      g_autofree char *id = g_strndup (basename, strlen (basename) - strlen (".json"));
+      g_autofree char *path = g_build_filename (self->user_dir, basename, NULL);
+      g_autoptr(GFile) file = NULL;
+      GError *error = NULL;
+      WardenProfile *profile;
+
+      if (!warden_profile_id_is_valid (id))
+        {
+          g_ptr_array_add (local_errors,
+                           g_error_new (WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID,
+                                        _("profile “%s”: “%s” is not a valid profile id, so "
+                                          "this file is not used; rename it using lower-case "
+                                          "letters, digits, “.”, “_” and “-”"),
+                                        path, id));
+          continue;
+        }
+
+      if (is_builtin_id (id))
+        {
+          g_ptr_array_add (local_errors,
+                           g_error_new (WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_EXISTS,
+                                        _("profile “%s”: “%s” is the id of a built-in "
+                                          "profile, so this file is not used; rename it"),
+                                        path, id));
+          continue;
+        }
+
+      file = g_file_new_for_path (path);
+      profile = warden_profile_new_from_file (file, &error);
+      if (profile != NULL)
+        g_ptr_array_add (profiles, profile);
+      else
+        g_ptr_array_add (local_errors, error);
+    }
+
+  if (errors != NULL)
+    *errors = g_steal_pointer (&local_errors);
+
+  return g_steal_pointer (&profiles);
+}
+
+WardenProfile *
+warden_profile_store_lookup (WardenProfileStore  *self,
+                             const char          *id,
+                             GError             **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (WARDEN_IS_PROFILE_STORE (self), NULL);
+  g_return_val_if_fail (id != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!warden_profile_id_is_valid (id))
+    {
+      g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_NOT_FOUND,
+                   _("There is no profile “%s”: profile ids use lower-case letters, digits, "
+                     "“.”, “_” and “-”"),
+                   id);
+      return NULL;
+    }
+
+  if (is_builtin_id (id))
+    return warden_profile_new_builtin (id, error);
+
+  path = user_path (self, id);
+  file = g_file_new_for_path (path);
+  profile = warden_profile_new_from_file (file, &local_error);
+  if (profile == NULL)
+    {
+      if (g_error_matches (local_error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_NOT_FOUND))
+        g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_NOT_FOUND,
+                     _("There is no profile “%s”: it is not built in and there is no file "
+                       "“%s”"),
+                     id, path);
+      else
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+
+  return g_steal_pointer (&profile);
+}
+
+static gboolean
+check_can_save (WardenProfile  *profile,
+                GError        **error)
+{
+  const char *id = warden_profile_get_id (profile);
+
+  if (warden_profile_get_builtin (profile))
+    {
+      g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_READ_ONLY,
+                   _("“%s” is a built-in profile and cannot be changed; copy it under "
+                     "another id and change the copy"),
+                   id);
+      return FALSE;
+    }
+
+  if (is_builtin_id (id))
+    {
+      g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_READ_ONLY,
+                   _("“%s” is the id of a built-in profile, which cannot be changed; save "
+                     "the profile under another id"),
+                   id);
+      return FALSE;
+    }
+
+  /* A profile read from a file of any name can have any id; it names the
+   * file here, so it must be one. */
+  if (!warden_profile_id_is_valid (id))
+    {
+      g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID,
+                   _("“%s” is not a valid profile id; save the profile under an id of "
+                     "lower-case letters, digits, “.”, “_” and “-”"),
+                   id);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+gboolean
+warden_profile_store_save (WardenProfileStore  *self,
+                           WardenProfile       *profile,
+                           GError             **error)
+{
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (WARDEN_IS_PROFILE_STORE (self), FALSE);
+  g_return_val_if_fail (WARDEN_IS_PROFILE (profile), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!check_can_save (profile, error))
+    return FALSE;
+
+  path = user_path (self, warden_profile_get_id (profile));
+  file = g_file_new_for_path (path);
+
+  return warden_profile_save_to_file (profile, file, error);
+}
+
+gboolean
+warden_profile_store_delete (WardenProfileStore  *self,
+                             const char          *id,
+                             GError             **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *backup = NULL;
+
+  g_return_val_if_fail (WARDEN_IS_PROFILE_STORE (self), FALSE);
+  g_return_val_if_fail (id != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (is_builtin_id (id))
+    {
+      g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_READ_ONLY,
+                   _("“%s” is a built-in profile and cannot be deleted"), id);
+      return FALSE;
+    }
+
+  if (!warden_profile_id_is_valid (id))
+    {
+      g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_NOT_FOUND,
+                   _("There is no profile “%s”: profile ids use lower-case letters, digits, "
+                     "“.”, “_” and “-”"),
+                   id);
+      return FALSE;
+    }
+
+  path = user_path (self, id);
+  backup = g_strconcat (path, ".bak", NULL);
+
+  /* Moved aside rather than unlinked, so a deletion by mistake can be undone. */
+  if (g_rename (path, backup) != 0)
+    {
+      int saved_errno = errno;
+
+      if (saved_errno == ENOENT)
+        g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_NOT_FOUND,
+                     _("There is no profile “%s”: there is no file “%s”"), id, path);
+      else
+        g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_IO,
+                     _("Could not delete profile “%s”: %s"), path, g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static void
+lookup_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  WardenProfileStore *self = source_object;
+  const char *id = task_data;
+  WardenProfile *profile;
+  GError *error = NULL;
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  profile = warden_profile_store_lookup (self, id, &error);
+  if (profile == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, profile, g_object_unref);
+}
+
+void
+warden_profile_store_lookup_async (WardenProfileStore  *self,
+                                   const char          *id,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (WARDEN_IS_PROFILE_STORE (self));
+  g_return_if_fail (id != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, warden_profile_store_lookup_async);
+  g_task_set_task_data (task, g_strdup (id), g_free);
+  g_task_run_in_thread (task, lookup_thread);
+}
+
+WardenProfile *
+warden_profile_store_lookup_finish (WardenProfileStore  *self,
+                                    GAsyncResult        *result,
+                                    GError             **error)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE_STORE (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
+                        warden_profile_store_lookup_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+save_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  WardenProfileStore *self = source_object;
+  WardenProfile *profile = task_data;
+  GError *error = NULL;
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  if (!warden_profile_store_save (self, profile, &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+void
+warden_profile_store_save_async (WardenProfileStore  *self,
+                                 WardenProfile       *profile,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  GError *error = NULL;
+
+  g_return_if_fail (WARDEN_IS_PROFILE_STORE (self));
+  g_return_if_fail (WARDEN_IS_PROFILE (profile));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, warden_profile_store_save_async);
+
+  if (!check_can_save (profile, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  /* The caller may go on changing @profile while the thread writes; the
+   * thread writes a copy taken now, which shares nothing with it. */
+  g_task_set_task_data (task,
+                        warden_profile_copy (profile, warden_profile_get_id (profile)),
+                        g_object_unref);
+  g_task_run_in_thread (task, save_thread);
+}
+
+gboolean
+warden_profile_store_save_finish (WardenProfileStore  *self,
+                                  GAsyncResult        *result,
+                                  GError             **error)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE_STORE (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
+                        warden_profile_store_save_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}

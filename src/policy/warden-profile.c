@@ -1,0 +1,1203 @@
+/* warden-profile.c: an allowlist profile, loaded from and saved to JSON
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "warden-policy"
+
+#include <glib/gi18n.h>
+
+#include "warden-profile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "warden-pattern.h"
+
+#define PROFILE_VERSION        1
+#define PROFILE_ID_MAX_LENGTH  64
+#define BUILTIN_PATH_PREFIX    RESOURCE_PREFIX "/profiles/"
+
+struct _WardenProfile
+{
+  GObject     parent_instance;
+
+  char       *id;
+  char       *name;         /* NULL: the id stands for it */
+  char       *description;  /* NULL: none */
+  WardenMode  mode;
+  GPtrArray  *allow;        /* NULL-terminated, of char * */
+  GPtrArray  *deny;
+  JsonObject *unknown;      /* members this version does not know, written back as read */
+
+  guint       builtin : 1;
+};
+
+G_DEFINE_FINAL_TYPE (WardenProfile, warden_profile, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_ID,
+  PROP_NAME,
+  PROP_DESCRIPTION,
+  PROP_MODE,
+  PROP_ALLOW,
+  PROP_DENY,
+  PROP_BUILTIN,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* From data/warden.gresource.xml (glib-compile-resources, c-name "warden").
+ * Asked for by name: its constructor alone would not pull the object out of
+ * the static library, and then the built-in profiles would be missing. */
+GResource *warden_get_resource (void);
+
+static const char * const known_keys[] = {
+  "version", "name", "description", "mode", "allow", "deny", NULL
+};
+
+gboolean
+warden_profile_id_is_valid (const char *id)
+{
+  gsize len;
+
+  if (id == NULL)
+    return FALSE;
+
+  len = strlen (id);
+  if (len == 0 || len > PROFILE_ID_MAX_LENGTH)
+    return FALSE;
+
+  if (!g_ascii_islower (id[0]) && !g_ascii_isdigit (id[0]))
+    return FALSE;
+
+  for (gsize i = 1; i < len; i++)
+    {
+      char c = id[i];
+
+      if (!g_ascii_islower (c) && !g_ascii_isdigit (c) && c != '.' && c != '_' && c != '-')
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+static void
+set_invalid_id_error (GError     **error,
+                      const char  *id)
+{
+  g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID,
+               _("“%s” is not a valid profile id; ids use lower-case letters, digits, "
+                 "“.”, “_” and “-”, start with a letter or digit and have at most %d "
+                 "characters"),
+               id, PROFILE_ID_MAX_LENGTH);
+}
+
+static GPtrArray *
+pattern_array_new (void)
+{
+  return g_ptr_array_new_null_terminated (0, g_free, TRUE);
+}
+
+/* An empty null-terminated GPtrArray may have no pdata at all. */
+static const char * const *
+pattern_array_peek (GPtrArray *array)
+{
+  static const char * const empty[] = { NULL };
+
+  return array->pdata != NULL ? (const char * const *) array->pdata : empty;
+}
+
+static GStrv
+pattern_array_dup (GPtrArray *array)
+{
+  return g_strdupv ((char **) pattern_array_peek (array));
+}
+
+static gboolean
+pattern_array_contains (GPtrArray  *array,
+                        const char *pattern,
+                        guint      *index)
+{
+  return g_ptr_array_find_with_equal_func (array, pattern, g_str_equal, index);
+}
+
+/* Deep, so that a copy shares no reference counts with the original and
+ * can be handed to another thread. */
+static JsonNode *
+json_node_deep_copy (JsonNode *node)
+{
+  JsonNode *copy;
+
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObject *object = json_node_get_object (node);
+        JsonObject *object_copy = json_object_new ();
+        JsonObjectIter iter;
+        const char *member_name;
+        JsonNode *member;
+
+        json_object_iter_init_ordered (&iter, object);
+        while (json_object_iter_next_ordered (&iter, &member_name, &member))
+          json_object_set_member (object_copy, member_name, json_node_deep_copy (member));
+
+        copy = json_node_init_object (json_node_alloc (), object_copy);
+        json_object_unref (object_copy);
+        return copy;
+      }
+
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint n = json_array_get_length (array);
+        JsonArray *array_copy = json_array_sized_new (n);
+
+        for (guint i = 0; i < n; i++)
+          json_array_add_element (array_copy,
+                                  json_node_deep_copy (json_array_get_element (array, i)));
+
+        copy = json_node_init_array (json_node_alloc (), array_copy);
+        json_array_unref (array_copy);
+        return copy;
+      }
+
+    case JSON_NODE_VALUE:
+    case JSON_NODE_NULL:
+    default:
+      return json_node_copy (node);
+    }
+}
+
+static void
+warden_profile_finalize (GObject *object)
+{
+  WardenProfile *self = (WardenProfile *)object;
+
+  g_clear_pointer (&self->id, g_free);
+  g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->description, g_free);
+  g_clear_pointer (&self->allow, g_ptr_array_unref);
+  g_clear_pointer (&self->deny, g_ptr_array_unref);
+  g_clear_pointer (&self->unknown, json_object_unref);
+
+  G_OBJECT_CLASS (warden_profile_parent_class)->finalize (object);
+}
+
+static void
+warden_profile_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  WardenProfile *self = WARDEN_PROFILE (object);
+
+  switch (prop_id)
+    {
+    case PROP_ID:
+      g_value_set_string (value, self->id);
+      break;
+
+    case PROP_NAME:
+      g_value_set_string (value, warden_profile_get_name (self));
+      break;
+
+    case PROP_DESCRIPTION:
+      g_value_set_string (value, warden_profile_get_description (self));
+      break;
+
+    case PROP_MODE:
+      g_value_set_int (value, self->mode);
+      break;
+
+    case PROP_ALLOW:
+      g_value_take_boxed (value, pattern_array_dup (self->allow));
+      break;
+
+    case PROP_DENY:
+      g_value_take_boxed (value, pattern_array_dup (self->deny));
+      break;
+
+    case PROP_BUILTIN:
+      g_value_set_boolean (value, self->builtin);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+warden_profile_set_property (GObject      *object,
+                             guint         prop_id,
+                             const GValue *value,
+                             GParamSpec   *pspec)
+{
+  WardenProfile *self = WARDEN_PROFILE (object);
+
+  switch (prop_id)
+    {
+    case PROP_ID:
+      self->id = g_value_dup_string (value);
+      break;
+
+    case PROP_NAME:
+      warden_profile_set_name (self, g_value_get_string (value));
+      break;
+
+    case PROP_DESCRIPTION:
+      warden_profile_set_description (self, g_value_get_string (value));
+      break;
+
+    case PROP_MODE:
+      warden_profile_set_mode (self, g_value_get_int (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+warden_profile_class_init (WardenProfileClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = warden_profile_finalize;
+  object_class->get_property = warden_profile_get_property;
+  object_class->set_property = warden_profile_set_property;
+
+  properties[PROP_ID] =
+    g_param_spec_string ("id", NULL, NULL,
+                         NULL,
+                         (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  properties[PROP_NAME] =
+    g_param_spec_string ("name", NULL, NULL,
+                         NULL,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  properties[PROP_DESCRIPTION] =
+    g_param_spec_string ("description", NULL, NULL,
+                         NULL,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /* A WardenMode; there is no enum GType for it. */
+  properties[PROP_MODE] =
+    g_param_spec_int ("mode", NULL, NULL,
+                      WARDEN_MODE_ALLOWLIST, WARDEN_MODE_ALLOW_ALWAYS, WARDEN_MODE_ALLOWLIST,
+                      (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  properties[PROP_ALLOW] =
+    g_param_spec_boxed ("allow", NULL, NULL,
+                        G_TYPE_STRV,
+                        (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  properties[PROP_DENY] =
+    g_param_spec_boxed ("deny", NULL, NULL,
+                        G_TYPE_STRV,
+                        (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  properties[PROP_BUILTIN] =
+    g_param_spec_boolean ("builtin", NULL, NULL,
+                          FALSE,
+                          (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+warden_profile_init (WardenProfile *self)
+{
+  self->mode = WARDEN_MODE_ALLOWLIST;
+  self->allow = pattern_array_new ();
+  self->deny = pattern_array_new ();
+  self->unknown = json_object_new ();
+}
+
+WardenProfile *
+warden_profile_new (const char *id)
+{
+  g_return_val_if_fail (warden_profile_id_is_valid (id), NULL);
+
+  return g_object_new (WARDEN_TYPE_PROFILE,
+                       "id", id,
+                       NULL);
+}
+
+G_GNUC_PRINTF (4, 5)
+static void
+set_profile_error (GError     **error,
+                   int          code,
+                   const char  *source_name,
+                   const char  *format,
+                   ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  g_set_error (error, WARDEN_POLICY_ERROR, code,
+               _("profile “%s”: %s"), source_name, message);
+}
+
+typedef struct
+{
+  gboolean    is_object;
+  gboolean    want_key;
+  const char *key;
+  gsize       key_len;
+  guint       index;
+} JsonFrame;
+
+/* json-glib cuts a string short at an escaped NUL ("\u0000") without a word,
+ * which would silently turn a pattern into another one. This finds such an
+ * escape and where it is (the top-level key, and the item when it sits
+ * directly in that key's array). Only called on data that json-glib parsed,
+ * so it can take the JSON to be well formed. */
+static gboolean
+find_escaped_nul (const char  *data,
+                  gsize        length,
+                  char       **key,
+                  guint       *item)
+{
+  g_autoptr(GArray) stack = NULL;
+
+  *key = NULL;
+  *item = 0;
+
+  if (g_strstr_len (data, length, "\\u0000") == NULL)
+    return FALSE;
+
+  stack = g_array_new (FALSE, TRUE, sizeof (JsonFrame));
+
+  for (gsize i = 0; i < length; i++)
+    {
+      JsonFrame *top = stack->len > 0 ? &g_array_index (stack, JsonFrame, stack->len - 1) : NULL;
+      char c = data[i];
+
+      if (c == '"')
+        {
+          gsize start = ++i;
+          gboolean has_nul = FALSE;
+          gboolean is_key;
+
+          while (i < length && data[i] != '"')
+            {
+              if (data[i] == '\\')
+                {
+                  if (i + 5 < length && data[i + 1] == 'u' && memcmp (data + i + 2, "0000", 4) == 0)
+                    has_nul = TRUE;
+                  i += 2;
+                }
+              else
+                i++;
+            }
+
+          is_key = top != NULL && top->is_object && top->want_key;
+          if (is_key)
+            {
+              top->want_key = FALSE;
+              top->key = data + start;
+              top->key_len = i - start;
+            }
+
+          if (has_nul)
+            {
+              JsonFrame *root;
+
+              if (stack->len == 0 || (is_key && stack->len == 1))
+                return TRUE;
+
+              root = &g_array_index (stack, JsonFrame, 0);
+              if (root->is_object && root->key != NULL)
+                *key = g_strndup (root->key, root->key_len);
+              if (!is_key && stack->len == 2 && !g_array_index (stack, JsonFrame, 1).is_object)
+                *item = g_array_index (stack, JsonFrame, 1).index + 1;
+
+              return TRUE;
+            }
+        }
+      else if (c == '{' || c == '[')
+        {
+          JsonFrame frame = { c == '{', c == '{', NULL, 0, 0 };
+
+          g_array_append_val (stack, frame);
+        }
+      else if ((c == '}' || c == ']') && stack->len > 0)
+        {
+          g_array_set_size (stack, stack->len - 1);
+        }
+      else if (c == ',' && top != NULL)
+        {
+          if (top->is_object)
+            top->want_key = TRUE;
+          else
+            top->index++;
+        }
+    }
+
+  return FALSE;
+}
+
+static gboolean
+node_holds_string (JsonNode *node)
+{
+  return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING;
+}
+
+static const char *
+json_type_description (JsonNode *node)
+{
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      return _("an object");
+    case JSON_NODE_ARRAY:
+      return _("a list");
+    case JSON_NODE_NULL:
+      return _("null");
+    case JSON_NODE_VALUE:
+    default:
+      switch (json_node_get_value_type (node))
+        {
+        case G_TYPE_STRING:
+          return _("a string");
+        case G_TYPE_BOOLEAN:
+          return _("a boolean");
+        default:
+          return _("a number");
+        }
+    }
+}
+
+static gboolean
+load_string_member (JsonObject  *root,
+                    const char  *key,
+                    char       **out,
+                    const char  *source_name,
+                    GError     **error)
+{
+  JsonNode *node = json_object_get_member (root, key);
+
+  if (node == NULL)
+    return TRUE;
+
+  if (!node_holds_string (node))
+    {
+      set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                         _("key “%s”: is %s, not a string"),
+                         key, json_type_description (node));
+      return FALSE;
+    }
+
+  *out = g_strdup (json_node_get_string (node));
+  return TRUE;
+}
+
+static gboolean
+load_patterns (JsonObject  *root,
+               const char  *key,
+               GPtrArray   *into,
+               const char  *source_name,
+               GError     **error)
+{
+  g_autoptr(GHashTable) seen = NULL;
+  JsonNode *node = json_object_get_member (root, key);
+  JsonArray *array;
+  guint n;
+
+  if (node == NULL)
+    return TRUE;
+
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    {
+      set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                         _("key “%s”: is %s, not a list of patterns (an array of strings)"),
+                         key, json_type_description (node));
+      return FALSE;
+    }
+
+  array = json_node_get_array (node);
+  n = json_array_get_length (array);
+  seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GError) local_error = NULL;
+      JsonNode *element = json_array_get_element (array, i);
+      const char *pattern;
+
+      if (!node_holds_string (element))
+        {
+          set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                             _("key “%s”: item %u is not a string (it is %s)"),
+                             key, i + 1, json_type_description (element));
+          return FALSE;
+        }
+
+      pattern = json_node_get_string (element);
+      if (!warden_pattern_validate (pattern, &local_error))
+        {
+          set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                             _("key “%s”: item %u is not a valid pattern: %s"),
+                             key, i + 1, local_error->message);
+          return FALSE;
+        }
+
+      /* Duplicates change nothing, so they go quietly. */
+      if (g_hash_table_add (seen, (gpointer) pattern))
+        g_ptr_array_add (into, g_strdup (pattern));
+    }
+
+  return TRUE;
+}
+
+WardenProfile *
+warden_profile_new_from_data (const char  *id,
+                              const char  *data,
+                              gssize       length,
+                              const char  *source_name,
+                              GError     **error)
+{
+  g_autoptr(WardenProfile) self = NULL;
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *nul_key = NULL;
+  g_autofree char *mode_string = NULL;
+  JsonObjectIter iter;
+  const char *member_name;
+  JsonNode *member;
+  JsonObject *object;
+  JsonNode *root;
+  JsonNode *node;
+  guint nul_item;
+
+  g_return_val_if_fail (id != NULL, NULL);
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (source_name == NULL)
+    source_name = id;
+
+  /* Any file can be read, whatever its name; only the store insists on a
+   * valid id (see warden_profile_id_is_valid()). */
+  if (id[0] == '\0')
+    {
+      set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                         _("has no profile id; name the file after the profile, "
+                           "like “my-profile.json”"));
+      return NULL;
+    }
+
+  if (data == NULL)
+    data = "";
+  if (length < 0)
+    length = strlen (data);
+
+  if (memchr (data, '\0', length) != NULL)
+    {
+      set_profile_error (error, WARDEN_POLICY_ERROR_PARSE, source_name,
+                         _("is not valid JSON: it contains a NUL byte"));
+      return NULL;
+    }
+
+  parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, data, length, &local_error))
+    {
+      set_profile_error (error, WARDEN_POLICY_ERROR_PARSE, source_name,
+                         _("is not valid JSON: %s"), local_error->message);
+      return NULL;
+    }
+
+  root = json_parser_get_root (parser);
+  if (root == NULL)
+    {
+      set_profile_error (error, WARDEN_POLICY_ERROR_PARSE, source_name,
+                         _("is empty; a profile is a JSON object"));
+      return NULL;
+    }
+
+  if (!JSON_NODE_HOLDS_OBJECT (root))
+    {
+      set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                         _("is %s, not a JSON object"), json_type_description (root));
+      return NULL;
+    }
+
+  if (find_escaped_nul (data, length, &nul_key, &nul_item))
+    {
+      if (nul_key != NULL && nul_item > 0)
+        set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                           _("key “%s”: item %u contains a NUL character (\\u0000)"),
+                           nul_key, nul_item);
+      else if (nul_key != NULL)
+        set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                           _("key “%s”: contains a NUL character (\\u0000)"), nul_key);
+      else
+        set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                           _("a key contains a NUL character (\\u0000)"));
+      return NULL;
+    }
+
+  object = json_node_get_object (root);
+  self = g_object_new (WARDEN_TYPE_PROFILE,
+                       "id", id,
+                       NULL);
+
+  node = json_object_get_member (object, "version");
+  if (node != NULL)
+    {
+      gint64 version;
+
+      if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
+        {
+          set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                             _("key “version”: is %s, not the number %d"),
+                             json_type_description (node), PROFILE_VERSION);
+          return NULL;
+        }
+
+      version = json_node_get_int (node);
+      if (version > PROFILE_VERSION)
+        {
+          set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                             _("key “version”: the profile was written by a newer version of "
+                               "Warden (profile version %" G_GINT64_FORMAT ", this Warden "
+                               "reads version %d); update Warden to use it"),
+                             version, PROFILE_VERSION);
+          return NULL;
+        }
+      if (version < PROFILE_VERSION)
+        {
+          set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                             _("key “version”: %" G_GINT64_FORMAT " is not a profile "
+                               "version; it must be %d"),
+                             version, PROFILE_VERSION);
+          return NULL;
+        }
+    }
+
+  if (!load_string_member (object, "name", &self->name, source_name, error) ||
+      !load_string_member (object, "description", &self->description, source_name, error) ||
+      !load_string_member (object, "mode", &mode_string, source_name, error))
+    return NULL;
+
+  if (self->name != NULL && self->name[0] == '\0')
+    {
+      set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                         _("key “name”: is empty; give the profile a name or leave the key "
+                           "out to use its id"));
+      return NULL;
+    }
+
+  if (mode_string != NULL && !warden_mode_from_string (mode_string, &self->mode))
+    {
+      set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                         _("key “mode”: “%s” is not a mode; use “%s”, “%s” or “%s”"),
+                         mode_string,
+                         warden_mode_to_string (WARDEN_MODE_ALLOWLIST),
+                         warden_mode_to_string (WARDEN_MODE_APPROVAL_ALWAYS),
+                         warden_mode_to_string (WARDEN_MODE_ALLOW_ALWAYS));
+      return NULL;
+    }
+
+  if (!load_patterns (object, "allow", self->allow, source_name, error) ||
+      !load_patterns (object, "deny", self->deny, source_name, error))
+    return NULL;
+
+  json_object_iter_init_ordered (&iter, object);
+  while (json_object_iter_next_ordered (&iter, &member_name, &member))
+    {
+      if (!g_strv_contains (known_keys, member_name))
+        json_object_set_member (self->unknown, member_name, json_node_deep_copy (member));
+    }
+
+  return g_steal_pointer (&self);
+}
+
+WardenProfile *
+warden_profile_new_from_file (GFile   *file,
+                              GError **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *raw_basename = NULL;
+  g_autofree char *basename = NULL;
+  g_autofree char *source_name = NULL;
+  g_autofree char *contents = NULL;
+  gsize length;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  source_name = g_file_get_parse_name (file);
+  raw_basename = g_file_get_basename (file);
+  basename = g_utf8_make_valid (raw_basename, -1);
+
+  if (g_str_has_suffix (basename, ".json"))
+    basename[strlen (basename) - strlen (".json")] = '\0';
+
+  if (!g_file_load_contents (file, NULL, &contents, &length, NULL, &local_error))
+    {
+      int code = g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)
+                   ? WARDEN_POLICY_ERROR_NOT_FOUND
+                   : WARDEN_POLICY_ERROR_IO;
+
+      g_set_error (error, WARDEN_POLICY_ERROR, code,
+                   _("Could not read profile “%s”: %s"), source_name, local_error->message);
+      return NULL;
+    }
+
+  return warden_profile_new_from_data (basename, contents, length, source_name, error);
+}
+
+WardenProfile *
+warden_profile_new_builtin (const char  *id,
+                            GError     **error)
+{
+  g_autoptr(WardenProfile) self = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *source_name = NULL;
+
+  g_return_val_if_fail (id != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!warden_profile_id_is_valid (id))
+    {
+      set_invalid_id_error (error, id);
+      return NULL;
+    }
+
+  path = g_strconcat (BUILTIN_PATH_PREFIX, id, ".json", NULL);
+  bytes = g_resource_lookup_data (warden_get_resource (), path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  if (bytes == NULL)
+    {
+      g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_NOT_FOUND,
+                   _("There is no built-in profile “%s”"), id);
+      return NULL;
+    }
+
+  source_name = g_strconcat ("resource://", path, NULL);
+  self = warden_profile_new_from_data (id,
+                                       g_bytes_get_data (bytes, NULL),
+                                       g_bytes_get_size (bytes),
+                                       source_name,
+                                       error);
+  if (self == NULL)
+    return NULL;
+
+  self->builtin = TRUE;
+
+  return g_steal_pointer (&self);
+}
+
+WardenProfile *
+warden_profile_copy (WardenProfile *self,
+                     const char    *new_id)
+{
+  WardenProfile *copy;
+  JsonObjectIter iter;
+  const char *member_name;
+  JsonNode *member;
+
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), NULL);
+  g_return_val_if_fail (warden_profile_id_is_valid (new_id), NULL);
+
+  copy = warden_profile_new (new_id);
+  copy->name = g_strdup (self->name);
+  copy->description = g_strdup (self->description);
+  copy->mode = self->mode;
+
+  for (guint i = 0; i < self->allow->len; i++)
+    g_ptr_array_add (copy->allow, g_strdup (g_ptr_array_index (self->allow, i)));
+  for (guint i = 0; i < self->deny->len; i++)
+    g_ptr_array_add (copy->deny, g_strdup (g_ptr_array_index (self->deny, i)));
+
+  json_object_iter_init_ordered (&iter, self->unknown);
+  while (json_object_iter_next_ordered (&iter, &member_name, &member))
+    json_object_set_member (copy->unknown, member_name, json_node_deep_copy (member));
+
+  return copy;
+}
+
+static JsonNode *
+pattern_array_to_node (GPtrArray *array)
+{
+  JsonArray *json_array = json_array_sized_new (array->len);
+  JsonNode *node;
+
+  for (guint i = 0; i < array->len; i++)
+    json_array_add_string_element (json_array, g_ptr_array_index (array, i));
+
+  node = json_node_init_array (json_node_alloc (), json_array);
+  json_array_unref (json_array);
+
+  return node;
+}
+
+char *
+warden_profile_to_data (WardenProfile *self,
+                        gsize         *length)
+{
+  g_autoptr(JsonGenerator) generator = NULL;
+  g_autoptr(JsonObject) object = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *json = NULL;
+  JsonObjectIter iter;
+  const char *member_name;
+  JsonNode *member;
+  gsize json_length;
+  char *data;
+
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), NULL);
+
+  /* The known keys in a fixed order, then the unknown ones as they came. */
+  object = json_object_new ();
+  json_object_set_int_member (object, "version", PROFILE_VERSION);
+  json_object_set_string_member (object, "name", warden_profile_get_name (self));
+  if (self->description != NULL)
+    json_object_set_string_member (object, "description", self->description);
+  json_object_set_string_member (object, "mode", warden_mode_to_string (self->mode));
+  json_object_set_member (object, "allow", pattern_array_to_node (self->allow));
+  json_object_set_member (object, "deny", pattern_array_to_node (self->deny));
+
+  json_object_iter_init_ordered (&iter, self->unknown);
+  while (json_object_iter_next_ordered (&iter, &member_name, &member))
+    json_object_set_member (object, member_name, json_node_copy (member));
+
+  root = json_node_init_object (json_node_alloc (), object);
+
+  generator = json_generator_new ();
+  json_generator_set_pretty (generator, TRUE);
+  json_generator_set_indent (generator, 2);
+  json_generator_set_root (generator, root);
+  json = json_generator_to_data (generator, &json_length);
+
+  data = g_malloc (json_length + 2);
+  memcpy (data, json, json_length);
+  data[json_length] = '\n';
+  data[json_length + 1] = '\0';
+
+  if (length != NULL)
+    *length = json_length + 1;
+
+  return data;
+}
+
+static void
+sync_directory (const char *dir)
+{
+  int fd = g_open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+
+  /* Makes the rename itself durable; where that cannot be done the file is
+   * still consistent, so failing here is not an error. */
+  if (fd >= 0)
+    {
+      fsync (fd);
+      g_close (fd, NULL);
+    }
+}
+
+static void
+set_save_error (GError     **error,
+                const char  *path,
+                const char  *what)
+{
+  g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_IO,
+               _("Could not save profile “%s”: %s. Check that the folder is writable and the "
+                 "disk is not full, then save again; the file there is unchanged"),
+               path, what);
+}
+
+/* Each step leaves a complete file at @path: the old one is copied to
+ * "@path.bak" through a temporary file and a rename, then the new one
+ * replaces @path the same way. */
+static gboolean
+write_file_with_backup (const char  *path,
+                        const char  *data,
+                        gsize        length,
+                        GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *dir = g_path_get_dirname (path);
+  int mode = 0600;
+  GStatBuf st;
+
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      int saved_errno = errno;
+      g_autofree char *what = g_strdup_printf (_("could not create the folder “%s”: %s"),
+                                               dir, g_strerror (saved_errno));
+
+      set_save_error (error, path, what);
+      return FALSE;
+    }
+
+  if (g_stat (path, &st) == 0)
+    {
+      g_autofree char *backup = g_strconcat (path, ".bak", NULL);
+      g_autofree char *old = NULL;
+      gsize old_length;
+
+      mode = st.st_mode & 0777;
+
+      if (!g_file_get_contents (path, &old, &old_length, &local_error) ||
+          !g_file_set_contents_full (backup, old, old_length,
+                                     G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                     mode, &local_error))
+        {
+          g_autofree char *what = g_strdup_printf (_("could not keep the previous version as "
+                                                     "“%s”: %s"),
+                                                   backup, local_error->message);
+
+          set_save_error (error, path, what);
+          return FALSE;
+        }
+    }
+  else if (errno != ENOENT)
+    {
+      int saved_errno = errno;
+
+      set_save_error (error, path, g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  if (!g_file_set_contents_full (path, data, length,
+                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                 mode, &local_error))
+    {
+      set_save_error (error, path, local_error->message);
+      return FALSE;
+    }
+
+  sync_directory (dir);
+
+  return TRUE;
+}
+
+gboolean
+warden_profile_save_to_file (WardenProfile  *self,
+                             GFile          *file,
+                             GError        **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *data = NULL;
+  gsize length;
+
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* Built-in profiles may be written out (exported) like any other; it is
+   * the store that refuses to take them in as user profiles. */
+  path = g_file_get_path (file);
+  if (path == NULL)
+    {
+      g_autofree char *uri = g_file_get_uri (file);
+
+      g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_IO,
+                   _("Could not save profile “%s”: profiles can only be saved to local "
+                     "files"),
+                   uri);
+      return FALSE;
+    }
+
+  data = warden_profile_to_data (self, &length);
+
+  return write_file_with_backup (path, data, length, error);
+}
+
+const char *
+warden_profile_get_id (WardenProfile *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), NULL);
+
+  return self->id;
+}
+
+const char *
+warden_profile_get_name (WardenProfile *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), NULL);
+
+  return self->name != NULL ? self->name : self->id;
+}
+
+/* NULL or "" gives the profile its id as a name again. */
+void
+warden_profile_set_name (WardenProfile *self,
+                         const char    *name)
+{
+  g_return_if_fail (WARDEN_IS_PROFILE (self));
+
+  if (name != NULL && name[0] == '\0')
+    name = NULL;
+
+  if (g_strcmp0 (self->name, name) == 0)
+    return;
+
+  g_free (self->name);
+  self->name = g_strdup (name);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NAME]);
+}
+
+const char *
+warden_profile_get_description (WardenProfile *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), NULL);
+
+  return self->description != NULL ? self->description : "";
+}
+
+void
+warden_profile_set_description (WardenProfile *self,
+                                const char    *description)
+{
+  g_return_if_fail (WARDEN_IS_PROFILE (self));
+
+  if (g_strcmp0 (self->description, description) == 0)
+    return;
+
+  g_free (self->description);
+  self->description = g_strdup (description);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DESCRIPTION]);
+}
+
+WardenMode
+warden_profile_get_mode (WardenProfile *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), WARDEN_MODE_ALLOWLIST);
+
+  return self->mode;
+}
+
+void
+warden_profile_set_mode (WardenProfile *self,
+                         WardenMode     mode)
+{
+  g_return_if_fail (WARDEN_IS_PROFILE (self));
+  g_return_if_fail (mode >= WARDEN_MODE_ALLOWLIST && mode <= WARDEN_MODE_ALLOW_ALWAYS);
+
+  if (self->mode == mode)
+    return;
+
+  self->mode = mode;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODE]);
+}
+
+const char * const *
+warden_profile_get_allow (WardenProfile *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), NULL);
+
+  return pattern_array_peek (self->allow);
+}
+
+const char * const *
+warden_profile_get_deny (WardenProfile *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), NULL);
+
+  return pattern_array_peek (self->deny);
+}
+
+static gboolean
+add_pattern (WardenProfile  *self,
+             GPtrArray      *array,
+             GParamSpec     *pspec,
+             const char     *pattern,
+             GError        **error)
+{
+  g_return_val_if_fail (pattern != NULL, FALSE);
+
+  if (!warden_pattern_validate (pattern, error))
+    return FALSE;
+
+  if (pattern_array_contains (array, pattern, NULL))
+    return TRUE;
+
+  g_ptr_array_add (array, g_strdup (pattern));
+  g_object_notify_by_pspec (G_OBJECT (self), pspec);
+
+  return TRUE;
+}
+
+static gboolean
+remove_pattern (WardenProfile *self,
+                GPtrArray     *array,
+                GParamSpec    *pspec,
+                const char    *pattern)
+{
+  guint index;
+
+  if (pattern == NULL || !pattern_array_contains (array, pattern, &index))
+    return FALSE;
+
+  g_ptr_array_remove_index (array, index);
+  g_object_notify_by_pspec (G_OBJECT (self), pspec);
+
+  return TRUE;
+}
+
+gboolean
+warden_profile_add_allow (WardenProfile  *self,
+                          const char     *pattern,
+                          GError        **error)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return add_pattern (self, self->allow, properties[PROP_ALLOW], pattern, error);
+}
+
+gboolean
+warden_profile_add_deny (WardenProfile  *self,
+                         const char     *pattern,
+                         GError        **error)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return add_pattern (self, self->deny, properties[PROP_DENY], pattern, error);
+}
+
+gboolean
+warden_profile_remove_allow (WardenProfile *self,
+                             const char    *pattern)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
+
+  return remove_pattern (self, self->allow, properties[PROP_ALLOW], pattern);
+}
+
+gboolean
+warden_profile_remove_deny (WardenProfile *self,
+                            const char    *pattern)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
+
+  return remove_pattern (self, self->deny, properties[PROP_DENY], pattern);
+}
+
+gboolean
+warden_profile_get_builtin (WardenProfile *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
+
+  return self->builtin;
+}

@@ -1,0 +1,78 @@
+/* warden-profile.h: an allowlist profile, loaded from and saved to JSON
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "warden-policy-types.h"
+
+G_BEGIN_DECLS
+
+#define WARDEN_TYPE_PROFILE (warden_profile_get_type ())
+
+G_DECLARE_FINAL_TYPE (WardenProfile, warden_profile, WARDEN, PROFILE, GObject)
+
+/* A profile id names its file: [a-z0-9][a-z0-9._-]*, at most 64 bytes. */
+gboolean            warden_profile_id_is_valid       (const char     *id);
+
+WardenProfile      *warden_profile_new               (const char     *id);
+/* @source_name names the file in error messages. Fails (never half-loads) on
+ * malformed JSON or a wrong key, with a message naming @source_name, the key
+ * and what is wrong. Keys it does not know are kept for warden_profile_to_data(). */
+WardenProfile      *warden_profile_new_from_data     (const char     *id,
+                                                      const char     *data,
+                                                      gssize          length,
+                                                      const char     *source_name,
+                                                      GError        **error);
+/* The id is the file's basename without ".json"; it need not be a valid id
+ * (the store refuses to save a profile whose id is not). */
+WardenProfile      *warden_profile_new_from_file     (GFile          *file,
+                                                      GError        **error);
+/* A built-in profile, from the GResource; NOT_FOUND if there is none. */
+WardenProfile      *warden_profile_new_builtin       (const char     *id,
+                                                      GError        **error);
+/* A writable copy (of a built-in profile, say) under a new id. */
+WardenProfile      *warden_profile_copy              (WardenProfile  *self,
+                                                      const char     *new_id);
+/* Pretty-printed JSON with a trailing newline; unknown keys kept. */
+char               *warden_profile_to_data           (WardenProfile  *self,
+                                                      gsize          *length);
+/* Atomic: writes a temporary file and renames it over @file; the previous
+ * content of @file, if any, is kept as "@file.bak". */
+gboolean            warden_profile_save_to_file      (WardenProfile  *self,
+                                                      GFile          *file,
+                                                      GError        **error);
+
+const char         *warden_profile_get_id            (WardenProfile  *self);
+const char         *warden_profile_get_name          (WardenProfile  *self);
+void                warden_profile_set_name          (WardenProfile  *self,
+                                                      const char     *name);
+const char         *warden_profile_get_description   (WardenProfile  *self);
+void                warden_profile_set_description   (WardenProfile  *self,
+                                                      const char     *description);
+WardenMode          warden_profile_get_mode          (WardenProfile  *self);
+void                warden_profile_set_mode          (WardenProfile  *self,
+                                                      WardenMode      mode);
+const char * const *warden_profile_get_allow         (WardenProfile  *self);
+const char * const *warden_profile_get_deny          (WardenProfile  *self);
+/* Returns FALSE and sets @error for an invalid pattern; adding a pattern
+ * that is there already is not an error and changes nothing. */
+gboolean            warden_profile_add_allow         (WardenProfile  *self,
+                                                      const char     *pattern,
+                                                      GError        **error);
+gboolean            warden_profile_add_deny          (WardenProfile  *self,
+                                                      const char     *pattern,
+                                                      GError        **error);
+gboolean            warden_profile_remove_allow      (WardenProfile  *self,
+                                                      const char     *pattern);
+gboolean            warden_profile_remove_deny       (WardenProfile  *self,
+                                                      const char     *pattern);
+/* Built-in profiles come from the GResource; the store refuses to save them
+ * (warden_profile_save_to_file() can still export one). */
+gboolean            warden_profile_get_builtin       (WardenProfile  *self);
+
+G_END_DECLS
