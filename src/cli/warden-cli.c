@@ -1,0 +1,95 @@
+/* warden-cli.c: the terminal front end and tools
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "warden-cli.h"
+
+#include "policy/warden-profile-store.h"
+
+static const char usage[] =
+  "Usage:\n"
+  "  warden-cli policy check [--profile ID|FILE] [--mode MODE] [--allow PATTERN]...\n"
+  "                          [--deny PATTERN]... [--workspace DIR] [--cwd DIR]\n"
+  "                          [--env NAME=VALUE]... [--json] (--stdin | -- COMMAND)\n"
+  "  warden-cli policy suggest [--profile ID|FILE] [--allow PATTERN]... (--stdin | -- COMMAND)\n"
+  "  warden-cli policy bench [--profile ID|FILE] [--allow PATTERN]... [--rounds N] < COMMANDS\n"
+  "  warden-cli profile list\n"
+  "  warden-cli profile show ID\n"
+  "  warden-cli profile validate FILE\n"
+  "  warden-cli profile import [--id ID] [--force] FILE\n"
+  "  warden-cli profile export ID FILE\n"
+  "  warden-cli profile import-claude [--id ID] [--force] FILE\n"
+  "\n"
+  "policy check exits with 0 (allow), 10 (ask), 20 (deny) or 2 (usage or profile error).\n"
+  "MODE is allowlist, approval-always or allow-always. Patterns are globs where only *\n"
+  "is special, matched against each simple command of the line; see docs/policy.md.\n";
+
+void
+warden_cli_error (const char *format,
+                  ...)
+{
+  g_autofree char *msg = NULL;
+  va_list args;
+
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  fprintf (stderr, "warden-cli: %s\n", msg);
+}
+
+WardenProfile *
+warden_cli_load_profile (const char  *spec,
+                         GError     **error)
+{
+  if (strchr (spec, '/') != NULL || g_str_has_suffix (spec, ".json"))
+    {
+      g_autoptr(GFile) file = g_file_new_for_commandline_arg (spec);
+
+      return warden_profile_new_from_file (file, error);
+    }
+  else
+    {
+      g_autoptr(WardenProfileStore) store = warden_profile_store_new (NULL);
+
+      return warden_profile_store_lookup (store, spec, error);
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+  g_set_prgname ("warden-cli");
+
+  if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 ||
+      strcmp (argv[1], "help") == 0)
+    {
+      fputs (usage, argc < 2 ? stderr : stdout);
+      return argc < 2 ? WARDEN_CLI_EXIT_USAGE : 0;
+    }
+  if (strcmp (argv[1], "--version") == 0)
+    {
+      printf ("warden-cli %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+  if (strcmp (argv[1], "policy") == 0)
+    return warden_cli_policy (argc - 1, argv + 1);
+  if (strcmp (argv[1], "profile") == 0)
+    return warden_cli_profile (argc - 1, argv + 1);
+
+  warden_cli_error ("unknown command “%s”; see warden-cli --help", argv[1]);
+  return WARDEN_CLI_EXIT_USAGE;
+}
