@@ -1,0 +1,167 @@
+/* test-pattern.c: glob patterns and pattern sets
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "policy/warden-pattern.h"
+#include "policy/warden-policy-types.h"
+
+typedef struct
+{
+  const char *pattern;
+  const char *text;
+  gboolean    match;
+} MatchCase;
+
+/* The seed's glob: '*' is any run, everything else literal, anchored. */
+static const MatchCase match_cases[] = {
+  { "ls *", "ls -la", TRUE },
+  { "ls *", "ls", FALSE },
+  { "ls", "ls", TRUE },
+  { "ls", "ls -la", FALSE },
+  { "ls *", "ls ", TRUE },
+  { "node *", "node app.js", TRUE },
+  { "node *", "node_modules/.bin/x", FALSE },
+  { "*", "anything at all; really", TRUE },
+  { "*", "", TRUE },
+  { "git status", "git status", TRUE },
+  { "git status", "git  status", FALSE },
+  { "npm run test *", "npm run test --watch", TRUE },
+  { "npm run test *", "npm run test", FALSE },
+  { "npm run test *", "npm run tests x", FALSE },
+  { "*.py", "python3 x.py", TRUE },
+  { "rm -rf /*", "rm -rf /", TRUE },
+  { "rm -rf /*", "rm -rf /home/me", TRUE },
+  { "rm -rf /*", "rm -rf ./build", FALSE },
+  { "a*b*c", "abc", TRUE },
+  { "a*b*c", "a-b-x-c", TRUE },
+  { "a*b*c", "a-c-b", FALSE },
+  { "**", "x", TRUE },
+  { "?", "?", TRUE },
+  { "?", "x", FALSE },
+  { "[ab]", "a", FALSE },
+  { "[ab]", "[ab]", TRUE },
+  { "git log *", "git log --oneline -5", TRUE },
+  { "echo *", "echo", FALSE },
+  { "LS *", "ls x", FALSE },
+  { "cat *", "cat\ta", FALSE },
+  { "x*", "xyz", TRUE },
+  { "*z", "xyz", TRUE },
+  { "*y*", "xyz", TRUE },
+  { "*q*", "xyz", FALSE },
+};
+
+static void
+test_match (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (match_cases); i++)
+    {
+      const MatchCase *c = &match_cases[i];
+      gboolean got = warden_pattern_match (c->pattern, c->text, strlen (c->text));
+
+      if (got != c->match)
+        g_error ("pattern “%s” on “%s”: expected %s", c->pattern, c->text,
+                 c->match ? "a match" : "no match");
+      /* Without holes, "some filling" and "every filling" agree. */
+      g_assert_cmpint (warden_pattern_match_any (c->pattern, c->text, strlen (c->text)), ==, got);
+    }
+}
+
+/* A hole is text the sandbox fills in later (xargs arguments, find's {}). */
+static void
+test_holes (void)
+{
+  const char *rm_hole = "rm \001";        /* xargs rm */
+  const char *rm_rf_hole = "rm -rf \001";  /* find -exec rm -rf {} */
+
+  /* Allow needs every filling to match. */
+  g_assert_true (warden_pattern_match ("rm *", rm_hole, strlen (rm_hole)));
+  g_assert_false (warden_pattern_match ("rm", rm_hole, strlen (rm_hole)));
+  g_assert_false (warden_pattern_match ("rm x", rm_hole, strlen (rm_hole)));
+  g_assert_false (warden_pattern_match ("rm * *", rm_hole, strlen (rm_hole)));
+  g_assert_true (warden_pattern_match ("*", rm_hole, strlen (rm_hole)));
+  g_assert_false (warden_pattern_match ("rm *.txt", rm_hole, strlen (rm_hole)));
+
+  /* Deny needs one filling to match. */
+  g_assert_true (warden_pattern_match_any ("rm -rf /*", rm_rf_hole, strlen (rm_rf_hole)));
+  g_assert_true (warden_pattern_match_any ("rm -rf *", rm_rf_hole, strlen (rm_rf_hole)));
+  g_assert_true (warden_pattern_match_any ("rm -rf /home", rm_rf_hole, strlen (rm_rf_hole)));
+  g_assert_true (warden_pattern_match_any ("rm x", rm_hole, strlen (rm_hole)));
+  g_assert_false (warden_pattern_match_any ("rmdir *", rm_hole, strlen (rm_hole)));
+  g_assert_false (warden_pattern_match_any ("rm -f *", rm_rf_hole, strlen (rm_rf_hole)));
+  g_assert_false (warden_pattern_match_any ("rm", rm_hole, strlen (rm_hole)));
+}
+
+static void
+test_validate (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *long_pattern = g_strnfill (WARDEN_PATTERN_MAX_LENGTH + 1, 'a');
+
+  g_assert_true (warden_pattern_validate ("npm run test *", NULL));
+  g_assert_true (warden_pattern_validate ("*", NULL));
+  g_assert_true (warden_pattern_validate ("écho *", NULL));
+
+  g_assert_false (warden_pattern_validate ("", &error));
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (warden_pattern_validate ("ls\001", &error));
+  g_assert_nonnull (strstr (error->message, "control character"));
+  g_clear_error (&error);
+  g_assert_false (warden_pattern_validate ("ls\n", NULL));
+  g_assert_false (warden_pattern_validate ("ls \xff", NULL));
+  g_assert_false (warden_pattern_validate (long_pattern, NULL));
+}
+
+static void
+test_set_order_and_index (void)
+{
+  g_autoptr(WardenPatternSet) set = warden_pattern_set_new ();
+  const char *text = "git status --short";
+
+  warden_pattern_set_add (set, "ls");
+  warden_pattern_set_add (set, "git st*");     /* first word holds no star: indexed */
+  warden_pattern_set_add (set, "*--short");    /* unindexed */
+  warden_pattern_set_add (set, "git status *");
+  warden_pattern_set_add (set, "gi* *");
+
+  g_assert_cmpuint (warden_pattern_set_get_size (set), ==, 5);
+  /* The first pattern added wins, wherever it is kept. */
+  g_assert_cmpstr (warden_pattern_set_lookup (set, text, strlen (text), FALSE), ==, "git st*");
+  g_assert_cmpstr (warden_pattern_set_lookup (set, "ls", 2, FALSE), ==, "ls");
+  g_assert_null (warden_pattern_set_lookup (set, "lsblk", 5, FALSE));
+  g_assert_cmpstr (warden_pattern_set_lookup (set, "gist x", 6, FALSE), ==, "gi* *");
+  g_assert_null (warden_pattern_set_lookup (set, "cat x", 5, FALSE));
+}
+
+static void
+test_set_long_first_word (void)
+{
+  g_autoptr(WardenPatternSet) set = warden_pattern_set_new ();
+  g_autofree char *word = g_strnfill (300, 'x');
+  g_autofree char *pattern = g_strconcat (word, " *", NULL);
+  g_autofree char *text = g_strconcat (word, " arg", NULL);
+
+  warden_pattern_set_add (set, pattern);
+  g_assert_cmpstr (warden_pattern_set_lookup (set, text, strlen (text), FALSE), ==, pattern);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/policy/pattern/match", test_match);
+  g_test_add_func ("/policy/pattern/holes", test_holes);
+  g_test_add_func ("/policy/pattern/validate", test_validate);
+  g_test_add_func ("/policy/pattern/set-order-and-index", test_set_order_and_index);
+  g_test_add_func ("/policy/pattern/set-long-first-word", test_set_long_first_word);
+
+  return g_test_run ();
+}

@@ -1,0 +1,1591 @@
+/* test-policy.c: the decisions of the policy engine, row by row against POLICY.md
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
+#include "policy/warden-policy.h"
+
+/* What a row expects. NOT_ALLOWED is for the few lines where both ask and deny
+ * keep the promise and the spec does not pick one: only allow is wrong. */
+enum
+{
+  ALLOWS = 1,
+  ASKS,
+  DENIES,
+  NOT_ALLOWED,
+};
+
+#define TOP    WARDEN_ORIGIN_TOP_LEVEL
+#define SUB    WARDEN_ORIGIN_SUBSTITUTION
+#define PSUB   WARDEN_ORIGIN_PROCESS_SUBSTITUTION
+#define WRAP   WARDEN_ORIGIN_WRAPPER
+#define SCRIPT WARDEN_ORIGIN_SCRIPT
+#define REDIR  WARDEN_ORIGIN_REDIRECTION
+
+#define S(...) ((const char * const []) { __VA_ARGS__, NULL })
+#define O(...) ((const int []) { __VA_ARGS__, -1 })
+/* An empty list: no patterns, or "no suggestions at all". */
+#define NONE   ((const char * const []) { NULL })
+#define ANY    S ("*")
+
+#define ALLOWLIST       WARDEN_MODE_ALLOWLIST
+#define APPROVAL_ALWAYS WARDEN_MODE_APPROVAL_ALWAYS
+#define ALLOW_ALWAYS    WARDEN_MODE_ALLOW_ALWAYS
+
+/* The profile most rows use (allow = NULL, deny = NULL): the seed's Node.js
+ * profile plus a few everyday commands. */
+static const char * const std_allow[] = {
+  "ls", "ls *", "cat *", "echo *", "node *", "git status", "grep *", "true", "test *", "wc *",
+  NULL
+};
+static const char * const std_deny[] = { "rm -rf /*", "git push *", NULL };
+
+typedef struct
+{
+  const char         *path;        /* under /policy/decision/ */
+  const char         *command;
+  int                 expect;
+  WardenMode          mode;
+  const char * const *allow;       /* NULL: std_allow; NONE: no patterns */
+  const char * const *deny;        /* NULL: std_deny; NONE: no patterns */
+  const char * const *parts;       /* the texts of all parts, in order; NULL: not checked */
+  const int          *origins;     /* their origins, -1 terminated; NULL: not checked */
+  const char * const *suggestions; /* the suggestions in any order; NONE: none; NULL: not checked */
+  const char         *workspace;   /* the context; all NULL: no context is passed */
+  const char         *cwd;
+  const char * const *env;
+  gboolean            use_length;  /* pass @length instead of -1 */
+  gssize              length;
+} Row;
+
+static const Row rows[] = {
+  /* ---- Patterns: seed-compatible globs, anchored, matched per simple command ---- */
+  { "patterns/exact", "ls", ALLOWS, .allow = S ("ls"), .parts = S ("ls") },
+  { "patterns/star-needs-the-space", "ls", ASKS, .allow = S ("ls *"), .suggestions = S ("ls") },
+  { "patterns/exact-refuses-arguments", "ls -la", ASKS, .allow = S ("ls"),
+    .suggestions = S ("ls *") },
+  { "patterns/star-takes-arguments", "ls -la /tmp", ALLOWS, .allow = S ("ls *") },
+  { "patterns/star-spans-spaces", "echo a b  c", ALLOWS, .allow = S ("echo *"),
+    .parts = S ("echo a b c") },
+  { "patterns/node-star-not-node-modules", "node_modules/.bin/x", ASKS, .allow = S ("node *") },
+  { "patterns/node-star-not-bare-node", "cat f | node", ASKS, .allow = S ("node *", "cat *"),
+    .parts = S ("cat f", "node") },
+  { "patterns/star-alone-matches-everything", "rm -r build && curl -s x | tar x", ALLOWS,
+    .allow = ANY, .deny = NONE },
+  { "patterns/star-alone-still-denied", "rm -rf /", DENIES, .allow = ANY },
+  { "patterns/anchored-at-start", "ls -l", ASKS, .allow = S ("s -l") },
+  { "patterns/anchored-at-end", "ls -la", ASKS, .allow = S ("ls -l") },
+  { "patterns/star-in-the-middle", "git push --dry-run", ALLOWS, .allow = S ("git * --dry-run"),
+    .deny = NONE },
+  { "patterns/star-in-the-middle-anchored", "git push --dry-run --force", ASKS,
+    .allow = S ("git * --dry-run"), .deny = NONE },
+  { "patterns/two-stars", "npm run test", ALLOWS, .allow = S ("*test*") },
+  { "patterns/question-mark-is-literal", "ls a", ASKS, .allow = S ("ls ?") },
+  { "patterns/question-mark-matches-itself", "ls '?'", ALLOWS, .allow = S ("ls ?"),
+    .parts = S ("ls ?") },
+  { "patterns/bracket-is-literal", "echo a", ASKS, .allow = S ("echo [a]") },
+  { "patterns/bracket-matches-itself", "echo '[a]'", ALLOWS, .allow = S ("echo [a]") },
+  { "patterns/backslash-is-literal", "echo x", ASKS, .allow = S ("echo \\*") },
+  { "patterns/backslash-matches-itself", "echo '\\x'", ALLOWS, .allow = S ("echo \\*"),
+    .parts = S ("echo \\x") },
+  { "patterns/case-sensitive", "LS", ASKS, .allow = S ("ls") },
+  { "patterns/no-patterns", "ls", ASKS, .allow = NONE, .deny = NONE, .suggestions = S ("ls") },
+  { "patterns/any-of-several", "cat x", ALLOWS, .allow = S ("ls", "cat *"), .parts = S ("cat x") },
+  { "patterns/trailing-blank-is-no-word", "ls ", ASKS, .allow = S ("ls *"), .parts = S ("ls") },
+  /* A pattern never sees the whole line. */
+  { "patterns/not-against-the-line", "ls; echo hi", ASKS, .allow = S ("ls; echo hi"),
+    .parts = S ("ls", "echo hi") },
+  { "patterns/prefix-star-not-against-the-line", "ls; rm x", ASKS, .allow = S ("ls*"),
+    .parts = S ("ls", "rm x") },
+
+  /* ---- The text of a simple command ---- */
+  { "text/quote-removal", "git  'status'", ALLOWS, .allow = S ("git status"),
+    .parts = S ("git status") },
+  { "text/double-quotes", "git \"status\"", ALLOWS, .allow = S ("git status"),
+    .parts = S ("git status") },
+  { "text/mixed-quotes", "git st\"a\"'t'us", ALLOWS, .allow = S ("git status"),
+    .parts = S ("git status") },
+  { "text/backslash", "git stat\\us", ALLOWS, .allow = S ("git status"),
+    .parts = S ("git status") },
+  { "text/tab-separated", "git\tstatus", ALLOWS, .allow = S ("git status"),
+    .parts = S ("git status") },
+  { "text/spaces-inside-quotes-kept", "echo 'a  b'", ALLOWS, .parts = S ("echo a  b") },
+  { "text/redirections-kept", "node app.js > /dev/null 2>&1", ALLOWS,
+    .parts = S ("node app.js > /dev/null 2>&1") },
+  { "text/redirection-operator-spaced", "node app.js >/dev/null", ALLOWS,
+    .parts = S ("node app.js > /dev/null") },
+  { "text/fd-redirection", "node app.js 2>/dev/null", ALLOWS,
+    .parts = S ("node app.js 2> /dev/null") },
+  /* Source order: the redirection comes first, so "node *" does not match. */
+  { "text/redirection-first", ">/dev/null node app.js", ASKS,
+    .parts = S ("> /dev/null node app.js") },
+  { "text/input-redirection", "cat <in.txt", ALLOWS, .parts = S ("cat < in.txt") },
+  { "text/heredoc-body-left-out", "cat <<EOF\nhello world\nEOF", ALLOWS,
+    .parts = S ("cat << EOF") },
+  { "text/heredoc-quoted-delimiter", "cat <<'EOF'\nhello\nEOF", ALLOWS, .parts = S ("cat << EOF") },
+  // design: $'…' is quoting, so quote removal decodes it.
+  { "text/ansi-c-argument", "echo $'it\\'s'", ALLOWS, .parts = S ("echo it's") },
+  { "text/escaped-double-quote", "echo \"a\\\"b\"", ALLOWS, .parts = S ("echo a\"b") },
+  { "text/escaped-dollar-is-data", "echo \"\\$(rm x)\"", ALLOWS, .parts = S ("echo $(rm x)") },
+  { "text/single-quoted-substitution-is-data", "echo '$(rm -rf /) `rm -rf /`'", ALLOWS,
+    .parts = S ("echo $(rm -rf /) `rm -rf /`") },
+  { "text/separators-in-quotes-are-data", "echo 'ls; rm -rf /'", ALLOWS,
+    .parts = S ("echo ls; rm -rf /") },
+  { "text/newline-in-double-quotes-is-data", "echo \"a\nrm -rf /\"", ALLOWS,
+    .parts = S ("echo a\nrm -rf /") },
+
+  /* ---- Separators ---- */
+  { "separators/semicolon", "ls; echo hi", ALLOWS, .parts = S ("ls", "echo hi"),
+    .origins = O (TOP, TOP) },
+  { "separators/semicolon-asks", "ls; rm x", ASKS, .parts = S ("ls", "rm x"),
+    .suggestions = S ("rm x") },
+  { "separators/semicolon-no-space", "ls;rm x", ASKS, .parts = S ("ls", "rm x") },
+  { "separators/background", "ls & rm x", ASKS, .parts = S ("ls", "rm x") },
+  { "separators/background-trailing", "node app.js &", ALLOWS, .parts = S ("node app.js") },
+  { "separators/and", "ls && rm x", ASKS, .parts = S ("ls", "rm x") },
+  { "separators/and-no-space", "ls&&rm x", ASKS, .parts = S ("ls", "rm x") },
+  { "separators/and-allowed", "ls && echo ok", ALLOWS, .parts = S ("ls", "echo ok") },
+  { "separators/or", "ls || rm x", ASKS, .parts = S ("ls", "rm x") },
+  { "separators/pipe", "ls | rm x", ASKS, .parts = S ("ls", "rm x") },
+  { "separators/pipe-allowed", "ls | wc -l", ALLOWS, .parts = S ("ls", "wc -l") },
+  { "separators/pipe-stderr", "ls |& rm x", ASKS },
+  { "separators/pipe-stderr-allowed", "ls |& wc -l", ALLOWS },
+  { "separators/newline", "ls\nrm x", ASKS, .parts = S ("ls", "rm x") },
+  { "separators/newline-allowed", "ls\necho hi\n", ALLOWS, .parts = S ("ls", "echo hi") },
+  { "separators/deny-after-and", "ls && rm -rf /", DENIES },
+  { "separators/deny-after-pipe", "ls | rm -rf /", DENIES },
+  { "separators/deny-after-newline", "ls\nrm -rf /", DENIES },
+  { "separators/all-of-them", "ls; ls -a && echo a || echo b | wc -l & cat x |& grep y\ntrue",
+    ALLOWS,
+    .parts = S ("ls", "ls -a", "echo a", "echo b", "wc -l", "cat x", "grep y", "true") },
+  /* bash keeps the carriage return in the word: the command is "ls\r". */
+  { "separators/carriage-return-is-no-separator", "ls\r\n", ASKS },
+  { "separators/leading-semicolon", "; ls", ASKS, .allow = ANY },
+  { "separators/double-semicolon-outside-case", "ls ;; ls", ASKS, .allow = ANY },
+  { "separators/trailing-and", "ls &&", ASKS, .allow = ANY },
+  { "separators/leading-and", "&& ls", ASKS, .allow = ANY },
+  { "separators/leading-pipe", "| ls", ASKS, .allow = ANY },
+  { "separators/empty-pipeline-stage", "ls | | ls", ASKS, .allow = ANY },
+  /* "!" only inverts the exit status of a pipeline; the commands in it are
+   * still checked one by one. */
+  { "separators/negation", "! ls", ALLOWS, .allow = S ("ls"), .parts = S ("ls") },
+  { "separators/negation-checks-inside", "! rm x", ASKS, .allow = S ("ls") },
+
+  /* ---- Line continuations, as bash joins them ---- */
+  { "continuation/between-words", "ls \\\n-la", ALLOWS, .parts = S ("ls -la") },
+  { "continuation/inside-the-name", "ec\\\nho hi", ALLOWS, .parts = S ("echo hi") },
+  { "continuation/hides-rm", "r\\\nm -rf /", DENIES },
+  { "continuation/before-and", "ls \\\n&& rm x", ASKS, .parts = S ("ls", "rm x") },
+  { "continuation/before-semicolon", "ls \\\n; rm -rf /", DENIES },
+  { "continuation/not-in-single-quotes", "echo 'a\\\nb'", ALLOWS, .parts = S ("echo a\\\nb") },
+  { "continuation/joined-in-double-quotes", "echo \"a\\\nb\"", ALLOWS, .parts = S ("echo ab") },
+  /* bash ends a comment at the newline even after a backslash: rm runs. */
+  { "continuation/not-in-a-comment", "ls # note \\\nrm -rf /", DENIES,
+    .parts = S ("ls", "rm -rf /") },
+  { "continuation/hash-inside-word", "echo a\\\n#b", ALLOWS, .parts = S ("echo a#b") },
+  { "continuation/hash-at-word-start", "echo a \\\n#b; rm -rf /", ALLOWS, .parts = S ("echo a") },
+
+  /* ---- Comments ---- */
+  { "comments/trailing", "ls # rm -rf /", ALLOWS, .parts = S ("ls") },
+  { "comments/hide-separators", "ls #; rm x", ALLOWS, .parts = S ("ls") },
+  { "comments/after-semicolon", "ls;# rm x", ALLOWS, .parts = S ("ls") },
+  { "comments/not-inside-a-word", "echo a#b", ALLOWS, .parts = S ("echo a#b") },
+  { "comments/quoted-hash", "echo '#' x", ALLOWS, .parts = S ("echo # x") },
+  { "comments/hash-in-double-quotes", "echo \"# $(rm x)\"", ASKS },
+  { "comments/end-at-newline", "# just a note\nrm x", ASKS, .parts = S ("rm x") },
+  { "comments/end-at-newline-deny", "ls # x\nrm -rf /", DENIES },
+  { "comments/inside-substitution", "echo $(ls # )\n)", ALLOWS },
+  { "comments/inside-substitution-then-command", "echo $(ls # )\nrm x)", ASKS },
+
+  /* ---- Groups ---- */
+  { "groups/subshell", "(ls; rm x)", ASKS, .parts = S ("ls", "rm x") },
+  { "groups/subshell-allowed", "(ls; echo hi)", ALLOWS, .parts = S ("ls", "echo hi") },
+  { "groups/braces", "{ ls; echo hi; }", ALLOWS, .parts = S ("ls", "echo hi") },
+  { "groups/braces-ask", "{ ls; rm x; }", ASKS, .parts = S ("ls", "rm x") },
+  { "groups/braces-deny", "{ rm -rf /; }", DENIES },
+  { "groups/nested", "( (ls) && { echo a; (rm x); } )", ASKS, .parts = S ("ls", "echo a", "rm x") },
+  { "groups/pipe-into-group", "ls | { rm x; }", ASKS, .parts = S ("ls", "rm x") },
+  { "groups/redirect-outside-workspace", "{ ls; } > /etc/x", ASKS },
+  { "groups/redirect-inside-workspace", "{ ls; } > out.txt", ALLOWS, .parts = S ("ls", "> out.txt"),
+    .origins = O (TOP, REDIR) },
+  { "groups/subshell-redirect-dev-null", "(ls) > /dev/null 2>&1", ALLOWS },
+  { "groups/subshell-append-outside", "(ls) >> /tmp/log", ASKS, .allow = ANY },
+  { "groups/unterminated-braces", "{ ls", ASKS, .allow = ANY },
+  { "groups/unterminated-subshell", "( ls", ASKS, .allow = ANY },
+  { "groups/stray-paren", "ls )", ASKS, .allow = ANY },
+  { "groups/brace-needs-a-blank", "{ls; }", ASKS, .allow = ANY },
+  { "groups/stray-brace", "}", ASKS, .allow = ANY },
+  { "groups/empty-braces", "{ }", ASKS, .allow = ANY },
+  { "groups/empty-subshell", "()", ASKS, .allow = ANY },
+
+  /* ---- Control structures: every branch and every condition ---- */
+  { "control/if", "if test -f x; then ls; fi", ALLOWS, .parts = S ("test -f x", "ls") },
+  { "control/if-condition-asks", "if rm x; then ls; fi", ASKS, .parts = S ("rm x", "ls") },
+  { "control/else-deny-not-taken", "if true; then ls; else rm -rf /; fi", DENIES },
+  { "control/else-asks", "if true; then ls; else rm x; fi", ASKS,
+    .parts = S ("true", "ls", "rm x") },
+  { "control/elif-asks", "if true; then ls; elif rm x; then echo a; fi", ASKS,
+    .parts = S ("true", "ls", "rm x", "echo a") },
+  { "control/elif-allowed", "if true; then ls; elif test -d x; then echo a; else echo b; fi",
+    ALLOWS,
+    .parts = S ("true", "ls", "test -d x", "echo a", "echo b") },
+  { "control/if-missing-fi", "if true; then ls", ASKS, .allow = ANY },
+  { "control/if-missing-then", "if true; ls; fi", ASKS, .allow = ANY },
+  { "control/while", "while true; do ls; done", ALLOWS, .parts = S ("true", "ls") },
+  { "control/while-condition-asks", "while rm x; do ls; done", ASKS, .parts = S ("rm x", "ls") },
+  { "control/while-body-deny", "while true; do rm -rf /; done", DENIES },
+  { "control/while-missing-done", "while true; do ls", ASKS, .allow = ANY },
+  { "control/until", "until test -f x; do ls; done", ALLOWS, .parts = S ("test -f x", "ls") },
+  { "control/until-body-asks", "until true; do rm x; done", ASKS, .parts = S ("true", "rm x") },
+  { "control/for", "for f in a b; do echo $f; done", ALLOWS, .parts = S ("echo $f") },
+  { "control/for-body-asks", "for f in a b; do rm $f; done", ASKS, .parts = S ("rm $f") },
+  { "control/for-list-substitution", "for f in $(rm x); do ls; done", ASKS,
+    .parts = S ("rm x", "ls") },
+  { "control/for-list-deny", "for f in $(rm -rf /); do ls; done", DENIES },
+  { "control/for-glob", "for f in *.txt; do cat \"$f\"; done", ALLOWS, .parts = S ("cat $f") },
+  { "control/for-without-in", "for f; do echo \"$f\"; done", ALLOWS, .parts = S ("echo $f") },
+  { "control/for-missing-done", "for f in a; do ls", ASKS, .allow = ANY },
+  // design: bash refuses it at run time; a loop variable that is not a literal name asks.
+  { "control/for-bad-name", "for $x in a; do ls; done", ASKS, .allow = ANY },
+  // design: the arithmetic header is an arithmetic command, which always asks.
+  { "control/for-arithmetic", "for ((i = 0; i < 3; i++)); do ls; done", ASKS, .allow = ANY },
+  { "control/case-bodies", "case $x in a) ls;; b) rm x;; esac", ASKS, .parts = S ("ls", "rm x") },
+  { "control/case-allowed", "case $x in a) ls;; *) echo hi;; esac", ALLOWS,
+    .parts = S ("ls", "echo hi") },
+  { "control/case-fallthrough-deny", "case $x in a) ls;& b) echo b;;& c) rm -rf /;; esac", DENIES },
+  { "control/case-fallthrough-ask", "case $x in a) ls;& b) rm x;;& *) echo c;; esac", ASKS,
+    .parts = S ("ls", "rm x", "echo c") },
+  { "control/case-subject-substitution", "case $(rm x) in a) ls;; esac", ASKS,
+    .parts = S ("rm x", "ls") },
+  { "control/case-pattern-substitution", "case x in $(rm -rf /)) ls;; esac", DENIES },
+  { "control/case-parenthesized-pattern", "case x in (a|b) ls;; esac", ALLOWS, .parts = S ("ls") },
+  { "control/case-last-clause-open", "case x in a) ls\nesac", ALLOWS, .parts = S ("ls") },
+  { "control/case-missing-esac", "case x in a) ls;;", ASKS, .allow = ANY },
+  { "control/select", "select x in a b; do ls; done", ASKS, .allow = ANY },
+  { "control/nested",
+    "if true; then for f in a; do while true; do case $f in a) rm x;; esac; done; done; fi",
+    ASKS, .parts = S ("true", "true", "rm x") },
+  { "control/loop-redirect-outside", "while true; do ls; done > /etc/x", ASKS },
+  { "control/loop-redirect-inside", "for f in a; do ls; done > out.txt", ALLOWS },
+  { "control/if-redirect-outside", "if true; then ls; fi 2> /etc/x", ASKS },
+  { "control/keywords-as-arguments", "echo if then fi done", ALLOWS,
+    .parts = S ("echo if then fi done") },
+  { "control/stray-fi", "fi", ASKS, .allow = ANY },
+  { "control/stray-done", "ls; done", ASKS, .allow = ANY },
+  { "control/stray-then", "then ls", ASKS, .allow = ANY },
+  { "control/stray-esac", "esac", ASKS, .allow = ANY },
+
+  /* ---- Command substitution ---- */
+  { "substitution/dollar-paren", "echo $(ls)", ALLOWS, .parts = S ("echo $(ls)", "ls"),
+    .origins = O (TOP, SUB) },
+  { "substitution/dollar-paren-asks", "echo $(rm x)", ASKS, .parts = S ("echo $(rm x)", "rm x"),
+    .origins = O (TOP, SUB), .suggestions = S ("rm x") },
+  { "substitution/backticks", "echo `ls`", ALLOWS, .parts = S ("echo `ls`", "ls"),
+    .origins = O (TOP, SUB) },
+  { "substitution/backticks-ask", "echo `rm x`", ASKS, .origins = O (TOP, SUB) },
+  { "substitution/two-in-one-word", "echo $(ls)$(rm x)", ASKS, .origins = O (TOP, SUB, SUB) },
+  { "substitution/nested", "echo $(echo $(ls))", ALLOWS,
+    .parts = S ("echo $(echo $(ls))", "echo $(ls)", "ls"),
+    .origins = O (TOP, SUB, SUB) },
+  { "substitution/nested-deny", "echo $(echo $(rm -rf /))", DENIES },
+  { "substitution/nested-backticks-deny", "echo `echo \\`rm -rf /\\``", DENIES },
+  { "substitution/backticks-in-double-quotes", "echo \"`rm -rf /`\"", DENIES },
+  { "substitution/in-double-quotes", "echo \"$(rm x)\"", ASKS, .parts = S ("echo $(rm x)", "rm x"),
+    .origins = O (TOP, SUB) },
+  { "substitution/in-double-quotes-deny", "echo \"it's $(rm -rf /)\"", DENIES },
+  { "substitution/quoted-paren-inside", "echo \"$(echo \")\")\"", ALLOWS },
+  { "substitution/quoted-paren-does-not-close", "echo \"$(echo \")\"; rm -rf /)\"", DENIES },
+  { "substitution/single-quoted-paren-does-not-close", "echo $(echo ')'; rm -rf /)", DENIES },
+  { "substitution/escaped-paren", "echo $(echo \\))", ALLOWS },
+  { "substitution/case-inside", "echo $(case x in x) ls;; esac)", ALLOWS },
+  { "substitution/case-inside-deny", "echo $(case x in x) rm -rf /;; esac)", DENIES },
+  { "substitution/as-command-name", "$(echo ls)", ASKS, .allow = ANY, .suggestions = NONE },
+  /* bash: "\$" then "(" is a syntax error, not a substitution. */
+  { "substitution/escaped-dollar-unquoted", "echo \\$(rm x)", ASKS, .allow = ANY },
+  { "substitution/unterminated", "echo $(ls", ASKS, .allow = ANY },
+  { "substitution/unterminated-backtick", "echo `ls", ASKS, .allow = ANY },
+  { "substitution/unterminated-double-quote", "echo \"$(ls)", ASKS, .allow = ANY },
+  { "substitution/unterminated-inner-quote", "echo $(echo \"x)", ASKS, .allow = ANY },
+
+  /* ---- Process substitution ---- */
+  { "process-substitution/input", "cat <(ls)", ALLOWS, .parts = S ("cat <(ls)", "ls"),
+    .origins = O (TOP, PSUB) },
+  { "process-substitution/both-checked", "diff <(ls) <(rm x)", ASKS, .allow = S ("diff *", "ls"),
+    .origins = O (TOP, PSUB, PSUB) },
+  { "process-substitution/both-allowed", "diff <(ls) <(ls -a)", ALLOWS,
+    .allow = S ("diff *", "ls", "ls *") },
+  { "process-substitution/deny", "diff <(ls) <(rm -rf /)", DENIES, .allow = S ("diff *", "ls") },
+  { "process-substitution/output-deny", "echo hi | tee >(rm -rf /)", DENIES, .allow = ANY },
+  { "process-substitution/output", "echo hi | tee >(cat)", ALLOWS,
+    .allow = S ("echo *", "tee *", "cat"),
+    .parts = S ("echo hi", "tee >(cat)", "cat"), .origins = O (TOP, TOP, PSUB) },
+  { "process-substitution/literal-in-double-quotes", "echo \"<(rm x)\"", ALLOWS,
+    .parts = S ("echo <(rm x)") },
+  { "process-substitution/as-redirection-target", "ls > >(cat)", ASKS, .allow = ANY },
+
+  /* ---- ${ … } ---- */
+  { "parameter/default-substitution", "echo ${x:-$(rm x)}", ASKS },
+  { "parameter/default-substitution-allowed", "echo ${x:-$(ls)}", ALLOWS, .origins = O (TOP, SUB) },
+  { "parameter/default-backticks-deny", "echo ${x:-`rm -rf /`}", DENIES },
+  { "parameter/replacement-deny", "echo ${x/$(rm -rf /)/y}", DENIES },
+  { "parameter/nested-deny", "echo ${x:-${y:-$(rm -rf /)}}", DENIES },
+  { "parameter/in-double-quotes", "echo \"${x:-$(rm x)}\"", ASKS },
+  { "parameter/plain", "echo ${x} ${#x} ${x%.js}", ALLOWS,
+    .parts = S ("echo ${x} ${#x} ${x%.js}") },
+  { "parameter/unterminated", "echo ${x", ASKS, .allow = ANY },
+
+  /* ---- $(( … )) ---- */
+  { "arithmetic/plain", "echo $((1 + 2))", ALLOWS, .parts = S ("echo $((1 + 2))") },
+  { "arithmetic/substitution", "echo $(( 1 + $(rm x) ))", ASKS },
+  { "arithmetic/substitution-allowed", "echo $((1+$(ls)))", ALLOWS, .origins = O (TOP, SUB) },
+  { "arithmetic/substitution-deny", "echo $(( $(rm -rf /) ))", DENIES },
+  { "arithmetic/backticks-deny", "echo $((`rm -rf /`))", DENIES },
+  { "arithmetic/unterminated", "echo $((1 + 2)", ASKS, .allow = ANY },
+
+  /* ---- Assignment values ---- */
+  { "assignment-value/bare-deny", "X=$(rm -rf /)", DENIES },
+  { "assignment-value/prefix-deny", "X=$(rm -rf /) ls", DENIES, .allow = ANY },
+  { "assignment-value/backticks-deny", "X=`rm -rf /`; ls", DENIES },
+  { "assignment-value/array-deny", "a=(1 $(rm -rf /))", DENIES },
+  { "assignment-value/export-deny", "export X=$(rm -rf /)", DENIES },
+  { "assignment-value/lifted", "X=$(ls)", ALLOWS, .allow = S ("X=*", "ls"),
+    .parts = S ("X=$(ls)", "ls"),
+    .origins = O (TOP, SUB) },
+  { "assignment-value/lifted-inner-asks", "X=$(rm x)", ASKS, .allow = S ("X=*") },
+
+  /* ---- Redirection targets ---- */
+  { "redirection-target/substitution-deny", "ls > $(rm -rf /)", DENIES },
+  { "redirection-target/input-substitution-asks", "cat < $(rm x)", ASKS },
+  /* Input targets are not judged, but what they run is. */
+  { "redirection-target/input-substitution-allowed", "cat < \"$(ls)\"", ALLOWS,
+    .origins = O (TOP, SUB) },
+  { "redirection-target/here-string-deny", "cat <<< \"$(rm -rf /)\"", DENIES },
+
+  /* ---- Here-documents: unquoted bodies are parsed, quoted ones are data ---- */
+  { "heredoc/unquoted-substitution", "cat <<EOF\n$(rm x)\nEOF", ASKS,
+    .parts = S ("cat << EOF", "rm x"),
+    .origins = O (TOP, SUB) },
+  { "heredoc/unquoted-deny", "cat <<EOF\nhello $(rm -rf /)\nEOF", DENIES },
+  { "heredoc/unquoted-backticks-deny", "cat <<EOF\n`rm -rf /`\nEOF", DENIES },
+  { "heredoc/unquoted-parameter-deny", "cat <<EOF\n${x:-$(rm -rf /)}\nEOF", DENIES },
+  { "heredoc/unquoted-arithmetic-deny", "cat <<EOF\n$(( $(rm -rf /) ))\nEOF", DENIES },
+  { "heredoc/single-quoted", "cat <<'EOF'\n$(rm -rf /)\nEOF", ALLOWS, .parts = S ("cat << EOF") },
+  { "heredoc/double-quoted", "cat <<\"EOF\"\n$(rm -rf /)\nEOF", ALLOWS, .parts = S ("cat << EOF") },
+  { "heredoc/backslash-quoted", "cat <<\\EOF\n$(rm -rf /)\nEOF", ALLOWS,
+    .parts = S ("cat << EOF") },
+  { "heredoc/partly-quoted", "cat <<E\"O\"F\n$(rm -rf /)\nEOF", ALLOWS, .parts = S ("cat << EOF") },
+  { "heredoc/dash-unquoted", "cat <<-EOF\n\t$(rm -rf /)\n\tEOF", DENIES },
+  { "heredoc/dash-quoted", "cat <<-'EOF'\n\t$(rm -rf /)\n\tEOF", ALLOWS,
+    .parts = S ("cat <<- EOF") },
+  { "heredoc/dash-strips-only-tabs", "cat <<-EOF\n  EOF\n$(rm x)\nEOF", ASKS },
+  { "heredoc/body-is-data", "cat <<EOF\nrm -rf /\nEOF", ALLOWS, .parts = S ("cat << EOF") },
+  { "heredoc/command-after-body", "cat <<EOF\nhi\nEOF\nrm x", ASKS,
+    .parts = S ("cat << EOF", "rm x") },
+  { "heredoc/command-on-the-same-line", "cat <<EOF; rm x\nhi\nEOF", ASKS,
+    .parts = S ("cat << EOF", "rm x") },
+  { "heredoc/delimiter-must-be-whole-line", "cat <<EOF\nEOF2\n$(rm x)\nEOF", ASKS },
+  { "heredoc/two-bodies-quoted-first", "cat <<'A'; cat <<B\n$(rm -rf /)\nA\n$(ls)\nB", ALLOWS,
+    .parts = S ("cat << A", "cat << B", "ls") },
+  { "heredoc/two-bodies-unquoted-first", "cat <<A; cat <<'B'\n$(rm -rf /)\nA\n$(rm -rf /)\nB",
+    DENIES },
+  { "heredoc/inside-substitution-quoted", "echo $(cat <<'EOF'\n$(rm -rf /)\nEOF\n)", ALLOWS },
+  { "heredoc/inside-substitution-unquoted", "echo $(cat <<EOF\n$(rm -rf /)\nEOF\n)", DENIES },
+  { "heredoc/on-a-group", "{ cat; } <<EOF\n$(rm -rf /)\nEOF", DENIES },
+  // design: bash runs it with a warning; an unterminated construct asks.
+  { "heredoc/unterminated", "cat <<EOF\nhello", ASKS, .allow = ANY },
+  { "heredoc/missing-delimiter", "cat <<", ASKS, .allow = ANY },
+
+  /* ---- Wrappers: the wrapper and the command it runs must both pass ---- */
+  { "wrappers/nohup", "nohup node app.js", ALLOWS, .allow = S ("nohup *", "node *"),
+    .parts = S ("nohup node app.js", "node app.js"), .origins = O (TOP, WRAP) },
+  /* "node" looks like a subcommand ([a-z][a-z0-9-]*), so it is kept. */
+  { "wrappers/nohup-needs-its-own-pattern", "nohup node app.js", ASKS,
+    .suggestions = S ("nohup node *") },
+  { "wrappers/nohup-inner-asks", "nohup rm x", ASKS, .allow = S ("nohup *"),
+    .parts = S ("nohup rm x", "rm x") },
+  { "wrappers/nohup-inner-deny", "nohup rm -rf /", DENIES, .allow = S ("nohup *") },
+  // design: env's assignments belong to the env part, which "env *" allows.
+  { "wrappers/env-options", "env -i -u X A=1 node app.js", ALLOWS, .allow = S ("env *", "node *"),
+    .parts = S ("env -i -u X A=1 node app.js", "node app.js"), .origins = O (TOP, WRAP) },
+  { "wrappers/env-options-deny", "env -i -u X A=1 rm -rf /", DENIES, .allow = S ("env *") },
+  { "wrappers/env-long-option-deny", "env --unset=X rm -rf /", DENIES },
+  { "wrappers/env-inner-asks", "env -u PATH rm x", ASKS, .allow = S ("env *"),
+    .parts = S ("env -u PATH rm x", "rm x") },
+  { "wrappers/env-chdir", "env -C /tmp rm -rf /", NOT_ALLOWED, .allow = ANY },
+  { "wrappers/env-dash", "env - rm -rf /", NOT_ALLOWED, .allow = ANY },
+  { "wrappers/env-split-string", "env -S 'rm -rf /'", NOT_ALLOWED, .allow = ANY },
+  { "wrappers/env-without-command", "env A=1", ALLOWS, .allow = S ("env *"),
+    .parts = S ("env A=1") },
+  { "wrappers/env-nonliteral-command", "env $CMD", ASKS, .allow = S ("env *") },
+  { "wrappers/env-quoted-nonliteral-command", "env A=1 \"$X\" ls", ASKS, .allow = ANY },
+  { "wrappers/env-unknown-option", "env --frobnicate ls", ASKS, .allow = S ("env *", "ls") },
+  { "wrappers/nice", "nice -n 5 ls", ALLOWS, .allow = S ("nice *", "ls"),
+    .parts = S ("nice -n 5 ls", "ls") },
+  { "wrappers/nice-deny", "nice -n 5 rm -rf /", DENIES },
+  { "wrappers/nice-attached-deny", "nice -n5 rm -rf /", DENIES },
+  { "wrappers/nice-long-option", "nice --adjustment=5 ls", ALLOWS, .allow = S ("nice *", "ls") },
+  { "wrappers/nice-obsolete-option", "nice -5 rm -rf /", NOT_ALLOWED, .allow = ANY },
+  { "wrappers/timeout", "timeout -s KILL 5 ls", ALLOWS, .allow = S ("timeout *", "ls"),
+    .parts = S ("timeout -s KILL 5 ls", "ls"), .origins = O (TOP, WRAP) },
+  { "wrappers/timeout-deny", "timeout -s KILL 5 rm -rf /", DENIES },
+  { "wrappers/timeout-plain-deny", "timeout 5 rm -rf /", DENIES },
+  { "wrappers/timeout-kill-after", "timeout -k 1 5s ls", ALLOWS, .allow = S ("timeout *", "ls") },
+  { "wrappers/timeout-long-options", "timeout --signal=KILL --preserve-status 5 ls", ALLOWS,
+    .allow = S ("timeout *", "ls") },
+  { "wrappers/timeout-unknown-option", "timeout --bogus 5 ls", ASKS, .allow = ANY },
+  { "wrappers/time", "time -p ls", ALLOWS, .allow = S ("time *", "ls"),
+    .parts = S ("time -p ls", "ls") },
+  { "wrappers/time-deny", "time rm -rf /", DENIES },
+  { "wrappers/stdbuf", "stdbuf -oL ls", ALLOWS, .allow = S ("stdbuf *", "ls"),
+    .parts = S ("stdbuf -oL ls", "ls") },
+  { "wrappers/stdbuf-separate-arguments", "stdbuf -o L -e 0 ls", ALLOWS,
+    .allow = S ("stdbuf *", "ls") },
+  { "wrappers/stdbuf-deny", "stdbuf -oL rm -rf /", DENIES },
+  { "wrappers/setsid", "setsid -f ls", ALLOWS, .allow = S ("setsid *", "ls"),
+    .parts = S ("setsid -f ls", "ls") },
+  { "wrappers/setsid-deny", "setsid rm -rf /", DENIES },
+  { "wrappers/ionice", "ionice -c 3 ls", ALLOWS, .allow = S ("ionice *", "ls"),
+    .parts = S ("ionice -c 3 ls", "ls") },
+  { "wrappers/ionice-attached", "ionice -c3 -n7 ls", ALLOWS, .allow = S ("ionice *", "ls") },
+  { "wrappers/ionice-deny", "ionice -c 3 rm -rf /", DENIES },
+  { "wrappers/taskset", "taskset -c 0 ls", ALLOWS, .allow = S ("taskset *", "ls"),
+    .parts = S ("taskset -c 0 ls", "ls") },
+  { "wrappers/taskset-mask", "taskset 0x1 ls", ALLOWS, .allow = S ("taskset *", "ls"),
+    .parts = S ("taskset 0x1 ls", "ls") },
+  { "wrappers/taskset-deny", "taskset -c 0,1 rm -rf /", DENIES },
+  { "wrappers/taskset-mask-deny", "taskset 3 rm -rf /", DENIES },
+  { "wrappers/chroot", "chroot /srv/root ls", ALLOWS, .allow = S ("chroot *", "ls"),
+    .parts = S ("chroot /srv/root ls", "ls") },
+  { "wrappers/chroot-userspec", "chroot --userspec=1000:1000 /srv/root ls", ALLOWS,
+    .allow = S ("chroot *", "ls") },
+  { "wrappers/chroot-deny", "chroot /srv/root rm -rf /", DENIES },
+  { "wrappers/sudo", "sudo -u bob ls", ALLOWS, .allow = S ("sudo *", "ls"),
+    .parts = S ("sudo -u bob ls", "ls") },
+  { "wrappers/sudo-flags", "sudo -E -H ls", ALLOWS, .allow = S ("sudo *", "ls") },
+  { "wrappers/sudo-deny", "sudo -u x rm -rf /", DENIES },
+  { "wrappers/sudo-double-dash-deny", "sudo -- rm -rf /", DENIES },
+  { "wrappers/sudo-unknown-option", "sudo --frobnicate ls", ASKS, .allow = ANY },
+  { "wrappers/sudo-nonliteral-command", "sudo \"$@\"", ASKS, .allow = ANY },
+  { "wrappers/sudo-glob-command", "sudo ./*.sh", ASKS, .allow = ANY },
+  { "wrappers/doas", "doas -u bob ls", ALLOWS, .allow = S ("doas *", "ls"),
+    .parts = S ("doas -u bob ls", "ls") },
+  { "wrappers/doas-deny", "doas rm -rf /", DENIES },
+  { "wrappers/command", "command ls", ALLOWS, .allow = S ("command *", "ls"),
+    .parts = S ("command ls", "ls") },
+  { "wrappers/command-p-deny", "command -p rm -rf /", DENIES },
+  { "wrappers/command-eval", "command eval ls", ASKS, .allow = ANY },
+  { "wrappers/builtin", "builtin echo hi", ALLOWS, .allow = S ("builtin *", "echo *"),
+    .parts = S ("builtin echo hi", "echo hi") },
+  { "wrappers/builtin-source", "builtin source x.sh", ASKS, .allow = ANY },
+  { "wrappers/builtin-eval", "builtin eval 'rm -rf /'", NOT_ALLOWED, .allow = ANY },
+  { "wrappers/exec", "exec ls", ALLOWS, .allow = S ("exec *", "ls"), .parts = S ("exec ls", "ls") },
+  { "wrappers/exec-deny", "exec rm -rf /", DENIES },
+  { "wrappers/exec-argv0-deny", "exec -a name rm -rf /", DENIES },
+  { "wrappers/exec-only-redirection", "exec > out.txt", ALLOWS, .allow = S ("exec *") },
+  { "wrappers/exec-redirection-outside", "exec 3> /etc/x", ASKS, .allow = ANY },
+  /* xargs appends arguments: its command must be allowed whatever they are, and is
+   * denied when some arguments would make it match a deny pattern ("rm" plus "-rf /"). */
+  { "wrappers/xargs-arguments-may-be-options-deny", "xargs rm", DENIES, .allow = S ("xargs *", "rm *") },
+  { "wrappers/xargs", "xargs rm", ALLOWS, .allow = S ("xargs *", "rm *"),
+    .parts = S ("xargs rm", "rm"),
+    .origins = O (TOP, WRAP), .deny = NONE },
+  // design: the suggestion covers the appended arguments.
+  { "wrappers/xargs-exact-pattern-is-not-enough", "xargs rm", ASKS, .allow = S ("xargs *", "rm"),
+    .suggestions = S ("rm *"), .deny = NONE },
+  { "wrappers/xargs-default-echo", "xargs", ALLOWS, .allow = S ("xargs", "echo *"),
+    .parts = S ("xargs", "echo"),
+    .origins = O (TOP, WRAP) },
+  { "wrappers/xargs-default-echo-exact", "xargs", ASKS, .allow = S ("xargs", "echo") },
+  { "wrappers/xargs-default-echo-options", "xargs -0 -n 1", ALLOWS,
+    .allow = S ("xargs *", "echo *") },
+  { "wrappers/xargs-deny", "xargs rm -rf", DENIES },
+  /* "rm -r " followed by anything can never be "rm -rf /…". */
+  { "wrappers/xargs-deny-needs-a-filling", "xargs rm -r", ASKS },
+  { "wrappers/xargs-options-deny", "xargs -0 -n 1 -P 4 rm -rf", DENIES },
+  { "wrappers/xargs-replace-deny", "xargs -0 -n 1 -I{} rm -rf {}", DENIES },
+  /* With -I nothing is appended: only the replaced word is unknown. */
+  { "wrappers/xargs-replace-allowed", "xargs -I R echo R done", ALLOWS,
+    .allow = S ("xargs *", "echo * done") },
+  { "wrappers/xargs-replace-separate", "xargs -0 -n 1 -I {} echo {} done", ALLOWS,
+    .allow = S ("xargs *", "echo * done") },
+  { "wrappers/xargs-replace-inside-a-word", "xargs -I{} cp {}.bak out/", ALLOWS,
+    .allow = S ("xargs *", "cp *.bak out/") },
+  { "wrappers/xargs-arg-file-deny", "xargs -a list.txt rm -rf", DENIES },
+  { "wrappers/xargs-script-deny", "xargs sh -c 'rm -rf /'", DENIES },
+  { "wrappers/xargs-replaced-script", "xargs -I{} sh -c '{}'", ASKS, .allow = ANY, .deny = NONE },
+  { "wrappers/xargs-old-replace-option", "xargs -i rm -rf {}", NOT_ALLOWED, .allow = ANY },
+  { "wrappers/xargs-in-pipeline", "ls | xargs rm", ASKS, .parts = S ("ls", "xargs rm", "rm"),
+    .origins = O (TOP, TOP, WRAP), .deny = NONE },
+  /* find: {} is an unknown part of the command, like xargs' arguments. */
+  { "wrappers/find-name-may-be-options-deny", "find . -exec rm {} \\;", DENIES, .allow = ANY },
+  { "wrappers/find-exec", "find . -exec rm {} \\;", ASKS,
+    .parts = S ("find . -exec rm {} ;", "rm {}"),
+    .origins = O (TOP, WRAP), .deny = NONE },
+  { "wrappers/find-exec-allowed", "find . -name '*.js' -exec cat {} +", ALLOWS,
+    .allow = S ("find *", "cat *"),
+    .parts = S ("find . -name *.js -exec cat {} +", "cat {}") },
+  { "wrappers/find-exec-literal-braces-pattern", "find . -exec rm {} \\;", ASKS,
+    .allow = S ("find *", "rm {}"), .deny = NONE },
+  { "wrappers/find-exec-deny", "find / -exec rm -rf {} \\;", DENIES },
+  { "wrappers/find-execdir-deny", "find / -execdir rm -rf {} +", DENIES },
+  { "wrappers/find-ok-deny", "find . -ok rm -rf {} \\;", DENIES },
+  { "wrappers/find-okdir-deny", "find . -okdir rm -rf {} ';'", DENIES },
+  { "wrappers/find-two-execs", "find . -exec cat {} \\; -exec rm x \\;", ASKS,
+    .allow = S ("find *", "cat *"),
+    .parts = S ("find . -exec cat {} ; -exec rm x ;", "cat {}", "rm x") },
+  { "wrappers/find-second-exec-deny", "find . -exec cat {} \\; -exec rm -rf {} +", DENIES },
+  { "wrappers/find-exec-unterminated", "find . -exec rm -rf {}", NOT_ALLOWED, .allow = ANY },
+  { "wrappers/find-exec-script-deny", "find . -exec sh -c 'rm -rf /' \\;", DENIES },
+  { "wrappers/find-exec-script-positional", "find . -exec sh -c 'rm -rf \"$1\"' _ {} \\;", ASKS,
+    .allow = S ("find *", "sh *") },
+  { "wrappers/find-exec-nonliteral", "find . -exec $CMD {} \\;", ASKS, .allow = ANY },
+  { "wrappers/find-without-exec", "find . -name '*.js'", ALLOWS, .allow = S ("find *"),
+    .parts = S ("find . -name *.js") },
+  /* sh -c STRING: STRING is a script of its own. */
+  { "wrappers/sh-c-deny", "sh -c 'rm -rf /'", DENIES },
+  { "wrappers/sh-c", "sh -c 'ls; echo hi'", ALLOWS, .allow = S ("sh *", "ls", "echo *"),
+    .parts = S ("sh -c ls; echo hi", "ls", "echo hi"), .origins = O (TOP, SCRIPT, SCRIPT) },
+  { "wrappers/sh-c-needs-its-own-pattern", "sh -c 'ls'", ASKS },
+  { "wrappers/sh-c-unquoted", "sh -c ls", ALLOWS, .allow = S ("sh *", "ls") },
+  { "wrappers/sh-c-double-quoted", "sh -c \"ls\"", ALLOWS, .allow = S ("sh *", "ls") },
+  { "wrappers/bash-c-asks", "bash -c 'ls && rm x'", ASKS, .allow = S ("bash *", "ls"),
+    .parts = S ("bash -c ls && rm x", "ls", "rm x"), .origins = O (TOP, SCRIPT, SCRIPT) },
+  { "wrappers/bash-c-deny", "bash -c 'rm -rf /'", DENIES },
+  { "wrappers/dash-c-deny", "dash -c 'rm -rf /'", DENIES },
+  { "wrappers/zsh-c-deny", "zsh -c 'rm -rf /'", DENIES },
+  { "wrappers/ksh-c-deny", "ksh -c 'rm -rf /'", DENIES },
+  { "wrappers/sh-c-with-arguments-deny", "sh -c 'rm -rf /' sh x", DENIES },
+  { "wrappers/bash-option-before-c", "bash -e -c 'ls'", ALLOWS, .allow = S ("bash *", "ls") },
+  { "wrappers/bash-combined-options", "bash -lc 'rm -rf /'", NOT_ALLOWED, .allow = ANY },
+  { "wrappers/sh-c-nonliteral", "sh -c \"$CMD\"", ASKS, .allow = ANY },
+  { "wrappers/sh-c-positional", "sh -c \"$1\" -- 'rm -rf /'", ASKS, .allow = ANY },
+  { "wrappers/sh-c-substitution-in-string-deny", "bash -c \"echo $(rm -rf /)\"", DENIES },
+  { "wrappers/sh-c-substitution-in-script-deny", "sh -c 'echo $(rm -rf /)'", DENIES },
+  { "wrappers/sh-c-nested-deny", "sh -c \"sh -c 'rm -rf /'\"", DENIES },
+  { "wrappers/sh-c-parse-error", "sh -c 'echo \"'", ASKS, .allow = S ("sh *", "echo *") },
+  { "wrappers/sh-c-eval", "bash -c 'eval ls'", ASKS, .allow = ANY },
+  { "wrappers/sh-script-file", "sh script.sh", ALLOWS, .allow = S ("sh *"),
+    .parts = S ("sh script.sh") },
+  { "wrappers/pipe-to-sh", "ls | sh", ASKS, .parts = S ("ls", "sh") },
+  { "wrappers/nested", "sudo env nice -n 5 ls", ALLOWS,
+    .allow = S ("sudo *", "env *", "nice *", "ls"),
+    .parts = S ("sudo env nice -n 5 ls", "env nice -n 5 ls", "nice -n 5 ls", "ls"),
+    .origins = O (TOP, WRAP, WRAP, WRAP) },
+  { "wrappers/nested-inner-asks", "sudo env nice -n 5 rm x", ASKS,
+    .allow = S ("sudo *", "env *", "nice *") },
+  { "wrappers/nested-xargs-deny", "nohup timeout 5 xargs rm -rf", DENIES },
+  { "wrappers/nested-script-deny", "nice -n 5 nohup sh -c 'rm -rf /'", DENIES },
+  { "wrappers/basename-env-deny", "/usr/bin/env rm -rf /", DENIES },
+  { "wrappers/basename-xargs-deny", "/usr/bin/xargs rm -rf", DENIES },
+  { "wrappers/basename-sh-deny", "/bin/sh -c 'rm -rf /'", DENIES },
+  { "wrappers/basename-inner-deny", "env /bin/rm -rf /", DENIES },
+  { "wrappers/basename-wrapper-inner-asks", "/usr/bin/nohup rm x", ASKS,
+    .allow = S ("/usr/bin/nohup *"),
+    .parts = S ("/usr/bin/nohup rm x", "rm x") },
+  { "wrappers/nonliteral-command", "nohup $X", ASKS, .allow = ANY },
+
+  /* ---- Always ask: the command name must be a literal word ---- */
+  { "name/variable", "$CMD -la", ASKS, .allow = ANY, .suggestions = NONE },
+  { "name/braced-variable", "${CMD} x", ASKS, .allow = ANY },
+  { "name/quoted-variable", "\"$CMD\"", ASKS, .allow = ANY },
+  { "name/backticks", "`echo ls`", ASKS, .allow = ANY },
+  { "name/star", "l* -la", ASKS, .allow = ANY },
+  { "name/question-mark", "l? x", ASKS, .allow = ANY },
+  { "name/bracket", "[l]s", ASKS, .allow = ANY },
+  /* A lone "[" is not a glob (bash needs a closing "]" in the same word): it
+   * is the test command, which a pattern may allow. */
+  { "name/test-bracket", "[ -f x ]", ALLOWS, .allow = S ("[ *") },
+  { "name/test-bracket-unmatched", "[ -f x ]", ASKS, .allow = S ("ls *") },
+  { "name/brace-expansion", "{ls,rm} x", ASKS, .allow = ANY },
+  { "name/brace-expansion-suffix", "ls{,}", ASKS, .allow = ANY },
+  { "name/tilde", "~/bin/tool", ASKS, .allow = ANY },
+  { "name/tilde-user", "~root/bin/x", ASKS, .allow = ANY },
+  { "name/tilde-not-leading", "ab~c", ALLOWS, .allow = ANY },
+  { "name/ansi-c", "$'\\x72m' -rf /", ASKS, .allow = ANY, .deny = NONE },
+  { "name/ansi-c-deny-pattern", "$'\\x72m' -rf /", NOT_ALLOWED, .allow = ANY },
+  { "name/ansi-c-plain", "$'ls'", ASKS, .allow = ANY },
+  { "name/backslash-is-quote-removal", "l\\s", ALLOWS, .allow = S ("ls"), .parts = S ("ls") },
+  { "name/leading-backslash", "\\ls", ALLOWS, .allow = S ("ls"), .parts = S ("ls") },
+  { "name/partly-quoted", "'l's", ALLOWS, .allow = S ("ls"), .parts = S ("ls") },
+  { "name/double-quoted", "\"ls\" -la", ALLOWS, .parts = S ("ls -la") },
+  { "name/relative-path", "./run.sh", ALLOWS, .allow = ANY },
+  { "name/glob-in-argument", "ls *.txt", ALLOWS, .parts = S ("ls *.txt") },
+  { "name/braces-in-argument", "echo {a,b}", ALLOWS, .parts = S ("echo {a,b}") },
+  { "name/tilde-in-argument", "ls ~", ALLOWS, .parts = S ("ls ~") },
+  { "name/variable-in-argument", "echo $HOME", ALLOWS, .parts = S ("echo $HOME") },
+  { "name/variable-in-allow-always", "$CMD", ASKS, .mode = ALLOW_ALWAYS },
+
+  /* ---- Always ask: assignments, unless a pattern matches them included ---- */
+  { "assignments/bare", "PATH=/tmp; ls", ASKS, .parts = S ("PATH=/tmp", "ls") },
+  { "assignments/bare-lifted", "FOO=1", ALLOWS, .allow = S ("FOO=1"), .parts = S ("FOO=1") },
+  { "assignments/bare-lifted-by-star", "PATH=/tmp; ls", ALLOWS, .allow = ANY },
+  { "assignments/bare-two", "A=1 B=2", ASKS, .allow = S ("A=1") },
+  { "assignments/prefix", "FOO=1 ls", ASKS, .parts = S ("FOO=1 ls") },
+  { "assignments/prefix-preload", "LD_PRELOAD=/tmp/x.so ls", ASKS },
+  { "assignments/prefix-lifted", "FOO=1 ls", ALLOWS, .allow = S ("FOO=1 ls"),
+    .parts = S ("FOO=1 ls") },
+  { "assignments/prefix-lifted-by-glob", "FOO=1 ls -la", ALLOWS, .allow = S ("FOO=* ls *") },
+  { "assignments/prefix-two-lifted", "FOO=1 BAR=2 ls", ALLOWS, .allow = S ("FOO=1 BAR=2 ls") },
+  { "assignments/prefix-two-each-alone", "FOO=1 BAR=2 ls", ASKS,
+    .allow = S ("FOO=1 ls", "BAR=2 ls", "ls") },
+  { "assignments/prefix-in-allow-always", "FOO=1 ls", ASKS, .mode = ALLOW_ALWAYS, .allow = NONE },
+  { "assignments/prefix-lifted-in-allow-always", "FOO=1 ls", ALLOWS, .mode = ALLOW_ALWAYS,
+    .allow = S ("FOO=1 ls") },
+  { "assignments/after-the-name-is-an-argument", "ls FOO=1", ALLOWS, .parts = S ("ls FOO=1") },
+
+  /* ---- Always ask: functions, eval, source, alias, coproc, trap, (( )), [[ ]] ---- */
+  { "special/function", "f() { ls; }", ASKS, .allow = ANY, .suggestions = NONE },
+  { "special/function-keyword", "function f { ls; }", ASKS, .allow = ANY },
+  { "special/function-keyword-parens", "function f() { ls; }", ASKS, .allow = ANY },
+  { "special/function-subshell-body", "f() ( ls )", ASKS, .allow = ANY },
+  { "special/function-body-deny", "f() { rm -rf /; }; f", DENIES },
+  { "special/eval", "eval ls", ASKS, .allow = ANY, .suggestions = NONE },
+  { "special/eval-in-substitution", "echo $(eval ls)", ASKS, .allow = ANY },
+  { "special/source", "source env.sh", ASKS, .allow = ANY },
+  { "special/dot", ". env.sh", ASKS, .allow = ANY },
+  { "special/alias", "alias ls=rm", ASKS, .allow = ANY },
+  { "special/coproc", "coproc ls", ASKS, .allow = ANY },
+  { "special/coproc-named", "coproc W { ls; }", ASKS, .allow = ANY },
+  { "special/trap", "trap 'ls' EXIT", ASKS, .allow = ANY },
+  { "special/trap-deny-pattern", "trap 'rm -rf /' EXIT", NOT_ALLOWED, .allow = ANY },
+  { "special/arithmetic-command", "(( x = 1 + 2 ))", ASKS, .allow = ANY },
+  { "special/arithmetic-command-tight", "((x++))", ASKS, .allow = ANY },
+  { "special/nested-subshells-are-not-arithmetic", "( (ls) )", ALLOWS, .allow = ANY },
+  { "special/test-command", "[[ -f x ]]", ASKS, .allow = ANY },
+  { "special/test-command-in-list", "[[ -f x ]] && ls", ASKS, .allow = ANY },
+  { "special/deny-beats-forced-ask", "eval x; rm -rf /", DENIES },
+  { "special/deny-beats-nonliteral-name", "$X; rm -rf /", DENIES },
+
+  /* ---- Always ask: output redirections leaving the workspace ---- */
+  { "redirect/relative", "ls > out.txt", ALLOWS, .allow = ANY },
+  { "redirect/dot-relative", "ls > ./out.txt", ALLOWS, .allow = ANY },
+  { "redirect/subdirectory", "ls > build/logs/out.txt", ALLOWS, .allow = ANY },
+  { "redirect/absolute-inside", "ls > /workspace/out.txt", ALLOWS, .allow = ANY },
+  { "redirect/absolute-dotdot-inside", "ls > /workspace/a/../b.txt", ALLOWS, .allow = ANY },
+  { "redirect/dots-inside", "ls > a/./b/../c.txt", ALLOWS, .allow = ANY },
+  { "redirect/three-dots-is-a-name", "ls > ...", ALLOWS, .allow = ANY },
+  { "redirect/dotdot-prefixed-name", "ls > ..foo", ALLOWS, .allow = ANY },
+  { "redirect/parent", "ls > ../out.txt", ASKS, .allow = ANY, .suggestions = NONE },
+  { "redirect/escape-through-subdirectory", "ls > sub/../../x", ASKS, .allow = ANY },
+  { "redirect/absolute-escape", "ls > /workspace/../etc/passwd", ASKS, .allow = ANY },
+  { "redirect/sibling-with-same-prefix", "ls > /workspace2/x", ASKS, .allow = ANY },
+  { "redirect/absolute-outside", "ls > /etc/passwd", ASKS, .allow = ANY },
+  { "redirect/tmp", "ls > /tmp/x", ASKS, .allow = ANY },
+  { "redirect/dev-null", "ls > /dev/null", ALLOWS, .allow = ANY },
+  { "redirect/dev-stdout", "ls > /dev/stdout", ALLOWS, .allow = ANY },
+  { "redirect/dev-stderr", "ls 2> /dev/stderr", ALLOWS, .allow = ANY },
+  { "redirect/dev-tty", "ls > /dev/tty", ASKS, .allow = ANY },
+  { "redirect/dev-disk", "ls > /dev/sda", ASKS, .allow = ANY },
+  { "redirect/through-dev-null", "ls > /dev/null/../x", ASKS, .allow = ANY },
+  { "redirect/descriptor", "ls >&2", ALLOWS, .allow = ANY },
+  { "redirect/descriptor-numbered", "ls 1>&2", ALLOWS, .allow = ANY },
+  { "redirect/descriptor-stderr-to-stdout", "ls 2>&1", ALLOWS, .allow = ANY },
+  { "redirect/descriptor-variable", "ls >&$FD", ASKS, .allow = ANY },
+  { "redirect/amp-file-outside", "ls >& /etc/x", ASKS, .allow = ANY },
+  { "redirect/amp-file-inside", "ls >& out.txt", ALLOWS, .allow = ANY },
+  { "redirect/operator-gt", "ls > /etc/x", ASKS, .allow = ANY },
+  { "redirect/operator-append", "ls >> /etc/x", ASKS, .allow = ANY },
+  { "redirect/operator-append-inside", "ls >> out.txt", ALLOWS, .allow = ANY },
+  { "redirect/operator-clobber", "ls >| /etc/x", ASKS, .allow = ANY },
+  { "redirect/operator-clobber-inside", "ls >| out.txt", ALLOWS, .allow = ANY },
+  { "redirect/operator-both", "ls &> /etc/x", ASKS, .allow = ANY },
+  { "redirect/operator-both-inside", "ls &> out.txt", ALLOWS, .allow = ANY },
+  { "redirect/operator-both-append", "ls &>> /etc/x", ASKS, .allow = ANY },
+  { "redirect/operator-both-append-inside", "ls &>> out.txt", ALLOWS, .allow = ANY },
+  { "redirect/operator-read-write", "cat <> /etc/passwd", ASKS },
+  { "redirect/operator-read-write-inside", "cat <> data.bin", ALLOWS },
+  { "redirect/operator-fd", "ls 2> /etc/x", ASKS, .allow = ANY },
+  { "redirect/operator-fd-inside", "ls 2> err.log", ALLOWS, .allow = ANY },
+  { "redirect/operator-fd-append", "ls 2>> /etc/x", ASKS, .allow = ANY },
+  { "redirect/operator-fd-three", "ls 3> /etc/x", ASKS, .allow = ANY },
+  { "redirect/operator-fd-ten", "ls 10> /etc/x", ASKS, .allow = ANY },
+  { "redirect/second-target-outside", "ls > out.txt 2> /etc/x", ASKS, .allow = ANY },
+  { "redirect/nonliteral-variable", "ls > $F", ASKS, .allow = ANY },
+  { "redirect/nonliteral-quoted-variable", "ls > \"$HOME/x\"", ASKS, .allow = ANY },
+  { "redirect/nonliteral-tilde", "ls > ~/x", ASKS, .allow = ANY },
+  { "redirect/nonliteral-glob", "ls > *.txt", ASKS, .allow = ANY },
+  { "redirect/nonliteral-braces", "ls > out{1,2}.txt", ASKS, .allow = ANY },
+  { "redirect/nonliteral-substitution", "ls > $(echo x)", ASKS, .allow = ANY },
+  { "redirect/quoted-literal", "ls > \"out file.txt\"", ALLOWS, .allow = ANY,
+    .parts = S ("ls > out file.txt") },
+  /* Single quotes make "$HOME" a literal file name in the workspace. */
+  { "redirect/single-quoted-dollar", "ls > '$HOME'", ALLOWS, .allow = ANY },
+  { "redirect/input-outside", "cat < /etc/passwd", ALLOWS },
+  { "redirect/input-numbered", "cat 0< /etc/passwd", ALLOWS },
+  { "redirect/input-nonliteral", "cat < $F", ALLOWS },
+  { "redirect/only-redirection", "> out.txt", ALLOWS, .parts = S ("> out.txt") },
+  { "redirect/only-redirection-no-patterns", ">> out.txt", ALLOWS, .allow = NONE, .deny = NONE },
+  { "redirect/only-redirection-outside", "> /etc/passwd", ASKS, .suggestions = NONE },
+  { "redirect/only-redirection-denied", "> out.txt", DENIES, .allow = ANY, .deny = S ("> *") },
+  { "redirect/only-redirection-substitution-deny", "> $(rm -rf /)", DENIES },
+  { "redirect/after-cd", "cd /tmp && ls > out.txt", ASKS, .allow = S ("cd *", "ls *") },
+  { "redirect/after-cd-semicolon", "cd sub; ls > out.txt", ASKS, .allow = S ("cd *", "ls *") },
+  { "redirect/after-cd-dot", "cd . && ls > out.txt", ASKS, .allow = S ("cd *", "ls *") },
+  { "redirect/after-cd-in-group", "{ cd /tmp; ls > out.txt; }", ASKS, .allow = S ("cd *", "ls *") },
+  { "redirect/after-pushd", "pushd sub && ls > out.txt", ASKS, .allow = S ("pushd *", "ls *") },
+  { "redirect/after-popd", "popd; ls > out.txt", ASKS, .allow = S ("popd", "ls *") },
+  { "redirect/before-cd", "ls > out.txt; cd /tmp", ALLOWS, .allow = S ("cd *", "ls *") },
+  { "redirect/after-cd-absolute-inside", "cd /tmp && ls > /workspace/out.txt", ALLOWS,
+    .allow = S ("cd *", "ls *") },
+  { "redirect/after-cd-dev-null", "cd /tmp && ls > /dev/null", ALLOWS,
+    .allow = S ("cd *", "ls *") },
+  // design: the rule is "a cd earlier in the line", even one in a subshell.
+  { "redirect/after-cd-in-subshell", "(cd /tmp); ls > out.txt", ASKS, .allow = S ("cd *", "ls *") },
+  // design: a cd run through a wrapper is a cd.
+  { "redirect/after-builtin-cd", "builtin cd /tmp; ls > out.txt", ASKS,
+    .allow = S ("builtin *", "cd *", "ls *") },
+
+  /* ---- The exec call's context ---- */
+  { "context/cwd-outside", "ls > out.txt", ASKS, .allow = ANY, .cwd = "/tmp" },
+  { "context/cwd-outside-absolute-target", "ls > /workspace/out.txt", ALLOWS, .allow = ANY,
+    .cwd = "/tmp" },
+  { "context/cwd-outside-no-redirection", "ls", ALLOWS, .cwd = "/tmp" },
+  { "context/cwd-outside-dev-null", "ls > /dev/null", ALLOWS, .cwd = "/tmp" },
+  { "context/cwd-escaping-with-dotdot", "ls > out.txt", ASKS, .allow = ANY,
+    .cwd = "/workspace/../etc" },
+  { "context/cwd-sibling-with-same-prefix", "ls > out.txt", ASKS, .allow = ANY,
+    .cwd = "/workspace2" },
+  { "context/cwd-subdirectory", "ls > out.txt", ALLOWS, .allow = ANY, .cwd = "/workspace/sub" },
+  { "context/workspace-absolute-inside", "ls > /home/u/proj/out.txt", ALLOWS, .allow = ANY,
+    .workspace = "/home/u/proj" },
+  { "context/workspace-default-no-longer-inside", "ls > /workspace/out.txt", ASKS, .allow = ANY,
+    .workspace = "/home/u/proj" },
+  { "context/workspace-relative", "ls > out.txt", ALLOWS, .allow = ANY,
+    .workspace = "/home/u/proj" },
+  { "context/workspace-escape", "ls > /home/u/proj/../x", ASKS, .allow = ANY,
+    .workspace = "/home/u/proj" },
+  { "context/workspace-trailing-slash", "ls > /home/u/proj/out.txt", ALLOWS, .allow = ANY,
+    .workspace = "/home/u/proj/" },
+  { "context/env", "ls", ASKS, .env = S ("FOO=1") },
+  { "context/env-with-star", "ls", ASKS, .allow = ANY, .env = S ("LD_PRELOAD=/tmp/x.so") },
+  { "context/env-in-allow-always", "ls", ASKS, .mode = ALLOW_ALWAYS, .env = S ("PATH=/tmp") },
+  { "context/env-empty", "ls", ALLOWS, .env = NONE },
+  { "context/env-deny", "rm -rf /", DENIES, .env = S ("A=1") },
+
+  /* ---- Modes ---- */
+  { "modes/approval-always", "ls", ASKS, .mode = APPROVAL_ALWAYS, .allow = S ("ls") },
+  { "modes/approval-always-star", "echo hi", ASKS, .mode = APPROVAL_ALWAYS, .allow = ANY },
+  { "modes/approval-always-deny", "rm -rf /", DENIES, .mode = APPROVAL_ALWAYS },
+  { "modes/allow-always", "rm x", ALLOWS, .mode = ALLOW_ALWAYS, .allow = NONE, .deny = NONE },
+  { "modes/allow-always-compound", "ls; rm x | wc -l && curl -s x", ALLOWS, .mode = ALLOW_ALWAYS,
+    .allow = NONE },
+  { "modes/allow-always-deny", "rm -rf /", DENIES, .mode = ALLOW_ALWAYS },
+  { "modes/allow-always-deny-in-substitution", "echo $(rm -rf /)", DENIES, .mode = ALLOW_ALWAYS },
+  { "modes/allow-always-redirection", "ls > /etc/x", ASKS, .mode = ALLOW_ALWAYS },
+  { "modes/allow-always-parse-error", "echo 'x", ASKS, .mode = ALLOW_ALWAYS },
+  { "modes/allow-always-eval", "eval ls", ASKS, .mode = ALLOW_ALWAYS },
+  { "modes/allow-always-nonliteral-script", "sh -c \"$X\"", ASKS, .mode = ALLOW_ALWAYS },
+  { "modes/allow-always-nonliteral-wrapped", "nohup $X", ASKS, .mode = ALLOW_ALWAYS },
+  { "modes/allowlist-without-patterns", "ls", ASKS, .allow = NONE, .deny = NONE },
+
+  /* ---- Deny beats everything ---- */
+  { "deny/simple", "rm -rf /", DENIES, .parts = S ("rm -rf /") },
+  { "deny/subdirectory", "rm -rf /etc", DENIES },
+  { "deny/relative-not-matched", "rm -rf ./build", ASKS },
+  { "deny/blanks-normalized", "rm  -rf   /", DENIES, .parts = S ("rm -rf /") },
+  { "deny/quoted-arguments", "rm '-rf' \"/\"", DENIES },
+  { "deny/quoted-name", "\"rm\" -rf /", DENIES },
+  { "deny/escaped-name", "r\\m -rf /", DENIES },
+  { "deny/absolute-name", "/bin/rm -rf /", DENIES },
+  { "deny/relative-name", "./rm -rf /", DENIES },
+  /* Patterns are text, not option parsing. */
+  { "deny/separate-flags-not-matched", "rm -r -f /", ASKS },
+  { "deny/beats-allow", "rm -rf /tmp", DENIES, .allow = S ("rm *") },
+  { "deny/allow-still-allows-the-rest", "rm x", ALLOWS, .allow = S ("rm *") },
+  { "deny/beats-star", "ls; rm -rf /", DENIES, .allow = ANY },
+  { "deny/in-substitution-beats-star", "echo $(rm -rf /)", DENIES, .allow = ANY },
+  { "deny/second-pattern", "git  push origin main", DENIES },
+  { "deny/wrapper-itself", "sudo ls", DENIES, .allow = ANY, .deny = S ("sudo *") },
+  { "deny/wrapper-itself-by-basename", "/usr/bin/sudo ls", DENIES, .allow = ANY,
+    .deny = S ("sudo *") },
+  { "deny/tilde", "ls; rm -rf ~", DENIES, .deny = S ("rm -rf ~*"), .parts = S ("ls", "rm -rf ~") },
+  { "deny/with-parse-error", "rm -rf /; echo 'unterminated", NOT_ALLOWED, .allow = ANY },
+  /* Allow patterns match the text as written: no basename. */
+  { "deny/allow-not-by-basename", "/tmp/ls", ASKS },
+  { "deny/allow-not-by-basename-bin", "/bin/ls", ASKS, .allow = S ("ls") },
+  { "deny/allow-not-by-basename-relative", "./ls -la", ASKS, .allow = S ("ls *") },
+
+  /* ---- Bypass attempts from the README ---- */
+  { "bypass/rm-home", "ls; rm -rf ~", ASKS, .parts = S ("ls", "rm -rf ~") },
+  { "bypass/curl-into-sh-in-substitution", "cat $(curl x|sh)", ASKS,
+    .parts = S ("cat $(curl x|sh)", "curl x", "sh"),
+    .origins = O (TOP, SUB, SUB) },
+  { "bypass/find-exec", "find . -type f -exec rm {} +", ASKS, .deny = NONE },
+  { "bypass/find-exec-deny", "find . -type f -exec rm {} +", DENIES },
+  { "bypass/xargs", "xargs rm", ASKS, .deny = NONE },
+  { "bypass/xargs-deny", "xargs rm", DENIES },
+  { "bypass/sh-c-with-sh-allowed", "sh -c 'rm -rf /'", DENIES, .allow = S ("sh *") },
+  { "bypass/and", "ls && rm x", ASKS, .allow = S ("ls*") },
+  { "bypass/pipe-to-sh", "ls | sh", ASKS, .allow = S ("ls", "ls *") },
+  { "bypass/echo-into-sh", "echo 'rm -rf /' | sh", ASKS, .parts = S ("echo rm -rf /", "sh") },
+  { "bypass/escaped-letter", "l\\s; r\\m x", ASKS, .allow = S ("ls"), .parts = S ("ls", "rm x") },
+  { "bypass/quoted-letter", "'l's", ALLOWS, .allow = S ("ls") },
+  { "bypass/ansi-c-name", "$'\\x72m' -rf x", ASKS, .allow = S ("ls", "$'\\x72m' *"), .deny = NONE },
+  { "bypass/ifs", "IFS=/; ls", ASKS },
+
+  /* ---- Parse errors and input the engine cannot see through ---- */
+  { "parse/unterminated-single-quote", "echo 'abc", ASKS, .allow = ANY },
+  { "parse/unterminated-double-quote", "echo \"abc", ASKS, .allow = ANY },
+  { "parse/unterminated-ansi-c", "echo $'abc", ASKS, .allow = ANY },
+  { "parse/unterminated-in-allowlist", "ls 'x", ASKS },
+  { "parse/redirection-without-target", "ls >", ASKS, .allow = ANY },
+  { "parse/redirection-into-separator", "ls > ; ls", ASKS, .allow = ANY },
+  // design: invalid UTF-8 asks; valid UTF-8 is an ordinary word.
+  { "utf8/invalid-argument", "echo \xff\xfe", ASKS, .allow = ANY },
+  { "utf8/invalid-name", "\xffls", ASKS, .allow = ANY },
+  { "utf8/overlong", "echo \xc0\xaf", ASKS, .allow = ANY },
+  { "utf8/valid", "echo caf\xc3\xa9 \xe2\x9c\x93", ALLOWS,
+    .parts = S ("echo caf\xc3\xa9 \xe2\x9c\x93") },
+  { "length/shorter-than-the-string", "ls; rm -rf /", ALLOWS, .allow = S ("ls"), .parts = S ("ls"),
+    .use_length = TRUE, .length = 2 },
+  { "length/cuts-a-quote", "echo 'abc'", ASKS, .allow = ANY, .use_length = TRUE, .length = 7 },
+  { "nul/inside", "ls\0", ASKS, .allow = S ("ls"), .use_length = TRUE, .length = 3 },
+  { "nul/inside-quotes", "echo 'a\0b'", ASKS, .allow = ANY, .use_length = TRUE, .length = 10 },
+  { "nul/before-denied-command", "ls\0; rm -rf /", NOT_ALLOWED, .allow = ANY, .use_length = TRUE,
+    .length = 13 },
+
+  /* ---- "Always allow" suggestions ---- */
+  { "suggestions/subcommand-and-more", "npm install chalk", ASKS, .allow = NONE,
+    .suggestions = S ("npm install *") },
+  { "suggestions/name-alone", "ls", ASKS, .allow = NONE, .suggestions = S ("ls") },
+  { "suggestions/file-argument", "python3 build.py --fast", ASKS, .allow = NONE,
+    .suggestions = S ("python3 *") },
+  { "suggestions/subcommand-alone", "git status", ASKS, .allow = NONE, .deny = NONE,
+    .suggestions = S ("git status") },
+  { "suggestions/subcommand-then-words", "git push origin main", ASKS, .allow = NONE, .deny = NONE,
+    .suggestions = S ("git push *") },
+  { "suggestions/redirection-is-more-words", "ls > /dev/null", ASKS, .allow = NONE,
+    .suggestions = S ("ls *") },
+  { "suggestions/option-first", "git --no-pager log", ASKS, .allow = NONE,
+    .suggestions = S ("git *") },
+  { "suggestions/make", "make", ASKS, .allow = NONE, .suggestions = S ("make") },
+  { "suggestions/make-target", "make test", ASKS, .allow = NONE, .suggestions = S ("make test") },
+  { "suggestions/hyphenated-subcommand", "make build-all -j4", ASKS, .allow = NONE,
+    .suggestions = S ("make build-all *") },
+  { "suggestions/digits-in-subcommand", "docker compose2 up", ASKS, .allow = NONE,
+    .suggestions = S ("docker compose2 *") },
+  { "suggestions/uppercase-is-no-subcommand", "cargo Build", ASKS, .allow = NONE,
+    .suggestions = S ("cargo *") },
+  { "suggestions/colon-is-no-subcommand", "npm run test:unit", ASKS, .allow = NONE,
+    .suggestions = S ("npm run *") },
+  { "suggestions/digit-first-is-no-subcommand", "foo 9lives", ASKS, .allow = NONE,
+    .suggestions = S ("foo *") },
+  { "suggestions/underscore-is-no-subcommand", "foo a_b", ASKS, .allow = NONE,
+    .suggestions = S ("foo *") },
+  { "suggestions/option-only", "foo -x", ASKS, .allow = NONE, .suggestions = S ("foo *") },
+  { "suggestions/path-name", "/usr/bin/python3 x.py", ASKS, .allow = NONE,
+    .suggestions = S ("/usr/bin/python3 *") },
+  /* "x" looks like a subcommand: the spec's rule keeps it. */
+  { "suggestions/plain-word-argument", "rm x", ASKS, .allow = NONE, .suggestions = S ("rm x") },
+  { "suggestions/deduplicated", "rm -f a; rm -f b", ASKS, .allow = NONE, .suggestions = S ("rm *") },
+  { "suggestions/one-per-part", "npm test; git status", ASKS, .allow = NONE,
+    .suggestions = S ("npm test", "git status") },
+  { "suggestions/pipeline", "ls | wc -l", ASKS, .allow = NONE, .suggestions = S ("ls", "wc *") },
+  { "suggestions/wrapper-and-inner", "sudo apt install x", ASKS, .allow = NONE,
+    .suggestions = S ("sudo apt *", "apt install *") },
+  { "suggestions/in-substitution", "echo $(whoami)", ASKS, .suggestions = S ("whoami") },
+  { "suggestions/in-script", "sh -c 'npm install x'", ASKS, .allow = S ("sh *"),
+    .suggestions = S ("npm install *") },
+  { "suggestions/find-inner", "find . -exec rm {} \\;", ASKS, .allow = S ("find *"), .deny = NONE,
+    .suggestions = S ("rm *") },
+  { "suggestions/none-for-allowed-parts", "ls; eval x", ASKS, .suggestions = NONE },
+  { "suggestions/none-for-nonliteral-name", "$X y", ASKS, .allow = NONE, .suggestions = NONE },
+  { "suggestions/none-for-redirection-target", "ls > /etc/x", ASKS, .suggestions = NONE },
+};
+
+/* ---- Checking a row ---- */
+
+static const char *
+expect_name (int expect)
+{
+  switch (expect)
+    {
+    case ALLOWS: return "allow";
+    case ASKS: return "ask";
+    case DENIES: return "deny";
+    case NOT_ALLOWED: return "ask or deny";
+    default: return "(no expectation)";
+    }
+}
+
+static const char *
+verdict_name (WardenVerdict verdict)
+{
+  switch (verdict)
+    {
+    case WARDEN_VERDICT_ALLOW: return "allow";
+    case WARDEN_VERDICT_ASK: return "ask";
+    case WARDEN_VERDICT_DENY: return "deny";
+    default: return "(invalid verdict)";
+    }
+}
+
+static const char *
+origin_name (int origin)
+{
+  switch (origin)
+    {
+    case WARDEN_ORIGIN_TOP_LEVEL: return "top-level";
+    case WARDEN_ORIGIN_SUBSTITUTION: return "substitution";
+    case WARDEN_ORIGIN_PROCESS_SUBSTITUTION: return "process-substitution";
+    case WARDEN_ORIGIN_WRAPPER: return "wrapper";
+    case WARDEN_ORIGIN_SCRIPT: return "script";
+    case WARDEN_ORIGIN_REDIRECTION: return "redirection";
+    default: return "(invalid origin)";
+    }
+}
+
+static gboolean
+strv_has (const char * const *strv,
+          const char         *str)
+{
+  for (gsize i = 0; strv != NULL && strv[i] != NULL; i++)
+    if (g_strcmp0 (strv[i], str) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static guint
+strv_len (const char * const *strv)
+{
+  guint n = 0;
+
+  while (strv != NULL && strv[n] != NULL)
+    n++;
+  return n;
+}
+
+/* Commands can be 1 MiB long and hold control bytes: show them escaped and cut. */
+static char *
+show (const char *text,
+      gssize      length,
+      gsize       max)
+{
+  g_autoptr(GString) str = g_string_new (NULL);
+  gsize len = length < 0 ? strlen (text) : (gsize) length;
+  gsize shown = MIN (len, max);
+
+  for (gsize i = 0; i < shown; i++)
+    {
+      if (text[i] == '\0')
+        g_string_append (str, "\\0");
+      else
+        {
+          char one[2] = { text[i], '\0' };
+          g_autofree char *esc = g_strescape (one, NULL);
+          g_string_append (str, esc);
+        }
+    }
+  if (shown < len)
+    g_string_append_printf (str, "… (%" G_GSIZE_FORMAT " bytes)", len);
+  return g_string_free (g_steal_pointer (&str), FALSE);
+}
+
+static char *
+show_strv (const char * const *strv)
+{
+  g_autoptr(GString) str = g_string_new ("[");
+
+  for (gsize i = 0; strv != NULL && strv[i] != NULL; i++)
+    {
+      g_autofree char *item = show (strv[i], -1, 300);
+      g_string_append_printf (str, "%s\"%s\"", i ? ", " : "", item);
+    }
+  g_string_append (str, "]");
+  return g_string_free (g_steal_pointer (&str), FALSE);
+}
+
+static gboolean
+json_has_string (JsonNode   *node,
+                 const char *str)
+{
+  if (node == NULL)
+    return FALSE;
+  if (JSON_NODE_HOLDS_VALUE (node))
+    return json_node_get_value_type (node) == G_TYPE_STRING &&
+           g_strcmp0 (json_node_get_string (node), str) == 0;
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        if (json_has_string (json_array_get_element (array, i), str))
+          return TRUE;
+    }
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *object = json_node_get_object (node);
+      g_autoptr(GList) members = json_object_get_members (object);
+      for (GList *l = members; l != NULL; l = l->next)
+        if (json_has_string (json_object_get_member (object, l->data), str))
+          return TRUE;
+    }
+  return FALSE;
+}
+
+static void G_GNUC_PRINTF (2, 3)
+problem (GString    *problems,
+         const char *format,
+         ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_string_append (problems, "\n  - ");
+  g_string_append_vprintf (problems, format, args);
+  va_end (args);
+}
+
+/* Runs @row, checks what it expects and what holds for every decision, and on
+ * a mismatch prints the command, expected against got, and the decision JSON.
+ * Returns the decision for further checks. */
+static WardenDecision *
+run_row (const Row *row)
+{
+  const char * const *allow = row->allow ? row->allow : std_allow;
+  const char * const *deny = row->deny ? row->deny : std_deny;
+  WardenCheckContext context = { row->workspace, row->cwd, row->env };
+  gboolean with_context = row->workspace != NULL || row->cwd != NULL || row->env != NULL;
+  gssize length = row->use_length ? row->length : -1;
+  g_autoptr(WardenPolicy) policy = NULL;
+  g_autoptr(WardenDecision) decision = NULL;
+  g_autoptr(GString) problems = g_string_new (NULL);
+  g_autofree char *json = NULL;
+  WardenVerdict verdict;
+  const char *reason;
+  const char * const *suggestions;
+  guint n_parts;
+  gboolean any_deny = FALSE, any_ask = FALSE;
+
+  g_assert (row->expect >= ALLOWS && row->expect <= NOT_ALLOWED);
+
+  policy = warden_policy_new (row->mode, allow, deny);
+  g_assert_nonnull (policy);
+  if (policy == NULL)
+    return NULL;
+  decision = warden_policy_check (policy, row->command, length, with_context ? &context : NULL);
+  g_assert_nonnull (decision);
+  if (decision == NULL)
+    return NULL;
+
+  verdict = warden_decision_get_verdict (decision);
+  reason = warden_decision_get_reason (decision);
+  n_parts = warden_decision_get_n_parts (decision);
+  suggestions = warden_decision_get_suggestions (decision);
+  json = warden_decision_to_json (decision);
+
+  /* What the row expects. */
+  if (row->expect == NOT_ALLOWED ? verdict == WARDEN_VERDICT_ALLOW
+                                 : (int) verdict + 1 != row->expect)
+    problem (problems, "verdict: expected %s, got %s",
+             expect_name (row->expect), verdict_name (verdict));
+
+  if (row->parts != NULL)
+    {
+      guint expected = strv_len (row->parts);
+      g_autoptr(GPtrArray) got = g_ptr_array_new_with_free_func (g_free);
+      gboolean same = expected == n_parts;
+
+      for (guint i = 0; i < n_parts; i++)
+        {
+          const WardenDecisionPart *part = warden_decision_get_part (decision, i);
+          g_ptr_array_add (got, g_strdup (part ? part->text : NULL));
+          if (i < expected && (part == NULL || g_strcmp0 (part->text, row->parts[i]) != 0))
+            same = FALSE;
+        }
+      g_ptr_array_add (got, NULL);
+      if (!same)
+        {
+          g_autofree char *want = show_strv (row->parts);
+          g_autofree char *have = show_strv ((const char * const *) got->pdata);
+          problem (problems, "parts: expected %s, got %s", want, have);
+        }
+    }
+
+  if (row->origins != NULL)
+    {
+      g_autoptr(GString) want = g_string_new (NULL);
+      g_autoptr(GString) have = g_string_new (NULL);
+      guint expected = 0;
+
+      while (row->origins[expected] >= 0)
+        {
+          g_string_append_printf (want, " %s", origin_name (row->origins[expected]));
+          expected++;
+        }
+      for (guint i = 0; i < n_parts; i++)
+        {
+          const WardenDecisionPart *part = warden_decision_get_part (decision, i);
+          g_string_append_printf (have, " %s", part ? origin_name (part->origin) : "(no part)");
+        }
+      if (!g_str_equal (want->str, have->str))
+        problem (problems, "origins: expected%s, got%s",
+                 want->str, have->len ? have->str : " nothing");
+    }
+
+  if (row->suggestions != NULL)
+    {
+      gboolean same = strv_len (row->suggestions) == strv_len (suggestions);
+
+      for (gsize i = 0; same && row->suggestions[i] != NULL; i++)
+        same = strv_has (suggestions, row->suggestions[i]);
+      if (!same)
+        {
+          g_autofree char *want = show_strv (row->suggestions);
+          g_autofree char *have = show_strv (suggestions);
+          problem (problems, "suggestions: expected %s, got %s", want, have);
+        }
+    }
+
+  /* What holds for every decision. */
+  if (verdict != WARDEN_VERDICT_ALLOW && verdict != WARDEN_VERDICT_ASK &&
+      verdict != WARDEN_VERDICT_DENY)
+    problem (problems, "the verdict %d is not a verdict", (int) verdict);
+  if (verdict != WARDEN_VERDICT_ALLOW && (reason == NULL || *reason == '\0'))
+    problem (problems, "a decision that is not allow must give a reason to show");
+
+  for (guint i = 0; i < n_parts; i++)
+    {
+      const WardenDecisionPart *part = warden_decision_get_part (decision, i);
+
+      if (part == NULL || part->text == NULL)
+        {
+          problem (problems, "part %u is missing or has no text", i);
+          continue;
+        }
+      if ((int) part->origin < WARDEN_ORIGIN_TOP_LEVEL || part->origin > WARDEN_ORIGIN_REDIRECTION)
+        problem (problems, "part %u has no valid origin", i);
+      if (part->verdict == WARDEN_VERDICT_DENY)
+        {
+          any_deny = TRUE;
+          if (!strv_has (deny, part->pattern))
+            problem (problems, "part %u is denied, but its pattern \"%s\" is not a deny pattern",
+                     i, part->pattern ? part->pattern : "(null)");
+        }
+      else if (part->verdict == WARDEN_VERDICT_ASK)
+        {
+          any_ask = TRUE;
+          if (part->reason == NULL || *part->reason == '\0')
+            problem (problems, "part %u asks without a reason", i);
+        }
+      else if (part->verdict == WARDEN_VERDICT_ALLOW)
+        {
+          if (part->pattern != NULL && !strv_has (allow, part->pattern))
+            problem (problems, "part %u is allowed by \"%s\", which is not an allow pattern",
+                     i, part->pattern);
+        }
+      else
+        problem (problems, "part %u has no valid verdict", i);
+      if (part->suggestion != NULL &&
+          (*part->suggestion == '\0' || g_str_equal (part->suggestion, "*")))
+        problem (problems, "part %u suggests \"%s\"", i, part->suggestion);
+    }
+
+  /* Deny if and only if a part is denied; ask when a part asks and none is denied. */
+  if (any_deny != (verdict == WARDEN_VERDICT_DENY))
+    problem (problems, "the verdict is %s, but %s part is denied",
+             verdict_name (verdict), any_deny ? "a" : "no");
+  if (!any_deny && any_ask && verdict != WARDEN_VERDICT_ASK)
+    problem (problems, "a part asks, but the verdict is %s", verdict_name (verdict));
+
+  for (gsize i = 0; suggestions != NULL && suggestions[i] != NULL; i++)
+    {
+      gboolean from_a_part = FALSE;
+
+      if (*suggestions[i] == '\0' || g_str_equal (suggestions[i], "*"))
+        problem (problems, "the suggestion \"%s\" would allow nothing or everything",
+                 suggestions[i]);
+      for (gsize j = 0; j < i; j++)
+        if (g_str_equal (suggestions[i], suggestions[j]))
+          problem (problems, "the suggestion \"%s\" is repeated", suggestions[i]);
+      for (guint j = 0; j < n_parts && !from_a_part; j++)
+        {
+          const WardenDecisionPart *part = warden_decision_get_part (decision, j);
+          from_a_part = part != NULL && g_strcmp0 (part->suggestion, suggestions[i]) == 0;
+        }
+      if (!from_a_part)
+        problem (problems, "the suggestion \"%s\" belongs to no part", suggestions[i]);
+    }
+
+  if (json == NULL)
+    problem (problems, "no JSON");
+  else
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(GError) error = NULL;
+
+      if (!json_parser_load_from_data (parser, json, -1, &error))
+        problem (problems, "the JSON does not parse: %s", error->message);
+      else if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+        problem (problems, "the JSON is not an object");
+    }
+
+  if (problems->len > 0)
+    {
+      g_autofree char *command = show (row->command, length, 300);
+      g_autofree char *shown_allow = show_strv (allow);
+      g_autofree char *shown_deny = show_strv (deny);
+
+      g_test_message ("command: \"%s\"", command);
+      g_test_message ("mode %d, allow %s, deny %s%s%s%s%s",
+                      (int) row->mode, shown_allow, shown_deny,
+                      row->workspace ? ", workspace " : "", row->workspace ? row->workspace : "",
+                      row->cwd ? ", cwd " : "", row->cwd ? row->cwd : "");
+      g_test_message ("problems:%s", problems->str);
+      g_test_message ("decision: %.4000s", json ? json : "(none)");
+      g_test_fail ();
+    }
+
+  return g_steal_pointer (&decision);
+}
+
+static void
+test_row (gconstpointer data)
+{
+  g_autoptr(WardenDecision) decision = run_row (data);
+}
+
+/* ---- Limits: the engine answers fast, never crashes, never allows ---- */
+
+typedef struct
+{
+  const char *path;
+  const char *prefix, *unit;     /* prefix, then unit @times times, */
+  guint       times;
+  const char *middle, *closing;  /* then middle, then closing @times times if set */
+  gboolean    close;
+  int         expect;
+  gboolean    allow_any;         /* allow "*" instead of the standard profile */
+  guint       n_parts;           /* checked when not 0 */
+} Generated;
+
+static const Generated length_cases[] = {
+  /* Far past the limit, just past it, and well below it. */
+  { "limits/one-mebibyte", "echo ", "a", 1024 * 1024, "", NULL, FALSE, ASKS, TRUE },
+  { "limits/one-mebibyte-of-commands", "", "ls; ", 256 * 1024, "", NULL, FALSE, ASKS, TRUE },
+  { "limits/just-past-256-kib", "echo ", "a", 256 * 1024 - 4, "", NULL, FALSE, ASKS, TRUE },
+  { "limits/200-kib-is-fine", "echo ", "a", 200 * 1024, "", NULL, FALSE, ALLOWS, FALSE, 1 },
+};
+
+static const Generated depth_cases[] = {
+  { "limits/10000-unterminated-substitutions", "", "$(", 10000, "", NULL, FALSE, ASKS, TRUE },
+  { "limits/10000-nested-substitutions", "echo ", "$(echo ", 10000, "x", ")", TRUE, ASKS, TRUE },
+  { "limits/9999-backticks", "echo ", "`", 9999, "", NULL, FALSE, ASKS, TRUE },
+  { "limits/10000-subshells", "", "( ", 10000, "ls", " )", TRUE, ASKS, TRUE },
+  { "limits/10000-unterminated-subshells", "", "(", 10000, "", NULL, FALSE, ASKS, TRUE },
+  { "limits/10000-brace-groups", "", "{ ", 10000, "ls; ", "}; ", TRUE, ASKS, TRUE },
+  { "limits/10000-ifs", "", "if true; then ", 10000, "ls; ", "fi; ", TRUE, ASKS, TRUE },
+  { "limits/10000-parameter-expansions", "echo ", "${x:-", 10000, "y", "}", TRUE, ASKS, TRUE },
+  { "limits/100-nested-substitutions", "echo ", "$(echo ", 100, "x", ")", TRUE, ASKS, TRUE },
+  { "limits/10-nested-substitutions", "echo ", "$(echo ", 10, "x", ")", TRUE, ALLOWS, FALSE, 11 },
+  { "limits/10-nested-groups", "", "( ", 10, "ls", " )", TRUE, ALLOWS, FALSE, 1 },
+};
+
+static const Generated parts_cases[] = {
+  { "limits/100-commands", "", "ls; ", 100, "", NULL, FALSE, ALLOWS, FALSE, 100 },
+  // design: past WARDEN_SHELL_MAX_PARTS the engine stops and asks.
+  { "limits/5000-commands", "", "ls; ", 5000, "", NULL, FALSE, ASKS, TRUE },
+};
+
+static void
+check_generated (gconstpointer data)
+{
+  const Generated *gen = data;
+  g_autoptr(GString) command = g_string_new (gen->prefix);
+  g_autoptr(GTimer) timer = NULL;
+  g_autoptr(WardenDecision) decision = NULL;
+  Row row = { gen->path, NULL, gen->expect, .allow = gen->allow_any ? ANY : NULL };
+  double seconds;
+
+  for (guint i = 0; i < gen->times; i++)
+    g_string_append (command, gen->unit);
+  g_string_append (command, gen->middle);
+  for (guint i = 0; gen->close && i < gen->times; i++)
+    g_string_append (command, gen->closing);
+  row.command = command->str;
+
+  timer = g_timer_new ();
+  decision = run_row (&row);
+  seconds = g_timer_elapsed (timer, NULL);
+  if (decision == NULL)
+    return;
+
+  /* "The engine answers these fast." */
+  if (seconds > 2.0)
+    {
+      g_test_message ("%s: the decision took %.2f s", gen->path, seconds);
+      g_test_fail ();
+    }
+  if (gen->n_parts > 0 && warden_decision_get_n_parts (decision) != gen->n_parts)
+    {
+      g_test_message ("%s: expected %u parts, got %u",
+                      gen->path, gen->n_parts, warden_decision_get_n_parts (decision));
+      g_test_fail ();
+    }
+}
+
+/* ---- The reason shown is the first reason that asks ---- */
+
+static const WardenDecisionPart *
+find_part (WardenDecision *decision,
+           const char     *text)
+{
+  for (guint i = 0; i < warden_decision_get_n_parts (decision); i++)
+    {
+      const WardenDecisionPart *part = warden_decision_get_part (decision, i);
+      if (part != NULL && g_strcmp0 (part->text, text) == 0)
+        return part;
+    }
+  g_test_message ("no part \"%s\"", text);
+  g_test_fail ();
+  return NULL;
+}
+
+static void
+check_first_reason (const char *command,
+                    const char *first,
+                    const char *second)
+{
+  Row row = { "reason", command, ASKS };
+  g_autoptr(WardenDecision) decision = run_row (&row);
+  const WardenDecisionPart *a = decision ? find_part (decision, first) : NULL;
+  const WardenDecisionPart *b = decision ? find_part (decision, second) : NULL;
+
+  if (a == NULL || b == NULL)
+    return;
+  g_assert_cmpint (a->verdict, ==, WARDEN_VERDICT_ASK);
+  g_assert_cmpint (b->verdict, ==, WARDEN_VERDICT_ASK);
+  /* Different reasons, or this test could not tell them apart. */
+  g_assert_cmpstr (a->reason, !=, b->reason);
+  g_assert_cmpstr (warden_decision_get_reason (decision), ==, a->reason);
+}
+
+static void
+test_reason_first_ask (void)
+{
+  /* An unknown command and a forced ask, in both orders; "ls" is allowed. */
+  check_first_reason ("ls; rm x; eval y", "rm x", "eval y");
+  check_first_reason ("ls; eval y; rm x", "eval y", "rm x");
+  check_first_reason ("ls > /etc/x; rm x", "ls > /etc/x", "rm x");
+}
+
+static void
+test_reason_deny (void)
+{
+  // design: when a line is denied, the reason shown is the denial.
+  Row row = { "reason/deny", "ls; eval y; rm -rf /etc", DENIES };
+  g_autoptr(WardenDecision) decision = run_row (&row);
+  const WardenDecisionPart *rm = decision ? find_part (decision, "rm -rf /etc") : NULL;
+
+  if (rm == NULL)
+    return;
+  g_assert_cmpint (rm->verdict, ==, WARDEN_VERDICT_DENY);
+  g_assert_cmpstr (rm->pattern, ==, "rm -rf /*");
+  g_assert_nonnull (rm->reason);
+  g_assert_cmpstr (warden_decision_get_reason (decision), ==, rm->reason);
+}
+
+static void
+test_reason_patterns (void)
+{
+  /* Each part names the pattern that decided it. */
+  Row row = { "reason/patterns", "ls -la; ls; rm x; rm -rf /tmp", DENIES, .allow = S ("ls", "ls *"),
+              .parts = S ("ls -la", "ls", "rm x", "rm -rf /tmp") };
+  g_autoptr(WardenDecision) decision = run_row (&row);
+
+  if (decision == NULL || warden_decision_get_n_parts (decision) != 4)
+    return;  /* run_row () told what is wrong */
+  g_assert_cmpstr (warden_decision_get_part (decision, 0)->pattern, ==, "ls *");
+  g_assert_cmpint (warden_decision_get_part (decision, 0)->verdict, ==, WARDEN_VERDICT_ALLOW);
+  g_assert_cmpstr (warden_decision_get_part (decision, 1)->pattern, ==, "ls");
+  g_assert_cmpint (warden_decision_get_part (decision, 1)->verdict, ==, WARDEN_VERDICT_ALLOW);
+  g_assert_null (warden_decision_get_part (decision, 2)->pattern);
+  g_assert_cmpint (warden_decision_get_part (decision, 2)->verdict, ==, WARDEN_VERDICT_ASK);
+  g_assert_cmpstr (warden_decision_get_part (decision, 2)->suggestion, ==, "rm x");
+  g_assert_cmpstr (warden_decision_get_part (decision, 3)->pattern, ==, "rm -rf /*");
+  g_assert_cmpint (warden_decision_get_part (decision, 3)->verdict, ==, WARDEN_VERDICT_DENY);
+}
+
+static void
+test_reason_parse_error (void)
+{
+  Row row = { "reason/parse-error", "echo 'unterminated", ASKS, .allow = ANY };
+  g_autoptr(WardenDecision) decision = run_row (&row);
+
+  if (decision == NULL)
+    return;
+  g_assert_nonnull (warden_decision_get_reason (decision));
+  g_assert_cmpstr (warden_decision_get_reason (decision), !=, "");
+}
+
+/* ---- The JSON carries the parts ---- */
+
+static void
+test_json (void)
+{
+  Row row = { "json", "ls; npm install chalk; eval x", ASKS };
+  g_autoptr(WardenDecision) decision = run_row (&row);
+  g_autofree char *json = decision ? warden_decision_to_json (decision) : NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonNode *root;
+
+  g_assert_nonnull (json);
+  if (json == NULL || !json_parser_load_from_data (parser, json, -1, &error))
+    {
+      g_test_message ("decision: %.4000s", json ? json : "(none)");
+      g_test_fail ();
+      return;
+    }
+  root = json_parser_get_root (parser);
+
+  /* Everything the user is shown is in it: texts, reasons, suggestions. */
+  g_assert_cmpuint (warden_decision_get_n_parts (decision), ==, 3);
+  g_assert_true (json_has_string (root, warden_decision_get_reason (decision)));
+  for (guint i = 0; i < warden_decision_get_n_parts (decision); i++)
+    {
+      const WardenDecisionPart *part = warden_decision_get_part (decision, i);
+
+      g_assert_true (json_has_string (root, part->text));
+      if (part->reason != NULL)
+        g_assert_true (json_has_string (root, part->reason));
+      if (part->suggestion != NULL)
+        g_assert_true (json_has_string (root, part->suggestion));
+    }
+  g_assert_true (json_has_string (root, "npm install *"));
+}
+
+/* ---- The policy object ---- */
+
+/* The verdict for @command, or -1 when there is no decision at all. */
+static int
+verdict_of (WardenPolicy             *policy,
+            const char               *command,
+            const WardenCheckContext *context)
+{
+  g_autoptr(WardenDecision) decision = warden_policy_check (policy, command, -1, context);
+
+  if (decision == NULL)
+    {
+      g_test_message ("no decision for \"%s\"", command);
+      return -1;
+    }
+  return warden_decision_get_verdict (decision);
+}
+
+static void
+test_context_null_fields (void)
+{
+  /* A context whose fields are all NULL means the defaults. */
+  const WardenCheckContext context = { NULL, NULL, NULL };
+  g_autoptr(WardenPolicy) policy = warden_policy_new (WARDEN_MODE_ALLOWLIST, std_allow, std_deny);
+
+  g_assert_cmpint (verdict_of (policy, "ls > /workspace/out.txt", &context), ==,
+                   WARDEN_VERDICT_ALLOW);
+  g_assert_cmpint (verdict_of (policy, "ls > out.txt", &context), ==, WARDEN_VERDICT_ALLOW);
+  g_assert_cmpint (verdict_of (policy, "ls > /tmp/out.txt", &context), ==, WARDEN_VERDICT_ASK);
+}
+
+static void
+test_policy_null_lists (void)
+{
+  g_autoptr(WardenPolicy) allowlist = warden_policy_new (WARDEN_MODE_ALLOWLIST, NULL, NULL);
+  g_autoptr(WardenPolicy) always = warden_policy_new (WARDEN_MODE_ALLOW_ALWAYS, NULL, NULL);
+
+  g_assert_cmpint (verdict_of (allowlist, "ls", NULL), ==, WARDEN_VERDICT_ASK);
+  g_assert_cmpint (verdict_of (always, "rm -rf /", NULL), ==, WARDEN_VERDICT_ALLOW);
+}
+
+static void
+test_policy_copies_patterns (void)
+{
+  /* The caller's strings may change or go away after warden_policy_new (). */
+  char allow0[] = "ls";
+  char deny0[] = "rm -rf /*";
+  const char *allow[] = { allow0, NULL };
+  const char *deny[] = { deny0, NULL };
+  g_autoptr(WardenPolicy) policy = warden_policy_new (WARDEN_MODE_ALLOWLIST, allow, deny);
+
+  allow0[0] = 'x';
+  deny0[0] = 'x';
+  allow[0] = NULL;
+  deny[0] = NULL;
+  g_assert_cmpint (verdict_of (policy, "ls", NULL), ==, WARDEN_VERDICT_ALLOW);
+  g_assert_cmpint (verdict_of (policy, "rm -rf /", NULL), ==, WARDEN_VERDICT_DENY);
+}
+
+static void
+test_policy_reuse (void)
+{
+  /* One policy answers many checks, each on its own. */
+  g_autoptr(WardenPolicy) policy = warden_policy_new (WARDEN_MODE_ALLOWLIST, std_allow, std_deny);
+  const WardenCheckContext outside = { NULL, "/tmp", NULL };
+
+  for (guint round = 0; round < 3; round++)
+    {
+      g_assert_cmpint (verdict_of (policy, "ls", NULL), ==, WARDEN_VERDICT_ALLOW);
+      g_assert_cmpint (verdict_of (policy, "cd /tmp; ls > out.txt", NULL), ==, WARDEN_VERDICT_ASK);
+      /* No cd carried over from the line before. */
+      g_assert_cmpint (verdict_of (policy, "ls > out.txt", NULL), ==, WARDEN_VERDICT_ALLOW);
+      g_assert_cmpint (verdict_of (policy, "ls > out.txt", &outside), ==, WARDEN_VERDICT_ASK);
+      g_assert_cmpint (verdict_of (policy, "echo 'x", NULL), ==, WARDEN_VERDICT_ASK);
+      /* No parse state carried over either. */
+      g_assert_cmpint (verdict_of (policy, "ls", NULL), ==, WARDEN_VERDICT_ALLOW);
+      g_assert_cmpint (verdict_of (policy, "rm -rf /", NULL), ==, WARDEN_VERDICT_DENY);
+    }
+}
+
+static void
+add_generated (GHashTable      *paths,
+               const Generated *gen)
+{
+  char *path = g_strconcat ("/policy/decision/", gen->path, NULL);
+
+  if (!g_hash_table_add (paths, path))
+    g_error ("two tests are named %s", gen->path);
+  g_test_add_data_func (path, gen, check_generated);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GHashTable) paths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  g_test_init (&argc, &argv, NULL);
+  /* One failed check must not hide the answers to all other rows. */
+  g_test_set_nonfatal_assertions ();
+
+  for (gsize i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      char *path = g_strconcat ("/policy/decision/", rows[i].path, NULL);
+
+      if (!g_hash_table_add (paths, path))
+        g_error ("two rows are named %s", rows[i].path);
+      g_test_add_data_func (path, &rows[i], test_row);
+    }
+
+  for (gsize i = 0; i < G_N_ELEMENTS (length_cases); i++)
+    add_generated (paths, &length_cases[i]);
+  for (gsize i = 0; i < G_N_ELEMENTS (depth_cases); i++)
+    add_generated (paths, &depth_cases[i]);
+  for (gsize i = 0; i < G_N_ELEMENTS (parts_cases); i++)
+    add_generated (paths, &parts_cases[i]);
+  g_test_add_func ("/policy/decision/reason/first-ask", test_reason_first_ask);
+  g_test_add_func ("/policy/decision/reason/deny", test_reason_deny);
+  g_test_add_func ("/policy/decision/reason/patterns", test_reason_patterns);
+  g_test_add_func ("/policy/decision/reason/parse-error", test_reason_parse_error);
+  g_test_add_func ("/policy/decision/json", test_json);
+  g_test_add_func ("/policy/decision/context/null-fields", test_context_null_fields);
+  g_test_add_func ("/policy/decision/policy/null-lists", test_policy_null_lists);
+  g_test_add_func ("/policy/decision/policy/copies-patterns", test_policy_copies_patterns);
+  g_test_add_func ("/policy/decision/policy/reuse", test_policy_reuse);
+
+  return g_test_run ();
+}
