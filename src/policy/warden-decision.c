@@ -150,25 +150,36 @@ warden_decision_get_suggestions (WardenDecision *self)
   return (const char * const *) self->suggestions->pdata;
 }
 
-void
-warden_decision_add_part (WardenDecision *self,
-                          const char     *text,
-                          WardenOrigin    origin,
-                          WardenVerdict   verdict,
-                          const char     *pattern,
-                          const char     *reason,
-                          const char     *suggestion)
+static char *
+take_valid (char *s)
 {
-  /* Commands may hold any bytes; what is shown and saved must be UTF-8. */
+  char *valid;
+
+  if (s == NULL || g_utf8_validate (s, -1, NULL))
+    return s;
+  valid = g_utf8_make_valid (s, -1);
+  g_free (s);
+  return valid;
+}
+
+void
+warden_decision_take_part (WardenDecision *self,
+                           char           *text,
+                           WardenOrigin    origin,
+                           WardenVerdict   verdict,
+                           const char     *pattern,
+                           char           *reason,
+                           char           *suggestion)
+{
+  /* Commands may hold any bytes; what is shown and saved must be UTF-8, and
+   * a suggestion that is not cannot become a pattern. */
   WardenDecisionPart part = {
-    g_utf8_make_valid (text, -1), origin, verdict, g_strdup (pattern),
-    g_utf8_make_valid (reason, -1), NULL,
+    take_valid (text), origin, verdict, g_strdup (pattern), take_valid (reason), NULL,
   };
 
   if (suggestion != NULL && !g_utf8_validate (suggestion, -1, NULL))
-    suggestion = NULL;
-  part.suggestion = g_strdup (suggestion);
-
+    g_clear_pointer (&suggestion, g_free);
+  part.suggestion = suggestion;
   g_array_append_val (self->parts, part);
 
   if (suggestion != NULL)
@@ -181,13 +192,26 @@ warden_decision_add_part (WardenDecision *self,
 }
 
 void
+warden_decision_add_part (WardenDecision *self,
+                          const char     *text,
+                          WardenOrigin    origin,
+                          WardenVerdict   verdict,
+                          const char     *pattern,
+                          const char     *reason,
+                          const char     *suggestion)
+{
+  warden_decision_take_part (self, g_strdup (text), origin, verdict, pattern, g_strdup (reason),
+                             g_strdup (suggestion));
+}
+
+void
 warden_decision_set_result (WardenDecision *self,
                             WardenVerdict   verdict,
                             const char     *reason)
 {
   self->verdict = verdict;
   g_free (self->reason);
-  self->reason = g_utf8_make_valid (reason, -1);
+  self->reason = take_valid (g_strdup (reason));
 }
 
 char *

@@ -45,6 +45,14 @@ void                      warden_decision_add_part        (WardenDecision *self,
                                                            const char     *pattern,
                                                            const char     *reason,
                                                            const char     *suggestion);
+/* The same, taking @text, @reason and @suggestion (the engine's hot path). */
+void                      warden_decision_take_part       (WardenDecision *self,
+                                                           char           *text,
+                                                           WardenOrigin    origin,
+                                                           WardenVerdict   verdict,
+                                                           const char     *pattern,
+                                                           char           *reason,
+                                                           char           *suggestion);
 void                      warden_decision_set_result      (WardenDecision *self,
                                                            WardenVerdict   verdict,
                                                            const char     *reason);

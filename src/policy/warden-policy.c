@@ -117,11 +117,107 @@ inside (const char *path,
          (strncmp (path, dir, n) == 0 && (path[n] == '/' || (n > 0 && dir[n - 1] == '/')));
 }
 
-static char *
-canonical (const char *path,
-           const char *relative_to)
+/* Translated once: gettext is too slow to call for every decision. */
+typedef struct
 {
-  return g_canonicalize_filename (path, relative_to);
+  const char *allowed_by;
+  const char *no_match;
+  const char *denied_by;
+  const char *allows_every;
+  const char *asks_every;
+  const char *redirections_only;
+  const char *unparsed;
+  const char *env;
+  const char *empty;
+  const char *all_match;
+} Texts;
+
+static const Texts *
+texts (void)
+{
+  static Texts t;
+  static gsize done;
+
+  if (g_once_init_enter (&done))
+    {
+      t.allowed_by = _("allowed by “%s”");
+      t.no_match = _("no allow pattern matches “%s”");
+      t.denied_by = _("“%s” matches the deny pattern “%s”");
+      t.allows_every = _("the profile allows every command");
+      t.asks_every = _("the profile asks before every command");
+      t.redirections_only = _("redirections only: no command runs");
+      t.unparsed = _("the command could not be fully parsed: %s");
+      t.env = _("the command is run with environment variables (%s), which can change what "
+                "any command does");
+      t.empty = _("the command is empty: nothing runs");
+      t.all_match = _("every command matches an allow pattern");
+      g_once_init_leave (&done, 1);
+    }
+  return &t;
+}
+
+/* Judges one part; returns its verdict and fills @reason, @pattern and
+ * @suggestion (the last two may stay NULL). */
+static WardenVerdict
+judge_part (WardenPolicy            *self,
+            const WardenCommandPart *part,
+            const char             **pattern,
+            char                   **reason,
+            char                   **suggestion)
+{
+  const Texts *t = texts ();
+  const char *text = part->match_text ? part->match_text : part->text;
+  gsize text_len = strlen (text);
+  const char *allow = NULL;
+  const char *deny;
+
+  deny = warden_pattern_set_lookup (self->deny, text, text_len, TRUE);
+  if (deny == NULL && part->base_text != NULL)
+    deny = warden_pattern_set_lookup (self->deny, part->base_text, strlen (part->base_text),
+                                      TRUE);
+  if (deny != NULL)
+    {
+      *pattern = deny;
+      *reason = g_strdup_printf (t->denied_by, part->text, deny);
+      return WARDEN_VERDICT_DENY;
+    }
+
+  if (part->kind != WARDEN_PART_REDIRECTION)
+    allow = warden_pattern_set_lookup (self->allow, text, text_len, FALSE);
+
+  if (part->force_ask != NULL && !(part->liftable && allow != NULL))
+    {
+      *reason = g_strdup (part->force_ask);
+      if (!part->no_suggestion && self->mode == WARDEN_MODE_ALLOWLIST)
+        *suggestion = suggest (part);
+      return WARDEN_VERDICT_ASK;
+    }
+  if (part->kind == WARDEN_PART_REDIRECTION)
+    {
+      *reason = g_strdup (t->redirections_only);
+      return WARDEN_VERDICT_ALLOW;
+    }
+  if (self->mode == WARDEN_MODE_ALLOW_ALWAYS)
+    {
+      *reason = g_strdup (t->allows_every);
+      return WARDEN_VERDICT_ALLOW;
+    }
+  if (self->mode == WARDEN_MODE_APPROVAL_ALWAYS)
+    {
+      *reason = g_strdup (t->asks_every);
+      return WARDEN_VERDICT_ASK;
+    }
+  if (allow != NULL)
+    {
+      *pattern = allow;
+      *reason = g_strdup_printf (t->allowed_by, allow);
+      return WARDEN_VERDICT_ALLOW;
+    }
+
+  *reason = g_strdup_printf (t->no_match, part->text);
+  if (!part->no_suggestion)
+    *suggestion = suggest (part);
+  return WARDEN_VERDICT_ASK;
 }
 
 WardenDecision *
@@ -130,22 +226,22 @@ warden_policy_check (WardenPolicy             *self,
                      gssize                    length,
                      const WardenCheckContext *context)
 {
+  const Texts *t = texts ();
   WardenDecision *decision = warden_decision_new ();
   g_autoptr(WardenShellParse) parse = NULL;
-  g_autofree char *workspace = NULL;
   g_autofree char *env_reason = NULL;
   WardenShellOptions options = { 0 };
-  gint first_ask = -1;
-  g_autofree char *deny_reason = NULL;
+  gint first_ask = -1, first_deny = -1;
 
   g_return_val_if_fail (self != NULL, decision);
   g_return_val_if_fail (command != NULL || length == 0, decision);
 
-  workspace = canonical (context && context->workspace ? context->workspace : "/workspace", "/");
-  options.workspace = workspace;
+  /* The parser resolves "." and ".." in the workspace itself. */
+  options.workspace = context && context->workspace ? context->workspace : "/workspace";
   if (context && context->cwd)
     {
-      g_autofree char *cwd = canonical (context->cwd, workspace);
+      g_autofree char *workspace = g_canonicalize_filename (options.workspace, "/");
+      g_autofree char *cwd = g_canonicalize_filename (context->cwd, workspace);
 
       options.cwd_outside_workspace = !inside (cwd, workspace);
     }
@@ -165,108 +261,47 @@ warden_policy_check (WardenPolicy             *self,
           g_string_append_len (names, context->env[i],
                                eq ? (gssize) (eq - context->env[i]) : -1);
         }
-      env_reason = g_strdup_printf (_("the command is run with environment variables (%s), "
-                                      "which can change what any command does"), names->str);
+      env_reason = g_strdup_printf (t->env, names->str);
     }
 
   for (guint i = 0; i < parse->parts->len; i++)
     {
-      const WardenCommandPart *part = g_ptr_array_index (parse->parts, i);
-      const char *text = part->match_text ? part->match_text : part->text;
-      gsize text_len = strlen (text);
-      const char *deny = NULL;
-      const char *allow = NULL;
-      g_autofree char *reason = NULL;
-      g_autofree char *suggestion = NULL;
-      WardenVerdict verdict;
+      WardenCommandPart *part = g_ptr_array_index (parse->parts, i);
+      const char *pattern = NULL;
+      char *reason = NULL;
+      char *suggestion = NULL;
+      WardenVerdict verdict = judge_part (self, part, &pattern, &reason, &suggestion);
 
-      deny = warden_pattern_set_lookup (self->deny, text, text_len, TRUE);
-      if (deny == NULL && part->base_text != NULL)
-        deny = warden_pattern_set_lookup (self->deny, part->base_text,
-                                          strlen (part->base_text), TRUE);
-      if (deny != NULL)
-        {
-          verdict = WARDEN_VERDICT_DENY;
-          reason = g_strdup_printf (_("“%s” matches the deny pattern “%s”"), part->text, deny);
-          if (deny_reason == NULL)
-            deny_reason = g_strdup (reason);
-          warden_decision_add_part (decision, part->text, part->origin, verdict, deny,
-                                    reason, NULL);
-          continue;
-        }
-
-      if (part->kind != WARDEN_PART_REDIRECTION)
-        allow = warden_pattern_set_lookup (self->allow, text, text_len, FALSE);
-
-      if (part->force_ask != NULL && !(part->liftable && allow != NULL))
-        {
-          verdict = WARDEN_VERDICT_ASK;
-          reason = g_strdup (part->force_ask);
-          allow = NULL;
-          if (!part->no_suggestion && self->mode == WARDEN_MODE_ALLOWLIST)
-            suggestion = suggest (part);
-        }
-      else if (part->kind == WARDEN_PART_REDIRECTION)
-        {
-          verdict = WARDEN_VERDICT_ALLOW;
-          reason = g_strdup (_("redirections only: no command runs"));
-        }
-      else if (self->mode == WARDEN_MODE_ALLOW_ALWAYS)
-        {
-          verdict = WARDEN_VERDICT_ALLOW;
-          reason = g_strdup (_("the profile allows every command"));
-          allow = NULL;
-        }
-      else if (self->mode == WARDEN_MODE_APPROVAL_ALWAYS)
-        {
-          verdict = WARDEN_VERDICT_ASK;
-          reason = g_strdup (_("the profile asks before every command"));
-          allow = NULL;
-        }
-      else if (allow != NULL)
-        {
-          verdict = WARDEN_VERDICT_ALLOW;
-          reason = g_strdup_printf (_("allowed by “%s”"), allow);
-        }
-      else
-        {
-          verdict = WARDEN_VERDICT_ASK;
-          reason = g_strdup_printf (_("no allow pattern matches “%s”"), part->text);
-          if (!part->no_suggestion)
-            suggestion = suggest (part);
-        }
-
-      warden_decision_add_part (decision, part->text, part->origin, verdict, allow, reason,
-                                suggestion);
+      if (verdict == WARDEN_VERDICT_DENY && first_deny < 0)
+        first_deny = i;
       if (verdict == WARDEN_VERDICT_ASK && first_ask < 0)
-        first_ask = warden_decision_get_n_parts (decision) - 1;
+        first_ask = i;
+      warden_decision_take_part (decision, g_steal_pointer (&part->text), part->origin, verdict,
+                                 pattern, reason, suggestion);
     }
 
-  if (deny_reason != NULL)
-    warden_decision_set_result (decision, WARDEN_VERDICT_DENY, deny_reason);
+#define REASON_OF(i) (warden_decision_get_part (decision, (i))->reason)
+  if (first_deny >= 0)
+    warden_decision_set_result (decision, WARDEN_VERDICT_DENY, REASON_OF (first_deny));
   else if (parse->error != NULL)
     {
-      g_autofree char *reason = g_strdup_printf (_("the command could not be fully parsed: %s"),
-                                                 parse->error);
+      g_autofree char *reason = g_strdup_printf (t->unparsed, parse->error);
+
       warden_decision_set_result (decision, WARDEN_VERDICT_ASK, reason);
     }
   else if (env_reason != NULL)
     warden_decision_set_result (decision, WARDEN_VERDICT_ASK, env_reason);
   else if (first_ask >= 0)
-    warden_decision_set_result (decision, WARDEN_VERDICT_ASK,
-                                warden_decision_get_part (decision, first_ask)->reason);
+    warden_decision_set_result (decision, WARDEN_VERDICT_ASK, REASON_OF (first_ask));
   else if (parse->parts->len == 0 && self->mode == WARDEN_MODE_APPROVAL_ALWAYS)
-    warden_decision_set_result (decision, WARDEN_VERDICT_ASK,
-                                _("the profile asks before every command"));
+    warden_decision_set_result (decision, WARDEN_VERDICT_ASK, t->asks_every);
   else if (parse->parts->len == 0)
-    warden_decision_set_result (decision, WARDEN_VERDICT_ALLOW,
-                                _("the command is empty: nothing runs"));
+    warden_decision_set_result (decision, WARDEN_VERDICT_ALLOW, t->empty);
   else if (self->mode == WARDEN_MODE_ALLOW_ALWAYS)
-    warden_decision_set_result (decision, WARDEN_VERDICT_ALLOW,
-                                _("the profile allows every command"));
+    warden_decision_set_result (decision, WARDEN_VERDICT_ALLOW, t->allows_every);
   else
-    warden_decision_set_result (decision, WARDEN_VERDICT_ALLOW,
-                                _("every command matches an allow pattern"));
+    warden_decision_set_result (decision, WARDEN_VERDICT_ALLOW, t->all_match);
+#undef REASON_OF
 
   return decision;
 }

@@ -57,6 +57,7 @@ typedef struct
   GString   *text;      /* words: after quote removal; redirections: the operator */
   gsize      start;     /* offset of the token in its buffer */
   guint      parts_before;  /* parts emitted before the token was read */
+  gboolean   reserved;  /* an unquoted word that may be a reserved word */
 } Token;
 
 typedef struct
@@ -77,6 +78,9 @@ typedef struct
   gboolean                  cd_seen;
   guint                     loop_id;
   guint                     next_loop_id;
+  /* Strings and item arrays, reused: a decision must cost microseconds. */
+  GPtrArray                *strings;
+  GPtrArray                *arrays;
 } State;
 
 typedef struct
@@ -124,6 +128,7 @@ typedef struct
   gboolean           relative_redirect;
 } Part;
 
+static void     consume        (Lexer *L);
 static guint    parse_list     (Lexer *L, guint stop);
 static gboolean parse_command  (Lexer *L);
 static gboolean lex_word_into  (Lexer *L, GString *out, guint *flags, gboolean array_elem);
@@ -134,6 +139,133 @@ static void     emit_words     (Lexer *L, const WordRef *words, guint n_words, W
 
 /* ------------------------------------------------------------------------ */
 /* Errors and state */
+
+static GString *
+string_get (State *st)
+{
+  if (st->strings != NULL && st->strings->len > 0)
+    {
+      GString *s = g_ptr_array_steal_index_fast (st->strings, st->strings->len - 1);
+
+      g_string_truncate (s, 0);
+      return s;
+    }
+  return g_string_sized_new (32);
+}
+
+static void
+string_put (State   *st,
+            GString *s)
+{
+  if (s == NULL)
+    return;
+  if (st->strings == NULL)
+    st->strings = g_ptr_array_new ();
+  if (st->strings->len < 64 && s->allocated_len <= 4096)
+    g_ptr_array_add (st->strings, s);
+  else
+    g_string_free (s, TRUE);
+}
+
+static GArray *
+array_get (State *st)
+{
+  if (st->arrays != NULL && st->arrays->len > 0)
+    return g_ptr_array_steal_index_fast (st->arrays, st->arrays->len - 1);
+  return g_array_sized_new (FALSE, TRUE, sizeof (Item), 8);
+}
+
+static void
+array_put (State  *st,
+           GArray *a)
+{
+  g_array_set_size (a, 0);
+  if (st->arrays == NULL)
+    st->arrays = g_ptr_array_new ();
+  if (st->arrays->len < 16)
+    g_ptr_array_add (st->arrays, a);
+  else
+    g_array_unref (a);
+}
+
+static void
+pools_free (gpointer data)
+{
+  State *st = data;
+
+  for (guint i = 0; st->strings && i < st->strings->len; i++)
+    g_string_free (g_ptr_array_index (st->strings, i), TRUE);
+  for (guint i = 0; st->arrays && i < st->arrays->len; i++)
+    g_array_unref (g_ptr_array_index (st->arrays, i));
+  g_clear_pointer (&st->strings, g_ptr_array_unref);
+  g_clear_pointer (&st->arrays, g_ptr_array_unref);
+  g_free (st);
+}
+
+/* The pools outlive a parse, one set per thread, so that deciding the next
+ * command allocates almost nothing for its tokens. */
+static GPrivate pools_key = G_PRIVATE_INIT (pools_free);
+
+static void
+pools_take (State *st)
+{
+  State *saved = g_private_get (&pools_key);
+
+  if (saved != NULL)
+    {
+      st->strings = g_steal_pointer (&saved->strings);
+      st->arrays = g_steal_pointer (&saved->arrays);
+    }
+}
+
+static void
+pools_give_back (State *st)
+{
+  State *saved = g_private_get (&pools_key);
+
+  if (saved == NULL)
+    {
+      saved = g_new0 (State, 1);
+      g_private_set (&pools_key, saved);
+    }
+  if (saved->strings == NULL && saved->arrays == NULL)
+    {
+      saved->strings = g_steal_pointer (&st->strings);
+      saved->arrays = g_steal_pointer (&st->arrays);
+    }
+  else
+    {
+      State tmp = { 0 };
+
+      tmp.strings = g_steal_pointer (&st->strings);
+      tmp.arrays = g_steal_pointer (&st->arrays);
+      pools_free (g_memdup2 (&tmp, sizeof tmp));
+    }
+}
+
+/* The words of a command in one block: argv, then the strings. */
+static char **
+make_argv (const WordRef *w,
+           guint          n)
+{
+  gsize size = (n + 1) * sizeof (char *);
+  char **argv;
+  char *p;
+
+  for (guint i = 0; i < n; i++)
+    size += strlen (w[i].text) + 1;
+  argv = g_malloc (size);
+  p = (char *) (argv + n + 1);
+  for (guint i = 0; i < n; i++)
+    {
+      gsize len = strlen (w[i].text) + 1;
+
+      argv[i] = memcpy (p, w[i].text, len);
+      p += len;
+    }
+  argv[n] = NULL;
+  return argv;
+}
 
 static gboolean
 failed (Lexer *L)
@@ -186,8 +318,7 @@ part_free (gpointer data)
   g_free (p->pub.text);
   g_free (p->pub.match_text);
   g_free (p->pub.base_text);
-  g_free (p->pub.name);
-  g_strfreev (p->pub.argv);
+  g_free (p->pub.argv);
   g_free (p->pub.force_ask);
   g_free (p);
 }
@@ -344,22 +475,21 @@ parse_comsub (Lexer   *L,
               gsize    start)
 {
   WardenOrigin saved = L->origin;
-  gboolean saved_have = L->have_tok;
 
+  /* Called while a token is being read, so none is cached; if one were, it
+   * would be lost, and an engine that is unsure asks. */
+  if (L->have_tok)
+    return fail (L, "unexpected command substitution");
   if (!enter (L))
     return FALSE;
 
   L->origin = WARDEN_ORIGIN_SUBSTITUTION;
-  L->have_tok = FALSE;
   parse_list (L, 0);
-  if (!failed (L))
-    {
-      if (!L->have_tok || L->tok.type != T_RPAREN)
-        fail (L, "unterminated command substitution $( … )");
-      L->have_tok = FALSE;
-    }
+  if (!failed (L) && (!L->have_tok || L->tok.type != T_RPAREN))
+    fail (L, "unterminated command substitution $( … )");
+  if (L->have_tok)
+    consume (L);
   L->origin = saved;
-  L->have_tok = saved_have;
   leave (L);
 
   if (failed (L))
@@ -381,12 +511,10 @@ parse_procsub (Lexer   *L,
     return FALSE;
   L->origin = WARDEN_ORIGIN_PROCESS_SUBSTITUTION;
   parse_list (L, 0);
-  if (!failed (L))
-    {
-      if (!L->have_tok || L->tok.type != T_RPAREN)
-        fail (L, "unterminated process substitution");
-      L->have_tok = FALSE;
-    }
+  if (!failed (L) && (!L->have_tok || L->tok.type != T_RPAREN))
+    fail (L, "unterminated process substitution");
+  if (L->have_tok)
+    consume (L);
   L->origin = saved;
   leave (L);
 
@@ -1050,19 +1178,36 @@ read_heredocs (Lexer *L)
   g_ptr_array_set_size (L->heredocs, 0);
 }
 
-static void
-token_clear (Token *t)
+/* Words the parser compares tokens with: reserved words and "-p" of time. */
+static gboolean
+could_be_reserved (const char *w,
+                   gsize       n)
 {
-  if (t->text != NULL)
-    g_string_free (t->text, TRUE);
-  t->text = NULL;
+  static const char *words[] = {
+    "{", "}", "!", "if", "fi", "do", "in", "[[", "]]", "-p", "for", "then", "elif", "else",
+    "done", "case", "esac", "time", "while", "until", "select", "coproc", "function",
+  };
+
+  if (n == 0 || n > 8)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (words[i][0] == w[0] && strcmp (words[i], w) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+token_clear (Lexer *L,
+             Token *t)
+{
+  string_put (L->st, g_steal_pointer (&t->text));
 }
 
 /* Reads the next token into L->tok. */
 static void
 lex_token (Lexer *L)
 {
-  Token t = { T_EOF, 0, NULL, 0, L->st->parts->len };
+  Token t = { T_EOF, 0, NULL, 0, L->st->parts->len, FALSE };
   int c;
 
   for (;;)
@@ -1093,7 +1238,7 @@ lex_token (Lexer *L)
     case '\n':
       L->i++;
       t.type = T_NEWLINE;
-      if (L->heredocs->len > 0)
+      if (L->heredocs != NULL && L->heredocs->len > 0)
         read_heredocs (L);
       break;
 
@@ -1130,7 +1275,8 @@ lex_token (Lexer *L)
         {
           advance (L);
           t.type = T_REDIR;
-          t.text = g_string_new ("&>");
+          t.text = string_get (L->st);
+          g_string_append (t.text, "&>");
           if (peekc (L) == '>')
             {
               advance (L);
@@ -1178,7 +1324,7 @@ lex_token (Lexer *L)
       if (peekc2 (L) == '(')
         goto word;
       t.type = T_REDIR;
-      t.text = g_string_new (NULL);
+      t.text = string_get (L->st);
     redir_op:
       {
         int first = peekc (L);
@@ -1216,15 +1362,16 @@ lex_token (Lexer *L)
     default:
     word:
       t.type = T_WORD;
-      t.text = g_string_new (NULL);
+      t.text = string_get (L->st);
       if (!lex_word_into (L, t.text, &t.flags, FALSE))
         {
           if (!failed (L))
             fail (L, "unexpected character “%c”", c);
-          token_clear (&t);
+          token_clear (L, &t);
           t.type = T_EOF;
           break;
         }
+      t.reserved = (t.flags & W_QUOTED) == 0 && could_be_reserved (t.text->str, t.text->len);
       /* "2>file": an all-digit word right before < or > is a descriptor. */
       c = peekc (L);
       if ((c == '<' || c == '>') && t.flags == 0 && t.text->len > 0 &&
@@ -1238,7 +1385,7 @@ lex_token (Lexer *L)
 
   if (failed (L))
     {
-      token_clear (&t);
+      token_clear (L, &t);
       t.type = T_EOF;
     }
   L->tok = t;
@@ -1256,7 +1403,7 @@ peek (Lexer *L)
 static void
 consume (Lexer *L)
 {
-  token_clear (&L->tok);
+  token_clear (L, &L->tok);
   L->have_tok = FALSE;
 }
 
@@ -1274,7 +1421,7 @@ static gboolean
 is_word (Token      *t,
          const char *reserved)
 {
-  return t->type == T_WORD && (t->flags & W_QUOTED) == 0 && strcmp (t->text->str, reserved) == 0;
+  return t->reserved && strcmp (t->text->str, reserved) == 0;
 }
 
 static void
@@ -1291,30 +1438,45 @@ skip_newlines (Lexer *L)
 static char *
 normalize_path (const char *path)
 {
-  g_auto(GStrv) comps = g_strsplit (path, "/", -1);
-  g_autoptr(GPtrArray) out = g_ptr_array_new ();
-  GString *res = g_string_new (NULL);
+  gsize n = strlen (path);
+  char *out = g_malloc (n + 2);
+  gsize len = 0;
+  const char *p = path;
 
-  for (guint i = 0; comps[i] != NULL; i++)
+  while (*p)
     {
-      if (comps[i][0] == '\0' || strcmp (comps[i], ".") == 0)
-        continue;
-      if (strcmp (comps[i], "..") == 0)
+      const char *end;
+      gsize clen;
+
+      while (*p == '/')
+        p++;
+      if (*p == '\0')
+        break;
+      end = strchr (p, '/');
+      clen = end ? (gsize) (end - p) : strlen (p);
+
+      if (clen == 1 && p[0] == '.')
+        ;
+      else if (clen == 2 && p[0] == '.' && p[1] == '.')
         {
-          if (out->len > 0)
-            g_ptr_array_set_size (out, out->len - 1);
-          continue;
+          while (len > 0 && out[len - 1] != '/')
+            len--;
+          if (len > 0)
+            len--;
         }
-      g_ptr_array_add (out, comps[i]);
+      else
+        {
+          out[len++] = '/';
+          memcpy (out + len, p, clen);
+          len += clen;
+        }
+      p += clen;
     }
-  for (guint i = 0; i < out->len; i++)
-    {
-      g_string_append_c (res, '/');
-      g_string_append (res, g_ptr_array_index (out, i));
-    }
-  if (res->len == 0)
-    g_string_append_c (res, '/');
-  return g_string_free (res, FALSE);
+
+  if (len == 0)
+    out[len++] = '/';
+  out[len] = '\0';
+  return out;
 }
 
 /* NULL when writing to @target is fine; otherwise why it asks. Sets
@@ -1687,6 +1849,31 @@ static const char *sensitive_vars[] = { "PATH", "IFS", "ENV", "BASH_ENV", "SHELL
 static const char *always_ask[] = { "eval", "source", ".", "alias", "unalias", "trap", "enable",
                                     "hash", "let", "coproc", "select", "function", NULL };
 
+/* TRUE for the names analyze() treats specially; most commands are not. */
+static gboolean
+is_special_name (const char *base)
+{
+  static GHashTable *names;
+
+  if (g_once_init_enter (&names))
+    {
+      GHashTable *table = g_hash_table_new (g_str_hash, g_str_equal);
+      const char **lists[] = { always_ask, var_setters, var_readers, shells };
+      static const char *others[] = { "cd", "pushd", "popd", "find", NULL };
+
+      for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
+        for (guint i = 0; lists[l][i]; i++)
+          g_hash_table_add (table, (gpointer) lists[l][i]);
+      for (guint i = 0; others[i]; i++)
+        g_hash_table_add (table, (gpointer) others[i]);
+      for (guint i = 0; i < G_N_ELEMENTS (wrappers); i++)
+        g_hash_table_add (table, (gpointer) wrappers[i].name);
+      g_once_init_leave (&names, table);
+    }
+
+  return g_hash_table_contains (names, base);
+}
+
 static gboolean
 names_sensitive_var (const char *arg)
 {
@@ -1747,6 +1934,8 @@ analyze (Lexer         *L,
     }
 
   base = basename_of (name);
+  if (!is_special_name (base))
+    return;
 
   if (str_in (base, always_ask))
     {
@@ -1921,28 +2110,26 @@ emit_words (Lexer         *L,
         p->pub.match_text = join_words (words, n_words, hole_token, append_hole, FALSE);
       if (strchr (words[0].text, '/') != NULL)
         p->pub.base_text = join_words (words, n_words, hole_token, append_hole, TRUE);
-      p->pub.name = g_strdup (words[0].text);
-      p->pub.argv = g_new0 (char *, n_words + 1);
-      for (guint i = 0; i < n_words; i++)
-        p->pub.argv[i] = g_strdup (words[i].text);
+      p->pub.argv = make_argv (words, n_words);
+      p->pub.name = p->pub.argv[0];
       analyze (L, p, words, n_words, hole_token, append_hole);
     }
   leave (L);
 }
 
+/* Gives the items' strings and the array back to the pools. */
 static void
-items_clear (GArray *items)
+items_free (Lexer  *L,
+            GArray *items)
 {
   for (guint i = 0; i < items->len; i++)
     {
       Item *it = &g_array_index (items, Item, i);
 
-      if (it->text)
-        g_string_free (it->text, TRUE);
-      if (it->target)
-        g_string_free (it->target, TRUE);
+      string_put (L->st, it->text);
+      string_put (L->st, it->target);
     }
-  g_array_set_size (items, 0);
+  array_put (L->st, items);
 }
 
 /* Reads the target of the redirection operator just consumed. */
@@ -1973,6 +2160,8 @@ read_redirection (Lexer   *L,
       h->delimiter = g_strdup (it.target->str);
       h->quoted = (it.flags & W_QUOTED) != 0;
       h->strip_tabs = bare[2] == '-';
+      if (L->heredocs == NULL)
+        L->heredocs = g_ptr_array_new_with_free_func (heredoc_free);
       g_ptr_array_add (L->heredocs, h);
     }
   g_array_append_val (items, it);
@@ -2084,8 +2273,11 @@ finish_simple_command (Lexer  *L,
                        GArray *items,
                        guint   first_part)
 {
-  g_autoptr(GArray) words = g_array_new (FALSE, FALSE, sizeof (WordRef));
-  GString *text = g_string_new (NULL);
+  WordRef stack_words[32];
+  g_autofree WordRef *heap_words = NULL;
+  WordRef *w = stack_words;
+  guint n_words = 0;
+  GString *text = g_string_sized_new (64);
   gboolean has_assign = FALSE;
   WardenPartKind kind;
   Part *p;
@@ -2096,15 +2288,21 @@ finish_simple_command (Lexer  *L,
 
       if (it->kind == ITEM_WORD)
         {
-          WordRef ref = { it->text->str, it->flags };
-
-          g_array_append_val (words, ref);
+          if (n_words == G_N_ELEMENTS (stack_words))
+            {
+              heap_words = g_new (WordRef, items->len);
+              memcpy (heap_words, stack_words, sizeof stack_words);
+              w = heap_words;
+            }
+          w[n_words].text = it->text->str;
+          w[n_words].flags = it->flags;
+          n_words++;
         }
       else if (it->kind == ITEM_ASSIGN)
         has_assign = TRUE;
     }
 
-  kind = words->len > 0 ? WARDEN_PART_COMMAND
+  kind = n_words > 0 ? WARDEN_PART_COMMAND
          : has_assign ? WARDEN_PART_ASSIGNMENT : WARDEN_PART_REDIRECTION;
   p = new_part_at (L, kind, L->origin, first_part);
   if (p == NULL)
@@ -2131,14 +2329,13 @@ finish_simple_command (Lexer  *L,
 
   if (has_assign)
     {
-      const char *why = words->len > 0 ? "the command is run with variable assignments"
+      const char *why = n_words > 0 ? "the command is run with variable assignments"
                                        : "the command sets shell variables";
       force_ask (p, TRUE, why);
     }
 
-  if (words->len > 0)
+  if (n_words > 0)
     {
-      WordRef *w = (WordRef *) (gpointer) words->data;
       gboolean text_differs = has_assign || g_array_index (items, Item, 0).kind != ITEM_WORD ||
                               strchr (w[0].text, '/') != NULL;
 
@@ -2146,14 +2343,12 @@ finish_simple_command (Lexer  *L,
         if (g_array_index (items, Item, i).kind == ITEM_REDIR)
           text_differs = TRUE;
 
-      p->pub.name = g_strdup (w[0].text);
-      p->pub.argv = g_new0 (char *, words->len + 1);
-      for (guint i = 0; i < words->len; i++)
-        p->pub.argv[i] = g_strdup (w[i].text);
+      p->pub.argv = make_argv (w, n_words);
+      p->pub.name = p->pub.argv[0];
       /* Deny patterns also see the bare command: "X=1 /bin/rm -rf /" is "rm -rf /". */
       if (text_differs)
-        p->pub.base_text = join_words (w, words->len, NULL, FALSE, TRUE);
-      analyze (L, p, w, words->len, NULL, FALSE);
+        p->pub.base_text = join_words (w, n_words, NULL, FALSE, TRUE);
+      analyze (L, p, w, n_words, NULL, FALSE);
     }
   else
     p->pub.no_suggestion = TRUE;
@@ -2164,7 +2359,7 @@ static gboolean
 parse_simple_command (Lexer      *L,
                       const char *prefix)
 {
-  g_autoptr(GArray) items = g_array_new (FALSE, TRUE, sizeof (Item));
+  GArray *items = array_get (L->st);
   gboolean seen_word = FALSE;
   guint first_part = peek (L)->parts_before;
 
@@ -2174,8 +2369,9 @@ parse_simple_command (Lexer      *L,
 
       for (guint i = 0; words[i]; i++)
         {
-          Item it = { ITEM_WORD, 0, g_string_new (words[i]), NULL };
+          Item it = { ITEM_WORD, 0, string_get (L->st), NULL };
 
+          g_string_append (it.text, words[i]);
           g_array_append_val (items, it);
         }
       seen_word = TRUE;
@@ -2219,7 +2415,7 @@ parse_simple_command (Lexer      *L,
                     }
                   skip_newlines (L);
                   parse_command (L);
-                  items_clear (items);
+                  items_free (L, items);
                   return !failed (L);
                 }
               continue;
@@ -2238,7 +2434,7 @@ parse_simple_command (Lexer      *L,
 
   if (!failed (L) && items->len > 0)
     finish_simple_command (L, items, first_part);
-  items_clear (items);
+  items_free (L, items);
   return !failed (L);
 }
 
@@ -2266,7 +2462,7 @@ static const struct { const char *word; guint stop; } stop_words[] = {
 static guint
 stop_of (Token *t)
 {
-  if (t->type != T_WORD || (t->flags & W_QUOTED))
+  if (!t->reserved)
     return 0;
   for (guint i = 0; i < G_N_ELEMENTS (stop_words); i++)
     if (strcmp (t->text->str, stop_words[i].word) == 0)
@@ -2641,7 +2837,6 @@ parse_function_keyword (Lexer *L)
 static gboolean
 parse_command (Lexer *L)
 {
-  g_autoptr(GArray) redirs = NULL;
   Token *t = peek (L);
   gboolean compound = TRUE;
 
@@ -2761,8 +2956,10 @@ parse_command (Lexer *L)
           if (p != NULL)
             {
               p->pub.text = g_strdup (prefix);
-              p->pub.name = g_strdup ("time");
-              p->pub.argv = g_strsplit (prefix, " ", -1);
+              WordRef tw[2] = { { "time", 0 }, { "-p", 0 } };
+
+              p->pub.argv = make_argv (tw, strcmp (prefix, "time") == 0 ? 1 : 2);
+              p->pub.name = p->pub.argv[0];
             }
           if (next->type != T_EOF && next->type != T_NEWLINE && next->type != T_SEMI &&
               next->type != T_AMP && next->type != T_RPAREN && stop_of (next) == 0)
@@ -2786,10 +2983,11 @@ parse_command (Lexer *L)
 
   if (compound && !failed (L))
     {
-      redirs = g_array_new (FALSE, TRUE, sizeof (Item));
+      GArray *redirs = array_get (L->st);
+
       read_trailing_redirections (L, redirs);
       emit_compound_redirections (L, redirs);
-      items_clear (redirs);
+      items_free (L, redirs);
     }
   leave (L);
   return !failed (L);
@@ -2810,7 +3008,6 @@ lexer_init (Lexer        *L,
   L->s = s;
   L->n = n;
   L->origin = origin;
-  L->heredocs = g_ptr_array_new_with_free_func (heredoc_free);
   L->what = what;
 }
 
@@ -2819,7 +3016,7 @@ lexer_clear (Lexer *L)
 {
   if (L->have_tok)
     consume (L);
-  g_ptr_array_unref (L->heredocs);
+  g_clear_pointer (&L->heredocs, g_ptr_array_unref);
 }
 
 static void
@@ -2832,7 +3029,7 @@ parse_top (Lexer *L)
     fail (L, "unexpected “)”");
   else if (peek (L)->type != T_EOF)
     fail (L, "unexpected token");
-  else if (L->heredocs->len > 0)
+  else if (L->heredocs != NULL && L->heredocs->len > 0)
     fail (L, "here-document not terminated by “%s”",
           ((Heredoc *) g_ptr_array_index (L->heredocs, 0))->delimiter);
 }
@@ -2892,8 +3089,10 @@ warden_shell_parse (const char               *command,
   st.workspace = workspace;
   st.workspace_len = strlen (workspace);
 
+  pools_take (&st);
   parse_string (&st, command, n, WARDEN_ORIGIN_TOP_LEVEL, "");
   parse->error = st.error;
+  pools_give_back (&st);
 
   return parse;
 }

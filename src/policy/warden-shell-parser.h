@@ -36,8 +36,9 @@ typedef struct
   /* @text with the command name replaced by its last path component, for
    * deny patterns (/bin/rm is rm); NULL when the name has no slash. */
   char           *base_text;
-  /* The command name after quote removal, NULL for assignments and
-   * redirections; the words, name first, assignments left out. */
+  /* The words after quote removal, name first, assignments left out, in one
+   * block; @name points at the first. Both NULL for assignments and
+   * redirections. */
   char           *name;
   char          **argv;
   /* Why this part asks whatever the allow patterns say, or NULL. When
