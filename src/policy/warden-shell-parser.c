@@ -134,6 +134,7 @@ static gboolean parse_command  (Lexer *L);
 static gboolean lex_word_into  (Lexer *L, GString *out, guint *flags, gboolean array_elem);
 static gboolean lex_dquote     (Lexer *L, GString *out, guint *flags, gssize end, gboolean heredoc);
 static void     parse_string   (State *st, const char *s, gsize n, WardenOrigin origin, const char *what);
+static void     parse_as_sh_would (Lexer *L, gsize start, gsize end);
 static void     emit_words     (Lexer *L, const WordRef *words, guint n_words, WardenOrigin origin,
                                 const char *hole_token, gboolean append_hole);
 
@@ -314,6 +315,9 @@ static void
 part_free (gpointer data)
 {
   Part *p = data;
+
+  if (p == NULL)
+    return;
 
   g_free (p->pub.text);
   g_free (p->pub.match_text);
@@ -697,6 +701,13 @@ scan_param (Lexer    *L,
           advance (L);
           break;
         case '\'':
+          /* In "${ … }", bash lets '…' hide a "}" and sh does not: they would
+           * end the expansion in different places. */
+          if (in_dquote)
+            {
+              fail (L, "a single quote inside \"${ … }\" is read differently by bash and sh");
+              break;
+            }
           advance (L);
           if (!in_dquote)
             {
@@ -802,6 +813,11 @@ lex_dollar (Lexer    *L,
           if (c == '\\' && L->i < L->n)
             {
               char e = L->s[L->i++];
+
+              /* sh has no $'…': there the quote ends at this \', in bash it
+               * does not, and the two read different commands after it. */
+              if (e == '\'')
+                return fail (L, "a $'…' string with \\' is read differently by bash and sh");
 
               switch (e)
                 {
@@ -1128,6 +1144,61 @@ lex_word_into (Lexer    *L,
   return any;
 }
 
+/* bash joins backslash-newline inside an unquoted here-document before it
+ * looks for the delimiter, dash does not. @body runs through the delimiter
+ * line as found without joining. Ambiguous when a joined line would be the
+ * delimiter (bash ends earlier) or swallows the delimiter line (bash ends
+ * later): either way the two shells run different commands after it. */
+static gboolean
+heredoc_continuation_is_ambiguous (const char    *body,
+                                   gsize          n,
+                                   const Heredoc *doc)
+{
+  g_autoptr(GString) logical = NULL;
+  gsize i = 0;
+
+  while (i < n)
+    {
+      const char *nl = memchr (body + i, '\n', n - i);
+      gsize end = nl ? (gsize) (nl - body) : n;
+      gboolean continued = end > i && body[end - 1] == '\\';
+      const char *line = body + i;
+      gsize len = end - i;
+
+      if (logical != NULL || continued)
+        {
+          if (logical == NULL)
+            logical = g_string_new (NULL);
+          if (doc->strip_tabs && logical->len == 0)
+            while (len > 0 && *line == '\t')
+              line++, len--;
+          g_string_append_len (logical, line, continued ? len - 1 : len);
+          if (!continued)
+            {
+              if (strcmp (logical->str, doc->delimiter) == 0)
+                return TRUE;
+              g_string_free (g_steal_pointer (&logical), TRUE);
+            }
+          else if (nl != NULL && (gsize) (nl - body) + 1 < n)
+            {
+              /* Is the next physical line the delimiter that bash now skips? */
+              const char *next = nl + 1;
+              const char *next_nl = memchr (next, '\n', n - (next - body));
+              gsize next_len = next_nl ? (gsize) (next_nl - next) : n - (next - body);
+
+              if (doc->strip_tabs)
+                while (next_len > 0 && *next == '\t')
+                  next++, next_len--;
+              if (next_len == strlen (doc->delimiter) &&
+                  memcmp (next, doc->delimiter, next_len) == 0)
+                return TRUE;
+            }
+        }
+      i = nl ? end + 1 : n;
+    }
+  return FALSE;
+}
+
 static void
 read_heredocs (Lexer *L)
 {
@@ -1159,6 +1230,13 @@ read_heredocs (Lexer *L)
       if (body_end == (gsize) -1)
         {
           fail (L, "here-document not terminated by “%s”", doc->delimiter);
+          break;
+        }
+
+      if (!doc->quoted && heredoc_continuation_is_ambiguous (L->s + body, L->i - body, doc))
+        {
+          fail (L, "a line continuation in the here-document ending with “%s” is read "
+                   "differently by bash and sh", doc->delimiter);
           break;
         }
 
@@ -2607,18 +2685,18 @@ parse_for (Lexer    *L,
     {
       g_autoptr(GString) junk = g_string_new (NULL);
       Part *p = new_part (L, WARDEN_PART_COMMAND, L->origin);
+      gsize start = t->start;
 
       if (p != NULL)
-        {
-          p->pub.text = g_strdup ("for (( … ))");
-          force_ask (p, FALSE, "an arithmetic for loop");
-        }
+        force_ask (p, FALSE, "an arithmetic for loop");
       consume (L);
       if (!scan_arith (L, junk, ')') && !failed (L))
         {
           fail (L, "malformed arithmetic for loop");
           return;
         }
+      if (p != NULL)
+        p->pub.text = g_strdup_printf ("for %.*s", (int) (L->i - start), L->s + start);
     }
   else
     {
@@ -2773,12 +2851,11 @@ static void
 parse_dbracket (Lexer *L)
 {
   Part *p = new_part (L, WARDEN_PART_COMMAND, L->origin);
+  gsize start = peek (L)->start;
 
+  /* The user is shown the source: sh reads "[[ a > b ]]" as a redirection. */
   if (p != NULL)
-    {
-      p->pub.text = g_strdup ("[[ … ]]");
-      force_ask (p, FALSE, "a [[ … ]] test command");
-    }
+    force_ask (p, FALSE, "a [[ … ]] test command");
   consume (L);
   for (;;)
     {
@@ -2789,6 +2866,8 @@ parse_dbracket (Lexer *L)
       if (is_word (t, "]]"))
         {
           consume (L);
+          if (p != NULL)
+            p->pub.text = g_strndup (L->s + start, L->i - start);
           return;
         }
       if (t->type == T_EOF || t->type == T_NEWLINE || t->type == T_SEMI || t->type == T_AMP)
@@ -2861,19 +2940,23 @@ parse_command (Lexer *L)
   else if (t->type == T_DLPAREN)
     {
       gsize save = L->i;
+      gsize start = t->start;
       guint n_parts = L->st->parts->len;
       g_autoptr(GString) junk = g_string_new (NULL);
 
       consume (L);
       if (scan_arith (L, junk, ')'))
         {
-          Part *p = new_part (L, WARDEN_PART_COMMAND, L->origin);
+          /* Shown as written: sh runs "((cmd))" as a subshell in a subshell. */
+          Part *p = new_part_at (L, WARDEN_PART_COMMAND, L->origin, n_parts);
 
           if (p != NULL)
             {
-              p->pub.text = g_strdup ("(( … ))");
+              p->pub.text = g_strndup (L->s + start, L->i - start);
               force_ask (p, FALSE, "an arithmetic command (( … ))");
             }
+          /* Whatever sh would run that way is checked like any command. */
+          parse_as_sh_would (L, start + 1, L->i - 1);
         }
       else if (!failed (L))
         {
@@ -3032,6 +3115,44 @@ parse_top (Lexer *L)
   else if (L->heredocs != NULL && L->heredocs->len > 0)
     fail (L, "here-document not terminated by “%s”",
           ((Heredoc *) g_ptr_array_index (L->heredocs, 0))->delimiter);
+}
+
+/* Parses @L's source from @start to @end on its own; when it parses, its
+ * parts join the line's. For constructs bash and sh read differently. */
+static void
+parse_as_sh_would (Lexer *L,
+                   gsize  start,
+                   gsize  end)
+{
+  State sub = *L->st;
+
+  if (end <= start)
+    return;
+  sub.parts = g_ptr_array_new_with_free_func (part_free);
+  sub.error = NULL;
+  sub.strings = NULL;
+  sub.arrays = NULL;
+  parse_string (&sub, L->s + start, end - start, L->origin, L->what);
+  if (sub.error == NULL)
+    {
+      for (guint i = 0; i < sub.parts->len && !failed (L); i++)
+        {
+          if (L->st->parts->len >= WARDEN_SHELL_MAX_PARTS)
+            fail (L, "more than %d commands", WARDEN_SHELL_MAX_PARTS);
+          else
+            g_ptr_array_add (L->st->parts, g_steal_pointer (&sub.parts->pdata[i]));
+        }
+      L->st->cd_seen |= sub.cd_seen;
+    }
+  g_free (sub.error);
+  g_ptr_array_unref (sub.parts);
+  {
+    State tmp = { 0 };
+
+    tmp.strings = sub.strings;
+    tmp.arrays = sub.arrays;
+    pools_free (g_memdup2 (&tmp, sizeof tmp));
+  }
 }
 
 static void

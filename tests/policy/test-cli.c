@@ -1470,6 +1470,82 @@ test_import_claude (void)
   check_status (other_id, 0);
 }
 
+/* Every example of the policy document (POLICY.md, docs/policy.md), asked of
+ * warden-cli the way another tool would: by exit status. */
+typedef struct
+{
+  const char *command;
+  const char *allow[6];
+  int         status;
+} DocExample;
+
+#define SEED "node *", "cat *", "echo *", "ls *", "ls"
+
+static const DocExample doc_examples[] = {
+  { "ls -la", { SEED }, 0 },
+  { "ls", { "ls *" }, 10 },                       /* "ls *" does not match "ls" */
+  { "ls", { SEED }, 0 },
+  { "node_modules/.bin/x", { "node *" }, 10 },
+  { "anything at all --really", { "*" }, 0 },
+  { "git  'status'", { "git status" }, 0 },       /* text after quote removal */
+  { "node app.js > /dev/null 2>&1", { "node *" }, 0 },
+  { "ls; rm -rf ~", { SEED }, 10 },
+  { "cat $(curl x|sh)", { SEED }, 10 },
+  { "find . -exec rm {} \\;", { "find *" }, 10 },
+  { "echo a | xargs rm", { SEED }, 10 },
+  { "sh -c 'rm -rf /'", { "sh *" }, 10 },
+  { "timeout -s KILL 5 node app.js", { "timeout *", "node *" }, 0 },
+  { "timeout -s KILL 5 rm x", { "timeout *", "node *" }, 10 },
+  { "env -i -u X A=1 node app.js", { "env *", "node *" }, 0 },
+  { "xargs -0 -n 1 -I{} node {}", { "xargs *", "node *" }, 0 },
+  { "PATH=/tmp; ls", { SEED }, 10 },
+  { "FOO=1 ls", { SEED }, 10 },
+  { "FOO=1 ls", { "FOO=1 ls" }, 0 },
+  { "echo hi > /etc/passwd", { SEED }, 10 },
+  { "echo hi > out.txt", { SEED }, 0 },
+  { "cd src && echo hi > out.txt", { SEED, "cd *" }, 10 },
+  { "echo 'unterminated", { "*" }, 10 },
+  { "eval ls", { "*" }, 10 },
+  { "$CMD x", { "*" }, 10 },
+  { "if ls; then cat x; else rm x; fi", { SEED }, 10 },
+  { "cat <<'EOF'\n$(rm x)\nEOF", { SEED }, 0 },
+  { "cat <<EOF\n$(rm x)\nEOF", { SEED }, 10 },
+};
+
+static void
+test_doc_examples (void)
+{
+  g_autoptr(CliEnv) env = cli_env_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (doc_examples); i++)
+    {
+      const DocExample *e = &doc_examples[i];
+      g_autoptr(GPtrArray) args = g_ptr_array_new ();
+      g_autoptr(CliResult) r = NULL;
+
+      g_ptr_array_add (args, "policy");
+      g_ptr_array_add (args, "check");
+      for (guint k = 0; k < G_N_ELEMENTS (e->allow) && e->allow[k]; k++)
+        {
+          g_ptr_array_add (args, "--allow");
+          g_ptr_array_add (args, (gpointer) e->allow[k]);
+        }
+      g_ptr_array_add (args, "--");
+      g_ptr_array_add (args, (gpointer) e->command);
+      g_ptr_array_add (args, NULL);
+
+      r = cli_run_argv (env, NULL, (const char * const *) args->pdata);
+      if (r->status != e->status)
+        {
+          g_autofree char *cmd = printable (e->command, 200);
+          g_autofree char *out = printable (r->out, 2000);
+
+          g_test_message ("“%s”: expected exit %d, got %d\n%s", cmd, e->status, r->status, out);
+          g_test_fail ();
+        }
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1556,6 +1632,7 @@ main (int    argc,
   g_test_add_func ("/cli/profile/export-builtin", test_profile_export_builtin);
   g_test_add_func ("/cli/profile/list-broken-file", test_profile_list_broken_file);
   g_test_add_func ("/cli/profile/import-claude", test_import_claude);
+  g_test_add_func ("/cli/check/policy-document-examples", test_doc_examples);
 
   ret = g_test_run ();
   g_free (cli_path);

@@ -131,7 +131,10 @@ static const Row rows[] = {
     .parts = S ("cat << EOF") },
   { "text/heredoc-quoted-delimiter", "cat <<'EOF'\nhello\nEOF", ALLOWS, .parts = S ("cat << EOF") },
   // design: $'…' is quoting, so quote removal decodes it.
-  { "text/ansi-c-argument", "echo $'it\\'s'", ALLOWS, .parts = S ("echo it's") },
+  { "text/ansi-c-argument", "echo $'it\\ts'", ALLOWS, .parts = S ("echo it\ts") },
+  /* sh has no $'…': there "\'" ends the quote, in bash it does not. */
+  { "text/ansi-c-escaped-quote", "echo $'a\\' ; rm -rf / ; echo \\''", ASKS, .allow = ANY,
+    .deny = NONE },
   { "text/escaped-double-quote", "echo \"a\\\"b\"", ALLOWS, .parts = S ("echo a\"b") },
   { "text/escaped-dollar-is-data", "echo \"\\$(rm x)\"", ALLOWS, .parts = S ("echo $(rm x)") },
   { "text/single-quoted-substitution-is-data", "echo '$(rm -rf /) `rm -rf /`'", ALLOWS,
