@@ -289,6 +289,8 @@ warden_policy_check (WardenPolicy             *self,
 
       warden_decision_set_result (decision, WARDEN_VERDICT_ASK, reason);
     }
+  else if (parse->ask != NULL)
+    warden_decision_set_result (decision, WARDEN_VERDICT_ASK, parse->ask);
   else if (env_reason != NULL)
     warden_decision_set_result (decision, WARDEN_VERDICT_ASK, env_reason);
   else if (first_ask >= 0)

@@ -78,6 +78,8 @@ typedef struct
   gboolean                  cd_seen;
   guint                     loop_id;
   guint                     next_loop_id;
+  /* Why the whole line asks though it parsed, or NULL. */
+  char                     *ask;
   /* Strings and item arrays, reused: a decision must cost microseconds. */
   GPtrArray                *strings;
   GPtrArray                *arrays;
@@ -293,6 +295,17 @@ fail (Lexer   *L,
     }
 
   return FALSE;
+}
+
+/* In bash, arithmetic on a variable whose value is "a[$(cmd)]" runs cmd:
+ * the subscript is expanded when the value is evaluated. Values can come
+ * from files, globs or stdin within the line, so such arithmetic asks. */
+static void
+arithmetic_on_variables (Lexer *L)
+{
+  if (L->st->ask == NULL)
+    L->st->ask = g_strdup ("arithmetic on variables can run commands in bash (a value like "
+                           "a[$(cmd)] runs cmd)");
 }
 
 static gboolean
@@ -603,6 +616,10 @@ scan_arith (Lexer   *L,
           advance (L);
           return TRUE;
         }
+      if ((is_name_start (c) &&
+           (L->i == 0 || !(is_name_char ((guchar) L->s[L->i - 1]) || L->s[L->i - 1] == '#'))) ||
+          c == '$')
+        arithmetic_on_variables (L);
       if (c == '(')
         parens++;
       else if (c == ')')
@@ -674,6 +691,36 @@ scan_param (Lexer    *L,
   advance (L);  /* { */
   if (!enter (L))
     return FALSE;
+
+  /* ${!name}, ${name[expr]} and ${name:offset} evaluate arithmetic too. */
+  {
+    gsize j = L->i;
+
+    if (j + 1 < L->n && L->s[j] == '!' && is_name_start ((guchar) L->s[j + 1]))
+      arithmetic_on_variables (L);
+    while (j < L->n && is_name_char ((guchar) L->s[j]))
+      j++;
+    if (j > L->i && j < L->n && L->s[j] == '[')
+      {
+        gsize k = j + 1;
+
+        while (k < L->n && L->s[k] != ']' && L->s[k] != '}')
+          {
+            if (is_name_start ((guchar) L->s[k]) || L->s[k] == '$' || L->s[k] == '`')
+              arithmetic_on_variables (L);
+            k++;
+          }
+      }
+    else if (j > L->i && j + 1 < L->n && L->s[j] == ':' && !strchr ("-=?+", L->s[j + 1]))
+      {
+        for (gsize k = j + 1; k < L->n && L->s[k] != '}'; k++)
+          if (is_name_start ((guchar) L->s[k]) || L->s[k] == '$' || L->s[k] == '`')
+            {
+              arithmetic_on_variables (L);
+              break;
+            }
+      }
+  }
 
   while (braces > 0)
     {
@@ -1139,7 +1186,19 @@ lex_word_into (Lexer    *L,
     }
 
   if (!array_elem && any && raw_is_assignment (L->s + start, L->i - start))
-    *flags |= W_ASSIGN;
+    {
+      const char *sub = memchr (L->s + start, '[', L->i - start);
+      const char *eq = memchr (L->s + start, '=', L->i - start);
+
+      *flags |= W_ASSIGN;
+      /* a[i]=1: the subscript is arithmetic. */
+      for (const char *c = sub; c != NULL && c < eq; c++)
+        if (is_name_start ((guchar) *c) || *c == '$' || *c == '`')
+          {
+            arithmetic_on_variables (L);
+            break;
+          }
+    }
 
   return any;
 }
@@ -2041,27 +2100,47 @@ analyze (Lexer         *L,
 
   if (str_in (base, var_setters) || str_in (base, var_readers))
     {
-      gboolean sets = str_in (base, var_setters) || strcmp (base, "printf") != 0;
+      gboolean is_printf = strcmp (base, "printf") == 0;
+      gboolean setter = str_in (base, var_setters);
 
       for (guint i = 1; i < n; i++)
         {
           const char *a = w[i].text;
+          /* The words that name variables: all of read's, mapfile's and
+           * declare's, only the one after printf -v. */
+          gboolean names_var = is_printf ? (i > 1 && strcmp (w[i - 1].text, "-v") == 0)
+                                         : a[0] != '-';
 
-          if (strcmp (base, "printf") == 0 && strcmp (a, "-v") == 0)
-            sets = TRUE;
-          if ((strchr (a, '[') != NULL && (strchr (a, '$') || strchr (a, '`'))))
+          if (setter && a[0] == '-' && strchr (a, 'i') != NULL)
             {
-              force_ask (p, FALSE, "an array subscript with an expansion can run commands");
+              force_ask (p, FALSE, "an integer variable's value is evaluated as arithmetic, "
+                                   "which can run commands in bash");
               return;
             }
-          if (sets && a[0] != '-' && names_sensitive_var (a))
+          if (!names_var)
+            continue;
+          if (strchr (a, '[') != NULL)
             {
-              g_autofree char *why = g_strdup_printf ("“%s” sets %s, which changes what later "
-                                                      "commands run", base, a);
+              force_ask (p, FALSE, "an array subscript is evaluated as arithmetic, which can run "
+                                   "commands in bash");
+              return;
+            }
+          if (w[i].flags & W_NONLITERAL)
+            {
+              g_autofree char *why = g_strdup_printf ("“%s” sets a variable whose name is not a "
+                                                      "literal word", base);
               force_ask (p, FALSE, why);
               return;
             }
-          if (str_in (base, var_setters) && strchr (a, '=') != NULL && a[0] != '-')
+          if (names_sensitive_var (a))
+            {
+              g_autofree char *why = g_strdup_printf ("“%s” sets %.*s, which changes what later "
+                                                      "commands run", base,
+                                                      (int) strcspn (a, "="), a);
+              force_ask (p, FALSE, why);
+              return;
+            }
+          if (setter && strchr (a, '=') != NULL)
             force_ask (p, TRUE, "the command sets shell variables");
         }
       return;
@@ -3130,6 +3209,7 @@ parse_as_sh_would (Lexer *L,
     return;
   sub.parts = g_ptr_array_new_with_free_func (part_free);
   sub.error = NULL;
+  sub.ask = NULL;
   sub.strings = NULL;
   sub.arrays = NULL;
   parse_string (&sub, L->s + start, end - start, L->origin, L->what);
@@ -3143,8 +3223,11 @@ parse_as_sh_would (Lexer *L,
             g_ptr_array_add (L->st->parts, g_steal_pointer (&sub.parts->pdata[i]));
         }
       L->st->cd_seen |= sub.cd_seen;
+      if (L->st->ask == NULL)
+        L->st->ask = g_steal_pointer (&sub.ask);
     }
   g_free (sub.error);
+  g_free (sub.ask);
   g_ptr_array_unref (sub.parts);
   {
     State tmp = { 0 };
@@ -3213,6 +3296,7 @@ warden_shell_parse (const char               *command,
   pools_take (&st);
   parse_string (&st, command, n, WARDEN_ORIGIN_TOP_LEVEL, "");
   parse->error = st.error;
+  parse->ask = st.ask;
   pools_give_back (&st);
 
   return parse;
@@ -3225,5 +3309,6 @@ warden_shell_parse_free (WardenShellParse *parse)
     return;
   g_ptr_array_unref (parse->parts);
   g_free (parse->error);
+  g_free (parse->ask);
   g_free (parse);
 }

@@ -63,6 +63,8 @@ typedef struct
   GPtrArray *parts;   /* of WardenCommandPart, in source order */
   /* Set when the line cannot be parsed or passes a limit: the answer is ask. */
   char      *error;
+  /* Set when the line parsed but asks whatever the patterns say. */
+  char      *ask;
 } WardenShellParse;
 
 WardenShellParse *warden_shell_parse      (const char               *command,
