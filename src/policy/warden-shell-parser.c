@@ -743,6 +743,13 @@ scan_param (Lexer    *L,
           braces--;
           advance (L);
           break;
+        case '@':
+          /* ${x@P} expands x like a prompt, running the $( ) in its value. */
+          if (L->i + 1 < L->n && L->s[L->i + 1] == 'P' && L->st->ask == NULL)
+            L->st->ask = g_strdup ("${…@P} expands a value like a prompt, which runs the "
+                                   "commands in it");
+          advance (L);
+          break;
         case '\\':
           advance (L);
           advance (L);
@@ -1984,7 +1991,8 @@ static const char *sensitive_vars[] = { "PATH", "IFS", "ENV", "BASH_ENV", "SHELL
                                         "PYTHONPATH", "PYTHONSTARTUP", "PERL5OPT", "PERL5LIB",
                                         "RUBYOPT", "BASH_LOADABLES_PATH", "HOME", NULL };
 static const char *always_ask[] = { "eval", "source", ".", "alias", "unalias", "trap", "enable",
-                                    "hash", "let", "coproc", "select", "function", NULL };
+                                    "hash", "let", "coproc", "select", "function", "complete",
+                                    "compgen", "bind", "fc", NULL };
 
 /* TRUE for the names analyze() treats specially; most commands are not. */
 static gboolean
@@ -1996,7 +2004,7 @@ is_special_name (const char *base)
     {
       GHashTable *table = g_hash_table_new (g_str_hash, g_str_equal);
       const char **lists[] = { always_ask, var_setters, var_readers, shells };
-      static const char *others[] = { "cd", "pushd", "popd", "find", NULL };
+      static const char *others[] = { "cd", "pushd", "popd", "find", "test", "[", NULL };
 
       for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
         for (guint i = 0; lists[l][i]; i++)
@@ -2098,6 +2106,16 @@ analyze (Lexer         *L,
       return;
     }
 
+  if (strcmp (base, "test") == 0 || strcmp (base, "[") == 0)
+    {
+      /* test -v 'a[$(cmd)]' evaluates the subscript. */
+      for (guint i = 1; i + 1 < n; i++)
+        if (strcmp (w[i].text, "-v") == 0 && strchr (w[i + 1].text, '[') != NULL)
+          force_ask (p, FALSE, "an array subscript is evaluated as arithmetic, which can run "
+                               "commands in bash");
+      return;
+    }
+
   if (str_in (base, var_setters) || str_in (base, var_readers))
     {
       gboolean is_printf = strcmp (base, "printf") == 0;
@@ -2111,6 +2129,12 @@ analyze (Lexer         *L,
           gboolean names_var = is_printf ? (i > 1 && strcmp (w[i - 1].text, "-v") == 0)
                                          : a[0] != '-';
 
+          if ((strcmp (base, "mapfile") == 0 || strcmp (base, "readarray") == 0) &&
+              a[0] == '-' && strchr (a, 'C') != NULL)
+            {
+              force_ask (p, FALSE, "mapfile -C runs its callback as a command");
+              return;
+            }
           if (setter && a[0] == '-' && strchr (a, 'i') != NULL)
             {
               force_ask (p, FALSE, "an integer variable's value is evaluated as arithmetic, "
