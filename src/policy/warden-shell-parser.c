@@ -2791,7 +2791,10 @@ parse_for (Lexer    *L,
       gsize start = t->start;
 
       if (p != NULL)
-        force_ask (p, FALSE, "an arithmetic for loop");
+        {
+          p->pub.text = g_strdup ("for ((");
+          force_ask (p, FALSE, "an arithmetic for loop");
+        }
       consume (L);
       if (!scan_arith (L, junk, ')') && !failed (L))
         {
@@ -2799,7 +2802,10 @@ parse_for (Lexer    *L,
           return;
         }
       if (p != NULL)
-        p->pub.text = g_strdup_printf ("for %.*s", (int) (L->i - start), L->s + start);
+        {
+          g_free (p->pub.text);
+          p->pub.text = g_strdup_printf ("for %.*s", (int) (L->i - start), L->s + start);
+        }
     }
   else
     {
@@ -2958,7 +2964,10 @@ parse_dbracket (Lexer *L)
 
   /* The user is shown the source: sh reads "[[ a > b ]]" as a redirection. */
   if (p != NULL)
-    force_ask (p, FALSE, "a [[ … ]] test command");
+    {
+      p->pub.text = g_strdup ("[[");
+      force_ask (p, FALSE, "a [[ … ]] test command");
+    }
   consume (L);
   for (;;)
     {
@@ -2970,7 +2979,10 @@ parse_dbracket (Lexer *L)
         {
           consume (L);
           if (p != NULL)
-            p->pub.text = g_strndup (L->s + start, L->i - start);
+            {
+              g_free (p->pub.text);
+              p->pub.text = g_strndup (L->s + start, L->i - start);
+            }
           return;
         }
       if (t->type == T_EOF || t->type == T_NEWLINE || t->type == T_SEMI || t->type == T_AMP)

@@ -221,6 +221,8 @@ static const ParseCase cases[] = {
   { "cat <<EOF\nno end", { "!" } },
   { "cat <<EOF", { "!" } },
   { "echo @(a)", { "!" } },
+  { "[[ 1h", { "!" } },          /* found by the fuzzer: a part without text */
+  { "for ((i=0", { "!" } },
   { "| a", { "!" } },
   { "a > ", { "!" } },
 };
