@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#define G_LOG_DOMAIN "warden-cli"
+
 #include "warden-bench-profile.h"
 
 /* Exact commands and "cmd sub *" forms side by side, as a real allowlist has

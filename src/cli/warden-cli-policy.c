@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#define G_LOG_DOMAIN "warden-cli"
+
 #include <glib/gi18n.h>
 #include <stdio.h>
 #include <string.h>

@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#define G_LOG_DOMAIN "warden-policy"
+
 #include <json-glib/json-glib.h>
 #include <string.h>
 

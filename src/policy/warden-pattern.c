@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#define G_LOG_DOMAIN "warden-policy"
+
 #include <string.h>
 
 #include "warden-pattern.h"

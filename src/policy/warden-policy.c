@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#define G_LOG_DOMAIN "warden-policy"
+
 #include <glib/gi18n.h>
 #include <string.h>
 
