@@ -487,57 +487,54 @@ raw_is_assignment (const char *s,
 /* ------------------------------------------------------------------------ */
 /* Substitutions */
 
-/* After "$(" or "`" has been found: parse a command list up to ")". */
+/* Parses a command list up to its ")" for a substitution of kind @origin. */
 static gboolean
-parse_comsub (Lexer   *L,
-              GString *out,
-              gsize    start)
+parse_until_rparen (Lexer        *L,
+                    WardenOrigin  origin,
+                    const char   *what)
 {
   WardenOrigin saved = L->origin;
 
   /* Called while a token is being read, so none is cached; if one were, it
    * would be lost, and an engine that is unsure asks. */
   if (L->have_tok)
-    return fail (L, "unexpected command substitution");
+    return fail (L, "unexpected %s", what);
   if (!enter (L))
     return FALSE;
 
-  L->origin = WARDEN_ORIGIN_SUBSTITUTION;
+  L->origin = origin;
   parse_list (L, 0);
   if (!failed (L) && (!L->have_tok || L->tok.type != T_RPAREN))
-    fail (L, "unterminated command substitution $( … )");
+    fail (L, "unterminated %s", what);
   if (L->have_tok)
     consume (L);
   L->origin = saved;
   leave (L);
+  return !failed (L);
+}
 
-  if (failed (L))
+/* After "$(": the command substitution, appended to @out as written. */
+static gboolean
+parse_comsub (Lexer   *L,
+              GString *out,
+              gsize    start)
+{
+  if (!parse_until_rparen (L, WARDEN_ORIGIN_SUBSTITUTION, "command substitution $( … )"))
     return FALSE;
   g_string_append_len (out, L->s + start, L->i - start);
   return TRUE;
 }
 
+/* At "<(" or ">(": the process substitution, appended to @out as written. */
 static gboolean
 parse_procsub (Lexer   *L,
                GString *out)
 {
   gsize start = L->i;
-  WardenOrigin saved = L->origin;
 
   advance (L);  /* < or > */
   advance (L);  /* ( */
-  if (!enter (L))
-    return FALSE;
-  L->origin = WARDEN_ORIGIN_PROCESS_SUBSTITUTION;
-  parse_list (L, 0);
-  if (!failed (L) && (!L->have_tok || L->tok.type != T_RPAREN))
-    fail (L, "unterminated process substitution");
-  if (L->have_tok)
-    consume (L);
-  L->origin = saved;
-  leave (L);
-
-  if (failed (L))
+  if (!parse_until_rparen (L, WARDEN_ORIGIN_PROCESS_SUBSTITUTION, "process substitution"))
     return FALSE;
   g_string_append_len (out, L->s + start, L->i - start);
   return TRUE;
