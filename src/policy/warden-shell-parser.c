@@ -62,11 +62,17 @@ typedef struct
   gboolean   reserved;  /* an unquoted word that may be a reserved word */
 } Token;
 
+typedef struct _Part Part;
+
 typedef struct
 {
   char    *delimiter;
   gboolean quoted;
   gboolean strip_tabs;
+  Part    *script_of;   /* the shell that reads this body as its script */
+  gboolean read;        /* the body has been read: */
+  gsize    body;        /* its offsets in the lexer's text */
+  gsize    body_end;
 } Heredoc;
 
 typedef struct
@@ -96,7 +102,8 @@ typedef struct
   WardenOrigin  origin;
   gboolean      have_tok;
   Token         tok;
-  GPtrArray    *heredocs;   /* of Heredoc, waiting for the next newline */
+  GPtrArray    *heredocs;   /* of Heredoc, for the lexer's life (items point to them) */
+  guint         heredocs_read;  /* those before this index have their bodies read */
   const char   *what;       /* "", " in a backtick substitution", … for errors */
 } Lexer;
 
@@ -115,6 +122,7 @@ typedef struct
   guint     flags;
   GString  *text;     /* the word, or the redirection operator */
   GString  *target;   /* redirections only */
+  Heredoc  *heredoc;  /* << and <<- only */
 } Item;
 
 typedef struct
@@ -125,12 +133,13 @@ typedef struct
 } Redirection;
 
 /* Private fields of WardenCommandPart, kept beside it. */
-typedef struct
+struct _Part
 {
   WardenCommandPart  pub;
   guint              loop_id;
   gboolean           relative_redirect;
-} Part;
+  gboolean           shell_reads_stdin;  /* sh with no -c and no script file */
+};
 
 static void     consume        (Lexer *L);
 static guint    parse_list     (Lexer *L, guint stop);
@@ -1264,10 +1273,29 @@ heredoc_continuation_is_ambiguous (const char    *body,
   return FALSE;
 }
 
+/* A here-document a shell reads as its script. */
+static void
+parse_heredoc_script (Lexer   *L,
+                      Heredoc *doc)
+{
+  const char *body = L->s + doc->body;
+  gsize n = doc->body_end - doc->body;
+
+  /* An unquoted body is expanded before the shell reads it: only a body
+   * with nothing to expand reads as written. */
+  if (!doc->quoted && (memchr (body, '$', n) || memchr (body, '`', n) || memchr (body, '\\', n)))
+    force_ask (doc->script_of, FALSE, "the shell's script is a here-document with expansions");
+  else if (enter (L))
+    {
+      parse_string (L->st, body, n, WARDEN_ORIGIN_SCRIPT, " in a here-document script");
+      leave (L);
+    }
+}
+
 static void
 read_heredocs (Lexer *L)
 {
-  for (guint h = 0; h < L->heredocs->len && !failed (L); h++)
+  for (guint h = L->heredocs_read; h < L->heredocs->len && !failed (L); h++)
     {
       Heredoc *doc = g_ptr_array_index (L->heredocs, h);
       gsize body = L->i;
@@ -1305,6 +1333,12 @@ read_heredocs (Lexer *L)
           break;
         }
 
+      doc->read = TRUE;
+      doc->body = body;
+      doc->body_end = body_end;
+      if (doc->script_of != NULL)
+        parse_heredoc_script (L, doc);
+
       if (!doc->quoted)
         {
           /* Unquoted: the body is expanded like a double-quoted string. */
@@ -1318,7 +1352,7 @@ read_heredocs (Lexer *L)
         }
     }
 
-  g_ptr_array_set_size (L->heredocs, 0);
+  L->heredocs_read = L->heredocs->len;
 }
 
 /* Words the parser compares tokens with: reserved words and "-p" of time. */
@@ -1381,7 +1415,7 @@ lex_token (Lexer *L)
     case '\n':
       L->i++;
       t.type = T_NEWLINE;
-      if (L->heredocs != NULL && L->heredocs->len > 0)
+      if (L->heredocs != NULL && L->heredocs_read < L->heredocs->len)
         read_heredocs (L);
       break;
 
@@ -1931,7 +1965,7 @@ shell_script_index (const WordRef  *w,
                     guint           n,
                     char          **why)
 {
-  gboolean has_c = FALSE;
+  gboolean has_c = FALSE, has_s = FALSE, dash = FALSE;
   guint i;
 
   for (i = 1; i < n; i++)
@@ -1947,6 +1981,7 @@ shell_script_index (const WordRef  *w,
         }
       if (strcmp (a, "--") == 0 || strcmp (a, "-") == 0)
         {
+          dash = a[1] == '\0';
           i++;
           break;
         }
@@ -1964,6 +1999,8 @@ shell_script_index (const WordRef  *w,
             {
               if (*o == 'c' && a[0] == '-')
                 has_c = TRUE;
+              if (*o == 's' && a[0] == '-')
+                has_s = TRUE;
               if (*o == 'o' || *o == 'O')
                 takes_arg = TRUE;
             }
@@ -1975,7 +2012,7 @@ shell_script_index (const WordRef  *w,
     }
 
   if (!has_c)
-    return -1;
+    return has_s || dash || i >= n ? -3 : -1;  /* -3: the script comes on stdin */
   if (i >= n)
     return -1;
   return (int) i;
@@ -2176,6 +2213,8 @@ analyze (Lexer         *L,
 
       if (idx == -2)
         force_ask (p, FALSE, why);
+      else if (idx == -3)
+        p->shell_reads_stdin = TRUE;
       else if (holes && (idx < 0 || has_token (w + idx, 1, hole_token)))
         force_ask (p, FALSE, "the shell script is filled in at run time");
       else if (idx >= 0)
@@ -2293,6 +2332,8 @@ emit_words (Lexer         *L,
       p->pub.argv = make_argv (words, n_words);
       p->pub.name = p->pub.argv[0];
       analyze (L, p, words, n_words, hole_token, append_hole);
+      if (p->shell_reads_stdin)
+        force_ask (p, FALSE, "the shell reads its script from standard input");
     }
   leave (L);
 }
@@ -2318,7 +2359,7 @@ read_redirection (Lexer   *L,
                   GArray  *items,
                   GString *op)
 {
-  Item it = { ITEM_REDIR, 0, op, NULL };
+  Item it = { ITEM_REDIR, 0, op, NULL, NULL };
   Token *t = peek (L);
   const char *bare;
 
@@ -2343,6 +2384,7 @@ read_redirection (Lexer   *L,
       if (L->heredocs == NULL)
         L->heredocs = g_ptr_array_new_with_free_func (heredoc_free);
       g_ptr_array_add (L->heredocs, h);
+      it.heredoc = h;
     }
   g_array_append_val (items, it);
   return TRUE;
@@ -2448,6 +2490,45 @@ emit_compound_redirections (Lexer  *L,
   p->pub.no_suggestion = TRUE;
 }
 
+/* sh with no -c reads its script from standard input: a literal here-string
+ * or here-document is parsed as that script; anything else cannot be seen. */
+static void
+shell_script_from_stdin (Lexer  *L,
+                         Part   *p,
+                         GArray *items)
+{
+  Item *input = NULL;
+
+  for (guint i = 0; i < items->len; i++)
+    {
+      Item *it = &g_array_index (items, Item, i);
+
+      if (it->kind == ITEM_REDIR && (it->text->str[0] == '<' || it->text->str[0] == '0'))
+        input = it;
+    }
+
+  if (input != NULL && strcmp (input->text->str + strspn (input->text->str, "0"), "<<<") == 0 &&
+      (input->flags & W_NONLITERAL) == 0)
+    {
+      if (enter (L))
+        {
+          parse_string (L->st, input->target->str, input->target->len, WARDEN_ORIGIN_SCRIPT,
+                        " in a here-string script");
+          leave (L);
+        }
+      return;
+    }
+  if (input != NULL && input->heredoc != NULL)
+    {
+      /* The body is read at the end of the line, which may be behind us. */
+      input->heredoc->script_of = p;
+      if (input->heredoc->read)
+        parse_heredoc_script (L, input->heredoc);
+      return;
+    }
+  force_ask (p, FALSE, "the shell reads its script from standard input");
+}
+
 static void
 finish_simple_command (Lexer  *L,
                        GArray *items,
@@ -2529,6 +2610,8 @@ finish_simple_command (Lexer  *L,
       if (text_differs)
         p->pub.base_text = join_words (w, n_words, NULL, FALSE, TRUE);
       analyze (L, p, w, n_words, NULL, FALSE);
+      if (p->shell_reads_stdin)
+        shell_script_from_stdin (L, p, items);
     }
   else
     p->pub.no_suggestion = TRUE;
@@ -2549,7 +2632,7 @@ parse_simple_command (Lexer      *L,
 
       for (guint i = 0; words[i]; i++)
         {
-          Item it = { ITEM_WORD, 0, string_get (L->st), NULL };
+          Item it = { ITEM_WORD, 0, string_get (L->st), NULL, NULL };
 
           g_string_append (it.text, words[i]);
           g_array_append_val (items, it);
@@ -2566,7 +2649,7 @@ parse_simple_command (Lexer      *L,
 
       if (t->type == T_WORD)
         {
-          Item it = { ITEM_WORD, t->flags, NULL, NULL };
+          Item it = { ITEM_WORD, t->flags, NULL, NULL, NULL };
 
           if (!seen_word && (t->flags & W_ASSIGN))
             it.kind = ITEM_ASSIGN;
@@ -3226,9 +3309,9 @@ parse_top (Lexer *L)
     fail (L, "unexpected “)”");
   else if (peek (L)->type != T_EOF)
     fail (L, "unexpected token");
-  else if (L->heredocs != NULL && L->heredocs->len > 0)
+  else if (L->heredocs != NULL && L->heredocs_read < L->heredocs->len)
     fail (L, "here-document not terminated by “%s”",
-          ((Heredoc *) g_ptr_array_index (L->heredocs, 0))->delimiter);
+          ((Heredoc *) g_ptr_array_index (L->heredocs, L->heredocs_read))->delimiter);
 }
 
 /* Parses @L's source from @start to @end on its own; when it parses, its

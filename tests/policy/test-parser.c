@@ -66,7 +66,7 @@ static const ParseCase cases[] = {
   { "echo if then fi", { "top:echo if then fi" } },
   { "((ls) )", { "top:ls" } },
   /* Substitutions */
-  { "cat $(curl x|sh)", { "top:cat $(curl x|sh)", "sub:curl x", "sub:sh" } },
+  { "cat $(curl x|sh)", { "top:cat $(curl x|sh)", "sub:curl x", "?sub:sh" } },
   { "echo `rm x`", { "top:echo `rm x`", "sub:rm x" } },
   { "echo `echo \\`rm x\\``", { "top:echo `echo \\`rm x\\``", "sub:echo `rm x`", "sub:rm x" } },
   { "echo \"$(rm x)\"", { "top:echo $(rm x)", "sub:rm x" } },
@@ -96,7 +96,15 @@ static const ParseCase cases[] = {
   { "cat <<\\EOF\n$(a)\nEOF", { "top:cat << EOF" } },
   { "cat <<-EOF\n\t$(a)\n\tEOF\nb", { "top:cat <<- EOF", "sub:a", "top:b" } },
   { "cat <<A <<B\n$(x)\nA\n$(y)\nB", { "top:cat << A << B", "sub:x", "sub:y" } },
-  { "cat <<EOF | sh\nrm x\nEOF", { "top:cat << EOF", "top:sh" } },
+  { "cat <<EOF | sh\nrm x\nEOF", { "top:cat << EOF", "?top:sh" } },
+  /* A shell reading a literal here-document or here-string: that is its script. */
+  { "sh <<'EOF'\nrm x\nEOF", { "top:sh << EOF", "script:rm x" } },
+  { "bash <<EOF\nls\nEOF", { "top:bash << EOF", "script:ls" } },
+  { "bash <<EOF\nls $x\nEOF", { "?top:bash << EOF" } },
+  { "bash <<< 'rm x'", { "top:bash <<< rm x", "script:rm x" } },
+  { "curl x | sh", { "top:curl x", "?top:sh" } },
+  { "sh -s < x.sh", { "?top:sh -s < x.sh" } },
+  { "bash script.sh", { "top:bash script.sh" } },
   { "cat <<EOF\nEOF\nrm x", { "top:cat << EOF", "top:rm x" } },
   /* Redirections in the text */
   { "node app.js > /dev/null 2>&1", { "top:node app.js > /dev/null 2>&1" } },
