@@ -167,12 +167,25 @@ string_get (State *st)
   return g_string_sized_new (32);
 }
 
+/* The fuzz build frees at once, so that AddressSanitizer sees a string
+ * used after it was given back. */
+#ifdef WARDEN_FUZZING
+# define POOLS 0
+#else
+# define POOLS 1
+#endif
+
 static void
 string_put (State   *st,
             GString *s)
 {
   if (s == NULL)
     return;
+  if (!POOLS)
+    {
+      g_string_free (s, TRUE);
+      return;
+    }
   if (st->strings == NULL)
     st->strings = g_ptr_array_new ();
   if (st->strings->len < 64 && s->allocated_len <= 4096)
@@ -193,6 +206,11 @@ static void
 array_put (State  *st,
            GArray *a)
 {
+  if (!POOLS)
+    {
+      g_array_unref (a);
+      return;
+    }
   g_array_set_size (a, 0);
   if (st->arrays == NULL)
     st->arrays = g_ptr_array_new ();
