@@ -32,10 +32,11 @@ install_missing () {
     "${missing[@]}"
 }
 
+# Progress goes to standard error, so what Warden prints stays clean.
 build () {
-  install_missing "${WARDEN_PACKAGES[@]}"
+  install_missing "${WARDEN_PACKAGES[@]}" >&2
   if [ ! -f "$BUILDDIR/build.ninja" ]; then
-    meson setup "$BUILDDIR" "$WARDEN_ROOT"
+    meson setup "$BUILDDIR" "$WARDEN_ROOT" >&2
   fi
-  meson compile -C "$BUILDDIR"
+  meson compile -C "$BUILDDIR" >&2
 }
