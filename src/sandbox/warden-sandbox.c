@@ -1,0 +1,846 @@
+/* warden-sandbox.c: where the agent's commands run
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "warden-sandbox"
+
+#include <glib/gi18n.h>
+
+#include "warden-sandbox-private.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "warden-output-collector.h"
+
+typedef struct
+{
+  WardenSandboxConfig *config;
+  char                *backend_name;
+  gboolean             confined;
+} WardenSandboxPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (WardenSandbox, warden_sandbox, G_TYPE_OBJECT)
+
+enum
+{
+  PROP_0,
+  PROP_CONFIG,
+  PROP_BACKEND_NAME,
+  PROP_CONFINED,
+  N_PROPS
+};
+
+enum
+{
+  PROGRESS,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+G_DEFINE_QUARK (warden-sandbox-error-quark, warden_sandbox_error)
+
+/* ------------------------------------------------------------------------ */
+/* Plain data */
+
+WardenSandboxConfig *
+warden_sandbox_config_new (const char *workspace)
+{
+  WardenSandboxConfig *config = g_new0 (WardenSandboxConfig, 1);
+
+  config->workspace = g_strdup (workspace);
+  config->workspace_inside = g_strdup ("/workspace");
+  return config;
+}
+
+WardenSandboxConfig *
+warden_sandbox_config_copy (const WardenSandboxConfig *config)
+{
+  WardenSandboxConfig *copy = g_new0 (WardenSandboxConfig, 1);
+
+  *copy = *config;
+  copy->workspace = g_strdup (config->workspace);
+  copy->workspace_inside = g_strdup (config->workspace_inside);
+  copy->image = g_strdup (config->image);
+  copy->env = g_strdupv (config->env);
+  copy->setup_command = g_strdup (config->setup_command);
+  copy->cap_add = g_strdupv (config->cap_add);
+  return copy;
+}
+
+void
+warden_sandbox_config_free (WardenSandboxConfig *config)
+{
+  if (config == NULL)
+    return;
+  g_free (config->workspace);
+  g_free (config->workspace_inside);
+  g_free (config->image);
+  g_strfreev (config->env);
+  g_free (config->setup_command);
+  g_strfreev (config->cap_add);
+  g_free (config);
+}
+
+G_DEFINE_BOXED_TYPE (WardenSandboxConfig, warden_sandbox_config,
+                     warden_sandbox_config_copy, warden_sandbox_config_free)
+
+WardenExecResult *
+warden_exec_result_copy (const WardenExecResult *result)
+{
+  WardenExecResult *copy = g_new0 (WardenExecResult, 1);
+
+  *copy = *result;
+  copy->stdout_text = g_strdup (result->stdout_text);
+  copy->stderr_text = g_strdup (result->stderr_text);
+  return copy;
+}
+
+void
+warden_exec_result_free (WardenExecResult *result)
+{
+  if (result == NULL)
+    return;
+  g_free (result->stdout_text);
+  g_free (result->stderr_text);
+  g_free (result);
+}
+
+G_DEFINE_BOXED_TYPE (WardenExecResult, warden_exec_result,
+                     warden_exec_result_copy, warden_exec_result_free)
+
+WardenExecRequest *
+warden_exec_request_copy (const WardenExecRequest *request)
+{
+  WardenExecRequest *copy = g_new0 (WardenExecRequest, 1);
+
+  *copy = *request;
+  copy->command = g_strdup (request->command);
+  copy->cwd = g_strdup (request->cwd);
+  copy->env = (const char * const *) g_strdupv ((char **) request->env);
+  copy->stdin_data = request->stdin_data ? g_bytes_ref (request->stdin_data) : NULL;
+  if (copy->timeout_ms == 0)
+    copy->timeout_ms = WARDEN_EXEC_DEFAULT_TIMEOUT_MS;
+  if (copy->max_output == 0)
+    copy->max_output = WARDEN_EXEC_DEFAULT_MAX_OUTPUT;
+  return copy;
+}
+
+void
+warden_exec_request_free (WardenExecRequest *request)
+{
+  if (request == NULL)
+    return;
+  g_free ((char *) request->command);
+  g_free ((char *) request->cwd);
+  g_strfreev ((char **) request->env);
+  g_clear_pointer (&request->stdin_data, g_bytes_unref);
+  g_free (request);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The class */
+
+static void
+warden_sandbox_finalize (GObject *object)
+{
+  WardenSandbox *self = WARDEN_SANDBOX (object);
+  WardenSandboxPrivate *priv = warden_sandbox_get_instance_private (self);
+
+  g_clear_pointer (&priv->config, warden_sandbox_config_free);
+  g_clear_pointer (&priv->backend_name, g_free);
+
+  G_OBJECT_CLASS (warden_sandbox_parent_class)->finalize (object);
+}
+
+static void
+warden_sandbox_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  WardenSandbox *self = WARDEN_SANDBOX (object);
+  WardenSandboxPrivate *priv = warden_sandbox_get_instance_private (self);
+
+  switch (prop_id)
+    {
+    case PROP_CONFIG:
+      g_value_set_boxed (value, priv->config);
+      break;
+    case PROP_BACKEND_NAME:
+      g_value_set_string (value, priv->backend_name);
+      break;
+    case PROP_CONFINED:
+      g_value_set_boolean (value, priv->confined);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+warden_sandbox_set_property (GObject      *object,
+                             guint         prop_id,
+                             const GValue *value,
+                             GParamSpec   *pspec)
+{
+  WardenSandbox *self = WARDEN_SANDBOX (object);
+  WardenSandboxPrivate *priv = warden_sandbox_get_instance_private (self);
+
+  switch (prop_id)
+    {
+    case PROP_CONFIG:
+      priv->config = g_value_dup_boxed (value);
+      break;
+    case PROP_BACKEND_NAME:
+      priv->backend_name = g_value_dup_string (value);
+      break;
+    case PROP_CONFINED:
+      priv->confined = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+warden_sandbox_class_init (WardenSandboxClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = warden_sandbox_finalize;
+  object_class->get_property = warden_sandbox_get_property;
+  object_class->set_property = warden_sandbox_set_property;
+
+  properties[PROP_CONFIG] =
+    g_param_spec_boxed ("config", NULL, NULL, WARDEN_TYPE_SANDBOX_CONFIG,
+                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_BACKEND_NAME] =
+    g_param_spec_string ("backend-name", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  /* FALSE only for the host backend: every caller can see that. */
+  properties[PROP_CONFINED] =
+    g_param_spec_boolean ("confined", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[PROGRESS] =
+    g_signal_new ("progress", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_DOUBLE, G_TYPE_STRING);
+}
+
+static void
+warden_sandbox_init (WardenSandbox *self)
+{
+}
+
+void
+warden_sandbox_emit_progress (WardenSandbox *self,
+                              double         fraction,
+                              const char    *message)
+{
+  g_signal_emit (self, signals[PROGRESS], 0, fraction, message);
+}
+
+const WardenSandboxConfig *
+warden_sandbox_get_config (WardenSandbox *self)
+{
+  WardenSandboxPrivate *priv = warden_sandbox_get_instance_private (self);
+
+  return priv->config;
+}
+
+const char *
+warden_sandbox_get_backend_name (WardenSandbox *self)
+{
+  WardenSandboxPrivate *priv = warden_sandbox_get_instance_private (self);
+
+  return priv->backend_name;
+}
+
+gboolean
+warden_sandbox_get_confined (WardenSandbox *self)
+{
+  WardenSandboxPrivate *priv = warden_sandbox_get_instance_private (self);
+
+  return priv->confined;
+}
+
+const char *
+warden_sandbox_get_workspace (WardenSandbox *self)
+{
+  return warden_sandbox_get_config (self)->workspace;
+}
+
+const char *
+warden_sandbox_get_workspace_inside (WardenSandbox *self)
+{
+  const WardenSandboxConfig *config = warden_sandbox_get_config (self);
+
+  return config->workspace_inside ? config->workspace_inside : "/workspace";
+}
+
+const char *
+warden_sandbox_get_container_id (WardenSandbox *self)
+{
+  WardenSandboxClass *klass = WARDEN_SANDBOX_GET_CLASS (self);
+
+  return klass->get_container_id ? klass->get_container_id (self) : NULL;
+}
+
+const char *
+warden_sandbox_get_image (WardenSandbox *self)
+{
+  return warden_sandbox_get_config (self)->image;
+}
+
+GStrv
+warden_sandbox_build_env (WardenSandbox           *self,
+                          const char              *home,
+                          const WardenExecRequest *request)
+{
+  const WardenSandboxConfig *config = warden_sandbox_get_config (self);
+  g_auto(GStrv) env = NULL;
+
+  env = g_environ_setenv (env, "PATH", WARDEN_SANDBOX_PATH, TRUE);
+  env = g_environ_setenv (env, "HOME", home, TRUE);
+  env = g_environ_setenv (env, "LANG", "C.UTF-8", TRUE);
+  env = g_environ_setenv (env, "TERM", "xterm-256color", TRUE);
+  for (guint i = 0; config->env && config->env[i]; i++)
+    {
+      g_auto(GStrv) kv = g_strsplit (config->env[i], "=", 2);
+
+      if (kv[0] && kv[1])
+        env = g_environ_setenv (env, kv[0], kv[1], TRUE);
+    }
+  for (guint i = 0; request && request->env && request->env[i]; i++)
+    {
+      g_auto(GStrv) kv = g_strsplit (request->env[i], "=", 2);
+
+      if (kv[0] && kv[1])
+        env = g_environ_setenv (env, kv[0], kv[1], TRUE);
+    }
+  /* The policy checked the command as sh -c runs it; these would run more. */
+  env = g_environ_unsetenv (env, "BASH_ENV");
+  env = g_environ_unsetenv (env, "ENV");
+  return g_steal_pointer (&env);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Calls */
+
+void
+warden_sandbox_prepare_async (WardenSandbox       *self,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  g_return_if_fail (WARDEN_IS_SANDBOX (self));
+  WARDEN_SANDBOX_GET_CLASS (self)->prepare_async (self, cancellable, callback, user_data);
+}
+
+gboolean
+warden_sandbox_prepare_finish (WardenSandbox  *self,
+                               GAsyncResult   *result,
+                               GError        **error)
+{
+  return WARDEN_SANDBOX_GET_CLASS (self)->prepare_finish (self, result, error);
+}
+
+static void
+exec_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  WardenSandbox *self = WARDEN_SANDBOX (object);
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  WardenExecResult *res = WARDEN_SANDBOX_GET_CLASS (self)->exec_finish (self, result, &error);
+
+  if (res == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_pointer (task, res, (GDestroyNotify) warden_exec_result_free);
+}
+
+void
+warden_sandbox_exec_async (WardenSandbox           *self,
+                           const WardenExecRequest *request,
+                           GCancellable            *cancellable,
+                           GAsyncReadyCallback      callback,
+                           gpointer                 user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  WardenExecRequest *copy;
+
+  g_return_if_fail (WARDEN_IS_SANDBOX (self));
+  g_return_if_fail (request != NULL && request->command != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, warden_sandbox_exec_async);
+  /* The backend reads the copy until the call completes. */
+  copy = warden_exec_request_copy (request);
+  g_task_set_task_data (task, copy, (GDestroyNotify) warden_exec_request_free);
+
+  WARDEN_SANDBOX_GET_CLASS (self)->exec_async (self, copy, cancellable, exec_cb,
+                                               g_steal_pointer (&task));
+}
+
+WardenExecResult *
+warden_sandbox_exec_finish (WardenSandbox  *self,
+                            GAsyncResult   *result,
+                            GError        **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+void
+warden_sandbox_destroy_async (WardenSandbox       *self,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  g_return_if_fail (WARDEN_IS_SANDBOX (self));
+  WARDEN_SANDBOX_GET_CLASS (self)->destroy_async (self, cancellable, callback, user_data);
+}
+
+gboolean
+warden_sandbox_destroy_finish (WardenSandbox  *self,
+                               GAsyncResult   *result,
+                               GError        **error)
+{
+  return WARDEN_SANDBOX_GET_CLASS (self)->destroy_finish (self, result, error);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Running a process on this machine (bwrap and host) */
+
+/* How long a killed command may keep its pipes open before we stop waiting. */
+#define KILL_GRACE_MS 1500
+
+typedef struct
+{
+  GSubprocess           *process;
+  const WardenExecRequest *request;   /* the GTask of the caller keeps it alive */
+  WardenOutputCollector *out;
+  WardenOutputCollector *err;
+  GCancellable          *io_cancellable;  /* ours: ends the reads at the very end */
+  GCancellable          *cancellable;     /* the caller's */
+  gulong                 cancelled_id;
+  GSource               *timeout_source;
+  GSource               *grace_source;
+  gint64                 start;
+  gboolean               new_session;
+  gboolean               timed_out;
+  gboolean               cancelled;
+  gboolean               killed;
+  gboolean               exited;
+  gboolean               returned;
+  guint                  open_streams;
+  int                    exit_code;
+} LocalExec;
+
+/* Drops what holds the task: the timers and the cancellable's handler. */
+static void
+local_exec_release (LocalExec *le)
+{
+  if (le->timeout_source)
+    {
+      g_source_destroy (le->timeout_source);
+      g_clear_pointer (&le->timeout_source, g_source_unref);
+    }
+  if (le->grace_source)
+    {
+      g_source_destroy (le->grace_source);
+      g_clear_pointer (&le->grace_source, g_source_unref);
+    }
+  if (le->cancelled_id)
+    {
+      g_cancellable_disconnect (le->cancellable, le->cancelled_id);
+      le->cancelled_id = 0;
+    }
+}
+
+static void
+local_exec_free (gpointer data)
+{
+  LocalExec *le = data;
+
+  local_exec_release (le);
+  g_clear_object (&le->cancellable);
+  g_clear_object (&le->io_cancellable);
+  g_clear_object (&le->process);
+  warden_output_collector_free (le->out);
+  warden_output_collector_free (le->err);
+  g_free (le);
+}
+
+/* Done when the process has exited and both pipes are at their end (or we
+ * stopped waiting for them). */
+static void
+local_exec_maybe_done (GTask *task)
+{
+  LocalExec *le = g_task_get_task_data (task);
+  WardenExecResult *result;
+  gboolean t1 = FALSE, t2 = FALSE;
+
+  if (le->returned || !le->exited || le->open_streams > 0)
+    return;
+  le->returned = TRUE;
+  local_exec_release (le);
+  g_cancellable_cancel (le->io_cancellable);
+
+  if (le->cancelled)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                               _("The command was cancelled"));
+      return;
+    }
+
+  result = g_new0 (WardenExecResult, 1);
+  result->exit_code = le->exit_code;
+  result->timed_out = le->timed_out;
+  result->duration_us = g_get_monotonic_time () - le->start;
+  result->stdout_text = warden_output_collector_finish (le->out, &t1);
+  result->stderr_text = warden_output_collector_finish (le->err, &t2);
+  result->truncated = t1 || t2;
+  g_task_return_pointer (task, result, (GDestroyNotify) warden_exec_result_free);
+}
+
+static gboolean
+grace_expired_cb (gpointer user_data)
+{
+  GTask *task = user_data;
+  LocalExec *le = g_task_get_task_data (task);
+
+  /* Something escaped the kill and holds the pipes: stop reading. */
+  g_clear_pointer (&le->grace_source, g_source_unref);
+  g_cancellable_cancel (le->io_cancellable);
+  le->open_streams = 0;
+  local_exec_maybe_done (task);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+local_exec_kill (GTask *task)
+{
+  LocalExec *le = g_task_get_task_data (task);
+
+  if (le->killed)
+    return;
+  le->killed = TRUE;
+
+  if (le->new_session)
+    {
+      const char *id = g_subprocess_get_identifier (le->process);
+
+      if (id != NULL)
+        kill (-(pid_t) g_ascii_strtoll (id, NULL, 10), SIGKILL);
+    }
+  g_subprocess_force_exit (le->process);
+
+  if (le->grace_source != NULL)
+    return;
+  le->grace_source = g_timeout_source_new (KILL_GRACE_MS);
+  g_source_set_callback (le->grace_source, grace_expired_cb, g_object_ref (task), g_object_unref);
+  g_source_attach (le->grace_source, g_task_get_context (task));
+}
+
+static gboolean
+timeout_cb (gpointer user_data)
+{
+  GTask *task = user_data;
+  LocalExec *le = g_task_get_task_data (task);
+
+  g_clear_pointer (&le->timeout_source, g_source_unref);
+  le->timed_out = TRUE;
+  local_exec_kill (task);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+cancelled_idle_cb (gpointer user_data)
+{
+  GTask *task = user_data;
+  LocalExec *le = g_task_get_task_data (task);
+
+  le->cancelled = TRUE;
+  local_exec_kill (task);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+cancelled_cb (GCancellable *cancellable,
+              gpointer      user_data)
+{
+  GTask *task = user_data;
+
+  /* May run in another thread: kill from the task's context. */
+  g_main_context_invoke_full (g_task_get_context (task), G_PRIORITY_DEFAULT, cancelled_idle_cb,
+                              g_object_ref (task), g_object_unref);
+}
+
+typedef struct
+{
+  GTask       *task;
+  WardenStream stream;
+} ReadData;
+
+static void read_next (GTask *task, GInputStream *in, WardenStream stream);
+
+static void
+read_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  ReadData *rd = user_data;
+  g_autoptr(GTask) task = rd->task;
+  WardenStream stream = rd->stream;
+  LocalExec *le = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result,
+                                                              &error);
+
+  g_free (rd);
+
+  if (bytes == NULL || g_bytes_get_size (bytes) == 0)
+    {
+      if (le->open_streams > 0 && !g_cancellable_is_cancelled (le->io_cancellable))
+        le->open_streams--;
+      local_exec_maybe_done (task);
+      return;
+    }
+
+  {
+    gsize len;
+    const char *data = g_bytes_get_data (bytes, &len);
+
+    warden_output_collector_append (stream == WARDEN_STREAM_STDOUT ? le->out : le->err, data,
+                                    len);
+    if (le->request->output_func)
+      le->request->output_func (stream, data, len, le->request->output_data);
+  }
+  read_next (task, G_INPUT_STREAM (object), stream);
+}
+
+static void
+read_next (GTask        *task,
+           GInputStream *in,
+           WardenStream  stream)
+{
+  LocalExec *le = g_task_get_task_data (task);
+  ReadData *rd = g_new0 (ReadData, 1);
+
+  rd->task = g_object_ref (task);
+  rd->stream = stream;
+  g_input_stream_read_bytes_async (in, 65536, G_PRIORITY_DEFAULT, le->io_cancellable, read_cb,
+                                   rd);
+}
+
+static void
+wait_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  LocalExec *le = g_task_get_task_data (task);
+  GSubprocess *process = G_SUBPROCESS (object);
+
+  g_subprocess_wait_finish (process, result, NULL);
+  le->exited = TRUE;
+  if (g_subprocess_get_if_exited (process))
+    le->exit_code = g_subprocess_get_exit_status (process);
+  else if (g_subprocess_get_if_signaled (process))
+    le->exit_code = 128 + g_subprocess_get_term_sig (process);
+  else
+    le->exit_code = -1;
+
+  /* Children of the command may keep the pipes open: give them a moment. */
+  if (le->open_streams > 0 && le->grace_source == NULL)
+    {
+      le->grace_source = g_timeout_source_new (KILL_GRACE_MS);
+      g_source_set_callback (le->grace_source, grace_expired_cb, g_object_ref (task),
+                             g_object_unref);
+      g_source_attach (le->grace_source, g_task_get_context (task));
+    }
+  local_exec_maybe_done (task);
+}
+
+static void
+write_stdin_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  /* A command that does not read its input closes the pipe: not an error. */
+  g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, NULL, NULL);
+  g_output_stream_close (G_OUTPUT_STREAM (object), NULL, NULL);
+}
+
+static void
+child_setup_new_session (gpointer user_data)
+{
+  setsid ();
+}
+
+void
+warden_local_exec_async (const char * const      *argv,
+                         const char * const      *envp,
+                         const char              *cwd,
+                         gboolean                 new_session,
+                         const WardenExecRequest *request,
+                         GCancellable            *cancellable,
+                         GAsyncReadyCallback      callback,
+                         gpointer                 user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GError) error = NULL;
+  LocalExec *le = g_new0 (LocalExec, 1);
+  GOutputStream *in;
+
+  g_task_set_source_tag (task, warden_local_exec_async);
+  g_task_set_task_data (task, le, local_exec_free);
+  le->request = request;
+  le->out = warden_output_collector_new (request->max_output);
+  le->err = warden_output_collector_new (request->max_output);
+  le->io_cancellable = g_cancellable_new ();
+  le->new_session = new_session;
+  le->start = g_get_monotonic_time ();
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_environ (launcher, (char **) envp);
+  if (cwd != NULL)
+    g_subprocess_launcher_set_cwd (launcher, cwd);
+  if (new_session)
+    g_subprocess_launcher_set_child_setup (launcher, child_setup_new_session, NULL, NULL);
+
+  le->process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  if (le->process == NULL)
+    {
+      g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+                               _("Could not start %s: %s"), argv[0], error->message);
+      return;
+    }
+
+  in = g_subprocess_get_stdin_pipe (le->process);
+  if (request->stdin_data != NULL && g_bytes_get_size (request->stdin_data) > 0)
+    g_output_stream_write_all_async (in, g_bytes_get_data (request->stdin_data, NULL),
+                                     g_bytes_get_size (request->stdin_data), G_PRIORITY_DEFAULT,
+                                     le->io_cancellable, write_stdin_cb, NULL);
+  else
+    g_output_stream_close (in, NULL, NULL);
+
+  le->open_streams = 2;
+  read_next (task, g_subprocess_get_stdout_pipe (le->process), WARDEN_STREAM_STDOUT);
+  read_next (task, g_subprocess_get_stderr_pipe (le->process), WARDEN_STREAM_STDERR);
+  g_subprocess_wait_async (le->process, NULL, wait_cb, g_object_ref (task));
+
+  le->timeout_source = g_timeout_source_new (request->timeout_ms);
+  g_source_set_callback (le->timeout_source, timeout_cb, g_object_ref (task), g_object_unref);
+  g_source_attach (le->timeout_source, g_task_get_context (task));
+
+  if (cancellable != NULL)
+    {
+      le->cancellable = g_object_ref (cancellable);
+      le->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (cancelled_cb),
+                                                g_object_ref (task), g_object_unref);
+    }
+}
+
+WardenExecResult *
+warden_local_exec_finish (GAsyncResult  *result,
+                          GError       **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+void
+warden_local_exec_forward_cb (GObject      *object,
+                              GAsyncResult *result,
+                              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  WardenExecResult *res = warden_local_exec_finish (result, &error);
+
+  if (res == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_pointer (task, res, (GDestroyNotify) warden_exec_result_free);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The setup command */
+
+static void
+setup_exec_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) res = warden_sandbox_exec_finish (WARDEN_SANDBOX (object), result,
+                                                                &error);
+  const char *command = warden_sandbox_get_config (WARDEN_SANDBOX (object))->setup_command;
+
+  if (res == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else if (res->timed_out)
+    g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_SETUP_FAILED,
+                             _("The setup command “%s” did not finish in time"), command);
+  else if (res->exit_code != 0)
+    {
+      const char *out = res->stderr_text && *res->stderr_text ? res->stderr_text
+                                                              : res->stdout_text;
+      gsize len = strlen (out);
+
+      g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_SETUP_FAILED,
+                               _("The setup command “%s” failed with status %d: %s"), command,
+                               res->exit_code, len > 2000 ? out + len - 2000 : out);
+    }
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+void
+warden_sandbox_run_setup_async (WardenSandbox       *self,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  const char *command = warden_sandbox_get_config (self)->setup_command;
+  WardenExecRequest request = { 0 };
+
+  g_task_set_source_tag (task, warden_sandbox_run_setup_async);
+  if (command == NULL || *command == '\0')
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+
+  request.command = command;
+  request.timeout_ms = 30 * 60 * 1000;  /* npm install can take a while */
+  warden_sandbox_exec_async (self, &request, cancellable, setup_exec_cb,
+                             g_steal_pointer (&task));
+}
+
+gboolean
+warden_sandbox_run_setup_finish (WardenSandbox  *self,
+                                 GAsyncResult   *result,
+                                 GError        **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}

@@ -1,0 +1,161 @@
+/* warden-sandbox.h: where the agent's commands run
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+#define WARDEN_SANDBOX_ERROR (warden_sandbox_error_quark ())
+
+typedef enum
+{
+  WARDEN_SANDBOX_ERROR_FAILED,          /* anything else; the message says what */
+  WARDEN_SANDBOX_ERROR_NOT_PREPARED,    /* exec before prepare, or after destroy */
+  WARDEN_SANDBOX_ERROR_UNAVAILABLE,     /* the backend cannot run here (no bwrap, no engine) */
+  WARDEN_SANDBOX_ERROR_SETUP_FAILED,    /* the configured setup command failed */
+} WardenSandboxError;
+
+/* How a sandbox is made. Plain data: copy it, the sandbox keeps its own. */
+typedef struct
+{
+  char     *workspace;          /* the project folder on the host (absolute) */
+  char     *workspace_inside;   /* where commands see it; default "/workspace" */
+  char     *image;              /* docker only */
+  gboolean  network;            /* FALSE: no network at all (the default) */
+  char    **env;                /* NAME=VALUE for every command, or NULL */
+  char     *setup_command;      /* run once by prepare, e.g. "npm install", or NULL */
+  guint64   memory_bytes;       /* docker: 0 means 2 GiB */
+  double    cpus;               /* docker: 0 means 2 */
+  guint     pids_limit;         /* docker: 0 means 512 */
+  char    **cap_add;            /* docker: capabilities kept; all others dropped */
+} WardenSandboxConfig;
+
+#define WARDEN_TYPE_SANDBOX_CONFIG (warden_sandbox_config_get_type ())
+GType                warden_sandbox_config_get_type (void) G_GNUC_CONST;
+WardenSandboxConfig *warden_sandbox_config_new      (const char                *workspace);
+WardenSandboxConfig *warden_sandbox_config_copy     (const WardenSandboxConfig *config);
+void                 warden_sandbox_config_free     (WardenSandboxConfig       *config);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenSandboxConfig, warden_sandbox_config_free)
+
+typedef enum
+{
+  WARDEN_STREAM_STDOUT = 1,
+  WARDEN_STREAM_STDERR = 2,
+} WardenStream;
+
+/* Called on the main context of the exec call as output arrives. */
+typedef void (*WardenOutputFunc) (WardenStream  stream,
+                                  const char   *data,
+                                  gsize         length,
+                                  gpointer      user_data);
+
+#define WARDEN_EXEC_DEFAULT_TIMEOUT_MS (300 * 1000)
+#define WARDEN_EXEC_DEFAULT_MAX_OUTPUT 100000
+
+typedef struct
+{
+  const char         *command;      /* run as /bin/sh -c COMMAND, exactly */
+  const char         *cwd;          /* inside the sandbox; NULL: the workspace */
+  const char * const *env;          /* extra NAME=VALUE, or NULL */
+  guint               timeout_ms;   /* 0: WARDEN_EXEC_DEFAULT_TIMEOUT_MS */
+  GBytes             *stdin_data;   /* NULL: empty standard input */
+  gsize               max_output;   /* characters kept per stream; 0: the default */
+  WardenOutputFunc    output_func;  /* may be NULL */
+  gpointer            output_data;
+} WardenExecRequest;
+
+typedef struct
+{
+  int       exit_code;       /* 128 + N when killed by signal N; -1 when unknown */
+  char     *stdout_text;     /* valid UTF-8, capped as the request asked */
+  char     *stderr_text;
+  gint64    duration_us;
+  gboolean  timed_out;
+  gboolean  truncated;       /* some output was left out of the texts */
+} WardenExecResult;
+
+#define WARDEN_TYPE_EXEC_RESULT (warden_exec_result_get_type ())
+GType             warden_exec_result_get_type (void) G_GNUC_CONST;
+WardenExecResult *warden_exec_result_copy     (const WardenExecResult *result);
+void              warden_exec_result_free     (WardenExecResult       *result);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenExecResult, warden_exec_result_free)
+
+#define WARDEN_TYPE_SANDBOX (warden_sandbox_get_type ())
+
+G_DECLARE_DERIVABLE_TYPE (WardenSandbox, warden_sandbox, WARDEN, SANDBOX, GObject)
+
+struct _WardenSandboxClass
+{
+  GObjectClass parent_class;
+
+  void              (*prepare_async)  (WardenSandbox            *self,
+                                       GCancellable             *cancellable,
+                                       GAsyncReadyCallback       callback,
+                                       gpointer                  user_data);
+  gboolean          (*prepare_finish) (WardenSandbox            *self,
+                                       GAsyncResult             *result,
+                                       GError                  **error);
+  void              (*exec_async)     (WardenSandbox            *self,
+                                       const WardenExecRequest  *request,
+                                       GCancellable             *cancellable,
+                                       GAsyncReadyCallback       callback,
+                                       gpointer                  user_data);
+  WardenExecResult *(*exec_finish)    (WardenSandbox            *self,
+                                       GAsyncResult             *result,
+                                       GError                  **error);
+  void              (*destroy_async)  (WardenSandbox            *self,
+                                       GCancellable             *cancellable,
+                                       GAsyncReadyCallback       callback,
+                                       gpointer                  user_data);
+  gboolean          (*destroy_finish) (WardenSandbox            *self,
+                                       GAsyncResult             *result,
+                                       GError                  **error);
+  /* Docker: the container id; others NULL. */
+  const char       *(*get_container_id) (WardenSandbox          *self);
+};
+
+GQuark                     warden_sandbox_error_quark        (void);
+
+const WardenSandboxConfig *warden_sandbox_get_config         (WardenSandbox            *self);
+/* "docker", "bwrap" or "host". */
+const char                *warden_sandbox_get_backend_name   (WardenSandbox            *self);
+/* FALSE for the host backend: commands run with the user's full rights. */
+gboolean                   warden_sandbox_get_confined       (WardenSandbox            *self);
+const char                *warden_sandbox_get_workspace      (WardenSandbox            *self);
+const char                *warden_sandbox_get_workspace_inside (WardenSandbox          *self);
+const char                *warden_sandbox_get_container_id   (WardenSandbox            *self);
+const char                *warden_sandbox_get_image          (WardenSandbox            *self);
+
+void                       warden_sandbox_prepare_async      (WardenSandbox            *self,
+                                                              GCancellable             *cancellable,
+                                                              GAsyncReadyCallback       callback,
+                                                              gpointer                  user_data);
+gboolean                   warden_sandbox_prepare_finish     (WardenSandbox            *self,
+                                                              GAsyncResult             *result,
+                                                              GError                  **error);
+/* The request is copied; its output_func is called until the call completes. */
+void                       warden_sandbox_exec_async         (WardenSandbox            *self,
+                                                              const WardenExecRequest  *request,
+                                                              GCancellable             *cancellable,
+                                                              GAsyncReadyCallback       callback,
+                                                              gpointer                  user_data);
+WardenExecResult          *warden_sandbox_exec_finish        (WardenSandbox            *self,
+                                                              GAsyncResult             *result,
+                                                              GError                  **error);
+void                       warden_sandbox_destroy_async      (WardenSandbox            *self,
+                                                              GCancellable             *cancellable,
+                                                              GAsyncReadyCallback       callback,
+                                                              gpointer                  user_data);
+gboolean                   warden_sandbox_destroy_finish     (WardenSandbox            *self,
+                                                              GAsyncResult             *result,
+                                                              GError                  **error);
+
+/* Emitted during prepare: "pulling image", fraction in [0, 1] or -1 when unknown. */
+/* signal "progress" (double fraction, const char *message) */
+
+G_END_DECLS
