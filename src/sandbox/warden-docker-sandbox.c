@@ -1,0 +1,872 @@
+/* warden-docker-sandbox.c: commands in a Docker container
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "warden-sandbox"
+
+#include <glib/gi18n.h>
+
+#include "warden-docker-sandbox.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "warden-output-collector.h"
+#include "warden-sandbox-private.h"
+
+/* How long a killed command may take to let go of its output. */
+#define KILL_GRACE_MS 1500
+
+struct _WardenDockerSandbox
+{
+  WardenSandbox       parent_instance;
+  WardenDockerClient *client;
+  char               *container_id;
+  char               *user;      /* "uid:gid" of the desktop user */
+  guint               next_exec;
+};
+
+G_DEFINE_FINAL_TYPE (WardenDockerSandbox, warden_docker_sandbox, WARDEN_TYPE_SANDBOX)
+
+/* ------------------------------------------------------------------------ */
+/* prepare: client, image, container, setup */
+
+static JsonNode *
+container_config (WardenDockerSandbox *self)
+{
+  WardenSandbox *sandbox = WARDEN_SANDBOX (self);
+  const WardenSandboxConfig *config = warden_sandbox_get_config (sandbox);
+  const char *inside = warden_sandbox_get_workspace_inside (sandbox);
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_auto(GStrv) env = warden_sandbox_build_env (sandbox, "/tmp", NULL);
+  g_autofree char *bind = g_strdup_printf ("%s:%s:rw", config->workspace, inside);
+  g_autofree char *owner = g_strdup_printf ("%s:%d", g_get_host_name (), (int) getpid ());
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "Image");
+  json_builder_add_string_value (b, config->image);
+  /* Whatever the image's entrypoint, the container only waits for execs. */
+  json_builder_set_member_name (b, "Entrypoint");
+  json_builder_begin_array (b);
+  json_builder_add_string_value (b, "/bin/sh");
+  json_builder_add_string_value (b, "-c");
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "Cmd");
+  json_builder_begin_array (b);
+  json_builder_add_string_value (b, "trap 'exit 0' TERM; while :; do sleep 86400 & wait $!; done");
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "WorkingDir");
+  json_builder_add_string_value (b, inside);
+  json_builder_set_member_name (b, "User");
+  json_builder_add_string_value (b, self->user);
+  json_builder_set_member_name (b, "Env");
+  json_builder_begin_array (b);
+  for (guint i = 0; env[i]; i++)
+    json_builder_add_string_value (b, env[i]);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "Labels");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, WARDEN_DOCKER_LABEL);
+  json_builder_add_string_value (b, "1");
+  json_builder_set_member_name (b, WARDEN_DOCKER_LABEL ".owner");
+  json_builder_add_string_value (b, owner);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "HostConfig");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "Binds");
+  json_builder_begin_array (b);
+  json_builder_add_string_value (b, bind);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "NetworkMode");
+  json_builder_add_string_value (b, config->network ? "bridge" : "none");
+  json_builder_set_member_name (b, "Memory");
+  json_builder_add_int_value (b, config->memory_bytes ? (gint64) config->memory_bytes
+                                                      : G_GINT64_CONSTANT (2) << 30);
+  json_builder_set_member_name (b, "NanoCpus");
+  json_builder_add_int_value (b, (gint64) ((config->cpus > 0 ? config->cpus : 2.0) * 1e9));
+  json_builder_set_member_name (b, "PidsLimit");
+  json_builder_add_int_value (b, config->pids_limit ? config->pids_limit : 512);
+  json_builder_set_member_name (b, "SecurityOpt");
+  json_builder_begin_array (b);
+  json_builder_add_string_value (b, "no-new-privileges");
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "CapDrop");
+  json_builder_begin_array (b);
+  json_builder_add_string_value (b, "ALL");
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "CapAdd");
+  json_builder_begin_array (b);
+  for (guint i = 0; config->cap_add && config->cap_add[i]; i++)
+    json_builder_add_string_value (b, config->cap_add[i]);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+
+  return json_builder_get_root (b);
+}
+
+static void
+setup_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!warden_sandbox_run_setup_finish (WARDEN_SANDBOX (object), result, &error))
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+start_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+
+  if (!warden_docker_client_container_start_finish (self->client, result, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  warden_sandbox_run_setup_async (WARDEN_SANDBOX (self), cancellable, setup_cb,
+                                  g_steal_pointer (&task));
+}
+
+static void
+create_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+
+  self->container_id = warden_docker_client_container_create_finish (self->client, result, &error);
+  if (self->container_id == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  warden_docker_client_container_start_async (self->client, self->container_id,
+                                              cancellable, start_cb,
+                                              g_steal_pointer (&task));
+}
+
+static void
+create_container (GTask *task)
+{
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  g_autoptr(JsonNode) config = container_config (self);
+  g_autofree char *name = g_strdup_printf ("warden-%d-%08x", (int) getpid (), g_random_int ());
+
+  warden_sandbox_emit_progress (WARDEN_SANDBOX (self), -1, _("Starting the container"));
+  warden_docker_client_container_create_async (self->client, name, config,
+                                               g_task_get_cancellable (task), create_cb,
+                                               g_object_ref (task));
+}
+
+static void
+pull_progress_cb (double      fraction,
+                  const char *message,
+                  gpointer    user_data)
+{
+  WardenSandbox *sandbox = user_data;
+  g_autofree char *text = g_strdup_printf (_("Pulling %s: %s"),
+                                           warden_sandbox_get_image (sandbox), message);
+
+  warden_sandbox_emit_progress (sandbox, fraction, text);
+}
+
+static void
+pull_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+
+  if (!warden_docker_client_image_pull_finish (self->client, result, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  create_container (task);
+}
+
+static void
+inspect_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) image = NULL;
+
+  image = warden_docker_client_image_inspect_finish (self->client, result, &error);
+  if (image != NULL)
+    {
+      create_container (task);
+      return;
+    }
+  if (!g_error_matches (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_FOUND))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  warden_sandbox_emit_progress (WARDEN_SANDBOX (self), 0, _("Pulling the image"));
+  warden_docker_client_image_pull_async (self->client, warden_sandbox_get_image (WARDEN_SANDBOX (self)),
+                                         pull_progress_cb, self, cancellable,
+                                         pull_cb, g_steal_pointer (&task));
+}
+
+static void
+ping_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+
+  if (!warden_docker_client_ping_finish (self->client, result, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  warden_docker_client_image_inspect_async (self->client,
+                                            warden_sandbox_get_image (WARDEN_SANDBOX (self)),
+                                            cancellable, inspect_cb,
+                                            g_steal_pointer (&task));
+}
+
+static void
+warden_docker_sandbox_prepare_async (WardenSandbox       *sandbox,
+                                     GCancellable        *cancellable,
+                                     GAsyncReadyCallback  callback,
+                                     gpointer             user_data)
+{
+  WardenDockerSandbox *self = WARDEN_DOCKER_SANDBOX (sandbox);
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  const WardenSandboxConfig *config = warden_sandbox_get_config (sandbox);
+  g_autoptr(GError) error = NULL;
+
+  g_task_set_source_tag (task, warden_docker_sandbox_prepare_async);
+
+  if (config->image == NULL || *config->image == '\0')
+    {
+      g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+                               _("No Docker image is configured for the sandbox"));
+      return;
+    }
+  if (config->workspace == NULL || !g_path_is_absolute (config->workspace))
+    {
+      g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+                               _("The workspace must be an absolute path"));
+      return;
+    }
+  if (self->container_id != NULL)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  if (self->client == NULL)
+    {
+      self->client = warden_docker_client_new_from_env (&error);
+      if (self->client == NULL)
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+    }
+  warden_docker_client_ping_async (self->client, cancellable, ping_cb, g_steal_pointer (&task));
+}
+
+static gboolean
+warden_docker_sandbox_prepare_finish (WardenSandbox  *sandbox,
+                                      GAsyncResult   *result,
+                                      GError        **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* ------------------------------------------------------------------------ */
+/* exec */
+
+typedef struct
+{
+  const WardenExecRequest *request;   /* kept alive by the caller's task */
+  char                    *exec_id;
+  char                    *marker;    /* WARDEN_EXEC=…, to find its processes */
+  WardenOutputCollector   *out;
+  WardenOutputCollector   *err;
+  GCancellable            *io_cancellable;
+  GCancellable            *cancellable;
+  gulong                   cancelled_id;
+  GSource                 *timeout_source;
+  GSource                 *grace_source;
+  gint64                   start;
+  gboolean                 timed_out;
+  gboolean                 cancelled;
+  gboolean                 killing;
+  gboolean                 returned;
+} DockerExec;
+
+static void
+docker_exec_release (DockerExec *de)
+{
+  if (de->timeout_source)
+    {
+      g_source_destroy (de->timeout_source);
+      g_clear_pointer (&de->timeout_source, g_source_unref);
+    }
+  if (de->grace_source)
+    {
+      g_source_destroy (de->grace_source);
+      g_clear_pointer (&de->grace_source, g_source_unref);
+    }
+  if (de->cancelled_id)
+    {
+      g_cancellable_disconnect (de->cancellable, de->cancelled_id);
+      de->cancelled_id = 0;
+    }
+}
+
+static void
+docker_exec_free (gpointer data)
+{
+  DockerExec *de = data;
+
+  docker_exec_release (de);
+  g_free (de->exec_id);
+  g_free (de->marker);
+  warden_output_collector_free (de->out);
+  warden_output_collector_free (de->err);
+  g_clear_object (&de->io_cancellable);
+  g_clear_object (&de->cancellable);
+  g_free (de);
+}
+
+static void
+docker_exec_return (GTask  *task,
+                    int     exit_code,
+                    GError *error)
+{
+  DockerExec *de = g_task_get_task_data (task);
+  WardenExecResult *result;
+  gboolean t1 = FALSE, t2 = FALSE;
+
+  if (de->returned)
+    {
+      g_clear_error (&error);
+      return;
+    }
+  de->returned = TRUE;
+  docker_exec_release (de);
+  g_cancellable_cancel (de->io_cancellable);
+
+  if (de->cancelled)
+    {
+      g_clear_error (&error);
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                               _("The command was cancelled"));
+      return;
+    }
+  if (error != NULL && !de->timed_out)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  g_clear_error (&error);
+
+  result = g_new0 (WardenExecResult, 1);
+  result->exit_code = de->timed_out && exit_code < 0 ? 128 + 9 : exit_code;
+  result->timed_out = de->timed_out;
+  result->duration_us = g_get_monotonic_time () - de->start;
+  result->stdout_text = warden_output_collector_finish (de->out, &t1);
+  result->stderr_text = warden_output_collector_finish (de->err, &t2);
+  result->truncated = t1 || t2;
+  g_task_return_pointer (task, result, (GDestroyNotify) warden_exec_result_free);
+}
+
+static void
+exec_inspect_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  int exit_code = -1;
+  gboolean running = FALSE;
+
+  if (!warden_docker_client_exec_inspect_finish (WARDEN_DOCKER_CLIENT (object), result, &exit_code,
+                                                 &running, &error))
+    {
+      docker_exec_return (task, -1, g_steal_pointer (&error));
+      return;
+    }
+  docker_exec_return (task, running ? -1 : exit_code, NULL);
+}
+
+static void
+exec_start_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  DockerExec *de = g_task_get_task_data (task);
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+  int exit_code = -1;
+
+  if (!warden_docker_client_exec_start_finish_with_status (self->client, result, &exit_code,
+                                                           &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      docker_exec_return (task, -1, g_steal_pointer (&error));
+      return;
+    }
+  if (de->returned)
+    return;
+  if (exit_code >= 0)
+    {
+      docker_exec_return (task, exit_code, NULL);
+      return;
+    }
+  warden_docker_client_exec_inspect_async (self->client, de->exec_id, NULL, exec_inspect_cb,
+                                           g_steal_pointer (&task));
+}
+
+static void
+exec_output_cb (int         stream,
+                const char *data,
+                gsize       length,
+                gpointer    user_data)
+{
+  DockerExec *de = user_data;
+
+  warden_output_collector_append (stream == 2 ? de->err : de->out, data, length);
+  if (de->request->output_func)
+    de->request->output_func (stream == 2 ? WARDEN_STREAM_STDERR : WARDEN_STREAM_STDOUT, data,
+                              length, de->request->output_data);
+}
+
+static gboolean
+grace_expired_cb (gpointer user_data)
+{
+  GTask *task = user_data;
+  DockerExec *de = g_task_get_task_data (task);
+
+  /* The stream did not end after the kill: stop waiting for it. */
+  g_clear_pointer (&de->grace_source, g_source_unref);
+  docker_exec_return (task, -1, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+kill_exec_done_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  /* Failures show as the stream not ending: the grace timer handles that. */
+  warden_docker_client_exec_start_finish (WARDEN_DOCKER_CLIENT (object), result, NULL);
+}
+
+static void
+kill_exec_created_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autofree char *id = warden_docker_client_exec_create_finish (WARDEN_DOCKER_CLIENT (object),
+                                                                 result, NULL);
+
+  if (id != NULL)
+    warden_docker_client_exec_start_async (WARDEN_DOCKER_CLIENT (object), id, NULL, NULL, NULL,
+                                           NULL, kill_exec_done_cb, NULL);
+}
+
+/* Kills every process of the exec, children included: they all carry its
+ * marker in their environment. A second exec does it from inside, so it
+ * works on a remote engine too. */
+static void
+docker_exec_kill (GTask *task)
+{
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  DockerExec *de = g_task_get_task_data (task);
+  g_autofree char *script = NULL;
+  const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+
+  if (de->killing || de->returned)
+    return;
+  de->killing = TRUE;
+
+  script = g_strdup_printf ("for p in /proc/[0-9]*; do "
+                            "if tr '\\0' '\\n' < \"$p/environ\" 2>/dev/null | grep -qx '%s'; "
+                            "then kill -KILL \"${p#/proc/}\" 2>/dev/null; fi; done; true",
+                            de->marker);
+  argv[2] = script;
+  warden_docker_client_exec_create_async (self->client, self->container_id, argv, NULL, "/",
+                                          self->user, FALSE, NULL, kill_exec_created_cb, NULL);
+
+  de->grace_source = g_timeout_source_new (KILL_GRACE_MS);
+  g_source_set_callback (de->grace_source, grace_expired_cb, g_object_ref (task), g_object_unref);
+  g_source_attach (de->grace_source, g_task_get_context (task));
+}
+
+static gboolean
+timeout_cb (gpointer user_data)
+{
+  GTask *task = user_data;
+  DockerExec *de = g_task_get_task_data (task);
+
+  g_clear_pointer (&de->timeout_source, g_source_unref);
+  de->timed_out = TRUE;
+  docker_exec_kill (task);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+cancelled_idle_cb (gpointer user_data)
+{
+  GTask *task = user_data;
+  DockerExec *de = g_task_get_task_data (task);
+
+  de->cancelled = TRUE;
+  if (de->exec_id == NULL)
+    docker_exec_return (task, -1, NULL);
+  else
+    docker_exec_kill (task);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+cancelled_cb (GCancellable *cancellable,
+              gpointer      user_data)
+{
+  GTask *task = user_data;
+
+  g_main_context_invoke_full (g_task_get_context (task), G_PRIORITY_DEFAULT, cancelled_idle_cb,
+                              g_object_ref (task), g_object_unref);
+}
+
+static void
+exec_create_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  DockerExec *de = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+
+  de->exec_id = warden_docker_client_exec_create_finish (self->client, result, &error);
+  if (de->exec_id == NULL)
+    {
+      docker_exec_return (task, -1, g_steal_pointer (&error));
+      return;
+    }
+  if (de->cancelled)
+    {
+      docker_exec_return (task, -1, NULL);
+      return;
+    }
+
+  de->start = g_get_monotonic_time ();
+  de->timeout_source = g_timeout_source_new (de->request->timeout_ms);
+  g_source_set_callback (de->timeout_source, timeout_cb, g_object_ref (task), g_object_unref);
+  g_source_attach (de->timeout_source, g_task_get_context (task));
+
+  warden_docker_client_exec_start_async (self->client, de->exec_id, de->request->stdin_data,
+                                         exec_output_cb, de, de->io_cancellable, exec_start_cb,
+                                         g_steal_pointer (&task));
+}
+
+static void
+warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
+                                  const WardenExecRequest *request,
+                                  GCancellable            *cancellable,
+                                  GAsyncReadyCallback      callback,
+                                  gpointer                 user_data)
+{
+  WardenDockerSandbox *self = WARDEN_DOCKER_SANDBOX (sandbox);
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_auto(GStrv) env = NULL;
+  DockerExec *de;
+  gboolean with_stdin = request->stdin_data != NULL && g_bytes_get_size (request->stdin_data) > 0;
+  const char *argv[] = { "/bin/sh", "-c", request->command, NULL };
+
+  g_task_set_source_tag (task, warden_docker_sandbox_exec_async);
+  if (self->container_id == NULL)
+    {
+      g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_NOT_PREPARED,
+                               _("The sandbox is not ready: prepare it first"));
+      return;
+    }
+
+  de = g_new0 (DockerExec, 1);
+  g_task_set_task_data (task, de, docker_exec_free);
+  de->request = request;
+  de->out = warden_output_collector_new (request->max_output);
+  de->err = warden_output_collector_new (request->max_output);
+  de->io_cancellable = g_cancellable_new ();
+  de->start = g_get_monotonic_time ();
+  de->marker = g_strdup_printf ("WARDEN_EXEC=%d-%u-%08x", (int) getpid (), ++self->next_exec,
+                                g_random_int ());
+
+  env = warden_sandbox_build_env (sandbox, "/tmp", request);
+  env = g_environ_setenv (env, "WARDEN_EXEC", strchr (de->marker, '=') + 1, TRUE);
+
+  if (cancellable != NULL)
+    {
+      de->cancellable = g_object_ref (cancellable);
+      de->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (cancelled_cb),
+                                                g_object_ref (task), g_object_unref);
+    }
+
+  warden_docker_client_exec_create_async (self->client, self->container_id, argv,
+                                          (const char * const *) env,
+                                          request->cwd ? request->cwd
+                                                       : warden_sandbox_get_workspace_inside (sandbox),
+                                          self->user, with_stdin, NULL, exec_create_cb,
+                                          g_steal_pointer (&task));
+}
+
+static WardenExecResult *
+warden_docker_sandbox_exec_finish (WardenSandbox  *sandbox,
+                                   GAsyncResult   *result,
+                                   GError        **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ------------------------------------------------------------------------ */
+/* destroy and cleanup */
+
+static void
+remove_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!warden_docker_client_container_remove_finish (WARDEN_DOCKER_CLIENT (object), result,
+                                                     &error))
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+warden_docker_sandbox_destroy_async (WardenSandbox       *sandbox,
+                                     GCancellable        *cancellable,
+                                     GAsyncReadyCallback  callback,
+                                     gpointer             user_data)
+{
+  WardenDockerSandbox *self = WARDEN_DOCKER_SANDBOX (sandbox);
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autofree char *id = g_steal_pointer (&self->container_id);
+
+  g_task_set_source_tag (task, warden_docker_sandbox_destroy_async);
+  if (id == NULL || self->client == NULL)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  warden_docker_client_container_remove_async (self->client, id, cancellable, remove_cb,
+                                               g_steal_pointer (&task));
+}
+
+static gboolean
+warden_docker_sandbox_destroy_finish (WardenSandbox  *sandbox,
+                                      GAsyncResult   *result,
+                                      GError        **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+static const char *
+warden_docker_sandbox_get_container_id (WardenSandbox *sandbox)
+{
+  return WARDEN_DOCKER_SANDBOX (sandbox)->container_id;
+}
+
+typedef struct
+{
+  GStrv ids;
+  guint pending;
+  GPtrArray *removed;
+  GError *error;
+} Cleanup;
+
+static void
+cleanup_free (gpointer data)
+{
+  Cleanup *c = data;
+
+  g_strfreev (c->ids);
+  g_ptr_array_unref (c->removed);
+  g_clear_error (&c->error);
+  g_free (c);
+}
+
+static void
+cleanup_return (GTask *task)
+{
+  Cleanup *c = g_task_get_task_data (task);
+
+  if (c->error != NULL)
+    g_task_return_error (task, g_steal_pointer (&c->error));
+  else
+    {
+      g_ptr_array_add (c->removed, NULL);
+      g_task_return_pointer (task, g_strdupv ((char **) c->removed->pdata),
+                             (GDestroyNotify) g_strfreev);
+    }
+}
+
+static void
+cleanup_remove_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Cleanup *c = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+
+  if (!warden_docker_client_container_remove_finish (WARDEN_DOCKER_CLIENT (object), result,
+                                                     &error))
+    {
+      if (c->error == NULL)
+        c->error = g_steal_pointer (&error);
+    }
+  if (--c->pending == 0)
+    cleanup_return (task);
+}
+
+static void
+cleanup_list_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Cleanup *c = g_task_get_task_data (task);
+  WardenDockerClient *client = WARDEN_DOCKER_CLIENT (object);
+  g_autoptr(GError) error = NULL;
+
+  c->ids = warden_docker_client_container_list_finish (client, result, &error);
+  if (c->ids == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  c->pending = g_strv_length (c->ids);
+  if (c->pending == 0)
+    {
+      cleanup_return (task);
+      return;
+    }
+  for (guint i = 0; c->ids[i]; i++)
+    {
+      g_ptr_array_add (c->removed, g_strdup (c->ids[i]));
+      warden_docker_client_container_remove_async (client, c->ids[i],
+                                                   g_task_get_cancellable (task),
+                                                   cleanup_remove_cb, g_object_ref (task));
+    }
+}
+
+void
+warden_docker_sandbox_cleanup_async (WardenDockerClient  *client,
+                                     GCancellable        *cancellable,
+                                     GAsyncReadyCallback  callback,
+                                     gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (client, cancellable, callback, user_data);
+  Cleanup *c = g_new0 (Cleanup, 1);
+
+  g_task_set_source_tag (task, warden_docker_sandbox_cleanup_async);
+  c->removed = g_ptr_array_new_with_free_func (g_free);
+  g_task_set_task_data (task, c, cleanup_free);
+  warden_docker_client_container_list_async (client, WARDEN_DOCKER_LABEL, cancellable,
+                                             cleanup_list_cb, g_steal_pointer (&task));
+}
+
+GStrv
+warden_docker_sandbox_cleanup_finish (WardenDockerClient  *client,
+                                      GAsyncResult        *result,
+                                      GError             **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void
+warden_docker_sandbox_finalize (GObject *object)
+{
+  WardenDockerSandbox *self = WARDEN_DOCKER_SANDBOX (object);
+
+  g_clear_object (&self->client);
+  g_free (self->container_id);
+  g_free (self->user);
+  G_OBJECT_CLASS (warden_docker_sandbox_parent_class)->finalize (object);
+}
+
+static void
+warden_docker_sandbox_class_init (WardenDockerSandboxClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  WardenSandboxClass *sandbox_class = WARDEN_SANDBOX_CLASS (klass);
+
+  object_class->finalize = warden_docker_sandbox_finalize;
+  sandbox_class->prepare_async = warden_docker_sandbox_prepare_async;
+  sandbox_class->prepare_finish = warden_docker_sandbox_prepare_finish;
+  sandbox_class->exec_async = warden_docker_sandbox_exec_async;
+  sandbox_class->exec_finish = warden_docker_sandbox_exec_finish;
+  sandbox_class->destroy_async = warden_docker_sandbox_destroy_async;
+  sandbox_class->destroy_finish = warden_docker_sandbox_destroy_finish;
+  sandbox_class->get_container_id = warden_docker_sandbox_get_container_id;
+}
+
+static void
+warden_docker_sandbox_init (WardenDockerSandbox *self)
+{
+  /* Files the commands create in the workspace keep the user as owner. */
+  self->user = g_strdup_printf ("%u:%u", (guint) getuid (), (guint) getgid ());
+}
+
+WardenSandbox *
+warden_docker_sandbox_new (const WardenSandboxConfig *config)
+{
+  return g_object_new (WARDEN_TYPE_DOCKER_SANDBOX,
+                       "config", config,
+                       "backend-name", "docker",
+                       "confined", TRUE,
+                       NULL);
+}
+
+WardenSandbox *
+warden_docker_sandbox_new_for_client (const WardenSandboxConfig *config,
+                                      WardenDockerClient        *client)
+{
+  WardenDockerSandbox *self = WARDEN_DOCKER_SANDBOX (warden_docker_sandbox_new (config));
+
+  self->client = g_object_ref (client);
+  return WARDEN_SANDBOX (self);
+}
