@@ -1,0 +1,167 @@
+/* warden-workspace.h: the agent's file tools, confined to the workspace
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+#define WARDEN_WORKSPACE_ERROR (warden_workspace_error_quark ())
+
+typedef enum
+{
+  WARDEN_WORKSPACE_ERROR_OUTSIDE,       /* the path leads out of the workspace: the agent
+                                           layer turns this into a question for the user */
+  WARDEN_WORKSPACE_ERROR_NOT_FOUND,
+  WARDEN_WORKSPACE_ERROR_IS_DIRECTORY,
+  WARDEN_WORKSPACE_ERROR_BINARY,        /* read: the file is not text */
+  WARDEN_WORKSPACE_ERROR_TOO_LARGE,
+  WARDEN_WORKSPACE_ERROR_NO_MATCH,      /* edit: the old string is not in the file */
+  WARDEN_WORKSPACE_ERROR_NOT_UNIQUE,    /* edit: it is there more than once */
+  WARDEN_WORKSPACE_ERROR_INVALID,       /* a bad argument: empty string, bad regex or glob */
+  WARDEN_WORKSPACE_ERROR_FAILED,        /* an I/O error; the message names the path */
+} WardenWorkspaceError;
+
+typedef struct
+{
+  char  *path;           /* relative to the workspace */
+  guint  line_number;    /* 1-based */
+  char  *line;
+  GStrv  before;         /* context lines, may be empty */
+  GStrv  after;
+} WardenGrepMatch;
+
+void warden_grep_match_free (WardenGrepMatch *match);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenGrepMatch, warden_grep_match_free)
+
+#define WARDEN_TYPE_WORKSPACE (warden_workspace_get_type ())
+
+G_DECLARE_FINAL_TYPE (WardenWorkspace, warden_workspace, WARDEN, WORKSPACE, GObject)
+
+GQuark           warden_workspace_error_quark (void);
+
+/* @root is the project folder on the host. @inside is where the sandbox
+ * mounts it ("/workspace"): absolute paths under it are accepted too, so the
+ * agent can use the paths its commands see. Relative paths are relative to
+ * the root. Every path is resolved beneath the root without following
+ * symbolic links out of it (openat2 RESOLVE_BENEATH, or a walk with
+ * O_NOFOLLOW where openat2 is missing). */
+WardenWorkspace *warden_workspace_new         (const char       *root,
+                                               const char       *inside,
+                                               GError          **error);
+const char      *warden_workspace_get_root    (WardenWorkspace  *self);
+const char      *warden_workspace_get_inside  (WardenWorkspace  *self);
+/* TRUE when the kernel resolves paths (openat2), FALSE when Warden walks
+ * them one name at a time: Linux < 5.6, a seccomp filter, the construct
+ * property "use-openat2" set to FALSE, or WARDEN_WORKSPACE_NO_OPENAT2=1 in
+ * the environment (read once per process). Both follow relative links that
+ * stay inside and refuse the rest. */
+gboolean         warden_workspace_uses_openat2 (WardenWorkspace *self);
+
+/* Text of the file, from line @offset (0-based) for @limit lines (0: all). */
+char            *warden_workspace_read        (WardenWorkspace  *self,
+                                               const char       *path,
+                                               guint             offset,
+                                               guint             limit,
+                                               GError          **error);
+/* Creates parent folders; atomic (temporary file and rename); an existing
+ * file keeps its mode. A symbolic link as the last name is refused, never
+ * written through or replaced: OUTSIDE if it leads out, INVALID otherwise. */
+gboolean         warden_workspace_write       (WardenWorkspace  *self,
+                                               const char       *path,
+                                               const char       *content,
+                                               gsize             length,
+                                               GError          **error);
+/* Replaces @old_text with @new_text; returns how many times, 0 on error. */
+guint            warden_workspace_edit        (WardenWorkspace  *self,
+                                               const char       *path,
+                                               const char       *old_text,
+                                               const char       *new_text,
+                                               gboolean          replace_all,
+                                               GError          **error);
+/* Paths (relative to the workspace) of files matching @pattern ("**" spans
+ * folders), under @base (NULL: the root), sorted, at most @max (0: 1000).
+ * "*", "?", "[a-z]", "[!a]" match within a name, dot files included;
+ * "{a,b}" gives alternatives. Symbolic links are neither listed nor
+ * followed, and wildcards do not enter ".git" folders (a pattern naming
+ * ".git" does). */
+GStrv            warden_workspace_glob        (WardenWorkspace  *self,
+                                               const char       *pattern,
+                                               const char       *base,
+                                               guint             max,
+                                               GError          **error);
+/* Lines matching the GRegex @regex in the files under @base (a file or a
+ * folder; NULL: the root) whose names match @include (a glob, may be NULL),
+ * at most @max_results (0: 200), with @context lines around each. Binary
+ * files are skipped. Returns a GPtrArray of WardenGrepMatch. */
+GPtrArray       *warden_workspace_grep        (WardenWorkspace  *self,
+                                               const char       *regex,
+                                               const char       *base,
+                                               const char       *include,
+                                               guint             max_results,
+                                               guint             context,
+                                               gboolean          ignore_case,
+                                               GError          **error);
+
+/* The same in a worker thread; cancelling stops a glob or grep walk, and a
+ * read, write or edit that has not started yet. */
+void             warden_workspace_read_async   (WardenWorkspace     *self,
+                                                const char          *path,
+                                                guint                offset,
+                                                guint                limit,
+                                                GCancellable        *cancellable,
+                                                GAsyncReadyCallback  callback,
+                                                gpointer             user_data);
+char            *warden_workspace_read_finish  (WardenWorkspace     *self,
+                                                GAsyncResult        *result,
+                                                GError             **error);
+void             warden_workspace_write_async  (WardenWorkspace     *self,
+                                                const char          *path,
+                                                const char          *content,
+                                                gsize                length,
+                                                GCancellable        *cancellable,
+                                                GAsyncReadyCallback  callback,
+                                                gpointer             user_data);
+gboolean         warden_workspace_write_finish (WardenWorkspace     *self,
+                                                GAsyncResult        *result,
+                                                GError             **error);
+void             warden_workspace_edit_async   (WardenWorkspace     *self,
+                                                const char          *path,
+                                                const char          *old_text,
+                                                const char          *new_text,
+                                                gboolean             replace_all,
+                                                GCancellable        *cancellable,
+                                                GAsyncReadyCallback  callback,
+                                                gpointer             user_data);
+guint            warden_workspace_edit_finish  (WardenWorkspace     *self,
+                                                GAsyncResult        *result,
+                                                GError             **error);
+void             warden_workspace_glob_async   (WardenWorkspace     *self,
+                                                const char          *pattern,
+                                                const char          *base,
+                                                guint                max,
+                                                GCancellable        *cancellable,
+                                                GAsyncReadyCallback  callback,
+                                                gpointer             user_data);
+GStrv            warden_workspace_glob_finish  (WardenWorkspace     *self,
+                                                GAsyncResult        *result,
+                                                GError             **error);
+void             warden_workspace_grep_async   (WardenWorkspace     *self,
+                                                const char          *regex,
+                                                const char          *base,
+                                                const char          *include,
+                                                guint                max_results,
+                                                guint                context,
+                                                gboolean             ignore_case,
+                                                GCancellable        *cancellable,
+                                                GAsyncReadyCallback  callback,
+                                                gpointer             user_data);
+GPtrArray       *warden_workspace_grep_finish  (WardenWorkspace     *self,
+                                                GAsyncResult        *result,
+                                                GError             **error);
+
+G_END_DECLS
