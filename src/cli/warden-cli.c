@@ -30,10 +30,16 @@ static const char usage[] =
   "  warden-cli profile import [--id ID] [--force] FILE\n"
   "  warden-cli profile export ID FILE\n"
   "  warden-cli profile import-claude [--id ID] [--force] FILE\n"
+  "  warden-cli sandbox exec [--backend docker|bwrap|host] [--image IMG] [--network none|bridge]\n"
+  "                          [--workspace DIR] [--timeout SECONDS] -- COMMAND\n"
+  "  warden-cli sandbox cleanup\n"
+  "  warden-cli sandbox bench [--image IMG] [-n N]\n"
   "\n"
   "policy check exits with 0 (allow), 10 (ask), 20 (deny) or 2 (usage or profile error).\n"
   "MODE is allowlist, approval-always or allow-always. Patterns are globs where only *\n"
-  "is special, matched against each simple command of the line; see docs/policy.md.\n";
+  "is special, matched against each simple command of the line; see docs/policy.md.\n"
+  "sandbox exec exits with the command's status, 124 on timeout, 125 when the sandbox\n"
+  "failed. Without --backend: docker when an engine answers, otherwise bwrap.\n";
 
 void
 warden_cli_error (const char *format,
@@ -91,6 +97,8 @@ main (int    argc,
     return warden_cli_policy (argc - 1, argv + 1);
   if (strcmp (argv[1], "profile") == 0)
     return warden_cli_profile (argc - 1, argv + 1);
+  if (strcmp (argv[1], "sandbox") == 0)
+    return warden_cli_sandbox (argc - 1, argv + 1);
 
   warden_cli_error ("unknown command “%s”; see warden-cli --help", argv[1]);
   return WARDEN_CLI_EXIT_USAGE;

@@ -1,0 +1,291 @@
+/* warden-cli-sandbox.c: warden-cli sandbox exec, cleanup and bench
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "warden-cli"
+
+#include <glib/gi18n.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "warden-cli.h"
+
+#include "sandbox/warden-bwrap-sandbox.h"
+#include "sandbox/warden-docker-client.h"
+#include "sandbox/warden-docker-sandbox.h"
+#include "sandbox/warden-host-sandbox.h"
+
+#define EXIT_TIMEOUT 124
+#define EXIT_SANDBOX 125
+
+/* Waits for one async result on the default main context. */
+typedef struct
+{
+  GMainLoop    *loop;
+  GAsyncResult *result;
+} Waiter;
+
+static void
+waiter_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Waiter *w = user_data;
+
+  w->result = g_object_ref (result);
+  g_main_loop_quit (w->loop);
+}
+
+static GAsyncResult *
+waiter_run (Waiter *w)
+{
+  g_main_loop_run (w->loop);
+  return w->result;
+}
+
+static void
+waiter_clear (Waiter *w)
+{
+  g_clear_object (&w->result);
+}
+
+static void
+progress_cb (WardenSandbox *sandbox,
+             double         fraction,
+             const char    *message,
+             gpointer       user_data)
+{
+  if (fraction >= 0)
+    fprintf (stderr, "warden-cli: %s (%.0f%%)\n", message, fraction * 100);
+  else
+    fprintf (stderr, "warden-cli: %s\n", message);
+}
+
+static void
+output_cb (WardenStream  stream,
+           const char   *data,
+           gsize         length,
+           gpointer      user_data)
+{
+  FILE *f = stream == WARDEN_STREAM_STDERR ? stderr : stdout;
+
+  fwrite (data, 1, length, f);
+  fflush (f);
+}
+
+/* Docker if an engine answers, otherwise bubblewrap. */
+static char *
+default_backend (GMainLoop *loop)
+{
+  g_autoptr(WardenDockerClient) client = warden_docker_client_new_from_env (NULL);
+  Waiter w = { loop, NULL };
+  gboolean ok;
+
+  if (client == NULL)
+    return g_strdup ("bwrap");
+  warden_docker_client_ping_async (client, NULL, waiter_cb, &w);
+  ok = warden_docker_client_ping_finish (client, waiter_run (&w), NULL);
+  waiter_clear (&w);
+  return g_strdup (ok ? "docker" : "bwrap");
+}
+
+static WardenSandbox *
+new_sandbox (const char                *backend,
+             const WardenSandboxConfig *config)
+{
+  if (g_strcmp0 (backend, "docker") == 0)
+    return warden_docker_sandbox_new (config);
+  if (g_strcmp0 (backend, "bwrap") == 0)
+    return warden_bwrap_sandbox_new (config);
+  if (g_strcmp0 (backend, "host") == 0)
+    return warden_host_sandbox_new (config);
+  return NULL;
+}
+
+static int
+sandbox_exec (int    argc,
+              char **argv)
+{
+  g_autofree char *backend = NULL;
+  g_autofree char *image = NULL;
+  g_autofree char *network = NULL;
+  g_autofree char *workspace = NULL;
+  g_autofree char *cwd = NULL;
+  g_auto(GStrv) env = NULL;
+  int timeout = 0;
+  GOptionEntry entries[] = {
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "docker, bwrap or host", "BACKEND" },
+    { "image", 'i', 0, G_OPTION_ARG_STRING, &image, "The Docker image", "IMAGE" },
+    { "network", 'n', 0, G_OPTION_ARG_STRING, &network, "none (default) or bridge", "NETWORK" },
+    { "workspace", 'w', 0, G_OPTION_ARG_FILENAME, &workspace,
+      "The project folder (default: the current one)", "DIR" },
+    { "cwd", 0, 0, G_OPTION_ARG_STRING, &cwd, "Where the command runs, inside", "DIR" },
+    { "env", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &env, "An extra variable", "NAME=VALUE" },
+    { "timeout", 't', 0, G_OPTION_ARG_INT, &timeout, "Seconds (default 300)", "SECONDS" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) ctx = g_option_context_new ("-- COMMAND");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr(WardenSandboxConfig) config = NULL;
+  g_autoptr(WardenSandbox) sandbox = NULL;
+  g_autoptr(WardenExecResult) result = NULL;
+  g_autoptr(GString) command = g_string_new (NULL);
+  WardenExecRequest request = { 0 };
+  Waiter w = { loop, NULL };
+  int dashdash = -1;
+  int status;
+
+  for (int i = 0; i < argc; i++)
+    if (strcmp (argv[i], "--") == 0)
+      {
+        dashdash = i;
+        break;
+      }
+  if (dashdash < 0 || dashdash == argc - 1)
+    {
+      warden_cli_error ("give the command after “--”");
+      return WARDEN_CLI_EXIT_USAGE;
+    }
+  for (int i = dashdash + 1; i < argc; i++)
+    g_string_append_printf (command, "%s%s", i > dashdash + 1 ? " " : "", argv[i]);
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  {
+    int opt_argc = dashdash;
+
+    if (!g_option_context_parse (ctx, &opt_argc, &argv, &error))
+      {
+        warden_cli_error ("%s", error->message);
+        return WARDEN_CLI_EXIT_USAGE;
+      }
+    if (opt_argc > 1)
+      {
+        warden_cli_error ("unexpected argument “%s”; put the command after “--”", argv[1]);
+        return WARDEN_CLI_EXIT_USAGE;
+      }
+  }
+  if (network != NULL && strcmp (network, "none") != 0 && strcmp (network, "bridge") != 0)
+    {
+      warden_cli_error ("--network is none or bridge, not “%s”", network);
+      return WARDEN_CLI_EXIT_USAGE;
+    }
+  if (timeout < 0)
+    {
+      warden_cli_error ("--timeout must be positive");
+      return WARDEN_CLI_EXIT_USAGE;
+    }
+
+  {
+    g_autofree char *here = g_get_current_dir ();
+    g_autoptr(GFile) file = g_file_new_for_commandline_arg (workspace ? workspace : here);
+
+    config = warden_sandbox_config_new (g_file_peek_path (file));
+  }
+  config->image = g_strdup (image ? image : (g_getenv ("WARDEN_IMAGE") ? g_getenv ("WARDEN_IMAGE")
+                                                                       : "debian:bookworm-slim"));
+  config->network = network != NULL && strcmp (network, "bridge") == 0;
+
+  if (backend == NULL)
+    backend = default_backend (loop);
+  sandbox = new_sandbox (backend, config);
+  if (sandbox == NULL)
+    {
+      warden_cli_error ("unknown backend “%s”: use docker, bwrap or host", backend);
+      return WARDEN_CLI_EXIT_USAGE;
+    }
+  if (!warden_sandbox_get_confined (sandbox))
+    warden_cli_error ("note: the host backend does not confine the command");
+  g_signal_connect (sandbox, "progress", G_CALLBACK (progress_cb), NULL);
+
+  warden_sandbox_prepare_async (sandbox, NULL, waiter_cb, &w);
+  if (!warden_sandbox_prepare_finish (sandbox, waiter_run (&w), &error))
+    {
+      warden_cli_error ("%s", error->message);
+      return EXIT_SANDBOX;
+    }
+  waiter_clear (&w);
+
+  request.command = command->str;
+  request.cwd = cwd;
+  request.env = (const char * const *) env;
+  request.timeout_ms = timeout > 0 ? (guint) timeout * 1000 : 0;
+  request.output_func = output_cb;
+  warden_sandbox_exec_async (sandbox, &request, NULL, waiter_cb, &w);
+  result = warden_sandbox_exec_finish (sandbox, waiter_run (&w), &error);
+  waiter_clear (&w);
+
+  if (result == NULL)
+    status = EXIT_SANDBOX;
+  else if (result->timed_out)
+    status = EXIT_TIMEOUT;
+  else
+    status = result->exit_code >= 0 ? result->exit_code : EXIT_SANDBOX;
+
+  {
+    g_autoptr(GError) destroy_error = NULL;
+
+    warden_sandbox_destroy_async (sandbox, NULL, waiter_cb, &w);
+    if (!warden_sandbox_destroy_finish (sandbox, waiter_run (&w), &destroy_error))
+      warden_cli_error ("could not remove the sandbox: %s", destroy_error->message);
+    waiter_clear (&w);
+  }
+
+  if (result == NULL)
+    warden_cli_error ("%s", error->message);
+  else if (result->timed_out)
+    warden_cli_error ("the command timed out after %d seconds and was killed",
+                      timeout > 0 ? timeout : WARDEN_EXEC_DEFAULT_TIMEOUT_MS / 1000);
+  return status;
+}
+
+static int
+sandbox_cleanup (void)
+{
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenDockerClient) client = warden_docker_client_new_from_env (&error);
+  Waiter w = { loop, NULL };
+  g_auto(GStrv) removed = NULL;
+
+  if (client == NULL)
+    {
+      warden_cli_error ("%s", error->message);
+      return EXIT_SANDBOX;
+    }
+  warden_docker_sandbox_cleanup_async (client, NULL, waiter_cb, &w);
+  removed = warden_docker_sandbox_cleanup_finish (client, waiter_run (&w), &error);
+  waiter_clear (&w);
+  if (removed == NULL)
+    {
+      warden_cli_error ("%s", error->message);
+      return EXIT_SANDBOX;
+    }
+  for (guint i = 0; removed[i]; i++)
+    printf ("removed %s\n", removed[i]);
+  printf ("%u container(s) removed\n", g_strv_length (removed));
+  return 0;
+}
+
+int
+warden_cli_sandbox (int    argc,
+                    char **argv)
+{
+  const char *sub = argc > 1 ? argv[1] : NULL;
+
+  if (g_strcmp0 (sub, "exec") == 0)
+    return sandbox_exec (argc - 1, argv + 1);
+  if (g_strcmp0 (sub, "cleanup") == 0 && argc == 2)
+    return sandbox_cleanup ();
+  if (g_strcmp0 (sub, "bench") == 0)
+    return warden_cli_sandbox_bench (argc - 1, argv + 1);
+
+  warden_cli_error ("usage: warden-cli sandbox exec [OPTIONS] -- COMMAND | cleanup | "
+                    "bench [--image IMAGE] [-n N]");
+  return WARDEN_CLI_EXIT_USAGE;
+}
