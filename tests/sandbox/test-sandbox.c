@@ -1,0 +1,865 @@
+/* test-sandbox.c: the sandbox backends, as the agent uses them
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <gio/gunixsocketaddress.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox/warden-bwrap-sandbox.h"
+#include "sandbox/warden-docker-client.h"
+#include "sandbox/warden-docker-sandbox.h"
+#include "sandbox/warden-host-sandbox.h"
+#include "sandbox/warden-output-collector.h"
+
+/* ------------------------------------------------------------------------ */
+/* Helpers */
+
+static GAsyncResult *
+wait_result (GAsyncResult **slot,
+             guint          timeout_s)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_s * G_USEC_PER_SEC;
+
+  while (*slot == NULL && g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+  g_assert_nonnull (*slot);
+  return *slot;
+}
+
+static void
+store_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static const char *
+test_image (void)
+{
+  const char *image = g_getenv ("WARDEN_TEST_IMAGE");
+
+  return image ? image : "warden-test-busybox:latest";
+}
+
+/* Under CI nothing this machine can run is skipped: a missing engine fails. */
+static gboolean
+docker_available (void)
+{
+  static int answer = -1;
+
+  if (answer < 0)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenDockerClient) client = warden_docker_client_new_from_env (&error);
+      GAsyncResult *res = NULL;
+
+      answer = 0;
+      if (client != NULL)
+        {
+          warden_docker_client_ping_async (client, NULL, store_cb, &res);
+          answer = warden_docker_client_ping_finish (client, wait_result (&res, 10), &error);
+          g_clear_object (&res);
+        }
+      if (!answer)
+        g_printerr ("# no Docker engine: %s\n", error ? error->message : "?");
+    }
+  return answer;
+}
+
+typedef struct
+{
+  char          *workspace;
+  WardenSandbox *sandbox;
+  const char    *backend;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(WardenSandboxConfig) config = NULL;
+  g_autoptr(GError) error = NULL;
+  GAsyncResult *res = NULL;
+
+  f->backend = data;
+  f->workspace = g_dir_make_tmp ("warden-test-sandbox-XXXXXX", &error);
+  g_assert_no_error (error);
+  /* The docker user (this uid) must be able to write it. */
+  g_chmod (f->workspace, 0777);
+
+  if (strcmp (f->backend, "docker") == 0 && !docker_available ())
+    {
+      if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
+        g_test_fail_printf ("no Docker engine answers, and CI=true: scripts/test starts one");
+      else
+        g_test_skip ("no Docker engine answers (scripts/docker-test-setup starts one)");
+      return;
+    }
+
+  config = warden_sandbox_config_new (f->workspace);
+  config->image = g_strdup (test_image ());
+  if (strcmp (f->backend, "docker") == 0)
+    f->sandbox = warden_docker_sandbox_new (config);
+  else if (strcmp (f->backend, "bwrap") == 0)
+    f->sandbox = warden_bwrap_sandbox_new (config);
+  else
+    f->sandbox = warden_host_sandbox_new (config);
+
+  warden_sandbox_prepare_async (f->sandbox, NULL, store_cb, &res);
+  warden_sandbox_prepare_finish (f->sandbox, wait_result (&res, 120), &error);
+  g_assert_no_error (error);
+  g_clear_object (&res);
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir && (name = g_dir_read_name (dir)))
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  if (f->sandbox != NULL)
+    {
+      GAsyncResult *res = NULL;
+      g_autoptr(GError) error = NULL;
+
+      warden_sandbox_destroy_async (f->sandbox, NULL, store_cb, &res);
+      warden_sandbox_destroy_finish (f->sandbox, wait_result (&res, 60), &error);
+      g_assert_no_error (error);
+      g_clear_object (&res);
+      g_clear_object (&f->sandbox);
+    }
+  remove_tree (f->workspace);
+  g_free (f->workspace);
+}
+
+typedef struct
+{
+  GString *out;
+  GString *err;
+  guint    chunks;
+  guint64  bytes;
+  gint64   first_chunk;
+} Seen;
+
+static void
+seen_cb (WardenStream  stream,
+         const char   *data,
+         gsize         length,
+         gpointer      user_data)
+{
+  Seen *seen = user_data;
+
+  if (seen->chunks++ == 0)
+    seen->first_chunk = g_get_monotonic_time ();
+  seen->bytes += length;
+  if (seen->out && seen->out->len < 1000000)
+    g_string_append_len (stream == WARDEN_STREAM_STDOUT ? seen->out : seen->err, data, length);
+}
+
+static WardenExecResult *
+run_full (Fixture     *f,
+          const char  *command,
+          guint        timeout_ms,
+          GBytes      *input,
+          Seen        *seen,
+          GError     **error)
+{
+  WardenExecRequest request = { 0 };
+  GAsyncResult *res = NULL;
+  WardenExecResult *result;
+
+  request.command = command;
+  request.timeout_ms = timeout_ms;
+  request.stdin_data = input;
+  request.output_func = seen ? seen_cb : NULL;
+  request.output_data = seen;
+  warden_sandbox_exec_async (f->sandbox, &request, NULL, store_cb, &res);
+  result = warden_sandbox_exec_finish (f->sandbox, wait_result (&res, 120), error);
+  g_clear_object (&res);
+  return result;
+}
+
+static WardenExecResult *
+run (Fixture    *f,
+     const char *command)
+{
+  g_autoptr(GError) error = NULL;
+  WardenExecResult *result = run_full (f, command, 0, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+  return result;
+}
+
+static glong
+rss_kb (void)
+{
+  g_autofree char *status = NULL;
+  const char *line;
+
+  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL))
+    return 0;
+  line = strstr (status, "VmRSS:");
+  return line ? strtol (line + 6, NULL, 10) : 0;
+}
+
+#define SKIP_IF_NO_SANDBOX(f) G_STMT_START { if ((f)->sandbox == NULL) return; } G_STMT_END
+
+/* ------------------------------------------------------------------------ */
+/* What every backend does */
+
+static void
+test_exit_codes (Fixture *f, gconstpointer data)
+{
+  g_autoptr(WardenExecResult) ok = NULL;
+  g_autoptr(WardenExecResult) three = NULL;
+  g_autoptr(WardenExecResult) missing = NULL;
+
+  SKIP_IF_NO_SANDBOX (f);
+  ok = run (f, "true");
+  three = run (f, "exit 3");
+  missing = run (f, "this-command-does-not-exist");
+  g_assert_cmpint (ok->exit_code, ==, 0);
+  g_assert_cmpint (three->exit_code, ==, 3);
+  g_assert_cmpint (missing->exit_code, ==, 127);
+  g_assert_false (three->timed_out);
+}
+
+static void
+test_streams_separate (Fixture *f, gconstpointer data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+
+  SKIP_IF_NO_SANDBOX (f);
+  r = run (f, "echo to-out; echo to-err >&2; echo more-out");
+  g_assert_cmpstr (r->stdout_text, ==, "to-out\nmore-out\n");
+  g_assert_cmpstr (r->stderr_text, ==, "to-err\n");
+  g_assert_false (r->truncated);
+}
+
+/* Output reaches the caller while the command still runs. */
+static void
+test_streaming (Fixture *f, gconstpointer data)
+{
+  Seen seen = { g_string_new (NULL), g_string_new (NULL), 0, 0, 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+  gint64 done;
+
+  SKIP_IF_NO_SANDBOX (f);
+  r = run_full (f, "echo first; sleep 1; echo second", 0, NULL, &seen, &error);
+  done = g_get_monotonic_time ();
+  g_assert_no_error (error);
+  g_assert_cmpstr (seen.out->str, ==, "first\nsecond\n");
+  g_assert_cmpuint (seen.chunks, >=, 2);
+  g_assert_cmpint (done - seen.first_chunk, >=, 700 * 1000);
+  g_string_free (seen.out, TRUE);
+  g_string_free (seen.err, TRUE);
+}
+
+static void
+test_stdin (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GBytes) input = g_bytes_new_static ("hello\nworld\n", 12);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+
+  SKIP_IF_NO_SANDBOX (f);
+  r = run_full (f, "cat; echo done", 0, input, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (r->stdout_text, ==, "hello\nworld\ndone\n");
+}
+
+static void
+test_no_stdin_is_empty (Fixture *f, gconstpointer data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+
+  SKIP_IF_NO_SANDBOX (f);
+  r = run (f, "cat; echo after");
+  g_assert_cmpstr (r->stdout_text, ==, "after\n");
+}
+
+/* Commands start in the workspace; the files they make land in it. */
+static void
+test_workspace (Fixture *f, gconstpointer data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autofree char *made = g_build_filename (f->workspace, "made.txt", NULL);
+  g_autofree char *content = NULL;
+  GStatBuf st;
+
+  SKIP_IF_NO_SANDBOX (f);
+  r = run (f, "pwd; echo from-sandbox > made.txt");
+  g_assert_cmpint (r->exit_code, ==, 0);
+  g_assert_cmpstr (g_strstrip (r->stdout_text), ==,
+                   warden_sandbox_get_workspace_inside (f->sandbox));
+  g_assert_true (g_file_get_contents (made, &content, NULL, NULL));
+  g_assert_cmpstr (content, ==, "from-sandbox\n");
+  /* The user keeps owning the files (docker runs as the desktop uid:gid). */
+  g_assert_cmpint (g_stat (made, &st), ==, 0);
+  g_assert_cmpuint (st.st_uid, ==, getuid ());
+  g_assert_cmpuint (st.st_gid, ==, getgid ());
+}
+
+static void
+test_environment (Fixture *f, gconstpointer data)
+{
+  const char *env[] = { "GREETING=hi there", "BASH_ENV=/tmp/evil", NULL };
+  WardenExecRequest request = { .command = "echo \"$GREETING|${BASH_ENV-unset}|${ENV-unset}\"",
+                                .env = env };
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+
+  SKIP_IF_NO_SANDBOX (f);
+  warden_sandbox_exec_async (f->sandbox, &request, NULL, store_cb, &res);
+  r = warden_sandbox_exec_finish (f->sandbox, wait_result (&res, 60), &error);
+  g_clear_object (&res);
+  g_assert_no_error (error);
+  /* BASH_ENV and ENV would run more than the policy checked. */
+  g_assert_cmpstr (r->stdout_text, ==, "hi there|unset|unset\n");
+}
+
+/* The timeout kills the command and what it started, and returns quickly. */
+static void
+test_timeout_kills_tree (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autofree char *marker = g_build_filename (f->workspace, "survived", NULL);
+  gint64 start;
+
+  SKIP_IF_NO_SANDBOX (f);
+  start = g_get_monotonic_time ();
+  r = run_full (f, "(sleep 2; touch survived) & sleep 100", 1000, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (r->timed_out);
+  g_assert_cmpint (r->exit_code, !=, 0);
+  /* One second of timeout, and back within two more. */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 3 * G_USEC_PER_SEC);
+
+  g_usleep (2500 * 1000);
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_cancel (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  WardenExecRequest request = { .command = "sleep 100" };
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+  gint64 start;
+
+  SKIP_IF_NO_SANDBOX (f);
+  warden_sandbox_exec_async (f->sandbox, &request, cancellable, store_cb, &res);
+  start = g_get_monotonic_time ();
+  while (g_get_monotonic_time () - start < 500 * 1000)
+    g_main_context_iteration (NULL, FALSE);
+  g_cancellable_cancel (cancellable);
+  r = warden_sandbox_exec_finish (f->sandbox, wait_result (&res, 10), &error);
+  g_clear_object (&res);
+  g_assert_null (r);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 3 * G_USEC_PER_SEC);
+}
+
+/* The first 20% and the last 80% of 100,000 characters, with a marker. */
+static void
+test_output_cap (Fixture *f, gconstpointer data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+
+  SKIP_IF_NO_SANDBOX (f);
+  r = run (f, "i=0; while [ $i -lt 30000 ]; do echo line-$i; i=$((i+1)); done");
+  g_assert_true (r->truncated);
+  g_assert_true (g_str_has_prefix (r->stdout_text, "line-0\nline-1\n"));
+  g_assert_true (g_str_has_suffix (r->stdout_text, "line-29999\n"));
+  g_assert_nonnull (strstr (r->stdout_text, "left out"));
+  g_assert_cmpint (g_utf8_strlen (r->stdout_text, -1), <=, 100000 + 100);
+  g_assert_cmpint (g_utf8_strlen (r->stdout_text, -1), >=, 99000);
+}
+
+/* 50 MB stream through completely while memory stays bounded. */
+static void
+test_big_output (Fixture *f, gconstpointer data)
+{
+  Seen seen = { NULL, NULL, 0, 0, 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+  glong before;
+
+  SKIP_IF_NO_SANDBOX (f);
+  before = rss_kb ();
+  r = run_full (f, "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 50000000", 0, NULL,
+                &seen, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (r->exit_code, ==, 0);
+  g_assert_cmpuint (seen.bytes, ==, 50000000);
+  g_assert_true (r->truncated);
+  g_test_message ("RSS grew by %ld kB", rss_kb () - before);
+  g_assert_cmpint (rss_kb () - before, <, 30 * 1024);
+}
+
+static void
+test_invalid_utf8 (Fixture *f, gconstpointer data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+
+  SKIP_IF_NO_SANDBOX (f);
+  r = run (f, "printf 'a\\377\\376b\\n'");
+  g_assert_true (g_utf8_validate (r->stdout_text, -1, NULL));
+  g_assert_true (g_str_has_prefix (r->stdout_text, "a"));
+  g_assert_nonnull (strstr (r->stdout_text, "b\n"));
+}
+
+/* No interface but loopback (docker none, bwrap --unshare-all). */
+static void
+test_no_network (Fixture *f, gconstpointer data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+
+  SKIP_IF_NO_SANDBOX (f);
+  r = run (f, "cat /proc/net/dev");
+  g_assert_cmpint (r->exit_code, ==, 0);
+  g_assert_nonnull (strstr (r->stdout_text, "lo:"));
+  g_assert_null (strstr (r->stdout_text, "eth"));
+  {
+    g_auto(GStrv) lines = g_strsplit (r->stdout_text, "\n", -1);
+    guint interfaces = 0;
+
+    for (guint i = 0; lines[i]; i++)
+      if (strchr (lines[i], ':') != NULL && strstr (lines[i], "|") == NULL)
+        interfaces++;
+    g_assert_cmpuint (interfaces, ==, 1);
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* bwrap */
+
+static void
+test_bwrap_read_only_root (Fixture *f, gconstpointer data)
+{
+  g_autoptr(WardenExecResult) usr = NULL;
+  g_autoptr(WardenExecResult) root = NULL;
+  g_autoptr(WardenExecResult) tmp = NULL;
+  g_autoptr(WardenExecResult) etc = NULL;
+
+  SKIP_IF_NO_SANDBOX (f);
+  usr = run (f, "touch /usr/warden-test");
+  root = run (f, "touch /warden-test");
+  tmp = run (f, "touch /tmp/x && echo ok");
+  etc = run (f, "ls /etc");
+  g_assert_cmpint (usr->exit_code, !=, 0);
+  g_assert_cmpint (root->exit_code, !=, 0);
+  g_assert_false (g_file_test ("/usr/warden-test", G_FILE_TEST_EXISTS));
+  g_assert_cmpstr (tmp->stdout_text, ==, "ok\n");
+  /* A minimal /etc: no shadow, no ssh keys, no resolv.conf without network. */
+  g_assert_nonnull (strstr (etc->stdout_text, "passwd"));
+  g_assert_null (strstr (etc->stdout_text, "shadow"));
+  g_assert_null (strstr (etc->stdout_text, "resolv.conf"));
+  g_assert_null (strstr (etc->stdout_text, "ssh"));
+}
+
+static void
+test_bwrap_private_tmp (Fixture *f, gconstpointer data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autofree char *name = g_strdup_printf ("warden-host-only-%d", (int) getpid ());
+  g_autofree char *path = g_build_filename (g_get_tmp_dir (), name, NULL);
+  g_autofree char *cmd = g_strdup_printf ("ls /tmp/%s", name);
+
+  SKIP_IF_NO_SANDBOX (f);
+  g_assert_true (g_file_set_contents (path, "x", 1, NULL));
+  r = run (f, cmd);
+  g_unlink (path);
+  g_assert_cmpint (r->exit_code, !=, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* host */
+
+static void
+test_host_is_unconfined (Fixture *f, gconstpointer data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+
+  SKIP_IF_NO_SANDBOX (f);
+  g_assert_false (warden_sandbox_get_confined (f->sandbox));
+  g_assert_cmpstr (warden_sandbox_get_backend_name (f->sandbox), ==, "host");
+  r = run (f, "pwd");
+  g_assert_cmpstr (g_strstrip (r->stdout_text), ==, f->workspace);
+}
+
+/* ------------------------------------------------------------------------ */
+/* docker */
+
+static void
+test_docker_info (Fixture *f, gconstpointer data)
+{
+  SKIP_IF_NO_SANDBOX (f);
+  g_assert_true (warden_sandbox_get_confined (f->sandbox));
+  g_assert_cmpstr (warden_sandbox_get_backend_name (f->sandbox), ==, "docker");
+  g_assert_nonnull (warden_sandbox_get_container_id (f->sandbox));
+  g_assert_cmpstr (warden_sandbox_get_image (f->sandbox), ==, test_image ());
+  g_assert_cmpstr (warden_sandbox_get_workspace_inside (f->sandbox), ==, "/workspace");
+}
+
+/* Hardening: no capabilities, no new privileges. */
+static void
+test_docker_hardening (Fixture *f, gconstpointer data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+
+  SKIP_IF_NO_SANDBOX (f);
+  r = run (f, "grep -E '^(CapEff|NoNewPrivs)' /proc/self/status");
+  g_assert_nonnull (strstr (r->stdout_text, "CapEff:\t0000000000000000"));
+  g_assert_nonnull (strstr (r->stdout_text, "NoNewPrivs:\t1"));
+}
+
+static GStrv
+list_warden_containers (WardenDockerClient *client)
+{
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  GStrv ids;
+
+  warden_docker_client_container_list_async (client, WARDEN_DOCKER_LABEL, NULL, store_cb, &res);
+  ids = warden_docker_client_container_list_finish (client, wait_result (&res, 30), &error);
+  g_clear_object (&res);
+  g_assert_no_error (error);
+  return ids;
+}
+
+/* A crash leaves the container behind; cleanup removes it. */
+static void
+test_docker_cleanup_after_crash (void)
+{
+  g_autofree char *workspace = g_dir_make_tmp ("warden-test-crash-XXXXXX", NULL);
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(WardenDockerClient) client = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) before = NULL;
+  g_auto(GStrv) after = NULL;
+  g_auto(GStrv) removed = NULL;
+  g_autofree char *id = NULL;
+  WardenSandbox *sandbox;
+  GAsyncResult *res = NULL;
+
+  if (!docker_available ())
+    {
+      if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
+        g_test_fail_printf ("no Docker engine answers, and CI=true");
+      else
+        g_test_skip ("no Docker engine");
+      return;
+    }
+
+  client = warden_docker_client_new_from_env (&error);
+  g_assert_no_error (error);
+  config->image = g_strdup (test_image ());
+  sandbox = warden_docker_sandbox_new_for_client (config, client);
+  warden_sandbox_prepare_async (sandbox, NULL, store_cb, &res);
+  warden_sandbox_prepare_finish (sandbox, wait_result (&res, 120), &error);
+  g_assert_no_error (error);
+  g_clear_object (&res);
+  id = g_strdup (warden_sandbox_get_container_id (sandbox));
+
+  /* The "crash": the sandbox goes away without destroy. */
+  g_object_unref (sandbox);
+  before = list_warden_containers (client);
+  g_assert_true (g_strv_contains ((const char * const *) before, id));
+
+  warden_docker_sandbox_cleanup_async (client, NULL, store_cb, &res);
+  removed = warden_docker_sandbox_cleanup_finish (client, wait_result (&res, 60), &error);
+  g_clear_object (&res);
+  g_assert_no_error (error);
+  g_assert_true (g_strv_contains ((const char * const *) removed, id));
+
+  after = list_warden_containers (client);
+  g_assert_false (g_strv_contains ((const char * const *) after, id));
+  g_rmdir (workspace);
+}
+
+/* A proxy in front of the engine's socket that can be made to die, the way
+ * an engine does when it is stopped in the middle of a command. */
+typedef struct
+{
+  GSocketService *service;
+  GPtrArray      *connections;
+  char           *path;
+} Proxy;
+
+static void
+splice_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_io_stream_splice_finish (result, NULL);
+}
+
+static gboolean
+proxy_incoming_cb (GSocketService    *service,
+                   GSocketConnection *connection,
+                   GObject           *source,
+                   gpointer           user_data)
+{
+  Proxy *proxy = user_data;
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GSocketAddress) address = g_unix_socket_address_new ("/var/run/docker.sock");
+  GSocketConnection *upstream = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address),
+                                                         NULL, NULL);
+
+  if (upstream == NULL)
+    return FALSE;
+  g_ptr_array_add (proxy->connections, g_object_ref (connection));
+  g_ptr_array_add (proxy->connections, upstream);
+  g_io_stream_splice_async (G_IO_STREAM (connection), G_IO_STREAM (upstream),
+                            G_IO_STREAM_SPLICE_NONE, G_PRIORITY_DEFAULT, NULL, splice_cb, NULL);
+  return TRUE;
+}
+
+static void
+proxy_kill (Proxy *proxy)
+{
+  g_socket_service_stop (proxy->service);
+  g_socket_listener_close (G_SOCKET_LISTENER (proxy->service));
+  for (guint i = 0; i < proxy->connections->len; i++)
+    g_io_stream_close (g_ptr_array_index (proxy->connections, i), NULL, NULL);
+}
+
+static void
+test_docker_engine_dies_mid_exec (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("warden-test-proxy-XXXXXX", NULL);
+  g_autofree char *workspace = g_dir_make_tmp ("warden-test-dies-XXXXXX", NULL);
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(WardenDockerClient) client = NULL;
+  g_autoptr(WardenSandbox) sandbox = NULL;
+  g_autoptr(GSocketAddress) address = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autofree char *host = NULL;
+  WardenExecRequest request = { .command = "echo started; sleep 30" };
+  Seen seen = { g_string_new (NULL), g_string_new (NULL), 0, 0, 0 };
+  Proxy proxy = { 0 };
+  GAsyncResult *res = NULL;
+  gint64 killed_at;
+
+  if (!docker_available ())
+    {
+      if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
+        g_test_fail_printf ("no Docker engine answers, and CI=true");
+      else
+        g_test_skip ("no Docker engine");
+      return;
+    }
+
+  proxy.path = g_build_filename (dir, "docker.sock", NULL);
+  proxy.connections = g_ptr_array_new_with_free_func (g_object_unref);
+  proxy.service = g_socket_service_new ();
+  address = g_unix_socket_address_new (proxy.path);
+  g_socket_listener_add_address (G_SOCKET_LISTENER (proxy.service), address,
+                                 G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, NULL, NULL,
+                                 &error);
+  g_assert_no_error (error);
+  g_signal_connect (proxy.service, "incoming", G_CALLBACK (proxy_incoming_cb), &proxy);
+  g_socket_service_start (proxy.service);
+
+  host = g_strdup_printf ("unix://%s", proxy.path);
+  client = warden_docker_client_new (host, NULL, &error);
+  g_assert_no_error (error);
+  config->image = g_strdup (test_image ());
+  sandbox = warden_docker_sandbox_new_for_client (config, client);
+  warden_sandbox_prepare_async (sandbox, NULL, store_cb, &res);
+  warden_sandbox_prepare_finish (sandbox, wait_result (&res, 120), &error);
+  g_assert_no_error (error);
+  g_clear_object (&res);
+
+  request.output_func = seen_cb;
+  request.output_data = &seen;
+  warden_sandbox_exec_async (sandbox, &request, NULL, store_cb, &res);
+  while (seen.chunks == 0)
+    g_main_context_iteration (NULL, TRUE);
+
+  proxy_kill (&proxy);
+  killed_at = g_get_monotonic_time ();
+  r = warden_sandbox_exec_finish (sandbox, wait_result (&res, 10), &error);
+  g_clear_object (&res);
+
+  /* A clear error, soon: no hang, no made-up exit status. */
+  g_assert_null (r);
+  g_assert_nonnull (error);
+  g_test_message ("error after the engine died: %s", error->message);
+  g_assert_cmpint (g_get_monotonic_time () - killed_at, <, 5 * G_USEC_PER_SEC);
+
+  /* Take the container down through the real socket. */
+  {
+    g_autoptr(WardenDockerClient) real = warden_docker_client_new_from_env (NULL);
+    g_auto(GStrv) removed = NULL;
+
+    warden_docker_sandbox_cleanup_async (real, NULL, store_cb, &res);
+    removed = warden_docker_sandbox_cleanup_finish (real, wait_result (&res, 60), NULL);
+    g_clear_object (&res);
+  }
+  g_ptr_array_unref (proxy.connections);
+  g_object_unref (proxy.service);
+  g_unlink (proxy.path);
+  g_free (proxy.path);
+  g_rmdir (dir);
+  g_rmdir (workspace);
+  g_string_free (seen.out, TRUE);
+  g_string_free (seen.err, TRUE);
+}
+
+/* A Docker engine that is not there: an error that says what to do. */
+static void
+test_docker_no_engine (void)
+{
+  g_autoptr(WardenDockerClient) client = NULL;
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new ("/tmp");
+  g_autoptr(WardenSandbox) sandbox = NULL;
+  g_autoptr(GError) error = NULL;
+  GAsyncResult *res = NULL;
+
+  client = warden_docker_client_new ("unix:///nonexistent/docker.sock", NULL, &error);
+  g_assert_no_error (error);
+  config->image = g_strdup (test_image ());
+  sandbox = warden_docker_sandbox_new_for_client (config, client);
+  warden_sandbox_prepare_async (sandbox, NULL, store_cb, &res);
+  g_assert_false (warden_sandbox_prepare_finish (sandbox, wait_result (&res, 30), &error));
+  g_clear_object (&res);
+  g_assert_error (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_RUNNING);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The output collector on its own */
+
+static void
+test_collector_keeps_head_and_tail (void)
+{
+  g_autoptr(WardenOutputCollector) c = warden_output_collector_new (100);
+  g_autofree char *text = NULL;
+  gboolean truncated = FALSE;
+
+  for (guint i = 0; i < 1000; i++)
+    {
+      char line[16];
+
+      g_snprintf (line, sizeof line, "%04u\n", i);
+      warden_output_collector_append (c, line, 5);
+    }
+  text = warden_output_collector_finish (c, &truncated);
+  g_assert_true (truncated);
+  g_assert_true (g_str_has_prefix (text, "0000\n0001\n"));
+  g_assert_true (g_str_has_suffix (text, "0999\n"));
+  g_assert_nonnull (strstr (text, "left out"));
+}
+
+static void
+test_collector_small_and_multibyte (void)
+{
+  g_autoptr(WardenOutputCollector) small = warden_output_collector_new (100);
+  g_autoptr(WardenOutputCollector) wide = warden_output_collector_new (10);
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  gboolean t = TRUE;
+
+  warden_output_collector_append (small, "héllo", strlen ("héllo"));
+  a = warden_output_collector_finish (small, &t);
+  g_assert_false (t);
+  g_assert_cmpstr (a, ==, "héllo");
+
+  /* Twelve characters of three bytes each: only characters count. */
+  for (guint i = 0; i < 12; i++)
+    warden_output_collector_append (wide, "€", 3);
+  b = warden_output_collector_finish (wide, &t);
+  g_assert_true (t);
+  g_assert_true (g_utf8_validate (b, -1, NULL));
+  g_assert_true (g_str_has_prefix (b, "€€\n"));
+  g_assert_true (g_str_has_suffix (b, "\n€€€€€€€€"));
+}
+
+/* ------------------------------------------------------------------------ */
+
+typedef void (*FixtureFunc) (Fixture *, gconstpointer);
+
+static void
+add (const char  *backend,
+     const char  *name,
+     FixtureFunc  func)
+{
+  g_autofree char *path = g_strdup_printf ("/sandbox/%s/%s", backend, name);
+
+  g_test_add (path, Fixture, backend, fixture_set_up, func, fixture_tear_down);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  const char *backends[] = { "bwrap", "host", "docker" };
+
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/sandbox/collector/head-and-tail", test_collector_keeps_head_and_tail);
+  g_test_add_func ("/sandbox/collector/small-and-multibyte", test_collector_small_and_multibyte);
+
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      const char *b = backends[i];
+
+      add (b, "exit-codes", test_exit_codes);
+      add (b, "streams-separate", test_streams_separate);
+      add (b, "streaming", test_streaming);
+      add (b, "stdin", test_stdin);
+      add (b, "no-stdin", test_no_stdin_is_empty);
+      add (b, "workspace", test_workspace);
+      add (b, "environment", test_environment);
+      add (b, "timeout-kills-tree", test_timeout_kills_tree);
+      add (b, "cancel", test_cancel);
+      add (b, "output-cap", test_output_cap);
+      add (b, "big-output", test_big_output);
+      add (b, "invalid-utf8", test_invalid_utf8);
+      if (strcmp (b, "host") != 0)
+        add (b, "no-network", test_no_network);
+    }
+  add ("bwrap", "read-only-root", test_bwrap_read_only_root);
+  add ("bwrap", "private-tmp", test_bwrap_private_tmp);
+  add ("host", "unconfined", test_host_is_unconfined);
+  add ("docker", "info", test_docker_info);
+  add ("docker", "hardening", test_docker_hardening);
+  g_test_add_func ("/sandbox/docker/cleanup-after-crash", test_docker_cleanup_after_crash);
+  g_test_add_func ("/sandbox/docker/engine-dies-mid-exec", test_docker_engine_dies_mid_exec);
+  g_test_add_func ("/sandbox/docker/no-engine", test_docker_no_engine);
+
+  return g_test_run ();
+}
