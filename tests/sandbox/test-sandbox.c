@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sandbox/warden-bwrap-sandbox.h"
@@ -761,6 +762,147 @@ test_docker_no_engine (void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The setup command, on every backend */
+
+static WardenSandbox *
+new_sandbox (const char                *backend,
+             const WardenSandboxConfig *config)
+{
+  if (strcmp (backend, "docker") == 0)
+    return warden_docker_sandbox_new (config);
+  if (strcmp (backend, "bwrap") == 0)
+    return warden_bwrap_sandbox_new (config);
+  return warden_host_sandbox_new (config);
+}
+
+static void
+test_setup_command (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *workspace = g_dir_make_tmp ("warden-test-setup-XXXXXX", NULL);
+  g_autofree char *made = g_build_filename (workspace, "setup.txt", NULL);
+  g_autofree char *content = NULL;
+  g_autoptr(WardenSandboxConfig) good = warden_sandbox_config_new (workspace);
+  g_autoptr(WardenSandboxConfig) bad = NULL;
+  g_autoptr(WardenSandbox) sandbox = NULL;
+  g_autoptr(WardenSandbox) failing = NULL;
+  g_autoptr(GError) error = NULL;
+  GAsyncResult *res = NULL;
+
+  if (strcmp (backend, "docker") == 0 && !docker_available ())
+    {
+      if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
+        g_test_fail_printf ("no Docker engine answers, and CI=true");
+      else
+        g_test_skip ("no Docker engine");
+      g_rmdir (workspace);
+      return;
+    }
+  g_chmod (workspace, 0777);
+  good->image = g_strdup (test_image ());
+  good->setup_command = g_strdup ("echo installed > setup.txt");
+  bad = warden_sandbox_config_copy (good);
+  g_free (bad->setup_command);
+  bad->setup_command = g_strdup ("echo 'npm ERR! missing script' >&2; exit 1");
+
+  sandbox = new_sandbox (backend, good);
+  warden_sandbox_prepare_async (sandbox, NULL, store_cb, &res);
+  warden_sandbox_prepare_finish (sandbox, wait_result (&res, 120), &error);
+  g_clear_object (&res);
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (made, &content, NULL, NULL));
+  g_assert_cmpstr (content, ==, "installed\n");
+
+  /* A failing setup says so, with what the command printed. */
+  failing = new_sandbox (backend, bad);
+  warden_sandbox_prepare_async (failing, NULL, store_cb, &res);
+  g_assert_false (warden_sandbox_prepare_finish (failing, wait_result (&res, 120), &error));
+  g_clear_object (&res);
+  g_assert_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_SETUP_FAILED);
+  g_assert_nonnull (strstr (error->message, "npm ERR! missing script"));
+
+  warden_sandbox_destroy_async (sandbox, NULL, store_cb, &res);
+  warden_sandbox_destroy_finish (sandbox, wait_result (&res, 60), NULL);
+  g_clear_object (&res);
+  warden_sandbox_destroy_async (failing, NULL, store_cb, &res);
+  warden_sandbox_destroy_finish (failing, wait_result (&res, 60), NULL);
+  g_clear_object (&res);
+  remove_tree (workspace);
+}
+
+/* ------------------------------------------------------------------------ */
+/* warden-cli sandbox exec, as a user runs it */
+
+static int
+run_cli (const char * const *args,
+         char              **out,
+         char              **err)
+{
+  const char *cli = g_getenv ("WARDEN_CLI");
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  int status = -1;
+
+  g_assert_nonnull (cli);
+  g_ptr_array_add (argv, (gpointer) cli);
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err,
+                &status, &error);
+  g_assert_no_error (error);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+static void
+test_cli_exec (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *workspace = g_dir_make_tmp ("warden-test-cli-XXXXXX", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *out2 = NULL;
+  g_autofree char *err2 = NULL;
+  const char *exec_args[] = { "sandbox", "exec", "--backend", backend, "--image", test_image (),
+                              "--workspace", workspace, "--",
+                              "echo out; echo err >&2; exit 7", NULL };
+  const char *timeout_args[] = { "sandbox", "exec", "--backend", backend, "--image",
+                                 test_image (), "--workspace", workspace, "--timeout", "1", "--",
+                                 "sleep 30", NULL };
+
+  if (strcmp (backend, "docker") == 0 && !docker_available ())
+    {
+      if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
+        g_test_fail_printf ("no Docker engine answers, and CI=true");
+      else
+        g_test_skip ("no Docker engine");
+      g_rmdir (workspace);
+      return;
+    }
+  g_chmod (workspace, 0777);
+
+  g_assert_cmpint (run_cli (exec_args, &out, &err), ==, 7);
+  g_assert_cmpstr (out, ==, "out\n");
+  g_assert_nonnull (strstr (err, "err\n"));
+  g_assert_cmpint (run_cli (timeout_args, &out2, &err2), ==, 124);
+  g_assert_nonnull (strstr (err2, "timed out"));
+  g_rmdir (workspace);
+}
+
+/* The sandbox itself failing is 125, with the reason. */
+static void
+test_cli_sandbox_failure (void)
+{
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  const char *args[] = { "sandbox", "exec", "--backend", "bwrap", "--workspace",
+                         "/nonexistent/folder", "--", "true", NULL };
+
+  g_assert_cmpint (run_cli (args, &out, &err), ==, 125);
+  g_assert_nonnull (strstr (err, "/nonexistent/folder"));
+}
+
+/* ------------------------------------------------------------------------ */
 /* The output collector on its own */
 
 static void
@@ -860,6 +1002,15 @@ main (int    argc,
   g_test_add_func ("/sandbox/docker/cleanup-after-crash", test_docker_cleanup_after_crash);
   g_test_add_func ("/sandbox/docker/engine-dies-mid-exec", test_docker_engine_dies_mid_exec);
   g_test_add_func ("/sandbox/docker/no-engine", test_docker_no_engine);
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      g_autofree char *setup = g_strdup_printf ("/sandbox/%s/setup-command", backends[i]);
+      g_autofree char *cli = g_strdup_printf ("/sandbox/%s/cli-exec", backends[i]);
+
+      g_test_add_data_func (setup, backends[i], test_setup_command);
+      g_test_add_data_func (cli, backends[i], test_cli_exec);
+    }
+  g_test_add_func ("/sandbox/cli/sandbox-failure", test_cli_sandbox_failure);
 
   return g_test_run ();
 }
