@@ -1,0 +1,543 @@
+/* warden-session-store.c: sessions, messages, tool calls and approvals in SQLite
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "warden-agent"
+
+#include <glib/gi18n.h>
+
+#include "warden-session-store.h"
+
+#include <glib/gstdio.h>
+#include <errno.h>
+#include <sqlite3.h>
+
+struct _WardenSessionStore
+{
+  GObject  parent_instance;
+  sqlite3 *db;
+  char    *path;
+};
+
+G_DEFINE_FINAL_TYPE (WardenSessionStore, warden_session_store, G_TYPE_OBJECT)
+
+G_DEFINE_QUARK (warden-store-error-quark, warden_store_error)
+
+/* Each entry takes the schema one version further; never edit one that shipped. */
+static const char *migrations[] = {
+  /* 1 */
+  "CREATE TABLE sessions ("
+  "  id TEXT PRIMARY KEY, title TEXT, created INTEGER, updated INTEGER,"
+  "  workspace TEXT, profile TEXT, provider TEXT, model TEXT, sandbox TEXT, image TEXT,"
+  "  state TEXT, input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0);"
+  "CREATE TABLE messages ("
+  "  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+  "  seq INTEGER NOT NULL, json TEXT NOT NULL, input_tokens INTEGER, output_tokens INTEGER,"
+  "  created INTEGER, PRIMARY KEY (session_id, seq));"
+  "CREATE TABLE tool_calls ("
+  "  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+  "  tool_use_id TEXT NOT NULL, ord INTEGER, name TEXT, input_json TEXT, state TEXT,"
+  "  decision TEXT, pattern TEXT, reason TEXT, feedback TEXT, result_json TEXT,"
+  "  started INTEGER, finished INTEGER, PRIMARY KEY (session_id, tool_use_id));",
+};
+
+static gboolean
+set_sql_error (WardenSessionStore  *self,
+               GError             **error,
+               const char          *what)
+{
+  g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_FAILED,
+               _("Could not %s in %s: %s"), what, self->path, sqlite3_errmsg (self->db));
+  return FALSE;
+}
+
+static gboolean
+exec_sql (WardenSessionStore  *self,
+          const char          *sql,
+          GError             **error)
+{
+  char *msg = NULL;
+
+  if (sqlite3_exec (self->db, sql, NULL, NULL, &msg) != SQLITE_OK)
+    {
+      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_FAILED,
+                   _("Could not update %s: %s"), self->path, msg ? msg : "?");
+      sqlite3_free (msg);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+migrate (WardenSessionStore  *self,
+         GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  int version = 0;
+
+  if (sqlite3_prepare_v2 (self->db, "PRAGMA user_version", -1, &stmt, NULL) != SQLITE_OK)
+    return set_sql_error (self, error, "read the schema version");
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    version = sqlite3_column_int (stmt, 0);
+  sqlite3_finalize (stmt);
+
+  if (version > (int) G_N_ELEMENTS (migrations))
+    {
+      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NEWER,
+                   _("%s was written by a newer Warden (schema %d); update Warden to open it"),
+                   self->path, version);
+      return FALSE;
+    }
+
+  for (int v = version; v < (int) G_N_ELEMENTS (migrations); v++)
+    {
+      g_autofree char *sql = g_strdup_printf ("BEGIN IMMEDIATE; %s PRAGMA user_version = %d; "
+                                              "COMMIT;", migrations[v], v + 1);
+
+      if (!exec_sql (self, sql, error))
+        {
+          exec_sql (self, "ROLLBACK", NULL);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static void
+warden_session_store_finalize (GObject *object)
+{
+  WardenSessionStore *self = WARDEN_SESSION_STORE (object);
+
+  if (self->db != NULL)
+    sqlite3_close (self->db);
+  g_free (self->path);
+  G_OBJECT_CLASS (warden_session_store_parent_class)->finalize (object);
+}
+
+static void
+warden_session_store_class_init (WardenSessionStoreClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = warden_session_store_finalize;
+}
+
+static void
+warden_session_store_init (WardenSessionStore *self)
+{
+}
+
+WardenSessionStore *
+warden_session_store_new (const char  *path,
+                          GError     **error)
+{
+  g_autoptr(WardenSessionStore) self = g_object_new (WARDEN_TYPE_SESSION_STORE, NULL);
+  g_autofree char *dir = NULL;
+
+  self->path = path ? g_strdup (path)
+                    : g_build_filename (g_get_user_data_dir (), "warden", "warden.db", NULL);
+  dir = g_path_get_dirname (self->path);
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_OPEN,
+                   _("Could not create the folder %s: %s"), dir, g_strerror (saved));
+      return NULL;
+    }
+
+  if (sqlite3_open_v2 (self->path, &self->db,
+                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                       NULL) != SQLITE_OK)
+    {
+      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_OPEN,
+                   _("Could not open %s: %s"), self->path,
+                   self->db ? sqlite3_errmsg (self->db) : "out of memory");
+      return NULL;
+    }
+  sqlite3_busy_timeout (self->db, 5000);
+
+  /* WAL: readers (another window, warden-cli sessions) never block writers;
+   * synchronous=FULL: a committed approval survives a power cut. */
+  if (!exec_sql (self, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; "
+                       "PRAGMA foreign_keys = ON;", error))
+    {
+      g_prefix_error (error, _("%s is not a Warden database: "), self->path);
+      return NULL;
+    }
+  if (!migrate (self, error))
+    return NULL;
+
+  return g_steal_pointer (&self);
+}
+
+const char *
+warden_session_store_get_path (WardenSessionStore *self)
+{
+  return self->path;
+}
+
+/* ------------------------------------------------------------------------ */
+
+WardenSessionInfo *
+warden_session_info_new (void)
+{
+  return g_new0 (WardenSessionInfo, 1);
+}
+
+void
+warden_session_info_free (WardenSessionInfo *info)
+{
+  if (info == NULL)
+    return;
+  g_free (info->id);
+  g_free (info->title);
+  g_free (info->workspace);
+  g_free (info->profile);
+  g_free (info->provider);
+  g_free (info->model);
+  g_free (info->sandbox);
+  g_free (info->image);
+  g_free (info->state);
+  g_free (info);
+}
+
+WardenToolCallRecord *
+warden_tool_call_record_new (void)
+{
+  return g_new0 (WardenToolCallRecord, 1);
+}
+
+void
+warden_tool_call_record_free (WardenToolCallRecord *record)
+{
+  if (record == NULL)
+    return;
+  g_free (record->session_id);
+  g_free (record->tool_use_id);
+  g_free (record->name);
+  g_free (record->input_json);
+  g_free (record->state);
+  g_free (record->decision);
+  g_free (record->pattern);
+  g_free (record->reason);
+  g_free (record->feedback);
+  g_free (record->result_json);
+  g_free (record);
+}
+
+static char *
+column_dup (sqlite3_stmt *stmt,
+            int           i)
+{
+  const unsigned char *text = sqlite3_column_text (stmt, i);
+
+  return text ? g_strdup ((const char *) text) : NULL;
+}
+
+static void
+bind_text (sqlite3_stmt *stmt,
+           int           i,
+           const char   *text)
+{
+  if (text)
+    sqlite3_bind_text (stmt, i, text, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null (stmt, i);
+}
+
+gboolean
+warden_session_store_save_session (WardenSessionStore  *self,
+                                   WardenSessionInfo   *info,
+                                   GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  gboolean ok;
+
+  if (info->id == NULL)
+    info->id = g_uuid_string_random ();
+  if (info->created == 0)
+    info->created = g_get_real_time () / G_USEC_PER_SEC;
+  info->updated = g_get_real_time () / G_USEC_PER_SEC;
+
+  if (sqlite3_prepare_v2 (self->db,
+                          "INSERT OR REPLACE INTO sessions (id, title, created, updated, "
+                          "workspace, profile, provider, model, sandbox, image, state, "
+                          "input_tokens, output_tokens) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                          -1, &stmt, NULL) != SQLITE_OK)
+    return set_sql_error (self, error, "save the session");
+  bind_text (stmt, 1, info->id);
+  bind_text (stmt, 2, info->title);
+  sqlite3_bind_int64 (stmt, 3, info->created);
+  sqlite3_bind_int64 (stmt, 4, info->updated);
+  bind_text (stmt, 5, info->workspace);
+  bind_text (stmt, 6, info->profile);
+  bind_text (stmt, 7, info->provider);
+  bind_text (stmt, 8, info->model);
+  bind_text (stmt, 9, info->sandbox);
+  bind_text (stmt, 10, info->image);
+  bind_text (stmt, 11, info->state);
+  sqlite3_bind_int64 (stmt, 12, info->input_tokens);
+  sqlite3_bind_int64 (stmt, 13, info->output_tokens);
+  ok = sqlite3_step (stmt) == SQLITE_DONE;
+  sqlite3_finalize (stmt);
+  return ok ? TRUE : set_sql_error (self, error, "save the session");
+}
+
+static WardenSessionInfo *
+session_from_row (sqlite3_stmt *stmt)
+{
+  WardenSessionInfo *info = warden_session_info_new ();
+
+  info->id = column_dup (stmt, 0);
+  info->title = column_dup (stmt, 1);
+  info->created = sqlite3_column_int64 (stmt, 2);
+  info->updated = sqlite3_column_int64 (stmt, 3);
+  info->workspace = column_dup (stmt, 4);
+  info->profile = column_dup (stmt, 5);
+  info->provider = column_dup (stmt, 6);
+  info->model = column_dup (stmt, 7);
+  info->sandbox = column_dup (stmt, 8);
+  info->image = column_dup (stmt, 9);
+  info->state = column_dup (stmt, 10);
+  info->input_tokens = sqlite3_column_int64 (stmt, 11);
+  info->output_tokens = sqlite3_column_int64 (stmt, 12);
+  return info;
+}
+
+#define SESSION_COLUMNS "id, title, created, updated, workspace, profile, provider, model, " \
+                        "sandbox, image, state, input_tokens, output_tokens"
+
+WardenSessionInfo *
+warden_session_store_get_session (WardenSessionStore  *self,
+                                  const char          *id,
+                                  GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  WardenSessionInfo *info = NULL;
+  int rc;
+
+  if (sqlite3_prepare_v2 (self->db, "SELECT " SESSION_COLUMNS " FROM sessions WHERE id = ?",
+                          -1, &stmt, NULL) != SQLITE_OK)
+    {
+      set_sql_error (self, error, "read the session");
+      return NULL;
+    }
+  bind_text (stmt, 1, id);
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    info = session_from_row (stmt);
+  else if (rc == SQLITE_DONE)
+    g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND,
+                 _("There is no session “%s”: warden-cli sessions list shows them"), id);
+  else
+    set_sql_error (self, error, "read the session");
+  sqlite3_finalize (stmt);
+  return info;
+}
+
+GPtrArray *
+warden_session_store_list_sessions (WardenSessionStore  *self,
+                                    GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  GPtrArray *list = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_session_info_free);
+  int rc;
+
+  if (sqlite3_prepare_v2 (self->db, "SELECT " SESSION_COLUMNS " FROM sessions "
+                          "ORDER BY updated DESC, created DESC", -1, &stmt, NULL) != SQLITE_OK)
+    {
+      set_sql_error (self, error, "list the sessions");
+      g_ptr_array_unref (list);
+      return NULL;
+    }
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    g_ptr_array_add (list, session_from_row (stmt));
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      set_sql_error (self, error, "list the sessions");
+      g_ptr_array_unref (list);
+      return NULL;
+    }
+  return list;
+}
+
+gboolean
+warden_session_store_append_message (WardenSessionStore  *self,
+                                     const char          *session_id,
+                                     guint                seq,
+                                     const char          *json,
+                                     gint64               input_tokens,
+                                     gint64               output_tokens,
+                                     GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  gboolean ok;
+
+  if (sqlite3_prepare_v2 (self->db,
+                          "INSERT OR REPLACE INTO messages (session_id, seq, json, input_tokens, "
+                          "output_tokens, created) VALUES (?, ?, ?, ?, ?, ?)",
+                          -1, &stmt, NULL) != SQLITE_OK)
+    return set_sql_error (self, error, "save a message");
+  bind_text (stmt, 1, session_id);
+  sqlite3_bind_int (stmt, 2, seq);
+  bind_text (stmt, 3, json);
+  sqlite3_bind_int64 (stmt, 4, input_tokens);
+  sqlite3_bind_int64 (stmt, 5, output_tokens);
+  sqlite3_bind_int64 (stmt, 6, g_get_real_time () / G_USEC_PER_SEC);
+  ok = sqlite3_step (stmt) == SQLITE_DONE;
+  sqlite3_finalize (stmt);
+  return ok ? TRUE : set_sql_error (self, error, "save a message");
+}
+
+GPtrArray *
+warden_session_store_load_messages (WardenSessionStore  *self,
+                                    const char          *session_id,
+                                    GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  GPtrArray *list = g_ptr_array_new_with_free_func (g_free);
+  int rc;
+
+  if (sqlite3_prepare_v2 (self->db, "SELECT json FROM messages WHERE session_id = ? "
+                          "ORDER BY seq", -1, &stmt, NULL) != SQLITE_OK)
+    {
+      set_sql_error (self, error, "read the messages");
+      g_ptr_array_unref (list);
+      return NULL;
+    }
+  bind_text (stmt, 1, session_id);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    g_ptr_array_add (list, column_dup (stmt, 0));
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      set_sql_error (self, error, "read the messages");
+      g_ptr_array_unref (list);
+      return NULL;
+    }
+  return list;
+}
+
+gboolean
+warden_session_store_save_tool_call (WardenSessionStore          *self,
+                                     const WardenToolCallRecord  *r,
+                                     GError                     **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  gboolean ok;
+
+  /* ord keeps the first position when a record is saved again. */
+  if (sqlite3_prepare_v2 (self->db,
+                          "INSERT INTO tool_calls (session_id, tool_use_id, ord, name, input_json, "
+                          "state, decision, pattern, reason, feedback, result_json, started, "
+                          "finished) VALUES (?1, ?2, (SELECT COALESCE(MAX(ord), 0) + 1 FROM "
+                          "tool_calls WHERE session_id = ?1), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                          "?11, ?12) ON CONFLICT (session_id, tool_use_id) DO UPDATE SET "
+                          "name = ?3, input_json = ?4, state = ?5, decision = ?6, pattern = ?7, "
+                          "reason = ?8, feedback = ?9, result_json = ?10, started = ?11, "
+                          "finished = ?12",
+                          -1, &stmt, NULL) != SQLITE_OK)
+    return set_sql_error (self, error, "save a tool call");
+  bind_text (stmt, 1, r->session_id);
+  bind_text (stmt, 2, r->tool_use_id);
+  bind_text (stmt, 3, r->name);
+  bind_text (stmt, 4, r->input_json);
+  bind_text (stmt, 5, r->state);
+  bind_text (stmt, 6, r->decision);
+  bind_text (stmt, 7, r->pattern);
+  bind_text (stmt, 8, r->reason);
+  bind_text (stmt, 9, r->feedback);
+  bind_text (stmt, 10, r->result_json);
+  sqlite3_bind_int64 (stmt, 11, r->started);
+  sqlite3_bind_int64 (stmt, 12, r->finished);
+  ok = sqlite3_step (stmt) == SQLITE_DONE;
+  sqlite3_finalize (stmt);
+  return ok ? TRUE : set_sql_error (self, error, "save a tool call");
+}
+
+#define TOOL_COLUMNS "session_id, tool_use_id, name, input_json, state, decision, pattern, " \
+                     "reason, feedback, result_json, started, finished"
+
+static WardenToolCallRecord *
+tool_call_from_row (sqlite3_stmt *stmt)
+{
+  WardenToolCallRecord *r = warden_tool_call_record_new ();
+
+  r->session_id = column_dup (stmt, 0);
+  r->tool_use_id = column_dup (stmt, 1);
+  r->name = column_dup (stmt, 2);
+  r->input_json = column_dup (stmt, 3);
+  r->state = column_dup (stmt, 4);
+  r->decision = column_dup (stmt, 5);
+  r->pattern = column_dup (stmt, 6);
+  r->reason = column_dup (stmt, 7);
+  r->feedback = column_dup (stmt, 8);
+  r->result_json = column_dup (stmt, 9);
+  r->started = sqlite3_column_int64 (stmt, 10);
+  r->finished = sqlite3_column_int64 (stmt, 11);
+  return r;
+}
+
+WardenToolCallRecord *
+warden_session_store_get_tool_call (WardenSessionStore  *self,
+                                    const char          *session_id,
+                                    const char          *tool_use_id,
+                                    GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  WardenToolCallRecord *r = NULL;
+  int rc;
+
+  if (sqlite3_prepare_v2 (self->db, "SELECT " TOOL_COLUMNS " FROM tool_calls "
+                          "WHERE session_id = ? AND tool_use_id = ?", -1, &stmt, NULL) != SQLITE_OK)
+    {
+      set_sql_error (self, error, "read a tool call");
+      return NULL;
+    }
+  bind_text (stmt, 1, session_id);
+  bind_text (stmt, 2, tool_use_id);
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    r = tool_call_from_row (stmt);
+  else if (rc == SQLITE_DONE)
+    g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND,
+                 _("No tool call %s in session %s"), tool_use_id, session_id);
+  else
+    set_sql_error (self, error, "read a tool call");
+  sqlite3_finalize (stmt);
+  return r;
+}
+
+GPtrArray *
+warden_session_store_list_tool_calls (WardenSessionStore  *self,
+                                      const char          *session_id,
+                                      GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  GPtrArray *list = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_tool_call_record_free);
+  int rc;
+
+  if (sqlite3_prepare_v2 (self->db, "SELECT " TOOL_COLUMNS " FROM tool_calls "
+                          "WHERE session_id = ? ORDER BY ord", -1, &stmt, NULL) != SQLITE_OK)
+    {
+      set_sql_error (self, error, "list the tool calls");
+      g_ptr_array_unref (list);
+      return NULL;
+    }
+  bind_text (stmt, 1, session_id);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    g_ptr_array_add (list, tool_call_from_row (stmt));
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      set_sql_error (self, error, "list the tool calls");
+      g_ptr_array_unref (list);
+      return NULL;
+    }
+  return list;
+}

@@ -1,0 +1,118 @@
+/* warden-session-store.h: sessions, messages, tool calls and approvals in SQLite
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+#define WARDEN_STORE_ERROR (warden_store_error_quark ())
+
+typedef enum
+{
+  WARDEN_STORE_ERROR_OPEN,       /* the database cannot be opened or is not ours */
+  WARDEN_STORE_ERROR_NEWER,      /* written by a newer Warden */
+  WARDEN_STORE_ERROR_NOT_FOUND,
+  WARDEN_STORE_ERROR_FAILED,     /* an SQL error; the message has SQLite's words */
+} WardenStoreError;
+
+typedef struct
+{
+  char   *id;
+  char   *title;
+  gint64  created;      /* unix seconds */
+  gint64  updated;
+  char   *workspace;
+  char   *profile;
+  char   *provider;
+  char   *model;
+  char   *sandbox;      /* docker, bwrap, host */
+  char   *image;
+  char   *state;        /* idle, running, waiting, finished, stopped, failed */
+  gint64  input_tokens;
+  gint64  output_tokens;
+} WardenSessionInfo;
+
+WardenSessionInfo *warden_session_info_new  (void);
+void               warden_session_info_free (WardenSessionInfo *info);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenSessionInfo, warden_session_info_free)
+
+/* A tool call and what became of it: the audit log. */
+typedef struct
+{
+  char   *session_id;
+  char   *tool_use_id;
+  char   *name;
+  char   *input_json;
+  /* pending (waiting for the user), approved, running, finished,
+   * interrupted (started, never finished: not run again), rejected, denied */
+  char   *state;
+  /* auto-allowed, approved, approved-always, rejected, denied, asked, none */
+  char   *decision;
+  char   *pattern;      /* the pattern that allowed or denied, or was saved */
+  char   *reason;
+  char   *feedback;     /* the user's words with a rejection */
+  char   *result_json;  /* what the model was given */
+  gint64  started;      /* unix milliseconds, 0 if not */
+  gint64  finished;
+} WardenToolCallRecord;
+
+WardenToolCallRecord *warden_tool_call_record_new  (void);
+void                  warden_tool_call_record_free (WardenToolCallRecord *record);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenToolCallRecord, warden_tool_call_record_free)
+
+#define WARDEN_TYPE_SESSION_STORE (warden_session_store_get_type ())
+
+G_DECLARE_FINAL_TYPE (WardenSessionStore, warden_session_store, WARDEN, SESSION_STORE, GObject)
+
+GQuark              warden_store_error_quark          (void);
+
+/* @path NULL: $XDG_DATA_HOME/warden/warden.db. Creates or migrates the
+ * schema; WAL journal. Writes are small and local: they run on the caller's
+ * thread, each in its own transaction, durable before the call returns. */
+WardenSessionStore *warden_session_store_new          (const char          *path,
+                                                       GError             **error);
+const char         *warden_session_store_get_path     (WardenSessionStore  *self);
+
+/* A new id (a UUID) is set in @info when it has none. */
+gboolean            warden_session_store_save_session (WardenSessionStore  *self,
+                                                       WardenSessionInfo   *info,
+                                                       GError             **error);
+WardenSessionInfo  *warden_session_store_get_session  (WardenSessionStore  *self,
+                                                       const char          *id,
+                                                       GError             **error);
+/* Newest first; a GPtrArray of WardenSessionInfo. */
+GPtrArray          *warden_session_store_list_sessions (WardenSessionStore *self,
+                                                        GError            **error);
+
+/* Messages in their JSON form (warden_llm_message_to_json), numbered from 0. */
+gboolean            warden_session_store_append_message (WardenSessionStore *self,
+                                                         const char         *session_id,
+                                                         guint               seq,
+                                                         const char         *json,
+                                                         gint64              input_tokens,
+                                                         gint64              output_tokens,
+                                                         GError            **error);
+/* In order; a GPtrArray of strings. */
+GPtrArray          *warden_session_store_load_messages  (WardenSessionStore *self,
+                                                         const char         *session_id,
+                                                         GError            **error);
+
+/* Inserts or replaces the record with the same session and tool_use_id. */
+gboolean            warden_session_store_save_tool_call (WardenSessionStore        *self,
+                                                         const WardenToolCallRecord *record,
+                                                         GError                   **error);
+WardenToolCallRecord *warden_session_store_get_tool_call (WardenSessionStore *self,
+                                                          const char         *session_id,
+                                                          const char         *tool_use_id,
+                                                          GError            **error);
+/* In the order they were first saved; a GPtrArray of WardenToolCallRecord. */
+GPtrArray          *warden_session_store_list_tool_calls (WardenSessionStore *self,
+                                                          const char         *session_id,
+                                                          GError            **error);
+
+G_END_DECLS
