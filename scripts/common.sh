@@ -7,7 +7,7 @@ BUILDDIR=${BUILDDIR:-$WARDEN_ROOT/_build}
 # Debian 12 / Ubuntu package names of what the build and the tests need.
 WARDEN_PACKAGES=(
   meson ninja-build gcc pkg-config gettext
-  libglib2.0-dev libjson-glib-dev libsoup-3.0-dev
+  libglib2.0-dev libjson-glib-dev libsoup-3.0-dev libsqlite3-dev
   bubblewrap
   valgrind
 )

@@ -1,0 +1,1652 @@
+/* warden-openai-provider.c: OpenAI-compatible Chat Completions, streamed
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "warden-llm"
+
+#include <glib/gi18n.h>
+
+#include "warden-openai-provider.h"
+
+#include <string.h>
+
+#include <libsoup/soup.h>
+
+#include "warden-sse-parser.h"
+
+#define USER_AGENT         "warden/" PACKAGE_VERSION
+#define OLLAMA_ROOT        "http://localhost:11434"
+#define READ_SIZE          8192
+#define MAX_ERROR_BODY     (64 * 1024)
+#define MAX_WHOLE_ANSWER   (16 * 1024 * 1024)
+#define MAX_API_MESSAGE    400
+#define PROBE_TIMEOUT_MS   1500
+#define DRAIN_TIMEOUT_S    5
+
+/* A local model on a CPU may think for minutes over a long prompt before
+ * its first byte, so the socket timeout is generous; cancelling is the
+ * user's way out of a server that hangs. */
+#define IO_TIMEOUT_S       600
+
+struct _WardenOpenaiProvider
+{
+  WardenLlmProvider  parent_instance;
+
+  SoupSession       *session;
+};
+
+G_DEFINE_FINAL_TYPE (WardenOpenaiProvider, warden_openai_provider, WARDEN_TYPE_LLM_PROVIDER)
+
+/* ------------------------------------------------------------------------ */
+/* JSON helpers that tolerate whatever a server sends */
+
+static JsonObject *
+get_object (JsonObject *object,
+            const char *name)
+{
+  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+static JsonArray *
+get_array (JsonObject *object,
+           const char *name)
+{
+  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+}
+
+static const char *
+get_string (JsonObject *object,
+            const char *name)
+{
+  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
+
+  if (node == NULL || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+
+  return json_node_get_string (node);
+}
+
+static gboolean
+get_int (JsonObject *object,
+         const char *name,
+         gint64     *value)
+{
+  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return FALSE;
+
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_INT64:
+      *value = json_node_get_int (node);
+      return TRUE;
+
+    case G_TYPE_DOUBLE:
+      *value = (gint64) json_node_get_double (node);
+      return TRUE;
+
+    default:
+      return FALSE;
+    }
+}
+
+static JsonNode *
+parse_json (const char  *data,
+            gssize       length,
+            GError     **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonNode *root;
+
+  if (!json_parser_load_from_data (parser, data, length, error))
+    return NULL;
+
+  root = json_parser_get_root (parser);
+  if (root == NULL)
+    {
+      g_set_error_literal (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE,
+                           "empty document");
+      return NULL;
+    }
+
+  return json_node_copy (root);
+}
+
+static JsonNode *
+new_empty_object (void)
+{
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_take_object (node, json_object_new ());
+  return node;
+}
+
+/* ------------------------------------------------------------------------ */
+/* GObject */
+
+static void
+warden_openai_provider_dispose (GObject *object)
+{
+  WardenOpenaiProvider *self = WARDEN_OPENAI_PROVIDER (object);
+
+  g_clear_object (&self->session);
+
+  G_OBJECT_CLASS (warden_openai_provider_parent_class)->dispose (object);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The request */
+
+static void
+add_user_message (JsonBuilder      *builder,
+                  WardenLlmMessage *message)
+{
+  g_autoptr(GString) text = NULL;
+  guint n_blocks = warden_llm_message_get_n_blocks (message);
+  gboolean has_result = FALSE;
+
+  /* Tool results go first, as "tool" messages: the API wants them right
+   * after the assistant message that made the calls. */
+  for (guint i = 0; i < n_blocks; i++)
+    {
+      const WardenLlmBlock *block = warden_llm_message_get_block (message, i);
+      g_autofree char *content = NULL;
+
+      if (block->type == WARDEN_LLM_BLOCK_TEXT)
+        {
+          if (text == NULL)
+            text = g_string_new (block->text);
+          else
+            g_string_append_printf (text, "\n\n%s", block->text ? block->text : "");
+          continue;
+        }
+
+      if (block->type != WARDEN_LLM_BLOCK_TOOL_RESULT)
+        continue;
+
+      has_result = TRUE;
+      content = g_strconcat (block->is_error ? "Error: " : "",
+                             block->text ? block->text : "", NULL);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "role");
+      json_builder_add_string_value (builder, "tool");
+      json_builder_set_member_name (builder, "tool_call_id");
+      json_builder_add_string_value (builder, block->tool_use_id ? block->tool_use_id : "");
+      json_builder_set_member_name (builder, "content");
+      json_builder_add_string_value (builder, content);
+      json_builder_end_object (builder);
+    }
+
+  if (text == NULL && has_result)
+    return;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "role");
+  json_builder_add_string_value (builder, "user");
+  json_builder_set_member_name (builder, "content");
+  json_builder_add_string_value (builder, text ? text->str : "");
+  json_builder_end_object (builder);
+}
+
+static void
+add_assistant_message (JsonBuilder      *builder,
+                       WardenLlmMessage *message)
+{
+  g_autoptr(GString) text = NULL;
+  guint n_blocks = warden_llm_message_get_n_blocks (message);
+  gboolean has_calls = FALSE;
+
+  for (guint i = 0; i < n_blocks; i++)
+    {
+      const WardenLlmBlock *block = warden_llm_message_get_block (message, i);
+
+      /* Joined as the text-delta signals showed them, end to end. */
+      if (block->type == WARDEN_LLM_BLOCK_TEXT)
+        {
+          if (text == NULL)
+            text = g_string_new (block->text);
+          else
+            g_string_append (text, block->text ? block->text : "");
+        }
+      else if (block->type == WARDEN_LLM_BLOCK_TOOL_USE)
+        {
+          has_calls = TRUE;
+        }
+    }
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "role");
+  json_builder_add_string_value (builder, "assistant");
+  json_builder_set_member_name (builder, "content");
+  /* null is only allowed, and expected, next to tool calls. */
+  if (text != NULL)
+    json_builder_add_string_value (builder, text->str);
+  else if (has_calls)
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_string_value (builder, "");
+
+  if (has_calls)
+    {
+      json_builder_set_member_name (builder, "tool_calls");
+      json_builder_begin_array (builder);
+      for (guint i = 0; i < n_blocks; i++)
+        {
+          const WardenLlmBlock *block = warden_llm_message_get_block (message, i);
+          g_autofree char *arguments = NULL;
+
+          if (block->type != WARDEN_LLM_BLOCK_TOOL_USE)
+            continue;
+
+          /* The API wants the arguments as a string of JSON, not as JSON. */
+          arguments = block->tool_input ? json_to_string (block->tool_input, FALSE)
+                                        : g_strdup ("{}");
+
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "id");
+          json_builder_add_string_value (builder, block->tool_use_id);
+          json_builder_set_member_name (builder, "type");
+          json_builder_add_string_value (builder, "function");
+          json_builder_set_member_name (builder, "function");
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "name");
+          json_builder_add_string_value (builder, block->tool_name);
+          json_builder_set_member_name (builder, "arguments");
+          json_builder_add_string_value (builder, arguments);
+          json_builder_end_object (builder);
+          json_builder_end_object (builder);
+        }
+      json_builder_end_array (builder);
+    }
+
+  json_builder_end_object (builder);
+}
+
+static void
+add_tool (JsonBuilder   *builder,
+          WardenLlmTool *tool)
+{
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "type");
+  json_builder_add_string_value (builder, "function");
+  json_builder_set_member_name (builder, "function");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, tool->name);
+  if (tool->description != NULL)
+    {
+      json_builder_set_member_name (builder, "description");
+      json_builder_add_string_value (builder, tool->description);
+    }
+  json_builder_set_member_name (builder, "parameters");
+  if (tool->input_schema != NULL)
+    {
+      json_builder_add_value (builder, json_node_copy (tool->input_schema));
+    }
+  else
+    {
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "type");
+      json_builder_add_string_value (builder, "object");
+      json_builder_set_member_name (builder, "properties");
+      json_builder_begin_object (builder);
+      json_builder_end_object (builder);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_object (builder);
+  json_builder_end_object (builder);
+}
+
+static GBytes *
+build_request_body (WardenOpenaiProvider *self,
+                    const char           *system_prompt,
+                    GPtrArray            *messages,
+                    GPtrArray            *tools)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+  char *json;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "model");
+  json_builder_add_string_value (builder,
+                                 warden_llm_provider_get_model (WARDEN_LLM_PROVIDER (self)));
+  json_builder_set_member_name (builder, "stream");
+  json_builder_add_boolean_value (builder, TRUE);
+  /* Without it the stream carries no token counts. */
+  json_builder_set_member_name (builder, "stream_options");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "include_usage");
+  json_builder_add_boolean_value (builder, TRUE);
+  json_builder_end_object (builder);
+
+  json_builder_set_member_name (builder, "messages");
+  json_builder_begin_array (builder);
+  if (system_prompt != NULL && system_prompt[0] != '\0')
+    {
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "role");
+      json_builder_add_string_value (builder, "system");
+      json_builder_set_member_name (builder, "content");
+      json_builder_add_string_value (builder, system_prompt);
+      json_builder_end_object (builder);
+    }
+  for (guint i = 0; messages != NULL && i < messages->len; i++)
+    {
+      WardenLlmMessage *message = g_ptr_array_index (messages, i);
+
+      if (warden_llm_message_get_role (message) == WARDEN_LLM_ROLE_ASSISTANT)
+        add_assistant_message (builder, message);
+      else
+        add_user_message (builder, message);
+    }
+  json_builder_end_array (builder);
+
+  if (tools != NULL && tools->len > 0)
+    {
+      json_builder_set_member_name (builder, "tools");
+      json_builder_begin_array (builder);
+      for (guint i = 0; i < tools->len; i++)
+        add_tool (builder, g_ptr_array_index (tools, i));
+      json_builder_end_array (builder);
+    }
+
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  json = json_to_string (root, FALSE);
+  return g_bytes_new_take (json, strlen (json));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Error answers */
+
+typedef struct
+{
+  char *message;   /* the API's own words, with the key scrubbed; may be NULL */
+  char *type;
+  char *code;
+} ApiError;
+
+static void
+api_error_clear (ApiError *api_error)
+{
+  g_clear_pointer (&api_error->message, g_free);
+  g_clear_pointer (&api_error->type, g_free);
+  g_clear_pointer (&api_error->code, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ApiError, api_error_clear)
+
+static char *
+dup_code (JsonObject *object)
+{
+  JsonNode *node = json_object_get_member (object, "code");
+  gint64 number;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return NULL;
+  if (json_node_get_value_type (node) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (node));
+  if (get_int (object, "code", &number))
+    return g_strdup_printf ("%" G_GINT64_FORMAT, number);
+  return NULL;
+}
+
+/* Shortens a message to something that fits in a dialog. */
+static char *
+shorten (const char *text)
+{
+  g_autofree char *valid = g_utf8_make_valid (text, -1);
+  char *stripped = g_strstrip (valid);
+
+  if (g_utf8_strlen (stripped, -1) > MAX_API_MESSAGE)
+    {
+      g_autofree char *head = g_utf8_substring (stripped, 0, MAX_API_MESSAGE);
+
+      return g_strconcat (head, "…", NULL);
+    }
+
+  return g_strdup (stripped);
+}
+
+/* Reads what the servers put in an error: OpenAI's {"error":{"message",
+ * "type","code"}}, Ollama's {"error":"…"}, vLLM's top-level {"message",
+ * "type","code"}, or plain text. */
+static void
+api_error_init_from_object (ApiError             *api_error,
+                            WardenOpenaiProvider *self,
+                            JsonObject           *object)
+{
+  JsonObject *inner = get_object (object, "error");
+  const char *message = NULL;
+
+  if (inner != NULL)
+    {
+      message = get_string (inner, "message");
+      api_error->type = g_strdup (get_string (inner, "type"));
+      api_error->code = dup_code (inner);
+    }
+  else if (get_string (object, "error") != NULL)
+    {
+      message = get_string (object, "error");
+    }
+  else if (get_string (object, "message") != NULL)
+    {
+      message = get_string (object, "message");
+      api_error->type = g_strdup (get_string (object, "type"));
+      api_error->code = dup_code (object);
+    }
+
+  if (message != NULL && message[0] != '\0')
+    {
+      g_autofree char *scrubbed = warden_llm_provider_redact (WARDEN_LLM_PROVIDER (self), message);
+
+      api_error->message = shorten (scrubbed);
+    }
+}
+
+static void
+api_error_init_from_body (ApiError             *api_error,
+                          WardenOpenaiProvider *self,
+                          GBytes               *body)
+{
+  g_autoptr(JsonNode) root = NULL;
+  gsize size = 0;
+  const char *data = body ? g_bytes_get_data (body, &size) : NULL;
+
+  if (data == NULL || size == 0)
+    return;
+
+  root = parse_json (data, size, NULL);
+  if (root != NULL && JSON_NODE_HOLDS_OBJECT (root))
+    {
+      api_error_init_from_object (api_error, self, json_node_get_object (root));
+    }
+  else if (root == NULL && g_utf8_validate (data, size, NULL) && memchr (data, '<', size) == NULL)
+    {
+      /* Text, but not an HTML error page: worth showing. */
+      g_autofree char *text = g_strndup (data, size);
+      g_autofree char *scrubbed = warden_llm_provider_redact (WARDEN_LLM_PROVIDER (self), text);
+
+      if (*g_strstrip (scrubbed) != '\0')
+        api_error->message = shorten (scrubbed);
+    }
+}
+
+static gboolean
+api_error_is_context_too_long (const ApiError *api_error)
+{
+  static const char * const phrases[] = {
+    "maximum context length",
+    "context_length_exceeded",
+    "context length exceeded",
+    "exceeds the available context",
+    "exceeds the context window",
+  };
+  g_autofree char *lower = NULL;
+
+  if (g_strcmp0 (api_error->code, "context_length_exceeded") == 0 ||
+      g_strcmp0 (api_error->type, "exceed_context_size_error") == 0)
+    return TRUE;
+
+  if (api_error->message == NULL)
+    return FALSE;
+
+  lower = g_utf8_strdown (api_error->message, -1);
+  for (guint i = 0; i < G_N_ELEMENTS (phrases); i++)
+    if (strstr (lower, phrases[i]) != NULL)
+      return TRUE;
+
+  return FALSE;
+}
+
+/* retry-after-ms (OpenAI's own), else retry-after in seconds or as a date;
+ * 0 when the server does not say. */
+static guint
+parse_retry_after (SoupMessageHeaders *headers)
+{
+  const char *value;
+  char *end = NULL;
+  double number;
+
+  if (headers == NULL)
+    return 0;
+
+  value = soup_message_headers_get_one (headers, "retry-after-ms");
+  if (value != NULL)
+    {
+      number = g_ascii_strtod (value, &end);
+      if (end != value && number >= 0)
+        return (guint) MIN (number, (double) G_MAXUINT);
+    }
+
+  value = soup_message_headers_get_one (headers, "retry-after");
+  if (value != NULL)
+    {
+      g_autoptr(GDateTime) date = NULL;
+
+      number = g_ascii_strtod (value, &end);
+      if (end != value && number >= 0)
+        return (guint) MIN (number * 1000, (double) G_MAXUINT);
+
+      date = soup_date_time_new_from_http_string (value);
+      if (date != NULL)
+        {
+          g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+          GTimeSpan span = g_date_time_difference (date, now);
+
+          if (span > 0)
+            return (guint) MIN (span / 1000, (GTimeSpan) G_MAXUINT);
+        }
+    }
+
+  return 0;
+}
+
+/* @status 0: an error event inside a stream that had begun well. */
+static GError *
+error_from_api (WardenOpenaiProvider *self,
+                guint                 status,
+                const ApiError       *api_error)
+{
+  WardenLlmProvider *provider = WARDEN_LLM_PROVIDER (self);
+  const char *base_url = warden_llm_provider_get_base_url (provider);
+  const char *model = warden_llm_provider_get_model (provider);
+  g_autofree char *said = NULL;
+
+  if (api_error->message != NULL)
+    said = g_strdup (api_error->message);
+  else if (status != 0)
+    said = g_strdup_printf ("HTTP %u %s", status, soup_status_get_phrase (status));
+  else
+    said = g_strdup (_("no reason given"));
+
+  if (api_error_is_context_too_long (api_error))
+    return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_CONTEXT_TOO_LONG,
+                        _("The conversation no longer fits in the context of %s: %s "
+                          "(start a new session or shorten it)"),
+                        model, said);
+
+  /* The server's message is left out on purpose: some echo the key. */
+  if (status == SOUP_STATUS_UNAUTHORIZED || status == SOUP_STATUS_FORBIDDEN)
+    {
+      if (warden_llm_provider_get_api_key (provider) == NULL)
+        return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_AUTH,
+                            _("The server at %s wants an API key (HTTP %u): set OPENAI_API_KEY"),
+                            base_url, status);
+      return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_AUTH,
+                          _("The server at %s answered HTTP %u: the API key was rejected "
+                            "(check OPENAI_API_KEY)"),
+                          base_url, status);
+    }
+
+  if (status == SOUP_STATUS_NOT_FOUND || g_strcmp0 (api_error->code, "model_not_found") == 0)
+    return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_UNKNOWN_MODEL,
+                        _("The model “%s” was not found at %s: %s (check the model name, "
+                          "and that the base URL ends in /v1)"),
+                        model, base_url, said);
+
+  if (g_strcmp0 (api_error->code, "insufficient_quota") == 0)
+    return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_FAILED,
+                        _("The account at %s has run out of quota: %s (check the plan "
+                          "and billing)"),
+                        base_url, said);
+
+  if (status == 429 ||
+      (status == 0 && (g_strcmp0 (api_error->code, "rate_limit_exceeded") == 0 ||
+                       g_strcmp0 (api_error->type, "rate_limit_error") == 0)))
+    return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_RATE_LIMITED,
+                        _("The server at %s is limiting the rate of requests: %s"),
+                        base_url, said);
+
+  if (status == SOUP_STATUS_REQUEST_TIMEOUT ||
+      status == SOUP_STATUS_INTERNAL_SERVER_ERROR ||
+      status == SOUP_STATUS_BAD_GATEWAY ||
+      status == SOUP_STATUS_SERVICE_UNAVAILABLE ||
+      status == SOUP_STATUS_GATEWAY_TIMEOUT ||
+      status == 529 ||
+      (status == 0 && (g_strcmp0 (api_error->type, "server_error") == 0 ||
+                       g_strcmp0 (api_error->type, "overloaded_error") == 0)))
+    return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_OVERLOADED,
+                        _("The server at %s is overloaded or failing: %s"),
+                        base_url, said);
+
+  if (status == 0)
+    return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_FAILED,
+                        _("The server at %s stopped the answer with an error: %s"),
+                        base_url, said);
+
+  return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_FAILED,
+                      _("The server at %s refused the request (HTTP %u): %s"),
+                      base_url, status, said);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The stream */
+
+typedef struct
+{
+  gint64   index;
+  char    *id;
+  char    *name;
+  GString *arguments;
+  gboolean started;   /* tool-use-start was emitted */
+} ToolCall;
+
+static void
+tool_call_free (ToolCall *call)
+{
+  g_free (call->id);
+  g_free (call->name);
+  g_string_free (call->arguments, TRUE);
+  g_free (call);
+}
+
+typedef struct
+{
+  WardenOpenaiProvider *self;          /* borrowed: the task holds it */
+  GCancellable         *cancellable;   /* borrowed, likewise; may be NULL */
+  SoupMessage          *msg;
+  GInputStream         *body;
+  WardenSseParser      *parser;
+  GByteArray           *whole;         /* an error answer or a JSON answer, read whole */
+  GString              *text;
+  GPtrArray            *tool_calls;    /* ToolCall, in the order they began */
+  char                 *finish_reason;
+  gint64                input_tokens;
+  gint64                output_tokens;
+  GError               *error;         /* what the stream itself said went wrong */
+  gboolean              done;          /* [DONE], or a whole answer */
+  gboolean              eof;           /* the body was read to its end */
+  gboolean              streamed_tool_use;
+  guint                 retry_after_ms;
+} Request;
+
+/* Closing a response body reads the rest of it, blocking, so that the
+ * connection can serve again. An answer left before its end ([DONE] on a
+ * connection the server keeps open, an error in the middle, a cancel) is
+ * closed with a cancelled GCancellable instead: libsoup then drops the
+ * connection at once rather than block the main loop on the server. */
+static void
+request_abandon_body (Request *request)
+{
+  g_autoptr(GCancellable) cancelled = NULL;
+
+  if (request->body == NULL || request->eof || g_input_stream_is_closed (request->body))
+    return;
+
+  cancelled = g_cancellable_new ();
+  g_cancellable_cancel (cancelled);
+  g_input_stream_close (request->body, cancelled, NULL);
+}
+
+/* After [DONE] only the end of the chunked body is left. Reading it to the
+ * end lets the connection serve the next request (closing the stream early
+ * would drop it), without making the answer wait: it is read in the
+ * background, for DRAIN_TIMEOUT_S at most, for a server that keeps the
+ * answer open after [DONE]. */
+typedef struct
+{
+  GInputStream *body;
+  GCancellable *cancellable;
+  GSource      *timeout_source;
+} Drain;
+
+static void
+drain_free (Drain *drain)
+{
+  g_source_destroy (drain->timeout_source);
+  g_source_unref (drain->timeout_source);
+  g_object_unref (drain->cancellable);
+  g_object_unref (drain->body);
+  g_free (drain);
+}
+
+static gboolean
+drain_timeout_cb (gpointer user_data)
+{
+  Drain *drain = user_data;
+
+  g_cancellable_cancel (drain->cancellable);
+
+  return G_SOURCE_REMOVE;
+}
+
+static void
+drain_skipped_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  Drain *drain = user_data;
+  gssize skipped;
+
+  skipped = g_input_stream_skip_finish (drain->body, result, NULL);
+  if (skipped > 0)
+    {
+      g_input_stream_skip_async (drain->body, READ_SIZE, G_PRIORITY_LOW, drain->cancellable,
+                                 drain_skipped_cb, drain);
+      return;
+    }
+
+  /* At the end, or given up on: a cancelled close drops the connection. */
+  if (skipped < 0)
+    {
+      g_cancellable_cancel (drain->cancellable);
+      g_input_stream_close (drain->body, drain->cancellable, NULL);
+    }
+  drain_free (drain);
+}
+
+static void
+request_drain_body (Request *request)
+{
+  Drain *drain;
+
+  if (request->body == NULL || request->eof || g_input_stream_is_closed (request->body))
+    return;
+
+  drain = g_new0 (Drain, 1);
+  drain->body = g_steal_pointer (&request->body);
+  drain->cancellable = g_cancellable_new ();
+  drain->timeout_source = g_timeout_source_new_seconds (DRAIN_TIMEOUT_S);
+  g_source_set_callback (drain->timeout_source, drain_timeout_cb, drain, NULL);
+  g_source_set_static_name (drain->timeout_source, "[warden] openai drain timeout");
+  g_source_attach (drain->timeout_source, g_main_context_get_thread_default ());
+
+  g_input_stream_skip_async (drain->body, READ_SIZE, G_PRIORITY_LOW, drain->cancellable,
+                             drain_skipped_cb, drain);
+}
+
+static void
+request_free (Request *request)
+{
+  request_abandon_body (request);
+  g_clear_object (&request->msg);
+  g_clear_object (&request->body);
+  g_clear_pointer (&request->parser, warden_sse_parser_free);
+  g_clear_pointer (&request->whole, g_byte_array_unref);
+  g_string_free (request->text, TRUE);
+  g_ptr_array_unref (request->tool_calls);
+  g_free (request->finish_reason);
+  g_clear_error (&request->error);
+  g_free (request);
+}
+
+static ToolCall *
+request_get_tool_call (Request *request,
+                       gint64   index)
+{
+  ToolCall *call;
+
+  for (guint i = 0; i < request->tool_calls->len; i++)
+    {
+      call = g_ptr_array_index (request->tool_calls, i);
+      if (call->index == index)
+        return call;
+    }
+
+  call = g_new0 (ToolCall, 1);
+  call->index = index;
+  call->arguments = g_string_new (NULL);
+  g_ptr_array_add (request->tool_calls, call);
+  return call;
+}
+
+static void
+handle_tool_call_delta (Request    *request,
+                        guint       position,
+                        JsonObject *delta)
+{
+  JsonObject *function = get_object (delta, "function");
+  JsonNode *arguments = function ? json_object_get_member (function, "arguments") : NULL;
+  const char *id = get_string (delta, "id");
+  const char *name = get_string (function, "name");
+  ToolCall *call;
+  gint64 index;
+
+  request->streamed_tool_use = TRUE;
+
+  /* Some servers leave out the index when they send each call whole. */
+  if (!get_int (delta, "index", &index))
+    index = position;
+  call = request_get_tool_call (request, index);
+
+  if (call->id == NULL && id != NULL && id[0] != '\0')
+    call->id = g_strdup (id);
+  if (call->name == NULL && name != NULL && name[0] != '\0')
+    call->name = g_strdup (name);
+
+  if (arguments != NULL && JSON_NODE_HOLDS_VALUE (arguments) &&
+      json_node_get_value_type (arguments) == G_TYPE_STRING)
+    {
+      g_string_append (call->arguments, json_node_get_string (arguments));
+    }
+  else if (arguments != NULL && (JSON_NODE_HOLDS_OBJECT (arguments) ||
+                                 JSON_NODE_HOLDS_ARRAY (arguments)))
+    {
+      /* Not the API, but some servers send the arguments as JSON. */
+      g_autofree char *json = json_to_string (arguments, FALSE);
+
+      g_string_assign (call->arguments, json);
+    }
+
+  if (!call->started && call->id != NULL && call->name != NULL)
+    {
+      call->started = TRUE;
+      warden_llm_provider_emit_tool_use_start (WARDEN_LLM_PROVIDER (request->self),
+                                               call->id, call->name);
+    }
+}
+
+/* One chunk of the stream, or a whole non-streamed answer (@whole): the
+ * same object but with "message" where a chunk has "delta". Returns FALSE
+ * to stop, with request->error set. */
+static gboolean
+handle_chunk (Request    *request,
+              JsonObject *chunk,
+              gboolean    whole)
+{
+  JsonObject *usage = get_object (chunk, "usage");
+  JsonArray *choices = get_array (chunk, "choices");
+
+  if (json_object_has_member (chunk, "error"))
+    {
+      g_auto(ApiError) api_error = { 0 };
+
+      api_error_init_from_object (&api_error, request->self, chunk);
+      request->error = error_from_api (request->self, 0, &api_error);
+      return FALSE;
+    }
+
+  if (usage != NULL)
+    {
+      get_int (usage, "prompt_tokens", &request->input_tokens);
+      get_int (usage, "completion_tokens", &request->output_tokens);
+    }
+
+  if (choices != NULL && json_array_get_length (choices) > 0)
+    {
+      JsonNode *node = json_array_get_element (choices, 0);
+      JsonObject *choice = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      JsonObject *delta = get_object (choice, whole ? "message" : "delta");
+      const char *content = get_string (delta, "content");
+      const char *finish_reason = get_string (choice, "finish_reason");
+      JsonArray *tool_calls = get_array (delta, "tool_calls");
+
+      if (content != NULL && content[0] != '\0')
+        {
+          g_string_append (request->text, content);
+          warden_llm_provider_emit_text_delta (WARDEN_LLM_PROVIDER (request->self), content);
+        }
+
+      for (guint i = 0; tool_calls != NULL && i < json_array_get_length (tool_calls); i++)
+        {
+          JsonNode *call = json_array_get_element (tool_calls, i);
+
+          if (JSON_NODE_HOLDS_OBJECT (call))
+            handle_tool_call_delta (request, i, json_node_get_object (call));
+        }
+
+      if (finish_reason != NULL && finish_reason[0] != '\0')
+        {
+          g_free (request->finish_reason);
+          request->finish_reason = g_strdup (finish_reason);
+        }
+    }
+
+  return TRUE;
+}
+
+static gboolean
+sse_event_cb (const char *event,
+              const char *data,
+              gpointer    user_data)
+{
+  Request *request = user_data;
+  const char *base_url = warden_llm_provider_get_base_url (WARDEN_LLM_PROVIDER (request->self));
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* Stop at once: no more signals once the user has pressed stop. */
+  if (g_cancellable_is_cancelled (request->cancellable))
+    return FALSE;
+
+  if (data == NULL || data[0] == '\0')
+    return TRUE;
+
+  if (strcmp (data, "[DONE]") == 0)
+    {
+      request->done = TRUE;
+      return FALSE;
+    }
+
+  root = parse_json (data, -1, &error);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      request->error = g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
+                                    _("The server at %s sent a stream event that is not a "
+                                      "JSON object: %s"),
+                                    base_url, error ? error->message : _("wrong type"));
+      return FALSE;
+    }
+
+  return handle_chunk (request, json_node_get_object (root), FALSE);
+}
+
+static const char *
+stop_reason_from_finish_reason (const char *finish_reason,
+                                gboolean    has_tool_calls)
+{
+  /* Some local servers say "stop" even when the model called tools. */
+  if (has_tool_calls && g_strcmp0 (finish_reason, "length") != 0)
+    return "tool_use";
+
+  if (finish_reason == NULL || strcmp (finish_reason, "stop") == 0)
+    return "end_turn";
+  if (strcmp (finish_reason, "tool_calls") == 0 || strcmp (finish_reason, "function_call") == 0)
+    return "tool_use";
+  if (strcmp (finish_reason, "length") == 0)
+    return "max_tokens";
+
+  return finish_reason;
+}
+
+static gint
+compare_tool_calls (gconstpointer a,
+                    gconstpointer b)
+{
+  const ToolCall *call_a = *(ToolCall * const *) a;
+  const ToolCall *call_b = *(ToolCall * const *) b;
+
+  return (call_a->index > call_b->index) - (call_a->index < call_b->index);
+}
+
+static JsonNode *
+parse_arguments (const ToolCall  *call,
+                 GError         **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(JsonNode) input = NULL;
+  g_autofree char *arguments = g_strstrip (g_strdup (call->arguments->str));
+
+  /* Models call argument-less tools with "". */
+  if (arguments[0] == '\0')
+    return new_empty_object ();
+
+  input = parse_json (arguments, -1, &local_error);
+  if (input == NULL)
+    {
+      g_set_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
+                   _("The model called the tool “%s” with arguments that are not valid "
+                     "JSON: %s"),
+                   call->name, local_error->message);
+      return NULL;
+    }
+
+  if (JSON_NODE_HOLDS_NULL (input))
+    return new_empty_object ();
+
+  if (!JSON_NODE_HOLDS_OBJECT (input))
+    {
+      g_autofree char *excerpt = shorten (arguments);
+
+      g_set_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
+                   _("The model called the tool “%s” with arguments that are not a JSON "
+                     "object: %s"),
+                   call->name, excerpt);
+      return NULL;
+    }
+
+  return g_steal_pointer (&input);
+}
+
+static WardenLlmResponse *
+request_build_response (Request  *request,
+                        GError  **error)
+{
+  g_autoptr(WardenLlmMessage) message = warden_llm_message_new (WARDEN_LLM_ROLE_ASSISTANT);
+  WardenLlmResponse *response;
+
+  if (request->text->len > 0)
+    warden_llm_message_add_text (message, request->text->str);
+
+  g_ptr_array_sort (request->tool_calls, compare_tool_calls);
+  for (guint i = 0; i < request->tool_calls->len; i++)
+    {
+      ToolCall *call = g_ptr_array_index (request->tool_calls, i);
+      g_autoptr(JsonNode) input = NULL;
+
+      if (call->name == NULL)
+        {
+          g_set_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
+                       _("The server at %s sent a tool call without the tool’s name"),
+                       warden_llm_provider_get_base_url (WARDEN_LLM_PROVIDER (request->self)));
+          return NULL;
+        }
+
+      /* Some local servers send no ids; the next request needs one to
+       * pair the call with its result. */
+      if (call->id == NULL)
+        {
+          g_autofree char *random = g_uuid_string_random ();
+
+          call->id = g_strdup_printf ("call_%.8s", random);
+        }
+
+      if (!call->started)
+        {
+          call->started = TRUE;
+          warden_llm_provider_emit_tool_use_start (WARDEN_LLM_PROVIDER (request->self),
+                                                   call->id, call->name);
+        }
+
+      input = parse_arguments (call, error);
+      if (input == NULL)
+        return NULL;
+
+      warden_llm_message_add_tool_use (message, call->id, call->name, input);
+    }
+
+  response = g_new0 (WardenLlmResponse, 1);
+  response->message = g_steal_pointer (&message);
+  response->stop_reason = g_strdup (stop_reason_from_finish_reason (request->finish_reason,
+                                                                    request->tool_calls->len > 0));
+  response->input_tokens = request->input_tokens;
+  response->output_tokens = request->output_tokens;
+
+  return response;
+}
+
+/* The body has ended (@read_error NULL), broken, or the parser was told to stop. */
+static void
+request_complete (GTask  *task,
+                  GError *read_error)
+{
+  Request *request = g_task_get_task_data (task);
+  const char *base_url = warden_llm_provider_get_base_url (WARDEN_LLM_PROVIDER (request->self));
+  WardenLlmResponse *response;
+  GError *error = NULL;
+
+  if (request->error != NULL)
+    {
+      g_debug ("The stream from %s ended with an error: %s", base_url, request->error->message);
+      g_task_return_error (task, g_steal_pointer (&request->error));
+      return;
+    }
+
+  /* Some servers close without [DONE]; a finish_reason shows the answer
+   * was whole. */
+  if (!request->done && request->finish_reason == NULL)
+    {
+      if (read_error != NULL)
+        g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_STREAM_CUT,
+                                 _("The answer from %s was cut off before its end: %s"),
+                                 base_url, read_error->message);
+      else
+        g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_STREAM_CUT,
+                                 _("The answer from %s was cut off before its end "
+                                   "(the connection closed early)"),
+                                 base_url);
+      return;
+    }
+
+  response = request_build_response (request, &error);
+  if (response == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  request_drain_body (request);
+
+  g_debug ("%s answered: %s, %u tool calls, %" G_GINT64_FORMAT " + %" G_GINT64_FORMAT " tokens",
+           base_url, response->stop_reason, request->tool_calls->len,
+           response->input_tokens, response->output_tokens);
+  g_task_return_pointer (task, response, (GDestroyNotify) warden_llm_response_free);
+}
+
+static void read_stream_cb (GObject      *object,
+                            GAsyncResult *result,
+                            gpointer      user_data);
+static void read_whole_cb  (GObject      *object,
+                            GAsyncResult *result,
+                            gpointer      user_data);
+
+static void
+read_more (GTask               *task,
+           GAsyncReadyCallback  callback)
+{
+  Request *request = g_task_get_task_data (task);
+
+  g_input_stream_read_bytes_async (request->body, READ_SIZE, G_PRIORITY_DEFAULT,
+                                   g_task_get_cancellable (task),
+                                   callback, task);
+}
+
+static void
+read_stream_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Request *request = g_task_get_task_data (task);
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize size;
+  const char *data;
+
+  bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result, &error);
+  if (bytes == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_task_return_error (task, g_steal_pointer (&error));
+      else
+        request_complete (task, error);
+      return;
+    }
+
+  data = g_bytes_get_data (bytes, &size);
+  if (size == 0)
+    {
+      request->eof = TRUE;
+      request_complete (task, NULL);
+      return;
+    }
+
+  /* The event handlers emit signals, whose handlers may cancel. */
+  if (!warden_sse_parser_feed (request->parser, data, size))
+    {
+      if (!g_task_return_error_if_cancelled (task))
+        request_complete (task, NULL);
+      return;
+    }
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  read_more (g_steal_pointer (&task), read_stream_cb);
+}
+
+/* The whole body has been read: an error answer, or an answer that came
+ * as one JSON object because the server does not stream. */
+static void
+whole_complete (GTask *task)
+{
+  Request *request = g_task_get_task_data (task);
+  WardenOpenaiProvider *self = request->self;
+  guint status = soup_message_get_status (request->msg);
+  g_autoptr(GBytes) body = g_byte_array_free_to_bytes (g_steal_pointer (&request->whole));
+  g_auto(ApiError) api_error = { 0 };
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+  GError *api_failure;
+
+  if (SOUP_STATUS_IS_SUCCESSFUL (status))
+    {
+      gsize size;
+      const char *data = g_bytes_get_data (body, &size);
+
+      root = size > 0 ? parse_json (data, size, &error) : NULL;
+      if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+        {
+          g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
+                                   _("The answer from %s is not a JSON object: %s"),
+                                   warden_llm_provider_get_base_url (WARDEN_LLM_PROVIDER (self)),
+                                   error ? error->message : _("wrong type"));
+          return;
+        }
+
+      request->done = handle_chunk (request, json_node_get_object (root), TRUE);
+      request_complete (task, NULL);
+      return;
+    }
+
+  request->retry_after_ms = parse_retry_after (soup_message_get_response_headers (request->msg));
+  api_error_init_from_body (&api_error, self, body);
+  api_failure = error_from_api (self, status, &api_error);
+  g_debug ("%s answered HTTP %u: %s",
+           warden_llm_provider_get_base_url (WARDEN_LLM_PROVIDER (self)), status,
+           api_failure->message);
+  g_task_return_error (task, api_failure);
+}
+
+static void
+read_whole_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Request *request = g_task_get_task_data (task);
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize limit;
+
+  bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result, &error);
+  if (bytes == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  limit = SOUP_STATUS_IS_SUCCESSFUL (soup_message_get_status (request->msg))
+          ? MAX_WHOLE_ANSWER : MAX_ERROR_BODY;
+
+  if (bytes != NULL && g_bytes_get_size (bytes) == 0)
+    request->eof = TRUE;
+
+  /* A broken error answer still tells its status. */
+  if (bytes == NULL || g_bytes_get_size (bytes) == 0 ||
+      request->whole->len + g_bytes_get_size (bytes) > limit)
+    {
+      if (bytes == NULL && SOUP_STATUS_IS_SUCCESSFUL (soup_message_get_status (request->msg)))
+        {
+          request_complete (task, error);
+          return;
+        }
+
+      whole_complete (task);
+      return;
+    }
+
+  g_byte_array_append (request->whole, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+  read_more (g_steal_pointer (&task), read_whole_cb);
+}
+
+static void
+send_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Request *request = g_task_get_task_data (task);
+  const char *base_url = warden_llm_provider_get_base_url (WARDEN_LLM_PROVIDER (request->self));
+  g_autoptr(GError) error = NULL;
+  SoupMessageHeaders *headers;
+  const char *content_type;
+  guint status;
+
+  request->body = soup_session_send_finish (SOUP_SESSION (object), result, &error);
+  if (request->body == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+
+      g_debug ("Could not reach %s: %s", base_url, error->message);
+      g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NETWORK,
+                               _("Could not reach the server at %s: %s"),
+                               base_url, error->message);
+      return;
+    }
+
+  status = soup_message_get_status (request->msg);
+  headers = soup_message_get_response_headers (request->msg);
+  content_type = soup_message_headers_get_content_type (headers, NULL);
+
+  if (!SOUP_STATUS_IS_SUCCESSFUL (status) ||
+      g_strcmp0 (content_type, "application/json") == 0)
+    {
+      request->whole = g_byte_array_new ();
+      read_more (g_steal_pointer (&task), read_whole_cb);
+      return;
+    }
+
+  g_debug ("%s streams its answer (%s)", base_url, content_type ? content_type : "no type");
+  request->parser = warden_sse_parser_new (sse_event_cb, request);
+  read_more (g_steal_pointer (&task), read_stream_cb);
+}
+
+static void
+warden_openai_provider_stream_async (WardenLlmProvider   *provider,
+                                     const char          *system_prompt,
+                                     GPtrArray           *messages,
+                                     GPtrArray           *tools,
+                                     GCancellable        *cancellable,
+                                     GAsyncReadyCallback  callback,
+                                     gpointer             user_data)
+{
+  WardenOpenaiProvider *self = WARDEN_OPENAI_PROVIDER (provider);
+  const char *base_url = warden_llm_provider_get_base_url (provider);
+  const char *api_key = warden_llm_provider_get_api_key (provider);
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GBytes) body = NULL;
+  g_autofree char *url = NULL;
+  SoupMessageHeaders *headers;
+  Request *request;
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, warden_openai_provider_stream_async);
+
+  request = g_new0 (Request, 1);
+  request->self = self;
+  request->cancellable = cancellable;
+  request->text = g_string_new (NULL);
+  request->tool_calls = g_ptr_array_new_with_free_func ((GDestroyNotify) tool_call_free);
+  g_task_set_task_data (task, request, (GDestroyNotify) request_free);
+
+  url = g_strconcat (base_url, "/chat/completions", NULL);
+  request->msg = soup_message_new (SOUP_METHOD_POST, url);
+  if (request->msg == NULL)
+    {
+      g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
+                               _("The base URL “%s” is not an http or https URL: set "
+                                 "OPENAI_BASE_URL to one such as %s"),
+                               base_url, WARDEN_OLLAMA_BASE_URL);
+      return;
+    }
+
+  /* libsoup opens a new connection for each POST unless told it may be
+   * sent again; it may: the base class repeats failed requests anyway, and
+   * reusing the connection saves a TLS handshake per turn of the agent. */
+  soup_message_add_flags (request->msg, SOUP_MESSAGE_IDEMPOTENT);
+
+  headers = soup_message_get_request_headers (request->msg);
+  if (api_key != NULL)
+    {
+      g_autofree char *authorization = g_strconcat ("Bearer ", api_key, NULL);
+
+      soup_message_headers_replace (headers, "Authorization", authorization);
+    }
+  soup_message_headers_replace (headers, "Accept", "text/event-stream");
+
+  body = build_request_body (self, system_prompt, messages, tools);
+  soup_message_set_request_body_from_bytes (request->msg, "application/json", body);
+
+  g_debug ("POST %s: %s, %u messages, %u tools", url,
+           warden_llm_provider_get_model (provider),
+           messages ? messages->len : 0, tools ? tools->len : 0);
+
+  soup_session_send_async (self->session, request->msg, G_PRIORITY_DEFAULT, cancellable,
+                           send_cb, g_steal_pointer (&task));
+}
+
+static WardenLlmResponse *
+warden_openai_provider_stream_finish (WardenLlmProvider  *provider,
+                                      GAsyncResult       *result,
+                                      gboolean           *streamed_tool_use,
+                                      guint              *retry_after_ms,
+                                      GError            **error)
+{
+  Request *request;
+
+  g_return_val_if_fail (g_task_is_valid (result, provider), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
+                        warden_openai_provider_stream_async, NULL);
+
+  request = g_task_get_task_data (G_TASK (result));
+  if (streamed_tool_use != NULL)
+    *streamed_tool_use = request->streamed_tool_use;
+  if (retry_after_ms != NULL)
+    *retry_after_ms = request->retry_after_ms;
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+warden_openai_provider_class_init (WardenOpenaiProviderClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  WardenLlmProviderClass *provider_class = WARDEN_LLM_PROVIDER_CLASS (klass);
+
+  object_class->dispose = warden_openai_provider_dispose;
+
+  provider_class->stream_async = warden_openai_provider_stream_async;
+  provider_class->stream_finish = warden_openai_provider_stream_finish;
+}
+
+static void
+warden_openai_provider_init (WardenOpenaiProvider *self)
+{
+  self->session = soup_session_new_with_options ("user-agent", USER_AGENT,
+                                                 "timeout", IO_TIMEOUT_S,
+                                                 NULL);
+}
+
+/* "https://host/v1/" → "https://host/v1" */
+static char *
+strip_trailing_slashes (const char *url)
+{
+  char *copy = g_strdup (url);
+  gsize length = strlen (copy);
+
+  while (length > 0 && copy[length - 1] == '/')
+    copy[--length] = '\0';
+
+  return copy;
+}
+
+WardenLlmProvider *
+warden_openai_provider_new (const char *api_key,
+                            const char *base_url,
+                            const char *model)
+{
+  g_autofree char *url = NULL;
+
+  if (base_url == NULL || base_url[0] == '\0')
+    base_url = WARDEN_OPENAI_DEFAULT_BASE_URL;
+  if (model == NULL || model[0] == '\0')
+    model = WARDEN_OPENAI_DEFAULT_MODEL;
+
+  url = strip_trailing_slashes (base_url);
+  return g_object_new (WARDEN_TYPE_OPENAI_PROVIDER,
+                       "name", "openai",
+                       "model", model,
+                       "base-url", url,
+                       "api-key", api_key,
+                       NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Finding Ollama */
+
+typedef struct
+{
+  SoupSession  *session;
+  char         *root;          /* "http://localhost:11434" */
+  GCancellable *cancellable;   /* cancelled by the caller's, or by the timeout */
+  GSource      *caller_source; /* watches the caller's cancellable */
+  GSource      *timeout_source;
+  gboolean      timed_out;
+} Probe;
+
+static void
+clear_source (GSource **source)
+{
+  if (*source != NULL)
+    {
+      g_source_destroy (*source);
+      g_clear_pointer (source, g_source_unref);
+    }
+}
+
+static void
+probe_free (Probe *probe)
+{
+  clear_source (&probe->timeout_source);
+  clear_source (&probe->caller_source);
+  g_clear_object (&probe->cancellable);
+  g_clear_object (&probe->session);
+  g_free (probe->root);
+  g_free (probe);
+}
+
+static gboolean
+probe_timeout_cb (gpointer user_data)
+{
+  Probe *probe = user_data;
+
+  probe->timed_out = TRUE;
+  g_cancellable_cancel (probe->cancellable);
+
+  return G_SOURCE_REMOVE;
+}
+
+/* From the main loop rather than inside the "cancelled" emission, so that
+ * finishing the probe there cannot disconnect a handler that is running. */
+static gboolean
+probe_caller_cancelled_cb (GCancellable *cancellable,
+                           gpointer      user_data)
+{
+  Probe *probe = user_data;
+
+  g_cancellable_cancel (probe->cancellable);
+
+  return G_SOURCE_REMOVE;
+}
+
+static void
+probe_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Probe *probe = g_task_get_task_data (task);
+  SoupMessage *msg = soup_session_get_async_result_message (SOUP_SESSION (object), result);
+  g_autoptr(GBytes) body = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  JsonArray *models = NULL;
+  guint status;
+
+  body = soup_session_send_and_read_finish (SOUP_SESSION (object), result, &error);
+  clear_source (&probe->timeout_source);
+  clear_source (&probe->caller_source);
+
+  if (body == NULL)
+    {
+      if (probe->timed_out)
+        g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
+                                 _("No Ollama server answered at %s within %.1f s"),
+                                 probe->root, PROBE_TIMEOUT_MS / 1000.0);
+      else if (!g_task_return_error_if_cancelled (task))
+        g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
+                                 _("No Ollama server answers at %s (%s): start one with "
+                                   "“ollama serve”"),
+                                 probe->root, error->message);
+      return;
+    }
+
+  status = soup_message_get_status (msg);
+  if (status == SOUP_STATUS_OK)
+    {
+      gsize size;
+      const char *data = g_bytes_get_data (body, &size);
+
+      root = size > 0 ? parse_json (data, size, NULL) : NULL;
+      if (root != NULL && JSON_NODE_HOLDS_OBJECT (root))
+        models = get_array (json_node_get_object (root), "models");
+    }
+
+  if (models == NULL)
+    {
+      g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
+                               _("The server at %s does not look like Ollama: "
+                                 "GET /api/tags answered HTTP %u without a list of models"),
+                               probe->root, status);
+      return;
+    }
+
+  for (guint i = 0; i < json_array_get_length (models); i++)
+    {
+      JsonNode *node = json_array_get_element (models, i);
+      const char *name;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+
+      name = get_string (json_node_get_object (node), "name");
+      if (name == NULL)
+        name = get_string (json_node_get_object (node), "model");
+      if (name != NULL && name[0] != '\0')
+        {
+          g_debug ("Ollama at %s has %s", probe->root, name);
+          g_task_return_pointer (task, g_strdup (name), g_free);
+          return;
+        }
+    }
+
+  g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
+                           _("Ollama runs at %s but has no models: pull one, for example "
+                             "with “ollama pull qwen2.5-coder”"),
+                           probe->root);
+}
+
+void
+warden_openai_provider_probe_ollama_async (const char          *base_url,
+                                           GCancellable        *cancellable,
+                                           GAsyncReadyCallback  callback,
+                                           gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autofree char *url = NULL;
+  Probe *probe;
+
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, warden_openai_provider_probe_ollama_async);
+
+  probe = g_new0 (Probe, 1);
+  g_task_set_task_data (task, probe, (GDestroyNotify) probe_free);
+
+  /* The native API lives beside the OpenAI one: drop the /v1. */
+  probe->root = strip_trailing_slashes (base_url != NULL && base_url[0] != '\0'
+                                        ? base_url : OLLAMA_ROOT);
+  if (g_str_has_suffix (probe->root, "/v1"))
+    probe->root[strlen (probe->root) - strlen ("/v1")] = '\0';
+
+  url = g_strconcat (probe->root, "/api/tags", NULL);
+  msg = soup_message_new (SOUP_METHOD_GET, url);
+  if (msg == NULL)
+    {
+      g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
+                               _("“%s” is not an http or https URL"), probe->root);
+      return;
+    }
+
+  /* Ollama is local: a proxy from the environment would only be in the way. */
+  probe->session = soup_session_new_with_options ("user-agent", USER_AGENT, NULL);
+  soup_session_set_proxy_resolver (probe->session, NULL);
+
+  probe->cancellable = g_cancellable_new ();
+  if (cancellable != NULL)
+    {
+      probe->caller_source = g_cancellable_source_new (cancellable);
+      g_source_set_callback (probe->caller_source, G_SOURCE_FUNC (probe_caller_cancelled_cb),
+                             probe, NULL);
+      g_source_set_static_name (probe->caller_source, "[warden] ollama probe cancelled");
+      g_source_attach (probe->caller_source, g_task_get_context (task));
+    }
+  probe->timeout_source = g_timeout_source_new (PROBE_TIMEOUT_MS);
+  g_source_set_callback (probe->timeout_source, probe_timeout_cb, probe, NULL);
+  g_source_set_static_name (probe->timeout_source, "[warden] ollama probe timeout");
+  g_source_attach (probe->timeout_source, g_task_get_context (task));
+
+  soup_session_send_and_read_async (probe->session, msg, G_PRIORITY_DEFAULT, probe->cancellable,
+                                    probe_cb, g_steal_pointer (&task));
+}
+
+char *
+warden_openai_provider_probe_ollama_finish (GAsyncResult  *result,
+                                            GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
+                        warden_openai_provider_probe_ollama_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
