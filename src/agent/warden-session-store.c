@@ -263,10 +263,16 @@ warden_session_store_save_session (WardenSessionStore  *self,
   info->updated = g_get_real_time () / G_USEC_PER_SEC;
 
   if (sqlite3_prepare_v2 (self->db,
-                          "INSERT OR REPLACE INTO sessions (id, title, created, updated, "
+                          /* An upsert: REPLACE would delete the row first, and the
+                           * cascade would take its messages and tool calls along. */
+                          "INSERT INTO sessions (id, title, created, updated, "
                           "workspace, profile, provider, model, sandbox, image, state, "
                           "input_tokens, output_tokens) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+                          "ON CONFLICT (id) DO UPDATE SET title = ?2, updated = ?4, "
+                          "workspace = ?5, profile = ?6, provider = ?7, model = ?8, "
+                          "sandbox = ?9, image = ?10, state = ?11, input_tokens = ?12, "
+                          "output_tokens = ?13",
                           -1, &stmt, NULL) != SQLITE_OK)
     return set_sql_error (self, error, "save the session");
   bind_text (stmt, 1, info->id);

@@ -139,6 +139,9 @@ test_tool_calls (void)
   r->finished = 42;
   g_assert_true (warden_session_store_save_tool_call (store, r, &error));
 
+  /* Saving the session again keeps what belongs to it. */
+  g_assert_true (warden_session_store_save_session (store, s, &error));
+
   list = warden_session_store_list_tool_calls (store, s->id, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (list->len, ==, 2);

@@ -1,0 +1,112 @@
+/* warden-agent.h: one session of the coding agent
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "llm/warden-llm-provider.h"
+#include "policy/warden-profile-store.h"
+#include "warden-approval.h"
+#include "warden-session-store.h"
+
+G_BEGIN_DECLS
+
+#define WARDEN_AGENT_ERROR (warden_agent_error_quark ())
+
+typedef enum
+{
+  WARDEN_AGENT_ERROR_FAILED,
+  WARDEN_AGENT_ERROR_BUSY,        /* run while running */
+  WARDEN_AGENT_ERROR_NO_PENDING,  /* resolve with nothing waiting */
+} WardenAgentError;
+
+typedef enum
+{
+  WARDEN_AGENT_FINISHED,      /* the model ended its turn */
+  WARDEN_AGENT_WAITING,       /* an approval or a question waits for the user */
+  WARDEN_AGENT_MAX_STEPS,     /* stopped after the configured number of steps */
+} WardenAgentOutcome;
+
+typedef struct
+{
+  char     *workspace;         /* the project folder on the host */
+  char     *profile;           /* profile id (default "node") */
+  char     *sandbox;           /* docker, bwrap or host (default bwrap) */
+  char     *image;             /* docker */
+  gboolean  network;
+  guint     max_steps;         /* 0: 30 */
+  guint     history;           /* messages sent to the model; 0: 50 */
+  gboolean  host_writes_free;  /* host backend: write and edit do not ask */
+  guint     idle_seconds;      /* the sandbox goes after this long unused; 0: 3600 */
+} WardenAgentConfig;
+
+#define WARDEN_TYPE_AGENT (warden_agent_get_type ())
+
+G_DECLARE_FINAL_TYPE (WardenAgent, warden_agent, WARDEN, AGENT, GObject)
+
+GQuark             warden_agent_error_quark (void);
+
+/* A new session, saved in @store at once. */
+WardenAgent       *warden_agent_new        (WardenSessionStore       *store,
+                                            WardenProfileStore       *profiles,
+                                            WardenLlmProvider        *provider,
+                                            const WardenAgentConfig  *config,
+                                            GError                  **error);
+/* A session from @store, as it was left: pending approvals pending again,
+ * a command that started but never finished reported as interrupted. */
+WardenAgent       *warden_agent_open       (WardenSessionStore       *store,
+                                            WardenProfileStore       *profiles,
+                                            WardenLlmProvider        *provider,
+                                            const char               *session_id,
+                                            GError                  **error);
+
+const char        *warden_agent_get_session_id (WardenAgent *self);
+/* The approval or question waiting for the user, or NULL. */
+WardenApproval    *warden_agent_get_pending    (WardenAgent *self);
+guint              warden_agent_get_steps      (WardenAgent *self);
+
+/* Sends @task (NULL: just continue, after resolve or on a reopened session)
+ * and runs the loop until the model ends its turn, the user is needed, or
+ * the steps run out. Cancelling stops the request or the running command. */
+void               warden_agent_run_async   (WardenAgent             *self,
+                                             const char              *task,
+                                             GCancellable            *cancellable,
+                                             GAsyncReadyCallback      callback,
+                                             gpointer                 user_data);
+gboolean           warden_agent_run_finish  (WardenAgent             *self,
+                                             GAsyncResult            *result,
+                                             WardenAgentOutcome      *outcome,
+                                             GError                 **error);
+
+/* Records the user's answer to the pending approval (durably, before the
+ * loop goes on); then call warden_agent_run_async() with no task. */
+gboolean           warden_agent_resolve     (WardenAgent                *self,
+                                             const WardenApprovalAnswer *answer,
+                                             GError                    **error);
+
+/* Takes the session's sandbox down (its container, with docker); the
+ * session stays in the store and can be opened again. */
+void               warden_agent_close_async  (WardenAgent          *self,
+                                              GCancellable         *cancellable,
+                                              GAsyncReadyCallback   callback,
+                                              gpointer              user_data);
+gboolean           warden_agent_close_finish (WardenAgent          *self,
+                                              GAsyncResult         *result,
+                                              GError              **error);
+
+/* Signals:
+ *   "text-delta"  (const char *text)                 the assistant's words as they stream
+ *   "tool-call"   (const char *id, const char *name, const char *input_json)
+ *   "tool-result" (const char *id, const char *name, const char *decision,
+ *                  const char *result, gboolean is_error)
+ *   "approval"    (WardenApproval *approval)         the loop waits for the user
+ *   "output"      (int stream, const char *data)     a command's output as it arrives
+ *   "retrying"    (guint attempt, guint delay_ms, const char *reason)
+ *                 the request goes again: its text will stream again from the start
+ */
+
+G_END_DECLS

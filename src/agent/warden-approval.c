@@ -1,0 +1,133 @@
+/* warden-approval.c: a tool call waiting for the user
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "warden-agent"
+
+#include "warden-approval.h"
+
+struct _WardenApproval
+{
+  GObject             parent_instance;
+  char               *session_id;
+  char               *id;
+  WardenApprovalKind  kind;
+  char               *tool_name;
+  char               *subject;
+  char               *cwd;
+  char               *sandbox;
+  char               *reason;
+  char               *part;
+  GStrv               suggestions;
+  GStrv               choices;
+  GStrv               env;
+};
+
+G_DEFINE_FINAL_TYPE (WardenApproval, warden_approval, G_TYPE_OBJECT)
+
+static const char *empty[] = { NULL };
+
+static void
+warden_approval_finalize (GObject *object)
+{
+  WardenApproval *self = WARDEN_APPROVAL (object);
+
+  g_free (self->session_id);
+  g_free (self->id);
+  g_free (self->tool_name);
+  g_free (self->subject);
+  g_free (self->cwd);
+  g_free (self->sandbox);
+  g_free (self->reason);
+  g_free (self->part);
+  g_strfreev (self->suggestions);
+  g_strfreev (self->choices);
+  g_strfreev (self->env);
+  G_OBJECT_CLASS (warden_approval_parent_class)->finalize (object);
+}
+
+static void
+warden_approval_class_init (WardenApprovalClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = warden_approval_finalize;
+}
+
+static void
+warden_approval_init (WardenApproval *self)
+{
+}
+
+WardenApproval *
+warden_approval_new (const char         *session_id,
+                     const char         *id,
+                     WardenApprovalKind  kind,
+                     const char         *tool_name,
+                     const char         *subject)
+{
+  WardenApproval *self = g_object_new (WARDEN_TYPE_APPROVAL, NULL);
+
+  self->session_id = g_strdup (session_id);
+  self->id = g_strdup (id);
+  self->kind = kind;
+  self->tool_name = g_strdup (tool_name);
+  self->subject = g_strdup (subject);
+  return self;
+}
+
+void
+warden_approval_set_details (WardenApproval     *self,
+                             const char         *cwd,
+                             const char         *sandbox,
+                             const char         *reason,
+                             const char         *part,
+                             const char * const *suggestions,
+                             const char * const *choices,
+                             const char * const *env)
+{
+  g_free (self->cwd);
+  self->cwd = g_strdup (cwd);
+  g_free (self->sandbox);
+  self->sandbox = g_strdup (sandbox);
+  g_free (self->reason);
+  self->reason = g_strdup (reason);
+  g_free (self->part);
+  self->part = g_strdup (part);
+  g_strfreev (self->suggestions);
+  self->suggestions = g_strdupv ((char **) suggestions);
+  g_strfreev (self->choices);
+  self->choices = g_strdupv ((char **) choices);
+  g_strfreev (self->env);
+  self->env = g_strdupv ((char **) env);
+}
+
+const char *warden_approval_get_id (WardenApproval *self) { return self->id; }
+const char *warden_approval_get_session_id (WardenApproval *self) { return self->session_id; }
+WardenApprovalKind warden_approval_get_kind (WardenApproval *self) { return self->kind; }
+const char *warden_approval_get_tool_name (WardenApproval *self) { return self->tool_name; }
+const char *warden_approval_get_subject (WardenApproval *self) { return self->subject; }
+const char *warden_approval_get_cwd (WardenApproval *self) { return self->cwd; }
+const char *warden_approval_get_sandbox (WardenApproval *self) { return self->sandbox; }
+const char *warden_approval_get_reason (WardenApproval *self) { return self->reason; }
+const char *warden_approval_get_part (WardenApproval *self) { return self->part; }
+
+const char * const *
+warden_approval_get_suggestions (WardenApproval *self)
+{
+  return self->suggestions ? (const char * const *) self->suggestions : empty;
+}
+
+const char * const *
+warden_approval_get_choices (WardenApproval *self)
+{
+  return self->choices ? (const char * const *) self->choices : empty;
+}
+
+const char * const *
+warden_approval_get_env (WardenApproval *self)
+{
+  return self->env ? (const char * const *) self->env : empty;
+}

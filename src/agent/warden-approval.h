@@ -1,0 +1,66 @@
+/* warden-approval.h: a tool call waiting for the user
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  WARDEN_APPROVAL_COMMAND,    /* exec: the policy asked */
+  WARDEN_APPROVAL_PATH,       /* a file tool outside the workspace, or writing on the host */
+  WARDEN_APPROVAL_QUESTION,   /* ask_user */
+} WardenApprovalKind;
+
+#define WARDEN_TYPE_APPROVAL (warden_approval_get_type ())
+
+G_DECLARE_FINAL_TYPE (WardenApproval, warden_approval, WARDEN, APPROVAL, GObject)
+
+/* The id is the tool call's. Everything the user needs to decide: */
+const char         *warden_approval_get_id          (WardenApproval *self);
+const char         *warden_approval_get_session_id  (WardenApproval *self);
+WardenApprovalKind  warden_approval_get_kind        (WardenApproval *self);
+const char         *warden_approval_get_tool_name   (WardenApproval *self);
+/* The command (exec), the path (file tools) or the question (ask_user). */
+const char         *warden_approval_get_subject     (WardenApproval *self);
+const char         *warden_approval_get_cwd         (WardenApproval *self);
+const char         *warden_approval_get_sandbox     (WardenApproval *self);
+/* Why it asks, and the part of the command that made it ask. */
+const char         *warden_approval_get_reason      (WardenApproval *self);
+const char         *warden_approval_get_part        (WardenApproval *self);
+/* Suggested "always allow" patterns (exec), or the choices (ask_user). */
+const char * const *warden_approval_get_suggestions (WardenApproval *self);
+const char * const *warden_approval_get_choices     (WardenApproval *self);
+/* NAME=VALUE the command would run with (they are why it asks, then). */
+const char * const *warden_approval_get_env         (WardenApproval *self);
+
+WardenApproval     *warden_approval_new             (const char          *session_id,
+                                                     const char          *id,
+                                                     WardenApprovalKind   kind,
+                                                     const char          *tool_name,
+                                                     const char          *subject);
+void                warden_approval_set_details     (WardenApproval      *self,
+                                                     const char          *cwd,
+                                                     const char          *sandbox,
+                                                     const char          *reason,
+                                                     const char          *part,
+                                                     const char * const  *suggestions,
+                                                     const char * const  *choices,
+                                                     const char * const  *env);
+
+/* The user's answer. */
+typedef struct
+{
+  gboolean    approved;
+  gboolean    allow_always;  /* save @pattern in the profile */
+  const char *pattern;       /* NULL: the first suggestion */
+  const char *feedback;      /* with a rejection, for the model; may be NULL */
+  const char *answer;        /* ask_user */
+} WardenApprovalAnswer;
+
+G_END_DECLS

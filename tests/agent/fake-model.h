@@ -1,0 +1,33 @@
+/* fake-model.h: a scripted Anthropic Messages API for the tests
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <json-glib/json-glib.h>
+#include <libsoup/soup.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  SoupServer *server;
+  GQueue      script;     /* of char *: whole SSE bodies, answered in order */
+  GPtrArray  *requests;   /* of JsonNode: the bodies received */
+  char       *url;        /* the base URL, as ANTHROPIC_BASE_URL takes it */
+} FakeModel;
+
+FakeModel *fake_model_new          (void);
+void       fake_model_free         (FakeModel  *fake);
+/* A reply: optional text, then tool calls as NULL-terminated "name", "json" pairs. */
+char      *fake_reply              (const char *text,
+                                    ...) G_GNUC_NULL_TERMINATED;
+/* The last message of request @i, as JSON text. */
+char      *fake_model_last_message (FakeModel  *fake,
+                                    guint       i);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FakeModel, fake_model_free)
+
+G_END_DECLS

@@ -1,0 +1,348 @@
+/* test-cli-run.c: warden-cli run and sessions, driven line by line
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "fake-model.h"
+
+typedef struct
+{
+  FakeModel *fake;
+  char      *root;
+  char      *workspace;
+} Env;
+
+static void
+env_set_up (Env *env)
+{
+  env->fake = fake_model_new ();
+  env->root = g_dir_make_tmp ("warden-test-run-XXXXXX", NULL);
+  env->workspace = g_build_filename (env->root, "project", NULL);
+  g_mkdir (env->workspace, 0777);
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir && (name = g_dir_read_name (dir)))
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static void
+env_tear_down (Env *env)
+{
+  fake_model_free (env->fake);
+  remove_tree (env->root);
+  g_free (env->root);
+  g_free (env->workspace);
+}
+
+static GSubprocessLauncher *
+launcher_for (Env *env)
+{
+  GSubprocessLauncher *launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                                             G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                                             G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autofree char *config = g_build_filename (env->root, "config", NULL);
+  g_autofree char *data = g_build_filename (env->root, "data", NULL);
+
+  g_subprocess_launcher_setenv (launcher, "XDG_CONFIG_HOME", config, TRUE);
+  g_subprocess_launcher_setenv (launcher, "XDG_DATA_HOME", data, TRUE);
+  g_subprocess_launcher_setenv (launcher, "ANTHROPIC_API_KEY", "sk-test-secret", TRUE);
+  g_subprocess_launcher_setenv (launcher, "ANTHROPIC_BASE_URL", env->fake->url, TRUE);
+  g_subprocess_launcher_setenv (launcher, "WARDEN_LLM_RETRY_BASE_MS", "1", TRUE);
+  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
+  g_subprocess_launcher_unsetenv (launcher, "OPENAI_API_KEY");
+  g_subprocess_launcher_unsetenv (launcher, "OPENAI_BASE_URL");
+  g_subprocess_launcher_set_cwd (launcher, env->workspace);
+  return launcher;
+}
+
+typedef struct
+{
+  int   status;
+  char *out;
+  char *err;
+} Result;
+
+static void
+result_clear (Result *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+
+static void
+communicate_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* Runs warden-cli with @input on its standard input; the fake model keeps
+ * answering on this process's main context meanwhile. */
+static Result
+run_cli (Env                *env,
+         const char         *input,
+         const char * const *args)
+{
+  g_autoptr(GSubprocessLauncher) launcher = launcher_for (env);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GBytes) in = g_bytes_new (input, strlen (input));
+  g_autoptr(GError) error = NULL;
+  GAsyncResult *res = NULL;
+  Result r = { -1, NULL, NULL };
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("WARDEN_CLI"));
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  proc = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8_async (proc, input, NULL, communicate_cb, &res);
+  while (res == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_subprocess_communicate_utf8_finish (proc, res, &r.out, &r.err, &error);
+  g_object_unref (res);
+  g_assert_no_error (error);
+  g_subprocess_wait (proc, NULL, NULL);
+  r.status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
+  g_test_message ("stdout:\n%s\nstderr:\n%s", r.out, r.err);
+  (void) in;
+  return r;
+}
+
+#define RUN(env, input, ...) run_cli ((env), (input), (const char * const []) { __VA_ARGS__, NULL })
+
+static char *
+session_id_of (const char *err)
+{
+  const char *s = strstr (err, "session ");
+
+  g_assert_nonnull (s);
+  return g_strndup (s + 8, 36);
+}
+
+static void
+test_reject_with_feedback (void)
+{
+  Env env = { 0 };
+  Result r;
+  g_autofree char *second = NULL;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply ("Installing.", "exec", "{\"command\": \"npm install chalk\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("OK, pnpm then.", NULL));
+
+  r = RUN (&env, "n\nuse pnpm\n", "run", "--sandbox", "bwrap", "add chalk");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "wants to run: npm install chalk"));
+  g_assert_nonnull (strstr (r.out, "always allow would save: npm install *"));
+  g_assert_nonnull (strstr (r.out, "OK, pnpm then."));
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_nonnull (strstr (second, "User feedback: use pnpm"));
+  /* The key never shows. */
+  g_assert_null (strstr (r.out, "sk-test-secret"));
+  g_assert_null (strstr (r.err, "sk-test-secret"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* End of input at a prompt is a rejection, never an approval. */
+static void
+test_end_of_input_rejects (void)
+{
+  Env env = { 0 };
+  Result r;
+  g_autofree char *second = NULL;
+  g_autofree char *made = NULL;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch made.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Understood.", NULL));
+
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "make a file");
+  g_assert_cmpint (r.status, ==, 0);
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_nonnull (strstr (second, "Command rejected by user: touch made.txt"));
+  g_assert_null (strstr (second, "User feedback"));
+  made = g_build_filename (env.workspace, "made.txt", NULL);
+  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* "a" and an empty line: the suggestion is saved; the session list and its
+ * JSON show what happened. */
+static void
+test_always_allow_and_sessions (void)
+{
+  Env env = { 0 };
+  Result r, list, show;
+  g_autofree char *id = NULL;
+  g_autofree char *profile = NULL;
+  g_autofree char *profile_path = NULL;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch a.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Made.", NULL));
+
+  r = RUN (&env, "a\n\n", "run", "--sandbox", "bwrap", "make a.txt");
+  g_assert_cmpint (r.status, ==, 0);
+  id = session_id_of (r.err);
+  profile_path = g_build_filename (env.root, "config", "warden", "profiles", "node-custom.json",
+                                   NULL);
+  g_assert_true (g_file_get_contents (profile_path, &profile, NULL, NULL));
+  g_assert_nonnull (strstr (profile, "\"touch *\""));
+
+  list = RUN (&env, "", "sessions", "list");
+  g_assert_cmpint (list.status, ==, 0);
+  g_assert_nonnull (strstr (list.out, id));
+  g_assert_nonnull (strstr (list.out, "make a.txt"));
+
+  show = RUN (&env, "", "sessions", "show", id, "--json");
+  g_assert_cmpint (show.status, ==, 0);
+  g_assert_nonnull (strstr (show.out, "\"decision\" : \"approved-always\""));
+  g_assert_nonnull (strstr (show.out, "\"pattern\" : \"touch *\""));
+  g_assert_null (strstr (show.out, "sk-test-secret"));
+  result_clear (&r);
+  result_clear (&list);
+  result_clear (&show);
+  env_tear_down (&env);
+}
+
+static void
+test_max_steps_status (void)
+{
+  Env env = { 0 };
+  Result r;
+
+  env_set_up (&env);
+  for (guint i = 0; i < 5; i++)
+    g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", "{\"command\": \"ls\"}", NULL));
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--max-steps", "2", "loop");
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.err, "--resume"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+static void
+test_provider_error_status (void)
+{
+  Env env = { 0 };
+  Result r;
+
+  env_set_up (&env);
+  /* Nothing listens here. */
+  g_free (env.fake->url);
+  env.fake->url = g_strdup ("http://127.0.0.1:9");
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "hello");
+  g_assert_cmpint (r.status, ==, 4);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* Killed while an approval waits; --resume shows it again, and the approved
+ * command runs exactly once. */
+static void
+test_resume_after_kill (void)
+{
+  Env env = { 0 };
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) seen = g_string_new (NULL);
+  g_autofree char *id = NULL;
+  g_autofree char *count = NULL;
+  g_autofree char *count_path = NULL;
+  GInputStream *out;
+  Result resumed;
+  const char *argv[] = { g_getenv ("WARDEN_CLI"), "run", "--sandbox", "bwrap", "count", NULL };
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf 'ran\\\\n' >> count.txt\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Counted once.", NULL));
+
+  launcher = launcher_for (&env);
+  proc = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+  out = g_subprocess_get_stdout_pipe (proc);
+  while (strstr (seen->str, "reject>") == NULL)
+    {
+      char buf[256];
+      GAsyncResult *res = NULL;
+      gssize n;
+
+      g_input_stream_read_async (out, buf, sizeof buf, G_PRIORITY_DEFAULT, NULL, communicate_cb,
+                                 &res);
+      while (res == NULL)
+        g_main_context_iteration (NULL, TRUE);
+      n = g_input_stream_read_finish (out, res, NULL);
+      g_object_unref (res);
+      g_assert_cmpint (n, >, 0);
+      g_string_append_len (seen, buf, n);
+    }
+  {
+    g_autoptr(GBytes) err = NULL;
+    GInputStream *err_pipe = g_subprocess_get_stderr_pipe (proc);
+    char buf[512] = { 0 };
+    gssize n = g_input_stream_read (err_pipe, buf, sizeof buf - 1, NULL, NULL);
+
+    g_assert_cmpint (n, >, 0);
+    id = session_id_of (buf);
+  }
+  g_subprocess_force_exit (proc);
+  g_subprocess_wait (proc, NULL, NULL);
+
+  resumed = RUN (&env, "y\n", "run", "--resume", id);
+  g_assert_cmpint (resumed.status, ==, 0);
+  g_assert_nonnull (strstr (resumed.out, "wants to run: printf 'ran\\n' >> count.txt"));
+  g_assert_nonnull (strstr (resumed.out, "Counted once."));
+  count_path = g_build_filename (env.workspace, "count.txt", NULL);
+  g_assert_true (g_file_get_contents (count_path, &count, NULL, NULL));
+  g_assert_cmpstr (count, ==, "ran\n");
+  result_clear (&resumed);
+  env_tear_down (&env);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/cli/run/reject-with-feedback", test_reject_with_feedback);
+  g_test_add_func ("/cli/run/end-of-input-rejects", test_end_of_input_rejects);
+  g_test_add_func ("/cli/run/always-allow-and-sessions", test_always_allow_and_sessions);
+  g_test_add_func ("/cli/run/max-steps-status", test_max_steps_status);
+  g_test_add_func ("/cli/run/provider-error-status", test_provider_error_status);
+  g_test_add_func ("/cli/run/resume-after-kill", test_resume_after_kill);
+
+  return g_test_run ();
+}
