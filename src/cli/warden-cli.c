@@ -34,12 +34,19 @@ static const char usage[] =
   "                          [--workspace DIR] [--timeout SECONDS] -- COMMAND\n"
   "  warden-cli sandbox cleanup\n"
   "  warden-cli sandbox bench [--image IMG] [-n N]\n"
+  "  warden-cli run [--provider anthropic|openai] [--model M] [--base-url URL] [--profile ID]\n"
+  "                 [--sandbox docker|bwrap|host] [--image IMG] [--network none|bridge]\n"
+  "                 [--workspace DIR] [--max-steps N] (TASK | --resume SESSION_ID)\n"
+  "  warden-cli sessions list | show SESSION_ID [--json]\n"
   "\n"
   "policy check exits with 0 (allow), 10 (ask), 20 (deny) or 2 (usage or profile error).\n"
   "MODE is allowlist, approval-always or allow-always. Patterns are globs where only *\n"
   "is special, matched against each simple command of the line; see docs/policy.md.\n"
   "sandbox exec exits with the command's status, 124 on timeout, 125 when the sandbox\n"
-  "failed. Without --backend: docker when an engine answers, otherwise bwrap.\n";
+  "failed. Without --backend: docker when an engine answers, otherwise bwrap.\n"
+  "run exits with 0 when the agent finished, 3 when it ran out of steps, 4 on a provider\n"
+  "error and 130 when interrupted. At an approval: y approves, a always allows (then the\n"
+  "pattern), n rejects (then feedback for the model); end of input rejects.\n";
 
 void
 warden_cli_error (const char *format,
@@ -99,6 +106,10 @@ main (int    argc,
     return warden_cli_profile (argc - 1, argv + 1);
   if (strcmp (argv[1], "sandbox") == 0)
     return warden_cli_sandbox (argc - 1, argv + 1);
+  if (strcmp (argv[1], "run") == 0)
+    return warden_cli_run (argc - 1, argv + 1);
+  if (strcmp (argv[1], "sessions") == 0)
+    return warden_cli_sessions (argc - 1, argv + 1);
 
   warden_cli_error ("unknown command “%s”; see warden-cli --help", argv[1]);
   return WARDEN_CLI_EXIT_USAGE;
