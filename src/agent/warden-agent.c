@@ -70,6 +70,7 @@ enum
 static guint signals[N_SIGNALS];
 
 static void continue_loop (WardenAgent *self);
+static void rejection_text (WardenToolCallRecord *r, const char *subject, char **out);
 static void process_tools (WardenAgent *self);
 
 /* ------------------------------------------------------------------------ */
@@ -459,30 +460,37 @@ run_return (WardenAgent        *self,
 /* ------------------------------------------------------------------------ */
 /* Asking the model */
 
-/* The last messages, starting at a user message that carries no tool
- * results: a tool call is never separated from its result. */
+static gboolean
+is_plain_user (WardenLlmMessage *m)
+{
+  if (warden_llm_message_get_role (m) != WARDEN_LLM_ROLE_USER)
+    return FALSE;
+  for (guint b = 0; b < warden_llm_message_get_n_blocks (m); b++)
+    if (warden_llm_message_get_block (m, b)->type == WARDEN_LLM_BLOCK_TOOL_RESULT)
+      return FALSE;
+  return TRUE;
+}
+
+/* About the last config.history messages. The window starts at a user
+ * message without tool results, so a tool call is never separated from its
+ * result: the first such message inside the limit, or else the last one
+ * before it (a long turn is sent whole). */
 static GPtrArray *
 history_window (WardenAgent *self)
 {
   GPtrArray *window = g_ptr_array_new ();
-  guint start = self->messages->len > self->config.history
+  guint limit = self->messages->len > self->config.history
                 ? self->messages->len - self->config.history : 0;
+  guint start = limit;
 
-  for (; start < self->messages->len; start++)
-    {
-      WardenLlmMessage *m = g_ptr_array_index (self->messages, start);
-      gboolean has_result = FALSE;
-
-      if (warden_llm_message_get_role (m) != WARDEN_LLM_ROLE_USER)
-        continue;
-      for (guint b = 0; b < warden_llm_message_get_n_blocks (m); b++)
-        if (warden_llm_message_get_block (m, b)->type == WARDEN_LLM_BLOCK_TOOL_RESULT)
-          has_result = TRUE;
-      if (!has_result)
-        break;
-    }
+  while (start < self->messages->len && !is_plain_user (g_ptr_array_index (self->messages, start)))
+    start++;
   if (start >= self->messages->len)
-    start = 0;
+    {
+      start = limit;
+      while (start > 0 && !is_plain_user (g_ptr_array_index (self->messages, start)))
+        start--;
+    }
   for (guint i = start; i < self->messages->len; i++)
     g_ptr_array_add (window, g_ptr_array_index (self->messages, i));
   return window;
@@ -1128,16 +1136,107 @@ run_file_tool (WardenAgent  *self,
   return NULL;
 }
 
+/* File tools run in a thread: a grep over a big tree must not freeze a window. */
+typedef struct
+{
+  WardenAgent          *self;
+  WardenToolCallRecord *record;
+  char                 *name;
+  JsonNode             *input;
+  gboolean              approved;
+  gboolean              outside;   /* set by the thread: the path leads out */
+} FileCall;
+
+static void
+file_call_free (FileCall *call)
+{
+  g_object_unref (call->self);
+  warden_tool_call_record_free (call->record);
+  g_free (call->name);
+  json_node_unref (call->input);
+  g_free (call);
+}
+
+static void
+file_tool_thread (GTask        *task,
+                  gpointer      source,
+                  gpointer      data,
+                  GCancellable *cancellable)
+{
+  FileCall *call = data;
+  JsonObject *input = json_node_get_object (call->input);
+  GError *error = NULL;
+  char *result = run_file_tool (call->self, call->name, input, FALSE, &error);
+
+  if (result == NULL &&
+      g_error_matches (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE))
+    {
+      if (call->approved)
+        {
+          /* The user allowed this one path outside the workspace. */
+          g_clear_error (&error);
+          result = run_file_tool (call->self, call->name, input, TRUE, &error);
+        }
+      else
+        call->outside = TRUE;
+    }
+  if (result != NULL)
+    g_task_return_pointer (task, result, g_free);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+file_tool_done_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  FileCall *call = g_task_get_task_data (G_TASK (result));
+  WardenAgent *self = WARDEN_AGENT (object);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = g_task_propagate_pointer (G_TASK (result), &error);
+  WardenToolCallRecord *r = g_steal_pointer (&call->record);
+
+  if (self->run == NULL)
+    {
+      warden_tool_call_record_free (r);
+      return;
+    }
+  if (text == NULL && call->outside)
+    {
+      JsonObject *input = json_node_get_object (call->input);
+      g_autoptr(WardenApproval) approval =
+        warden_approval_new (self->info->id, r->tool_use_id, WARDEN_APPROVAL_PATH, call->name,
+                             get_string (input, "path"));
+
+      warden_approval_set_details (approval, NULL, self->config.sandbox, error->message, NULL,
+                                   NULL, NULL, NULL);
+      set_str (&r->reason, error->message);
+      wait_for_user (self, r, approval);
+      return;
+    }
+  if (text == NULL)
+    {
+      g_autofree char *msg = g_strdup_printf ("Error: %s", error->message);
+
+      tool_done (self, r, "finished", msg, TRUE);
+      return;
+    }
+  if (r->decision == NULL)
+    set_str (&r->decision, call->approved ? "approved" : "none");
+  tool_done (self, r, "finished", text, FALSE);
+}
+
 static void
 start_file_tool (WardenAgent          *self,
                  WardenToolCallRecord *r,
                  const char           *name,
                  JsonObject           *input)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *result = NULL;
+  g_autoptr(GTask) task = NULL;
   gboolean approved = g_strcmp0 (r->state, "approved") == 0;
   gboolean writes = strcmp (name, "write") == 0 || strcmp (name, "edit") == 0;
+  FileCall *call;
 
   /* On the host, writing is as dangerous as a command: ask, as the seed does. */
   if (!approved && writes && g_strcmp0 (self->config.sandbox, "host") == 0 &&
@@ -1156,38 +1255,17 @@ start_file_tool (WardenAgent          *self,
     }
 
   g_signal_emit (self, signals[TOOL_CALL], 0, r->tool_use_id, name, r->input_json);
-  result = run_file_tool (self, name, input, FALSE, &error);
-  if (result == NULL && approved &&
-      g_error_matches (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE))
-    {
-      /* The user allowed this one path outside the workspace. */
-      g_clear_error (&error);
-      result = run_file_tool (self, name, input, TRUE, &error);
-    }
-  else if (result == NULL &&
-           g_error_matches (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE))
-    {
-      g_autoptr(WardenApproval) approval =
-        warden_approval_new (self->info->id, r->tool_use_id, WARDEN_APPROVAL_PATH, name,
-                             get_string (input, "path"));
+  call = g_new0 (FileCall, 1);
+  call->self = g_object_ref (self);
+  call->record = r;
+  call->name = g_strdup (name);
+  call->input = json_node_init_object (json_node_alloc (), input);
+  call->approved = approved;
 
-      warden_approval_set_details (approval, NULL, self->config.sandbox, error->message, NULL,
-                                   NULL, NULL, NULL);
-      set_str (&r->reason, error->message);
-      wait_for_user (self, r, approval);
-      return;
-    }
-
-  if (result == NULL)
-    {
-      g_autofree char *msg = g_strdup_printf ("Error: %s", error->message);
-
-      tool_done (self, r, "finished", msg, TRUE);
-      return;
-    }
-  if (r->decision == NULL)
-    set_str (&r->decision, approved ? "approved" : "none");
-  tool_done (self, r, "finished", result, FALSE);
+  task = g_task_new (self, NULL, file_tool_done_cb, NULL);
+  g_task_set_source_tag (task, start_file_tool);
+  g_task_set_task_data (task, call, (GDestroyNotify) file_call_free);
+  g_task_run_in_thread (task, file_tool_thread);
 }
 
 /* the loop over the tool calls of one assistant message ------------------- */
@@ -1379,6 +1457,58 @@ continue_loop (WardenAgent *self)
     run_return (self, WARDEN_AGENT_FINISHED, NULL);
 }
 
+/* After a stop, the model's last tool calls may have no results: the API
+ * wants one for each, so they get "stopped by the user" before new words. */
+static gboolean
+close_open_tool_calls (WardenAgent  *self,
+                       GError      **error)
+{
+  WardenLlmMessage *last = last_message (self);
+  g_autoptr(WardenLlmMessage) results = NULL;
+
+  if (last == NULL || warden_llm_message_get_role (last) != WARDEN_LLM_ROLE_ASSISTANT ||
+      !warden_llm_message_has_tool_use (last))
+    return TRUE;
+
+  results = warden_llm_message_new (WARDEN_LLM_ROLE_USER);
+  for (guint b = 0; b < warden_llm_message_get_n_blocks (last); b++)
+    {
+      const WardenLlmBlock *block = warden_llm_message_get_block (last, b);
+      g_autoptr(WardenToolCallRecord) r = NULL;
+      gboolean settled;
+
+      if (block->type != WARDEN_LLM_BLOCK_TOOL_USE)
+        continue;
+      r = record_for (self, block);
+      settled = g_strcmp0 (r->state, "finished") == 0 || g_strcmp0 (r->state, "denied") == 0 ||
+                g_strcmp0 (r->state, "rejected") == 0 || g_strcmp0 (r->state, "interrupted") == 0;
+      if (g_strcmp0 (r->state, "rejected_unreported") == 0)
+        {
+          g_autofree char *text = NULL;
+          JsonObject *input = json_node_get_object (block->tool_input);
+          const char *subject = get_string (input, strcmp (block->tool_name, "exec") == 0
+                                                   ? "command" : "path");
+
+          rejection_text (r, subject ? subject : "", &text);
+          set_str (&r->result_json, text);
+          set_str (&r->state, "rejected");
+          save_record (self, r);
+        }
+      else if (!settled)
+        {
+          set_str (&r->result_json, g_strcmp0 (r->state, "running") == 0
+                   ? "Error: stopped by the user while it ran"
+                   : "Error: stopped by the user before it ran");
+          set_str (&r->state, "interrupted");
+          save_record (self, r);
+        }
+      warden_llm_message_add_tool_result (results, block->tool_use_id,
+                                          r->result_json ? r->result_json : "",
+                                          g_strcmp0 (r->state, "finished") != 0);
+    }
+  return append_message (self, results, 0, 0, error);
+}
+
 void
 warden_agent_run_async (WardenAgent         *self,
                         const char          *task,
@@ -1412,6 +1542,11 @@ warden_agent_run_async (WardenAgent         *self,
         {
           self->info->title = g_strndup (task, 80);
           g_strdelimit (self->info->title, "\n\r\t", ' ');
+        }
+      if (!close_open_tool_calls (self, &error))
+        {
+          run_return (self, 0, g_steal_pointer (&error));
+          return;
         }
       warden_llm_message_add_text (message, task);
       if (!append_message (self, message, 0, 0, &error))
@@ -1459,14 +1594,11 @@ allow_always (WardenAgent  *self,
     {
       g_autofree char *id = g_strdup_printf ("%s-custom", warden_profile_get_id (profile));
       g_autoptr(WardenProfile) existing = warden_profile_store_lookup (self->profiles, id, NULL);
+      gboolean fresh = existing == NULL;
+      g_autoptr(WardenProfile) builtin = g_steal_pointer (&profile);
 
-      g_clear_object (&profile);
-      profile = existing ? g_steal_pointer (&existing)
-                         : warden_profile_copy (warden_profile_store_lookup (self->profiles,
-                                                                             self->config.profile,
-                                                                             NULL),
-                                                id);
-      if (existing == NULL && profile != NULL && warden_profile_get_name (profile))
+      profile = fresh ? warden_profile_copy (builtin, id) : g_steal_pointer (&existing);
+      if (fresh && warden_profile_get_name (profile))
         {
           g_autofree char *name = g_strdup_printf (_("%s (yours)"),
                                                    warden_profile_get_name (profile));

@@ -523,6 +523,99 @@ test_file_tools (void)
   env_tear_down (&env);
 }
 
+static guint
+n_messages_of (FakeModel *fake,
+               guint      i)
+{
+  JsonObject *body = json_node_get_object (g_ptr_array_index (fake->requests, i));
+
+  return json_array_get_length (json_object_get_array_member (body, "messages"));
+}
+
+static const char *
+first_role_of (FakeModel *fake,
+               guint      i)
+{
+  JsonObject *body = json_node_get_object (g_ptr_array_index (fake->requests, i));
+  JsonArray *messages = json_object_get_array_member (body, "messages");
+
+  return json_object_get_string_member (json_array_get_object_element (messages, 0), "role");
+}
+
+/* Old turns fall out of what the model is sent; a tool call never loses
+ * its result on the way. */
+static void
+test_history_window (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  WardenAgentConfig config = { 0 };
+  g_autoptr(GError) error = NULL;
+
+  env_set_up (&env, "bwrap");
+  for (guint turn = 0; turn < 3; turn++)
+    {
+      g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", "{\"command\": \"ls\"}",
+                                                        NULL));
+      g_queue_push_tail (&env.fake->script, fake_reply ("ok", NULL));
+    }
+  config.workspace = env.workspace;
+  config.sandbox = (char *) "bwrap";
+  config.history = 4;
+  agent = warden_agent_new (env.store, env.profiles, env.provider, &config, &error);
+  g_assert_no_error (error);
+
+  for (guint turn = 0; turn < 3; turn++)
+    g_assert_cmpint (run_agent (agent, "list"), ==, WARDEN_AGENT_FINISHED);
+
+  /* Each turn: task, tool call, result, answer. The last request of the
+   * third turn starts at its task: 3 messages, not all 11. */
+  g_assert_cmpuint (env.fake->requests->len, ==, 6);
+  g_assert_cmpuint (n_messages_of (env.fake, 5), ==, 3);
+  for (guint i = 0; i < env.fake->requests->len; i++)
+    g_assert_cmpstr (first_role_of (env.fake, i), ==, "user");
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* A new task after a stop: the unanswered tool calls get results first. */
+static void
+test_new_task_after_stop (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *last = NULL;
+
+  env_set_up (&env, "bwrap");
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"npm install chalk\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Fine.", NULL));
+
+  agent = new_agent (&env, 0);
+  g_assert_cmpint (run_agent (agent, "add chalk"), ==, WARDEN_AGENT_WAITING);
+  {
+    WardenApprovalAnswer no = { .approved = FALSE, .feedback = "not now" };
+
+    g_assert_true (warden_agent_resolve (agent, &no, NULL));
+  }
+  /* The user types something new instead of letting the loop go on. */
+  g_assert_cmpint (run_agent (agent, "never mind, just say hi"), ==, WARDEN_AGENT_FINISHED);
+  last = fake_model_last_message (env.fake, 1);
+  g_assert_nonnull (strstr (last, "just say hi"));
+  /* Right before it: the tool call's result, as the API requires. */
+  {
+    JsonObject *body = json_node_get_object (g_ptr_array_index (env.fake->requests, 1));
+    JsonArray *messages = json_object_get_array_member (body, "messages");
+    guint n = json_array_get_length (messages);
+    g_autofree char *before = json_to_string (json_array_get_element (messages, n - 2), FALSE);
+
+    g_assert_nonnull (strstr (before, "tool_result"));
+    g_assert_nonnull (strstr (before, "User feedback: not now"));
+  }
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -549,6 +642,8 @@ main (int    argc,
   g_test_add_func ("/agent/bad-tool-calls", test_bad_tool_calls);
   g_test_add_func ("/agent/ask-user", test_ask_user);
   g_test_add_func ("/agent/file-tools", test_file_tools);
+  g_test_add_func ("/agent/history-window", test_history_window);
+  g_test_add_func ("/agent/new-task-after-stop", test_new_task_after_stop);
 
   return g_test_run ();
 }
