@@ -160,26 +160,11 @@ warden_bwrap_sandbox_exec_finish (WardenSandbox  *sandbox,
 }
 
 static void
-setup_cb (GObject      *object,
-          GAsyncResult *result,
-          gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!warden_sandbox_run_setup_finish (WARDEN_SANDBOX (object), result, &error))
-    g_task_return_error (task, g_steal_pointer (&error));
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-static void
 probe_cb (GObject      *object,
           GAsyncResult *result,
           gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  GCancellable *cancellable = g_task_get_cancellable (task);
   WardenBwrapSandbox *self = g_task_get_source_object (task);
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenExecResult) res = warden_sandbox_exec_finish (WARDEN_SANDBOX (self), result,
@@ -201,8 +186,7 @@ probe_cb (GObject      *object,
       return;
     }
 
-  warden_sandbox_run_setup_async (WARDEN_SANDBOX (self), cancellable, setup_cb,
-                                  g_steal_pointer (&task));
+  warden_sandbox_finish_prepare (WARDEN_SANDBOX (self), task);
 }
 
 static void

@@ -111,26 +111,11 @@ container_config (WardenDockerSandbox *self)
 }
 
 static void
-setup_cb (GObject      *object,
-          GAsyncResult *result,
-          gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!warden_sandbox_run_setup_finish (WARDEN_SANDBOX (object), result, &error))
-    g_task_return_error (task, g_steal_pointer (&error));
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-static void
 start_cb (GObject      *object,
           GAsyncResult *result,
           gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  GCancellable *cancellable = g_task_get_cancellable (task);
   WardenDockerSandbox *self = g_task_get_source_object (task);
   g_autoptr(GError) error = NULL;
 
@@ -139,8 +124,7 @@ start_cb (GObject      *object,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  warden_sandbox_run_setup_async (WARDEN_SANDBOX (self), cancellable, setup_cb,
-                                  g_steal_pointer (&task));
+  warden_sandbox_finish_prepare (WARDEN_SANDBOX (self), task);
 }
 
 static void

@@ -61,20 +61,6 @@ warden_host_sandbox_exec_finish (WardenSandbox  *sandbox,
 }
 
 static void
-setup_cb (GObject      *object,
-          GAsyncResult *result,
-          gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!warden_sandbox_run_setup_finish (WARDEN_SANDBOX (object), result, &error))
-    g_task_return_error (task, g_steal_pointer (&error));
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-static void
 warden_host_sandbox_prepare_async (WardenSandbox       *sandbox,
                                    GCancellable        *cancellable,
                                    GAsyncReadyCallback  callback,
@@ -93,7 +79,7 @@ warden_host_sandbox_prepare_async (WardenSandbox       *sandbox,
       return;
     }
   self->prepared = TRUE;
-  warden_sandbox_run_setup_async (sandbox, cancellable, setup_cb, g_steal_pointer (&task));
+  warden_sandbox_finish_prepare (sandbox, task);
 }
 
 static gboolean

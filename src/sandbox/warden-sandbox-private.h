@@ -61,5 +61,9 @@ void     warden_sandbox_run_setup_async  (WardenSandbox        *self,
 gboolean warden_sandbox_run_setup_finish (WardenSandbox        *self,
                                           GAsyncResult         *result,
                                           GError              **error);
+/* The last step of every backend's prepare: runs the setup command and
+ * completes @task (a boolean task of @self's prepare) with its outcome. */
+void     warden_sandbox_finish_prepare   (WardenSandbox        *self,
+                                          GTask                *task);
 
 G_END_DECLS

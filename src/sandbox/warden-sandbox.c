@@ -844,3 +844,25 @@ warden_sandbox_run_setup_finish (WardenSandbox  *self,
 {
   return g_task_propagate_boolean (G_TASK (result), error);
 }
+
+static void
+finish_prepare_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!warden_sandbox_run_setup_finish (WARDEN_SANDBOX (object), result, &error))
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+void
+warden_sandbox_finish_prepare (WardenSandbox *self,
+                               GTask         *task)
+{
+  warden_sandbox_run_setup_async (self, g_task_get_cancellable (task), finish_prepare_cb,
+                                  g_object_ref (task));
+}
