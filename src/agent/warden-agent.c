@@ -50,6 +50,7 @@ struct _WardenAgent
   guint               tool_index;
   gulong              text_delta_id;
   gulong              retrying_id;
+  gulong              tool_use_start_id;
 };
 
 G_DEFINE_FINAL_TYPE (WardenAgent, warden_agent, G_TYPE_OBJECT)
@@ -64,6 +65,7 @@ enum
   APPROVAL,
   OUTPUT,
   RETRYING,
+  TOOL_USE_START,
   N_SIGNALS
 };
 
@@ -179,6 +181,8 @@ warden_agent_dispose (GObject *object)
     g_clear_signal_handler (&self->text_delta_id, self->provider);
   if (self->retrying_id)
     g_clear_signal_handler (&self->retrying_id, self->provider);
+  if (self->tool_use_start_id)
+    g_clear_signal_handler (&self->tool_use_start_id, self->provider);
   g_clear_handle_id (&self->idle_id, g_source_remove);
   if (self->sandbox != NULL && self->sandbox_ready)
     warden_sandbox_destroy_async (self->sandbox, NULL, NULL, NULL);
@@ -230,6 +234,10 @@ warden_agent_class_init (WardenAgentClass *klass)
   signals[RETRYING] = g_signal_new ("retrying", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                     NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_UINT, G_TYPE_UINT,
                                     G_TYPE_STRING);
+  /* The model began a tool call: a view can show it before its input is in. */
+  signals[TOOL_USE_START] = g_signal_new ("tool-use-start", G_TYPE_FROM_CLASS (klass),
+                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
+                                          G_TYPE_STRING, G_TYPE_STRING);
 }
 
 static void
@@ -248,6 +256,15 @@ text_delta_cb (WardenLlmProvider *provider,
                gpointer           user_data)
 {
   g_signal_emit (user_data, signals[TEXT_DELTA], 0, text);
+}
+
+static void
+tool_use_start_cb (WardenLlmProvider *provider,
+                   const char        *id,
+                   const char        *name,
+                   gpointer           user_data)
+{
+  g_signal_emit (user_data, signals[TOOL_USE_START], 0, id, name);
 }
 
 static void
@@ -287,6 +304,8 @@ setup (WardenAgent         *self,
   self->text_delta_id = g_signal_connect (provider, "text-delta", G_CALLBACK (text_delta_cb),
                                           self);
   self->retrying_id = g_signal_connect (provider, "retrying", G_CALLBACK (retrying_cb), self);
+  self->tool_use_start_id = g_signal_connect (provider, "tool-use-start",
+                                              G_CALLBACK (tool_use_start_cb), self);
   if (self->config.max_steps == 0)
     self->config.max_steps = DEFAULT_MAX_STEPS;
   if (self->config.history == 0)

@@ -100,6 +100,7 @@ gboolean           warden_agent_close_finish (WardenAgent          *self,
 
 /* Signals:
  *   "text-delta"  (const char *text)                 the assistant's words as they stream
+ *   "tool-use-start" (const char *id, const char *name) the model began a tool call
  *   "tool-call"   (const char *id, const char *name, const char *input_json)
  *   "tool-result" (const char *id, const char *name, const char *decision,
  *                  const char *result, gboolean is_error)

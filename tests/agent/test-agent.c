@@ -178,8 +178,15 @@ skip_docker (const char *sandbox)
 
 /* An allowlisted command runs at once; its result goes back to the model. */
 static void
+count_cb (guint *counter)
+{
+  (*counter)++;
+}
+
+static void
 test_allowed_runs (gconstpointer data)
 {
+  guint started = 0, deltas = 0;
   Env env = { 0 };
   g_autoptr(WardenAgent) agent = NULL;
   g_autofree char *out = NULL;
@@ -194,7 +201,12 @@ test_allowed_runs (gconstpointer data)
   g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
 
   agent = new_agent (&env, 0);
+  g_signal_connect_swapped (agent, "tool-use-start", G_CALLBACK (count_cb), &started);
+  g_signal_connect_swapped (agent, "text-delta", G_CALLBACK (count_cb), &deltas);
   g_assert_cmpint (run_agent (agent, "write hello to out.txt"), ==, WARDEN_AGENT_FINISHED);
+  /* What a view shows as it streams. */
+  g_assert_cmpuint (started, ==, 1);
+  g_assert_cmpuint (deltas, ==, 2);
   g_assert_null (warden_agent_get_pending (agent));
   out = workspace_file (&env, "out.txt");
   g_assert_cmpstr (out, ==, "hello\n");
