@@ -331,6 +331,8 @@ warden_cli_run (int    argc,
 
       config.workspace = workspace ? workspace : here;
       config.profile = profile;
+      if (sandbox == NULL)
+        sandbox = warden_cli_default_backend (loop);
       config.sandbox = sandbox;
       config.image = image;
       config.network = g_strcmp0 (network, "bridge") == 0;

@@ -79,8 +79,8 @@ output_cb (WardenStream  stream,
 }
 
 /* Docker if an engine answers, otherwise bubblewrap. */
-static char *
-default_backend (GMainLoop *loop)
+char *
+warden_cli_default_backend (GMainLoop *loop)
 {
   g_autoptr(WardenDockerClient) client = warden_docker_client_new_from_env (NULL);
   Waiter w = { loop, NULL };
@@ -192,7 +192,7 @@ sandbox_exec (int    argc,
   config->network = network != NULL && strcmp (network, "bridge") == 0;
 
   if (backend == NULL)
-    backend = default_backend (loop);
+    backend = warden_cli_default_backend (loop);
   sandbox = new_sandbox (backend, config);
   if (sandbox == NULL)
     {

@@ -34,6 +34,8 @@ int            warden_cli_sessions     (int          argc,
  * in .json). */
 WardenProfile *warden_cli_load_profile (const char  *spec,
                                         GError     **error);
+/* "docker" when an engine answers, else "bwrap"; runs @loop while it asks. */
+char          *warden_cli_default_backend (GMainLoop *loop);
 void           warden_cli_error        (const char  *format,
                                         ...) G_GNUC_PRINTF (1, 2);
 
