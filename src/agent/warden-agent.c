@@ -48,6 +48,7 @@ struct _WardenAgent
   GTask              *run;          /* the run in progress */
   WardenLlmMessage   *results;      /* tool results of the current assistant message */
   guint               tool_index;
+  gint64              request_started;  /* monotonic µs, for the trace's latency */
   gulong              text_delta_id;
   gulong              retrying_id;
   gulong              tool_use_start_id;
@@ -66,6 +67,7 @@ enum
   OUTPUT,
   RETRYING,
   TOOL_USE_START,
+  SANDBOX_STATE,
   N_SIGNALS
 };
 
@@ -238,6 +240,28 @@ warden_agent_class_init (WardenAgentClass *klass)
   signals[TOOL_USE_START] = g_signal_new ("tool-use-start", G_TYPE_FROM_CLASS (klass),
                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
                                           G_TYPE_STRING, G_TYPE_STRING);
+  /* preparing (with progress), ready, stopped or failed (with the error). */
+  signals[SANDBOX_STATE] = g_signal_new ("sandbox-state", G_TYPE_FROM_CLASS (klass),
+                                         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+                                         G_TYPE_STRING, G_TYPE_DOUBLE, G_TYPE_STRING);
+}
+
+static void
+emit_sandbox_state (WardenAgent *self,
+                    const char  *state,
+                    double       fraction,
+                    const char  *message)
+{
+  g_signal_emit (self, signals[SANDBOX_STATE], 0, state, fraction, message);
+}
+
+static void
+sandbox_progress_cb (WardenSandbox *sandbox,
+                     double         fraction,
+                     const char    *message,
+                     WardenAgent   *self)
+{
+  emit_sandbox_state (self, "preparing", fraction, message);
 }
 
 static void
@@ -289,6 +313,45 @@ load_policy (WardenAgent  *self,
   g_clear_pointer (&self->policy, warden_policy_unref);
   self->policy = warden_policy_new_for_profile (profile);
   return TRUE;
+}
+
+const char *
+warden_agent_get_profile (WardenAgent *self)
+{
+  g_return_val_if_fail (WARDEN_IS_AGENT (self), NULL);
+  return self->config.profile;
+}
+
+gboolean
+warden_agent_set_profile (WardenAgent  *self,
+                          const char   *profile_id,
+                          GError      **error)
+{
+  g_autofree char *old = NULL;
+
+  g_return_val_if_fail (WARDEN_IS_AGENT (self), FALSE);
+  g_return_val_if_fail (profile_id != NULL, FALSE);
+
+  old = g_steal_pointer (&self->config.profile);
+  self->config.profile = g_strdup (profile_id);
+  if (!load_policy (self, error))
+    {
+      /* Keep checking against the profile that still loads. */
+      g_free (self->config.profile);
+      self->config.profile = g_steal_pointer (&old);
+      return FALSE;
+    }
+  g_free (self->info->profile);
+  self->info->profile = g_strdup (profile_id);
+  return warden_session_store_save_session (self->store, self->info, error);
+}
+
+gboolean
+warden_agent_reload_policy (WardenAgent  *self,
+                            GError      **error)
+{
+  g_return_val_if_fail (WARDEN_IS_AGENT (self), FALSE);
+  return load_policy (self, error);
 }
 
 static gboolean
@@ -427,6 +490,26 @@ save_state (WardenAgent *self,
   return TRUE;
 }
 
+/* @latency_ms: the model's answer took this long; -1 for other messages. */
+static gboolean
+append_message_full (WardenAgent       *self,
+                     WardenLlmMessage  *message,
+                     gint64             input_tokens,
+                     gint64             output_tokens,
+                     gint64             latency_ms,
+                     GError           **error)
+{
+  g_autoptr(JsonNode) node = warden_llm_message_to_json (message);
+  g_autofree char *json = json_to_string (node, FALSE);
+
+  if (!warden_session_store_append_model_message (self->store, self->info->id,
+                                                  self->messages->len, json, input_tokens,
+                                                  output_tokens, latency_ms, error))
+    return FALSE;
+  g_ptr_array_add (self->messages, warden_llm_message_ref (message));
+  return TRUE;
+}
+
 static gboolean
 append_message (WardenAgent       *self,
                 WardenLlmMessage  *message,
@@ -434,14 +517,7 @@ append_message (WardenAgent       *self,
                 gint64             output_tokens,
                 GError           **error)
 {
-  g_autoptr(JsonNode) node = warden_llm_message_to_json (message);
-  g_autofree char *json = json_to_string (node, FALSE);
-
-  if (!warden_session_store_append_message (self->store, self->info->id, self->messages->len,
-                                            json, input_tokens, output_tokens, error))
-    return FALSE;
-  g_ptr_array_add (self->messages, warden_llm_message_ref (message));
-  return TRUE;
+  return append_message_full (self, message, input_tokens, output_tokens, -1, error);
 }
 
 static WardenLlmMessage *
@@ -535,8 +611,9 @@ complete_cb (GObject      *object,
 
   self->info->input_tokens += response->input_tokens;
   self->info->output_tokens += response->output_tokens;
-  if (!append_message (self, response->message, response->input_tokens, response->output_tokens,
-                       &error))
+  if (!append_message_full (self, response->message, response->input_tokens,
+                            response->output_tokens,
+                            (g_get_monotonic_time () - self->request_started) / 1000, &error))
     {
       run_return (self, 0, g_steal_pointer (&error));
       return;
@@ -568,6 +645,7 @@ request_model (WardenAgent *self)
 
   window = history_window (self);
   prompt = system_prompt (self);
+  self->request_started = g_get_monotonic_time ();
   warden_llm_provider_complete_async (self->provider, prompt, window, self->tools,
                                       g_task_get_cancellable (self->run), complete_cb,
                                       g_object_ref (self));
@@ -666,6 +744,7 @@ wait_for_user (WardenAgent          *self,
 {
   set_str (&r->state, "pending");
   set_str (&r->decision, "asked");
+  r->asked = g_get_real_time () / 1000;
   save_record (self, r);  /* durable before the loop suspends */
   warden_tool_call_record_free (r);
 
@@ -770,6 +849,7 @@ idle_destroy_cb (gpointer user_data)
       warden_sandbox_destroy_async (self->sandbox, NULL, NULL, NULL);
       g_clear_object (&self->sandbox);
       self->sandbox_ready = FALSE;
+      emit_sandbox_state (self, "stopped", 0, NULL);
     }
   return G_SOURCE_REMOVE;
 }
@@ -871,6 +951,8 @@ prepare_cb (GObject      *object,
       g_autofree char *msg = NULL;
 
       g_clear_object (&self->sandbox);
+      emit_sandbox_state (self, g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
+                                ? "stopped" : "failed", 0, error->message);
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
           run_return (self, 0, g_steal_pointer (&error));
@@ -883,6 +965,7 @@ prepare_cb (GObject      *object,
       return;
     }
   self->sandbox_ready = TRUE;
+  emit_sandbox_state (self, "ready", 1, NULL);
   run_exec (call);
 }
 
@@ -902,12 +985,16 @@ ensure_sandbox_and_run (ExecCall *call)
   config = warden_sandbox_config_new (self->config.workspace);
   config->image = g_strdup (self->config.image ? self->config.image : "debian:bookworm-slim");
   config->network = self->config.network;
+  config->memory_bytes = self->config.memory_bytes;
+  config->cpus = self->config.cpus;
   if (g_strcmp0 (self->config.sandbox, "docker") == 0)
     self->sandbox = warden_docker_sandbox_new (config);
   else if (g_strcmp0 (self->config.sandbox, "host") == 0)
     self->sandbox = warden_host_sandbox_new (config);
   else
     self->sandbox = warden_bwrap_sandbox_new (config);
+  g_signal_connect_object (self->sandbox, "progress", G_CALLBACK (sandbox_progress_cb), self, 0);
+  emit_sandbox_state (self, "preparing", 0, NULL);
   warden_sandbox_prepare_async (self->sandbox, g_task_get_cancellable (self->run), prepare_cb,
                                 call);
 }
@@ -1685,6 +1772,9 @@ warden_agent_resolve (WardenAgent                 *self,
       set_str (&r->feedback, answer->feedback);
     }
 
+  r->answered = g_get_real_time () / 1000;
+  set_str (&r->answered_via, answer->via);
+
   /* Durable before anything runs. */
   if (!warden_session_store_save_tool_call (self->store, r, error))
     return FALSE;
@@ -1724,6 +1814,7 @@ warden_agent_close_async (WardenAgent         *self,
       return;
     }
   self->sandbox_ready = FALSE;
+  emit_sandbox_state (self, "stopped", 0, NULL);
   warden_sandbox_destroy_async (sandbox, cancellable, close_cb, g_steal_pointer (&task));
 }
 

@@ -42,6 +42,8 @@ typedef struct
   guint     history;           /* messages sent to the model; 0: 50 */
   gboolean  host_writes_free;  /* host backend: write and edit do not ask */
   guint     idle_seconds;      /* the sandbox goes after this long unused; 0: 3600 */
+  guint64   memory_bytes;      /* docker: 0 means 2 GiB */
+  double    cpus;              /* docker: 0 means 2 */
 } WardenAgentConfig;
 
 #define WARDEN_TYPE_AGENT (warden_agent_get_type ())
@@ -68,6 +70,14 @@ const char        *warden_agent_get_session_id (WardenAgent *self);
 /* The approval or question waiting for the user, or NULL. */
 WardenApproval    *warden_agent_get_pending    (WardenAgent *self);
 guint              warden_agent_get_steps      (WardenAgent *self);
+const char        *warden_agent_get_profile    (WardenAgent *self);
+/* Checks later commands against another profile; saved with the session. */
+gboolean           warden_agent_set_profile    (WardenAgent  *self,
+                                                const char   *profile_id,
+                                                GError      **error);
+/* Reads the profile again, after it was edited. */
+gboolean           warden_agent_reload_policy  (WardenAgent  *self,
+                                                GError      **error);
 
 /* Sends @task (NULL: just continue, after resolve or on a reopened session)
  * and runs the loop until the model ends its turn, the user is needed, or
@@ -108,6 +118,9 @@ gboolean           warden_agent_close_finish (WardenAgent          *self,
  *   "output"      (int stream, const char *data)     a command's output as it arrives
  *   "retrying"    (guint attempt, guint delay_ms, const char *reason)
  *                 the request goes again: its text will stream again from the start
+ *   "sandbox-state" (const char *state, double fraction, const char *message)
+ *                 preparing (fraction and message: the image pull), ready,
+ *                 stopped, or failed (message: why)
  */
 
 G_END_DECLS

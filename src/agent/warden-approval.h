@@ -61,6 +61,8 @@ typedef struct
   const char *pattern;       /* NULL: the first suggestion */
   const char *feedback;      /* with a rejection, for the model; may be NULL */
   const char *answer;        /* ask_user */
+  const char *via;           /* who answered, for the trace: dialog, card,
+                              * notification, cli; NULL: unknown */
 } WardenApprovalAnswer;
 
 G_END_DECLS

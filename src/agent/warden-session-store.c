@@ -43,6 +43,12 @@ static const char *migrations[] = {
   "  tool_use_id TEXT NOT NULL, ord INTEGER, name TEXT, input_json TEXT, state TEXT,"
   "  decision TEXT, pattern TEXT, reason TEXT, feedback TEXT, result_json TEXT,"
   "  started INTEGER, finished INTEGER, PRIMARY KEY (session_id, tool_use_id));",
+  /* 2: what the trace shows: the model's latency, how long approvals waited and
+   * who answered them. */
+  "ALTER TABLE messages ADD COLUMN latency_ms INTEGER;"
+  "ALTER TABLE tool_calls ADD COLUMN asked INTEGER DEFAULT 0;"
+  "ALTER TABLE tool_calls ADD COLUMN answered INTEGER DEFAULT 0;"
+  "ALTER TABLE tool_calls ADD COLUMN answered_via TEXT;",
 };
 
 static gboolean
@@ -225,6 +231,7 @@ warden_tool_call_record_free (WardenToolCallRecord *record)
   g_free (record->reason);
   g_free (record->feedback);
   g_free (record->result_json);
+  g_free (record->answered_via);
   g_free (record);
 }
 
@@ -373,6 +380,40 @@ warden_session_store_list_sessions (WardenSessionStore  *self,
 }
 
 gboolean
+warden_session_store_append_model_message (WardenSessionStore  *self,
+                                           const char          *session_id,
+                                           guint                seq,
+                                           const char          *json,
+                                           gint64               input_tokens,
+                                           gint64               output_tokens,
+                                           gint64               latency_ms,
+                                           GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  gboolean ok;
+
+  if (sqlite3_prepare_v2 (self->db,
+                          "INSERT OR REPLACE INTO messages (session_id, seq, json, input_tokens, "
+                          "output_tokens, created, latency_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                          -1, &stmt, NULL) != SQLITE_OK)
+    return set_sql_error (self, error, "save a message");
+  bind_text (stmt, 1, session_id);
+  sqlite3_bind_int (stmt, 2, seq);
+  bind_text (stmt, 3, json);
+  sqlite3_bind_int64 (stmt, 4, input_tokens);
+  sqlite3_bind_int64 (stmt, 5, output_tokens);
+  /* Milliseconds from schema 2 on; rows of schema 1 hold seconds. */
+  sqlite3_bind_int64 (stmt, 6, g_get_real_time () / 1000);
+  if (latency_ms >= 0)
+    sqlite3_bind_int64 (stmt, 7, latency_ms);
+  else
+    sqlite3_bind_null (stmt, 7);
+  ok = sqlite3_step (stmt) == SQLITE_DONE;
+  sqlite3_finalize (stmt);
+  return ok ? TRUE : set_sql_error (self, error, "save a message");
+}
+
+gboolean
 warden_session_store_append_message (WardenSessionStore  *self,
                                      const char          *session_id,
                                      guint                seq,
@@ -381,23 +422,65 @@ warden_session_store_append_message (WardenSessionStore  *self,
                                      gint64               output_tokens,
                                      GError             **error)
 {
+  return warden_session_store_append_model_message (self, session_id, seq, json, input_tokens,
+                                                    output_tokens, -1, error);
+}
+
+GPtrArray *
+warden_session_store_list_model_calls (WardenSessionStore  *self,
+                                       const char          *session_id,
+                                       GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  GPtrArray *list = g_ptr_array_new_with_free_func (g_free);
+  int rc;
+
+  if (sqlite3_prepare_v2 (self->db, "SELECT seq, created, latency_ms, input_tokens, "
+                          "output_tokens FROM messages WHERE session_id = ? AND "
+                          "latency_ms IS NOT NULL ORDER BY seq", -1, &stmt, NULL) != SQLITE_OK)
+    {
+      set_sql_error (self, error, "read the model calls");
+      g_ptr_array_unref (list);
+      return NULL;
+    }
+  bind_text (stmt, 1, session_id);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      WardenModelCallRecord *r = g_new0 (WardenModelCallRecord, 1);
+
+      r->seq = sqlite3_column_int (stmt, 0);
+      r->created = sqlite3_column_int64 (stmt, 1);
+      r->latency_ms = sqlite3_column_int64 (stmt, 2);
+      r->input_tokens = sqlite3_column_int64 (stmt, 3);
+      r->output_tokens = sqlite3_column_int64 (stmt, 4);
+      g_ptr_array_add (list, r);
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      set_sql_error (self, error, "read the model calls");
+      g_ptr_array_unref (list);
+      return NULL;
+    }
+  return list;
+}
+
+gboolean
+warden_session_store_delete_session (WardenSessionStore  *self,
+                                     const char          *id,
+                                     GError             **error)
+{
   sqlite3_stmt *stmt = NULL;
   gboolean ok;
 
-  if (sqlite3_prepare_v2 (self->db,
-                          "INSERT OR REPLACE INTO messages (session_id, seq, json, input_tokens, "
-                          "output_tokens, created) VALUES (?, ?, ?, ?, ?, ?)",
-                          -1, &stmt, NULL) != SQLITE_OK)
-    return set_sql_error (self, error, "save a message");
-  bind_text (stmt, 1, session_id);
-  sqlite3_bind_int (stmt, 2, seq);
-  bind_text (stmt, 3, json);
-  sqlite3_bind_int64 (stmt, 4, input_tokens);
-  sqlite3_bind_int64 (stmt, 5, output_tokens);
-  sqlite3_bind_int64 (stmt, 6, g_get_real_time () / G_USEC_PER_SEC);
+  /* The messages and tool calls go with it: ON DELETE CASCADE. */
+  if (sqlite3_prepare_v2 (self->db, "DELETE FROM sessions WHERE id = ?", -1, &stmt, NULL)
+      != SQLITE_OK)
+    return set_sql_error (self, error, "delete the session");
+  bind_text (stmt, 1, id);
   ok = sqlite3_step (stmt) == SQLITE_DONE;
   sqlite3_finalize (stmt);
-  return ok ? TRUE : set_sql_error (self, error, "save a message");
+  return ok ? TRUE : set_sql_error (self, error, "delete the session");
 }
 
 GPtrArray *
@@ -441,12 +524,13 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
   if (sqlite3_prepare_v2 (self->db,
                           "INSERT INTO tool_calls (session_id, tool_use_id, ord, name, input_json, "
                           "state, decision, pattern, reason, feedback, result_json, started, "
-                          "finished) VALUES (?1, ?2, (SELECT COALESCE(MAX(ord), 0) + 1 FROM "
-                          "tool_calls WHERE session_id = ?1), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-                          "?11, ?12) ON CONFLICT (session_id, tool_use_id) DO UPDATE SET "
+                          "finished, asked, answered, answered_via) VALUES (?1, ?2, (SELECT "
+                          "COALESCE(MAX(ord), 0) + 1 FROM tool_calls WHERE session_id = ?1), ?3, "
+                          "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
+                          "ON CONFLICT (session_id, tool_use_id) DO UPDATE SET "
                           "name = ?3, input_json = ?4, state = ?5, decision = ?6, pattern = ?7, "
                           "reason = ?8, feedback = ?9, result_json = ?10, started = ?11, "
-                          "finished = ?12",
+                          "finished = ?12, asked = ?13, answered = ?14, answered_via = ?15",
                           -1, &stmt, NULL) != SQLITE_OK)
     return set_sql_error (self, error, "save a tool call");
   bind_text (stmt, 1, r->session_id);
@@ -461,13 +545,17 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
   bind_text (stmt, 10, r->result_json);
   sqlite3_bind_int64 (stmt, 11, r->started);
   sqlite3_bind_int64 (stmt, 12, r->finished);
+  sqlite3_bind_int64 (stmt, 13, r->asked);
+  sqlite3_bind_int64 (stmt, 14, r->answered);
+  bind_text (stmt, 15, r->answered_via);
   ok = sqlite3_step (stmt) == SQLITE_DONE;
   sqlite3_finalize (stmt);
   return ok ? TRUE : set_sql_error (self, error, "save a tool call");
 }
 
 #define TOOL_COLUMNS "session_id, tool_use_id, name, input_json, state, decision, pattern, " \
-                     "reason, feedback, result_json, started, finished"
+                     "reason, feedback, result_json, started, finished, asked, answered, " \
+                     "answered_via"
 
 static WardenToolCallRecord *
 tool_call_from_row (sqlite3_stmt *stmt)
@@ -486,6 +574,9 @@ tool_call_from_row (sqlite3_stmt *stmt)
   r->result_json = column_dup (stmt, 9);
   r->started = sqlite3_column_int64 (stmt, 10);
   r->finished = sqlite3_column_int64 (stmt, 11);
+  r->asked = sqlite3_column_int64 (stmt, 12);
+  r->answered = sqlite3_column_int64 (stmt, 13);
+  r->answered_via = column_dup (stmt, 14);
   return r;
 }
 

@@ -59,11 +59,24 @@ typedef struct
   char   *result_json;  /* what the model was given */
   gint64  started;      /* unix milliseconds, 0 if not */
   gint64  finished;
+  gint64  asked;        /* when it began to wait for the user, unix ms, 0 if it did not */
+  gint64  answered;     /* when the user answered, unix ms */
+  char   *answered_via; /* where: dialog, card, notification, cli; NULL if not asked */
 } WardenToolCallRecord;
 
 WardenToolCallRecord *warden_tool_call_record_new  (void);
 void                  warden_tool_call_record_free (WardenToolCallRecord *record);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenToolCallRecord, warden_tool_call_record_free)
+
+/* One request to the model: what the trace shows of it. */
+typedef struct
+{
+  guint   seq;            /* the assistant message it produced */
+  gint64  created;        /* unix milliseconds, when the answer was complete */
+  gint64  latency_ms;     /* from request to complete answer, retries included */
+  gint64  input_tokens;
+  gint64  output_tokens;
+} WardenModelCallRecord;
 
 #define WARDEN_TYPE_SESSION_STORE (warden_session_store_get_type ())
 
@@ -89,6 +102,11 @@ WardenSessionInfo  *warden_session_store_get_session  (WardenSessionStore  *self
 GPtrArray          *warden_session_store_list_sessions (WardenSessionStore *self,
                                                         GError            **error);
 
+/* The session and everything recorded of it. */
+gboolean            warden_session_store_delete_session (WardenSessionStore *self,
+                                                         const char         *id,
+                                                         GError            **error);
+
 /* Messages in their JSON form (warden_llm_message_to_json), numbered from 0. */
 gboolean            warden_session_store_append_message (WardenSessionStore *self,
                                                          const char         *session_id,
@@ -97,6 +115,19 @@ gboolean            warden_session_store_append_message (WardenSessionStore *sel
                                                          gint64              input_tokens,
                                                          gint64              output_tokens,
                                                          GError            **error);
+/* As append_message, with how long the model took to give it. */
+gboolean            warden_session_store_append_model_message (WardenSessionStore *self,
+                                                               const char         *session_id,
+                                                               guint               seq,
+                                                               const char         *json,
+                                                               gint64              input_tokens,
+                                                               gint64              output_tokens,
+                                                               gint64              latency_ms,
+                                                               GError            **error);
+/* The model's answers, in order; a GPtrArray of WardenModelCallRecord (g_free). */
+GPtrArray          *warden_session_store_list_model_calls (WardenSessionStore *self,
+                                                           const char         *session_id,
+                                                           GError            **error);
 /* In order; a GPtrArray of strings. */
 GPtrArray          *warden_session_store_load_messages  (WardenSessionStore *self,
                                                          const char         *session_id,

@@ -1,0 +1,2 @@
+#include "config.h"
+int main (int argc, char **argv) { return 0; }
