@@ -347,6 +347,18 @@ warden_agent_set_profile (WardenAgent  *self,
 }
 
 gboolean
+warden_agent_set_title (WardenAgent  *self,
+                        const char   *title,
+                        GError      **error)
+{
+  g_return_val_if_fail (WARDEN_IS_AGENT (self), FALSE);
+
+  g_free (self->info->title);
+  self->info->title = g_strdup (title);
+  return warden_session_store_save_session (self->store, self->info, error);
+}
+
+gboolean
 warden_agent_reload_policy (WardenAgent  *self,
                             GError      **error)
 {

@@ -75,6 +75,10 @@ const char        *warden_agent_get_profile    (WardenAgent *self);
 gboolean           warden_agent_set_profile    (WardenAgent  *self,
                                                 const char   *profile_id,
                                                 GError      **error);
+/* The session's name in lists; saved at once. */
+gboolean           warden_agent_set_title      (WardenAgent  *self,
+                                                const char   *title,
+                                                GError      **error);
 /* Reads the profile again, after it was edited. */
 gboolean           warden_agent_reload_policy  (WardenAgent  *self,
                                                 GError      **error);

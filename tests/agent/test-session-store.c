@@ -181,6 +181,100 @@ test_survives_reopen (void)
   }
 }
 
+/* What the trace shows, and a session deleted with everything it holds. */
+static void
+test_trace_and_delete (void)
+{
+  g_autofree char *path = temp_db ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
+  g_autoptr(WardenSessionInfo) info = warden_session_info_new ();
+  g_autoptr(WardenToolCallRecord) r = warden_tool_call_record_new ();
+  g_autoptr(WardenToolCallRecord) back = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  WardenModelCallRecord *call;
+
+  g_assert_no_error (error);
+  g_assert_true (warden_session_store_save_session (store, info, &error));
+  g_assert_true (warden_session_store_append_message (store, info->id, 0, "{\"role\":\"user\"}",
+                                                      0, 0, &error));
+  g_assert_true (warden_session_store_append_model_message (store, info->id, 1,
+                                                            "{\"role\":\"assistant\"}",
+                                                            1200, 310, 1834, &error));
+  g_assert_no_error (error);
+
+  /* Only the model's answers are model calls. */
+  calls = warden_session_store_list_model_calls (store, info->id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (calls->len, ==, 1);
+  call = g_ptr_array_index (calls, 0);
+  g_assert_cmpuint (call->seq, ==, 1);
+  g_assert_cmpint (call->latency_ms, ==, 1834);
+  g_assert_cmpint (call->input_tokens, ==, 1200);
+  g_assert_cmpint (call->output_tokens, ==, 310);
+
+  r->session_id = g_strdup (info->id);
+  r->tool_use_id = g_strdup ("toolu_1");
+  r->name = g_strdup ("exec");
+  r->state = g_strdup ("approved");
+  r->asked = 1000;
+  r->answered = 13000;
+  r->answered_via = g_strdup ("notification");
+  g_assert_true (warden_session_store_save_tool_call (store, r, &error));
+  back = warden_session_store_get_tool_call (store, info->id, "toolu_1", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (back->answered - back->asked, ==, 12000);
+  g_assert_cmpstr (back->answered_via, ==, "notification");
+
+  g_assert_true (warden_session_store_delete_session (store, info->id, &error));
+  g_assert_no_error (error);
+  sessions = warden_session_store_list_sessions (store, &error);
+  g_assert_cmpuint (sessions->len, ==, 0);
+  g_clear_pointer (&calls, g_ptr_array_unref);
+  calls = warden_session_store_list_tool_calls (store, info->id, &error);
+  g_assert_cmpuint (calls->len, ==, 0);
+}
+
+/* A database of schema 1 (Warden 0.1) opens and gains the new columns. */
+static void
+test_migrates_schema_1 (void)
+{
+  g_autofree char *path = temp_db ();
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = NULL;
+  g_autoptr(WardenToolCallRecord) back = NULL;
+  sqlite3 *db = NULL;
+
+  g_mkdir_with_parents (dir, 0700);
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db,
+    "CREATE TABLE sessions (id TEXT PRIMARY KEY, title TEXT, created INTEGER, updated INTEGER,"
+    " workspace TEXT, profile TEXT, provider TEXT, model TEXT, sandbox TEXT, image TEXT,"
+    " state TEXT, input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0);"
+    "CREATE TABLE messages (session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+    " seq INTEGER NOT NULL, json TEXT NOT NULL, input_tokens INTEGER, output_tokens INTEGER,"
+    " created INTEGER, PRIMARY KEY (session_id, seq));"
+    "CREATE TABLE tool_calls (session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+    " tool_use_id TEXT NOT NULL, ord INTEGER, name TEXT, input_json TEXT, state TEXT,"
+    " decision TEXT, pattern TEXT, reason TEXT, feedback TEXT, result_json TEXT,"
+    " started INTEGER, finished INTEGER, PRIMARY KEY (session_id, tool_use_id));"
+    "INSERT INTO sessions (id, title) VALUES ('old', 'Old session');"
+    "INSERT INTO tool_calls (session_id, tool_use_id, ord, name, state) "
+    " VALUES ('old', 't1', 1, 'exec', 'finished');"
+    "PRAGMA user_version = 1;", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+
+  store = warden_session_store_new (path, &error);
+  g_assert_no_error (error);
+  back = warden_session_store_get_tool_call (store, "old", "t1", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (back->state, ==, "finished");
+  g_assert_cmpint (back->asked, ==, 0);
+  g_assert_null (back->answered_via);
+}
+
 static void
 test_newer_schema (void)
 {
@@ -226,6 +320,8 @@ main (int    argc,
   g_test_add_func ("/agent/store/tool-calls", test_tool_calls);
   g_test_add_func ("/agent/store/survives-reopen", test_survives_reopen);
   g_test_add_func ("/agent/store/newer-schema", test_newer_schema);
+  g_test_add_func ("/agent/store/trace-and-delete", test_trace_and_delete);
+  g_test_add_func ("/agent/store/migrates-schema-1", test_migrates_schema_1);
   g_test_add_func ("/agent/store/not-a-database", test_not_a_database);
 
   return g_test_run ();
