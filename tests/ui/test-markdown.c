@@ -1,3 +1,759 @@
+/* test-markdown.c: the chat's Markdown and the rows that show it
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
 #include "config.h"
+
 #include <gtk/gtk.h>
-int main (int argc, char **argv) { gtk_test_init (&argc, &argv, NULL); return g_test_run (); }
+#include <string.h>
+
+#include "warden-chat-item.h"
+#include "warden-chat-row.h"
+#include "warden-markdown.h"
+
+typedef struct
+{
+  const char *markdown;
+  const char *markup;
+} Case;
+
+static const Case cases[] = {
+  { "", "" },
+  { "plain & <simple>", "plain &amp; &lt;simple&gt;" },
+  { "Hello **world**", "Hello <b>world</b>" },
+  { "__bold__ too", "<b>bold</b> too" },
+  { "*italic* and _also_", "<i>italic</i> and <i>also</i>" },
+  { "snake_case_name and __init__", "snake_case_name and <b>init</b>" },
+  { "a * b * c", "a * b * c" },
+  { "2*3*4", "2*3*4" },
+  { "_a_b_", "<i>a_b</i>" },
+  { "***both***", "<b><i>both</i></b>" },
+  { "**bold *it* bold**", "<b>bold <i>it</i> bold</b>" },
+  { "*it **b** it*", "<i>it <b>b</b> it</i>" },
+  { "**a** and **b**", "<b>a</b> and <b>b</b>" },
+  { "\\*not\\*", "*not*" },
+  { "`code` here", "<tt>code</tt> here" },
+  { "`a <b> & **c**`", "<tt>a &lt;b&gt; &amp; **c**</tt>" },
+  { "``a ` b``", "<tt>a ` b</tt>" },
+  { "`my_var_name`", "<tt>my_var_name</tt>" },
+  /* Unfinished, as while streaming: shown as typed so far. */
+  { "**unclosed", "**unclosed" },
+  { "`unclosed", "`unclosed" },
+  { "[half](https://exa", "[half](https://exa" },
+  { "```\nint x = 1 < 2;\n", "<tt>int x = 1 &lt; 2;</tt>" },
+  { "```c\nint *p;\n```\nafter", "<tt>int *p;</tt>\nafter" },
+  { "```\n  keep   spacing\n\n**not bold**\n```", "<tt>  keep   spacing\n\n**not bold**</tt>" },
+  { "# Title\n## Sub\n### Small ###",
+    "<span size=\"x-large\" weight=\"bold\">Title</span>\n"
+    "<span size=\"large\" weight=\"bold\">Sub</span>\n"
+    "<span weight=\"bold\">Small</span>" },
+  { "#hashtag", "#hashtag" },
+  { "- one\n* two\n  + three", "• one\n• two\n  • three" },
+  { "- [ ] todo\n- [x] done", "☐ todo\n☑ done" },
+  { "1. first\n2. second", "1. first\n2. second" },
+  { "> quote **x**", "▎ quote <b>x</b>" },
+  { "---", "──────────" },
+  { "| a | b |\n|---|---|", "<tt>| a | b |</tt>\n<tt>|---|---|</tt>" },
+  { "[site](https://example.com/a?b=1&c=\"2\")",
+    "<a href=\"https://example.com/a?b=1&amp;c=&quot;2&quot;\">site</a>" },
+  { "[**bold** link](http://x.org)", "<a href=\"http://x.org\"><b>bold</b> link</a>" },
+  { "[bad](javascript:alert(1))", "bad" },
+  { "[file](file:///etc/passwd)", "file" },
+  { "![img](https://i.example/p.png)", "<a href=\"https://i.example/p.png\">img</a>" },
+  { "see https://example.com/x_y. ok",
+    "see <a href=\"https://example.com/x_y\">https://example.com/x_y</a>. ok" },
+  { "(https://e.com/a_(b))", "(<a href=\"https://e.com/a_(b)\">https://e.com/a_(b)</a>)" },
+  { "<https://x.org>", "<a href=\"https://x.org\">https://x.org</a>" },
+  { "a\n\n\n\nb\n", "a\n\nb" },
+  { "line\r\nnext\rlast", "line\nnext\nlast" },
+  { "bell\a and esc\033[31m", "bell and esc[31m" },
+  { "bad \xff utf8", "bad \xef\xbf\xbd utf8" },
+};
+
+static void
+test_cases (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *markup = warden_markdown_to_pango (cases[i].markdown);
+      g_autofree char *escaped = g_strescape (cases[i].markdown, "\u2022");
+
+      g_test_message ("case %u: %s", i, escaped);
+      g_assert_cmpstr (markup, ==, cases[i].markup);
+    }
+}
+
+/* pango_parse_markup does not know <a>: GtkLabel takes links out first. */
+static void
+assert_valid_markup (const char *markup,
+                     const char *source)
+{
+  static GRegex *open_link;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *without_links = NULL;
+  g_autofree char *pango = NULL;
+  g_autofree char *plain = NULL;
+  g_auto(GStrv) parts = NULL;
+
+  if (open_link == NULL)
+    open_link = g_regex_new ("<a href=\"[^\"<>]*\">", 0, 0, NULL);
+  without_links = g_regex_replace_literal (open_link, markup, -1, 0, "<span>", 0, NULL);
+  parts = g_strsplit (without_links, "</a>", -1);
+  pango = g_strjoinv ("</span>", parts);
+
+  if (!pango_parse_markup (pango, -1, 0, NULL, &plain, NULL, &error))
+    g_error ("markup for %s is not valid: %s\n%s", g_strescape (source, NULL), error->message,
+             markup);
+}
+
+static const char *documents[] = {
+  "# Plan\n\nI'll **fix** the `parse_args` function in [main.c](https://example.com/main.c):\n\n"
+  "```c\nint main (int argc, char **argv)\n{\n  return argc < 2 ? 1 : 0; /* <&> */\n}\n```\n\n"
+  "- first *step* with snake_case_name\n- second __step__\n  1. nested\n\n> quoted **text**\n",
+  "***a** b* _c __d__ e_ `f **g` h** [i *j](k) l](http://m.n/o_(p)) <https://q.r> https://s.t/u.",
+  "**bold *it `co**de` x* y** [a](b \"c\") ![d](https://e) \\*esc\\* ~~~\ncode\n~~~",
+  "| col | `x` |\n|---|---|\n| **1** | [l](http://a) |\n---\n* * *\n- [ ] t\n- [x] d\n#### h ####",
+  "ünïcödé **fëtt** _kürsiv_ `cödé` [lïnk](https://ü.example/ä?ö=1&ü=2) 😀 **😀** *😀*",
+};
+
+static void
+test_prefixes (void)
+{
+  for (guint d = 0; d < G_N_ELEMENTS (documents); d++)
+    {
+      gsize len = strlen (documents[d]);
+
+      /* Every prefix, as the text streams in, including ones that end in
+       * the middle of a UTF-8 character. */
+      for (gsize n = 0; n <= len; n++)
+        {
+          g_autofree char *prefix = g_strndup (documents[d], n);
+          g_autofree char *markup = warden_markdown_to_pango (prefix);
+
+          assert_valid_markup (markup, prefix);
+        }
+    }
+}
+
+static void
+test_garbage (void)
+{
+  static const char alphabet[] = "*_`[]()<>&#-!\\\n h:/|~\"'+.1x\t>\r";
+  GRand *rand = g_rand_new_with_seed (20260101);
+
+  for (guint i = 0; i < 5000; i++)
+    {
+      guint len = g_rand_int_range (rand, 0, 120);
+      g_autofree char *text = g_malloc (len + 1);
+      g_autofree char *markup = NULL;
+
+      for (guint j = 0; j < len; j++)
+        {
+          int r = g_rand_int_range (rand, 0, 100);
+
+          if (r < 5)
+            text[j] = (char) g_rand_int_range (rand, 1, 256);
+          else if (r < 10)
+            memcpy (text + j, "http", MIN (4, len - j)), j += MIN (4, len - j) - 1;
+          else
+            text[j] = alphabet[g_rand_int_range (rand, 0, sizeof alphabet - 1)];
+        }
+      text[len] = '\0';
+      markup = warden_markdown_to_pango (text);
+      assert_valid_markup (markup, text);
+    }
+  g_rand_free (rand);
+}
+
+static void
+test_label_accepts (void)
+{
+  GtkWidget *label = g_object_ref_sink (gtk_label_new (NULL));
+
+  /* GtkLabel warns (fatal here) on markup it cannot parse, links included. */
+  for (guint d = 0; d < G_N_ELEMENTS (documents); d++)
+    {
+      gsize len = strlen (documents[d]);
+
+      for (gsize n = 0; n <= len; n += 3)
+        {
+          g_autofree char *prefix = g_strndup (documents[d], n);
+          g_autofree char *markup = warden_markdown_to_pango (prefix);
+
+          gtk_label_set_markup (GTK_LABEL (label), markup);
+        }
+    }
+  gtk_label_set_markup (GTK_LABEL (label), "<a href=\"https://x.org\"><b>x</b></a>");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "x");
+  g_object_unref (label);
+}
+
+static void
+test_long_line_is_fast (void)
+{
+  g_autoptr(GString) s = g_string_new (NULL);
+  g_autofree char *markup = NULL;
+  gint64 start;
+
+  /* Unmatched delimiters must not make rendering quadratic. */
+  for (guint i = 0; i < 20000; i++)
+    g_string_append (s, "a* _b ** [c ");
+  start = g_get_monotonic_time ();
+  markup = warden_markdown_to_pango (s->str);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, G_USEC_PER_SEC);
+  assert_valid_markup (markup, "long line");
+}
+
+/* Chat rows */
+
+typedef struct
+{
+  GtkWidget     *window;
+  WardenChatRow *row;
+  char          *last_action;
+  GVariant      *last_parameter;
+  guint          activations;
+} RowFixture;
+
+static void
+action_cb (GSimpleAction *action,
+           GVariant      *parameter,
+           gpointer       user_data)
+{
+  RowFixture *f = user_data;
+
+  g_free (f->last_action);
+  f->last_action = g_strdup (g_action_get_name (G_ACTION (action)));
+  g_clear_pointer (&f->last_parameter, g_variant_unref);
+  f->last_parameter = parameter != NULL ? g_variant_ref (parameter) : NULL;
+  f->activations++;
+}
+
+static void
+row_set_up (RowFixture    *f,
+            gconstpointer  data)
+{
+  g_autoptr(GSimpleActionGroup) group = g_simple_action_group_new ();
+  g_autoptr(GSimpleAction) answer =
+    g_simple_action_new ("approval-answer", G_VARIANT_TYPE ("(sbbs)"));
+  g_autoptr(GSimpleAction) show = g_simple_action_new ("approval-show", G_VARIANT_TYPE_STRING);
+
+  g_signal_connect (answer, "activate", G_CALLBACK (action_cb), f);
+  g_signal_connect (show, "activate", G_CALLBACK (action_cb), f);
+  g_action_map_add_action (G_ACTION_MAP (group), G_ACTION (answer));
+  g_action_map_add_action (G_ACTION_MAP (group), G_ACTION (show));
+
+  f->window = gtk_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 600, 400);
+  gtk_widget_insert_action_group (f->window, "win", G_ACTION_GROUP (group));
+  f->row = WARDEN_CHAT_ROW (warden_chat_row_new ());
+  gtk_window_set_child (GTK_WINDOW (f->window), GTK_WIDGET (f->row));
+  gtk_window_present (GTK_WINDOW (f->window));
+}
+
+static void
+row_tear_down (RowFixture    *f,
+               gconstpointer  data)
+{
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  g_free (f->last_action);
+  g_clear_pointer (&f->last_parameter, g_variant_unref);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static GtkWidget *
+find_css (GtkWidget  *root,
+          const char *css_class)
+{
+  if (gtk_widget_has_css_class (root, css_class))
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_css (child, css_class);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+find_type (GtkWidget *root,
+           GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_type (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* A visible button showing @label (mnemonics taken out). */
+static GtkWidget *
+find_button (GtkWidget  *root,
+             const char *label)
+{
+  if (!gtk_widget_get_visible (root))
+    return NULL;
+  if (GTK_IS_BUTTON (root) && gtk_button_get_label (GTK_BUTTON (root)) != NULL)
+    {
+      g_autoptr(GString) plain = g_string_new (gtk_button_get_label (GTK_BUTTON (root)));
+
+      g_string_replace (plain, "_", "", 0);
+      if (g_str_equal (plain->str, label))
+        return root;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_button (child, label);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* gtk_widget_activate() would only click after an animation. */
+static void
+click (GtkWidget *button)
+{
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_is_sensitive (button));
+  g_signal_emit_by_name (button, "clicked");
+}
+
+static const char *
+label_text (RowFixture *f,
+            const char *css_class)
+{
+  GtkWidget *label = find_css (GTK_WIDGET (f->row), css_class);
+
+  g_assert_nonnull (label);
+  return gtk_label_get_text (GTK_LABEL (label));
+}
+
+static void
+test_row_user (RowFixture    *f,
+               gconstpointer  data)
+{
+  g_autoptr(WardenChatItem) item = warden_chat_item_new (WARDEN_CHAT_ITEM_USER, "Fix **the** <bug>");
+  GtkWidget *label;
+
+  warden_chat_row_set_item (f->row, item);
+  g_assert_true (warden_chat_row_get_item (f->row) == item);
+  label = find_css (GTK_WIDGET (f->row), "user-message");
+  g_assert_nonnull (label);
+  /* The user's words are shown as typed, not as Markdown. */
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "Fix **the** <bug>");
+  g_assert_true (gtk_label_get_selectable (GTK_LABEL (label)));
+  g_assert_cmpint (gtk_widget_get_halign (label), ==, GTK_ALIGN_END);
+}
+
+static void
+test_row_assistant_streams (RowFixture    *f,
+                            gconstpointer  data)
+{
+  g_autoptr(WardenChatItem) item = warden_chat_item_new (WARDEN_CHAT_ITEM_ASSISTANT, "Hello");
+  GtkWidget *label;
+  gint64 deadline;
+
+  warden_chat_row_set_item (f->row, item);
+  label = find_css (GTK_WIDGET (f->row), "assistant-message");
+  g_assert_nonnull (label);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "Hello");
+
+  warden_chat_item_append_text (item, " **wor");
+  warden_chat_item_append_text (item, "ld** and `co");
+  warden_chat_item_append_text (item, "de`");
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (!g_str_equal (gtk_label_get_text (GTK_LABEL (label)), "Hello world and code")
+         && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "Hello world and code");
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (label)), ==,
+                   "Hello <b>world</b> and <tt>code</tt>");
+}
+
+static void
+test_row_notice (RowFixture    *f,
+                 gconstpointer  data)
+{
+  g_autoptr(WardenChatItem) item = warden_chat_item_new (WARDEN_CHAT_ITEM_NOTICE, "Stopped.");
+
+  warden_chat_row_set_item (f->row, item);
+  g_assert_cmpstr (label_text (f, "dim-label"), ==, "Stopped.");
+}
+
+typedef struct
+{
+  const char *decision;
+  const char *pattern;
+  const char *reason;
+  const char *state;
+  const char *text;
+  const char *css;
+} BadgeCase;
+
+static void
+test_row_badges (RowFixture    *f,
+                 gconstpointer  data)
+{
+  static const BadgeCase badges[] = {
+    { "auto-allowed", "git status*", NULL, "finished", "allowed by git status*", "allowed" },
+    { "auto-allowed", NULL, NULL, "finished", "allowed", "allowed" },
+    { "approved", NULL, NULL, "finished", "approved", "approved" },
+    { "approved-always", "make *", NULL, "finished", "always allowed · make *", "approved" },
+    { "rejected", NULL, NULL, "rejected", "rejected", "rejected" },
+    { "denied", "rm -rf *", NULL, "denied", "denied by rm -rf *", "denied" },
+    { "denied", NULL, "network is off", "denied", "denied: network is off", "denied" },
+    { "asked", NULL, NULL, "pending", "waiting for you", "pending" },
+    { NULL, NULL, NULL, "pending", "waiting for you", "pending" },
+  };
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-1", "exec", "git status");
+  GtkWidget *badge;
+
+  warden_chat_row_set_item (f->row, item);
+  badge = find_css (GTK_WIDGET (f->row), "badge");
+  g_assert_nonnull (badge);
+  /* No decision yet, nothing pending: no badge. */
+  g_assert_false (gtk_widget_get_visible (badge));
+  g_assert_cmpstr (label_text (f, "tool-name"), ==, "exec");
+  g_assert_cmpstr (label_text (f, "tool-subject"), ==, "git status");
+
+  /* The item changes under a bound row, as while a call runs. */
+  for (guint i = 0; i < G_N_ELEMENTS (badges); i++)
+    {
+      g_test_message ("badge %u: %s", i, badges[i].text);
+      warden_chat_item_set_state (item, badges[i].state);
+      warden_chat_item_set_decision (item, badges[i].decision, badges[i].pattern,
+                                     badges[i].reason, NULL);
+      g_assert_true (gtk_widget_get_visible (badge));
+      g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (badge)), ==, badges[i].text);
+      g_assert_true (gtk_widget_has_css_class (badge, badges[i].css));
+      for (guint j = 0; j < G_N_ELEMENTS (badges); j++)
+        if (!g_str_equal (badges[j].css, badges[i].css))
+          g_assert_false (gtk_widget_has_css_class (badge, badges[j].css));
+    }
+
+  /* The pattern is shown in monospace. */
+  warden_chat_item_set_decision (item, "denied", "a<b", NULL, NULL);
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (badge)), ==, "denied by <tt>a&lt;b</tt>");
+
+  /* A rejection shows the user's words for the agent. */
+  g_assert_false (gtk_widget_get_visible (find_css (GTK_WIDGET (f->row), "feedback")));
+  warden_chat_item_set_decision (item, "rejected", NULL, NULL, "use ripgrep instead");
+  g_assert_true (gtk_widget_get_visible (find_css (GTK_WIDGET (f->row), "feedback")));
+  g_assert_cmpstr (label_text (f, "feedback"), ==, "use ripgrep instead");
+}
+
+static void
+test_row_status (RowFixture    *f,
+                 gconstpointer  data)
+{
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-1", "exec", "make");
+  GtkWidget *status;
+
+  warden_chat_row_set_item (f->row, item);
+  status = find_css (GTK_WIDGET (f->row), "tool-status");
+  g_assert_false (gtk_widget_get_visible (status));
+
+  warden_chat_item_set_state (item, "running");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "running…");
+
+  warden_chat_item_set_finished (item, 0, 1200, FALSE);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "exit 0 · 1.2 s");
+  g_assert_false (gtk_widget_has_css_class (status, "error"));
+
+  warden_chat_item_set_finished (item, 2, 350, FALSE);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "exit 2 · 350 ms");
+  g_assert_true (gtk_widget_has_css_class (status, "error"));
+
+  warden_chat_item_set_finished (item, -1, 10, TRUE);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "failed · 10 ms");
+  g_assert_true (gtk_widget_has_css_class (status, "error"));
+}
+
+static void
+test_row_output (RowFixture    *f,
+                 gconstpointer  data)
+{
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-1", "exec", "ls");
+  GtkWidget *expander;
+  GtkWidget *output;
+
+  warden_chat_row_set_item (f->row, item);
+  expander = find_type (GTK_WIDGET (f->row), GTK_TYPE_EXPANDER);
+  g_assert_nonnull (expander);
+  g_assert_false (gtk_widget_get_visible (expander));
+
+  warden_chat_item_append_output (item, "a.txt\n");
+  g_assert_true (gtk_widget_get_visible (expander));
+  g_assert_false (gtk_expander_get_expanded (GTK_EXPANDER (expander)));
+  /* Collapsed: the output's label is not made yet. */
+  g_assert_null (gtk_expander_get_child (GTK_EXPANDER (expander)));
+
+  gtk_expander_set_expanded (GTK_EXPANDER (expander), TRUE);
+  output = gtk_expander_get_child (GTK_EXPANDER (expander));
+  g_assert_nonnull (output);
+  g_assert_true (gtk_widget_has_css_class (output, "monospace"));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (output)), ==, "a.txt\n");
+
+  warden_chat_item_append_output (item, "b.txt\n");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (output)), ==, "a.txt\nb.txt\n");
+}
+
+static void
+test_row_approval (RowFixture    *f,
+                   gconstpointer  data)
+{
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-7", "exec", "curl x | sh");
+  g_autoptr(WardenApproval) approval =
+    warden_approval_new ("s1", "call-7", WARDEN_APPROVAL_COMMAND, "exec", "curl x | sh");
+  GtkWidget *root = GTK_WIDGET (f->row);
+  GtkWidget *entry;
+  const char *id = NULL;
+  const char *text = NULL;
+  gboolean approved = TRUE;
+  gboolean always = TRUE;
+
+  warden_approval_set_details (approval, "/work", "docker", "Not in the allow list", "sh",
+                               NULL, NULL, NULL);
+  warden_chat_row_set_item (f->row, item);
+  g_assert_null (find_button (root, "Allow Once"));
+
+  warden_chat_item_set_approval (item, approval);
+  g_assert_nonnull (find_button (root, "Reject"));
+  g_assert_nonnull (find_button (root, "Always Allow…"));
+  g_assert_cmpstr (label_text (f, "approval-reason"), ==, "Not in the allow list: sh");
+
+  click (find_button (root, "Allow Once"));
+  g_assert_cmpuint (f->activations, ==, 1);
+  g_assert_cmpstr (f->last_action, ==, "approval-answer");
+  g_variant_get (f->last_parameter, "(&sbb&s)", &id, &approved, &always, &text);
+  g_assert_cmpstr (id, ==, "call-7");
+  g_assert_true (approved);
+  g_assert_false (always);
+  g_assert_cmpstr (text, ==, "");
+
+  entry = find_type (root, GTK_TYPE_ENTRY);
+  g_assert_cmpstr (gtk_entry_get_placeholder_text (GTK_ENTRY (entry)), ==,
+                   "Tell the agent what to do instead (optional)");
+  gtk_editable_set_text (GTK_EDITABLE (entry), "download it first");
+  click (find_button (root, "Reject"));
+  g_assert_cmpuint (f->activations, ==, 2);
+  g_variant_get (f->last_parameter, "(&sbb&s)", &id, &approved, &always, &text);
+  g_assert_cmpstr (id, ==, "call-7");
+  g_assert_false (approved);
+  g_assert_false (always);
+  g_assert_cmpstr (text, ==, "download it first");
+
+  click (find_button (root, "Always Allow…"));
+  g_assert_cmpuint (f->activations, ==, 3);
+  g_assert_cmpstr (f->last_action, ==, "approval-show");
+  g_assert_cmpstr (g_variant_get_string (f->last_parameter, NULL), ==, "call-7");
+
+  /* Answered elsewhere (the dialog, a notification): the buttons go. */
+  warden_chat_item_set_approval (item, NULL);
+  g_assert_null (find_button (root, "Allow Once"));
+  g_assert_null (find_button (root, "Reject"));
+  g_assert_null (find_type (root, GTK_TYPE_ENTRY));
+}
+
+static void
+test_row_question (RowFixture    *f,
+                   gconstpointer  data)
+{
+  static const char *choices[] = { "Postgres", "SQLite", NULL };
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("q-1", "ask_user", "Which database?");
+  g_autoptr(WardenApproval) approval =
+    warden_approval_new ("s1", "q-1", WARDEN_APPROVAL_QUESTION, "ask_user", "Which database?");
+  GtkWidget *root = GTK_WIDGET (f->row);
+  GtkWidget *answer;
+  GtkWidget *entry;
+  const char *id = NULL;
+  const char *text = NULL;
+  gboolean approved = FALSE;
+  gboolean always = TRUE;
+
+  warden_approval_set_details (approval, NULL, NULL, NULL, NULL, NULL, choices, NULL);
+  warden_chat_item_set_approval (item, approval);
+  warden_chat_row_set_item (f->row, item);
+
+  g_assert_cmpstr (label_text (f, "approval-question"), ==, "Which database?");
+  g_assert_null (find_button (root, "Allow Once"));
+  click (find_button (root, "SQLite"));
+  g_variant_get (f->last_parameter, "(&sbb&s)", &id, &approved, &always, &text);
+  g_assert_cmpstr (id, ==, "q-1");
+  g_assert_true (approved);
+  g_assert_false (always);
+  g_assert_cmpstr (text, ==, "SQLite");
+
+  answer = find_button (root, "Answer");
+  g_assert_false (gtk_widget_get_sensitive (answer));
+  entry = find_type (root, GTK_TYPE_ENTRY);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "DuckDB");
+  g_assert_true (gtk_widget_get_sensitive (answer));
+  click (answer);
+  g_assert_cmpuint (f->activations, ==, 2);
+  g_variant_get (f->last_parameter, "(&sbb&s)", &id, &approved, &always, &text);
+  g_assert_cmpstr (text, ==, "DuckDB");
+}
+
+static void
+test_row_recycled (RowFixture    *f,
+                   gconstpointer  data)
+{
+  g_autoptr(WardenChatItem) tool = warden_chat_item_new_tool ("call-1", "exec", "ls");
+  g_autoptr(WardenChatItem) user = warden_chat_item_new (WARDEN_CHAT_ITEM_USER, "hi");
+  g_autoptr(WardenApproval) approval =
+    warden_approval_new ("s1", "call-1", WARDEN_APPROVAL_COMMAND, "exec", "ls");
+
+  warden_chat_row_set_item (f->row, tool);
+  g_assert_nonnull (find_css (GTK_WIDGET (f->row), "tool-card"));
+
+  /* Bound to another item, the row forgets the first one. */
+  warden_chat_row_set_item (f->row, user);
+  g_assert_null (find_css (GTK_WIDGET (f->row), "tool-card"));
+  warden_chat_item_set_approval (tool, approval);
+  warden_chat_item_set_finished (tool, 1, 5, FALSE);
+  g_assert_null (find_button (GTK_WIDGET (f->row), "Allow Once"));
+  g_assert_cmpstr (label_text (f, "user-message"), ==, "hi");
+
+  warden_chat_row_set_item (f->row, NULL);
+  g_assert_null (warden_chat_row_get_item (f->row));
+  g_assert_null (gtk_widget_get_first_child (GTK_WIDGET (f->row)));
+
+  /* And back: the card shows the item as it is now. */
+  warden_chat_row_set_item (f->row, tool);
+  g_assert_nonnull (find_button (GTK_WIDGET (f->row), "Allow Once"));
+  g_assert_cmpstr (label_text (f, "tool-status"), ==, "exit 1 · 5 ms");
+}
+
+static void
+test_item_output_limit (void)
+{
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-1", "exec", "yes");
+  g_autofree char *chunk = g_strnfill (1000, 'y');
+  g_autofree char *kept = NULL;
+  const char *marker = "\n… (the terminal pane has the rest)";
+
+  for (guint i = 0; i < 100; i++)
+    warden_chat_item_append_output (item, chunk);
+  kept = g_strdup (warden_chat_item_get_output (item));
+  g_assert_true (g_str_has_suffix (kept, marker));
+  g_assert_cmpuint (strlen (kept), ==, 64 * 1024 + strlen (marker));
+
+  /* Past the limit nothing more is kept, and the marker comes once. */
+  warden_chat_item_append_output (item, chunk);
+  g_assert_cmpstr (warden_chat_item_get_output (item), ==, kept);
+
+  /* A cut never splits a character. */
+  warden_chat_item_set_output (item, NULL);
+  g_assert_cmpstr (warden_chat_item_get_output (item), ==, "");
+  for (guint i = 0; i < 40000; i++)
+    warden_chat_item_append_output (item, "é");
+  g_assert_true (g_utf8_validate (warden_chat_item_get_output (item), -1, NULL));
+  g_assert_true (g_str_has_suffix (warden_chat_item_get_output (item), marker));
+}
+
+static void
+css_error_cb (GtkCssProvider *provider,
+              GtkCssSection  *section,
+              GError         *error,
+              gpointer        user_data)
+{
+  g_autofree char *where = gtk_css_section_to_string (section);
+
+  g_error ("style.css: %s: %s", where, error->message);
+}
+
+static void
+test_style_parses (void)
+{
+  g_autoptr(GtkCssProvider) provider = gtk_css_provider_new ();
+
+  if (!g_resources_get_info ("/io/github/wardenapp/Warden/style.css", 0, NULL, NULL, NULL))
+    {
+      g_test_skip ("style.css is not in this test's resources");
+      return;
+    }
+  g_signal_connect (provider, "parsing-error", G_CALLBACK (css_error_cb), NULL);
+  gtk_css_provider_load_from_resource (provider, "/io/github/wardenapp/Warden/style.css");
+}
+
+static void
+count_cb (guint *count)
+{
+  (*count)++;
+}
+
+static void
+test_item_notifies_on_change (void)
+{
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-1", "exec", "ls");
+  guint state = 0;
+  guint decision = 0;
+  guint exit_status = 0;
+
+  g_signal_connect_swapped (item, "notify::state", G_CALLBACK (count_cb), &state);
+  g_signal_connect_swapped (item, "notify::decision", G_CALLBACK (count_cb), &decision);
+  g_signal_connect_swapped (item, "notify::exit-status", G_CALLBACK (count_cb), &exit_status);
+
+  warden_chat_item_set_state (item, "running");
+  warden_chat_item_set_state (item, "running");
+  g_assert_cmpuint (state, ==, 1);
+  warden_chat_item_set_decision (item, "approved", NULL, NULL, NULL);
+  warden_chat_item_set_decision (item, "approved", NULL, NULL, NULL);
+  g_assert_cmpuint (decision, ==, 1);
+  warden_chat_item_set_finished (item, 0, 10, FALSE);
+  warden_chat_item_set_finished (item, 0, 10, FALSE);
+  g_assert_cmpuint (exit_status, ==, 1);
+  g_assert_cmpint (warden_chat_item_get_kind (item), ==, WARDEN_CHAT_ITEM_TOOL);
+  g_assert_cmpstr (warden_chat_item_get_tool_id (item), ==, "call-1");
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  gtk_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/markdown/cases", test_cases);
+  g_test_add_func ("/markdown/every-prefix-is-valid", test_prefixes);
+  g_test_add_func ("/markdown/garbage-is-valid", test_garbage);
+  g_test_add_func ("/markdown/label-accepts", test_label_accepts);
+  g_test_add_func ("/markdown/long-line-is-fast", test_long_line_is_fast);
+
+  g_test_add_func ("/style/parses", test_style_parses);
+  g_test_add_func ("/chat-item/output-limit", test_item_output_limit);
+  g_test_add_func ("/chat-item/notifies-on-change", test_item_notifies_on_change);
+
+#define ADD(path, func) \
+  g_test_add ("/chat-row/" path, RowFixture, NULL, row_set_up, func, row_tear_down)
+  ADD ("user", test_row_user);
+  ADD ("assistant-streams", test_row_assistant_streams);
+  ADD ("notice", test_row_notice);
+  ADD ("badges", test_row_badges);
+  ADD ("status", test_row_status);
+  ADD ("output", test_row_output);
+  ADD ("approval", test_row_approval);
+  ADD ("question", test_row_question);
+  ADD ("recycled", test_row_recycled);
+#undef ADD
+
+  return g_test_run ();
+}

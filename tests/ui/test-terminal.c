@@ -1,3 +1,464 @@
+/* test-terminal.c: the terminal pane shows what a shell would have shown
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
 #include "config.h"
-#include <gtk/gtk.h>
-int main (int argc, char **argv) { gtk_test_init (&argc, &argv, NULL); return g_test_run (); }
+
+#include <adwaita.h>
+#include <string.h>
+
+#include "warden-terminal.h"
+
+typedef struct
+{
+  GtkWidget      *window;
+  WardenTerminal *terminal;
+  VteTerminal    *vte;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  f->window = gtk_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 800, 400);
+  f->terminal = WARDEN_TERMINAL (warden_terminal_new ());
+  gtk_window_set_child (GTK_WINDOW (f->window), GTK_WIDGET (f->terminal));
+  f->vte = warden_terminal_get_vte (f->terminal);
+  gtk_window_present (GTK_WINDOW (f->window));
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static char *
+screen_text (Fixture *f)
+{
+  return vte_terminal_get_text (f->vte, NULL, NULL, NULL);
+}
+
+static gboolean
+has_line (const char *text,
+          const char *line)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+
+  return g_strv_contains ((const char * const *) lines, line);
+}
+
+/* VTE parses what it is fed in its own time: wait until @line is on the
+ * screen (or 5 s pass) and return the screen. */
+static char *
+wait_for_line (Fixture    *f,
+               const char *line)
+{
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  char *text = NULL;
+
+  for (;;)
+    {
+      g_free (text);
+      text = screen_text (f);
+      if (has_line (text, line) || g_get_monotonic_time () > deadline)
+        return text;
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+}
+
+/* The lines from the one equal to @first on, as many as @n. */
+static GStrv
+lines_from (const char *text,
+            const char *first,
+            guint       n)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  GPtrArray *out = g_ptr_array_new ();
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_equal (lines[i], first))
+      {
+        for (guint j = i; lines[j] != NULL && j < i + n; j++)
+          g_ptr_array_add (out, g_strdup (lines[j]));
+        break;
+      }
+  g_ptr_array_add (out, NULL);
+  return (GStrv) g_ptr_array_free (out, FALSE);
+}
+
+static void
+test_prompt (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  warden_terminal_feed_command (f->terminal, "proj", "ls -la");
+  text = wait_for_line (f, "proj $ ls -la");
+  g_assert_true (has_line (text, "proj $ ls -la"));
+
+  warden_terminal_feed_command (f->terminal, "proj", "cat <<EOF\nhello\nEOF");
+  g_free (text);
+  text = wait_for_line (f, "> EOF");
+  lines = lines_from (text, "proj $ cat <<EOF", 3);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  g_assert_cmpstr (lines[1], ==, "> hello");
+  g_assert_cmpstr (lines[2], ==, "> EOF");
+}
+
+static void
+test_prompt_control_characters (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *text = NULL;
+
+  /* An escape sequence in a command would clear the screen if fed raw. */
+  warden_terminal_feed_output (f->terminal, "before\n", -1);
+  warden_terminal_feed_command (f->terminal, "proj", "echo \033[2Jx");
+  text = wait_for_line (f, "proj $ echo ^[[2Jx");
+  g_assert_true (has_line (text, "proj $ echo ^[[2Jx"));
+  g_assert_true (has_line (text, "before"));
+}
+
+static void
+test_newlines (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  warden_terminal_feed_output (f->terminal, "a\nb\nc\n", -1);
+  text = wait_for_line (f, "c");
+  /* Lone "\n" fed raw would staircase: "b" would be "  b"... */
+  lines = lines_from (text, "a", 3);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  g_assert_cmpstr (lines[1], ==, "b");
+  g_assert_cmpstr (lines[2], ==, "c");
+}
+
+static void
+test_crlf_across_chunks (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  warden_terminal_feed_output (f->terminal, "x\r", -1);
+  warden_terminal_feed_output (f->terminal, "\ny\r\n", -1);
+  warden_terminal_feed_output (f->terminal, "z\n", 2);
+  warden_terminal_feed_output (f->terminal, "", 0);
+  warden_terminal_feed_output (f->terminal, "w\n", -1);
+  text = wait_for_line (f, "w");
+  lines = lines_from (text, "x", 4);
+  g_assert_cmpuint (g_strv_length (lines), ==, 4);
+  g_assert_cmpstr (lines[1], ==, "y");
+  g_assert_cmpstr (lines[2], ==, "z");
+  g_assert_cmpstr (lines[3], ==, "w");
+}
+
+static void
+test_lone_cr_overwrites (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *text = NULL;
+
+  /* A progress bar redraws its line with "\r": it must stay one line. */
+  warden_terminal_feed_output (f->terminal, "10%\r", -1);
+  warden_terminal_feed_output (f->terminal, "99%\rdone\n", -1);
+  text = wait_for_line (f, "done");
+  g_assert_true (has_line (text, "done"));
+  g_assert_null (strstr (text, "10%"));
+}
+
+static void
+test_colors (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *text = NULL;
+
+  warden_terminal_feed_output (f->terminal, "\033[31mred\033[0m and \033[1;32mgreen\033[0m\n", -1);
+  text = wait_for_line (f, "red and green");
+  g_assert_true (has_line (text, "red and green"));
+  g_assert_null (strstr (text, "[31m"));
+}
+
+static void
+test_status (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  warden_terminal_feed_command (f->terminal, "proj", "false");
+  warden_terminal_feed_output (f->terminal, "no newline", -1);
+  warden_terminal_feed_status (f->terminal, 2, 1300);
+  text = wait_for_line (f, "[exit 2 · 1.3 s]");
+  lines = lines_from (text, "proj $ false", 3);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  g_assert_cmpstr (lines[1], ==, "no newline");
+  g_assert_cmpstr (lines[2], ==, "[exit 2 · 1.3 s]");
+
+  /* A quick success adds nothing between its output and the next prompt. */
+  warden_terminal_feed_command (f->terminal, "proj", "true");
+  warden_terminal_feed_output (f->terminal, "fine\n", -1);
+  warden_terminal_feed_status (f->terminal, 0, 20);
+  warden_terminal_feed_command (f->terminal, "proj", "next");
+  g_free (text);
+  text = wait_for_line (f, "proj $ next");
+  g_strfreev (lines);
+  lines = lines_from (text, "proj $ true", 3);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  g_assert_cmpstr (lines[1], ==, "fine");
+  g_assert_cmpstr (lines[2], ==, "proj $ next");
+}
+
+static void
+test_notice (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *text = NULL;
+
+  warden_terminal_feed_output (f->terminal, "partial", -1);
+  warden_terminal_feed_notice (f->terminal, "Sandbox ready");
+  text = wait_for_line (f, "Sandbox ready");
+  g_assert_true (has_line (text, "partial"));
+  g_assert_true (has_line (text, "Sandbox ready"));
+}
+
+static GtkWidget *
+find_widget (GtkWidget *root,
+             GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_widget (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+test_search (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *text = NULL;
+  GtkWidget *entry = find_widget (GTK_WIDGET (f->terminal), GTK_TYPE_SEARCH_ENTRY);
+  GtkWidget *bar = find_widget (GTK_WIDGET (f->terminal), GTK_TYPE_SEARCH_BAR);
+  gint64 deadline;
+
+  warden_terminal_feed_output (f->terminal, "a needle in the haystack\n", -1);
+  text = wait_for_line (f, "a needle in the haystack");
+
+  g_assert_nonnull (entry);
+  g_assert_false (gtk_search_bar_get_search_mode (GTK_SEARCH_BAR (bar)));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->terminal), "terminal.find", NULL));
+  g_assert_true (gtk_search_bar_get_search_mode (GTK_SEARCH_BAR (bar)));
+
+  /* Case-insensitive, and the text is literal, not a pattern. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "NEEDLE");
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (vte_terminal_search_get_regex (f->vte) == NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_nonnull (vte_terminal_search_get_regex (f->vte));
+  g_assert_false (gtk_widget_has_css_class (entry, "error"));
+  /* VTE does not wrap onto the match it already shows: with a single
+   * match every other search fails. Enter must find it each time. */
+  for (guint i = 0; i < 3; i++)
+    {
+      g_signal_emit_by_name (entry, "activate");
+      g_assert_false (gtk_widget_has_css_class (entry, "error"));
+      g_assert_true (vte_terminal_get_has_selection (f->vte));
+    }
+  warden_terminal_feed_output (f->terminal, "another needle\n", -1);
+  g_free (text);
+  text = wait_for_line (f, "another needle");
+  g_assert_true (vte_terminal_search_find_next (f->vte));
+  g_assert_true (vte_terminal_search_find_previous (f->vte));
+
+  gtk_editable_set_text (GTK_EDITABLE (entry), "zebra.*");
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (!gtk_widget_has_css_class (entry, "error") && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (gtk_widget_has_css_class (entry, "error"));
+  g_assert_false (vte_terminal_search_find_next (f->vte));
+
+  gtk_search_bar_set_search_mode (GTK_SEARCH_BAR (bar), FALSE);
+  g_assert_null (vte_terminal_search_get_regex (f->vte));
+}
+
+static void
+test_scrollback_bounded (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GString) chunk = g_string_new (NULL);
+  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (f->vte));
+  g_autofree char *text = NULL;
+  glong rows;
+
+  for (guint i = 1; i <= 20000; i++)
+    {
+      g_string_append_printf (chunk, "line %u\n", i);
+      if (i % 1000 == 0)
+        {
+          warden_terminal_feed_output (f->terminal, chunk->str, chunk->len);
+          g_string_truncate (chunk, 0);
+        }
+    }
+  text = wait_for_line (f, "line 20000");
+  g_assert_true (has_line (text, "line 20000"));
+
+  rows = vte_terminal_get_row_count (f->vte);
+  g_test_message ("rows %ld, adjustment %g..%g", rows,
+                  gtk_adjustment_get_lower (adjustment), gtk_adjustment_get_upper (adjustment));
+  /* All 20,000 lines would be 20,000 + rows; the bound keeps 10,000. */
+  g_assert_cmpfloat (gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_lower (adjustment),
+                     <=, WARDEN_TERMINAL_SCROLLBACK_LINES + rows);
+  g_assert_cmpfloat (gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_lower (adjustment),
+                     >=, WARDEN_TERMINAL_SCROLLBACK_LINES);
+}
+
+static void
+test_big_output (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *chunk = g_malloc (64 * 1024);
+  g_autofree char *text = NULL;
+  gint64 start;
+  gint64 longest = 0;
+
+  /* 16 MiB in 64 KiB chunks, as a sandbox stream delivers them: no
+   * single call may hold the main loop for long. */
+  for (gsize i = 0; i < 64 * 1024; i++)
+    chunk[i] = (i % 80 == 79) ? '\n' : 'a' + (i % 26);
+  for (guint i = 0; i < 256; i++)
+    {
+      start = g_get_monotonic_time ();
+      warden_terminal_feed_output (f->terminal, chunk, 64 * 1024);
+      longest = MAX (longest, g_get_monotonic_time () - start);
+      g_main_context_iteration (NULL, FALSE);
+    }
+  warden_terminal_feed_output (f->terminal, "\nthe end\n", -1);
+  text = wait_for_line (f, "the end");
+  g_test_message ("longest feed: %" G_GINT64_FORMAT " µs", longest);
+  g_assert_true (has_line (text, "the end"));
+  g_assert_cmpint (longest, <, 250 * 1000);
+}
+
+static void
+test_reset (Fixture       *f,
+            gconstpointer  data)
+{
+  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (f->vte));
+  g_autofree char *text = NULL;
+  gint64 deadline;
+
+  for (guint i = 0; i < 200; i++)
+    warden_terminal_feed_output (f->terminal, "old output\n", -1);
+  warden_terminal_feed_output (f->terminal, "last old\n", -1);
+  text = wait_for_line (f, "last old");
+  g_assert_true (has_line (text, "last old"));
+
+  warden_terminal_reset (f->terminal);
+  warden_terminal_feed_notice (f->terminal, "fresh");
+  g_free (text);
+  text = wait_for_line (f, "fresh");
+  g_assert_true (has_line (text, "fresh"));
+  g_assert_false (has_line (text, "last old"));
+  g_assert_false (has_line (text, "old output"));
+
+  /* The scrollback went too: nothing above the screen. */
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_lower (adjustment)
+         > vte_terminal_get_row_count (f->vte)
+         && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_cmpfloat (gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_lower (adjustment),
+                     <=, vte_terminal_get_row_count (f->vte));
+}
+
+static void
+read_text_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  char **out = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *out = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (source), result, &error);
+  g_assert_no_error (error);
+}
+
+static void
+test_copy (Fixture       *f,
+           gconstpointer  data)
+{
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (GTK_WIDGET (f->vte));
+  g_autofree char *text = NULL;
+  g_autofree char *copied = NULL;
+  gint64 deadline;
+
+  /* Nothing selected: the clipboard keeps what it had. */
+  gdk_clipboard_set_text (clipboard, "previous");
+  gtk_widget_activate_action (GTK_WIDGET (f->terminal), "terminal.copy", NULL);
+  gdk_clipboard_read_text_async (clipboard, NULL, read_text_cb, &copied);
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (copied == NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpstr (copied, ==, "previous");
+  g_clear_pointer (&copied, g_free);
+
+  warden_terminal_feed_output (f->terminal, "copy me\n", -1);
+  text = wait_for_line (f, "copy me");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->terminal),
+                                             "terminal.select-all", NULL));
+  g_assert_true (vte_terminal_get_has_selection (f->vte));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->terminal), "terminal.copy", NULL));
+
+  gdk_clipboard_read_text_async (clipboard, NULL, read_text_cb, &copied);
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (copied == NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_nonnull (copied);
+  g_assert_nonnull (strstr (copied, "copy me"));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+#define ADD(path, func) \
+  g_test_add ("/terminal/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+  ADD ("prompt", test_prompt);
+  ADD ("prompt-control-characters", test_prompt_control_characters);
+  ADD ("newlines", test_newlines);
+  ADD ("crlf-across-chunks", test_crlf_across_chunks);
+  ADD ("lone-cr-overwrites", test_lone_cr_overwrites);
+  ADD ("colors", test_colors);
+  ADD ("status", test_status);
+  ADD ("notice", test_notice);
+  ADD ("search", test_search);
+  ADD ("scrollback-bounded", test_scrollback_bounded);
+  ADD ("big-output", test_big_output);
+  ADD ("reset", test_reset);
+  ADD ("copy", test_copy);
+#undef ADD
+
+  return g_test_run ();
+}
