@@ -1,1 +1,562 @@
+/* warden-approval-dialog.c: asks the user about a command, a path or a question
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
 #include "config.h"
+
+#define G_LOG_DOMAIN "warden-ui"
+
+#include <glib/gi18n.h>
+
+#include "warden-approval-dialog.h"
+
+#include <string.h>
+
+#include "policy/warden-pattern.h"
+#include "policy/warden-policy.h"
+
+/* More would push the buttons off a small screen; the count says the rest. */
+#define MAX_SHOWN_WOULD_ALLOW 8
+
+struct _WardenApprovalDialog
+{
+  AdwMessageDialog  parent_instance;
+
+  WardenApproval   *approval;
+  WardenProfile    *profile;
+  char             *workspace;
+  GStrv             earlier_commands;
+  gboolean          answered;
+
+  GtkLabel         *subject_label;
+  GtkLabel         *where_label;
+  GtkLabel         *reason_label;
+  GtkWidget        *part_box;
+  GtkLabel         *part_label;
+  GtkWidget        *env_box;
+  GtkLabel         *env_label;
+  GtkWidget        *always_box;
+  GtkEditable      *pattern_entry;
+  GtkLabel         *pattern_message;
+  GtkWidget        *would_allow_title;
+  GtkBox           *would_allow_box;
+  GtkEditable      *feedback_entry;
+  GtkEditable      *answer_entry;
+};
+
+G_DEFINE_FINAL_TYPE (WardenApprovalDialog, warden_approval_dialog, ADW_TYPE_MESSAGE_DIALOG)
+
+enum {
+  ANSWERED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+GPtrArray *
+warden_approval_dialog_would_allow (WardenProfile      *profile,
+                                    const char         *pattern,
+                                    const char         *workspace,
+                                    const char         *cwd,
+                                    const char * const *commands)
+{
+  g_autoptr(GPtrArray) result = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(WardenProfile) base = NULL;
+  g_autoptr(WardenProfile) extended = NULL;
+  g_autoptr(WardenPolicy) before = NULL;
+  g_autoptr(WardenPolicy) after = NULL;
+  WardenCheckContext context = { workspace, cwd, NULL };
+
+  g_return_val_if_fail (profile == NULL || WARDEN_IS_PROFILE (profile), NULL);
+
+  if (commands == NULL || !warden_pattern_validate (pattern, NULL))
+    return g_steal_pointer (&result);
+
+  /* Without a profile, nothing was allowed: an empty allowlist is the same. */
+  base = profile != NULL ? g_object_ref (profile) : warden_profile_new ("none");
+  extended = warden_profile_copy (base, warden_profile_get_id (base));
+  if (!warden_profile_add_allow (extended, pattern, NULL))
+    return g_steal_pointer (&result);
+
+  before = warden_policy_new_for_profile (base);
+  after = warden_policy_new_for_profile (extended);
+
+  for (guint i = 0; commands[i] != NULL; i++)
+    {
+      g_autoptr(WardenDecision) was = NULL;
+      g_autoptr(WardenDecision) would = NULL;
+
+      if (g_hash_table_contains (seen, commands[i]))
+        continue;
+      g_hash_table_add (seen, (gpointer) commands[i]);
+
+      would = warden_policy_check (after, commands[i], -1, &context);
+      if (warden_decision_get_verdict (would) != WARDEN_VERDICT_ALLOW)
+        continue;
+      was = warden_policy_check (before, commands[i], -1, &context);
+      if (warden_decision_get_verdict (was) == WARDEN_VERDICT_ALLOW)
+        continue;
+
+      g_ptr_array_add (result, g_strdup (commands[i]));
+    }
+
+  return g_steal_pointer (&result);
+}
+
+static void
+update_would_allow (WardenApprovalDialog *self,
+                    const char           *pattern,
+                    gboolean              valid)
+{
+  g_autoptr(GPtrArray) list = NULL;
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->would_allow_box))) != NULL)
+    gtk_box_remove (self->would_allow_box, child);
+
+  if (!valid || self->earlier_commands == NULL || self->earlier_commands[0] == NULL)
+    {
+      gtk_widget_set_visible (self->would_allow_title, FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->would_allow_box), FALSE);
+      return;
+    }
+
+  list = warden_approval_dialog_would_allow (self->profile, pattern, self->workspace,
+                                             warden_approval_get_cwd (self->approval),
+                                             (const char * const *) self->earlier_commands);
+
+  for (guint i = 0; i < list->len && i < MAX_SHOWN_WOULD_ALLOW; i++)
+    {
+      GtkWidget *label = gtk_label_new (g_ptr_array_index (list, i));
+
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+      gtk_widget_set_tooltip_text (label, g_ptr_array_index (list, i));
+      gtk_widget_add_css_class (label, "monospace");
+      gtk_widget_add_css_class (label, "caption");
+      gtk_box_append (self->would_allow_box, label);
+    }
+  if (list->len > MAX_SHOWN_WOULD_ALLOW)
+    {
+      guint more = list->len - MAX_SHOWN_WOULD_ALLOW;
+      g_autofree char *text = g_strdup_printf (ngettext ("and %u more", "and %u more", more),
+                                               more);
+      GtkWidget *label = gtk_label_new (text);
+
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_widget_add_css_class (label, "caption");
+      gtk_box_append (self->would_allow_box, label);
+    }
+
+  /* Saying "none" matters too: it tells the user the pattern is narrow. */
+  gtk_label_set_text (GTK_LABEL (self->would_allow_title),
+                      list->len > 0
+                      ? _("This pattern would also have allowed:")
+                      : _("This pattern would not have allowed any earlier command of this session."));
+  gtk_widget_set_visible (self->would_allow_title, TRUE);
+  gtk_widget_set_visible (GTK_WIDGET (self->would_allow_box), list->len > 0);
+}
+
+static void
+pattern_changed_cb (WardenApprovalDialog *self)
+{
+  g_autoptr(GError) error = NULL;
+  const char *pattern = gtk_editable_get_text (self->pattern_entry);
+  gboolean valid;
+
+  if (self->approval == NULL ||
+      warden_approval_get_kind (self->approval) != WARDEN_APPROVAL_COMMAND)
+    return;
+
+  valid = warden_pattern_validate (pattern, &error);
+
+  if (valid)
+    gtk_widget_remove_css_class (GTK_WIDGET (self->pattern_entry), "error");
+  else
+    gtk_widget_add_css_class (GTK_WIDGET (self->pattern_entry), "error");
+  adw_message_dialog_set_response_enabled (ADW_MESSAGE_DIALOG (self), "always", valid);
+
+  gtk_widget_remove_css_class (GTK_WIDGET (self->pattern_message), "error");
+  gtk_widget_remove_css_class (GTK_WIDGET (self->pattern_message), "warning");
+  if (!valid)
+    {
+      g_autofree char *text = g_strdup_printf (_("Not a valid pattern: %s"), error->message);
+
+      gtk_label_set_text (self->pattern_message, text);
+      gtk_widget_add_css_class (GTK_WIDGET (self->pattern_message), "error");
+      gtk_widget_set_visible (GTK_WIDGET (self->pattern_message), TRUE);
+    }
+  else if (g_strcmp0 (pattern, "*") == 0)
+    {
+      /* Valid, and the user's call, but it turns the profile off. */
+      gtk_label_set_text (self->pattern_message, _("This pattern allows every command."));
+      gtk_widget_add_css_class (GTK_WIDGET (self->pattern_message), "warning");
+      gtk_widget_set_visible (GTK_WIDGET (self->pattern_message), TRUE);
+    }
+  else
+    gtk_widget_set_visible (GTK_WIDGET (self->pattern_message), FALSE);
+
+  update_would_allow (self, pattern, valid);
+}
+
+static void
+feedback_activate_cb (WardenApprovalDialog *self)
+{
+  /* Words typed here go with a rejection, so Enter sends them. */
+  warden_approval_dialog_respond (self, "reject");
+}
+
+static void
+answer_changed_cb (WardenApprovalDialog *self)
+{
+  const char *text = gtk_editable_get_text (self->answer_entry);
+
+  if (adw_message_dialog_has_response (ADW_MESSAGE_DIALOG (self), "answer"))
+    adw_message_dialog_set_response_enabled (ADW_MESSAGE_DIALOG (self), "answer",
+                                             text[0] != '\0');
+}
+
+static void
+answer_activate_cb (WardenApprovalDialog *self)
+{
+  warden_approval_dialog_respond (self, "answer");
+}
+
+static void
+emit_answered (WardenApprovalDialog *self,
+               gboolean              approved,
+               gboolean              allow_always,
+               const char           *text)
+{
+  if (self->answered)
+    return;
+  self->answered = TRUE;
+  g_signal_emit (self, signals[ANSWERED], 0, approved, allow_always, text ? text : "");
+}
+
+/* The class handler of "response": it runs whether a button was clicked,
+ * warden_approval_dialog_respond() was called or the window was closed. */
+static void
+warden_approval_dialog_response (AdwMessageDialog *dialog,
+                                 const char       *response)
+{
+  WardenApprovalDialog *self = WARDEN_APPROVAL_DIALOG (dialog);
+  g_autofree char *text = NULL;
+
+  if (self->answered || self->approval == NULL)
+    return;
+
+  if (g_strcmp0 (response, "reject") == 0)
+    {
+      text = g_strstrip (g_strdup (gtk_editable_get_text (self->feedback_entry)));
+      emit_answered (self, FALSE, FALSE, text);
+    }
+  else if (g_strcmp0 (response, "once") == 0)
+    emit_answered (self, TRUE, FALSE, "");
+  else if (g_strcmp0 (response, "always") == 0)
+    {
+      text = g_strdup (gtk_editable_get_text (self->pattern_entry));
+      /* The button is disabled then; this guards a programmatic response. */
+      if (!warden_pattern_validate (text, NULL))
+        return;
+      emit_answered (self, TRUE, TRUE, text);
+    }
+  else if (g_strcmp0 (response, "answer") == 0)
+    {
+      text = g_strdup (gtk_editable_get_text (self->answer_entry));
+      emit_answered (self, TRUE, FALSE, text);
+    }
+  else if (g_str_has_prefix (response, "choice-"))
+    {
+      const char * const *choices = warden_approval_get_choices (self->approval);
+      guint64 n = 0;
+
+      if (choices != NULL && choices[0] != NULL &&
+          g_ascii_string_to_unsigned (response + strlen ("choice-"), 10, 0,
+                                      g_strv_length ((GStrv) choices) - 1, &n, NULL))
+        emit_answered (self, TRUE, FALSE, choices[n]);
+    }
+  /* Anything else is "close": the dialog went away unanswered, and the
+   * approval still waits in the chat and the notification. */
+}
+
+void
+warden_approval_dialog_respond (WardenApprovalDialog *self,
+                                const char           *response_id)
+{
+  AdwMessageDialog *dialog = ADW_MESSAGE_DIALOG (self);
+
+  g_return_if_fail (WARDEN_IS_APPROVAL_DIALOG (self));
+  g_return_if_fail (response_id != NULL);
+
+  if (!adw_message_dialog_has_response (dialog, response_id) ||
+      !adw_message_dialog_get_response_enabled (dialog, response_id))
+    return;
+
+  g_object_ref (self);
+  adw_message_dialog_response (dialog, response_id);
+  /* A clicked button closes the dialog; adw_message_dialog_response() does not.
+   * An unrealized window ignores gtk_window_close(). */
+  if (gtk_widget_get_realized (GTK_WIDGET (self)))
+    gtk_window_close (GTK_WINDOW (self));
+  else
+    gtk_window_destroy (GTK_WINDOW (self));
+  g_object_unref (self);
+}
+
+const char *
+warden_approval_dialog_get_approval_id (WardenApprovalDialog *self)
+{
+  g_return_val_if_fail (WARDEN_IS_APPROVAL_DIALOG (self), NULL);
+
+  return self->approval ? warden_approval_get_id (self->approval) : NULL;
+}
+
+GtkEditable *
+warden_approval_dialog_get_pattern_entry (WardenApprovalDialog *self)
+{
+  g_return_val_if_fail (WARDEN_IS_APPROVAL_DIALOG (self), NULL);
+
+  return self->pattern_entry;
+}
+
+GtkEditable *
+warden_approval_dialog_get_feedback_entry (WardenApprovalDialog *self)
+{
+  g_return_val_if_fail (WARDEN_IS_APPROVAL_DIALOG (self), NULL);
+
+  return self->feedback_entry;
+}
+
+GtkEditable *
+warden_approval_dialog_get_answer_entry (WardenApprovalDialog *self)
+{
+  g_return_val_if_fail (WARDEN_IS_APPROVAL_DIALOG (self), NULL);
+
+  return self->answer_entry;
+}
+
+static void
+set_label_or_hide (GtkLabel   *label,
+                   GtkWidget  *container,
+                   const char *text)
+{
+  gboolean shown = text != NULL && text[0] != '\0';
+
+  gtk_label_set_text (label, shown ? text : "");
+  gtk_widget_set_visible (container ? container : GTK_WIDGET (label), shown);
+}
+
+static char *
+describe_where (WardenApproval *approval)
+{
+  const char *cwd = warden_approval_get_cwd (approval);
+  const char *sandbox = warden_approval_get_sandbox (approval);
+  const char *sandbox_name = NULL;
+
+  if (g_strcmp0 (sandbox, "docker") == 0)
+    sandbox_name = _("Docker container");
+  else if (g_strcmp0 (sandbox, "bwrap") == 0)
+    sandbox_name = _("Bubblewrap sandbox");
+  else if (g_strcmp0 (sandbox, "host") == 0)
+    sandbox_name = _("host, without a sandbox");
+  else if (sandbox != NULL && sandbox[0] != '\0')
+    sandbox_name = sandbox;
+
+  if (cwd != NULL && cwd[0] != '\0' && sandbox_name != NULL)
+    /* Translators: "In /workspace/src · Docker container" */
+    return g_strdup_printf (_("In %s · %s"), cwd, sandbox_name);
+  if (cwd != NULL && cwd[0] != '\0')
+    return g_strdup_printf (_("In %s"), cwd);
+  if (sandbox_name != NULL)
+    return g_strdup_printf (_("On the %s"), sandbox_name);
+  return NULL;
+}
+
+/* Response labels are mnemonics: a choice's own underscores must stay text. */
+static char *
+escape_mnemonic (const char *text)
+{
+  g_auto(GStrv) parts = g_strsplit (text, "_", -1);
+
+  return g_strjoinv ("__", parts);
+}
+
+static void
+setup (WardenApprovalDialog *self)
+{
+  AdwMessageDialog *dialog = ADW_MESSAGE_DIALOG (self);
+  WardenApprovalKind kind = warden_approval_get_kind (self->approval);
+  const char *subject = warden_approval_get_subject (self->approval);
+  g_autofree char *where = describe_where (self->approval);
+
+  if (kind == WARDEN_APPROVAL_QUESTION)
+    {
+      const char * const *choices = warden_approval_get_choices (self->approval);
+
+      adw_message_dialog_set_heading (dialog, _("The agent asks"));
+      adw_message_dialog_set_body (dialog, subject ? subject : "");
+      gtk_widget_set_visible (GTK_WIDGET (self->subject_label), FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->where_label), FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->reason_label), FALSE);
+      gtk_widget_set_visible (self->part_box, FALSE);
+      gtk_widget_set_visible (self->always_box, FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->feedback_entry), FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->answer_entry), TRUE);
+
+      for (guint i = 0; choices != NULL && choices[i] != NULL; i++)
+        {
+          g_autofree char *id = g_strdup_printf ("choice-%u", i);
+          g_autofree char *label = escape_mnemonic (choices[i]);
+
+          adw_message_dialog_add_response (dialog, id, label);
+        }
+      adw_message_dialog_add_response (dialog, "answer", _("_Answer"));
+      adw_message_dialog_set_response_appearance (dialog, "answer", ADW_RESPONSE_SUGGESTED);
+      adw_message_dialog_set_response_enabled (dialog, "answer", FALSE);
+      return;
+    }
+
+  adw_message_dialog_set_heading (dialog, kind == WARDEN_APPROVAL_PATH
+                                          ? _("File access needs approval")
+                                          : _("Command needs approval"));
+  set_label_or_hide (self->subject_label, NULL, subject);
+  set_label_or_hide (self->where_label, NULL, where);
+  set_label_or_hide (self->reason_label, NULL, warden_approval_get_reason (self->approval));
+  set_label_or_hide (self->part_label, self->part_box, warden_approval_get_part (self->approval));
+
+  {
+    const char * const *env = warden_approval_get_env (self->approval);
+    g_autofree char *text = env ? g_strjoinv ("\n", (GStrv) env) : NULL;
+
+    set_label_or_hide (self->env_label, self->env_box, text);
+  }
+
+  adw_message_dialog_add_response (dialog, "reject", _("_Reject"));
+  adw_message_dialog_set_response_appearance (dialog, "reject", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_add_response (dialog, "once", _("Allow _once"));
+  adw_message_dialog_set_response_appearance (dialog, "once", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (dialog, "once");
+
+  if (kind == WARDEN_APPROVAL_COMMAND)
+    {
+      const char * const *suggestions = warden_approval_get_suggestions (self->approval);
+
+      adw_message_dialog_add_response (dialog, "always", _("_Always allow"));
+      gtk_editable_set_text (self->pattern_entry,
+                             suggestions && suggestions[0] ? suggestions[0] : "");
+      /* set_text() of the same text emits nothing: validate the first one here. */
+      pattern_changed_cb (self);
+    }
+  else
+    {
+      /* File access has no pattern to save: it is approved one call at a time. */
+      gtk_widget_set_visible (self->always_box, FALSE);
+    }
+}
+
+WardenApprovalDialog *
+warden_approval_dialog_new (GtkWindow          *parent,
+                            WardenApproval     *approval,
+                            WardenProfile      *profile,
+                            const char         *workspace,
+                            const char * const *earlier_commands)
+{
+  WardenApprovalDialog *self;
+
+  g_return_val_if_fail (parent == NULL || GTK_IS_WINDOW (parent), NULL);
+  g_return_val_if_fail (WARDEN_IS_APPROVAL (approval), NULL);
+  g_return_val_if_fail (profile == NULL || WARDEN_IS_PROFILE (profile), NULL);
+
+  self = g_object_new (WARDEN_TYPE_APPROVAL_DIALOG,
+                       "transient-for", parent,
+                       "modal", parent != NULL,
+                       NULL);
+  self->approval = g_object_ref (approval);
+  g_set_object (&self->profile, profile);
+  self->workspace = g_strdup (workspace);
+  self->earlier_commands = g_strdupv ((GStrv) earlier_commands);
+
+  setup (self);
+
+  return self;
+}
+
+static void
+warden_approval_dialog_dispose (GObject *object)
+{
+  WardenApprovalDialog *self = WARDEN_APPROVAL_DIALOG (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), WARDEN_TYPE_APPROVAL_DIALOG);
+  g_clear_object (&self->approval);
+  g_clear_object (&self->profile);
+
+  G_OBJECT_CLASS (warden_approval_dialog_parent_class)->dispose (object);
+}
+
+static void
+warden_approval_dialog_finalize (GObject *object)
+{
+  WardenApprovalDialog *self = WARDEN_APPROVAL_DIALOG (object);
+
+  g_free (self->workspace);
+  g_strfreev (self->earlier_commands);
+
+  G_OBJECT_CLASS (warden_approval_dialog_parent_class)->finalize (object);
+}
+
+static void
+warden_approval_dialog_class_init (WardenApprovalDialogClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  AdwMessageDialogClass *dialog_class = ADW_MESSAGE_DIALOG_CLASS (klass);
+
+  object_class->dispose = warden_approval_dialog_dispose;
+  object_class->finalize = warden_approval_dialog_finalize;
+  dialog_class->response = warden_approval_dialog_response;
+
+  /**
+   * WardenApprovalDialog::answered:
+   * @approved: allowed (or, for a question, answered)
+   * @allow_always: save the pattern in the profile
+   * @text: the feedback (rejected), the pattern (always), "" (once) or the answer
+   */
+  signals[ANSWERED] = g_signal_new ("answered",
+                                    G_TYPE_FROM_CLASS (klass),
+                                    G_SIGNAL_RUN_LAST,
+                                    0, NULL, NULL, NULL,
+                                    G_TYPE_NONE, 3,
+                                    G_TYPE_BOOLEAN, G_TYPE_BOOLEAN, G_TYPE_STRING);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               RESOURCE_PREFIX "/warden-approval-dialog.ui");
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, subject_label);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, where_label);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, reason_label);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, part_box);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, part_label);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, env_box);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, env_label);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, always_box);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, pattern_entry);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, pattern_message);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, would_allow_title);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, would_allow_box);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, feedback_entry);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, answer_entry);
+  gtk_widget_class_bind_template_callback (widget_class, pattern_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, feedback_activate_cb);
+  gtk_widget_class_bind_template_callback (widget_class, answer_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, answer_activate_cb);
+}
+
+static void
+warden_approval_dialog_init (WardenApprovalDialog *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}

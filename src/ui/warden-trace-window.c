@@ -1,1 +1,557 @@
+/* warden-trace-window.c: a session's timeline, and its export as JSON
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
 #include "config.h"
+
+#define G_LOG_DOMAIN "warden-ui"
+
+#include <glib/gi18n.h>
+
+#include "warden-trace-window.h"
+
+#include <string.h>
+
+#include "agent/warden-trace.h"
+
+struct _WardenTraceWindow
+{
+  AdwWindow           parent_instance;
+
+  WardenSessionStore *store;
+  char               *session_id;
+  char               *session_title;
+  GCancellable       *cancellable;
+  guint               n_events;
+
+  AdwToastOverlay    *toast_overlay;
+  AdwWindowTitle     *window_title;
+  GtkLabel           *summary_label;
+  GtkListBox         *list_box;
+};
+
+G_DEFINE_FINAL_TYPE (WardenTraceWindow, warden_trace_window, ADW_TYPE_WINDOW)
+
+static gint64
+get_int (JsonObject *object,
+         const char *name,
+         gint64      fallback)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return fallback;
+  return json_node_get_int (node);
+}
+
+static const char *
+get_str (JsonObject *object,
+         const char *name)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+/* With the locale's thousands separator: 1,203 */
+static char *
+format_count (gint64 n)
+{
+  return g_strdup_printf ("%'" G_GINT64_FORMAT, n);
+}
+
+static char *
+format_duration (gint64 ms)
+{
+  if (ms < 1000)
+    return g_strdup_printf (_("%d ms"), (int) ms);
+  if (ms < 10 * 1000)
+    return g_strdup_printf (_("%.1f s"), ms / 1000.0);
+  if (ms < 60 * 1000)
+    return g_strdup_printf (_("%d s"), (int) (ms / 1000));
+  if (ms < 60 * 60 * 1000)
+    return g_strdup_printf (_("%d min %d s"), (int) (ms / 60000), (int) (ms / 1000 % 60));
+  return g_strdup_printf (_("%d h %d min"), (int) (ms / 3600000), (int) (ms / 60000 % 60));
+}
+
+static char *
+format_time (gint64 ms)
+{
+  g_autoptr(GDateTime) time = g_date_time_new_from_unix_local (ms / 1000);
+
+  return time ? g_date_time_format (time, "%X") : g_strdup ("");
+}
+
+static char *
+describe_decision (JsonObject *event)
+{
+  const char *decision = get_str (event, "decision");
+  const char *pattern = get_str (event, "pattern");
+
+  if (g_strcmp0 (decision, "auto-allowed") == 0)
+    return pattern ? g_strdup_printf (_("Allowed by “%s”"), pattern) : g_strdup (_("Allowed"));
+  if (g_strcmp0 (decision, "approved") == 0)
+    return g_strdup (_("Approved once"));
+  if (g_strcmp0 (decision, "approved-always") == 0)
+    return pattern ? g_strdup_printf (_("Approved; “%s” is now always allowed"), pattern)
+                   : g_strdup (_("Approved, always"));
+  if (g_strcmp0 (decision, "rejected") == 0)
+    return g_strdup (_("Rejected"));
+  if (g_strcmp0 (decision, "denied") == 0)
+    return pattern ? g_strdup_printf (_("Denied by “%s”"), pattern) : g_strdup (_("Denied"));
+  if (g_strcmp0 (decision, "asked") == 0)
+    return g_strdup (_("Waiting for approval"));
+  if (g_strcmp0 (decision, "answered") == 0)
+    return g_strdup (_("Answered"));
+  return NULL;
+}
+
+static const char *
+describe_via (const char *via)
+{
+  if (g_strcmp0 (via, "dialog") == 0)
+    return _("answered from the dialog");
+  if (g_strcmp0 (via, "card") == 0)
+    return _("answered in the chat");
+  if (g_strcmp0 (via, "notification") == 0)
+    return _("answered from a notification");
+  if (g_strcmp0 (via, "cli") == 0)
+    return _("answered in the terminal");
+  return NULL;
+}
+
+static const char *
+describe_answer (const char *answer)
+{
+  if (g_strcmp0 (answer, "approved") == 0)
+    return _("approved once");
+  if (g_strcmp0 (answer, "always") == 0)
+    return _("approved, always");
+  if (g_strcmp0 (answer, "rejected") == 0)
+    return _("rejected");
+  if (g_strcmp0 (answer, "answered") == 0)
+    return _("answered");
+  return NULL;
+}
+
+static GtkWidget *
+make_label (const char *text,
+            const char *css_class)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  if (css_class != NULL)
+    gtk_widget_add_css_class (label, css_class);
+  return label;
+}
+
+static GtkWidget *
+make_row (JsonObject *event)
+{
+  const char *type = get_str (event, "type");
+  GtkWidget *row = gtk_list_box_row_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  g_autofree char *time = format_time (get_int (event, "time", 0));
+  g_autoptr(GPtrArray) details = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *title = NULL;
+  const char *code = NULL;
+  GtkWidget *label;
+
+  gtk_widget_set_margin_top (box, 10);
+  gtk_widget_set_margin_bottom (box, 10);
+  gtk_widget_set_margin_start (box, 12);
+  gtk_widget_set_margin_end (box, 12);
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
+
+  if (g_strcmp0 (type, "model_call") == 0)
+    {
+      g_autofree char *latency = format_duration (get_int (event, "latency_ms", 0));
+      g_autofree char *in = format_count (get_int (event, "input_tokens", 0));
+      g_autofree char *out = format_count (get_int (event, "output_tokens", 0));
+
+      /* Translators: "Model · 1.8 s · 1,203 in / 310 out tokens" */
+      title = g_strdup_printf (_("Model · %s · %s in / %s out tokens"), latency, in, out);
+    }
+  else if (g_strcmp0 (type, "tool_call") == 0)
+    {
+      const char *feedback = get_str (event, "feedback");
+      char *decision = describe_decision (event);
+      gint64 duration = get_int (event, "duration_ms", -1);
+      gint64 exit_status = get_int (event, "exit_status", G_MININT64);
+
+      title = g_strdup (get_str (event, "name") ? get_str (event, "name") : _("Tool"));
+      code = get_str (event, "command");
+      if (code == NULL)
+        code = get_str (event, "path");
+      if (code == NULL)
+        code = get_str (event, "question");
+      if (code == NULL)
+        code = get_str (event, "query");
+
+      if (decision != NULL)
+        g_ptr_array_add (details, decision);
+      if (duration >= 0)
+        g_ptr_array_add (details, format_duration (duration));
+      if (exit_status != G_MININT64)
+        g_ptr_array_add (details, g_strdup_printf (_("exit status %d"), (int) exit_status));
+      if (json_object_has_member (event, "timed_out"))
+        g_ptr_array_add (details, g_strdup (_("timed out")));
+      if (g_strcmp0 (get_str (event, "state"), "interrupted") == 0)
+        g_ptr_array_add (details, g_strdup (_("interrupted")));
+      if (feedback != NULL && feedback[0] != '\0')
+        g_ptr_array_add (details, g_strdup_printf (_("“%s”"), feedback));
+    }
+  else if (g_strcmp0 (type, "approval") == 0)
+    {
+      const char *via = describe_via (get_str (event, "answered_via"));
+      const char *answer = describe_answer (get_str (event, "answer"));
+      gint64 waited = get_int (event, "waited_ms", -1);
+
+      title = g_strdup (_("Approval"));
+      if (waited >= 0)
+        {
+          g_autofree char *duration = format_duration (waited);
+
+          g_ptr_array_add (details, g_strdup_printf (_("waited %s"), duration));
+        }
+      else
+        g_ptr_array_add (details, g_strdup (_("waiting for an answer")));
+      if (via != NULL)
+        g_ptr_array_add (details, g_strdup (via));
+      if (answer != NULL)
+        g_ptr_array_add (details, g_strdup (answer));
+    }
+  else
+    title = g_strdup (type ? type : "");
+
+  label = make_label (title, "heading");
+  gtk_widget_set_hexpand (label, TRUE);
+  gtk_box_append (GTK_BOX (top), label);
+  label = make_label (time, "dim-label");
+  gtk_widget_add_css_class (label, "caption");
+  gtk_label_set_wrap (GTK_LABEL (label), FALSE);
+  gtk_widget_set_valign (label, GTK_ALIGN_START);
+  gtk_box_append (GTK_BOX (top), label);
+  gtk_box_append (GTK_BOX (box), top);
+
+  if (code != NULL)
+    {
+      label = make_label (code, "monospace");
+      gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+      gtk_box_append (GTK_BOX (box), label);
+    }
+
+  if (details->len > 0)
+    {
+      g_autofree char *text = NULL;
+
+      g_ptr_array_add (details, NULL);
+      text = g_strjoinv (" · ", (GStrv) details->pdata);
+      label = make_label (text, "dim-label");
+      gtk_box_append (GTK_BOX (box), label);
+    }
+
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
+  return row;
+}
+
+static void
+set_summary (WardenTraceWindow *self,
+             GPtrArray         *events)
+{
+  guint model_calls = 0, tool_calls = 0, approvals = 0;
+  gint64 in = 0, out = 0, waited = 0;
+  g_autofree char *in_text = NULL;
+  g_autofree char *out_text = NULL;
+  g_autofree char *waited_text = NULL;
+  g_autofree char *models = NULL;
+  g_autofree char *tools = NULL;
+  g_autofree char *asks = NULL;
+  g_autofree char *text = NULL;
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      JsonObject *event = g_ptr_array_index (events, i);
+      const char *type = get_str (event, "type");
+
+      if (g_strcmp0 (type, "model_call") == 0)
+        {
+          model_calls++;
+          in += get_int (event, "input_tokens", 0);
+          out += get_int (event, "output_tokens", 0);
+        }
+      else if (g_strcmp0 (type, "tool_call") == 0)
+        tool_calls++;
+      else if (g_strcmp0 (type, "approval") == 0)
+        {
+          approvals++;
+          waited += MAX (get_int (event, "waited_ms", 0), 0);
+        }
+    }
+
+  in_text = format_count (in);
+  out_text = format_count (out);
+  waited_text = format_duration (waited);
+  models = g_strdup_printf (ngettext ("%u model call", "%u model calls", model_calls), model_calls);
+  tools = g_strdup_printf (ngettext ("%u tool call", "%u tool calls", tool_calls), tool_calls);
+  asks = g_strdup_printf (ngettext ("%u approval", "%u approvals", approvals), approvals);
+  /* Translators: "3 model calls · 1,513 in / 420 out tokens · 4 tool calls · 2 approvals · 14 s waiting" */
+  text = g_strdup_printf (_("%s · %s in / %s out tokens · %s · %s · %s waiting for you"),
+                          models, in_text, out_text, tools, asks, waited_text);
+  gtk_label_set_text (self->summary_label, text);
+}
+
+void
+warden_trace_window_refresh (WardenTraceWindow *self)
+{
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkWidget *child;
+
+  g_return_if_fail (WARDEN_IS_TRACE_WINDOW (self));
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->list_box))) != NULL)
+    gtk_list_box_remove (self->list_box, child);
+  self->n_events = 0;
+
+  /* The store's connection belongs to the main thread (SQLite without its
+   * mutex), and a trace is a few small indexed reads: read it here. */
+  events = warden_trace_list_events (self->store, self->session_id, &error);
+  if (events == NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("Could not read the session’s trace: %s"),
+                                               error->message);
+
+      gtk_label_set_text (self->summary_label, text);
+      return;
+    }
+
+  for (guint i = 0; i < events->len; i++)
+    gtk_list_box_append (self->list_box, make_row (g_ptr_array_index (events, i)));
+  self->n_events = events->len;
+  set_summary (self, events);
+}
+
+guint
+warden_trace_window_get_n_events (WardenTraceWindow *self)
+{
+  g_return_val_if_fail (WARDEN_IS_TRACE_WINDOW (self), 0);
+
+  return self->n_events;
+}
+
+const char *
+warden_trace_window_get_summary (WardenTraceWindow *self)
+{
+  g_return_val_if_fail (WARDEN_IS_TRACE_WINDOW (self), NULL);
+
+  return gtk_label_get_text (self->summary_label);
+}
+
+static void
+refresh_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  warden_trace_window_refresh (WARDEN_TRACE_WINDOW (widget));
+}
+
+static void
+toast (WardenTraceWindow *self,
+       const char        *text)
+{
+  /* An export can end after the window was closed and disposed. */
+  if (self->toast_overlay != NULL)
+    adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (text));
+}
+
+static void
+replace_contents_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(WardenTraceWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!g_file_replace_contents_finish (G_FILE (object), result, NULL, &error))
+    {
+      g_autofree char *text = NULL;
+
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        return;
+      text = g_strdup_printf (_("Could not export the trace: %s"), error->message);
+      toast (self, text);
+      return;
+    }
+
+  toast (self, _("Trace exported"));
+}
+
+static void
+export_response_cb (GtkNativeDialog   *chooser,
+                    int                response,
+                    WardenTraceWindow *self)
+{
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  char *json;
+
+  if (response != GTK_RESPONSE_ACCEPT)
+    goto out;
+
+  file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+  json = warden_trace_to_json (self->store, self->session_id, &error);
+  if (json == NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("Could not export the trace: %s"),
+                                               error->message);
+
+      toast (self, text);
+      goto out;
+    }
+
+  bytes = g_bytes_new_take (json, strlen (json));
+  g_file_replace_contents_bytes_async (file, bytes, NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION,
+                                       self->cancellable, replace_contents_cb,
+                                       g_object_ref (self));
+
+out:
+  g_object_unref (chooser);
+  g_object_unref (self);
+}
+
+static void
+export_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  WardenTraceWindow *self = WARDEN_TRACE_WINDOW (widget);
+  GtkFileChooserNative *chooser;
+  g_autofree char *name = NULL;
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+
+  chooser = gtk_file_chooser_native_new (_("Export the Trace"), GTK_WINDOW (self),
+                                         GTK_FILE_CHOOSER_ACTION_SAVE,
+                                         _("_Export"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+
+  gtk_file_filter_set_name (filter, _("JSON"));
+  gtk_file_filter_add_mime_type (filter, "application/json");
+  gtk_file_filter_add_suffix (filter, "json");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+
+  {
+    /* A file name from the title, without what a file name cannot hold. */
+    g_autofree char *base = g_strdup (self->session_title && self->session_title[0]
+                                      ? self->session_title : self->session_id);
+
+    g_strdelimit (base, "/\\:*?\"<>|", '-');
+    name = g_strdup_printf ("%s-trace.json", base);
+  }
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), name);
+
+  /* The references end in the response handler. */
+  g_signal_connect (chooser, "response", G_CALLBACK (export_response_cb), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+GtkWidget *
+warden_trace_window_new (GtkWindow          *parent,
+                         WardenSessionStore *store,
+                         const char         *session_id)
+{
+  WardenTraceWindow *self;
+  g_autoptr(WardenSessionInfo) info = NULL;
+
+  g_return_val_if_fail (parent == NULL || GTK_IS_WINDOW (parent), NULL);
+  g_return_val_if_fail (WARDEN_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  self = g_object_new (WARDEN_TYPE_TRACE_WINDOW,
+                       "transient-for", parent,
+                       NULL);
+  self->store = g_object_ref (store);
+  self->session_id = g_strdup (session_id);
+
+  info = warden_session_store_get_session (store, session_id, NULL);
+  if (info != NULL && info->title != NULL && info->title[0] != '\0')
+    {
+      self->session_title = g_strdup (info->title);
+      adw_window_title_set_subtitle (self->window_title, info->title);
+    }
+
+  warden_trace_window_refresh (self);
+
+  return GTK_WIDGET (self);
+}
+
+static void
+warden_trace_window_dispose (GObject *object)
+{
+  WardenTraceWindow *self = WARDEN_TRACE_WINDOW (object);
+
+  g_cancellable_cancel (self->cancellable);
+  gtk_widget_dispose_template (GTK_WIDGET (self), WARDEN_TYPE_TRACE_WINDOW);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->store);
+
+  G_OBJECT_CLASS (warden_trace_window_parent_class)->dispose (object);
+}
+
+static void
+warden_trace_window_finalize (GObject *object)
+{
+  WardenTraceWindow *self = WARDEN_TRACE_WINDOW (object);
+
+  g_free (self->session_id);
+  g_free (self->session_title);
+
+  G_OBJECT_CLASS (warden_trace_window_parent_class)->finalize (object);
+}
+
+static void
+warden_trace_window_class_init (WardenTraceWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = warden_trace_window_dispose;
+  object_class->finalize = warden_trace_window_finalize;
+
+  gtk_widget_class_install_action (widget_class, "trace.refresh", NULL, refresh_action);
+  gtk_widget_class_install_action (widget_class, "trace.export", NULL, export_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK,
+                                       "trace.refresh", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK,
+                                       "trace.export", NULL);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               RESOURCE_PREFIX "/warden-trace-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, WardenTraceWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, WardenTraceWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, WardenTraceWindow, summary_label);
+  gtk_widget_class_bind_template_child (widget_class, WardenTraceWindow, list_box);
+}
+
+static void
+warden_trace_window_init (WardenTraceWindow *self)
+{
+  self->cancellable = g_cancellable_new ();
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  gtk_list_box_set_placeholder (self->list_box,
+                                make_label (_("Nothing has happened in this session yet."),
+                                            "dim-label"));
+}

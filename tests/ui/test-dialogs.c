@@ -1,3 +1,951 @@
+/* test-dialogs.c: the approval and new-session dialogs, the trace and its window
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
 #include "config.h"
-#include <gtk/gtk.h>
-int main (int argc, char **argv) { gtk_test_init (&argc, &argv, NULL); return g_test_run (); }
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "agent/warden-session-store.h"
+#include "agent/warden-trace.h"
+#include "policy/warden-profile-store.h"
+#include "ui/warden-approval-dialog.h"
+#include "ui/warden-new-session-dialog.h"
+#include "ui/warden-trace-window.h"
+
+/* Helpers */
+
+static gboolean
+timeout_cb (gpointer user_data)
+{
+  gboolean *timed_out = user_data;
+
+  *timed_out = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs the main loop until @cond holds or @timeout_ms pass; returns @cond. */
+static gboolean
+spin_until (gboolean (*cond) (gpointer),
+            gpointer  data,
+            guint     timeout_ms)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add (timeout_ms, timeout_cb, &timed_out);
+
+  while (!(cond && cond (data)) && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (!timed_out)
+    g_source_remove (id);
+  return cond ? cond (data) : TRUE;
+}
+
+static gboolean
+is_shown (GtkWidget *widget,
+          GtkWidget *top)
+{
+  for (GtkWidget *w = widget; w != NULL && w != top; w = gtk_widget_get_parent (w))
+    if (!gtk_widget_get_visible (w))
+      return FALSE;
+  return TRUE;
+}
+
+static void
+collect_labels (GtkWidget *top,
+                GtkWidget *widget,
+                GString   *out,
+                GPtrArray *mono)
+{
+  if (GTK_IS_LABEL (widget) && is_shown (widget, top))
+    {
+      const char *text = gtk_label_get_text (GTK_LABEL (widget));
+
+      g_string_append (out, text);
+      g_string_append_c (out, '\n');
+      if (mono != NULL && gtk_widget_has_css_class (widget, "monospace"))
+        g_ptr_array_add (mono, g_strdup (text));
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    collect_labels (top, c, out, mono);
+}
+
+/* Every label the user can see, one a line; @mono gets those in monospace. */
+static char *
+visible_text (GtkWidget *top,
+              GPtrArray *mono)
+{
+  GString *out = g_string_new (NULL);
+
+  collect_labels (top, top, out, mono);
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+strv_has (GPtrArray  *array,
+          const char *text)
+{
+  for (guint i = 0; i < array->len; i++)
+    if (g_strcmp0 (g_ptr_array_index (array, i), text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static GtkWidget *
+find_widget (GtkWidget *widget,
+             GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_widget (c, type);
+
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+is_toplevel (gpointer window)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (toplevels, i);
+
+      if (item == window)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+typedef struct
+{
+  guint    count;
+  gboolean approved;
+  gboolean allow_always;
+  char    *text;
+} Answer;
+
+static void
+answered_cb (WardenApprovalDialog *dialog,
+             gboolean              approved,
+             gboolean              allow_always,
+             const char           *text,
+             Answer               *answer)
+{
+  answer->count++;
+  answer->approved = approved;
+  answer->allow_always = allow_always;
+  g_free (answer->text);
+  answer->text = g_strdup (text);
+}
+
+/* Message dialogs want a parent, as they have in the application. */
+static GtkWindow *
+parent_window (void)
+{
+  static GtkWindow *parent;
+
+  if (parent == NULL)
+    {
+      parent = GTK_WINDOW (gtk_window_new ());
+      gtk_window_present (parent);
+    }
+  return parent;
+}
+
+static GtkWidget *
+find_button (GtkWidget  *widget,
+             const char *label)
+{
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_button (c, label);
+
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+static WardenProfile *
+node_profile (void)
+{
+  g_autoptr(GError) error = NULL;
+  WardenProfile *profile = warden_profile_new_builtin ("node", &error);
+
+  g_assert_no_error (error);
+  return profile;
+}
+
+static const char * const earlier[] = {
+  "npm run lint", "npm test", "rm -rf x", "ls; npm run build", "ls", "npm run lint", NULL
+};
+
+static WardenApprovalDialog *
+command_dialog (void)
+{
+  static const char * const suggestions[] = { "npm run *", "curl *", NULL };
+  static const char * const env[] = { "NODE_OPTIONS=--inspect", NULL };
+  g_autoptr(WardenApproval) approval = NULL;
+  g_autoptr(WardenProfile) profile = node_profile ();
+  WardenApprovalDialog *dialog;
+
+  approval = warden_approval_new ("s1", "toolu_1", WARDEN_APPROVAL_COMMAND, "exec",
+                                  "npm run dev && curl -s https://example.com");
+  warden_approval_set_details (approval, "/workspace/app", "docker",
+                               "No pattern of the profile allows “npm run dev”.",
+                               "npm run dev", suggestions, NULL, env);
+  dialog = warden_approval_dialog_new (parent_window (), approval, profile, "/workspace",
+                                       earlier);
+  g_object_ref_sink (dialog);
+  gtk_window_present (GTK_WINDOW (dialog));
+  return dialog;
+}
+
+/* The approval dialog */
+
+static void
+test_approval_shows_command (void)
+{
+  g_autoptr(WardenApprovalDialog) dialog = command_dialog ();
+  AdwMessageDialog *md = ADW_MESSAGE_DIALOG (dialog);
+  g_autoptr(GPtrArray) mono = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *text = visible_text (GTK_WIDGET (dialog), mono);
+
+  g_assert_cmpstr (adw_message_dialog_get_heading (md), ==, "Command needs approval");
+  g_assert_cmpstr (warden_approval_dialog_get_approval_id (dialog), ==, "toolu_1");
+
+  /* The command, the part that asked and the environment, in monospace. */
+  g_assert_true (strv_has (mono, "npm run dev && curl -s https://example.com"));
+  g_assert_true (strv_has (mono, "npm run dev"));
+  g_assert_true (strv_has (mono, "NODE_OPTIONS=--inspect"));
+  /* Why, where and in what. */
+  g_assert_nonnull (strstr (text, "No pattern of the profile allows “npm run dev”."));
+  g_assert_nonnull (strstr (text, "/workspace/app"));
+  g_assert_nonnull (strstr (text, "Docker"));
+
+  /* The pattern to save starts as the first suggestion, in monospace. */
+  g_assert_cmpstr (gtk_editable_get_text (warden_approval_dialog_get_pattern_entry (dialog)), ==,
+                   "npm run *");
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (warden_approval_dialog_get_pattern_entry (dialog)),
+                                           "monospace"));
+  g_assert_cmpstr (gtk_editable_get_text (warden_approval_dialog_get_feedback_entry (dialog)), ==, "");
+
+  /* Three answers, the destructive one first, "once" suggested. */
+  g_assert_true (adw_message_dialog_has_response (md, "reject"));
+  g_assert_true (adw_message_dialog_has_response (md, "once"));
+  g_assert_true (adw_message_dialog_has_response (md, "always"));
+  g_assert_cmpint (adw_message_dialog_get_response_appearance (md, "reject"), ==,
+                   ADW_RESPONSE_DESTRUCTIVE);
+  g_assert_cmpint (adw_message_dialog_get_response_appearance (md, "once"), ==,
+                   ADW_RESPONSE_SUGGESTED);
+  g_assert_cmpstr (adw_message_dialog_get_response_label (md, "once"), ==, "Allow _once");
+  g_assert_true (adw_message_dialog_get_response_enabled (md, "always"));
+
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+static void
+test_approval_invalid_pattern (void)
+{
+  g_autoptr(WardenApprovalDialog) dialog = command_dialog ();
+  GtkEditable *entry = warden_approval_dialog_get_pattern_entry (dialog);
+  AdwMessageDialog *md = ADW_MESSAGE_DIALOG (dialog);
+  Answer answer = { 0 };
+
+  g_signal_connect (dialog, "answered", G_CALLBACK (answered_cb), &answer);
+
+  gtk_editable_set_text (entry, "");
+  g_assert_false (adw_message_dialog_get_response_enabled (md, "always"));
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "error"));
+
+  /* A disabled response cannot be clicked: nothing is answered, nothing closes. */
+  warden_approval_dialog_respond (dialog, "always");
+  g_assert_cmpuint (answer.count, ==, 0);
+  g_assert_true (is_toplevel (dialog));
+
+  gtk_editable_set_text (entry, "npm\trun *");
+  g_assert_false (adw_message_dialog_get_response_enabled (md, "always"));
+
+  gtk_editable_set_text (entry, "npm *");
+  g_assert_true (adw_message_dialog_get_response_enabled (md, "always"));
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (entry), "error"));
+
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_free (answer.text);
+}
+
+static void
+test_approval_would_allow (void)
+{
+  g_autoptr(WardenProfile) profile = node_profile ();
+  g_autoptr(GPtrArray) list = NULL;
+  static const char * const dangerous[] = { "rm -rf /", "rm -rf build", NULL };
+
+  /* "npm test" does not match; "rm -rf x" does not; "ls; npm run build" does,
+   * because the profile allows "ls" and the pattern the rest; the repeat counts once. */
+  list = warden_approval_dialog_would_allow (profile, "npm run *", "/workspace", NULL, earlier);
+  g_assert_cmpuint (list->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (list, 0), ==, "npm run lint");
+  g_assert_cmpstr (g_ptr_array_index (list, 1), ==, "ls; npm run build");
+  g_clear_pointer (&list, g_ptr_array_unref);
+
+  /* What the profile allows already is not news. */
+  list = warden_approval_dialog_would_allow (profile, "ls", "/workspace", NULL, earlier);
+  g_assert_cmpuint (list->len, ==, 0);
+  g_clear_pointer (&list, g_ptr_array_unref);
+
+  /* Deny beats any allow pattern. */
+  list = warden_approval_dialog_would_allow (profile, "rm *", "/workspace", NULL, dangerous);
+  g_assert_cmpuint (list->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (list, 0), ==, "rm -rf build");
+  g_clear_pointer (&list, g_ptr_array_unref);
+
+  /* An invalid pattern allows nothing. */
+  list = warden_approval_dialog_would_allow (profile, "", "/workspace", NULL, earlier);
+  g_assert_cmpuint (list->len, ==, 0);
+}
+
+static void
+test_approval_would_allow_live (void)
+{
+  g_autoptr(WardenApprovalDialog) dialog = command_dialog ();
+  GtkEditable *entry = warden_approval_dialog_get_pattern_entry (dialog);
+  g_autoptr(GPtrArray) mono = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *text = visible_text (GTK_WIDGET (dialog), mono);
+
+  g_assert_nonnull (strstr (text, "This pattern would also have allowed:"));
+  g_assert_true (strv_has (mono, "npm run lint"));
+  g_assert_true (strv_has (mono, "ls; npm run build"));
+  g_assert_false (strv_has (mono, "npm test"));
+  g_assert_false (strv_has (mono, "rm -rf x"));
+
+  gtk_editable_set_text (entry, "npm *");
+  g_clear_pointer (&mono, g_ptr_array_unref);
+  mono = g_ptr_array_new_with_free_func (g_free);
+  g_free (visible_text (GTK_WIDGET (dialog), mono));
+  g_assert_true (strv_has (mono, "npm test"));
+
+  gtk_editable_set_text (entry, "");
+  g_clear_pointer (&mono, g_ptr_array_unref);
+  mono = g_ptr_array_new_with_free_func (g_free);
+  g_free (visible_text (GTK_WIDGET (dialog), mono));
+  g_assert_false (strv_has (mono, "npm run lint"));
+
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+static void
+test_approval_reject_with_feedback (void)
+{
+  g_autoptr(WardenApprovalDialog) dialog = command_dialog ();
+  Answer answer = { 0 };
+
+  g_signal_connect (dialog, "answered", G_CALLBACK (answered_cb), &answer);
+  gtk_editable_set_text (warden_approval_dialog_get_feedback_entry (dialog),
+                         "Use the test script instead");
+  warden_approval_dialog_respond (dialog, "reject");
+
+  g_assert_cmpuint (answer.count, ==, 1);
+  g_assert_false (answer.approved);
+  g_assert_false (answer.allow_always);
+  g_assert_cmpstr (answer.text, ==, "Use the test script instead");
+  g_assert_false (is_toplevel (dialog));
+
+  /* Once only. */
+  warden_approval_dialog_respond (dialog, "once");
+  g_assert_cmpuint (answer.count, ==, 1);
+  g_free (answer.text);
+}
+
+static void
+test_approval_once (void)
+{
+  g_autoptr(WardenApprovalDialog) dialog = command_dialog ();
+  Answer answer = { 0 };
+
+  g_signal_connect (dialog, "answered", G_CALLBACK (answered_cb), &answer);
+  /* Feedback goes with a rejection only. */
+  gtk_editable_set_text (warden_approval_dialog_get_feedback_entry (dialog), "ignored");
+  warden_approval_dialog_respond (dialog, "once");
+
+  g_assert_cmpuint (answer.count, ==, 1);
+  g_assert_true (answer.approved);
+  g_assert_false (answer.allow_always);
+  g_assert_cmpstr (answer.text, ==, "");
+  g_assert_false (is_toplevel (dialog));
+  g_free (answer.text);
+}
+
+static void
+test_approval_always_edited (void)
+{
+  g_autoptr(WardenApprovalDialog) dialog = command_dialog ();
+  Answer answer = { 0 };
+
+  g_signal_connect (dialog, "answered", G_CALLBACK (answered_cb), &answer);
+  gtk_editable_set_text (warden_approval_dialog_get_pattern_entry (dialog), "npm run dev");
+  warden_approval_dialog_respond (dialog, "always");
+
+  g_assert_cmpuint (answer.count, ==, 1);
+  g_assert_true (answer.approved);
+  g_assert_true (answer.allow_always);
+  g_assert_cmpstr (answer.text, ==, "npm run dev");
+  g_free (answer.text);
+}
+
+/* The buttons themselves, as libadwaita runs them, and Enter in the feedback. */
+static void
+test_approval_click (void)
+{
+  g_autoptr(WardenApprovalDialog) dialog = command_dialog ();
+  g_autoptr(WardenApprovalDialog) other = command_dialog ();
+  GtkWidget *button = find_button (GTK_WIDGET (dialog), "Allow _once");
+  Answer answer = { 0 };
+  Answer other_answer = { 0 };
+
+  g_assert_nonnull (button);
+  g_signal_connect (dialog, "answered", G_CALLBACK (answered_cb), &answer);
+  g_signal_emit_by_name (button, "clicked");
+  g_assert_cmpuint (answer.count, ==, 1);
+  g_assert_true (answer.approved);
+  g_assert_false (answer.allow_always);
+  g_assert_false (is_toplevel (dialog));
+
+  g_signal_connect (other, "answered", G_CALLBACK (answered_cb), &other_answer);
+  gtk_editable_set_text (warden_approval_dialog_get_feedback_entry (other), "No network, please");
+  g_signal_emit_by_name (warden_approval_dialog_get_feedback_entry (other), "activate");
+  g_assert_cmpuint (other_answer.count, ==, 1);
+  g_assert_false (other_answer.approved);
+  g_assert_cmpstr (other_answer.text, ==, "No network, please");
+  g_assert_false (is_toplevel (other));
+
+  g_free (answer.text);
+  g_free (other_answer.text);
+}
+
+static void
+test_approval_closed_unanswered (void)
+{
+  g_autoptr(WardenApprovalDialog) dialog = command_dialog ();
+  Answer answer = { 0 };
+
+  g_signal_connect (dialog, "answered", G_CALLBACK (answered_cb), &answer);
+  gtk_window_close (GTK_WINDOW (dialog));
+
+  /* Closing is not rejecting: the approval still waits elsewhere. */
+  g_assert_cmpuint (answer.count, ==, 0);
+  g_assert_false (is_toplevel (dialog));
+}
+
+static void
+test_approval_path (void)
+{
+  g_autoptr(WardenApproval) approval = NULL;
+  g_autoptr(WardenApprovalDialog) dialog = NULL;
+  g_autoptr(GPtrArray) mono = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *text = NULL;
+  AdwMessageDialog *md;
+
+  approval = warden_approval_new ("s1", "toolu_2", WARDEN_APPROVAL_PATH, "read", "/etc/passwd");
+  warden_approval_set_details (approval, NULL, "bwrap", "The file is outside the workspace.",
+                               NULL, NULL, NULL, NULL);
+  dialog = g_object_ref_sink (warden_approval_dialog_new (parent_window (), approval, NULL, NULL,
+                                                          NULL));
+  md = ADW_MESSAGE_DIALOG (dialog);
+  text = visible_text (GTK_WIDGET (dialog), mono);
+
+  g_assert_cmpstr (adw_message_dialog_get_heading (md), ==, "File access needs approval");
+  g_assert_true (strv_has (mono, "/etc/passwd"));
+  g_assert_nonnull (strstr (text, "The file is outside the workspace."));
+  g_assert_true (adw_message_dialog_has_response (md, "reject"));
+  g_assert_true (adw_message_dialog_has_response (md, "once"));
+  /* No pattern to save for a path. */
+  g_assert_false (adw_message_dialog_has_response (md, "always"));
+  g_assert_null (strstr (text, "would also have allowed"));
+
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+static WardenApprovalDialog *
+question_dialog (void)
+{
+  static const char * const choices[] = { "Keep it", "Drop_it", NULL };
+  g_autoptr(WardenApproval) approval = NULL;
+
+  approval = warden_approval_new ("s1", "toolu_3", WARDEN_APPROVAL_QUESTION, "ask_user",
+                                  "Keep the old config file?");
+  warden_approval_set_details (approval, NULL, NULL, NULL, NULL, NULL, choices, NULL);
+  return g_object_ref_sink (warden_approval_dialog_new (parent_window (), approval, NULL, NULL,
+                                                        NULL));
+}
+
+static void
+test_approval_question_choice (void)
+{
+  g_autoptr(WardenApprovalDialog) dialog = question_dialog ();
+  AdwMessageDialog *md = ADW_MESSAGE_DIALOG (dialog);
+  g_autofree char *text = visible_text (GTK_WIDGET (dialog), NULL);
+  Answer answer = { 0 };
+
+  g_assert_cmpstr (adw_message_dialog_get_heading (md), ==, "The agent asks");
+  g_assert_nonnull (strstr (text, "Keep the old config file?"));
+  g_assert_true (adw_message_dialog_has_response (md, "choice-0"));
+  g_assert_true (adw_message_dialog_has_response (md, "choice-1"));
+  g_assert_true (adw_message_dialog_has_response (md, "answer"));
+  g_assert_false (adw_message_dialog_has_response (md, "reject"));
+  g_assert_false (adw_message_dialog_has_response (md, "once"));
+  g_assert_false (adw_message_dialog_has_response (md, "always"));
+  /* An underscore in a choice is text, not a mnemonic. */
+  g_assert_cmpstr (adw_message_dialog_get_response_label (md, "choice-1"), ==, "Drop__it");
+
+  g_signal_connect (dialog, "answered", G_CALLBACK (answered_cb), &answer);
+  warden_approval_dialog_respond (dialog, "choice-1");
+  g_assert_cmpuint (answer.count, ==, 1);
+  g_assert_true (answer.approved);
+  g_assert_false (answer.allow_always);
+  g_assert_cmpstr (answer.text, ==, "Drop_it");
+  g_free (answer.text);
+}
+
+static void
+test_approval_question_free_text (void)
+{
+  g_autoptr(WardenApprovalDialog) dialog = question_dialog ();
+  AdwMessageDialog *md = ADW_MESSAGE_DIALOG (dialog);
+  GtkEditable *entry = warden_approval_dialog_get_answer_entry (dialog);
+  Answer answer = { 0 };
+
+  g_signal_connect (dialog, "answered", G_CALLBACK (answered_cb), &answer);
+  g_assert_false (adw_message_dialog_get_response_enabled (md, "answer"));
+  warden_approval_dialog_respond (dialog, "answer");
+  g_assert_cmpuint (answer.count, ==, 0);
+
+  gtk_editable_set_text (entry, "Move it to config.old");
+  g_assert_true (adw_message_dialog_get_response_enabled (md, "answer"));
+  warden_approval_dialog_respond (dialog, "answer");
+  g_assert_cmpuint (answer.count, ==, 1);
+  g_assert_cmpstr (answer.text, ==, "Move it to config.old");
+  g_free (answer.text);
+}
+
+/* The new-session dialog */
+
+typedef struct
+{
+  guint  count;
+  char  *workspace;
+  char  *profile;
+  char  *sandbox;
+  char  *title;
+} Created;
+
+static void
+create_cb (WardenNewSessionDialog *dialog,
+           const char             *workspace,
+           const char             *profile,
+           const char             *sandbox,
+           const char             *title,
+           Created                *created)
+{
+  created->count++;
+  created->workspace = g_strdup (workspace);
+  created->profile = g_strdup (profile);
+  created->sandbox = g_strdup (sandbox);
+  created->title = g_strdup (title);
+}
+
+static gboolean
+can_create (gpointer dialog)
+{
+  return warden_new_session_dialog_get_can_create (dialog);
+}
+
+static void
+test_new_session (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("warden-dialogs-XXXXXX", NULL);
+  g_autofree char *profiles_dir = g_build_filename (tmp, "profiles", NULL);
+  g_autofree char *workspace = g_build_filename (tmp, "project", NULL);
+  g_autofree char *missing = g_build_filename (tmp, "missing", NULL);
+  g_autofree char *file = g_build_filename (tmp, "file.txt", NULL);
+  g_autoptr(WardenProfileStore) store = warden_profile_store_new (profiles_dir);
+  g_autoptr(WardenNewSessionDialog) dialog = NULL;
+  g_autofree char *text = NULL;
+  AdwComboRow *profile_row;
+  GListModel *names;
+  gboolean has_node = FALSE;
+  Created created = { 0 };
+
+  g_assert_cmpint (g_mkdir (workspace, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (file, "x", 1, NULL));
+
+  dialog = g_object_ref_sink (warden_new_session_dialog_new (NULL, store, NULL, "node", "bwrap"));
+  g_signal_connect (dialog, "create", G_CALLBACK (create_cb), &created);
+  gtk_window_present (GTK_WINDOW (dialog));
+
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (dialog)), ==, "New Session");
+  text = visible_text (GTK_WIDGET (dialog), NULL);
+  g_assert_nonnull (strstr (text, "Workspace Folder"));
+  g_assert_nonnull (strstr (text, "None chosen"));
+
+  /* The profiles by name. */
+  profile_row = ADW_COMBO_ROW (find_widget (GTK_WIDGET (dialog), ADW_TYPE_COMBO_ROW));
+  names = adw_combo_row_get_model (profile_row);
+  for (guint i = 0; i < g_list_model_get_n_items (names); i++)
+    has_node |= g_strcmp0 (gtk_string_list_get_string (GTK_STRING_LIST (names), i),
+                           "Node.js") == 0;
+  g_assert_true (has_node);
+
+  /* No workspace: Create does nothing. */
+  g_assert_false (warden_new_session_dialog_get_can_create (dialog));
+  warden_new_session_dialog_activate_create (dialog);
+  g_assert_cmpuint (created.count, ==, 0);
+
+  /* A folder that does not exist, or a file, is no workspace. */
+  warden_new_session_dialog_set_workspace (dialog, missing);
+  g_assert_false (spin_until (can_create, dialog, 500));
+  warden_new_session_dialog_activate_create (dialog);
+  g_assert_cmpuint (created.count, ==, 0);
+  warden_new_session_dialog_set_workspace (dialog, file);
+  g_assert_false (spin_until (can_create, dialog, 500));
+
+  warden_new_session_dialog_set_workspace (dialog, workspace);
+  g_assert_true (spin_until (can_create, dialog, 5000));
+  g_free (text);
+  text = visible_text (GTK_WIDGET (dialog), NULL);
+  g_assert_nonnull (strstr (text, workspace));
+
+  gtk_editable_set_text (GTK_EDITABLE (find_widget (GTK_WIDGET (dialog), ADW_TYPE_ENTRY_ROW)),
+                         "  Fix the build ");
+  warden_new_session_dialog_activate_create (dialog);
+  g_assert_cmpuint (created.count, ==, 1);
+  g_assert_cmpstr (created.workspace, ==, workspace);
+  g_assert_cmpstr (created.profile, ==, "node");
+  g_assert_cmpstr (created.sandbox, ==, "bwrap");
+  g_assert_cmpstr (created.title, ==, "Fix the build");
+  g_assert_false (is_toplevel (dialog));
+
+  g_free (created.workspace);
+  g_free (created.profile);
+  g_free (created.sandbox);
+  g_free (created.title);
+  g_remove (file);
+  g_rmdir (workspace);
+  g_rmdir (tmp);
+}
+
+/* The trace */
+
+typedef struct
+{
+  char               *dir;
+  WardenSessionStore *store;
+  char               *session_id;
+  gint64              t0;
+} TraceFixture;
+
+static void
+save_call (WardenSessionStore *store,
+           const char         *session_id,
+           const char         *id,
+           const char         *input_json,
+           const char         *state,
+           const char         *decision,
+           const char         *pattern,
+           const char         *feedback,
+           const char         *result_json,
+           gint64              started,
+           gint64              finished,
+           gint64              asked,
+           gint64              answered,
+           const char         *via)
+{
+  g_autoptr(WardenToolCallRecord) r = warden_tool_call_record_new ();
+  g_autoptr(GError) error = NULL;
+
+  r->session_id = g_strdup (session_id);
+  r->tool_use_id = g_strdup (id);
+  r->name = g_strdup ("exec");
+  r->input_json = g_strdup (input_json);
+  r->state = g_strdup (state);
+  r->decision = g_strdup (decision);
+  r->pattern = g_strdup (pattern);
+  r->feedback = g_strdup (feedback);
+  r->result_json = g_strdup (result_json);
+  r->started = started;
+  r->finished = finished;
+  r->asked = asked;
+  r->answered = answered;
+  r->answered_via = g_strdup (via);
+  warden_session_store_save_tool_call (store, r, &error);
+  g_assert_no_error (error);
+}
+
+static void
+trace_fixture_set_up (TraceFixture  *f,
+                      gconstpointer  data)
+{
+  g_autoptr(WardenSessionInfo) info = warden_session_info_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+
+  f->dir = g_dir_make_tmp ("warden-trace-XXXXXX", NULL);
+  path = g_build_filename (f->dir, "warden.db", NULL);
+  f->store = warden_session_store_new (path, &error);
+  g_assert_no_error (error);
+
+  info->title = g_strdup ("Fix the tests");
+  info->workspace = g_strdup ("/home/user/project");
+  info->profile = g_strdup ("node");
+  info->sandbox = g_strdup ("docker");
+  info->provider = g_strdup ("anthropic");
+  info->model = g_strdup ("claude-test");
+  info->state = g_strdup ("idle");
+  info->created = 1700000000;
+  info->input_tokens = 1203;
+  info->output_tokens = 310;
+  warden_session_store_save_session (f->store, info, &error);
+  g_assert_no_error (error);
+  f->session_id = g_strdup (info->id);
+
+  warden_session_store_append_message (f->store, f->session_id, 0,
+                                       "{\"role\":\"user\",\"content\":\"fix it\"}", 0, 0, &error);
+  g_assert_no_error (error);
+  warden_session_store_append_model_message (f->store, f->session_id, 1,
+                                             "{\"role\":\"assistant\",\"content\":\"ok\"}",
+                                             1203, 310, 1800, &error);
+  g_assert_no_error (error);
+
+  /* After the model's answer, which the store stamps with the current time. */
+  f->t0 = g_get_real_time () / 1000 + 10000;
+  save_call (f->store, f->session_id, "a", "{\"command\":\"ls\"}", "finished", "auto-allowed",
+             "ls", NULL, "{\"exit_code\":0,\"stdout\":\"x\",\"stderr\":\"\",\"duration_ms\":5}",
+             f->t0, f->t0 + 120, 0, 0, NULL);
+  save_call (f->store, f->session_id, "b", "{\"command\":\"npm test\",\"cwd\":\"/workspace/app\"}",
+             "finished", "approved", NULL, NULL,
+             "{\"exit_code\":1,\"stdout\":\"\",\"stderr\":\"fail\",\"duration_ms\":1790}",
+             f->t0 + 12210, f->t0 + 14000, f->t0 + 200, f->t0 + 12200, "dialog");
+  save_call (f->store, f->session_id, "c", "{\"command\":\"rm -rf x\"}", "rejected", "rejected",
+             NULL, "Do not delete files", "Command rejected by user: rm -rf x",
+             0, f->t0 + 16000, f->t0 + 15000, f->t0 + 16000, "card");
+}
+
+static void
+trace_fixture_tear_down (TraceFixture  *f,
+                         gconstpointer  data)
+{
+  g_autofree char *db = g_build_filename (f->dir, "warden.db", NULL);
+  g_autofree char *wal = g_strconcat (db, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (db, "-shm", NULL);
+
+  g_clear_object (&f->store);
+  g_remove (db);
+  g_remove (wal);
+  g_remove (shm);
+  g_rmdir (f->dir);
+  g_free (f->dir);
+  g_free (f->session_id);
+}
+
+static JsonObject *
+event_at (JsonArray *events,
+          guint      i)
+{
+  return json_array_get_object_element (events, i);
+}
+
+static void
+test_trace_json (TraceFixture  *f,
+                 gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = warden_trace_to_json (f->store, f->session_id, &error);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *root, *session, *e;
+  JsonArray *events;
+  gint64 last = 0;
+
+  g_assert_no_error (error);
+  g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+
+  session = json_object_get_object_member (root, "session");
+  g_assert_cmpstr (json_object_get_string_member (session, "id"), ==, f->session_id);
+  g_assert_cmpstr (json_object_get_string_member (session, "title"), ==, "Fix the tests");
+  g_assert_cmpstr (json_object_get_string_member (session, "workspace"), ==, "/home/user/project");
+  g_assert_cmpstr (json_object_get_string_member (session, "profile"), ==, "node");
+  g_assert_cmpstr (json_object_get_string_member (session, "sandbox"), ==, "docker");
+  g_assert_cmpstr (json_object_get_string_member (session, "model"), ==, "claude-test");
+  g_assert_cmpstr (json_object_get_string_member (session, "provider"), ==, "anthropic");
+  g_assert_cmpint (json_object_get_int_member (session, "created"), ==, 1700000000000);
+  g_assert_cmpint (json_object_get_int_member (session, "input_tokens"), ==, 1203);
+  g_assert_cmpint (json_object_get_int_member (session, "output_tokens"), ==, 310);
+
+  /* The user's message is no model call; three tool calls, two of them asked. */
+  events = json_object_get_array_member (root, "events");
+  g_assert_cmpuint (json_array_get_length (events), ==, 6);
+  for (guint i = 0; i < json_array_get_length (events); i++)
+    {
+      gint64 time = json_object_get_int_member (event_at (events, i), "time");
+
+      g_assert_cmpint (time, >=, last);
+      last = time;
+    }
+
+  e = event_at (events, 0);
+  g_assert_cmpstr (json_object_get_string_member (e, "type"), ==, "model_call");
+  g_assert_cmpint (json_object_get_int_member (e, "latency_ms"), ==, 1800);
+  g_assert_cmpint (json_object_get_int_member (e, "input_tokens"), ==, 1203);
+  g_assert_cmpint (json_object_get_int_member (e, "output_tokens"), ==, 310);
+
+  e = event_at (events, 1);
+  g_assert_cmpstr (json_object_get_string_member (e, "type"), ==, "tool_call");
+  g_assert_cmpstr (json_object_get_string_member (e, "id"), ==, "a");
+  g_assert_cmpstr (json_object_get_string_member (e, "name"), ==, "exec");
+  g_assert_cmpstr (json_object_get_string_member (e, "command"), ==, "ls");
+  g_assert_cmpstr (json_object_get_string_member (e, "decision"), ==, "auto-allowed");
+  g_assert_cmpstr (json_object_get_string_member (e, "pattern"), ==, "ls");
+  g_assert_cmpstr (json_object_get_string_member (e, "state"), ==, "finished");
+  g_assert_cmpint (json_object_get_int_member (e, "exit_status"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (e, "duration_ms"), ==, 120);
+  g_assert_cmpint (json_object_get_int_member (e, "time"), ==, f->t0);
+
+  e = event_at (events, 2);
+  g_assert_cmpstr (json_object_get_string_member (e, "type"), ==, "approval");
+  g_assert_cmpstr (json_object_get_string_member (e, "id"), ==, "b");
+  g_assert_cmpint (json_object_get_int_member (e, "time"), ==, f->t0 + 200);
+  g_assert_cmpint (json_object_get_int_member (e, "waited_ms"), ==, 12000);
+  g_assert_cmpstr (json_object_get_string_member (e, "answered_via"), ==, "dialog");
+  g_assert_cmpstr (json_object_get_string_member (e, "answer"), ==, "approved");
+
+  e = event_at (events, 3);
+  g_assert_cmpstr (json_object_get_string_member (e, "type"), ==, "tool_call");
+  g_assert_cmpstr (json_object_get_string_member (e, "command"), ==, "npm test");
+  g_assert_cmpstr (json_object_get_string_member (e, "decision"), ==, "approved");
+  g_assert_true (json_object_get_null_member (e, "pattern"));
+  g_assert_cmpint (json_object_get_int_member (e, "exit_status"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (e, "duration_ms"), ==, 1790);
+  g_assert_cmpint (json_object_get_int_member (e, "time"), ==, f->t0 + 12210);
+
+  /* Never started: it is placed when it was asked, before its approval. */
+  e = event_at (events, 4);
+  g_assert_cmpstr (json_object_get_string_member (e, "type"), ==, "tool_call");
+  g_assert_cmpstr (json_object_get_string_member (e, "id"), ==, "c");
+  g_assert_cmpstr (json_object_get_string_member (e, "decision"), ==, "rejected");
+  g_assert_cmpstr (json_object_get_string_member (e, "feedback"), ==, "Do not delete files");
+  g_assert_false (json_object_has_member (e, "exit_status"));
+  g_assert_false (json_object_has_member (e, "duration_ms"));
+
+  e = event_at (events, 5);
+  g_assert_cmpstr (json_object_get_string_member (e, "type"), ==, "approval");
+  g_assert_cmpint (json_object_get_int_member (e, "waited_ms"), ==, 1000);
+  g_assert_cmpstr (json_object_get_string_member (e, "answered_via"), ==, "card");
+  g_assert_cmpstr (json_object_get_string_member (e, "answer"), ==, "rejected");
+}
+
+static void
+test_trace_pending_and_missing (TraceFixture  *f,
+                                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *json = NULL;
+  JsonObject *last;
+
+  save_call (f->store, f->session_id, "d", "{\"command\":\"make\"}", "pending", "asked", NULL,
+             NULL, NULL, 0, 0, f->t0 + 20000, 0, NULL);
+  events = warden_trace_list_events (f->store, f->session_id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (events->len, ==, 8);
+  last = g_ptr_array_index (events, 7);
+  g_assert_cmpstr (json_object_get_string_member (last, "type"), ==, "approval");
+  g_assert_true (json_object_get_null_member (last, "waited_ms"));
+  g_assert_true (json_object_get_null_member (last, "answer"));
+
+  json = warden_trace_to_json (f->store, "no-such-session", &error);
+  g_assert_null (json);
+  g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND);
+}
+
+static void
+test_trace_window (TraceFixture  *f,
+                   gconstpointer  data)
+{
+  g_autoptr(WardenTraceWindow) window = NULL;
+  g_autoptr(GPtrArray) mono = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GListModel) rows = NULL;
+  g_autofree char *text = NULL;
+  const char *summary;
+
+  window = g_object_ref_sink (WARDEN_TRACE_WINDOW (warden_trace_window_new (NULL, f->store,
+                                                                           f->session_id)));
+  gtk_window_present (GTK_WINDOW (window));
+
+  g_assert_cmpuint (warden_trace_window_get_n_events (window), ==, 6);
+  rows = gtk_widget_observe_children (find_widget (GTK_WIDGET (window), GTK_TYPE_LIST_BOX));
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 6);
+
+  summary = warden_trace_window_get_summary (window);
+  g_assert_nonnull (strstr (summary, "1 model call"));
+  g_assert_nonnull (strstr (summary, "3 tool calls"));
+  g_assert_nonnull (strstr (summary, "2 approvals"));
+
+  text = visible_text (GTK_WIDGET (window), mono);
+  g_assert_nonnull (strstr (text, "Model · 1.8 s"));
+  g_assert_true (strv_has (mono, "npm test"));
+  g_assert_true (strv_has (mono, "rm -rf x"));
+  g_assert_nonnull (strstr (text, "Allowed by “ls”"));
+  g_assert_nonnull (strstr (text, "exit status 1"));
+  g_assert_nonnull (strstr (text, "waited 12 s"));
+  g_assert_nonnull (strstr (text, "answered from the dialog"));
+  g_assert_nonnull (strstr (text, "“Do not delete files”"));
+
+  save_call (f->store, f->session_id, "d", "{\"command\":\"make\"}", "finished", "auto-allowed",
+             "make", NULL, "{\"exit_code\":2}", f->t0 + 30000, f->t0 + 31000, 0, 0, NULL);
+  warden_trace_window_refresh (window);
+  g_assert_cmpuint (warden_trace_window_get_n_events (window), ==, 7);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add_func ("/ui/approval-dialog/shows-command", test_approval_shows_command);
+  g_test_add_func ("/ui/approval-dialog/invalid-pattern", test_approval_invalid_pattern);
+  g_test_add_func ("/ui/approval-dialog/would-allow", test_approval_would_allow);
+  g_test_add_func ("/ui/approval-dialog/would-allow-live", test_approval_would_allow_live);
+  g_test_add_func ("/ui/approval-dialog/reject-feedback", test_approval_reject_with_feedback);
+  g_test_add_func ("/ui/approval-dialog/once", test_approval_once);
+  g_test_add_func ("/ui/approval-dialog/always-edited", test_approval_always_edited);
+  g_test_add_func ("/ui/approval-dialog/click", test_approval_click);
+  g_test_add_func ("/ui/approval-dialog/closed-unanswered", test_approval_closed_unanswered);
+  g_test_add_func ("/ui/approval-dialog/path", test_approval_path);
+  g_test_add_func ("/ui/approval-dialog/question-choice", test_approval_question_choice);
+  g_test_add_func ("/ui/approval-dialog/question-free-text", test_approval_question_free_text);
+  g_test_add_func ("/ui/new-session-dialog/create", test_new_session);
+  g_test_add ("/agent/trace/json", TraceFixture, NULL,
+              trace_fixture_set_up, test_trace_json, trace_fixture_tear_down);
+  g_test_add ("/agent/trace/pending-and-missing", TraceFixture, NULL,
+              trace_fixture_set_up, test_trace_pending_and_missing, trace_fixture_tear_down);
+  g_test_add ("/ui/trace-window/rows", TraceFixture, NULL,
+              trace_fixture_set_up, test_trace_window, trace_fixture_tear_down);
+
+  return g_test_run ();
+}
