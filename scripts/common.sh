@@ -8,8 +8,11 @@ BUILDDIR=${BUILDDIR:-$WARDEN_ROOT/_build}
 WARDEN_PACKAGES=(
   meson ninja-build gcc pkg-config gettext
   libglib2.0-dev libjson-glib-dev libsoup-3.0-dev libsqlite3-dev
+  libgtk-4-dev libadwaita-1-dev libvte-2.91-gtk4-dev libsecret-1-dev
   bubblewrap
   valgrind
+  # the UI tests: an X server, a session bus, a notification daemon, a keyring
+  xvfb xauth dbus dbus-x11 python3-dbusmock gnome-keyring imagemagick
 )
 
 as_root () {

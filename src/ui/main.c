@@ -1,2 +1,26 @@
+/* main.c: the warden program
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
 #include "config.h"
-int main (int argc, char **argv) { return 0; }
+
+#include <glib/gi18n.h>
+
+#include "warden-application.h"
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(WardenApplication) app = NULL;
+
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  g_set_application_name (_("Warden"));
+  app = warden_application_new (G_APPLICATION_DEFAULT_FLAGS);
+  return g_application_run (G_APPLICATION (app), argc, argv);
+}

@@ -1,1 +1,882 @@
+/* warden-application.c: the Warden desktop application
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
 #include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "warden-application.h"
+
+#include "llm/warden-anthropic-provider.h"
+#include "llm/warden-openai-provider.h"
+#include "sandbox/warden-docker-client.h"
+#include "sandbox/warden-docker-sandbox.h"
+#include "warden-bench.h"
+#include "warden-preferences-window.h"
+#include "warden-window.h"
+
+struct _WardenApplication
+{
+  AdwApplication      parent_instance;
+
+  GSettings          *settings;
+  WardenSessionStore *store;
+  GError             *store_error;
+  WardenProfileStore *profiles;
+  WardenCredentials  *credentials;
+  WardenLlmProvider  *provider;
+  GCancellable       *provider_cancellable;
+  char               *default_sandbox;   /* "docker" or "bwrap", once probed */
+  GHashTable         *sessions;          /* id → WardenSession */
+  GCancellable       *cancellable;
+  int                 bench_terminal_mb;  /* --bench-terminal: tests/bench/gui-bench */
+};
+
+G_DEFINE_FINAL_TYPE (WardenApplication, warden_application, ADW_TYPE_APPLICATION)
+
+enum
+{
+  PROP_0,
+  PROP_PROVIDER,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+enum
+{
+  SESSIONS_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+WardenApplication *
+warden_application_new (GApplicationFlags flags)
+{
+  return g_object_new (WARDEN_TYPE_APPLICATION,
+                       "application-id", APP_ID,
+                       "flags", flags,
+                       "resource-base-path", RESOURCE_PREFIX,
+                       NULL);
+}
+
+GSettings *
+warden_application_get_settings (WardenApplication *self)
+{
+  return self->settings;
+}
+
+WardenSessionStore *
+warden_application_get_store (WardenApplication *self)
+{
+  return self->store;
+}
+
+const GError *
+warden_application_get_store_error (WardenApplication *self)
+{
+  return self->store_error;
+}
+
+WardenProfileStore *
+warden_application_get_profiles (WardenApplication *self)
+{
+  return self->profiles;
+}
+
+WardenCredentials *
+warden_application_get_credentials (WardenApplication *self)
+{
+  return self->credentials;
+}
+
+WardenLlmProvider *
+warden_application_get_provider (WardenApplication *self)
+{
+  return self->provider;
+}
+
+const char *
+warden_application_default_sandbox (WardenApplication *self)
+{
+  return self->default_sandbox ? self->default_sandbox : "bwrap";
+}
+
+/* ------------------------------------------------------------------------ */
+/* The model: the settings say which; the key comes from the environment or
+ * the keyring (never from a file); with nothing set, a local Ollama. */
+
+typedef struct
+{
+  WardenApplication *self;
+  char              *anthropic_key;
+  char              *openai_key;
+} ProviderLookup;
+
+static void
+provider_lookup_free (ProviderLookup *lookup)
+{
+  g_object_unref (lookup->self);
+  g_free (lookup->anthropic_key);
+  g_free (lookup->openai_key);
+  g_free (lookup);
+}
+
+static void
+set_provider (WardenApplication *self,
+              WardenLlmProvider *provider)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  if (!g_set_object (&self->provider, provider))
+    return;
+  if (provider != NULL)
+    {
+      /* Sessions opened to be read can run now. */
+      g_hash_table_iter_init (&iter, self->sessions);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        {
+          g_autoptr(GError) error = NULL;
+
+          if (warden_session_get_agent (value) == NULL &&
+              !warden_session_set_provider (value, provider, &error))
+            g_warning ("Could not reopen session %s: %s", warden_session_get_id (value),
+                       error->message);
+        }
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROVIDER]);
+}
+
+static const char *
+nonempty (const char *s)
+{
+  return s && *s ? s : NULL;
+}
+
+static void
+ollama_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  ProviderLookup *lookup = user_data;
+  WardenApplication *self = lookup->self;
+  g_autofree char *model = warden_openai_provider_probe_ollama_finish (result, NULL);
+
+  if (model != NULL && !g_cancellable_is_cancelled (self->provider_cancellable))
+    {
+      g_autofree char *configured = g_settings_get_string (self->settings, "model");
+      g_autofree char *base_url = g_settings_get_string (self->settings, "base-url");
+      g_autoptr(WardenLlmProvider) provider =
+        warden_openai_provider_new (NULL, nonempty (base_url) ? base_url : WARDEN_OLLAMA_BASE_URL,
+                                    nonempty (configured) ? configured : model);
+
+      set_provider (self, provider);
+    }
+  provider_lookup_free (lookup);
+}
+
+static void
+decide_provider (ProviderLookup *lookup)
+{
+  WardenApplication *self = lookup->self;
+  g_autofree char *name = g_settings_get_string (self->settings, "provider");
+  g_autofree char *model = g_settings_get_string (self->settings, "model");
+  g_autofree char *base_url = g_settings_get_string (self->settings, "base-url");
+  const char *anthropic = nonempty (g_getenv ("ANTHROPIC_API_KEY"));
+  const char *openai = nonempty (g_getenv ("OPENAI_API_KEY"));
+  g_autoptr(WardenLlmProvider) provider = NULL;
+  gboolean is_auto = g_strcmp0 (name, "auto") == 0;
+
+  if (anthropic == NULL)
+    anthropic = nonempty (lookup->anthropic_key);
+  if (openai == NULL)
+    openai = nonempty (lookup->openai_key);
+
+  if (g_strcmp0 (name, "anthropic") == 0 || (is_auto && anthropic != NULL))
+    {
+      if (anthropic != NULL)
+        provider = warden_anthropic_provider_new (anthropic,
+                                                  nonempty (base_url)
+                                                  ? base_url
+                                                  : nonempty (g_getenv ("ANTHROPIC_BASE_URL")),
+                                                  nonempty (model));
+    }
+  else if (g_strcmp0 (name, "openai") == 0 ||
+           (is_auto && (openai != NULL || nonempty (g_getenv ("OPENAI_BASE_URL")))))
+    {
+      const char *url = nonempty (base_url) ? base_url : nonempty (g_getenv ("OPENAI_BASE_URL"));
+
+      if (openai != NULL || url != NULL)
+        provider = warden_openai_provider_new (openai, url, nonempty (model));
+    }
+  else if (is_auto || g_strcmp0 (name, "ollama") == 0)
+    {
+      warden_openai_provider_probe_ollama_async (nonempty (base_url), self->provider_cancellable,
+                                                 ollama_cb, lookup);
+      return;
+    }
+
+  set_provider (self, provider);
+  provider_lookup_free (lookup);
+}
+
+static void
+openai_key_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  ProviderLookup *lookup = user_data;
+  g_autoptr(GError) error = NULL;
+
+  lookup->openai_key = warden_credentials_lookup_finish (WARDEN_CREDENTIALS (object), result,
+                                                         &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      provider_lookup_free (lookup);
+      return;
+    }
+  if (error != NULL)
+    g_message ("%s", error->message);
+  decide_provider (lookup);
+}
+
+static void
+anthropic_key_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  ProviderLookup *lookup = user_data;
+  g_autoptr(GError) error = NULL;
+
+  lookup->anthropic_key = warden_credentials_lookup_finish (WARDEN_CREDENTIALS (object), result,
+                                                            &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      provider_lookup_free (lookup);
+      return;
+    }
+  if (error != NULL)
+    g_message ("%s", error->message);
+  warden_credentials_lookup_async (lookup->self->credentials, "openai",
+                                   lookup->self->provider_cancellable, openai_key_cb, lookup);
+}
+
+void
+warden_application_reload_provider (WardenApplication *self)
+{
+  ProviderLookup *lookup = g_new0 (ProviderLookup, 1);
+
+  g_cancellable_cancel (self->provider_cancellable);
+  g_clear_object (&self->provider_cancellable);
+  self->provider_cancellable = g_cancellable_new ();
+
+  /* A new model applies to new sessions and to sessions opened later;
+   * running ones keep theirs. */
+  lookup->self = g_object_ref (self);
+  warden_credentials_lookup_async (self->credentials, "anthropic", self->provider_cancellable,
+                                   anthropic_key_cb, lookup);
+}
+
+static void
+model_setting_changed_cb (GSettings         *settings,
+                          const char        *key,
+                          WardenApplication *self)
+{
+  warden_application_reload_provider (self);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sessions */
+
+static void
+session_approval_cb (WardenSession     *session,
+                     WardenApproval    *approval,
+                     WardenApplication *self);
+
+static void
+session_approval_resolved_cb (WardenSession     *session,
+                              const char        *approval_id,
+                              WardenApplication *self)
+{
+  g_autofree char *id = g_strdup_printf ("approval-%s", approval_id);
+
+  /* Answered anywhere: the notification has nothing left to do. */
+  g_application_withdraw_notification (G_APPLICATION (self), id);
+}
+
+static void
+session_title_cb (WardenSession     *session,
+                  GParamSpec        *pspec,
+                  WardenApplication *self)
+{
+  g_signal_emit (self, signals[SESSIONS_CHANGED], 0);
+}
+
+static WardenSession *
+adopt_session (WardenApplication *self,
+               WardenSession     *session)
+{
+  g_signal_connect_object (session, "approval", G_CALLBACK (session_approval_cb), self, 0);
+  g_signal_connect_object (session, "approval-resolved",
+                           G_CALLBACK (session_approval_resolved_cb), self, 0);
+  g_signal_connect_object (session, "notify::title", G_CALLBACK (session_title_cb), self, 0);
+  g_signal_connect_object (session, "notify::state", G_CALLBACK (session_title_cb), self, 0);
+  g_hash_table_insert (self->sessions, g_strdup (warden_session_get_id (session)), session);
+  return session;
+}
+
+static gboolean
+check_store (WardenApplication  *self,
+             GError            **error)
+{
+  if (self->store != NULL)
+    return TRUE;
+  if (self->store_error != NULL)
+    g_propagate_error (error, g_error_copy (self->store_error));
+  else
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, _("Warden is not started"));
+  return FALSE;
+}
+
+WardenSession *
+warden_application_open_session (WardenApplication  *self,
+                                 const char         *id,
+                                 GError            **error)
+{
+  WardenSession *session = g_hash_table_lookup (self->sessions, id);
+
+  if (session != NULL)
+    return session;
+  if (!check_store (self, error))
+    return NULL;
+  session = warden_session_open (self->store, self->profiles, self->provider, id, error);
+  if (session == NULL)
+    return NULL;
+  adopt_session (self, session);
+  /* A pending approval restored after a crash is announced like a new one. */
+  if (warden_session_get_pending (session) != NULL)
+    session_approval_cb (session, warden_session_get_pending (session), self);
+  return session;
+}
+
+WardenSession *
+warden_application_create_session (WardenApplication  *self,
+                                   const char         *workspace,
+                                   const char         *profile,
+                                   const char         *sandbox,
+                                   const char         *title,
+                                   GError            **error)
+{
+  WardenAgentConfig config = { 0 };
+  g_autofree char *image = g_settings_get_string (self->settings, "image");
+  WardenSession *session;
+
+  if (!check_store (self, error))
+    return NULL;
+  if (self->provider == NULL)
+    {
+      g_set_error (error, WARDEN_SESSION_ERROR, WARDEN_SESSION_ERROR_NO_MODEL,
+                   _("No model is set up: add an API key or start a local model server in "
+                     "Preferences"));
+      return NULL;
+    }
+  if (sandbox == NULL || g_strcmp0 (sandbox, "auto") == 0)
+    sandbox = warden_application_default_sandbox (self);
+
+  config.workspace = (char *) workspace;
+  config.profile = (char *) profile;
+  config.sandbox = (char *) sandbox;
+  config.image = image;
+  config.network = g_settings_get_boolean (self->settings, "network");
+  config.max_steps = g_settings_get_uint (self->settings, "max-steps");
+  config.memory_bytes = (guint64) g_settings_get_uint (self->settings, "memory-limit-mb")
+                        * 1024 * 1024;
+  config.cpus = g_settings_get_double (self->settings, "cpu-limit");
+  session = warden_session_new (self->store, self->profiles, self->provider, &config, title,
+                                error);
+  if (session == NULL)
+    return NULL;
+  adopt_session (self, session);
+  g_signal_emit (self, signals[SESSIONS_CHANGED], 0);
+  return session;
+}
+
+static void
+delete_close_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!warden_session_close_finish (WARDEN_SESSION (object), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_warning ("Could not take the sandbox down: %s", error->message);
+}
+
+gboolean
+warden_application_delete_session (WardenApplication  *self,
+                                   const char         *id,
+                                   GError            **error)
+{
+  g_autoptr(WardenSession) session = NULL;
+
+  if (!check_store (self, error))
+    return FALSE;
+  if (g_hash_table_steal_extended (self->sessions, id, NULL, (gpointer *) &session))
+    {
+      WardenApproval *pending = warden_session_get_pending (session);
+
+      if (pending != NULL)
+        session_approval_resolved_cb (session, warden_approval_get_id (pending), self);
+      g_signal_handlers_disconnect_by_data (session, self);
+      warden_session_close_async (session, NULL, delete_close_cb, NULL);
+    }
+  if (!warden_session_store_delete_session (self->store, id, error))
+    return FALSE;
+  g_signal_emit (self, signals[SESSIONS_CHANGED], 0);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Approvals from notifications */
+
+static WardenWindow *
+main_window (WardenApplication *self)
+{
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
+
+  if (WARDEN_IS_WINDOW (window))
+    return WARDEN_WINDOW (window);
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l; l = l->next)
+    if (WARDEN_IS_WINDOW (l->data))
+      return l->data;
+  return NULL;
+}
+
+static void
+session_approval_cb (WardenSession     *session,
+                     WardenApproval    *approval,
+                     WardenApplication *self)
+{
+  WardenWindow *window = main_window (self);
+  g_autoptr(GNotification) notification = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *target = NULL;
+  const char *title;
+
+  /* The user is looking: the window asks (dialog or card), not the desktop. */
+  if (window != NULL && warden_window_is_showing (window, session))
+    return;
+
+  switch (warden_approval_get_kind (approval))
+    {
+    case WARDEN_APPROVAL_QUESTION:
+      title = _("The agent asks a question");
+      break;
+    case WARDEN_APPROVAL_PATH:
+      title = _("File access needs approval");
+      break;
+    case WARDEN_APPROVAL_COMMAND:
+    default:
+      title = _("Command needs approval");
+      break;
+    }
+
+  id = g_strdup_printf ("approval-%s", warden_approval_get_id (approval));
+  target = g_strdup_printf ("%s/%s", warden_session_get_id (session),
+                            warden_approval_get_id (approval));
+  notification = g_notification_new (title);
+  g_notification_set_body (notification, warden_approval_get_subject (approval));
+  g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
+  g_notification_set_default_action_and_target (notification, "app.show-approval", "s", target);
+  if (warden_approval_get_kind (approval) != WARDEN_APPROVAL_QUESTION)
+    {
+      g_notification_add_button_with_target (notification, _("Reject"), "app.reject", "s",
+                                             target);
+      g_notification_add_button_with_target (notification, _("Approve"), "app.approve", "s",
+                                             target);
+    }
+  g_application_send_notification (G_APPLICATION (self), id, notification);
+}
+
+/* @target: "session-id/approval-id". */
+static WardenSession *
+target_session (WardenApplication  *self,
+                const char         *target,
+                char              **approval_id)
+{
+  const char *slash = strchr (target, '/');
+  g_autofree char *session_id = NULL;
+  g_autoptr(GError) error = NULL;
+  WardenSession *session;
+
+  if (slash == NULL)
+    return NULL;
+  session_id = g_strndup (target, slash - target);
+  session = warden_application_open_session (self, session_id, &error);
+  if (session == NULL)
+    {
+      /* The session is gone: a notification outlived it. */
+      g_debug ("Ignoring an approval for %s: %s", session_id, error->message);
+      return NULL;
+    }
+  *approval_id = g_strdup (slash + 1);
+  return session;
+}
+
+static void
+answer_from_notification (WardenApplication *self,
+                          GVariant          *parameter,
+                          gboolean           approved)
+{
+  g_autofree char *approval_id = NULL;
+  g_autoptr(GError) error = NULL;
+  WardenSession *session = target_session (self, g_variant_get_string (parameter, NULL),
+                                           &approval_id);
+
+  if (session == NULL)
+    return;
+  /* A stale button (answered elsewhere, or a restarted Warden) does nothing. */
+  if (!warden_session_answer (session, approval_id, approved, FALSE, NULL, "notification",
+                              &error))
+    g_debug ("Notification answer ignored: %s", error->message);
+}
+
+static void
+approve_action_cb (GSimpleAction *action,
+                   GVariant      *parameter,
+                   gpointer       user_data)
+{
+  answer_from_notification (user_data, parameter, TRUE);
+}
+
+static void
+reject_action_cb (GSimpleAction *action,
+                  GVariant      *parameter,
+                  gpointer       user_data)
+{
+  answer_from_notification (user_data, parameter, FALSE);
+}
+
+static WardenWindow *
+ensure_window (WardenApplication *self)
+{
+  WardenWindow *window = main_window (self);
+
+  if (window == NULL)
+    {
+      window = warden_window_new (self);
+      if (g_getenv ("WARDEN_BENCH_FIRST_FRAME") != NULL)
+        warden_bench_watch_first_frame (GTK_WINDOW (window));
+    }
+  return window;
+}
+
+static void
+show_approval_action_cb (GSimpleAction *action,
+                         GVariant      *parameter,
+                         gpointer       user_data)
+{
+  WardenApplication *self = user_data;
+  g_autofree char *approval_id = NULL;
+  WardenSession *session = target_session (self, g_variant_get_string (parameter, NULL),
+                                           &approval_id);
+  WardenWindow *window = ensure_window (self);
+
+  gtk_window_present (GTK_WINDOW (window));
+  if (session != NULL)
+    warden_window_show_approval (window, session, approval_id);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Application actions */
+
+static GtkWindow *
+show_preferences (WardenApplication *self,
+                  const char        *page)
+{
+  GtkWindow *parent = GTK_WINDOW (main_window (self));
+  GtkWidget *prefs = warden_preferences_window_new (parent, self->settings, self->profiles,
+                                                    self->credentials);
+
+  gtk_window_set_application (GTK_WINDOW (prefs), GTK_APPLICATION (self));
+  g_signal_connect_object (prefs, "close-request",
+                           G_CALLBACK (warden_application_reload_provider), self,
+                           G_CONNECT_SWAPPED);
+  if (page != NULL)
+    warden_preferences_window_show_page (WARDEN_PREFERENCES_WINDOW (prefs), page);
+  gtk_window_present (GTK_WINDOW (prefs));
+  return GTK_WINDOW (prefs);
+}
+
+static void
+preferences_action_cb (GSimpleAction *action,
+                       GVariant      *parameter,
+                       gpointer       user_data)
+{
+  show_preferences (user_data, NULL);
+}
+
+static void
+preferences_page_action_cb (GSimpleAction *action,
+                            GVariant      *parameter,
+                            gpointer       user_data)
+{
+  show_preferences (user_data, g_variant_get_string (parameter, NULL));
+}
+
+static void
+new_session_action_cb (GSimpleAction *action,
+                       GVariant      *parameter,
+                       gpointer       user_data)
+{
+  WardenWindow *window = ensure_window (user_data);
+
+  gtk_window_present (GTK_WINDOW (window));
+  warden_window_new_session (window);
+}
+
+static void
+about_action_cb (GSimpleAction *action,
+                 GVariant      *parameter,
+                 gpointer       user_data)
+{
+  WardenApplication *self = user_data;
+  static const char *developers[] = { "The Warden authors", NULL };
+  GtkWidget *about;
+
+  about = g_object_new (ADW_TYPE_ABOUT_WINDOW,
+                        "transient-for", main_window (self),
+                        "application-name", "Warden",
+                        "application-icon", APP_ID,
+                        "developer-name", _("The Warden authors"),
+                        "version", PACKAGE_VERSION,
+                        "comments", _("A coding agent that runs only the commands you allow"),
+                        "website", "https://github.com/wardenapp/warden",
+                        "issue-url", "https://github.com/wardenapp/warden/issues",
+                        "license-type", GTK_LICENSE_GPL_3_0,
+                        "developers", developers,
+                        "copyright", "© 2026 The Warden authors",
+                        /* Translators: your names, one per line */
+                        "translator-credits", _("translator-credits"),
+                        NULL);
+  gtk_window_present (GTK_WINDOW (about));
+}
+
+static void
+quit_action_cb (GSimpleAction *action,
+                GVariant      *parameter,
+                gpointer       user_data)
+{
+  WardenApplication *self = user_data;
+
+  /* Closing each window lets it save its state and take sandboxes down. */
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l != NULL;)
+    {
+      GtkWindow *window = l->data;
+
+      l = l->next;
+      gtk_window_close (window);
+    }
+  g_application_quit (G_APPLICATION (self));
+}
+
+static const GActionEntry app_actions[] = {
+  { "preferences", preferences_action_cb },
+  { "preferences-page", preferences_page_action_cb, "s" },
+  { "new-session", new_session_action_cb },
+  { "about", about_action_cb },
+  { "quit", quit_action_cb },
+  { "approve", approve_action_cb, "s" },
+  { "reject", reject_action_cb, "s" },
+  { "show-approval", show_approval_action_cb, "s" },
+};
+
+/* ------------------------------------------------------------------------ */
+
+static void
+ping_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(WardenApplication) self = user_data;
+  WardenDockerClient *client = WARDEN_DOCKER_CLIENT (object);
+
+  if (warden_docker_client_ping_finish (client, result, NULL))
+    {
+      g_free (self->default_sandbox);
+      self->default_sandbox = g_strdup ("docker");
+      /* Containers of a Warden that crashed: only at start, when none of ours run. */
+      warden_docker_sandbox_cleanup_async (client, self->cancellable, NULL, NULL);
+    }
+}
+
+static void
+warden_application_startup (GApplication *app)
+{
+  WardenApplication *self = WARDEN_APPLICATION (app);
+  g_autoptr(WardenDockerClient) docker = NULL;
+
+  G_APPLICATION_CLASS (warden_application_parent_class)->startup (app);
+
+  g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions, G_N_ELEMENTS (app_actions),
+                                   self);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.quit",
+                                         (const char *[]) { "<Control>q", NULL });
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.preferences",
+                                         (const char *[]) { "<Control>comma", NULL });
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.new-session",
+                                         (const char *[]) { "<Control>n", NULL });
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.send",
+                                         (const char *[]) { "<Control>Return", NULL });
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.find-in-terminal",
+                                         (const char *[]) { "<Control><Shift>f", NULL });
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.show-trace",
+                                         (const char *[]) { "<Control><Shift>t", NULL });
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.terminal-visible",
+                                         (const char *[]) { "<Control>grave", NULL });
+
+  self->settings = g_settings_new (APP_ID);
+  self->profiles = warden_profile_store_new (NULL);
+  self->credentials = warden_credentials_new ();
+  self->store = warden_session_store_new (NULL, &self->store_error);
+  if (self->store == NULL)
+    g_warning ("%s", self->store_error->message);
+
+  g_signal_connect_object (self->settings, "changed::provider",
+                           G_CALLBACK (model_setting_changed_cb), self, 0);
+  g_signal_connect_object (self->settings, "changed::model",
+                           G_CALLBACK (model_setting_changed_cb), self, 0);
+  g_signal_connect_object (self->settings, "changed::base-url",
+                           G_CALLBACK (model_setting_changed_cb), self, 0);
+  warden_application_reload_provider (self);
+
+  docker = warden_docker_client_new_from_env (NULL);
+  if (docker != NULL)
+    warden_docker_client_ping_async (docker, self->cancellable, ping_cb, g_object_ref (self));
+}
+
+static void
+warden_application_activate (GApplication *app)
+{
+  WardenApplication *self = WARDEN_APPLICATION (app);
+  WardenWindow *window = ensure_window (self);
+
+  gtk_window_present (GTK_WINDOW (window));
+  if (self->bench_terminal_mb > 0)
+    {
+      warden_bench_terminal (app, warden_window_get_terminal (window),
+                             (guint) self->bench_terminal_mb);
+      self->bench_terminal_mb = 0;
+    }
+}
+
+static int
+warden_application_handle_local_options (GApplication *app,
+                                         GVariantDict *options)
+{
+  WardenApplication *self = WARDEN_APPLICATION (app);
+
+  g_variant_dict_lookup (options, "bench-terminal", "i", &self->bench_terminal_mb);
+  if (self->bench_terminal_mb > 0)
+    {
+      /* Its own instance: a running Warden must not take the benchmark. */
+      g_application_set_flags (app, g_application_get_flags (app) | G_APPLICATION_NON_UNIQUE);
+    }
+  return -1;
+}
+
+static void
+warden_application_shutdown (GApplication *app)
+{
+  WardenApplication *self = WARDEN_APPLICATION (app);
+
+  g_cancellable_cancel (self->cancellable);
+  g_cancellable_cancel (self->provider_cancellable);
+  G_APPLICATION_CLASS (warden_application_parent_class)->shutdown (app);
+}
+
+static void
+warden_application_dispose (GObject *object)
+{
+  WardenApplication *self = WARDEN_APPLICATION (object);
+
+  g_clear_pointer (&self->sessions, g_hash_table_unref);
+  g_clear_object (&self->provider);
+  g_clear_object (&self->provider_cancellable);
+  g_clear_object (&self->credentials);
+  g_clear_object (&self->store);
+  g_clear_object (&self->profiles);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->cancellable);
+  G_OBJECT_CLASS (warden_application_parent_class)->dispose (object);
+}
+
+static void
+warden_application_finalize (GObject *object)
+{
+  WardenApplication *self = WARDEN_APPLICATION (object);
+
+  g_clear_error (&self->store_error);
+  g_free (self->default_sandbox);
+  G_OBJECT_CLASS (warden_application_parent_class)->finalize (object);
+}
+
+static void
+warden_application_get_property (GObject    *object,
+                                 guint       prop_id,
+                                 GValue     *value,
+                                 GParamSpec *pspec)
+{
+  WardenApplication *self = WARDEN_APPLICATION (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROVIDER:
+      g_value_set_object (value, self->provider);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+warden_application_class_init (WardenApplicationClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  object_class->dispose = warden_application_dispose;
+  object_class->finalize = warden_application_finalize;
+  object_class->get_property = warden_application_get_property;
+  app_class->startup = warden_application_startup;
+  app_class->activate = warden_application_activate;
+  app_class->shutdown = warden_application_shutdown;
+  app_class->handle_local_options = warden_application_handle_local_options;
+
+  properties[PROP_PROVIDER] =
+    g_param_spec_object ("provider", NULL, NULL, WARDEN_TYPE_LLM_PROVIDER,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[SESSIONS_CHANGED] = g_signal_new ("sessions-changed", G_TYPE_FROM_CLASS (klass),
+                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                            G_TYPE_NONE, 0);
+}
+
+static void
+warden_application_init (WardenApplication *self)
+{
+  self->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->cancellable = g_cancellable_new ();
+  self->provider_cancellable = g_cancellable_new ();
+  g_application_add_main_option (G_APPLICATION (self), "bench-terminal", 0, G_OPTION_FLAG_HIDDEN,
+                                 G_OPTION_ARG_INT,
+                                 "Print MB megabytes into the terminal pane and measure",
+                                 "MB");
+}

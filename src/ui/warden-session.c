@@ -1,1 +1,1020 @@
+/* warden-session.c: one session as the window shows it
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
 #include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "warden-session.h"
+
+#include <json-glib/json-glib.h>
+
+#include "llm/warden-llm-message.h"
+
+struct _WardenSession
+{
+  GObject             parent_instance;
+
+  WardenSessionStore *store;
+  WardenProfileStore *profiles;
+  WardenAgent        *agent;         /* NULL without a model */
+  WardenSessionInfo  *info;
+
+  GListStore         *items;
+  GHashTable         *tools;         /* tool_use_id → WardenChatItem (borrowed from items) */
+  WardenChatItem     *assistant;     /* the text item the model's words go to, or NULL */
+  WardenChatItem     *running;       /* the exec whose output arrives now */
+  GCancellable       *cancellable;   /* of the running step */
+
+  char               *state;
+  char               *sandbox_state;
+  double              sandbox_fraction;
+  char               *sandbox_message;
+};
+
+G_DEFINE_FINAL_TYPE (WardenSession, warden_session, G_TYPE_OBJECT)
+
+G_DEFINE_QUARK (warden-session-error-quark, warden_session_error)
+
+enum
+{
+  PROP_0,
+  PROP_TITLE,
+  PROP_PROFILE,
+  PROP_STATE,
+  PROP_BUSY,
+  PROP_PENDING,
+  PROP_SANDBOX_STATE,
+  PROP_SANDBOX_FRACTION,
+  PROP_SANDBOX_MESSAGE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+enum
+{
+  COMMAND_STARTED,
+  COMMAND_OUTPUT,
+  COMMAND_FINISHED,
+  APPROVAL,
+  APPROVAL_RESOLVED,
+  FAILED,
+  FINISHED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+/* ------------------------------------------------------------------------ */
+
+static const char *
+json_string (JsonObject *object,
+             const char *member)
+{
+  JsonNode *node = object ? json_object_get_member (object, member) : NULL;
+
+  return node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING
+         ? json_node_get_string (node) : NULL;
+}
+
+/* What a card shows of a call: the command, the path, the question. */
+static char *
+subject_from_input (const char *name,
+                    JsonObject *input)
+{
+  static const char *members[] = { "command", "path", "question", "pattern", NULL };
+
+  for (guint i = 0; members[i] != NULL; i++)
+    {
+      const char *value = json_string (input, members[i]);
+
+      if (value != NULL)
+        {
+          if (g_strcmp0 (name, "grep") == 0 && json_string (input, "path") != NULL &&
+              g_strcmp0 (members[i], "pattern") == 0)
+            return g_strdup_printf ("%s in %s", value, json_string (input, "path"));
+          return g_strdup (value);
+        }
+    }
+  return g_strdup ("");
+}
+
+static char *
+subject_from_json (const char *name,
+                   const char *input_json)
+{
+  g_autoptr(JsonNode) node = input_json ? json_from_string (input_json, NULL) : NULL;
+
+  return subject_from_input (name, node && JSON_NODE_HOLDS_OBJECT (node)
+                                   ? json_node_get_object (node) : NULL);
+}
+
+/* An exec result is {"exit_code","stdout","stderr","duration_ms",…}; other
+ * tools give text. Returns the output to show and fills what it knows. */
+static char *
+parse_result (const char *result,
+              int        *exit_status,
+              gint64     *duration_ms)
+{
+  g_autoptr(JsonNode) node = NULL;
+  JsonObject *object;
+  const char *out, *err;
+
+  *exit_status = -1;
+  *duration_ms = -1;
+  if (result == NULL)
+    return NULL;
+  if (*result == '{')
+    node = json_from_string (result, NULL);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return g_strdup (result);
+  object = json_node_get_object (node);
+  if (!json_object_has_member (object, "exit_code"))
+    return g_strdup (result);
+
+  *exit_status = (int) json_object_get_int_member (object, "exit_code");
+  if (json_object_has_member (object, "duration_ms"))
+    *duration_ms = json_object_get_int_member (object, "duration_ms");
+  out = json_string (object, "stdout");
+  err = json_string (object, "stderr");
+  return g_strconcat (out ? out : "", err ? err : "", NULL);
+}
+
+static void
+set_state (WardenSession *self,
+           const char    *state)
+{
+  if (g_strcmp0 (self->state, state) == 0)
+    return;
+  g_free (self->state);
+  self->state = g_strdup (state);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+}
+
+static WardenChatItem *
+append_item (WardenSession  *self,
+             WardenChatItem *item)
+{
+  g_list_store_append (self->items, item);
+  g_object_unref (item);
+  return item;
+}
+
+static WardenChatItem *
+ensure_tool_item (WardenSession *self,
+                  const char    *tool_id,
+                  const char    *name,
+                  const char    *subject)
+{
+  WardenChatItem *item = g_hash_table_lookup (self->tools, tool_id);
+
+  if (item != NULL)
+    return item;
+  item = append_item (self, warden_chat_item_new_tool (tool_id, name, subject ? subject : ""));
+  g_hash_table_insert (self->tools, g_strdup (tool_id), item);
+  /* Words after a tool call start a new bubble below its card. */
+  self->assistant = NULL;
+  return item;
+}
+
+static void
+apply_record (WardenChatItem             *item,
+              const WardenToolCallRecord *r)
+{
+  warden_chat_item_set_decision (item, r->decision, r->pattern, r->reason, r->feedback);
+  if (r->state != NULL)
+    warden_chat_item_set_state (item, r->state);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The history, from the store: it does not need a model. */
+
+static void
+load_history (WardenSession *self)
+{
+  g_autoptr(GPtrArray) messages = NULL;
+  g_autoptr(GPtrArray) records = NULL;
+  g_autoptr(GError) error = NULL;
+
+  messages = warden_session_store_load_messages (self->store, self->info->id, &error);
+  if (messages == NULL)
+    {
+      append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_NOTICE, error->message));
+      return;
+    }
+
+  for (guint i = 0; i < messages->len; i++)
+    {
+      g_autoptr(JsonNode) node = json_from_string (g_ptr_array_index (messages, i), NULL);
+      g_autoptr(WardenLlmMessage) message = NULL;
+      gboolean user;
+
+      if (node != NULL)
+        message = warden_llm_message_new_from_json (node, NULL);
+      if (message == NULL)
+        continue;
+      user = warden_llm_message_get_role (message) == WARDEN_LLM_ROLE_USER;
+      for (guint b = 0; b < warden_llm_message_get_n_blocks (message); b++)
+        {
+          const WardenLlmBlock *block = warden_llm_message_get_block (message, b);
+
+          switch (block->type)
+            {
+            case WARDEN_LLM_BLOCK_TEXT:
+              if (block->text == NULL || *block->text == '\0')
+                break;
+              append_item (self, warden_chat_item_new (user ? WARDEN_CHAT_ITEM_USER
+                                                            : WARDEN_CHAT_ITEM_ASSISTANT,
+                                                       block->text));
+              break;
+
+            case WARDEN_LLM_BLOCK_TOOL_USE:
+              {
+                g_autofree char *subject =
+                  subject_from_input (block->tool_name, json_node_get_object (block->tool_input));
+
+                ensure_tool_item (self, block->tool_use_id, block->tool_name, subject);
+              }
+              break;
+
+            case WARDEN_LLM_BLOCK_TOOL_RESULT:
+              {
+                WardenChatItem *item = g_hash_table_lookup (self->tools, block->tool_use_id);
+                g_autofree char *output = NULL;
+                int exit_status;
+                gint64 duration_ms;
+
+                if (item == NULL)
+                  break;
+                output = parse_result (block->text, &exit_status, &duration_ms);
+                warden_chat_item_set_output (item, output);
+                warden_chat_item_set_finished (item, exit_status, duration_ms, block->is_error);
+              }
+              break;
+
+            default:
+              break;
+            }
+        }
+    }
+  self->assistant = NULL;
+
+  /* The audit log knows how each call was decided, and the calls the model
+   * has not been told about yet (a pending approval, an interrupted run). */
+  records = warden_session_store_list_tool_calls (self->store, self->info->id, NULL);
+  for (guint i = 0; records != NULL && i < records->len; i++)
+    {
+      WardenToolCallRecord *r = g_ptr_array_index (records, i);
+      g_autofree char *subject = subject_from_json (r->name, r->input_json);
+      WardenChatItem *item = ensure_tool_item (self, r->tool_use_id, r->name, subject);
+
+      apply_record (item, r);
+      if (warden_chat_item_get_exit_status (item) < 0 && r->result_json != NULL)
+        {
+          int exit_status;
+          gint64 duration_ms;
+          g_autofree char *output = parse_result (r->result_json, &exit_status, &duration_ms);
+
+          warden_chat_item_set_output (item, output);
+          warden_chat_item_set_finished (item, exit_status,
+                                         r->finished && r->started ? r->finished - r->started
+                                                                   : duration_ms,
+                                         FALSE);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The agent, live. */
+
+static void
+text_delta_cb (WardenAgent   *agent,
+               const char    *text,
+               WardenSession *self)
+{
+  if (self->assistant == NULL)
+    self->assistant = append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_ASSISTANT, ""));
+  warden_chat_item_append_text (self->assistant, text);
+}
+
+static void
+retrying_cb (WardenAgent   *agent,
+             guint          attempt,
+             guint          delay_ms,
+             const char    *reason,
+             WardenSession *self)
+{
+  /* The answer streams again from its start. */
+  if (self->assistant != NULL)
+    warden_chat_item_set_text (self->assistant, "");
+}
+
+static void
+tool_call_cb (WardenAgent   *agent,
+              const char    *id,
+              const char    *name,
+              const char    *input_json,
+              WardenSession *self)
+{
+  g_autofree char *subject = subject_from_json (name, input_json);
+  WardenChatItem *item = ensure_tool_item (self, id, name, subject);
+
+  warden_chat_item_set_state (item, "running");
+  if (g_strcmp0 (name, "exec") == 0)
+    {
+      self->running = item;
+      g_signal_emit (self, signals[COMMAND_STARTED], 0, item);
+    }
+}
+
+static void
+output_cb (WardenAgent   *agent,
+           int            stream,
+           const char    *data,
+           WardenSession *self)
+{
+  if (self->running != NULL)
+    warden_chat_item_append_output (self->running, data);
+  g_signal_emit (self, signals[COMMAND_OUTPUT], 0, data);
+}
+
+static void
+tool_result_cb (WardenAgent   *agent,
+                const char    *id,
+                const char    *name,
+                const char    *decision,
+                const char    *result,
+                gboolean       is_error,
+                WardenSession *self)
+{
+  g_autoptr(WardenToolCallRecord) r = NULL;
+  WardenChatItem *item;
+  g_autofree char *output = NULL;
+  int exit_status;
+  gint64 duration_ms;
+  gboolean ran;
+
+  r = warden_session_store_get_tool_call (self->store, self->info->id, id, NULL);
+  item = ensure_tool_item (self, id, name, NULL);
+  if (r != NULL)
+    apply_record (item, r);
+  else
+    warden_chat_item_set_decision (item, decision, NULL, NULL, NULL);
+
+  ran = item == self->running;
+  output = parse_result (result, &exit_status, &duration_ms);
+  /* A command's output came live; anything else (a refusal, a file) is its result. */
+  if (!ran)
+    warden_chat_item_set_output (item, output);
+  if (duration_ms < 0 && r != NULL && r->started && r->finished)
+    duration_ms = r->finished - r->started;
+  warden_chat_item_set_finished (item, exit_status, duration_ms, is_error);
+  warden_chat_item_set_approval (item, NULL);
+  if (ran)
+    {
+      self->running = NULL;
+      g_signal_emit (self, signals[COMMAND_FINISHED], 0, item);
+    }
+}
+
+static void
+approval_cb (WardenAgent    *agent,
+             WardenApproval *approval,
+             WardenSession  *self)
+{
+  WardenChatItem *item = ensure_tool_item (self, warden_approval_get_id (approval),
+                                           warden_approval_get_tool_name (approval),
+                                           warden_approval_get_subject (approval));
+
+  warden_chat_item_set_decision (item, "asked", NULL, warden_approval_get_reason (approval), NULL);
+  warden_chat_item_set_state (item, "pending");
+  warden_chat_item_set_approval (item, approval);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PENDING]);
+  g_signal_emit (self, signals[APPROVAL], 0, approval);
+}
+
+static void
+sandbox_state_cb (WardenAgent   *agent,
+                  const char    *state,
+                  double         fraction,
+                  const char    *message,
+                  WardenSession *self)
+{
+  g_free (self->sandbox_state);
+  self->sandbox_state = g_strdup (state);
+  self->sandbox_fraction = fraction;
+  g_free (self->sandbox_message);
+  self->sandbox_message = g_strdup (message);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SANDBOX_FRACTION]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SANDBOX_MESSAGE]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SANDBOX_STATE]);
+}
+
+static void
+run_cb (GObject      *object,
+        GAsyncResult *result,
+        gpointer      user_data)
+{
+  g_autoptr(WardenSession) self = user_data;
+  g_autoptr(GError) error = NULL;
+  WardenAgentOutcome outcome = WARDEN_AGENT_FINISHED;
+
+  g_clear_object (&self->cancellable);
+  self->assistant = NULL;
+  if (!warden_agent_run_finish (WARDEN_AGENT (object), result, &outcome, &error))
+    {
+      if (self->running != NULL)
+        {
+          warden_chat_item_set_state (self->running, "interrupted");
+          self->running = NULL;
+        }
+      set_state (self, "idle");
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_NOTICE, _("Stopped")));
+      else
+        {
+          append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_NOTICE, error->message));
+          g_signal_emit (self, signals[FAILED], 0, error);
+        }
+      return;
+    }
+
+  if (outcome == WARDEN_AGENT_WAITING)
+    set_state (self, "waiting");
+  else
+    set_state (self, "idle");
+  if (outcome == WARDEN_AGENT_MAX_STEPS)
+    append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_NOTICE,
+                                             _("The agent used all its steps; send a message "
+                                               "to let it go on")));
+  g_signal_emit (self, signals[FINISHED], 0, (int) outcome);
+}
+
+static gboolean
+start_run (WardenSession  *self,
+           const char     *task,
+           GError        **error)
+{
+  if (self->agent == NULL)
+    {
+      g_set_error (error, WARDEN_SESSION_ERROR, WARDEN_SESSION_ERROR_NO_MODEL,
+                   _("No model is set up: add an API key or start a local model server in "
+                     "Preferences"));
+      return FALSE;
+    }
+  if (self->cancellable != NULL)
+    {
+      g_set_error (error, WARDEN_SESSION_ERROR, WARDEN_SESSION_ERROR_BUSY,
+                   _("The agent is still working: wait, or press Stop"));
+      return FALSE;
+    }
+  self->cancellable = g_cancellable_new ();
+  self->assistant = NULL;
+  set_state (self, "running");
+  warden_agent_run_async (self->agent, task, self->cancellable, run_cb, g_object_ref (self));
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void
+connect_agent (WardenSession *self)
+{
+  g_signal_connect_object (self->agent, "text-delta", G_CALLBACK (text_delta_cb), self, 0);
+  g_signal_connect_object (self->agent, "retrying", G_CALLBACK (retrying_cb), self, 0);
+  g_signal_connect_object (self->agent, "tool-call", G_CALLBACK (tool_call_cb), self, 0);
+  g_signal_connect_object (self->agent, "tool-result", G_CALLBACK (tool_result_cb), self, 0);
+  g_signal_connect_object (self->agent, "approval", G_CALLBACK (approval_cb), self, 0);
+  g_signal_connect_object (self->agent, "output", G_CALLBACK (output_cb), self, 0);
+  g_signal_connect_object (self->agent, "sandbox-state", G_CALLBACK (sandbox_state_cb), self, 0);
+}
+
+static void
+restore_pending (WardenSession *self)
+{
+  WardenApproval *pending = self->agent ? warden_agent_get_pending (self->agent) : NULL;
+
+  if (pending != NULL)
+    {
+      approval_cb (self->agent, pending, self);
+      set_state (self, "waiting");
+    }
+}
+
+static WardenSession *
+session_new (WardenSessionStore *store,
+             WardenProfileStore *profiles)
+{
+  WardenSession *self = g_object_new (WARDEN_TYPE_SESSION, NULL);
+
+  self->store = g_object_ref (store);
+  self->profiles = g_object_ref (profiles);
+  return self;
+}
+
+WardenSession *
+warden_session_new (WardenSessionStore       *store,
+                    WardenProfileStore       *profiles,
+                    WardenLlmProvider        *provider,
+                    const WardenAgentConfig  *config,
+                    const char               *title,
+                    GError                  **error)
+{
+  g_autoptr(WardenSession) self = session_new (store, profiles);
+
+  g_return_val_if_fail (WARDEN_IS_LLM_PROVIDER (provider), NULL);
+
+  self->agent = warden_agent_new (store, profiles, provider, config, error);
+  if (self->agent == NULL)
+    return NULL;
+  self->info = warden_session_store_get_session (store, warden_agent_get_session_id (self->agent),
+                                                 error);
+  if (self->info == NULL)
+    return NULL;
+  if (title != NULL && *title != '\0' && !warden_session_rename (self, title, error))
+    return NULL;
+  connect_agent (self);
+  return g_steal_pointer (&self);
+}
+
+WardenSession *
+warden_session_open (WardenSessionStore  *store,
+                     WardenProfileStore  *profiles,
+                     WardenLlmProvider   *provider,
+                     const char          *id,
+                     GError             **error)
+{
+  g_autoptr(WardenSession) self = session_new (store, profiles);
+
+  self->info = warden_session_store_get_session (store, id, error);
+  if (self->info == NULL)
+    return NULL;
+  load_history (self);
+  if (provider != NULL && !warden_session_set_provider (self, provider, error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+gboolean
+warden_session_set_provider (WardenSession      *self,
+                             WardenLlmProvider  *provider,
+                             GError            **error)
+{
+  g_return_val_if_fail (WARDEN_IS_SESSION (self), FALSE);
+
+  if (self->agent != NULL)
+    return TRUE;
+  self->agent = warden_agent_open (self->store, self->profiles, provider, self->info->id, error);
+  if (self->agent == NULL)
+    return FALSE;
+  connect_agent (self);
+  /* A call that was running when Warden stopped is now "interrupted" in the store. */
+  {
+    g_autoptr(GPtrArray) records = warden_session_store_list_tool_calls (self->store,
+                                                                         self->info->id, NULL);
+
+    for (guint i = 0; records != NULL && i < records->len; i++)
+      {
+        WardenToolCallRecord *r = g_ptr_array_index (records, i);
+        WardenChatItem *item = g_hash_table_lookup (self->tools, r->tool_use_id);
+
+        if (item != NULL)
+          apply_record (item, r);
+      }
+  }
+  restore_pending (self);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+
+const char *
+warden_session_get_id (WardenSession *self)
+{
+  return self->info->id;
+}
+
+const char *
+warden_session_get_title (WardenSession *self)
+{
+  return self->info->title && *self->info->title ? self->info->title : _("New session");
+}
+
+gboolean
+warden_session_rename (WardenSession  *self,
+                       const char     *title,
+                       GError        **error)
+{
+  /* The agent saves its own copy of the row; without one, ours is the copy. */
+  if (self->agent != NULL)
+    {
+      if (!warden_agent_set_title (self->agent, title, error))
+        return FALSE;
+    }
+  else
+    {
+      g_autoptr(WardenSessionInfo) fresh = warden_session_store_get_session (self->store,
+                                                                             self->info->id,
+                                                                             error);
+
+      if (fresh == NULL)
+        return FALSE;
+      g_free (fresh->title);
+      fresh->title = g_strdup (title);
+      if (!warden_session_store_save_session (self->store, fresh, error))
+        return FALSE;
+    }
+  g_free (self->info->title);
+  self->info->title = g_strdup (title);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
+  return TRUE;
+}
+
+const char *
+warden_session_get_workspace (WardenSession *self)
+{
+  return self->info->workspace;
+}
+
+const char *
+warden_session_get_profile (WardenSession *self)
+{
+  return self->agent ? warden_agent_get_profile (self->agent) : self->info->profile;
+}
+
+gboolean
+warden_session_set_profile (WardenSession  *self,
+                            const char     *profile_id,
+                            GError        **error)
+{
+  if (g_strcmp0 (profile_id, warden_session_get_profile (self)) == 0)
+    return TRUE;
+  if (self->agent != NULL)
+    {
+      if (!warden_agent_set_profile (self->agent, profile_id, error))
+        return FALSE;
+    }
+  else
+    {
+      g_autoptr(WardenProfile) profile = warden_profile_store_lookup (self->profiles, profile_id,
+                                                                      error);
+
+      if (profile == NULL)
+        return FALSE;
+      g_free (self->info->profile);
+      self->info->profile = g_strdup (profile_id);
+      if (!warden_session_store_save_session (self->store, self->info, error))
+        return FALSE;
+    }
+  g_free (self->info->profile);
+  self->info->profile = g_strdup (profile_id);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
+  return TRUE;
+}
+
+const char *
+warden_session_get_sandbox (WardenSession *self)
+{
+  return self->info->sandbox;
+}
+
+const char *
+warden_session_get_model (WardenSession *self)
+{
+  return self->info->model;
+}
+
+WardenAgent *
+warden_session_get_agent (WardenSession *self)
+{
+  return self->agent;
+}
+
+GListModel *
+warden_session_get_items (WardenSession *self)
+{
+  return G_LIST_MODEL (self->items);
+}
+
+WardenChatItem *
+warden_session_find_item (WardenSession *self,
+                          const char    *tool_id)
+{
+  return g_hash_table_lookup (self->tools, tool_id);
+}
+
+GStrv
+warden_session_dup_commands (WardenSession *self)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(WardenChatItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
+
+      if (warden_chat_item_get_kind (item) == WARDEN_CHAT_ITEM_TOOL &&
+          g_strcmp0 (warden_chat_item_get_tool_name (item), "exec") == 0 &&
+          warden_chat_item_get_approval (item) == NULL)
+        g_strv_builder_add (builder, warden_chat_item_get_subject (item));
+    }
+  return g_strv_builder_end (builder);
+}
+
+const char *
+warden_session_get_state (WardenSession *self)
+{
+  return self->state;
+}
+
+gboolean
+warden_session_get_busy (WardenSession *self)
+{
+  return g_strcmp0 (self->state, "running") == 0;
+}
+
+WardenApproval *
+warden_session_get_pending (WardenSession *self)
+{
+  return self->agent ? warden_agent_get_pending (self->agent) : NULL;
+}
+
+const char *
+warden_session_get_sandbox_state (WardenSession *self)
+{
+  return self->sandbox_state;
+}
+
+double
+warden_session_get_sandbox_fraction (WardenSession *self)
+{
+  return self->sandbox_fraction;
+}
+
+const char *
+warden_session_get_sandbox_message (WardenSession *self)
+{
+  return self->sandbox_message;
+}
+
+gboolean
+warden_session_send (WardenSession  *self,
+                     const char     *text,
+                     GError        **error)
+{
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  if (warden_session_get_pending (self) != NULL)
+    {
+      g_set_error (error, WARDEN_SESSION_ERROR, WARDEN_SESSION_ERROR_BUSY,
+                   _("The agent waits for your answer to its last request first"));
+      return FALSE;
+    }
+  if (!start_run (self, text, error))
+    return FALSE;
+  /* After start_run: the agent has stored it; a refused send shows nothing. */
+  append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_USER, text));
+  return TRUE;
+}
+
+gboolean
+warden_session_continue (WardenSession  *self,
+                         GError        **error)
+{
+  return start_run (self, NULL, error);
+}
+
+void
+warden_session_stop (WardenSession *self)
+{
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+}
+
+gboolean
+warden_session_answer (WardenSession  *self,
+                       const char     *approval_id,
+                       gboolean        approved,
+                       gboolean        allow_always,
+                       const char     *text,
+                       const char     *via,
+                       GError        **error)
+{
+  WardenApproval *pending = warden_session_get_pending (self);
+  WardenApprovalAnswer answer = { 0 };
+  g_autofree char *id = g_strdup (approval_id);
+  WardenChatItem *item;
+
+  if (pending == NULL || g_strcmp0 (warden_approval_get_id (pending), approval_id) != 0)
+    {
+      g_set_error (error, WARDEN_SESSION_ERROR, WARDEN_SESSION_ERROR_STALE,
+                   _("That request was answered already"));
+      return FALSE;
+    }
+
+  answer.approved = approved;
+  answer.allow_always = approved && allow_always;
+  answer.via = via;
+  if (warden_approval_get_kind (pending) == WARDEN_APPROVAL_QUESTION)
+    {
+      answer.approved = TRUE;
+      answer.answer = text ? text : "";
+    }
+  else if (!approved)
+    answer.feedback = text && *text ? text : NULL;
+  else if (allow_always)
+    answer.pattern = text && *text ? text : NULL;
+
+  if (!warden_agent_resolve (self->agent, &answer, error))
+    return FALSE;
+
+  item = g_hash_table_lookup (self->tools, id);
+  if (item != NULL)
+    {
+      g_autoptr(WardenToolCallRecord) r = warden_session_store_get_tool_call (self->store,
+                                                                              self->info->id,
+                                                                              id, NULL);
+
+      warden_chat_item_set_approval (item, NULL);
+      if (r != NULL)
+        apply_record (item, r);
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PENDING]);
+  g_signal_emit (self, signals[APPROVAL_RESOLVED], 0, id);
+  set_state (self, "idle");
+  return start_run (self, NULL, error);
+}
+
+static void
+close_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!warden_agent_close_finish (WARDEN_AGENT (object), result, &error))
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+void
+warden_session_close_async (WardenSession       *self,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, warden_session_close_async);
+  warden_session_stop (self);
+  if (self->agent == NULL)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  warden_agent_close_async (self->agent, cancellable, close_cb, g_steal_pointer (&task));
+}
+
+gboolean
+warden_session_close_finish (WardenSession  *self,
+                             GAsyncResult   *result,
+                             GError        **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void
+warden_session_dispose (GObject *object)
+{
+  WardenSession *self = WARDEN_SESSION (object);
+
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  if (self->agent != NULL)
+    g_signal_handlers_disconnect_by_data (self->agent, self);
+  g_clear_object (&self->agent);
+  self->assistant = NULL;
+  self->running = NULL;
+  if (self->tools != NULL)
+    g_hash_table_remove_all (self->tools);
+  if (self->items != NULL)
+    g_list_store_remove_all (self->items);
+  G_OBJECT_CLASS (warden_session_parent_class)->dispose (object);
+}
+
+static void
+warden_session_finalize (GObject *object)
+{
+  WardenSession *self = WARDEN_SESSION (object);
+
+  g_clear_pointer (&self->tools, g_hash_table_unref);
+  g_clear_object (&self->items);
+  g_clear_object (&self->store);
+  g_clear_object (&self->profiles);
+  g_clear_pointer (&self->info, warden_session_info_free);
+  g_free (self->state);
+  g_free (self->sandbox_state);
+  g_free (self->sandbox_message);
+  G_OBJECT_CLASS (warden_session_parent_class)->finalize (object);
+}
+
+static void
+warden_session_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  WardenSession *self = WARDEN_SESSION (object);
+
+  switch (prop_id)
+    {
+    case PROP_TITLE:
+      g_value_set_string (value, warden_session_get_title (self));
+      break;
+    case PROP_PROFILE:
+      g_value_set_string (value, warden_session_get_profile (self));
+      break;
+    case PROP_STATE:
+      g_value_set_string (value, self->state);
+      break;
+    case PROP_BUSY:
+      g_value_set_boolean (value, warden_session_get_busy (self));
+      break;
+    case PROP_PENDING:
+      g_value_set_object (value, warden_session_get_pending (self));
+      break;
+    case PROP_SANDBOX_STATE:
+      g_value_set_string (value, self->sandbox_state);
+      break;
+    case PROP_SANDBOX_FRACTION:
+      g_value_set_double (value, self->sandbox_fraction);
+      break;
+    case PROP_SANDBOX_MESSAGE:
+      g_value_set_string (value, self->sandbox_message);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+warden_session_class_init (WardenSessionClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GParamFlags flags = G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
+
+  object_class->dispose = warden_session_dispose;
+  object_class->finalize = warden_session_finalize;
+  object_class->get_property = warden_session_get_property;
+
+  properties[PROP_TITLE] = g_param_spec_string ("title", NULL, NULL, NULL, flags);
+  properties[PROP_PROFILE] = g_param_spec_string ("profile", NULL, NULL, NULL, flags);
+  properties[PROP_STATE] = g_param_spec_string ("state", NULL, NULL, NULL, flags);
+  properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE, flags);
+  properties[PROP_PENDING] = g_param_spec_object ("pending", NULL, NULL, WARDEN_TYPE_APPROVAL,
+                                                  flags);
+  properties[PROP_SANDBOX_STATE] = g_param_spec_string ("sandbox-state", NULL, NULL, NULL, flags);
+  properties[PROP_SANDBOX_FRACTION] = g_param_spec_double ("sandbox-fraction", NULL, NULL,
+                                                           0, 1, 0, flags);
+  properties[PROP_SANDBOX_MESSAGE] = g_param_spec_string ("sandbox-message", NULL, NULL, NULL,
+                                                          flags);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[COMMAND_STARTED] = g_signal_new ("command-started", G_TYPE_FROM_CLASS (klass),
+                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+                                           1, WARDEN_TYPE_CHAT_ITEM);
+  signals[COMMAND_OUTPUT] = g_signal_new ("command-output", G_TYPE_FROM_CLASS (klass),
+                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+                                          1, G_TYPE_STRING);
+  signals[COMMAND_FINISHED] = g_signal_new ("command-finished", G_TYPE_FROM_CLASS (klass),
+                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+                                            1, WARDEN_TYPE_CHAT_ITEM);
+  signals[APPROVAL] = g_signal_new ("approval", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                    NULL, NULL, NULL, G_TYPE_NONE, 1, WARDEN_TYPE_APPROVAL);
+  signals[APPROVAL_RESOLVED] = g_signal_new ("approval-resolved", G_TYPE_FROM_CLASS (klass),
+                                             G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+                                             1, G_TYPE_STRING);
+  signals[FAILED] = g_signal_new ("failed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
+  signals[FINISHED] = g_signal_new ("finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                    NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
+}
+
+static void
+warden_session_init (WardenSession *self)
+{
+  self->items = g_list_store_new (WARDEN_TYPE_CHAT_ITEM);
+  self->tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->state = g_strdup ("idle");
+  self->sandbox_state = g_strdup ("none");
+}

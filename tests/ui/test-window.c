@@ -1,3 +1,628 @@
+/* test-window.c: the main window driving whole sessions, as a user would
+ *
+ * Against the scripted model server and a real bubblewrap sandbox, in Xvfb
+ * with a private session bus (tests/ui/gui-session): what the terminal pane
+ * shows, the approval dialog and its three answers, the inline card, the
+ * desktop notification and its buttons, and the first-run page.
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
 #include "config.h"
-#include <gtk/gtk.h>
-int main (int argc, char **argv) { gtk_test_init (&argc, &argv, NULL); return g_test_run (); }
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <vte/vte.h>
+
+#include "fake-model.h"
+#include "warden-application.h"
+#include "warden-approval-dialog.h"
+#include "warden-window.h"
+
+static WardenApplication *app;
+static WardenWindow *window;
+static FakeModel *fake;
+static char *root;
+
+/* ------------------------------------------------------------------------ */
+
+typedef gboolean (*Predicate) (gpointer data);
+
+static gboolean
+timeout_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static char *terminal_text (void);
+
+/* What the user would see, for a failed wait. */
+static void
+dump_state (void)
+{
+  WardenSession *session = warden_window_get_session (window);
+  g_autofree char *text = terminal_text ();
+
+  g_printerr ("--- terminal:\n%s\n--- banner: %s\n", text, warden_window_get_banner (window));
+  if (session == NULL)
+    return;
+  g_printerr ("--- session state %s, sandbox %s (%s)\n", warden_session_get_state (session),
+              warden_session_get_sandbox_state (session),
+              warden_session_get_sandbox_message (session));
+  for (guint i = 0; i < g_list_model_get_n_items (warden_session_get_items (session)); i++)
+    {
+      g_autoptr(WardenChatItem) item = g_list_model_get_item (warden_session_get_items (session), i);
+
+      g_printerr ("--- item %d: %s %s [%s/%s] %s\n", warden_chat_item_get_kind (item),
+                  warden_chat_item_get_text (item), warden_chat_item_get_subject (item),
+                  warden_chat_item_get_decision (item), warden_chat_item_get_state (item),
+                  warden_chat_item_get_output (item));
+    }
+}
+
+/* Runs the main loop until @pred holds; fails the test after @seconds. */
+static void
+wait_until (Predicate    pred,
+            gpointer     data,
+            guint        seconds,
+            const char  *what)
+{
+  gboolean expired = FALSE;
+  guint id = g_timeout_add_seconds (seconds, timeout_cb, &expired);
+
+  while (!pred (data) && !expired)
+    g_main_context_iteration (NULL, TRUE);
+  if (!expired)
+    g_source_remove (id);
+  if (!pred (data))
+    {
+      dump_state ();
+      g_error ("Timed out after %u s waiting for %s", seconds, what);
+    }
+}
+
+static void
+spin (guint ms)
+{
+  gboolean expired = FALSE;
+
+  g_timeout_add (ms, timeout_cb, &expired);
+  while (!expired)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+static gboolean
+has_provider (gpointer data)
+{
+  return warden_application_get_provider (app) != NULL;
+}
+
+static gboolean
+has_dialog (gpointer data)
+{
+  return warden_window_get_approval_dialog (window) != NULL;
+}
+
+static gboolean
+session_idle (gpointer data)
+{
+  WardenSession *session = warden_window_get_session (window);
+
+  return session != NULL && g_strcmp0 (warden_session_get_state (session), "idle") == 0;
+}
+
+static gboolean
+session_waiting (gpointer data)
+{
+  WardenSession *session = warden_window_get_session (window);
+
+  return session != NULL && warden_session_get_pending (session) != NULL;
+}
+
+static char *
+terminal_text (void)
+{
+  VteTerminal *vte = warden_terminal_get_vte (warden_window_get_terminal (window));
+
+  return vte_terminal_get_text (vte, NULL, NULL, NULL);
+}
+
+static gboolean
+terminal_has (gpointer data)
+{
+  g_autofree char *text = terminal_text ();
+
+  return text != NULL && strstr (text, data) != NULL;
+}
+
+static char *
+new_workspace (const char *name)
+{
+  char *path = g_build_filename (root, name, NULL);
+
+  g_mkdir_with_parents (path, 0777);
+  g_chmod (path, 0777);
+  return path;
+}
+
+static WardenSession *
+start_session (const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *workspace = new_workspace (name);
+  WardenSession *session;
+
+  session = warden_application_create_session (app, workspace, "node", "bwrap", name, &error);
+  g_assert_no_error (error);
+  g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
+  g_assert_true (warden_window_get_session (window) == session);
+  return session;
+}
+
+static void
+type_and_send (const char *text)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (warden_window_get_composer (window));
+
+  gtk_text_buffer_set_text (buffer, text, -1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.send", NULL));
+}
+
+static void
+screenshot (const char *name)
+{
+  const char *dir = g_getenv ("WARDEN_SCREENSHOT_DIR");
+  g_autofree char *path = NULL;
+  g_autofree char *command = NULL;
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  if (dir == NULL)
+    return;
+  spin (700);  /* let the frame clock draw the last changes */
+  path = g_build_filename (dir, name, NULL);
+  command = g_strdup_printf ("import -window root '%s'", path);
+  g_spawn_command_line_sync (command, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_test_message ("screenshot: %s", path);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void
+test_first_run (void)
+{
+  /* No key anywhere: the window explains and offers the model preferences;
+   * sessions and profiles stay usable. */
+  g_assert_null (warden_application_get_provider (app));
+  g_assert_cmpstr (warden_window_get_page (window), ==, "setup");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "app.preferences-page", "s",
+                                             "model"));
+  spin (300);
+  {
+    gboolean prefs = FALSE;
+
+    for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
+      if (g_type_is_a (G_OBJECT_TYPE (l->data), ADW_TYPE_PREFERENCES_WINDOW))
+        {
+          prefs = TRUE;
+          gtk_window_destroy (l->data);
+          break;
+        }
+    g_assert_true (prefs);
+  }
+
+  /* Then a key arrives: the window is ready for a task. */
+  g_setenv ("ANTHROPIC_API_KEY", "test-key", TRUE);
+  g_setenv ("ANTHROPIC_BASE_URL", fake->url, TRUE);
+  warden_application_reload_provider (app);
+  wait_until (has_provider, NULL, 10, "the provider");
+  g_assert_cmpstr (warden_window_get_page (window), ==, "welcome");
+}
+
+static void
+test_allowed_runs_in_terminal (void)
+{
+  g_autofree char *text = NULL;
+
+  start_session ("allowed");
+  g_queue_push_tail (&fake->script, fake_reply ("Listing.", "exec",
+                                                "{\"command\":\"echo hello from the sandbox\"}",
+                                                NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("It printed a greeting.", NULL));
+  type_and_send ("say hello");
+
+  wait_until (terminal_has, "hello from the sandbox\n", 60, "the command's output");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  text = terminal_text ();
+  /* The prompt line, then the output on its own line. */
+  g_assert_nonnull (strstr (text, "allowed $ echo hello from the sandbox"));
+  g_assert_nonnull (strstr (text, "\nhello from the sandbox\n"));
+  g_assert_null (warden_window_get_approval_dialog (window));
+  g_assert_cmpstr (warden_window_get_page (window), ==, "chat");
+}
+
+static WardenApprovalDialog *
+wait_for_dialog (void)
+{
+  wait_until (has_dialog, NULL, 30, "the approval dialog");
+  return WARDEN_APPROVAL_DIALOG (warden_window_get_approval_dialog (window));
+}
+
+static void
+test_allow_once (void)
+{
+  WardenSession *session = start_session ("once");
+  g_autofree char *made = g_build_filename (root, "once", "made-by-agent", NULL);
+  WardenApprovalDialog *dialog;
+
+  g_queue_push_tail (&fake->script, fake_reply ("Creating it.", "exec",
+                                                "{\"command\":\"touch made-by-agent && echo touched\"}",
+                                                NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Done.", NULL));
+  type_and_send ("make a file");
+
+  dialog = wait_for_dialog ();
+  /* Nothing ran before the user answered. */
+  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+  g_assert_cmpstr (warden_approval_get_subject (warden_session_get_pending (session)), ==,
+                   "touch made-by-agent && echo touched");
+  screenshot ("approval-dialog.png");
+
+  warden_approval_dialog_respond (dialog, "once");
+  wait_until (terminal_has, "touched\n", 30, "the approved command's output");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  g_assert_true (g_file_test (made, G_FILE_TEST_EXISTS));
+  g_assert_null (warden_window_get_approval_dialog (window));
+  screenshot ("main-window.png");
+}
+
+static void
+test_reject_with_feedback (void)
+{
+  g_autofree char *last = NULL;
+  WardenApprovalDialog *dialog;
+  guint requests;
+
+  start_session ("reject");
+  g_queue_push_tail (&fake->script, fake_reply ("Cleaning.", "exec",
+                                                "{\"command\":\"rm -rf build\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("I will use make clean.", NULL));
+  type_and_send ("clean up");
+
+  dialog = wait_for_dialog ();
+  requests = fake->requests->len;
+  gtk_editable_set_text (warden_approval_dialog_get_feedback_entry (dialog),
+                         "use make clean instead");
+  warden_approval_dialog_respond (dialog, "reject");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+
+  /* The model heard the user's words. */
+  g_assert_cmpuint (fake->requests->len, ==, requests + 1);
+  last = fake_model_last_message (fake, fake->requests->len - 1);
+  g_assert_nonnull (strstr (last, "use make clean instead"));
+  g_assert_false (terminal_has ("$ rm -rf build"));
+}
+
+static void
+test_always_allow_saves_pattern (void)
+{
+  g_autofree char *custom = g_build_filename (g_get_user_config_dir (), "warden", "profiles",
+                                              "node-custom.json", NULL);
+  g_autofree char *contents = NULL;
+  WardenSession *session;
+  WardenApprovalDialog *dialog;
+
+  session = start_session ("always");
+  g_queue_push_tail (&fake->script, fake_reply ("Counting.", "exec",
+                                                "{\"command\":\"wc -c /etc/hostname\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Counted.", NULL));
+  type_and_send ("count");
+
+  dialog = wait_for_dialog ();
+  gtk_editable_set_text (warden_approval_dialog_get_pattern_entry (dialog), "wc *");
+  warden_approval_dialog_respond (dialog, "always");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+
+  g_assert_true (g_file_get_contents (custom, &contents, NULL, NULL));
+  g_assert_nonnull (strstr (contents, "\"wc *\""));
+  g_assert_cmpstr (warden_session_get_profile (session), ==, "node-custom");
+  wait_until (terminal_has, "always $ wc -c /etc/hostname", 5, "the command's prompt line");
+
+  /* The same kind of command now runs without asking. */
+  g_queue_push_tail (&fake->script, fake_reply ("Again.", "exec",
+                                                "{\"command\":\"wc -l /etc/hostname\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Done.", NULL));
+  type_and_send ("count lines");
+  wait_until (terminal_has, "always $ wc -l /etc/hostname", 30, "the second command");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  g_assert_null (warden_window_get_approval_dialog (window));
+}
+
+static void
+test_inline_card (void)
+{
+  WardenSession *session = start_session ("card");
+  WardenApproval *pending;
+  WardenChatItem *item;
+
+  g_queue_push_tail (&fake->script, fake_reply (NULL, "exec", "{\"command\":\"pwd\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("There.", NULL));
+  type_and_send ("where am I");
+
+  wait_for_dialog ();
+  /* Dismissed, the question stays in the chat as a card. */
+  gtk_window_close (GTK_WINDOW (warden_window_get_approval_dialog (window)));
+  spin (200);
+  pending = warden_session_get_pending (session);
+  g_assert_nonnull (pending);
+  item = warden_session_find_item (session, warden_approval_get_id (pending));
+  g_assert_true (warden_chat_item_get_approval (item) == pending);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.approval-answer",
+                                             "(sbbs)", warden_approval_get_id (pending),
+                                             TRUE, FALSE, ""));
+  wait_until (terminal_has, "card $ pwd", 30, "the command");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  g_assert_null (warden_chat_item_get_approval (item));
+  g_assert_cmpstr (warden_chat_item_get_decision (item), ==, "approved");
+  g_assert_cmpint (warden_chat_item_get_exit_status (item), ==, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Notifications, through python3-dbusmock's notification daemon */
+
+static GVariant *
+mock_calls (void)
+{
+  g_autoptr(GDBusConnection) bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, NULL);
+
+  return g_dbus_connection_call_sync (bus, "org.freedesktop.Notifications",
+                                      "/org/freedesktop/Notifications",
+                                      "org.freedesktop.DBus.Mock", "GetCalls", NULL,
+                                      G_VARIANT_TYPE ("(a(tsav))"), G_DBUS_CALL_FLAGS_NONE, -1,
+                                      NULL, NULL);
+}
+
+typedef struct
+{
+  guint32  id;
+  char    *approve;   /* the action key of the Approve button */
+  char    *summary;
+  char    *body;
+} NotifyCall;
+
+static gboolean
+find_notify (gpointer data)
+{
+  NotifyCall *call = data;
+  g_autoptr(GVariant) calls = mock_calls ();
+  g_autoptr(GVariant) list = g_variant_get_child_value (calls, 0);
+  gsize n = g_variant_n_children (list);
+
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (list, i);
+      g_autoptr(GVariant) args = g_variant_get_child_value (entry, 2);
+      g_autoptr(GVariant) actions = NULL;
+      const char *method;
+      g_autofree const char **strv = NULL;
+
+      g_variant_get_child (entry, 1, "&s", &method);
+      if (g_strcmp0 (method, "Notify") != 0)
+        continue;
+      {
+        g_autoptr(GVariant) v = g_variant_get_child_value (args, 5);
+        actions = g_variant_get_variant (v);
+      }
+      strv = g_variant_get_strv (actions, NULL);
+      for (guint a = 0; strv[a] != NULL && strv[a + 1] != NULL; a += 2)
+        if (g_str_has_prefix (strv[a], "app.approve"))
+          {
+            g_autoptr(GVariant) summary = g_variant_get_child_value (args, 3);
+            g_autoptr(GVariant) body = g_variant_get_child_value (args, 4);
+            g_autoptr(GVariant) s = g_variant_get_variant (summary);
+            g_autoptr(GVariant) b = g_variant_get_variant (body);
+
+            g_free (call->approve);
+            g_free (call->summary);
+            g_free (call->body);
+            call->approve = g_strdup (strv[a]);
+            call->summary = g_variant_dup_string (s, NULL);
+            call->body = g_variant_dup_string (b, NULL);
+            /* The id the daemon gave: the template numbers them from 1. */
+            call->id = (guint32) i + 1;
+          }
+      for (guint a = 0; strv[a] != NULL && strv[a + 1] != NULL; a += 2)
+        if (call->approve != NULL && g_str_has_prefix (strv[a], "app.reject"))
+          return TRUE;
+    }
+  return FALSE;
+}
+
+static guint32
+notification_id_for (const char *approve_key)
+{
+  /* The daemon's own ids: count Notify calls up to ours. */
+  g_autoptr(GVariant) calls = mock_calls ();
+  g_autoptr(GVariant) list = g_variant_get_child_value (calls, 0);
+  gsize n = g_variant_n_children (list);
+  guint32 id = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (list, i);
+      g_autoptr(GVariant) args = g_variant_get_child_value (entry, 2);
+      const char *method;
+
+      g_variant_get_child (entry, 1, "&s", &method);
+      if (g_strcmp0 (method, "Notify") != 0)
+        continue;
+      {
+        g_autoptr(GVariant) v = g_variant_get_child_value (args, 1);
+        g_autoptr(GVariant) replaces = g_variant_get_variant (v);
+
+        if (g_variant_get_uint32 (replaces) == 0)
+          id++;
+      }
+      {
+        g_autoptr(GVariant) v = g_variant_get_child_value (args, 5);
+        g_autoptr(GVariant) actions = g_variant_get_variant (v);
+        g_autofree const char **strv = g_variant_get_strv (actions, NULL);
+
+        for (guint a = 0; strv[a] != NULL; a += 2)
+          if (g_strcmp0 (strv[a], approve_key) == 0)
+            return id;
+      }
+    }
+  return id;
+}
+
+static gboolean
+closed_notification (gpointer data)
+{
+  g_autoptr(GVariant) calls = mock_calls ();
+  g_autoptr(GVariant) list = g_variant_get_child_value (calls, 0);
+  gsize n = g_variant_n_children (list);
+
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (list, i);
+      g_autoptr(GVariant) args = g_variant_get_child_value (entry, 2);
+      const char *method;
+
+      g_variant_get_child (entry, 1, "&s", &method);
+      if (g_strcmp0 (method, "CloseNotification") == 0)
+        {
+          g_autoptr(GVariant) v = g_variant_get_child_value (args, 0);
+          g_autoptr(GVariant) idv = g_variant_get_variant (v);
+
+          /* dbusmock hands the arguments back with its own integer types. */
+          guint64 got = g_variant_is_of_type (idv, G_VARIANT_TYPE_UINT32)
+                        ? g_variant_get_uint32 (idv)
+                        : g_variant_is_of_type (idv, G_VARIANT_TYPE_INT32)
+                        ? (guint64) g_variant_get_int32 (idv)
+                        : g_variant_is_of_type (idv, G_VARIANT_TYPE_INT64)
+                        ? (guint64) g_variant_get_int64 (idv) : G_MAXUINT64;
+
+          if (got == GPOINTER_TO_UINT (data))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static void
+test_notification_approve (void)
+{
+  g_autoptr(GDBusConnection) bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, NULL);
+  g_autofree char *made = g_build_filename (root, "notified", "from-notification", NULL);
+  NotifyCall call = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  guint32 id;
+
+  start_session ("notified");
+  /* The user is elsewhere: no dialog, a notification. */
+  warden_window_set_assume_active (window, FALSE);
+  g_assert_false (gtk_window_is_active (GTK_WINDOW (window)));
+
+  g_queue_push_tail (&fake->script, fake_reply (NULL, "exec",
+                                                "{\"command\":\"touch from-notification\"}",
+                                                NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Made.", NULL));
+  type_and_send ("make it");
+
+  wait_until (session_waiting, NULL, 30, "the approval");
+  wait_until (find_notify, &call, 10, "the Notify call with Approve and Reject");
+  g_assert_null (warden_window_get_approval_dialog (window));
+  g_assert_cmpstr (call.summary, ==, "Command needs approval");
+  g_assert_cmpstr (call.body, ==, "touch from-notification");
+  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+
+  /* The user presses Approve on the notification. */
+  id = notification_id_for (call.approve);
+  g_assert_cmpuint (id, >, 0);
+  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.Notifications",
+                                       "/org/freedesktop/Notifications",
+                                       "org.freedesktop.DBus.Mock", "EmitSignal",
+                                       g_variant_new ("(sss@av)", "org.freedesktop.Notifications",
+                                                      "ActionInvoked", "us",
+                                                      g_variant_new_parsed ("[<%u>, <%s>]",
+                                                                            id, call.approve)),
+                                       NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+  g_assert_no_error (error);
+
+  wait_until (terminal_has, "notified $ touch from-notification", 30, "the approved command");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  g_assert_true (g_file_test (made, G_FILE_TEST_EXISTS));
+  /* Answered: the notification is withdrawn from the desktop. */
+  wait_until (closed_notification, GUINT_TO_POINTER (id), 10, "CloseNotification");
+
+  /* Pressed again (a stale button): nothing happens, nothing runs twice. */
+  g_clear_pointer (&reply, g_variant_unref);
+  g_assert_true (g_action_group_has_action (G_ACTION_GROUP (app), "approve"));
+  g_action_group_activate_action (G_ACTION_GROUP (app), "approve",
+                                  g_variant_new_string ("nope/nothing"));
+  spin (200);
+  g_assert_true (session_idle (NULL));
+
+  warden_window_set_assume_active (window, TRUE);
+  g_free (call.approve);
+  g_free (call.summary);
+  g_free (call.body);
+}
+
+/* ------------------------------------------------------------------------ */
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  int ret;
+
+  g_unsetenv ("ANTHROPIC_API_KEY");
+  g_unsetenv ("OPENAI_API_KEY");
+  g_unsetenv ("OPENAI_BASE_URL");
+  gtk_test_init (&argc, &argv, NULL);
+
+  root = g_dir_make_tmp ("warden-test-window-XXXXXX", &error);
+  g_assert_no_error (error);
+  fake = fake_model_new ();
+
+  app = warden_application_new (G_APPLICATION_NON_UNIQUE);
+  {
+    g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+
+    /* No local Ollama to find: "anthropic" and no key is "no model". */
+    g_settings_set_string (settings, "provider", "anthropic");
+    g_settings_set_string (settings, "sandbox", "bwrap");
+  }
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+  g_application_activate (G_APPLICATION (app));
+  window = WARDEN_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  if (window == NULL)
+    window = gtk_application_get_windows (GTK_APPLICATION (app))->data;
+  g_assert_nonnull (window);
+  warden_window_set_assume_active (window, TRUE);
+  spin (300);
+
+  g_test_add_func ("/ui/window/first-run", test_first_run);
+  g_test_add_func ("/ui/window/allowed-runs-in-terminal", test_allowed_runs_in_terminal);
+  g_test_add_func ("/ui/window/allow-once", test_allow_once);
+  g_test_add_func ("/ui/window/reject-with-feedback", test_reject_with_feedback);
+  g_test_add_func ("/ui/window/always-allow", test_always_allow_saves_pattern);
+  g_test_add_func ("/ui/window/inline-card", test_inline_card);
+  g_test_add_func ("/ui/window/notification-approve", test_notification_approve);
+  ret = g_test_run ();
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_object_unref (app);
+  fake_model_free (fake);
+  return ret;
+}

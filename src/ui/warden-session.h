@@ -1,0 +1,119 @@
+/* warden-session.h: one session as the window shows it
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "agent/warden-agent.h"
+#include "warden-chat-item.h"
+
+G_BEGIN_DECLS
+
+#define WARDEN_SESSION_ERROR (warden_session_error_quark ())
+
+typedef enum
+{
+  WARDEN_SESSION_ERROR_NO_MODEL,   /* no provider: the session can be read, not run */
+  WARDEN_SESSION_ERROR_BUSY,       /* a step is running */
+  WARDEN_SESSION_ERROR_STALE,      /* the approval was answered already, or is not this one */
+} WardenSessionError;
+
+#define WARDEN_TYPE_SESSION (warden_session_get_type ())
+
+G_DECLARE_FINAL_TYPE (WardenSession, warden_session, WARDEN, SESSION, GObject)
+
+GQuark              warden_session_error_quark   (void);
+
+/* A new session, saved at once. @provider may not be NULL. */
+WardenSession      *warden_session_new           (WardenSessionStore      *store,
+                                                  WardenProfileStore      *profiles,
+                                                  WardenLlmProvider       *provider,
+                                                  const WardenAgentConfig *config,
+                                                  const char              *title,
+                                                  GError                 **error);
+/* A stored session with its whole history. With @provider NULL it can be
+ * read but not run (no model is configured); set_provider() later. */
+WardenSession      *warden_session_open          (WardenSessionStore      *store,
+                                                  WardenProfileStore      *profiles,
+                                                  WardenLlmProvider       *provider,
+                                                  const char              *id,
+                                                  GError                 **error);
+gboolean            warden_session_set_provider  (WardenSession           *self,
+                                                  WardenLlmProvider       *provider,
+                                                  GError                 **error);
+
+const char         *warden_session_get_id        (WardenSession           *self);
+const char         *warden_session_get_title     (WardenSession           *self);
+gboolean            warden_session_rename        (WardenSession           *self,
+                                                  const char              *title,
+                                                  GError                 **error);
+const char         *warden_session_get_workspace (WardenSession           *self);
+const char         *warden_session_get_profile   (WardenSession           *self);
+gboolean            warden_session_set_profile   (WardenSession           *self,
+                                                  const char              *profile_id,
+                                                  GError                 **error);
+const char         *warden_session_get_sandbox   (WardenSession           *self);
+const char         *warden_session_get_model     (WardenSession           *self);
+WardenAgent        *warden_session_get_agent     (WardenSession           *self);
+/* The conversation: a GListModel of WardenChatItem. */
+GListModel         *warden_session_get_items     (WardenSession           *self);
+WardenChatItem     *warden_session_find_item     (WardenSession           *self,
+                                                  const char              *tool_id);
+/* The commands run so far, oldest first (for "would also allow"). */
+GStrv               warden_session_dup_commands  (WardenSession           *self);
+
+/* "running" while a step runs, "waiting" for the user, else "idle". */
+const char         *warden_session_get_state     (WardenSession           *self);
+gboolean            warden_session_get_busy      (WardenSession           *self);
+/* The approval or question waiting for the user, or NULL. */
+WardenApproval     *warden_session_get_pending   (WardenSession           *self);
+/* none, preparing, ready, stopped, failed; with the pull progress and the error. */
+const char         *warden_session_get_sandbox_state   (WardenSession *self);
+double              warden_session_get_sandbox_fraction (WardenSession *self);
+const char         *warden_session_get_sandbox_message (WardenSession *self);
+
+/* Sends @text and runs until the model ends its turn or needs the user. */
+gboolean            warden_session_send          (WardenSession           *self,
+                                                  const char              *text,
+                                                  GError                 **error);
+/* Goes on after an error, max steps, or a restart. */
+gboolean            warden_session_continue      (WardenSession           *self,
+                                                  GError                 **error);
+/* Cancels the running step: the request, or the running command. */
+void                warden_session_stop          (WardenSession           *self);
+/* Answers the pending approval @approval_id; STALE if it is not pending.
+ * @text: the feedback with a rejection, the pattern with allow_always, the
+ * answer to a question. @via: dialog, card or notification. */
+gboolean            warden_session_answer        (WardenSession           *self,
+                                                  const char              *approval_id,
+                                                  gboolean                 approved,
+                                                  gboolean                 allow_always,
+                                                  const char              *text,
+                                                  const char              *via,
+                                                  GError                 **error);
+/* Takes the sandbox down; the session stays stored. */
+void                warden_session_close_async   (WardenSession           *self,
+                                                  GCancellable            *cancellable,
+                                                  GAsyncReadyCallback      callback,
+                                                  gpointer                 user_data);
+gboolean            warden_session_close_finish  (WardenSession           *self,
+                                                  GAsyncResult            *result,
+                                                  GError                 **error);
+
+/* Properties: "title", "profile", "state", "busy", "pending", "sandbox-state",
+ * "sandbox-fraction", "sandbox-message".
+ * Signals:
+ *   "command-started"  (WardenChatItem *item)   an exec began: its prompt line
+ *   "command-output"   (const char *data)       its output as it arrives
+ *   "command-finished" (WardenChatItem *item)   exit status and duration are set
+ *   "approval"         (WardenApproval *approval)
+ *   "approval-resolved" (const char *approval_id)
+ *   "failed"           (GError *error)          a step ended with an error
+ *   "finished"         (WardenAgentOutcome outcome)
+ */
+
+G_END_DECLS
