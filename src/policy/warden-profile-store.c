@@ -17,6 +17,9 @@
 
 #include <glib/gstdio.h>
 
+/* As in warden-profile.c: the longest id a profile may have. */
+#define PROFILE_ID_MAX_LENGTH 64
+
 struct _WardenProfileStore
 {
   GObject  parent_instance;
@@ -521,4 +524,133 @@ warden_profile_store_save_finish (WardenProfileStore  *self,
                         warden_profile_store_save_async, FALSE);
 
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+gboolean
+warden_profile_store_rename (WardenProfileStore  *self,
+                             const char          *id,
+                             const char          *new_id,
+                             GError             **error)
+{
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(WardenProfile) renamed = NULL;
+  g_autofree char *new_path = NULL;
+
+  g_return_val_if_fail (WARDEN_IS_PROFILE_STORE (self), FALSE);
+  g_return_val_if_fail (id != NULL, FALSE);
+  g_return_val_if_fail (new_id != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (is_builtin_id (id))
+    {
+      g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_READ_ONLY,
+                   _("“%s” is a built-in profile and cannot be renamed; duplicate it instead"),
+                   id);
+      return FALSE;
+    }
+
+  if (!warden_profile_id_is_valid (new_id))
+    {
+      g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID,
+                   _("“%s” is not a valid profile id; ids use lower-case letters, digits, "
+                     "“.”, “_” and “-”, and start with a letter or digit"),
+                   new_id);
+      return FALSE;
+    }
+
+  if (strcmp (id, new_id) == 0)
+    {
+      profile = warden_profile_store_lookup (self, id, error);
+      return profile != NULL;
+    }
+
+  new_path = user_path (self, new_id);
+  if (is_builtin_id (new_id) || g_file_test (new_path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_EXISTS,
+                   _("There is a profile “%s” already; choose another id"), new_id);
+      return FALSE;
+    }
+
+  profile = warden_profile_store_lookup (self, id, error);
+  if (profile == NULL)
+    return FALSE;
+
+  renamed = warden_profile_copy (profile, new_id);
+  if (!warden_profile_store_save (self, renamed, error))
+    return FALSE;
+
+  if (!warden_profile_store_delete (self, id, error))
+    {
+      /* Two copies would be a surprise; one under the old id is what was there. */
+      g_remove (new_path);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+id_is_taken (WardenProfileStore *self,
+             const char         *id)
+{
+  g_autofree char *path = user_path (self, id);
+
+  return is_builtin_id (id) || g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+char *
+warden_profile_store_dup_unused_id (WardenProfileStore *self,
+                                    const char         *base)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE_STORE (self), NULL);
+  g_return_val_if_fail (warden_profile_id_is_valid (base), NULL);
+
+  if (!id_is_taken (self, base))
+    return g_strdup (base);
+
+  for (guint n = 2; n < G_MAXUINT; n++)
+    {
+      g_autofree char *suffix = g_strdup_printf ("-%u", n);
+      gsize keep = MIN (strlen (base), PROFILE_ID_MAX_LENGTH - strlen (suffix));
+      g_autofree char *candidate = g_strdup_printf ("%.*s%s", (int) keep, base, suffix);
+
+      if (!id_is_taken (self, candidate))
+        return g_steal_pointer (&candidate);
+    }
+
+  g_return_val_if_reached (NULL);
+}
+
+WardenProfile *
+warden_profile_store_duplicate (WardenProfileStore  *self,
+                                WardenProfile       *profile,
+                                GError             **error)
+{
+  g_autoptr(WardenProfile) copy = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *name = NULL;
+  const char *old_id;
+
+  g_return_val_if_fail (WARDEN_IS_PROFILE_STORE (self), NULL);
+  g_return_val_if_fail (WARDEN_IS_PROFILE (profile), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  /* A file read from anywhere may carry an id that is not one. */
+  old_id = warden_profile_get_id (profile);
+  if (warden_profile_id_is_valid (old_id) && strlen (old_id) <= PROFILE_ID_MAX_LENGTH - 5)
+    base = g_strconcat (old_id, "-copy", NULL);
+  else
+    base = g_strdup ("profile-copy");
+
+  id = warden_profile_store_dup_unused_id (self, base);
+  copy = warden_profile_copy (profile, id);
+  name = g_strdup_printf (_("%s (copy)"), warden_profile_get_name (profile));
+  warden_profile_set_name (copy, name);
+
+  if (!warden_profile_store_save (self, copy, error))
+    return NULL;
+
+  return g_steal_pointer (&copy);
 }

@@ -39,6 +39,27 @@ gboolean            warden_profile_store_delete         (WardenProfileStore  *se
                                                          const char          *id,
                                                          GError             **error);
 
+/* Gives a user profile a new id: saves it under @new_id, then deletes @id
+ * as warden_profile_store_delete() does. EXISTS if @new_id is taken,
+ * READ_ONLY for built-in ids, INVALID for a bad @new_id; on failure the
+ * profile stays under @id. */
+gboolean            warden_profile_store_rename         (WardenProfileStore  *self,
+                                                         const char          *id,
+                                                         const char          *new_id,
+                                                         GError             **error);
+
+/* @base if no profile has that id, else "@base-2", "@base-3", …: an id for
+ * a new profile (a copy, an import) that overwrites nothing. @base must be a
+ * valid id. */
+char               *warden_profile_store_dup_unused_id  (WardenProfileStore  *self,
+                                                         const char          *base);
+
+/* Saves a copy of @profile (built-in or not) under an unused id based on
+ * its own, named "… (copy)", and returns the copy. */
+WardenProfile      *warden_profile_store_duplicate      (WardenProfileStore  *self,
+                                                         WardenProfile       *profile,
+                                                         GError             **error);
+
 /* The same, off the main thread, for the GUI. */
 void                warden_profile_store_lookup_async   (WardenProfileStore  *self,
                                                          const char          *id,

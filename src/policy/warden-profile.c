@@ -1201,3 +1201,65 @@ warden_profile_get_builtin (WardenProfile *self)
 
   return self->builtin;
 }
+
+static gboolean
+set_patterns (WardenProfile       *self,
+              GPtrArray           *array,
+              GParamSpec          *pspec,
+              const char * const  *patterns,
+              GError             **error)
+{
+  g_autoptr(GPtrArray) replacement = pattern_array_new ();
+  gboolean changed;
+
+  for (guint i = 0; patterns != NULL && patterns[i] != NULL; i++)
+    {
+      g_autoptr(GError) local_error = NULL;
+
+      if (!warden_pattern_validate (patterns[i], &local_error))
+        {
+          g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID,
+                       _("pattern %u (“%s”) is not valid: %s"),
+                       i + 1, patterns[i], local_error->message);
+          return FALSE;
+        }
+      if (!pattern_array_contains (replacement, patterns[i], NULL))
+        g_ptr_array_add (replacement, g_strdup (patterns[i]));
+    }
+
+  changed = replacement->len != array->len;
+  for (guint i = 0; !changed && i < array->len; i++)
+    changed = strcmp (g_ptr_array_index (array, i), g_ptr_array_index (replacement, i)) != 0;
+  if (!changed)
+    return TRUE;
+
+  /* In place, so the array the struct points at stays the same one. */
+  g_ptr_array_set_size (array, 0);
+  for (guint i = 0; i < replacement->len; i++)
+    g_ptr_array_add (array, g_steal_pointer (&replacement->pdata[i]));
+  g_object_notify_by_pspec (G_OBJECT (self), pspec);
+
+  return TRUE;
+}
+
+gboolean
+warden_profile_set_allow (WardenProfile       *self,
+                          const char * const  *patterns,
+                          GError             **error)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return set_patterns (self, self->allow, properties[PROP_ALLOW], patterns, error);
+}
+
+gboolean
+warden_profile_set_deny (WardenProfile       *self,
+                         const char * const  *patterns,
+                         GError             **error)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return set_patterns (self, self->deny, properties[PROP_DENY], patterns, error);
+}

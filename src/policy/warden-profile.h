@@ -71,6 +71,16 @@ gboolean            warden_profile_remove_allow      (WardenProfile  *self,
                                                       const char     *pattern);
 gboolean            warden_profile_remove_deny       (WardenProfile  *self,
                                                       const char     *pattern);
+/* Replaces the whole list, in the order given (the order is the order they
+ * are matched and shown in). Validates every pattern first: on an invalid
+ * one, returns FALSE with @error naming it and changes nothing. Repeated
+ * patterns keep their first place. */
+gboolean            warden_profile_set_allow         (WardenProfile       *self,
+                                                      const char * const  *patterns,
+                                                      GError             **error);
+gboolean            warden_profile_set_deny          (WardenProfile       *self,
+                                                      const char * const  *patterns,
+                                                      GError             **error);
 /* Built-in profiles come from the GResource; the store refuses to save them
  * (warden_profile_save_to_file() can still export one). */
 gboolean            warden_profile_get_builtin       (WardenProfile  *self);

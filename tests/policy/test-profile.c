@@ -1702,6 +1702,173 @@ test_claude_empty_permissions (void)
   g_assert_cmpint (warden_profile_get_mode (profile), ==, WARDEN_MODE_ALLOWLIST);
 }
 
+static void
+test_edit_set_patterns (void)
+{
+  g_autoptr(WardenProfile) profile = warden_profile_new ("order");
+  g_autoptr(GError) error = NULL;
+  static const char * const first[] = { "ls", "cat *", "make *", NULL };
+  static const char * const reordered[] = { "make *", "ls", "cat *", NULL };
+  static const char * const with_bad[] = { "git *", "", "ls", NULL };
+  static const char * const repeated[] = { "ls", "ls", "cat *", NULL };
+  static const char * const deduplicated[] = { "ls", "cat *", NULL };
+  guint allow_count = 0;
+
+  g_signal_connect (profile, "notify::allow", G_CALLBACK (count_notify_cb), &allow_count);
+
+  g_assert_true (warden_profile_set_allow (profile, first, &error));
+  g_assert_no_error (error);
+  g_assert_true (strv_equal (warden_profile_get_allow (profile), first));
+  g_assert_cmpuint (allow_count, ==, 1);
+
+  /* The order is what the user sees and what matches first: it is kept. */
+  g_assert_true (warden_profile_set_allow (profile, reordered, &error));
+  g_assert_true (strv_equal (warden_profile_get_allow (profile), reordered));
+  g_assert_cmpuint (allow_count, ==, 2);
+
+  /* The same list again is no change. */
+  g_assert_true (warden_profile_set_allow (profile, reordered, &error));
+  g_assert_cmpuint (allow_count, ==, 2);
+
+  /* One bad pattern and nothing changes, and the error says which. */
+  g_assert_false (warden_profile_set_allow (profile, with_bad, &error));
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "2"));
+  g_clear_error (&error);
+  g_assert_true (strv_equal (warden_profile_get_allow (profile), reordered));
+  g_assert_cmpuint (allow_count, ==, 2);
+
+  g_assert_true (warden_profile_set_deny (profile, repeated, &error));
+  g_assert_true (strv_equal (warden_profile_get_deny (profile), deduplicated));
+
+  g_assert_true (warden_profile_set_deny (profile, NULL, &error));
+  g_assert_cmpuint (g_strv_length ((char **) warden_profile_get_deny (profile)), ==, 0);
+  g_assert_true (strv_equal (warden_profile_get_allow (profile), reordered));
+}
+
+static void
+test_store_rename (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(WardenProfileStore) store = warden_profile_store_new (fixture->user_dir);
+  g_autoptr(WardenProfile) profile = make_profile ("before", "make *", 0);
+  g_autoptr(WardenProfile) other = make_profile ("taken", "ls", 0);
+  g_autoptr(WardenProfile) lookup = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *old_path = user_file (fixture, "before.json");
+  g_autofree char *new_path = user_file (fixture, "after.json");
+
+  warden_profile_set_description (profile, "kept across the rename");
+  g_assert_true (warden_profile_store_save (store, profile, &error));
+  g_assert_true (warden_profile_store_save (store, other, &error));
+
+  g_assert_true (warden_profile_store_rename (store, "before", "after", &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (old_path, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (new_path, G_FILE_TEST_IS_REGULAR));
+
+  lookup = warden_profile_store_lookup (store, "after", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (warden_profile_get_description (lookup), ==, "kept across the rename");
+  g_assert_cmpstr (warden_profile_get_allow (lookup)[0], ==, "make *");
+  g_clear_object (&lookup);
+
+  /* A taken id, a built-in id or a bad id leave the profile where it was. */
+  g_assert_false (warden_profile_store_rename (store, "after", "taken", &error));
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_EXISTS);
+  g_clear_error (&error);
+  g_assert_false (warden_profile_store_rename (store, "after", "strict", &error));
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_EXISTS);
+  g_clear_error (&error);
+  g_assert_false (warden_profile_store_rename (store, "after", "Not Valid", &error));
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_true (g_file_test (new_path, G_FILE_TEST_IS_REGULAR));
+  lookup = warden_profile_store_lookup (store, "taken", &error);
+  g_assert_cmpstr (warden_profile_get_allow (lookup)[0], ==, "ls");
+
+  g_assert_false (warden_profile_store_rename (store, "strict", "mine", &error));
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_READ_ONLY);
+  g_clear_error (&error);
+  g_assert_false (warden_profile_store_rename (store, "missing", "found", &error));
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_NOT_FOUND);
+}
+
+
+static void
+test_store_unused_id (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  g_autoptr(WardenProfileStore) store = warden_profile_store_new (fixture->user_dir);
+  g_autoptr(WardenProfile) first = make_profile ("mine", "ls", 0);
+  g_autoptr(WardenProfile) second = make_profile ("mine-2", "ls", 0);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *free_id = NULL;
+  g_autofree char *next = NULL;
+  g_autofree char *after_builtin = NULL;
+  g_autofree char *long_base = g_strnfill (64, 'a');
+  g_autofree char *long_id = NULL;
+
+  free_id = warden_profile_store_dup_unused_id (store, "mine");
+  g_assert_cmpstr (free_id, ==, "mine");
+
+  g_assert_true (warden_profile_store_save (store, first, &error));
+  g_assert_true (warden_profile_store_save (store, second, &error));
+  g_assert_no_error (error);
+  next = warden_profile_store_dup_unused_id (store, "mine");
+  g_assert_cmpstr (next, ==, "mine-3");
+
+  /* A copy of a built-in profile never takes the built-in's id. */
+  after_builtin = warden_profile_store_dup_unused_id (store, "strict");
+  g_assert_cmpstr (after_builtin, ==, "strict-2");
+
+  long_id = warden_profile_store_dup_unused_id (store, long_base);
+  g_assert_cmpstr (long_id, ==, long_base);
+  {
+    g_autoptr(WardenProfile) taken = make_profile (long_base, "ls", 0);
+    g_autofree char *shortened = NULL;
+
+    g_assert_true (warden_profile_store_save (store, taken, &error));
+    shortened = warden_profile_store_dup_unused_id (store, long_base);
+    g_assert_true (warden_profile_id_is_valid (shortened));
+    g_assert_true (g_str_has_suffix (shortened, "-2"));
+  }
+}
+
+static void
+test_store_duplicate (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  g_autoptr(WardenProfileStore) store = warden_profile_store_new (fixture->user_dir);
+  g_autoptr(WardenProfile) builtin = NULL;
+  g_autoptr(WardenProfile) copy = NULL;
+  g_autoptr(WardenProfile) second = NULL;
+  g_autoptr(WardenProfile) lookup = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected_name = NULL;
+
+  builtin = warden_profile_store_lookup (store, "node", &error);
+  g_assert_no_error (error);
+
+  copy = warden_profile_store_duplicate (store, builtin, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (warden_profile_get_id (copy), ==, "node-copy");
+  g_assert_false (warden_profile_get_builtin (copy));
+  expected_name = g_strdup_printf ("%s (copy)", warden_profile_get_name (builtin));
+  g_assert_cmpstr (warden_profile_get_name (copy), ==, expected_name);
+
+  /* It is on disk, editable, with the same patterns. */
+  lookup = warden_profile_store_lookup (store, "node-copy", &error);
+  g_assert_no_error (error);
+  g_assert_true (strv_equal (warden_profile_get_allow (lookup), warden_profile_get_allow (builtin)));
+  g_assert_true (warden_profile_add_allow (lookup, "make *", &error));
+  g_assert_true (warden_profile_store_save (store, lookup, &error));
+
+  second = warden_profile_store_duplicate (store, builtin, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (warden_profile_get_id (second), ==, "node-copy-2");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1777,6 +1944,11 @@ main (int   argc,
   g_test_add_func ("/policy/profile/claude/no-permissions", test_claude_no_permissions);
   g_test_add_func ("/policy/profile/claude/malformed", test_claude_malformed);
   g_test_add_func ("/policy/profile/claude/empty-permissions", test_claude_empty_permissions);
+
+  g_test_add_func ("/policy/profile/edit/set-patterns", test_edit_set_patterns);
+  ADD_TEST ("/policy/profile/store/rename", test_store_rename);
+  ADD_TEST ("/policy/profile/store/unused-id", test_store_unused_id);
+  ADD_TEST ("/policy/profile/store/duplicate", test_store_duplicate);
 
   return g_test_run ();
 }

@@ -1,3 +1,932 @@
+/* test-preferences.c: the preferences window, the profile editor and the keyring
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
 #include "config.h"
+
+#include <string.h>
+#include <sys/wait.h>
+
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
-int main (int argc, char **argv) { gtk_test_init (&argc, &argv, NULL); return g_test_run (); }
+
+#include "policy/warden-profile-store.h"
+#include "warden-credentials.h"
+#include "warden-preferences-window.h"
+#include "warden-profile-editor.h"
+
+#define SCHEMA_ID "io.github.wardenapp.Warden"
+#define WAIT_SECONDS 30
+
+/* The exit statuses of `warden-cli policy check`. */
+#define EXIT_ALLOW 0
+#define EXIT_ASK   10
+#define EXIT_DENY  20
+
+typedef struct
+{
+  char               *dir;
+  char               *user_dir;
+  WardenProfileStore *store;
+} Fixture;
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  if (!g_file_test (path, G_FILE_TEST_IS_SYMLINK) && (dir = g_dir_open (path, 0, NULL)) != NULL)
+    while ((name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *child = g_build_filename (path, name, NULL);
+
+        remove_tree (child);
+      }
+  g_remove (path);
+}
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  fixture->dir = g_dir_make_tmp ("warden-test-preferences-XXXXXX", &error);
+  g_assert_no_error (error);
+  fixture->user_dir = g_build_filename (fixture->dir, "profiles", NULL);
+  fixture->store = warden_profile_store_new (fixture->user_dir);
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_clear_object (&fixture->store);
+  remove_tree (fixture->dir);
+  g_free (fixture->dir);
+  g_free (fixture->user_dir);
+}
+
+#define ADD_TEST(path, func) \
+  g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+static gboolean
+wake_cb (gpointer user_data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+/* Runs the main loop until @done says so; fails the test after a while
+ * rather than hanging the suite. */
+static void
+wait_for (gboolean (*done) (gpointer),
+          gpointer   data)
+{
+  gint64 deadline = g_get_monotonic_time () + WAIT_SECONDS * G_USEC_PER_SEC;
+  guint wake = g_timeout_add (20, wake_cb, NULL);
+
+  while (!done (data))
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("timed out after %d seconds", WAIT_SECONDS);
+      g_main_context_iteration (NULL, TRUE);
+    }
+  g_source_remove (wake);
+}
+
+static gboolean
+result_arrived (gpointer data)
+{
+  return *(GAsyncResult **) data != NULL;
+}
+
+static void
+result_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static GAsyncResult *
+wait_for_result (GAsyncResult **result)
+{
+  wait_for (result_arrived, result);
+  return *result;
+}
+
+static gboolean
+editor_idle (gpointer data)
+{
+  return !warden_profile_editor_get_busy (data);
+}
+
+static gboolean
+window_idle (gpointer data)
+{
+  return !warden_preferences_window_get_busy (data);
+}
+
+/* Lets idles (the editor rebuilds its rows in one) run. */
+static void
+flush_main_context (void)
+{
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+/* What is on disk, read as the CLI or a new window would. */
+static WardenProfile *
+reload (Fixture    *fixture,
+        const char *id)
+{
+  g_autoptr(WardenProfileStore) store = warden_profile_store_new (fixture->user_dir);
+  g_autoptr(GError) error = NULL;
+  WardenProfile *profile = warden_profile_store_lookup (store, id, &error);
+
+  g_assert_no_error (error);
+  return profile;
+}
+
+static WardenProfile *
+save_user_profile (Fixture            *fixture,
+                   const char         *id,
+                   const char * const *allow)
+{
+  g_autoptr(GError) error = NULL;
+  WardenProfile *profile = warden_profile_new (id);
+
+  g_assert_true (warden_profile_set_allow (profile, allow, &error));
+  g_assert_true (warden_profile_store_save (fixture->store, profile, &error));
+  g_assert_no_error (error);
+  return profile;
+}
+
+/* The editor in a window, as the user sees it. */
+static GtkWidget *
+show_editor (Fixture       *fixture,
+             WardenProfile *profile,
+             GtkWidget    **window)
+{
+  GtkWidget *editor = warden_profile_editor_new (fixture->store, profile);
+
+  *window = gtk_window_new ();
+  gtk_window_set_child (GTK_WINDOW (*window), editor);
+  gtk_window_present (GTK_WINDOW (*window));
+  flush_main_context ();
+  return editor;
+}
+
+static void
+close_window (GtkWidget *window)
+{
+  flush_main_context ();
+  gtk_window_destroy (GTK_WINDOW (window));
+  flush_main_context ();
+}
+
+/* Every value in GSettings, printed, so a test can look for a secret. */
+static char *
+dump_settings (GSettings *settings)
+{
+  g_autoptr(GSettingsSchema) schema = NULL;
+  g_auto(GStrv) keys = NULL;
+  GString *out = g_string_new (NULL);
+
+  g_object_get (settings, "settings-schema", &schema, NULL);
+  keys = g_settings_schema_list_keys (schema);
+  for (guint i = 0; keys[i] != NULL; i++)
+    {
+      g_autoptr(GVariant) value = g_settings_get_value (settings, keys[i]);
+      g_autofree char *printed = g_variant_print (value, FALSE);
+
+      g_string_append_printf (out, "%s=%s\n", keys[i], printed);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Credentials */
+
+static char *
+lookup_key (WardenCredentials  *credentials,
+            const char         *provider,
+            GError            **error)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+
+  warden_credentials_lookup_async (credentials, provider, NULL, result_cb, &result);
+  return warden_credentials_lookup_finish (credentials, wait_for_result (&result), error);
+}
+
+static void
+clear_key (WardenCredentials *credentials,
+           const char        *provider)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  warden_credentials_clear_async (credentials, provider, NULL, result_cb, &result);
+  g_assert_true (warden_credentials_clear_finish (credentials, wait_for_result (&result),
+                                                  &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_credentials_round_trip (void)
+{
+  g_autoptr(WardenCredentials) credentials = warden_credentials_new ();
+  g_autoptr(GSettings) settings = g_settings_new (SCHEMA_ID);
+  g_autoptr(GAsyncResult) stored = NULL;
+  g_autoptr(GAsyncResult) other = NULL;
+  g_autoptr(GAsyncResult) cleared = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *openai_key = NULL;
+  g_autofree char *after_clear = NULL;
+  g_autofree char *dump = NULL;
+  const char *secret = "sk-ant-test-5f1c0d9e-round-trip";
+
+  warden_credentials_store_async (credentials, "anthropic", secret, NULL, result_cb, &stored);
+  g_assert_true (warden_credentials_store_finish (credentials, wait_for_result (&stored), &error));
+  g_assert_no_error (error);
+  warden_credentials_store_async (credentials, "openai", "sk-openai-other", NULL, result_cb,
+                                  &other);
+  g_assert_true (warden_credentials_store_finish (credentials, wait_for_result (&other), &error));
+
+  key = lookup_key (credentials, "anthropic", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (key, ==, secret);
+  /* Each provider has its own key. */
+  openai_key = lookup_key (credentials, "openai", &error);
+  g_assert_cmpstr (openai_key, ==, "sk-openai-other");
+
+  /* The key is in the keyring and nowhere in the settings. */
+  dump = dump_settings (settings);
+  g_assert_null (strstr (dump, secret));
+
+  warden_credentials_clear_async (credentials, "anthropic", NULL, result_cb, &cleared);
+  g_assert_true (warden_credentials_clear_finish (credentials, wait_for_result (&cleared),
+                                                  &error));
+  g_assert_no_error (error);
+  after_clear = lookup_key (credentials, "anthropic", &error);
+  g_assert_no_error (error);
+  g_assert_null (after_clear);
+
+  /* Clearing one provider's key left the other's. */
+  g_free (openai_key);
+  openai_key = lookup_key (credentials, "openai", &error);
+  g_assert_cmpstr (openai_key, ==, "sk-openai-other");
+  clear_key (credentials, "openai");
+}
+
+static void
+test_credentials_env_var (void)
+{
+  g_assert_cmpstr (warden_credentials_env_var ("anthropic"), ==, "ANTHROPIC_API_KEY");
+  g_assert_cmpstr (warden_credentials_env_var ("openai"), ==, "OPENAI_API_KEY");
+  g_assert_null (warden_credentials_env_var ("ollama"));
+  g_assert_null (warden_credentials_env_var ("auto"));
+}
+
+static void
+test_credentials_no_service (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *self_exe = NULL;
+  g_autofree char *err = NULL;
+  g_auto(GStrv) envp = NULL;
+  const char *argv[] = { NULL, "-p", "/ui/preferences/credentials/no-service", NULL };
+  int wait_status;
+
+  if (g_getenv ("WARDEN_TEST_NO_BUS") != NULL)
+    {
+      g_autoptr(WardenCredentials) credentials = warden_credentials_new ();
+      g_autofree char *key = NULL;
+
+      key = lookup_key (credentials, "anthropic", &error);
+      g_assert_null (key);
+      g_assert_error (error, WARDEN_CREDENTIALS_ERROR, WARDEN_CREDENTIALS_ERROR_UNAVAILABLE);
+      g_assert_true (g_str_has_prefix (error->message, "The keyring is not available: "));
+      g_assert_nonnull (strstr (error->message, "set ANTHROPIC_API_KEY in the environment"));
+      return;
+    }
+
+  /* GTK may have connected to the session bus already, so the test runs
+   * again in a process that never had one: what a bare SSH session or a
+   * broken desktop gives. */
+  self_exe = g_file_read_link ("/proc/self/exe", &error);
+  g_assert_no_error (error);
+  argv[0] = self_exe;
+  envp = g_get_environ ();
+  envp = g_environ_setenv (envp, "DBUS_SESSION_BUS_ADDRESS",
+                           "unix:path=/nonexistent/warden-test-bus", TRUE);
+  envp = g_environ_setenv (envp, "WARDEN_TEST_NO_BUS", "1", TRUE);
+
+  g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err,
+                &wait_status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (wait_status, NULL))
+    g_error ("the check without a session bus failed: %s", err);
+}
+
+/* The profile editor */
+
+static void
+test_editor_validates_as_you_type (Fixture       *fixture,
+                                   gconstpointer  data)
+{
+  g_autoptr(WardenProfile) profile = save_user_profile (fixture, "typing",
+                                                        (const char *[]) { "ls", NULL });
+  g_autoptr(WardenProfile) on_disk = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkWidget *window;
+  WardenProfileEditor *editor = WARDEN_PROFILE_EDITOR (show_editor (fixture, profile, &window));
+  GtkEditable *entry = warden_profile_editor_get_add_entry (editor, FALSE);
+
+  /* A tab cannot be in a pattern: marked while typing, with the reason. */
+  gtk_editable_set_text (entry, "ls\t-la");
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "error"));
+  g_assert_nonnull (warden_profile_editor_get_add_error (editor, FALSE));
+  g_assert_nonnull (strstr (warden_profile_editor_get_add_error (editor, FALSE),
+                            "control character"));
+
+  /* And it cannot be added. */
+  g_assert_false (warden_profile_editor_add_allow (editor, "ls\t-la", &error));
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_cmpstrv (warden_profile_get_allow (profile), ((const char *[]) { "ls", NULL }));
+
+  /* Fixing it clears the mark. */
+  gtk_editable_set_text (entry, "ls -la");
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (entry), "error"));
+  g_assert_null (warden_profile_editor_get_add_error (editor, FALSE));
+
+  /* The deny list checks the same way. */
+  gtk_editable_set_text (warden_profile_editor_get_add_entry (editor, TRUE), "rm\x01");
+  g_assert_nonnull (warden_profile_editor_get_add_error (editor, TRUE));
+
+  wait_for (editor_idle, editor);
+  on_disk = reload (fixture, "typing");
+  g_assert_cmpstrv (warden_profile_get_allow (on_disk), ((const char *[]) { "ls", NULL }));
+  close_window (window);
+}
+
+static void
+test_editor_add_saves (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autoptr(WardenProfile) profile = save_user_profile (fixture, "adding",
+                                                        (const char *[]) { "ls", NULL });
+  g_autoptr(WardenProfile) on_disk = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkWidget *window;
+  WardenProfileEditor *editor = WARDEN_PROFILE_EDITOR (show_editor (fixture, profile, &window));
+
+  g_assert_true (warden_profile_editor_add_allow (editor, "npm test", &error));
+  g_assert_no_error (error);
+  g_assert_true (warden_profile_editor_add_allow (editor, "npm run *", &error));
+  g_assert_true (warden_profile_editor_add_deny (editor, "npm publish *", &error));
+  /* The entry is ready for the next one. */
+  g_assert_cmpstr (gtk_editable_get_text (warden_profile_editor_get_add_entry (editor, FALSE)),
+                   ==, "");
+
+  wait_for (editor_idle, editor);
+  g_assert_null (warden_profile_editor_get_save_error (editor));
+  on_disk = reload (fixture, "adding");
+  g_assert_cmpstrv (warden_profile_get_allow (on_disk),
+                    ((const char *[]) { "ls", "npm test", "npm run *", NULL }));
+  g_assert_cmpstrv (warden_profile_get_deny (on_disk),
+                    ((const char *[]) { "npm publish *", NULL }));
+  close_window (window);
+}
+
+static void
+test_editor_reorder_remove_save (Fixture       *fixture,
+                                 gconstpointer  data)
+{
+  g_autoptr(WardenProfile) profile = save_user_profile (fixture, "ordering",
+                                                        (const char *[]) { "a", "b", "c", NULL });
+  g_autoptr(WardenProfile) moved = NULL;
+  g_autoptr(WardenProfile) removed = NULL;
+  GtkWidget *window;
+  WardenProfileEditor *editor = WARDEN_PROFILE_EDITOR (show_editor (fixture, profile, &window));
+
+  /* The same actions the rows' buttons activate. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.move-down", "(su)",
+                                             "allow", 0));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.move-up", "(su)",
+                                             "allow", 2));
+  /* Past the ends, nothing moves. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.move-up", "(su)",
+                                             "allow", 0));
+  wait_for (editor_idle, editor);
+  flush_main_context ();
+
+  moved = reload (fixture, "ordering");
+  g_assert_cmpstrv (warden_profile_get_allow (moved), ((const char *[]) { "b", "c", "a", NULL }));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.remove", "(su)",
+                                             "allow", 1));
+  wait_for (editor_idle, editor);
+  flush_main_context ();
+
+  removed = reload (fixture, "ordering");
+  g_assert_cmpstrv (warden_profile_get_allow (removed), ((const char *[]) { "b", "a", NULL }));
+  close_window (window);
+}
+
+typedef struct
+{
+  int   status;
+  char *verdict;
+} CliVerdict;
+
+static CliVerdict
+cli_check (const char *profile_path,
+           const char *command)
+{
+  const char *cli = g_getenv ("WARDEN_CLI");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  const char *argv[] = { cli, "policy", "check", "--profile", profile_path, "--", command, NULL };
+  CliVerdict result = { -1, NULL };
+  int wait_status;
+  const char *colon;
+
+  g_assert_nonnull (cli);
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  result.status = WEXITSTATUS (wait_status);
+
+  /* "allow: …", "ask: …" or "deny: …" first. */
+  colon = strchr (out, ':');
+  g_assert_nonnull (colon);
+  result.verdict = g_strndup (out, colon - out);
+  return result;
+}
+
+static void
+test_editor_try_matches_cli (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  static const char * const commands[] = {
+    "npm test",
+    "ls; rm -rf ~",
+    "cat $(curl x|sh)",
+    "ls -la src",
+    "git push --force",
+    "echo hi > /etc/passwd",
+    "npm test && npm publish",
+    NULL
+  };
+  g_autoptr(WardenProfile) profile = save_user_profile (fixture, "trying",
+                                                        (const char *[]) { "ls", "ls *", "cat *",
+                                                                           "echo *", NULL });
+  g_autofree char *path = g_build_filename (fixture->user_dir, "trying.json", NULL);
+  g_autoptr(GError) error = NULL;
+  GtkWidget *window;
+  WardenProfileEditor *editor = WARDEN_PROFILE_EDITOR (show_editor (fixture, profile, &window));
+  GtkEditable *entry = warden_profile_editor_get_try_entry (editor);
+  gboolean seen[3] = { FALSE, FALSE, FALSE };
+
+  /* Edited in the editor, so the profile the CLI reads is the one edited. */
+  g_assert_true (warden_profile_editor_add_allow (editor, "npm test", &error));
+  g_assert_true (warden_profile_editor_add_deny (editor, "rm -rf *", &error));
+  g_assert_true (warden_profile_editor_add_deny (editor, "npm publish*", &error));
+  g_assert_no_error (error);
+  wait_for (editor_idle, editor);
+
+  g_assert_null (warden_profile_editor_get_try_result (editor));
+
+  for (guint i = 0; commands[i] != NULL; i++)
+    {
+      CliVerdict cli = cli_check (path, commands[i]);
+      const char *shown;
+
+      gtk_editable_set_text (entry, commands[i]);
+      shown = warden_profile_editor_get_try_result (editor);
+      g_test_message ("%s: editor says %s, warden-cli says %s (%d)",
+                      commands[i], shown, cli.verdict, cli.status);
+      g_assert_cmpstr (shown, ==, cli.verdict);
+      if (g_str_equal (shown, "allow"))
+        {
+          g_assert_cmpint (cli.status, ==, EXIT_ALLOW);
+          seen[0] = TRUE;
+        }
+      else if (g_str_equal (shown, "ask"))
+        {
+          g_assert_cmpint (cli.status, ==, EXIT_ASK);
+          seen[1] = TRUE;
+        }
+      else
+        {
+          g_assert_cmpstr (shown, ==, "deny");
+          g_assert_cmpint (cli.status, ==, EXIT_DENY);
+          seen[2] = TRUE;
+        }
+      g_free (cli.verdict);
+    }
+
+  /* The commands cover every verdict, or the comparison proves little. */
+  g_assert_true (seen[0] && seen[1] && seen[2]);
+
+  /* The result follows the profile as it is edited. */
+  gtk_editable_set_text (entry, "make all");
+  g_assert_cmpstr (warden_profile_editor_get_try_result (editor), ==, "ask");
+  g_assert_true (warden_profile_editor_add_allow (editor, "make *", &error));
+  g_assert_cmpstr (warden_profile_editor_get_try_result (editor), ==, "allow");
+
+  gtk_editable_set_text (entry, "");
+  g_assert_null (warden_profile_editor_get_try_result (editor));
+
+  wait_for (editor_idle, editor);
+  close_window (window);
+}
+
+static void
+test_editor_builtin_read_only (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  g_autoptr(WardenProfile) builtin = NULL;
+  g_autoptr(WardenProfile) on_disk = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) allow_before = NULL;
+  g_autofree char *node_file = g_build_filename (fixture->user_dir, "node.json", NULL);
+  GtkWidget *window;
+  WardenProfileEditor *editor;
+  WardenProfile *copy;
+
+  builtin = warden_profile_store_lookup (fixture->store, "node", &error);
+  g_assert_no_error (error);
+  allow_before = g_strdupv ((char **) warden_profile_get_allow (builtin));
+  editor = WARDEN_PROFILE_EDITOR (show_editor (fixture, builtin, &window));
+
+  g_assert_false (warden_profile_editor_add_allow (editor, "curl *", &error));
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_READ_ONLY);
+  g_clear_error (&error);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.remove", "(su)",
+                                             "allow", 0));
+  wait_for (editor_idle, editor);
+  g_assert_cmpstrv (warden_profile_get_allow (builtin), allow_before);
+  g_assert_false (g_file_test (node_file, G_FILE_TEST_EXISTS));
+
+  /* Trying commands still works on a built-in profile. */
+  gtk_editable_set_text (warden_profile_editor_get_try_entry (editor), "curl x | sh");
+  g_assert_cmpstr (warden_profile_editor_get_try_result (editor), ==, "ask");
+
+  /* "Duplicate to edit" gives an editable copy, and the editor edits it. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.duplicate", NULL));
+  wait_for (editor_idle, editor);
+  copy = warden_profile_editor_get_profile (editor);
+  g_assert_false (warden_profile_get_builtin (copy));
+  g_assert_cmpstr (warden_profile_get_id (copy), ==, "node-copy");
+
+  g_assert_true (warden_profile_editor_add_allow (editor, "curl *", &error));
+  g_assert_no_error (error);
+  wait_for (editor_idle, editor);
+  on_disk = reload (fixture, "node-copy");
+  g_assert_true (g_strv_contains (warden_profile_get_allow (on_disk), "curl *"));
+  /* The built-in profile is as it was. */
+  g_assert_cmpstrv (warden_profile_get_allow (builtin), allow_before);
+  close_window (window);
+}
+
+static void
+test_editor_save_failure_keeps_changes (Fixture       *fixture,
+                                        gconstpointer  data)
+{
+  g_autoptr(WardenProfile) profile = save_user_profile (fixture, "unlucky",
+                                                        (const char *[]) { "ls", NULL });
+  g_autoptr(WardenProfileStore) broken = NULL;
+  g_autofree char *blocker = g_build_filename (fixture->dir, "not-a-folder", NULL);
+  g_autofree char *broken_dir = g_build_filename (blocker, "profiles", NULL);
+  g_autoptr(GError) error = NULL;
+  GtkWidget *window;
+  GtkWidget *editor;
+
+  /* A profile folder that cannot be made: its parent is a file. */
+  g_assert_true (g_file_set_contents (blocker, "", 0, &error));
+  broken = warden_profile_store_new (broken_dir);
+  editor = warden_profile_editor_new (broken, profile);
+  window = gtk_window_new ();
+  gtk_window_set_child (GTK_WINDOW (window), editor);
+  gtk_window_present (GTK_WINDOW (window));
+
+  g_assert_true (warden_profile_editor_add_allow (WARDEN_PROFILE_EDITOR (editor), "make", &error));
+  wait_for (editor_idle, editor);
+
+  /* The user is told, and the change is still there to save again. */
+  g_assert_nonnull (warden_profile_editor_get_save_error (WARDEN_PROFILE_EDITOR (editor)));
+  g_assert_true (g_strv_contains (warden_profile_get_allow (profile), "make"));
+  close_window (window);
+}
+
+/* The preferences window */
+
+static WardenPreferencesWindow *
+new_window (Fixture            *fixture,
+            GSettings          *settings,
+            WardenCredentials  *credentials)
+{
+  WardenPreferencesWindow *window;
+
+  window = WARDEN_PREFERENCES_WINDOW (warden_preferences_window_new (NULL, settings,
+                                                                     fixture->store,
+                                                                     credentials));
+  gtk_window_present (GTK_WINDOW (window));
+  wait_for (window_idle, window);
+  return window;
+}
+
+static gpointer
+template_child (WardenPreferencesWindow *window,
+                const char              *name)
+{
+  GObject *child = gtk_widget_get_template_child (GTK_WIDGET (window),
+                                                  WARDEN_TYPE_PREFERENCES_WINDOW, name);
+
+  g_assert_nonnull (child);
+  return child;
+}
+
+static void
+test_window_pages (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = g_settings_new (SCHEMA_ID);
+  g_autoptr(WardenCredentials) credentials = warden_credentials_new ();
+  WardenPreferencesWindow *window = new_window (fixture, settings, credentials);
+  static const char * const pages[] = { "profiles", "sandbox", "model", NULL };
+
+  for (guint i = 0; pages[i] != NULL; i++)
+    {
+      warden_preferences_window_show_page (window, pages[i]);
+      flush_main_context ();
+      g_assert_cmpstr (adw_preferences_window_get_visible_page_name (ADW_PREFERENCES_WINDOW (window)),
+                       ==, pages[i]);
+    }
+
+  close_window (GTK_WIDGET (window));
+}
+
+static void
+test_window_binds_settings (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = g_settings_new (SCHEMA_ID);
+  g_autoptr(WardenCredentials) credentials = warden_credentials_new ();
+  WardenPreferencesWindow *window = new_window (fixture, settings, credentials);
+  g_autofree char *model = NULL;
+  g_autofree char *provider = NULL;
+  g_autofree char *sandbox = NULL;
+  g_autofree char *default_profile = NULL;
+  g_auto(GStrv) ids = NULL;
+  guint python_index = G_MAXUINT;
+
+  /* Opening the window changes nothing by itself. */
+  default_profile = g_settings_get_string (settings, "default-profile");
+  g_assert_cmpstr (default_profile, ==, "node");
+  g_clear_pointer (&default_profile, g_free);
+
+  /* From the window to GSettings. */
+  gtk_editable_set_text (template_child (window, "model_row"), "claude-test-model");
+  model = g_settings_get_string (settings, "model");
+  g_assert_cmpstr (model, ==, "claude-test-model");
+
+  adw_combo_row_set_selected (template_child (window, "provider_row"), 2);
+  provider = g_settings_get_string (settings, "provider");
+  g_assert_cmpstr (provider, ==, "openai");
+
+  gtk_spin_button_set_value (template_child (window, "max_steps_spin"), 42);
+  g_assert_cmpuint (g_settings_get_uint (settings, "max-steps"), ==, 42);
+
+  adw_combo_row_set_selected (template_child (window, "sandbox_row"), 2);
+  sandbox = g_settings_get_string (settings, "sandbox");
+  g_assert_cmpstr (sandbox, ==, "bwrap");
+
+  gtk_switch_set_active (template_child (window, "network_switch"), TRUE);
+  g_assert_true (g_settings_get_boolean (settings, "network"));
+
+  gtk_spin_button_set_value (template_child (window, "memory_spin"), 4096);
+  g_assert_cmpuint (g_settings_get_uint (settings, "memory-limit-mb"), ==, 4096);
+
+  gtk_spin_button_set_value (template_child (window, "cpu_spin"), 1.5);
+  g_assert_cmpfloat (g_settings_get_double (settings, "cpu-limit"), ==, 1.5);
+
+  /* And from GSettings to the window. */
+  g_settings_set_string (settings, "image", "node:20-bookworm");
+  g_assert_cmpstr (gtk_editable_get_text (template_child (window, "image_row")), ==,
+                   "node:20-bookworm");
+  g_settings_set_string (settings, "default-workspace", "/srv/projects/demo");
+  g_assert_cmpstr (adw_action_row_get_subtitle (template_child (window, "workspace_row")), ==,
+                   "/srv/projects/demo");
+
+  /* The default profile row lists the profiles and picks by id. */
+  ids = warden_preferences_window_dup_profile_ids (window);
+  for (guint i = 0; ids[i] != NULL; i++)
+    if (g_str_equal (ids[i], "python"))
+      python_index = i;
+  g_assert_cmpuint (python_index, !=, G_MAXUINT);
+  adw_combo_row_set_selected (template_child (window, "default_profile_row"), python_index);
+  default_profile = g_settings_get_string (settings, "default-profile");
+  g_assert_cmpstr (default_profile, ==, "python");
+
+  /* A default profile that is not listed any more stays as it is until
+   * the user picks another. */
+  g_settings_set_string (settings, "default-profile", "deleted-meanwhile");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "prefs.duplicate", "s",
+                                             "strict"));
+  wait_for (window_idle, window);
+  g_clear_pointer (&default_profile, g_free);
+  default_profile = g_settings_get_string (settings, "default-profile");
+  g_assert_cmpstr (default_profile, ==, "deleted-meanwhile");
+
+  close_window (GTK_WIDGET (window));
+  g_settings_reset (settings, "model");
+  g_settings_reset (settings, "provider");
+  g_settings_reset (settings, "max-steps");
+  g_settings_reset (settings, "sandbox");
+  g_settings_reset (settings, "network");
+  g_settings_reset (settings, "memory-limit-mb");
+  g_settings_reset (settings, "cpu-limit");
+  g_settings_reset (settings, "image");
+  g_settings_reset (settings, "default-workspace");
+  g_settings_reset (settings, "default-profile");
+}
+
+static void
+test_window_key_goes_to_keyring (Fixture       *fixture,
+                                 gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = g_settings_new (SCHEMA_ID);
+  g_autoptr(WardenCredentials) credentials = warden_credentials_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *dump = NULL;
+  g_autofree char *after_clear = NULL;
+  const char *secret = "sk-ant-typed-into-the-window-77";
+  WardenPreferencesWindow *window;
+  GtkEditable *entry;
+
+  g_unsetenv ("ANTHROPIC_API_KEY");
+  window = new_window (fixture, settings, credentials);
+  entry = warden_preferences_window_get_key_entry (window);
+
+  gtk_editable_set_text (entry, secret);
+  g_signal_emit_by_name (entry, "apply");
+  wait_for (window_idle, window);
+
+  key = lookup_key (credentials, "anthropic", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (key, ==, secret);
+  dump = dump_settings (settings);
+  g_assert_null (strstr (dump, secret));
+  /* Once saved, the key does not linger on screen. */
+  g_assert_cmpstr (gtk_editable_get_text (entry), ==, "");
+  g_assert_cmpstr (warden_preferences_window_get_key_status (window), ==,
+                   "A key is stored in the keyring");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "prefs.clear-key", NULL));
+  wait_for (window_idle, window);
+  after_clear = lookup_key (credentials, "anthropic", &error);
+  g_assert_null (after_clear);
+  g_assert_nonnull (strstr (warden_preferences_window_get_key_status (window), "No key stored"));
+
+  close_window (GTK_WIDGET (window));
+}
+
+static void
+test_window_env_var_status (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = g_settings_new (SCHEMA_ID);
+  g_autoptr(WardenCredentials) credentials = warden_credentials_new ();
+  WardenPreferencesWindow *window;
+
+  clear_key (credentials, "openai");
+  g_setenv ("OPENAI_API_KEY", "sk-from-the-environment", TRUE);
+  g_settings_set_string (settings, "provider", "openai");
+  window = new_window (fixture, settings, credentials);
+
+  g_assert_cmpstr (warden_preferences_window_get_key_status (window), ==,
+                   "Using OPENAI_API_KEY from the environment");
+
+  close_window (GTK_WIDGET (window));
+  g_unsetenv ("OPENAI_API_KEY");
+  g_settings_reset (settings, "provider");
+}
+
+static gboolean
+strv_has (GStrv       strv,
+          const char *s)
+{
+  return strv != NULL && g_strv_contains ((const char * const *) strv, s);
+}
+
+static void
+test_window_delete_undo (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = g_settings_new (SCHEMA_ID);
+  g_autoptr(WardenCredentials) credentials = warden_credentials_new ();
+  g_autoptr(WardenProfile) mine = save_user_profile (fixture, "mine",
+                                                     (const char *[]) { "make *", "ls", NULL });
+  g_autoptr(WardenProfile) restored = NULL;
+  g_autoptr(WardenProfile) gone = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) before = NULL;
+  g_auto(GStrv) during = NULL;
+  g_auto(GStrv) after = NULL;
+  WardenPreferencesWindow *window = new_window (fixture, settings, credentials);
+
+  before = warden_preferences_window_dup_profile_ids (window);
+  g_assert_true (strv_has (before, "mine"));
+  g_assert_true (strv_has (before, "strict"));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "prefs.delete", "s", "mine"));
+  wait_for (window_idle, window);
+  during = warden_preferences_window_dup_profile_ids (window);
+  g_assert_false (strv_has (during, "mine"));
+  gone = warden_profile_store_lookup (fixture->store, "mine", &error);
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+
+  /* What the toast's Undo button activates. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "prefs.undo-delete", "s",
+                                             "mine"));
+  wait_for (window_idle, window);
+  after = warden_preferences_window_dup_profile_ids (window);
+  g_assert_true (strv_has (after, "mine"));
+  restored = reload (fixture, "mine");
+  g_assert_cmpstrv (warden_profile_get_allow (restored),
+                    ((const char *[]) { "make *", "ls", NULL }));
+
+  /* Built-in profiles cannot be deleted. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "prefs.delete", "s", "strict"));
+  wait_for (window_idle, window);
+  g_strfreev (after);
+  after = warden_preferences_window_dup_profile_ids (window);
+  g_assert_true (strv_has (after, "strict"));
+
+  close_window (GTK_WIDGET (window));
+}
+
+static void
+test_window_duplicate_opens_editor (Fixture       *fixture,
+                                    gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = g_settings_new (SCHEMA_ID);
+  g_autoptr(WardenCredentials) credentials = warden_credentials_new ();
+  g_auto(GStrv) ids = NULL;
+  WardenPreferencesWindow *window = new_window (fixture, settings, credentials);
+  WardenProfileEditor *editor;
+
+  g_assert_null (warden_preferences_window_get_editor (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "prefs.duplicate", "s",
+                                             "python"));
+  wait_for (window_idle, window);
+
+  ids = warden_preferences_window_dup_profile_ids (window);
+  g_assert_true (strv_has (ids, "python-copy"));
+  editor = warden_preferences_window_get_editor (window);
+  g_assert_nonnull (editor);
+  g_assert_cmpstr (warden_profile_get_id (warden_profile_editor_get_profile (editor)), ==,
+                   "python-copy");
+  g_assert_false (warden_profile_get_builtin (warden_profile_editor_get_profile (editor)));
+
+  close_window (GTK_WIDGET (window));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add_func ("/ui/preferences/credentials/round-trip", test_credentials_round_trip);
+  g_test_add_func ("/ui/preferences/credentials/env-var", test_credentials_env_var);
+  g_test_add_func ("/ui/preferences/credentials/no-service", test_credentials_no_service);
+
+  ADD_TEST ("/ui/preferences/editor/validates-as-you-type", test_editor_validates_as_you_type);
+  ADD_TEST ("/ui/preferences/editor/add-saves", test_editor_add_saves);
+  ADD_TEST ("/ui/preferences/editor/reorder-remove-save", test_editor_reorder_remove_save);
+  ADD_TEST ("/ui/preferences/editor/try-matches-cli", test_editor_try_matches_cli);
+  ADD_TEST ("/ui/preferences/editor/builtin-read-only", test_editor_builtin_read_only);
+  ADD_TEST ("/ui/preferences/editor/save-failure", test_editor_save_failure_keeps_changes);
+
+  ADD_TEST ("/ui/preferences/window/pages", test_window_pages);
+  ADD_TEST ("/ui/preferences/window/binds-settings", test_window_binds_settings);
+  ADD_TEST ("/ui/preferences/window/key-goes-to-keyring", test_window_key_goes_to_keyring);
+  ADD_TEST ("/ui/preferences/window/env-var-status", test_window_env_var_status);
+  ADD_TEST ("/ui/preferences/window/delete-undo", test_window_delete_undo);
+  ADD_TEST ("/ui/preferences/window/duplicate-opens-editor", test_window_duplicate_opens_editor);
+
+  return g_test_run ();
+}
