@@ -458,10 +458,17 @@ main_window (WardenApplication *self)
   return NULL;
 }
 
+typedef struct
+{
+  WardenApplication *self;
+  WardenSession     *session;
+  WardenApproval    *approval;
+} Announce;
+
 static void
-session_approval_cb (WardenSession     *session,
-                     WardenApproval    *approval,
-                     WardenApplication *self)
+announce_approval (WardenApplication *self,
+                   WardenSession     *session,
+                   WardenApproval    *approval)
 {
   WardenWindow *window = main_window (self);
   g_autoptr(GNotification) notification = NULL;
@@ -502,6 +509,36 @@ session_approval_cb (WardenSession     *session,
                                              target);
     }
   g_application_send_notification (G_APPLICATION (self), id, notification);
+}
+
+static gboolean
+announce_cb (gpointer user_data)
+{
+  Announce *a = user_data;
+
+  /* Still waiting, and not already in front of the user. */
+  if (warden_session_get_pending (a->session) == a->approval)
+    announce_approval (a->self, a->session, a->approval);
+  g_object_unref (a->self);
+  g_object_unref (a->session);
+  g_object_unref (a->approval);
+  g_free (a);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+session_approval_cb (WardenSession     *session,
+                     WardenApproval    *approval,
+                     WardenApplication *self)
+{
+  Announce *a = g_new0 (Announce, 1);
+
+  /* Decided after the window had its turn: a session the user is opening
+   * asks in the window, not on the desktop. */
+  a->self = g_object_ref (self);
+  a->session = g_object_ref (session);
+  a->approval = g_object_ref (approval);
+  g_idle_add (announce_cb, a);
 }
 
 /* @target: "session-id/approval-id". */

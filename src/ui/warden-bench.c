@@ -30,7 +30,7 @@ ms_since_process_start (void)
     return -1;
   /* Field 22 (starttime); the fields after ")" start at 3. */
   p++;
-  for (int field = 3; field < 22 && *p; p++)
+  for (int field = 2; field < 22 && *p; p++)
     if (*p == ' ')
       field++;
   start_ticks = g_ascii_strtoull (p, NULL, 10);

@@ -28,6 +28,7 @@ struct _WardenSession
   WardenChatItem     *assistant;     /* the text item the model's words go to, or NULL */
   WardenChatItem     *running;       /* the exec whose output arrives now */
   GCancellable       *cancellable;   /* of the running step */
+  gboolean            go_on;         /* answered while the step was still ending */
 
   char               *state;
   char               *sandbox_state;
@@ -415,6 +416,10 @@ sandbox_state_cb (WardenAgent   *agent,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SANDBOX_STATE]);
 }
 
+static gboolean start_run (WardenSession  *self,
+                           const char     *task,
+                           GError        **error);
+
 static void
 run_cb (GObject      *object,
         GAsyncResult *result,
@@ -426,6 +431,22 @@ run_cb (GObject      *object,
 
   g_clear_object (&self->cancellable);
   self->assistant = NULL;
+  if (self->go_on)
+    {
+      /* The user answered as soon as the question showed, before the step
+       * that asked had quite ended: go on with the answer now. */
+      g_autoptr(GError) ignored = NULL;
+
+      self->go_on = FALSE;
+      warden_agent_run_finish (WARDEN_AGENT (object), result, &outcome, &ignored);
+      if (!start_run (self, NULL, &error))
+        {
+          set_state (self, "idle");
+          append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_NOTICE, error->message));
+          g_signal_emit (self, signals[FAILED], 0, error);
+        }
+      return;
+    }
   if (!warden_agent_run_finish (WARDEN_AGENT (object), result, &outcome, &error))
     {
       if (self->running != NULL)
@@ -573,19 +594,21 @@ warden_session_set_provider (WardenSession      *self,
   if (self->agent == NULL)
     return FALSE;
   connect_agent (self);
-  /* A call that was running when Warden stopped is now "interrupted" in the store. */
   {
     g_autoptr(GPtrArray) records = warden_session_store_list_tool_calls (self->store,
                                                                          self->info->id, NULL);
+    gboolean waiting = FALSE;
 
     for (guint i = 0; records != NULL && i < records->len; i++)
       {
         WardenToolCallRecord *r = g_ptr_array_index (records, i);
-        WardenChatItem *item = g_hash_table_lookup (self->tools, r->tool_use_id);
 
-        if (item != NULL)
-          apply_record (item, r);
+        waiting |= g_strcmp0 (r->state, "pending") == 0;
       }
+    /* An approval that waited when Warden stopped: the agent brings it back
+     * when it goes on, and stops again at once to ask. Nothing runs. */
+    if (waiting)
+      return start_run (self, NULL, error);
   }
   restore_pending (self);
   return TRUE;
@@ -846,6 +869,12 @@ warden_session_answer (WardenSession  *self,
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PENDING]);
   g_signal_emit (self, signals[APPROVAL_RESOLVED], 0, id);
+  if (self->cancellable != NULL)
+    {
+      self->go_on = TRUE;
+      set_state (self, "running");
+      return TRUE;
+    }
   set_state (self, "idle");
   return start_run (self, NULL, error);
 }

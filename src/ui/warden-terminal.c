@@ -41,6 +41,13 @@ struct _WardenTerminal
   GtkWidget      *menu;
   GSettings      *interface_settings;
 
+  /* Output waits here and reaches VTE a slice at a time, so a command that
+   * prints faster than VTE can parse never holds up a frame. */
+  GByteArray     *queue;
+  gsize           queue_start;    /* bytes of @queue already fed */
+  guint           drain_id;
+  guint64         skipped;        /* bytes dropped since the last notice */
+
   /* Output state across chunks. */
   guint           last_was_cr : 1;
   guint           at_line_start : 1;
@@ -292,6 +299,8 @@ warden_terminal_dispose (GObject *object)
 {
   WardenTerminal *self = WARDEN_TERMINAL (object);
 
+  g_clear_handle_id (&self->drain_id, g_source_remove);
+  g_clear_pointer (&self->queue, g_byte_array_unref);
   g_clear_object (&self->interface_settings);
   g_clear_pointer (&self->menu, gtk_widget_unparent);
   g_clear_pointer (&self->box, gtk_widget_unparent);
@@ -351,6 +360,8 @@ warden_terminal_init (WardenTerminal *self)
   GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
   g_autoptr(GSettingsSchema) schema = NULL;
   GtkWidget *search_box;
+
+  self->queue = g_byte_array_new ();
   GtkWidget *previous;
   GtkWidget *next;
   GtkWidget *terminal_box;
@@ -490,13 +501,96 @@ append_printable (GString    *out,
     }
 }
 
+/* Per slice: VTE parses about this much in a few milliseconds. */
+#define DRAIN_SLICE      (32 * 1024)
+#define DRAIN_INTERVAL   8
+/* More waiting than this is more than the scrollback can show: the oldest
+ * part goes, and a line says so. */
+#define QUEUE_LIMIT      (4 * 1024 * 1024)
+
+static gboolean
+drain_cb (gpointer user_data)
+{
+  WardenTerminal *self = user_data;
+  gsize left = self->queue->len - self->queue_start;
+  gsize n = MIN (left, DRAIN_SLICE);
+
+  if (self->skipped > 0)
+    {
+      g_autofree char *notice =
+        g_strdup_printf ("\r\n\033[2m[%.1f MB of output not shown here: more than the "
+                         "scrollback holds]\033[0m\r\n", self->skipped / 1e6);
+
+      vte_terminal_feed (self->vte, notice, -1);
+      self->skipped = 0;
+    }
+  if (n > 0)
+    {
+      /* Don't split a line if a newline is near: fewer partial redraws. */
+      const guint8 *start = self->queue->data + self->queue_start;
+      gsize cut = n;
+
+      if (n < left)
+        while (cut > n / 2 && start[cut - 1] != '\n')
+          cut--;
+      if (cut > n / 2)
+        n = cut;
+      vte_terminal_feed (self->vte, (const char *) start, n);
+      self->queue_start += n;
+    }
+  if (self->queue_start >= self->queue->len)
+    {
+      g_byte_array_set_size (self->queue, 0);
+      self->queue_start = 0;
+      self->drain_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+queue_feed (WardenTerminal *self,
+            const char     *data,
+            gsize           length)
+{
+  if (self->queue_start > 0 && self->queue_start * 2 > self->queue->len)
+    {
+      g_byte_array_remove_range (self->queue, 0, self->queue_start);
+      self->queue_start = 0;
+    }
+  g_byte_array_append (self->queue, (const guint8 *) data, length);
+
+  if (self->queue->len - self->queue_start > QUEUE_LIMIT)
+    {
+      /* Keep the newest half, from a line start. */
+      gsize drop = self->queue->len - self->queue_start - QUEUE_LIMIT / 2;
+      const guint8 *from = self->queue->data + self->queue_start + drop;
+      const guint8 *nl = memchr (from, '\n', self->queue->len - self->queue_start - drop);
+
+      if (nl != NULL)
+        drop = nl + 1 - (self->queue->data + self->queue_start);
+      self->skipped += drop;
+      self->queue_start += drop;
+    }
+
+  if (self->drain_id == 0)
+    {
+      /* A short burst goes at once; the rest at a priority below redraws,
+       * so frames come first. drain_cb() clears drain_id when done. */
+      self->drain_id = G_MAXUINT;
+      if (drain_cb (self) == G_SOURCE_CONTINUE)
+        self->drain_id = g_timeout_add_full (G_PRIORITY_DEFAULT_IDLE, DRAIN_INTERVAL, drain_cb,
+                                             self, NULL);
+    }
+}
+
 static void
 feed_string (WardenTerminal *self,
              GString        *out)
 {
   if (out->len == 0)
     return;
-  vte_terminal_feed (self->vte, out->str, out->len);
+  queue_feed (self, out->str, out->len);
   self->last_was_cr = out->str[out->len - 1] == '\r';
   self->at_line_start = out->str[out->len - 1] == '\n';
 }
@@ -662,6 +756,10 @@ warden_terminal_reset (WardenTerminal *self)
 {
   g_return_if_fail (WARDEN_IS_TERMINAL (self));
 
+  g_clear_handle_id (&self->drain_id, g_source_remove);
+  g_byte_array_set_size (self->queue, 0);
+  self->queue_start = 0;
+  self->skipped = 0;
   vte_terminal_reset (self->vte, TRUE, TRUE);
   /* The reset shows the cursor again and may leave the old screen's rows
    * in place: clear them and go home. */

@@ -16,6 +16,7 @@
 #include <vte/vte.h>
 
 #include "fake-model.h"
+#include "llm/warden-anthropic-provider.h"
 #include "warden-application.h"
 #include "warden-approval-dialog.h"
 #include "warden-window.h"
@@ -91,6 +92,14 @@ spin (guint ms)
   g_timeout_add (ms, timeout_cb, &expired);
   while (!expired)
     g_main_context_iteration (NULL, TRUE);
+}
+
+static void
+store_result_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
 }
 
 static gboolean
@@ -235,11 +244,13 @@ test_allowed_runs_in_terminal (void)
   g_queue_push_tail (&fake->script, fake_reply ("It printed a greeting.", NULL));
   type_and_send ("say hello");
 
-  wait_until (terminal_has, "hello from the sandbox\n", 60, "the command's output");
+  wait_until (terminal_has, "\nhello from the sandbox\n", 60, "the command's output");
   wait_until (session_idle, NULL, 30, "the end of the turn");
   text = terminal_text ();
   /* The prompt line, then the output on its own line. */
   g_assert_nonnull (strstr (text, "allowed $ echo hello from the sandbox"));
+  if (strstr (text, "\nhello from the sandbox\n") == NULL)
+    dump_state ();
   g_assert_nonnull (strstr (text, "\nhello from the sandbox\n"));
   g_assert_null (warden_window_get_approval_dialog (window));
   g_assert_cmpstr (warden_window_get_page (window), ==, "chat");
@@ -273,7 +284,7 @@ test_allow_once (void)
   screenshot ("approval-dialog.png");
 
   warden_approval_dialog_respond (dialog, "once");
-  wait_until (terminal_has, "touched\n", 30, "the approved command's output");
+  wait_until (terminal_has, "\ntouched\n", 30, "the approved command's output");
   wait_until (session_idle, NULL, 30, "the end of the turn");
   g_assert_true (g_file_test (made, G_FILE_TEST_EXISTS));
   g_assert_null (warden_window_get_approval_dialog (window));
@@ -372,6 +383,183 @@ test_inline_card (void)
   g_assert_cmpint (warden_chat_item_get_exit_status (item), ==, 0);
 }
 
+static void
+test_question (void)
+{
+  g_autofree char *last = NULL;
+  WardenApprovalDialog *dialog;
+  WardenSession *session;
+
+  session = start_session ("question");
+  g_queue_push_tail (&fake->script,
+                     fake_reply ("One thing first.", "ask_user",
+                                 "{\"question\":\"Which test runner?\","
+                                 "\"choices\":[\"jest\",\"vitest\"]}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Vitest it is.", NULL));
+  type_and_send ("add tests");
+
+  dialog = wait_for_dialog ();
+  g_assert_cmpint (warden_approval_get_kind (warden_session_get_pending (session)), ==,
+                   WARDEN_APPROVAL_QUESTION);
+  warden_approval_dialog_respond (dialog, "choice-1");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  last = fake_model_last_message (fake, fake->requests->len - 1);
+  g_assert_nonnull (strstr (last, "vitest"));
+}
+
+static void
+test_switch_profile (void)
+{
+  WardenSession *session = start_session ("switch");
+  GtkDropDown *dropdown = NULL;
+  GListModel *model;
+  guint strict = GTK_INVALID_LIST_POSITION;
+
+  /* The header's dropdown: find it by its model of profile ids. */
+  for (GtkWidget *w = gtk_widget_get_first_child (GTK_WIDGET (window)); w != NULL;)
+    {
+      if (GTK_IS_DROP_DOWN (w))
+        {
+          dropdown = GTK_DROP_DOWN (w);
+          break;
+        }
+      if (gtk_widget_get_first_child (w) != NULL)
+        w = gtk_widget_get_first_child (w);
+      else
+        {
+          while (w != NULL && gtk_widget_get_next_sibling (w) == NULL)
+            w = gtk_widget_get_parent (w);
+          if (w != NULL)
+            w = gtk_widget_get_next_sibling (w);
+        }
+    }
+  g_assert_nonnull (dropdown);
+  model = gtk_drop_down_get_model (dropdown);
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    if (g_strcmp0 (gtk_string_list_get_string (GTK_STRING_LIST (model), i), "strict") == 0)
+      strict = i;
+  g_assert_cmpuint (strict, !=, GTK_INVALID_LIST_POSITION);
+  gtk_drop_down_set_selected (dropdown, strict);
+  g_assert_cmpstr (warden_session_get_profile (session), ==, "strict");
+
+  /* strict allows no echo: the command now asks. */
+  g_queue_push_tail (&fake->script, fake_reply (NULL, "exec", "{\"command\":\"echo hi\"}",
+                                                NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Ok.", NULL));
+  type_and_send ("greet");
+  warden_approval_dialog_respond (wait_for_dialog (), "reject");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+}
+
+/* The model is unreachable: the window says so and offers to retry. */
+static void
+test_network_error_banner (void)
+{
+  g_autofree char *url = g_strdup (fake->url);
+  WardenSession *session;
+
+  g_setenv ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9", TRUE);
+  warden_application_reload_provider (app);
+  spin (300);
+  session = start_session ("offline");
+  type_and_send ("anything");
+  wait_until (session_idle, NULL, 60, "the failed turn");
+  g_assert_nonnull (warden_window_get_banner (window));
+  g_test_message ("banner: %s", warden_window_get_banner (window));
+
+  g_setenv ("ANTHROPIC_BASE_URL", url, TRUE);
+  warden_application_reload_provider (app);
+  spin (300);
+  (void) session;
+}
+
+/* Warden died while a command waited: the approval is asked again. */
+static void
+test_pending_survives_restart (void)
+{
+  g_autofree char *workspace = new_workspace ("restart");
+  g_autofree char *made = g_build_filename (workspace, "after-restart", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = NULL;
+  g_autoptr(WardenProfileStore) profiles = NULL;
+  g_autoptr(WardenLlmProvider) provider = NULL;
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *id = NULL;
+  WardenAgentConfig config = { 0 };
+  WardenAgentOutcome outcome = WARDEN_AGENT_FINISHED;
+  GAsyncResult *result = NULL;
+
+  /* Another Warden (same database) runs until it waits, then is gone. */
+  store = warden_session_store_new (NULL, &error);
+  g_assert_no_error (error);
+  profiles = warden_profile_store_new (NULL);
+  provider = warden_anthropic_provider_new ("test-key", fake->url, "fake-model");
+  config.workspace = workspace;
+  config.profile = (char *) "node";
+  config.sandbox = (char *) "bwrap";
+  agent = warden_agent_new (store, profiles, provider, &config, &error);
+  g_assert_no_error (error);
+  g_queue_push_tail (&fake->script, fake_reply (NULL, "exec",
+                                                "{\"command\":\"touch after-restart\"}", NULL));
+  warden_agent_run_async (agent, "make it", NULL, store_result_cb, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (warden_agent_run_finish (agent, result, &outcome, &error));
+  g_assert_cmpint (outcome, ==, WARDEN_AGENT_WAITING);
+  g_object_unref (result);
+  id = g_strdup (warden_agent_get_session_id (agent));
+  g_clear_object (&agent);
+
+  /* This Warden opens it: the dialog asks again, and approving runs it once. */
+  g_queue_push_tail (&fake->script, fake_reply ("Made.", NULL));
+  g_assert_true (warden_window_select_session (window, id));
+  warden_approval_dialog_respond (wait_for_dialog (), "once");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  g_assert_true (g_file_test (made, G_FILE_TEST_EXISTS));
+}
+
+/* 10,000 messages: the list makes widgets for what is on screen only. */
+static void
+test_long_session (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = warden_session_store_new (NULL, &error);
+  g_autoptr(WardenSessionInfo) info = warden_session_info_new ();
+  g_autofree char *workspace = new_workspace ("long");
+  GtkListView *view;
+  guint rows = 0;
+  gint64 start;
+
+  info->title = g_strdup ("long");
+  info->workspace = g_strdup (workspace);
+  info->profile = g_strdup ("node");
+  info->sandbox = g_strdup ("bwrap");
+  g_assert_true (warden_session_store_save_session (store, info, &error));
+  for (guint i = 0; i < 10000; i++)
+    {
+      g_autofree char *json = g_strdup_printf ("{\"role\":\"%s\",\"content\":[{\"type\":"
+                                               "\"text\",\"text\":\"message %u with **bold** "
+                                               "and `code`\"}]}",
+                                               i % 2 ? "assistant" : "user", i);
+
+      g_assert_true (warden_session_store_append_message (store, info->id, i, json, 0, 0, &error));
+    }
+
+  start = g_get_monotonic_time ();
+  g_assert_true (warden_window_select_session (window, info->id));
+  spin (500);
+  g_test_message ("opened 10,000 messages in %.0f ms",
+                  (g_get_monotonic_time () - start) / 1000.0 - 500);
+  g_assert_cmpuint (g_list_model_get_n_items (warden_session_get_items (warden_window_get_session (window))),
+                    ==, 10000);
+  view = warden_window_get_chat_view (window);
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (view)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    rows++;
+  g_test_message ("rows realized: %u", rows);
+  g_assert_cmpuint (rows, <, 300);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Notifications, through python3-dbusmock's notification daemon */
 
@@ -390,6 +578,7 @@ mock_calls (void)
 typedef struct
 {
   guint32  id;
+  const char *want;   /* the body to look for */
   char    *approve;   /* the action key of the Approve button */
   char    *summary;
   char    *body;
@@ -427,6 +616,8 @@ find_notify (gpointer data)
             g_autoptr(GVariant) s = g_variant_get_variant (summary);
             g_autoptr(GVariant) b = g_variant_get_variant (body);
 
+            if (g_strcmp0 (g_variant_get_string (b, NULL), call->want) != 0)
+              continue;
             g_free (call->approve);
             g_free (call->summary);
             g_free (call->body);
@@ -520,7 +711,7 @@ test_notification_approve (void)
 {
   g_autoptr(GDBusConnection) bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, NULL);
   g_autofree char *made = g_build_filename (root, "notified", "from-notification", NULL);
-  NotifyCall call = { 0 };
+  NotifyCall call = { 0, "touch from-notification" };
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) reply = NULL;
   guint32 id;
@@ -618,6 +809,11 @@ main (int    argc,
   g_test_add_func ("/ui/window/reject-with-feedback", test_reject_with_feedback);
   g_test_add_func ("/ui/window/always-allow", test_always_allow_saves_pattern);
   g_test_add_func ("/ui/window/inline-card", test_inline_card);
+  g_test_add_func ("/ui/window/question", test_question);
+  g_test_add_func ("/ui/window/switch-profile", test_switch_profile);
+  g_test_add_func ("/ui/window/network-error-banner", test_network_error_banner);
+  g_test_add_func ("/ui/window/pending-survives-restart", test_pending_survives_restart);
+  g_test_add_func ("/ui/window/long-session", test_long_session);
   g_test_add_func ("/ui/window/notification-approve", test_notification_approve);
   ret = g_test_run ();
 
