@@ -49,6 +49,7 @@ struct _WardenWindow
   GtkScrolledWindow    *chat_scroller;
   GtkListView          *chat_view;
   GtkTextView          *composer;
+  GtkBox               *composer_box;
   GtkButton            *send_button;
   GtkButton            *stop_button;
   WardenTerminal       *terminal;
@@ -175,12 +176,12 @@ reload_sessions (WardenWindow *self)
 
       if (g_strcmp0 (info->state, "waiting") == 0)
         {
-          GtkWidget *badge = gtk_image_new_from_icon_name ("dialog-question-symbolic");
+          GtkWidget *badge = gtk_label_new (_("Waiting"));
 
-          gtk_widget_add_css_class (badge, "pending-badge");
+          gtk_widget_add_css_class (badge, "badge");
+          gtk_widget_add_css_class (badge, "pending");
+          gtk_widget_set_valign (badge, GTK_ALIGN_CENTER);
           gtk_widget_set_tooltip_text (badge, _("Waiting for your approval"));
-          gtk_accessible_update_property (GTK_ACCESSIBLE (badge), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                          _("Waiting for your approval"), -1);
           adw_action_row_add_suffix (ADW_ACTION_ROW (row), badge);
         }
       gtk_list_box_append (self->session_list, row);
@@ -681,7 +682,10 @@ update_session_state (WardenWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.send", !busy && has_model);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.retry", !busy && self->session != NULL);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->profile_dropdown), self->session != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->profile_dropdown), self->session != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->composer_box), self->session != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->terminal),
+                          self->session != NULL && self->terminal_visible);
   gtk_widget_set_sensitive (GTK_WIDGET (self->session_menu_button), self->session != NULL);
   update_title (self);
   update_sandbox (self);
@@ -1124,7 +1128,7 @@ set_terminal_visible (WardenWindow *self,
   if (self->terminal_visible == visible)
     return;
   self->terminal_visible = visible;
-  gtk_widget_set_visible (GTK_WIDGET (self->terminal), visible);
+  gtk_widget_set_visible (GTK_WIDGET (self->terminal), visible && self->session != NULL);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TERMINAL_VISIBLE]);
 }
 
@@ -1275,6 +1279,7 @@ warden_window_class_init (WardenWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, chat_scroller);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, chat_view);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, composer);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, composer_box);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, send_button);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, stop_button);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, terminal);

@@ -218,6 +218,7 @@ test_first_run (void)
       if (g_type_is_a (G_OBJECT_TYPE (l->data), ADW_TYPE_PREFERENCES_WINDOW))
         {
           prefs = TRUE;
+          screenshot ("preferences.png");
           gtk_window_destroy (l->data);
           break;
         }
