@@ -820,6 +820,19 @@ warden_application_handle_local_options (GApplication *app,
   WardenApplication *self = WARDEN_APPLICATION (app);
 
   g_variant_dict_lookup (options, "bench-terminal", "i", &self->bench_terminal_mb);
+  if (g_variant_dict_contains (options, "new-session"))
+    {
+      g_autoptr(GError) error = NULL;
+
+      /* The desktop file's "New Session": in the running Warden, if there is one. */
+      if (!g_application_register (app, NULL, &error))
+        {
+          g_printerr ("%s\n", error->message);
+          return 1;
+        }
+      g_action_group_activate_action (G_ACTION_GROUP (app), "new-session", NULL);
+      return 0;
+    }
   if (self->bench_terminal_mb > 0)
     {
       /* Its own instance: a running Warden must not take the benchmark. */
@@ -912,6 +925,8 @@ warden_application_init (WardenApplication *self)
   self->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->cancellable = g_cancellable_new ();
   self->provider_cancellable = g_cancellable_new ();
+  g_application_add_main_option (G_APPLICATION (self), "new-session", 0, 0, G_OPTION_ARG_NONE,
+                                 _("Start a new session"), NULL);
   g_application_add_main_option (G_APPLICATION (self), "bench-terminal", 0, G_OPTION_FLAG_HIDDEN,
                                  G_OPTION_ARG_INT,
                                  "Print MB megabytes into the terminal pane and measure",

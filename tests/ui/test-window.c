@@ -561,6 +561,36 @@ test_long_session (void)
   g_assert_cmpuint (rows, <, 300);
 }
 
+static gboolean
+toplevel_of_type (GType type)
+{
+  gboolean found = FALSE;
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+      if (g_type_is_a (G_OBJECT_TYPE (w), type) && gtk_widget_get_visible (GTK_WIDGET (w)))
+        {
+          found = TRUE;
+          gtk_window_destroy (w);
+        }
+    }
+  return found;
+}
+
+static void
+test_about_and_shortcuts (void)
+{
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "app.about", NULL));
+  spin (200);
+  g_assert_true (toplevel_of_type (ADW_TYPE_ABOUT_WINDOW));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-help-overlay", NULL));
+  spin (200);
+  g_assert_true (toplevel_of_type (GTK_TYPE_SHORTCUTS_WINDOW));
+}
+
 /* ------------------------------------------------------------------------ */
 /* Notifications, through python3-dbusmock's notification daemon */
 
@@ -815,6 +845,7 @@ main (int    argc,
   g_test_add_func ("/ui/window/network-error-banner", test_network_error_banner);
   g_test_add_func ("/ui/window/pending-survives-restart", test_pending_survives_restart);
   g_test_add_func ("/ui/window/long-session", test_long_session);
+  g_test_add_func ("/ui/window/about-and-shortcuts", test_about_and_shortcuts);
   g_test_add_func ("/ui/window/notification-approve", test_notification_approve);
   ret = g_test_run ();
 
