@@ -9,6 +9,8 @@ WARDEN_PACKAGES=(
   meson ninja-build gcc pkg-config gettext
   libglib2.0-dev libjson-glib-dev libsoup-3.0-dev libsqlite3-dev
   libgtk-4-dev libadwaita-1-dev libvte-2.91-gtk4-dev libsecret-1-dev
+  # install hooks and the data checks: icon cache, desktop database, validators
+  libgtk-4-bin desktop-file-utils appstream
   bubblewrap
   valgrind
   # the UI tests: an X server, a session bus, a notification daemon, a keyring

@@ -842,9 +842,48 @@ warden_application_handle_local_options (GApplication *app,
 }
 
 static void
+shutdown_close_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  guint *left = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!warden_session_close_finish (WARDEN_SESSION (object), result, &error))
+    g_warning ("Could not take a sandbox down: %s", error->message);
+  (*left)--;
+}
+
+static gboolean
+shutdown_timeout_cb (gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
 warden_application_shutdown (GApplication *app)
 {
   WardenApplication *self = WARDEN_APPLICATION (app);
+  GHashTableIter iter;
+  gpointer value;
+  guint left = 0;
+  gboolean expired = FALSE;
+  guint timeout_id;
+
+  /* Containers and sandboxes go with Warden; a crash leaves them to the
+   * cleanup at the next start. Five seconds at most. */
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      left++;
+      warden_session_close_async (value, NULL, shutdown_close_cb, &left);
+    }
+  timeout_id = g_timeout_add_seconds (5, shutdown_timeout_cb, &expired);
+  while (left > 0 && !expired)
+    g_main_context_iteration (NULL, TRUE);
+  if (!expired)
+    g_source_remove (timeout_id);
 
   g_cancellable_cancel (self->cancellable);
   g_cancellable_cancel (self->provider_cancellable);

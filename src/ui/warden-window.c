@@ -38,6 +38,7 @@ struct _WardenWindow
   AdwWindowTitle       *window_title;
   GtkDropDown          *profile_dropdown;
   GtkMenuButton        *session_menu_button;
+  GtkToggleButton      *terminal_toggle;
   GtkProgressBar       *sandbox_progress;
   GtkLabel             *sandbox_label;
   GtkButton            *sandbox_retry;
@@ -65,6 +66,7 @@ struct _WardenWindow
   gboolean              stick_to_bottom;
   gboolean              assume_active;
   gboolean              updating_profiles;
+  guint                 scroll_id;
 };
 
 G_DEFINE_FINAL_TYPE (WardenWindow, warden_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -207,6 +209,16 @@ scroll_to_bottom (WardenWindow *self)
   GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (self->chat_scroller);
 
   gtk_adjustment_set_value (adj, gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj));
+}
+
+static gboolean
+scroll_idle_cb (gpointer user_data)
+{
+  WardenWindow *self = user_data;
+
+  self->scroll_id = 0;
+  scroll_to_bottom (self);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -684,6 +696,7 @@ update_session_state (WardenWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.retry", !busy && self->session != NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->profile_dropdown), self->session != NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->composer_box), self->session != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->terminal_toggle), self->session != NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->terminal),
                           self->session != NULL && self->terminal_visible);
   gtk_widget_set_sensitive (GTK_WIDGET (self->session_menu_button), self->session != NULL);
@@ -726,7 +739,8 @@ set_session (WardenWindow  *self,
   update_session_state (self);
   if (session != NULL)
     {
-      g_idle_add_once ((GSourceOnceFunc) scroll_to_bottom, self);
+      g_clear_handle_id (&self->scroll_id, g_source_remove);
+      self->scroll_id = g_idle_add (scroll_idle_cb, self);
       gtk_widget_grab_focus (GTK_WIDGET (self->composer));
       if (warden_session_get_pending (session) != NULL && warden_window_is_showing (self, session))
         show_approval_dialog (self, warden_session_get_pending (session));
@@ -1197,6 +1211,7 @@ warden_window_dispose (GObject *object)
 {
   WardenWindow *self = WARDEN_WINDOW (object);
 
+  g_clear_handle_id (&self->scroll_id, g_source_remove);
   close_approval_dialog (self);
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
@@ -1268,6 +1283,7 @@ warden_window_class_init (WardenWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, profile_dropdown);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, session_menu_button);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, terminal_toggle);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sandbox_progress);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sandbox_label);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sandbox_retry);
