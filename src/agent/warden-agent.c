@@ -17,6 +17,7 @@
 #include "policy/warden-policy.h"
 #include "sandbox/warden-bwrap-sandbox.h"
 #include "sandbox/warden-docker-sandbox.h"
+#include "sandbox/warden-flatpak.h"
 #include "sandbox/warden-host-sandbox.h"
 #include "sandbox/warden-workspace.h"
 
@@ -993,6 +994,22 @@ ensure_sandbox_and_run (ExecCall *call)
       run_exec (call);
       return;
     }
+
+  {
+    g_autoptr(GError) error = NULL;
+
+    if (!warden_flatpak_check_backend (self->config.sandbox, &error) ||
+        !warden_flatpak_check_workspace (self->config.workspace, &error))
+      {
+        g_autofree char *msg = g_strdup_printf ("The sandbox could not be prepared: %s",
+                                                error->message);
+
+        emit_sandbox_state (self, "failed", 0, error->message);
+        tool_done (self, g_steal_pointer (&call->record), "finished", msg, TRUE);
+        exec_call_free (call);
+        return;
+      }
+  }
 
   config = warden_sandbox_config_new (self->config.workspace);
   config->image = g_strdup (self->config.image ? self->config.image : "debian:bookworm-slim");

@@ -14,6 +14,7 @@
 #include "llm/warden-openai-provider.h"
 #include "sandbox/warden-docker-client.h"
 #include "sandbox/warden-docker-sandbox.h"
+#include "sandbox/warden-flatpak.h"
 #include "warden-bench.h"
 #include "warden-preferences-window.h"
 #include "warden-window.h"
@@ -387,6 +388,10 @@ warden_application_create_session (WardenApplication  *self,
     }
   if (sandbox == NULL || g_strcmp0 (sandbox, "auto") == 0)
     sandbox = warden_application_default_sandbox (self);
+  /* Inside Flatpak bubblewrap cannot run: say so now, not at the first command. */
+  if (!warden_flatpak_check_backend (sandbox, error) ||
+      !warden_flatpak_check_workspace (workspace, error))
+    return NULL;
 
   config.workspace = (char *) workspace;
   config.profile = (char *) profile;
