@@ -352,7 +352,7 @@ lookup_block (Stream     *stream,
     {
       g_autofree char *what = NULL;
 
-      what = g_strdup_printf (_("content block %" G_GINT64_FORMAT " never started"), index);
+      what = g_strdup_printf (_("content block %lld never started"), (long long) index);
 
       set_bad_event (stream, type, what);
       return NULL;

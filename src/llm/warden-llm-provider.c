@@ -538,11 +538,12 @@ warden_llm_provider_new_from_env (const char  *name,
         name = "openai";
       else
         {
-          g_set_error_literal (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
-                               _("No model is configured: set ANTHROPIC_API_KEY for Claude, "
-                                 "or OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL for an "
-                                 "OpenAI-compatible server such as Ollama "
-                                 "(" WARDEN_OLLAMA_BASE_URL ")"));
+          /* Translators: %s is the address of a local Ollama server */
+          g_set_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
+                       _("No model is configured: set ANTHROPIC_API_KEY for Claude, "
+                         "or OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL for an "
+                         "OpenAI-compatible server such as Ollama (%s)"),
+                       WARDEN_OLLAMA_BASE_URL);
           return NULL;
         }
     }
@@ -570,10 +571,12 @@ warden_llm_provider_new_from_env (const char  *name,
       /* OpenAI itself wants a key; a local server at another URL may not. */
       if (openai_key == NULL && base_url == NULL)
         {
-          g_set_error_literal (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
-                               _("OpenAI needs an API key: set OPENAI_API_KEY, or set "
-                                 "OPENAI_BASE_URL to an OpenAI-compatible server such as "
-                                 "Ollama (" WARDEN_OLLAMA_BASE_URL ")"));
+          /* Translators: %s is the address of a local Ollama server */
+          g_set_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
+                       _("OpenAI needs an API key: set OPENAI_API_KEY, or set "
+                         "OPENAI_BASE_URL to an OpenAI-compatible server such as "
+                         "Ollama (%s)"),
+                       WARDEN_OLLAMA_BASE_URL);
           return NULL;
         }
 

@@ -677,17 +677,16 @@ warden_profile_new_from_data (const char  *id,
         {
           set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
                              _("key “version”: the profile was written by a newer version of "
-                               "Warden (profile version %" G_GINT64_FORMAT ", this Warden "
-                               "reads version %d); update Warden to use it"),
-                             version, PROFILE_VERSION);
+                               "Warden (profile version %lld, this Warden reads version %d); "
+                               "update Warden to use it"),
+                             (long long) version, PROFILE_VERSION);
           return NULL;
         }
       if (version < PROFILE_VERSION)
         {
           set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
-                             _("key “version”: %" G_GINT64_FORMAT " is not a profile "
-                               "version; it must be %d"),
-                             version, PROFILE_VERSION);
+                             _("key “version”: %lld is not a profile version; it must be %d"),
+                             (long long) version, PROFILE_VERSION);
           return NULL;
         }
     }

@@ -16,7 +16,7 @@
 
 /* A card is no place for megabytes: the terminal pane holds all of it. */
 #define OUTPUT_LIMIT (64 * 1024)
-#define OUTPUT_MARKER "\n… (the terminal pane has the rest)"
+#define OUTPUT_MARKER N_("\n… (the terminal pane has the rest)")
 
 struct _WardenChatItem
 {
@@ -498,7 +498,7 @@ add_output (WardenChatItem *self,
   while (len > 0 && ((guchar) data[len] & 0xC0) == 0x80)
     len--;
   g_string_append_len (self->output, data, len);
-  g_string_append (self->output, OUTPUT_MARKER);
+  g_string_append (self->output, _(OUTPUT_MARKER));
   self->output_truncated = TRUE;
   return TRUE;
 }

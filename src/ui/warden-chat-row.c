@@ -46,11 +46,11 @@ static char *
 format_duration (gint64 ms)
 {
   if (ms < 1000)
-    return g_strdup_printf (_("%" G_GINT64_FORMAT " ms"), ms);
+    return g_strdup_printf (_("%lld ms"), (long long) ms);
   if (ms < 60 * 1000)
     return g_strdup_printf (_("%.1f s"), ms / 1000.0);
-  return g_strdup_printf (_("%" G_GINT64_FORMAT " min %" G_GINT64_FORMAT " s"),
-                          ms / 60000, (ms / 1000) % 60);
+  return g_strdup_printf (_("%lld min %lld s"),
+                          (long long) (ms / 60000), (long long) ((ms / 1000) % 60));
 }
 
 static GtkWidget *

@@ -97,7 +97,8 @@ subject_from_input (const char *name,
         {
           if (g_strcmp0 (name, "grep") == 0 && json_string (input, "path") != NULL &&
               g_strcmp0 (members[i], "pattern") == 0)
-            return g_strdup_printf ("%s in %s", value, json_string (input, "path"));
+            /* Translators: what a grep card shows: the pattern, then the path searched */
+            return g_strdup_printf (_("%s in %s"), value, json_string (input, "path"));
           return g_strdup (value);
         }
     }

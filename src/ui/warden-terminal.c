@@ -517,9 +517,10 @@ drain_cb (gpointer user_data)
 
   if (self->skipped > 0)
     {
-      g_autofree char *notice =
-        g_strdup_printf ("\r\n\033[2m[%.1f MB of output not shown here: more than the "
-                         "scrollback holds]\033[0m\r\n", self->skipped / 1e6);
+      g_autofree char *what =
+        g_strdup_printf (_("%.1f MB of output not shown here: more than the scrollback holds"),
+                         self->skipped / 1e6);
+      g_autofree char *notice = g_strdup_printf ("\r\n\033[2m[%s]\033[0m\r\n", what);
 
       vte_terminal_feed (self->vte, notice, -1);
       self->skipped = 0;
@@ -703,11 +704,11 @@ static char *
 format_duration (gint64 ms)
 {
   if (ms < 1000)
-    return g_strdup_printf (_("%" G_GINT64_FORMAT " ms"), ms);
+    return g_strdup_printf (_("%lld ms"), (long long) ms);
   if (ms < 60 * 1000)
     return g_strdup_printf (_("%.1f s"), ms / 1000.0);
-  return g_strdup_printf (_("%" G_GINT64_FORMAT " min %" G_GINT64_FORMAT " s"),
-                          ms / 60000, (ms / 1000) % 60);
+  return g_strdup_printf (_("%lld min %lld s"),
+                          (long long) (ms / 60000), (long long) ((ms / 1000) % 60));
 }
 
 void
