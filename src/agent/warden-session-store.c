@@ -57,6 +57,7 @@ set_sql_error (WardenSessionStore  *self,
                const char          *what)
 {
   g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_FAILED,
+               /* Translators: "Could not <save the session> in <file>: <SQLite's words>" */
                _("Could not %s in %s: %s"), what, self->path, sqlite3_errmsg (self->db));
   return FALSE;
 }
@@ -86,7 +87,7 @@ migrate (WardenSessionStore  *self,
   int version = 0;
 
   if (sqlite3_prepare_v2 (self->db, "PRAGMA user_version", -1, &stmt, NULL) != SQLITE_OK)
-    return set_sql_error (self, error, "read the schema version");
+    return set_sql_error (self, error, _("read the schema version"));
   if (sqlite3_step (stmt) == SQLITE_ROW)
     version = sqlite3_column_int (stmt, 0);
   sqlite3_finalize (stmt);
@@ -281,7 +282,7 @@ warden_session_store_save_session (WardenSessionStore  *self,
                           "sandbox = ?9, image = ?10, state = ?11, input_tokens = ?12, "
                           "output_tokens = ?13",
                           -1, &stmt, NULL) != SQLITE_OK)
-    return set_sql_error (self, error, "save the session");
+    return set_sql_error (self, error, _("save the session"));
   bind_text (stmt, 1, info->id);
   bind_text (stmt, 2, info->title);
   sqlite3_bind_int64 (stmt, 3, info->created);
@@ -297,7 +298,7 @@ warden_session_store_save_session (WardenSessionStore  *self,
   sqlite3_bind_int64 (stmt, 13, info->output_tokens);
   ok = sqlite3_step (stmt) == SQLITE_DONE;
   sqlite3_finalize (stmt);
-  return ok ? TRUE : set_sql_error (self, error, "save the session");
+  return ok ? TRUE : set_sql_error (self, error, _("save the session"));
 }
 
 static WardenSessionInfo *
@@ -336,7 +337,7 @@ warden_session_store_get_session (WardenSessionStore  *self,
   if (sqlite3_prepare_v2 (self->db, "SELECT " SESSION_COLUMNS " FROM sessions WHERE id = ?",
                           -1, &stmt, NULL) != SQLITE_OK)
     {
-      set_sql_error (self, error, "read the session");
+      set_sql_error (self, error, _("read the session"));
       return NULL;
     }
   bind_text (stmt, 1, id);
@@ -347,7 +348,7 @@ warden_session_store_get_session (WardenSessionStore  *self,
     g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND,
                  _("There is no session “%s”: warden-cli sessions list shows them"), id);
   else
-    set_sql_error (self, error, "read the session");
+    set_sql_error (self, error, _("read the session"));
   sqlite3_finalize (stmt);
   return info;
 }
@@ -363,7 +364,7 @@ warden_session_store_list_sessions (WardenSessionStore  *self,
   if (sqlite3_prepare_v2 (self->db, "SELECT " SESSION_COLUMNS " FROM sessions "
                           "ORDER BY updated DESC, created DESC", -1, &stmt, NULL) != SQLITE_OK)
     {
-      set_sql_error (self, error, "list the sessions");
+      set_sql_error (self, error, _("list the sessions"));
       g_ptr_array_unref (list);
       return NULL;
     }
@@ -372,7 +373,7 @@ warden_session_store_list_sessions (WardenSessionStore  *self,
   sqlite3_finalize (stmt);
   if (rc != SQLITE_DONE)
     {
-      set_sql_error (self, error, "list the sessions");
+      set_sql_error (self, error, _("list the sessions"));
       g_ptr_array_unref (list);
       return NULL;
     }
@@ -396,7 +397,7 @@ warden_session_store_append_model_message (WardenSessionStore  *self,
                           "INSERT OR REPLACE INTO messages (session_id, seq, json, input_tokens, "
                           "output_tokens, created, latency_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
                           -1, &stmt, NULL) != SQLITE_OK)
-    return set_sql_error (self, error, "save a message");
+    return set_sql_error (self, error, _("save a message"));
   bind_text (stmt, 1, session_id);
   sqlite3_bind_int (stmt, 2, seq);
   bind_text (stmt, 3, json);
@@ -410,7 +411,7 @@ warden_session_store_append_model_message (WardenSessionStore  *self,
     sqlite3_bind_null (stmt, 7);
   ok = sqlite3_step (stmt) == SQLITE_DONE;
   sqlite3_finalize (stmt);
-  return ok ? TRUE : set_sql_error (self, error, "save a message");
+  return ok ? TRUE : set_sql_error (self, error, _("save a message"));
 }
 
 gboolean
@@ -439,7 +440,7 @@ warden_session_store_list_model_calls (WardenSessionStore  *self,
                           "output_tokens FROM messages WHERE session_id = ? AND "
                           "latency_ms IS NOT NULL ORDER BY seq", -1, &stmt, NULL) != SQLITE_OK)
     {
-      set_sql_error (self, error, "read the model calls");
+      set_sql_error (self, error, _("read the model calls"));
       g_ptr_array_unref (list);
       return NULL;
     }
@@ -458,7 +459,7 @@ warden_session_store_list_model_calls (WardenSessionStore  *self,
   sqlite3_finalize (stmt);
   if (rc != SQLITE_DONE)
     {
-      set_sql_error (self, error, "read the model calls");
+      set_sql_error (self, error, _("read the model calls"));
       g_ptr_array_unref (list);
       return NULL;
     }
@@ -476,11 +477,11 @@ warden_session_store_delete_session (WardenSessionStore  *self,
   /* The messages and tool calls go with it: ON DELETE CASCADE. */
   if (sqlite3_prepare_v2 (self->db, "DELETE FROM sessions WHERE id = ?", -1, &stmt, NULL)
       != SQLITE_OK)
-    return set_sql_error (self, error, "delete the session");
+    return set_sql_error (self, error, _("delete the session"));
   bind_text (stmt, 1, id);
   ok = sqlite3_step (stmt) == SQLITE_DONE;
   sqlite3_finalize (stmt);
-  return ok ? TRUE : set_sql_error (self, error, "delete the session");
+  return ok ? TRUE : set_sql_error (self, error, _("delete the session"));
 }
 
 GPtrArray *
@@ -495,7 +496,7 @@ warden_session_store_load_messages (WardenSessionStore  *self,
   if (sqlite3_prepare_v2 (self->db, "SELECT json FROM messages WHERE session_id = ? "
                           "ORDER BY seq", -1, &stmt, NULL) != SQLITE_OK)
     {
-      set_sql_error (self, error, "read the messages");
+      set_sql_error (self, error, _("read the messages"));
       g_ptr_array_unref (list);
       return NULL;
     }
@@ -505,7 +506,7 @@ warden_session_store_load_messages (WardenSessionStore  *self,
   sqlite3_finalize (stmt);
   if (rc != SQLITE_DONE)
     {
-      set_sql_error (self, error, "read the messages");
+      set_sql_error (self, error, _("read the messages"));
       g_ptr_array_unref (list);
       return NULL;
     }
@@ -532,7 +533,7 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
                           "reason = ?8, feedback = ?9, result_json = ?10, started = ?11, "
                           "finished = ?12, asked = ?13, answered = ?14, answered_via = ?15",
                           -1, &stmt, NULL) != SQLITE_OK)
-    return set_sql_error (self, error, "save a tool call");
+    return set_sql_error (self, error, _("save a tool call"));
   bind_text (stmt, 1, r->session_id);
   bind_text (stmt, 2, r->tool_use_id);
   bind_text (stmt, 3, r->name);
@@ -550,7 +551,7 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
   bind_text (stmt, 15, r->answered_via);
   ok = sqlite3_step (stmt) == SQLITE_DONE;
   sqlite3_finalize (stmt);
-  return ok ? TRUE : set_sql_error (self, error, "save a tool call");
+  return ok ? TRUE : set_sql_error (self, error, _("save a tool call"));
 }
 
 #define TOOL_COLUMNS "session_id, tool_use_id, name, input_json, state, decision, pattern, " \
@@ -593,7 +594,7 @@ warden_session_store_get_tool_call (WardenSessionStore  *self,
   if (sqlite3_prepare_v2 (self->db, "SELECT " TOOL_COLUMNS " FROM tool_calls "
                           "WHERE session_id = ? AND tool_use_id = ?", -1, &stmt, NULL) != SQLITE_OK)
     {
-      set_sql_error (self, error, "read a tool call");
+      set_sql_error (self, error, _("read a tool call"));
       return NULL;
     }
   bind_text (stmt, 1, session_id);
@@ -605,7 +606,7 @@ warden_session_store_get_tool_call (WardenSessionStore  *self,
     g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND,
                  _("No tool call %s in session %s"), tool_use_id, session_id);
   else
-    set_sql_error (self, error, "read a tool call");
+    set_sql_error (self, error, _("read a tool call"));
   sqlite3_finalize (stmt);
   return r;
 }
@@ -622,7 +623,7 @@ warden_session_store_list_tool_calls (WardenSessionStore  *self,
   if (sqlite3_prepare_v2 (self->db, "SELECT " TOOL_COLUMNS " FROM tool_calls "
                           "WHERE session_id = ? ORDER BY ord", -1, &stmt, NULL) != SQLITE_OK)
     {
-      set_sql_error (self, error, "list the tool calls");
+      set_sql_error (self, error, _("list the tool calls"));
       g_ptr_array_unref (list);
       return NULL;
     }
@@ -632,7 +633,7 @@ warden_session_store_list_tool_calls (WardenSessionStore  *self,
   sqlite3_finalize (stmt);
   if (rc != SQLITE_DONE)
     {
-      set_sql_error (self, error, "list the tool calls");
+      set_sql_error (self, error, _("list the tool calls"));
       g_ptr_array_unref (list);
       return NULL;
     }

@@ -116,13 +116,19 @@ call_return_error (GTask  *task,
 
   if (call->timed_out)
     {
-      g_task_return_new_error (task, WARDEN_CREDENTIALS_ERROR,
-                               WARDEN_CREDENTIALS_ERROR_TIMED_OUT,
-                               _("The keyring did not answer within %d seconds; if it asked "
-                                 "for a password, try again%s%s%s"),
-                               KEYRING_TIMEOUT_SECONDS,
-                               env_var ? _(", or set ") : "", env_var ? env_var : "",
-                               env_var ? _(" in the environment instead") : "");
+      if (env_var != NULL)
+        g_task_return_new_error (task, WARDEN_CREDENTIALS_ERROR,
+                                 WARDEN_CREDENTIALS_ERROR_TIMED_OUT,
+                                 _("The keyring did not answer within %d seconds; if it asked "
+                                   "for a password, try again, or set %s in the environment "
+                                   "instead"),
+                                 KEYRING_TIMEOUT_SECONDS, env_var);
+      else
+        g_task_return_new_error (task, WARDEN_CREDENTIALS_ERROR,
+                                 WARDEN_CREDENTIALS_ERROR_TIMED_OUT,
+                                 _("The keyring did not answer within %d seconds; if it asked "
+                                   "for a password, try again"),
+                                 KEYRING_TIMEOUT_SECONDS);
     }
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
