@@ -255,53 +255,25 @@ exit_status (WardenVerdict verdict)
     }
 }
 
-/* Commands come from a model: never let their control characters reach the
- * terminal, where a carriage return or an escape sequence could hide part of
- * what the user reads. Printable UTF-8 stays as it is. */
-static char *
-printable (const char *s)
-{
-  GString *out = g_string_new (NULL);
-
-  for (const char *p = s; *p; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      if (c == '\n')
-        g_string_append (out, "\\n");
-      else if (c == '\t')
-        g_string_append (out, "\\t");
-      else if (c == '\r')
-        g_string_append (out, "\\r");
-      else if (c < 0x20 || (c >= 0x7f && c < 0xa0))
-        g_string_append_printf (out, "\\x%02x", c);
-      else if (g_unichar_type (c) == G_UNICODE_FORMAT || c == 0x2028 || c == 0x2029)
-        g_string_append_printf (out, "\\u%04x", c);
-      else
-        g_string_append_len (out, p, g_utf8_next_char (p) - p);
-    }
-  return g_string_free (out, FALSE);
-}
-
 static void
 print_human (WardenDecision *d)
 {
   const char * const *suggestions = warden_decision_get_suggestions (d);
-  g_autofree char *reason = printable (warden_decision_get_reason (d));
+  g_autofree char *reason = warden_decision_printable (warden_decision_get_reason (d));
 
   printf ("%s: %s\n", warden_verdict_to_string (warden_decision_get_verdict (d)), reason);
   for (guint i = 0; i < warden_decision_get_n_parts (d); i++)
     {
       const WardenDecisionPart *part = warden_decision_get_part (d, i);
-      g_autofree char *text = printable (part->text);
-      g_autofree char *part_reason = printable (part->reason);
+      g_autofree char *text = warden_decision_printable (part->text);
+      g_autofree char *part_reason = warden_decision_printable (part->reason);
 
       printf ("  %-5s  %s  [%s]  %s\n", warden_verdict_to_string (part->verdict), text,
               warden_origin_to_string (part->origin), part_reason);
     }
   for (guint i = 0; suggestions[i]; i++)
     {
-      g_autofree char *shown = printable (suggestions[i]);
+      g_autofree char *shown = warden_decision_printable (suggestions[i]);
 
       printf ("suggestion: always allow “%s”\n", shown);
     }

@@ -57,6 +57,11 @@ void                      warden_decision_set_result      (WardenDecision *self,
                                                            WardenVerdict   verdict,
                                                            const char     *reason);
 
+/* @s with control and format characters escaped (\n, \x1b, \u202e): commands
+ * come from a model, and a carriage return or an escape sequence in what is
+ * shown could hide part of the command from the user. NULL gives "". */
+char                     *warden_decision_printable       (const char     *s);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenDecision, warden_decision_unref)
 
 G_END_DECLS

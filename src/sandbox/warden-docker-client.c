@@ -1289,9 +1289,12 @@ boolean_cb (GObject      *object,
 
   answer = call_finish (result, &error);
 
-  /* Removing a container that is gone already is not an error. */
+  /* Removing a container that is gone already, or going (another removal,
+   * say a cleanup at start, got there first: 409), is not an error. */
   if (g_task_get_source_tag (task) == warden_docker_client_container_remove_async &&
-      g_error_matches (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_FOUND))
+      (g_error_matches (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_FOUND) ||
+       (g_error_matches (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_CONFLICT) &&
+        strstr (error->message, "already in progress") != NULL)))
     {
       g_task_return_boolean (task, TRUE);
       return;

@@ -115,6 +115,7 @@ typedef struct
 {
   WardenApplication *self;
   char              *anthropic_key;
+  gboolean           anthropic_done;
   char              *openai_key;
 } ProviderLookup;
 
@@ -226,45 +227,35 @@ decide_provider (ProviderLookup *lookup)
   provider_lookup_free (lookup);
 }
 
+/* The keys are looked up one provider after the other: anthropic, openai. */
 static void
-openai_key_cb (GObject      *object,
-               GAsyncResult *result,
-               gpointer      user_data)
+key_cb (GObject      *object,
+        GAsyncResult *result,
+        gpointer      user_data)
 {
   ProviderLookup *lookup = user_data;
   g_autoptr(GError) error = NULL;
+  char *key = warden_credentials_lookup_finish (WARDEN_CREDENTIALS (object), result, &error);
+  gboolean first = !lookup->anthropic_done;
 
-  lookup->openai_key = warden_credentials_lookup_finish (WARDEN_CREDENTIALS (object), result,
-                                                         &error);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       provider_lookup_free (lookup);
       return;
     }
+  /* No keyring: the environment may still have a key. */
   if (error != NULL)
     g_message ("%s", error->message);
+  if (first)
+    {
+      lookup->anthropic_key = key;
+      lookup->anthropic_done = TRUE;
+      warden_credentials_lookup_async (lookup->self->credentials, "openai",
+                                       lookup->self->provider_cancellable, key_cb, lookup);
+      return;
+    }
+  lookup->openai_key = key;
   decide_provider (lookup);
-}
-
-static void
-anthropic_key_cb (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  ProviderLookup *lookup = user_data;
-  g_autoptr(GError) error = NULL;
-
-  lookup->anthropic_key = warden_credentials_lookup_finish (WARDEN_CREDENTIALS (object), result,
-                                                            &error);
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      provider_lookup_free (lookup);
-      return;
-    }
-  if (error != NULL)
-    g_message ("%s", error->message);
-  warden_credentials_lookup_async (lookup->self->credentials, "openai",
-                                   lookup->self->provider_cancellable, openai_key_cb, lookup);
 }
 
 void
@@ -280,7 +271,7 @@ warden_application_reload_provider (WardenApplication *self)
    * running ones keep theirs. */
   lookup->self = g_object_ref (self);
   warden_credentials_lookup_async (self->credentials, "anthropic", self->provider_cancellable,
-                                   anthropic_key_cb, lookup);
+                                   key_cb, lookup);
 }
 
 static void

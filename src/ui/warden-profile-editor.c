@@ -109,33 +109,6 @@ get_busy (WardenProfileEditor *self)
   return self->saving || self->save_again || self->duplicating;
 }
 
-/* Commands come from a model: a control character in a row title could
- * hide part of what the user reads, so it is shown escaped, as the CLI does. */
-static char *
-printable (const char *s)
-{
-  GString *out = g_string_new (NULL);
-
-  for (const char *p = s ? s : ""; *p; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      if (c == '\n')
-        g_string_append (out, "\\n");
-      else if (c == '\t')
-        g_string_append (out, "\\t");
-      else if (c == '\r')
-        g_string_append (out, "\\r");
-      else if (c < 0x20 || (c >= 0x7f && c < 0xa0))
-        g_string_append_printf (out, "\\x%02x", c);
-      else if (g_unichar_type (c) == G_UNICODE_FORMAT || c == 0x2028 || c == 0x2029)
-        g_string_append_printf (out, "\\u%04x", c);
-      else
-        g_string_append_len (out, p, g_utf8_next_char (p) - p);
-    }
-  return g_string_free (out, FALSE);
-}
-
 static void
 show_toast (WardenProfileEditor *self,
             const char          *message)
@@ -572,7 +545,7 @@ update_try (WardenProfileEditor *self)
   verdict = warden_decision_get_verdict (decision);
   self->try_result = warden_verdict_to_string (verdict);
 
-  reason = printable (warden_decision_get_reason (decision));
+  reason = warden_decision_printable (warden_decision_get_reason (decision));
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->try_verdict_row), reason);
   set_verdict_label (self->try_verdict_label, verdict);
   gtk_widget_set_visible (GTK_WIDGET (self->try_verdict_row), TRUE);
@@ -580,15 +553,15 @@ update_try (WardenProfileEditor *self)
   for (guint i = 0; i < warden_decision_get_n_parts (decision); i++)
     {
       const WardenDecisionPart *part = warden_decision_get_part (decision, i);
-      g_autofree char *text = printable (part->text);
-      g_autofree char *part_reason = printable (part->reason);
+      g_autofree char *text = warden_decision_printable (part->text);
+      g_autofree char *part_reason = warden_decision_printable (part->reason);
       g_autofree char *subtitle = NULL;
       GtkWidget *row = adw_action_row_new ();
       GtkWidget *label = gtk_label_new (NULL);
 
       if (part->pattern != NULL)
         {
-          g_autofree char *pattern = printable (part->pattern);
+          g_autofree char *pattern = warden_decision_printable (part->pattern);
 
           subtitle = g_strdup_printf (_("%s — %s (pattern “%s”)"),
                                       warden_origin_to_string (part->origin),
