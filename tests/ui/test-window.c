@@ -19,6 +19,7 @@
 #include "llm/warden-anthropic-provider.h"
 #include "warden-application.h"
 #include "warden-approval-dialog.h"
+#include "warden-trace-window.h"
 #include "warden-window.h"
 
 static WardenApplication *app;
@@ -580,6 +581,107 @@ toplevel_of_type (GType type)
   return found;
 }
 
+static GtkWindow *
+find_toplevel (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+      if (g_type_is_a (G_OBJECT_TYPE (w), type) && gtk_widget_get_visible (GTK_WIDGET (w)))
+        return w;
+    }
+  return NULL;
+}
+
+/* Stop cancels the running command: the pane and the card say so, the
+ * session can go on. */
+static void
+test_stop (void)
+{
+  WardenSession *session = start_session ("stop");
+  WardenChatItem *item = NULL;
+  gint64 start;
+
+  g_assert_true (warden_session_set_profile (session, "trusted", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Waiting.", "exec",
+                                                "{\"command\":\"echo waiting; sleep 60\"}",
+                                                NULL));
+  type_and_send ("wait a minute");
+  wait_until (terminal_has, "\nwaiting\n", 30, "the command to start");
+
+  start = g_get_monotonic_time ();
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.stop", NULL));
+  wait_until (session_idle, NULL, 10, "the stop");
+  g_test_message ("stopped in %.0f ms", (g_get_monotonic_time () - start) / 1000.0);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+
+  for (guint i = 0; i < g_list_model_get_n_items (warden_session_get_items (session)); i++)
+    {
+      g_autoptr(WardenChatItem) it = g_list_model_get_item (warden_session_get_items (session), i);
+
+      if (warden_chat_item_get_kind (it) == WARDEN_CHAT_ITEM_TOOL)
+        item = it;
+    }
+  g_assert_nonnull (item);
+  g_assert_cmpstr (warden_chat_item_get_state (item), ==, "interrupted");
+}
+
+/* The trace from the header menu, and rename and delete from the session menu. */
+static void
+test_trace_rename_delete (void)
+{
+  WardenSession *session = start_session ("traced");
+  g_autofree char *id = g_strdup (warden_session_get_id (session));
+  GtkWindow *w;
+
+  g_queue_push_tail (&fake->script, fake_reply ("Listing.", "exec", "{\"command\":\"ls\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Done.", NULL));
+  type_and_send ("list");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-trace", NULL));
+  spin (200);
+  w = find_toplevel (WARDEN_TYPE_TRACE_WINDOW);
+  g_assert_nonnull (w);
+  /* Two model calls and one tool call, at least. */
+  g_assert_cmpuint (warden_trace_window_get_n_events (WARDEN_TRACE_WINDOW (w)), >=, 3);
+  gtk_window_destroy (w);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.rename-session", NULL));
+  spin (200);
+  w = find_toplevel (ADW_TYPE_MESSAGE_DIALOG);
+  g_assert_nonnull (w);
+  gtk_editable_set_text (GTK_EDITABLE (adw_message_dialog_get_extra_child (ADW_MESSAGE_DIALOG (w))),
+                         "Renamed session");
+  /* The response alone, as a click gives it; the click also closes. */
+  adw_message_dialog_response (ADW_MESSAGE_DIALOG (w), "rename");
+  gtk_window_destroy (w);
+  spin (200);
+  g_assert_cmpstr (warden_session_get_title (session), ==, "Renamed session");
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "Renamed session — Warden");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", NULL));
+  spin (200);
+  w = find_toplevel (ADW_TYPE_MESSAGE_DIALOG);
+  g_assert_nonnull (w);
+  g_assert_cmpstr (adw_message_dialog_get_heading (ADW_MESSAGE_DIALOG (w)), ==, "Delete Session?");
+  adw_message_dialog_response (ADW_MESSAGE_DIALOG (w), "delete");
+  gtk_window_destroy (w);
+  spin (500);
+  g_assert_null (warden_window_get_session (window));
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(WardenSessionStore) store = warden_session_store_new (NULL, &error);
+    g_autoptr(WardenSessionInfo) gone = warden_session_store_get_session (store, id, &error);
+
+    g_assert_null (gone);
+    g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND);
+  }
+}
+
 static void
 test_about_and_shortcuts (void)
 {
@@ -846,6 +948,8 @@ main (int    argc,
   g_test_add_func ("/ui/window/pending-survives-restart", test_pending_survives_restart);
   g_test_add_func ("/ui/window/long-session", test_long_session);
   g_test_add_func ("/ui/window/about-and-shortcuts", test_about_and_shortcuts);
+  g_test_add_func ("/ui/window/stop", test_stop);
+  g_test_add_func ("/ui/window/trace-rename-delete", test_trace_rename_delete);
   g_test_add_func ("/ui/window/notification-approve", test_notification_approve);
   ret = g_test_run ();
 
