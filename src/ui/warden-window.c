@@ -1130,6 +1130,12 @@ warden_window_get_banner (WardenWindow *self)
 }
 
 const char *
+warden_window_get_sandbox_status (WardenWindow *self)
+{
+  return gtk_label_get_text (self->sandbox_label);
+}
+
+const char *
 warden_window_get_page (WardenWindow *self)
 {
   return gtk_stack_get_visible_child_name (self->chat_stack);

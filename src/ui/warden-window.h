@@ -42,6 +42,8 @@ GtkTextView    *warden_window_get_composer    (WardenWindow      *self);
 GtkListView    *warden_window_get_chat_view   (WardenWindow      *self);
 const char     *warden_window_get_banner      (WardenWindow      *self);
 const char     *warden_window_get_page        (WardenWindow      *self);
+/* What the header says of the sandbox ("Sandbox ready", …). */
+const char     *warden_window_get_sandbox_status (WardenWindow   *self);
 /* Treat the window as focused (an X server without a window manager never
  * gives it focus). */
 void            warden_window_set_assume_active (WardenWindow    *self,

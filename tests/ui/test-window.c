@@ -17,6 +17,7 @@
 
 #include "fake-model.h"
 #include "llm/warden-anthropic-provider.h"
+#include "sandbox/warden-docker-client.h"
 #include "warden-application.h"
 #include "warden-approval-dialog.h"
 #include "warden-trace-window.h"
@@ -256,6 +257,76 @@ test_allowed_runs_in_terminal (void)
   g_assert_nonnull (strstr (text, "\nhello from the sandbox\n"));
   g_assert_null (warden_window_get_approval_dialog (window));
   g_assert_cmpstr (warden_window_get_page (window), ==, "chat");
+}
+
+static void
+ping_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  *(int *) user_data = warden_docker_client_ping_finish (WARDEN_DOCKER_CLIENT (object), result,
+                                                         NULL) ? 1 : 0;
+}
+
+static gboolean
+ping_done (gpointer data)
+{
+  return *(int *) data >= 0;
+}
+
+/* The same session in a Docker container, through the Engine API. */
+static void
+test_docker_session (void)
+{
+  g_autoptr(WardenDockerClient) client = warden_docker_client_new_from_env (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *workspace = NULL;
+  WardenSession *session;
+  int usable = -1;
+
+  if (client != NULL)
+    {
+      warden_docker_client_ping_async (client, NULL, ping_cb, &usable);
+      wait_until (ping_done, &usable, 30, "the Docker engine's answer");
+    }
+  if (usable != 1)
+    {
+      if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
+        g_test_fail_printf ("no Docker engine, and CI=true");
+      else
+        g_test_skip ("no Docker engine");
+      return;
+    }
+
+  workspace = new_workspace ("docker");
+  session = warden_application_create_session (app, workspace, "node", "docker", "docker",
+                                               &error);
+  g_assert_no_error (error);
+  g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
+  g_assert_cmpstr (warden_session_get_sandbox (session), ==, "docker");
+
+  g_queue_push_tail (&fake->script, fake_reply ("Hello.", "exec",
+                                                "{\"command\":\"echo from the container\"}",
+                                                NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Done.", NULL));
+  type_and_send ("say hello");
+  wait_until (terminal_has, "\nfrom the container\n", 120, "the container's output");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  g_assert_cmpstr (warden_session_get_sandbox_state (session), ==, "ready");
+  g_assert_cmpstr (warden_window_get_sandbox_status (window), ==, "Sandbox ready");
+
+  /* Closed, the container goes, and the header says so. */
+  {
+    GAsyncResult *result = NULL;
+
+    warden_session_close_async (session, NULL, store_result_cb, &result);
+    while (result == NULL)
+      g_main_context_iteration (NULL, TRUE);
+    g_assert_true (warden_session_close_finish (session, result, &error));
+    g_assert_no_error (error);
+    g_object_unref (result);
+  }
+  g_assert_cmpstr (warden_window_get_sandbox_status (window), ==, "Sandbox stopped");
 }
 
 static WardenApprovalDialog *
@@ -925,6 +996,10 @@ main (int    argc,
     /* No local Ollama to find: "anthropic" and no key is "no model". */
     g_settings_set_string (settings, "provider", "anthropic");
     g_settings_set_string (settings, "sandbox", "bwrap");
+    /* Built by scripts/docker-test-setup: no registry is reachable. */
+    g_settings_set_string (settings, "image",
+                           g_getenv ("WARDEN_TEST_IMAGE") ? g_getenv ("WARDEN_TEST_IMAGE")
+                                                          : "warden-test-busybox:latest");
   }
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
   g_assert_no_error (error);
@@ -942,6 +1017,7 @@ main (int    argc,
   g_test_add_func ("/ui/window/reject-with-feedback", test_reject_with_feedback);
   g_test_add_func ("/ui/window/always-allow", test_always_allow_saves_pattern);
   g_test_add_func ("/ui/window/inline-card", test_inline_card);
+  g_test_add_func ("/ui/window/docker-session", test_docker_session);
   g_test_add_func ("/ui/window/question", test_question);
   g_test_add_func ("/ui/window/switch-profile", test_switch_profile);
   g_test_add_func ("/ui/window/network-error-banner", test_network_error_banner);
