@@ -1419,6 +1419,34 @@ container_list_cb (GObject      *object,
   g_task_return_pointer (task, g_strv_builder_end (ids), (GDestroyNotify) g_strfreev);
 }
 
+/* GET /containers/json, all of them, with @label if not NULL. */
+static char *
+list_path (const char *label)
+{
+  g_autoptr(JsonBuilder) builder = NULL;
+  g_autoptr(JsonNode) filters = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *escaped = NULL;
+
+  if (label == NULL)
+    return g_strdup ("/containers/json?all=true");
+
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "label");
+  json_builder_begin_array (builder);
+  json_builder_add_string_value (builder, label);
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  filters = json_builder_get_root (builder);
+
+  bytes = json_to_bytes (filters);
+  json = g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+  escaped = escape_value (json);
+  return g_strdup_printf ("/containers/json?all=true&filters=%s", escaped);
+}
+
 void
 warden_docker_client_container_list_async (WardenDockerClient  *self,
                                            const char          *label,
@@ -1434,34 +1462,87 @@ warden_docker_client_container_list_async (WardenDockerClient  *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, warden_docker_client_container_list_async);
-
-  if (label != NULL)
-    {
-      g_autoptr(JsonBuilder) builder = json_builder_new ();
-      g_autoptr(JsonNode) filters = NULL;
-      g_autoptr(GBytes) bytes = NULL;
-      g_autofree char *json = NULL;
-      g_autofree char *escaped = NULL;
-
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "label");
-      json_builder_begin_array (builder);
-      json_builder_add_string_value (builder, label);
-      json_builder_end_array (builder);
-      json_builder_end_object (builder);
-      filters = json_builder_get_root (builder);
-
-      bytes = json_to_bytes (filters);
-      json = g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
-      escaped = escape_value (json);
-      path = g_strdup_printf ("/containers/json?all=true&filters=%s", escaped);
-    }
-  else
-    {
-      path = g_strdup ("/containers/json?all=true");
-    }
-
+  path = list_path (label);
   call_async (self, "GET", path, NULL, cancellable, container_list_cb, task);
+}
+
+static void
+container_labels_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  const char *key = g_task_get_task_data (task);
+  g_autoptr(GHashTable) found = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonArray *array;
+
+  node = call_finish_json (result, &error);
+  if (node == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    {
+      g_task_return_new_error (task, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_PROTOCOL,
+                               _("The Docker engine's answer to %s is not a JSON array"),
+                               call_get_what (result));
+      return;
+    }
+
+  array = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+      JsonObject *container, *labels = NULL;
+      const char *id, *value = NULL;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        continue;
+      container = json_node_get_object (element);
+      id = json_object_get_string_member_with_default (container, "Id", NULL);
+      if (json_object_has_member (container, "Labels") &&
+          JSON_NODE_HOLDS_OBJECT (json_object_get_member (container, "Labels")))
+        labels = json_object_get_object_member (container, "Labels");
+      if (labels != NULL)
+        value = json_object_get_string_member_with_default (labels, key, NULL);
+      if (id != NULL)
+        g_hash_table_insert (found, g_strdup (id), g_strdup (value ? value : ""));
+    }
+  g_task_return_pointer (task, g_steal_pointer (&found), (GDestroyNotify) g_hash_table_unref);
+}
+
+void
+warden_docker_client_container_labels_async (WardenDockerClient  *self,
+                                             const char          *label,
+                                             const char          *key,
+                                             GCancellable        *cancellable,
+                                             GAsyncReadyCallback  callback,
+                                             gpointer             user_data)
+{
+  g_autofree char *path = NULL;
+  GTask *task;
+
+  g_return_if_fail (WARDEN_IS_DOCKER_CLIENT (self));
+  g_return_if_fail (key != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, warden_docker_client_container_labels_async);
+  g_task_set_task_data (task, g_strdup (key), g_free);
+  path = list_path (label);
+  call_async (self, "GET", path, NULL, cancellable, container_labels_cb, task);
+}
+
+GHashTable *
+warden_docker_client_container_labels_finish (WardenDockerClient  *self,
+                                              GAsyncResult        *result,
+                                              GError             **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 GStrv

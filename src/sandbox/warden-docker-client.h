@@ -129,6 +129,18 @@ GStrv               warden_docker_client_container_list_finish   (WardenDockerCl
                                                                   GAsyncResult       *result,
                                                                   GError            **error);
 
+/* The containers with @label (NULL: all), as a table of id → the value of
+ * their label @key ("" when they lack it). */
+void                warden_docker_client_container_labels_async  (WardenDockerClient *self,
+                                                                  const char         *label,
+                                                                  const char         *key,
+                                                                  GCancellable       *cancellable,
+                                                                  GAsyncReadyCallback callback,
+                                                                  gpointer            user_data);
+GHashTable         *warden_docker_client_container_labels_finish (WardenDockerClient *self,
+                                                                  GAsyncResult       *result,
+                                                                  GError            **error);
+
 /* POST /containers/{id}/exec: returns the exec id. @env and @user may be NULL;
  * AttachStdout and AttachStderr are always on, AttachStdin when @with_stdin. */
 void                warden_docker_client_exec_create_async  (WardenDockerClient  *self,

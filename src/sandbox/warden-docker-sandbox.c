@@ -12,6 +12,8 @@
 
 #include "warden-docker-sandbox.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -744,6 +746,24 @@ cleanup_remove_cb (GObject      *object,
     cleanup_return (task);
 }
 
+/* Whether the container's owner ("host:pid") is another Warden process on
+ * this machine that still runs: its sandboxes are in use, not left over. */
+static gboolean
+owner_is_alive (const char *owner)
+{
+  const char *colon = owner ? strrchr (owner, ':') : NULL;
+  g_autofree char *host = NULL;
+  gint64 pid;
+
+  if (colon == NULL)
+    return FALSE;
+  host = g_strndup (owner, colon - owner);
+  pid = g_ascii_strtoll (colon + 1, NULL, 10);
+  if (g_strcmp0 (host, g_get_host_name ()) != 0 || pid <= 0 || pid == getpid ())
+    return FALSE;
+  return kill ((pid_t) pid, 0) == 0 || errno == EPERM;
+}
+
 static void
 cleanup_list_cb (GObject      *object,
                  GAsyncResult *result,
@@ -753,13 +773,25 @@ cleanup_list_cb (GObject      *object,
   Cleanup *c = g_task_get_task_data (task);
   WardenDockerClient *client = WARDEN_DOCKER_CLIENT (object);
   g_autoptr(GError) error = NULL;
+  g_autoptr(GHashTable) owners = NULL;
+  g_autoptr(GStrvBuilder) ids = g_strv_builder_new ();
+  GHashTableIter iter;
+  gpointer id, owner;
 
-  c->ids = warden_docker_client_container_list_finish (client, result, &error);
-  if (c->ids == NULL)
+  owners = warden_docker_client_container_labels_finish (client, result, &error);
+  if (owners == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
+  /* Another Warden running here (a warden-cli run beside the window, a
+   * second test) keeps its containers. */
+  g_hash_table_iter_init (&iter, owners);
+  while (g_hash_table_iter_next (&iter, &id, &owner))
+    if (!owner_is_alive (owner))
+      g_strv_builder_add (ids, id);
+  c->ids = g_strv_builder_end (ids);
+
   c->pending = g_strv_length (c->ids);
   if (c->pending == 0)
     {
@@ -787,8 +819,9 @@ warden_docker_sandbox_cleanup_async (WardenDockerClient  *client,
   g_task_set_source_tag (task, warden_docker_sandbox_cleanup_async);
   c->removed = g_ptr_array_new_with_free_func (g_free);
   g_task_set_task_data (task, c, cleanup_free);
-  warden_docker_client_container_list_async (client, WARDEN_DOCKER_LABEL, cancellable,
-                                             cleanup_list_cb, g_steal_pointer (&task));
+  warden_docker_client_container_labels_async (client, WARDEN_DOCKER_LABEL,
+                                               WARDEN_DOCKER_LABEL ".owner", cancellable,
+                                               cleanup_list_cb, g_steal_pointer (&task));
 }
 
 GStrv

@@ -21,8 +21,9 @@ WardenSandbox *warden_docker_sandbox_new            (const WardenSandboxConfig *
 WardenSandbox *warden_docker_sandbox_new_for_client (const WardenSandboxConfig *config,
                                                      WardenDockerClient        *client);
 
-/* Removes every container Warden made (they carry WARDEN_DOCKER_LABEL), for
- * after a crash: returns the ids removed. */
+/* Removes the containers Warden left behind (they carry WARDEN_DOCKER_LABEL),
+ * for after a crash: all but those of another Warden process still running
+ * on this machine. Returns the ids removed. */
 void           warden_docker_sandbox_cleanup_async  (WardenDockerClient        *client,
                                                      GCancellable              *cancellable,
                                                      GAsyncReadyCallback        callback,

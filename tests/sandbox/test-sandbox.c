@@ -610,6 +610,92 @@ test_docker_cleanup_after_crash (void)
   g_rmdir (workspace);
 }
 
+/* Cleanup leaves alone the containers of another Warden still running on
+ * this machine: a warden-cli run beside the window keeps its sandbox. */
+static void
+test_docker_cleanup_spares_live_owner (void)
+{
+  g_autoptr(WardenDockerClient) client = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) config = NULL;
+  g_autofree char *live = NULL;
+  g_autofree char *dead = NULL;
+  g_autofree char *live_id = NULL;
+  g_autofree char *dead_id = NULL;
+  g_auto(GStrv) removed = NULL;
+  g_auto(GStrv) after = NULL;
+  GAsyncResult *res = NULL;
+  GPid child;
+  const char *argv[] = { "sleep", "60", NULL };
+
+  if (!docker_available ())
+    {
+      if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
+        g_test_fail_printf ("no Docker engine answers, and CI=true");
+      else
+        g_test_skip ("no Docker engine");
+      return;
+    }
+  client = warden_docker_client_new_from_env (&error);
+  g_assert_no_error (error);
+
+  /* Another "Warden": a process of ours that runs. A dead one: a pid that
+   * no process has (above the kernel's maximum). */
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
+                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                &child, &error));
+  live = g_strdup_printf ("%s:%d", g_get_host_name (), (int) child);
+  dead = g_strdup_printf ("%s:%d", g_get_host_name (), 999999999);
+
+  for (int i = 0; i < 2; i++)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+      char **id = i == 0 ? &live_id : &dead_id;
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "Image");
+      json_builder_add_string_value (b, test_image ());
+      json_builder_set_member_name (b, "Cmd");
+      json_builder_begin_array (b);
+      json_builder_add_string_value (b, "true");
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "Labels");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, WARDEN_DOCKER_LABEL);
+      json_builder_add_string_value (b, "1");
+      json_builder_set_member_name (b, WARDEN_DOCKER_LABEL ".owner");
+      json_builder_add_string_value (b, i == 0 ? live : dead);
+      json_builder_end_object (b);
+      json_builder_end_object (b);
+      config = json_builder_get_root (b);
+      warden_docker_client_container_create_async (client, NULL, config, NULL, store_cb, &res);
+      *id = warden_docker_client_container_create_finish (client, wait_result (&res, 60), &error);
+      g_assert_no_error (error);
+      g_clear_object (&res);
+      g_clear_pointer (&config, json_node_unref);
+    }
+
+  warden_docker_sandbox_cleanup_async (client, NULL, store_cb, &res);
+  removed = warden_docker_sandbox_cleanup_finish (client, wait_result (&res, 60), &error);
+  g_clear_object (&res);
+  g_assert_no_error (error);
+  g_assert_true (g_strv_contains ((const char * const *) removed, dead_id));
+  g_assert_false (g_strv_contains ((const char * const *) removed, live_id));
+  after = list_warden_containers (client);
+  g_assert_true (g_strv_contains ((const char * const *) after, live_id));
+
+  /* Its owner gone, the next cleanup takes it. */
+  kill (child, SIGKILL);
+  waitpid (child, NULL, 0);
+  g_spawn_close_pid (child);
+  g_clear_pointer (&removed, g_strfreev);
+  warden_docker_sandbox_cleanup_async (client, NULL, store_cb, &res);
+  removed = warden_docker_sandbox_cleanup_finish (client, wait_result (&res, 60), &error);
+  g_clear_object (&res);
+  g_assert_no_error (error);
+  g_assert_true (g_strv_contains ((const char * const *) removed, live_id));
+}
+
 /* A proxy in front of the engine's socket that can be made to die, the way
  * an engine does when it is stopped in the middle of a command. */
 typedef struct
@@ -1000,6 +1086,8 @@ main (int    argc,
   add ("docker", "info", test_docker_info);
   add ("docker", "hardening", test_docker_hardening);
   g_test_add_func ("/sandbox/docker/cleanup-after-crash", test_docker_cleanup_after_crash);
+  g_test_add_func ("/sandbox/docker/cleanup-spares-live-owner",
+                   test_docker_cleanup_spares_live_owner);
   g_test_add_func ("/sandbox/docker/engine-dies-mid-exec", test_docker_engine_dies_mid_exec);
   g_test_add_func ("/sandbox/docker/no-engine", test_docker_no_engine);
   for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
