@@ -240,6 +240,10 @@ render_inline (GString    *out,
   /* Once a closer was not found, none will be found further on either:
    * remembering that keeps a line full of stray '*' linear. */
   gboolean no_closer[2][2] = { { FALSE, FALSE }, { FALSE, FALSE } };
+  /* The same for code spans (by the opening run's length, up to 8) and for
+   * links: a '[' after the last ']' has no closer, whatever the nesting. */
+  guint no_code_closer = 0;
+  gssize last_bracket = -2;
   gsize lit = 0;
   gsize i = 0;
 
@@ -261,7 +265,11 @@ render_inline (GString    *out,
       if (c == '`')
         {
           gsize r = run_length (s, len, i);
-          gssize end = find_code_end (s, len, i + r, r);
+          gboolean known = r <= 8 && (no_code_closer & (1u << (r - 1))) != 0;
+          gssize end = known ? -1 : find_code_end (s, len, i + r, r);
+
+          if (end < 0 && r <= 8)
+            no_code_closer |= 1u << (r - 1);
 
           if (end >= 0)
             {
@@ -336,8 +344,21 @@ render_inline (GString    *out,
       if (!in_link && (c == '[' || (c == '!' && i + 1 < len && s[i + 1] == '[')))
         {
           gsize open = c == '!' ? i + 1 : i;
-          gssize close = find_bracket_end (s, len, open);
+          gssize close = -1;
           gssize paren_end = -1;
+
+          if (last_bracket == -2)
+            {
+              last_bracket = -1;
+              for (gsize k = len; k > 0; k--)
+                if (s[k - 1] == ']')
+                  {
+                    last_bracket = k - 1;
+                    break;
+                  }
+            }
+          if ((gssize) open < last_bracket)
+            close = find_bracket_end (s, len, open);
 
           if (close >= 0 && (gsize) close + 1 < len && s[close + 1] == '(')
             paren_end = find_paren_end (s, len, close + 1);
