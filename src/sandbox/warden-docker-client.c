@@ -1377,6 +1377,38 @@ warden_docker_client_container_remove_finish (WardenDockerClient  *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
+/* The answer to GET /containers/json: its array, or NULL with @task returned. */
+static JsonArray *
+containers_answer (GTask        *task,
+                   GAsyncResult *result,
+                   JsonNode    **node)
+{
+  g_autoptr(GError) error = NULL;
+
+  *node = call_finish_json (result, &error);
+  if (*node == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return NULL;
+    }
+  if (!JSON_NODE_HOLDS_ARRAY (*node))
+    {
+      g_task_return_new_error (task, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_PROTOCOL,
+                               _("The Docker engine's answer to %s is not a JSON array"),
+                               call_get_what (result));
+      return NULL;
+    }
+  return json_node_get_array (*node);
+}
+
+static const char *
+container_id (JsonNode *element)
+{
+  return JSON_NODE_HOLDS_OBJECT (element)
+         ? json_object_get_string_member_with_default (json_node_get_object (element), "Id", NULL)
+         : NULL;
+}
+
 static void
 container_list_cb (GObject      *object,
                    GAsyncResult *result,
@@ -1385,37 +1417,17 @@ container_list_cb (GObject      *object,
   g_autoptr(GTask) task = user_data;
   g_autoptr(GStrvBuilder) ids = g_strv_builder_new ();
   g_autoptr(JsonNode) node = NULL;
-  g_autoptr(GError) error = NULL;
-  JsonArray *array;
+  JsonArray *array = containers_answer (task, result, &node);
 
-  node = call_finish_json (result, &error);
-  if (node == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-
-  if (!JSON_NODE_HOLDS_ARRAY (node))
-    {
-      g_task_return_new_error (task, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_PROTOCOL,
-                               _("The Docker engine's answer to %s is not a JSON array"),
-                               call_get_what (result));
-      return;
-    }
-
-  array = json_node_get_array (node);
+  if (array == NULL)
+    return;
   for (guint i = 0; i < json_array_get_length (array); i++)
     {
-      JsonNode *element = json_array_get_element (array, i);
-      const char *id = NULL;
+      const char *id = container_id (json_array_get_element (array, i));
 
-      if (JSON_NODE_HOLDS_OBJECT (element))
-        id = json_object_get_string_member_with_default (json_node_get_object (element),
-                                                         "Id", NULL);
       if (id != NULL)
         g_strv_builder_add (ids, id);
     }
-
   g_task_return_pointer (task, g_strv_builder_end (ids), (GDestroyNotify) g_strfreev);
 }
 
@@ -1475,41 +1487,24 @@ container_labels_cb (GObject      *object,
   const char *key = g_task_get_task_data (task);
   g_autoptr(GHashTable) found = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(JsonNode) node = NULL;
-  g_autoptr(GError) error = NULL;
-  JsonArray *array;
+  JsonArray *array = containers_answer (task, result, &node);
 
-  node = call_finish_json (result, &error);
-  if (node == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  if (!JSON_NODE_HOLDS_ARRAY (node))
-    {
-      g_task_return_new_error (task, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_PROTOCOL,
-                               _("The Docker engine's answer to %s is not a JSON array"),
-                               call_get_what (result));
-      return;
-    }
-
-  array = json_node_get_array (node);
+  if (array == NULL)
+    return;
   for (guint i = 0; i < json_array_get_length (array); i++)
     {
       JsonNode *element = json_array_get_element (array, i);
-      JsonObject *container, *labels = NULL;
-      const char *id, *value = NULL;
+      const char *id = container_id (element);
+      JsonNode *labels = id ? json_object_get_member (json_node_get_object (element), "Labels")
+                            : NULL;
+      const char *value = NULL;
 
-      if (!JSON_NODE_HOLDS_OBJECT (element))
+      if (id == NULL)
         continue;
-      container = json_node_get_object (element);
-      id = json_object_get_string_member_with_default (container, "Id", NULL);
-      if (json_object_has_member (container, "Labels") &&
-          JSON_NODE_HOLDS_OBJECT (json_object_get_member (container, "Labels")))
-        labels = json_object_get_object_member (container, "Labels");
-      if (labels != NULL)
-        value = json_object_get_string_member_with_default (labels, key, NULL);
-      if (id != NULL)
-        g_hash_table_insert (found, g_strdup (id), g_strdup (value ? value : ""));
+      if (labels != NULL && JSON_NODE_HOLDS_OBJECT (labels))
+        value = json_object_get_string_member_with_default (json_node_get_object (labels), key,
+                                                            NULL);
+      g_hash_table_insert (found, g_strdup (id), g_strdup (value ? value : ""));
     }
   g_task_return_pointer (task, g_steal_pointer (&found), (GDestroyNotify) g_hash_table_unref);
 }

@@ -50,6 +50,7 @@ static GParamSpec *properties[N_PROPS];
 enum
 {
   SESSIONS_CHANGED,
+  PROFILES_CHANGED,
   N_SIGNALS
 };
 
@@ -420,10 +421,11 @@ warden_application_delete_session (WardenApplication  *self,
                                    GError            **error)
 {
   g_autoptr(WardenSession) session = NULL;
+  g_autofree char *key = NULL;
 
   if (!check_store (self, error))
     return FALSE;
-  if (g_hash_table_steal_extended (self->sessions, id, NULL, (gpointer *) &session))
+  if (g_hash_table_steal_extended (self->sessions, id, (gpointer *) &key, (gpointer *) &session))
     {
       WardenApproval *pending = warden_session_get_pending (session);
 
@@ -629,6 +631,30 @@ show_approval_action_cb (GSimpleAction *action,
 /* ------------------------------------------------------------------------ */
 /* Application actions */
 
+/* Preferences closed: the model and the profiles may have changed. Every
+ * open session checks against its profile as saved now. */
+static gboolean
+preferences_close_request_cb (GtkWindow         *prefs,
+                              WardenApplication *self)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  warden_application_reload_provider (self);
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      WardenAgent *agent = warden_session_get_agent (value);
+      g_autoptr(GError) error = NULL;
+
+      if (agent != NULL && !warden_agent_reload_policy (agent, &error))
+        g_warning ("Session %s keeps its previous profile: %s",
+                   warden_session_get_id (value), error->message);
+    }
+  g_signal_emit (self, signals[PROFILES_CHANGED], 0);
+  return FALSE;
+}
+
 static GtkWindow *
 show_preferences (WardenApplication *self,
                   const char        *page)
@@ -638,9 +664,8 @@ show_preferences (WardenApplication *self,
                                                     self->credentials);
 
   gtk_window_set_application (GTK_WINDOW (prefs), GTK_APPLICATION (self));
-  g_signal_connect_object (prefs, "close-request",
-                           G_CALLBACK (warden_application_reload_provider), self,
-                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (prefs, "close-request", G_CALLBACK (preferences_close_request_cb),
+                           self, 0);
   if (page != NULL)
     warden_preferences_window_show_page (WARDEN_PREFERENCES_WINDOW (prefs), page);
   gtk_window_present (GTK_WINDOW (prefs));
@@ -950,6 +975,9 @@ warden_application_class_init (WardenApplicationClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[SESSIONS_CHANGED] = g_signal_new ("sessions-changed", G_TYPE_FROM_CLASS (klass),
+                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                            G_TYPE_NONE, 0);
+  signals[PROFILES_CHANGED] = g_signal_new ("profiles-changed", G_TYPE_FROM_CLASS (klass),
                                             G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                             G_TYPE_NONE, 0);
 }

@@ -50,6 +50,7 @@ gboolean            warden_application_delete_session      (WardenApplication  *
 /* "auto" resolved: docker when an engine answers, else bwrap. */
 const char         *warden_application_default_sandbox     (WardenApplication  *self);
 
-/* Signals: "sessions-changed" — a session was created, renamed or deleted. */
+/* Signals: "sessions-changed" — a session was created, renamed or deleted;
+ *          "profiles-changed" — Preferences closed, profiles may differ. */
 
 G_END_DECLS

@@ -1069,6 +1069,13 @@ provider_changed_cb (WardenApplication *app,
 }
 
 static void
+profiles_changed_cb (WardenApplication *app,
+                     WardenWindow      *self)
+{
+  reload_profiles (self);
+}
+
+static void
 is_active_cb (WardenWindow *self,
               GParamSpec   *pspec,
               gpointer      user_data)
@@ -1077,10 +1084,6 @@ is_active_cb (WardenWindow *self,
 
   if (!gtk_window_is_active (GTK_WINDOW (self)))
     return;
-  /* Profiles may have changed in Preferences. */
-  reload_profiles (self);
-  if (self->session != NULL && warden_session_get_agent (self->session) != NULL)
-    warden_agent_reload_policy (warden_session_get_agent (self->session), NULL);
   /* Back from elsewhere: the question waiting here is asked in the window. */
   pending = self->session ? warden_session_get_pending (self->session) : NULL;
   if (pending != NULL && self->approval_dialog == NULL)
@@ -1196,6 +1199,8 @@ setup (WardenWindow *self)
 
   g_signal_connect_object (self->app, "sessions-changed", G_CALLBACK (sessions_changed_cb), self, 0);
   g_signal_connect_object (self->app, "notify::provider", G_CALLBACK (provider_changed_cb), self, 0);
+  g_signal_connect_object (self->app, "profiles-changed", G_CALLBACK (profiles_changed_cb), self,
+                           0);
   g_signal_connect (self, "notify::is-active", G_CALLBACK (is_active_cb), NULL);
 
   if (warden_application_get_store (self->app) == NULL)
