@@ -75,9 +75,27 @@ typedef struct
   gsize    body_end;
 } Heredoc;
 
+/* The shells a line may meet as the sandbox's /bin/sh: dash on Debian images,
+ * busybox ash on Alpine ones, bash elsewhere. They agree on POSIX, and each
+ * construct of bash's that the others read differently is noted in hits;
+ * a script with any is read again the way each other shell reads it. */
+typedef enum
+{
+  DIALECT_BASH,
+  DIALECT_DASH,
+  DIALECT_BUSYBOX,
+  N_DIALECTS
+} Dialect;
+
+/* Readings of one line, all scripts within it counted: beyond this, ask. */
+#define MAX_READINGS 64
+
 typedef struct
 {
   const WardenShellOptions *options;
+  Dialect                   dialect;
+  gboolean                  dialect_hit;   /* a construct the shells read differently */
+  guint                     readings;
   GPtrArray                *parts;
   char                     *error;
   const char               *workspace;
@@ -103,7 +121,12 @@ typedef struct
   gboolean      have_tok;
   Token         tok;
   GPtrArray    *heredocs;   /* of Heredoc, for the lexer's life (items point to them) */
-  guint         heredocs_read;  /* those before this index have their bodies read */
+  /* Here-documents before this index belong to a command outside the
+   * substitution being read: their bodies come after the line ends. */
+  guint         heredoc_floor;
+  guint         lists_done; /* top-level lines completed: a shell has run them */
+  guint         top_depth;  /* the depth at which this script's lines are read */
+  GHashTable   *not_arith;  /* offsets where "((" turned out not to be arithmetic */
   const char   *what;       /* "", " in a backtick substitution", … for errors */
 } Lexer;
 
@@ -148,6 +171,8 @@ static gboolean lex_word_into  (Lexer *L, GString *out, guint *flags, gboolean a
 static gboolean lex_dquote     (Lexer *L, GString *out, guint *flags, gssize end, gboolean heredoc);
 static void     parse_string   (State *st, const char *s, gsize n, WardenOrigin origin, const char *what);
 static void     parse_as_sh_would (Lexer *L, gsize start, gsize end);
+static gboolean names_sensitive_var (const char *arg);
+static Heredoc *pending_heredoc (Lexer *L);
 static void     emit_words     (Lexer *L, const WordRef *words, guint n_words, WardenOrigin origin,
                                 const char *hole_token, gboolean append_hole);
 
@@ -521,6 +546,7 @@ parse_until_rparen (Lexer        *L,
                     const char   *what)
 {
   WardenOrigin saved = L->origin;
+  guint saved_floor;
 
   /* Called while a token is being read, so none is cached; if one were, it
    * would be lost, and an engine that is unsure asks. */
@@ -530,11 +556,17 @@ parse_until_rparen (Lexer        *L,
     return FALSE;
 
   L->origin = origin;
+  saved_floor = L->heredoc_floor;
+  L->heredoc_floor = L->heredocs != NULL ? L->heredocs->len : 0;
   parse_list (L, 0);
   if (!failed (L) && (!L->have_tok || L->tok.type != T_RPAREN))
     fail (L, "unterminated %s", what);
+  /* "$(cat <<EOF)": where its body would be read, shells differ. */
+  if (!failed (L) && pending_heredoc (L) != NULL)
+    fail (L, "a here-document in a %s ends before its body", what);
   if (L->have_tok)
     consume (L);
+  L->heredoc_floor = saved_floor;
   L->origin = saved;
   leave (L);
   return !failed (L);
@@ -627,24 +659,55 @@ scan_arith (Lexer   *L,
   guint parens = 0;
   g_autoptr(GString) junk = g_string_new (NULL);
   guint flags = 0;
+  gboolean ok = FALSE;
+
+  /* Every recursion counts toward one limit: "$[$[$[…" must not exhaust
+   * the stack of a worker thread. */
+  if (!enter (L))
+    return FALSE;
 
   for (;;)
     {
       int c = peekc (L);
 
       if (failed (L))
-        return FALSE;
+        break;
       if (c < 0)
-        return fail (L, "unterminated arithmetic expression");
+        {
+          fail (L, "unterminated arithmetic expression");
+          break;
+        }
 
       if (close == ']' && c == ']' && parens == 0)
         {
           advance (L);
-          return TRUE;
+          ok = TRUE;
+          break;
         }
-      if ((is_name_start (c) &&
-           (L->i == 0 || !(is_name_char ((guchar) L->s[L->i - 1]) || L->s[L->i - 1] == '#'))) ||
-          c == '$')
+      /* A number in any of bash's forms: 42, 0x1F, 16#ff, 64#_@. */
+      if (g_ascii_isdigit (c) &&
+          (L->i == 0 || !(is_name_char ((guchar) L->s[L->i - 1]) || L->s[L->i - 1] == '#')))
+        {
+          gboolean hex = c == '0' && (peekc2 (L) == 'x' || peekc2 (L) == 'X');
+
+          advance (L);
+          if (hex)
+            advance (L);
+          while ((c = peekc (L)) >= 0 &&
+                 (hex ? g_ascii_isxdigit (c) : g_ascii_isdigit (c)))
+            advance (L);
+          if (!hex && c == '#')
+            {
+              advance (L);
+              while ((c = peekc (L)) >= 0 && (is_name_char (c) || c == '@'))
+                advance (L);
+            }
+          continue;
+        }
+      /* Numbers and operators are all that can be known: a name, quoted
+       * or escaped or not ("i", \i, $i), is a variable whose value bash
+       * evaluates in turn, and "a[$(cmd)]" there runs cmd. */
+      if (strchr ("0123456789 \t\n+-*/%<>=!&|^~?:,()", c) == NULL)
         arithmetic_on_variables (L);
       if (c == '(')
         parens++;
@@ -656,10 +719,11 @@ scan_arith (Lexer   *L,
             {
               advance (L);
               advance (L);
-              return TRUE;
+              ok = TRUE;
+              break;
             }
           else
-            return FALSE;
+            break;
         }
 
       if (c == '$' || c == '`' || c == '"' || c == '\'' || c == '\\')
@@ -669,7 +733,7 @@ scan_arith (Lexer   *L,
             {
               advance (L);
               if (!lex_dquote (L, junk, &flags, -1, FALSE))
-                return FALSE;
+                break;
               continue;
             }
           if (c == '\'')
@@ -678,7 +742,10 @@ scan_arith (Lexer   *L,
               while (L->i < L->n && L->s[L->i] != '\'')
                 L->i++;
               if (L->i >= L->n)
-                return fail (L, "unterminated single quote");
+                {
+                  fail (L, "unterminated single quote");
+                  break;
+                }
               L->i++;
               continue;
             }
@@ -698,6 +765,28 @@ scan_arith (Lexer   *L,
         }
       advance (L);
     }
+
+  leave (L);
+  return ok && !failed (L);
+}
+
+/* Remembers that the "((" at @pos is not arithmetic, so that nested
+ * "$(((…" is tried as arithmetic once per level, not twice per level
+ * below it: without this, 15 levels took minutes. */
+static gboolean
+known_not_arith (Lexer *L,
+                 gsize  pos)
+{
+  return L->not_arith != NULL && g_hash_table_contains (L->not_arith, GSIZE_TO_POINTER (pos + 1));
+}
+
+static void
+note_not_arith (Lexer *L,
+                gsize  pos)
+{
+  if (L->not_arith == NULL)
+    L->not_arith = g_hash_table_new (NULL, NULL);
+  g_hash_table_add (L->not_arith, GSIZE_TO_POINTER (pos + 1));
 }
 
 /* ${ … }: nested braces, quotes and substitutions are honoured. Inside double
@@ -718,33 +807,55 @@ scan_param (Lexer    *L,
   if (!enter (L))
     return FALSE;
 
-  /* ${!name}, ${name[expr]} and ${name:offset} evaluate arithmetic too. */
+  /* ${!name}, ${#a[i]}, ${name[expr]}, ${@:i} and ${name:offset:length}
+   * evaluate arithmetic; ${NAME=…} and ${NAME:=…} assign. */
   {
-    gsize j = L->i;
+    gsize j = L->i, name_start, name_end;
 
-    if (j + 1 < L->n && L->s[j] == '!' && is_name_start ((guchar) L->s[j + 1]))
-      arithmetic_on_variables (L);
-    while (j < L->n && is_name_char ((guchar) L->s[j]))
-      j++;
-    if (j > L->i && j < L->n && L->s[j] == '[')
+    if (j < L->n && (L->s[j] == '!' || L->s[j] == '#') && j + 1 < L->n && L->s[j + 1] != '}')
       {
-        gsize k = j + 1;
-
-        while (k < L->n && L->s[k] != ']' && L->s[k] != '}')
-          {
-            if (is_name_start ((guchar) L->s[k]) || L->s[k] == '$' || L->s[k] == '`')
-              arithmetic_on_variables (L);
-            k++;
-          }
+        if (L->s[j] == '!')
+          arithmetic_on_variables (L);
+        j++;
       }
-    else if (j > L->i && j + 1 < L->n && L->s[j] == ':' && !strchr ("-=?+", L->s[j + 1]))
+    name_start = j;
+    if (j < L->n && is_name_start ((guchar) L->s[j]))
+      while (j < L->n && is_name_char ((guchar) L->s[j]))
+        j++;
+    else if (j < L->n && g_ascii_isdigit (L->s[j]))
+      while (j < L->n && g_ascii_isdigit (L->s[j]))
+        j++;
+    else if (j < L->n && strchr ("@*#?-$!", L->s[j]) != NULL)
+      j++;
+    name_end = j;
+
+    if (j < L->n && L->s[j] == '[')
       {
-        for (gsize k = j + 1; k < L->n && L->s[k] != '}'; k++)
-          if (is_name_start ((guchar) L->s[k]) || L->s[k] == '$' || L->s[k] == '`')
+        /* Only numbers, @ and * are known without evaluating anything. */
+        for (j++; j < L->n && L->s[j] != ']' && L->s[j] != '}'; j++)
+          if (strchr ("0123456789@* \t", L->s[j]) == NULL)
+            arithmetic_on_variables (L);
+        if (j < L->n && L->s[j] == ']')
+          j++;
+      }
+    if (j + 1 < L->n && L->s[j] == ':' && strchr ("-=?+", L->s[j + 1]) == NULL)
+      {
+        /* A substring: offset and length are arithmetic. */
+        for (j++; j < L->n && L->s[j] != '}'; j++)
+          if (strchr ("0123456789:-+ \t()", L->s[j]) == NULL)
             {
               arithmetic_on_variables (L);
               break;
             }
+      }
+    else if (j < L->n && (L->s[j] == '=' || (L->s[j] == ':' && j + 1 < L->n && L->s[j + 1] == '=')) &&
+             name_end > name_start && is_name_start ((guchar) L->s[name_start]))
+      {
+        g_autofree char *var = g_strndup (L->s + name_start, name_end - name_start);
+
+        if (names_sensitive_var (var) && L->st->ask == NULL)
+          L->st->ask = g_strdup_printf ("${%s=…} assigns %s, which changes what later commands "
+                                        "run", var, var);
       }
   }
 
@@ -761,11 +872,9 @@ scan_param (Lexer    *L,
         }
       switch (c)
         {
-        case '{':
-          braces++;
-          advance (L);
-          break;
         case '}':
+          /* No shell counts a bare "{" inside ${ … }: "${x-{}" ends at the
+           * first "}", nested ${ } are read by lex_dollar. */
           braces--;
           advance (L);
           break;
@@ -826,6 +935,133 @@ scan_param (Lexer    *L,
   return TRUE;
 }
 
+/* Reads up to @max digits of base @base at the lexer; -1 when there are none. */
+static gint64
+read_digits (Lexer *L,
+             guint  base,
+             guint  max)
+{
+  gint64 v = 0;
+  guint k = 0;
+
+  while (k < max && L->i < L->n && L->s[L->i] != '\'' &&
+         (base == 16 ? g_ascii_isxdigit (L->s[L->i]) : (L->s[L->i] >= '0' && L->s[L->i] <= '7')))
+    {
+      v = v * base + g_ascii_xdigit_value (L->s[L->i++]);
+      k++;
+    }
+  return k > 0 ? v : -1;
+}
+
+/* The inside of $'…' (after the quote), decoded as the reading's shell does,
+ * so that patterns meet "rm $'-\u0072f'" as "rm -rf". bash keeps unknown
+ * escapes with their backslash and ends the string at a NUL; busybox knows
+ * fewer escapes (no \e, \c, \u, \U) and drops a NUL. */
+static gboolean
+lex_ansi_c (Lexer   *L,
+            GString *out)
+{
+  gboolean bash = L->st->dialect == DIALECT_BASH;
+  gboolean truncated = FALSE;
+  gsize mark;
+
+  for (;;)
+    {
+      int c;
+      gint64 v;
+
+      if (L->i >= L->n)
+        return fail (L, "unterminated $'…' string");
+      c = (guchar) L->s[L->i++];
+      if (c == '\'')
+        return TRUE;
+      mark = out->len;
+      if (c != '\\' || L->i >= L->n)
+        {
+          g_string_append_c (out, c);
+          goto next;
+        }
+
+      c = (guchar) L->s[L->i++];
+      switch (c)
+        {
+        case '\'':
+          /* sh has no $'…': there the quote ends at this \', in bash and
+           * busybox it does not, and they read different commands after it. */
+          return fail (L, "a $'…' string with \\' is read differently by bash and sh");
+        case 'n': g_string_append_c (out, '\n'); break;
+        case 't': g_string_append_c (out, '\t'); break;
+        case 'r': g_string_append_c (out, '\r'); break;
+        case 'a': g_string_append_c (out, '\a'); break;
+        case 'b': g_string_append_c (out, '\b'); break;
+        case 'f': g_string_append_c (out, '\f'); break;
+        case 'v': g_string_append_c (out, '\v'); break;
+        case '\\': g_string_append_c (out, '\\'); break;
+        case '"': g_string_append_c (out, '"'); break;
+        case 'e': case 'E': case '?':
+          if (bash)
+            g_string_append_c (out, c == '?' ? '?' : '\033');
+          else
+            g_string_append_c (out, '\\'), g_string_append_c (out, c);
+          break;
+        case 'x':
+          v = read_digits (L, 16, 2);
+          if (v < 0)
+            g_string_append (out, "\\x");
+          else
+            g_string_append_c (out, (char) v);
+          break;
+        case 'u': case 'U':
+          v = bash ? read_digits (L, 16, c == 'u' ? 4 : 8) : -1;
+          if (v < 0)
+            g_string_append_c (out, '\\'), g_string_append_c (out, c);
+          else if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+            return fail (L, "a $'…' string with an escape that is no character");
+          else
+            g_string_append_unichar (out, (gunichar) v);
+          break;
+        case 'c':
+          if (!bash)
+            g_string_append (out, "\\c");
+          else if (L->i >= L->n || L->s[L->i] == '\'')
+            return fail (L, "a $'…' string ends in \\c");
+          else
+            {
+              int x = (guchar) L->s[L->i++];
+
+              if (x == '\\' && L->i < L->n && L->s[L->i] == '\\')
+                L->i++;
+              g_string_append_c (out, x == '?' ? 0x7f : (g_ascii_toupper (x) & 0x1f));
+            }
+          break;
+        case '0': case '1': case '2': case '3':
+        case '4': case '5': case '6': case '7':
+          L->i--;
+          v = read_digits (L, 8, 3);
+          if (v > 0377)
+            return fail (L, "a $'…' octal escape past \\377 is read differently by bash and "
+                            "busybox");
+          g_string_append_c (out, (char) v);
+          break;
+        default:
+          /* An unknown escape keeps its backslash. */
+          g_string_append_c (out, '\\');
+          g_string_append_c (out, c);
+        }
+
+    next:
+      /* A NUL ends the string for bash (the rest is still read) and is
+       * dropped by busybox. */
+      if (memchr (out->str + mark, '\0', out->len - mark) != NULL)
+        {
+          g_string_truncate (out, mark);
+          truncated = bash;
+        }
+      if (truncated)
+        g_string_truncate (out, MIN (out->len, mark));
+    }
+}
+
 /* At a '$': reads one expansion (or a lone '$') into @out. */
 static gboolean
 lex_dollar (Lexer    *L,
@@ -841,7 +1077,7 @@ lex_dollar (Lexer    *L,
       *flags |= W_EXPAND;
       advance (L);
       advance (L);
-      if (peekc (L) == '(')
+      if (peekc (L) == '(' && !known_not_arith (L, L->i))
         {
           gsize save = L->i;
           guint n_parts = L->st->parts->len;
@@ -857,6 +1093,7 @@ lex_dollar (Lexer    *L,
           /* "$((cmd) )": a command substitution holding a subshell. */
           g_ptr_array_set_size (L->st->parts, n_parts);
           L->i = save;
+          note_not_arith (L, save);
         }
       return parse_comsub (L, out, start);
     }
@@ -867,6 +1104,15 @@ lex_dollar (Lexer    *L,
     }
   if (c2 == '[')
     {
+      /* $[ … ] is bash's alone: dash and busybox read a "$" and go on,
+       * so "$[1;evil;1]" runs evil there. */
+      L->st->dialect_hit = TRUE;
+      if (L->st->dialect != DIALECT_BASH)
+        {
+          g_string_append_c (out, '$');
+          advance (L);
+          return TRUE;
+        }
       *flags |= W_EXPAND;
       advance (L);
       advance (L);
@@ -877,68 +1123,29 @@ lex_dollar (Lexer    *L,
     }
   if (!in_dquote && c2 == '\'')
     {
-      /* ANSI-C quoting: decode the usual escapes so the text reads right. */
+      /* $'…' is not dash's: there it is a "$" and a single-quoted string. */
+      L->st->dialect_hit = TRUE;
+      if (L->st->dialect == DIALECT_DASH)
+        {
+          g_string_append_c (out, '$');
+          advance (L);
+          return TRUE;
+        }
       *flags |= W_ANSI | W_QUOTED;
       advance (L);
       advance (L);
-      for (;;)
-        {
-          int c;
-
-          if (L->i >= L->n)
-            return fail (L, "unterminated $'…' string");
-          c = (guchar) L->s[L->i++];
-          if (c == '\'')
-            return TRUE;
-          if (c == '\\' && L->i < L->n)
-            {
-              char e = L->s[L->i++];
-
-              /* sh has no $'…': there the quote ends at this \', in bash it
-               * does not, and the two read different commands after it. */
-              if (e == '\'')
-                return fail (L, "a $'…' string with \\' is read differently by bash and sh");
-
-              switch (e)
-                {
-                case 'n': g_string_append_c (out, '\n'); break;
-                case 't': g_string_append_c (out, '\t'); break;
-                case 'r': g_string_append_c (out, '\r'); break;
-                case 'a': g_string_append_c (out, '\a'); break;
-                case 'b': g_string_append_c (out, '\b'); break;
-                case 'e': case 'E': g_string_append_c (out, '\033'); break;
-                case 'f': g_string_append_c (out, '\f'); break;
-                case 'v': g_string_append_c (out, '\v'); break;
-                case 'x':
-                  {
-                    int v = 0, k = 0;
-
-                    while (k < 2 && L->i < L->n && g_ascii_isxdigit (L->s[L->i]))
-                      v = v * 16 + g_ascii_xdigit_value (L->s[L->i++]), k++;
-                    g_string_append_c (out, k ? (char) v : 'x');
-                  }
-                  break;
-                case '0': case '1': case '2': case '3':
-                case '4': case '5': case '6': case '7':
-                  {
-                    int v = e - '0', k = 1;
-
-                    while (k < 3 && L->i < L->n && L->s[L->i] >= '0' && L->s[L->i] <= '7')
-                      v = v * 8 + (L->s[L->i++] - '0'), k++;
-                    g_string_append_c (out, (char) v);
-                  }
-                  break;
-                default:
-                  /* \\ \' \" \? and the rest: the character itself. */
-                  g_string_append_c (out, e);
-                }
-            }
-          else
-            g_string_append_c (out, c);
-        }
+      return lex_ansi_c (L, out);
     }
   if (!in_dquote && c2 == '"')
     {
+      /* $"…" is bash's alone: dash and busybox read "$" then "…". */
+      L->st->dialect_hit = TRUE;
+      if (L->st->dialect != DIALECT_BASH)
+        {
+          g_string_append_c (out, '$');
+          advance (L);
+          return TRUE;
+        }
       *flags |= W_ANSI | W_QUOTED;
       advance (L);
       advance (L);
@@ -1055,8 +1262,9 @@ lex_word_into (Lexer    *L,
       if (failed (L))
         return FALSE;
 
-      /* Process substitution may start anywhere in a word. */
-      if ((c == '<' || c == '>') && peekc2 (L) == '(')
+      /* Process substitution may start anywhere in a word; dash has none. */
+      if ((c == '<' || c == '>') && peekc2 (L) == '(' && (L->st->dialect_hit = TRUE) &&
+          L->st->dialect != DIALECT_DASH)
         {
           if (array_elem && any)
             return TRUE;
@@ -1070,10 +1278,13 @@ lex_word_into (Lexer    *L,
         }
 
       if (c == '(' && any && (*flags & W_ASSIGN) == 0 && !array_elem &&
+          L->st->dialect == DIALECT_BASH &&
           raw_is_assignment (L->s + start, L->i - start) && L->i > start && L->s[L->i - 1] == '=')
         {
-          /* NAME=( elements ): an array assignment. */
+          /* NAME=( elements ): an array assignment, bash's alone. */
           gsize astart = L->i;
+
+          L->st->dialect_hit = TRUE;
 
           *flags |= W_ASSIGN;
           advance (L);
@@ -1084,7 +1295,12 @@ lex_word_into (Lexer    *L,
               guint eflags = 0;
 
               while ((d = peekc (L)) == ' ' || d == '\t' || d == '\n')
-                advance (L);
+                {
+                  if (d == '\n' && pending_heredoc (L) != NULL)
+                    return fail (L, "a here-document's body would start inside an array "
+                                    "assignment");
+                  advance (L);
+                }
               if (d == '#')
                 {
                   while (L->i < L->n && L->s[L->i] != '\n')
@@ -1310,12 +1526,32 @@ parse_heredoc_script (Lexer   *L,
     }
 }
 
+/* The first here-document at or above the floor whose body is still to
+ * come, or NULL. */
+static Heredoc *
+pending_heredoc (Lexer *L)
+{
+  for (guint h = L->heredoc_floor; L->heredocs != NULL && h < L->heredocs->len; h++)
+    {
+      Heredoc *doc = g_ptr_array_index (L->heredocs, h);
+
+      if (!doc->read)
+        return doc;
+    }
+  return NULL;
+}
+
+/* At a newline: the bodies of the pending here-documents follow, in order.
+ * Only those of commands at this level: a newline inside $( ), <( ) or
+ * ${x:-$( )} ends a line of the substitution, and every shell reads the
+ * outer command's bodies after the newline that ends the outer line. */
 static void
 read_heredocs (Lexer *L)
 {
-  for (guint h = L->heredocs_read; h < L->heredocs->len && !failed (L); h++)
+  Heredoc *doc;
+
+  while (!failed (L) && (doc = pending_heredoc (L)) != NULL)
     {
-      Heredoc *doc = g_ptr_array_index (L->heredocs, h);
       gsize body = L->i;
       gsize body_end = (gsize) -1;
 
@@ -1369,8 +1605,6 @@ read_heredocs (Lexer *L)
           L->i = resume;
         }
     }
-
-  L->heredocs_read = L->heredocs->len;
 }
 
 /* Words the parser compares tokens with: reserved words and "-p" of time. */
@@ -1433,7 +1667,7 @@ lex_token (Lexer *L)
     case '\n':
       L->i++;
       t.type = T_NEWLINE;
-      if (L->heredocs != NULL && L->heredocs_read < L->heredocs->len)
+      if (pending_heredoc (L) != NULL)
         read_heredocs (L);
       break;
 
@@ -1443,6 +1677,8 @@ lex_token (Lexer *L)
         {
           advance (L);
           if (peekc (L) == '&')
+            L->st->dialect_hit = TRUE;
+          if (peekc (L) == '&' && L->st->dialect == DIALECT_BASH)
             {
               advance (L);
               t.type = T_DSEMI_AMP;
@@ -1450,7 +1686,8 @@ lex_token (Lexer *L)
           else
             t.type = T_DSEMI;
         }
-      else if (peekc (L) == '&')
+      else if (peekc (L) == '&' && (L->st->dialect_hit = TRUE) &&
+               L->st->dialect == DIALECT_BASH)
         {
           advance (L);
           t.type = T_SEMI_AMP;
@@ -1466,8 +1703,11 @@ lex_token (Lexer *L)
           advance (L);
           t.type = T_AND;
         }
-      else if (peekc (L) == '>')
+      else if (peekc (L) == '>' && (L->st->dialect_hit = TRUE) &&
+               L->st->dialect != DIALECT_DASH)
         {
+          /* &> is bash's and busybox's: dash runs "ls &>f evil" as "ls &"
+           * and ">f evil". */
           advance (L);
           t.type = T_REDIR;
           t.text = string_get (L->st);
@@ -1489,7 +1729,8 @@ lex_token (Lexer *L)
           advance (L);
           t.type = T_OR;
         }
-      else if (peekc (L) == '&')
+      else if (peekc (L) == '&' && (L->st->dialect_hit = TRUE) &&
+               L->st->dialect == DIALECT_BASH)
         {
           advance (L);
           t.type = T_PIPE_AMP;
@@ -1500,7 +1741,7 @@ lex_token (Lexer *L)
 
     case '(':
       advance (L);
-      if (peekc (L) == '(')
+      if (peekc (L) == '(' && L->st->dialect == DIALECT_BASH)
         {
           advance (L);
           t.type = T_DLPAREN;
@@ -1516,7 +1757,7 @@ lex_token (Lexer *L)
 
     case '<':
     case '>':
-      if (peekc2 (L) == '(')
+      if (peekc2 (L) == '(' && L->st->dialect != DIALECT_DASH)
         goto word;
       t.type = T_REDIR;
       t.text = string_get (L->st);
@@ -1534,7 +1775,9 @@ lex_token (Lexer *L)
                 g_string_append_c (t.text, '<');
                 advance (L);
                 c = peekc (L);
-                if (c == '<' || c == '-')
+                if (c == '<')
+                  L->st->dialect_hit = TRUE;
+                if ((c == '<' && L->st->dialect == DIALECT_BASH) || c == '-')
                   {
                     g_string_append_c (t.text, c);
                     advance (L);
@@ -1569,6 +1812,17 @@ lex_token (Lexer *L)
       t.reserved = (t.flags & W_QUOTED) == 0 && could_be_reserved (t.text->str, t.text->len);
       /* "2>file": an all-digit word right before < or > is a descriptor. */
       c = peekc (L);
+      if ((c == '<' || c == '>') && t.text->len > 2 && t.text->str[0] == '{' &&
+          t.text->str[t.text->len - 1] == '}' && (t.flags & W_QUOTED) == 0 &&
+          is_name_start (t.text->str[1]))
+        {
+          /* bash's {fd}>file stores a descriptor in a variable, whose name
+           * may hold a subscript that is evaluated; other shells read a
+           * command named "{fd}". */
+          L->st->dialect_hit = TRUE;
+          if (L->st->ask == NULL)
+            L->st->ask = g_strdup ("a {name} redirection is bash's alone and assigns a variable");
+        }
       if ((c == '<' || c == '>') && t.flags == 0 && t.text->len > 0 &&
           strspn (t.text->str, "0123456789") == t.text->len && peekc2 (L) != '(')
         {
@@ -2039,11 +2293,12 @@ shell_script_index (const WordRef  *w,
 /* The builtins that set variables from their arguments. */
 static const char *var_setters[] = { "declare", "typeset", "local", "export", "readonly", NULL };
 static const char *var_readers[] = { "read", "mapfile", "readarray", "printf", "getopts", NULL };
-static const char *sensitive_vars[] = { "PATH", "IFS", "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS",
-                                        "PS4", "CDPATH", "GLOBIGNORE", "LD_PRELOAD",
-                                        "LD_LIBRARY_PATH", "LD_AUDIT", "NODE_OPTIONS",
-                                        "PYTHONPATH", "PYTHONSTARTUP", "PERL5OPT", "PERL5LIB",
-                                        "RUBYOPT", "BASH_LOADABLES_PATH", "HOME", NULL };
+/* Variables that change what later commands run or read, beyond the shell's
+ * own: besides these, any name without a lower-case letter, since it may
+ * name a variable already in the sandbox's environment. */
+static const char *sensitive_lower[] = { "http_proxy", "https_proxy", "ftp_proxy", "all_proxy",
+                                         "no_proxy", NULL };
+static const char *sensitive_lower_prefixes[] = { "npm_config_", "yarn_", "pnpm_", NULL };
 static const char *always_ask[] = { "eval", "source", ".", "alias", "unalias", "trap", "enable",
                                     "hash", "let", "coproc", "select", "function", "complete",
                                     "compgen", "bind", "fc", NULL };
@@ -2077,11 +2332,23 @@ static gboolean
 names_sensitive_var (const char *arg)
 {
   gsize len = 0;
+  gboolean lower = FALSE;
 
   while (is_name_char ((guchar) arg[len]))
-    len++;
-  for (guint i = 0; sensitive_vars[i] != NULL; i++)
-    if (strlen (sensitive_vars[i]) == len && strncmp (arg, sensitive_vars[i], len) == 0)
+    {
+      if (g_ascii_islower (arg[len]))
+        lower = TRUE;
+      len++;
+    }
+  if (len == 0)
+    return FALSE;
+  if (!lower)
+    return TRUE;
+  for (guint i = 0; sensitive_lower[i] != NULL; i++)
+    if (strlen (sensitive_lower[i]) == len && strncmp (arg, sensitive_lower[i], len) == 0)
+      return TRUE;
+  for (guint i = 0; sensitive_lower_prefixes[i] != NULL; i++)
+    if (g_str_has_prefix (arg, sensitive_lower_prefixes[i]))
       return TRUE;
   return FALSE;
 }
@@ -2841,6 +3108,9 @@ parse_list (Lexer *L,
       t = peek (L);
       if (t->type == T_SEMI || t->type == T_AMP || t->type == T_NEWLINE)
         {
+          /* A shell runs each line of a script once it has read it. */
+          if (t->type == T_NEWLINE && L->st->depth == L->top_depth + 1)
+            L->lists_done++;
           consume (L);
           continue;
         }
@@ -3160,7 +3430,7 @@ parse_command (Lexer *L)
       g_autoptr(GString) junk = g_string_new (NULL);
 
       consume (L);
-      if (scan_arith (L, junk, ')'))
+      if (!known_not_arith (L, start) && scan_arith (L, junk, ')'))
         {
           /* Shown as written: sh runs "((cmd))" as a subshell in a subshell. */
           Part *p = new_part_at (L, WARDEN_PART_COMMAND, L->origin, n_parts);
@@ -3178,6 +3448,7 @@ parse_command (Lexer *L)
           /* "((cmd) )": a subshell in a subshell. */
           g_ptr_array_set_size (L->st->parts, n_parts);
           L->i = save;
+          note_not_arith (L, start);
           parse_list (L, 0);
           if (!failed (L) && peek (L)->type == T_RPAREN)
             consume (L);
@@ -3315,11 +3586,13 @@ lexer_clear (Lexer *L)
   if (L->have_tok)
     consume (L);
   g_clear_pointer (&L->heredocs, g_ptr_array_unref);
+  g_clear_pointer (&L->not_arith, g_hash_table_unref);
 }
 
 static void
 parse_top (Lexer *L)
 {
+  L->top_depth = L->st->depth;
   parse_list (L, 0);
   if (failed (L))
     return;
@@ -3327,9 +3600,8 @@ parse_top (Lexer *L)
     fail (L, "unexpected “)”");
   else if (peek (L)->type != T_EOF)
     fail (L, "unexpected token");
-  else if (L->heredocs != NULL && L->heredocs_read < L->heredocs->len)
-    fail (L, "here-document not terminated by “%s”",
-          ((Heredoc *) g_ptr_array_index (L->heredocs, L->heredocs_read))->delimiter);
+  else if (pending_heredoc (L) != NULL)
+    fail (L, "here-document not terminated by “%s”", pending_heredoc (L)->delimiter);
 }
 
 /* Parses @L's source from @start to @end on its own; when it parses, its
@@ -3374,6 +3646,97 @@ parse_as_sh_would (Lexer *L,
   }
 }
 
+/* Adds the parts of @sub that @st does not have yet: the same text with the
+ * same forced answer is shown once. */
+static void
+merge_parts (State *st,
+             State *sub)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; i < st->parts->len; i++)
+    {
+      Part *p = g_ptr_array_index (st->parts, i);
+
+      if (p->pub.text != NULL)
+        g_hash_table_insert (seen, p->pub.text, p);
+    }
+  for (guint i = 0; i < sub->parts->len && st->error == NULL; i++)
+    {
+      Part *p = g_ptr_array_index (sub->parts, i);
+      Part *q = p->pub.text != NULL ? g_hash_table_lookup (seen, p->pub.text) : NULL;
+
+      if (q != NULL && q->pub.kind == p->pub.kind &&
+          g_strcmp0 (q->pub.force_ask, p->pub.force_ask) == 0)
+        continue;
+      if (st->parts->len >= WARDEN_SHELL_MAX_PARTS)
+        st->error = g_strdup_printf ("more than %d commands", WARDEN_SHELL_MAX_PARTS);
+      else
+        g_ptr_array_add (st->parts, g_steal_pointer (&sub->parts->pdata[i]));
+    }
+}
+
+/* Reads @s again the way @dialect's shell would, adding what it would run. */
+static void
+read_as (State        *st,
+         Dialect       dialect,
+         const char   *s,
+         gsize         n,
+         WardenOrigin  origin,
+         const char   *what)
+{
+  State sub = *st;
+  Lexer L;
+  guint lines_run;
+  static const char *names[] = { "bash", "dash", "busybox sh" };
+
+  if (++st->readings > MAX_READINGS)
+    {
+      if (st->error == NULL)
+        st->error = g_strdup ("the line reads differently in bash, dash and busybox in more "
+                              "places than the engine follows");
+      return;
+    }
+
+  sub.dialect = dialect;
+  sub.dialect_hit = FALSE;
+  sub.parts = g_ptr_array_new_with_free_func (part_free);
+  sub.error = NULL;
+  sub.ask = NULL;
+  sub.strings = NULL;
+  sub.arrays = NULL;
+
+  lexer_init (&L, &sub, s, n, origin, what);
+  parse_top (&L);
+  lines_run = L.lists_done;
+  lexer_clear (&L);
+
+  st->readings = sub.readings;
+  /* A shell parses a line before it runs it: a syntax error in the first
+   * line runs nothing there, but the lines before an error have run. */
+  if (sub.error == NULL || lines_run > 0)
+    {
+      st->cd_seen |= sub.cd_seen;
+      merge_parts (st, &sub);
+      if (st->ask == NULL && sub.ask != NULL)
+        st->ask = g_steal_pointer (&sub.ask);
+      if (sub.error != NULL && st->ask == NULL)
+        st->ask = g_strdup_printf ("%s reads this line differently from bash (%s)",
+                                   names[dialect], sub.error);
+    }
+
+  g_free (sub.error);
+  g_free (sub.ask);
+  g_ptr_array_unref (sub.parts);
+  {
+    State tmp = { 0 };
+
+    tmp.strings = sub.strings;
+    tmp.arrays = sub.arrays;
+    pools_free (g_memdup2 (&tmp, sizeof tmp));
+  }
+}
+
 static void
 parse_string (State        *st,
               const char   *s,
@@ -3381,11 +3744,22 @@ parse_string (State        *st,
               WardenOrigin  origin,
               const char   *what)
 {
+  gboolean saved_hit = st->dialect_hit;
   Lexer L;
 
+  st->dialect_hit = FALSE;
   lexer_init (&L, st, s, n, origin, what);
   parse_top (&L);
   lexer_clear (&L);
+
+  /* The line must mean the same to every /bin/sh it may meet: where it
+   * holds a construct they read differently, each reading is checked. */
+  if (st->dialect_hit && st->error == NULL)
+    for (Dialect d = DIALECT_BASH; d < N_DIALECTS && st->error == NULL; d++)
+      if (d != st->dialect)
+        read_as (st, d, s, n, origin, what);
+
+  st->dialect_hit = saved_hit;
 }
 
 WardenShellParse *

@@ -131,7 +131,8 @@ static const Row rows[] = {
     .parts = S ("cat << EOF") },
   { "text/heredoc-quoted-delimiter", "cat <<'EOF'\nhello\nEOF", ALLOWS, .parts = S ("cat << EOF") },
   // design: $'…' is quoting, so quote removal decodes it.
-  { "text/ansi-c-argument", "echo $'it\\ts'", ALLOWS, .parts = S ("echo it\ts") },
+  /* dash reads "$" and a single-quoted string. */
+  { "text/ansi-c-argument", "echo $'it\\ts'", ALLOWS, .parts = S ("echo it\ts", "echo $it\\ts") },
   /* sh has no $'…': there "\'" ends the quote, in bash it does not. */
   { "text/ansi-c-escaped-quote", "echo $'a\\' ; rm -rf / ; echo \\''", ASKS, .allow = ANY,
     .deny = NONE },
