@@ -14,13 +14,22 @@
 
 #include <glib/gstdio.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define KEY_NAME "approvals.key"
+#define KEY_SIZE 32
 
 struct _WardenSessionStore
 {
   GObject  parent_instance;
   sqlite3 *db;
   char    *path;
+  guint8   key[KEY_SIZE];  /* seals approvals and answers; see load_key() */
 };
 
 G_DEFINE_FINAL_TYPE (WardenSessionStore, warden_session_store, G_TYPE_OBJECT)
@@ -49,6 +58,8 @@ static const char *migrations[] = {
   "ALTER TABLE tool_calls ADD COLUMN asked INTEGER DEFAULT 0;"
   "ALTER TABLE tool_calls ADD COLUMN answered INTEGER DEFAULT 0;"
   "ALTER TABLE tool_calls ADD COLUMN answered_via TEXT;",
+  /* 3: an HMAC over what a resumed session would act on without asking. */
+  "ALTER TABLE tool_calls ADD COLUMN seal TEXT;",
 };
 
 static gboolean
@@ -122,6 +133,7 @@ warden_session_store_finalize (GObject *object)
   if (self->db != NULL)
     sqlite3_close (self->db);
   g_free (self->path);
+  memset (self->key, 0, sizeof self->key);
   G_OBJECT_CLASS (warden_session_store_parent_class)->finalize (object);
 }
 
@@ -136,12 +148,105 @@ warden_session_store_init (WardenSessionStore *self)
 {
 }
 
+/* Takes group and other permissions away from a file or folder of ours; a
+ * symlink or someone else's file is left alone. */
+static void
+tighten (const char *path,
+         mode_t      mode)
+{
+  GStatBuf st;
+
+  if (g_lstat (path, &st) != 0 || S_ISLNK (st.st_mode) || st.st_uid != getuid () ||
+      (st.st_mode & 077) == 0)
+    return;
+  if (g_chmod (path, mode) != 0)
+    g_warning ("Could not make %s private: %s", path, g_strerror (errno));
+}
+
+/* The key of the seals: 32 random bytes in a 0600 file next to the database.
+ *
+ * Why there, and not in the keyring: the key must be out of reach of every
+ * sandbox, and the database's folder already is. Warden refuses a workspace
+ * that contains it (warden_workspace_check(), with the store's own folder
+ * added), the bwrap and Docker sandboxes see nothing of the home folder but
+ * the workspace, and the folder is 0700. Whoever can read the key can write
+ * the database anyway, so a second place would add nothing against them;
+ * the seal is against the writer that reaches only the database (a copy, a
+ * mount of the one file, an edit with sqlite3 from a workspace that was
+ * allowed before this check). The keyring would make every CLI run over ssh
+ * or in CI ask again. The host backend confines nothing, so it protects
+ * nothing there: it warns at the start of each session instead. */
+static gboolean
+load_key (WardenSessionStore  *self,
+          const char          *dir,
+          GError             **error)
+{
+  g_autofree char *path = g_build_filename (dir, KEY_NAME, NULL);
+  struct stat st;
+  gssize n = 0;
+  int fd;
+
+  fd = g_open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
+  if (fd < 0 && errno == ENOENT)
+    {
+      guint8 fresh[KEY_SIZE];
+
+      if (getrandom (fresh, sizeof fresh, 0) != sizeof fresh)
+        {
+          g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_OPEN,
+                       _("Could not make a key for %s: %s"), path, g_strerror (errno));
+          return FALSE;
+        }
+      fd = g_open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd >= 0)
+        {
+          gboolean ok = write (fd, fresh, sizeof fresh) == sizeof fresh && fsync (fd) == 0;
+
+          close (fd);
+          if (ok)
+            {
+              memcpy (self->key, fresh, sizeof fresh);
+              return TRUE;
+            }
+          g_unlink (path);
+          errno = EIO;
+        }
+      /* Another Warden made it meanwhile: read that one. */
+      if (errno == EEXIST)
+        fd = g_open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
+      else
+        fd = -1;
+    }
+  if (fd < 0)
+    {
+      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_OPEN,
+                   _("Could not read the key %s: %s"), path, g_strerror (errno));
+      return FALSE;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != getuid () ||
+      (n = read (fd, self->key, sizeof self->key)) != sizeof self->key)
+    {
+      close (fd);
+      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_OPEN,
+                   _("The key %s is not a file of %d bytes that belongs to you; remove it, "
+                     "and Warden makes a new one (approvals that wait will be asked again)"),
+                   path, KEY_SIZE);
+      return FALSE;
+    }
+  if ((st.st_mode & 077) != 0 && fchmod (fd, 0600) != 0)
+    g_warning ("Could not make %s private: %s", path, g_strerror (errno));
+  close (fd);
+  return TRUE;
+}
+
 WardenSessionStore *
 warden_session_store_new (const char  *path,
                           GError     **error)
 {
   g_autoptr(WardenSessionStore) self = g_object_new (WARDEN_TYPE_SESSION_STORE, NULL);
   g_autofree char *dir = NULL;
+  static const char * const suffixes[] = { "", "-wal", "-shm", "-journal" };
+  int fd;
 
   self->path = path ? g_strdup (path)
                     : g_build_filename (g_get_user_data_dir (), "warden", "warden.db", NULL);
@@ -154,6 +259,25 @@ warden_session_store_new (const char  *path,
                    _("Could not create the folder %s: %s"), dir, g_strerror (saved));
       return NULL;
     }
+
+  /* Transcripts, commands and their output are the user's alone. Only our
+   * own folder is tightened: a database put elsewhere keeps its folder as
+   * it is. SQLite gives -wal and -shm the mode of the database, so creating
+   * that 0600 is enough for new files. */
+  if (path == NULL)
+    tighten (dir, 0700);
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *file = g_strconcat (self->path, suffixes[i], NULL);
+
+      tighten (file, 0600);
+    }
+  fd = g_open (self->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0)
+    close (fd);
+
+  if (!load_key (self, dir, error))
+    return NULL;
 
   if (sqlite3_open_v2 (self->path, &self->db,
                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
@@ -513,25 +637,73 @@ warden_session_store_load_messages (WardenSessionStore  *self,
   return list;
 }
 
+/* What a resumed session acts on without asking the user again: an approved
+ * tool call runs, an answered question's answer goes to the model, a waiting
+ * one shows its reason in the prompt. The seal binds that state to the
+ * session, the call, its input and the answer, so a row written by anything
+ * without the key (or copied from another row) is not believed. Each field
+ * goes in with its length: no two rows read alike. */
+static char *
+compute_seal (WardenSessionStore         *self,
+              const WardenToolCallRecord *r)
+{
+  const char *fields[] = { r->session_id, r->tool_use_id, r->name, r->input_json, r->state,
+                           r->decision, r->reason, r->feedback };
+  g_autoptr(GHmac) hmac = g_hmac_new (G_CHECKSUM_SHA256, self->key, sizeof self->key);
+
+  g_hmac_update (hmac, (const guchar *) "warden-seal-1", -1);
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      char head[24];
+
+      if (fields[i] == NULL)
+        g_snprintf (head, sizeof head, "|null");
+      else
+        g_snprintf (head, sizeof head, "|%" G_GSIZE_FORMAT ":", strlen (fields[i]));
+      g_hmac_update (hmac, (const guchar *) head, -1);
+      if (fields[i] != NULL)
+        g_hmac_update (hmac, (const guchar *) fields[i], -1);
+    }
+  return g_strdup (g_hmac_get_string (hmac));
+}
+
+static gboolean
+seal_matches (WardenSessionStore         *self,
+              const WardenToolCallRecord *r,
+              const char                 *seal)
+{
+  g_autofree char *expected = compute_seal (self, r);
+  guint8 diff = 0;
+
+  if (seal == NULL || strlen (seal) != strlen (expected))
+    return FALSE;
+  /* In constant time, as a MAC is compared. */
+  for (gsize i = 0; expected[i] != '\0'; i++)
+    diff |= expected[i] ^ seal[i];
+  return diff == 0;
+}
+
 gboolean
 warden_session_store_save_tool_call (WardenSessionStore          *self,
                                      const WardenToolCallRecord  *r,
                                      GError                     **error)
 {
   sqlite3_stmt *stmt = NULL;
+  g_autofree char *seal = compute_seal (self, r);
   gboolean ok;
 
   /* ord keeps the first position when a record is saved again. */
   if (sqlite3_prepare_v2 (self->db,
                           "INSERT INTO tool_calls (session_id, tool_use_id, ord, name, input_json, "
                           "state, decision, pattern, reason, feedback, result_json, started, "
-                          "finished, asked, answered, answered_via) VALUES (?1, ?2, (SELECT "
+                          "finished, asked, answered, answered_via, seal) VALUES (?1, ?2, (SELECT "
                           "COALESCE(MAX(ord), 0) + 1 FROM tool_calls WHERE session_id = ?1), ?3, "
-                          "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
+                          "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) "
                           "ON CONFLICT (session_id, tool_use_id) DO UPDATE SET "
                           "name = ?3, input_json = ?4, state = ?5, decision = ?6, pattern = ?7, "
                           "reason = ?8, feedback = ?9, result_json = ?10, started = ?11, "
-                          "finished = ?12, asked = ?13, answered = ?14, answered_via = ?15",
+                          "finished = ?12, asked = ?13, answered = ?14, answered_via = ?15, "
+                          "seal = ?16",
                           -1, &stmt, NULL) != SQLITE_OK)
     return set_sql_error (self, error, _("save a tool call"));
   bind_text (stmt, 1, r->session_id);
@@ -549,6 +721,7 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
   sqlite3_bind_int64 (stmt, 13, r->asked);
   sqlite3_bind_int64 (stmt, 14, r->answered);
   bind_text (stmt, 15, r->answered_via);
+  bind_text (stmt, 16, seal);
   ok = sqlite3_step (stmt) == SQLITE_DONE;
   sqlite3_finalize (stmt);
   return ok ? TRUE : set_sql_error (self, error, _("save a tool call"));
@@ -556,10 +729,11 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
 
 #define TOOL_COLUMNS "session_id, tool_use_id, name, input_json, state, decision, pattern, " \
                      "reason, feedback, result_json, started, finished, asked, answered, " \
-                     "answered_via"
+                     "answered_via, seal"
 
 static WardenToolCallRecord *
-tool_call_from_row (sqlite3_stmt *stmt)
+tool_call_from_row (WardenSessionStore *self,
+                    sqlite3_stmt       *stmt)
 {
   WardenToolCallRecord *r = warden_tool_call_record_new ();
 
@@ -578,6 +752,23 @@ tool_call_from_row (sqlite3_stmt *stmt)
   r->asked = sqlite3_column_int64 (stmt, 12);
   r->answered = sqlite3_column_int64 (stmt, 13);
   r->answered_via = column_dup (stmt, 14);
+
+  /* Not sealed by us: the user is asked again, as if the session had
+   * stopped while it waited. Rows saved before schema 3 have no seal. */
+  if ((g_strcmp0 (r->state, "approved") == 0 || g_strcmp0 (r->state, "answered") == 0 ||
+       g_strcmp0 (r->state, "pending") == 0) &&
+      !seal_matches (self, r, (const char *) sqlite3_column_text (stmt, 15)))
+    {
+      g_debug ("Tool call %s of session %s is marked %s, but Warden did not write that; "
+               "asking again", r->tool_use_id, r->session_id, r->state);
+      g_free (r->state);
+      r->state = g_strdup ("pending");
+      g_free (r->decision);
+      r->decision = g_strdup ("asked");
+      g_free (r->reason);
+      /* Shown in the prompt, next to the command: the stored one may be a lie. */
+      r->reason = g_strdup (WARDEN_STORE_UNVERIFIED_REASON);
+    }
   return r;
 }
 
@@ -601,7 +792,7 @@ warden_session_store_get_tool_call (WardenSessionStore  *self,
   bind_text (stmt, 2, tool_use_id);
   rc = sqlite3_step (stmt);
   if (rc == SQLITE_ROW)
-    r = tool_call_from_row (stmt);
+    r = tool_call_from_row (self, stmt);
   else if (rc == SQLITE_DONE)
     g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND,
                  _("No tool call %s in session %s"), tool_use_id, session_id);
@@ -629,7 +820,7 @@ warden_session_store_list_tool_calls (WardenSessionStore  *self,
     }
   bind_text (stmt, 1, session_id);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    g_ptr_array_add (list, tool_call_from_row (stmt));
+    g_ptr_array_add (list, tool_call_from_row (self, stmt));
   sqlite3_finalize (stmt);
   if (rc != SQLITE_DONE)
     {

@@ -64,6 +64,11 @@ typedef struct
   char   *answered_via; /* where: dialog, card, notification, cli; NULL if not asked */
 } WardenToolCallRecord;
 
+/* The reason a record read back carries when its row was not written by
+ * Warden (its seal does not match): it is "pending" again, the user is asked. */
+#define WARDEN_STORE_UNVERIFIED_REASON \
+  "Warden did not write this approval in its database; it asks again"
+
 WardenToolCallRecord *warden_tool_call_record_new  (void);
 void                  warden_tool_call_record_free (WardenToolCallRecord *record);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenToolCallRecord, warden_tool_call_record_free)
