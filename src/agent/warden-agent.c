@@ -20,6 +20,7 @@
 #include "sandbox/warden-flatpak.h"
 #include "sandbox/warden-host-sandbox.h"
 #include "sandbox/warden-workspace.h"
+#include "sandbox/warden-workspace-check.h"
 
 #define DEFAULT_MAX_STEPS 30
 #define DEFAULT_HISTORY   50
@@ -389,6 +390,20 @@ setup (WardenAgent         *self,
   if (self->config.idle_seconds == 0)
     self->config.idle_seconds = DEFAULT_IDLE;
 
+  /* Every session starts here, new or resumed, from any front end: no
+   * workspace that holds Warden's own state or the user's keys, and the
+   * folder itself from now on, not a link that could be pointed elsewhere. */
+  {
+    g_autofree char *store_dir = g_path_get_dirname (warden_session_store_get_path (store));
+    const char *also[] = { store_dir, warden_profile_store_get_user_dir (profiles), NULL };
+    char *real = warden_workspace_check (self->config.workspace, also, error);
+
+    if (real == NULL)
+      return FALSE;
+    g_free (self->config.workspace);
+    self->config.workspace = real;
+  }
+
   self->workspace = warden_workspace_new (self->config.workspace,
                                           g_strcmp0 (self->config.sandbox, "host") == 0
                                           ? self->config.workspace : "/workspace",
@@ -699,6 +714,27 @@ record_for (WardenAgent          *self,
       r->tool_use_id = g_strdup (block->tool_use_id);
       r->name = g_strdup (block->tool_name);
       r->input_json = json_to_string (block->tool_input, FALSE);
+    }
+  else if (g_strcmp0 (r->state, "approved") == 0 || g_strcmp0 (r->state, "answered") == 0)
+    {
+      /* The user approved r->input_json (the store checks its seal); what
+       * runs is the stored conversation's block. They must be the same. */
+      g_autoptr(JsonNode) approved = r->input_json ? json_from_string (r->input_json, NULL) : NULL;
+
+      if (approved == NULL || block->tool_input == NULL ||
+          !json_node_equal (approved, block->tool_input))
+        {
+          g_free (r->state);
+          r->state = g_strdup ("pending");
+          g_free (r->decision);
+          r->decision = g_strdup ("asked");
+          g_free (r->reason);
+          r->reason = g_strdup (WARDEN_STORE_UNVERIFIED_REASON);
+          g_free (r->input_json);
+          r->input_json = json_to_string (block->tool_input, FALSE);
+          /* What the user answers next is about this input. */
+          warden_session_store_save_tool_call (self->store, r, NULL);
+        }
     }
   return r;
 }

@@ -19,6 +19,7 @@
 #include "sandbox/warden-docker-client.h"
 #include "sandbox/warden-docker-sandbox.h"
 #include "sandbox/warden-host-sandbox.h"
+#include "sandbox/warden-workspace-check.h"
 
 #define EXIT_TIMEOUT 124
 #define EXIT_SANDBOX 125
@@ -184,8 +185,14 @@ sandbox_exec (int    argc,
   {
     g_autofree char *here = g_get_current_dir ();
     g_autoptr(GFile) file = g_file_new_for_commandline_arg (workspace ? workspace : here);
+    g_autofree char *real = warden_workspace_check (g_file_peek_path (file), NULL, &error);
 
-    config = warden_sandbox_config_new (g_file_peek_path (file));
+    if (real == NULL)
+      {
+        warden_cli_error ("%s", error->message);
+        return WARDEN_CLI_EXIT_USAGE;
+      }
+    config = warden_sandbox_config_new (real);
   }
   config->image = g_strdup (image ? image : (g_getenv ("WARDEN_IMAGE") ? g_getenv ("WARDEN_IMAGE")
                                                                        : "debian:bookworm-slim"));

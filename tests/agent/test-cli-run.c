@@ -7,15 +7,19 @@
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <sqlite3.h>
 #include <string.h>
 
 #include "fake-model.h"
+
+#include "agent/warden-session-store.h"
 
 typedef struct
 {
   FakeModel *fake;
   char      *root;
   char      *workspace;
+  char      *home;
 } Env;
 
 static void
@@ -25,6 +29,8 @@ env_set_up (Env *env)
   env->root = g_dir_make_tmp ("warden-test-run-XXXXXX", NULL);
   env->workspace = g_build_filename (env->root, "project", NULL);
   g_mkdir (env->workspace, 0777);
+  env->home = g_build_filename (env->root, "home", NULL);
+  g_mkdir (env->home, 0700);
 }
 
 static void
@@ -52,6 +58,7 @@ env_tear_down (Env *env)
   remove_tree (env->root);
   g_free (env->root);
   g_free (env->workspace);
+  g_free (env->home);
 }
 
 static GSubprocessLauncher *
@@ -63,6 +70,7 @@ launcher_for (Env *env)
   g_autofree char *config = g_build_filename (env->root, "config", NULL);
   g_autofree char *data = g_build_filename (env->root, "data", NULL);
 
+  g_subprocess_launcher_setenv (launcher, "HOME", env->home, TRUE);
   g_subprocess_launcher_setenv (launcher, "XDG_CONFIG_HOME", config, TRUE);
   g_subprocess_launcher_setenv (launcher, "XDG_DATA_HOME", data, TRUE);
   g_subprocess_launcher_setenv (launcher, "ANTHROPIC_API_KEY", "sk-test-secret", TRUE);
@@ -266,31 +274,25 @@ test_provider_error_status (void)
   env_tear_down (&env);
 }
 
-/* Killed while an approval waits; --resume shows it again, and the approved
- * command runs exactly once. */
-static void
-test_resume_after_kill (void)
+/* Starts "run" with @args and kills it while its first approval waits, as a
+ * crash or a closed terminal would; returns the session's id. */
+static char *
+run_until_prompt (Env                *env,
+                  const char * const *args)
 {
-  Env env = { 0 };
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = launcher_for (env);
   g_autoptr(GSubprocess) proc = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GString) seen = g_string_new (NULL);
-  g_autofree char *id = NULL;
-  g_autofree char *count = NULL;
-  g_autofree char *count_path = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   GInputStream *out;
-  Result resumed;
-  const char *argv[] = { g_getenv ("WARDEN_CLI"), "run", "--sandbox", "bwrap", "count", NULL };
+  char *id;
 
-  env_set_up (&env);
-  g_queue_push_tail (&env.fake->script,
-                     fake_reply (NULL, "exec", "{\"command\": \"printf 'ran\\\\n' >> count.txt\"}",
-                                 NULL));
-  g_queue_push_tail (&env.fake->script, fake_reply ("Counted once.", NULL));
-
-  launcher = launcher_for (&env);
-  proc = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_ptr_array_add (argv, (gpointer) g_getenv ("WARDEN_CLI"));
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  proc = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
   g_assert_no_error (error);
   out = g_subprocess_get_stdout_pipe (proc);
   while (strstr (seen->str, "reject>") == NULL)
@@ -309,9 +311,8 @@ test_resume_after_kill (void)
       g_string_append_len (seen, buf, n);
     }
   {
-    g_autoptr(GBytes) err = NULL;
     GInputStream *err_pipe = g_subprocess_get_stderr_pipe (proc);
-    char buf[512] = { 0 };
+    char buf[2048] = { 0 };
     gssize n = g_input_stream_read (err_pipe, buf, sizeof buf - 1, NULL, NULL);
 
     g_assert_cmpint (n, >, 0);
@@ -319,6 +320,30 @@ test_resume_after_kill (void)
   }
   g_subprocess_force_exit (proc);
   g_subprocess_wait (proc, NULL, NULL);
+  return id;
+}
+
+#define RUN_UNTIL_PROMPT(env, ...) \
+  run_until_prompt ((env), (const char * const []) { __VA_ARGS__, NULL })
+
+/* Killed while an approval waits; --resume shows it again, and the approved
+ * command runs exactly once. */
+static void
+test_resume_after_kill (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autofree char *count = NULL;
+  g_autofree char *count_path = NULL;
+  Result resumed;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf 'ran\\\\n' >> count.txt\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Counted once.", NULL));
+
+  id = RUN_UNTIL_PROMPT (&env, "run", "--sandbox", "bwrap", "count");
 
   resumed = RUN (&env, "y\n", "run", "--resume", id);
   g_assert_cmpint (resumed.status, ==, 0);
@@ -328,6 +353,219 @@ test_resume_after_kill (void)
   g_assert_true (g_file_get_contents (count_path, &count, NULL, NULL));
   g_assert_cmpstr (count, ==, "ran\n");
   result_clear (&resumed);
+  env_tear_down (&env);
+}
+
+static char *
+db_path (Env *env)
+{
+  return g_build_filename (env->root, "data", "warden", "warden.db", NULL);
+}
+
+static void
+sql (Env        *env,
+     const char *text)
+{
+  g_autofree char *path = db_path (env);
+  sqlite3 *db = NULL;
+  char *msg = NULL;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  sqlite3_busy_timeout (db, 5000);
+  if (sqlite3_exec (db, text, NULL, NULL, &msg) != SQLITE_OK)
+    g_error ("%s: %s", text, msg);
+  g_assert_cmpint (sqlite3_changes (db), >, 0);
+  sqlite3_close (db);
+}
+
+static gboolean
+workspace_has (Env        *env,
+               const char *name)
+{
+  g_autofree char *path = g_build_filename (env->workspace, name, NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+/* A command that can write warden.db marks the waiting call approved, as
+ * with the database in the workspace it once could: the resumed session
+ * asks all the same, and end of input rejects it. */
+static void
+test_forged_approval_asks (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autofree char *update = NULL;
+  Result resumed;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch forged.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Understood.", NULL));
+
+  id = RUN_UNTIL_PROMPT (&env, "run", "--sandbox", "bwrap", "make a file");
+  update = g_strdup_printf ("UPDATE tool_calls SET state = 'approved', decision = 'approved', "
+                           "answered_via = 'cli' WHERE session_id = '%s'", id);
+  sql (&env, update);
+
+  resumed = RUN (&env, "", "run", "--resume", id);
+  g_assert_cmpint (resumed.status, ==, 0);
+  g_assert_nonnull (strstr (resumed.out, "wants to run: touch forged.txt"));
+  g_assert_false (workspace_has (&env, "forged.txt"));
+  result_clear (&resumed);
+  env_tear_down (&env);
+}
+
+/* Approved by the user, then Warden stopped before it ran: that resumes
+ * without asking. But the command the stored conversation holds is what
+ * runs, so changing it there must not ride on the approval. */
+static void
+test_approval_bound_to_command (void)
+{
+  const gboolean edit[] = { FALSE, TRUE };
+
+  for (guint i = 0; i < G_N_ELEMENTS (edit); i++)
+    {
+      Env env = { 0 };
+      g_autofree char *id = NULL;
+      g_autofree char *db = NULL;
+      g_autoptr(GError) error = NULL;
+      Result resumed;
+
+      env_set_up (&env);
+      g_queue_push_tail (&env.fake->script,
+                         fake_reply (NULL, "exec", "{\"command\": \"touch approved.txt\"}", NULL));
+      g_queue_push_tail (&env.fake->script, fake_reply ("Understood.", NULL));
+
+      id = RUN_UNTIL_PROMPT (&env, "run", "--sandbox", "bwrap", "make a file");
+      db = db_path (&env);
+      {
+        /* What warden_agent_resolve() saves, with Warden's own key. */
+        g_autoptr(WardenSessionStore) store = warden_session_store_new (db, &error);
+        g_autoptr(GPtrArray) calls = NULL;
+        WardenToolCallRecord *r;
+
+        g_assert_no_error (error);
+        calls = warden_session_store_list_tool_calls (store, id, &error);
+        g_assert_no_error (error);
+        g_assert_cmpuint (calls->len, ==, 1);
+        r = g_ptr_array_index (calls, 0);
+        g_free (r->state);
+        r->state = g_strdup ("approved");
+        g_free (r->decision);
+        r->decision = g_strdup ("approved");
+        g_assert_true (warden_session_store_save_tool_call (store, r, &error));
+      }
+      if (edit[i])
+        {
+          g_autofree char *update =
+            g_strdup_printf ("UPDATE messages SET json = replace (json, 'approved.txt', "
+                             "'other.txt') WHERE session_id = '%s'", id);
+
+          sql (&env, update);
+        }
+
+      resumed = RUN (&env, "", "run", "--resume", id);
+      g_assert_cmpint (resumed.status, ==, 0);
+      g_assert_false (workspace_has (&env, "other.txt"));
+      if (edit[i])
+        {
+          g_assert_nonnull (strstr (resumed.out, "wants to run: touch other.txt"));
+          g_assert_false (workspace_has (&env, "approved.txt"));
+        }
+      else
+        {
+          g_assert_null (strstr (resumed.out, "wants to run"));
+          g_assert_true (workspace_has (&env, "approved.txt"));
+        }
+      result_clear (&resumed);
+      env_tear_down (&env);
+    }
+}
+
+/* $HOME, /, a link to $HOME and folders holding Warden's state or the
+ * user's keys are refused, with the reason and what to do; nothing starts. */
+static void
+test_refused_workspaces (void)
+{
+  Env env = { 0 };
+  g_autofree char *link = NULL;
+  g_autofree char *data_parent = NULL;
+  g_autofree char *config_parent = NULL;
+  g_autofree char *ssh = NULL;
+  g_autofree char *keys = NULL;
+
+  env_set_up (&env);
+  link = g_build_filename (env.root, "work-link", NULL);
+  g_assert_cmpint (symlink (env.home, link), ==, 0);
+  ssh = g_build_filename (env.home, ".ssh", NULL);
+  g_mkdir (ssh, 0700);
+  keys = g_build_filename (env.home, ".ssh", "keys", NULL);
+  g_mkdir (keys, 0700);
+  /* $XDG_DATA_HOME and $XDG_CONFIG_HOME hold Warden's folders. */
+  data_parent = g_build_filename (env.root, "data", NULL);
+  config_parent = g_build_filename (env.root, "config", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (data_parent, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (config_parent, 0700), ==, 0);
+
+  {
+    const struct { const char *workspace; const char *says; } rows[] = {
+      { env.home, "your home folder" },
+      { link, "your home folder" },
+      { "/", "whole file system" },
+      { data_parent, "Warden’s sessions and approvals" },
+      { config_parent, "Warden’s settings and profiles" },
+      { env.root, "contains your home folder" },
+      { keys, "your SSH keys" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+      {
+        Result r = RUN (&env, "", "run", "--sandbox", "bwrap", "--workspace", rows[i].workspace,
+                        "look around");
+
+        g_test_message ("workspace %s", rows[i].workspace);
+        g_assert_cmpint (r.status, ==, 2);
+        g_assert_nonnull (strstr (r.err, "cannot be a workspace"));
+        g_assert_nonnull (strstr (r.err, rows[i].says));
+        g_assert_nonnull (strstr (r.err, "Choose a project folder"));
+        g_assert_null (strstr (r.err, "session "));
+        result_clear (&r);
+
+        r = RUN (&env, "", "sandbox", "exec", "--backend", "bwrap", "--workspace",
+                 rows[i].workspace, "--", "ls");
+        g_assert_cmpint (r.status, ==, 2);
+        g_assert_nonnull (strstr (r.err, "cannot be a workspace"));
+        g_assert_cmpstr (r.out, ==, "");
+        result_clear (&r);
+      }
+  }
+  /* Nobody asked the model anything. */
+  g_assert_cmpuint (env.fake->requests->len, ==, 0);
+  env_tear_down (&env);
+}
+
+/* A session from before the check, in $HOME: it does not resume there. */
+static void
+test_refused_on_resume (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autofree char *update = NULL;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch x.txt\"}", NULL));
+  id = RUN_UNTIL_PROMPT (&env, "run", "--sandbox", "bwrap", "make a file");
+  update = g_strdup_printf ("UPDATE sessions SET workspace = '%s' WHERE id = '%s'", env.home, id);
+  sql (&env, update);
+
+  r = RUN (&env, "y\n", "run", "--resume", id);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "your home folder"));
+  g_assert_null (strstr (r.out, "wants to run"));
+  result_clear (&r);
   env_tear_down (&env);
 }
 
@@ -343,6 +581,10 @@ main (int    argc,
   g_test_add_func ("/cli/run/max-steps-status", test_max_steps_status);
   g_test_add_func ("/cli/run/provider-error-status", test_provider_error_status);
   g_test_add_func ("/cli/run/resume-after-kill", test_resume_after_kill);
+  g_test_add_func ("/cli/run/forged-approval-asks", test_forged_approval_asks);
+  g_test_add_func ("/cli/run/approval-bound-to-command", test_approval_bound_to_command);
+  g_test_add_func ("/cli/run/refused-workspaces", test_refused_workspaces);
+  g_test_add_func ("/cli/run/refused-on-resume", test_refused_on_resume);
 
   return g_test_run ();
 }
