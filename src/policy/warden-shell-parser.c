@@ -14,9 +14,12 @@
 
 #define G_LOG_DOMAIN "warden-policy"
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "warden-pattern.h"
+#include "warden-protected-path.h"
 #include "warden-shell-parser.h"
 
 enum
@@ -104,6 +107,9 @@ typedef struct
   gboolean                  cd_seen;
   guint                     loop_id;
   guint                     next_loop_id;
+  /* The workspace's real path, when it exists on this machine. */
+  gboolean                  workspace_checked;
+  char                     *workspace_real;
   /* Why the whole line asks though it parsed, or NULL. */
   char                     *ask;
   /* Strings and item arrays, reused: a decision must cost microseconds. */
@@ -1928,6 +1934,50 @@ normalize_path (const char *path)
   return out;
 }
 
+/* When the workspace exists here, a target inside it may still lead
+ * elsewhere through a symlink on its way: say why, or NULL. */
+static char *
+symlink_leaves_workspace (State      *st,
+                          const char *rel)
+{
+  g_autoptr(GString) path = NULL;
+  const char *p = rel;
+
+  if (!st->workspace_checked)
+    {
+      st->workspace_checked = TRUE;
+      st->workspace_real = realpath (st->workspace, NULL);
+    }
+  if (st->workspace_real == NULL)
+    return NULL;
+
+  path = g_string_new (st->workspace);
+  while (*p != '\0')
+    {
+      const char *end = p + strcspn (p, "/");
+      struct stat sb;
+
+      g_string_append_c (path, '/');
+      g_string_append_len (path, p, end - p);
+      if (lstat (path->str, &sb) != 0)
+        return NULL;  /* what does not exist yet is created inside */
+      if (S_ISLNK (sb.st_mode))
+        {
+          g_autofree char *real = realpath (path->str, NULL);
+          gsize wl = strlen (st->workspace_real);
+
+          if (real == NULL || strncmp (real, st->workspace_real, wl) != 0 ||
+              (real[wl] != '/' && real[wl] != '\0') ||
+              warden_path_is_protected (real + wl))
+            return g_strdup_printf ("output redirection through the symlink “%s”, which "
+                                    "leads to %s", path->str,
+                                    real != NULL ? real : "a file that does not exist");
+        }
+      p = *end == '/' ? end + 1 : end;
+    }
+  return NULL;
+}
+
 /* NULL when writing to @target is fine; otherwise why it asks. Sets
  * @relative when the answer depends on no cd coming later. */
 static char *
@@ -1968,7 +2018,21 @@ judge_output_target (State      *st,
       (st->workspace_len == 1 || norm[st->workspace_len] == '/') &&
       norm[st->workspace_len == 1 ? 0 : st->workspace_len] != '\0' &&
       strcmp (norm, st->workspace) != 0)
-    return NULL;
+    {
+      const char *rel = norm + st->workspace_len + (st->workspace_len == 1 ? 0 : 1);
+      char *why = NULL;
+
+      /* .git/config, .git/hooks, .envrc … make a program on the host run
+       * something: writing them asks in every mode. */
+      if (warden_path_is_protected (rel))
+        why = g_strdup_printf ("output redirection to “%s”, a protected path (%s)", target,
+                               "git, direnv and editors run what it says");
+      else
+        why = symlink_leaves_workspace (st, rel);
+      if (why != NULL)
+        *relative = FALSE;
+      return why;
+    }
 
   *relative = FALSE;
   return g_strdup_printf ("output redirection to “%s”, outside the workspace %s",
@@ -2048,6 +2112,11 @@ typedef struct
   guint        positionals;   /* words between the options and the command */
   gboolean     assignments;   /* NAME=VALUE words before the command (env) */
   gboolean     numeric_opt;   /* -N is an option (nice -10) */
+  gboolean     bare_shell;    /* with no command, it starts a shell reading stdin */
+  const char  *shell_opts;    /* short options that make it run a shell (sudo -s) */
+  const char  *script_opts;   /* short options whose argument is a shell script (su -c) */
+  const char **script_long;   /* long options whose argument is a shell script */
+  gboolean     lax_order;     /* options may follow the positionals (su USER -c CMD) */
 } WrapperSpec;
 
 static const char *env_long_args[] = { "unset", "chdir", "split-string", "block-signal",
@@ -2078,6 +2147,55 @@ static const char *xargs_long_args[] = { "arg-file", "delimiter", "eof", "replac
 static const char *xargs_long_flags[] = { "null", "interactive", "no-run-if-empty", "verbose",
                                           "exit", "open-tty", "show-limits", NULL };
 
+static const char *su_long_args[] = { "command", "session-command", "group", "supp-group",
+                                      "whitelist-environment", "shell", "user", NULL };
+static const char *su_long_flags[] = { "login", "preserve-environment", "pty", "fast", NULL };
+static const char *su_script_long[] = { "command", "session-command", NULL };
+static const char *flock_long_args[] = { "timeout", "wait", "conflict-exit-code", "command",
+                                         NULL };
+static const char *flock_long_flags[] = { "shared", "exclusive", "unlock", "nonblock", "nb",
+                                          "close", "no-fork", "verbose", NULL };
+static const char *flock_script_long[] = { "command", NULL };
+static const char *unshare_long_args[] = { "propagation", "setgroups", "setuid", "setgid",
+                                           "map-user", "map-group", "map-users", "map-groups",
+                                           "root", "wd", "load-interp", NULL };
+static const char *unshare_long_flags[] = { "mount", "uts", "ipc", "net", "pid", "user",
+                                            "cgroup", "time", "fork", "kill-child", "mount-proc",
+                                            "map-root-user", "map-current-user", "map-auto",
+                                            "keep-caps", "mount-binfmt", "monotonic",
+                                            "boottime", NULL };
+static const char *nsenter_long_args[] = { "target", "setuid", "setgid", "root", "wd",
+                                           "wdns", "env", NULL };
+static const char *nsenter_long_flags[] = { "all", "mount", "uts", "ipc", "net", "pid", "user",
+                                            "cgroup", "time", "preserve-credentials",
+                                            "no-fork", "follow-context", "join-cgroup", NULL };
+static const char *script_long_args[] = { "command", "echo", "log-in", "log-out", "log-io",
+                                          "log-timing", "logging-format", "output-limit",
+                                          "timing", NULL };
+static const char *script_long_flags[] = { "append", "return", "flush", "force", "quiet",
+                                           NULL };
+static const char *script_script_long[] = { "command", NULL };
+static const char *setpriv_long_args[] = { "reuid", "regid", "groups", "inh-caps",
+                                           "ambient-caps", "bounding-set", "securebits",
+                                           "pdeathsig", "selinux-label", "apparmor-profile",
+                                           "landlock-access", "landlock-rule", "ptracer", NULL };
+static const char *setpriv_long_flags[] = { "clear-groups", "keep-groups", "init-groups",
+                                            "no-new-privs", "nnp", "reset-env", "ruid", NULL };
+/* --property, -p, --setenv and -E are left out on purpose: ExecStartPre=
+ * and LD_PRELOAD= run other programs, so they ask as unknown options. */
+static const char *sdrun_long_args[] = { "unit", "description", "slice",
+                                         "service-type", "uid", "gid", "nice",
+                                         "working-directory", "on-active", "on-boot",
+                                         "on-startup", "on-unit-active", "on-unit-inactive",
+                                         "on-calendar", "on-clock-change", "on-timezone-change",
+                                         NULL };
+static const char *sdrun_long_flags[] = { "user", "system", "scope", "remain-after-exit",
+                                          "send-sighup", "pty", "pipe", "quiet", "wait",
+                                          "collect", "same-dir", "no-block", "no-ask-password",
+                                          NULL };
+
+/* With no command, chroot, unshare, nsenter and su start a shell that reads
+ * its script from standard input: nobody can see what it runs. */
 static const WrapperSpec wrappers[] = {
   { "env",     "uCS", "i0v", env_long_args, env_long_flags, 0, TRUE, FALSE },
   { "nice",    "n", "", nice_long_args, none, 0, FALSE, TRUE },
@@ -2088,17 +2206,59 @@ static const WrapperSpec wrappers[] = {
   { "setsid",  "", "cfw", none, setsid_long_flags, 0, FALSE, FALSE },
   { "ionice",  "cn", "tu", ionice_long_args, ionice_long_flags, 0, FALSE, FALSE },
   { "taskset", "", "ac", none, taskset_long_flags, 1, FALSE, FALSE },
-  { "chroot",  "", "", chroot_long_args, chroot_long_flags, 1, FALSE, FALSE },
-  { "sudo",    "ugCDhprtTU", "AbEHiknPSs", sudo_long_args, sudo_long_flags, 0, TRUE, FALSE },
-  { "doas",    "uC", "ns", none, none, 0, FALSE, FALSE },
+  { "chroot",  "", "", chroot_long_args, chroot_long_flags, 1, FALSE, FALSE, TRUE },
+  { "sudo",    "ugCDhprtTUR", "AbBEHknNPSsie", sudo_long_args, sudo_long_flags, 0, TRUE, FALSE,
+    FALSE, "sie" },
+  { "doas",    "uC", "ns", none, none, 0, FALSE, FALSE, FALSE, "s" },
   { "command", "", "p", none, none, 0, FALSE, FALSE },
   { "builtin", "", "", none, none, 0, FALSE, FALSE },
   { "exec",    "a", "cl", none, none, 0, FALSE, FALSE },
   { "xargs",   "adEILnPs", "0prtxo", xargs_long_args, xargs_long_flags, 0, FALSE, FALSE },
   { "busybox", "", "", none, none, 0, FALSE, FALSE },
+  { "su",      "cgGsw", "lmpfP", su_long_args, su_long_flags, 1, FALSE, FALSE, TRUE, "s", "c",
+    su_script_long, TRUE },
+  { "runuser", "cgGsuw", "lmpfP", su_long_args, su_long_flags, 1, FALSE, FALSE, TRUE, "s", "c",
+    su_script_long, TRUE },
+  { "flock",   "wEc", "sxunoFv", flock_long_args, flock_long_flags, 1, FALSE, FALSE, FALSE, "",
+    "c", flock_script_long, TRUE },
+  { "unshare", "SGRw", "muinpUCTfrc", unshare_long_args, unshare_long_flags, 0, FALSE, FALSE,
+    TRUE },
+  { "nsenter", "tSG", "amuinpUCTFZe", nsenter_long_args, nsenter_long_flags, 0, FALSE, FALSE,
+    TRUE },
+  { "script",  "cEIOBTm", "aefqr", script_long_args, script_long_flags, 1, FALSE, FALSE, TRUE,
+    "", "c", script_script_long, TRUE },
+  { "setpriv", "", "d", setpriv_long_args, setpriv_long_flags, 0, FALSE, FALSE },
+  { "systemd-run", "u", "rGPtqdS", sdrun_long_args, sdrun_long_flags, 0, FALSE, FALSE,
+    FALSE, "S" },
 };
 
-static const char *shells[] = { "sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", NULL };
+static const char *shells[] = { "sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "rbash",
+                                "rksh", "lksh", "pdksh", "oksh", "loksh", "yash", "posh",
+                                "ksh93", "hush", NULL };
+/* Shells whose language is not sh's: their -c scripts cannot be read. */
+static const char *foreign_shells[] = { "csh", "tcsh", "fish", "rc", "es", "xonsh", "nu",
+                                        "elvish", "ion", "pwsh", "osh", "ysh", "oil", "nush",
+                                        NULL };
+
+/* A shell by its basename, versions and builds included: bash5.2, ksh93,
+ * mksh-static, zsh-5.9. Returns the list it is in, or NULL. */
+static const char **
+shell_kind (const char *base)
+{
+  const char **lists[] = { shells, foreign_shells };
+
+  for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
+    for (guint i = 0; lists[l][i] != NULL; i++)
+      {
+        gsize len = strlen (lists[l][i]);
+
+        if (strncmp (base, lists[l][i], len) == 0 &&
+            (base[len] == '\0' || g_ascii_isdigit (base[len]) || base[len] == '.' ||
+             base[len] == '-' || base[len] == '_'))
+          return lists[l];
+      }
+  return NULL;
+}
 
 /* Options that make a wrapper run nothing: command -v, sudo -l, taskset -p. */
 static gboolean
@@ -2108,7 +2268,7 @@ wrapper_runs_nothing (const char *wrapper,
   if (strcmp (wrapper, "command") == 0)
     return strcmp (opt, "-v") == 0 || strcmp (opt, "-V") == 0;
   if (strcmp (wrapper, "sudo") == 0)
-    return strchr ("elvkKV", opt[1]) != NULL && opt[1] != '\0' && opt[2] == '\0';
+    return opt[1] != '\0' && strchr ("lvKV", opt[1]) != NULL && opt[2] == '\0';
   if (strcmp (wrapper, "taskset") == 0)
     return strcmp (opt, "-p") == 0 || strcmp (opt, "--pid") == 0;
   if (strcmp (wrapper, "ionice") == 0)
@@ -2179,6 +2339,13 @@ wrapper_command_start (const WrapperSpec *spec,
         }
       for (const char *o = a + 1; *o; o++)
         {
+          if (spec->shell_opts != NULL && strchr (spec->shell_opts, *o) != NULL)
+            {
+              *why = g_strdup_printf ("%s -%c runs a shell or an editor, which reads what to "
+                                      "run from its arguments, files or standard input",
+                                      spec->name, *o);
+              return -2;
+            }
           if (strchr (spec->short_args, *o) != NULL)
             {
               const char *arg = o[1] ? o + 1 : (i + 1 < n ? w[i + 1].text : NULL);
@@ -2313,7 +2480,8 @@ is_special_name (const char *base)
     {
       GHashTable *table = g_hash_table_new (g_str_hash, g_str_equal);
       const char **lists[] = { always_ask, var_setters, var_readers, shells };
-      static const char *others[] = { "cd", "pushd", "popd", "find", "test", "[", NULL };
+      static const char *others[] = { "cd", "pushd", "popd", "find", "test", "[", "set",
+                                      "wait", NULL };
 
       for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
         for (guint i = 0; lists[l][i]; i++)
@@ -2325,7 +2493,7 @@ is_special_name (const char *base)
       g_once_init_leave (&names, table);
     }
 
-  return g_hash_table_contains (names, base);
+  return g_hash_table_contains (names, base) || shell_kind (base) != NULL;
 }
 
 static gboolean
@@ -2364,6 +2532,160 @@ has_token (const WordRef *w,
   return FALSE;
 }
 
+static void parse_script_word (Lexer *L, Part *p, const char *base, const WordRef *word);
+
+/* su, runuser, flock and script: a -c STRING is a script for a shell, and
+ * options may come after the user or lock file they take. With no script:
+ * flock FILE CMD… and runuser -u USER CMD… run CMD; su, runuser and script
+ * start a shell that reads standard input, which nobody can see. */
+static void
+analyze_script_wrapper (Lexer             *L,
+                        Part              *p,
+                        const WrapperSpec *spec,
+                        const WordRef     *w,
+                        guint              n,
+                        gboolean           holes)
+{
+  const WordRef *script = NULL;
+  WordRef attached = { NULL, 0 };
+  guint positionals = spec->positionals, seen = 0;
+  int cmd_start = -1;
+  g_autofree char *why = NULL;
+
+  if (holes)
+    {
+      force_ask (p, FALSE, "the command it runs is filled in at run time");
+      return;
+    }
+
+  for (guint i = 1; i < n && why == NULL && cmd_start < 0; i++)
+    {
+      const char *a = w[i].text;
+
+      if (w[i].flags & W_NONLITERAL)
+        {
+          why = g_strdup_printf ("“%s” runs a command, but “%s” may expand to anything, so "
+                                 "which command cannot be known", spec->name, a);
+          break;
+        }
+      if (strcmp (a, "--") == 0)
+        {
+          if (i + 1 < n && script == NULL)
+            cmd_start = i + 1;
+          break;
+        }
+      if (strcmp (a, "-") == 0 && spec->script_long == su_script_long)
+        continue;  /* su - is su --login */
+      if (a[0] == '-' && a[1] == '-')
+        {
+          const char *eq = strchr (a, '=');
+          g_autofree char *lname = g_strndup (a + 2, eq ? (gsize) (eq - a - 2)
+                                                        : strlen (a + 2));
+
+          if (str_in (lname, spec->script_long))
+            {
+              if (eq != NULL)
+                {
+                  attached.text = eq + 1;
+                  attached.flags = w[i].flags;
+                  script = &attached;
+                }
+              else if (i + 1 < n)
+                script = &w[++i];
+              continue;
+            }
+          if (strcmp (lname, "shell") == 0)
+            why = g_strdup_printf ("%s --shell runs a shell the engine does not know", spec->name);
+          else if (str_in (lname, spec->long_args))
+            {
+              if (eq == NULL)
+                i++;
+            }
+          else if (!str_in (lname, spec->long_flags))
+            why = g_strdup_printf ("unknown option “%s” of %s", a, spec->name);
+          continue;
+        }
+      if (a[0] == '-' && a[1] != '\0')
+        {
+          for (const char *o = a + 1; *o && why == NULL; o++)
+            {
+              if (spec->shell_opts != NULL && strchr (spec->shell_opts, *o) != NULL)
+                why = g_strdup_printf ("%s -%c runs a shell the engine does not know",
+                                       spec->name, *o);
+              else if (strchr (spec->script_opts, *o) != NULL)
+                {
+                  if (o[1] != '\0')
+                    {
+                      attached.text = o + 1;
+                      attached.flags = w[i].flags;
+                      script = &attached;
+                    }
+                  else if (i + 1 < n)
+                    script = &w[++i];
+                  break;
+                }
+              else if (strchr (spec->short_args, *o) != NULL)
+                {
+                  /* runuser -u USER CMD…: the command follows the options. */
+                  if (*o == 'u' && strcmp (spec->name, "runuser") == 0)
+                    positionals = 0;
+                  if (o[1] == '\0')
+                    i++;
+                  break;
+                }
+              else if (strchr (spec->short_flags, *o) == NULL)
+                why = g_strdup_printf ("unknown option “-%c” of %s", *o, spec->name);
+            }
+          continue;
+        }
+      /* A user, a lock file or a typescript file; then a command. */
+      if (seen < positionals)
+        {
+          seen++;
+          continue;
+        }
+      if (script != NULL)
+        break;  /* the words after su's -c STRING are the script's $0, $1 … */
+      cmd_start = i;
+    }
+
+  if (why != NULL)
+    force_ask (p, FALSE, why);
+  else if (script != NULL)
+    parse_script_word (L, p, spec->name, script);
+  else if (cmd_start >= 0 && (strcmp (spec->name, "flock") == 0 ||
+                              strcmp (spec->name, "runuser") == 0))
+    emit_words (L, w + cmd_start, n - cmd_start, WARDEN_ORIGIN_WRAPPER, NULL, FALSE);
+  else if (cmd_start >= 0 || spec->bare_shell)
+    {
+      g_autofree char *msg = g_strdup_printf ("%s starts a shell that reads its script from "
+                                              "its arguments or standard input", spec->name);
+
+      force_ask (p, FALSE, msg);
+    }
+}
+
+/* sh -c STRING and su -c STRING: the string is a script of its own. */
+static void
+parse_script_word (Lexer         *L,
+                   Part          *p,
+                   const char    *base,
+                   const WordRef *word)
+{
+  if (word->flags & W_NONLITERAL)
+    {
+      g_autofree char *msg = g_strdup_printf ("the script of %s -c is not a literal string", base);
+
+      force_ask (p, FALSE, msg);
+    }
+  else if (enter (L))
+    {
+      parse_string (L->st, word->text, strlen (word->text), WARDEN_ORIGIN_SCRIPT,
+                    " in a sh -c script");
+      leave (L);
+    }
+}
+
 /* Judges a command by its name and words, and emits what it wraps. When the
  * command runs under xargs or find -exec, @hole_token marks the words filled
  * in at run time and @append_hole says more words are appended: neither may
@@ -2390,6 +2712,14 @@ analyze (Lexer         *L,
   if (name[0] == '\0')
     {
       force_ask (p, FALSE, "the command name is empty");
+      return;
+    }
+
+  /* 'ls ./x' is the file x in a directory named "ls .", not ls. */
+  if (strpbrk (name, " \t\n") != NULL)
+    {
+      force_ask (p, FALSE, "the command name contains white space, so it is not the program "
+                           "its text names");
       return;
     }
 
@@ -2427,6 +2757,27 @@ analyze (Lexer         *L,
       return;
     }
 
+  if (strcmp (base, "set") == 0)
+    {
+      /* set -k puts "NAME=VALUE" arguments of later commands in their
+       * environment: "ls LD_PRELOAD=x.so". */
+      for (guint i = 1; i < n; i++)
+        if ((w[i].text[0] == '-' && w[i].text[1] != '-' && strchr (w[i].text, 'k') != NULL) ||
+            (strcmp (w[i].text, "keyword") == 0 && i > 1 && strcmp (w[i - 1].text, "-o") == 0) ||
+            (w[i].flags & W_NONLITERAL))
+          force_ask (p, FALSE, "set -k makes assignments among later commands' arguments "
+                               "part of their environment");
+      return;
+    }
+
+  if (strcmp (base, "wait") == 0)
+    {
+      for (guint i = 1; i + 1 < n; i++)
+        if (strcmp (w[i].text, "-p") == 0)
+          force_ask (p, FALSE, "wait -p sets a variable");
+      return;
+    }
+
   if (strcmp (base, "test") == 0 || strcmp (base, "[") == 0)
     {
       /* test -v 'a[$(cmd)]' evaluates the subscript. */
@@ -2454,6 +2805,12 @@ analyze (Lexer         *L,
               a[0] == '-' && strchr (a, 'C') != NULL)
             {
               force_ask (p, FALSE, "mapfile -C runs its callback as a command");
+              return;
+            }
+          if (setter && a[0] == '-' && strchr (a, 'n') != NULL)
+            {
+              force_ask (p, FALSE, "a name reference makes later assignments set another "
+                                   "variable");
               return;
             }
           if (setter && a[0] == '-' && strchr (a, 'i') != NULL)
@@ -2491,7 +2848,16 @@ analyze (Lexer         *L,
       return;
     }
 
-  if (str_in (base, shells))
+  if (shell_kind (base) == foreign_shells)
+    {
+      g_autofree char *why = g_strdup_printf ("%s is a shell whose language the engine does not "
+                                              "read", base);
+
+      force_ask (p, FALSE, why);
+      return;
+    }
+
+  if (shell_kind (base) == shells)
     {
       g_autofree char *why = NULL;
       int idx = shell_script_index (w, n, &why);
@@ -2503,21 +2869,7 @@ analyze (Lexer         *L,
       else if (holes && (idx < 0 || has_token (w + idx, 1, hole_token)))
         force_ask (p, FALSE, "the shell script is filled in at run time");
       else if (idx >= 0)
-        {
-          if (w[idx].flags & W_NONLITERAL)
-            {
-              g_autofree char *msg = g_strdup_printf ("the script of %s -c is not a literal "
-                                                      "string", base);
-
-              force_ask (p, FALSE, msg);
-            }
-          else if (enter (L))
-            {
-              parse_string (L->st, w[idx].text, strlen (w[idx].text), WARDEN_ORIGIN_SCRIPT,
-                            " in a sh -c script");
-              leave (L);
-            }
-        }
+        parse_script_word (L, p, base, &w[idx]);
       return;
     }
 
@@ -2570,7 +2922,19 @@ analyze (Lexer         *L,
       if (strcmp (base, spec->name) != 0)
         continue;
 
+      if (spec->script_opts != NULL)
+        {
+          analyze_script_wrapper (L, p, spec, w, n, holes);
+          return;
+        }
+
       start = wrapper_command_start (spec, w, n, &why, &replace, &changes_dir);
+      if (start == -1 && spec->bare_shell)
+        {
+          why = g_strdup_printf ("%s with no command starts a shell that reads its script from "
+                                 "standard input", spec->name);
+          start = -2;
+        }
       if (changes_dir)
         L->st->cd_seen = TRUE;
       if (start == -2)
@@ -3184,6 +3548,18 @@ parse_for (Lexer    *L,
           fail (L, "expected a variable name after “for”");
           return;
         }
+      /* for PATH in .; do ls; done runs ./ls. */
+      if (names_sensitive_var (t->text->str) && strspn (t->text->str, "_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == t->text->len)
+        {
+          Part *p = new_part (L, WARDEN_PART_COMMAND, L->origin);
+
+          if (p != NULL)
+            {
+              p->pub.text = g_strdup_printf ("for %s", t->text->str);
+              force_ask (p, FALSE, "the loop assigns a variable that changes what later "
+                                   "commands run");
+            }
+        }
       if (is_select)
         {
           Part *p = new_part (L, WARDEN_PART_COMMAND, L->origin);
@@ -3604,6 +3980,20 @@ parse_top (Lexer *L)
     fail (L, "here-document not terminated by “%s”", pending_heredoc (L)->delimiter);
 }
 
+/* A reading on its own state may have looked the workspace up. */
+static void
+take_workspace_lookup (State *st,
+                       State *sub)
+{
+  if (!st->workspace_checked)
+    {
+      st->workspace_checked = sub->workspace_checked;
+      st->workspace_real = sub->workspace_real;
+    }
+  else if (sub->workspace_real != st->workspace_real)
+    free (sub->workspace_real);
+}
+
 /* Parses @L's source from @start to @end on its own; when it parses, its
  * parts join the line's. For constructs bash and sh read differently. */
 static void
@@ -3621,6 +4011,7 @@ parse_as_sh_would (Lexer *L,
   sub.strings = NULL;
   sub.arrays = NULL;
   parse_string (&sub, L->s + start, end - start, L->origin, L->what);
+  take_workspace_lookup (L->st, &sub);
   if (sub.error == NULL)
     {
       for (guint i = 0; i < sub.parts->len && !failed (L); i++)
@@ -3710,6 +4101,7 @@ read_as (State        *st,
   parse_top (&L);
   lines_run = L.lists_done;
   lexer_clear (&L);
+  take_workspace_lookup (st, &sub);
 
   st->readings = sub.readings;
   /* A shell parses a line before it runs it: a syntax error in the first
@@ -3807,6 +4199,7 @@ warden_shell_parse (const char               *command,
   parse_string (&st, command, n, WARDEN_ORIGIN_TOP_LEVEL, "");
   parse->error = st.error;
   parse->ask = st.ask;
+  free (st.workspace_real);
   pools_give_back (&st);
 
   return parse;
