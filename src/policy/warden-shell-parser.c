@@ -130,6 +130,7 @@ typedef struct
   /* Here-documents before this index belong to a command outside the
    * substitution being read: their bodies come after the line ends. */
   guint         heredoc_floor;
+  guint         heredoc_scan;   /* the first that may be unread, at or above the floor */
   guint         lists_done; /* top-level lines completed: a shell has run them */
   guint         top_depth;  /* the depth at which this script's lines are read */
   GHashTable   *not_arith;  /* offsets where "((" turned out not to be arithmetic */
@@ -552,7 +553,7 @@ parse_until_rparen (Lexer        *L,
                     const char   *what)
 {
   WardenOrigin saved = L->origin;
-  guint saved_floor;
+  guint saved_floor, saved_scan;
 
   /* Called while a token is being read, so none is cached; if one were, it
    * would be lost, and an engine that is unsure asks. */
@@ -563,6 +564,7 @@ parse_until_rparen (Lexer        *L,
 
   L->origin = origin;
   saved_floor = L->heredoc_floor;
+  saved_scan = L->heredoc_scan;
   L->heredoc_floor = L->heredocs != NULL ? L->heredocs->len : 0;
   parse_list (L, 0);
   if (!failed (L) && (!L->have_tok || L->tok.type != T_RPAREN))
@@ -573,6 +575,7 @@ parse_until_rparen (Lexer        *L,
   if (L->have_tok)
     consume (L);
   L->heredoc_floor = saved_floor;
+  L->heredoc_scan = saved_scan;
   L->origin = saved;
   leave (L);
   return !failed (L);
@@ -1537,12 +1540,17 @@ parse_heredoc_script (Lexer   *L,
 static Heredoc *
 pending_heredoc (Lexer *L)
 {
-  for (guint h = L->heredoc_floor; L->heredocs != NULL && h < L->heredocs->len; h++)
+  /* Bodies are read in order, so the scan only moves forward: linear in
+   * the number of here-documents, however many newlines follow. */
+  if (L->heredoc_scan < L->heredoc_floor)
+    L->heredoc_scan = L->heredoc_floor;
+  while (L->heredocs != NULL && L->heredoc_scan < L->heredocs->len)
     {
-      Heredoc *doc = g_ptr_array_index (L->heredocs, h);
+      Heredoc *doc = g_ptr_array_index (L->heredocs, L->heredoc_scan);
 
       if (!doc->read)
         return doc;
+      L->heredoc_scan++;
     }
   return NULL;
 }

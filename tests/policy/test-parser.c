@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "policy/warden-shell-parser.h"
@@ -365,6 +366,97 @@ test_limits (void)
 }
 
 /* Replacement characters would show the user something else than what runs. */
+/* Inputs that stress one recursion or one backtrack each, up to the length
+ * limit and past it. Each must be answered (an error asks) without a crash,
+ * on a thread whose stack is as small as a worker thread's can be. */
+typedef struct
+{
+  const char *name;
+  const char *open;
+  const char *middle;
+  const char *close;
+} Stress;
+
+static const Stress stresses[] = {
+  { "dollar-bracket", "$[", "1", "]" },
+  { "dollar-paren-paren", "$((", "1", "))" },
+  { "arith-or-subshell", "$(((", "ls", ") ) )" },
+  { "command-substitution", "$(", "ls", ")" },
+  { "quoted-substitution", "\"$(", "ls", ")\"" },
+  { "parameter-default", "${x:-", "y", "}" },
+  { "quoted-parameter", "\"${x:-", "y", "}\"" },
+  { "subshell", "(", "ls", ")" },
+  { "double-paren", "((", "ls", ") )" },
+  { "brace-group", "{ ", "ls", "; }" },
+  { "if", "if ", "ls", "; then ls; fi" },
+  { "process-substitution", "<(", "ls", ")" },
+  { "backtick-escapes", "`", "ls", "`" },
+  { "quoted-arith", "$((\"", "1", "\"))" },
+  { "sh-c", "sh -c '", "ls", "'" },
+  { "ansi-c", "$'\\x41", "", "'" },
+  { "heredocs", "cat <<E ", "", "" },
+  { "amp-greater", "ls &>/dev/null ", "", "" },
+};
+
+typedef struct
+{
+  const char *input;
+  gsize       len;
+  gboolean    answered;
+} StressRun;
+
+static gpointer
+stress_thread (gpointer data)
+{
+  StressRun *run = data;
+  WardenShellParse *parse = warden_shell_parse (run->input, run->len, NULL);
+
+  run->answered = parse->error != NULL || parse->parts != NULL;
+  warden_shell_parse_free (parse);
+  return NULL;
+}
+
+static void
+test_stress (void)
+{
+  gsize sizes[] = { 64, 4096, 90 * 1024, 256 * 1024, 1024 * 1024 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (stresses); k++)
+    for (guint z = 0; z < G_N_ELEMENTS (sizes); z++)
+      {
+        const Stress *st = &stresses[k];
+        g_autoptr(GString) in = g_string_new ("echo ");
+        gsize per = strlen (st->open) + strlen (st->close);
+        guint n = (sizes[z] - strlen (st->middle)) / MAX (per, 1);
+        StressRun run = { 0 };
+        pthread_attr_t attr;
+        pthread_t thread;
+        gint64 t0;
+
+        for (guint i = 0; i < n; i++)
+          g_string_append (in, st->open);
+        g_string_append (in, st->middle);
+        for (guint i = 0; i < n; i++)
+          g_string_append (in, st->close);
+        run.input = in->str;
+        run.len = in->len;
+
+        /* 256 KiB: musl's default is 128 KiB, GLib's thread pools use the
+         * system's, and the GUI checks on worker threads. */
+        pthread_attr_init (&attr);
+        pthread_attr_setstacksize (&attr, 256 * 1024);
+        t0 = g_get_monotonic_time ();
+        g_assert_cmpint (pthread_create (&thread, &attr, stress_thread, &run), ==, 0);
+        pthread_join (thread, NULL);
+        pthread_attr_destroy (&attr);
+        g_assert_true (run.answered);
+        /* A figure, not an assertion: the suite runs on busy machines and
+         * under valgrind. scripts/bench prints the same figures. */
+        g_test_message ("%s, %" G_GSIZE_FORMAT " bytes: %.1f ms", st->name, in->len,
+                        (g_get_monotonic_time () - t0) / 1000.0);
+      }
+}
+
 static void
 test_invalid_utf8 (void)
 {
@@ -439,6 +531,7 @@ main (int    argc,
   g_test_add_func ("/policy/parser/dangling-operator", test_dangling_operator);
   g_test_add_func ("/policy/parser/nul-byte", test_nul_byte);
   g_test_add_func ("/policy/parser/limits", test_limits);
+  g_test_add_func ("/policy/parser/stress", test_stress);
   g_test_add_func ("/policy/parser/invalid-utf8", test_invalid_utf8);
   g_test_add_func ("/policy/parser/workspace-option", test_workspace_option);
   g_test_add_func ("/policy/parser/holes", test_holes);
