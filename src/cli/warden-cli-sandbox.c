@@ -190,7 +190,11 @@ sandbox_exec (int    argc,
     if (real == NULL)
       {
         warden_cli_error ("%s", error->message);
-        return WARDEN_CLI_EXIT_USAGE;
+        /* A folder that is not there fails as the sandbox would; a refused
+         * one is the caller's to change. */
+        return g_error_matches (error, WARDEN_WORKSPACE_CHECK_ERROR,
+                                WARDEN_WORKSPACE_CHECK_ERROR_NOT_FOUND)
+               ? EXIT_SANDBOX : WARDEN_CLI_EXIT_USAGE;
       }
     config = warden_sandbox_config_new (real);
   }
