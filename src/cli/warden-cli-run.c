@@ -344,6 +344,18 @@ warden_cli_run (int    argc,
       warden_cli_error ("%s", error->message);
       return WARDEN_CLI_EXIT_USAGE;
     }
+  {
+    g_autoptr(WardenSessionInfo) info = warden_session_store_get_session (
+      store, warden_agent_get_session_id (agent), NULL);
+
+    /* Every time, new or resumed: nothing else stands between the model and
+     * this account but the profile and the user's answers. */
+    if (info != NULL && g_strcmp0 (info->sandbox, "host") == 0)
+      warden_cli_error ("warning: the host backend runs commands on this computer as you, "
+                        "with no sandbox: they can read and change all your files, your keys "
+                        "and Warden's own settings. Only the profile and your answers stand "
+                        "in the way. Use --sandbox bwrap or --sandbox docker to confine them.");
+  }
   fprintf (stderr, "session %s\n", warden_agent_get_session_id (agent));
 
   run.input = g_data_input_stream_new (stdin_stream);

@@ -15,6 +15,7 @@
 
 #include "warden-cli.h"
 
+#include "llm/warden-env-keys.h"
 #include "policy/warden-profile-store.h"
 
 static const char usage[] =
@@ -83,6 +84,10 @@ int
 main (int    argc,
       char **argv)
 {
+  /* Before any thread, and before anything runs a command that could read
+   * them from /proc/$PPID/environ. */
+  warden_env_keys_take ();
+
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "warden-anthropic-provider.h"
+#include "warden-env-keys.h"
 #include "warden-openai-provider.h"
 
 #define MAX_RETRIES            5
@@ -524,8 +525,9 @@ warden_llm_provider_new_from_env (const char  *name,
                                   const char  *base_url,
                                   GError     **error)
 {
-  const char *anthropic_key = getenv_nonempty ("ANTHROPIC_API_KEY");
-  const char *openai_key = getenv_nonempty ("OPENAI_API_KEY");
+  /* Taken out of the environment at start (warden_env_keys_take()). */
+  const char *anthropic_key = warden_env_keys_get ("ANTHROPIC_API_KEY");
+  const char *openai_key = warden_env_keys_get ("OPENAI_API_KEY");
   const char *openai_base_url = getenv_nonempty ("OPENAI_BASE_URL");
 
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);

@@ -10,12 +10,17 @@
 
 #include "warden-application.h"
 
+#include "llm/warden-env-keys.h"
+
 int
 main (int    argc,
       char **argv)
 {
   g_autoptr(WardenApplication) app = NULL;
 
+  /* Before any thread, and before anything runs a command that could read
+   * them from /proc/$PPID/environ. */
+  warden_env_keys_take ();
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);

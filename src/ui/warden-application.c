@@ -11,6 +11,7 @@
 #include "warden-application.h"
 
 #include "llm/warden-anthropic-provider.h"
+#include "llm/warden-env-keys.h"
 #include "llm/warden-openai-provider.h"
 #include "sandbox/warden-docker-client.h"
 #include "sandbox/warden-docker-sandbox.h"
@@ -190,8 +191,9 @@ decide_provider (ProviderLookup *lookup)
   g_autofree char *name = g_settings_get_string (self->settings, "provider");
   g_autofree char *model = g_settings_get_string (self->settings, "model");
   g_autofree char *base_url = g_settings_get_string (self->settings, "base-url");
-  const char *anthropic = nonempty (g_getenv ("ANTHROPIC_API_KEY"));
-  const char *openai = nonempty (g_getenv ("OPENAI_API_KEY"));
+  /* Taken out of the environment in main(): commands cannot read them there. */
+  const char *anthropic = warden_env_keys_get ("ANTHROPIC_API_KEY");
+  const char *openai = warden_env_keys_get ("OPENAI_API_KEY");
   g_autoptr(WardenLlmProvider) provider = NULL;
   gboolean is_auto = g_strcmp0 (name, "auto") == 0;
 

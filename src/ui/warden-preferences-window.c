@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "llm/warden-env-keys.h"
 #include "policy/warden-claude-import.h"
 
 struct _WardenPreferencesWindow
@@ -206,7 +207,7 @@ provider_display_name (const char *provider)
 static gboolean
 env_var_is_set (const char *name)
 {
-  const char *value = name != NULL ? g_getenv (name) : NULL;
+  const char *value = name != NULL ? warden_env_keys_get (name) : NULL;
 
   return value != NULL && value[0] != '\0';
 }

@@ -193,6 +193,21 @@ apply_record (WardenChatItem             *item,
     warden_chat_item_set_state (item, r->state);
 }
 
+/* The host backend confines nothing: each time a session on it is started or
+ * opened, the chat says so where the user reads. */
+static void
+warn_if_host (WardenSession *self)
+{
+  if (g_strcmp0 (self->info->sandbox, "host") != 0)
+    return;
+  append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_NOTICE,
+                                           _("This session has no sandbox: it runs commands on "
+                                             "this computer as you (the host backend). They "
+                                             "can read and change all your files, your keys "
+                                             "and Warden’s own settings; only the profile and "
+                                             "your approvals stand in the way.")));
+}
+
 /* ------------------------------------------------------------------------ */
 /* The history, from the store: it does not need a model. */
 
@@ -561,6 +576,7 @@ warden_session_new (WardenSessionStore       *store,
   if (title != NULL && *title != '\0' && !warden_session_rename (self, title, error))
     return NULL;
   connect_agent (self);
+  warn_if_host (self);
   return g_steal_pointer (&self);
 }
 
@@ -577,6 +593,7 @@ warden_session_open (WardenSessionStore  *store,
   if (self->info == NULL)
     return NULL;
   load_history (self);
+  warn_if_host (self);
   if (provider != NULL && !warden_session_set_provider (self, provider, error))
     return NULL;
   return g_steal_pointer (&self);

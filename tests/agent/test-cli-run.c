@@ -20,6 +20,7 @@ typedef struct
   char      *root;
   char      *workspace;
   char      *home;
+  char      *key;         /* the API key, different in every test */
 } Env;
 
 static void
@@ -31,6 +32,7 @@ env_set_up (Env *env)
   g_mkdir (env->workspace, 0777);
   env->home = g_build_filename (env->root, "home", NULL);
   g_mkdir (env->home, 0700);
+  env->key = g_strdup_printf ("sk-test-%08x%08x", g_random_int (), g_random_int ());
 }
 
 static void
@@ -59,6 +61,7 @@ env_tear_down (Env *env)
   g_free (env->root);
   g_free (env->workspace);
   g_free (env->home);
+  g_free (env->key);
 }
 
 static GSubprocessLauncher *
@@ -73,7 +76,7 @@ launcher_for (Env *env)
   g_subprocess_launcher_setenv (launcher, "HOME", env->home, TRUE);
   g_subprocess_launcher_setenv (launcher, "XDG_CONFIG_HOME", config, TRUE);
   g_subprocess_launcher_setenv (launcher, "XDG_DATA_HOME", data, TRUE);
-  g_subprocess_launcher_setenv (launcher, "ANTHROPIC_API_KEY", "sk-test-secret", TRUE);
+  g_subprocess_launcher_setenv (launcher, "ANTHROPIC_API_KEY", env->key, TRUE);
   g_subprocess_launcher_setenv (launcher, "ANTHROPIC_BASE_URL", env->fake->url, TRUE);
   g_subprocess_launcher_setenv (launcher, "WARDEN_LLM_RETRY_BASE_MS", "1", TRUE);
   g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
@@ -171,8 +174,8 @@ test_reject_with_feedback (void)
   second = fake_model_last_message (env.fake, 1);
   g_assert_nonnull (strstr (second, "User feedback: use pnpm"));
   /* The key never shows. */
-  g_assert_null (strstr (r.out, "sk-test-secret"));
-  g_assert_null (strstr (r.err, "sk-test-secret"));
+  g_assert_null (strstr (r.out, env.key));
+  g_assert_null (strstr (r.err, env.key));
   result_clear (&r);
   env_tear_down (&env);
 }
@@ -235,7 +238,7 @@ test_always_allow_and_sessions (void)
   g_assert_cmpint (show.status, ==, 0);
   g_assert_nonnull (strstr (show.out, "\"decision\" : \"approved-always\""));
   g_assert_nonnull (strstr (show.out, "\"pattern\" : \"touch *\""));
-  g_assert_null (strstr (show.out, "sk-test-secret"));
+  g_assert_null (strstr (show.out, env.key));
   result_clear (&r);
   result_clear (&list);
   result_clear (&show);
@@ -278,7 +281,8 @@ test_provider_error_status (void)
  * crash or a closed terminal would; returns the session's id. */
 static char *
 run_until_prompt (Env                *env,
-                  const char * const *args)
+                  const char * const *args,
+                  GBytes            **environ_out)
 {
   g_autoptr(GSubprocessLauncher) launcher = launcher_for (env);
   g_autoptr(GSubprocess) proc = NULL;
@@ -318,13 +322,24 @@ run_until_prompt (Env                *env,
     g_assert_cmpint (n, >, 0);
     id = session_id_of (buf);
   }
+  if (environ_out != NULL)
+    {
+      /* What any process of the user can read of it, as it waits. */
+      g_autofree char *path = g_strdup_printf ("/proc/%s/environ",
+                                               g_subprocess_get_identifier (proc));
+      char *contents = NULL;
+      gsize length = 0;
+
+      g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+      *environ_out = g_bytes_new_take (contents, length);
+    }
   g_subprocess_force_exit (proc);
   g_subprocess_wait (proc, NULL, NULL);
   return id;
 }
 
 #define RUN_UNTIL_PROMPT(env, ...) \
-  run_until_prompt ((env), (const char * const []) { __VA_ARGS__, NULL })
+  run_until_prompt ((env), (const char * const []) { __VA_ARGS__, NULL }, NULL)
 
 /* Killed while an approval waits; --resume shows it again, and the approved
  * command runs exactly once. */
@@ -569,6 +584,91 @@ test_refused_on_resume (void)
   env_tear_down (&env);
 }
 
+static gboolean
+bytes_contain (GBytes     *bytes,
+               const char *needle)
+{
+  gsize length;
+  const char *data = g_bytes_get_data (bytes, &length);
+  gsize n = strlen (needle);
+
+  /* NUL-separated: strstr() would stop at the first variable. */
+  for (gsize i = 0; i + n <= length; i++)
+    if (memcmp (data + i, needle, n) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The host backend confines nothing: every session on it says so, new or
+ * resumed, before anything runs. */
+static void
+test_host_warns (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script, fake_reply ("Hello.", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Again.", NULL));
+
+  r = RUN (&env, "", "run", "--sandbox", "host", "say hello");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "warning: the host backend"));
+  g_assert_nonnull (strstr (r.err, "no sandbox"));
+  /* Before the session, not after the work is done. */
+  g_assert_true (strstr (r.err, "warning: the host backend") < strstr (r.err, "session "));
+  id = session_id_of (r.err);
+  result_clear (&r);
+
+  r = RUN (&env, "", "run", "--resume", id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "warning: the host backend"));
+  result_clear (&r);
+
+  /* A sandbox says nothing of the kind. */
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "say hello");
+  g_assert_null (strstr (r.err, "host backend"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* A command on the host reads its parent's environment, /proc/$PPID/environ:
+ * Warden's API key is gone from it once read. */
+static void
+test_key_not_in_environ (void)
+{
+  Env env = { 0 };
+  g_autoptr(GBytes) waiting = NULL;
+  g_autofree char *id = NULL;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec",
+                                 "{\"command\": \"tr '\\\\0' '\\\\n' < /proc/$PPID/environ\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Read it.", NULL));
+
+  r = RUN (&env, "y\n", "run", "--sandbox", "host", "read the environment");
+  g_assert_cmpint (r.status, ==, 0);
+  /* It did read warden-cli's environment… */
+  g_assert_nonnull (strstr (r.out, "ANTHROPIC_BASE_URL="));
+  g_assert_nonnull (strstr (r.out, "Read it."));
+  /* …and the key was not in it. */
+  g_assert_null (strstr (r.out, env.key));
+  result_clear (&r);
+
+  /* Any process of the user, while Warden waits at a prompt. */
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch x.txt\"}", NULL));
+  id = run_until_prompt (&env, (const char * const []) { "run", "--sandbox", "bwrap", "wait",
+                                                         NULL }, &waiting);
+  g_assert_true (bytes_contain (waiting, "ANTHROPIC_BASE_URL="));
+  g_assert_false (bytes_contain (waiting, env.key));
+  env_tear_down (&env);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -585,6 +685,8 @@ main (int    argc,
   g_test_add_func ("/cli/run/approval-bound-to-command", test_approval_bound_to_command);
   g_test_add_func ("/cli/run/refused-workspaces", test_refused_workspaces);
   g_test_add_func ("/cli/run/refused-on-resume", test_refused_on_resume);
+  g_test_add_func ("/cli/run/host-warns", test_host_warns);
+  g_test_add_func ("/cli/run/key-not-in-environ", test_key_not_in_environ);
 
   return g_test_run ();
 }

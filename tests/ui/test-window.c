@@ -591,6 +591,99 @@ test_pending_survives_restart (void)
   g_assert_true (g_file_test (made, G_FILE_TEST_EXISTS));
 }
 
+static gboolean
+label_shows (GtkWidget  *widget,
+             const char *text)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return FALSE;
+  if (GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL)
+    return TRUE;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    if (label_shows (c, text))
+      return TRUE;
+  return FALSE;
+}
+
+static guint
+count_notices (WardenSession *session,
+               const char    *text)
+{
+  GListModel *items = warden_session_get_items (session);
+  guint n = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (items); i++)
+    {
+      g_autoptr(WardenChatItem) item = g_list_model_get_item (items, i);
+
+      n += warden_chat_item_get_kind (item) == WARDEN_CHAT_ITEM_NOTICE &&
+           strstr (warden_chat_item_get_text (item), text) != NULL;
+    }
+  return n;
+}
+
+static gboolean
+window_shows_host_warning (gpointer data)
+{
+  return label_shows (GTK_WIDGET (window), "This session has no sandbox");
+}
+
+/* A session on the host backend says, in the chat, that nothing confines
+ * its commands: when it starts, and when it is opened again later. */
+static void
+test_host_warning (void)
+{
+  g_autofree char *workspace = new_workspace ("host");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = NULL;
+  g_autoptr(WardenProfileStore) profiles = NULL;
+  g_autoptr(WardenLlmProvider) provider = NULL;
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *id = NULL;
+  WardenAgentConfig config = { 0 };
+  WardenSession *session;
+
+  session = warden_application_create_session (app, workspace, "node", "host", "on the host",
+                                               &error);
+  g_assert_no_error (error);
+  g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
+  g_assert_cmpuint (count_notices (session, "no sandbox"), ==, 1);
+  wait_until (window_shows_host_warning, NULL, 10, "the host warning in the chat");
+
+  /* Started by another Warden (the CLI, say), opened here. */
+  store = warden_session_store_new (NULL, &error);
+  g_assert_no_error (error);
+  profiles = warden_profile_store_new (NULL);
+  provider = warden_anthropic_provider_new ("test-key", fake->url, "fake-model");
+  config.workspace = workspace;
+  config.profile = (char *) "node";
+  config.sandbox = (char *) "host";
+  agent = warden_agent_new (store, profiles, provider, &config, &error);
+  g_assert_no_error (error);
+  id = g_strdup (warden_agent_get_session_id (agent));
+  g_clear_object (&agent);
+  g_assert_true (warden_window_select_session (window, id));
+  session = warden_window_get_session (window);
+  g_assert_cmpuint (count_notices (session, "no sandbox"), ==, 1);
+  wait_until (window_shows_host_warning, NULL, 10, "the host warning in the opened session");
+
+  /* A sandboxed session has none. */
+  session = start_session ("sandboxed");
+  g_assert_cmpuint (count_notices (session, "no sandbox"), ==, 0);
+}
+
+/* The window cannot start a session in $HOME either, whatever the dialog did. */
+static void
+test_refused_workspace (void)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_null (warden_application_create_session (app, g_get_home_dir (), "node", "bwrap",
+                                                    "home", &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "cannot be a workspace"));
+}
+
 /* 10,000 messages: the list makes widgets for what is on screen only. */
 static void
 test_long_session (void)
@@ -1022,6 +1115,8 @@ main (int    argc,
   g_test_add_func ("/ui/window/switch-profile", test_switch_profile);
   g_test_add_func ("/ui/window/network-error-banner", test_network_error_banner);
   g_test_add_func ("/ui/window/pending-survives-restart", test_pending_survives_restart);
+  g_test_add_func ("/ui/window/host-warning", test_host_warning);
+  g_test_add_func ("/ui/window/refused-workspace", test_refused_workspace);
   g_test_add_func ("/ui/window/long-session", test_long_session);
   g_test_add_func ("/ui/window/about-and-shortcuts", test_about_and_shortcuts);
   g_test_add_func ("/ui/window/stop", test_stop);
