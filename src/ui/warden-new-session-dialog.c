@@ -12,6 +12,8 @@
 
 #include "warden-new-session-dialog.h"
 
+#include "sandbox/warden-workspace-check.h"
+
 /* In the order of the sandbox row's items. */
 static const char * const sandbox_ids[] = { "auto", "docker", "bwrap", "host" };
 
@@ -49,31 +51,42 @@ set_workspace_ok (WardenNewSessionDialog *self,
 }
 
 static void
-query_type_cb (GObject      *object,
-               GAsyncResult *result,
-               gpointer      user_data)
+check_thread (GTask        *task,
+              gpointer      source,
+              gpointer      data,
+              GCancellable *cancellable)
 {
-  WardenNewSessionDialog *self = user_data;
-  g_autoptr(GFileInfo) info = NULL;
+  GError *error = NULL;
+  char *real = warden_workspace_check (data, NULL, &error);
+
+  if (real != NULL)
+    g_task_return_pointer (task, real, g_free);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+check_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
   g_autoptr(GError) error = NULL;
+  g_autofree char *real = g_task_propagate_pointer (G_TASK (result), &error);
+  WardenNewSessionDialog *self = WARDEN_NEW_SESSION_DIALOG (object);
 
-  info = g_file_query_info_finish (G_FILE (object), result, &error);
+  /* A newer workspace was chosen, or the dialog went away. */
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return;  /* a newer workspace was chosen, or the dialog went away */
+    return;
 
-  if (info != NULL && g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
+  if (real != NULL)
     {
       set_workspace_ok (self, TRUE);
       return;
     }
 
-  {
-    g_autofree char *subtitle = g_strdup_printf (info != NULL ? _("%s is not a folder")
-                                                              : _("%s does not exist"),
-                                                 self->workspace);
-
-    adw_action_row_set_subtitle (self->workspace_row, subtitle);
-  }
+  /* Why this folder cannot be one (not there, $HOME, it holds ~/.ssh …) and
+   * what to do, where the folder is shown. */
+  adw_action_row_set_subtitle (self->workspace_row, error->message);
   gtk_widget_add_css_class (GTK_WIDGET (self->workspace_row), "error");
   set_workspace_ok (self, FALSE);
 }
@@ -82,7 +95,7 @@ void
 warden_new_session_dialog_set_workspace (WardenNewSessionDialog *self,
                                          const char             *path)
 {
-  g_autoptr(GFile) file = NULL;
+  g_autoptr(GTask) task = NULL;
 
   g_return_if_fail (WARDEN_IS_NEW_SESSION_DIALOG (self));
 
@@ -103,11 +116,14 @@ warden_new_session_dialog_set_workspace (WardenNewSessionDialog *self,
   adw_action_row_set_subtitle (self->workspace_row, self->workspace);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->workspace_row), self->workspace);
 
-  /* The folder may be on a slow or gone network mount: ask without blocking. */
+  /* The folder may be on a slow or gone network mount: look without blocking.
+   * The agent checks again when the session starts; this is so Create is
+   * never offered for a folder it would refuse. */
   self->cancellable = g_cancellable_new ();
-  file = g_file_new_for_path (self->workspace);
-  g_file_query_info_async (file, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NONE,
-                           G_PRIORITY_DEFAULT, self->cancellable, query_type_cb, self);
+  task = g_task_new (self, self->cancellable, check_cb, NULL);
+  g_task_set_source_tag (task, warden_new_session_dialog_set_workspace);
+  g_task_set_task_data (task, g_strdup (self->workspace), g_free);
+  g_task_run_in_thread (task, check_thread);
 }
 
 const char *
@@ -264,7 +280,7 @@ warden_new_session_dialog_dispose (GObject *object)
 {
   WardenNewSessionDialog *self = WARDEN_NEW_SESSION_DIALOG (object);
 
-  /* query_type_cb() then returns without touching @self. */
+  /* check_cb() then returns without touching @self. */
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), WARDEN_TYPE_NEW_SESSION_DIALOG);

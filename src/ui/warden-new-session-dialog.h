@@ -27,10 +27,12 @@ WardenNewSessionDialog *warden_new_session_dialog_new             (GtkWindow    
                                                                    const char             *profile,
                                                                    const char             *sandbox);
 const char             *warden_new_session_dialog_get_workspace   (WardenNewSessionDialog *self);
-/* Checks, without blocking, that @path is a folder; Create waits for that. */
+/* Checks, without blocking, that @path is a folder that can be a workspace
+ * (warden_workspace_check(): not $HOME, nothing holding Warden's own state
+ * or the user's keys); Create waits for that, and the row says why not. */
 void                    warden_new_session_dialog_set_workspace   (WardenNewSessionDialog *self,
                                                                    const char             *path);
-/* Whether Create is enabled: a workspace folder that exists is chosen. */
+/* Whether Create is enabled: a folder that can be a workspace is chosen. */
 gboolean                warden_new_session_dialog_get_can_create  (WardenNewSessionDialog *self);
 /* As clicking Create: nothing while it is disabled. */
 void                    warden_new_session_dialog_activate_create (WardenNewSessionDialog *self);

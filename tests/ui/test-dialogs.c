@@ -9,6 +9,8 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "agent/warden-session-store.h"
 #include "agent/warden-trace.h"
@@ -645,6 +647,71 @@ test_new_session (void)
   g_rmdir (tmp);
 }
 
+static gboolean
+workspace_refused (gpointer dialog)
+{
+  g_autofree char *text = visible_text (GTK_WIDGET (dialog), NULL);
+
+  return strstr (text, "cannot be a workspace") != NULL;
+}
+
+/* $HOME, a link to it and a folder holding Warden's database are refused in
+ * the dialog already: Create stays off and the row says why and what to do. */
+static void
+test_new_session_refuses_home (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("warden-dialogs-XXXXXX", NULL);
+  g_autofree char *profiles_dir = g_build_filename (tmp, "profiles", NULL);
+  g_autofree char *link = g_build_filename (tmp, "link-to-home", NULL);
+  g_autofree char *workspace = g_build_filename (tmp, "project", NULL);
+  const char *data = g_get_user_data_dir ();
+  g_autoptr(WardenProfileStore) store = warden_profile_store_new (profiles_dir);
+  g_autoptr(WardenNewSessionDialog) dialog = NULL;
+  const char *home = g_get_home_dir ();
+  Created created = { 0 };
+
+  g_assert_cmpint (g_mkdir (workspace, 0700), ==, 0);
+  g_assert_cmpint (symlink (home, link), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (data, 0700), ==, 0);
+
+  dialog = g_object_ref_sink (warden_new_session_dialog_new (NULL, store, home, "node", "bwrap"));
+  g_signal_connect (dialog, "create", G_CALLBACK (create_cb), &created);
+  gtk_window_present (GTK_WINDOW (dialog));
+
+  {
+    const struct { const char *path; const char *says; } rows[] = {
+      { home, "your home folder" },
+      { link, "a link to" },
+      { data, "Warden’s sessions and approvals" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+      {
+        g_autofree char *text = NULL;
+
+        warden_new_session_dialog_set_workspace (dialog, rows[i].path);
+        g_assert_true (spin_until (workspace_refused, dialog, 5000));
+        text = visible_text (GTK_WIDGET (dialog), NULL);
+        g_test_message ("%s", text);
+        g_assert_nonnull (strstr (text, rows[i].says));
+        g_assert_nonnull (strstr (text, "Choose a project folder"));
+        g_assert_false (warden_new_session_dialog_get_can_create (dialog));
+        g_assert_false (gtk_widget_is_sensitive (find_button (GTK_WIDGET (dialog), "C_reate")));
+        warden_new_session_dialog_activate_create (dialog);
+        g_assert_cmpuint (created.count, ==, 0);
+      }
+  }
+
+  /* A project folder clears the error. */
+  warden_new_session_dialog_set_workspace (dialog, workspace);
+  g_assert_true (spin_until (can_create, dialog, 5000));
+  g_assert_false (workspace_refused (dialog));
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_unlink (link);
+  g_rmdir (workspace);
+  g_rmdir (tmp);
+}
+
 /* The trace */
 
 typedef struct
@@ -940,6 +1007,7 @@ main (int    argc,
   g_test_add_func ("/ui/approval-dialog/question-choice", test_approval_question_choice);
   g_test_add_func ("/ui/approval-dialog/question-free-text", test_approval_question_free_text);
   g_test_add_func ("/ui/new-session-dialog/create", test_new_session);
+  g_test_add_func ("/ui/new-session-dialog/refuses-home", test_new_session_refuses_home);
   g_test_add ("/agent/trace/json", TraceFixture, NULL,
               trace_fixture_set_up, test_trace_json, trace_fixture_tear_down);
   g_test_add ("/agent/trace/pending-and-missing", TraceFixture, NULL,
