@@ -14,6 +14,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -126,12 +128,58 @@ warden_profile_store_init (WardenProfileStore *self)
 {
 }
 
+/* Takes group and other permissions away from a file or folder of ours; a
+ * symlink or someone else's file is left alone. */
+static void
+make_private (const char *path,
+              int         mode)
+{
+  GStatBuf st;
+
+  if (g_lstat (path, &st) != 0 || S_ISLNK (st.st_mode) || st.st_uid != getuid () ||
+      (st.st_mode & 077) == 0)
+    return;
+  if (g_chmod (path, mode) != 0)
+    g_warning ("Could not make %s private: %s", path, g_strerror (errno));
+}
+
+/* Profiles say what runs without asking, so only the user may read or change
+ * them: an older Warden made 0755 folders and 0644 files. New ones are
+ * created private (warden_profile_save_to_file()). */
+static void
+make_user_dir_private (WardenProfileStore *self,
+                       gboolean            own_parent)
+{
+  g_autoptr(GDir) dir = g_dir_open (self->user_dir, 0, NULL);
+  const char *name;
+
+  if (dir == NULL)
+    return;
+  if (own_parent)
+    {
+      g_autofree char *parent = g_path_get_dirname (self->user_dir);
+
+      make_private (parent, 0700);
+    }
+  make_private (self->user_dir, 0700);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (self->user_dir, name, NULL);
+
+      make_private (path, 0600);
+    }
+}
+
 WardenProfileStore *
 warden_profile_store_new (const char *user_dir)
 {
-  return g_object_new (WARDEN_TYPE_PROFILE_STORE,
-                       "user-dir", user_dir,
-                       NULL);
+  WardenProfileStore *self = g_object_new (WARDEN_TYPE_PROFILE_STORE,
+                                           "user-dir", user_dir,
+                                           NULL);
+
+  /* $XDG_CONFIG_HOME/warden is Warden's own; a folder given is only its own. */
+  make_user_dir_private (self, user_dir == NULL);
+  return self;
 }
 
 const char *

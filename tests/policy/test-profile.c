@@ -1158,6 +1158,79 @@ test_store_default_dir (void)
   g_assert_cmpstr (warden_profile_store_get_user_dir (store), ==, expected);
 }
 
+static int
+mode_of (const char *path)
+{
+  GStatBuf st;
+
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  return st.st_mode & 07777;
+}
+
+/* Profiles say what runs without asking: nobody else may read or change
+ * them. New ones are 0600 in 0700 folders; an older Warden's 0755 folders
+ * and 0644 files are made private when the store starts. */
+static void
+test_store_private_modes (void)
+{
+  g_autofree char *warden_dir = g_build_filename (g_get_user_config_dir (), "warden", NULL);
+  g_autofree char *dir = g_build_filename (warden_dir, "profiles", NULL);
+  g_autofree char *old = g_build_filename (dir, "old.json", NULL);
+  g_autofree char *backup = g_build_filename (dir, "old.json.bak", NULL);
+  g_autofree char *fresh = g_build_filename (dir, "fresh.json", NULL);
+  g_autoptr(WardenProfileStore) store = NULL;
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+
+  umask (022);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_cmpint (g_chmod (warden_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (old, "{ \"allow\": [\"ls\"] }", -1, NULL));
+  g_assert_true (g_file_set_contents (backup, "{ \"allow\": [] }", -1, NULL));
+  g_assert_cmpint (mode_of (old), ==, 0644);
+
+  store = warden_profile_store_new (NULL);
+  g_assert_cmpint (mode_of (warden_dir), ==, 0700);
+  g_assert_cmpint (mode_of (dir), ==, 0700);
+  g_assert_cmpint (mode_of (old), ==, 0600);
+  g_assert_cmpint (mode_of (backup), ==, 0600);
+
+  profile = warden_profile_new_from_data ("fresh", "{ \"allow\": [\"make\"] }", -1,
+                                          "fresh.json", &error);
+  g_assert_no_error (error);
+  g_assert_true (warden_profile_store_save (store, profile, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (mode_of (fresh), ==, 0600);
+  /* Saved again over the old one: still private. */
+  g_clear_object (&profile);
+  profile = warden_profile_store_lookup (store, "old", &error);
+  g_assert_no_error (error);
+  g_assert_true (warden_profile_store_save (store, profile, &error));
+  g_assert_cmpint (mode_of (old), ==, 0600);
+  g_assert_cmpint (mode_of (backup), ==, 0600);
+}
+
+/* A store at a folder of its own choosing (a test's, a Flatpak's) is
+ * created private too. */
+static void
+test_store_private_new_dir (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("warden-profiles-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (tmp, "a", "profiles", NULL);
+  g_autofree char *file = g_build_filename (dir, "mine.json", NULL);
+  g_autoptr(WardenProfileStore) store = warden_profile_store_new (dir);
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+
+  umask (022);
+  profile = warden_profile_new_from_data ("mine", "{ \"allow\": [\"make\"] }", -1,
+                                          "mine.json", &error);
+  g_assert_no_error (error);
+  g_assert_true (warden_profile_store_save (store, profile, &error));
+  g_assert_cmpint (mode_of (dir), ==, 0700);
+  g_assert_cmpint (mode_of (file), ==, 0600);
+}
+
 static void
 test_store_list_order (Fixture       *fixture,
                        gconstpointer  data)
@@ -1921,6 +1994,8 @@ main (int   argc,
   ADD_TEST ("/policy/profile/save/after-interrupted", test_save_after_interrupted);
 
   g_test_add_func ("/policy/profile/store/default-dir", test_store_default_dir);
+  g_test_add_func ("/policy/profile/store/private-modes", test_store_private_modes);
+  g_test_add_func ("/policy/profile/store/private-new-dir", test_store_private_new_dir);
   ADD_TEST ("/policy/profile/store/list-order", test_store_list_order);
   ADD_TEST ("/policy/profile/store/list-corrupt", test_store_list_corrupt);
   ADD_TEST ("/policy/profile/store/list-ignores", test_store_list_ignores);
