@@ -2467,7 +2467,9 @@ shell_script_index (const WordRef  *w,
 
 /* The builtins that set variables from their arguments. */
 static const char *var_setters[] = { "declare", "typeset", "local", "export", "readonly", NULL };
-static const char *var_readers[] = { "read", "mapfile", "readarray", "printf", "getopts", NULL };
+/* unset 'a[$(cmd)]' evaluates the subscript too, so its words name variables. */
+static const char *var_readers[] = { "read", "mapfile", "readarray", "printf", "getopts", "unset",
+                                     NULL };
 /* Variables that change what later commands run or read, beyond the shell's
  * own: besides these, any name without a lower-case letter, since it may
  * name a variable already in the sandbox's environment. */
@@ -2790,7 +2792,8 @@ analyze (Lexer         *L,
     {
       /* test -v 'a[$(cmd)]' evaluates the subscript. */
       for (guint i = 1; i + 1 < n; i++)
-        if (strcmp (w[i].text, "-v") == 0 && strchr (w[i + 1].text, '[') != NULL)
+        if (strcmp (w[i].text, "-v") == 0 &&
+            (strchr (w[i + 1].text, '[') != NULL || (w[i + 1].flags & W_NONLITERAL)))
           force_ask (p, FALSE, "an array subscript is evaluated as arithmetic, which can run "
                                "commands in bash");
       return;
@@ -2815,7 +2818,7 @@ analyze (Lexer         *L,
               force_ask (p, FALSE, "mapfile -C runs its callback as a command");
               return;
             }
-          if (setter && a[0] == '-' && strchr (a, 'n') != NULL)
+          if (setter && strcmp (base, "export") != 0 && a[0] == '-' && strchr (a, 'n') != NULL)
             {
               force_ask (p, FALSE, "a name reference makes later assignments set another "
                                    "variable");
