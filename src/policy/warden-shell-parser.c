@@ -179,6 +179,7 @@ static gboolean lex_dquote     (Lexer *L, GString *out, guint *flags, gssize end
 static void     parse_string   (State *st, const char *s, gsize n, WardenOrigin origin, const char *what);
 static void     parse_as_sh_would (Lexer *L, gsize start, gsize end);
 static gboolean names_sensitive_var (const char *arg);
+static gboolean names_dangerous_var (const char *arg);
 static Heredoc *pending_heredoc (Lexer *L);
 static void     emit_words     (Lexer *L, const WordRef *words, guint n_words, WardenOrigin origin,
                                 const char *hole_token, gboolean append_hole);
@@ -2390,7 +2391,17 @@ wrapper_command_start (const WrapperSpec *spec,
 
   if (spec->assignments)
     while (i < n && (w[i].flags & W_ASSIGN))
-      i++;
+      {
+        /* env LD_PRELOAD=x.so ls is not ls. */
+        if (names_dangerous_var (w[i].text))
+          {
+            *why = g_strdup_printf ("%s sets %.*s for the command it runs, which changes what "
+                                    "that command runs", spec->name,
+                                    (int) strcspn (w[i].text, "=+["), w[i].text);
+            return -2;
+          }
+        i++;
+      }
 
   for (; positionals > 0 && i < n; positionals--)
     {
@@ -2504,6 +2515,34 @@ is_special_name (const char *base)
     }
 
   return g_hash_table_contains (names, base) || shell_kind (base) != NULL;
+}
+
+/* The variables that make a program run or load something else. */
+static const char *dangerous_vars[] = { "PATH", "HOME", "IFS", "ENV", "BASH_ENV", "CDPATH",
+                                        "SHELLOPTS", "BASHOPTS", "PS4", "GLOBIGNORE",
+                                        "NODE_OPTIONS", "NODE_PATH", "SHELL", "EDITOR", "VISUAL",
+                                        "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE", "BROWSER",
+                                        "GCONV_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
+                                        "JDK_JAVA_OPTIONS", "CLASSPATH", "RUSTC_WRAPPER",
+                                        "MAKEFLAGS", "PROMPT_COMMAND", "TMPDIR", "ZDOTDIR",
+                                        "LUA_INIT", "LUA_PATH", "VIMINIT", "EXINIT", NULL };
+static const char *dangerous_prefixes[] = { "LD_", "GIT_", "PYTHON", "PERL5", "PERL_", "RUBY",
+                                            "BASH_", "DYLD_", "NPM_CONFIG_", "npm_config_",
+                                            "XDG_", "CARGO_", "GEM_", "BUNDLE_", "PIP_",
+                                            "DOTNET_", "SSH_", "SUDO_", NULL };
+
+static gboolean
+names_dangerous_var (const char *arg)
+{
+  gsize len = strspn (arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+
+  for (guint i = 0; dangerous_vars[i] != NULL; i++)
+    if (strlen (dangerous_vars[i]) == len && strncmp (arg, dangerous_vars[i], len) == 0)
+      return TRUE;
+  for (guint i = 0; dangerous_prefixes[i] != NULL; i++)
+    if (g_str_has_prefix (arg, dangerous_prefixes[i]) && strlen (dangerous_prefixes[i]) <= len)
+      return TRUE;
+  return FALSE;
 }
 
 static gboolean
