@@ -240,6 +240,7 @@ warden_policy_check (WardenPolicy             *self,
 
   /* The parser resolves "." and ".." in the workspace itself. */
   options.workspace = context && context->workspace ? context->workspace : "/workspace";
+  options.host_workspace = context ? context->host_workspace : NULL;
   if (context && context->cwd)
     {
       g_autofree char *workspace = g_canonicalize_filename (options.workspace, "/");

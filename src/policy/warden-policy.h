@@ -22,6 +22,10 @@ typedef struct
   const char         *cwd;
   /* The exec call's extra environment, NAME=VALUE strings, or NULL. */
   const char * const *env;
+  /* Where @workspace is on this machine, when it is elsewhere (a sandbox
+   * mounts it at /workspace): redirections are checked against the real
+   * files there for symlinks that lead out. NULL means @workspace itself. */
+  const char         *host_workspace;
 } WardenCheckContext;
 
 typedef struct _WardenPolicy WardenPolicy;

@@ -1944,45 +1944,66 @@ normalize_path (const char *path)
 }
 
 /* When the workspace exists here, a target inside it may still lead
- * elsewhere through a symlink on its way: say why, or NULL. */
+ * elsewhere through a symlink on its way: say why, or NULL. @rel is the
+ * target as written, relative to the workspace: "out/../x" with out -> /etc
+ * is /x, whatever "x" alone would be. */
 static char *
 symlink_leaves_workspace (State      *st,
                           const char *rel)
 {
   g_autoptr(GString) path = NULL;
+  const char *host = st->options != NULL && st->options->host_workspace != NULL
+                     ? st->options->host_workspace : st->workspace;
   const char *p = rel;
+  gsize root_len;
 
   if (!st->workspace_checked)
     {
       st->workspace_checked = TRUE;
-      st->workspace_real = realpath (st->workspace, NULL);
+      st->workspace_real = realpath (host, NULL);
     }
   if (st->workspace_real == NULL)
     return NULL;
 
-  path = g_string_new (st->workspace);
+  path = g_string_new (st->workspace_real);
+  root_len = path->len;
   while (*p != '\0')
     {
-      const char *end = p + strcspn (p, "/");
+      gsize len = strcspn (p, "/");
       struct stat sb;
 
-      g_string_append_c (path, '/');
-      g_string_append_len (path, p, end - p);
-      if (lstat (path->str, &sb) != 0)
-        return NULL;  /* what does not exist yet is created inside */
-      if (S_ISLNK (sb.st_mode))
+      if ((len == 1 && p[0] == '.') || len == 0)
+        ;
+      else if (len == 2 && p[0] == '.' && p[1] == '.')
         {
-          g_autofree char *real = realpath (path->str, NULL);
-          gsize wl = strlen (st->workspace_real);
-
-          if (real == NULL || strncmp (real, st->workspace_real, wl) != 0 ||
-              (real[wl] != '/' && real[wl] != '\0') ||
-              warden_path_is_protected (real + wl))
-            return g_strdup_printf ("output redirection through the symlink “%s”, which "
-                                    "leads to %s", path->str,
-                                    real != NULL ? real : "a file that does not exist");
+          /* Every component so far is a real directory: ".." is its parent. */
+          if (path->len <= root_len)
+            return g_strdup ("output redirection that climbs out of the workspace");
+          while (path->len > root_len && path->str[path->len - 1] != '/')
+            g_string_truncate (path, path->len - 1);
+          g_string_truncate (path, MAX (path->len - 1, root_len));
         }
-      p = *end == '/' ? end + 1 : end;
+      else
+        {
+          g_string_append_c (path, '/');
+          g_string_append_len (path, p, len);
+          if (lstat (path->str, &sb) != 0)
+            return NULL;  /* what does not exist yet is created inside */
+          if (S_ISLNK (sb.st_mode))
+            {
+              g_autofree char *real = realpath (path->str, NULL);
+
+              if (real == NULL || strncmp (real, st->workspace_real, root_len) != 0 ||
+                  (real[root_len] != '/' && real[root_len] != '\0') ||
+                  warden_path_is_protected (real + root_len))
+                return g_strdup_printf ("output redirection through the symlink “%s”, which "
+                                        "leads to %s", path->str,
+                                        real != NULL ? real : "a file that does not exist");
+              g_string_assign (path, real);
+            }
+        }
+      p += len;
+      p += strspn (p, "/");
     }
   return NULL;
 }
@@ -2036,6 +2057,10 @@ judge_output_target (State      *st,
       if (warden_path_is_protected (rel))
         why = g_strdup_printf ("output redirection to “%s”, a protected path (%s)", target,
                                "git, direnv and editors run what it says");
+      else if (target[0] != '/')
+        why = symlink_leaves_workspace (st, target);
+      else if (g_str_has_prefix (target, st->workspace) && target[st->workspace_len] == '/')
+        why = symlink_leaves_workspace (st, target + st->workspace_len + 1);
       else
         why = symlink_leaves_workspace (st, rel);
       if (why != NULL)

@@ -56,6 +56,9 @@ typedef struct
   /* TRUE when the command runs in a directory outside the workspace:
    * relative redirection targets then count as outside. */
   gboolean    cwd_outside_workspace;
+  /* The workspace's directory on this machine, for the symlink check;
+   * NULL means @workspace. */
+  const char *host_workspace;
 } WardenShellOptions;
 
 typedef struct

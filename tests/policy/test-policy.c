@@ -7,6 +7,9 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include <json-glib/json-glib.h>
 
@@ -1709,6 +1712,78 @@ add_generated (GHashTable      *paths,
   g_test_add_data_func (path, gen, check_generated);
 }
 
+/* Class 10: a redirection that passes through a symlink out of the
+ * workspace asks, judged on the real files where the workspace lives on
+ * this machine while the sandbox sees it at /workspace. */
+static void
+test_redirection_symlinks (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("warden-policy-XXXXXX", &error);
+  g_autofree char *sub = NULL, *out = NULL, *in = NULL, *dangling = NULL, *git = NULL;
+  const char *allow[] = { "echo *", NULL };
+  g_autoptr(WardenPolicy) policy = warden_policy_new (WARDEN_MODE_ALLOWLIST, allow, NULL);
+  struct { const char *command; WardenVerdict verdict; } cases[] = {
+    { "echo x > out/passwd", WARDEN_VERDICT_ASK },
+    { "echo x >> ./out/../out/passwd", WARDEN_VERDICT_ASK },
+    { "echo x > dangling/x", WARDEN_VERDICT_ASK },
+    { "echo x > gitdir/config", WARDEN_VERDICT_ASK },
+    { "echo x > /workspace/out/x", WARDEN_VERDICT_ASK },
+    { "echo x > out/../notes.txt", WARDEN_VERDICT_ASK },
+    { "echo x > in/../../x", WARDEN_VERDICT_ASK },
+    { "echo x > in/x", WARDEN_VERDICT_ALLOW },
+    { "echo x > in/../notes.txt", WARDEN_VERDICT_ALLOW },
+    { "echo x > sub/new/x", WARDEN_VERDICT_ALLOW },
+    { "echo x > notes.txt", WARDEN_VERDICT_ALLOW },
+  };
+
+  g_assert_no_error (error);
+  sub = g_build_filename (dir, "sub", NULL);
+  git = g_build_filename (dir, ".git", NULL);
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (git, 0700), ==, 0);
+  out = g_build_filename (dir, "out", NULL);
+  in = g_build_filename (dir, "in", NULL);
+  dangling = g_build_filename (dir, "dangling", NULL);
+  g_assert_cmpint (symlink ("/etc", out), ==, 0);
+  g_assert_cmpint (symlink ("sub", in), ==, 0);
+  g_assert_cmpint (symlink ("/nonexistent/warden", dangling), ==, 0);
+  {
+    g_autofree char *gitdir = g_build_filename (dir, "gitdir", NULL);
+
+    g_assert_cmpint (symlink (".git", gitdir), ==, 0);
+  }
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      WardenCheckContext ctx = { .workspace = "/workspace", .host_workspace = dir };
+      g_autoptr(WardenDecision) d = warden_policy_check (policy, cases[i].command, -1, &ctx);
+
+      g_test_message ("%s: %s", cases[i].command, warden_decision_get_reason (d));
+      g_assert_cmpint (warden_decision_get_verdict (d), ==, cases[i].verdict);
+    }
+
+  /* Without a host directory the workspace path itself is looked at. */
+  {
+    WardenCheckContext ctx = { .workspace = dir };
+    g_autoptr(WardenDecision) d = warden_policy_check (policy, "echo x > out/passwd", -1, &ctx);
+
+    g_assert_cmpint (warden_decision_get_verdict (d), ==, WARDEN_VERDICT_ASK);
+  }
+
+  {
+    const char *names[] = { "out", "in", "dangling", "gitdir", "sub", ".git" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+      {
+        g_autofree char *p = g_build_filename (dir, names[i], NULL);
+
+        g_remove (p);
+      }
+    g_remove (dir);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1743,6 +1818,7 @@ main (int   argc,
   g_test_add_func ("/policy/decision/policy/null-lists", test_policy_null_lists);
   g_test_add_func ("/policy/decision/policy/copies-patterns", test_policy_copies_patterns);
   g_test_add_func ("/policy/decision/policy/reuse", test_policy_reuse);
+  g_test_add_func ("/policy/decision/soundness/protected/symlinks", test_redirection_symlinks);
 
   return g_test_run ();
 }
