@@ -37,6 +37,9 @@ struct _WardenProfile
   GPtrArray  *allow;        /* NULL-terminated, of char * */
   GPtrArray  *deny;
   JsonObject *unknown;      /* members this version does not know, written back as read */
+  WardenFileWrite file_write;
+  JsonObject *files_unknown;  /* the same inside "files" */
+  guint       has_files : 1;  /* the file had a "files" section: it is written back */
 
   guint       builtin : 1;
 };
@@ -52,6 +55,7 @@ enum {
   PROP_ALLOW,
   PROP_DENY,
   PROP_BUILTIN,
+  PROP_FILE_WRITE,
   N_PROPS
 };
 
@@ -63,8 +67,31 @@ static GParamSpec *properties[N_PROPS];
 GResource *warden_get_resource (void);
 
 static const char * const known_keys[] = {
-  "version", "name", "description", "mode", "allow", "deny", NULL
+  "version", "name", "description", "mode", "allow", "deny", "files", NULL
 };
+
+static const char * const file_write_names[] = { "allow", "ask", "never" };
+
+const char *
+warden_file_write_to_string (WardenFileWrite rule)
+{
+  g_return_val_if_fail (rule <= WARDEN_FILE_WRITE_NEVER, NULL);
+
+  return file_write_names[rule];
+}
+
+gboolean
+warden_file_write_from_string (const char      *str,
+                               WardenFileWrite *rule)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (file_write_names); i++)
+    if (g_strcmp0 (str, file_write_names[i]) == 0)
+      {
+        *rule = (WardenFileWrite) i;
+        return TRUE;
+      }
+  return FALSE;
+}
 
 gboolean
 warden_profile_id_is_valid (const char *id)
@@ -191,6 +218,7 @@ warden_profile_finalize (GObject *object)
   g_clear_pointer (&self->allow, g_ptr_array_unref);
   g_clear_pointer (&self->deny, g_ptr_array_unref);
   g_clear_pointer (&self->unknown, json_object_unref);
+  g_clear_pointer (&self->files_unknown, json_object_unref);
 
   G_OBJECT_CLASS (warden_profile_parent_class)->finalize (object);
 }
@@ -233,6 +261,10 @@ warden_profile_get_property (GObject    *object,
       g_value_set_boolean (value, self->builtin);
       break;
 
+    case PROP_FILE_WRITE:
+      g_value_set_int (value, self->file_write);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -262,6 +294,10 @@ warden_profile_set_property (GObject      *object,
 
     case PROP_MODE:
       warden_profile_set_mode (self, g_value_get_int (value));
+      break;
+
+    case PROP_FILE_WRITE:
+      warden_profile_set_file_write (self, g_value_get_int (value));
       break;
 
     default:
@@ -309,6 +345,12 @@ warden_profile_class_init (WardenProfileClass *klass)
                         G_TYPE_STRV,
                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
+  /* A WardenFileWrite, like the mode. */
+  properties[PROP_FILE_WRITE] =
+    g_param_spec_int ("file-write", NULL, NULL,
+                      WARDEN_FILE_WRITE_ALLOW, WARDEN_FILE_WRITE_NEVER, WARDEN_FILE_WRITE_ALLOW,
+                      (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
   properties[PROP_BUILTIN] =
     g_param_spec_boolean ("builtin", NULL, NULL,
                           FALSE,
@@ -324,6 +366,7 @@ warden_profile_init (WardenProfile *self)
   self->allow = pattern_array_new ();
   self->deny = pattern_array_new ();
   self->unknown = json_object_new ();
+  self->files_unknown = json_object_new ();
 }
 
 WardenProfile *
@@ -567,6 +610,62 @@ load_patterns (JsonObject  *root,
   return TRUE;
 }
 
+static gboolean
+load_files (WardenProfile  *self,
+            JsonObject     *root,
+            const char     *source_name,
+            GError        **error)
+{
+  JsonNode *node = json_object_get_member (root, "files");
+  JsonObjectIter iter;
+  const char *member_name;
+  JsonNode *member;
+  JsonObject *files;
+
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                         _("key “files”: is %s, not an object such as "
+                           "{ \"write\": \"ask\" }"),
+                         json_type_description (node));
+      return FALSE;
+    }
+
+  files = json_node_get_object (node);
+  self->has_files = TRUE;
+  json_object_iter_init_ordered (&iter, files);
+  while (json_object_iter_next_ordered (&iter, &member_name, &member))
+    {
+      if (strcmp (member_name, "write") != 0)
+        {
+          json_object_set_member (self->files_unknown, member_name, json_node_deep_copy (member));
+          continue;
+        }
+      if (!node_holds_string (member))
+        {
+          set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                             _("key “%s”: is %s, not a string"),
+                             "files.write", json_type_description (member));
+          return FALSE;
+        }
+      if (!warden_file_write_from_string (json_node_get_string (member), &self->file_write))
+        {
+          set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                             _("key “files.write”: “%s” is not a rule; use “%s” (inside the "
+                               "project, without asking), “%s” (before every write or edit) "
+                               "or “%s”"),
+                             json_node_get_string (member),
+                             warden_file_write_to_string (WARDEN_FILE_WRITE_ALLOW),
+                             warden_file_write_to_string (WARDEN_FILE_WRITE_ASK),
+                             warden_file_write_to_string (WARDEN_FILE_WRITE_NEVER));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 WardenProfile *
 warden_profile_new_from_data (const char  *id,
                               const char  *data,
@@ -716,7 +815,8 @@ warden_profile_new_from_data (const char  *id,
     }
 
   if (!load_patterns (object, "allow", self->allow, source_name, error) ||
-      !load_patterns (object, "deny", self->deny, source_name, error))
+      !load_patterns (object, "deny", self->deny, source_name, error) ||
+      !load_files (self, object, source_name, error))
     return NULL;
 
   json_object_iter_init_ordered (&iter, object);
@@ -831,6 +931,12 @@ warden_profile_copy (WardenProfile *self,
   while (json_object_iter_next_ordered (&iter, &member_name, &member))
     json_object_set_member (copy->unknown, member_name, json_node_deep_copy (member));
 
+  copy->file_write = self->file_write;
+  copy->has_files = self->has_files;
+  json_object_iter_init_ordered (&iter, self->files_unknown);
+  while (json_object_iter_next_ordered (&iter, &member_name, &member))
+    json_object_set_member (copy->files_unknown, member_name, json_node_deep_copy (member));
+
   return copy;
 }
 
@@ -874,6 +980,19 @@ warden_profile_to_data (WardenProfile *self,
   json_object_set_string_member (object, "mode", warden_mode_to_string (self->mode));
   json_object_set_member (object, "allow", pattern_array_to_node (self->allow));
   json_object_set_member (object, "deny", pattern_array_to_node (self->deny));
+  /* Left out where it says what its absence says, so older files stay as
+   * they were. */
+  if (self->has_files || self->file_write != WARDEN_FILE_WRITE_ALLOW)
+    {
+      JsonObject *files = json_object_new ();
+
+      json_object_set_string_member (files, "write",
+                                     warden_file_write_to_string (self->file_write));
+      json_object_iter_init_ordered (&iter, self->files_unknown);
+      while (json_object_iter_next_ordered (&iter, &member_name, &member))
+        json_object_set_member (files, member_name, json_node_copy (member));
+      json_object_set_object_member (object, "files", files);
+    }
 
   json_object_iter_init_ordered (&iter, self->unknown);
   while (json_object_iter_next_ordered (&iter, &member_name, &member))
@@ -1097,6 +1216,28 @@ warden_profile_set_mode (WardenProfile *self,
 
   self->mode = mode;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODE]);
+}
+
+WardenFileWrite
+warden_profile_get_file_write (WardenProfile *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), WARDEN_FILE_WRITE_ALLOW);
+
+  return self->file_write;
+}
+
+void
+warden_profile_set_file_write (WardenProfile   *self,
+                               WardenFileWrite  rule)
+{
+  g_return_if_fail (WARDEN_IS_PROFILE (self));
+  g_return_if_fail (rule <= WARDEN_FILE_WRITE_NEVER);
+
+  if (self->file_write == rule)
+    return;
+
+  self->file_write = rule;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE_WRITE]);
 }
 
 const char * const *

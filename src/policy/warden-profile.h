@@ -12,6 +12,21 @@
 
 G_BEGIN_DECLS
 
+/* What the write and edit tools may do: "files": {"write": "…"} in the
+ * JSON. Whatever the rule, a protected path (.git, .envrc, …) and a path
+ * outside the workspace ask, and nothing is written without an answer. */
+typedef enum
+{
+  WARDEN_FILE_WRITE_ALLOW,   /* "allow": inside the workspace without asking; the default,
+                                and what profiles without the section keep */
+  WARDEN_FILE_WRITE_ASK,     /* "ask": every write and edit asks */
+  WARDEN_FILE_WRITE_NEVER,   /* "never": refused, and the model is told why */
+} WardenFileWrite;
+
+const char         *warden_file_write_to_string      (WardenFileWrite  rule);
+gboolean            warden_file_write_from_string    (const char      *str,
+                                                      WardenFileWrite *rule);
+
 #define WARDEN_TYPE_PROFILE (warden_profile_get_type ())
 
 G_DECLARE_FINAL_TYPE (WardenProfile, warden_profile, WARDEN, PROFILE, GObject)
@@ -57,6 +72,10 @@ void                warden_profile_set_description   (WardenProfile  *self,
 WardenMode          warden_profile_get_mode          (WardenProfile  *self);
 void                warden_profile_set_mode          (WardenProfile  *self,
                                                       WardenMode      mode);
+/* The "file-write" property, a WardenFileWrite. */
+WardenFileWrite     warden_profile_get_file_write    (WardenProfile  *self);
+void                warden_profile_set_file_write    (WardenProfile  *self,
+                                                      WardenFileWrite rule);
 const char * const *warden_profile_get_allow         (WardenProfile  *self);
 const char * const *warden_profile_get_deny          (WardenProfile  *self);
 /* Returns FALSE and sets @error for an invalid pattern; adding a pattern

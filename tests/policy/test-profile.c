@@ -791,6 +791,136 @@ test_round_trip_unknown_keys (void)
                    "Node plus the build tools this project uses.");
 }
 
+/* The files section: what the write and edit tools may do. */
+
+static void
+test_files_rule (void)
+{
+  static const struct { const char *json; WardenFileWrite rule; } rows[] = {
+    { "{ \"allow\": [\"ls\"] }", WARDEN_FILE_WRITE_ALLOW },        /* older profiles */
+    { "{ \"files\": {} }", WARDEN_FILE_WRITE_ALLOW },
+    { "{ \"files\": { \"write\": \"allow\" } }", WARDEN_FILE_WRITE_ALLOW },
+    { "{ \"files\": { \"write\": \"ask\" } }", WARDEN_FILE_WRITE_ASK },
+    { "{ \"files\": { \"write\": \"never\" } }", WARDEN_FILE_WRITE_NEVER },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenProfile) profile = load (rows[i].json, &error);
+      g_autoptr(WardenProfile) reloaded = NULL;
+      g_autofree char *data = NULL;
+
+      g_assert_no_error (error);
+      g_assert_cmpint (warden_profile_get_file_write (profile), ==, rows[i].rule);
+      data = warden_profile_to_data (profile, NULL);
+      reloaded = load (data, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (warden_profile_get_file_write (reloaded), ==, rows[i].rule);
+    }
+}
+
+static void
+test_files_malformed (void)
+{
+  assert_load_fails ("{ \"files\": \"ask\" }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “files”: is a string, not an object", NULL);
+  assert_load_fails ("{ \"files\": { \"write\": \"sometimes\" } }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “files.write”: “sometimes” is not a rule", "allow", "ask", "never",
+                     NULL);
+  assert_load_fails ("{ \"files\": { \"write\": false } }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “files.write”: is a boolean, not a string", NULL);
+  assert_load_fails ("{ \"files\": { \"write\": \"Ask\" } }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “files.write”", NULL);
+}
+
+/* Keys inside "files" that this version does not know survive a rewrite;
+ * a profile without the section gets none. */
+static void
+test_files_round_trip (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(WardenProfile) plain = NULL;
+  g_autoptr(WardenProfile) copy = NULL;
+  g_autoptr(JsonObject) object = NULL;
+  g_autofree char *data = NULL;
+  JsonObject *files;
+
+  profile = load ("{ \"files\": { \"read\": \"ask\", \"write\": \"never\" }, \"x\": 1 }", &error);
+  g_assert_no_error (error);
+  warden_profile_set_file_write (profile, WARDEN_FILE_WRITE_ASK);
+  data = warden_profile_to_data (profile, NULL);
+  object = parse_object (data);
+  files = json_object_get_object_member (object, "files");
+  g_assert_nonnull (files);
+  g_assert_cmpstr (json_object_get_string_member (files, "write"), ==, "ask");
+  g_assert_cmpstr (json_object_get_string_member (files, "read"), ==, "ask");
+  g_assert_true (json_object_has_member (object, "x"));
+
+  copy = warden_profile_copy (profile, "copy");
+  g_assert_cmpint (warden_profile_get_file_write (copy), ==, WARDEN_FILE_WRITE_ASK);
+  g_clear_pointer (&data, g_free);
+  g_clear_pointer (&object, json_object_unref);
+  data = warden_profile_to_data (copy, NULL);
+  object = parse_object (data);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (object, "files"),
+                                                  "read"), ==, "ask");
+
+  plain = load ("{ \"allow\": [\"ls\"] }", &error);
+  g_clear_pointer (&data, g_free);
+  g_clear_pointer (&object, json_object_unref);
+  data = warden_profile_to_data (plain, NULL);
+  object = parse_object (data);
+  g_assert_false (json_object_has_member (object, "files"));
+}
+
+static void
+notify_count_cb (guint *counter)
+{
+  (*counter)++;
+}
+
+static void
+test_files_notify (void)
+{
+  g_autoptr(WardenProfile) profile = warden_profile_new ("n");
+  guint notified = 0;
+
+  g_signal_connect_swapped (profile, "notify::file-write", G_CALLBACK (notify_count_cb),
+                            &notified);
+  warden_profile_set_file_write (profile, WARDEN_FILE_WRITE_ALLOW);
+  g_assert_cmpuint (notified, ==, 0);
+  warden_profile_set_file_write (profile, WARDEN_FILE_WRITE_NEVER);
+  g_assert_cmpuint (notified, ==, 1);
+  g_assert_cmpstr (warden_file_write_to_string (WARDEN_FILE_WRITE_NEVER), ==, "never");
+}
+
+/* The built-in read-only and strict profiles ask before any write or edit;
+ * the others leave writes inside the project to the model. */
+static void
+test_builtin_files (void)
+{
+  static const struct { const char *id; WardenFileWrite rule; } rows[] = {
+    { "read-only", WARDEN_FILE_WRITE_ASK },
+    { "strict", WARDEN_FILE_WRITE_ASK },
+    { "node", WARDEN_FILE_WRITE_ALLOW },
+    { "python", WARDEN_FILE_WRITE_ALLOW },
+    { "trusted", WARDEN_FILE_WRITE_ALLOW },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenProfile) profile = warden_profile_new_builtin (rows[i].id, &error);
+
+      g_assert_no_error (error);
+      if (warden_profile_get_file_write (profile) != rows[i].rule)
+        g_error ("built-in profile “%s”: files.write is “%s”", rows[i].id,
+                 warden_file_write_to_string (warden_profile_get_file_write (profile)));
+    }
+}
+
 static void
 test_round_trip_format (void)
 {
@@ -1982,6 +2112,11 @@ main (int   argc,
   g_test_add_func ("/policy/profile/malformed/utf8", test_malformed_utf8);
 
   g_test_add_func ("/policy/profile/round-trip/unknown-keys", test_round_trip_unknown_keys);
+  g_test_add_func ("/policy/profile/files/rule", test_files_rule);
+  g_test_add_func ("/policy/profile/files/malformed", test_files_malformed);
+  g_test_add_func ("/policy/profile/files/round-trip", test_files_round_trip);
+  g_test_add_func ("/policy/profile/files/notify", test_files_notify);
+  g_test_add_func ("/policy/profile/builtin/files", test_builtin_files);
   g_test_add_func ("/policy/profile/round-trip/format", test_round_trip_format);
   g_test_add_func ("/policy/profile/edit/patterns", test_edit_patterns);
   g_test_add_func ("/policy/profile/edit/notify", test_edit_notify);
