@@ -1102,6 +1102,7 @@ start_exec (WardenAgent          *self,
     }
 
   ctx.workspace = workspace_inside (self);
+  ctx.host_workspace = self->config.workspace;
   ctx.cwd = call->cwd;
   ctx.env = (const char * const *) call->env;
   decision = warden_policy_check (self->policy, command, -1, &ctx);
