@@ -46,6 +46,9 @@ struct _WardenAgent
 
   WardenApproval     *pending;
   guint               steps;
+  WardenFileWrite     file_write;     /* the profile's rule for write and edit */
+  WardenWorkspaceTarget *asked_target;  /* what the pending file approval opens */
+  char               *asked_id;       /* its tool call */
 
   GTask              *run;          /* the run in progress */
   WardenLlmMessage   *results;      /* tool results of the current assistant message */
@@ -120,13 +123,16 @@ static const struct { const char *name; const char *description; const char *sch
     "\"limit\":{\"type\":\"integer\",\"description\":\"How many lines\"}},"
     "\"required\":[\"path\"]}" },
   { "write",
-    "Write a whole file, creating it and its folders if needed, replacing what was there.",
+    "Write a whole file, creating it and its folders if needed, replacing what was there. "
+    "Paths outside the project, and protected ones (.git, .envrc, editor and shell settings), "
+    "wait for the user's approval.",
     "{\"type\":\"object\",\"properties\":{"
     "\"path\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"}},"
     "\"required\":[\"path\",\"content\"]}" },
   { "edit",
     "Replace an exact piece of text in a file. old_string must appear exactly once unless "
-    "replace_all is true; include enough surrounding lines to make it unique.",
+    "replace_all is true; include enough surrounding lines to make it unique. Approval works "
+    "as for write.",
     "{\"type\":\"object\",\"properties\":{"
     "\"path\":{\"type\":\"string\"},\"old_string\":{\"type\":\"string\"},"
     "\"new_string\":{\"type\":\"string\"},\"replace_all\":{\"type\":\"boolean\"}},"
@@ -210,6 +216,8 @@ warden_agent_finalize (GObject *object)
   g_clear_pointer (&self->tools, g_ptr_array_unref);
   g_clear_pointer (&self->policy, warden_policy_unref);
   g_clear_pointer (&self->results, warden_llm_message_unref);
+  g_clear_pointer (&self->asked_target, warden_workspace_target_free);
+  g_clear_pointer (&self->asked_id, g_free);
   G_OBJECT_CLASS (warden_agent_parent_class)->finalize (object);
 }
 
@@ -314,6 +322,7 @@ load_policy (WardenAgent  *self,
     return FALSE;
   g_clear_pointer (&self->policy, warden_policy_unref);
   self->policy = warden_policy_new_for_profile (profile);
+  self->file_write = warden_profile_get_file_write (profile);
   return TRUE;
 }
 
@@ -1189,15 +1198,49 @@ number_lines (const char *text,
   return g_string_free (out, FALSE);
 }
 
-/* Runs a file tool; OUTSIDE errors come back for the caller to ask. */
+/* The arguments each file tool needs; FALSE with a message for the model. */
+static gboolean
+file_args_valid (const char  *name,
+                 JsonObject  *input,
+                 GError     **error)
+{
+  const char *message = NULL;
+
+  if (strcmp (name, "read") == 0 && get_string (input, "path") == NULL)
+    message = "read needs a \"path\"";
+  else if (strcmp (name, "write") == 0 &&
+           (get_string (input, "path") == NULL || get_string (input, "content") == NULL))
+    message = "write needs \"path\" and \"content\"";
+  else if (strcmp (name, "edit") == 0 &&
+           (get_string (input, "path") == NULL || get_string (input, "old_string") == NULL ||
+            get_string (input, "new_string") == NULL))
+    message = "edit needs \"path\", \"old_string\" and \"new_string\"";
+  else if ((strcmp (name, "glob") == 0 || strcmp (name, "grep") == 0) &&
+           get_string (input, "pattern") == NULL)
+    message = strcmp (name, "glob") == 0 ? "glob needs a \"pattern\"" : "grep needs a \"pattern\"";
+
+  if (message == NULL)
+    return TRUE;
+  g_set_error_literal (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID, message);
+  return FALSE;
+}
+
+/* Runs a file tool confined to the workspace, or, for a read, write or edit
+ * the user approved, on exactly the @target they were shown. OUTSIDE and
+ * PROTECTED errors come back for the caller to ask. */
 static char *
-run_file_tool (WardenAgent  *self,
-               const char   *name,
-               JsonObject   *input,
-               gboolean      unconfined,
-               GError      **error)
+run_file_tool (WardenAgent                  *self,
+               const char                   *name,
+               JsonObject                   *input,
+               const WardenWorkspaceTarget  *target,
+               GCancellable                 *cancellable,
+               GError                      **error)
 {
   const char *path = get_string (input, "path");
+  const char *shown = target != NULL ? target->path : path;
+
+  if (!file_args_valid (name, input, error))
+    return NULL;
 
   if (strcmp (name, "read") == 0)
     {
@@ -1205,19 +1248,9 @@ run_file_tool (WardenAgent  *self,
       guint limit = (guint) MAX (get_int (input, "limit", 0), 0);
       g_autofree char *text = NULL;
 
-      if (path == NULL)
-        return (g_set_error_literal (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
-                                     "read needs a \"path\""), NULL);
-      if (unconfined)
-        {
-          if (!g_file_get_contents (path, &text, NULL, error))
-            return NULL;
-          if (!g_utf8_validate (text, -1, NULL))
-            return (g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_BINARY,
-                                 "%s is not a text file", path), NULL);
-          return number_lines (text, 1);
-        }
-      text = warden_workspace_read (self->workspace, path, offset - 1, limit, error);
+      text = target != NULL
+             ? warden_workspace_read_target (self->workspace, target, offset - 1, limit, error)
+             : warden_workspace_read (self->workspace, path, offset - 1, limit, error);
       return text ? number_lines (text, offset) : NULL;
     }
 
@@ -1225,14 +1258,12 @@ run_file_tool (WardenAgent  *self,
     {
       const char *content = get_string (input, "content");
 
-      if (path == NULL || content == NULL)
-        return (g_set_error_literal (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
-                                     "write needs \"path\" and \"content\""), NULL);
-      if (unconfined ? !g_file_set_contents (path, content, -1, error)
-                     : !warden_workspace_write (self->workspace, path, content, strlen (content),
-                                                error))
+      if (target != NULL
+          ? !warden_workspace_write_target (self->workspace, target, content, strlen (content),
+                                            error)
+          : !warden_workspace_write (self->workspace, path, content, strlen (content), error))
         return NULL;
-      return g_strdup_printf ("Wrote %zu bytes to %s", strlen (content), path);
+      return g_strdup_printf ("Wrote %zu bytes to %s", strlen (content), shown);
     }
 
   if (strcmp (name, "edit") == 0)
@@ -1240,31 +1271,23 @@ run_file_tool (WardenAgent  *self,
       const char *old_text = get_string (input, "old_string");
       const char *new_text = get_string (input, "new_string");
       JsonNode *all = json_object_get_member (input, "replace_all");
+      gboolean replace_all = all && JSON_NODE_HOLDS_VALUE (all) && json_node_get_boolean (all);
       guint n;
 
-      if (path == NULL || old_text == NULL || new_text == NULL)
-        return (g_set_error_literal (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
-                                     "edit needs \"path\", \"old_string\" and \"new_string\""),
-                NULL);
-      if (unconfined)
-        return (g_set_error_literal (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
-                                     "edit works on files of the project only"), NULL);
-      n = warden_workspace_edit (self->workspace, path, old_text, new_text,
-                                 all && JSON_NODE_HOLDS_VALUE (all) && json_node_get_boolean (all),
-                                 error);
-      return n ? g_strdup_printf ("Replaced %u occurrence%s in %s", n, n == 1 ? "" : "s", path)
+      n = target != NULL
+          ? warden_workspace_edit_target (self->workspace, target, old_text, new_text,
+                                          replace_all, error)
+          : warden_workspace_edit (self->workspace, path, old_text, new_text, replace_all, error);
+      return n ? g_strdup_printf ("Replaced %u occurrence%s in %s", n, n == 1 ? "" : "s", shown)
                : NULL;
     }
 
   if (strcmp (name, "glob") == 0)
     {
-      const char *pattern = get_string (input, "pattern");
       g_auto(GStrv) files = NULL;
 
-      if (pattern == NULL)
-        return (g_set_error_literal (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
-                                     "glob needs a \"pattern\""), NULL);
-      files = warden_workspace_glob (self->workspace, pattern, get_string (input, "cwd"), 0, error);
+      files = warden_workspace_glob (self->workspace, get_string (input, "pattern"),
+                                     get_string (input, "cwd"), 0, cancellable, error);
       if (files == NULL)
         return NULL;
       return files[0] ? g_strjoinv ("\n", files) : g_strdup ("No files match.");
@@ -1272,18 +1295,14 @@ run_file_tool (WardenAgent  *self,
 
   if (strcmp (name, "grep") == 0)
     {
-      const char *pattern = get_string (input, "pattern");
       g_autoptr(GPtrArray) matches = NULL;
       GString *out;
 
-      if (pattern == NULL)
-        return (g_set_error_literal (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
-                                     "grep needs a \"pattern\""), NULL);
-      matches = warden_workspace_grep (self->workspace, pattern, NULL,
+      matches = warden_workspace_grep (self->workspace, get_string (input, "pattern"), NULL,
                                        get_string (input, "include"),
                                        (guint) MAX (get_int (input, "max_results", 0), 0),
                                        (guint) MAX (get_int (input, "context_lines", 0), 0),
-                                       FALSE, error);
+                                       FALSE, cancellable, error);
       if (matches == NULL)
         return NULL;
       out = g_string_new (NULL);
@@ -1311,12 +1330,17 @@ run_file_tool (WardenAgent  *self,
 /* File tools run in a thread: a grep over a big tree must not freeze a window. */
 typedef struct
 {
-  WardenAgent          *self;
-  WardenToolCallRecord *record;
-  char                 *name;
-  JsonNode             *input;
-  gboolean              approved;
-  gboolean              outside;   /* set by the thread: the path leads out */
+  WardenAgent           *self;
+  WardenToolCallRecord  *record;
+  char                  *name;
+  JsonNode              *input;
+  /* Before the thread: the target the user approved, if any. After it, with
+   * @ask: the target to ask about, the file the path leads to now. */
+  WardenWorkspaceTarget *target;
+  /* Before the thread: ask whatever the path (the profile, the host
+   * backend). After it, with @ask: why it asks, as the prompt says it. */
+  char                  *reason;
+  gboolean               ask;
 } FileCall;
 
 static void
@@ -1326,7 +1350,31 @@ file_call_free (FileCall *call)
   warden_tool_call_record_free (call->record);
   g_free (call->name);
   json_node_unref (call->input);
+  warden_workspace_target_free (call->target);
+  g_free (call->reason);
   g_free (call);
+}
+
+static WardenWorkspaceAccess
+access_for (const char *name)
+{
+  return strcmp (name, "write") == 0 ? WARDEN_WORKSPACE_ACCESS_WRITE
+         : strcmp (name, "edit") == 0 ? WARDEN_WORKSPACE_ACCESS_EDIT
+         : WARDEN_WORKSPACE_ACCESS_READ;
+}
+
+/* Why a prompt asks, and how the path the model gave led to its target. */
+static char *
+ask_reason (const char                  *why,
+            const char                  *path,
+            const WardenWorkspaceTarget *target)
+{
+  if (target->through_link)
+    return g_strdup_printf ("%s; the agent asked for “%s”, a path through a symbolic link to it",
+                            why, path);
+  if (strcmp (path, target->path) != 0)
+    return g_strdup_printf ("%s; the agent asked for “%s”", why, path);
+  return g_strdup (why);
 }
 
 static void
@@ -1337,21 +1385,54 @@ file_tool_thread (GTask        *task,
 {
   FileCall *call = data;
   JsonObject *input = json_node_get_object (call->input);
+  const char *path = get_string (input, "path");
+  g_autoptr(GError) why = NULL;
   GError *error = NULL;
-  char *result = run_file_tool (call->self, call->name, input, FALSE, &error);
+  char *result = NULL;
 
-  if (result == NULL &&
-      g_error_matches (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE))
+  if (g_cancellable_set_error_if_cancelled (cancellable, &error))
     {
-      if (call->approved)
-        {
-          /* The user allowed this one path outside the workspace. */
-          g_clear_error (&error);
-          result = run_file_tool (call->self, call->name, input, TRUE, &error);
-        }
-      else
-        call->outside = TRUE;
+      g_task_return_error (task, error);
+      return;
     }
+
+  if (call->target != NULL || call->reason == NULL)
+    result = run_file_tool (call->self, call->name, input, call->target, cancellable, &error);
+  else
+    file_args_valid (call->name, input, &error);
+
+  if (call->target == NULL &&
+      ((call->reason != NULL && error == NULL) ||
+       g_error_matches (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE) ||
+       g_error_matches (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_PROTECTED)))
+    {
+      const char *because = call->reason;
+
+      /* The user is asked about the file the path leads to now, which is
+       * what an approval opens; what could not be approved (a device, a
+       * missing file) is the model's error at once. */
+      why = g_steal_pointer (&error);
+      call->target = warden_workspace_resolve (call->self->workspace, path,
+                                               access_for (call->name), &error);
+      if (call->target != NULL)
+        {
+          g_autofree char *reason = NULL;
+
+          if (because == NULL && g_error_matches (why, WARDEN_WORKSPACE_ERROR,
+                                                  WARDEN_WORKSPACE_ERROR_PROTECTED))
+            because = "it is a protected path: writing it can make git, a shell or an editor "
+                      "run something on this computer";
+          else if (because == NULL)
+            because = "it is outside the workspace";
+          reason = ask_reason (because, path, call->target);
+          g_free (call->reason);
+          call->reason = g_steal_pointer (&reason);
+          call->ask = TRUE;
+          g_task_return_pointer (task, NULL, NULL);
+          return;
+        }
+    }
+
   if (result != NULL)
     g_task_return_pointer (task, result, g_free);
   else
@@ -1374,16 +1455,27 @@ file_tool_done_cb (GObject      *object,
       warden_tool_call_record_free (r);
       return;
     }
-  if (text == NULL && call->outside)
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      JsonObject *input = json_node_get_object (call->input);
+      /* Stop: the call stays open, and is reported as stopped later. */
+      warden_tool_call_record_free (r);
+      run_return (self, 0, g_steal_pointer (&error));
+      return;
+    }
+  if (error == NULL && text == NULL && call->ask)
+    {
       g_autoptr(WardenApproval) approval =
         warden_approval_new (self->info->id, r->tool_use_id, WARDEN_APPROVAL_PATH, call->name,
-                             get_string (input, "path"));
+                             call->target->path);
 
-      warden_approval_set_details (approval, NULL, self->config.sandbox, error->message, NULL,
+      warden_approval_set_details (approval, NULL, self->config.sandbox, call->reason, NULL,
                                    NULL, NULL, NULL);
-      set_str (&r->reason, error->message);
+      set_str (&r->reason, call->reason);
+      /* In memory only: the database is not trusted to say which file an
+       * approval opens (a resumed session looks the path up and asks again). */
+      g_clear_pointer (&self->asked_target, warden_workspace_target_free);
+      self->asked_target = g_steal_pointer (&call->target);
+      set_str (&self->asked_id, r->tool_use_id);
       wait_for_user (self, r, approval);
       return;
     }
@@ -1395,7 +1487,7 @@ file_tool_done_cb (GObject      *object,
       return;
     }
   if (r->decision == NULL)
-    set_str (&r->decision, call->approved ? "approved" : "none");
+    set_str (&r->decision, call->target != NULL ? "approved" : "none");
   tool_done (self, r, "finished", text, FALSE);
 }
 
@@ -1408,35 +1500,57 @@ start_file_tool (WardenAgent          *self,
   g_autoptr(GTask) task = NULL;
   gboolean approved = g_strcmp0 (r->state, "approved") == 0;
   gboolean writes = strcmp (name, "write") == 0 || strcmp (name, "edit") == 0;
+  gboolean opens = writes || strcmp (name, "read") == 0;
   FileCall *call;
 
-  /* On the host, writing is as dangerous as a command: ask, as the seed does. */
-  if (!approved && writes && g_strcmp0 (self->config.sandbox, "host") == 0 &&
-      !self->config.host_writes_free)
-    {
-      g_autoptr(WardenApproval) approval =
-        warden_approval_new (self->info->id, r->tool_use_id, WARDEN_APPROVAL_PATH, name,
-                             get_string (input, "path"));
-
-      warden_approval_set_details (approval, NULL, "host",
-                                   "the host backend does not confine writes", NULL, NULL, NULL,
-                                   NULL);
-      set_str (&r->reason, "the host backend does not confine writes");
-      wait_for_user (self, r, approval);
-      return;
-    }
-
-  g_signal_emit (self, signals[TOOL_CALL], 0, r->tool_use_id, name, r->input_json);
   call = g_new0 (FileCall, 1);
   call->self = g_object_ref (self);
-  call->record = r;
   call->name = g_strdup (name);
   call->input = json_node_init_object (json_node_alloc (), input);
-  call->approved = approved;
 
-  task = g_task_new (self, NULL, file_tool_done_cb, NULL);
+  if (approved && opens)
+    {
+      if (self->asked_target != NULL && g_strcmp0 (self->asked_id, r->tool_use_id) == 0)
+        call->target = g_steal_pointer (&self->asked_target);
+      else
+        call->reason = g_strdup ("Warden was restarted since this was approved, and the path "
+                                 "is looked up again");
+      g_clear_pointer (&self->asked_id, g_free);
+    }
+  else if (writes && self->file_write == WARDEN_FILE_WRITE_NEVER)
+    {
+      g_autofree char *msg = NULL;
+
+      msg = g_strdup_printf ("Error: the user's profile does not let the write and edit tools "
+                             "change files (its files.write rule is “never”), so “%s” was not "
+                             "changed. Tell the user what you would change instead.",
+                             get_string (input, "path") ? get_string (input, "path") : "");
+      set_str (&r->decision, "denied");
+      set_str (&r->reason, "the profile's files.write rule is “never”");
+      file_call_free (call);
+      tool_done (self, r, "denied", msg, TRUE);
+      return;
+    }
+  else if (writes && self->file_write == WARDEN_FILE_WRITE_ASK)
+    call->reason = g_strdup ("the profile asks before every write or edit "
+                             "(its files.write rule is “ask”)");
+  /* On the host, writing is as dangerous as a command: ask, as the seed does. */
+  else if (writes && g_strcmp0 (self->config.sandbox, "host") == 0 &&
+           !self->config.host_writes_free)
+    call->reason = g_strdup ("the host backend does not confine writes");
+
+  g_signal_emit (self, signals[TOOL_CALL], 0, r->tool_use_id, name, r->input_json);
+  call->record = r;
+
+  task = g_task_new (self, g_task_get_cancellable (self->run), file_tool_done_cb, NULL);
   g_task_set_source_tag (task, start_file_tool);
   g_task_set_task_data (task, call, (GDestroyNotify) file_call_free);
+  /* Stop ends a read or a search at once (the thread stops at its next
+   * check); a write or edit that began is reported as it went. */
+  if (writes)
+    g_task_set_check_cancellable (task, FALSE);
+  else
+    g_task_set_return_on_cancel (task, TRUE);
   g_task_run_in_thread (task, file_tool_thread);
 }
 
@@ -1506,6 +1620,14 @@ process_tools (WardenAgent *self)
       tool_done (self, g_steal_pointer (&r), "interrupted",
                  "Error: this command was started but Warden stopped before it finished; "
                  "it was not run again. Check its effects before repeating it.", TRUE);
+      return;
+    }
+  /* A file call left waiting: the path is looked up again, and the prompt
+   * names the file it leads to now (nothing of it is kept on disk). */
+  if (g_strcmp0 (r->state, "pending") == 0 && input != NULL &&
+      (strcmp (name, "read") == 0 || strcmp (name, "write") == 0 || strcmp (name, "edit") == 0))
+    {
+      start_file_tool (self, g_steal_pointer (&r), name, input);
       return;
     }
   if (g_strcmp0 (r->state, "pending") == 0)

@@ -18,13 +18,18 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "policy/warden-protected-path.h"
 
 /* The sandboxed commands write into the same folder, so they can plant
  * symbolic links (and swap them in between two of our calls) to make the
@@ -56,6 +61,10 @@
 #define MAX_PATTERN_NAMES  256
 #define DEFAULT_GLOB_MAX   1000
 #define DEFAULT_GREP_MAX   200
+/* Backtracking steps per line: a tenth of PCRE2's default, about 10 ms of
+ * the worst kind of pattern; a line that needs more ends the search. */
+#define GREP_MATCH_LIMIT   1000000
+#define DEFAULT_GREP_BUDGET_MS 10000
 
 struct _WardenWorkspace
 {
@@ -63,9 +72,11 @@ struct _WardenWorkspace
 
   char     *root;
   char     *root_real;
+  char     *root_canonical;  /* root_real, or root when that is real already */
   char     *inside;
   int       root_fd;
   gboolean  use_openat2;
+  guint     grep_budget_ms;
 };
 
 static void warden_workspace_initable_iface_init (GInitableIface *iface);
@@ -81,10 +92,44 @@ enum {
   PROP_ROOT,
   PROP_INSIDE,
   PROP_USE_OPENAT2,
+  PROP_GREP_BUDGET,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
+
+WardenWorkspaceTarget *
+warden_workspace_target_new (const char *path)
+{
+  WardenWorkspaceTarget *target;
+
+  g_return_val_if_fail (path != NULL && g_path_is_absolute (path), NULL);
+
+  target = g_new0 (WardenWorkspaceTarget, 1);
+  target->path = g_canonicalize_filename (path, NULL);
+  return target;
+}
+
+WardenWorkspaceTarget *
+warden_workspace_target_copy (const WardenWorkspaceTarget *target)
+{
+  WardenWorkspaceTarget *copy;
+
+  if (target == NULL)
+    return NULL;
+  copy = g_memdup2 (target, sizeof *target);
+  copy->path = g_strdup (target->path);
+  return copy;
+}
+
+void
+warden_workspace_target_free (WardenWorkspaceTarget *target)
+{
+  if (target == NULL)
+    return;
+  g_free (target->path);
+  g_free (target);
+}
 
 void
 warden_grep_match_free (WardenGrepMatch *match)
@@ -437,6 +482,77 @@ set_resolve_error (GError     **error,
     }
 }
 
+/* Protected paths */
+
+/* The folder @dir_fd holds, relative to the root, as the kernel names it
+ * (not as the path spelled it: links are behind us). NULL when it cannot
+ * tell, /proc missing, or the folder is not under the root any more. */
+static char *
+dir_fd_relative (WardenWorkspace *self,
+                 int              dir_fd)
+{
+  char proc[64];
+  char buf[PATH_MAX];
+  gsize root_len = strlen (self->root_canonical);
+  ssize_t n;
+
+  g_snprintf (proc, sizeof proc, "/proc/self/fd/%d", dir_fd);
+  n = readlink (proc, buf, sizeof buf);
+  if (n <= 0 || (gsize) n >= sizeof buf || buf[0] != '/')
+    return NULL;
+  buf[n] = '\0';
+
+  if (strcmp (self->root_canonical, "/") == 0)
+    return g_strdup (buf + 1);
+  if (strncmp (buf, self->root_canonical, root_len) != 0)
+    return NULL;
+  if (buf[root_len] == '\0')
+    return g_strdup ("");
+  if (buf[root_len] != '/')
+    return NULL;
+  return g_strdup (buf + root_len + 1);
+}
+
+static void
+set_protected_error (GError     **error,
+                     const char  *path,
+                     const char  *real)
+{
+  if (real != NULL && strcmp (real, path) != 0)
+    g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_PROTECTED,
+                 _("“%s” leads to “%s”, a protected path: writing it can make git, a shell or "
+                   "an editor run something on the computer, so the user must approve it"),
+                 path, real);
+  else
+    g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_PROTECTED,
+                 _("“%s” is a protected path: writing it can make git, a shell or an editor "
+                   "run something on the computer, so the user must approve it"), path);
+}
+
+/* FALSE with PROTECTED when @name in the folder @dir_fd is protected, or
+ * when where that folder is cannot be told (then asking is the safe way). */
+static gboolean
+check_not_protected (WardenWorkspace  *self,
+                     int               dir_fd,
+                     const char       *name,
+                     const char       *path,
+                     GError          **error)
+{
+  g_autofree char *dir = dir_fd_relative (self, dir_fd);
+  g_autofree char *rel = NULL;
+
+  if (dir == NULL)
+    {
+      set_protected_error (error, path, NULL);
+      return FALSE;
+    }
+  rel = dir[0] != '\0' ? g_strconcat (dir, "/", name, NULL) : g_strdup (name);
+  if (!warden_path_is_protected (rel))
+    return TRUE;
+  set_protected_error (error, path, rel);
+  return FALSE;
+}
+
 /* Reading */
 
 /* The text in @fd, which must be a regular file of valid UTF-8 without NUL
@@ -649,6 +765,16 @@ open_parent (WardenWorkspace  *self,
           g_autofree char *prefix = join_names (names, 0, i + 1);
           int fd = resolve_open (self, prefix, O_PATH | O_DIRECTORY);
 
+          /* No folder is made inside a protected one (a link to .git/hooks
+           * included) before the write is refused. */
+          if (fd == -ENOENT &&
+              !check_not_protected (self, prev >= 0 ? prev : self->root_fd,
+                                    g_ptr_array_index (names, i), path, error))
+            {
+              if (prev >= 0)
+                close (prev);
+              return -1;
+            }
           if (fd == -ENOENT &&
               mkdirat (prev >= 0 ? prev : self->root_fd, g_ptr_array_index (names, i), 0777) < 0 &&
               errno != EEXIST)
@@ -874,70 +1000,134 @@ workspace_write (WardenWorkspace  *self,
                    _("“%s” names a folder; give the path of a file"), path);
       return FALSE;
     }
+  if (warden_path_is_protected (rel))
+    {
+      set_protected_error (error, path, NULL);
+      return FALSE;
+    }
   dir_fd = open_parent (self, path, rel, TRUE, &name, error);
   if (dir_fd < 0)
     return FALSE;
 
-  ret = check_target (self, dir_fd, name, rel, path, FALSE, &st, &exists, error) &&
+  ret = check_not_protected (self, dir_fd, name, path, error) &&
+        check_target (self, dir_fd, name, rel, path, FALSE, &st, &exists, error) &&
         replace_file (dir_fd, name, path, content, length, exists ? &st : NULL, error);
   close (dir_fd);
   return ret;
 }
 
-static guint
-workspace_edit (WardenWorkspace  *self,
-                const char       *path,
-                const char       *old_text,
-                const char       *new_text,
-                gboolean          replace_all,
-                GError          **error)
+static gboolean
+check_edit_args (const char  *old_text,
+                 const char  *new_text,
+                 GError     **error)
 {
-  g_autofree char *rel = NULL;
-  g_autofree char *name = NULL;
+  if (old_text == NULL || old_text[0] == '\0')
+    {
+      g_set_error_literal (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
+                           _("The text to replace is empty; give the exact text to change"));
+      return FALSE;
+    }
+  if (g_strcmp0 (old_text, new_text) == 0)
+    {
+      g_set_error_literal (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
+                           _("The old and the new text are the same; there is nothing to change"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+same_file (const struct stat           *st,
+           const WardenWorkspaceTarget *expect)
+{
+  return expect == NULL || !expect->exists ||
+         ((guint64) st->st_dev == expect->device && (guint64) st->st_ino == expect->inode);
+}
+
+static void
+set_changed_error (GError     **error,
+                   const char  *path)
+{
+  g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_CHANGED,
+               _("“%s” is no longer the file that was approved (it was replaced, or a "
+                 "symbolic link now stands in its path); nothing was done: ask again"), path);
+}
+
+/* Pseudo file systems: their "regular" files are views of processes and of
+ * the kernel (/proc/self/environ holds Warden's API keys). */
+static gboolean
+check_real_fs (int          fd,
+               const char  *path,
+               GError     **error)
+{
+  struct statfs sfs;
+
+  if (fstatfs (fd, &sfs) < 0)
+    return TRUE;
+  switch ((unsigned long) sfs.f_type)
+    {
+    case PROC_SUPER_MAGIC:
+    case SYSFS_MAGIC:
+    case DEBUGFS_MAGIC:
+    case TRACEFS_MAGIC:
+    case SECURITYFS_MAGIC:
+    case CGROUP_SUPER_MAGIC:
+    case CGROUP2_SUPER_MAGIC:
+    case BPF_FS_MAGIC:
+      g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
+                   _("“%s” is a file of the kernel (/proc, /sys), not a regular file; Warden "
+                     "reads and writes regular files only"), path);
+      return FALSE;
+    default:
+      return TRUE;
+    }
+}
+
+/* Replaces @old_text in @name of the folder @dir_fd, which the caller has
+ * found to be a regular file, not a link; @expect, if set, must be it. */
+static guint
+edit_in_folder (int                          dir_fd,
+                const char                  *name,
+                const char                  *path,
+                const char                  *old_text,
+                const char                  *new_text,
+                gboolean                     replace_all,
+                const WardenWorkspaceTarget *expect,
+                GError                     **error)
+{
   g_autofree char *text = NULL;
   g_autoptr(GString) result = NULL;
   const char *p;
   gsize old_len;
   gsize length;
   struct stat st;
-  gboolean exists;
   guint count = 0;
-  int dir_fd;
   int fd;
 
-  if (old_text == NULL || old_text[0] == '\0')
-    {
-      g_set_error_literal (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
-                           _("The text to replace is empty; give the exact text to change"));
-      return 0;
-    }
-  if (g_strcmp0 (old_text, new_text) == 0)
-    {
-      g_set_error_literal (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
-                           _("The old and the new text are the same; there is nothing to change"));
-      return 0;
-    }
   if (new_text == NULL)
     new_text = "";
-
-  if (!(rel = workspace_relative (self, path, error)))
-    return 0;
-  dir_fd = open_parent (self, path, rel, FALSE, &name, error);
-  if (dir_fd < 0)
-    return 0;
-  if (!check_target (self, dir_fd, name, rel, path, TRUE, &st, &exists, error))
-    goto out;
 
   fd = openat (dir_fd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     {
-      set_resolve_error (error, errno, path);
-      goto out;
+      int err = errno;
+
+      if (expect != NULL && err == ELOOP)
+        set_changed_error (error, path);
+      else
+        set_resolve_error (error, err, path);
+      return 0;
+    }
+  if (fstat (fd, &st) == 0 && !same_file (&st, expect))
+    {
+      close (fd);
+      set_changed_error (error, path);
+      return 0;
     }
   text = read_fd_text (fd, path, &length, &st, error);
   close (fd);
   if (text == NULL)
-    goto out;
+    return 0;
 
   old_len = strlen (old_text);
   result = g_string_sized_new (length);
@@ -955,20 +1145,530 @@ workspace_edit (WardenWorkspace  *self,
       g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_NO_MATCH,
                    _("The text to replace is not in “%s”; read the file again and copy the "
                      "text exactly, with its spaces and line breaks"), path);
-      goto out;
+      return 0;
     }
   if (count > 1 && !replace_all)
     {
       g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_NOT_UNIQUE,
                    _("The text to replace is in “%s” %u times; include more of the text "
                      "around it to pick one, or replace all of them"), path, count);
-      count = 0;
-      goto out;
+      return 0;
     }
   if (!replace_file (dir_fd, name, path, result->str, result->len, &st, error))
-    count = 0;
+    return 0;
+  return count;
+}
 
-out:
+static guint
+workspace_edit (WardenWorkspace  *self,
+                const char       *path,
+                const char       *old_text,
+                const char       *new_text,
+                gboolean          replace_all,
+                GError          **error)
+{
+  g_autofree char *rel = NULL;
+  g_autofree char *name = NULL;
+  struct stat st;
+  gboolean exists;
+  guint count = 0;
+  int dir_fd;
+
+  if (!check_edit_args (old_text, new_text, error))
+    return 0;
+  if (!(rel = workspace_relative (self, path, error)))
+    return 0;
+  if (warden_path_is_protected (rel))
+    {
+      set_protected_error (error, path, NULL);
+      return 0;
+    }
+  dir_fd = open_parent (self, path, rel, FALSE, &name, error);
+  if (dir_fd < 0)
+    return 0;
+  if (check_not_protected (self, dir_fd, name, path, error) &&
+      check_target (self, dir_fd, name, rel, path, TRUE, &st, &exists, error))
+    count = edit_in_folder (dir_fd, name, path, old_text, new_text, replace_all, NULL, error);
+  close (dir_fd);
+  return count;
+}
+
+/* Targets: what the user approves, opened exactly */
+
+static void
+set_target_errno_error (GError     **error,
+                        int          err,
+                        const char  *path,
+                        const char  *target)
+{
+  switch (err)
+    {
+    case ENOENT:
+      if (strcmp (path, target) != 0)
+        g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_NOT_FOUND,
+                     _("“%s” does not exist (it leads to “%s”)"), path, target);
+      else
+        g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_NOT_FOUND,
+                     _("“%s” does not exist"), path);
+      break;
+
+    case ENOTDIR:
+      g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_NOT_FOUND,
+                   _("“%s” does not exist: part of “%s” is a file, not a folder"), path, target);
+      break;
+
+    case ELOOP:
+      g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_FAILED,
+                   _("Could not open “%s”: too many levels of symbolic links"), path);
+      break;
+
+    default:
+      g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_FAILED,
+                   _("Could not open “%s”: %s"), target, g_strerror (err));
+      break;
+    }
+}
+
+WardenWorkspaceTarget *
+warden_workspace_resolve (WardenWorkspace        *self,
+                          const char             *path,
+                          WardenWorkspaceAccess   access,
+                          GError                **error)
+{
+  g_autoptr(WardenWorkspaceTarget) target = NULL;
+  g_autoptr(GPtrArray) given = NULL;
+  g_autoptr(GPtrArray) resolved = NULL;
+  g_autoptr(GPtrArray) todo = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *joined = NULL;
+  gboolean through_link = FALSE;
+  gboolean missing = FALSE;
+  guint links = 0;
+  guint skip = 0;
+  struct stat st = { 0 };
+
+  g_return_val_if_fail (WARDEN_IS_WORKSPACE (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (path == NULL || path[0] == '\0')
+    {
+      g_set_error_literal (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
+                           _("No path was given"));
+      return NULL;
+    }
+  if (access == WARDEN_WORKSPACE_ACCESS_WRITE && g_str_has_suffix (path, "/"))
+    {
+      g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
+                   _("“%s” names a folder; give the path of a file"), path);
+      return NULL;
+    }
+
+  /* Relative: from the workspace, as the model sees it from its sandbox;
+   * under the sandbox's view of the workspace: from the root too. */
+  given = split_path (path);
+  if (!g_path_is_absolute (path) ||
+      has_prefix (given, self->root, &skip) ||
+      has_prefix (given, self->root_real, &skip) ||
+      has_prefix (given, self->inside, &skip))
+    resolved = split_path (self->root_canonical);
+  else
+    resolved = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = given->len; i > skip; i--)
+    g_ptr_array_add (todo, g_steal_pointer (&given->pdata[i - 1]));
+
+  /* realpath(), but a write may name a file (and folders) yet to be made,
+   * and the type of each name is known for the errors. The answer is only
+   * a name: the *_target() calls open it refusing any link, so a link
+   * planted after this cannot take them elsewhere. */
+  while (todo->len > 0)
+    {
+      g_autofree char *name = g_ptr_array_steal_index (todo, todo->len - 1);
+      g_autofree char *so_far = NULL;
+      g_autofree char *candidate = NULL;
+      gboolean last = todo->len == 0;
+
+      if (strcmp (name, "..") == 0)
+        {
+          if (missing)
+            {
+              so_far = join_names (resolved, 0, resolved->len);
+              candidate = g_strconcat ("/", so_far, NULL);
+              set_target_errno_error (error, ENOENT, path, candidate);
+              return NULL;
+            }
+          if (resolved->len > 0)
+            g_ptr_array_set_size (resolved, resolved->len - 1);
+          continue;
+        }
+      g_ptr_array_add (resolved, g_steal_pointer (&name));
+      if (missing)
+        continue;
+
+      so_far = join_names (resolved, 0, resolved->len);
+      candidate = g_strconcat ("/", so_far, NULL);
+      if (lstat (candidate, &st) < 0)
+        {
+          int err = errno;
+
+          if (err == ENOENT && access == WARDEN_WORKSPACE_ACCESS_WRITE)
+            {
+              missing = TRUE;
+              continue;
+            }
+          set_target_errno_error (error, err, path, candidate);
+          return NULL;
+        }
+      if (S_ISLNK (st.st_mode))
+        {
+          char link_target[PATH_MAX];
+          ssize_t n;
+
+          if (++links > MAX_SYMLINKS)
+            {
+              set_target_errno_error (error, ELOOP, path, candidate);
+              return NULL;
+            }
+          n = readlink (candidate, link_target, sizeof link_target);
+          if (n < 0 || (gsize) n >= sizeof link_target)
+            {
+              set_target_errno_error (error, n < 0 ? errno : ENAMETOOLONG, path, candidate);
+              return NULL;
+            }
+          link_target[n] = '\0';
+          g_ptr_array_set_size (resolved, resolved->len - 1);
+          if (link_target[0] == '/')
+            g_ptr_array_set_size (resolved, 0);
+          push_names (todo, link_target);
+          through_link = TRUE;
+          continue;
+        }
+      if (!last && !S_ISDIR (st.st_mode))
+        {
+          set_target_errno_error (error, ENOTDIR, path, candidate);
+          return NULL;
+        }
+    }
+
+  joined = join_names (resolved, 0, resolved->len);
+  target = g_new0 (WardenWorkspaceTarget, 1);
+  target->path = g_strconcat ("/", joined, NULL);
+  /* What is there now, whichever name came last ("dir/.." ends on dir). */
+  if (!missing && lstat (target->path, &st) < 0)
+    {
+      set_target_errno_error (error, errno, path, target->path);
+      return NULL;
+    }
+  target->through_link = through_link;
+  target->inside = g_str_has_prefix (target->path, self->root_canonical) &&
+                   (strcmp (self->root_canonical, "/") == 0 ||
+                    target->path[strlen (self->root_canonical)] == '/');
+
+  if (!missing)
+    {
+      if (S_ISDIR (st.st_mode))
+        {
+          g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_IS_DIRECTORY,
+                       _("“%s” is a folder, not a file"), target->path);
+          return NULL;
+        }
+      if (!S_ISREG (st.st_mode))
+        {
+          g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
+                       _("“%s” is not a regular file (a pipe, socket or device); Warden reads "
+                         "and writes regular files only"), target->path);
+          return NULL;
+        }
+      {
+        int fd = open (target->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        gboolean real_fs = fd < 0 || check_real_fs (fd, target->path, error);
+
+        if (fd >= 0)
+          close (fd);
+        if (!real_fs)
+          return NULL;
+      }
+      if (access != WARDEN_WORKSPACE_ACCESS_WRITE && st.st_size > MAX_FILE_SIZE)
+        {
+          g_autofree char *size = g_format_size (st.st_size);
+          g_autofree char *max = g_format_size (MAX_FILE_SIZE);
+
+          g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_TOO_LARGE,
+                       _("“%s” is too large (%s); Warden reads files up to %s"),
+                       target->path, size, max);
+          return NULL;
+        }
+      target->exists = TRUE;
+      target->device = st.st_dev;
+      target->inode = st.st_ino;
+    }
+
+  return g_steal_pointer (&target);
+}
+
+/* Opens the folder @dir (absolute, no "..") refusing every symbolic link
+ * on the way; with @create, missing folders are made, each with mkdirat in
+ * a folder opened so (mkdirat follows no link in its last name). Returns
+ * an O_PATH fd or -errno; -ELOOP when a link stands in the way. */
+static int
+open_folder_no_links (WardenWorkspace *self,
+                      const char      *dir,
+                      gboolean         create)
+{
+  g_autoptr(GPtrArray) names = NULL;
+  int fd;
+
+  if (self->use_openat2)
+    {
+      struct open_how how = { 0 };
+
+      how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+      how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+      for (guint i = 0; i < 64; i++)
+        {
+          fd = (int) syscall (SYS_openat2, AT_FDCWD, dir, &how, sizeof how);
+          if (fd >= 0)
+            return fd;
+          if (errno != EAGAIN && errno != EINTR)
+            break;
+        }
+      if (fd < 0 && !(errno == ENOENT && create))
+        return -errno;
+    }
+
+  names = split_path (dir);
+  fd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      struct stat st;
+      int next;
+
+      if (strcmp (name, "..") == 0)
+        {
+          close (fd);
+          return -EINVAL;
+        }
+      next = openat (fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (next < 0 && errno == ENOENT && create)
+        {
+          if (mkdirat (fd, name, 0777) < 0 && errno != EEXIST)
+            {
+              int err = errno;
+
+              close (fd);
+              return -err;
+            }
+          next = openat (fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        }
+      if (next < 0 || fstat (next, &st) < 0)
+        {
+          int err = errno;
+
+          if (next >= 0)
+            close (next);
+          close (fd);
+          return -err;
+        }
+      close (fd);
+      fd = next;
+      if (S_ISLNK (st.st_mode) || !S_ISDIR (st.st_mode))
+        {
+          close (fd);
+          return S_ISLNK (st.st_mode) ? -ELOOP : -ENOTDIR;
+        }
+    }
+  return fd;
+}
+
+/* The folder of @target, opened with no link followed; -1 with @error. */
+static int
+open_target_folder (WardenWorkspace              *self,
+                    const WardenWorkspaceTarget  *target,
+                    gboolean                      create,
+                    char                        **name,
+                    GError                      **error)
+{
+  g_autofree char *dir = NULL;
+  int fd;
+
+  if (target->path == NULL || !g_path_is_absolute (target->path) ||
+      strcmp (target->path, "/") == 0)
+    {
+      g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
+                   _("“%s” is not the path of a file"), target->path ? target->path : "");
+      return -1;
+    }
+  dir = g_path_get_dirname (target->path);
+  fd = open_folder_no_links (self, dir, create);
+  if (fd == -ELOOP || (fd == -ENOTDIR && target->exists))
+    {
+      set_changed_error (error, target->path);
+      return -1;
+    }
+  if (fd < 0)
+    {
+      set_target_errno_error (error, -fd, target->path, target->path);
+      return -1;
+    }
+  if (!check_real_fs (fd, target->path, error))
+    {
+      close (fd);
+      return -1;
+    }
+  *name = g_path_get_basename (target->path);
+  return fd;
+}
+
+/* What is at @name in @dir_fd must be a regular file (not a link), or
+ * nothing when @may_be_missing; and the approved one if it existed. */
+static gboolean
+check_target_file (int                          dir_fd,
+                   const char                  *name,
+                   const WardenWorkspaceTarget *target,
+                   gboolean                     may_be_missing,
+                   struct stat                 *st,
+                   gboolean                    *exists,
+                   GError                     **error)
+{
+  *exists = FALSE;
+  if (fstatat (dir_fd, name, st, AT_SYMLINK_NOFOLLOW) < 0)
+    {
+      int err = errno;
+
+      if (err == ENOENT && may_be_missing)
+        return TRUE;
+      if (err == ENOENT && target->exists)
+        set_changed_error (error, target->path);
+      else
+        set_target_errno_error (error, err, target->path, target->path);
+      return FALSE;
+    }
+  *exists = TRUE;
+  if (S_ISLNK (st->st_mode) || !same_file (st, target))
+    {
+      set_changed_error (error, target->path);
+      return FALSE;
+    }
+  if (S_ISDIR (st->st_mode))
+    {
+      g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_IS_DIRECTORY,
+                   _("“%s” is a folder, not a file"), target->path);
+      return FALSE;
+    }
+  if (!S_ISREG (st->st_mode))
+    {
+      g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
+                   _("“%s” is not a regular file (a pipe, socket or device); Warden reads "
+                     "and writes regular files only"), target->path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+char *
+warden_workspace_read_target (WardenWorkspace              *self,
+                              const WardenWorkspaceTarget  *target,
+                              guint                         offset,
+                              guint                         limit,
+                              GError                      **error)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *text = NULL;
+  struct stat st;
+  gsize length;
+  int dir_fd;
+  int fd;
+
+  g_return_val_if_fail (WARDEN_IS_WORKSPACE (self), NULL);
+  g_return_val_if_fail (target != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  dir_fd = open_target_folder (self, target, FALSE, &name, error);
+  if (dir_fd < 0)
+    return NULL;
+  /* O_NONBLOCK: a fifo swapped in since must not hang us in open(). */
+  fd = openat (dir_fd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
+  close (dir_fd);
+  if (fd < 0)
+    {
+      int err = errno;
+
+      if (err == ELOOP || (err == ENOENT && target->exists))
+        set_changed_error (error, target->path);
+      else
+        set_target_errno_error (error, err, target->path, target->path);
+      return NULL;
+    }
+  if (fstat (fd, &st) == 0 && !same_file (&st, target))
+    {
+      close (fd);
+      set_changed_error (error, target->path);
+      return NULL;
+    }
+  text = read_fd_text (fd, target->path, &length, NULL, error);
+  close (fd);
+  if (text == NULL)
+    return NULL;
+  if (offset == 0 && limit == 0)
+    return g_steal_pointer (&text);
+  return slice_lines (text, length, offset, limit);
+}
+
+gboolean
+warden_workspace_write_target (WardenWorkspace              *self,
+                               const WardenWorkspaceTarget  *target,
+                               const char                   *content,
+                               gsize                         length,
+                               GError                      **error)
+{
+  g_autofree char *name = NULL;
+  struct stat st;
+  gboolean exists;
+  gboolean ret;
+  int dir_fd;
+
+  g_return_val_if_fail (WARDEN_IS_WORKSPACE (self), FALSE);
+  g_return_val_if_fail (target != NULL, FALSE);
+  g_return_val_if_fail (content != NULL || length == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  dir_fd = open_target_folder (self, target, TRUE, &name, error);
+  if (dir_fd < 0)
+    return FALSE;
+  ret = check_target_file (dir_fd, name, target, TRUE, &st, &exists, error) &&
+        replace_file (dir_fd, name, target->path, content != NULL ? content : "", length,
+                      exists ? &st : NULL, error);
+  close (dir_fd);
+  return ret;
+}
+
+guint
+warden_workspace_edit_target (WardenWorkspace              *self,
+                              const WardenWorkspaceTarget  *target,
+                              const char                   *old_text,
+                              const char                   *new_text,
+                              gboolean                      replace_all,
+                              GError                      **error)
+{
+  g_autofree char *name = NULL;
+  struct stat st;
+  gboolean exists;
+  guint count = 0;
+  int dir_fd;
+
+  g_return_val_if_fail (WARDEN_IS_WORKSPACE (self), 0);
+  g_return_val_if_fail (target != NULL, 0);
+  g_return_val_if_fail (error == NULL || *error == NULL, 0);
+
+  if (!check_edit_args (old_text, new_text, error))
+    return 0;
+  dir_fd = open_target_folder (self, target, FALSE, &name, error);
+  if (dir_fd < 0)
+    return 0;
+  if (check_target_file (dir_fd, name, target, FALSE, &st, &exists, error))
+    count = edit_in_folder (dir_fd, name, target->path, old_text, new_text, replace_all, target,
+                            error);
   close (dir_fd);
   return count;
 }
@@ -1589,10 +2289,13 @@ workspace_glob (WardenWorkspace  *self,
 
 typedef struct
 {
-  GRegex    *regex;
-  GPtrArray *matches;
-  guint      max;
-  guint      context;
+  GRegex     *regex;
+  const char *source;     /* the regex as the model gave it, for messages */
+  GPtrArray  *matches;
+  guint       max;
+  guint       context;
+  gint64      deadline;   /* monotonic µs */
+  guint       budget_ms;
 } GrepData;
 
 static GStrv
@@ -1612,11 +2315,15 @@ copy_lines (const char *text,
   return lines;
 }
 
-static void
-grep_text (Walk       *walk,
-           const char *path,
-           const char *text,
-           gsize       length)
+/* FALSE with @error when the search must end: cancelled, a line that
+ * backtracks past the limit, or past the time budget. Both are checked
+ * between lines, as one line's cost is bounded by the match limit. */
+static gboolean
+grep_text (Walk        *walk,
+           const char  *path,
+           const char  *text,
+           gsize        length,
+           GError     **error)
 {
   GrepData *data = walk->data;
   g_autoptr(GArray) starts = g_array_new (FALSE, FALSE, sizeof (gsize));
@@ -1638,12 +2345,36 @@ grep_text (Walk       *walk,
 
   for (guint i = 0; i < starts->len; i++)
     {
+      g_autoptr(GError) match_error = NULL;
       gsize s = g_array_index (starts, gsize, i);
       gsize e = g_array_index (ends, gsize, i);
       WardenGrepMatch *match;
 
-      if (!g_regex_match_full (data->regex, text + s, e - s, 0, 0, NULL, NULL))
-        continue;
+      if (g_cancellable_set_error_if_cancelled (walk->cancellable, error))
+        return FALSE;
+      if (g_get_monotonic_time () > data->deadline)
+        {
+          g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_TOO_COSTLY,
+                       _("The search for “%s” was stopped after %u ms, in “%s” at line %u, "
+                         "with %u matches so far; search fewer files (a folder, or an include "
+                         "pattern) or a simpler expression"),
+                       data->source, data->budget_ms, path, i + 1, data->matches->len);
+          return FALSE;
+        }
+
+      if (!g_regex_match_full (data->regex, text + s, e - s, 0, 0, NULL, &match_error))
+        {
+          if (match_error == NULL)
+            continue;
+          /* PCRE2's match limit (or its JIT stack): the pattern backtracks
+           * exponentially on this line, and would on the next ones. */
+          g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_TOO_COSTLY,
+                       _("The regular expression “%s” needs too much backtracking on line %u "
+                         "of “%s”, so the search was stopped; nested repetition such as "
+                         "“(a+)+” takes exponential time: write it without (“a+”)"),
+                       data->source, i + 1, path);
+          return FALSE;
+        }
 
       match = g_new0 (WardenGrepMatch, 1);
       match->path = g_strdup (path);
@@ -1656,9 +2387,10 @@ grep_text (Walk       *walk,
       if (data->matches->len >= data->max)
         {
           walk->stop = TRUE;
-          return;
+          return TRUE;
         }
     }
+  return TRUE;
 }
 
 static gboolean
@@ -1680,7 +2412,7 @@ grep_visit (Walk        *walk,
   text = read_fd_text (fd, path, &length, NULL, &local_error);
   close (fd);
   if (text != NULL)
-    grep_text (walk, path, text, length);
+    return grep_text (walk, path, text, length, error);
   return TRUE;
 }
 
@@ -1713,8 +2445,18 @@ workspace_grep (WardenWorkspace  *self,
                            _("The regular expression is empty"));
       return NULL;
     }
-  compiled = g_regex_new (regex, G_REGEX_OPTIMIZE | (ignore_case ? G_REGEX_CASELESS : 0), 0,
-                          &regex_error);
+  /* PCRE2 takes the last of several limits at the start of a pattern, up to
+   * its default: the model's own would undo ours. */
+  if (strstr (regex, "(*LIMIT_") != NULL)
+    {
+      g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
+                   _("The regular expression “%s” sets a match limit; leave “(*LIMIT_…)” out"),
+                   regex);
+      return NULL;
+    }
+  /* Compiled as given first, so that an error points into the model's
+   * pattern rather than into the limit put in front of it. */
+  compiled = g_regex_new (regex, ignore_case ? G_REGEX_CASELESS : 0, 0, &regex_error);
   if (compiled == NULL)
     {
       g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
@@ -1722,6 +2464,20 @@ workspace_grep (WardenWorkspace  *self,
                    regex_error->message);
       return NULL;
     }
+  g_clear_pointer (&compiled, g_regex_unref);
+  {
+    g_autofree char *limited = g_strdup_printf ("(*LIMIT_MATCH=%d)%s", GREP_MATCH_LIMIT, regex);
+
+    compiled = g_regex_new (limited, G_REGEX_OPTIMIZE | (ignore_case ? G_REGEX_CASELESS : 0), 0,
+                            &regex_error);
+    if (compiled == NULL)
+      {
+        g_set_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID,
+                     _("The regular expression “%s” is not valid: %s"), regex,
+                     regex_error->message);
+        return NULL;
+      }
+  }
 
   /* A name pattern ("*.c") matches in any folder; one with a '/' is
    * matched against the path under the base. */
@@ -1740,6 +2496,9 @@ workspace_grep (WardenWorkspace  *self,
 
   matches = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_grep_match_free);
   data.regex = compiled;
+  data.source = regex;
+  data.budget_ms = self->grep_budget_ms;
+  data.deadline = g_get_monotonic_time () + (gint64) self->grep_budget_ms * 1000;
   data.matches = matches;
   data.max = max_results > 0 ? max_results : DEFAULT_GREP_MAX;
   data.context = context;
@@ -1759,7 +2518,7 @@ workspace_grep (WardenWorkspace  *self,
 
       text = read_fd_text (fd, rel, &length, NULL, &local_error);
       if (text != NULL)
-        grep_text (&walk, rel, text, length);
+        ok = grep_text (&walk, rel, text, length, error);
     }
   else
     {
@@ -1856,6 +2615,9 @@ warden_workspace_initable_init (GInitable     *initable,
   if (real != NULL && strcmp (real, self->root) != 0)
     self->root_real = g_strdup (real);
   free (real);
+  /* Approved targets are named from here, and protected paths are judged
+   * against it; the kernel names the folders Warden opens this way too. */
+  self->root_canonical = g_strdup (self->root_real != NULL ? self->root_real : self->root);
 
   if (self->use_openat2)
     self->use_openat2 = openat2_usable (self->root_fd);
@@ -1877,6 +2639,7 @@ warden_workspace_finalize (GObject *object)
     close (self->root_fd);
   g_clear_pointer (&self->root, g_free);
   g_clear_pointer (&self->root_real, g_free);
+  g_clear_pointer (&self->root_canonical, g_free);
   g_clear_pointer (&self->inside, g_free);
 
   G_OBJECT_CLASS (warden_workspace_parent_class)->finalize (object);
@@ -1902,6 +2665,10 @@ warden_workspace_get_property (GObject    *object,
 
     case PROP_USE_OPENAT2:
       g_value_set_boolean (value, self->use_openat2);
+      break;
+
+    case PROP_GREP_BUDGET:
+      g_value_set_uint (value, self->grep_budget_ms);
       break;
 
     default:
@@ -1937,6 +2704,10 @@ warden_workspace_set_property (GObject      *object,
       self->use_openat2 = g_value_get_boolean (value);
       break;
 
+    case PROP_GREP_BUDGET:
+      self->grep_budget_ms = g_value_get_uint (value);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1964,6 +2735,12 @@ warden_workspace_class_init (WardenWorkspaceClass *klass)
     g_param_spec_boolean ("use-openat2", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY |
                           G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Milliseconds one grep may take before it stops with TOO_COSTLY: it
+   * runs in Warden's own process, not in the sandbox. */
+  properties[PROP_GREP_BUDGET] =
+    g_param_spec_uint ("grep-budget", NULL, NULL, 1, G_MAXUINT, DEFAULT_GREP_BUDGET_MS,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY |
+                       G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -2056,12 +2833,14 @@ warden_workspace_glob (WardenWorkspace  *self,
                        const char       *pattern,
                        const char       *base,
                        guint             max,
+                       GCancellable     *cancellable,
                        GError          **error)
 {
   g_return_val_if_fail (WARDEN_IS_WORKSPACE (self), NULL);
+  g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return workspace_glob (self, pattern, base, max, NULL, error);
+  return workspace_glob (self, pattern, base, max, cancellable, error);
 }
 
 GPtrArray *
@@ -2072,13 +2851,15 @@ warden_workspace_grep (WardenWorkspace  *self,
                        guint             max_results,
                        guint             context,
                        gboolean          ignore_case,
+                       GCancellable     *cancellable,
                        GError          **error)
 {
   g_return_val_if_fail (WARDEN_IS_WORKSPACE (self), NULL);
+  g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   return workspace_grep (self, regex, base, include, max_results, context, ignore_case,
-                         NULL, error);
+                         cancellable, error);
 }
 
 /* Asynchronous API: the same, in a worker thread. The object is immutable

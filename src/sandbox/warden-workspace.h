@@ -24,7 +24,41 @@ typedef enum
   WARDEN_WORKSPACE_ERROR_NOT_UNIQUE,    /* edit: it is there more than once */
   WARDEN_WORKSPACE_ERROR_INVALID,       /* a bad argument: empty string, bad regex or glob */
   WARDEN_WORKSPACE_ERROR_FAILED,        /* an I/O error; the message names the path */
+  WARDEN_WORKSPACE_ERROR_PROTECTED,     /* write, edit: a protected path (.git, .envrc, …; see
+                                           warden-protected-path.h): the agent layer asks */
+  WARDEN_WORKSPACE_ERROR_TOO_COSTLY,    /* grep: the regex backtracks too much, or the search
+                                           ran past its time budget */
+  WARDEN_WORKSPACE_ERROR_CHANGED,       /* an approved target is no longer the file that was
+                                           approved (replaced, or a link in its path) */
 } WardenWorkspaceError;
+
+/* What a file tool means to do with a path, for warden_workspace_resolve(). */
+typedef enum
+{
+  WARDEN_WORKSPACE_ACCESS_READ,
+  WARDEN_WORKSPACE_ACCESS_WRITE,        /* the file and its folders may not exist yet */
+  WARDEN_WORKSPACE_ACCESS_EDIT,
+} WardenWorkspaceAccess;
+
+/* A file the user is asked about, as the tools will open it: the answer is
+ * about this path, and the *_target() calls open exactly it. */
+typedef struct
+{
+  char     *path;          /* absolute, on the host, with no symbolic link, "." or ".." */
+  gboolean  inside;        /* under the workspace folder */
+  gboolean  through_link;  /* a symbolic link was followed to find it */
+  gboolean  exists;        /* it existed when resolved, and device and inode say which
+                              file it was: the *_target() calls refuse another one */
+  guint64   device;
+  guint64   inode;
+} WardenWorkspaceTarget;
+
+/* A target known by its path alone (a session opened again from disk): it
+ * is opened with no link followed, and any file there counts. */
+WardenWorkspaceTarget *warden_workspace_target_new  (const char                  *path);
+WardenWorkspaceTarget *warden_workspace_target_copy (const WardenWorkspaceTarget *target);
+void                   warden_workspace_target_free (WardenWorkspaceTarget       *target);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenWorkspaceTarget, warden_workspace_target_free)
 
 typedef struct
 {
@@ -62,7 +96,8 @@ const char      *warden_workspace_get_inside  (WardenWorkspace  *self);
  * stay inside and refuse the rest. */
 gboolean         warden_workspace_uses_openat2 (WardenWorkspace *self);
 
-/* Text of the file, from line @offset (0-based) for @limit lines (0: all). */
+/* Text of the file, from line @offset (0-based) for @limit lines (0: all).
+ * Regular files of UTF-8 text only, at most 10 MiB (the same for targets). */
 char            *warden_workspace_read        (WardenWorkspace  *self,
                                                const char       *path,
                                                guint             offset,
@@ -70,7 +105,10 @@ char            *warden_workspace_read        (WardenWorkspace  *self,
                                                GError          **error);
 /* Creates parent folders; atomic (temporary file and rename); an existing
  * file keeps its mode. A symbolic link as the last name is refused, never
- * written through or replaced: OUTSIDE if it leads out, INVALID otherwise. */
+ * written through or replaced: OUTSIDE if it leads out, INVALID otherwise.
+ * A protected path is refused with PROTECTED before anything is created,
+ * judged by where the path really leads (a link to .git counts as .git);
+ * only an approved target writes one. The same for edit. */
 gboolean         warden_workspace_write       (WardenWorkspace  *self,
                                                const char       *path,
                                                const char       *content,
@@ -93,11 +131,16 @@ GStrv            warden_workspace_glob        (WardenWorkspace  *self,
                                                const char       *pattern,
                                                const char       *base,
                                                guint             max,
+                                               GCancellable     *cancellable,
                                                GError          **error);
 /* Lines matching the GRegex @regex in the files under @base (a file or a
  * folder; NULL: the root) whose names match @include (a glob, may be NULL),
  * at most @max_results (0: 200), with @context lines around each. Binary
- * files are skipped. Returns a GPtrArray of WardenGrepMatch. */
+ * files are skipped. Returns a GPtrArray of WardenGrepMatch.
+ * The work is bounded, as grep runs in Warden's own process: a line whose
+ * match backtracks past a limit, or a search longer than the time budget
+ * (the "grep-budget" property), stops it with TOO_COSTLY, naming where.
+ * Cancelling stops it between two lines. */
 GPtrArray       *warden_workspace_grep        (WardenWorkspace  *self,
                                                const char       *regex,
                                                const char       *base,
@@ -105,9 +148,45 @@ GPtrArray       *warden_workspace_grep        (WardenWorkspace  *self,
                                                guint             max_results,
                                                guint             context,
                                                gboolean          ignore_case,
+                                               GCancellable     *cancellable,
                                                GError          **error);
 
-/* The same in a worker thread; cancelling stops a glob or grep walk, and a
+/* Where @path leads, for asking the user before a read, write or edit that
+ * the calls above refuse (OUTSIDE, PROTECTED) or that the profile wants
+ * asked. A relative path is relative to the workspace (never to Warden's
+ * current folder), a path under the sandbox's view of it ("/workspace")
+ * maps to the root, and every symbolic link is followed, now, to the file
+ * it leads to. What cannot be approved fails here, so nobody is asked about
+ * it: a missing file (read, edit), a folder, a device, pipe or socket, a
+ * file of /proc or /sys, a file over the size limit (read, edit). */
+WardenWorkspaceTarget *warden_workspace_resolve      (WardenWorkspace              *self,
+                                                      const char                   *path,
+                                                      WardenWorkspaceAccess         access,
+                                                      GError                      **error);
+/* Read, write and edit exactly @target: its folder is opened with no
+ * symbolic link followed (openat2 RESOLVE_NO_SYMLINKS, or one name at a
+ * time with O_NOFOLLOW), the file must be a regular one within the size
+ * limit, and, if it existed when resolved, the same file (device and
+ * inode), else CHANGED. Writing creates missing folders and replaces the
+ * file atomically, like warden_workspace_write(). */
+char                  *warden_workspace_read_target  (WardenWorkspace              *self,
+                                                      const WardenWorkspaceTarget  *target,
+                                                      guint                         offset,
+                                                      guint                         limit,
+                                                      GError                      **error);
+gboolean               warden_workspace_write_target (WardenWorkspace              *self,
+                                                      const WardenWorkspaceTarget  *target,
+                                                      const char                   *content,
+                                                      gsize                         length,
+                                                      GError                      **error);
+guint                  warden_workspace_edit_target  (WardenWorkspace              *self,
+                                                      const WardenWorkspaceTarget  *target,
+                                                      const char                   *old_text,
+                                                      const char                   *new_text,
+                                                      gboolean                      replace_all,
+                                                      GError                      **error);
+
+/* The same in a worker thread; cancelling stops a glob or grep, and a
  * read, write or edit that has not started yet. */
 void             warden_workspace_read_async   (WardenWorkspace     *self,
                                                 const char          *path,

@@ -8,7 +8,10 @@
 
 #include <glib/gstdio.h>
 #include <libsoup/soup.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "agent/warden-agent.h"
 #include "llm/warden-anthropic-provider.h"
@@ -105,15 +108,16 @@ env_tear_down (Env *env)
 }
 
 static WardenAgent *
-new_agent (Env   *env,
-           guint  max_steps)
+new_agent_with_profile (Env        *env,
+                        const char *profile,
+                        guint       max_steps)
 {
   WardenAgentConfig config = { 0 };
   g_autoptr(GError) error = NULL;
   WardenAgent *agent;
 
   config.workspace = env->workspace;
-  config.profile = (char *) "node";
+  config.profile = (char *) profile;
   config.sandbox = (char *) env->sandbox;
   config.image = (char *) (g_getenv ("WARDEN_TEST_IMAGE") ? g_getenv ("WARDEN_TEST_IMAGE")
                                                           : "warden-test-busybox:latest");
@@ -121,6 +125,13 @@ new_agent (Env   *env,
   agent = warden_agent_new (env->store, env->profiles, env->provider, &config, &error);
   g_assert_no_error (error);
   return agent;
+}
+
+static WardenAgent *
+new_agent (Env   *env,
+           guint  max_steps)
+{
+  return new_agent_with_profile (env, "node", max_steps);
 }
 
 static void
@@ -455,7 +466,7 @@ test_bad_tool_calls (void)
   env_set_up (&env, "bwrap");
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "frobnicate", "{}", "exec", "{\"cmd\": \"ls\"}",
-                            "read", "{\"path\": \"../../etc/passwd\"}", NULL));
+                            "read", "{\"path\": \"/etc/passwd\"}", NULL));
   g_queue_push_tail (&env.fake->script, fake_reply ("Sorry.", NULL));
 
   agent = new_agent (&env, 0);
@@ -628,6 +639,436 @@ test_new_task_after_stop (void)
   env_tear_down (&env);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The file tools' side doors */
+
+/* @rel under the test's temporary folder, written with its folders. */
+static char *
+put_under_root (Env        *env,
+                const char *rel,
+                const char *content)
+{
+  g_autofree char *path = g_build_filename (env->root, rel, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, content, -1, NULL));
+  return g_steal_pointer (&path);
+}
+
+static char *
+real_path (const char *path)
+{
+  char *real = realpath (path, NULL);
+  char *copy;
+
+  g_assert_nonnull (real);
+  copy = g_strdup (real);
+  free (real);
+  return copy;
+}
+
+static void
+count_results_cb (WardenAgent *agent,
+                  const char  *id,
+                  const char  *name,
+                  const char  *decision,
+                  const char  *result,
+                  gboolean     is_error,
+                  guint       *counter)
+{
+  (*counter)++;
+}
+
+/* A path the model gives is resolved once, against the workspace (never
+ * Warden's own folder), through its links: the prompt names the file that
+ * will be read, and that file is what the model gets. */
+static void
+test_outside_read_through_link (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *secret = NULL;
+  g_autofree char *notes = NULL;
+  g_autofree char *decoy_dir = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *old_cwd = g_get_current_dir ();
+  WardenApproval *approval;
+  WardenApprovalAnswer yes = { .approved = TRUE };
+
+  env_set_up (&env, "bwrap");
+  secret = put_under_root (&env, "home/.ssh/id_ed25519", "PRIVATE KEY\n");
+  notes = g_build_filename (env.root, "home", "proj", "NOTES.md", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (env.root, 0755), ==, 0);
+  g_free (put_under_root (&env, "home/proj/README", "x\n"));
+  g_assert_cmpint (symlink ("../.ssh/id_ed25519", notes), ==, 0);
+  /* Where Warden's own folder would take "../home/proj/NOTES.md". */
+  g_free (put_under_root (&env, "decoy/home/proj/NOTES.md", "DECOY\n"));
+  decoy_dir = g_build_filename (env.root, "decoy", "cwd", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (decoy_dir, 0755), ==, 0);
+  g_assert_cmpint (g_chdir (decoy_dir), ==, 0);
+
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "read", "{\"path\": \"../home/proj/NOTES.md\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Read.", NULL));
+
+  agent = new_agent (&env, 0);
+  g_assert_cmpint (run_agent (agent, "read the notes"), ==, WARDEN_AGENT_WAITING);
+  approval = warden_agent_get_pending (agent);
+  g_assert_nonnull (approval);
+  g_assert_cmpint (warden_approval_get_kind (approval), ==, WARDEN_APPROVAL_PATH);
+  expected = real_path (secret);
+  g_assert_cmpstr (warden_approval_get_subject (approval), ==, expected);
+  /* The reason says it is a link, and what the model asked for. */
+  g_assert_nonnull (strstr (warden_approval_get_reason (approval), "../home/proj/NOTES.md"));
+  g_assert_nonnull (strstr (warden_approval_get_reason (approval), "link"));
+
+  g_assert_true (warden_agent_resolve (agent, &yes, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_FINISHED);
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_nonnull (strstr (second, "PRIVATE KEY"));
+  g_assert_null (strstr (second, "DECOY"));
+
+  g_assert_cmpint (g_chdir (old_cwd), ==, 0);
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* The link is swapped between the prompt and the answer: the file the user
+ * saw named is read, not the one the link leads to now. */
+static void
+test_outside_link_swapped (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *plain = NULL;
+  g_autofree char *notes = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *second = NULL;
+  WardenApprovalAnswer yes = { .approved = TRUE };
+
+  env_set_up (&env, "bwrap");
+  g_free (put_under_root (&env, "home/.ssh/id_ed25519", "PRIVATE KEY\n"));
+  plain = put_under_root (&env, "home/proj/plain.md", "just notes\n");
+  notes = g_build_filename (env.root, "home", "proj", "NOTES.md", NULL);
+  g_assert_cmpint (symlink ("plain.md", notes), ==, 0);
+
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "read", "{\"path\": \"../home/proj/NOTES.md\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Read.", NULL));
+
+  agent = new_agent (&env, 0);
+  g_assert_cmpint (run_agent (agent, "read the notes"), ==, WARDEN_AGENT_WAITING);
+  expected = real_path (plain);
+  g_assert_cmpstr (warden_approval_get_subject (warden_agent_get_pending (agent)), ==, expected);
+
+  g_assert_cmpint (g_unlink (notes), ==, 0);
+  g_assert_cmpint (symlink ("../.ssh/id_ed25519", notes), ==, 0);
+
+  g_assert_true (warden_agent_resolve (agent, &yes, &error));
+  g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_FINISHED);
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_nonnull (strstr (second, "just notes"));
+  g_assert_null (strstr (second, "PRIVATE KEY"));
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* Devices and pipes are refused at once, with a reason, and never block. */
+static void
+test_outside_special_files (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *fifo = NULL;
+  g_autofree char *second = NULL;
+
+  env_set_up (&env, "bwrap");
+  fifo = g_build_filename (env.root, "pipe", NULL);
+  g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "read", "{\"path\": \"/dev/zero\"}",
+                                 "read", "{\"path\": \"../pipe\"}",
+                                 "write", "{\"path\": \"../pipe\", \"content\": \"x\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Fine.", NULL));
+
+  agent = new_agent (&env, 0);
+  g_assert_cmpint (run_agent (agent, "read odd files"), ==, WARDEN_AGENT_FINISHED);
+  g_assert_null (warden_agent_get_pending (agent));
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_nonnull (strstr (second, "“/dev/zero” is not a regular file"));
+  g_assert_nonnull (strstr (second, "pipe” is not a regular file"));
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* The built-in read-only profile: writing .git/config asks, and with no
+ * answer (the window closed, the session left) nothing changed. */
+static void
+test_protected_write_read_only (void)
+{
+  Env env = { 0 };
+  g_autofree char *config = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *second = NULL;
+  const char *attack = "{\"path\": \".git/config\", "
+                       "\"content\": \"[core]\\n\\tfsmonitor = touch /tmp/pwned\\n\"}";
+
+  env_set_up (&env, "bwrap");
+  config = put_under_root (&env, "project/.git/config", "[core]\n\tbare = false\n");
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "write", attack, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Ok.", NULL));
+
+  {
+    g_autoptr(WardenAgent) agent = new_agent_with_profile (&env, "read-only", 0);
+    WardenApproval *approval;
+
+    g_assert_cmpint (run_agent (agent, "speed up git"), ==, WARDEN_AGENT_WAITING);
+    approval = warden_agent_get_pending (agent);
+    g_assert_cmpint (warden_approval_get_kind (approval), ==, WARDEN_APPROVAL_PATH);
+    expected = real_path (config);
+    g_assert_cmpstr (warden_approval_get_subject (approval), ==, expected);
+    /* No answer: the session is left waiting. */
+  }
+  after = workspace_file (&env, ".git/config");
+  g_assert_cmpstr (after, ==, "[core]\n\tbare = false\n");
+
+  /* And rejected, the model is told; the file stays as it was. */
+  {
+    g_autoptr(WardenAgent) agent = new_agent_with_profile (&env, "read-only", 0);
+    WardenApprovalAnswer no = { .approved = FALSE };
+
+    g_queue_push_tail (&env.fake->script, fake_reply (NULL, "write", attack, NULL));
+    g_queue_push_tail (&env.fake->script, fake_reply ("Ok.", NULL));
+    g_queue_pop_head (&env.fake->script);
+    g_assert_cmpint (run_agent (agent, "speed up git"), ==, WARDEN_AGENT_WAITING);
+    g_assert_true (warden_agent_resolve (agent, &no, NULL));
+    g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_FINISHED);
+  }
+  g_clear_pointer (&after, g_free);
+  after = workspace_file (&env, ".git/config");
+  g_assert_cmpstr (after, ==, "[core]\n\tbare = false\n");
+  second = fake_model_last_message (env.fake, env.fake->requests->len - 1);
+  g_assert_nonnull (strstr (second, "File access rejected by user"));
+  env_tear_down (&env);
+}
+
+/* The read-only and strict profiles ask before any write or edit. */
+static void
+test_read_only_asks_every_write (gconstpointer data)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *notes = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *content = NULL;
+  WardenApprovalAnswer yes = { .approved = TRUE };
+
+  env_set_up (&env, "bwrap");
+  notes = put_under_root (&env, "project/notes.txt", "one\n");
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "edit", "{\"path\": \"notes.txt\", \"old_string\": \"one\", "
+                                 "\"new_string\": \"two\"}", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "write", "{\"path\": \"new.txt\", \"content\": \"n\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+
+  agent = new_agent_with_profile (&env, data, 0);
+  g_assert_cmpint (run_agent (agent, "change notes"), ==, WARDEN_AGENT_WAITING);
+  expected = real_path (notes);
+  g_assert_cmpstr (warden_approval_get_subject (warden_agent_get_pending (agent)), ==, expected);
+  content = workspace_file (&env, "notes.txt");
+  g_assert_cmpstr (content, ==, "one\n");
+  g_assert_true (warden_agent_resolve (agent, &yes, NULL));
+  g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_WAITING);
+  g_clear_pointer (&content, g_free);
+  content = workspace_file (&env, "notes.txt");
+  g_assert_cmpstr (content, ==, "two\n");
+  g_assert_false (g_file_test (g_build_filename (env.workspace, "new.txt", NULL),
+                               G_FILE_TEST_EXISTS));
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* allow-always runs every command, and still asks before git hooks; also
+ * when the path reaches them through a link inside the project. */
+static void
+test_protected_write_allow_always (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *hooks = NULL;
+  g_autofree char *hook = NULL;
+  g_autofree char *link = NULL;
+  g_autofree char *content = NULL;
+  WardenApprovalAnswer yes = { .approved = TRUE };
+  WardenApprovalAnswer no = { .approved = FALSE };
+
+  env_set_up (&env, "bwrap");
+  g_free (put_under_root (&env, "project/.git/hooks/README", "hooks\n"));
+  hooks = g_build_filename (env.workspace, ".git", "hooks", NULL);
+  hook = g_build_filename (hooks, "pre-commit", NULL);
+  link = g_build_filename (env.workspace, "tools", NULL);
+  g_assert_cmpint (symlink (".git/hooks", link), ==, 0);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "write", "{\"path\": \".git/hooks/pre-commit\", "
+                                 "\"content\": \"#!/bin/sh\\necho hook\\n\"}", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "write", "{\"path\": \"tools/post-checkout\", "
+                                 "\"content\": \"#!/bin/sh\\n\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+
+  agent = new_agent_with_profile (&env, "trusted", 0);
+  g_assert_cmpint (run_agent (agent, "add a hook"), ==, WARDEN_AGENT_WAITING);
+  {
+    g_autofree char *expected = g_build_filename (real_path (hooks), "pre-commit", NULL);
+
+    g_assert_cmpstr (warden_approval_get_subject (warden_agent_get_pending (agent)), ==,
+                     expected);
+  }
+  g_assert_false (g_file_test (hook, G_FILE_TEST_EXISTS));
+  /* Approved, it is written. */
+  g_assert_true (warden_agent_resolve (agent, &yes, NULL));
+  g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_WAITING);
+  g_assert_true (g_file_get_contents (hook, &content, NULL, NULL));
+  g_assert_cmpstr (content, ==, "#!/bin/sh\necho hook\n");
+  /* Through the link: asks too, naming the hook. */
+  {
+    g_autofree char *expected = g_build_filename (real_path (hooks), "post-checkout", NULL);
+
+    g_assert_cmpstr (warden_approval_get_subject (warden_agent_get_pending (agent)), ==,
+                     expected);
+  }
+  g_assert_true (warden_agent_resolve (agent, &no, NULL));
+  g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_FINISHED);
+  g_assert_false (g_file_test (g_build_filename (hooks, "post-checkout", NULL),
+                               G_FILE_TEST_EXISTS));
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* files.write = never: the tools refuse, and the model is told why. */
+static void
+test_files_write_never (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *profile = NULL;
+  g_autofree char *second = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+
+  env_set_up (&env, "bwrap");
+  g_assert_cmpint (g_mkdir_with_parents (env.profiles_dir, 0700), ==, 0);
+  profile = g_build_filename (env.profiles_dir, "look.json", NULL);
+  g_assert_true (g_file_set_contents (profile,
+                                      "{\"version\": 1, \"mode\": \"allow-always\", "
+                                      "\"files\": {\"write\": \"never\"}}", -1, NULL));
+  g_free (put_under_root (&env, "project/a.txt", "a\n"));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "write", "{\"path\": \"x.txt\", \"content\": \"x\"}",
+                                 "edit", "{\"path\": \"a.txt\", \"old_string\": \"a\", "
+                                 "\"new_string\": \"b\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Understood.", NULL));
+
+  agent = new_agent_with_profile (&env, "look", 0);
+  g_assert_cmpint (run_agent (agent, "write x"), ==, WARDEN_AGENT_FINISHED);
+  g_assert_false (g_file_test (g_build_filename (env.workspace, "x.txt", NULL),
+                               G_FILE_TEST_EXISTS));
+  {
+    g_autofree char *a = workspace_file (&env, "a.txt");
+
+    g_assert_cmpstr (a, ==, "a\n");
+  }
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_nonnull (strstr (second, "files.write"));
+  g_assert_nonnull (strstr (second, "never"));
+  calls = warden_session_store_list_tool_calls (env.store, warden_agent_get_session_id (agent),
+                                                NULL);
+  g_assert_cmpuint (calls->len, ==, 2);
+  g_assert_cmpstr (((WardenToolCallRecord *) g_ptr_array_index (calls, 0))->decision, ==,
+                   "denied");
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* A catastrophic regular expression costs little and says so. */
+static void
+test_grep_catastrophic (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(GString) lines = g_string_new (NULL);
+  g_autofree char *second = NULL;
+  gint64 start;
+
+  env_set_up (&env, "bwrap");
+  for (guint i = 0; i < 200; i++)
+    g_string_append (lines, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\n");
+  g_free (put_under_root (&env, "project/a.txt", lines->str));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "grep", "{\"pattern\": \"^(a+)+$\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Hm.", NULL));
+
+  agent = new_agent (&env, 0);
+  start = g_get_monotonic_time ();
+  g_assert_cmpint (run_agent (agent, "search"), ==, WARDEN_AGENT_FINISHED);
+  /* Unbounded, this took seconds per few lines; bounded, milliseconds. */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_nonnull (strstr (second, "line 1 of “a.txt”"));
+  g_assert_nonnull (strstr (second, "\"is_error\":true"));
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+static void
+cancel_cb (WardenAgent  *agent,
+           const char   *id,
+           const char   *name,
+           const char   *input,
+           GCancellable *cancellable)
+{
+  g_cancellable_cancel (cancellable);
+}
+
+/* Stop reaches a file tool: the run ends as stopped, with no result. */
+static void
+test_file_tool_stopped (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  GAsyncResult *res = NULL;
+  guint results = 0;
+
+  env_set_up (&env, "bwrap");
+  g_free (put_under_root (&env, "project/a.txt", "needle\n"));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "grep", "{\"pattern\": \"needle\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Found.", NULL));
+
+  agent = new_agent (&env, 0);
+  g_signal_connect (agent, "tool-call", G_CALLBACK (cancel_cb), cancellable);
+  g_signal_connect (agent, "tool-result", G_CALLBACK (count_results_cb), &results);
+  warden_agent_run_async (agent, "search", cancellable, store_cb, &res);
+  while (res == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_false (warden_agent_run_finish (agent, res, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpuint (results, ==, 0);
+  g_assert_cmpuint (env.fake->requests->len, ==, 1);
+  g_object_unref (res);
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -656,6 +1097,18 @@ main (int    argc,
   g_test_add_func ("/agent/file-tools", test_file_tools);
   g_test_add_func ("/agent/history-window", test_history_window);
   g_test_add_func ("/agent/new-task-after-stop", test_new_task_after_stop);
+  g_test_add_func ("/agent/files/outside-read-through-link", test_outside_read_through_link);
+  g_test_add_func ("/agent/files/outside-link-swapped", test_outside_link_swapped);
+  g_test_add_func ("/agent/files/outside-special-files", test_outside_special_files);
+  g_test_add_func ("/agent/files/protected-read-only", test_protected_write_read_only);
+  g_test_add_data_func ("/agent/files/read-only-asks-every-write", "read-only",
+                        test_read_only_asks_every_write);
+  g_test_add_data_func ("/agent/files/strict-asks-every-write", "strict",
+                        test_read_only_asks_every_write);
+  g_test_add_func ("/agent/files/protected-allow-always", test_protected_write_allow_always);
+  g_test_add_func ("/agent/files/write-never", test_files_write_never);
+  g_test_add_func ("/agent/files/grep-catastrophic", test_grep_catastrophic);
+  g_test_add_func ("/agent/files/stopped", test_file_tool_stopped);
 
   return g_test_run ();
 }

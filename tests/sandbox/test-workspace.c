@@ -15,6 +15,7 @@
 #include <linux/openat2.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -918,7 +919,7 @@ glob_joined (Fixture    *f,
              guint       max)
 {
   g_autoptr(GError) error = NULL;
-  g_auto(GStrv) paths = warden_workspace_glob (f->ws, pattern, base, max, &error);
+  g_auto(GStrv) paths = warden_workspace_glob (f->ws, pattern, base, max, NULL, &error);
 
   g_assert_no_error (error);
   g_assert_nonnull (paths);
@@ -992,7 +993,7 @@ test_glob_sorted_and_max (Fixture       *f,
   g_auto(GStrv) copy = NULL;
 
   make_tree (f);
-  all = warden_workspace_glob (f->ws, "**", NULL, 0, &error);
+  all = warden_workspace_glob (f->ws, "**", NULL, 0, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (g_strv_length (all), ==, 16);
   copy = g_strdupv (all);
@@ -1020,11 +1021,11 @@ test_glob_base (Fixture       *f,
   assert_glob (f, "/workspace/src/*.h", NULL, 0, "src/util.h");
   assert_glob (f, "*", "empty-dir", 0, "");
 
-  paths = warden_workspace_glob (f->ws, "*", "nope", 0, &error);
+  paths = warden_workspace_glob (f->ws, "*", "nope", 0, NULL, &error);
   g_assert_null (paths);
   g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_NOT_FOUND);
   g_clear_error (&error);
-  paths = warden_workspace_glob (f->ws, "*", "a.c", 0, &error);
+  paths = warden_workspace_glob (f->ws, "*", "a.c", 0, NULL, &error);
   g_assert_null (paths);
   g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID);
 }
@@ -1051,7 +1052,7 @@ test_glob_invalid (Fixture       *f,
   for (guint i = 0; i < G_N_ELEMENTS (patterns); i++)
     {
       g_autoptr(GError) error = NULL;
-      GStrv paths = warden_workspace_glob (f->ws, patterns[i], NULL, 0, &error);
+      GStrv paths = warden_workspace_glob (f->ws, patterns[i], NULL, 0, NULL, &error);
 
       g_assert_null (paths);
       g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID);
@@ -1100,7 +1101,7 @@ grep (Fixture    *f,
 {
   g_autoptr(GError) error = NULL;
   GPtrArray *matches = warden_workspace_grep (f->ws, regex, base, include, max, context,
-                                              ignore_case, &error);
+                                              ignore_case, NULL, &error);
 
   g_assert_no_error (error);
   g_assert_nonnull (matches);
@@ -1238,23 +1239,23 @@ test_grep_invalid (Fixture       *f,
   GPtrArray *matches;
 
   make_grep_tree (f);
-  matches = warden_workspace_grep (f->ws, "needle(", NULL, NULL, 0, 0, FALSE, &error);
+  matches = warden_workspace_grep (f->ws, "needle(", NULL, NULL, 0, 0, FALSE, NULL, &error);
   g_assert_null (matches);
   g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID);
   g_assert_nonnull (strstr (error->message, "needle("));
   g_clear_error (&error);
 
-  matches = warden_workspace_grep (f->ws, "", NULL, NULL, 0, 0, FALSE, &error);
+  matches = warden_workspace_grep (f->ws, "", NULL, NULL, 0, 0, FALSE, NULL, &error);
   g_assert_null (matches);
   g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID);
   g_clear_error (&error);
 
-  matches = warden_workspace_grep (f->ws, "x", NULL, "[a", 0, 0, FALSE, &error);
+  matches = warden_workspace_grep (f->ws, "x", NULL, "[a", 0, 0, FALSE, NULL, &error);
   g_assert_null (matches);
   g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID);
   g_clear_error (&error);
 
-  matches = warden_workspace_grep (f->ws, "x", "missing", NULL, 0, 0, FALSE, &error);
+  matches = warden_workspace_grep (f->ws, "x", "missing", NULL, 0, 0, FALSE, NULL, &error);
   g_assert_null (matches);
   g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_NOT_FOUND);
 }
@@ -1463,13 +1464,14 @@ test_escape_absolute (Fixture       *f,
   assert_read_outside (f, "/workspacex/a.txt");
   assert_read_outside (f, "/proc/self/root/etc/passwd");
 
-  g_assert_null (warden_workspace_glob (f->ws, "*", "/etc", 0, &error));
+  g_assert_null (warden_workspace_glob (f->ws, "*", "/etc", 0, NULL, &error));
   g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE);
   g_clear_error (&error);
-  g_assert_null (warden_workspace_glob (f->ws, "/etc/*", NULL, 0, &error));
+  g_assert_null (warden_workspace_glob (f->ws, "/etc/*", NULL, 0, NULL, &error));
   g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE);
   g_clear_error (&error);
-  g_assert_null (warden_workspace_grep (f->ws, "root", "/etc", NULL, 0, 0, FALSE, &error));
+  g_assert_null (warden_workspace_grep (f->ws, "root", "/etc", NULL, 0, 0, FALSE, NULL,
+                                        &error));
   g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE);
 }
 
@@ -1602,16 +1604,18 @@ test_escape_glob_grep (Fixture       *f,
   assert_grep (f, "SECRET", NULL, NULL, 0, FALSE, "inside.txt:1");
   assert_grep (f, "canary", NULL, NULL, 0, TRUE, "");
 
-  g_assert_null (warden_workspace_glob (f->ws, "*", "out", 0, &error));
+  g_assert_null (warden_workspace_glob (f->ws, "*", "out", 0, NULL, &error));
   g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE);
   g_clear_error (&error);
-  g_assert_null (warden_workspace_glob (f->ws, "*", "sub/up", 0, &error));
+  g_assert_null (warden_workspace_glob (f->ws, "*", "sub/up", 0, NULL, &error));
   g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE);
   g_clear_error (&error);
-  g_assert_null (warden_workspace_grep (f->ws, "SECRET", "rel-out", NULL, 0, 0, FALSE, &error));
+  g_assert_null (warden_workspace_grep (f->ws, "SECRET", "rel-out", NULL, 0, 0, FALSE, NULL,
+                                        &error));
   g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE);
   g_clear_error (&error);
-  g_assert_null (warden_workspace_grep (f->ws, "SECRET", "secret.txt", NULL, 0, 0, FALSE, &error));
+  g_assert_null (warden_workspace_grep (f->ws, "SECRET", "secret.txt", NULL, 0, 0, FALSE, NULL,
+                                        &error));
   g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE);
 }
 
@@ -1744,7 +1748,7 @@ race (Fixture    *f,
 
       if (i % 10 == 0)
         {
-          paths = warden_workspace_glob (f->ws, "**", "d", 0, &error);
+          paths = warden_workspace_glob (f->ws, "**", "d", 0, NULL, &error);
           if (paths != NULL)
             for (guint j = 0; paths[j] != NULL; j++)
               g_assert_false (g_str_has_suffix (paths[j], "canary"));
@@ -1752,7 +1756,8 @@ race (Fixture    *f,
             g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE);
           g_clear_error (&error);
 
-          matches = warden_workspace_grep (f->ws, "SECRET|canary", "d", NULL, 0, 0, FALSE, &error);
+          matches = warden_workspace_grep (f->ws, "SECRET|canary", "d", NULL, 0, 0, FALSE, NULL,
+                                           &error);
           if (matches != NULL)
             g_assert_cmpuint (matches->len, ==, 0);
           else
@@ -1785,6 +1790,470 @@ test_escape_race_relative (Fixture       *f,
   plant_outside (f, "f", "OUTSIDE f\n");
   plant_outside (f, "sub", NULL);
   race (f, "../outside");
+}
+
+/* Protected paths: write and edit refuse them with PROTECTED (the agent
+ * asks), wherever the path really leads, and make no folder on the way. */
+
+static void
+assert_write_protected (Fixture    *f,
+                        const char *path)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (warden_workspace_write (f->ws, path, "[core]\n\tfsmonitor = x\n", 23, &error))
+    g_error ("write “%s” went through", path);
+  g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_PROTECTED);
+  g_assert_nonnull (strstr (error->message, path));
+}
+
+static void
+test_protected_names (Fixture       *f,
+                      gconstpointer  data)
+{
+  static const char * const paths[] = {
+    ".git/config", ".git/hooks/pre-commit", ".GIT/config", "sub/.git/config", ".gitmodules",
+    ".envrc", ".vscode/tasks.json", ".idea/workspace.xml", ".devcontainer/devcontainer.json",
+    ".bashrc", "home/.profile", ".zshrc", "warden.db", "/workspace/.git/info/attributes",
+  };
+  g_autoptr(GError) error = NULL;
+
+  put (f, ".git/config", "[core]\n");
+  put (f, ".envrc", "export A=1\n");
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    assert_write_protected (f, paths[i]);
+  g_assert_cmpuint (warden_workspace_edit (f->ws, ".envrc", "A=1", "A=2", FALSE, &error), ==, 0);
+  g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_PROTECTED);
+
+  {
+    g_autofree char *config = get (f, ".git/config");
+    g_autofree char *envrc = get (f, ".envrc");
+    g_autofree char *listing_git = listing (ws_path (f, ".git"));
+
+    g_assert_cmpstr (config, ==, "[core]\n");
+    g_assert_cmpstr (envrc, ==, "export A=1\n");
+    /* Nothing made on the way to a refusal. */
+    g_assert_cmpstr (listing_git, ==, "config");
+    g_assert_false (g_file_test (ws_path (f, "sub"), G_FILE_TEST_EXISTS));
+  }
+
+  /* Names that only look alike are the project's own files. */
+  g_clear_error (&error);
+  g_assert_true (warden_workspace_write (f->ws, ".gitignore", "*.o\n", 4, &error));
+  g_assert_true (warden_workspace_write (f->ws, ".github/workflows/ci.yml", "on: push\n", 9,
+                                         &error));
+  g_assert_true (warden_workspace_write (f->ws, "docs/git/config.md", "x\n", 2, &error));
+  g_assert_no_error (error);
+}
+
+/* A link inside the workspace to .git is .git: the folder that is really
+ * opened decides, not the spelling. */
+static void
+test_protected_through_link (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  put (f, ".git/config", "[core]\n");
+  make_dir (f, ".git/hooks");
+  make_link (f, "tools", ".git/hooks");
+  make_link (f, "cfg", ".git");
+  make_dir (f, "deep/er");
+  make_link (f, "deep/er/up", "../..");
+
+  assert_write_protected (f, "tools/pre-commit");
+  assert_write_protected (f, "tools/new/pre-push");
+  assert_write_protected (f, "cfg/config");
+  assert_write_protected (f, "deep/er/up/.git/config");
+  assert_write_protected (f, "/workspace/cfg/hooks/post-checkout");
+  g_assert_cmpuint (warden_workspace_edit (f->ws, "cfg/config", "core", "x", FALSE, &error), ==,
+                    0);
+  g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_PROTECTED);
+  g_assert_nonnull (strstr (error->message, ".git/config"));
+
+  {
+    g_autofree char *hooks = listing (ws_path (f, ".git/hooks"));
+    g_autofree char *config = get (f, ".git/config");
+
+    g_assert_cmpstr (hooks, ==, "");
+    g_assert_cmpstr (config, ==, "[core]\n");
+  }
+}
+
+/* Targets: what the user approves outside the workspace. */
+
+static char *
+real_outside (Fixture    *f,
+              const char *rel)
+{
+  g_autofree char *path = g_build_filename (f->outside, rel, NULL);
+  char *real = realpath (path, NULL);
+  char *copy = g_strdup (real);
+
+  free (real);
+  return copy;
+}
+
+static WardenWorkspaceTarget *
+resolve (Fixture               *f,
+         const char            *path,
+         WardenWorkspaceAccess  access)
+{
+  g_autoptr(GError) error = NULL;
+  WardenWorkspaceTarget *target = warden_workspace_resolve (f->ws, path, access, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (target);
+  return target;
+}
+
+/* A relative path leads from the workspace, whatever Warden's own folder;
+ * links are followed to the file that will be opened. */
+static void
+test_target_resolve (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(WardenWorkspaceTarget) plain = NULL;
+  g_autoptr(WardenWorkspaceTarget) linked = NULL;
+  g_autoptr(WardenWorkspaceTarget) inside = NULL;
+  g_autofree char *secret = real_outside (f, "secret.txt");
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+
+  make_link (f, "NOTES.md", "../outside/secret.txt");
+  put (f, "a.txt", "inside\n");
+  g_assert_cmpint (chdir ("/"), ==, 0);
+
+  plain = resolve (f, "../outside/secret.txt", WARDEN_WORKSPACE_ACCESS_READ);
+  g_assert_cmpstr (plain->path, ==, secret);
+  g_assert_false (plain->inside);
+  g_assert_false (plain->through_link);
+  g_assert_true (plain->exists);
+
+  linked = resolve (f, "NOTES.md", WARDEN_WORKSPACE_ACCESS_READ);
+  g_assert_cmpstr (linked->path, ==, secret);
+  g_assert_true (linked->through_link);
+  text = warden_workspace_read_target (f->ws, linked, 0, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (text, ==, "SECRET outside the workspace\n");
+
+  inside = resolve (f, "/workspace/a.txt", WARDEN_WORKSPACE_ACCESS_EDIT);
+  g_assert_true (inside->inside);
+  g_assert_true (g_str_has_suffix (inside->path, "/ws/a.txt"));
+  g_assert_cmpint (chdir (cwd), ==, 0);
+}
+
+/* After the prompt, the link is pointed elsewhere: the approved file is
+ * read all the same; the file itself replaced: refused, not read. */
+static void
+test_target_swapped (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(WardenWorkspaceTarget) target = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *canary = g_build_filename (f->outside, "canary", NULL);
+  g_autofree char *other = g_build_filename (f->outside, "other", NULL);
+
+  make_link (f, "NOTES.md", "../outside/canary");
+  target = resolve (f, "NOTES.md", WARDEN_WORKSPACE_ACCESS_READ);
+  g_assert_cmpint (unlink (ws_path (f, "NOTES.md")), ==, 0);
+  make_link (f, "NOTES.md", "../outside/secret.txt");
+  text = warden_workspace_read_target (f->ws, target, 0, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (text, ==, "canary: must never change\n");
+
+  /* Another file renamed over the approved one. */
+  plant_outside (f, "other", "OTHER\n");
+  g_assert_cmpint (rename (other, canary), ==, 0);
+  g_hash_table_remove (f->planted, "other");
+  g_hash_table_insert (f->planted, g_strdup ("canary"), g_strdup ("OTHER\n"));
+  g_clear_pointer (&text, g_free);
+  text = warden_workspace_read_target (f->ws, target, 0, 0, &error);
+  g_assert_null (text);
+  g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_CHANGED);
+  g_clear_error (&error);
+  g_assert_false (warden_workspace_write_target (f->ws, target, "PWNED", 5, &error));
+  g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_CHANGED);
+  g_clear_error (&error);
+  g_assert_cmpuint (warden_workspace_edit_target (f->ws, target, "OTHER", "PWNED", FALSE, &error),
+                    ==, 0);
+  g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_CHANGED);
+}
+
+/* A folder on the approved path becomes a link: nothing is followed. */
+static void
+test_target_link_in_path (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(WardenWorkspaceTarget) target = NULL;
+  g_autoptr(WardenWorkspaceTarget) by_name = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_build_filename (f->outside, "dir", NULL);
+  g_autofree char *moved = g_build_filename (f->outside, "moved", NULL);
+  g_autofree char *path = NULL;
+  char *text;
+
+  plant_outside (f, "dir", NULL);
+  plant_outside (f, "dir/notes", "notes\n");
+  plant_outside (f, "evil", NULL);
+  plant_outside (f, "evil/notes", "SECRET evil\n");
+  target = resolve (f, "../outside/dir/notes", WARDEN_WORKSPACE_ACCESS_READ);
+  path = g_strdup (target->path);
+  by_name = warden_workspace_target_new (path);
+
+  g_assert_cmpint (rename (dir, moved), ==, 0);
+  g_assert_cmpint (symlink ("evil", dir), ==, 0);
+  text = warden_workspace_read_target (f->ws, target, 0, 0, &error);
+  g_assert_null (text);
+  g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_CHANGED);
+  g_clear_error (&error);
+  /* Known by name only (a session opened again), the same. */
+  text = warden_workspace_read_target (f->ws, by_name, 0, 0, &error);
+  g_assert_null (text);
+  g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_CHANGED);
+  g_clear_error (&error);
+  g_assert_false (warden_workspace_write_target (f->ws, by_name, "PWNED", 5, &error));
+  g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_CHANGED);
+
+  g_assert_cmpint (unlink (dir), ==, 0);
+  g_assert_cmpint (rename (moved, dir), ==, 0);
+}
+
+/* What cannot be approved fails when resolved, and never blocks: devices,
+ * pipes, folders, files of the kernel, missing and oversized files. */
+static void
+test_target_refused (Fixture       *f,
+                     gconstpointer  data)
+{
+  static const struct { const char *path; WardenWorkspaceAccess access; int code; } rows[] = {
+    { "/dev/zero", WARDEN_WORKSPACE_ACCESS_READ, WARDEN_WORKSPACE_ERROR_INVALID },
+    { "/dev/null", WARDEN_WORKSPACE_ACCESS_WRITE, WARDEN_WORKSPACE_ERROR_INVALID },
+    { "../pipe", WARDEN_WORKSPACE_ACCESS_READ, WARDEN_WORKSPACE_ERROR_INVALID },
+    { "../pipe", WARDEN_WORKSPACE_ACCESS_WRITE, WARDEN_WORKSPACE_ERROR_INVALID },
+    { "pipe-link", WARDEN_WORKSPACE_ACCESS_READ, WARDEN_WORKSPACE_ERROR_INVALID },
+    { "/proc/self/environ", WARDEN_WORKSPACE_ACCESS_READ, WARDEN_WORKSPACE_ERROR_INVALID },
+    { "/proc/self/root/etc/hostname", WARDEN_WORKSPACE_ACCESS_READ, -1 },
+    { "../outside", WARDEN_WORKSPACE_ACCESS_READ, WARDEN_WORKSPACE_ERROR_IS_DIRECTORY },
+    { "../outside/missing", WARDEN_WORKSPACE_ACCESS_READ, WARDEN_WORKSPACE_ERROR_NOT_FOUND },
+    { "../outside/missing", WARDEN_WORKSPACE_ACCESS_EDIT, WARDEN_WORKSPACE_ERROR_NOT_FOUND },
+    { "../outside/big", WARDEN_WORKSPACE_ACCESS_READ, WARDEN_WORKSPACE_ERROR_TOO_LARGE },
+    { "../outside/", WARDEN_WORKSPACE_ACCESS_WRITE, WARDEN_WORKSPACE_ERROR_INVALID },
+  };
+  g_autofree char *fifo = g_build_filename (f->tmp, "pipe", NULL);
+  g_autofree char *big = g_build_filename (f->outside, "big", NULL);
+  int fd;
+
+  g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+  make_link (f, "pipe-link", "../pipe");
+  fd = open (big, O_WRONLY | O_CREAT, 0644);
+  g_assert_cmpint (ftruncate (fd, 11 * 1024 * 1024), ==, 0);
+  close (fd);
+  g_hash_table_insert (f->planted, g_strdup ("big"), NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenWorkspaceTarget) target = warden_workspace_resolve (f->ws, rows[i].path,
+                                                                         rows[i].access, &error);
+
+      if (rows[i].code < 0)
+        {
+          /* A magic link is followed by name only; what it names is shown. */
+          g_assert_no_error (error);
+          g_assert_cmpstr (target->path, !=, "/proc/self/root/etc/hostname");
+          continue;
+        }
+      if (target != NULL)
+        g_error ("“%s” resolved to “%s”", rows[i].path, target->path);
+      g_assert_error (error, WARDEN_WORKSPACE_ERROR, rows[i].code);
+    }
+
+  /* Swapped in after the prompt: refused, and opened without waiting for a
+   * writer (O_NONBLOCK). */
+  {
+    g_autoptr(WardenWorkspaceTarget) target = NULL;
+    g_autoptr(WardenWorkspaceTarget) by_name = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autofree char *swap = g_build_filename (f->tmp, "swap", NULL);
+
+    g_assert_true (g_file_set_contents (swap, "x\n", -1, NULL));
+    target = resolve (f, "../swap", WARDEN_WORKSPACE_ACCESS_READ);
+    by_name = warden_workspace_target_new (target->path);
+    g_assert_cmpint (unlink (swap), ==, 0);
+    g_assert_cmpint (mkfifo (swap, 0644), ==, 0);
+    g_assert_null (warden_workspace_read_target (f->ws, target, 0, 0, &error));
+    /* CHANGED, or INVALID where the file system gave the pipe the inode
+     * number the file had. */
+    g_assert_true (error != NULL && error->domain == WARDEN_WORKSPACE_ERROR &&
+                   (error->code == WARDEN_WORKSPACE_ERROR_CHANGED ||
+                    error->code == WARDEN_WORKSPACE_ERROR_INVALID));
+    g_clear_error (&error);
+    g_assert_null (warden_workspace_read_target (f->ws, by_name, 0, 0, &error));
+    g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID);
+    g_clear_error (&error);
+    g_assert_false (warden_workspace_write_target (f->ws, by_name, "x", 1, &error));
+    g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID);
+  }
+}
+
+/* An approved write: exactly the target, folders made, atomic; an edit. */
+static void
+test_target_write_edit (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(WardenWorkspaceTarget) fresh = NULL;
+  g_autoptr(WardenWorkspaceTarget) existing = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *path = g_build_filename (f->outside, "new", "dir", "file.txt", NULL);
+
+  fresh = resolve (f, "../outside/new/dir/file.txt", WARDEN_WORKSPACE_ACCESS_WRITE);
+  g_assert_false (fresh->exists);
+  g_assert_true (warden_workspace_write_target (f->ws, fresh, "hello\n", 6, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &written, NULL, NULL));
+  g_assert_cmpstr (written, ==, "hello\n");
+  g_hash_table_insert (f->planted, g_strdup ("new"), NULL);
+  g_hash_table_insert (f->planted, g_strdup ("new/dir"), NULL);
+  g_hash_table_insert (f->planted, g_strdup ("new/dir/file.txt"), g_strdup ("hello\n"));
+
+  existing = resolve (f, "../outside/new/dir/file.txt", WARDEN_WORKSPACE_ACCESS_EDIT);
+  g_assert_cmpuint (warden_workspace_edit_target (f->ws, existing, "hello", "bye", FALSE, &error),
+                    ==, 1);
+  g_assert_no_error (error);
+  g_hash_table_insert (f->planted, g_strdup ("new/dir/file.txt"), g_strdup ("bye\n"));
+
+  /* ".." after a folder still to be made is not guessed at. */
+  g_assert_null (warden_workspace_resolve (f->ws, "../outside/nope/../x",
+                                           WARDEN_WORKSPACE_ACCESS_WRITE, &error));
+  g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_NOT_FOUND);
+}
+
+/* Grep runs in Warden's process: its work is bounded and it stops. */
+
+static void
+test_grep_catastrophic (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(GString) lines = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  GPtrArray *matches;
+  gint64 start;
+
+  for (guint i = 0; i < 200; i++)
+    g_string_append (lines, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\n");
+  put (f, "b.txt", "aaa\n");
+  put (f, "c.txt", lines->str);
+
+  start = g_get_monotonic_time ();
+  matches = warden_workspace_grep (f->ws, "^(a+)+$", NULL, NULL, 0, 0, FALSE, NULL, &error);
+  /* Unbounded: seconds (5.9 s, most of it in one thread of Warden). */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+  g_assert_null (matches);
+  g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_TOO_COSTLY);
+  g_assert_nonnull (strstr (error->message, "line 1 of “c.txt”"));
+  g_clear_error (&error);
+
+  /* The model cannot lift the limit. */
+  matches = warden_workspace_grep (f->ws, "(*LIMIT_MATCH=10000000)^(a+)+$", NULL, NULL, 0, 0,
+                                   FALSE, NULL, &error);
+  g_assert_null (matches);
+  g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID);
+  g_clear_error (&error);
+
+  /* A sound pattern on the same lines is unaffected. */
+  matches = warden_workspace_grep (f->ws, "^a+$", NULL, NULL, 0, 0, FALSE, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (matches->len, ==, 1);
+  g_ptr_array_unref (matches);
+}
+
+static void
+put_many_lines (Fixture    *f,
+                const char *rel,
+                guint       n)
+{
+  g_autoptr(GString) lines = g_string_sized_new (n * 48);
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (lines, "line %u: the quick brown fox jumps over it\n", i);
+  put (f, rel, lines->str);
+}
+
+/* Past its time budget, a search stops, saying where it was. */
+static void
+test_grep_budget (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(WardenWorkspace) ws = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *matches;
+
+  put_many_lines (f, "big.txt", 200000);
+  ws = g_initable_new (WARDEN_TYPE_WORKSPACE, NULL, &error, "root", f->root,
+                       "grep-budget", 1, NULL);
+  g_assert_no_error (error);
+  g_assert_cmpuint (({ guint b; g_object_get (ws, "grep-budget", &b, NULL); b; }), ==, 1);
+  matches = warden_workspace_grep (ws, "(fox|dog)+ jumps", NULL, NULL, 1000000, 0, FALSE, NULL,
+                                   &error);
+  g_assert_null (matches);
+  g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_TOO_COSTLY);
+  g_assert_nonnull (strstr (error->message, "“big.txt”"));
+}
+
+/* Cancelled, a search ends between two lines of one file, not after it. */
+static void
+test_grep_cancelled_in_file (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+
+  put_many_lines (f, "big.txt", 1000);
+  g_cancellable_cancel (cancellable);
+  g_assert_null (warden_workspace_grep (f->ws, "fox", "big.txt", NULL, 0, 0, FALSE, cancellable,
+                                        &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
+  g_assert_null (warden_workspace_glob (f->ws, "**", NULL, 0, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
+static gboolean
+cancel_later_cb (gpointer user_data)
+{
+  g_cancellable_cancel (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Stop during a search of a large tree: it returns soon after. */
+static void
+test_grep_cancelled_tree (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  GAsyncResult *result = NULL;
+  gint64 cancelled_at;
+
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autofree char *rel = g_strdup_printf ("tree/d%u/file%u.txt", i % 20, i);
+
+      put_many_lines (f, rel, 5000);
+    }
+  warden_workspace_grep_async (f->ws, "(quick|slow) (brown|red) fox", NULL, NULL, 1000000, 0,
+                               TRUE, cancellable, store_result_cb, &result);
+  g_timeout_add (20, cancel_later_cb, cancellable);
+  while (!g_cancellable_is_cancelled (cancellable))
+    g_main_context_iteration (NULL, TRUE);
+  cancelled_at = g_get_monotonic_time ();
+  g_assert_null (warden_workspace_grep_finish (f->ws, wait_for (&result), &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpint (g_get_monotonic_time () - cancelled_at, <, 2 * G_USEC_PER_SEC);
+  g_clear_object (&result);
 }
 
 typedef void (*TestFunc) (Fixture *f, gconstpointer data);
@@ -1852,6 +2321,17 @@ static const struct
   { "escape/inside-links-allowed", test_escape_inside_links_allowed },
   { "escape/race-absolute-link", test_escape_race_absolute },
   { "escape/race-relative-link", test_escape_race_relative },
+  { "protected/names", test_protected_names },
+  { "protected/through-link", test_protected_through_link },
+  { "target/resolve", test_target_resolve },
+  { "target/swapped", test_target_swapped },
+  { "target/link-in-path", test_target_link_in_path },
+  { "target/refused", test_target_refused },
+  { "target/write-edit", test_target_write_edit },
+  { "grep/catastrophic", test_grep_catastrophic },
+  { "grep/budget", test_grep_budget },
+  { "grep/cancelled-in-file", test_grep_cancelled_in_file },
+  { "grep/cancelled-tree", test_grep_cancelled_tree },
 };
 
 int
