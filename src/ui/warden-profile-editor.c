@@ -14,6 +14,7 @@
 
 #include "policy/warden-pattern.h"
 #include "policy/warden-policy.h"
+#include "policy/warden-protected-path.h"
 
 typedef struct
 {
@@ -53,6 +54,7 @@ struct _WardenProfileEditor
   AdwEntryRow         *name_row;
   AdwEntryRow         *description_row;
   AdwComboRow         *mode_row;
+  AdwComboRow         *file_write_row;
   AdwPreferencesGroup *allow_group;
   AdwEntryRow         *allow_add_row;
   GtkButton           *allow_add_button;
@@ -91,6 +93,13 @@ static const WardenMode modes[] = {
   WARDEN_MODE_ALLOWLIST,
   WARDEN_MODE_APPROVAL_ALWAYS,
   WARDEN_MODE_ALLOW_ALWAYS,
+};
+
+/* In the order of the file row's items. */
+static const WardenFileWrite file_writes[] = {
+  WARDEN_FILE_WRITE_ALLOW,
+  WARDEN_FILE_WRITE_ASK,
+  WARDEN_FILE_WRITE_NEVER,
 };
 
 static void queue_save     (WardenProfileEditor *self);
@@ -626,6 +635,20 @@ profile_mode_notify_cb (WardenProfileEditor *self,
 }
 
 static void
+profile_file_write_notify_cb (WardenProfileEditor *self,
+                              GParamSpec          *pspec,
+                              WardenProfile       *profile)
+{
+  WardenFileWrite rule = warden_profile_get_file_write (profile);
+
+  self->updating = TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (file_writes); i++)
+    if (file_writes[i] == rule)
+      adw_combo_row_set_selected (self->file_write_row, i);
+  self->updating = FALSE;
+}
+
+static void
 profile_name_notify_cb (WardenProfileEditor *self,
                         GParamSpec          *pspec,
                         WardenProfile       *profile)
@@ -652,6 +675,7 @@ sync_from_profile (WardenProfileEditor *self)
   gtk_editable_set_editable (GTK_EDITABLE (self->name_row), !read_only);
   gtk_editable_set_editable (GTK_EDITABLE (self->description_row), !read_only);
   gtk_widget_set_sensitive (GTK_WIDGET (self->mode_row), !read_only);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->file_write_row), !read_only);
   for (guint i = 0; i < G_N_ELEMENTS (self->lists); i++)
     gtk_widget_set_visible (gtk_widget_get_parent (GTK_WIDGET (self->lists[i].add_row)),
                             !read_only);
@@ -659,6 +683,7 @@ sync_from_profile (WardenProfileEditor *self)
   self->updating = FALSE;
 
   profile_mode_notify_cb (self, NULL, self->profile);
+  profile_file_write_notify_cb (self, NULL, self->profile);
   g_clear_handle_id (&self->rebuild_id, g_source_remove);
   rebuild_list (self, LIST_ALLOW);
   rebuild_list (self, LIST_DENY);
@@ -686,6 +711,8 @@ set_profile (WardenProfileEditor *self,
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (profile, "notify::name", G_CALLBACK (profile_name_notify_cb),
                            self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (profile, "notify::file-write",
+                           G_CALLBACK (profile_file_write_notify_cb), self, G_CONNECT_SWAPPED);
 
   sync_from_profile (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
@@ -726,6 +753,20 @@ mode_selected_cb (WardenProfileEditor *self,
     return;
 
   warden_profile_set_mode (self->profile, modes[selected]);
+  queue_save (self);
+}
+
+static void
+file_write_selected_cb (WardenProfileEditor *self,
+                        GParamSpec          *pspec,
+                        AdwComboRow         *row)
+{
+  guint selected = adw_combo_row_get_selected (row);
+
+  if (self->updating || is_read_only (self) || selected >= G_N_ELEMENTS (file_writes))
+    return;
+
+  warden_profile_set_file_write (self->profile, file_writes[selected]);
   queue_save (self);
 }
 
@@ -1045,6 +1086,7 @@ warden_profile_editor_class_init (WardenProfileEditorClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, name_row);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, description_row);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, mode_row);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, file_write_row);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, allow_group);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, allow_add_row);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, allow_add_button);
@@ -1060,6 +1102,7 @@ warden_profile_editor_class_init (WardenProfileEditorClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, name_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, description_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, mode_selected_cb);
+  gtk_widget_class_bind_template_callback (widget_class, file_write_selected_cb);
   gtk_widget_class_bind_template_callback (widget_class, add_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, add_activated_cb);
   gtk_widget_class_bind_template_callback (widget_class, add_clicked_cb);
@@ -1088,6 +1131,17 @@ warden_profile_editor_init (WardenProfileEditor *self)
     self->deny_group, self->deny_add_row, self->deny_add_button, self->deny_error_label,
     g_ptr_array_new ()
   };
+
+  /* The list the tools use, so the two cannot drift. */
+  {
+    g_autofree char *globs = g_strjoinv (", ", (char **) warden_protected_path_globs ());
+    g_autofree char *subtitle =
+      g_strdup_printf (_("How the agent’s write and edit tools may change the project. Whatever "
+                         "the choice, writing outside the project asks, and so does writing "
+                         "these protected paths: %s"), globs);
+
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (self->file_write_row), subtitle);
+  }
 }
 
 GtkWidget *

@@ -597,6 +597,50 @@ test_editor_builtin_read_only (Fixture       *fixture,
   close_window (window);
 }
 
+/* The files rule: shown as the profile has it, changed and saved from the
+ * row; on a built-in profile, shown and left alone. */
+static void
+test_editor_files_rule (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autoptr(WardenProfile) profile = save_user_profile (fixture, "files",
+                                                        (const char *[]) { "ls", NULL });
+  g_autoptr(WardenProfile) builtin = NULL;
+  g_autoptr(WardenProfile) on_disk = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkWidget *window;
+  GtkWidget *editor = show_editor (fixture, profile, &window);
+  AdwComboRow *row = ADW_COMBO_ROW (gtk_widget_get_template_child (editor,
+                                                                   WARDEN_TYPE_PROFILE_EDITOR,
+                                                                   "file_write_row"));
+  const char *subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (row));
+
+  g_assert_cmpuint (adw_combo_row_get_selected (row), ==, WARDEN_FILE_WRITE_ALLOW);
+  /* The protected paths are named where the rule is chosen. */
+  g_assert_nonnull (strstr (subtitle, ".git"));
+  g_assert_nonnull (strstr (subtitle, ".envrc"));
+  g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (row)));
+
+  adw_combo_row_set_selected (row, WARDEN_FILE_WRITE_NEVER);
+  wait_for (editor_idle, editor);
+  on_disk = reload (fixture, "files");
+  g_assert_cmpint (warden_profile_get_file_write (on_disk), ==, WARDEN_FILE_WRITE_NEVER);
+
+  /* A change made elsewhere shows. */
+  warden_profile_set_file_write (profile, WARDEN_FILE_WRITE_ASK);
+  g_assert_cmpuint (adw_combo_row_get_selected (row), ==, WARDEN_FILE_WRITE_ASK);
+  close_window (window);
+
+  builtin = warden_profile_store_lookup (fixture->store, "read-only", &error);
+  g_assert_no_error (error);
+  editor = show_editor (fixture, builtin, &window);
+  row = ADW_COMBO_ROW (gtk_widget_get_template_child (editor, WARDEN_TYPE_PROFILE_EDITOR,
+                                                      "file_write_row"));
+  g_assert_cmpuint (adw_combo_row_get_selected (row), ==, WARDEN_FILE_WRITE_ASK);
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (row)));
+  close_window (window);
+}
+
 static void
 test_editor_save_failure_keeps_changes (Fixture       *fixture,
                                         gconstpointer  data)
@@ -920,6 +964,7 @@ main (int   argc,
   ADD_TEST ("/ui/preferences/editor/try-matches-cli", test_editor_try_matches_cli);
   ADD_TEST ("/ui/preferences/editor/builtin-read-only", test_editor_builtin_read_only);
   ADD_TEST ("/ui/preferences/editor/save-failure", test_editor_save_failure_keeps_changes);
+  ADD_TEST ("/ui/preferences/editor/files-rule", test_editor_files_rule);
 
   ADD_TEST ("/ui/preferences/window/pages", test_window_pages);
   ADD_TEST ("/ui/preferences/window/binds-settings", test_window_binds_settings);
