@@ -94,35 +94,46 @@ static gboolean
 migrate (WardenSessionStore  *self,
          GError             **error)
 {
-  sqlite3_stmt *stmt = NULL;
-  int version = 0;
-
-  if (sqlite3_prepare_v2 (self->db, "PRAGMA user_version", -1, &stmt, NULL) != SQLITE_OK)
-    return set_sql_error (self, error, _("read the schema version"));
-  if (sqlite3_step (stmt) == SQLITE_ROW)
-    version = sqlite3_column_int (stmt, 0);
-  sqlite3_finalize (stmt);
-
-  if (version > (int) G_N_ELEMENTS (migrations))
+  /* The version is read inside the write transaction: a window and a
+   * warden-cli opening a new database at the same moment would otherwise
+   * both run the same step, and one would fail. */
+  for (;;)
     {
-      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NEWER,
-                   _("%s was written by a newer Warden (schema %d); update Warden to open it"),
-                   self->path, version);
-      return FALSE;
-    }
+      sqlite3_stmt *stmt = NULL;
+      g_autofree char *sql = NULL;
+      int version = 0;
 
-  for (int v = version; v < (int) G_N_ELEMENTS (migrations); v++)
-    {
-      g_autofree char *sql = g_strdup_printf ("BEGIN IMMEDIATE; %s PRAGMA user_version = %d; "
-                                              "COMMIT;", migrations[v], v + 1);
+      if (!exec_sql (self, "BEGIN IMMEDIATE", error))
+        return FALSE;
+      if (sqlite3_prepare_v2 (self->db, "PRAGMA user_version", -1, &stmt, NULL) != SQLITE_OK)
+        {
+          set_sql_error (self, error, _("read the schema version"));
+          exec_sql (self, "ROLLBACK", NULL);
+          return FALSE;
+        }
+      if (sqlite3_step (stmt) == SQLITE_ROW)
+        version = sqlite3_column_int (stmt, 0);
+      sqlite3_finalize (stmt);
 
+      if (version > (int) G_N_ELEMENTS (migrations))
+        {
+          exec_sql (self, "ROLLBACK", NULL);
+          g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NEWER,
+                       _("%s was written by a newer Warden (schema %d); update Warden to open it"),
+                       self->path, version);
+          return FALSE;
+        }
+      if (version == (int) G_N_ELEMENTS (migrations))
+        return exec_sql (self, "COMMIT", error);
+
+      sql = g_strdup_printf ("%s PRAGMA user_version = %d; COMMIT;", migrations[version],
+                             version + 1);
       if (!exec_sql (self, sql, error))
         {
           exec_sql (self, "ROLLBACK", NULL);
           return FALSE;
         }
     }
-  return TRUE;
 }
 
 static void
@@ -189,7 +200,12 @@ load_key (WardenSessionStore  *self,
   fd = g_open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
   if (fd < 0 && errno == ENOENT)
     {
+      /* Written whole under another name, then linked in place: a Warden
+       * starting at the same moment reads either no key or all of one. */
+      g_autofree char *tmp = g_build_filename (dir, KEY_NAME ".XXXXXX", NULL);
       guint8 fresh[KEY_SIZE];
+      int tmp_fd, saved = EIO;
+      gboolean ok;
 
       if (getrandom (fresh, sizeof fresh, 0) != sizeof fresh)
         {
@@ -197,36 +213,40 @@ load_key (WardenSessionStore  *self,
                        _("Could not make a key for %s: %s"), path, g_strerror (errno));
           return FALSE;
         }
-      fd = g_open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-      if (fd >= 0)
+      tmp_fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0600);
+      ok = tmp_fd >= 0 && write (tmp_fd, fresh, sizeof fresh) == sizeof fresh &&
+           fsync (tmp_fd) == 0;
+      if (!ok)
+        saved = errno;
+      else if (link (tmp, path) != 0)
         {
-          gboolean ok = write (fd, fresh, sizeof fresh) == sizeof fresh && fsync (fd) == 0;
-
-          close (fd);
-          if (ok)
-            {
-              memcpy (self->key, fresh, sizeof fresh);
-              return TRUE;
-            }
-          g_unlink (path);
-          errno = EIO;
+          saved = errno;
+          ok = FALSE;
         }
-      /* Another Warden made it meanwhile: read that one. */
-      if (errno == EEXIST)
+      if (tmp_fd >= 0)
+        {
+          close (tmp_fd);
+          g_unlink (tmp);
+        }
+      explicit_bzero (fresh, sizeof fresh);
+      /* Ours, or another Warden's that won the race: read what is there. */
+      if (ok || saved == EEXIST)
         fd = g_open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
       else
-        fd = -1;
+        errno = saved;
     }
-  if (fd < 0)
+  if (fd < 0 && errno != ELOOP)
     {
       g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_OPEN,
                    _("Could not read the key %s: %s"), path, g_strerror (errno));
       return FALSE;
     }
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != getuid () ||
+  /* A symlink (ELOOP with O_NOFOLLOW) could point at a key someone knows. */
+  if (fd < 0 || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != getuid () ||
       (n = read (fd, self->key, sizeof self->key)) != sizeof self->key)
     {
-      close (fd);
+      if (fd >= 0)
+        close (fd);
       g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_OPEN,
                    _("The key %s is not a file of %d bytes that belongs to you; remove it, "
                      "and Warden makes a new one (approvals that wait will be asked again)"),

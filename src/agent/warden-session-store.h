@@ -67,7 +67,8 @@ typedef struct
 /* The reason a record read back carries when its row was not written by
  * Warden (its seal does not match): it is "pending" again, the user is asked. */
 #define WARDEN_STORE_UNVERIFIED_REASON \
-  "Warden did not write this approval in its database; it asks again"
+  "Warden cannot vouch for what its database says of this call (it was changed outside " \
+  "Warden, or saved by an older version), so it asks again"
 
 WardenToolCallRecord *warden_tool_call_record_new  (void);
 void                  warden_tool_call_record_free (WardenToolCallRecord *record);

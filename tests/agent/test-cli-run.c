@@ -426,6 +426,7 @@ test_forged_approval_asks (void)
   resumed = RUN (&env, "", "run", "--resume", id);
   g_assert_cmpint (resumed.status, ==, 0);
   g_assert_nonnull (strstr (resumed.out, "wants to run: touch forged.txt"));
+  g_assert_nonnull (strstr (resumed.out, "because Warden cannot vouch"));
   g_assert_false (workspace_has (&env, "forged.txt"));
   result_clear (&resumed);
   env_tear_down (&env);

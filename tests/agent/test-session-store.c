@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "agent/warden-session-store.h"
 
@@ -472,6 +473,14 @@ test_forged_approval (void)
   state = state_of (store, s->id, "toolu_1");
   g_assert_cmpstr (state, ==, "pending");
   g_free (state);
+  {
+    /* The prompt says why it asks again, whatever reason the row gave. */
+    g_autoptr(WardenToolCallRecord) r = warden_session_store_get_tool_call (store, s->id,
+                                                                            "toolu_1", NULL);
+
+    g_assert_cmpstr (r->reason, ==, WARDEN_STORE_UNVERIFIED_REASON);
+    g_assert_cmpstr (r->decision, ==, "asked");
+  }
 
   /* The same command approved in another session lends it nothing. */
   g_free (text);
@@ -513,6 +522,70 @@ test_forged_approval (void)
   g_free (state);
 }
 
+/* The key must be a plain file of ours: a symlink planted in its place (to
+ * a file the planter knows) is refused, with what to do. */
+static void
+test_key_not_ours (void)
+{
+  g_autofree char *path = temp_db ();
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *key = g_build_filename (dir, "approvals.key", NULL);
+  g_autofree char *known = g_build_filename (dir, "known", NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (known, "0123456789abcdef0123456789abcdef", 32, NULL));
+  g_assert_cmpint (symlink (known, key), ==, 0);
+  g_assert_null (warden_session_store_new (path, &error));
+  g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_OPEN);
+  g_assert_nonnull (strstr (error->message, key));
+  g_assert_nonnull (strstr (error->message, "remove it"));
+
+  /* Removed: a new key is made, and the store opens. */
+  g_clear_error (&error);
+  g_assert_cmpint (g_unlink (key), ==, 0);
+  g_object_unref (warden_session_store_new (path, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (key, G_FILE_TEST_IS_SYMLINK));
+}
+
+static gpointer
+open_store_thread (gpointer data)
+{
+  return warden_session_store_new (data, NULL);
+}
+
+/* The window and warden-cli start at the same moment on a new database:
+ * both end up with the one key, so each believes the other's approvals. */
+static void
+test_key_shared (void)
+{
+  g_autofree char *path = temp_db ();
+  g_autoptr(WardenSessionInfo) s = warden_session_info_new ();
+  g_autoptr(WardenToolCallRecord) r = NULL;
+  GThread *threads[6];
+  WardenSessionStore *stores[G_N_ELEMENTS (threads)];
+
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("open", open_store_thread, path);
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    {
+      stores[i] = g_thread_join (threads[i]);
+      g_assert_nonnull (stores[i]);
+    }
+
+  g_assert_true (warden_session_store_save_session (stores[0], s, NULL));
+  r = exec_record (s->id, "toolu_1", "make", "approved");
+  g_assert_true (warden_session_store_save_tool_call (stores[0], r, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (stores); i++)
+    {
+      g_autofree char *state = state_of (stores[i], s->id, "toolu_1");
+
+      g_assert_cmpstr (state, ==, "approved");
+      g_object_unref (stores[i]);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -532,6 +605,8 @@ main (int    argc,
   g_test_add_func ("/agent/store/file-modes-new", test_file_modes_new);
   g_test_add_func ("/agent/store/file-modes-tightened", test_file_modes_tightened);
   g_test_add_func ("/agent/store/forged-approval", test_forged_approval);
+  g_test_add_func ("/agent/store/key-not-ours", test_key_not_ours);
+  g_test_add_func ("/agent/store/key-shared", test_key_shared);
 
   return g_test_run ();
 }
