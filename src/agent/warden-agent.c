@@ -1340,6 +1340,7 @@ typedef struct
   /* Before the thread: ask whatever the path (the profile, the host
    * backend). After it, with @ask: why it asks, as the prompt says it. */
   char                  *reason;
+  gboolean               reason_whole;  /* @reason says it all already (asked before) */
   gboolean               ask;
 } FileCall;
 
@@ -1424,7 +1425,8 @@ file_tool_thread (GTask        *task,
                       "run something on this computer";
           else if (because == NULL)
             because = "it is outside the workspace";
-          reason = ask_reason (because, path, call->target);
+          reason = call->reason_whole ? g_strdup (because)
+                                      : ask_reason (because, path, call->target);
           g_free (call->reason);
           call->reason = g_steal_pointer (&reason);
           call->ask = TRUE;
@@ -1491,11 +1493,14 @@ file_tool_done_cb (GObject      *object,
   tool_done (self, r, "finished", text, FALSE);
 }
 
+/* @waiting: the call waited for the user when the session was left; it
+ * asks again whatever the rules say now, about where the path leads now. */
 static void
 start_file_tool (WardenAgent          *self,
                  WardenToolCallRecord *r,
                  const char           *name,
-                 JsonObject           *input)
+                 JsonObject           *input,
+                 gboolean              waiting)
 {
   g_autoptr(GTask) task = NULL;
   gboolean approved = g_strcmp0 (r->state, "approved") == 0;
@@ -1530,6 +1535,12 @@ start_file_tool (WardenAgent          *self,
       file_call_free (call);
       tool_done (self, r, "denied", msg, TRUE);
       return;
+    }
+  else if (waiting)
+    {
+      call->reason = g_strdup (r->reason != NULL ? r->reason
+                                                 : "it waited for an answer when Warden stopped");
+      call->reason_whole = r->reason != NULL;
     }
   else if (writes && self->file_write == WARDEN_FILE_WRITE_ASK)
     call->reason = g_strdup ("the profile asks before every write or edit "
@@ -1627,7 +1638,7 @@ process_tools (WardenAgent *self)
   if (g_strcmp0 (r->state, "pending") == 0 && input != NULL &&
       (strcmp (name, "read") == 0 || strcmp (name, "write") == 0 || strcmp (name, "edit") == 0))
     {
-      start_file_tool (self, g_steal_pointer (&r), name, input);
+      start_file_tool (self, g_steal_pointer (&r), name, input, TRUE);
       return;
     }
   if (g_strcmp0 (r->state, "pending") == 0)
@@ -1681,7 +1692,7 @@ process_tools (WardenAgent *self)
   else if (strcmp (name, "read") == 0 || strcmp (name, "write") == 0 ||
            strcmp (name, "edit") == 0 || strcmp (name, "glob") == 0 ||
            strcmp (name, "grep") == 0)
-    start_file_tool (self, g_steal_pointer (&r), name, input);
+    start_file_tool (self, g_steal_pointer (&r), name, input, FALSE);
   else if (strcmp (name, "ask_user") == 0)
     {
       const char *question = get_string (input, "question");

@@ -778,6 +778,63 @@ test_outside_link_swapped (void)
   env_tear_down (&env);
 }
 
+/* A file approval is not taken back from the database: a session opened
+ * again (waiting, or approved but not yet run) looks the path up and asks,
+ * naming the file; approved then, that file is read. */
+static void
+test_outside_after_restart (void)
+{
+  Env env = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *notes = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *last = NULL;
+  WardenApprovalAnswer yes = { .approved = TRUE };
+
+  env_set_up (&env, "bwrap");
+  notes = put_under_root (&env, "home/proj/NOTES.md", "the notes\n");
+  expected = real_path (notes);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "read", "{\"path\": \"../home/proj/NOTES.md\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Read.", NULL));
+
+  {
+    g_autoptr(WardenAgent) agent = new_agent (&env, 0);
+
+    g_assert_cmpint (run_agent (agent, "read the notes"), ==, WARDEN_AGENT_WAITING);
+    id = g_strdup (warden_agent_get_session_id (agent));
+  }
+  {
+    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id,
+                                                      &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_WAITING);
+    g_assert_cmpstr (warden_approval_get_subject (warden_agent_get_pending (agent)), ==,
+                     expected);
+    g_assert_nonnull (strstr (warden_approval_get_reason (warden_agent_get_pending (agent)),
+                              "outside the workspace"));
+    /* Approved, and Warden stops before it runs. */
+    g_assert_true (warden_agent_resolve (agent, &yes, &error));
+  }
+  {
+    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id,
+                                                      &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_WAITING);
+    g_assert_cmpstr (warden_approval_get_subject (warden_agent_get_pending (agent)), ==,
+                     expected);
+    g_assert_true (warden_agent_resolve (agent, &yes, &error));
+    g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_FINISHED);
+  }
+  g_assert_cmpuint (env.fake->requests->len, ==, 2);
+  last = fake_model_last_message (env.fake, 1);
+  g_assert_nonnull (strstr (last, "the notes"));
+  env_tear_down (&env);
+}
+
 /* Devices and pipes are refused at once, with a reason, and never block. */
 static void
 test_outside_special_files (void)
@@ -1100,6 +1157,7 @@ main (int    argc,
   g_test_add_func ("/agent/files/outside-read-through-link", test_outside_read_through_link);
   g_test_add_func ("/agent/files/outside-link-swapped", test_outside_link_swapped);
   g_test_add_func ("/agent/files/outside-special-files", test_outside_special_files);
+  g_test_add_func ("/agent/files/outside-after-restart", test_outside_after_restart);
   g_test_add_func ("/agent/files/protected-read-only", test_protected_write_read_only);
   g_test_add_data_func ("/agent/files/read-only-asks-every-write", "read-only",
                         test_read_only_asks_every_write);
