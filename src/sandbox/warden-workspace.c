@@ -64,7 +64,7 @@
 /* Backtracking steps per line: a tenth of PCRE2's default, about 10 ms of
  * the worst kind of pattern; a line that needs more ends the search. */
 #define GREP_MATCH_LIMIT   1000000
-#define DEFAULT_GREP_BUDGET_MS 10000
+#define DEFAULT_GREP_BUDGET_MS 5000
 
 struct _WardenWorkspace
 {
