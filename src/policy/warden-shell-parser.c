@@ -2228,6 +2228,29 @@ static const char *sdrun_long_flags[] = { "user", "system", "scope", "remain-aft
                                           "collect", "same-dir", "no-block", "no-ask-password",
                                           NULL };
 
+static const char *setarch_long_flags[] = { "addr-no-randomize", "fdpic-funcptrs",
+                                            "whole-seconds", "addr-compat-layout",
+                                            "read-implies-exec", "32bit", "mmap-page-zero",
+                                            "short-inode", "sticky-timeouts", "uname-2.6",
+                                            "verbose", "3gb", "4gb", NULL };
+static const char *chrt_long_args[] = { "sched-runtime", "sched-period", "sched-deadline",
+                                        NULL };
+static const char *chrt_long_flags[] = { "batch", "fifo", "other", "rr", "idle", "deadline",
+                                         "all-tasks", "max", "verbose", "reset-on-fork", NULL };
+static const char *pkexec_long_args[] = { "user", NULL };
+static const char *pkexec_long_flags[] = { "disable-internal-agent", "keep-cwd", NULL };
+/* fakeroot -f and --faked name a program it runs: left out, so they ask. */
+static const char *fakeroot_long_args[] = { "lib", NULL };
+static const char *fakeroot_long_flags[] = { "unknown-is-real", NULL };
+/* dbus-run-session --dbus-daemon names a program it runs: left out. */
+static const char *dbus_run_long_args[] = { "config-file", NULL };
+static const char *xvfb_long_args[] = { "server-num", "server-args", "auth-file", "error-file",
+                                        "wait", "xauth-protocol", NULL };
+static const char *xvfb_long_flags[] = { "auto-servernum", "listen-tcp", NULL };
+static const char *watch_long_args[] = { "interval", "differences", NULL };
+static const char *watch_long_flags[] = { "no-title", "beep", "errexit", "chgexit", "color",
+                                          "precise", "no-wrap", "exec", "no-linewrap", NULL };
+
 /* With no command, chroot, unshare, nsenter and su start a shell that reads
  * its script from standard input: nobody can see what it runs. */
 static const WrapperSpec wrappers[] = {
@@ -2264,6 +2287,20 @@ static const WrapperSpec wrappers[] = {
   { "setpriv", "", "d", setpriv_long_args, setpriv_long_flags, 0, FALSE, FALSE },
   { "systemd-run", "u", "rGPtqdS", sdrun_long_args, sdrun_long_flags, 0, FALSE, FALSE,
     FALSE, "S" },
+  { "setarch", "", "RFLBXSTZ3v", none, setarch_long_flags, 1, FALSE, FALSE, TRUE },
+  { "linux32", "", "RFLBXSTZ3v", none, setarch_long_flags, 0, FALSE, FALSE, TRUE },
+  { "linux64", "", "RFLBXSTZ3v", none, setarch_long_flags, 0, FALSE, FALSE, TRUE },
+  { "chrt", "TPD", "bforidamvRe", chrt_long_args, chrt_long_flags, 1, FALSE, FALSE },
+  { "pkexec", "", "", pkexec_long_args, pkexec_long_flags, 0, FALSE, FALSE, TRUE },
+  { "fakeroot", "lsib", "uhv", fakeroot_long_args, fakeroot_long_flags, 0, FALSE, FALSE, TRUE },
+  { "eatmydata", "", "", none, none, 0, FALSE, FALSE },
+  { "nocache", "n", "", none, none, 0, FALSE, FALSE },
+  { "catchsegv", "", "", none, none, 0, FALSE, FALSE },
+  { "dbus-run-session", "", "", dbus_run_long_args, none, 0, FALSE, FALSE, TRUE },
+  { "xvfb-run", "nsfepw", "al", xvfb_long_args, xvfb_long_flags, 0, FALSE, FALSE },
+  { "sg", "", "", none, none, 1, FALSE, FALSE, TRUE, "", "c", none, TRUE },
+  { "newgrp", "", "", none, none, 1, FALSE, FALSE, TRUE, "", "", none, TRUE },
+  { "watch", "nd", "tbegcpwxqr", watch_long_args, watch_long_flags, 0, FALSE, FALSE },
 };
 
 static const char *shells[] = { "sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "rbash",
@@ -2303,7 +2340,7 @@ wrapper_runs_nothing (const char *wrapper,
     return strcmp (opt, "-v") == 0 || strcmp (opt, "-V") == 0;
   if (strcmp (wrapper, "sudo") == 0)
     return opt[1] != '\0' && strchr ("lvKV", opt[1]) != NULL && opt[2] == '\0';
-  if (strcmp (wrapper, "taskset") == 0)
+  if (strcmp (wrapper, "taskset") == 0 || strcmp (wrapper, "chrt") == 0)
     return strcmp (opt, "-p") == 0 || strcmp (opt, "--pid") == 0;
   if (strcmp (wrapper, "ionice") == 0)
     return strcmp (opt, "-p") == 0 || strcmp (opt, "-P") == 0;
@@ -2760,6 +2797,25 @@ parse_script_word (Lexer         *L,
     }
 }
 
+/* TRUE when a short option @c or long option --@name comes before @end. */
+static gboolean
+has_option (const WordRef *w,
+            int            end,
+            char           c,
+            const char    *name)
+{
+  for (int i = 1; i < end; i++)
+    {
+      const char *a = w[i].text;
+
+      if (a[0] == '-' && a[1] == '-' && strcmp (a + 2, name) == 0)
+        return TRUE;
+      if (a[0] == '-' && a[1] != '-' && strchr (a + 1, c) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Judges a command by its name and words, and emits what it wraps. When the
  * command runs under xargs or find -exec, @hole_token marks the words filled
  * in at run time and @append_hole says more words are appended: neither may
@@ -3016,6 +3072,17 @@ analyze (Lexer         *L,
         force_ask (p, FALSE, why);
       else if (holes && (start < 0 || has_token (w + 1, start - 1, hole_token)))
         force_ask (p, FALSE, "the command it runs is filled in at run time");
+      else if (start >= 0 && strcmp (spec->name, "watch") == 0 &&
+               !has_option (w, start, 'x', "exec"))
+        {
+          /* watch runs "sh -c" on its arguments joined by spaces. */
+          g_autofree char *joined = join_words (w + start, n - start, NULL, FALSE, FALSE);
+          WordRef script = { joined, 0 };
+
+          for (int i = start; i < (int) n; i++)
+            script.flags |= w[i].flags & W_NONLITERAL;
+          parse_script_word (L, p, spec->name, &script);
+        }
       else if (start >= 0 && strcmp (spec->name, "xargs") == 0)
         emit_words (L, w + start, n - start, WARDEN_ORIGIN_WRAPPER, replace, replace == NULL);
       else if (start >= 0)

@@ -1019,6 +1019,13 @@ static const Row rows[] = {
   { "soundness/wrappers/mksh-stdin", "mksh", ASKS, .allow = S ("mksh", "mksh *") },
   { "soundness/wrappers/versioned-shell", "bash5.2 -c evil", ASKS, .allow = S ("bash5.2 *") },
   { "soundness/wrappers/foreign-shell", "fish -c ls", ASKS, .allow = S ("fish *", "ls") },
+  { "soundness/wrappers/watch-joins-a-script", "watch 'ls; evil'", ASKS, .allow = S ("watch *", "ls") },
+  { "soundness/wrappers/setarch", "setarch x86_64 evil", ASKS, .allow = S ("setarch *") },
+  { "soundness/wrappers/setarch-shell", "setarch x86_64", ASKS, .allow = S ("setarch *") },
+  { "soundness/wrappers/pkexec-shell", "pkexec", ASKS, .allow = S ("pkexec", "pkexec *") },
+  { "soundness/wrappers/fakeroot-faked", "fakeroot -f /tmp/x ls", ASKS, .allow = S ("fakeroot *", "ls") },
+  { "soundness/wrappers/sg-command-string", "sg grp evil", ASKS, .allow = S ("sg *") },
+  { "soundness/wrappers/chrt", "chrt 5 evil", ASKS, .allow = S ("chrt *") },
   { "soundness/wrappers/known-forms-allowed", "sudo -u bob ls && flock /tmp/l ls && su bob -c ls", ALLOWS, .allow = S ("sudo *", "flock *", "su *", "ls") },
   /* 8. Command names that are not what the pattern names. */
   { "soundness/command-word/space-in-quotes", "'ls ./x'", ASKS, .allow = ANY },
