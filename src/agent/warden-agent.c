@@ -1553,6 +1553,18 @@ start_file_tool (WardenAgent          *self,
   g_signal_emit (self, signals[TOOL_CALL], 0, r->tool_use_id, name, r->input_json);
   call->record = r;
 
+  /* Stopped already: no thread to start (the call is reported as stopped). */
+  {
+    GError *error = NULL;
+
+    if (g_cancellable_set_error_if_cancelled (g_task_get_cancellable (self->run), &error))
+      {
+        file_call_free (call);
+        run_return (self, 0, error);
+        return;
+      }
+  }
+
   task = g_task_new (self, g_task_get_cancellable (self->run), file_tool_done_cb, NULL);
   g_task_set_source_tag (task, start_file_tool);
   g_task_set_task_data (task, call, (GDestroyNotify) file_call_free);

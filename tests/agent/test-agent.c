@@ -656,6 +656,15 @@ put_under_root (Env        *env,
   return g_steal_pointer (&path);
 }
 
+static gboolean
+exists_in (const char *dir,
+           const char *name)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
 static char *
 real_path (const char *path)
 {
@@ -947,8 +956,7 @@ test_read_only_asks_every_write (gconstpointer data)
   g_clear_pointer (&content, g_free);
   content = workspace_file (&env, "notes.txt");
   g_assert_cmpstr (content, ==, "two\n");
-  g_assert_false (g_file_test (g_build_filename (env.workspace, "new.txt", NULL),
-                               G_FILE_TEST_EXISTS));
+  g_assert_false (exists_in (env.workspace, "new.txt"));
   g_clear_object (&agent);
   env_tear_down (&env);
 }
@@ -984,7 +992,8 @@ test_protected_write_allow_always (void)
   agent = new_agent_with_profile (&env, "trusted", 0);
   g_assert_cmpint (run_agent (agent, "add a hook"), ==, WARDEN_AGENT_WAITING);
   {
-    g_autofree char *expected = g_build_filename (real_path (hooks), "pre-commit", NULL);
+    g_autofree char *real_hooks = real_path (hooks);
+    g_autofree char *expected = g_build_filename (real_hooks, "pre-commit", NULL);
 
     g_assert_cmpstr (warden_approval_get_subject (warden_agent_get_pending (agent)), ==,
                      expected);
@@ -997,15 +1006,15 @@ test_protected_write_allow_always (void)
   g_assert_cmpstr (content, ==, "#!/bin/sh\necho hook\n");
   /* Through the link: asks too, naming the hook. */
   {
-    g_autofree char *expected = g_build_filename (real_path (hooks), "post-checkout", NULL);
+    g_autofree char *real_hooks = real_path (hooks);
+    g_autofree char *expected = g_build_filename (real_hooks, "post-checkout", NULL);
 
     g_assert_cmpstr (warden_approval_get_subject (warden_agent_get_pending (agent)), ==,
                      expected);
   }
   g_assert_true (warden_agent_resolve (agent, &no, NULL));
   g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_FINISHED);
-  g_assert_false (g_file_test (g_build_filename (hooks, "post-checkout", NULL),
-                               G_FILE_TEST_EXISTS));
+  g_assert_false (exists_in (hooks, "post-checkout"));
   g_clear_object (&agent);
   env_tear_down (&env);
 }
@@ -1035,8 +1044,7 @@ test_files_write_never (void)
 
   agent = new_agent_with_profile (&env, "look", 0);
   g_assert_cmpint (run_agent (agent, "write x"), ==, WARDEN_AGENT_FINISHED);
-  g_assert_false (g_file_test (g_build_filename (env.workspace, "x.txt", NULL),
-                               G_FILE_TEST_EXISTS));
+  g_assert_false (exists_in (env.workspace, "x.txt"));
   {
     g_autofree char *a = workspace_file (&env, "a.txt");
 
@@ -1126,6 +1134,66 @@ test_file_tool_stopped (void)
   env_tear_down (&env);
 }
 
+static gboolean
+cancel_later_cb (gpointer user_data)
+{
+  g_cancellable_cancel (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+cancel_soon_cb (GCancellable *cancellable)
+{
+  g_timeout_add (30, cancel_later_cb, cancellable);
+}
+
+/* Stop while a search runs over a large tree: the run ends soon after, as
+ * stopped, and the search's thread stops at its next line. */
+static void
+test_file_tool_stopped_while_searching (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) lines = g_string_new (NULL);
+  GAsyncResult *res = NULL;
+  guint results = 0;
+  gint64 cancelled_at;
+
+  env_set_up (&env, "bwrap");
+  for (guint i = 0; i < 5000; i++)
+    g_string_append_printf (lines, "line %u: the quick brown fox jumps over it\n", i);
+  for (guint i = 0; i < 100; i++)
+    {
+      g_autofree char *rel = g_strdup_printf ("project/tree/d%u/f%u.txt", i % 10, i);
+
+      g_free (put_under_root (&env, rel, lines->str));
+    }
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "grep", "{\"pattern\": \"(quick|slow) (brown|red) fox\", "
+                                 "\"max_results\": 1000000}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Found.", NULL));
+
+  agent = new_agent (&env, 0);
+  g_signal_connect (agent, "tool-result", G_CALLBACK (count_results_cb), &results);
+  /* 30 ms into the search, which takes about a second whole. */
+  g_signal_connect_swapped (agent, "tool-call", G_CALLBACK (cancel_soon_cb), cancellable);
+  warden_agent_run_async (agent, "search", cancellable, store_cb, &res);
+  while (!g_cancellable_is_cancelled (cancellable))
+    g_main_context_iteration (NULL, TRUE);
+  cancelled_at = g_get_monotonic_time ();
+  while (res == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpint (g_get_monotonic_time () - cancelled_at, <, 2 * G_USEC_PER_SEC);
+  g_assert_false (warden_agent_run_finish (agent, res, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpuint (results, ==, 0);
+  g_object_unref (res);
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1167,6 +1235,7 @@ main (int    argc,
   g_test_add_func ("/agent/files/write-never", test_files_write_never);
   g_test_add_func ("/agent/files/grep-catastrophic", test_grep_catastrophic);
   g_test_add_func ("/agent/files/stopped", test_file_tool_stopped);
+  g_test_add_func ("/agent/files/stopped-while-searching", test_file_tool_stopped_while_searching);
 
   return g_test_run ();
 }

@@ -1828,13 +1828,15 @@ test_protected_names (Fixture       *f,
   {
     g_autofree char *config = get (f, ".git/config");
     g_autofree char *envrc = get (f, ".envrc");
-    g_autofree char *listing_git = listing (ws_path (f, ".git"));
+    g_autofree char *git = ws_path (f, ".git");
+    g_autofree char *sub = ws_path (f, "sub");
+    g_autofree char *listing_git = listing (git);
 
     g_assert_cmpstr (config, ==, "[core]\n");
     g_assert_cmpstr (envrc, ==, "export A=1\n");
     /* Nothing made on the way to a refusal. */
     g_assert_cmpstr (listing_git, ==, "config");
-    g_assert_false (g_file_test (ws_path (f, "sub"), G_FILE_TEST_EXISTS));
+    g_assert_false (g_file_test (sub, G_FILE_TEST_EXISTS));
   }
 
   /* Names that only look alike are the project's own files. */
@@ -1872,7 +1874,8 @@ test_protected_through_link (Fixture       *f,
   g_assert_nonnull (strstr (error->message, ".git/config"));
 
   {
-    g_autofree char *hooks = listing (ws_path (f, ".git/hooks"));
+    g_autofree char *hooks_path = ws_path (f, ".git/hooks");
+    g_autofree char *hooks = listing (hooks_path);
     g_autofree char *config = get (f, ".git/config");
 
     g_assert_cmpstr (hooks, ==, "");
@@ -1955,10 +1958,11 @@ test_target_swapped (Fixture       *f,
   g_autoptr(GError) error = NULL;
   g_autofree char *canary = g_build_filename (f->outside, "canary", NULL);
   g_autofree char *other = g_build_filename (f->outside, "other", NULL);
+  g_autofree char *notes = ws_path (f, "NOTES.md");
 
   make_link (f, "NOTES.md", "../outside/canary");
   target = resolve (f, "NOTES.md", WARDEN_WORKSPACE_ACCESS_READ);
-  g_assert_cmpint (unlink (ws_path (f, "NOTES.md")), ==, 0);
+  g_assert_cmpint (unlink (notes), ==, 0);
   make_link (f, "NOTES.md", "../outside/secret.txt");
   text = warden_workspace_read_target (f->ws, target, 0, 0, &error);
   g_assert_no_error (error);
