@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "policy/warden-policy.h"
+#include "policy/warden-protected-path.h"
 #include "sandbox/warden-bwrap-sandbox.h"
 #include "sandbox/warden-docker-sandbox.h"
 #include "sandbox/warden-flatpak.h"
@@ -1340,7 +1341,8 @@ typedef struct
   /* Before the thread: ask whatever the path (the profile, the host
    * backend). After it, with @ask: why it asks, as the prompt says it. */
   char                  *reason;
-  gboolean               reason_whole;  /* @reason says it all already (asked before) */
+  gboolean               again;   /* ask whatever the path: it waited, or was approved, when
+                                     Warden stopped */
   gboolean               ask;
 } FileCall;
 
@@ -1364,18 +1366,40 @@ access_for (const char *name)
          : WARDEN_WORKSPACE_ACCESS_READ;
 }
 
-/* Why a prompt asks, and how the path the model gave led to its target. */
+/* Why a prompt asks, and how the path the model gave led to its target:
+ * named here too, as a view may show the model's path beside the reason. */
 static char *
 ask_reason (const char                  *why,
             const char                  *path,
             const WardenWorkspaceTarget *target)
 {
   if (target->through_link)
-    return g_strdup_printf ("%s; the agent asked for “%s”, a path through a symbolic link to it",
-                            why, path);
+    return g_strdup_printf ("%s; the agent asked for “%s”, which leads through a symbolic link "
+                            "to “%s”", why, path, target->path);
   if (strcmp (path, target->path) != 0)
-    return g_strdup_printf ("%s; the agent asked for “%s”", why, path);
+    return g_strdup_printf ("%s; the agent asked for “%s”, which is “%s”", why, path,
+                            target->path);
   return g_strdup (why);
+}
+
+/* Why a file asks, from the refusal (@is_protected) or from where it is. */
+static const char *
+target_reason (WardenAgent                 *self,
+               const WardenWorkspaceTarget *target,
+               gboolean                     is_protected,
+               gboolean                     writes)
+{
+  gsize len = strlen (self->config.workspace);
+
+  if (!is_protected && writes && target->inside &&
+      strncmp (target->path, self->config.workspace, len) == 0 && target->path[len] == '/')
+    is_protected = warden_path_is_protected (target->path + len + 1);
+  if (is_protected)
+    return "it is a protected path: writing it can make git, a shell or an editor run "
+           "something on this computer";
+  if (!target->inside)
+    return "it is outside the workspace";
+  return "it waited for an answer when Warden stopped";
 }
 
 static void
@@ -1397,13 +1421,13 @@ file_tool_thread (GTask        *task,
       return;
     }
 
-  if (call->target != NULL || call->reason == NULL)
+  if (call->target != NULL || (call->reason == NULL && !call->again))
     result = run_file_tool (call->self, call->name, input, call->target, cancellable, &error);
   else
     file_args_valid (call->name, input, &error);
 
   if (call->target == NULL &&
-      ((call->reason != NULL && error == NULL) ||
+      ((call->reason != NULL && error == NULL) || (call->again && error == NULL) ||
        g_error_matches (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE) ||
        g_error_matches (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_PROTECTED)))
     {
@@ -1419,14 +1443,12 @@ file_tool_thread (GTask        *task,
         {
           g_autofree char *reason = NULL;
 
-          if (because == NULL && g_error_matches (why, WARDEN_WORKSPACE_ERROR,
-                                                  WARDEN_WORKSPACE_ERROR_PROTECTED))
-            because = "it is a protected path: writing it can make git, a shell or an editor "
-                      "run something on this computer";
-          else if (because == NULL)
-            because = "it is outside the workspace";
-          reason = call->reason_whole ? g_strdup (because)
-                                      : ask_reason (because, path, call->target);
+          if (because == NULL)
+            because = target_reason (call->self, call->target,
+                                     g_error_matches (why, WARDEN_WORKSPACE_ERROR,
+                                                      WARDEN_WORKSPACE_ERROR_PROTECTED),
+                                     access_for (call->name) != WARDEN_WORKSPACE_ACCESS_READ);
+          reason = ask_reason (because, path, call->target);
           g_free (call->reason);
           call->reason = g_steal_pointer (&reason);
           call->ask = TRUE;
@@ -1518,8 +1540,7 @@ start_file_tool (WardenAgent          *self,
       if (self->asked_target != NULL && g_strcmp0 (self->asked_id, r->tool_use_id) == 0)
         call->target = g_steal_pointer (&self->asked_target);
       else
-        call->reason = g_strdup ("Warden was restarted since this was approved, and the path "
-                                 "is looked up again");
+        call->again = TRUE;
       g_clear_pointer (&self->asked_id, g_free);
     }
   else if (writes && self->file_write == WARDEN_FILE_WRITE_NEVER)
@@ -1537,11 +1558,7 @@ start_file_tool (WardenAgent          *self,
       return;
     }
   else if (waiting)
-    {
-      call->reason = g_strdup (r->reason != NULL ? r->reason
-                                                 : "it waited for an answer when Warden stopped");
-      call->reason_whole = r->reason != NULL;
-    }
+    call->again = TRUE;
   else if (writes && self->file_write == WARDEN_FILE_WRITE_ASK)
     call->reason = g_strdup ("the profile asks before every write or edit "
                              "(its files.write rule is “ask”)");

@@ -730,9 +730,11 @@ test_outside_read_through_link (void)
   g_assert_cmpint (warden_approval_get_kind (approval), ==, WARDEN_APPROVAL_PATH);
   expected = real_path (secret);
   g_assert_cmpstr (warden_approval_get_subject (approval), ==, expected);
-  /* The reason says it is a link, and what the model asked for. */
+  /* The reason says what the model asked for, that a link led from it, and
+   * to which file: a card shows it beside the model's own path. */
   g_assert_nonnull (strstr (warden_approval_get_reason (approval), "../home/proj/NOTES.md"));
-  g_assert_nonnull (strstr (warden_approval_get_reason (approval), "link"));
+  g_assert_nonnull (strstr (warden_approval_get_reason (approval), "symbolic link"));
+  g_assert_nonnull (strstr (warden_approval_get_reason (approval), expected));
 
   g_assert_true (warden_agent_resolve (agent, &yes, &error));
   g_assert_no_error (error);
@@ -824,6 +826,8 @@ test_outside_after_restart (void)
                      expected);
     g_assert_nonnull (strstr (warden_approval_get_reason (warden_agent_get_pending (agent)),
                               "outside the workspace"));
+    g_assert_nonnull (strstr (warden_approval_get_reason (warden_agent_get_pending (agent)),
+                              expected));
     /* Approved, and Warden stops before it runs. */
     g_assert_true (warden_agent_resolve (agent, &yes, &error));
   }
@@ -1008,9 +1012,12 @@ test_protected_write_allow_always (void)
   {
     g_autofree char *real_hooks = real_path (hooks);
     g_autofree char *expected = g_build_filename (real_hooks, "post-checkout", NULL);
+    const char *reason = warden_approval_get_reason (warden_agent_get_pending (agent));
 
     g_assert_cmpstr (warden_approval_get_subject (warden_agent_get_pending (agent)), ==,
                      expected);
+    g_assert_nonnull (strstr (reason, "protected path"));
+    g_assert_nonnull (strstr (reason, "tools/post-checkout"));
   }
   g_assert_true (warden_agent_resolve (agent, &no, NULL));
   g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_FINISHED);
