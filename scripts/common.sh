@@ -11,7 +11,8 @@ WARDEN_PACKAGES=(
   libgtk-4-dev libadwaita-1-dev libvte-2.91-gtk4-dev libsecret-1-dev
   # install hooks and the data checks: icon cache, desktop database, validators
   libgtk-4-bin desktop-file-utils appstream
-  bubblewrap
+  # the bwrap sandbox: its network namespace's way out, its system call filter
+  bubblewrap slirp4netns libseccomp-dev
   valgrind
   # the UI tests: an X server, a session bus, a notification daemon, a keyring
   xvfb xauth dbus dbus-x11 python3-dbusmock gnome-keyring imagemagick

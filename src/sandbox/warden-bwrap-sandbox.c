@@ -6,37 +6,85 @@
 
 #include "config.h"
 
+/* prlimit(); must come before the first system header. */
+#define _GNU_SOURCE 1
+
 #define G_LOG_DOMAIN "warden-sandbox"
 
 #include <glib/gi18n.h>
 
 #include "warden-bwrap-sandbox.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <gio/gunixinputstream.h>
+#include <glib-unix.h>
+#include <json-glib/json-glib.h>
+#include <linux/nsfs.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "warden-cgroup.h"
 #include "warden-sandbox-private.h"
+#include "warden-seccomp.h"
+
+/* How a command's process count and memory are bounded, best first. */
+typedef enum
+{
+  LIMITS_SYSTEMD,   /* a transient scope of the user's systemd */
+  LIMITS_CGROUP,    /* a cgroup of our own (root, or a delegated subtree) */
+  LIMITS_RLIMIT,    /* RLIMIT_NPROC and RLIMIT_DATA on the sandbox's first process */
+} LimitsMethod;
 
 struct _WardenBwrapSandbox
 {
   WardenSandbox parent_instance;
   char         *bwrap;
+  char         *slirp4netns;
+  char         *systemd_run;
+  GBytes       *seccomp;
+  LimitsMethod  limits;
+  gboolean      has_disable_userns;
+  gboolean      has_size;
   gboolean      prepared;
 };
 
 G_DEFINE_FINAL_TYPE (WardenBwrapSandbox, warden_bwrap_sandbox, WARDEN_TYPE_SANDBOX)
 
+/* The descriptors bwrap (and slirp4netns) get, by number in the child. */
+enum
+{
+  FD_SECCOMP = 3,
+  FD_INFO,
+  FD_BLOCK,
+  FD_RESOLV,
+};
+
+enum
+{
+  SLIRP_FD_USERNS = 3,
+  SLIRP_FD_READY,
+  SLIRP_FD_EXIT,
+};
+
+/* slirp4netns's own addresses: 10.0.2.2 the host (loopback refused), 10.0.2.3
+ * a DNS forwarder to the host's resolvers. */
+#define SANDBOX_RESOLV_CONF "nameserver 10.0.2.3\n"
+
 /* The usual /bin, /lib… links into /usr, as the host has them. */
 static const char *root_links[] = { "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", NULL };
 
 /* What a program needs of /etc to run; with network also name resolution
- * and certificates. */
+ * and certificates (resolv.conf is the sandbox's own). */
 static const char *etc_files[] = { "/etc/passwd", "/etc/group", "/etc/alternatives",
                                    "/etc/ld.so.cache", "/etc/localtime", "/etc/nsswitch.conf",
                                    NULL };
-static const char *etc_network_files[] = { "/etc/hosts", "/etc/resolv.conf", "/etc/ssl",
-                                           "/etc/ca-certificates", "/etc/pki", NULL };
+static const char *etc_network_files[] = { "/etc/hosts", "/etc/ssl", "/etc/ca-certificates",
+                                           "/etc/pki", NULL };
 
 static GPtrArray *
 build_argv (WardenBwrapSandbox      *self,
@@ -47,14 +95,34 @@ build_argv (WardenBwrapSandbox      *self,
   const WardenSandboxConfig *config = warden_sandbox_get_config (sandbox);
   const char *inside = warden_sandbox_get_workspace_inside (sandbox);
   GPtrArray *argv = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) mounts = warden_sandbox_list_workspace_mounts (sandbox);
 
 #define ADD(s) g_ptr_array_add (argv, g_strdup (s))
+#define ADD_PRINTF(...) g_ptr_array_add (argv, g_strdup_printf (__VA_ARGS__))
+  if (self->limits == LIMITS_SYSTEMD)
+    {
+      ADD (self->systemd_run);
+      ADD ("--user"); ADD ("--scope"); ADD ("--quiet"); ADD ("--collect");
+      ADD_PRINTF ("--property=TasksMax=%u", warden_sandbox_get_pids_limit (sandbox));
+      ADD_PRINTF ("--property=MemoryMax=%" G_GUINT64_FORMAT,
+                  warden_sandbox_get_memory_limit (sandbox));
+      ADD ("--property=MemorySwapMax=0");
+      ADD ("--");
+    }
   ADD (self->bwrap);
   ADD ("--die-with-parent");
   ADD ("--new-session");
+  /* Every namespace, the network's too: with network on, slirp4netns gives
+   * it a way out that reaches no host socket. */
   ADD ("--unshare-all");
-  if (config->network)
-    ADD ("--share-net");
+  ADD ("--unshare-user");
+  if (self->has_disable_userns)
+    ADD ("--disable-userns");
+  /* bwrap run by root would leave the command every capability. */
+  ADD ("--cap-drop"); ADD ("ALL");
+  ADD ("--seccomp"); ADD_PRINTF ("%d", FD_SECCOMP);
+  ADD ("--info-fd"); ADD_PRINTF ("%d", FD_INFO);
+  ADD ("--block-fd"); ADD_PRINTF ("%d", FD_BLOCK);
 
   ADD ("--ro-bind"); ADD ("/usr"); ADD ("/usr");
   for (guint i = 0; root_links[i]; i++)
@@ -80,6 +148,10 @@ build_argv (WardenBwrapSandbox      *self,
 
   ADD ("--proc"); ADD ("/proc");
   ADD ("--dev"); ADD ("/dev");
+  if (self->has_size)
+    {
+      ADD ("--size"); ADD_PRINTF ("%" G_GUINT64_FORMAT, warden_sandbox_get_tmp_size (sandbox));
+    }
   ADD ("--tmpfs"); ADD ("/tmp");
   ADD ("--dir"); ADD ("/etc");
   for (guint i = 0; etc_files[i]; i++)
@@ -87,12 +159,44 @@ build_argv (WardenBwrapSandbox      *self,
       ADD ("--ro-bind-try"); ADD (etc_files[i]); ADD (etc_files[i]);
     }
   if (config->network)
-    for (guint i = 0; etc_network_files[i]; i++)
-      {
-        ADD ("--ro-bind-try"); ADD (etc_network_files[i]); ADD (etc_network_files[i]);
-      }
+    {
+      for (guint i = 0; etc_network_files[i]; i++)
+        {
+          ADD ("--ro-bind-try"); ADD (etc_network_files[i]); ADD (etc_network_files[i]);
+        }
+      ADD ("--ro-bind-data"); ADD_PRINTF ("%d", FD_RESOLV); ADD ("/etc/resolv.conf");
+    }
 
   ADD ("--bind"); ADD (config->workspace); ADD (inside);
+  for (guint i = 0; i < mounts->len; i++)
+    {
+      const WardenWorkspaceMount *mount = g_ptr_array_index (mounts, i);
+      g_autofree char *host = g_build_filename (config->workspace, mount->path, NULL);
+      g_autofree char *dest = g_build_filename (inside, mount->path, NULL);
+
+      switch (mount->kind)
+        {
+        case WARDEN_WORKSPACE_MOUNT_PIN:
+          ADD ("--bind"); ADD (host); ADD (dest);
+          break;
+        case WARDEN_WORKSPACE_MOUNT_READ_ONLY:
+          ADD ("--ro-bind"); ADD (host); ADD (dest);
+          break;
+        case WARDEN_WORKSPACE_MOUNT_HIDE:
+          if (mount->is_dir)
+            {
+              ADD ("--tmpfs"); ADD (dest);
+              ADD ("--remount-ro"); ADD (dest);
+            }
+          else
+            {
+              ADD ("--ro-bind"); ADD ("/dev/null"); ADD (dest);
+            }
+          break;
+        default:
+          g_assert_not_reached ();
+        }
+    }
   ADD ("--chdir"); ADD (request->cwd ? request->cwd : inside);
 
   ADD ("--clearenv");
@@ -112,9 +216,365 @@ build_argv (WardenBwrapSandbox      *self,
   ADD ("--");
   ADD ("/bin/sh"); ADD ("-c"); ADD (request->command);
 #undef ADD
+#undef ADD_PRINTF
 
   g_ptr_array_add (argv, NULL);
   return argv;
+}
+
+/* ------------------------------------------------------------------------ */
+/* exec: bwrap waits on its block fd until the network and the limits are in
+ * place; only then does the command start. */
+
+typedef struct
+{
+  GSubprocess   *bwrap;
+  GSubprocess   *slirp;
+  WardenCgroup  *cgroup;
+  GCancellable  *setup_cancellable;
+  GString       *info;
+  int            block_fd;      /* ours: a byte lets the command start */
+  int            slirp_exit_fd; /* ours: closing it ends slirp4netns */
+  GPid           child_pid;
+  GError        *setup_error;
+  gboolean       done;
+} BwrapExec;
+
+typedef struct
+{
+  WardenCgroup *cgroup;
+  guint         tries;
+} CgroupReap;
+
+/* A command's processes take a moment to go once bwrap is gone. */
+static gboolean
+cgroup_reap_cb (gpointer user_data)
+{
+  CgroupReap *reap = user_data;
+
+  warden_cgroup_kill (reap->cgroup);
+  if (warden_cgroup_remove (reap->cgroup) || ++reap->tries >= 100)
+    {
+      if (reap->tries >= 100)
+        g_debug ("A command's cgroup could not be removed; a later Warden removes it");
+      warden_cgroup_free (reap->cgroup);
+      g_free (reap);
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+bwrap_exec_cleanup (BwrapExec *be)
+{
+  if (be->setup_cancellable != NULL)
+    g_cancellable_cancel (be->setup_cancellable);
+  if (be->block_fd >= 0)
+    {
+      close (be->block_fd);
+      be->block_fd = -1;
+    }
+  if (be->slirp_exit_fd >= 0)
+    {
+      close (be->slirp_exit_fd);
+      be->slirp_exit_fd = -1;
+    }
+  if (be->slirp != NULL)
+    g_subprocess_force_exit (be->slirp);
+  if (be->cgroup != NULL)
+    {
+      warden_cgroup_kill (be->cgroup);
+      if (warden_cgroup_remove (be->cgroup))
+        warden_cgroup_free (be->cgroup);
+      else
+        {
+          CgroupReap *reap = g_new0 (CgroupReap, 1);
+
+          reap->cgroup = be->cgroup;
+          g_timeout_add (50, cgroup_reap_cb, reap);
+        }
+      be->cgroup = NULL;
+    }
+}
+
+static void
+bwrap_exec_free (gpointer data)
+{
+  BwrapExec *be = data;
+
+  bwrap_exec_cleanup (be);
+  g_clear_object (&be->bwrap);
+  g_clear_object (&be->slirp);
+  g_clear_object (&be->setup_cancellable);
+  if (be->info != NULL)
+    g_string_free (be->info, TRUE);
+  g_clear_error (&be->setup_error);
+  g_free (be);
+}
+
+/* The command cannot start: bwrap goes, and the exec reports @error. */
+static void
+bwrap_exec_fail (GTask  *task,
+                 GError *error)
+{
+  BwrapExec *be = g_task_get_task_data (task);
+
+  if (be->done || be->setup_error != NULL)
+    {
+      g_error_free (error);
+      return;
+    }
+  be->setup_error = error;
+  g_subprocess_force_exit (be->bwrap);
+}
+
+static void
+bwrap_exec_done_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  BwrapExec *be = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  WardenExecResult *res = warden_local_exec_finish (result, &error);
+
+  be->done = TRUE;
+  bwrap_exec_cleanup (be);
+  if (res != NULL && be->setup_error != NULL)
+    {
+      warden_exec_result_free (res);
+      g_task_return_error (task, g_steal_pointer (&be->setup_error));
+    }
+  else if (res == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_pointer (task, res, (GDestroyNotify) warden_exec_result_free);
+}
+
+static void
+start_command (GTask *task)
+{
+  WardenBwrapSandbox *self = g_task_get_source_object (task);
+  BwrapExec *be = g_task_get_task_data (task);
+
+  if (self->limits == LIMITS_RLIMIT)
+    {
+      WardenSandbox *sandbox = WARDEN_SANDBOX (self);
+      struct rlimit nproc, data;
+
+      /* The sandbox has a user namespace of its own: the process count is
+       * that of the sandbox's user alone (except for root, whom the kernel
+       * does not count; root has cgroups). */
+      nproc.rlim_cur = nproc.rlim_max = warden_sandbox_get_pids_limit (sandbox);
+      data.rlim_cur = data.rlim_max = warden_sandbox_get_memory_limit (sandbox);
+      if (prlimit (be->child_pid, RLIMIT_NPROC, &nproc, NULL) != 0 ||
+          prlimit (be->child_pid, RLIMIT_DATA, &data, NULL) != 0)
+        {
+          int saved = errno;
+
+          bwrap_exec_fail (task, g_error_new (WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+                                              _("Could not limit the sandbox’s processes: %s"),
+                                              g_strerror (saved)));
+          return;
+        }
+    }
+
+  if (write (be->block_fd, "1", 1) != 1)
+    {
+      int saved = errno;
+
+      bwrap_exec_fail (task, g_error_new (WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+                                          _("Could not start the command in bubblewrap: %s"),
+                                          g_strerror (saved)));
+      return;
+    }
+  close (be->block_fd);
+  be->block_fd = -1;
+}
+
+static void
+slirp_ready_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  BwrapExec *be = g_task_get_task_data (task);
+  g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result,
+                                                              NULL);
+
+  if (be->done || g_cancellable_is_cancelled (be->setup_cancellable))
+    return;
+  /* slirp4netns writes "1" once tap0 is up, or exits. */
+  if (bytes == NULL || g_bytes_get_size (bytes) == 0)
+    {
+      bwrap_exec_fail (task, g_error_new (WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+                                          _("slirp4netns could not give the sandbox its network; "
+                                            "turn the network off, or run it by hand to see "
+                                            "why")));
+      return;
+    }
+  start_command (task);
+}
+
+static gboolean
+start_network (GTask   *task,
+               GError **error)
+{
+  WardenBwrapSandbox *self = g_task_get_source_object (task);
+  BwrapExec *be = g_task_get_task_data (task);
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GInputStream) ready = NULL;
+  g_autofree char *ns_path = g_strdup_printf ("/proc/%d/ns/user", (int) be->child_pid);
+  g_autofree char *pid = g_strdup_printf ("%d", (int) be->child_pid);
+  g_autofree char *userns_arg = g_strdup_printf ("--userns-path=/proc/self/fd/%d",
+                                                 SLIRP_FD_USERNS);
+  g_autofree char *ready_arg = g_strdup_printf ("--ready-fd=%d", SLIRP_FD_READY);
+  g_autofree char *exit_arg = g_strdup_printf ("--exit-fd=%d", SLIRP_FD_EXIT);
+  const char *argv[] = { self->slirp4netns, "--configure", "--mtu=65520",
+                         "--disable-host-loopback", userns_arg, ready_arg, exit_arg, pid, "tap0",
+                         NULL };
+  int userns, ready_pipe[2], exit_pipe[2];
+
+  /* With --disable-userns the command's user namespace is a child of the
+   * one that owns the network namespace: slirp4netns must join the parent. */
+  userns = open (ns_path, O_RDONLY | O_CLOEXEC);
+  if (userns >= 0 && self->has_disable_userns)
+    {
+      int parent = ioctl (userns, NS_GET_PARENT);
+
+      close (userns);
+      userns = parent;
+    }
+  if (userns < 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+                   _("Could not reach the sandbox’s namespaces: %s"), g_strerror (saved));
+      return FALSE;
+    }
+  if (!g_unix_open_pipe (ready_pipe, FD_CLOEXEC, error))
+    {
+      close (userns);
+      return FALSE;
+    }
+  if (!g_unix_open_pipe (exit_pipe, FD_CLOEXEC, error))
+    {
+      close (userns);
+      close (ready_pipe[0]);
+      close (ready_pipe[1]);
+      return FALSE;
+    }
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_INHERIT |
+                                        G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                        G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_subprocess_launcher_take_fd (launcher, userns, SLIRP_FD_USERNS);
+  g_subprocess_launcher_take_fd (launcher, ready_pipe[1], SLIRP_FD_READY);
+  g_subprocess_launcher_take_fd (launcher, exit_pipe[0], SLIRP_FD_EXIT);
+  be->slirp_exit_fd = exit_pipe[1];
+  ready = g_unix_input_stream_new (ready_pipe[0], TRUE);
+
+  be->slirp = g_subprocess_launcher_spawnv (launcher, argv, error);
+  g_clear_object (&launcher);  /* closes the child's ends here */
+  if (be->slirp == NULL)
+    return FALSE;
+  g_input_stream_read_bytes_async (ready, 1, G_PRIORITY_DEFAULT, be->setup_cancellable,
+                                   slirp_ready_cb, g_object_ref (task));
+  return TRUE;
+}
+
+static gboolean
+parse_info (BwrapExec *be)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonNode *root;
+  JsonObject *object;
+
+  if (!json_parser_load_from_data (parser, be->info->str, be->info->len, NULL))
+    return FALSE;
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return FALSE;
+  object = json_node_get_object (root);
+  be->child_pid = (GPid) json_object_get_int_member_with_default (object, "child-pid", 0);
+  return be->child_pid > 0;
+}
+
+static void
+info_read_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  WardenBwrapSandbox *self = g_task_get_source_object (task);
+  BwrapExec *be = g_task_get_task_data (task);
+  const WardenSandboxConfig *config = warden_sandbox_get_config (WARDEN_SANDBOX (self));
+  g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result,
+                                                              NULL);
+  g_autoptr(GError) error = NULL;
+
+  if (be->done || g_cancellable_is_cancelled (be->setup_cancellable))
+    return;
+  if (bytes != NULL && g_bytes_get_size (bytes) > 0)
+    {
+      g_string_append_len (be->info, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+      /* bwrap writes one JSON object; read on until it is whole. */
+      if (!parse_info (be))
+        {
+          g_input_stream_read_bytes_async (G_INPUT_STREAM (object), 4096, G_PRIORITY_DEFAULT,
+                                           be->setup_cancellable, info_read_cb,
+                                           g_steal_pointer (&task));
+          return;
+        }
+    }
+  else if (!parse_info (be))
+    {
+      /* bwrap failed before the sandbox was made: its exit says why. */
+      return;
+    }
+
+  if (config->network)
+    {
+      if (!start_network (task, &error))
+        bwrap_exec_fail (task, g_steal_pointer (&error));
+      return;
+    }
+  start_command (task);
+}
+
+static void
+child_setup (gpointer user_data)
+{
+  if (user_data != NULL)
+    warden_cgroup_enter_child (user_data);
+}
+
+/* A descriptor the child reads @bytes from. */
+static int
+data_fd (GBytes  *bytes,
+         GError **error)
+{
+  FILE *file = tmpfile ();
+  gsize size;
+  const void *data = g_bytes_get_data (bytes, &size);
+  int fd;
+
+  if (file == NULL || fwrite (data, 1, size, file) != size || fflush (file) != 0)
+    {
+      int saved = errno;
+
+      if (file != NULL)
+        fclose (file);
+      g_set_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+                   _("Could not hand bubblewrap its settings: %s"), g_strerror (saved));
+      return -1;
+    }
+  fd = fcntl (fileno (file), F_DUPFD_CLOEXEC, 3);
+  fclose (file);
+  if (fd >= 0)
+    lseek (fd, 0, SEEK_SET);
+  return fd;
 }
 
 static void
@@ -125,10 +585,16 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
                                  gpointer                 user_data)
 {
   WardenBwrapSandbox *self = WARDEN_BWRAP_SANDBOX (sandbox);
+  const WardenSandboxConfig *config = warden_sandbox_get_config (sandbox);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
   g_autoptr(GPtrArray) argv = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GInputStream) info = NULL;
+  g_autoptr(GError) error = NULL;
   g_auto(GStrv) env = NULL;
-  const char *bwrap_env[] = { "PATH=" WARDEN_SANDBOX_PATH, NULL };
+  g_auto(GStrv) launch_env = NULL;
+  BwrapExec *be;
+  int info_pipe[2], block_pipe[2], seccomp_fd, resolv_fd = -1;
 
   g_task_set_source_tag (task, warden_bwrap_sandbox_exec_async);
   if (!self->prepared)
@@ -145,10 +611,94 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
       return;
     }
 
+  be = g_new0 (BwrapExec, 1);
+  be->block_fd = -1;
+  be->slirp_exit_fd = -1;
+  be->info = g_string_new (NULL);
+  be->setup_cancellable = g_cancellable_new ();
+  g_task_set_task_data (task, be, bwrap_exec_free);
+
+  if (self->limits == LIMITS_CGROUP)
+    {
+      be->cgroup = warden_cgroup_new (warden_sandbox_get_pids_limit (sandbox),
+                                      warden_sandbox_get_memory_limit (sandbox), &error);
+      if (be->cgroup == NULL)
+        {
+          g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+                                   _("Could not limit the sandbox’s processes: %s"),
+                                   error->message);
+          return;
+        }
+    }
+
+  seccomp_fd = data_fd (self->seccomp, &error);
+  if (seccomp_fd < 0)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (config->network)
+    {
+      g_autoptr(GBytes) resolv = g_bytes_new_static (SANDBOX_RESOLV_CONF,
+                                                     strlen (SANDBOX_RESOLV_CONF));
+
+      resolv_fd = data_fd (resolv, &error);
+      if (resolv_fd < 0)
+        {
+          close (seccomp_fd);
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+    }
+  if (!g_unix_open_pipe (info_pipe, FD_CLOEXEC, &error) ||
+      !g_unix_open_pipe (block_pipe, FD_CLOEXEC, &error))
+    {
+      close (seccomp_fd);
+      if (resolv_fd >= 0)
+        close (resolv_fd);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
   env = warden_sandbox_build_env (sandbox, "/tmp", request);
   argv = build_argv (self, request, (const char * const *) env);
-  warden_local_exec_async ((const char * const *) argv->pdata, bwrap_env, NULL, FALSE, request,
-                           cancellable, warden_local_exec_forward_cb, g_steal_pointer (&task));
+
+  /* bwrap clears the environment; systemd-run needs to find the user's
+   * manager first. */
+  launch_env = g_environ_setenv (NULL, "PATH", WARDEN_SANDBOX_PATH, TRUE);
+  if (self->limits == LIMITS_SYSTEMD)
+    {
+      const char *keep[] = { "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS" };
+
+      for (guint i = 0; i < G_N_ELEMENTS (keep); i++)
+        if (g_getenv (keep[i]) != NULL)
+          launch_env = g_environ_setenv (launch_env, keep[i], g_getenv (keep[i]), TRUE);
+    }
+  launcher = warden_local_exec_launcher_new ((const char * const *) launch_env, NULL, FALSE);
+  g_subprocess_launcher_take_fd (launcher, seccomp_fd, FD_SECCOMP);
+  g_subprocess_launcher_take_fd (launcher, info_pipe[1], FD_INFO);
+  g_subprocess_launcher_take_fd (launcher, block_pipe[0], FD_BLOCK);
+  if (resolv_fd >= 0)
+    g_subprocess_launcher_take_fd (launcher, resolv_fd, FD_RESOLV);
+  g_subprocess_launcher_set_child_setup (launcher, child_setup, be->cgroup, NULL);
+  info = g_unix_input_stream_new (info_pipe[0], TRUE);
+  be->block_fd = block_pipe[1];
+
+  be->bwrap = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata,
+                                            &error);
+  g_clear_object (&launcher);  /* closes the child's ends here */
+  if (be->bwrap == NULL)
+    {
+      g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+                               _("Could not start %s: %s"), (char *) argv->pdata[0],
+                               error->message);
+      return;
+    }
+
+  warden_local_exec_run_async (be->bwrap, FALSE, request, cancellable, bwrap_exec_done_cb,
+                               g_object_ref (task));
+  g_input_stream_read_bytes_async (info, 4096, G_PRIORITY_DEFAULT, be->setup_cancellable,
+                                   info_read_cb, g_object_ref (task));
 }
 
 static WardenExecResult *
@@ -158,6 +708,11 @@ warden_bwrap_sandbox_exec_finish (WardenSandbox  *sandbox,
 {
   return g_task_propagate_pointer (G_TASK (result), error);
 }
+
+/* ------------------------------------------------------------------------ */
+/* prepare */
+
+static void probe (GTask *task);
 
 static void
 probe_cb (GObject      *object,
@@ -170,6 +725,15 @@ probe_cb (GObject      *object,
   g_autoptr(WardenExecResult) res = warden_sandbox_exec_finish (WARDEN_SANDBOX (self), result,
                                                                 &error);
 
+  if (res != NULL && res->exit_code != 0 && self->limits == LIMITS_SYSTEMD)
+    {
+      /* The user's manager refused the scope: bound the command another way. */
+      g_debug ("systemd-run failed (%s); limiting bwrap without it",
+               g_strstrip (res->stderr_text));
+      self->limits = warden_cgroup_supported () ? LIMITS_CGROUP : LIMITS_RLIMIT;
+      probe (g_steal_pointer (&task));
+      return;
+    }
   if (res == NULL)
     {
       self->prepared = FALSE;
@@ -186,7 +750,59 @@ probe_cb (GObject      *object,
       return;
     }
 
+  if (self->limits == LIMITS_RLIMIT && getuid () == 0)
+    g_message ("The bwrap sandbox runs as root without a cgroup of its own: its process "
+               "count is not limited");
   warden_sandbox_finish_prepare (WARDEN_SANDBOX (self), task);
+}
+
+/* A first command tells whether bwrap works here at all. */
+static void
+probe (GTask *task)
+{
+  WardenBwrapSandbox *self = g_task_get_source_object (task);
+  WardenExecRequest request = { .command = "true", .timeout_ms = 30000 };
+
+  self->prepared = TRUE;
+  warden_sandbox_exec_async (WARDEN_SANDBOX (self), &request, g_task_get_cancellable (task),
+                             probe_cb, task);
+}
+
+static void
+help_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  WardenBwrapSandbox *self = g_task_get_source_object (task);
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!g_subprocess_communicate_utf8_finish (G_SUBPROCESS (object), result, &out, NULL, &error))
+    {
+      g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE,
+                               _("bubblewrap does not run: %s"), error->message);
+      return;
+    }
+  /* Options of bwrap 0.8 (Debian 12 has it) and 0.5. */
+  self->has_disable_userns = out != NULL && strstr (out, "--disable-userns") != NULL;
+  self->has_size = out != NULL && strstr (out, "--size") != NULL;
+  probe (g_steal_pointer (&task));
+}
+
+static LimitsMethod
+choose_limits (WardenBwrapSandbox *self)
+{
+  g_autofree char *manager = g_build_filename (g_get_user_runtime_dir (), "systemd", "private",
+                                               NULL);
+
+  g_clear_pointer (&self->systemd_run, g_free);
+  self->systemd_run = g_find_program_in_path ("systemd-run");
+  if (self->systemd_run != NULL && g_file_test (manager, G_FILE_TEST_EXISTS))
+    return LIMITS_SYSTEMD;
+  if (warden_cgroup_supported ())
+    return LIMITS_CGROUP;
+  return LIMITS_RLIMIT;
 }
 
 static void
@@ -198,7 +814,8 @@ warden_bwrap_sandbox_prepare_async (WardenSandbox       *sandbox,
   WardenBwrapSandbox *self = WARDEN_BWRAP_SANDBOX (sandbox);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
   const WardenSandboxConfig *config = warden_sandbox_get_config (sandbox);
-  WardenExecRequest probe = { .command = "true", .timeout_ms = 30000 };
+  g_autoptr(GSubprocess) help = NULL;
+  g_autoptr(GError) error = NULL;
 
   g_task_set_source_tag (task, warden_bwrap_sandbox_prepare_async);
 
@@ -218,10 +835,42 @@ warden_bwrap_sandbox_prepare_async (WardenSandbox       *sandbox,
                                config->workspace ? config->workspace : "");
       return;
     }
+  if (!warden_sandbox_check_workspace (sandbox, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  g_free (self->slirp4netns);
+  self->slirp4netns = g_find_program_in_path ("slirp4netns");
+  if (config->network && self->slirp4netns == NULL)
+    {
+      /* Never the host's own network namespace: its abstract sockets are
+       * the X server, the session bus… */
+      g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE,
+                               _("Network in the bubblewrap sandbox needs slirp4netns: install "
+                                 "the “slirp4netns” package, or turn the network off"));
+      return;
+    }
+  if (self->seccomp == NULL)
+    {
+      self->seccomp = warden_seccomp_build_filter (&error);
+      if (self->seccomp == NULL)
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+    }
+  self->limits = choose_limits (self);
 
-  /* A first command tells whether bwrap works here at all. */
-  self->prepared = TRUE;
-  warden_sandbox_exec_async (sandbox, &probe, cancellable, probe_cb, g_steal_pointer (&task));
+  help = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE,
+                           &error, self->bwrap, "--help", NULL);
+  if (help == NULL)
+    {
+      g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE,
+                               _("bubblewrap does not run: %s"), error->message);
+      return;
+    }
+  g_subprocess_communicate_utf8_async (help, NULL, cancellable, help_cb, g_steal_pointer (&task));
 }
 
 static gboolean
@@ -241,7 +890,8 @@ warden_bwrap_sandbox_destroy_async (WardenSandbox       *sandbox,
   WardenBwrapSandbox *self = WARDEN_BWRAP_SANDBOX (sandbox);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
 
-  /* Nothing outlives a command: each ran in namespaces that died with it. */
+  /* Nothing outlives a command: each ran in namespaces that died with it,
+   * and its slirp4netns and cgroup went with it. */
   g_task_set_source_tag (task, warden_bwrap_sandbox_destroy_async);
   self->prepared = FALSE;
   g_task_return_boolean (task, TRUE);
@@ -261,6 +911,9 @@ warden_bwrap_sandbox_finalize (GObject *object)
   WardenBwrapSandbox *self = WARDEN_BWRAP_SANDBOX (object);
 
   g_free (self->bwrap);
+  g_free (self->slirp4netns);
+  g_free (self->systemd_run);
+  g_clear_pointer (&self->seccomp, g_bytes_unref);
   G_OBJECT_CLASS (warden_bwrap_sandbox_parent_class)->finalize (object);
 }
 

@@ -27,6 +27,38 @@ GStrv              warden_sandbox_build_env     (WardenSandbox           *self,
                                                  const char              *home,
                                                  const WardenExecRequest *request);
 
+/* The limits of @self's config, defaults filled in. */
+guint64            warden_sandbox_get_memory_limit (WardenSandbox *self);
+guint              warden_sandbox_get_pids_limit   (WardenSandbox *self);
+guint64            warden_sandbox_get_tmp_size     (WardenSandbox *self);
+
+/* Fails when the workspace lies inside a folder no sandbox may see (Warden's
+ * own state, the user's keys): masking it would leave nothing. */
+gboolean           warden_sandbox_check_workspace  (WardenSandbox  *self,
+                                                    GError        **error);
+
+typedef enum
+{
+  WARDEN_WORKSPACE_MOUNT_PIN,        /* bound onto itself: cannot be renamed or replaced */
+  WARDEN_WORKSPACE_MOUNT_READ_ONLY,  /* bound read-only */
+  WARDEN_WORKSPACE_MOUNT_HIDE,       /* covered by an empty read-only folder (or file) */
+} WardenWorkspaceMountKind;
+
+typedef struct
+{
+  WardenWorkspaceMountKind  kind;
+  char                     *path;    /* relative to the workspace */
+  gboolean                  is_dir;
+} WardenWorkspaceMount;
+
+/* What a confined backend mounts over its workspace, in this order, as the
+ * workspace is now: .git pinned with its config, hooks and info read-only
+ * (hooks and info are made when missing, as git init would), a .git file
+ * read-only, and the private folders (warden_workspace_check_dup_private_paths())
+ * that lie inside the workspace hidden. Symbolic links are left alone: a
+ * mount would land on their target. */
+GPtrArray         *warden_sandbox_list_workspace_mounts (WardenSandbox *self);
+
 /* Runs @argv on this machine with pipes, streaming and collecting output
  * as @request asks, killing it at the timeout or on cancellation. With
  * @new_session the child gets its own process group, which is killed as a
@@ -35,6 +67,18 @@ GStrv              warden_sandbox_build_env     (WardenSandbox           *self,
 void               warden_local_exec_async      (const char * const       *argv,
                                                  const char * const       *envp,
                                                  const char               *cwd,
+                                                 gboolean                  new_session,
+                                                 const WardenExecRequest  *request,
+                                                 GCancellable             *cancellable,
+                                                 GAsyncReadyCallback       callback,
+                                                 gpointer                  user_data);
+/* The two halves of warden_local_exec_async(), for a backend that spawns
+ * with its own file descriptors: a launcher with the pipes the run expects,
+ * and the run of a process spawned from it. */
+GSubprocessLauncher *warden_local_exec_launcher_new (const char * const     *envp,
+                                                     const char             *cwd,
+                                                     gboolean                new_session);
+void               warden_local_exec_run_async  (GSubprocess              *process,
                                                  gboolean                  new_session,
                                                  const WardenExecRequest  *request,
                                                  GCancellable             *cancellable,

@@ -13,12 +13,18 @@
 #include "warden-sandbox-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "policy/warden-protected-path.h"
 #include "warden-output-collector.h"
+#include "warden-workspace-check.h"
 
 typedef struct
 {
@@ -333,6 +339,171 @@ warden_sandbox_build_env (WardenSandbox           *self,
   env = g_environ_unsetenv (env, "BASH_ENV");
   env = g_environ_unsetenv (env, "ENV");
   return g_steal_pointer (&env);
+}
+
+guint64
+warden_sandbox_get_memory_limit (WardenSandbox *self)
+{
+  const WardenSandboxConfig *config = warden_sandbox_get_config (self);
+
+  return config->memory_bytes ? config->memory_bytes : WARDEN_SANDBOX_DEFAULT_MEMORY;
+}
+
+guint
+warden_sandbox_get_pids_limit (WardenSandbox *self)
+{
+  const WardenSandboxConfig *config = warden_sandbox_get_config (self);
+
+  return config->pids_limit ? config->pids_limit : WARDEN_SANDBOX_DEFAULT_PIDS;
+}
+
+guint64
+warden_sandbox_get_tmp_size (WardenSandbox *self)
+{
+  const WardenSandboxConfig *config = warden_sandbox_get_config (self);
+
+  return config->tmp_bytes ? config->tmp_bytes : WARDEN_SANDBOX_DEFAULT_TMP;
+}
+
+/* TRUE when @inner is @outer or lies below it. */
+static gboolean
+path_is_within (const char *inner,
+                const char *outer)
+{
+  gsize n = strlen (outer);
+
+  if (strcmp (outer, "/") == 0)
+    return TRUE;
+  return strncmp (inner, outer, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
+}
+
+static char *
+real_path (const char *path)
+{
+  char *real = realpath (path, NULL);
+  char *copy = g_strdup (real);
+
+  free (real);
+  return copy;
+}
+
+gboolean
+warden_sandbox_check_workspace (WardenSandbox  *self,
+                                GError        **error)
+{
+  const char *workspace = warden_sandbox_get_workspace (self);
+  g_autofree char *real = workspace ? real_path (workspace) : NULL;
+  g_auto(GStrv) private = NULL;
+
+  if (real == NULL)
+    return TRUE;  /* the backend says what is wrong with it */
+  private = warden_workspace_check_dup_private_paths ();
+  for (guint i = 0; private[i]; i++)
+    if (path_is_within (real, private[i]))
+      {
+        g_set_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+                     _("The workspace “%s” lies inside %s, which no sandbox may see: choose a "
+                       "project folder elsewhere"), workspace, private[i]);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+static void
+workspace_mount_free (gpointer data)
+{
+  WardenWorkspaceMount *mount = data;
+
+  g_free (mount->path);
+  g_free (mount);
+}
+
+static void
+add_mount (GPtrArray                *mounts,
+           WardenWorkspaceMountKind  kind,
+           const char               *path,
+           gboolean                  is_dir)
+{
+  WardenWorkspaceMount *mount = g_new0 (WardenWorkspaceMount, 1);
+
+  mount->kind = kind;
+  mount->path = g_strdup (path);
+  mount->is_dir = is_dir;
+  g_ptr_array_add (mounts, mount);
+}
+
+/* .git/config, .git/hooks and .git/info read-only, and .git itself bound
+ * onto itself: a mount point cannot be renamed, so `mv .git .git.old` and a
+ * fresh .git with a config of the command's own fail with EBUSY. */
+static void
+add_git_mounts (GPtrArray  *mounts,
+                const char *workspace)
+{
+  g_autofree char *git = g_build_filename (workspace, ".git", NULL);
+  const char * const *read_only = warden_git_read_only_paths ();
+  struct stat st;
+
+  if (lstat (git, &st) != 0)
+    return;
+  if (S_ISREG (st.st_mode))
+    {
+      /* A worktree or submodule: the file says where its git directory is. */
+      add_mount (mounts, WARDEN_WORKSPACE_MOUNT_READ_ONLY, ".git", FALSE);
+      return;
+    }
+  if (!S_ISDIR (st.st_mode))
+    return;
+
+  add_mount (mounts, WARDEN_WORKSPACE_MOUNT_PIN, ".git", TRUE);
+  for (guint i = 0; read_only[i]; i++)
+    {
+      g_autofree char *path = g_build_filename (workspace, read_only[i], NULL);
+      gboolean is_dir = !g_str_has_suffix (read_only[i], "/config");
+
+      /* A mount needs something to land on; what git init would make. */
+      if (lstat (path, &st) != 0 && errno == ENOENT)
+        {
+          if (is_dir)
+            g_mkdir (path, 0755);
+          else
+            {
+              int fd = g_open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+              if (fd >= 0)
+                close (fd);
+            }
+        }
+      if (lstat (path, &st) != 0 || S_ISLNK (st.st_mode))
+        continue;
+      add_mount (mounts, WARDEN_WORKSPACE_MOUNT_READ_ONLY, read_only[i], S_ISDIR (st.st_mode));
+    }
+}
+
+GPtrArray *
+warden_sandbox_list_workspace_mounts (WardenSandbox *self)
+{
+  GPtrArray *mounts = g_ptr_array_new_with_free_func (workspace_mount_free);
+  const char *workspace = warden_sandbox_get_workspace (self);
+  g_autofree char *real = workspace ? real_path (workspace) : NULL;
+  g_auto(GStrv) private = NULL;
+
+  if (real == NULL)
+    return mounts;
+  add_git_mounts (mounts, real);
+
+  private = warden_workspace_check_dup_private_paths ();
+  for (guint i = 0; private[i]; i++)
+    {
+      struct stat st;
+
+      if (strcmp (private[i], real) == 0 || !path_is_within (private[i], real) ||
+          lstat (private[i], &st) != 0 || S_ISLNK (st.st_mode))
+        continue;
+      add_mount (mounts, WARDEN_WORKSPACE_MOUNT_HIDE,
+                 private[i] + (strcmp (real, "/") == 0 ? 1 : strlen (real) + 1),
+                 S_ISDIR (st.st_mode));
+    }
+  return mounts;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -693,46 +864,26 @@ child_setup_new_session (gpointer user_data)
 }
 
 void
-warden_local_exec_async (const char * const      *argv,
-                         const char * const      *envp,
-                         const char              *cwd,
-                         gboolean                 new_session,
-                         const WardenExecRequest *request,
-                         GCancellable            *cancellable,
-                         GAsyncReadyCallback      callback,
-                         gpointer                 user_data)
+warden_local_exec_run_async (GSubprocess             *process,
+                             gboolean                 new_session,
+                             const WardenExecRequest *request,
+                             GCancellable            *cancellable,
+                             GAsyncReadyCallback      callback,
+                             gpointer                 user_data)
 {
   g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GError) error = NULL;
   LocalExec *le = g_new0 (LocalExec, 1);
   GOutputStream *in;
 
-  g_task_set_source_tag (task, warden_local_exec_async);
+  g_task_set_source_tag (task, warden_local_exec_run_async);
   g_task_set_task_data (task, le, local_exec_free);
+  le->process = g_object_ref (process);
   le->request = request;
   le->out = warden_output_collector_new (request->max_output);
   le->err = warden_output_collector_new (request->max_output);
   le->io_cancellable = g_cancellable_new ();
   le->new_session = new_session;
   le->start = g_get_monotonic_time ();
-
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
-                                        G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_set_environ (launcher, (char **) envp);
-  if (cwd != NULL)
-    g_subprocess_launcher_set_cwd (launcher, cwd);
-  if (new_session)
-    g_subprocess_launcher_set_child_setup (launcher, child_setup_new_session, NULL, NULL);
-
-  le->process = g_subprocess_launcher_spawnv (launcher, argv, &error);
-  if (le->process == NULL)
-    {
-      g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
-                               _("Could not start %s: %s"), argv[0], error->message);
-      return;
-    }
 
   in = g_subprocess_get_stdin_pipe (le->process);
   if (request->stdin_data != NULL && g_bytes_get_size (request->stdin_data) > 0)
@@ -757,6 +908,51 @@ warden_local_exec_async (const char * const      *argv,
       le->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (cancelled_cb),
                                                 g_object_ref (task), g_object_unref);
     }
+}
+
+GSubprocessLauncher *
+warden_local_exec_launcher_new (const char * const *envp,
+                                const char         *cwd,
+                                gboolean            new_session)
+{
+  GSubprocessLauncher *launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                                             G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                                             G_SUBPROCESS_FLAGS_STDERR_PIPE);
+
+  g_subprocess_launcher_set_environ (launcher, (char **) envp);
+  if (cwd != NULL)
+    g_subprocess_launcher_set_cwd (launcher, cwd);
+  if (new_session)
+    g_subprocess_launcher_set_child_setup (launcher, child_setup_new_session, NULL, NULL);
+  return launcher;
+}
+
+void
+warden_local_exec_async (const char * const      *argv,
+                         const char * const      *envp,
+                         const char              *cwd,
+                         gboolean                 new_session,
+                         const WardenExecRequest *request,
+                         GCancellable            *cancellable,
+                         GAsyncReadyCallback      callback,
+                         gpointer                 user_data)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+
+  launcher = warden_local_exec_launcher_new (envp, cwd, new_session);
+  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  if (process == NULL)
+    {
+      g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+
+      g_task_set_source_tag (task, warden_local_exec_run_async);
+      g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+                               _("Could not start %s: %s"), argv[0], error->message);
+      return;
+    }
+  warden_local_exec_run_async (process, new_session, request, cancellable, callback, user_data);
 }
 
 WardenExecResult *

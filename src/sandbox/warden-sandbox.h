@@ -29,11 +29,16 @@ typedef struct
   gboolean  network;            /* FALSE: no network at all (the default) */
   char    **env;                /* NAME=VALUE for every command, or NULL */
   char     *setup_command;      /* run once by prepare, e.g. "npm install", or NULL */
-  guint64   memory_bytes;       /* docker: 0 means 2 GiB */
+  guint64   memory_bytes;       /* docker and bwrap: 0 means 2 GiB */
   double    cpus;               /* docker: 0 means 2 */
-  guint     pids_limit;         /* docker: 0 means 512 */
+  guint     pids_limit;         /* docker and bwrap: 0 means 512 */
   char    **cap_add;            /* docker: capabilities kept; all others dropped */
+  guint64   tmp_bytes;          /* docker and bwrap: size of /tmp; 0 means 1 GiB */
 } WardenSandboxConfig;
+
+#define WARDEN_SANDBOX_DEFAULT_MEMORY (G_GUINT64_CONSTANT (2) << 30)
+#define WARDEN_SANDBOX_DEFAULT_PIDS   512
+#define WARDEN_SANDBOX_DEFAULT_TMP    (G_GUINT64_CONSTANT (1) << 30)
 
 #define WARDEN_TYPE_SANDBOX_CONFIG (warden_sandbox_config_get_type ())
 GType                warden_sandbox_config_get_type (void) G_GNUC_CONST;
