@@ -1345,6 +1345,40 @@ warden_docker_client_container_start_finish (WardenDockerClient  *self,
 }
 
 void
+warden_docker_client_container_restart_async (WardenDockerClient  *self,
+                                              const char          *id,
+                                              GCancellable        *cancellable,
+                                              GAsyncReadyCallback  callback,
+                                              gpointer             user_data)
+{
+  g_autofree char *escaped = NULL;
+  g_autofree char *path = NULL;
+  GTask *task;
+
+  g_return_if_fail (WARDEN_IS_DOCKER_CLIENT (self));
+  g_return_if_fail (id != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, warden_docker_client_container_restart_async);
+
+  /* t=0: SIGKILL at once, no grace period. */
+  escaped = escape_value (id);
+  path = g_strdup_printf ("/containers/%s/restart?t=0", escaped);
+  call_async (self, "POST", path, NULL, cancellable, boolean_cb, task);
+}
+
+gboolean
+warden_docker_client_container_restart_finish (WardenDockerClient  *self,
+                                               GAsyncResult        *result,
+                                               GError             **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+void
 warden_docker_client_container_remove_async (WardenDockerClient  *self,
                                              const char          *id,
                                              GCancellable        *cancellable,

@@ -109,6 +109,16 @@ void                warden_docker_client_container_start_async   (WardenDockerCl
 gboolean            warden_docker_client_container_start_finish  (WardenDockerClient *self,
                                                                   GAsyncResult       *result,
                                                                   GError            **error);
+/* POST /containers/{id}/restart?t=0: kills every process in the container
+ * and starts it again. */
+void                warden_docker_client_container_restart_async  (WardenDockerClient *self,
+                                                                   const char         *id,
+                                                                   GCancellable       *cancellable,
+                                                                   GAsyncReadyCallback callback,
+                                                                   gpointer            user_data);
+gboolean            warden_docker_client_container_restart_finish (WardenDockerClient *self,
+                                                                   GAsyncResult       *result,
+                                                                   GError            **error);
 /* DELETE /containers/{id}?force=true&v=true: stops and removes. A container
  * that is gone already is not an error. */
 void                warden_docker_client_container_remove_async  (WardenDockerClient *self,

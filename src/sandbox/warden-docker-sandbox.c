@@ -22,6 +22,9 @@
 
 /* How long a killed command may take to let go of its output. */
 #define KILL_GRACE_MS 1500
+/* How long a command's return waits for the kill of its processes at most
+ * (an engine that stopped answering). */
+#define KILL_GIVE_UP_MS 10000
 
 struct _WardenDockerSandbox
 {
@@ -29,13 +32,55 @@ struct _WardenDockerSandbox
   WardenDockerClient *client;
   char               *container_id;
   char               *user;      /* "uid:gid" of the desktop user */
-  guint               next_exec;
+  GPtrArray          *running;   /* the DockerExec of each command not returned yet */
+  gboolean            killing;   /* a kill runs in the container */
+  gboolean            kill_again;
+  guint               kills_started;
+  guint               kills_done;
 };
 
 G_DEFINE_FINAL_TYPE (WardenDockerSandbox, warden_docker_sandbox, WARDEN_TYPE_SANDBOX)
 
 /* ------------------------------------------------------------------------ */
 /* prepare: client, image, container, setup */
+
+static void
+add_bind_mount (JsonBuilder *b,
+                const char  *source,
+                const char  *target,
+                gboolean     read_only)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "Type");
+  json_builder_add_string_value (b, "bind");
+  json_builder_set_member_name (b, "Source");
+  json_builder_add_string_value (b, source);
+  json_builder_set_member_name (b, "Target");
+  json_builder_add_string_value (b, target);
+  json_builder_set_member_name (b, "ReadOnly");
+  json_builder_add_boolean_value (b, read_only);
+  json_builder_end_object (b);
+}
+
+/* An empty folder where Warden's state or the user's keys would be. */
+static void
+add_hiding_tmpfs (JsonBuilder *b,
+                  const char  *target)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "Type");
+  json_builder_add_string_value (b, "tmpfs");
+  json_builder_set_member_name (b, "Target");
+  json_builder_add_string_value (b, target);
+  json_builder_set_member_name (b, "ReadOnly");
+  json_builder_add_boolean_value (b, TRUE);
+  json_builder_set_member_name (b, "TmpfsOptions");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "SizeBytes");
+  json_builder_add_int_value (b, 4096);
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+}
 
 static JsonNode *
 container_config (WardenDockerSandbox *self)
@@ -45,7 +90,10 @@ container_config (WardenDockerSandbox *self)
   const char *inside = warden_sandbox_get_workspace_inside (sandbox);
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_auto(GStrv) env = warden_sandbox_build_env (sandbox, "/tmp", NULL);
-  g_autofree char *bind = g_strdup_printf ("%s:%s:rw", config->workspace, inside);
+  g_autoptr(GPtrArray) mounts = warden_sandbox_list_workspace_mounts (sandbox);
+  g_autofree char *tmp = g_strdup_printf ("rw,nosuid,nodev,mode=1777,size=%" G_GUINT64_FORMAT,
+                                          warden_sandbox_get_tmp_size (sandbox));
+  gint64 memory = (gint64) warden_sandbox_get_memory_limit (sandbox);
   g_autofree char *owner = g_strdup_printf ("%s:%d", g_get_host_name (), (int) getpid ());
 
   json_builder_begin_object (b);
@@ -80,19 +128,59 @@ container_config (WardenDockerSandbox *self)
 
   json_builder_set_member_name (b, "HostConfig");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "Binds");
+  json_builder_set_member_name (b, "Mounts");
   json_builder_begin_array (b);
-  json_builder_add_string_value (b, bind);
+  add_bind_mount (b, config->workspace, inside, FALSE);
+  for (guint i = 0; i < mounts->len; i++)
+    {
+      const WardenWorkspaceMount *mount = g_ptr_array_index (mounts, i);
+      g_autofree char *host = g_build_filename (config->workspace, mount->path, NULL);
+      g_autofree char *dest = g_build_filename (inside, mount->path, NULL);
+
+      switch (mount->kind)
+        {
+        case WARDEN_WORKSPACE_MOUNT_PIN:
+          add_bind_mount (b, host, dest, FALSE);
+          break;
+        case WARDEN_WORKSPACE_MOUNT_READ_ONLY:
+          add_bind_mount (b, host, dest, TRUE);
+          break;
+        case WARDEN_WORKSPACE_MOUNT_HIDE:
+          if (mount->is_dir)
+            add_hiding_tmpfs (b, dest);
+          else
+            add_bind_mount (b, "/dev/null", dest, TRUE);
+          break;
+        default:
+          g_assert_not_reached ();
+        }
+    }
   json_builder_end_array (b);
+  /* Nothing of the image can change: the command writes to the workspace,
+   * and to /tmp, which is also its HOME. */
+  json_builder_set_member_name (b, "ReadonlyRootfs");
+  json_builder_add_boolean_value (b, TRUE);
+  json_builder_set_member_name (b, "Tmpfs");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "/tmp");
+  json_builder_add_string_value (b, tmp);
+  json_builder_end_object (b);
+  /* docker-init as PID 1 reaps what the commands leave behind. */
+  json_builder_set_member_name (b, "Init");
+  json_builder_add_boolean_value (b, TRUE);
+  json_builder_set_member_name (b, "CgroupnsMode");
+  json_builder_add_string_value (b, "private");
   json_builder_set_member_name (b, "NetworkMode");
   json_builder_add_string_value (b, config->network ? "bridge" : "none");
   json_builder_set_member_name (b, "Memory");
-  json_builder_add_int_value (b, config->memory_bytes ? (gint64) config->memory_bytes
-                                                      : G_GINT64_CONSTANT (2) << 30);
+  json_builder_add_int_value (b, memory);
+  /* Memory plus swap: the same figure allows no swap at all. */
+  json_builder_set_member_name (b, "MemorySwap");
+  json_builder_add_int_value (b, memory);
   json_builder_set_member_name (b, "NanoCpus");
   json_builder_add_int_value (b, (gint64) ((config->cpus > 0 ? config->cpus : 2.0) * 1e9));
   json_builder_set_member_name (b, "PidsLimit");
-  json_builder_add_int_value (b, config->pids_limit ? config->pids_limit : 512);
+  json_builder_add_int_value (b, warden_sandbox_get_pids_limit (sandbox));
   json_builder_set_member_name (b, "SecurityOpt");
   json_builder_begin_array (b);
   json_builder_add_string_value (b, "no-new-privileges");
@@ -267,6 +355,11 @@ warden_docker_sandbox_prepare_async (WardenSandbox       *sandbox,
                                _("The workspace must be an absolute path"));
       return;
     }
+  if (!warden_sandbox_check_workspace (sandbox, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
   if (self->container_id != NULL)
     {
       g_task_return_boolean (task, TRUE);
@@ -295,11 +388,78 @@ warden_docker_sandbox_prepare_finish (WardenSandbox  *sandbox,
 /* ------------------------------------------------------------------------ */
 /* exec */
 
+/* Every command runs as `/bin/sh -c COMMAND`, from a shell that first says
+ * its PID on stderr: a kill spares the other commands still running. */
+static const char exec_wrapper[] = "echo \"$$\" >&2; exec /bin/sh -c \"$1\"";
+
+/* Kills every process in the container except PID 1 (docker-init), its
+ * oldest child (the container's own command, started before anything else),
+ * this script, and what descends from the PIDs given as arguments (the other
+ * commands running). Whatever a command did to its environment, session or
+ * parent, its processes are none of these, so they die: children that
+ * outlived their parent belong to docker-init.
+ *
+ * Everything is stopped first (kill -STOP -1), so nothing forks while the
+ * list is read, and continued after the kill. One cat reads every
+ * /proc/PID/stat: the shell's read builtin takes a byte per system call, and
+ * each makes the kernel write the whole line again. A process name may hold
+ * a newline and ") ": only lines with all their fields count as a parent
+ * link, and any line's PID may die. Prints "killed" once nothing else is
+ * left; "blind" when it cannot start cat (the process limit is reached). */
+static const char kill_script[] =
+  "nl='\n"
+  "'\n"
+  "spare=\" $* $$ \"\n"
+  "set -f\n"
+  "scan () {\n"
+  "  stats=$(set +f; cat /proc/[0-9]*/stat 2>/dev/null)\n"
+  "  [ -n \"$stats\" ] || { kill -CONT -1; echo blind; exit 0; }\n"
+  "}\n"
+  "kill -STOP -1 2>/dev/null\n"
+  "scan\n"
+  "IFS=$nl\n"
+  "oldest=; keeper=\n"
+  "for l in $stats; do\n"
+  "  r=${l##*) }; [ ${#r} -ge 60 ] || continue\n"
+  "  r=${r#* }; [ \"${r%% *}\" = 1 ] || continue\n"
+  "  IFS=' '; set -- $r; IFS=$nl\n"
+  "  if [ -z \"$oldest\" ] || [ \"${19}\" -lt \"$oldest\" ]; then oldest=${19}; keeper=${l%% *}; fi\n"
+  "done\n"
+  "spare=\"$spare$keeper \"\n"
+  "round=0\n"
+  "while [ \"$round\" -lt 40 ]; do\n"
+  "  keep=$spare; grown=1\n"
+  "  while [ -n \"$grown\" ]; do\n"
+  "    grown=\n"
+  "    for l in $stats; do\n"
+  "      p=${l%% *}\n"
+  "      case $keep in *\" $p \"*) continue ;; esac\n"
+  "      r=${l##*) }; [ ${#r} -ge 60 ] || continue\n"
+  "      r=${r#* }; r=${r%% *}\n"
+  "      case $keep in *\" $r \"*) keep=\"$keep$p \"; grown=1 ;; esac\n"
+  "    done\n"
+  "  done\n"
+  "  found=\n"
+  "  for l in $stats; do\n"
+  "    p=${l%% *}\n"
+  "    case $p in ''|*[!0-9]*|1) continue ;; esac\n"
+  "    case $keep in *\" $p \"*) continue ;; esac\n"
+  "    r=${l##*) }; [ \"${r%% *}\" = Z ] && continue\n"
+  "    found=1; kill -9 \"$p\" 2>/dev/null\n"
+  "  done\n"
+  "  [ \"$round\" = 0 ] && kill -CONT -1 2>/dev/null\n"
+  "  [ -z \"$found\" ] && { echo killed; exit 0; }\n"
+  "  round=$((round + 1)); sleep 0.05 2>/dev/null\n"
+  "  scan\n"
+  "done\n"
+  "echo survivors\n";
+
 typedef struct
 {
   const WardenExecRequest *request;   /* kept alive by the caller's task */
   char                    *exec_id;
-  char                    *marker;    /* WARDEN_EXEC=…, to find its processes */
+  GString                 *pid_line;  /* the wrapper's first line, until complete */
+  int                      root_pid;  /* in the container; 0 until known */
   WardenOutputCollector   *out;
   WardenOutputCollector   *err;
   GCancellable            *io_cancellable;
@@ -312,6 +472,12 @@ typedef struct
   gboolean                 cancelled;
   gboolean                 killing;
   gboolean                 returned;
+  guint                    kill_generation;  /* the kill that ends it; 0: none */
+  gboolean                 gave_up;          /* on that kill */
+  GSource                 *give_up_source;
+  GTask                   *deferred;         /* its end, held until that kill is done */
+  int                      deferred_code;
+  GError                  *deferred_error;
 } DockerExec;
 
 static void
@@ -327,6 +493,11 @@ docker_exec_release (DockerExec *de)
       g_source_destroy (de->grace_source);
       g_clear_pointer (&de->grace_source, g_source_unref);
     }
+  if (de->give_up_source)
+    {
+      g_source_destroy (de->give_up_source);
+      g_clear_pointer (&de->give_up_source, g_source_unref);
+    }
   if (de->cancelled_id)
     {
       g_cancellable_disconnect (de->cancellable, de->cancelled_id);
@@ -341,19 +512,24 @@ docker_exec_free (gpointer data)
 
   docker_exec_release (de);
   g_free (de->exec_id);
-  g_free (de->marker);
+  if (de->pid_line != NULL)
+    g_string_free (de->pid_line, TRUE);
   warden_output_collector_free (de->out);
   warden_output_collector_free (de->err);
   g_clear_object (&de->io_cancellable);
   g_clear_object (&de->cancellable);
+  g_clear_error (&de->deferred_error);
   g_free (de);
 }
+
+static gboolean give_up_cb (gpointer user_data);
 
 static void
 docker_exec_return (GTask  *task,
                     int     exit_code,
                     GError *error)
 {
+  WardenDockerSandbox *self = g_task_get_source_object (task);
   DockerExec *de = g_task_get_task_data (task);
   WardenExecResult *result;
   gboolean t1 = FALSE, t2 = FALSE;
@@ -363,7 +539,25 @@ docker_exec_return (GTask  *task,
       g_clear_error (&error);
       return;
     }
+  /* The caller may run the next command as soon as this one returns: not
+   * while processes of this one may still run. */
+  if (de->kill_generation > self->kills_done && !de->gave_up)
+    {
+      if (de->deferred != NULL)
+        {
+          g_clear_error (&error);
+          return;
+        }
+      de->deferred = g_object_ref (task);
+      de->deferred_code = exit_code;
+      de->deferred_error = error;
+      de->give_up_source = g_timeout_source_new (KILL_GIVE_UP_MS);
+      g_source_set_callback (de->give_up_source, give_up_cb, de, NULL);
+      g_source_attach (de->give_up_source, g_task_get_context (task));
+      return;
+    }
   de->returned = TRUE;
+  g_ptr_array_remove_fast (self->running, de);
   docker_exec_release (de);
   g_cancellable_cancel (de->io_cancellable);
 
@@ -389,6 +583,41 @@ docker_exec_return (GTask  *task,
   result->stderr_text = warden_output_collector_finish (de->err, &t2);
   result->truncated = t1 || t2;
   g_task_return_pointer (task, result, (GDestroyNotify) warden_exec_result_free);
+}
+
+/* Returns the commands whose end waited for a kill that is over now. */
+static void
+release_deferred (WardenDockerSandbox *self)
+{
+  g_autoptr(GPtrArray) waiting = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint i = 0; i < self->running->len; i++)
+    {
+      DockerExec *de = g_ptr_array_index (self->running, i);
+
+      if (de->deferred != NULL && (de->gave_up || de->kill_generation <= self->kills_done))
+        g_ptr_array_add (waiting, g_steal_pointer (&de->deferred));
+    }
+  for (guint i = 0; i < waiting->len; i++)
+    {
+      GTask *task = g_ptr_array_index (waiting, i);
+      DockerExec *de = g_task_get_task_data (task);
+
+      docker_exec_return (task, de->deferred_code, g_steal_pointer (&de->deferred_error));
+    }
+}
+
+static gboolean
+give_up_cb (gpointer user_data)
+{
+  DockerExec *de = user_data;
+
+  g_clear_pointer (&de->give_up_source, g_source_unref);
+  g_warning ("The processes of a command could not be killed within %d s",
+             KILL_GIVE_UP_MS / 1000);
+  de->gave_up = TRUE;
+  release_deferred (g_task_get_source_object (de->deferred));
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -440,6 +669,18 @@ exec_start_cb (GObject      *object,
 }
 
 static void
+exec_forward (DockerExec *de,
+              int         stream,
+              const char *data,
+              gsize       length)
+{
+  warden_output_collector_append (stream == 2 ? de->err : de->out, data, length);
+  if (de->request->output_func)
+    de->request->output_func (stream == 2 ? WARDEN_STREAM_STDERR : WARDEN_STREAM_STDOUT, data,
+                              length, de->request->output_data);
+}
+
+static void
 exec_output_cb (int         stream,
                 const char *data,
                 gsize       length,
@@ -447,10 +688,30 @@ exec_output_cb (int         stream,
 {
   DockerExec *de = user_data;
 
-  warden_output_collector_append (stream == 2 ? de->err : de->out, data, length);
-  if (de->request->output_func)
-    de->request->output_func (stream == 2 ? WARDEN_STREAM_STDERR : WARDEN_STREAM_STDOUT, data,
-                              length, de->request->output_data);
+  /* The wrapper's PID comes first on stderr, before the command runs. */
+  if (stream == 2 && de->pid_line != NULL)
+    {
+      const char *nl = memchr (data, '\n', length);
+      gsize take = nl != NULL ? (gsize) (nl - data) + 1 : length;
+      char *end = NULL;
+      gint64 pid;
+
+      g_string_append_len (de->pid_line, data, take);
+      data += take;
+      length -= take;
+      if (nl == NULL && de->pid_line->len < 24)
+        return;
+      pid = g_ascii_strtoll (de->pid_line->str, &end, 10);
+      if (nl != NULL && pid > 0 && pid < G_MAXINT && end != NULL && *end == '\n')
+        de->root_pid = (int) pid;
+      else
+        exec_forward (de, stream, de->pid_line->str, de->pid_line->len);
+      g_string_free (de->pid_line, TRUE);
+      de->pid_line = NULL;
+      if (length == 0)
+        return;
+    }
+  exec_forward (de, stream, data, length);
 }
 
 static gboolean
@@ -465,50 +726,171 @@ grace_expired_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Killing a command: one kill runs at a time, from inside the container, so
+ * it works on a remote engine too. When it cannot run (the process limit is
+ * reached) or leaves anything behind, the container restarts: that kills
+ * everything in it. */
+
+typedef struct
+{
+  WardenDockerSandbox *self;
+  GString             *out;
+  guint                generation;
+} Kill;
+
+static guint sandbox_kill (WardenDockerSandbox *self);
+
 static void
-kill_exec_done_cb (GObject      *object,
+kill_finish (Kill *kill)
+{
+  g_autoptr(WardenDockerSandbox) self = kill->self;
+  gboolean again = self->kill_again;
+
+  self->kills_done = kill->generation;
+  self->killing = FALSE;
+  self->kill_again = FALSE;
+  g_string_free (kill->out, TRUE);
+  g_free (kill);
+  if (again)
+    sandbox_kill (self);
+  release_deferred (self);
+}
+
+static void
+kill_restarted_cb (GObject      *object,
                    GAsyncResult *result,
                    gpointer      user_data)
 {
-  /* Failures show as the stream not ending: the grace timer handles that. */
-  warden_docker_client_exec_start_finish (WARDEN_DOCKER_CLIENT (object), result, NULL);
+  Kill *kill = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!warden_docker_client_container_restart_finish (WARDEN_DOCKER_CLIENT (object), result,
+                                                      &error))
+    g_warning ("Could not restart the container to end a command: %s", error->message);
+  kill_finish (kill);
 }
 
 static void
-kill_exec_created_cb (GObject      *object,
-                      GAsyncResult *result,
-                      gpointer      user_data)
+kill_restart (Kill *kill)
 {
+  WardenDockerSandbox *self = kill->self;
+
+  if (self->container_id == NULL)
+    {
+      kill_finish (kill);
+      return;
+    }
+  g_debug ("The kill left processes behind (%s); restarting the container",
+           kill->out->len > 0 ? kill->out->str : "it did not run");
+  warden_docker_client_container_restart_async (self->client, self->container_id, NULL,
+                                                 kill_restarted_cb, kill);
+}
+
+static void
+kill_output_cb (int         stream,
+                const char *data,
+                gsize       length,
+                gpointer    user_data)
+{
+  Kill *kill = user_data;
+
+  if (stream == 1 && kill->out->len < 4096)
+    g_string_append_len (kill->out, data, length);
+}
+
+static void
+kill_done_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Kill *kill = user_data;
+
+  warden_docker_client_exec_start_finish (WARDEN_DOCKER_CLIENT (object), result, NULL);
+  if (g_str_has_prefix (kill->out->str, "killed\n"))
+    kill_finish (kill);
+  else
+    kill_restart (kill);
+}
+
+static void
+kill_created_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Kill *kill = user_data;
   g_autofree char *id = warden_docker_client_exec_create_finish (WARDEN_DOCKER_CLIENT (object),
                                                                  result, NULL);
 
-  if (id != NULL)
-    warden_docker_client_exec_start_async (WARDEN_DOCKER_CLIENT (object), id, NULL, NULL, NULL,
-                                           NULL, kill_exec_done_cb, NULL);
+  if (id == NULL)
+    {
+      kill_restart (kill);
+      return;
+    }
+  warden_docker_client_exec_start_async (WARDEN_DOCKER_CLIENT (object), id, NULL,
+                                         kill_output_cb, kill, NULL, kill_done_cb, kill);
 }
 
-/* Kills every process of the exec, children included: they all carry its
- * marker in their environment. A second exec does it from inside, so it
- * works on a remote engine too. */
+/* Kills every process in the container that does not belong to a command
+ * still running and not being killed itself. Processes that outlived an
+ * earlier command die too: nothing tells whose they are. Returns the number
+ * of the kill that covers what runs now: self->kills_done reaches it when it
+ * is over. */
+static guint
+sandbox_kill (WardenDockerSandbox *self)
+{
+  g_autoptr(GPtrArray) argv = NULL;
+  Kill *kill;
+
+  if (self->killing)
+    {
+      self->kill_again = TRUE;
+      return self->kills_started + 1;
+    }
+  if (self->container_id == NULL)
+    {
+      /* Gone with the container. */
+      self->kills_done = ++self->kills_started;
+      return self->kills_done;
+    }
+  self->killing = TRUE;
+
+  argv = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (argv, g_strdup ("/bin/sh"));
+  g_ptr_array_add (argv, g_strdup ("-c"));
+  g_ptr_array_add (argv, g_strdup (kill_script));
+  g_ptr_array_add (argv, g_strdup ("warden-kill"));
+  for (guint i = 0; i < self->running->len; i++)
+    {
+      DockerExec *other = g_ptr_array_index (self->running, i);
+
+      /* A command that has not said its PID yet is killed too. */
+      if (!other->killing && other->root_pid > 0)
+        g_ptr_array_add (argv, g_strdup_printf ("%d", other->root_pid));
+    }
+  g_ptr_array_add (argv, NULL);
+
+  kill = g_new0 (Kill, 1);
+  kill->self = g_object_ref (self);
+  kill->out = g_string_new (NULL);
+  kill->generation = ++self->kills_started;
+  warden_docker_client_exec_create_async (self->client, self->container_id,
+                                          (const char * const *) argv->pdata, NULL, "/",
+                                          self->user, FALSE, NULL, kill_created_cb, kill);
+  return kill->generation;
+}
+
+/* Ends every process of the command, whatever it did to its environment. */
 static void
 docker_exec_kill (GTask *task)
 {
   WardenDockerSandbox *self = g_task_get_source_object (task);
   DockerExec *de = g_task_get_task_data (task);
-  g_autofree char *script = NULL;
-  const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
 
   if (de->killing || de->returned)
     return;
   de->killing = TRUE;
-
-  script = g_strdup_printf ("for p in /proc/[0-9]*; do "
-                            "if tr '\\0' '\\n' < \"$p/environ\" 2>/dev/null | grep -qx '%s'; "
-                            "then kill -KILL \"${p#/proc/}\" 2>/dev/null; fi; done; true",
-                            de->marker);
-  argv[2] = script;
-  warden_docker_client_exec_create_async (self->client, self->container_id, argv, NULL, "/",
-                                          self->user, FALSE, NULL, kill_exec_created_cb, NULL);
+  de->kill_generation = sandbox_kill (self);
 
   de->grace_source = g_timeout_source_new (KILL_GRACE_MS);
   g_source_set_callback (de->grace_source, grace_expired_cb, g_object_ref (task), g_object_unref);
@@ -595,7 +977,7 @@ warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
   g_auto(GStrv) env = NULL;
   DockerExec *de;
   gboolean with_stdin = request->stdin_data != NULL && g_bytes_get_size (request->stdin_data) > 0;
-  const char *argv[] = { "/bin/sh", "-c", request->command, NULL };
+  const char *argv[] = { "/bin/sh", "-c", exec_wrapper, "sh", request->command, NULL };
 
   g_task_set_source_tag (task, warden_docker_sandbox_exec_async);
   if (self->container_id == NULL)
@@ -612,11 +994,10 @@ warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
   de->err = warden_output_collector_new (request->max_output);
   de->io_cancellable = g_cancellable_new ();
   de->start = g_get_monotonic_time ();
-  de->marker = g_strdup_printf ("WARDEN_EXEC=%d-%u-%08x", (int) getpid (), ++self->next_exec,
-                                g_random_int ());
+  de->pid_line = g_string_new (NULL);
+  g_ptr_array_add (self->running, de);
 
   env = warden_sandbox_build_env (sandbox, "/tmp", request);
-  env = g_environ_setenv (env, "WARDEN_EXEC", strchr (de->marker, '=') + 1, TRUE);
 
   if (cancellable != NULL)
     {
@@ -842,6 +1223,7 @@ warden_docker_sandbox_finalize (GObject *object)
   g_clear_object (&self->client);
   g_free (self->container_id);
   g_free (self->user);
+  g_ptr_array_unref (self->running);
   G_OBJECT_CLASS (warden_docker_sandbox_parent_class)->finalize (object);
 }
 
@@ -866,6 +1248,7 @@ warden_docker_sandbox_init (WardenDockerSandbox *self)
 {
   /* Files the commands create in the workspace keep the user as owner. */
   self->user = g_strdup_printf ("%u:%u", (guint) getuid (), (guint) getgid ());
+  self->running = g_ptr_array_new ();
 }
 
 WardenSandbox *
