@@ -917,6 +917,942 @@ test_setup_command (gconstpointer data)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Side doors: what a command must not reach on the confined backends. Each
+ * test performs the attack and checks that it fails where the user would
+ * see it: on the host, in files, in what reaches the test's own sockets. */
+
+static gboolean
+need_backend (const char *backend)
+{
+  if (strcmp (backend, "docker") != 0 || docker_available ())
+    return TRUE;
+  if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
+    g_test_fail_printf ("no Docker engine answers, and CI=true");
+  else
+    g_test_skip ("no Docker engine (scripts/docker-test-setup starts one)");
+  return FALSE;
+}
+
+static WardenSandbox *
+prepare_sandbox (const char                *backend,
+                 const WardenSandboxConfig *config,
+                 GError                   **error)
+{
+  WardenSandbox *sandbox = new_sandbox (backend, config);
+  GAsyncResult *res = NULL;
+
+  warden_sandbox_prepare_async (sandbox, NULL, store_cb, &res);
+  if (!warden_sandbox_prepare_finish (sandbox, wait_result (&res, 120), error))
+    g_clear_object (&sandbox);
+  g_clear_object (&res);
+  return sandbox;
+}
+
+static void
+destroy_sandbox (WardenSandbox *sandbox)
+{
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+
+  warden_sandbox_destroy_async (sandbox, NULL, store_cb, &res);
+  warden_sandbox_destroy_finish (sandbox, wait_result (&res, 60), &error);
+  g_assert_no_error (error);
+  g_clear_object (&res);
+  g_object_unref (sandbox);
+}
+
+static WardenExecResult *
+exec_in (WardenSandbox *sandbox,
+         const char    *command,
+         guint          timeout_ms)
+{
+  WardenExecRequest request = { .command = command, .timeout_ms = timeout_ms };
+  g_autoptr(GError) error = NULL;
+  GAsyncResult *res = NULL;
+  WardenExecResult *result;
+
+  warden_sandbox_exec_async (sandbox, &request, NULL, store_cb, &res);
+  result = warden_sandbox_exec_finish (sandbox, wait_result (&res, 120), &error);
+  g_clear_object (&res);
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+  return result;
+}
+
+static char *
+make_workspace (const char *tag)
+{
+  g_autofree char *name = g_strdup_printf ("warden-test-%s-XXXXXX", tag);
+  g_autoptr(GError) error = NULL;
+  char *workspace = g_dir_make_tmp (name, &error);
+
+  g_assert_no_error (error);
+  /* The docker user (this uid) must be able to write it. */
+  g_chmod (workspace, 0777);
+  return workspace;
+}
+
+static void
+write_file (const char *dir,
+            const char *name,
+            const char *content)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *parent = g_path_get_dirname (path);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (parent, 0755), ==, 0);
+  g_file_set_contents (path, content, -1, &error);
+  g_assert_no_error (error);
+}
+
+static void
+make_dir (const char *dir,
+          const char *name)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (path, 0755), ==, 0);
+}
+
+static char *
+read_file (const char *dir,
+           const char *name)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  char *content = NULL;
+
+  if (!g_file_get_contents (path, &content, NULL, NULL))
+    return NULL;
+  return content;
+}
+
+static gboolean
+exists (const char *dir,
+        const char *name)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+#define GIT_CONFIG "[core]\n\trepositoryformatversion = 0\n"
+
+/* A write into .git/config (core.fsmonitor) or .git/hooks runs on the host
+ * at the user's next git command: they are read-only inside, the rest of
+ * .git stays writable, and .git cannot be swapped for another. */
+static void
+test_git_read_only (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *workspace = make_workspace ("git");
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *gitconfig = NULL;
+  WardenSandbox *sandbox;
+  struct {
+    const char *command;
+    gboolean    succeeds;
+  } attacks[] = {
+    { "printf '[core]\\n\\tfsmonitor = touch /workspace/pwned\\n' >> .git/config", FALSE },
+    { "printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit", FALSE },
+    { "touch .git/info/attributes", FALSE },
+    { "mv .git .git-old", FALSE },
+    { "rm -rf .git/config .git/hooks", FALSE },
+    { "mv .git/config .git/config-old", FALSE },
+    /* What git add and git commit write. */
+    { "touch .git/objects/x && mkdir -p .git/refs/heads && echo 0 > .git/refs/heads/main && "
+      "echo i > .git/index.lock && mv .git/index.lock .git/index", TRUE },
+  };
+
+  if (!need_backend (backend))
+    {
+      remove_tree (workspace);
+      return;
+    }
+  write_file (workspace, ".git/config", GIT_CONFIG);
+  write_file (workspace, ".git/HEAD", "ref: refs/heads/main\n");
+  make_dir (workspace, ".git/hooks");
+  make_dir (workspace, ".git/objects");
+  /* .git/info is missing: it must be protected all the same. */
+
+  config->image = g_strdup (test_image ());
+  sandbox = prepare_sandbox (backend, config, &error);
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < G_N_ELEMENTS (attacks); i++)
+    {
+      g_autoptr(WardenExecResult) r = exec_in (sandbox, attacks[i].command, 30000);
+
+      g_test_message ("%s: exit %d, %s", attacks[i].command, r->exit_code, r->stderr_text);
+      if (attacks[i].succeeds)
+        g_assert_cmpint (r->exit_code, ==, 0);
+      else
+        g_assert_cmpint (r->exit_code, !=, 0);
+    }
+
+  gitconfig = read_file (workspace, ".git/config");
+  g_assert_cmpstr (gitconfig, ==, GIT_CONFIG);
+  g_assert_false (exists (workspace, ".git/hooks/pre-commit"));
+  g_assert_false (exists (workspace, ".git/info/attributes"));
+  g_assert_false (exists (workspace, ".git-old"));
+  g_assert_true (exists (workspace, ".git/objects/x"));
+  g_assert_true (exists (workspace, ".git/index"));
+
+  destroy_sandbox (sandbox);
+  remove_tree (workspace);
+}
+
+/* A worktree's .git is a file naming the git directory: it is not rewritten
+ * to point at one the command made. */
+static void
+test_git_file_read_only (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *workspace = make_workspace ("gitfile");
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autofree char *content = NULL;
+  WardenSandbox *sandbox;
+
+  if (!need_backend (backend))
+    {
+      remove_tree (workspace);
+      return;
+    }
+  write_file (workspace, ".git", "gitdir: /home/user/project/.git/worktrees/w\n");
+  config->image = g_strdup (test_image ());
+  sandbox = prepare_sandbox (backend, config, &error);
+  g_assert_no_error (error);
+
+  r = exec_in (sandbox, "mkdir -p evil && echo 'gitdir: evil' > .git", 30000);
+  g_assert_cmpint (r->exit_code, !=, 0);
+  content = read_file (workspace, ".git");
+  g_assert_cmpstr (content, ==, "gitdir: /home/user/project/.git/worktrees/w\n");
+
+  destroy_sandbox (sandbox);
+  remove_tree (workspace);
+}
+
+/* The test's HOME, XDG_CONFIG_HOME and XDG_DATA_HOME, set in main() before
+ * GLib reads them: a workspace that holds them shows them empty. */
+static char *test_home;
+
+static void
+test_private_dirs_hidden (gconstpointer data)
+{
+  const char *backend = data;
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (test_home);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) look = NULL;
+  g_autoptr(WardenExecResult) write = NULL;
+  g_autofree char *db = NULL;
+  g_autofree char *key = NULL;
+  WardenSandbox *sandbox;
+  const char *secrets[] = {
+    ".config/warden/profiles/custom.json", ".local/share/warden/warden.db",
+    ".ssh/id_ed25519", ".gnupg/private-keys-v1.d/key.key",
+    ".local/share/keyrings/login.keyring",
+  };
+
+  if (!need_backend (backend))
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (secrets); i++)
+    write_file (test_home, secrets[i], "SECRET-CONTENT\n");
+  write_file (test_home, "project/main.c", "int main;\n");
+
+  config->image = g_strdup (test_image ());
+  sandbox = prepare_sandbox (backend, config, &error);
+  g_assert_no_error (error);
+
+  look = exec_in (sandbox, "cat .config/warden/profiles/custom.json .local/share/warden/warden.db "
+                           ".ssh/id_ed25519 .gnupg/private-keys-v1.d/key.key "
+                           ".local/share/keyrings/login.keyring; "
+                           "ls -A .config/warden .local/share/warden .ssh .gnupg "
+                           ".local/share/keyrings; cat project/main.c", 30000);
+  g_test_message ("inside: %s%s", look->stdout_text, look->stderr_text);
+  g_assert_null (strstr (look->stdout_text, "SECRET"));
+  g_assert_null (strstr (look->stdout_text, "warden.db"));
+  g_assert_null (strstr (look->stdout_text, "id_ed25519"));
+  /* The rest of the workspace is there as always. */
+  g_assert_nonnull (strstr (look->stdout_text, "int main;"));
+
+  write = exec_in (sandbox, "echo forged > .local/share/warden/warden.db; "
+                            "echo key >> .ssh/authorized_keys; "
+                            "mv .local/share/warden .local/share/w2", 30000);
+  g_assert_cmpint (write->exit_code, !=, 0);
+  db = read_file (test_home, ".local/share/warden/warden.db");
+  g_assert_cmpstr (db, ==, "SECRET-CONTENT\n");
+  g_assert_false (exists (test_home, ".ssh/authorized_keys"));
+  key = read_file (test_home, ".ssh/id_ed25519");
+  g_assert_cmpstr (key, ==, "SECRET-CONTENT\n");
+
+  destroy_sandbox (sandbox);
+}
+
+/* A workspace inside ~/.ssh would be nothing but secrets: refused. */
+static void
+test_workspace_inside_private_refused (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *inside = g_build_filename (test_home, ".ssh", "project", NULL);
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (inside);
+  g_autoptr(GError) error = NULL;
+  WardenSandbox *sandbox;
+
+  g_assert_cmpint (g_mkdir_with_parents (inside, 0755), ==, 0);
+  config->image = g_strdup (test_image ());
+  sandbox = prepare_sandbox (backend, config, &error);
+  g_assert_null (sandbox);
+  g_assert_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, ".ssh"));
+}
+
+static gsize
+file_size (const char *path)
+{
+  GStatBuf st;
+
+  return g_stat (path, &st) == 0 ? (gsize) st.st_size : 0;
+}
+
+/* Once the call is back, @path must stop growing: nothing of the command
+ * runs on. */
+static void
+assert_stops_growing (const char *path)
+{
+  gsize before, after;
+
+  g_assert_cmpuint (file_size (path), >, 0);
+  before = file_size (path);
+  g_usleep (1200 * 1000);
+  after = file_size (path);
+  g_test_message ("%s: %" G_GSIZE_FORMAT " bytes, then %" G_GSIZE_FORMAT, path, before, after);
+  g_assert_cmpuint (after, ==, before);
+}
+
+/* A timeout ends every process the command started, whatever it did to
+ * its environment, session or parent. */
+static void
+test_timeout_kills_everything (Fixture *f, gconstpointer data)
+{
+  struct {
+    const char *file;
+    const char *command;
+  } escapes[] = {
+    { "plain", "env -i sh -c 'while :; do date >> plain; sleep 0.1; done' & sleep 100" },
+    { "session", "setsid sh -c 'exec env -i sh -c \"while :; do date >> session; sleep 0.1; "
+                 "done\"' </dev/null >/dev/null 2>&1 & sleep 100" },
+    { "orphan", "( ( env -i sh -c 'while :; do date >> orphan; sleep 0.1; "
+                "done' & ) & ) </dev/null >/dev/null 2>&1; sleep 100" },
+  };
+
+  SKIP_IF_NO_SANDBOX (f);
+  for (guint i = 0; i < G_N_ELEMENTS (escapes); i++)
+    {
+      g_autofree char *path = g_build_filename (f->workspace, escapes[i].file, NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenExecResult) r = NULL;
+      gint64 start = g_get_monotonic_time ();
+
+      r = run_full (f, escapes[i].command, 1500, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (r->timed_out);
+      /* The timeout, and back within the two seconds a kill may take. */
+      g_assert_cmpint (g_get_monotonic_time () - start, <, (1500 + 2000) * G_TIME_SPAN_MILLISECOND);
+      assert_stops_growing (path);
+    }
+}
+
+/* Stop does the same. */
+static void
+test_cancel_kills_everything (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autofree char *path = g_build_filename (f->workspace, "stopped", NULL);
+  WardenExecRequest request = {
+    .command = "env -i sh -c 'while :; do date >> stopped; sleep 0.1; done' & sleep 100",
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+  GAsyncResult *res = NULL;
+  gint64 start;
+
+  SKIP_IF_NO_SANDBOX (f);
+  warden_sandbox_exec_async (f->sandbox, &request, cancellable, store_cb, &res);
+  start = g_get_monotonic_time ();
+  while (file_size (path) == 0 && g_get_monotonic_time () - start < 10 * G_USEC_PER_SEC)
+    g_main_context_iteration (NULL, FALSE);
+  g_cancellable_cancel (cancellable);
+  start = g_get_monotonic_time ();
+  r = warden_sandbox_exec_finish (f->sandbox, wait_result (&res, 10), &error);
+  g_clear_object (&res);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 2 * G_USEC_PER_SEC);
+  assert_stops_growing (path);
+}
+
+/* Killing one command spares another one still running in the sandbox. */
+static void
+test_kill_spares_other_command (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autofree char *other = g_build_filename (f->workspace, "other", NULL);
+  g_autofree char *killed = g_build_filename (f->workspace, "killed", NULL);
+  WardenExecRequest request = {
+    .command = "while :; do date >> other; sleep 0.1; done",
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autoptr(WardenExecResult) r2 = NULL;
+  GAsyncResult *res = NULL;
+  gint64 start;
+  gsize before;
+
+  SKIP_IF_NO_SANDBOX (f);
+  warden_sandbox_exec_async (f->sandbox, &request, cancellable, store_cb, &res);
+  start = g_get_monotonic_time ();
+  while (file_size (other) == 0 && g_get_monotonic_time () - start < 10 * G_USEC_PER_SEC)
+    g_main_context_iteration (NULL, FALSE);
+  /* Its first output (in Docker, the PID the kill spares) is in. */
+  start = g_get_monotonic_time ();
+  while (g_get_monotonic_time () - start < 300 * G_TIME_SPAN_MILLISECOND)
+    g_main_context_iteration (NULL, FALSE);
+
+  r = run_full (f, "env -i sh -c 'while :; do date >> killed; sleep 0.1; done' & sleep 100",
+                1000, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (r->timed_out);
+  assert_stops_growing (killed);
+
+  /* The first command went on all along. */
+  before = file_size (other);
+  start = g_get_monotonic_time ();
+  while (g_get_monotonic_time () - start < G_USEC_PER_SEC)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_cmpuint (file_size (other), >, before);
+  g_assert_null (res);
+
+  g_cancellable_cancel (cancellable);
+  r2 = warden_sandbox_exec_finish (f->sandbox, wait_result (&res, 10), &error);
+  g_clear_object (&res);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  assert_stops_growing (other);
+}
+
+/* A command that fills the process table is ended all the same, and the
+ * sandbox works afterwards. */
+static void
+test_fork_flood_killed (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autoptr(WardenExecResult) after = NULL;
+  gint64 start;
+
+  SKIP_IF_NO_SANDBOX (f);
+  start = g_get_monotonic_time ();
+  /* exec: the shell needs no new process to go on waiting. */
+  r = run_full (f, "( i=0; while [ $i -lt 1300 ]; do sleep 100 & i=$((i+1)); done ) 2>/dev/null; "
+                   "exec sleep 100", 3000, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (r->timed_out);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, (3000 + 2000) * G_TIME_SPAN_MILLISECOND);
+
+  /* Nothing of it is left (PID 1, the container's own command, this one). */
+  after = run (f, "set -- /proc/[0-9]*; echo $#");
+  g_test_message ("processes after the kill: %s", after->stdout_text);
+  g_assert_cmpint (g_ascii_strtoll (after->stdout_text, NULL, 10), <, 10);
+}
+
+/* /tmp has a size (and, in Docker, so has HOME, which is /tmp). */
+static void
+test_tmp_size (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *workspace = make_workspace ("tmp");
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) fill = NULL;
+  g_autoptr(WardenExecResult) small = NULL;
+  WardenSandbox *sandbox;
+
+  if (!need_backend (backend))
+    {
+      remove_tree (workspace);
+      return;
+    }
+  config->image = g_strdup (test_image ());
+  config->tmp_bytes = 8 << 20;
+  sandbox = prepare_sandbox (backend, config, &error);
+  g_assert_no_error (error);
+
+  fill = exec_in (sandbox, "head -c 20000000 /dev/zero > /tmp/big || wc -c < /tmp/big", 30000);
+  small = exec_in (sandbox, "rm /tmp/big; head -c 1000000 /dev/zero > \"$HOME/small\" && echo ok",
+                   30000);
+  g_test_message ("filling /tmp: %s%s", fill->stdout_text, fill->stderr_text);
+  /* The write failed at the size, and what is left of the file fits in it. */
+  g_assert_cmpint (g_ascii_strtoll (fill->stdout_text, NULL, 10), >, 0);
+  g_assert_cmpint (g_ascii_strtoll (fill->stdout_text, NULL, 10), <=, 8 << 20);
+  g_assert_cmpstr (small->stdout_text, ==, "ok\n");
+
+  destroy_sandbox (sandbox);
+  remove_tree (workspace);
+}
+
+/* ------------------------------------------------------------------------ */
+/* bwrap: its own network, limits and a system call filter */
+
+static gboolean
+have_python (void)
+{
+  if (g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
+    return TRUE;
+  if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
+    g_test_fail_printf ("/usr/bin/python3 is missing, and CI=true");
+  else
+    g_test_skip ("/usr/bin/python3 is missing");
+  return FALSE;
+}
+
+static GSocket *
+listen_on (GSocketAddress *address)
+{
+  g_autoptr(GError) error = NULL;
+  GSocket *socket = g_socket_new (g_socket_address_get_family (address), G_SOCKET_TYPE_STREAM,
+                                  G_SOCKET_PROTOCOL_DEFAULT, &error);
+
+  g_assert_no_error (error);
+  g_socket_bind (socket, address, TRUE, &error);
+  g_assert_no_error (error);
+  g_socket_listen (socket, &error);
+  g_assert_no_error (error);
+  g_socket_set_blocking (socket, FALSE);
+  return socket;
+}
+
+static guint16
+port_of (GSocket *socket)
+{
+  g_autoptr(GSocketAddress) address = g_socket_get_local_address (socket, NULL);
+
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (address));
+}
+
+/* What reached @socket, or NULL if nobody connected. */
+static char *
+received (GSocket *socket)
+{
+  g_autoptr(GSocket) peer = g_socket_accept (socket, NULL, NULL);
+  char buffer[64] = { 0 };
+
+  if (peer == NULL)
+    return NULL;
+  g_socket_set_blocking (peer, TRUE);
+  g_socket_set_timeout (peer, 5);
+  g_socket_receive (peer, buffer, sizeof buffer - 1, NULL, NULL);
+  return g_strdup (buffer);
+}
+
+/* An IPv4 address of this machine other than loopback, or NULL. */
+static char *
+host_address (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  const char *argv[] = { "hostname", "-I", NULL };
+
+  /* hostname -I lists the addresses of every interface but loopback. */
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                     NULL, NULL, &out, NULL, NULL, &error) || out == NULL)
+    return NULL;
+  {
+    g_auto(GStrv) words = g_strsplit (g_strstrip (out), " ", -1);
+
+    for (guint i = 0; words[i]; i++)
+      if (g_hostname_is_ip_address (words[i]) && strchr (words[i], ':') == NULL &&
+          !g_str_has_prefix (words[i], "10.0.2."))
+        return g_strdup (words[i]);
+  }
+  return NULL;
+}
+
+/* With network on, bwrap has its own namespace: out through slirp4netns,
+ * but no host abstract socket (the X server, the session bus), no service
+ * on the host's loopback. */
+static void
+test_bwrap_network_own_namespace (void)
+{
+  g_autofree char *workspace = make_workspace ("net");
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *abstract_name = g_strdup_printf ("warden-test-%d-%08x", (int) getpid (),
+                                                    g_random_int ());
+  g_autoptr(GSocketAddress) abstract_address = NULL;
+  g_autoptr(GSocketAddress) loopback_address = NULL;
+  g_autoptr(GSocket) abstract = NULL;
+  g_autoptr(GSocket) loopback = NULL;
+  g_autoptr(GSocket) outside = NULL;
+  g_autoptr(WardenExecResult) dev = NULL;
+  g_autoptr(WardenExecResult) unix_try = NULL;
+  g_autoptr(WardenExecResult) lo_try = NULL;
+  g_autofree char *ip = host_address ();
+  g_autofree char *unix_cmd = NULL;
+  g_autofree char *lo_cmd = NULL;
+  g_autofree char *got = NULL;
+  WardenSandbox *sandbox;
+
+  if (!have_python ())
+    {
+      remove_tree (workspace);
+      return;
+    }
+  abstract_address = g_unix_socket_address_new_with_type (abstract_name, -1,
+                                                          G_UNIX_SOCKET_ADDRESS_ABSTRACT);
+  abstract = listen_on (abstract_address);
+  {
+    g_autoptr(GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+
+    loopback_address = g_inet_socket_address_new (lo, 0);
+    loopback = listen_on (loopback_address);
+  }
+
+  config->network = TRUE;
+  sandbox = prepare_sandbox ("bwrap", config, &error);
+  g_assert_no_error (error);
+
+  dev = exec_in (sandbox, "cat /proc/net/dev /proc/net/route", 30000);
+  g_test_message ("%s", dev->stdout_text);
+  g_assert_nonnull (strstr (dev->stdout_text, "tap0:"));
+  /* A default route (destination 0) through tap0. */
+  g_assert_nonnull (strstr (dev->stdout_text, "tap0\t00000000\t"));
+  g_assert_null (strstr (dev->stdout_text, "eth0"));
+
+  unix_cmd = g_strdup_printf ("python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); "
+                              "s.connect(\"\\0%s\"); s.send(b\"abstract\")'", abstract_name);
+  unix_try = exec_in (sandbox, unix_cmd, 30000);
+  g_test_message ("abstract socket: exit %d, %s", unix_try->exit_code, unix_try->stderr_text);
+  g_assert_cmpint (unix_try->exit_code, !=, 0);
+  g_assert_null (received (abstract));
+
+  /* 10.0.2.2 is the host to slirp4netns; 127.0.0.1 is the sandbox's own. */
+  lo_cmd = g_strdup_printf ("for a in 10.0.2.2 127.0.0.1; do "
+                            "bash -c \"echo loopback > /dev/tcp/$a/%u\" && echo reached $a; "
+                            "done; true", port_of (loopback));
+  lo_try = exec_in (sandbox, lo_cmd, 30000);
+  g_test_message ("loopback: %s%s", lo_try->stdout_text, lo_try->stderr_text);
+  g_assert_null (strstr (lo_try->stdout_text, "reached"));
+  g_assert_null (received (loopback));
+
+  /* The way out works: a server on this machine's own address. */
+  if (ip == NULL)
+    {
+      g_test_message ("no address but loopback here: only the route was checked");
+    }
+  else
+    {
+      g_autoptr(GInetAddress) inet = g_inet_address_new_from_string (ip);
+      g_autoptr(GSocketAddress) address = g_inet_socket_address_new (inet, 0);
+      g_autofree char *out_cmd = NULL;
+      g_autoptr(WardenExecResult) out_try = NULL;
+
+      outside = listen_on (address);
+      out_cmd = g_strdup_printf ("bash -c 'echo outside > /dev/tcp/%s/%u'", ip,
+                                 port_of (outside));
+      out_try = exec_in (sandbox, out_cmd, 30000);
+      g_test_message ("to %s: exit %d, %s", ip, out_try->exit_code, out_try->stderr_text);
+      g_assert_cmpint (out_try->exit_code, ==, 0);
+      got = received (outside);
+      g_assert_cmpstr (got, ==, "outside\n");
+    }
+
+  /* The listeners work: this process reaches them. */
+  {
+    g_autoptr(GSocketClient) client = g_socket_client_new ();
+    g_autoptr(GSocketConnection) connection =
+      g_socket_client_connect (client, G_SOCKET_CONNECTABLE (abstract_address), NULL, &error);
+
+    g_assert_no_error (error);
+  }
+
+  destroy_sandbox (sandbox);
+  remove_tree (workspace);
+}
+
+/* Without slirp4netns, network is refused, never the host's namespace. */
+static void
+test_bwrap_network_needs_slirp4netns (void)
+{
+  g_autofree char *workspace = make_workspace ("noslirp");
+  g_autofree char *bin = make_workspace ("bin");
+  g_autofree char *bwrap = g_find_program_in_path ("bwrap");
+  g_autofree char *link = g_build_filename (bin, "bwrap", NULL);
+  g_autofree char *saved_path = g_strdup (g_getenv ("PATH"));
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(GError) error = NULL;
+  WardenSandbox *sandbox;
+
+  g_assert_nonnull (bwrap);
+  g_assert_cmpint (symlink (bwrap, link), ==, 0);
+  g_setenv ("PATH", bin, TRUE);
+  config->network = TRUE;
+  sandbox = prepare_sandbox ("bwrap", config, &error);
+  g_setenv ("PATH", saved_path, TRUE);
+
+  g_assert_null (sandbox);
+  g_assert_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message, "slirp4netns"));
+  remove_tree (bin);
+  remove_tree (workspace);
+}
+
+#define FLOOD "( i=0; while [ $i -lt 1300 ]; do sleep 30 & i=$((i+1)); done ) 2>/dev/null; " \
+              "set -- /proc/[0-9]*; echo $#"
+
+static void
+assert_flood_bounded (const char *out)
+{
+  gint64 running = g_ascii_strtoll (out, NULL, 10);
+
+  g_test_message ("processes running after 1,300 starts: %s", out);
+  /* The loop did run, and stopped at the limit. */
+  g_assert_cmpint (running, >, 100);
+  g_assert_cmpint (running, <=, 512);
+}
+
+/* 1,300 background processes: no more than 512 run. */
+static void
+test_bwrap_process_limit (Fixture *f, gconstpointer data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+
+  SKIP_IF_NO_SANDBOX (f);
+  r = run (f, FLOOD);
+  assert_flood_bounded (r->stdout_text);
+}
+
+/* The same for a user who is not root and has no cgroup to write: the
+ * process limit is the sandbox user's RLIMIT_NPROC in its own namespace. */
+static void
+test_bwrap_process_limit_unprivileged (void)
+{
+  g_autofree char *workspace = make_workspace ("nproc");
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  const char *cli = g_getenv ("WARDEN_CLI");
+  int status = -1;
+
+  g_assert_nonnull (cli);
+  if (getuid () == 0)
+    {
+      const char *setpriv[] = { "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                "--" };
+
+      for (guint i = 0; i < G_N_ELEMENTS (setpriv); i++)
+        g_ptr_array_add (argv, (gpointer) setpriv[i]);
+    }
+  g_ptr_array_add (argv, (gpointer) cli);
+  g_ptr_array_add (argv, "sandbox");
+  g_ptr_array_add (argv, "exec");
+  g_ptr_array_add (argv, "--backend");
+  g_ptr_array_add (argv, "bwrap");
+  g_ptr_array_add (argv, "--workspace");
+  g_ptr_array_add (argv, workspace);
+  g_ptr_array_add (argv, "--");
+  g_ptr_array_add (argv, FLOOD);
+  g_ptr_array_add (argv, NULL);
+
+  g_spawn_sync ("/", (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err,
+                &status, &error);
+  g_assert_no_error (error);
+  g_test_message ("as uid 65534: %s%s", out, err);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  assert_flood_bounded (out);
+  remove_tree (workspace);
+}
+
+/* Memory beyond the limit ends the command; within it, the same command
+ * works. */
+static void
+test_bwrap_memory_limit (void)
+{
+  g_autofree char *workspace = make_workspace ("mem");
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) big = NULL;
+  g_autoptr(WardenExecResult) fits = NULL;
+  WardenSandbox *small;
+  WardenSandbox *large;
+  /* tail keeps the last 200 MB of its input in memory. */
+  const char *command = "head -c 300000000 /dev/zero | tail -c 200000000 | wc -c";
+
+  config->memory_bytes = 64 << 20;
+  small = prepare_sandbox ("bwrap", config, &error);
+  g_assert_no_error (error);
+  config->memory_bytes = 1 << 30;
+  large = prepare_sandbox ("bwrap", config, &error);
+  g_assert_no_error (error);
+
+  big = exec_in (small, command, 60000);
+  fits = exec_in (large, command, 60000);
+  g_test_message ("64 MiB: exit %d, %s%s", big->exit_code, big->stdout_text, big->stderr_text);
+  g_assert_cmpstr (fits->stdout_text, ==, "200000000\n");
+  g_assert_cmpstr (big->stdout_text, !=, "200000000\n");
+
+  destroy_sandbox (small);
+  destroy_sandbox (large);
+  remove_tree (workspace);
+}
+
+/* No user namespaces inside: the way to the kernel's less travelled code. */
+static void
+test_bwrap_no_nested_userns (Fixture *f, gconstpointer data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+
+  SKIP_IF_NO_SANDBOX (f);
+  r = run (f, "unshare -U true && echo nested-user; unshare -Ur true && echo nested-root; "
+              "unshare -m true && echo nested-mount; true");
+  g_test_message ("%s", r->stderr_text);
+  g_assert_cmpstr (r->stdout_text, ==, "");
+}
+
+/* The system call filter, call by call: a line "name errno" for each. */
+static const char seccomp_probe[] =
+  "import ctypes, errno, fcntl, os, platform, socket, termios\n"
+  "libc = ctypes.CDLL(None, use_errno=True)\n"
+  "def show(name, r):\n"
+  "    e = ctypes.get_errno() if r < 0 else 0\n"
+  "    print(name, errno.errorcode.get(e, 'ok'))\n"
+  "def call(name, f, *args):\n"
+  "    ctypes.set_errno(0)\n"
+  "    show(name, f(*[ctypes.c_long(a) for a in args]))\n"
+  "nr = {'x86_64': dict(keyctl=250, add_key=248, bpf=321, perf_event_open=298,\n"
+  "                     io_uring_setup=425, clone3=435, userfaultfd=323),\n"
+  "      'aarch64': dict(keyctl=219, add_key=217, bpf=280, perf_event_open=241,\n"
+  "                      io_uring_setup=425, clone3=435, userfaultfd=282)}[platform.machine()]\n"
+  "call('keyctl', libc.syscall, nr['keyctl'], 0, -3, 0)\n"
+  "call('add_key', libc.syscall, nr['add_key'], 0, 0, 0, 0, -3)\n"
+  "call('bpf', libc.syscall, nr['bpf'], 0, 0, 0)\n"
+  "call('perf_event_open', libc.syscall, nr['perf_event_open'], 0, 0, -1, -1, 0)\n"
+  "call('io_uring_setup', libc.syscall, nr['io_uring_setup'], 1, 0)\n"
+  "call('clone3', libc.syscall, nr['clone3'], 0, 0)\n"
+  "call('userfaultfd', libc.syscall, nr['userfaultfd'], 0)\n"
+  "call('unshare', libc.unshare, 0x10000000)\n"
+  "call('setns', libc.setns, 0, 0)\n"
+  "call('mount', libc.mount, 0, 0, 0, 0, 0)\n"
+  "call('ptrace', libc.ptrace, 0, 0, 0, 0)\n"
+  "call('personality', libc.personality, 0x0008)\n"
+  "call('process_vm_readv', libc.process_vm_readv, 1, 0, 0, 0, 0, 0)\n"
+  "try:\n"
+  "    fcntl.ioctl(0, termios.TIOCSTI, b'x'); print('TIOCSTI ok')\n"
+  "except OSError as e:\n"
+  "    print('TIOCSTI', errno.errorcode[e.errno])\n"
+  "for name, family in (('AF_PACKET', 17), ('AF_ALG', 38), ('AF_VSOCK', 40)):\n"
+  "    try:\n"
+  "        socket.socket(family, socket.SOCK_STREAM if family != 17 else socket.SOCK_RAW)\n"
+  "        print(name, 'ok')\n"
+  "    except OSError as e:\n"
+  "        print(name, errno.errorcode[e.errno])\n"
+  "for name, family in (('AF_UNIX', socket.AF_UNIX), ('AF_INET', socket.AF_INET)):\n"
+  "    socket.socket(family, socket.SOCK_STREAM); print(name, 'ok')\n";
+
+static void
+test_bwrap_seccomp (Fixture *f, gconstpointer data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autofree char *script = g_build_filename (f->workspace, "probe.py", NULL);
+  struct {
+    const char *call;
+    const char *answer;
+  } expected[] = {
+    { "keyctl", "EPERM" }, { "add_key", "EPERM" }, { "bpf", "EPERM" },
+    { "perf_event_open", "EPERM" }, { "io_uring_setup", "ENOSYS" }, { "clone3", "ENOSYS" },
+    { "userfaultfd", "EPERM" }, { "unshare", "EPERM" }, { "setns", "EPERM" },
+    { "mount", "EPERM" }, { "ptrace", "EPERM" }, { "personality", "EPERM" },
+    { "process_vm_readv", "EPERM" }, { "TIOCSTI", "EPERM" }, { "AF_PACKET", "EAFNOSUPPORT" },
+    { "AF_ALG", "EAFNOSUPPORT" }, { "AF_VSOCK", "EAFNOSUPPORT" },
+    /* What programs need still works. */
+    { "AF_UNIX", "ok" }, { "AF_INET", "ok" },
+  };
+
+  SKIP_IF_NO_SANDBOX (f);
+  if (!have_python ())
+    return;
+  g_assert_true (g_file_set_contents (script, seccomp_probe, -1, NULL));
+  r = run (f, "grep Seccomp: /proc/self/status; python3 probe.py");
+  g_test_message ("%s%s", r->stdout_text, r->stderr_text);
+  g_assert_nonnull (strstr (r->stdout_text, "Seccomp:\t2"));
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      g_autofree char *line = g_strdup_printf ("\n%s %s\n", expected[i].call,
+                                               expected[i].answer);
+
+      if (strstr (r->stdout_text, line) == NULL)
+        g_error ("%s should answer %s:\n%s", expected[i].call, expected[i].answer,
+                 r->stdout_text);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* docker: the container's hardening */
+
+static void
+test_docker_read_only_root (void)
+{
+  g_autofree char *workspace = make_workspace ("dockerfs");
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) root = NULL;
+  g_autoptr(WardenExecResult) home = NULL;
+  g_autoptr(WardenExecResult) init = NULL;
+  g_autoptr(WardenExecResult) cgroup = NULL;
+  g_autoptr(WardenExecResult) memory = NULL;
+  WardenSandbox *sandbox;
+
+  if (!need_backend ("docker"))
+    {
+      remove_tree (workspace);
+      return;
+    }
+  config->image = g_strdup (test_image ());
+  config->memory_bytes = 256 << 20;
+  sandbox = prepare_sandbox ("docker", config, &error);
+  g_assert_no_error (error);
+
+  root = exec_in (sandbox, "for p in /x /etc/x /bin/x /usr/x /root/x; do touch $p && echo $p; "
+                           "done; true", 30000);
+  g_assert_cmpstr (root->stdout_text, ==, "");
+  home = exec_in (sandbox, "touch \"$HOME/.npmrc\" /tmp/x /workspace/x && echo ok", 30000);
+  g_assert_cmpstr (home->stdout_text, ==, "ok\n");
+
+  /* docker-init as PID 1, the container's own cgroup namespace. */
+  init = exec_in (sandbox, "tr '\\0' ' ' < /proc/1/cmdline", 30000);
+  g_assert_nonnull (strstr (init->stdout_text, "init"));
+  cgroup = exec_in (sandbox, "cat /proc/self/cgroup", 30000);
+  {
+    g_auto(GStrv) lines = g_strsplit (g_strstrip (cgroup->stdout_text), "\n", -1);
+
+    for (guint i = 0; lines[i]; i++)
+      g_assert_true (g_str_has_suffix (lines[i], ":/"));
+  }
+
+  /* No swap beyond the memory limit. */
+  memory = exec_in (sandbox, "cd /sys/fs/cgroup; if [ -f memory.max ]; then cat memory.max "
+                             "memory.swap.max; else cat memory/memory.limit_in_bytes "
+                             "memory/memory.memsw.limit_in_bytes; fi", 30000);
+  g_test_message ("memory: %s", memory->stdout_text);
+  g_assert_true (g_str_equal (memory->stdout_text, "268435456\n268435456\n") ||
+                 g_str_equal (memory->stdout_text, "268435456\n0\n"));
+
+  destroy_sandbox (sandbox);
+  remove_tree (workspace);
+}
+
+/* ------------------------------------------------------------------------ */
 /* warden-cli sandbox exec, as a user runs it */
 
 static int
@@ -1055,6 +1991,20 @@ main (int    argc,
       char **argv)
 {
   const char *backends[] = { "bwrap", "host", "docker" };
+  const char *confined[] = { "bwrap", "docker" };
+  g_autofree char *config_home = NULL;
+  g_autofree char *data_home = NULL;
+  int status;
+
+  /* Warden's state and the user's keys, where a workspace can hold them:
+   * before anything asks GLib where they are. */
+  test_home = g_dir_make_tmp ("warden-test-home-XXXXXX", NULL);
+  g_assert_nonnull (test_home);
+  config_home = g_build_filename (test_home, ".config", NULL);
+  data_home = g_build_filename (test_home, ".local", "share", NULL);
+  g_setenv ("HOME", test_home, TRUE);
+  g_setenv ("XDG_CONFIG_HOME", config_home, TRUE);
+  g_setenv ("XDG_DATA_HOME", data_home, TRUE);
 
   g_test_init (&argc, &argv, NULL);
 
@@ -1100,5 +2050,45 @@ main (int    argc,
     }
   g_test_add_func ("/sandbox/cli/sandbox-failure", test_cli_sandbox_failure);
 
-  return g_test_run ();
+  /* Side doors */
+  for (guint i = 0; i < G_N_ELEMENTS (confined); i++)
+    {
+      const char *b = confined[i];
+      const struct {
+        const char      *name;
+        GTestDataFunc    func;
+      } tests[] = {
+        { "git-read-only", test_git_read_only },
+        { "git-file-read-only", test_git_file_read_only },
+        { "private-dirs-hidden", test_private_dirs_hidden },
+        { "workspace-inside-private-refused", test_workspace_inside_private_refused },
+        { "tmp-size", test_tmp_size },
+      };
+
+      add (b, "timeout-kills-everything", test_timeout_kills_everything);
+      add (b, "cancel-kills-everything", test_cancel_kills_everything);
+      add (b, "kill-spares-other-command", test_kill_spares_other_command);
+      add (b, "fork-flood-killed", test_fork_flood_killed);
+      for (guint k = 0; k < G_N_ELEMENTS (tests); k++)
+        {
+          g_autofree char *path = g_strdup_printf ("/sandbox/%s/%s", b, tests[k].name);
+
+          g_test_add_data_func (path, b, tests[k].func);
+        }
+    }
+  add ("bwrap", "process-limit", test_bwrap_process_limit);
+  add ("bwrap", "no-nested-userns", test_bwrap_no_nested_userns);
+  add ("bwrap", "seccomp", test_bwrap_seccomp);
+  g_test_add_func ("/sandbox/bwrap/process-limit-unprivileged",
+                   test_bwrap_process_limit_unprivileged);
+  g_test_add_func ("/sandbox/bwrap/memory-limit", test_bwrap_memory_limit);
+  g_test_add_func ("/sandbox/bwrap/network-own-namespace", test_bwrap_network_own_namespace);
+  g_test_add_func ("/sandbox/bwrap/network-needs-slirp4netns",
+                   test_bwrap_network_needs_slirp4netns);
+  g_test_add_func ("/sandbox/docker/read-only-root", test_docker_read_only_root);
+
+  status = g_test_run ();
+  remove_tree (test_home);
+  g_free (test_home);
+  return status;
 }
