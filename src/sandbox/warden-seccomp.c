@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <sched.h>
-#include <seccomp.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/personality.h>
@@ -25,6 +24,9 @@
 #include <unistd.h>
 
 #include "warden-sandbox.h"
+
+#if __has_include(<seccomp.h>)
+#include <seccomp.h>
 
 typedef struct
 {
@@ -133,7 +135,7 @@ warden_seccomp_build_filter (GError **error)
   if (ctx == NULL)
     {
       g_set_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE,
-                   _("Could not make the sandbox's system call filter: libseccomp failed"));
+                   _("Could not make the sandbox’s system call filter: libseccomp failed"));
       return NULL;
     }
   /* bwrap sets no_new_privs itself; calls of another architecture (32-bit
@@ -143,7 +145,7 @@ warden_seccomp_build_filter (GError **error)
   if (!add_rules (ctx, &failed))
     {
       g_set_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE,
-                   _("Could not make the sandbox's system call filter: the rule for “%s” "
+                   _("Could not make the sandbox’s system call filter: the rule for “%s” "
                      "failed"), failed);
       seccomp_release (ctx);
       return NULL;
@@ -153,7 +155,7 @@ warden_seccomp_build_filter (GError **error)
   if (file == NULL || (ret = seccomp_export_bpf (ctx, fileno (file))) < 0)
     {
       g_set_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE,
-                   _("Could not make the sandbox's system call filter: %s"),
+                   _("Could not make the sandbox’s system call filter: %s"),
                    g_strerror (file == NULL ? errno : -ret));
       if (file != NULL)
         fclose (file);
@@ -169,3 +171,16 @@ warden_seccomp_build_filter (GError **error)
   fclose (file);
   return g_byte_array_free_to_bytes (bpf);
 }
+
+#else /* no libseccomp */
+
+GBytes *
+warden_seccomp_build_filter (GError **error)
+{
+  g_set_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE,
+               _("This Warden was built without libseccomp, and bubblewrap does not run "
+                 "commands without a system call filter: use the Docker backend"));
+  return NULL;
+}
+
+#endif
