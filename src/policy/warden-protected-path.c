@@ -23,7 +23,7 @@ static const char * const protected_dirs[] = {
 
 /* Any path whose last component is one of these. */
 static const char * const protected_files[] = {
-  ".gitmodules", ".envrc", ".env.local.sh",
+  ".gitmodules", ".envrc",
   ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
   ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
   ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login", ".logout", ".inputrc",
