@@ -2316,7 +2316,25 @@ static const char *foreign_shells[] = { "csh", "tcsh", "fish", "rc", "es", "xons
 static const char **
 shell_kind (const char *base)
 {
+  static GHashTable *exact;
   const char **lists[] = { shells, foreign_shells };
+  const char **kind;
+
+  if (g_once_init_enter (&exact))
+    {
+      GHashTable *table = g_hash_table_new (g_str_hash, g_str_equal);
+
+      for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
+        for (guint i = 0; lists[l][i] != NULL; i++)
+          g_hash_table_insert (table, (gpointer) lists[l][i], lists[l]);
+      g_once_init_leave (&exact, table);
+    }
+
+  kind = g_hash_table_lookup (exact, base);
+  /* Every command is asked about: only a name with a version in it is
+   * compared with each shell's. */
+  if (kind != NULL || strpbrk (base, "0123456789.-_") == NULL)
+    return kind;
 
   for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
     for (guint i = 0; lists[l][i] != NULL; i++)
@@ -2324,8 +2342,8 @@ shell_kind (const char *base)
         gsize len = strlen (lists[l][i]);
 
         if (strncmp (base, lists[l][i], len) == 0 &&
-            (base[len] == '\0' || g_ascii_isdigit (base[len]) || base[len] == '.' ||
-             base[len] == '-' || base[len] == '_'))
+            (g_ascii_isdigit (base[len]) || base[len] == '.' || base[len] == '-' ||
+             base[len] == '_'))
           return lists[l];
       }
   return NULL;

@@ -1483,12 +1483,10 @@ check_generated (gconstpointer data)
   if (decision == NULL)
     return;
 
-  /* "The engine answers these fast." */
-  if (seconds > 2.0)
-    {
-      g_test_message ("%s: the decision took %.2f s", gen->path, seconds);
-      g_test_fail ();
-    }
+  /* "The engine answers these fast": a figure, not an assertion, since the
+   * suite runs on busy machines and under valgrind; scripts/bench and the
+   * parser's stress test print the time bound. */
+  g_test_message ("%s: the decision took %.3f s", gen->path, seconds);
   if (gen->n_parts > 0 && warden_decision_get_n_parts (decision) != gen->n_parts)
     {
       g_test_message ("%s: expected %u parts, got %u",
