@@ -131,6 +131,7 @@ typedef struct
    * substitution being read: their bodies come after the line ends. */
   guint         heredoc_floor;
   guint         heredoc_scan;   /* the first that may be unread, at or above the floor */
+  guint         substitutions;  /* how many $( ), <( ) are being read */
   guint         lists_done; /* top-level lines completed: a shell has run them */
   guint         top_depth;  /* the depth at which this script's lines are read */
   GHashTable   *not_arith;  /* offsets where "((" turned out not to be arithmetic */
@@ -566,6 +567,7 @@ parse_until_rparen (Lexer        *L,
   L->origin = origin;
   saved_floor = L->heredoc_floor;
   saved_scan = L->heredoc_scan;
+  L->substitutions++;
   L->heredoc_floor = L->heredocs != NULL ? L->heredocs->len : 0;
   parse_list (L, 0);
   if (!failed (L) && (!L->have_tok || L->tok.type != T_RPAREN))
@@ -577,6 +579,7 @@ parse_until_rparen (Lexer        *L,
     consume (L);
   L->heredoc_floor = saved_floor;
   L->heredoc_scan = saved_scan;
+  L->substitutions--;
   L->origin = saved;
   leave (L);
   return !failed (L);
@@ -1536,6 +1539,30 @@ parse_heredoc_script (Lexer   *L,
     }
 }
 
+static gboolean
+heredoc_has_closing_delimiter (const char    *body,
+                               gsize          n,
+                               const Heredoc *doc)
+{
+  gsize dl = strlen (doc->delimiter);
+  gsize i = 0;
+
+  while (i < n)
+    {
+      const char *nl = memchr (body + i, '\n', n - i);
+      gsize end = nl ? (gsize) (nl - body) : n;
+      gsize ls = i;
+
+      if (doc->strip_tabs)
+        while (ls < end && body[ls] == '\t')
+          ls++;
+      if (end - ls > dl && memcmp (body + ls, doc->delimiter, dl) == 0 && body[ls + dl] == ')')
+        return TRUE;
+      i = end + 1;
+    }
+  return FALSE;
+}
+
 /* The first here-document at or above the floor whose body is still to
  * come, or NULL. */
 static Heredoc *
@@ -1592,6 +1619,15 @@ read_heredocs (Lexer *L)
       if (body_end == (gsize) -1)
         {
           fail (L, "here-document not terminated by “%s”", doc->delimiter);
+          break;
+        }
+
+      /* In $( … ), bash takes a body line "DELIM)" as the delimiter and the
+       * end of the substitution; dash reads on. */
+      if (L->substitutions > 0 && heredoc_has_closing_delimiter (L->s + body, L->i - body, doc))
+        {
+          fail (L, "a here-document inside $( … ) has a line “%s)”, where bash and dash end "
+                   "the substitution differently", doc->delimiter);
           break;
         }
 
@@ -3101,17 +3137,22 @@ analyze (Lexer         *L,
             script.flags |= w[i].flags & W_NONLITERAL;
           parse_script_word (L, p, spec->name, &script);
         }
-      else if (start >= 0 && strcmp (spec->name, "xargs") == 0)
-        emit_words (L, w + start, n - start, WARDEN_ORIGIN_WRAPPER, replace, replace == NULL);
-      else if (start >= 0)
-        emit_words (L, w + start, n - start, WARDEN_ORIGIN_WRAPPER, hole_token, append_hole);
       else if (strcmp (spec->name, "xargs") == 0)
         {
-          /* No command: xargs runs echo. */
+          /* No command: xargs runs echo. With no input and no -r, it runs
+           * the command once with no argument added, which a pattern such as
+           * "echo *" does not match. */
           static const WordRef echo = { "echo", 0 };
+          const WordRef *cmd = start >= 0 ? w + start : &echo;
+          guint n_cmd = start >= 0 ? n - start : 1;
 
-          emit_words (L, &echo, 1, WARDEN_ORIGIN_WRAPPER, NULL, TRUE);
+          emit_words (L, cmd, n_cmd, WARDEN_ORIGIN_WRAPPER, replace, replace == NULL);
+          if (replace == NULL && !has_option (w, start >= 0 ? start : (int) n, 'r',
+                                              "no-run-if-empty"))
+            emit_words (L, cmd, n_cmd, WARDEN_ORIGIN_WRAPPER, NULL, FALSE);
         }
+      else if (start >= 0)
+        emit_words (L, w + start, n - start, WARDEN_ORIGIN_WRAPPER, hole_token, append_hole);
       return;
     }
 }

@@ -521,18 +521,24 @@ static const Row rows[] = {
   /* xargs appends arguments: its command must be allowed whatever they are, and is
    * denied when some arguments would make it match a deny pattern ("rm" plus "-rf /"). */
   { "wrappers/xargs-arguments-may-be-options-deny", "xargs rm", DENIES, .allow = S ("xargs *", "rm *") },
-  { "wrappers/xargs", "xargs rm", ALLOWS, .allow = S ("xargs *", "rm *"),
-    .parts = S ("xargs rm", "rm"),
-    .origins = O (TOP, WRAP), .deny = NONE },
+  /* With no input and no -r, xargs runs its command once with nothing appended
+   * (found by the oracle): "rm *" alone does not cover that run. */
+  { "wrappers/xargs", "xargs rm", ALLOWS, .allow = S ("xargs *", "rm *", "rm"),
+    .parts = S ("xargs rm", "rm", "rm"),
+    .origins = O (TOP, WRAP, WRAP), .deny = NONE },
+  { "wrappers/xargs-empty-input-runs-the-bare-command", "xargs rm", ASKS,
+    .allow = S ("xargs *", "rm *"), .deny = NONE },
+  { "wrappers/xargs-no-run-if-empty", "xargs -r rm", ALLOWS, .allow = S ("xargs *", "rm *"),
+    .parts = S ("xargs -r rm", "rm"), .deny = NONE },
   // design: the suggestion covers the appended arguments.
   { "wrappers/xargs-exact-pattern-is-not-enough", "xargs rm", ASKS, .allow = S ("xargs *", "rm"),
     .suggestions = S ("rm *"), .deny = NONE },
-  { "wrappers/xargs-default-echo", "xargs", ALLOWS, .allow = S ("xargs", "echo *"),
-    .parts = S ("xargs", "echo"),
-    .origins = O (TOP, WRAP) },
+  { "wrappers/xargs-default-echo", "xargs", ALLOWS, .allow = S ("xargs", "echo *", "echo"),
+    .parts = S ("xargs", "echo", "echo"),
+    .origins = O (TOP, WRAP, WRAP) },
   { "wrappers/xargs-default-echo-exact", "xargs", ASKS, .allow = S ("xargs", "echo") },
   { "wrappers/xargs-default-echo-options", "xargs -0 -n 1", ALLOWS,
-    .allow = S ("xargs *", "echo *") },
+    .allow = S ("xargs *", "echo *", "echo") },
   { "wrappers/xargs-deny", "xargs rm -rf", DENIES },
   /* "rm -r " followed by anything can never be "rm -rf /…". */
   { "wrappers/xargs-deny-needs-a-filling", "xargs rm -r", ASKS },
@@ -549,8 +555,8 @@ static const Row rows[] = {
   { "wrappers/xargs-script-deny", "xargs sh -c 'rm -rf /'", DENIES },
   { "wrappers/xargs-replaced-script", "xargs -I{} sh -c '{}'", ASKS, .allow = ANY, .deny = NONE },
   { "wrappers/xargs-old-replace-option", "xargs -i rm -rf {}", NOT_ALLOWED, .allow = ANY },
-  { "wrappers/xargs-in-pipeline", "ls | xargs rm", ASKS, .parts = S ("ls", "xargs rm", "rm"),
-    .origins = O (TOP, TOP, WRAP), .deny = NONE },
+  { "wrappers/xargs-in-pipeline", "ls | xargs rm", ASKS, .parts = S ("ls", "xargs rm", "rm", "rm"),
+    .origins = O (TOP, TOP, WRAP, WRAP), .deny = NONE },
   /* find: {} is an unknown part of the command, like xargs' arguments. */
   { "wrappers/find-name-may-be-options-deny", "find . -exec rm {} \\;", DENIES, .allow = ANY },
   { "wrappers/find-exec", "find . -exec rm {} \\;", ASKS,
@@ -939,6 +945,9 @@ static const Row rows[] = {
   { "soundness/heredoc-newline/quoted-delimiter", "cat <<'ls' $(\nevil\nls\n)\ntrue\nls", ASKS, .allow = SAFE },
   { "soundness/heredoc-newline/strip-tabs", "cat <<-ls $(\n\tevil\n\tls\n)\n\ttrue\n\tls", ASKS, .allow = SAFE },
   { "soundness/heredoc-newline/deny-allow-always", "cat <<EOF $(\nrm -rf /x\nEOF\n)\nbody\nEOF", DENIES, .mode = ALLOW_ALWAYS, .deny = RMDENY },
+  /* Found by the oracle: bash ends $( ) at "X)" before it reads the body. */
+  { "soundness/heredoc-newline/paren-in-body", "cat $(<<'X'\nX)\nevil\nX\n)''", ASKS, .allow = SAFE },
+  { "soundness/heredoc-newline/paren-in-body-command", "cat $(cat <<X\nX)\nevil\nX\n)", ASKS, .allow = SAFE },
   { "soundness/heredoc-newline/inside-is-read-inside", "echo $(cat <<EOF\nbody\nEOF\n)", ALLOWS, .allow = SAFE },
   { "soundness/heredoc-newline/array-body", "cat <<EOF; a=(\nevil\nEOF\n)\nbody\nEOF", ASKS, .allow = ANY },
   /* 2. No shell counts a bare "{" inside ${ }. */
