@@ -164,6 +164,13 @@ static const char * const wrappers[] = {
   "xargs -a a.txt ", "xargs -d , ", "xargs -E x ", "xargs -s 100 ", "xargs -P 2 ",
   "xargs -i ", "xargs -l ", "xargs -e ", "xargs --null ", "xargs --max-args=1 ", "xargs -t ",
   "/usr/bin/env ", "/bin/sudo ",
+  /* options attached, repeated or clustered: the last one wins */
+  "su -c x -c ", "su -cx -c ", "su -c- -c", "sudo -u root -u root ", "sudo -iu root ",
+  "sudo -Eu root ", "timeout -s KILL -s TERM 5 ", "env -u X -u Y ", "env -iuX ",
+  "nice -n 1 -n 2 ", "xargs -n1 -n1 ", "xargs -I {} ", "xargs -I% ", "xargs -0r ",
+  "flock -w1 x ", "flock -w 1 -x x ", "flock -nx x ", "timeout -k1s 5 ", "timeout -vk 1 5 ",
+  "taskset -pc 0 ", "ionice -c3 -n7 ", "stdbuf -i0 -o0 -e0 ", "env --unset=X ",
+  "env --ignore-environment ", "env -C. ", "sudo -- -u ", "doas -nu root ",
   NULL
 };
 
@@ -185,6 +192,19 @@ static const char * const find_forms[] = {
   "find . -maxdepth 0 -exec %X {} \\;", NULL
 };
 
+/* Shells reading a script from a file in the workspace: run.sh runs evil. */
+static const char * const script_files[] = {
+  "sh run.sh", "bash run.sh", "sh < run.sh", "bash -c 'source run.sh'", ". ./run.sh",
+  "source run.sh", "BASH_ENV=run.sh bash -c ls", "env BASH_ENV=run.sh bash -c %Q",
+  "ENV=run.sh sh -i < /dev/null", "bash --rcfile run.sh -i < /dev/null", "cat run.sh | sh",
+  "sh -s < run.sh", "busybox sh run.sh", "find . -name run.sh -exec sh {} \\;",
+  "sh -c 'sh run.sh'", "env -S 'sh run.sh'", "command . ./run.sh", "builtin source run.sh",
+  "exec sh run.sh", "nohup sh run.sh", "time sh run.sh", "xargs sh < run.sh",
+  "sh -- run.sh", "sh -e run.sh", "dash run.sh", "./run.sh", "sh ./run.sh x", "bash -x run.sh",
+  "sudo sh run.sh", "timeout 5 sh run.sh", "env sh run.sh", "sh -c . ./run.sh",
+  "sh -c 'exec \"$0\"' ./run.sh", "sh -c '\"$1\"' x ./run.sh", "sh \"$x\"run.sh", NULL
+};
+
 static const char * const stdin_shells[] = {
   "%S | sh", "%S | bash -s", "sh <<< %Q", "bash <<< %Q", "sudo -s <<< %Q", "doas -s <<< %Q",
   "su <<< %Q", "unshare <<< %Q", "busybox sh <<< %Q", "sh -s < a.txt", "chroot / <<< %Q",
@@ -200,7 +220,14 @@ static const char * const assignments[] = {
   "readonly PATH=.; %T", "env PATH=. %T", "command PATH=. %T", "local PATH=.; %T",
   "unset PATH; %T", "PATH=; %T", "PATH=.\n%T", "for PATH in . ; do %T ; done",
   "read -r PATH < /dev/null; %T", ": ${PATH:=.}; %T", "for PATH in \"$PWD\"; do %T; done",
-  "declare -x PATH=.; %T", "export PATH=. && %T", "set -- .; PATH=$1 %T", NULL
+  "declare -x PATH=.; %T", "export PATH=. && %T", "set -- .; PATH=$1 %T",
+  "printf -vPATH .; %T", "printf -v PATH -- .; %T", "read -r -- PATH <<< .; %T",
+  "mapfile -t PATH <<< .; %T", "readarray PATH <<< .; %T", "declare -gx PATH=.; %T",
+  "PATH=.:/usr/bin %T", "CDPATH=..; cd outside; %S > x", "read -rd '' PATH <<< .; %T",
+  "IFS= read -r PATH <<< .; %T", "read PATH x <<< '. y'; %T", "for PATH do %T; done",
+  "declare -a PATH=(.); %T", "PATH[0]=.; %T", "export PATH=.:$PATH; %T", "typeset -x PATH=.; %T",
+  "printf -v 'PATH' .; %T", "printf -v \"PATH\" .; %T", "printf -v P\\ATH .; %T",
+  "read P''ATH <<< .; %T", "declare P\"\"ATH=.; %T", NULL
 };
 
 static const char * const quoted_names[] = {
@@ -602,8 +629,10 @@ gen_item (OracleGen *g,
       gen_payload (g, p);
       append_find (g, out, p->str);
     }
-  else if (r < 78)
+  else if (r < 77)
     expand (g, out, pick (g, stdin_shells));
+  else if (r < 79)
+    expand (g, out, pick (g, script_files));
   else if (r < 97)
     expand (g, out, pick (g, specials));
   else

@@ -295,6 +295,8 @@ runner_reset (Runner *r)
   put_file (home, "h.txt", body, strlen (body), 0644);
 
   put_file (r->ws, "a.txt", body, strlen (body), 0644);
+  /* A script a line may hand to a shell (sh run.sh, BASH_ENV=run.sh, …). */
+  put_file (r->ws, "run.sh", "evil from-run.sh\n", 17, 0755);
   put_file (r->ws, "b.txt", "a\nb\n", 4, 0644);
   put_dir (r->ws, "dir");
   put_file (r->ws, "dir/c.txt", body, strlen (body), 0644);

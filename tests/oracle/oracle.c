@@ -268,27 +268,45 @@ allowed_with_redirections (GPtrArray  *patterns,
   return FALSE;
 }
 
-/* Words of @line after a rough quote removal, to see whether a busybox
- * applet that writes files may have run. */
+/* Whether a busybox applet that writes files may have run: a word of @line,
+ * after a rough quote removal, in command position (at the start, after an
+ * operator or keyword, or after a wrapper) that names one. */
 static gboolean
 mentions_busybox_writer (const char *line)
 {
+  static const char * const leaders[] = {
+    "then", "do", "else", "elif", "if", "while", "until", "!", "time", "xargs", "env", "sudo",
+    "doas", "nice", "nohup", "timeout", "busybox", "command", "exec", "builtin", "setsid",
+    "stdbuf", "ionice", "taskset", "chroot", "flock", "-exec", "-execdir", "-ok", "-okdir",
+    "unshare", "nsenter", "setpriv", "runuser", NULL
+  };
   g_autoptr(GString) word = g_string_new (NULL);
+  gboolean command_position = TRUE;
 
   for (const char *p = line;; p++)
     {
       if (*p == '\'' || *p == '"' || *p == '\\')
         continue;
-      if (*p != '\0' && (g_ascii_isalnum (*p) || *p == '_' || *p == '-'))
+      if (*p != '\0' && !g_ascii_isspace (*p) && strchr (";&|(){}`$", *p) == NULL)
         {
           g_string_append_c (word, *p);
           continue;
         }
-      if (word->len > 0 && in_list (word->str, busybox_writers))
-        return TRUE;
-      g_string_truncate (word, 0);
+      if (word->len > 0)
+        {
+          if (command_position && in_list (word->str, busybox_writers))
+            return TRUE;
+          /* options, numbers (timeout 5, nice -n 5) and assignments keep a
+           * wrapper's command position */
+          if (!(command_position && (word->str[0] == '-' || g_ascii_isdigit (word->str[0]) ||
+                                     strchr (word->str, '=') != NULL)))
+            command_position = in_list (word->str, leaders);
+          g_string_truncate (word, 0);
+        }
       if (*p == '\0')
         return FALSE;
+      if (strchr (";&|(){}`$\n", *p) != NULL)
+        command_position = TRUE;
     }
 }
 
@@ -890,6 +908,7 @@ self_test (Oracle *o)
     { "timeout -s KILL 5 nice -n 1 evil 5", "evil 5", 0, TRUE },
     { "evil 6 &", "evil 6", 0, TRUE },
     { "cat <<EOF | sh\nevil 7\nEOF", "evil 7", 0, TRUE },
+    { "sh run.sh", "evil from-run.sh", 0, TRUE },
     { "PATH=. ls", "/", 0, FALSE },
     { "'ls ./x'", "/", 0, FALSE },
     { "echo x > ../outside/x", NULL, 1, TRUE },
@@ -928,6 +947,27 @@ self_test (Oracle *o)
                      checks[i].line, oracle_shell_name (s), expect, run->ran->len, run->err);
             ok = FALSE;
           }
+        /* and the judge must call it what it is: only the two lines that run
+         * git and ls are fine under this profile */
+        {
+          Case *c = case_new (checks[i].line);
+          Verdict v = { 0 };
+          gboolean fine = strcmp (checks[i].line, checks[1].line) == 0 ||
+                          strcmp (checks[i].line, checks[2].line) == 0;
+
+          for (const char * const *a = (const char * const []) { "ls", "ls *", "cat *", "echo *",
+                                                                 "git status", "git diff", NULL };
+               *a != NULL; a++)
+            g_ptr_array_add (c->allow, g_strdup (*a));
+          if (judge (o, c, c->line, WARDEN_MODE_ALLOWLIST, s, run, &v) == fine)
+            {
+              g_print ("# harness: the judge calls %s under %s %s\n", checks[i].line,
+                       oracle_shell_name (s), fine ? "a failure" : "fine");
+              ok = FALSE;
+            }
+          verdict_clear (&v);
+          case_free (c);
+        }
         if ((checks[i].changes == 1) != (run->changes->len > 0) ||
             (checks[i].changes == 2) != (run->protected_changes->len > 0) ||
             run->log_tampered || run->timed_out)
