@@ -125,6 +125,7 @@ typedef struct
   const char *allowed_by;
   const char *no_match;
   const char *denied_by;
+  const char *may_be_denied;
   const char *allows_every;
   const char *asks_every;
   const char *redirections_only;
@@ -145,6 +146,7 @@ texts (void)
       t.allowed_by = _("allowed by “%s”");
       t.no_match = _("no allow pattern matches “%s”");
       t.denied_by = _("“%s” matches the deny pattern “%s”");
+      t.may_be_denied = _("“%s” could expand to a command that the deny pattern “%s” names");
       t.allows_every = _("the profile allows every command");
       t.asks_every = _("the profile asks before every command");
       t.redirections_only = _("redirections only: no command runs");
@@ -182,6 +184,20 @@ judge_part (WardenPolicy            *self,
       *pattern = deny;
       *reason = g_strdup_printf (t->denied_by, part->text, deny);
       return WARDEN_VERDICT_DENY;
+    }
+
+  /* "rm -rf $d" is not what a deny pattern for "rm -rf /" names as written,
+   * but $d may be "/": nobody can know before it runs, so it asks, in every
+   * mode. */
+  if (part->expanded_text != NULL)
+    {
+      deny = warden_pattern_set_lookup (self->deny, part->expanded_text,
+                                        strlen (part->expanded_text), TRUE);
+      if (deny != NULL)
+        {
+          *reason = g_strdup_printf (t->may_be_denied, part->text, deny);
+          return WARDEN_VERDICT_ASK;
+        }
     }
 
   if (part->kind != WARDEN_PART_REDIRECTION)

@@ -398,6 +398,7 @@ part_free (gpointer data)
   g_free (p->pub.text);
   g_free (p->pub.match_text);
   g_free (p->pub.base_text);
+  g_free (p->pub.expanded_text);
   g_free (p->pub.argv);
   g_free (p->pub.force_ask);
   g_free (p);
@@ -2153,6 +2154,39 @@ join_words (const WordRef *words,
   return g_string_free (s, FALSE);
 }
 
+/* The words with each one that expands as a hole, the name by its basename;
+ * NULL when no argument expands (a name that expands asks anyway). */
+static char *
+join_expanded (const WordRef *words,
+               guint          n)
+{
+  GString *s = NULL;
+
+  for (guint i = 1; i < n; i++)
+    if (words[i].flags & W_NONLITERAL)
+      break;
+    else if (i + 1 == n)
+      return NULL;
+  if (n < 2)
+    return NULL;
+
+  s = g_string_new (NULL);
+  for (guint i = 0; i < n; i++)
+    {
+      const char *w = words[i].text;
+
+      if (i > 0)
+        g_string_append_c (s, ' ');
+      if (i == 0 && strrchr (w, '/') != NULL && strrchr (w, '/')[1] != '\0')
+        w = strrchr (w, '/') + 1;
+      if (i > 0 && (words[i].flags & W_NONLITERAL))
+        g_string_append_c (s, WARDEN_PATTERN_HOLE);
+      else
+        g_string_append (s, w);
+    }
+  return g_string_free (s, FALSE);
+}
+
 static const char *
 basename_of (const char *name)
 {
@@ -3179,6 +3213,7 @@ emit_words (Lexer         *L,
         p->pub.match_text = join_words (words, n_words, hole_token, append_hole, FALSE);
       if (strchr (words[0].text, '/') != NULL)
         p->pub.base_text = join_words (words, n_words, hole_token, append_hole, TRUE);
+      p->pub.expanded_text = join_expanded (words, n_words);
       p->pub.argv = make_argv (words, n_words);
       p->pub.name = p->pub.argv[0];
       analyze (L, p, words, n_words, hole_token, append_hole);
@@ -3459,6 +3494,7 @@ finish_simple_command (Lexer  *L,
       /* Deny patterns also see the bare command: "X=1 /bin/rm -rf /" is "rm -rf /". */
       if (text_differs)
         p->pub.base_text = join_words (w, n_words, NULL, FALSE, TRUE);
+      p->pub.expanded_text = join_expanded (w, n_words);
       analyze (L, p, w, n_words, NULL, FALSE);
       if (p->shell_reads_stdin)
         shell_script_from_stdin (L, p, items);

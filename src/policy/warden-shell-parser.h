@@ -36,6 +36,10 @@ typedef struct
   /* @text with the command name replaced by its last path component, for
    * deny patterns (/bin/rm is rm); NULL when the name has no slash. */
   char           *base_text;
+  /* The bare command (as @base_text) with every word that holds an expansion,
+   * a glob or a brace list replaced by WARDEN_PATTERN_HOLE, for deny patterns:
+   * "rm -rf $d" may become "rm -rf /". NULL when no word expands. */
+  char           *expanded_text;
   /* The words after quote removal, name first, assignments left out, in one
    * block; @name points at the first. Both NULL for assignments and
    * redirections. */

@@ -997,6 +997,11 @@ static const Row rows[] = {
   { "soundness/ansi-c/control", "echo $'\\cA'", ALLOWS, .allow = SAFE, .parts = S ("echo \001", "echo $\\cA", "echo \\cA") },
   { "soundness/ansi-c/nul-ends-string", "rm $'-rf\\0x' ~", DENIES, .allow = ANY, .deny = RMDENY },
   { "soundness/ansi-c/unknown-keeps-backslash", "echo $'\\q'", ALLOWS, .allow = SAFE, .parts = S ("echo \\q", "echo $\\q") },
+  /* Found by the oracle: an expansion may produce what a deny pattern names. */
+  { "soundness/expansions/substitution-in-a-word", "ls e$( (i))vil", ASKS, .mode = ALLOW_ALWAYS, .deny = S ("*evil*") },
+  { "soundness/expansions/variable-argument", "rm -rf \"$d\"", ASKS, .allow = S ("rm *"), .deny = S ("rm -rf /*") },
+  { "soundness/expansions/glob-argument", "rm -rf /?", ASKS, .mode = ALLOW_ALWAYS, .deny = S ("rm -rf /") },
+  { "soundness/expansions/unrelated-deny", "echo $HOME", ALLOWS, .mode = ALLOW_ALWAYS, .deny = RMDENY },
   /* 7. Wrappers with options, shells reading stdin. */
   { "soundness/wrappers/sudo-k-runs", "sudo -k rm x", ASKS, .allow = S ("sudo *") },
   { "soundness/wrappers/sudo-k-deny", "sudo -k rm -rf /", DENIES, .mode = ALLOW_ALWAYS, .deny = RMDENY },
