@@ -174,6 +174,7 @@ judge_part (WardenPolicy            *self,
   gsize text_len = strlen (text);
   const char *allow = NULL;
   const char *deny;
+  gboolean min_unmatched = FALSE;
 
   deny = warden_pattern_set_lookup (self->deny, text, text_len, TRUE);
   if (deny == NULL && part->base_text != NULL)
@@ -202,6 +203,14 @@ judge_part (WardenPolicy            *self,
 
   if (part->kind != WARDEN_PART_REDIRECTION)
     allow = warden_pattern_set_lookup (self->allow, text, text_len, FALSE);
+  /* "cat $f" runs "cat" when $f is empty: that command must be allowed too. */
+  if (allow != NULL && part->min_text != NULL &&
+      warden_pattern_set_lookup (self->allow, part->min_text, strlen (part->min_text),
+                                 FALSE) == NULL)
+    {
+      allow = NULL;
+      min_unmatched = TRUE;
+    }
 
   if (part->force_ask != NULL && !(part->liftable && allow != NULL))
     {
@@ -232,9 +241,9 @@ judge_part (WardenPolicy            *self,
       return WARDEN_VERDICT_ALLOW;
     }
 
-  *reason = g_strdup_printf (t->no_match, part->text);
+  *reason = g_strdup_printf (t->no_match, min_unmatched ? part->min_text : part->text);
   if (!part->no_suggestion)
-    *suggestion = suggest (part);
+    *suggestion = min_unmatched ? g_strdup (part->min_text) : suggest (part);
   return WARDEN_VERDICT_ASK;
 }
 

@@ -32,6 +32,7 @@ enum
   W_ANSI    = 1 << 5,  /* $'…' or $"…" */
   W_PROCSUB = 1 << 6,  /* <( … ) or >( … ) */
   W_ASSIGN  = 1 << 7,  /* NAME=…, NAME+=…, NAME[…]=… */
+  W_VANISH  = 1 << 8,  /* only unquoted expansions ($x, $(cmd), "$@"): may be no word at all */
 };
 #define W_NONLITERAL (W_EXPAND | W_GLOB | W_BRACE | W_TILDE | W_ANSI | W_PROCSUB)
 
@@ -181,6 +182,7 @@ static void     parse_string   (State *st, const char *s, gsize n, WardenOrigin 
 static void     parse_as_sh_would (Lexer *L, gsize start, gsize end);
 static gboolean names_sensitive_var (const char *arg);
 static gboolean names_dangerous_var (const char *arg);
+static void     append_redirection_text (GString *text, Item *it);
 static Heredoc *pending_heredoc (Lexer *L);
 static void     emit_words     (Lexer *L, const WordRef *words, guint n_words, WardenOrigin origin,
                                 const char *hole_token, gboolean append_hole);
@@ -399,6 +401,7 @@ part_free (gpointer data)
   g_free (p->pub.match_text);
   g_free (p->pub.base_text);
   g_free (p->pub.expanded_text);
+  g_free (p->pub.min_text);
   g_free (p->pub.argv);
   g_free (p->pub.force_ask);
   g_free (p);
@@ -1255,6 +1258,29 @@ lex_dquote (Lexer    *L,
 /* ------------------------------------------------------------------------ */
 /* Words and tokens */
 
+/* "$@", "${@…}" and "${name[@]…}" are no word at all when there is nothing
+ * to expand; other double-quoted strings are one word, maybe empty. */
+static gboolean
+dquote_may_vanish (const char *s,
+                   gsize       n)
+{
+  gsize i = 1;
+
+  if (n < 4 || s[0] != '"' || s[1] != '$')
+    return FALSE;
+  if (s[2] == '@')
+    return n > 3 && s[3] == '"';
+  if (s[2] != '{')
+    return FALSE;
+  if (s[3] == '@')
+    return TRUE;
+  for (i = 3; i < n && is_name_char ((guchar) s[i]); i++)
+    ;
+  return i + 2 < n && s[i] == '[' && s[i + 1] == '@' && s[i + 2] == ']';
+}
+
+
+
 /* Reads one word at the current position. With @array_elem, stops quietly
  * on a metacharacter (for arithmetic and ${ } scanning, which call it on a
  * '$'). Returns FALSE on error, or when nothing could be read. */
@@ -1268,6 +1294,9 @@ lex_word_into (Lexer    *L,
   gboolean brace_open = FALSE, brace_list = FALSE;
   gboolean bracket_open = FALSE;
   gboolean any = FALSE;
+  /* Whether the word holds anything but unquoted expansions: if not, it may
+   * expand to no word at all, and the command runs without it. */
+  gboolean literal = FALSE, expansion = FALSE;
 
   for (;;)
     {
@@ -1275,6 +1304,25 @@ lex_word_into (Lexer    *L,
 
       if (failed (L))
         return FALSE;
+
+      if (c >= 0 && !is_meta (c))
+        {
+          int c2 = peekc2 (L);
+
+          if (c == '`')
+            expansion = TRUE;
+          else if (c == '$' && (c2 == '{' || is_name_start (c2) || g_ascii_isdigit (c2) ||
+                                (c2 >= 0 && strchr ("@*#?-$!", c2) != NULL)))
+            expansion = TRUE;
+          else if (c == '$' && c2 == '(' && L->i + 2 < L->n && L->s[L->i + 2] != '(')
+            expansion = TRUE;
+          else if (c == '"' && dquote_may_vanish (L->s + L->i, L->n - L->i))
+            expansion = TRUE;
+          else
+            literal = TRUE;
+        }
+      else if (c == '<' || c == '>')
+        literal = TRUE;
 
       /* Process substitution may start anywhere in a word; dash has none. */
       if ((c == '<' || c == '>') && peekc2 (L) == '(' && (L->st->dialect_hit = TRUE) &&
@@ -1447,6 +1495,9 @@ lex_word_into (Lexer    *L,
           L->i++;
         }
     }
+
+  if (!array_elem && any && expansion && !literal)
+    *flags |= W_VANISH;
 
   if (!array_elem && any && raw_is_assignment (L->s + start, L->i - start))
     {
@@ -2187,6 +2238,52 @@ join_expanded (const WordRef *words,
   return g_string_free (s, FALSE);
 }
 
+/* The text with the arguments that may expand to nothing left out, and the
+ * redirections of @items (when given) in their places; NULL when no argument
+ * may vanish. */
+static char *
+join_without_vanishing (const WordRef *words,
+                        guint          n,
+                        GArray        *items)
+{
+  GString *s;
+  gboolean any = FALSE;
+
+  for (guint i = 1; i < n; i++)
+    if (words[i].flags & W_VANISH)
+      any = TRUE;
+  if (!any)
+    return NULL;
+
+  s = g_string_new (NULL);
+  if (items == NULL)
+    {
+      for (guint i = 0; i < n; i++)
+        if (i == 0 || (words[i].flags & W_VANISH) == 0)
+          {
+            if (s->len > 0)
+              g_string_append_c (s, ' ');
+            g_string_append (s, words[i].text);
+          }
+      return g_string_free (s, FALSE);
+    }
+
+  for (guint i = 0, word = 0; i < items->len; i++)
+    {
+      Item *it = &g_array_index (items, Item, i);
+
+      if (it->kind == ITEM_WORD && word++ > 0 && (it->flags & W_VANISH))
+        continue;
+      if (s->len > 0)
+        g_string_append_c (s, ' ');
+      if (it->kind == ITEM_REDIR)
+        append_redirection_text (s, it);
+      else
+        g_string_append (s, it->text->str);
+    }
+  return g_string_free (s, FALSE);
+}
+
 static const char *
 basename_of (const char *name)
 {
@@ -2746,9 +2843,13 @@ analyze_script_wrapper (Lexer             *L,
                         gboolean           holes)
 {
   const WordRef *script = NULL;
-  WordRef attached = { NULL, 0 };
+  WordRef attached[8];
+  guint n_attached = 0;
+  const WordRef *scripts[8];
+  guint n_scripts = 0;
   guint positionals = spec->positionals, seen = 0;
   int cmd_start = -1;
+  gboolean have_args = FALSE;
   g_autofree char *why = NULL;
 
   if (holes)
@@ -2783,14 +2884,18 @@ analyze_script_wrapper (Lexer             *L,
 
           if (str_in (lname, spec->script_long))
             {
-              if (eq != NULL)
+              if (eq != NULL && n_attached < G_N_ELEMENTS (attached))
                 {
-                  attached.text = eq + 1;
-                  attached.flags = w[i].flags;
-                  script = &attached;
+                  attached[n_attached].text = eq + 1;
+                  attached[n_attached].flags = w[i].flags;
+                  script = &attached[n_attached++];
                 }
-              else if (i + 1 < n)
+              else if (eq == NULL && i + 1 < n)
                 script = &w[++i];
+              if (script != NULL && n_scripts < G_N_ELEMENTS (scripts))
+                scripts[n_scripts++] = script;
+              else
+                why = g_strdup_printf ("%s has more scripts than the engine follows", spec->name);
               continue;
             }
           if (strcmp (lname, "shell") == 0)
@@ -2813,14 +2918,20 @@ analyze_script_wrapper (Lexer             *L,
                                        spec->name, *o);
               else if (strchr (spec->script_opts, *o) != NULL)
                 {
-                  if (o[1] != '\0')
+                  /* su -c A -c B runs B, but every one is checked. */
+                  if (o[1] != '\0' && n_attached < G_N_ELEMENTS (attached))
                     {
-                      attached.text = o + 1;
-                      attached.flags = w[i].flags;
-                      script = &attached;
+                      attached[n_attached].text = o + 1;
+                      attached[n_attached].flags = w[i].flags;
+                      script = &attached[n_attached++];
                     }
-                  else if (i + 1 < n)
+                  else if (o[1] == '\0' && i + 1 < n)
                     script = &w[++i];
+                  if (script != NULL && n_scripts < G_N_ELEMENTS (scripts))
+                    scripts[n_scripts++] = script;
+                  else
+                    why = g_strdup_printf ("%s has more scripts than the engine follows",
+                                           spec->name);
                   break;
                 }
               else if (strchr (spec->short_args, *o) != NULL)
@@ -2843,19 +2954,30 @@ analyze_script_wrapper (Lexer             *L,
           seen++;
           continue;
         }
-      if (script != NULL)
-        break;  /* the words after su's -c STRING are the script's $0, $1 … */
+      /* su and script take options anywhere (su USER -c A ARG -c B): the
+       * words around them are the script's $0, $1 …, or with no script a
+       * command for flock and runuser -u. */
+      if (script != NULL || (strcmp (spec->name, "flock") != 0 &&
+                             strcmp (spec->name, "runuser") != 0))
+        {
+          if (script == NULL && !spec->bare_shell)
+            cmd_start = i;
+          else if (script == NULL)
+            have_args = TRUE;
+          continue;
+        }
       cmd_start = i;
     }
 
   if (why != NULL)
     force_ask (p, FALSE, why);
-  else if (script != NULL)
-    parse_script_word (L, p, spec->name, script);
+  else if (n_scripts > 0)
+    for (guint k = 0; k < n_scripts; k++)
+      parse_script_word (L, p, spec->name, scripts[k]);
   else if (cmd_start >= 0 && (strcmp (spec->name, "flock") == 0 ||
                               strcmp (spec->name, "runuser") == 0))
     emit_words (L, w + cmd_start, n - cmd_start, WARDEN_ORIGIN_WRAPPER, NULL, FALSE);
-  else if (cmd_start >= 0 || spec->bare_shell)
+  else if (cmd_start >= 0 || spec->bare_shell || have_args)
     {
       g_autofree char *msg = g_strdup_printf ("%s starts a shell that reads its script from "
                                               "its arguments or standard input", spec->name);
@@ -2990,8 +3112,8 @@ analyze (Lexer         *L,
 
   if (strcmp (base, "wait") == 0)
     {
-      for (guint i = 1; i + 1 < n; i++)
-        if (strcmp (w[i].text, "-p") == 0)
+      for (guint i = 1; i < n; i++)
+        if (g_str_has_prefix (w[i].text, "-") && strchr (w[i].text, 'p') != NULL)
           force_ask (p, FALSE, "wait -p sets a variable");
       return;
     }
@@ -3019,6 +3141,15 @@ analyze (Lexer         *L,
            * declare's, only the one after printf -v. */
           gboolean names_var = is_printf ? (i > 1 && strcmp (w[i - 1].text, "-v") == 0)
                                          : a[0] != '-';
+
+          /* An option's name attached to it: printf -vPATH, read -aPATH. */
+          if (a[0] == '-' && a[1] != '\0' && a[2] != '\0' &&
+              ((is_printf && a[1] == 'v') ||
+               (strcmp (base, "read") == 0 && strchr (a + 1, 'a') != NULL)))
+            {
+              a = is_printf ? a + 2 : strchr (a + 1, 'a') + 1;
+              names_var = *a != '\0';
+            }
 
           if ((strcmp (base, "mapfile") == 0 || strcmp (base, "readarray") == 0) &&
               a[0] == '-' && strchr (a, 'C') != NULL)
@@ -3214,6 +3345,7 @@ emit_words (Lexer         *L,
       if (strchr (words[0].text, '/') != NULL)
         p->pub.base_text = join_words (words, n_words, hole_token, append_hole, TRUE);
       p->pub.expanded_text = join_expanded (words, n_words);
+      p->pub.min_text = join_without_vanishing (words, n_words, NULL);
       p->pub.argv = make_argv (words, n_words);
       p->pub.name = p->pub.argv[0];
       analyze (L, p, words, n_words, hole_token, append_hole);
@@ -3495,6 +3627,7 @@ finish_simple_command (Lexer  *L,
       if (text_differs)
         p->pub.base_text = join_words (w, n_words, NULL, FALSE, TRUE);
       p->pub.expanded_text = join_expanded (w, n_words);
+      p->pub.min_text = join_without_vanishing (w, n_words, items);
       analyze (L, p, w, n_words, NULL, FALSE);
       if (p->shell_reads_stdin)
         shell_script_from_stdin (L, p, items);

@@ -40,6 +40,11 @@ typedef struct
    * a glob or a brace list replaced by WARDEN_PATTERN_HOLE, for deny patterns:
    * "rm -rf $d" may become "rm -rf /". NULL when no word expands. */
   char           *expanded_text;
+  /* @text without the arguments that may expand to no word at all (an
+   * unquoted $x or $(cmd), "$@"): the command that runs when they do, which
+   * an allow pattern must match too ("cat *" does not match "cat"). NULL
+   * when no argument may vanish. */
+  char           *min_text;
   /* The words after quote removal, name first, assignments left out, in one
    * block; @name points at the first. Both NULL for assignments and
    * redirections. */

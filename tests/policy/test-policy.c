@@ -45,8 +45,8 @@ enum
 /* The profile most rows use (allow = NULL, deny = NULL): the seed's Node.js
  * profile plus a few everyday commands. */
 static const char * const std_allow[] = {
-  "ls", "ls *", "cat *", "echo *", "node *", "git status", "grep *", "true", "test *", "wc *",
-  NULL
+  "ls", "ls *", "cat *", "echo", "echo *", "node *", "git status", "grep *", "true", "test *",
+  "wc *", NULL
 };
 static const char * const std_deny[] = { "rm -rf /*", "git push *", NULL };
 
@@ -934,7 +934,7 @@ static const Row rows[] = {
   { "suggestions/none-for-redirection-target", "ls > /etc/x", ASKS, .suggestions = NONE },
 
   /* ---- Soundness: each class of issue 10, the line as bash, dash and busybox read it ---- */
-#define SAFE S ("cat *", "echo *", "ls", "ls *", "true", "printf *")
+#define SAFE S ("cat", "cat *", "echo", "echo *", "ls", "ls *", "true", "printf *")
 #define RMDENY S ("rm -rf *", "rm -fr *", "git diff *--output*", "evil*")
   /* 1. Here-document bodies come after the newline that ends the outer line (the
    * delimiter "ls" makes the old misreading allow everything). */
@@ -1002,6 +1002,16 @@ static const Row rows[] = {
   { "soundness/expansions/variable-argument", "rm -rf \"$d\"", ASKS, .allow = S ("rm *"), .deny = S ("rm -rf /*") },
   { "soundness/expansions/glob-argument", "rm -rf /?", ASKS, .mode = ALLOW_ALWAYS, .deny = S ("rm -rf /") },
   { "soundness/expansions/unrelated-deny", "echo $HOME", ALLOWS, .mode = ALLOW_ALWAYS, .deny = RMDENY },
+  /* Found by the oracle: an argument that expands to no word at all leaves the bare
+   * command, which "cat *" does not match. */
+  { "soundness/vanishing/unquoted-variable", "cat ${x}", ASKS, .allow = S ("cat *"), .suggestions = S ("cat") },
+  { "soundness/vanishing/substitution", "git log $(\"cat\" $x)", ASKS, .allow = S ("git log *", "cat *") },
+  { "soundness/vanishing/positional", "ls \"$@\"", ASKS, .allow = S ("ls *") },
+  { "soundness/vanishing/array", "ls \"${a[@]}\"", ASKS, .allow = S ("ls *") },
+  { "soundness/vanishing/both-allowed", "cat $x", ALLOWS, .allow = S ("cat", "cat *") },
+  { "soundness/vanishing/quoted-stays", "cat \"$x\"", ALLOWS, .allow = S ("cat *") },
+  { "soundness/vanishing/with-literal", "cat $x.txt", ALLOWS, .allow = S ("cat *") },
+  { "soundness/vanishing/arithmetic-stays", "cat $((1+2))", ALLOWS, .allow = S ("cat *") },
   /* 7. Wrappers with options, shells reading stdin. */
   { "soundness/wrappers/sudo-k-runs", "sudo -k rm x", ASKS, .allow = S ("sudo *") },
   { "soundness/wrappers/sudo-k-deny", "sudo -k rm -rf /", DENIES, .mode = ALLOW_ALWAYS, .deny = RMDENY },
@@ -1040,6 +1050,9 @@ static const Row rows[] = {
   { "soundness/wrappers/fakeroot-faked", "fakeroot -f /tmp/x ls", ASKS, .allow = S ("fakeroot *", "ls") },
   { "soundness/wrappers/sg-command-string", "sg grp evil", ASKS, .allow = S ("sg *") },
   { "soundness/wrappers/chrt", "chrt 5 evil", ASKS, .allow = S ("chrt *") },
+  { "soundness/wrappers/su-last-c-wins", "su t -c- t -cevil", DENIES, .mode = ALLOW_ALWAYS, .deny = S ("evil") },
+  { "soundness/assignments/printf-v-attached", "printf -vPATH .; ls", ASKS, .allow = S ("printf *", "ls") },
+  { "soundness/assignments/read-a-attached", "read -raIFS", ASKS, .allow = ANY },
   { "soundness/wrappers/known-forms-allowed", "sudo -u bob ls && flock /tmp/l ls && su bob -c ls", ALLOWS, .allow = S ("sudo *", "flock *", "su *", "ls") },
   /* 8. Command names that are not what the pattern names. */
   { "soundness/command-word/space-in-quotes", "'ls ./x'", ASKS, .allow = ANY },
