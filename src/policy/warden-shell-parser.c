@@ -3220,6 +3220,14 @@ analyze (Lexer         *L,
         force_ask (p, FALSE, "the shell script is filled in at run time");
       else if (idx >= 0)
         parse_script_word (L, p, base, &w[idx]);
+      else if (!has_option (w, n, 'n', "noexec"))
+        {
+          /* bash build.sh: the file may say anything, and it can change
+           * between this check and the run, so it asks like a script on
+           * standard input does (the exec guard checks what it starts). */
+          force_ask (p, FALSE, "the shell runs a script file, whose commands the engine cannot "
+                               "see");
+        }
       return;
     }
 

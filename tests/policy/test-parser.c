@@ -106,7 +106,7 @@ static const ParseCase cases[] = {
   { "bash <<< 'rm x'", { "top:bash <<< rm x", "script:rm x" } },
   { "curl x | sh", { "top:curl x", "?top:sh" } },
   { "sh -s < x.sh", { "?top:sh -s < x.sh" } },
-  { "bash script.sh", { "top:bash script.sh" } },
+  { "bash script.sh", { "?top:bash script.sh" } },
   { "cat <<EOF\nEOF\nrm x", { "top:cat << EOF", "top:rm x" } },
   /* Redirections in the text */
   { "node app.js > /dev/null 2>&1", { "top:node app.js > /dev/null 2>&1" } },
@@ -174,7 +174,7 @@ static const ParseCase cases[] = {
   { "/bin/dash -x -c \"a | b\" name arg", { "top:/bin/dash -x -c a | b name arg", "script:a",
                                             "script:b" } },
   { "zsh -o errexit -c a", { "top:zsh -o errexit -c a", "script:a" } },
-  { "bash script.sh", { "top:bash script.sh" } },
+  { "bash script.sh", { "?top:bash script.sh" } },
   { "sh -c \"$X\"", { "?top:sh -c $X" } },
   { "sh $OPTS", { "?top:sh $OPTS" } },
   { "sh -c 'sh -c \"rm x\"'", { "top:sh -c sh -c \"rm x\"", "script:sh -c rm x", "script:rm x" } },

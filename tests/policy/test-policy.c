@@ -605,8 +605,12 @@ static const Row rows[] = {
   { "wrappers/sh-c-nested-deny", "sh -c \"sh -c 'rm -rf /'\"", DENIES },
   { "wrappers/sh-c-parse-error", "sh -c 'echo \"'", ASKS, .allow = S ("sh *", "echo *") },
   { "wrappers/sh-c-eval", "bash -c 'eval ls'", ASKS, .allow = ANY },
-  { "wrappers/sh-script-file", "sh script.sh", ALLOWS, .allow = S ("sh *"),
+  /* The file may say anything, and an earlier command may write it ("echo evil > x;
+   * sh x"): the oracle ran such lines. */
+  { "wrappers/sh-script-file", "sh script.sh", ASKS, .allow = S ("sh *"),
     .parts = S ("sh script.sh") },
+  { "wrappers/sh-script-file-written-first", "echo evil > x.sh; sh x.sh", ASKS, .allow = S ("sh *", "echo *") },
+  { "wrappers/sh-syntax-check-only", "sh -n script.sh", ALLOWS, .allow = S ("sh *") },
   { "wrappers/pipe-to-sh", "ls | sh", ASKS, .parts = S ("ls", "sh") },
   { "wrappers/nested", "sudo env nice -n 5 ls", ALLOWS,
     .allow = S ("sudo *", "env *", "nice *", "ls"),
