@@ -1305,24 +1305,26 @@ lex_word_into (Lexer    *L,
       if (failed (L))
         return FALSE;
 
-      if (c >= 0 && !is_meta (c))
+      /* Once a word holds a literal character it cannot vanish: most words
+       * are decided at their first character. */
+      if (!literal && c >= 0)
         {
-          int c2 = peekc2 (L);
+          if (c == '$')
+            {
+              int c2 = peekc2 (L);
 
-          if (c == '`')
+              if (c2 == '{' || is_name_start (c2) || g_ascii_isdigit (c2) ||
+                  (c2 >= 0 && strchr ("@*#?-$!", c2) != NULL) ||
+                  (c2 == '(' && L->i + 2 < L->n && L->s[L->i + 2] != '('))
+                expansion = TRUE;
+              else
+                literal = TRUE;
+            }
+          else if (c == '`' || (c == '"' && dquote_may_vanish (L->s + L->i, L->n - L->i)))
             expansion = TRUE;
-          else if (c == '$' && (c2 == '{' || is_name_start (c2) || g_ascii_isdigit (c2) ||
-                                (c2 >= 0 && strchr ("@*#?-$!", c2) != NULL)))
-            expansion = TRUE;
-          else if (c == '$' && c2 == '(' && L->i + 2 < L->n && L->s[L->i + 2] != '(')
-            expansion = TRUE;
-          else if (c == '"' && dquote_may_vanish (L->s + L->i, L->n - L->i))
-            expansion = TRUE;
-          else
+          else if (!is_meta (c) || c == '<' || c == '>')
             literal = TRUE;
         }
-      else if (c == '<' || c == '>')
-        literal = TRUE;
 
       /* Process substitution may start anywhere in a word; dash has none. */
       if ((c == '<' || c == '>') && peekc2 (L) == '(' && (L->st->dialect_hit = TRUE) &&
