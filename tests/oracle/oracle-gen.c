@@ -17,6 +17,7 @@
  * substitution), %P a payload, %T a command that a trap in the workspace
  * shadows, %L a nested list, %W a word, %A arithmetic on an unknown value,
  * %V a builtin that evaluates a subscript in $i,
+ * %Z a payload with an empty expansion inside a word,
  * %E an argument in $'…' escapes, %Q a quoted script for -c, %R a
  * redirection, %O a target outside the workspace or protected, %Y a wrapper
  * with options, %H a here-document construct, %D its delimiter, %B its body,
@@ -208,7 +209,9 @@ static const char * const script_files[] = {
 static const char * const stdin_shells[] = {
   "%S | sh", "%S | bash -s", "sh <<< %Q", "bash <<< %Q", "sudo -s <<< %Q", "doas -s <<< %Q",
   "su <<< %Q", "unshare <<< %Q", "busybox sh <<< %Q", "sh -s < a.txt", "chroot / <<< %Q",
-  "sh < /dev/null", "%S | sh -s -- x", "sudo -i <<< %Q", NULL
+  "sh < /dev/null", "%S | sh -s -- x", "sudo -i <<< %Q", "bash <<< %Q b.txt",
+  "sh <<< %Q run.sh", "sh run.sh <<< %Q", "bash -s <<< %Q run.sh", "sh -s run.sh <<< %Q",
+  "sh - run.sh <<< %Q", "bash -- run.sh <<< %Q", "sh <<EOF run.sh\n%P\nEOF", NULL
 };
 
 static const char * const assignments[] = {
@@ -249,6 +252,8 @@ static const char * const specials[] = {
   "for i in 'x[$(%P)]'; do %S; %V; done", "read i < a.txt; %V", "%Y%Y%P", "%Y%Y%S",
   "case x in x) %S;& y) %P;; esac", "case x in x) %S;;& y) %P;; esac",
   "echo $(<a.txt)", "echo ${x@P}", "x=1 %S", "%S; cd dir; %S > x",
+  /* expansions that come out empty inside the words of a payload */
+  "%Z", "%Z", "%S; %Z", "%Y%Z", "%S $(%Z)", "%S && %Z",
   /* $'…' decoded before patterns see it */
   "rm %E x", "rm %E ~", "git %E origin", "git diff %E", "%E", "%E x", "curl %E",
   "echo %E", "git diff $'--\\x6futput=x'", "rm $'-\\u0072f' ~",
@@ -347,6 +352,27 @@ gen_payload (OracleGen *g,
              GString   *out)
 {
   g_string_append (out, pick (g, payloads));
+}
+
+/* A payload with an expansion that comes out empty inside a word: the text
+ * the engine sees differs from the argv that runs ("rm -r$()f x" runs
+ * "rm -rf x", which "rm -rf *" denies). */
+static void
+gen_payload_split (OracleGen *g,
+                   GString   *out)
+{
+  static const char * const empties[] = {
+    "$()", "${x}", "$x", "``", "$(:)", "${x:-}", "$@", "$*", "\"\"$x", "${x#*}", "$(true)",
+    "${x%%y}", NULL
+  };
+  const char *p = pick (g, payloads);
+  gsize len = strlen (p);
+  gsize at = 1 + (gsize) rnd (g, (int) MAX (len, 2) - 1);
+
+  at = MIN (at, len);
+  g_string_append_len (out, p, (gssize) at);
+  g_string_append (out, pick (g, empties));
+  g_string_append (out, p + at);
 }
 
 /* A command word spelt another way: the same word after quote removal. */
@@ -686,6 +712,9 @@ expand (OracleGen  *g,
           break;
         case 'P':
           gen_payload (g, out);
+          break;
+        case 'Z':
+          gen_payload_split (g, out);
           break;
         case 'T':
           g_string_append (out, pick (g, trap_commands));

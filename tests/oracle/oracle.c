@@ -340,7 +340,7 @@ judge (Oracle      *o,
         {
           v->kind = "denied";
           v->culprit = g_strdup (inv->name);
-          v->detail = g_strdup_printf ("ran “%s”, which the deny pattern “%s” matches",
+          v->detail = g_strdup_printf ("ran \"%s\", which the deny pattern \"%s\" matches",
                                        inv->text, pattern);
           return TRUE;
         }
@@ -349,7 +349,7 @@ judge (Oracle      *o,
         {
           v->kind = "ran";
           v->culprit = g_strdup (inv->name);
-          v->detail = g_strdup_printf ("ran “%s”, which no allow pattern matches", inv->text);
+          v->detail = g_strdup_printf ("ran \"%s\", which no allow pattern matches", inv->text);
           return TRUE;
         }
     }
@@ -943,7 +943,7 @@ self_test (Oracle *o)
           }
         if (!seen)
           {
-            g_print ("# harness: %s under %s did not log “%s” (ran %u programs) %s\n",
+            g_print ("# harness: %s under %s did not log \"%s\" (ran %u programs) %s\n",
                      checks[i].line, oracle_shell_name (s), expect, run->ran->len, run->err);
             ok = FALSE;
           }
@@ -1145,7 +1145,8 @@ main (int    argc,
   double seconds = 60;
   int timeout_ms = 2000;
   int jobs = (int) MIN (g_get_num_processors (), 4);
-  gboolean seeds_only = FALSE, no_minimize = FALSE, verbose = FALSE, tap = FALSE;
+  gboolean seeds_only = FALSE, rows_only = FALSE, no_minimize = FALSE, verbose = FALSE;
+  gboolean tap = FALSE;
   gboolean ci = g_strcmp0 (g_getenv ("CI"), "true") == 0;
   GOptionEntry entries[] = {
     { "runner", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &runner, NULL, NULL },
@@ -1155,6 +1156,8 @@ main (int    argc,
       "Generate from this seed only (default: seed 1, then a random one)", "N" },
     { "seeds-only", 0, 0, G_OPTION_ARG_NONE, &seeds_only,
       "Only the regression rows and every seed, with no time limit", NULL },
+    { "rows-only", 0, 0, G_OPTION_ARG_NONE, &rows_only,
+      "Only the regression rows of found.txt: a few seconds", NULL },
     { "seeds", 0, 0, G_OPTION_ARG_FILENAME, &seeds_file, "Seed lines (default seeds.txt)", "FILE" },
     { "corpus", 0, 0, G_OPTION_ARG_FILENAME, &corpus_dir,
       "More seeds, a line per file (default tests/fuzz/corpus)", "DIR" },
@@ -1259,7 +1262,7 @@ main (int    argc,
     }
 
   if (tap)
-    g_print ("1..%d\n", seeds_only ? 3 : (seed >= 0 ? 4 : 5));
+    g_print ("1..%d\n", rows_only ? 2 : seeds_only ? 3 : (seed >= 0 ? 4 : 5));
   g_print ("# %d sandboxes; %u seed lines, %u regression rows\n", jobs, seeds->len, rows->len);
 
   {
@@ -1274,16 +1277,17 @@ main (int    argc,
   /* --seconds bounds the seeds and the generated lines: the seeds get at most
    * 40% of it (they all run with --seeds-only), the generated phases the rest. */
   start = g_get_monotonic_time ();
-  {
-    Phase seeding = { .kind = PHASE_SEEDS, .items = seeds };
+  if (!rows_only)
+    {
+      Phase seeding = { .kind = PHASE_SEEDS, .items = seeds };
 
-    if (!seeds_only)
-      seeding.deadline = start + (gint64) (0.4 * seconds * G_USEC_PER_SEC);
-    ok &= run_phase (&sh, workers, (guint) jobs, &seeding,
-                     "seed corpus (seeds.txt, tests/fuzz/corpus)");
-  }
+      if (!seeds_only)
+        seeding.deadline = start + (gint64) (0.4 * seconds * G_USEC_PER_SEC);
+      ok &= run_phase (&sh, workers, (guint) jobs, &seeding,
+                       "seed corpus (seeds.txt, tests/fuzz/corpus)");
+    }
 
-  if (!seeds_only)
+  if (!seeds_only && !rows_only)
     {
       gint64 end = start + (gint64) (seconds * G_USEC_PER_SEC);
       gint64 now = g_get_monotonic_time ();
