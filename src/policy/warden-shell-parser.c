@@ -2672,7 +2672,7 @@ shell_script_index (const WordRef  *w,
                     guint           n,
                     char          **why)
 {
-  gboolean has_c = FALSE, has_s = FALSE, dash = FALSE;
+  gboolean has_c = FALSE, has_s = FALSE;
   guint i;
 
   for (i = 1; i < n; i++)
@@ -2688,7 +2688,6 @@ shell_script_index (const WordRef  *w,
         }
       if (strcmp (a, "--") == 0 || strcmp (a, "-") == 0)
         {
-          dash = a[1] == '\0';
           i++;
           break;
         }
@@ -2719,7 +2718,8 @@ shell_script_index (const WordRef  *w,
     }
 
   if (!has_c)
-    return has_s || dash || i >= n ? -3 : -1;  /* -3: the script comes on stdin */
+    /* "sh - FILE" and "sh -- FILE" run FILE: "-" only ends the options. */
+    return has_s || i >= n ? -3 : -1;  /* -3: the script comes on stdin */
   if (i >= n)
     return -1;
   return (int) i;

@@ -610,6 +610,7 @@ static const Row rows[] = {
   { "wrappers/sh-script-file", "sh script.sh", ASKS, .allow = S ("sh *"),
     .parts = S ("sh script.sh") },
   { "wrappers/sh-script-file-written-first", "echo evil > x.sh; sh x.sh", ASKS, .allow = S ("sh *", "echo *") },
+  { "wrappers/sh-dash-file", "sh - run.sh <<< ''", ASKS, .mode = ALLOW_ALWAYS },
   { "wrappers/sh-syntax-check-only", "sh -n script.sh", ALLOWS, .allow = S ("sh *") },
   { "wrappers/pipe-to-sh", "ls | sh", ASKS, .parts = S ("ls", "sh") },
   { "wrappers/nested", "sudo env nice -n 5 ls", ALLOWS,
