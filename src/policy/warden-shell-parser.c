@@ -2800,6 +2800,9 @@ names_sensitive_var (const char *arg)
   gsize len = 0;
   gboolean lower = FALSE;
 
+  /* A number is an option's argument (mapfile -u 3 lines), not a name. */
+  if (!is_name_start ((guchar) arg[0]))
+    return FALSE;
   while (is_name_char ((guchar) arg[len]))
     {
       if (g_ascii_islower (arg[len]))
