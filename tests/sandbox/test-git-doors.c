@@ -1,0 +1,683 @@
+/* test-git-doors.c: what a command leaves for git on the host, closed
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox/warden-git-doors-private.h"
+
+/* ------------------------------------------------------------------------ */
+/* Helpers */
+
+static gboolean
+have_git (void)
+{
+  g_autofree char *git = g_find_program_in_path ("git");
+
+  if (git != NULL)
+    return TRUE;
+  if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
+    g_test_fail_printf ("git is missing, and CI=true");
+  else
+    g_test_skip ("git is missing");
+  return FALSE;
+}
+
+static char *git_global;
+
+/* Runs @script with sh in @dir, git configured for tests only. */
+static void
+sh (const char *dir,
+    const char *script)
+{
+  const char *argv[] = { "/bin/sh", "-c", script, NULL };
+  g_auto(GStrv) env = g_get_environ ();
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  env = g_environ_setenv (env, "GIT_CONFIG_NOSYSTEM", "1", TRUE);
+  env = g_environ_setenv (env, "GIT_CONFIG_GLOBAL", git_global, TRUE);
+  env = g_environ_unsetenv (env, "GIT_DIR");
+  env = g_environ_unsetenv (env, "GIT_INDEX_FILE");
+  g_spawn_sync (dir, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status,
+                &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("%s: %s%s", script, out, err);
+}
+
+static char *
+make_dir (void)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("warden-test-doors-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir && (name = g_dir_read_name (dir)))
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static gboolean
+exists (const char *dir,
+        const char *rel)
+{
+  g_autofree char *path = g_build_filename (dir, rel, NULL);
+  struct stat st;
+
+  return lstat (path, &st) == 0;
+}
+
+static char *
+read_file (const char *dir,
+           const char *rel)
+{
+  g_autofree char *path = g_build_filename (dir, rel, NULL);
+  char *text = NULL;
+
+  g_file_get_contents (path, &text, NULL, NULL);
+  return text;
+}
+
+/* Whether one command's quarantine holds @rel. */
+static gboolean
+quarantined (const char *dir,
+             const char *rel)
+{
+  g_autofree char *root = g_build_filename (dir, ".git", "warden-quarantine", NULL);
+  g_autoptr(GDir) d = g_dir_open (root, 0, NULL);
+  const char *stamp;
+
+  while (d != NULL && (stamp = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (root, stamp, rel, NULL);
+      struct stat st;
+
+      if (lstat (path, &st) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Snapshot, @script as the command would run it, close: the note. */
+static char *
+run_command (WardenGitDoors *doors,
+             const char     *dir,
+             const char     *script)
+{
+  g_autoptr(WardenGitSnapshot) before = warden_git_doors_snapshot (doors);
+
+  sh (dir, script);
+  return warden_git_doors_close (doors, before);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Config */
+
+static void
+test_config_settings (void)
+{
+  const struct {
+    const char *name;
+    const char *before;
+    const char *after;
+    const char *unsafe;   /* NULL: safe; "": not readable */
+  } rows[] = {
+    { "git-init", NULL,
+      "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
+      "\tlogallrefupdates = true\n", NULL },
+    { "submodule-clone", NULL,
+      "[core]\n\trepositoryformatversion = 0\n\tworktree = ../../../lib\n"
+      "[remote \"origin\"]\n\turl = https://example.com/filter-repo.git\n"
+      "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+      "[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n", NULL },
+    { "fsmonitor", NULL, "[core]\n\tfsmonitor = touch /tmp/x\n", "core.fsmonitor" },
+    { "case", NULL, "[CORE]\n\tFSMonitor = x\n", "core.fsmonitor" },
+    { "hooks-path", NULL, "[core]\n\thooksPath = evil\n", "core.hookspath" },
+    { "pager", NULL, "[core]\npager = less\n", "core.pager" },
+    { "ssh-command", NULL, "[core]\n\tsshCommand = x\n", "core.sshcommand" },
+    { "include", NULL, "[include]\n\tpath = ../x\n", "include.path" },
+    { "include-if", NULL, "[includeIf \"gitdir:/\"]\n\tpath = ../x\n",
+      "includeif.gitdir:/.path" },
+    { "filter", NULL, "[filter \"lfs\"]\n\tprocess = git-lfs filter-process\n",
+      "filter.lfs.process" },
+    { "textconv", NULL, "[diff \"x\"]\n\ttextconv = sh\n", "diff.x.textconv" },
+    { "alias", NULL, "[alias]\n\tst = !sh -c x\n", "alias.st" },
+    { "credential", NULL, "[credential]\n\thelper = !x\n", "credential.helper" },
+    { "remote-vcs", NULL, "[remote \"o\"]\n\tvcs = evil\n", "remote.o.vcs" },
+    { "submodule-update", NULL, "[submodule \"s\"]\n\tupdate = !sh\n", "submodule.s.update" },
+    { "old-subsection", NULL, "[remote.origin]\n\tuploadpack = x\n", "remote.origin.uploadpack" },
+    { "bool-key", NULL, "[core]\n\tfsmonitor\n", "core.fsmonitor" },
+    /* What the user had stays: only what the command adds counts. */
+    { "kept", "[core]\n\tpager = less\n", "[core]\n\tpager = less\n[user]\n\tname = x\n", NULL },
+    { "changed-value", "[core]\n\tpager = less\n", "[core]\n\tpager = evil\n", "core.pager" },
+    { "moved-section", "[core]\n\tpager = less\n", "[core]\n[core]\n\tpager = less\n", NULL },
+    /* Outside the plain syntax: git may see what this does not. */
+    { "on-header-line", NULL, "[core] fsmonitor = x\n", "" },
+    { "continued", NULL, "[user]\n\tname = a\\\n\tfsmonitor = x\n", "" },
+    { "escaped-subsection", NULL, "[remote \"a\\\"b\"]\n\turl = x\n", "" },
+    { "open-quote", NULL, "[user]\n\tname = \"a\n", "" },
+    { "no-section", NULL, "fsmonitor = x\n", "" },
+    { "nul", NULL, "[core]\n\tbare = false\n\0[core]\n", "" },
+    { "comment-after-key", NULL, "[user]\n\tname # x\n", "" },
+    { "bom", NULL, "\xef\xbb\xbf[core]\n\tbare = false\n", NULL },
+    { "crlf", NULL, "[core]\r\n\tbare = false\r\n", NULL },
+    { "comments", NULL, "# [core] fsmonitor = x\n; x\n[core] # c\n\tbare = false ; c\n", NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      gsize after_len = strlen (rows[i].after);
+      g_autofree char *unsafe = NULL;
+
+      /* The row with a NUL: its length is past it. */
+      if (strcmp (rows[i].name, "nul") == 0)
+        after_len += 1 + strlen (rows[i].after + after_len + 1);
+      unsafe = warden_git_config_find_unsafe (rows[i].before,
+                                              rows[i].before ? strlen (rows[i].before) : 0,
+                                              rows[i].after, after_len);
+      g_test_message ("%s: %s", rows[i].name, unsafe ? unsafe : "(safe)");
+      g_assert_cmpstr (unsafe, ==, rows[i].unsafe);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Index */
+
+static void
+assert_gitlinks (const char *dir,
+                 const char *index,
+                 const char *expected)
+{
+  g_autofree char *path = g_build_filename (dir, index, NULL);
+  g_autofree char *data = NULL;
+  g_autofree char *shared = NULL;
+  gsize len = 0;
+  gboolean all_shared = FALSE;
+  g_autoptr(GPtrArray) paths = NULL;
+  g_autoptr(GString) got = g_string_new (NULL);
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  paths = warden_git_index_list_gitlinks ((const guint8 *) data, len, FALSE, &shared,
+                                          &all_shared);
+  g_assert_nonnull (paths);
+  for (guint i = 0; i < paths->len; i++)
+    g_string_append_printf (got, "%s%s", i ? " " : "", (char *) g_ptr_array_index (paths, i));
+  g_assert_cmpstr (got->str, ==, expected);
+}
+
+#define GITLINKS "git init -q && git commit -q --allow-empty -m a && " \
+                 "echo x > file && git add file && " \
+                 "git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),sub/one && " \
+                 "git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),zz"
+
+static void
+test_index_versions (void)
+{
+  const struct {
+    const char *name;
+    const char *script;
+  } rows[] = {
+    { "v2", GITLINKS },
+    { "v3", GITLINKS " && echo y > new && git add -N new" },
+    { "v4", GITLINKS " && git update-index --index-version 4" },
+    { "sha256", "git init -q --object-format=sha256 && git commit -q --allow-empty -m a && "
+                "echo x > file && git add file && "
+                "git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),sub/one && "
+                "git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),zz" },
+  };
+
+  if (!have_git ())
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *dir = make_dir ();
+
+      g_test_message ("%s", rows[i].name);
+      sh (dir, rows[i].script);
+      assert_gitlinks (dir, ".git/index", "sub/one zz");
+      remove_tree (dir);
+    }
+}
+
+/* Not an index: NULL; any prefix of a real one reads as git would (it
+ * does not check the checksum), never past its end. */
+static void
+test_index_garbage (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *data = NULL;
+  gsize len = 0;
+
+  g_assert_null (warden_git_index_list_gitlinks ((const guint8 *) "i\n", 2, FALSE, NULL, NULL));
+  if (!have_git ())
+    return;
+  dir = make_dir ();
+  sh (dir, GITLINKS);
+  path = g_build_filename (dir, ".git", "index", NULL);
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  for (gsize n = 0; n < len; n++)
+    {
+      g_autofree guint8 *copy = g_memdup2 (data, n);
+      g_autoptr(GPtrArray) paths = warden_git_index_list_gitlinks (copy, n, FALSE, NULL, NULL);
+
+      for (guint i = 0; paths != NULL && i < paths->len; i++)
+        g_assert_true (g_strv_contains ((const char * const[]) { "sub/one", "zz", NULL },
+                                        g_ptr_array_index (paths, i)));
+    }
+  remove_tree (dir);
+}
+
+/* A split index keeps most entries in sharedindex.HASH: a gitlink there,
+ * or one that replaces an entry there, is found all the same. */
+static void
+test_index_split (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(WardenGitDoors) doors = NULL;
+  g_autofree char *note = NULL;
+
+  if (!have_git ())
+    return;
+  dir = make_dir ();
+  sh (dir, GITLINKS " && git update-index --split-index && "
+           "echo z > later && git add later && "
+           "git update-index --cacheinfo 160000,$(git rev-parse HEAD),file && "
+           "ls .git/sharedindex.* && rm file && mkdir file zz");
+  doors = warden_git_doors_new (dir);
+  /* A gitlink of the shared index. */
+  note = run_command (doors, dir, "printf 'gitdir: ../evil\\n' > zz/.git");
+  g_assert_nonnull (note);
+  g_assert_true (quarantined (dir, "zz/.git"));
+  g_clear_pointer (&note, g_free);
+  /* One that replaced a file of the shared index in the split index. */
+  note = run_command (doors, dir, "printf 'gitdir: ../evil\\n' > file/.git");
+  g_assert_nonnull (note);
+  g_assert_true (quarantined (dir, "file/.git"));
+  remove_tree (dir);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Doors */
+
+static void
+test_doors_nothing_changed (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(WardenGitDoors) doors = NULL;
+  g_autofree char *note = NULL;
+
+  if (!have_git ())
+    return;
+  dir = make_dir ();
+  sh (dir, "git init -q && git commit -q --allow-empty -m a");
+  doors = warden_git_doors_new (dir);
+  note = run_command (doors, dir, "echo x > a && git add a && git commit -q -m a && git status");
+  g_assert_null (note);
+  g_assert_false (exists (dir, ".git/warden-quarantine"));
+  remove_tree (dir);
+}
+
+static void
+test_doors_created (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(WardenGitDoors) doors = NULL;
+  const struct {
+    const char *script;
+    const char *moved;
+    const char *says;
+  } rows[] = {
+    { "printf '../evil\\n' > .git/commondir", "commondir", "another configuration" },
+    { "printf '#!/bin/sh\\n' > .git/hooks/pre-push && chmod +x .git/hooks/pre-push",
+      "hooks/pre-push", "as a hook" },
+    { "ln -s /bin/true .git/hooks/pre-commit", "hooks/pre-commit", "symbolic link" },
+    { "mkfifo .git/config.worktree", "config.worktree", "not a regular file" },
+    { "echo '*.c diff=evil' > .git/info/attributes", "info/attributes", "would have read it" },
+    { "mkdir -p .git/worktrees/w && printf '../../../evil\\n' > .git/worktrees/w/commondir",
+      "worktrees/w/commondir", "another configuration" },
+    { "mkdir -p .git/modules/a/b/hooks && echo x > .git/modules/a/b/HEAD && "
+      "printf '#!/bin/sh\\n' > .git/modules/a/b/hooks/post-checkout",
+      "modules/a/b/hooks/post-checkout", "as a hook" },
+    { "mkdir -p .git/modules/m && echo x > .git/modules/m/HEAD && "
+      "printf '[core]\\n\\teditor = x\\n' > .git/modules/m/config",
+      "modules/m/config", "core.editor" },
+    { "ln -s ../../evil .git/modules/s", "modules/s", "symbolic link" },
+  };
+
+  if (!have_git ())
+    return;
+  dir = make_dir ();
+  sh (dir, "git init -q && git commit -q --allow-empty -m a && mkdir evil");
+  doors = warden_git_doors_new (dir);
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *note = run_command (doors, dir, rows[i].script);
+      g_autofree char *where = g_build_filename (".git", rows[i].moved, NULL);
+
+      g_test_message ("%s", note);
+      g_assert_nonnull (note);
+      g_assert_nonnull (strstr (note, "which the command created"));
+      g_assert_nonnull (strstr (note, rows[i].says));
+      g_assert_false (exists (dir, where));
+      g_assert_true (quarantined (dir, rows[i].moved));
+    }
+  remove_tree (dir);
+}
+
+/* What git itself does in a workspace opens no door. */
+static void
+test_doors_git_at_work (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(WardenGitDoors) doors = NULL;
+  const char *commands[] = {
+    "git init -q",
+    "echo a > a && git add a && git commit -q -m a",
+    "git init -q ../$(basename $PWD)-lib && git -C ../$(basename $PWD)-lib commit -q "
+    "--allow-empty -m lib && git submodule add -q ../$(basename $PWD)-lib lib && "
+    "git commit -q -m lib",
+    "git worktree add -q wt && git -C wt status --short",
+    "git clone -q ../$(basename $PWD)-lib vendor 2>/dev/null && git add vendor 2>/dev/null && "
+    "git commit -q -m vendor",
+    "git -C lib checkout -q --detach && git submodule update -q && git status --short",
+    "git -C vendor config user.name me && git -C vendor remote set-url origin x",
+    "git gc -q && git status --short",
+  };
+
+  if (!have_git ())
+    return;
+  dir = make_dir ();
+  doors = warden_git_doors_new (dir);
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autofree char *note = run_command (doors, dir, commands[i]);
+
+      g_test_message ("%s: %s", commands[i], note ? note : "(nothing moved)");
+      g_assert_null (note);
+    }
+  sh (dir, "git worktree remove --force wt; rm -rf ../$(basename $PWD)-lib");
+  remove_tree (dir);
+}
+
+/* A door that was there and changed: moved, and the old one put back. */
+static void
+test_doors_changed_restored (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(WardenGitDoors) doors = NULL;
+  g_autofree char *note = NULL;
+  g_autofree char *config = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *hook = NULL;
+  g_autofree char *hook_path = NULL;
+  struct stat st;
+
+  if (!have_git ())
+    return;
+  dir = make_dir ();
+  sh (dir, "git init -q && git commit -q --allow-empty -m a && git init -q lib && "
+           "git -C lib commit -q --allow-empty -m lib && git submodule add -q ./lib sub && "
+           "printf '#!/bin/sh\\necho mine\\n' > .git/modules/sub/hooks/pre-commit && "
+           "chmod 755 .git/modules/sub/hooks/pre-commit");
+  before = read_file (dir, ".git/modules/sub/config");
+  doors = warden_git_doors_new (dir);
+
+  note = run_command (doors, dir, "printf '[core]\\n\\tfsmonitor = x\\n' >> "
+                                  ".git/modules/sub/config && "
+                                  "echo evil >> .git/modules/sub/hooks/pre-commit");
+  g_test_message ("%s", note);
+  g_assert_nonnull (strstr (note, "put back the version from before"));
+  g_assert_nonnull (strstr (note, "core.fsmonitor"));
+  config = read_file (dir, ".git/modules/sub/config");
+  g_assert_cmpstr (config, ==, before);
+  hook = read_file (dir, ".git/modules/sub/hooks/pre-commit");
+  g_assert_cmpstr (hook, ==, "#!/bin/sh\necho mine\n");
+  hook_path = g_build_filename (dir, ".git/modules/sub/hooks/pre-commit", NULL);
+  g_assert_cmpint (lstat (hook_path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0755);
+  g_assert_true (quarantined (dir, "modules/sub/config"));
+
+  /* What git itself writes there stays: a branch, a remote's url. */
+  g_clear_pointer (&note, g_free);
+  note = run_command (doors, dir, "git -C sub config user.name me && "
+                                  "git -C sub remote set-url origin https://example.com/x");
+  g_assert_null (note);
+  remove_tree (dir);
+}
+
+/* A repository the command makes a gitlink of, that was there before: its
+ * doors are the user's, as old as they are. One it makes now is its own. */
+static void
+test_doors_new_gitlink (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(WardenGitDoors) doors = NULL;
+  g_autofree char *note = NULL;
+
+  if (!have_git ())
+    return;
+  dir = make_dir ();
+  sh (dir, "git init -q && git commit -q --allow-empty -m a && git init -q old && "
+           "git -C old config core.pager less && git -C old commit -q --allow-empty -m o");
+  /* Older than the command by more than the margin. */
+  g_usleep (2500 * G_TIME_SPAN_MILLISECOND);
+  doors = warden_git_doors_new (dir);
+  note = run_command (doors, dir, "git add old 2>/dev/null");
+  g_assert_null (note);
+  g_assert_true (exists (dir, "old/.git/config"));
+
+  note = run_command (doors, dir, "git init -q new && git -C new config core.pager evil && "
+                                  "git -C new commit -q --allow-empty -m n && "
+                                  "git add new 2>/dev/null");
+  g_test_message ("%s", note);
+  g_assert_nonnull (note);
+  g_assert_nonnull (strstr (note, "core.pager"));
+  g_assert_true (quarantined (dir, "new/.git/config"));
+  remove_tree (dir);
+}
+
+/* A file a config includes, or links to, inside the workspace is a door too. */
+static void
+test_doors_include (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(WardenGitDoors) doors = NULL;
+  g_autofree char *note = NULL;
+
+  if (!have_git ())
+    return;
+  dir = make_dir ();
+  sh (dir, "git init -q && git config include.path ../shared.gitconfig && "
+           "git config --file shared.gitconfig user.name me");
+  doors = warden_git_doors_new (dir);
+  note = run_command (doors, dir, "git config --file shared.gitconfig core.fsmonitor x");
+  g_test_message ("%s", note);
+  g_assert_nonnull (note);
+  g_assert_nonnull (strstr (note, "shared.gitconfig"));
+  g_assert_nonnull (strstr (note, "core.fsmonitor"));
+  g_clear_pointer (&note, g_free);
+
+  /* A config that is a link into the workspace: what it links to. */
+  sh (dir, "mkdir -p .git/worktrees/w && echo ../.. > .git/worktrees/w/commondir && "
+           "printf '[core]\\n\\tbare = false\\n' > linked.gitconfig && "
+           "ln -s ../../../linked.gitconfig .git/worktrees/w/config.worktree");
+  g_clear_pointer (&doors, warden_git_doors_free);
+  doors = warden_git_doors_new (dir);
+  note = run_command (doors, dir, "printf '\\tpager = x\\n' >> linked.gitconfig");
+  g_test_message ("%s", note);
+  g_assert_nonnull (note);
+  g_assert_nonnull (strstr (note, "linked.gitconfig"));
+  g_assert_nonnull (strstr (note, "core.pager"));
+  remove_tree (dir);
+}
+
+/* A .git the command makes: what git init writes stays, a .git file does not. */
+static void
+test_doors_new_dotgit (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *dir2 = NULL;
+  g_autoptr(WardenGitDoors) doors = NULL;
+  g_autoptr(WardenGitDoors) doors2 = NULL;
+  g_autofree char *note = NULL;
+  g_autofree char *note2 = NULL;
+
+  if (!have_git ())
+    return;
+  dir = make_dir ();
+  doors = warden_git_doors_new (dir);
+  note = run_command (doors, dir, "git init -q && git commit -q --allow-empty -m a");
+  g_assert_null (note);
+  g_assert_true (exists (dir, ".git/config"));
+  g_assert_true (exists (dir, ".git/info/exclude"));
+
+  dir2 = make_dir ();
+  doors2 = warden_git_doors_new (dir2);
+  note2 = run_command (doors2, dir2, "git init -q --separate-git-dir=.real");
+  g_test_message ("%s", note2);
+  g_assert_nonnull (note2);
+  g_assert_false (exists (dir2, ".git"));
+  g_assert_nonnull (strstr (note2, ".warden-quarantine/"));
+  remove_tree (dir);
+  remove_tree (dir2);
+}
+
+/* A quarantine the command planted, as a link out of the workspace, is not
+ * where anything goes. */
+static void
+test_doors_planted_quarantine (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *outside = NULL;
+  g_autofree char *script = NULL;
+  g_autoptr(WardenGitDoors) doors = NULL;
+  g_autofree char *note = NULL;
+  g_autoptr(GDir) d = NULL;
+
+  if (!have_git ())
+    return;
+  dir = make_dir ();
+  outside = make_dir ();
+  sh (dir, "git init -q");
+  doors = warden_git_doors_new (dir);
+  script = g_strdup_printf ("ln -s %s .git/warden-quarantine && "
+                            "printf '../evil\\n' > .git/commondir", outside);
+  note = run_command (doors, dir, script);
+  g_test_message ("%s", note);
+  g_assert_nonnull (note);
+  g_assert_nonnull (strstr (note, ".git/warden-quarantine-"));
+  g_assert_false (exists (dir, ".git/commondir"));
+  d = g_dir_open (outside, 0, NULL);
+  g_assert_null (g_dir_read_name (d));
+  remove_tree (dir);
+  remove_tree (outside);
+}
+
+/* What a command costs when it leaves the doors alone: printed, not asserted. */
+static void
+test_doors_cost (void)
+{
+  const struct {
+    const char *name;
+    const char *script;
+  } repos[] = {
+    { "a repository", "git init -q && git commit -q --allow-empty -m a" },
+    { "a repository with a submodule",
+      "git init -q && git commit -q --allow-empty -m a && git init -q lib && "
+      "git -C lib commit -q --allow-empty -m lib && git submodule add -q ./lib sub && "
+      "git commit -q -m sub" },
+  };
+  const guint rounds = 500;
+
+  if (!have_git ())
+    return;
+  for (guint k = 0; k < G_N_ELEMENTS (repos); k++)
+    {
+      g_autofree char *dir = make_dir ();
+      g_autoptr(WardenGitDoors) doors = NULL;
+      gint64 start, snap_us = 0, close_us = 0;
+
+      sh (dir, repos[k].script);
+      doors = warden_git_doors_new (dir);
+      for (guint i = 0; i < rounds; i++)
+        {
+          g_autoptr(WardenGitSnapshot) before = NULL;
+          g_autofree char *note = NULL;
+
+          start = g_get_monotonic_time ();
+          before = warden_git_doors_snapshot (doors);
+          snap_us += g_get_monotonic_time () - start;
+          start = g_get_monotonic_time ();
+          note = warden_git_doors_close (doors, before);
+          close_us += g_get_monotonic_time () - start;
+          g_assert_null (note);
+        }
+      g_test_message ("%s: snapshot %.0f us, close %.0f us a command", repos[k].name,
+                      (double) snap_us / rounds, (double) close_us / rounds);
+      remove_tree (dir);
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autofree char *global_dir = NULL;
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+
+  global_dir = make_dir ();
+  git_global = g_build_filename (global_dir, "gitconfig", NULL);
+  g_assert_true (g_file_set_contents (git_global,
+                                      "[user]\n\tname = Warden Test\n\temail = t@example.com\n"
+                                      "[init]\n\tdefaultBranch = main\n"
+                                      "[protocol \"file\"]\n\tallow = always\n"
+                                      "[safe]\n\tdirectory = *\n", -1, NULL));
+
+  g_test_add_func ("/git-doors/config/settings", test_config_settings);
+  g_test_add_func ("/git-doors/index/versions", test_index_versions);
+  g_test_add_func ("/git-doors/index/garbage", test_index_garbage);
+  g_test_add_func ("/git-doors/index/split", test_index_split);
+  g_test_add_func ("/git-doors/nothing-changed", test_doors_nothing_changed);
+  g_test_add_func ("/git-doors/git-at-work", test_doors_git_at_work);
+  g_test_add_func ("/git-doors/created", test_doors_created);
+  g_test_add_func ("/git-doors/changed-restored", test_doors_changed_restored);
+  g_test_add_func ("/git-doors/new-gitlink", test_doors_new_gitlink);
+  g_test_add_func ("/git-doors/include", test_doors_include);
+  g_test_add_func ("/git-doors/new-dotgit", test_doors_new_dotgit);
+  g_test_add_func ("/git-doors/planted-quarantine", test_doors_planted_quarantine);
+  g_test_add_func ("/git-doors/cost", test_doors_cost);
+
+  status = g_test_run ();
+  remove_tree (global_dir);
+  g_free (git_global);
+  return status;
+}
