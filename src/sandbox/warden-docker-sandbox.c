@@ -37,6 +37,8 @@ struct _WardenDockerSandbox
   gboolean            kill_again;
   guint               kills_started;
   guint               kills_done;
+  char               *procs_path;   /* the container's cgroup.procs, when the engine runs here */
+  gboolean            procs_looked;
 };
 
 G_DEFINE_FINAL_TYPE (WardenDockerSandbox, warden_docker_sandbox, WARDEN_TYPE_SANDBOX)
@@ -523,6 +525,131 @@ docker_exec_free (gpointer data)
 }
 
 static gboolean give_up_cb (gpointer user_data);
+static guint    sandbox_kill (WardenDockerSandbox *self);
+
+/* Where this machine lists the container's processes, when the engine runs
+ * here: its cgroup, as Docker's two cgroup drivers name it on cgroup v1 and
+ * v2. NULL elsewhere (a remote engine, a Flatpak). */
+static const char *
+container_procs_path (WardenDockerSandbox *self)
+{
+  if (!self->procs_looked && self->container_id != NULL)
+    {
+      g_autofree char *scope = g_strdup_printf ("docker-%s.scope", self->container_id);
+      char *candidates[] = {
+        g_build_filename ("/sys/fs/cgroup/pids/docker", self->container_id, "cgroup.procs", NULL),
+        g_build_filename ("/sys/fs/cgroup/pids/system.slice", scope, "cgroup.procs", NULL),
+        g_build_filename ("/sys/fs/cgroup/system.slice", scope, "cgroup.procs", NULL),
+        g_build_filename ("/sys/fs/cgroup/docker", self->container_id, "cgroup.procs", NULL),
+      };
+
+      self->procs_looked = TRUE;
+      for (guint i = 0; i < G_N_ELEMENTS (candidates) && self->procs_path == NULL; i++)
+        if (g_file_test (candidates[i], G_FILE_TEST_EXISTS))
+          self->procs_path = g_strdup (candidates[i]);
+      for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
+        g_free (candidates[i]);
+    }
+  return self->procs_path;
+}
+
+static gint64
+parent_pid (gint64 pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%" G_GINT64_FORMAT "/stat", pid);
+  g_autofree char *stat = NULL;
+  const char *p;
+
+  if (!g_file_get_contents (path, &stat, NULL, NULL) || (p = strrchr (stat, ')')) == NULL)
+    return -1;
+  /* ") STATE PPID …" */
+  if (p[1] != ' ' || p[2] == '\0' || p[3] != ' ')
+    return -1;
+  return g_ascii_strtoll (p + 4, NULL, 10);
+}
+
+/* TRUE when all the container runs is docker-init, the container's own
+ * command and that one's children (its sleep): nothing any command left.
+ * A process a command left is docker-init's child too, and no process can
+ * make itself the child of another, so it cannot pass for the sleep. Reads
+ * a few files of this machine's /proc; FALSE whenever it cannot tell. */
+static gboolean
+container_holds_only_keeper (WardenDockerSandbox *self)
+{
+  const char *path = container_procs_path (self);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GHashTable) parents = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  gint64 init = 0, keeper = 0;
+
+  if (path == NULL || !g_file_get_contents (path, &text, NULL, NULL))
+    return FALSE;
+  /* A cgroup below it would hold processes this does not list. */
+  {
+    g_autofree char *folder = g_path_get_dirname (path);
+    g_autoptr(GDir) dir = g_dir_open (folder, 0, NULL);
+    const char *name;
+
+    while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *child = g_build_filename (folder, name, NULL);
+
+        if (g_file_test (child, G_FILE_TEST_IS_DIR))
+          return FALSE;
+      }
+  }
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    {
+      gint64 pid = g_ascii_strtoll (lines[i], NULL, 10);
+
+      if (*lines[i] == '\0')
+        continue;
+      if (pid <= 0)
+        return FALSE;  /* in a PID namespace that does not see them */
+      g_array_append_val (pids, pid);
+    }
+  if (pids->len == 0 || pids->len > 16)
+    return FALSE;
+  for (guint i = 0; i < pids->len; i++)
+    g_hash_table_add (parents, &g_array_index (pids, gint64, i));
+
+  for (guint i = 0; i < pids->len; i++)
+    {
+      gint64 pid = g_array_index (pids, gint64, i);
+      gint64 ppid = parent_pid (pid);
+
+      if (ppid < 0)
+        return FALSE;
+      if (!g_hash_table_contains (parents, &ppid))
+        {
+          /* Started from outside: docker-init, or a command's exec. */
+          if (init != 0 && init != pid)
+            return FALSE;
+          init = pid;
+        }
+    }
+  for (guint i = 0; i < pids->len; i++)
+    {
+      gint64 pid = g_array_index (pids, gint64, i);
+
+      if (pid != init && parent_pid (pid) == init)
+        {
+          if (keeper != 0 && keeper != pid)
+            return FALSE;
+          keeper = pid;
+        }
+    }
+  for (guint i = 0; i < pids->len; i++)
+    {
+      gint64 pid = g_array_index (pids, gint64, i);
+
+      if (pid != init && pid != keeper && parent_pid (pid) != keeper)
+        return FALSE;
+    }
+  return init != 0 && keeper != 0;
+}
 
 static void
 docker_exec_return (GTask  *task,
@@ -538,6 +665,15 @@ docker_exec_return (GTask  *task,
     {
       g_clear_error (&error);
       return;
+    }
+  /* What the command left running ends with it, as in bwrap: once it
+   * returns, Warden looks at what it changed in .git (warden-git-doors.h),
+   * and nothing of it may write there later. */
+  if (!de->killing && error == NULL && self->container_id != NULL &&
+      !container_holds_only_keeper (self))
+    {
+      de->killing = TRUE;
+      de->kill_generation = sandbox_kill (self);
     }
   /* The caller may run the next command as soon as this one returns: not
    * while processes of this one may still run. */
@@ -738,8 +874,6 @@ typedef struct
   GString             *out;
   guint                generation;
 } Kill;
-
-static guint sandbox_kill (WardenDockerSandbox *self);
 
 static void
 kill_finish (Kill *kill)
@@ -1223,6 +1357,7 @@ warden_docker_sandbox_finalize (GObject *object)
   g_clear_object (&self->client);
   g_free (self->container_id);
   g_free (self->user);
+  g_free (self->procs_path);
   g_ptr_array_unref (self->running);
   G_OBJECT_CLASS (warden_docker_sandbox_parent_class)->finalize (object);
 }
