@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "policy/warden-protected-path.h"
+#include "warden-git-doors.h"
 #include "warden-output-collector.h"
 #include "warden-workspace-check.h"
 
@@ -31,6 +32,7 @@ typedef struct
   WardenSandboxConfig *config;
   char                *backend_name;
   gboolean             confined;
+  WardenGitDoors      *git_doors;   /* confined only; made by the first exec */
 } WardenSandboxPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (WardenSandbox, warden_sandbox, G_TYPE_OBJECT)
@@ -164,6 +166,7 @@ warden_sandbox_finalize (GObject *object)
 
   g_clear_pointer (&priv->config, warden_sandbox_config_free);
   g_clear_pointer (&priv->backend_name, g_free);
+  g_clear_pointer (&priv->git_doors, warden_git_doors_free);
 
   G_OBJECT_CLASS (warden_sandbox_parent_class)->finalize (object);
 }
@@ -527,6 +530,83 @@ warden_sandbox_prepare_finish (WardenSandbox  *self,
   return WARDEN_SANDBOX_GET_CLASS (self)->prepare_finish (self, result, error);
 }
 
+/* An exec in a confined sandbox: git's doors are looked at before the
+ * command and closed after it (warden-git-doors.h), in a worker thread. */
+typedef struct
+{
+  WardenExecRequest *request;   /* the backend reads it until the call completes */
+  WardenGitSnapshot *before;
+  WardenExecResult  *result;
+  GError            *error;
+} Exec;
+
+static void
+exec_free (gpointer data)
+{
+  Exec *exec = data;
+
+  warden_exec_request_free (exec->request);
+  g_clear_pointer (&exec->before, warden_git_snapshot_free);
+  g_clear_pointer (&exec->result, warden_exec_result_free);
+  g_clear_error (&exec->error);
+  g_free (exec);
+}
+
+static void
+exec_return (GTask *task)
+{
+  Exec *exec = g_task_get_task_data (task);
+
+  if (exec->result == NULL)
+    g_task_return_error (task, g_steal_pointer (&exec->error));
+  else
+    g_task_return_pointer (task, g_steal_pointer (&exec->result),
+                           (GDestroyNotify) warden_exec_result_free);
+}
+
+static void
+doors_closed_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Exec *exec = g_task_get_task_data (task);
+  g_autofree char *note = g_task_propagate_pointer (G_TASK (result), NULL);
+
+  if (note != NULL)
+    {
+      g_autofree char *line = g_strconcat (note, "\n", NULL);
+
+      /* The terminal pane and the CLI show it as the command's; the model
+       * reads it at the end of the command's standard error. */
+      if (exec->request->output_func != NULL)
+        exec->request->output_func (WARDEN_STREAM_STDERR, line, strlen (line),
+                                    exec->request->output_data);
+      if (exec->result != NULL)
+        {
+          const char *err = exec->result->stderr_text ? exec->result->stderr_text : "";
+          gboolean newline = *err != '\0' && !g_str_has_suffix (err, "\n");
+          char *text = g_strconcat (err, newline ? "\n" : "", line, NULL);
+
+          g_free (exec->result->stderr_text);
+          exec->result->stderr_text = text;
+        }
+    }
+  exec_return (task);
+}
+
+static void
+close_doors_thread (GTask        *task,
+                    gpointer      source_object,
+                    gpointer      task_data,
+                    GCancellable *cancellable)
+{
+  WardenSandboxPrivate *priv = warden_sandbox_get_instance_private (source_object);
+  Exec *exec = task_data;
+
+  g_task_return_pointer (task, warden_git_doors_close (priv->git_doors, exec->before), g_free);
+}
+
 static void
 exec_cb (GObject      *object,
          GAsyncResult *result,
@@ -534,13 +614,54 @@ exec_cb (GObject      *object,
 {
   WardenSandbox *self = WARDEN_SANDBOX (object);
   g_autoptr(GTask) task = user_data;
-  g_autoptr(GError) error = NULL;
-  WardenExecResult *res = WARDEN_SANDBOX_GET_CLASS (self)->exec_finish (self, result, &error);
+  Exec *exec = g_task_get_task_data (task);
+  g_autoptr(GTask) close_task = NULL;
 
-  if (res == NULL)
-    g_task_return_error (task, g_steal_pointer (&error));
-  else
-    g_task_return_pointer (task, res, (GDestroyNotify) warden_exec_result_free);
+  exec->result = WARDEN_SANDBOX_GET_CLASS (self)->exec_finish (self, result, &exec->error);
+  if (exec->before == NULL)
+    {
+      exec_return (task);
+      return;
+    }
+  /* Timed out, stopped or failed alike: whatever ran is gone now. */
+  close_task = g_task_new (self, NULL, doors_closed_cb, g_steal_pointer (&task));
+  g_task_set_source_tag (close_task, close_doors_thread);
+  g_task_set_task_data (close_task, exec, NULL);
+  g_task_run_in_thread (close_task, close_doors_thread);
+}
+
+static void
+exec_start (GTask *task)
+{
+  WardenSandbox *self = g_task_get_source_object (task);
+  Exec *exec = g_task_get_task_data (task);
+
+  WARDEN_SANDBOX_GET_CLASS (self)->exec_async (self, exec->request, g_task_get_cancellable (task),
+                                               exec_cb, task);
+}
+
+static void
+doors_taken_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  GTask *task = user_data;
+  Exec *exec = g_task_get_task_data (task);
+
+  exec->before = g_task_propagate_pointer (G_TASK (result), NULL);
+  exec_start (task);
+}
+
+static void
+take_doors_thread (GTask        *task,
+                   gpointer      source_object,
+                   gpointer      task_data,
+                   GCancellable *cancellable)
+{
+  WardenSandboxPrivate *priv = warden_sandbox_get_instance_private (source_object);
+
+  g_task_return_pointer (task, warden_git_doors_snapshot (priv->git_doors),
+                         (GDestroyNotify) warden_git_snapshot_free);
 }
 
 void
@@ -550,20 +671,31 @@ warden_sandbox_exec_async (WardenSandbox           *self,
                            GAsyncReadyCallback      callback,
                            gpointer                 user_data)
 {
-  g_autoptr(GTask) task = NULL;
-  WardenExecRequest *copy;
+  WardenSandboxPrivate *priv = warden_sandbox_get_instance_private (self);
+  g_autoptr(GTask) snapshot_task = NULL;
+  GTask *task;
+  Exec *exec;
 
   g_return_if_fail (WARDEN_IS_SANDBOX (self));
   g_return_if_fail (request != NULL && request->command != NULL);
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, warden_sandbox_exec_async);
-  /* The backend reads the copy until the call completes. */
-  copy = warden_exec_request_copy (request);
-  g_task_set_task_data (task, copy, (GDestroyNotify) warden_exec_request_free);
+  exec = g_new0 (Exec, 1);
+  exec->request = warden_exec_request_copy (request);
+  g_task_set_task_data (task, exec, exec_free);
 
-  WARDEN_SANDBOX_GET_CLASS (self)->exec_async (self, copy, cancellable, exec_cb,
-                                               g_steal_pointer (&task));
+  /* The host backend confines nothing: a command there can run git itself. */
+  if (!priv->confined || warden_sandbox_get_workspace (self) == NULL)
+    {
+      exec_start (task);
+      return;
+    }
+  if (priv->git_doors == NULL)
+    priv->git_doors = warden_git_doors_new (warden_sandbox_get_workspace (self));
+  snapshot_task = g_task_new (self, NULL, doors_taken_cb, task);
+  g_task_set_source_tag (snapshot_task, take_doors_thread);
+  g_task_run_in_thread (snapshot_task, take_doors_thread);
 }
 
 WardenExecResult *

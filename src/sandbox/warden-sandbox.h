@@ -143,7 +143,10 @@ void                       warden_sandbox_prepare_async      (WardenSandbox     
 gboolean                   warden_sandbox_prepare_finish     (WardenSandbox            *self,
                                                               GAsyncResult             *result,
                                                               GError                  **error);
-/* The request is copied; its output_func is called until the call completes. */
+/* The request is copied; its output_func is called until the call completes.
+ * A confined sandbox closes git's doors after every command
+ * (warden-git-doors.h): what it moved is said on standard error, through
+ * output_func and at the end of the result's stderr_text. */
 void                       warden_sandbox_exec_async         (WardenSandbox            *self,
                                                               const WardenExecRequest  *request,
                                                               GCancellable             *cancellable,

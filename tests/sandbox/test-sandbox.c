@@ -1135,6 +1135,373 @@ test_git_file_read_only (gconstpointer data)
   remove_tree (workspace);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Git's doors: files git on the host reads as configuration or runs as a
+ * hook, that no read-only mount can cover because they do not exist yet. */
+
+static gboolean
+have_git (void)
+{
+  g_autofree char *git = g_find_program_in_path ("git");
+
+  if (git != NULL)
+    return TRUE;
+  if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
+    g_test_fail_printf ("git is missing, and CI=true");
+  else
+    g_test_skip ("git is missing");
+  return FALSE;
+}
+
+/* Git as the user runs it on the host, with none of this machine's
+ * configuration but a name and the file protocol the setups need. */
+static GStrv
+host_git_environ (void)
+{
+  static char *global;
+  GStrv env = g_get_environ ();
+
+  if (global == NULL)
+    {
+      g_autofree char *dir = g_dir_make_tmp ("warden-test-git-XXXXXX", NULL);
+
+      g_assert_nonnull (dir);
+      global = g_build_filename (dir, "gitconfig", NULL);
+      g_assert_true (g_file_set_contents (global,
+                                          "[user]\n\tname = Warden Test\n"
+                                          "\temail = test@example.com\n"
+                                          "[init]\n\tdefaultBranch = main\n"
+                                          "[protocol \"file\"]\n\tallow = always\n"
+                                          "[safe]\n\tdirectory = *\n"
+                                          "[advice]\n\tdetachedHead = false\n", -1, NULL));
+    }
+  env = g_environ_setenv (env, "GIT_CONFIG_NOSYSTEM", "1", TRUE);
+  env = g_environ_setenv (env, "GIT_CONFIG_GLOBAL", global, TRUE);
+  env = g_environ_unsetenv (env, "GIT_DIR");
+  env = g_environ_unsetenv (env, "GIT_WORK_TREE");
+  env = g_environ_unsetenv (env, "GIT_INDEX_FILE");
+  return env;
+}
+
+/* Runs @script with sh in @workspace on this machine, host git at hand. */
+static gboolean
+host_sh (const char *workspace,
+         const char *script)
+{
+  const char *argv[] = { "/bin/sh", "-c", script, NULL };
+  g_auto(GStrv) env = host_git_environ ();
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_spawn_sync (workspace, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                &status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_test_message ("host: %s: %s%s", script, out, err);
+  return g_spawn_check_wait_status (status, NULL);
+}
+
+static char *
+replace_marker (const char *text,
+                const char *marker)
+{
+  g_auto(GStrv) parts = g_strsplit (text, "@MARKER@", -1);
+
+  return g_strjoinv (marker, parts);
+}
+
+/* TRUE when @rel (relative to the quarantine of one command) was moved
+ * into .git/warden-quarantine; its content there in @content. */
+static gboolean
+quarantined (const char  *workspace,
+             const char  *rel,
+             char       **content)
+{
+  g_autofree char *root = g_build_filename (workspace, ".git", "warden-quarantine", NULL);
+  g_autoptr(GDir) dir = g_dir_open (root, 0, NULL);
+  const char *stamp;
+
+  while (dir != NULL && (stamp = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (root, stamp, rel, NULL);
+      struct stat st;
+
+      if (lstat (path, &st) == 0)
+        {
+          if (content != NULL)
+            {
+              if (S_ISLNK (st.st_mode))
+                *content = g_file_read_link (path, NULL);
+              else
+                g_file_get_contents (path, content, NULL, NULL);
+            }
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+#define EVIL_GITDIR(dir) \
+  "mkdir -p " dir "/objects " dir "/refs && printf 'ref: refs/heads/main\\n' > " dir "/HEAD && " \
+  "printf '[core]\\n\\tfsmonitor = \"touch @MARKER@; false\"\\n' > " dir "/config"
+
+#define HOST_REPO "git init -q && git commit -q --allow-empty -m first"
+#define HOST_SUBMODULE HOST_REPO " && git init -q lib && git -C lib commit -q --allow-empty -m lib " \
+                       "&& git submodule add -q ./lib sub && git commit -q -m sub"
+
+typedef struct
+{
+  const char *name;
+  const char *setup;     /* on the host, before the sandbox starts */
+  const char *attack;    /* in the sandbox; @MARKER@ is the file the door would create */
+  const char *trigger;   /* what the user then runs on the host */
+  const char *moved;     /* where it lands, relative to one command's quarantine */
+  const char *restored;  /* a file that must be as before the command, or NULL */
+  gboolean    noted;     /* the command's output says what was moved */
+} GitDoorAttack;
+
+static const GitDoorAttack git_door_attacks[] = {
+  { "commondir", HOST_REPO,
+    EVIL_GITDIR ("evil") " && printf '../evil\\n' > .git/commondir",
+    "git status", "commondir", NULL, TRUE },
+  { "commondir-symlink", HOST_REPO,
+    EVIL_GITDIR ("evil") " && printf '../evil\\n' > cd && ln -s ../cd .git/commondir",
+    "git status", "commondir", NULL, TRUE },
+  { "config-worktree",
+    HOST_REPO " && git config core.repositoryformatversion 1 && "
+    "git config extensions.worktreeConfig true",
+    "printf '[core]\\n\\tfsmonitor = \"touch @MARKER@; false\"\\n' > .git/config.worktree",
+    "git status", "config.worktree", NULL, TRUE },
+  { "submodule-config", HOST_SUBMODULE,
+    "printf '[core]\\n\\tfsmonitor = \"touch @MARKER@; false\"\\n' >> .git/modules/sub/config",
+    "git status", "modules/sub/config", ".git/modules/sub/config", TRUE },
+  { "submodule-hook", HOST_SUBMODULE,
+    "printf '#!/bin/sh\\ntouch @MARKER@\\n' > .git/modules/sub/hooks/post-checkout && "
+    "chmod +x .git/modules/sub/hooks/post-checkout",
+    "git -C sub checkout -q --detach", "modules/sub/hooks/post-checkout", NULL, TRUE },
+  { "gitlink-pointer",
+    HOST_REPO " && git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),vendor && "
+    "git commit -q -m vendor",
+    EVIL_GITDIR ("evil") " && mkdir -p vendor && printf 'gitdir: ../evil\\n' > vendor/.git",
+    "git status", "vendor/.git", NULL, TRUE },
+  { "worktree-commondir", HOST_REPO " && git worktree add -q ../$(basename $PWD)-wt",
+    EVIL_GITDIR ("evil") " && w=$(ls .git/worktrees) && "
+    "printf '../../../evil\\n' > .git/worktrees/$w/commondir",
+    "cd ../$(basename $PWD)-wt && git status", NULL, NULL, TRUE },
+  { "survivor", HOST_REPO,
+    EVIL_GITDIR ("evil") " && "
+    "(sleep 2; printf '../evil\\n' > .git/commondir) </dev/null >/dev/null 2>&1 &",
+    "sleep 4; git status", NULL, NULL, FALSE },
+};
+
+/* Each attack works on the host as such (else the test proves nothing),
+ * and leaves nothing behind that runs when done through the sandbox. */
+static void
+test_git_doors (gconstpointer data)
+{
+  const char *backend = data;
+
+  if (!need_backend (backend) || !have_git ())
+    return;
+
+  for (guint i = 0; i < G_N_ELEMENTS (git_door_attacks); i++)
+    {
+      const GitDoorAttack *a = &git_door_attacks[i];
+      g_autofree char *markers = make_workspace ("marker");
+      g_autofree char *marker = g_build_filename (markers, "pwned", NULL);
+      g_autofree char *attack = replace_marker (a->attack, marker);
+      g_autofree char *control = make_workspace ("control");
+      g_autofree char *workspace = make_workspace ("doors");
+      g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenExecResult) r = NULL;
+      g_autofree char *before = NULL;
+      g_autofree char *after = NULL;
+      WardenSandbox *sandbox;
+
+      g_test_message ("attack %s", a->name);
+      g_assert_true (host_sh (control, a->setup));
+      g_assert_true (host_sh (control, attack));
+      host_sh (control, a->trigger);
+      g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+      g_unlink (marker);
+
+      g_assert_true (host_sh (workspace, a->setup));
+      if (a->restored != NULL)
+        before = read_file (workspace, a->restored);
+      config->image = g_strdup (test_image ());
+      sandbox = prepare_sandbox (backend, config, &error);
+      g_assert_no_error (error);
+      r = exec_in (sandbox, attack, 30000);
+      g_test_message ("%s: exit %d, %s", a->name, r->exit_code, r->stderr_text);
+      host_sh (workspace, a->trigger);
+      g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+      if (a->moved != NULL)
+        g_assert_true (quarantined (workspace, a->moved, NULL));
+      if (a->noted)
+        g_assert_nonnull (strstr (r->stderr_text, "warden-quarantine"));
+      if (a->restored != NULL)
+        {
+          after = read_file (workspace, a->restored);
+          g_assert_cmpstr (after, ==, before);
+        }
+
+      destroy_sandbox (sandbox);
+      host_sh (control, "rm -rf ../$(basename $PWD)-wt");
+      host_sh (workspace, "rm -rf ../$(basename $PWD)-wt");
+      remove_tree (control);
+      remove_tree (workspace);
+      remove_tree (markers);
+    }
+}
+
+/* A .git the command makes (git init inside) keeps what git init writes;
+ * what a later command adds to its config or hooks does not stay, nor does
+ * a .git made with a config that runs something. */
+static void
+test_git_doors_new_repository (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *markers = NULL;
+  g_autofree char *marker = NULL;
+  g_autofree char *workspace = NULL;
+  g_autofree char *workspace2 = NULL;
+  g_autoptr(WardenSandboxConfig) config = NULL;
+  g_autoptr(WardenSandboxConfig) config2 = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) init = NULL;
+  g_autoptr(WardenExecResult) later = NULL;
+  g_autoptr(WardenExecResult) evil = NULL;
+  g_autofree char *attack = NULL;
+  g_autofree char *evil_init = NULL;
+  g_autofree char *gitconfig = NULL;
+  g_autofree char *gitconfig_after = NULL;
+  WardenSandbox *sandbox;
+  /* What git init writes. */
+#define GIT_INIT \
+    "mkdir -p .git/objects .git/refs/heads .git/hooks .git/info && " \
+    "printf 'ref: refs/heads/main\\n' > .git/HEAD && " \
+    "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfilemode = true\\n" \
+    "\\tbare = false\\n\\tlogallrefupdates = true\\n' > .git/config && " \
+    "printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit.sample && " \
+    "printf '# git ls-files --others --exclude-from=.git/info/exclude\\n' > .git/info/exclude"
+#define EVIL_HOOK \
+    "printf '#!/bin/sh\\ntouch @MARKER@\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit"
+
+  if (!need_backend (backend) || !have_git ())
+    return;
+  markers = make_workspace ("marker");
+  marker = g_build_filename (markers, "pwned", NULL);
+  workspace = make_workspace ("newgit");
+  config = warden_sandbox_config_new (workspace);
+  config->image = g_strdup (test_image ());
+  sandbox = prepare_sandbox (backend, config, &error);
+  g_assert_no_error (error);
+
+  init = exec_in (sandbox, GIT_INIT, 30000);
+  g_assert_cmpint (init->exit_code, ==, 0);
+  g_assert_null (strstr (init->stderr_text, "warden-quarantine"));
+  g_assert_true (exists (workspace, ".git/hooks/pre-commit.sample"));
+  g_assert_true (exists (workspace, ".git/info/exclude"));
+  gitconfig = read_file (workspace, ".git/config");
+  g_assert_nonnull (strstr (gitconfig, "logallrefupdates"));
+
+  /* Docker mounted nothing read-only over this .git: it came late. */
+  attack = replace_marker (EVIL_HOOK "; printf '[core]\\n\\tfsmonitor = \"touch @MARKER@; "
+                           "false\"\\n' >> .git/config", marker);
+  later = exec_in (sandbox, attack, 30000);
+  g_test_message ("later: exit %d, %s", later->exit_code, later->stderr_text);
+  destroy_sandbox (sandbox);
+  host_sh (workspace, "git status && git commit -q --allow-empty -m x");
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  gitconfig_after = read_file (workspace, ".git/config");
+  g_assert_cmpstr (gitconfig_after, ==, gitconfig);
+
+  /* A .git made at once with a config that runs something. */
+  workspace2 = make_workspace ("newgit2");
+  config2 = warden_sandbox_config_new (workspace2);
+  config2->image = g_strdup (test_image ());
+  sandbox = prepare_sandbox (backend, config2, &error);
+  g_assert_no_error (error);
+  evil_init = replace_marker (GIT_INIT " && printf '\\tfsmonitor = \"touch @MARKER@; false\"\\n' "
+                              ">> .git/config && " EVIL_HOOK, marker);
+  evil = exec_in (sandbox, evil_init, 30000);
+  g_test_message ("evil init: exit %d, %s", evil->exit_code, evil->stderr_text);
+  destroy_sandbox (sandbox);
+  host_sh (workspace2, "git status && git commit -q --allow-empty -m x");
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  g_assert_true (quarantined (workspace2, "config", NULL));
+  g_assert_true (quarantined (workspace2, "hooks/pre-commit", NULL));
+  g_assert_true (exists (workspace2, ".git/hooks/pre-commit.sample"));
+#undef GIT_INIT
+#undef EVIL_HOOK
+
+  remove_tree (workspace);
+  remove_tree (workspace2);
+  remove_tree (markers);
+}
+
+/* What git submodule update and git clone write inside stays. */
+static void
+test_git_doors_legitimate (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *workspace = NULL;
+  g_autoptr(WardenSandboxConfig) config = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+  WardenSandbox *sandbox;
+  const char *kept[] = {
+    ".git/modules/lib2/config", ".git/modules/lib2/HEAD", ".git/modules/lib2/info/exclude",
+    ".git/modules/lib2/hooks/post-checkout.sample", "lib2/.git", ".git/worktrees/w/commondir",
+    "vendor/x/.git/config", ".git/objects/ab/cdef", ".git/index",
+  };
+
+  if (!need_backend (backend) || !have_git ())
+    return;
+  workspace = make_workspace ("legit");
+  g_assert_true (host_sh (workspace, HOST_REPO " && git update-index --add --cacheinfo "
+                                     "160000,$(git rev-parse HEAD),lib2 && "
+                                     "git update-index --add --cacheinfo "
+                                     "160000,$(git rev-parse HEAD),vendor/x"));
+  config = warden_sandbox_config_new (workspace);
+  config->image = g_strdup (test_image ());
+  sandbox = prepare_sandbox (backend, config, &error);
+  g_assert_no_error (error);
+  r = exec_in (sandbox,
+               "mkdir -p .git/modules/lib2/hooks .git/modules/lib2/info .git/modules/lib2/objects "
+               ".git/modules/lib2/refs lib2 .git/worktrees/w vendor/x/.git/objects "
+               "vendor/x/.git/refs .git/objects/ab && "
+               "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfilemode = true\\n"
+               "\\tbare = false\\n\\tlogallrefupdates = true\\n\\tworktree = ../../../lib2\\n"
+               "[remote \"origin\"]\\n\\turl = https://example.com/lib2.git\\n"
+               "\\tfetch = +refs/heads/*:refs/remotes/origin/*\\n"
+               "[branch \"main\"]\\n\\tremote = origin\\n\\tmerge = refs/heads/main\\n' "
+               "> .git/modules/lib2/config && "
+               "printf 'ref: refs/heads/main\\n' > .git/modules/lib2/HEAD && "
+               "printf '# exclude\\n' > .git/modules/lib2/info/exclude && "
+               "printf '#!/bin/sh\\n' > .git/modules/lib2/hooks/post-checkout.sample && "
+               "printf 'gitdir: ../.git/modules/lib2\\n' > lib2/.git && "
+               "printf '../..\\n' > .git/worktrees/w/commondir && "
+               "printf 'ref: refs/heads/main\\n' > vendor/x/.git/HEAD && "
+               "printf '[core]\\n\\trepositoryformatversion = 0\\n' > vendor/x/.git/config && "
+               "echo x > .git/objects/ab/cdef && cp .git/index .git/index.new && "
+               "mv .git/index.new .git/index",
+               30000);
+  g_test_message ("exit %d, %s", r->exit_code, r->stderr_text);
+  g_assert_cmpint (r->exit_code, ==, 0);
+  g_assert_null (strstr (r->stderr_text, "warden-quarantine"));
+  for (guint i = 0; i < G_N_ELEMENTS (kept); i++)
+    {
+      g_test_message ("%s", kept[i]);
+      g_assert_true (exists (workspace, kept[i]));
+    }
+  destroy_sandbox (sandbox);
+  remove_tree (workspace);
+}
+
 /* The test's HOME, XDG_CONFIG_HOME and XDG_DATA_HOME, set in main() before
  * GLib reads them: a workspace that holds them shows them empty. */
 static char *test_home;
@@ -2060,6 +2427,9 @@ main (int    argc,
       } tests[] = {
         { "git-read-only", test_git_read_only },
         { "git-file-read-only", test_git_file_read_only },
+        { "git-doors", test_git_doors },
+        { "git-doors-new-repository", test_git_doors_new_repository },
+        { "git-doors-legitimate", test_git_doors_legitimate },
         { "private-dirs-hidden", test_private_dirs_hidden },
         { "workspace-inside-private-refused", test_workspace_inside_private_refused },
         { "tmp-size", test_tmp_size },
