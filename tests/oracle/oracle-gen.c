@@ -201,9 +201,10 @@ static const char * const script_files[] = {
   "sh -s < run.sh", "busybox sh run.sh", "find . -name run.sh -exec sh {} \\;",
   "sh -c 'sh run.sh'", "env -S 'sh run.sh'", "command . ./run.sh", "builtin source run.sh",
   "exec sh run.sh", "nohup sh run.sh", "time sh run.sh", "xargs sh < run.sh",
-  "sh -- run.sh", "sh -e run.sh", "dash run.sh", "./run.sh", "sh ./run.sh x", "bash -x run.sh",
+  "sh -- run.sh", "sh -e run.sh", "dash run.sh", "sh - run.sh", "sh ./run.sh x", "bash -x run.sh",
   "sudo sh run.sh", "timeout 5 sh run.sh", "env sh run.sh", "sh -c . ./run.sh",
-  "sh -c 'exec \"$0\"' ./run.sh", "sh -c '\"$1\"' x ./run.sh", "sh \"$x\"run.sh", NULL
+  "sh -c '. \"$0\"' ./run.sh", "sh -c '. \"$1\"' x ./run.sh", "sh \"$x\"run.sh",
+  "sh +x run.sh", "sh -o errexit run.sh", "bash -O extglob run.sh", "sh -c ':' run.sh", NULL
 };
 
 static const char * const stdin_shells[] = {

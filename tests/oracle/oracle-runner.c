@@ -295,8 +295,10 @@ runner_reset (Runner *r)
   put_file (home, "h.txt", body, strlen (body), 0644);
 
   put_file (r->ws, "a.txt", body, strlen (body), 0644);
-  /* A script a line may hand to a shell (sh run.sh, BASH_ENV=run.sh, …). */
-  put_file (r->ws, "run.sh", "evil from-run.sh\n", 17, 0755);
+  /* A script a line may hand to a shell (sh run.sh, BASH_ENV=run.sh, …).
+   * Not executable: ./run.sh running what it holds is the file's doing, like
+   * make running a Makefile, which no engine can see. */
+  put_file (r->ws, "run.sh", "evil from-run.sh\n", 17, 0644);
   put_file (r->ws, "b.txt", "a\nb\n", 4, 0644);
   put_dir (r->ws, "dir");
   put_file (r->ws, "dir/c.txt", body, strlen (body), 0644);

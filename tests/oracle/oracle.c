@@ -65,7 +65,7 @@ static const char * const writers[] = {
 
 /* busybox sh runs its applets without looking at PATH, so they are not
  * logged: under busybox, a change is only the line's doing when none of
- * these appears in it. */
+ * these stands in command position in it. */
 static const char * const busybox_writers[] = {
   "rm", "cp", "mv", "touch", "mkdir", "tee", "sed", "dd", "ln", "chmod", "chown", "tar",
   "truncate", "install", "patch", "sort", "gzip", "gunzip", "unzip", "mktemp", "find",
@@ -99,7 +99,8 @@ typedef struct
   guint64 slow_checks;
 } Stats;
 
-/* What the workers share; @lock guards everything below it. */
+/* What the workers share. While they run, @lock guards the tables, the
+ * report and the failures file; the stats are merged after they are done. */
 typedef struct
 {
   gboolean       shells[ORACLE_N_SHELLS];
