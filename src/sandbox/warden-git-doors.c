@@ -44,6 +44,7 @@ typedef enum
   DOOR_HOOK,       /* anything in hooks/ but *.sample, which git never runs */
   DOOR_INFO,       /* anything in info/: attributes, and links or FIFOs anywhere */
   DOOR_INDEX,      /* an index this cannot read: which submodules git enters is unknown */
+  DOOR_TODO,       /* a rebase's or cherry-pick's list: its exec lines run on --continue */
 } DoorKind;
 
 typedef enum
@@ -57,6 +58,7 @@ typedef enum
   BAD_HOOK,
   BAD_INFO,
   BAD_INDEX,
+  BAD_TODO,
 } Verdict;
 
 typedef struct
@@ -953,6 +955,29 @@ judge (Scan *scan,
     case DOOR_HOOK:
       return BAD_HOOK;
 
+    case DOOR_TODO:
+      {
+        GBytes *now = door_get_bytes (scan, door, READ_MAX);
+        gsize len = 0;
+        const char *data = now ? g_bytes_get_data (now, &len) : NULL;
+        g_autofree char *text = NULL;
+        g_auto(GStrv) lines = NULL;
+
+        if (now == NULL || (len > 0 && memchr (data, '\0', len) != NULL))
+          return BAD_TODO;
+        text = g_strndup (data, len);
+        lines = g_strsplit (text, "\n", -1);
+        for (guint i = 0; lines[i]; i++)
+          {
+            const char *l = lines[i] + strspn (lines[i], " \t");
+
+            if ((g_str_has_prefix (l, "exec") && (l[4] == ' ' || l[4] == '\t')) ||
+                (l[0] == 'x' && (l[1] == ' ' || l[1] == '\t')))
+              return BAD_TODO;
+          }
+        return FINE;
+      }
+
     case DOOR_INFO:
       {
         g_autofree char *parent = g_path_get_dirname (door->path);
@@ -1233,16 +1258,20 @@ modules_of (const char *gitdir_abs)
 }
 
 /* The .git of each gitlink of the index of @gitdir_abs, checked out in
- * @worktree: git status enters every one. */
+ * @worktree: git status enters every one. With @prefix, the work tree is
+ * a folder above the workspace, which is @prefix in it. */
 static void
 gitlink_doors (Scan       *scan,
                const char *gitdir_abs,
                const char *gitdir_rel,
                const char *worktree,
+               const char *prefix,
                guint       depth)
 {
   g_autofree char *index_abs = g_build_filename (gitdir_abs, "index", NULL);
-  g_autofree char *key = g_strconcat (worktree, "\n", index_abs, NULL);
+  g_autofree char *key = g_strconcat (worktree, "\n", prefix ? prefix : "", "\n", index_abs,
+                                      NULL);
+  gsize prefix_len = prefix ? strlen (prefix) : 0;
   g_autofree char *modules = NULL;
   g_autoptr(GPtrArray) gitlinks = NULL;
   gboolean readable;
@@ -1273,6 +1302,12 @@ gitlink_doors (Scan       *scan,
       struct stat st;
       Door *door;
 
+      if (prefix != NULL)
+        {
+          if (strncmp (path, prefix, prefix_len) != 0 || path[prefix_len] != '/')
+            continue;
+          path += prefix_len + 1;
+        }
       if (!gitlink_path_ok (path))
         continue;
       /* No symbolic link on the way: git would not enter it either. */
@@ -1334,9 +1369,14 @@ scan_repo (Scan       *scan,
       g_autofree char *parent = g_path_get_dirname (rel);
       Door *door;
 
+      g_autofree char *rebase_todo = join (rel, "rebase-merge/git-rebase-todo");
+      g_autofree char *sequencer_todo = join (rel, "sequencer/todo");
+
       g_hash_table_add (scan->snap->repos, g_strdup (rel));
       config_door (scan, config, rel);
       config_door (scan, config_worktree, rel);
+      file_door (scan, rebase_todo, rel, DOOR_TODO);
+      file_door (scan, sequencer_todo, rel, DOOR_TODO);
 
       door = file_door (scan, commondir, rel, DOOR_COMMONDIR);
       if (door != NULL)
@@ -1382,7 +1422,60 @@ scan_repo (Scan       *scan,
     }
 
   if (worktree != NULL)
-    gitlink_doors (scan, gitdir_abs, rel, worktree, depth);
+    gitlink_doors (scan, gitdir_abs, rel, worktree, NULL, depth);
+}
+
+/* A workspace inside a repository (a folder of a monorepo): git status
+ * there enters the gitlinks of that repository's index that lie in the
+ * workspace, and their .git is the workspace's. */
+static void
+scan_enclosing (Scan *scan)
+{
+  g_autofree char *dir = g_path_get_dirname (scan->doors->root);
+  g_autofree char *prefix = g_path_get_basename (scan->doors->root);
+
+  if (strcmp (scan->doors->root, "/") == 0)
+    return;
+  for (;;)
+    {
+      g_autofree char *dotgit = g_build_filename (dir, ".git", NULL);
+      g_autofree char *parent = NULL;
+      struct stat st;
+
+      if (lstat (dotgit, &st) == 0)
+        {
+          g_autofree char *gitdir = NULL;
+          g_autofree char *real = NULL;
+
+          if (S_ISREG (st.st_mode))
+            {
+              g_autoptr(GBytes) bytes = read_bytes (dotgit, &st, 4096);
+
+              gitdir = gitfile_target (dotgit, bytes);
+            }
+          else
+            gitdir = g_strdup (dotgit);
+          real = gitdir ? real_path (gitdir) : NULL;
+          if (real != NULL)
+            {
+              g_hash_table_add (scan->snap->repos, g_strdup (""));
+              gitlink_doors (scan, real, NULL, "", prefix, 0);
+            }
+          return;
+        }
+      if (strcmp (dir, "/") == 0)
+        return;
+      parent = g_path_get_dirname (dir);
+      {
+        g_autofree char *base = g_path_get_basename (dir);
+        char *longer = g_build_filename (base, prefix, NULL);
+
+        g_free (prefix);
+        prefix = longer;
+      }
+      g_free (dir);
+      dir = g_steal_pointer (&parent);
+    }
 }
 
 /* The workspace's own .git: a folder, or a file naming one. */
@@ -1393,6 +1486,8 @@ scan_workspace (Scan *scan)
   struct stat st;
   Door *door;
 
+  /* git status run above the workspace enters them too. */
+  scan_enclosing (scan);
   if (lstat (abs, &st) != 0)
     return;
   if (S_ISDIR (st.st_mode))
@@ -1614,6 +1709,9 @@ verdict_reason (Door *door)
       return _("git on your machine would have read it");
     case BAD_INDEX:
       return _("Warden could not tell which repositories it makes git on your machine enter");
+    case BAD_TODO:
+      return _("git on your machine would run the programs its exec lines name when you "
+               "continue");
     case FINE:
     default:
       return "";

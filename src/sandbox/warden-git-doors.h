@@ -16,8 +16,10 @@ G_BEGIN_DECLS
  * .git and every repository git enters from there (submodules: every
  * gitlink of an index, .git/modules/NAME; linked worktrees; a commondir):
  * config, config.worktree, commondir, hooks/, info/attributes, a .git
- * file, the files a config's include.path names inside the workspace, and
- * symbolic links or FIFOs in any of these places. A snapshot is taken before each command, and
+ * file, the files a config's include.path names inside the workspace, a
+ * rebase's todo list (its exec lines), and symbolic links or FIFOs in any
+ * of these places; also the gitlinks a repository around the workspace
+ * has in it. A snapshot is taken before each command, and
  * closing after it moves whatever the command created or changed there,
  * that could make git run something, into .git/warden-quarantine/STAMP/,
  * putting back what was there before. */

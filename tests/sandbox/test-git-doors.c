@@ -503,6 +503,60 @@ test_doors_new_gitlink (void)
   remove_tree (dir);
 }
 
+/* A workspace that is a folder of a larger repository: the gitlinks of that
+ * one's index in the workspace are entered from above. */
+static void
+test_doors_enclosing (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *workspace = NULL;
+  g_autoptr(WardenGitDoors) doors = NULL;
+  g_autofree char *note = NULL;
+
+  if (!have_git ())
+    return;
+  dir = make_dir ();
+  sh (dir, "git init -q && git commit -q --allow-empty -m a && mkdir -p packages/app/lib && "
+           "git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),packages/app/lib");
+  workspace = g_build_filename (dir, "packages", "app", NULL);
+  doors = warden_git_doors_new (workspace);
+  note = run_command (doors, workspace, "printf 'gitdir: ../../../evil\\n' > lib/.git");
+  g_test_message ("%s", note);
+  g_assert_nonnull (note);
+  g_assert_false (exists (workspace, "lib/.git"));
+  g_assert_true (exists (workspace, ".warden-quarantine"));
+  remove_tree (dir);
+}
+
+/* An interactive rebase the command leaves with exec lines: they would run
+ * when the user continues it. */
+static void
+test_doors_rebase_todo (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(WardenGitDoors) doors = NULL;
+  g_autofree char *note = NULL;
+
+  if (!have_git ())
+    return;
+  dir = make_dir ();
+  sh (dir, "git init -q && git commit -q --allow-empty -m a && git commit -q --allow-empty -m b");
+  doors = warden_git_doors_new (dir);
+  note = run_command (doors, dir, "GIT_SEQUENCE_EDITOR=\"sed -i '1i break'\" "
+                                  "git rebase -q -i --exec 'touch x' HEAD~1 2>/dev/null; "
+                                  "test -d .git/rebase-merge");
+  g_test_message ("%s", note);
+  g_assert_nonnull (note);
+  g_assert_nonnull (strstr (note, "exec lines"));
+  g_assert_true (quarantined (dir, "rebase-merge/git-rebase-todo"));
+  g_clear_pointer (&note, g_free);
+  note = run_command (doors, dir, "git rebase --abort && "
+                                  "GIT_SEQUENCE_EDITOR=\"sed -i '1i break'\" "
+                                  "git rebase -q -i HEAD~1 2>/dev/null; test -d .git/rebase-merge");
+  g_assert_null (note);
+  remove_tree (dir);
+}
+
 /* A file a config includes, or links to, inside the workspace is a door too. */
 static void
 test_doors_include (void)
@@ -672,6 +726,8 @@ main (int    argc,
   g_test_add_func ("/git-doors/changed-restored", test_doors_changed_restored);
   g_test_add_func ("/git-doors/new-gitlink", test_doors_new_gitlink);
   g_test_add_func ("/git-doors/include", test_doors_include);
+  g_test_add_func ("/git-doors/enclosing", test_doors_enclosing);
+  g_test_add_func ("/git-doors/rebase-todo", test_doors_rebase_todo);
   g_test_add_func ("/git-doors/new-dotgit", test_doors_new_dotgit);
   g_test_add_func ("/git-doors/planted-quarantine", test_doors_planted_quarantine);
   g_test_add_func ("/git-doors/cost", test_doors_cost);
