@@ -1153,6 +1153,9 @@ have_git (void)
   return FALSE;
 }
 
+/* Where host_git_environ() keeps its configuration; main() removes it. */
+static char *git_config_dir;
+
 /* Git as the user runs it on the host, with none of this machine's
  * configuration but a name and the file protocol the setups need. */
 static GStrv
@@ -1163,10 +1166,9 @@ host_git_environ (void)
 
   if (global == NULL)
     {
-      g_autofree char *dir = g_dir_make_tmp ("warden-test-git-XXXXXX", NULL);
-
-      g_assert_nonnull (dir);
-      global = g_build_filename (dir, "gitconfig", NULL);
+      git_config_dir = g_dir_make_tmp ("warden-test-gitconfig-XXXXXX", NULL);
+      g_assert_nonnull (git_config_dir);
+      global = g_build_filename (git_config_dir, "gitconfig", NULL);
       g_assert_true (g_file_set_contents (global,
                                           "[user]\n\tname = Warden Test\n"
                                           "\temail = test@example.com\n"
@@ -2460,5 +2462,7 @@ main (int    argc,
   status = g_test_run ();
   remove_tree (test_home);
   g_free (test_home);
+  if (git_config_dir != NULL)
+    remove_tree (git_config_dir);
   return status;
 }
