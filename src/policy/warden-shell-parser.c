@@ -2638,8 +2638,10 @@ wrapper_command_start (const WrapperSpec *spec,
         }
     }
 
+  /* env takes every word with a "=" for a setting, "=x" included. */
   if (spec->assignments)
-    while (i < n && (w[i].flags & W_ASSIGN))
+    while (i < n && ((w[i].flags & W_ASSIGN) ||
+                     (spec->name[0] == 'e' && strchr (w[i].text, '=') != NULL)))
       {
         /* env LD_PRELOAD=x.so ls is not ls. */
         if (names_dangerous_var (w[i].text))

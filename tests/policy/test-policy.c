@@ -1081,6 +1081,7 @@ static const Row rows[] = {
   { "soundness/assignments/npm-config", "for npm_config_script_shell in x; do ls; done", ASKS, .allow = ANY },
   { "soundness/assignments/env-preload", "env LD_PRELOAD=/tmp/x.so ls", ASKS, .allow = S ("env *", "ls") },
   { "soundness/assignments/sudo-path", "sudo PATH=. ls", ASKS, .allow = S ("sudo *", "ls") },
+  { "soundness/assignments/env-odd-setting", "env --unset n = rm -rf /", DENIES, .mode = ALLOW_ALWAYS, .deny = RMDENY },
   { "soundness/assignments/env-ordinary", "env NODE_ENV=test ls", ALLOWS, .allow = S ("env *", "ls") },
   { "soundness/assignments/lower-case-loop", "for f in a b; do cat $f; done", ALLOWS, .allow = SAFE },
   /* 10. Redirections into protected paths ask in every mode. */
