@@ -632,7 +632,9 @@ report_failure (Oracle      *o,
   g_string_append (sh->report, text->str);
   g_free (key);
   key = g_strdup_printf ("%s\t%s", mode_name (mode), shrunk);
-  if (!known && !g_hash_table_contains (sh->known, key))
+  /* The line itself went into @known above, so that no other worker shrinks
+   * it too: a line that did not shrink is new all the same. */
+  if (!known && (strcmp (shrunk, c->line) == 0 || !g_hash_table_contains (sh->known, key)))
     {
       o->stats.distinct++;
       if (sh->failures_file != NULL)
