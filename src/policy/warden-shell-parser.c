@@ -929,6 +929,16 @@ scan_param (Lexer    *L,
           advance (L);
           lex_dquote (L, junk, &flags, -1, FALSE);
           break;
+        case '<':
+        case '>':
+          /* ${x-<(cmd)}: bash and busybox run a process substitution in
+           * the word (found by the oracle); dash reads it as text. */
+          if (peekc2 (L) == '(' && !in_dquote && (L->st->dialect_hit = TRUE) &&
+              L->st->dialect != DIALECT_DASH)
+            parse_procsub (L, junk);
+          else
+            advance (L);
+          break;
         case '$':
         case '`':
           {
@@ -2438,6 +2448,8 @@ static const WrapperSpec wrappers[] = {
   { "doas",    "uC", "ns", none, none, 0, FALSE, FALSE, FALSE, "s" },
   { "command", "", "p", none, none, 0, FALSE, FALSE },
   { "builtin", "", "", none, none, 0, FALSE, FALSE },
+  /* exec -a NAME is bash's; busybox reads "exec -ax e" as running x (found by
+   * the oracle): exec with options asks, though what it wraps is still read. */
   { "exec",    "a", "cl", none, none, 0, FALSE, FALSE },
   { "xargs",   "adEILnPs", "0prtxo", xargs_long_args, xargs_long_flags, 0, FALSE, FALSE },
   { "busybox", "", "", none, none, 0, FALSE, FALSE },
@@ -3294,6 +3306,8 @@ analyze (Lexer         *L,
         }
 
       start = wrapper_command_start (spec, w, n, &why, &replace, &changes_dir);
+      if (strcmp (spec->name, "exec") == 0 && n > 1 && w[1].text[0] == '-')
+        force_ask (p, FALSE, "exec's options are read differently by bash and busybox");
       if (start == -1 && spec->bare_shell)
         {
           why = g_strdup_printf ("%s with no command starts a shell that reads its script from "

@@ -1058,6 +1058,8 @@ static const Row rows[] = {
   { "soundness/wrappers/su-last-c-wins", "su t -c- t -cevil", DENIES, .mode = ALLOW_ALWAYS, .deny = S ("evil") },
   { "soundness/assignments/printf-v-attached", "printf -vPATH .; ls", ASKS, .allow = S ("printf *", "ls") },
   { "soundness/assignments/read-a-attached", "read -raIFS", ASKS, .allow = ANY },
+  { "soundness/wrappers/exec-option", "exec -ax e", ASKS, .allow = S ("exec *", "e", "e *") },
+  { "soundness/param-braces/process-substitution", "cat ${x-<(evil)}", ASKS, .allow = SAFE },
   { "soundness/wrappers/known-forms-allowed", "sudo -u bob ls && flock /tmp/l ls && su bob -c ls", ALLOWS, .allow = S ("sudo *", "flock *", "su *", "ls") },
   /* 8. Command names that are not what the pattern names. */
   { "soundness/command-word/space-in-quotes", "'ls ./x'", ASKS, .allow = ANY },
