@@ -1135,12 +1135,13 @@ warden_profile_editor_init (WardenProfileEditor *self)
   /* The list the tools use, so the two cannot drift. */
   {
     g_autofree char *globs = g_strjoinv (", ", (char **) warden_protected_path_globs ());
-    g_autofree char *subtitle =
-      g_strdup_printf (_("How the agent’s write and edit tools may change the project. Whatever "
-                         "the choice, writing outside the project asks, and so does writing "
-                         "these protected paths: %s"), globs);
+    g_autofree char *tooltip = g_strdup_printf (_("Protected paths: %s"), globs);
 
-    adw_action_row_set_subtitle (ADW_ACTION_ROW (self->file_write_row), subtitle);
+    /* A short subtitle: the whole list squeezed the choice out of sight. */
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (self->file_write_row),
+                                 _("Writing outside the project or to a protected path (.git, "
+                                   ".envrc, editor and shell settings) always asks"));
+    gtk_widget_set_tooltip_text (GTK_WIDGET (self->file_write_row), tooltip);
   }
 }
 
