@@ -16,6 +16,7 @@
 
 #include <libsoup/soup.h>
 
+#include "common/warden-json.h"
 #include "warden-sse-parser.h"
 
 #define API_VERSION      "2023-06-01"
@@ -833,9 +834,6 @@ build_request_body (WardenAnthropicProvider *self,
                     GPtrArray               *tools)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
-  gsize length;
   char *data;
 
   json_builder_begin_object (builder);
@@ -883,11 +881,10 @@ build_request_body (WardenAnthropicProvider *self,
 
   json_builder_end_object (builder);
 
-  root = json_builder_get_root (builder);
-  json_generator_set_root (generator, root);
-  data = json_generator_to_data (generator, &length);
+  /* A tool's output may hold any bytes: the body must be JSON whatever they are. */
+  data = warden_json_builder_to_string (builder, FALSE);
 
-  return g_bytes_new_take (data, length);
+  return g_bytes_new_take (data, strlen (data));
 }
 
 static void

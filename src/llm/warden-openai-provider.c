@@ -16,6 +16,7 @@
 
 #include <libsoup/soup.h>
 
+#include "common/warden-json.h"
 #include "warden-sse-parser.h"
 
 #define USER_AGENT         "warden/" PACKAGE_VERSION
@@ -249,7 +250,7 @@ add_assistant_message (JsonBuilder      *builder,
             continue;
 
           /* The API wants the arguments as a string of JSON, not as JSON. */
-          arguments = block->tool_input ? json_to_string (block->tool_input, FALSE)
+          arguments = block->tool_input ? warden_json_to_string (block->tool_input, FALSE)
                                         : g_strdup ("{}");
 
           json_builder_begin_object (builder);
@@ -314,7 +315,6 @@ build_request_body (WardenOpenaiProvider *self,
                     GPtrArray            *tools)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) root = NULL;
   char *json;
 
   json_builder_begin_object (builder);
@@ -363,8 +363,8 @@ build_request_body (WardenOpenaiProvider *self,
 
   json_builder_end_object (builder);
 
-  root = json_builder_get_root (builder);
-  json = json_to_string (root, FALSE);
+  /* A tool's output may hold any bytes: the body must be JSON whatever they are. */
+  json = warden_json_builder_to_string (builder, FALSE);
   return g_bytes_new_take (json, strlen (json));
 }
 

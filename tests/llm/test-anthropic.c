@@ -553,14 +553,14 @@ make_tools (void)
   return tools;
 }
 
-/* Sends the standard conversation and runs the main loop until it completes. */
+/* Sends @messages and runs the main loop until it completes. */
 static WardenLlmResponse *
-run_complete (Fixture       *fixture,
-              Run           *run,
-              GCancellable  *cancellable,
-              GError       **error)
+run_complete_messages (Fixture       *fixture,
+                       Run           *run,
+                       GPtrArray     *messages,
+                       GCancellable  *cancellable,
+                       GError       **error)
 {
-  g_autoptr(GPtrArray) messages = make_conversation ();
   g_autoptr(GPtrArray) tools = make_tools ();
   gboolean timed_out = FALSE;
   gulong handlers[3];
@@ -587,6 +587,18 @@ run_complete (Fixture       *fixture,
     g_signal_handler_disconnect (fixture->provider, handlers[i]);
 
   return warden_llm_provider_complete_finish (fixture->provider, run->result, error);
+}
+
+/* Sends the standard conversation and runs the main loop until it completes. */
+static WardenLlmResponse *
+run_complete (Fixture       *fixture,
+              Run           *run,
+              GCancellable  *cancellable,
+              GError       **error)
+{
+  g_autoptr(GPtrArray) messages = make_conversation ();
+
+  return run_complete_messages (fixture, run, messages, cancellable, error);
 }
 
 static JsonNode *
@@ -738,6 +750,63 @@ test_stream_request (Fixture       *fixture,
   schema = json_object_get_object_member (tool, "input_schema");
   g_assert_cmpstr (json_object_get_string_member (schema, "type"), ==, "object");
   g_assert_cmpuint (json_object_get_size (tool), ==, 3);
+
+  run_clear (&run);
+}
+
+/* What a strict server takes: UTF-8 with no raw control character, and JSON. */
+static JsonNode *
+parse_strict_json (GBytes *bytes)
+{
+  gsize length;
+  const char *data = g_bytes_get_data (bytes, &length);
+
+  g_assert_true (g_utf8_validate (data, length, NULL));
+  for (gsize i = 0; i < length; i++)
+    g_assert_cmpint ((guchar) data[i], >=, 0x20);
+
+  return parse_json (bytes);
+}
+
+/* A tool read a gzip file: its header (1f 8b) and a byte that is no UTF-8
+ * went into the conversation. Every later request must still be JSON. */
+static void
+test_stream_request_binary_result (Fixture       *fixture,
+                                   gconstpointer  user_data)
+{
+  static const Reply reply = { 200, NULL, NULL, NULL, hello_stream, 0, END_COMPLETE, 0 };
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GPtrArray) messages = make_conversation ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) body = NULL;
+  WardenLlmMessage *message;
+  JsonArray *sent;
+  JsonObject *result;
+  const char *content;
+  Run run;
+
+  message = warden_llm_message_new (WARDEN_LLM_ROLE_ASSISTANT);
+  warden_llm_message_add_tool_use (message, "toolu_2", "read_file", NULL);
+  g_ptr_array_add (messages, message);
+  message = warden_llm_message_new (WARDEN_LLM_ROLE_USER);
+  warden_llm_message_add_tool_result (message, "toolu_2", "\x1f\x8b\x08\x08gz\xff tail", FALSE);
+  g_ptr_array_add (messages, message);
+
+  fixture_script (fixture, &reply);
+  run_init (&run);
+
+  response = run_complete_messages (fixture, &run, messages, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (response);
+
+  body = parse_strict_json (fixture_get_request (fixture, 0)->body);
+  sent = json_object_get_array_member (json_node_get_object (body), "messages");
+  g_assert_cmpuint (json_array_get_length (sent), ==, 5);
+  result = json_array_get_object_element (
+    json_object_get_array_member (json_array_get_object_element (sent, 4), "content"), 0);
+  content = json_object_get_string_member (result, "content");
+  g_assert_true (g_str_has_prefix (content, "\x1f"));
+  g_assert_true (g_str_has_suffix (content, "gz\xef\xbf\xbd tail"));
 
   run_clear (&run);
 }
@@ -1665,6 +1734,7 @@ main (int   argc,
 
   ADD ("stream/one-byte-chunks", test_stream_one_byte_chunks);
   ADD ("stream/request", test_stream_request);
+  ADD ("stream/request-binary-result", test_stream_request_binary_result);
   ADD ("stream/pings", test_stream_pings);
   ADD ("stream/usage", test_stream_usage);
   ADD ("stream/empty-tool-input", test_stream_empty_tool_input);

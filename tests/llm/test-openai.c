@@ -788,6 +788,61 @@ test_request_body (void)
     "\"parameters\":{\"type\":\"object\",\"properties\":{}}}}]}");
 }
 
+/* A tool read a gzip file: its header (1f 8b) and a byte that is no UTF-8
+ * went into the conversation. Every later request must still be JSON that a
+ * strict server takes: UTF-8, with no raw control character. */
+static void
+test_request_binary_result (void)
+{
+  static const Reply replies[] = {
+    { 200, .body = hello_stream },
+  };
+  g_autoptr(Fake) fake = fake_new (replies, G_N_ELEMENTS (replies));
+  g_autoptr(WardenLlmProvider) provider = warden_openai_provider_new (TEST_KEY, fake->base_url,
+                                                                      TEST_MODEL);
+  g_autoptr(GPtrArray) messages = one_question ("Read a.gz");
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) input = parse ("{\"path\": \"a.gz\\u001f\"}");
+  g_autoptr(JsonNode) body = NULL;
+  WardenLlmMessage *message;
+  JsonArray *sent;
+  JsonObject *call;
+  const char *sent_body;
+  const char *content;
+
+  message = warden_llm_message_new (WARDEN_LLM_ROLE_ASSISTANT);
+  warden_llm_message_add_tool_use (message, "call_1", "read_file", input);
+  g_ptr_array_add (messages, message);
+  message = warden_llm_message_new (WARDEN_LLM_ROLE_USER);
+  warden_llm_message_add_tool_result (message, "call_1", "\x1f\x8b\x08\x08gz\xff tail", FALSE);
+  g_ptr_array_add (messages, message);
+
+  response = complete (provider, NULL, messages, NULL, NULL, &error);
+  g_assert_no_error (error);
+  assert_hello (response);
+
+  sent_body = g_ptr_array_index (fake->bodies, 0);
+  g_assert_true (g_utf8_validate (sent_body, -1, NULL));
+  for (const char *p = sent_body; *p != '\0'; p++)
+    g_assert_cmpint ((guchar) *p, >=, 0x20);
+
+  body = parse (sent_body);
+  sent = json_object_get_array_member (json_node_get_object (body), "messages");
+  g_assert_cmpuint (json_array_get_length (sent), ==, 3);
+  content = json_object_get_string_member (json_array_get_object_element (sent, 2), "content");
+  g_assert_true (g_str_has_prefix (content, "\x1f"));
+  g_assert_true (g_str_has_suffix (content, "gz\xef\xbf\xbd tail"));
+
+  /* The arguments are JSON inside a string: they must parse too. */
+  call = json_array_get_object_element (
+    json_object_get_array_member (json_array_get_object_element (sent, 1), "tool_calls"), 0);
+  assert_json_equal (json_object_get_string_member (json_object_get_object_member (call,
+                                                                                   "function"),
+                                                    "arguments"),
+                     "{\"path\": \"a.gz\\u001f\"}");
+}
+
 static void
 test_request_without_key (void)
 {
@@ -1443,6 +1498,7 @@ main (int   argc,
   g_test_add_func ("/llm/openai/stream/connection-reused", test_stream_connection_reused);
   g_test_add_func ("/llm/openai/request/body", test_request_body);
   g_test_add_func ("/llm/openai/request/without-key", test_request_without_key);
+  g_test_add_func ("/llm/openai/request/binary-result", test_request_binary_result);
   g_test_add_func ("/llm/openai/retry/rate-limited", test_retry_rate_limited);
   g_test_add_func ("/llm/openai/retry/server-error", test_retry_server_error);
   g_test_add_func ("/llm/openai/error/overloaded", test_overloaded);
