@@ -808,7 +808,9 @@ send_cb (GObject      *object,
 
 /* The request */
 
-/* The API refuses empty text blocks, which an interrupted turn may leave. */
+/* The stored form is the API's, but for what the API refuses: empty text
+ * blocks, which an interrupted turn may leave, and Warden's own notes on a
+ * tool call whose input could not be read (its input is {} already). */
 static JsonNode *
 message_to_request_json (WardenLlmMessage *message)
 {
@@ -819,9 +821,15 @@ message_to_request_json (WardenLlmMessage *message)
     {
       JsonObject *block = json_array_get_object_element (content, i - 1);
 
-      if (g_strcmp0 (get_string_member (block, "type"), "text") == 0 &&
-          g_strcmp0 (get_string_member (block, "text"), "") == 0)
+      if (g_strcmp0 (warden_json_get_string (block, "type"), "text") == 0 &&
+          g_strcmp0 (warden_json_get_string (block, "text"), "") == 0)
         json_array_remove_element (content, i - 1);
+      else if (json_object_has_member (block, "input_error"))
+        {
+          json_object_remove_member (block, "input_error");
+          if (json_object_has_member (block, "input_text"))
+            json_object_remove_member (block, "input_text");
+        }
     }
 
   return node;

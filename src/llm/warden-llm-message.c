@@ -14,6 +14,8 @@
 
 #include <string.h>
 
+#include "common/warden-json.h"
+
 struct _WardenLlmMessage
 {
   gatomicrefcount  ref_count;
@@ -33,6 +35,8 @@ block_clear (gpointer data)
   g_clear_pointer (&block->tool_use_id, g_free);
   g_clear_pointer (&block->tool_name, g_free);
   g_clear_pointer (&block->tool_input, json_node_unref);
+  g_clear_pointer (&block->tool_input_error, g_free);
+  g_clear_pointer (&block->tool_input_text, g_free);
 }
 
 WardenLlmMessage *
@@ -138,6 +142,27 @@ warden_llm_message_add_tool_use (WardenLlmMessage *self,
 }
 
 void
+warden_llm_message_add_bad_tool_use (WardenLlmMessage *self,
+                                     const char       *id,
+                                     const char       *name,
+                                     const char       *input_text,
+                                     const char       *input_error)
+{
+  WardenLlmBlock block = { WARDEN_LLM_BLOCK_TOOL_USE, };
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (id != NULL);
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (input_error != NULL);
+
+  block.tool_use_id = g_strdup (id);
+  block.tool_name = g_strdup (name);
+  block.tool_input_error = g_strdup (input_error);
+  block.tool_input_text = g_strdup (input_text);
+  g_array_append_val (self->blocks, block);
+}
+
+void
 warden_llm_message_add_tool_result (WardenLlmMessage *self,
                                     const char       *tool_use_id,
                                     const char       *content,
@@ -225,7 +250,25 @@ warden_llm_message_to_json (WardenLlmMessage *self)
           json_builder_set_member_name (builder, "name");
           json_builder_add_string_value (builder, block->tool_name);
           json_builder_set_member_name (builder, "input");
-          json_builder_add_value (builder, json_node_copy (block->tool_input));
+          if (block->tool_input != NULL)
+            {
+              json_builder_add_value (builder, json_node_copy (block->tool_input));
+            }
+          else
+            {
+              json_builder_begin_object (builder);
+              json_builder_end_object (builder);
+            }
+          if (block->tool_input_error != NULL)
+            {
+              json_builder_set_member_name (builder, "input_error");
+              json_builder_add_string_value (builder, block->tool_input_error);
+              if (block->tool_input_text != NULL)
+                {
+                  json_builder_set_member_name (builder, "input_text");
+                  json_builder_add_string_value (builder, block->tool_input_text);
+                }
+            }
           break;
 
         case WARDEN_LLM_BLOCK_TOOL_RESULT:
@@ -249,19 +292,6 @@ warden_llm_message_to_json (WardenLlmMessage *self)
   json_builder_end_object (builder);
 
   return json_builder_get_root (builder);
-}
-
-static const char *
-get_string_member (JsonObject *object,
-                   const char *name)
-{
-  JsonNode *node = json_object_get_member (object, name);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return json_node_get_string (node);
 }
 
 /* A tool result's content is a string, or (as the API also allows) an array
@@ -290,7 +320,7 @@ dup_tool_result_content (JsonNode *node)
 
       if (!JSON_NODE_HOLDS_OBJECT (element))
         continue;
-      part = get_string_member (json_node_get_object (element), "text");
+      part = warden_json_get_string (json_node_get_object (element), "text");
       if (part != NULL)
         g_string_append (text, part);
     }
@@ -315,11 +345,11 @@ add_block_from_json (WardenLlmMessage  *self,
     }
 
   object = json_node_get_object (node);
-  type = get_string_member (object, "type");
+  type = warden_json_get_string (object, "type");
 
   if (g_strcmp0 (type, "text") == 0)
     {
-      const char *text = get_string_member (object, "text");
+      const char *text = warden_json_get_string (object, "text");
 
       if (text == NULL)
         {
@@ -331,8 +361,8 @@ add_block_from_json (WardenLlmMessage  *self,
     }
   else if (g_strcmp0 (type, "tool_use") == 0)
     {
-      const char *id = get_string_member (object, "id");
-      const char *name = get_string_member (object, "name");
+      const char *id = warden_json_get_string (object, "id");
+      const char *name = warden_json_get_string (object, "name");
       JsonNode *input = json_object_get_member (object, "input");
 
       if (id == NULL || name == NULL)
@@ -350,7 +380,13 @@ add_block_from_json (WardenLlmMessage  *self,
           return FALSE;
         }
 
-      if (input != NULL && JSON_NODE_HOLDS_OBJECT (input))
+      if (warden_json_get_string (object, "input_error") != NULL)
+        {
+          warden_llm_message_add_bad_tool_use (self, id, name,
+                                               warden_json_get_string (object, "input_text"),
+                                               warden_json_get_string (object, "input_error"));
+        }
+      else if (input != NULL && JSON_NODE_HOLDS_OBJECT (input))
         {
           g_autoptr(JsonNode) copy = json_node_copy (input);
 
@@ -363,7 +399,7 @@ add_block_from_json (WardenLlmMessage  *self,
     }
   else if (g_strcmp0 (type, "tool_result") == 0)
     {
-      const char *tool_use_id = get_string_member (object, "tool_use_id");
+      const char *tool_use_id = warden_json_get_string (object, "tool_use_id");
       g_autofree char *content = NULL;
       gboolean is_error = FALSE;
 
@@ -430,7 +466,7 @@ warden_llm_message_new_from_json (JsonNode  *node,
     }
 
   object = json_node_get_object (node);
-  role = get_string_member (object, "role");
+  role = warden_json_get_string (object, "role");
   if (g_strcmp0 (role, "user") == 0)
     self = warden_llm_message_new (WARDEN_LLM_ROLE_USER);
   else if (g_strcmp0 (role, "assistant") == 0)

@@ -26,11 +26,19 @@ typedef enum
 typedef struct
 {
   WardenLlmBlockType  type;
-  char               *text;         /* TEXT; TOOL_RESULT: the result text */
-  char               *tool_use_id;  /* TOOL_USE and TOOL_RESULT */
-  char               *tool_name;    /* TOOL_USE */
-  JsonNode           *tool_input;   /* TOOL_USE: an object (never NULL for TOOL_USE) */
-  gboolean            is_error;     /* TOOL_RESULT */
+  char               *text;              /* TEXT; TOOL_RESULT: the result text */
+  char               *tool_use_id;       /* TOOL_USE and TOOL_RESULT */
+  char               *tool_name;         /* TOOL_USE */
+  JsonNode           *tool_input;        /* TOOL_USE: an object; NULL exactly when
+                                          * tool_input_error is set */
+  gboolean            is_error;          /* TOOL_RESULT */
+  /* TOOL_USE whose input cannot be used: why, in words to show the user and
+   * to send back to the model as the call's error result ("the arguments
+   * are not valid JSON: …", "the arguments were cut off: …"). NULL when the
+   * input is good. Nothing may run such a call. */
+  char               *tool_input_error;
+  /* With tool_input_error: the input as the model wrote it (may be NULL). */
+  char               *tool_input_text;
 } WardenLlmBlock;
 
 /* A message: a role and its blocks. Reference-counted, immutable once built. */
@@ -52,6 +60,15 @@ void              warden_llm_message_add_tool_use    (WardenLlmMessage       *se
                                                       const char             *id,
                                                       const char             *name,
                                                       JsonNode               *input);
+/* A tool call whose input could not be read: tool_input stays NULL,
+ * @input_error says why, @input_text (may be NULL) is what the model wrote.
+ * Sent back to the API it carries an empty input, so the conversation stays
+ * valid; the tool's result should tell the model what was wrong. */
+void              warden_llm_message_add_bad_tool_use (WardenLlmMessage      *self,
+                                                       const char            *id,
+                                                       const char            *name,
+                                                       const char            *input_text,
+                                                       const char            *input_error);
 void              warden_llm_message_add_tool_result (WardenLlmMessage       *self,
                                                       const char             *tool_use_id,
                                                       const char             *content,
@@ -64,7 +81,10 @@ gboolean          warden_llm_message_has_tool_use    (WardenLlmMessage       *se
  * {"role":"user|assistant","content":[{"type":"text","text":…},
  *  {"type":"tool_use","id":…,"name":…,"input":{…}},
  *  {"type":"tool_result","tool_use_id":…,"content":…,"is_error":bool}]}
- * (the Anthropic shape). from_json fails with G_IO_ERROR_INVALID_DATA. */
+ * (the Anthropic shape). A tool use whose input could not be read has
+ * "input":{} and also "input_error":… and, when known, "input_text":…,
+ * which the Anthropic API does not take: the provider leaves them out.
+ * from_json fails with G_IO_ERROR_INVALID_DATA. */
 JsonNode         *warden_llm_message_to_json         (WardenLlmMessage       *self);
 WardenLlmMessage *warden_llm_message_new_from_json   (JsonNode               *node,
                                                       GError                **error);

@@ -811,6 +811,48 @@ test_stream_request_binary_result (Fixture       *fixture,
   run_clear (&run);
 }
 
+/* A call whose input could not be read goes back as the API takes it: an
+ * empty input, none of Warden's notes. */
+static void
+test_stream_request_bad_tool_use (Fixture       *fixture,
+                                  gconstpointer  user_data)
+{
+  static const Reply reply = { 200, NULL, NULL, NULL, hello_stream, 0, END_COMPLETE, 0 };
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GPtrArray) messages = make_conversation ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) body = NULL;
+  g_autofree char *sent_call = NULL;
+  WardenLlmMessage *message;
+  JsonArray *sent;
+  Run run;
+
+  message = warden_llm_message_new (WARDEN_LLM_ROLE_ASSISTANT);
+  warden_llm_message_add_bad_tool_use (message, "toolu_2", "read_file", "{\"path\": tr",
+                                       "the arguments are not valid JSON");
+  g_ptr_array_add (messages, message);
+  message = warden_llm_message_new (WARDEN_LLM_ROLE_USER);
+  warden_llm_message_add_tool_result (message, "toolu_2", "the arguments are not valid JSON",
+                                      TRUE);
+  g_ptr_array_add (messages, message);
+
+  fixture_script (fixture, &reply);
+  run_init (&run);
+
+  response = run_complete_messages (fixture, &run, messages, NULL, &error);
+  g_assert_no_error (error);
+
+  body = parse_strict_json (fixture_get_request (fixture, 0)->body);
+  sent = json_object_get_array_member (json_node_get_object (body), "messages");
+  sent_call = to_string (json_array_get_element (
+    json_object_get_array_member (json_array_get_object_element (sent, 3), "content"), 0));
+  g_assert_cmpstr (sent_call, ==,
+                   "{\"type\":\"tool_use\",\"id\":\"toolu_2\",\"name\":\"read_file\","
+                   "\"input\":{}}");
+
+  run_clear (&run);
+}
+
 static void
 test_stream_pings (Fixture       *fixture,
                    gconstpointer  user_data)
@@ -1538,6 +1580,60 @@ test_message_round_trip (void)
   g_boxed_free (WARDEN_TYPE_LLM_MESSAGE, copy);
 }
 
+/* A call whose input could not be read keeps saying so once stored. */
+static void
+test_message_bad_tool_use_round_trip (void)
+{
+  g_autoptr(WardenLlmMessage) message = warden_llm_message_new (WARDEN_LLM_ROLE_ASSISTANT);
+  g_autoptr(WardenLlmMessage) copy = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = NULL;
+  const WardenLlmBlock *block;
+  JsonObject *object;
+
+  warden_llm_message_add_bad_tool_use (message, "toolu_c", "write_file",
+                                       "{\"path\": \"a.txt\", \"content\": \"hal",
+                                       "the arguments were cut off");
+  block = warden_llm_message_get_block (message, 0);
+  g_assert_true (warden_llm_message_has_tool_use (message));
+  g_assert_cmpint (block->type, ==, WARDEN_LLM_BLOCK_TOOL_USE);
+  g_assert_null (block->tool_input);
+  g_assert_cmpstr (block->tool_input_error, ==, "the arguments were cut off");
+
+  /* Still the API's shape: an input object, empty. */
+  node = warden_llm_message_to_json (message);
+  object = json_array_get_object_element (
+    json_object_get_array_member (json_node_get_object (node), "content"), 0);
+  g_assert_cmpuint (json_object_get_size (json_object_get_object_member (object, "input")), ==, 0);
+
+  /* Through text, as the session store keeps it. */
+  json = json_to_string (node, FALSE);
+  g_assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+  copy = warden_llm_message_new_from_json (json_parser_get_root (parser), &error);
+  g_assert_no_error (error);
+  block = warden_llm_message_get_block (copy, 0);
+  g_assert_cmpstr (block->tool_use_id, ==, "toolu_c");
+  g_assert_cmpstr (block->tool_name, ==, "write_file");
+  g_assert_null (block->tool_input);
+  g_assert_cmpstr (block->tool_input_error, ==, "the arguments were cut off");
+  g_assert_cmpstr (block->tool_input_text, ==, "{\"path\": \"a.txt\", \"content\": \"hal");
+
+  /* A good call has no error. */
+  g_clear_pointer (&copy, warden_llm_message_unref);
+  g_assert_true (json_parser_load_from_data (parser,
+                                             "{\"role\":\"assistant\",\"content\":[{\"type\":"
+                                             "\"tool_use\",\"id\":\"t\",\"name\":\"n\","
+                                             "\"input\":{\"a\":1}}]}", -1, NULL));
+  copy = warden_llm_message_new_from_json (json_parser_get_root (parser), &error);
+  g_assert_no_error (error);
+  block = warden_llm_message_get_block (copy, 0);
+  g_assert_nonnull (block->tool_input);
+  g_assert_null (block->tool_input_error);
+  g_assert_null (block->tool_input_text);
+}
+
 static void
 test_message_from_json_forms (void)
 {
@@ -1728,6 +1824,7 @@ main (int   argc,
 
   g_test_add_func ("/llm/message/round-trip", test_message_round_trip);
   g_test_add_func ("/llm/message/from-json-forms", test_message_from_json_forms);
+  g_test_add_func ("/llm/message/bad-tool-use-round-trip", test_message_bad_tool_use_round_trip);
 
 #define ADD(path, func) \
   g_test_add ("/llm/anthropic/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
@@ -1735,6 +1832,7 @@ main (int   argc,
   ADD ("stream/one-byte-chunks", test_stream_one_byte_chunks);
   ADD ("stream/request", test_stream_request);
   ADD ("stream/request-binary-result", test_stream_request_binary_result);
+  ADD ("stream/request-bad-tool-use", test_stream_request_bad_tool_use);
   ADD ("stream/pings", test_stream_pings);
   ADD ("stream/usage", test_stream_usage);
   ADD ("stream/empty-tool-input", test_stream_empty_tool_input);

@@ -843,6 +843,45 @@ test_request_binary_result (void)
                      "{\"path\": \"a.gz\\u001f\"}");
 }
 
+/* A call whose input could not be read goes back with arguments the API
+ * takes: an empty object. */
+static void
+test_request_bad_tool_use (void)
+{
+  static const Reply replies[] = {
+    { 200, .body = hello_stream },
+  };
+  g_autoptr(Fake) fake = fake_new (replies, G_N_ELEMENTS (replies));
+  g_autoptr(WardenLlmProvider) provider = warden_openai_provider_new (TEST_KEY, fake->base_url,
+                                                                      TEST_MODEL);
+  g_autoptr(GPtrArray) messages = one_question ("Write a.txt");
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+  WardenLlmMessage *message;
+
+  message = warden_llm_message_new (WARDEN_LLM_ROLE_ASSISTANT);
+  warden_llm_message_add_bad_tool_use (message, "call_1", "write_file", "{\"path\": \"a.t",
+                                       "the arguments were cut off");
+  g_ptr_array_add (messages, message);
+  message = warden_llm_message_new (WARDEN_LLM_ROLE_USER);
+  warden_llm_message_add_tool_result (message, "call_1", "the arguments were cut off", TRUE);
+  g_ptr_array_add (messages, message);
+
+  response = complete (provider, NULL, messages, NULL, NULL, &error);
+  g_assert_no_error (error);
+  assert_hello (response);
+
+  assert_json_equal (g_ptr_array_index (fake->bodies, 0),
+    "{\"model\":\"gpt-test\",\"stream\":true,\"stream_options\":{\"include_usage\":true},"
+    "\"messages\":["
+    "{\"role\":\"user\",\"content\":\"Write a.txt\"},"
+    "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
+    "{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"write_file\","
+    "\"arguments\":\"{}\"}}]},"
+    "{\"role\":\"tool\",\"tool_call_id\":\"call_1\","
+    "\"content\":\"Error: the arguments were cut off\"}]}");
+}
+
 static void
 test_request_without_key (void)
 {
@@ -1499,6 +1538,7 @@ main (int   argc,
   g_test_add_func ("/llm/openai/request/body", test_request_body);
   g_test_add_func ("/llm/openai/request/without-key", test_request_without_key);
   g_test_add_func ("/llm/openai/request/binary-result", test_request_binary_result);
+  g_test_add_func ("/llm/openai/request/bad-tool-use", test_request_bad_tool_use);
   g_test_add_func ("/llm/openai/retry/rate-limited", test_retry_rate_limited);
   g_test_add_func ("/llm/openai/retry/server-error", test_retry_server_error);
   g_test_add_func ("/llm/openai/error/overloaded", test_overloaded);
