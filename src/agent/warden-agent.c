@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "common/warden-json.h"
 #include "policy/warden-policy.h"
 #include "policy/warden-protected-path.h"
 #include "sandbox/warden-bwrap-sandbox.h"
@@ -46,6 +47,7 @@ struct _WardenAgent
   guint               idle_id;
 
   WardenApproval     *pending;
+  gboolean            leased;        /* this process holds the session's lease */
   guint               steps;
   WardenFileWrite     file_write;     /* the profile's rule for write and edit */
   WardenWorkspaceTarget *asked_target;  /* what the pending file approval opens */
@@ -195,6 +197,9 @@ warden_agent_dispose (GObject *object)
   if (self->tool_use_start_id)
     g_clear_signal_handler (&self->tool_use_start_id, self->provider);
   g_clear_handle_id (&self->idle_id, g_source_remove);
+  if (self->store != NULL && self->info != NULL && self->info->id != NULL && self->leased)
+    warden_session_store_release (self->store, self->info->id);
+  self->leased = FALSE;
   if (self->sandbox != NULL && self->sandbox_ready)
     warden_sandbox_destroy_async (self->sandbox, NULL, NULL, NULL);
   g_clear_object (&self->sandbox);
@@ -385,7 +390,7 @@ setup (WardenAgent         *self,
        WardenLlmProvider   *provider,
        GError             **error)
 {
-  self->store = g_object_ref (store);
+  g_set_object (&self->store, store);
   self->profiles = g_object_ref (profiles);
   self->provider = g_object_ref (provider);
   self->text_delta_id = g_signal_connect (provider, "text-delta", G_CALLBACK (text_delta_cb),
@@ -445,27 +450,75 @@ warden_agent_new (WardenSessionStore       *store,
   self->info->profile = g_strdup (self->config.profile);
   self->info->provider = g_strdup (warden_llm_provider_get_name (provider));
   self->info->model = g_strdup (warden_llm_provider_get_model (provider));
+  self->info->base_url = g_strdup (warden_llm_provider_get_base_url (provider));
   self->info->sandbox = g_strdup (self->config.sandbox);
   self->info->image = g_strdup (self->config.image);
   self->info->state = g_strdup ("idle");
-  if (!warden_session_store_save_session (store, self->info, error))
+  if (!warden_session_store_save_session (store, self->info, error) ||
+      !warden_session_store_acquire (store, self->info->id, NULL, NULL, error))
     return NULL;
+  self->leased = TRUE;
   return g_steal_pointer (&self);
+}
+
+static gboolean
+override_str (char       **field,
+              const char  *value)
+{
+  if (value == NULL || g_strcmp0 (*field, value) == 0)
+    return FALSE;
+  g_free (*field);
+  *field = g_strdup (value);
+  return TRUE;
 }
 
 WardenAgent *
 warden_agent_open (WardenSessionStore  *store,
                    WardenProfileStore  *profiles,
                    WardenLlmProvider   *provider,
-                   const char          *session_id,
-                   GError             **error)
+                   const char               *session_id,
+                   const WardenAgentConfig  *overrides,
+                   GError                  **error)
 {
   g_autoptr(WardenAgent) self = g_object_new (WARDEN_TYPE_AGENT, NULL);
   g_autoptr(GPtrArray) stored = NULL;
+  gboolean changed = FALSE;
 
+  /* Before anything is read: what another process is doing to the session
+   * is not ours to read half-done, nor to repeat. */
+  if (!warden_session_store_acquire (store, session_id, NULL, NULL, error))
+    return NULL;
+  self->store = g_object_ref (store);
+  self->leased = TRUE;
   self->info = warden_session_store_get_session (store, session_id, error);
   if (self->info == NULL)
     return NULL;
+
+  /* The session goes on as it was recorded, but for what the caller changes;
+   * the changes are recorded, so the record says what runs it. */
+  if (overrides != NULL)
+    {
+      changed |= override_str (&self->info->profile, overrides->profile);
+      changed |= override_str (&self->info->sandbox, overrides->sandbox);
+      changed |= override_str (&self->info->image, overrides->image);
+      self->config.max_steps = overrides->max_steps;
+      self->config.history = overrides->history;
+      self->config.network = overrides->network;
+      self->config.host_writes_free = overrides->host_writes_free;
+      self->config.idle_seconds = overrides->idle_seconds;
+      self->config.memory_bytes = overrides->memory_bytes;
+      self->config.cpus = overrides->cpus;
+    }
+  changed |= override_str (&self->info->provider, warden_llm_provider_get_name (provider));
+  changed |= override_str (&self->info->model, warden_llm_provider_get_model (provider));
+  changed |= override_str (&self->info->base_url, warden_llm_provider_get_base_url (provider));
+  /* Nobody else holds the lease, so nothing runs it: a "running" left by a
+   * process that died mid-step is stopped. */
+  if (g_strcmp0 (self->info->state, "running") == 0)
+    changed |= override_str (&self->info->state, "stopped");
+  if (changed && !warden_session_store_save_session (store, self->info, error))
+    return NULL;
+
   self->config.workspace = g_strdup (self->info->workspace);
   self->config.profile = g_strdup (self->info->profile);
   self->config.sandbox = g_strdup (self->info->sandbox ? self->info->sandbox : "bwrap");
@@ -520,9 +573,12 @@ save_state (WardenAgent *self,
 
   g_free (self->info->state);
   self->info->state = g_strdup (state);
+  /* What a list shows, nothing more: a session read back while "running"
+   * with no live owner is shown as stopped (warden_agent_open()). What must
+   * be on disk before anything runs is saved by the callers themselves. */
   if (!warden_session_store_save_session (self->store, self->info, &error))
     {
-      g_warning ("%s", error->message);
+      g_debug ("Session state not saved: %s", error->message);
       return FALSE;
     }
   return TRUE;
@@ -538,7 +594,7 @@ append_message_full (WardenAgent       *self,
                      GError           **error)
 {
   g_autoptr(JsonNode) node = warden_llm_message_to_json (message);
-  g_autofree char *json = json_to_string (node, FALSE);
+  g_autofree char *json = warden_json_to_string (node, FALSE);
 
   if (!warden_session_store_append_model_message (self->store, self->info->id,
                                                   self->messages->len, json, input_tokens,
@@ -586,7 +642,8 @@ run_return (WardenAgent        *self,
       g_task_return_error (task, error);
       return;
     }
-  save_state (self, outcome == WARDEN_AGENT_WAITING ? "waiting" : "finished");
+  save_state (self, outcome == WARDEN_AGENT_WAITING ? "waiting"
+                    : outcome == WARDEN_AGENT_MAX_STEPS ? "max-steps" : "finished");
   g_task_return_int (task, outcome);
 }
 
@@ -723,7 +780,7 @@ record_for (WardenAgent          *self,
       r->session_id = g_strdup (self->info->id);
       r->tool_use_id = g_strdup (block->tool_use_id);
       r->name = g_strdup (block->tool_name);
-      r->input_json = json_to_string (block->tool_input, FALSE);
+      r->input_json = warden_json_to_string (block->tool_input, FALSE);
     }
   else if (g_strcmp0 (r->state, "approved") == 0 || g_strcmp0 (r->state, "answered") == 0)
     {
@@ -741,7 +798,7 @@ record_for (WardenAgent          *self,
           g_free (r->reason);
           r->reason = g_strdup (WARDEN_STORE_UNVERIFIED_REASON);
           g_free (r->input_json);
-          r->input_json = json_to_string (block->tool_input, FALSE);
+          r->input_json = warden_json_to_string (block->tool_input, FALSE);
           /* What the user answers next is about this input. */
           warden_session_store_save_tool_call (self->store, r, NULL);
         }
@@ -968,7 +1025,7 @@ exec_done_cb (GObject      *object,
     }
   json_builder_end_object (b);
   node = json_builder_get_root (b);
-  json = json_to_string (node, FALSE);
+  json = warden_json_to_string (node, FALSE);
   tool_done (self, g_steal_pointer (&call->record), "finished", json, FALSE);
   exec_call_free (call);
 }
@@ -979,10 +1036,28 @@ run_exec (ExecCall *call)
   WardenAgent *self = call->self;
   WardenExecRequest request = { 0 };
 
-  /* Exactly once: "running" is on disk before the command starts. */
-  set_str (&call->record->state, "running");
-  call->record->started = g_get_real_time () / 1000;
-  save_record (self, call->record);
+  /* Exactly once: "running" is on disk before the command starts. If it
+   * cannot be written, the command does not start: after a crash it would
+   * look as if it never ran, and run again. */
+  {
+    g_autofree char *state = g_strdup (call->record->state);
+    g_autoptr(GError) error = NULL;
+
+    set_str (&call->record->state, "running");
+    call->record->started = g_get_real_time () / 1000;
+    if (!warden_session_store_save_tool_call (self->store, call->record, &error))
+      {
+        set_str (&call->record->state, state);
+        call->record->started = 0;
+        run_return (self, 0, g_error_new (WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NOT_RECORDED,
+                                          _("The command was not started, because Warden could "
+                                            "not record that it starts: %s. Continue the session "
+                                            "when this is solved; the command runs then."),
+                                          error->message));
+        exec_call_free (call);
+        return;
+      }
+  }
 
   g_signal_emit (self, signals[TOOL_CALL], 0, call->record->tool_use_id, "exec",
                  call->record->input_json);
@@ -1890,6 +1965,8 @@ warden_agent_run_async (WardenAgent         *self,
         }
       self->steps = 0;
     }
+  /* Running from now on, approved commands and file tools included. */
+  save_state (self, "running");
   continue_loop (self);
 }
 

@@ -22,6 +22,7 @@ typedef enum
   WARDEN_AGENT_ERROR_FAILED,
   WARDEN_AGENT_ERROR_BUSY,        /* run while running */
   WARDEN_AGENT_ERROR_NO_PENDING,  /* resolve with nothing waiting */
+  WARDEN_AGENT_ERROR_NOT_RECORDED, /* a command not started: its start could not be saved */
 } WardenAgentError;
 
 typedef enum
@@ -30,6 +31,11 @@ typedef enum
   WARDEN_AGENT_WAITING,       /* an approval or a question waits for the user */
   WARDEN_AGENT_MAX_STEPS,     /* stopped after the configured number of steps */
 } WardenAgentOutcome;
+
+/* Why a run ended with an error, beyond the store's and the provider's own
+ * errors: WARDEN_AGENT_ERROR_NOT_RECORDED when a command was not started
+ * because Warden could not record that it starts (it would run again after
+ * a crash otherwise). */
 
 typedef struct
 {
@@ -59,11 +65,21 @@ WardenAgent       *warden_agent_new        (WardenSessionStore       *store,
                                             const WardenAgentConfig  *config,
                                             GError                  **error);
 /* A session from @store, as it was left: pending approvals pending again,
- * a command that started but never finished reported as interrupted. */
+ * a command that started but never finished reported as interrupted. It
+ * keeps its stored profile, sandbox, image and step limit unless @overrides
+ * (may be NULL) sets them (non-NULL strings, a non-zero max_steps); a
+ * @provider other than the stored one (name, model, base URL) is recorded,
+ * as are the overrides.
+ *
+ * Both calls take the session's lease (warden_session_store_acquire()): one
+ * process drives a session at a time, and a second opener gets
+ * WARDEN_STORE_ERROR_IN_USE naming the first. It is given back when the
+ * agent is finalized. */
 WardenAgent       *warden_agent_open       (WardenSessionStore       *store,
                                             WardenProfileStore       *profiles,
                                             WardenLlmProvider        *provider,
                                             const char               *session_id,
+                                            const WardenAgentConfig  *overrides,
                                             GError                  **error);
 
 const char        *warden_agent_get_session_id (WardenAgent *self);

@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "warden-session-store.h"
+#include "warden-session-store-private.h"
 
 #include <glib/gstdio.h>
 #include <errno.h>
@@ -30,6 +31,7 @@ struct _WardenSessionStore
   sqlite3 *db;
   char    *path;
   guint8   key[KEY_SIZE];  /* seals approvals and answers; see load_key() */
+  char    *me;             /* this process as a lease owner: host, pid, start time */
 };
 
 G_DEFINE_FINAL_TYPE (WardenSessionStore, warden_session_store, G_TYPE_OBJECT)
@@ -60,16 +62,66 @@ static const char *migrations[] = {
   "ALTER TABLE tool_calls ADD COLUMN answered_via TEXT;",
   /* 3: an HMAC over what a resumed session would act on without asking. */
   "ALTER TABLE tool_calls ADD COLUMN seal TEXT;",
+  /* 4: a resume talks to the same endpoint; one process drives a session. */
+  "ALTER TABLE sessions ADD COLUMN base_url TEXT;"
+  "ALTER TABLE sessions ADD COLUMN owner TEXT;",
 };
+
+/* What SQLite's answer means for the user, and what they can do. */
+static void
+set_store_error (WardenSessionStore  *self,
+                 GError             **error,
+                 int                  code,
+                 const char          *what,
+                 const char          *words)
+{
+  switch (code & 0xff)
+    {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_BUSY,
+                   /* Translators: "Could not <save the session>: <file> …" */
+                   _("Could not %s: %s stayed locked by another Warden process; try again, and "
+                     "if it stays locked close the other Warden windows and warden-cli runs"),
+                   what, self->path);
+      break;
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_CANTOPEN:
+      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_READ_ONLY,
+                   _("Could not %s: %s cannot be written (%s); check that its disk is not "
+                     "mounted read-only and that the file and its folder belong to you"),
+                   what, self->path, words);
+      break;
+    case SQLITE_FULL:
+      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_FULL,
+                   _("Could not %s: the disk that holds %s is full; free some space and try "
+                     "again (what was saved before is kept)"),
+                   what, self->path);
+      break;
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_CORRUPT,
+                   _("Could not %s: %s is damaged or is not a Warden database (%s); move it "
+                     "aside with “warden-cli sessions move-aside” to start with a new one "
+                     "(the old file is kept)"),
+                   what, self->path, words);
+      break;
+    default:
+      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_FAILED,
+                   /* Translators: "Could not <save the session> in <file>: <SQLite's words>" */
+                   _("Could not %s in %s: %s"), what, self->path, words);
+      break;
+    }
+}
 
 static gboolean
 set_sql_error (WardenSessionStore  *self,
                GError             **error,
                const char          *what)
 {
-  g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_FAILED,
-               /* Translators: "Could not <save the session> in <file>: <SQLite's words>" */
-               _("Could not %s in %s: %s"), what, self->path, sqlite3_errmsg (self->db));
+  set_store_error (self, error, sqlite3_extended_errcode (self->db), what,
+                   sqlite3_errmsg (self->db));
   return FALSE;
 }
 
@@ -79,11 +131,12 @@ exec_sql (WardenSessionStore  *self,
           GError             **error)
 {
   char *msg = NULL;
+  int rc = sqlite3_exec (self->db, sql, NULL, NULL, &msg);
 
-  if (sqlite3_exec (self->db, sql, NULL, NULL, &msg) != SQLITE_OK)
+  if (rc != SQLITE_OK)
     {
-      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_FAILED,
-                   _("Could not update %s: %s"), self->path, msg ? msg : "?");
+      set_store_error (self, error, sqlite3_extended_errcode (self->db), _("update the database"),
+                       msg ? msg : sqlite3_errstr (rc));
       sqlite3_free (msg);
       return FALSE;
     }
@@ -144,6 +197,7 @@ warden_session_store_finalize (GObject *object)
   if (self->db != NULL)
     sqlite3_close (self->db);
   g_free (self->path);
+  g_free (self->me);
   memset (self->key, 0, sizeof self->key);
   G_OBJECT_CLASS (warden_session_store_parent_class)->finalize (object);
 }
@@ -303,22 +357,21 @@ warden_session_store_new (const char  *path,
                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                        NULL) != SQLITE_OK)
     {
-      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_OPEN,
-                   _("Could not open %s: %s"), self->path,
-                   self->db ? sqlite3_errmsg (self->db) : "out of memory");
+      if (self->db == NULL)
+        g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_OPEN,
+                     _("Could not open %s: out of memory"), self->path);
+      else
+        set_sql_error (self, error, _("open the database"));
       return NULL;
     }
   sqlite3_busy_timeout (self->db, 5000);
 
   /* WAL: readers (another window, warden-cli sessions) never block writers;
-   * synchronous=FULL: a committed approval survives a power cut. */
+   * synchronous=FULL: a committed approval survives a power cut. What fails
+   * here says why: a full or read-only disk is not a damaged database. */
   if (!exec_sql (self, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; "
-                       "PRAGMA foreign_keys = ON;", error))
-    {
-      g_prefix_error (error, _("%s is not a Warden database: "), self->path);
-      return NULL;
-    }
-  if (!migrate (self, error))
+                       "PRAGMA foreign_keys = ON;", error) ||
+      !migrate (self, error))
     return NULL;
 
   return g_steal_pointer (&self);
@@ -328,6 +381,262 @@ const char *
 warden_session_store_get_path (WardenSessionStore *self)
 {
   return self->path;
+}
+
+gboolean
+warden_session_store_run_sql (WardenSessionStore  *self,
+                              const char          *sql,
+                              GError             **error)
+{
+  return exec_sql (self, sql, error);
+}
+
+void
+warden_session_store_set_busy_timeout (WardenSessionStore *self,
+                                       guint               ms)
+{
+  sqlite3_busy_timeout (self->db, (int) MIN (ms, G_MAXINT));
+}
+
+gboolean
+warden_session_store_move_aside (const char  *path,
+                                 char       **moved_to,
+                                 GError     **error)
+{
+  static const char * const suffixes[] = { "", "-wal", "-shm", "-journal" };
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
+  g_autofree char *db = path ? g_strdup (path)
+                             : g_build_filename (g_get_user_data_dir (), "warden", "warden.db",
+                                                 NULL);
+  g_autofree char *target = g_strdup_printf ("%s.broken-%s", db, stamp);
+
+  if (!g_file_test (db, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND,
+                   _("There is no database at %s to move aside"), db);
+      return FALSE;
+    }
+  /* The database first: without it, stray -wal and -shm files are ignored. */
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *from = g_strconcat (db, suffixes[i], NULL);
+      g_autofree char *to = g_strconcat (target, suffixes[i], NULL);
+
+      if (g_rename (from, to) != 0 && (i == 0 || errno != ENOENT))
+        {
+          int saved = errno;
+
+          g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_FAILED,
+                       _("Could not move %s to %s: %s"), from, to, g_strerror (saved));
+          return FALSE;
+        }
+    }
+  if (moved_to != NULL)
+    *moved_to = g_steal_pointer (&target);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The lease: HOST \t PID \t START \t PROGRAM. The start time (from
+ * /proc/PID/stat) tells a live owner from a new process that got its pid. */
+
+static guint64
+process_start_time (pid_t pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *contents = NULL;
+  const char *p;
+  guint field = 2;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return 0;
+  /* After the command name, which may hold spaces and parentheses. */
+  p = strrchr (contents, ')');
+  if (p == NULL)
+    return 0;
+  for (p++; *p != '\0' && field < 22; p++)
+    if (*p == ' ')
+      field++;
+  return g_ascii_strtoull (p, NULL, 10);
+}
+
+static const char *
+lease_me (WardenSessionStore *self,
+          const char         *program)
+{
+  g_free (self->me);
+  self->me = g_strdup_printf ("%s\t%d\t%" G_GUINT64_FORMAT "\t%s", g_get_host_name (),
+                              (int) getpid (), process_start_time (getpid ()),
+                              program ? program : g_get_prgname () ? g_get_prgname () : "Warden");
+  return self->me;
+}
+
+static gboolean
+same_owner (const char *a,
+            const char *b)
+{
+  /* The program name is for messages only. */
+  g_auto(GStrv) x = g_strsplit (a, "\t", 4);
+  g_auto(GStrv) y = g_strsplit (b, "\t", 4);
+
+  return g_strv_length (x) >= 3 && g_strv_length (y) >= 3 && strcmp (x[0], y[0]) == 0 &&
+         strcmp (x[1], y[1]) == 0 && strcmp (x[2], y[2]) == 0;
+}
+
+/* On another host nothing can be checked: it is taken to be alive. */
+static gboolean
+owner_alive (const char *owner)
+{
+  g_auto(GStrv) f = g_strsplit (owner, "\t", 4);
+  gint64 pid;
+
+  if (g_strv_length (f) < 3 || g_strcmp0 (f[0], g_get_host_name ()) != 0)
+    return g_strv_length (f) >= 3;
+  pid = g_ascii_strtoll (f[1], NULL, 10);
+  if (pid <= 0 || pid > G_MAXINT)
+    return FALSE;
+  return process_start_time ((pid_t) pid) == g_ascii_strtoull (f[2], NULL, 10) &&
+         process_start_time ((pid_t) pid) != 0;
+}
+
+static char *
+describe_owner (const char *owner)
+{
+  g_auto(GStrv) f = g_strsplit (owner, "\t", 4);
+
+  if (g_strv_length (f) < 4)
+    return g_strdup (owner);
+  /* Translators: who holds a session: "warden-cli, process 1234 on laptop" */
+  return g_strdup_printf (_("%s, process %s on %s"), f[3], f[1], f[0]);
+}
+
+static char *
+read_owner (WardenSessionStore  *self,
+            const char          *session_id,
+            gboolean            *found,
+            GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  char *owner = NULL;
+  int rc;
+
+  *found = FALSE;
+  if (sqlite3_prepare_v2 (self->db, "SELECT owner FROM sessions WHERE id = ?", -1, &stmt,
+                          NULL) != SQLITE_OK)
+    {
+      set_sql_error (self, error, _("read the session"));
+      return NULL;
+    }
+  sqlite3_bind_text (stmt, 1, session_id, -1, SQLITE_TRANSIENT);
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    {
+      *found = TRUE;
+      if (sqlite3_column_text (stmt, 0) != NULL)
+        owner = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+    }
+  else if (rc != SQLITE_DONE)
+    set_sql_error (self, error, _("read the session"));
+  else
+    g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND,
+                 _("There is no session “%s”: warden-cli sessions list shows them"), session_id);
+  sqlite3_finalize (stmt);
+  return owner;
+}
+
+gboolean
+warden_session_store_acquire (WardenSessionStore  *self,
+                              const char          *session_id,
+                              const char          *program,
+                              gboolean            *taken_over,
+                              GError             **error)
+{
+  g_autofree char *owner = NULL;
+  const char *me = lease_me (self, program);
+  sqlite3_stmt *stmt = NULL;
+  gboolean found = FALSE;
+  gboolean ok;
+
+  if (taken_over != NULL)
+    *taken_over = FALSE;
+  /* Read and written in one write transaction: of two processes that open
+   * the session at the same moment, the second sees the first's lease. */
+  if (!exec_sql (self, "BEGIN IMMEDIATE", error))
+    return FALSE;
+  owner = read_owner (self, session_id, &found, error);
+  if (!found)
+    {
+      exec_sql (self, "ROLLBACK", NULL);
+      return FALSE;
+    }
+  if (owner != NULL && !same_owner (owner, me) && owner_alive (owner))
+    {
+      g_autofree char *who = describe_owner (owner);
+
+      exec_sql (self, "ROLLBACK", NULL);
+      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_IN_USE,
+                   _("Session “%s” is open in another Warden (%s); close it there or let it "
+                     "finish, then try again"), session_id, who);
+      return FALSE;
+    }
+  if (taken_over != NULL)
+    *taken_over = owner != NULL && !same_owner (owner, me);
+  if (sqlite3_prepare_v2 (self->db, "UPDATE sessions SET owner = ? WHERE id = ?", -1, &stmt,
+                          NULL) != SQLITE_OK)
+    {
+      set_sql_error (self, error, _("open the session"));
+      exec_sql (self, "ROLLBACK", NULL);
+      return FALSE;
+    }
+  sqlite3_bind_text (stmt, 1, me, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 2, session_id, -1, SQLITE_TRANSIENT);
+  ok = sqlite3_step (stmt) == SQLITE_DONE;
+  if (!ok)
+    set_sql_error (self, error, _("open the session"));
+  sqlite3_finalize (stmt);
+  if (!ok)
+    {
+      exec_sql (self, "ROLLBACK", NULL);
+      return FALSE;
+    }
+  return exec_sql (self, "COMMIT", error);
+}
+
+void
+warden_session_store_release (WardenSessionStore *self,
+                              const char         *session_id)
+{
+  g_autofree char *owner = NULL;
+  gboolean found = FALSE;
+  sqlite3_stmt *stmt = NULL;
+
+  if (self->me == NULL)
+    return;
+  owner = read_owner (self, session_id, &found, NULL);
+  if (owner == NULL || !same_owner (owner, self->me))
+    return;
+  if (sqlite3_prepare_v2 (self->db, "UPDATE sessions SET owner = NULL WHERE id = ? AND owner = ?",
+                          -1, &stmt, NULL) != SQLITE_OK)
+    return;
+  sqlite3_bind_text (stmt, 1, session_id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 2, owner, -1, SQLITE_TRANSIENT);
+  if (sqlite3_step (stmt) != SQLITE_DONE)
+    g_warning ("Could not give back session %s: %s", session_id, sqlite3_errmsg (self->db));
+  sqlite3_finalize (stmt);
+}
+
+char *
+warden_session_store_dup_owner (WardenSessionStore *self,
+                                const char         *session_id)
+{
+  g_autofree char *owner = NULL;
+  gboolean found = FALSE;
+
+  owner = read_owner (self, session_id, &found, NULL);
+  if (owner == NULL || !owner_alive (owner))
+    return NULL;
+  return describe_owner (owner);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -349,6 +658,7 @@ warden_session_info_free (WardenSessionInfo *info)
   g_free (info->profile);
   g_free (info->provider);
   g_free (info->model);
+  g_free (info->base_url);
   g_free (info->sandbox);
   g_free (info->image);
   g_free (info->state);
@@ -419,12 +729,12 @@ warden_session_store_save_session (WardenSessionStore  *self,
                            * cascade would take its messages and tool calls along. */
                           "INSERT INTO sessions (id, title, created, updated, "
                           "workspace, profile, provider, model, sandbox, image, state, "
-                          "input_tokens, output_tokens) "
-                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+                          "input_tokens, output_tokens, base_url) "
+                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
                           "ON CONFLICT (id) DO UPDATE SET title = ?2, updated = ?4, "
                           "workspace = ?5, profile = ?6, provider = ?7, model = ?8, "
                           "sandbox = ?9, image = ?10, state = ?11, input_tokens = ?12, "
-                          "output_tokens = ?13",
+                          "output_tokens = ?13, base_url = ?14",
                           -1, &stmt, NULL) != SQLITE_OK)
     return set_sql_error (self, error, _("save the session"));
   bind_text (stmt, 1, info->id);
@@ -440,6 +750,7 @@ warden_session_store_save_session (WardenSessionStore  *self,
   bind_text (stmt, 11, info->state);
   sqlite3_bind_int64 (stmt, 12, info->input_tokens);
   sqlite3_bind_int64 (stmt, 13, info->output_tokens);
+  bind_text (stmt, 14, info->base_url);
   ok = sqlite3_step (stmt) == SQLITE_DONE;
   sqlite3_finalize (stmt);
   return ok ? TRUE : set_sql_error (self, error, _("save the session"));
@@ -463,11 +774,12 @@ session_from_row (sqlite3_stmt *stmt)
   info->state = column_dup (stmt, 10);
   info->input_tokens = sqlite3_column_int64 (stmt, 11);
   info->output_tokens = sqlite3_column_int64 (stmt, 12);
+  info->base_url = column_dup (stmt, 13);
   return info;
 }
 
 #define SESSION_COLUMNS "id, title, created, updated, workspace, profile, provider, model, " \
-                        "sandbox, image, state, input_tokens, output_tokens"
+                        "sandbox, image, state, input_tokens, output_tokens, base_url"
 
 WardenSessionInfo *
 warden_session_store_get_session (WardenSessionStore  *self,

@@ -18,6 +18,11 @@ typedef enum
   WARDEN_STORE_ERROR_NEWER,      /* written by a newer Warden */
   WARDEN_STORE_ERROR_NOT_FOUND,
   WARDEN_STORE_ERROR_FAILED,     /* an SQL error; the message has SQLite's words */
+  WARDEN_STORE_ERROR_IN_USE,     /* the session is open in another live Warden process */
+  WARDEN_STORE_ERROR_BUSY,       /* the database stayed locked past the busy timeout */
+  WARDEN_STORE_ERROR_READ_ONLY,  /* the file or its folder cannot be written */
+  WARDEN_STORE_ERROR_FULL,       /* the disk (or the user's quota) is full */
+  WARDEN_STORE_ERROR_CORRUPT,    /* damaged, or not a database: warden_session_store_move_aside() */
 } WardenStoreError;
 
 typedef struct
@@ -30,9 +35,12 @@ typedef struct
   char   *profile;
   char   *provider;
   char   *model;
+  char   *base_url;     /* the provider's endpoint; NULL: its default */
   char   *sandbox;      /* docker, bwrap, host */
   char   *image;
-  char   *state;        /* idle, running, waiting, finished, stopped, failed */
+  /* idle, running, waiting, finished, stopped (by the user, or by a crash),
+   * max-steps, failed */
+  char   *state;
   gint64  input_tokens;
   gint64  output_tokens;
 } WardenSessionInfo;
@@ -96,6 +104,33 @@ GQuark              warden_store_error_quark          (void);
 WardenSessionStore *warden_session_store_new          (const char          *path,
                                                        GError             **error);
 const char         *warden_session_store_get_path     (WardenSessionStore  *self);
+/* How long a write waits for another process's lock before it fails with
+ * WARDEN_STORE_ERROR_BUSY (default 5000 ms). */
+void                warden_session_store_set_busy_timeout (WardenSessionStore *self,
+                                                           guint               ms);
+
+/* Renames a damaged database (and its -wal and -shm files) to
+ * PATH.broken-DATE so that Warden starts with a new one; the old one stays
+ * for recovery. @moved_to: the new name of the database file. */
+gboolean            warden_session_store_move_aside   (const char          *path,
+                                                       char               **moved_to,
+                                                       GError             **error);
+
+/* One process at a time drives a session. Takes the session's lease for this
+ * process (host, pid and its start time; @program names it in messages),
+ * atomically; a lease whose owner process is gone is taken over. Fails with
+ * WARDEN_STORE_ERROR_IN_USE, saying who has it, while that owner lives. */
+gboolean            warden_session_store_acquire      (WardenSessionStore  *self,
+                                                       const char          *session_id,
+                                                       const char          *program,
+                                                       gboolean            *taken_over,
+                                                       GError             **error);
+/* Gives the lease back, if this process holds it. */
+void                warden_session_store_release      (WardenSessionStore  *self,
+                                                       const char          *session_id);
+/* Who holds the lease ("warden-cli, process 123 on host"), or NULL. */
+char               *warden_session_store_dup_owner    (WardenSessionStore  *self,
+                                                       const char          *session_id);
 
 /* A new id (a UUID) is set in @info when it has none. */
 gboolean            warden_session_store_save_session (WardenSessionStore  *self,

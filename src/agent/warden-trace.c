@@ -12,6 +12,8 @@
 
 #include "warden-trace.h"
 
+#include "common/warden-json.h"
+
 typedef struct
 {
   JsonObject *object;
@@ -251,7 +253,6 @@ warden_trace_to_json (WardenSessionStore  *store,
   g_autoptr(WardenSessionInfo) info = NULL;
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(JsonNode) root = NULL;
-  g_autoptr(JsonGenerator) generator = NULL;
   JsonObject *document;
   JsonObject *session;
   JsonArray *array;
@@ -292,10 +293,7 @@ warden_trace_to_json (WardenSessionStore  *store,
   root = json_node_init_object (json_node_alloc (), document);
   json_object_unref (document);
 
-  generator = json_generator_new ();
-  json_generator_set_pretty (generator, TRUE);
-  json_generator_set_root (generator, root);
-  text = json_generator_to_data (generator, NULL);
+  text = warden_json_to_string (root, TRUE);
 
   return text;
 }

@@ -323,7 +323,16 @@ warden_cli_run (int    argc,
   profiles = warden_profile_store_new (NULL);
 
   if (resume != NULL)
-    agent = warden_agent_open (store, profiles, provider, resume, &error);
+    {
+      WardenAgentConfig overrides = { 0 };
+
+      overrides.profile = profile;
+      overrides.sandbox = sandbox;
+      overrides.image = image;
+      overrides.network = g_strcmp0 (network, "bridge") == 0;
+      overrides.max_steps = max_steps > 0 ? (guint) max_steps : 0;
+      agent = warden_agent_open (store, profiles, provider, resume, &overrides, &error);
+    }
   else
     {
       g_autofree char *here = g_get_current_dir ();

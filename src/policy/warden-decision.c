@@ -13,6 +13,8 @@
 
 #include "warden-decision.h"
 
+#include "common/warden-json.h"
+
 struct _WardenDecision
 {
   gatomicrefcount  ref_count;
@@ -220,7 +222,6 @@ char *
 warden_decision_to_json (WardenDecision *self)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
   g_autoptr(JsonNode) root = NULL;
 
   json_builder_begin_object (b);
@@ -264,8 +265,7 @@ warden_decision_to_json (WardenDecision *self)
   json_builder_end_object (b);
 
   root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  return json_generator_to_data (gen, NULL);
+  return warden_json_to_string (root, FALSE);
 }
 
 char *

@@ -12,6 +12,8 @@
 
 #include "warden-profile.h"
 
+#include "common/warden-json.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -959,7 +961,6 @@ char *
 warden_profile_to_data (WardenProfile *self,
                         gsize         *length)
 {
-  g_autoptr(JsonGenerator) generator = NULL;
   g_autoptr(JsonObject) object = NULL;
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *json = NULL;
@@ -1000,11 +1001,8 @@ warden_profile_to_data (WardenProfile *self,
 
   root = json_node_init_object (json_node_alloc (), object);
 
-  generator = json_generator_new ();
-  json_generator_set_pretty (generator, TRUE);
-  json_generator_set_indent (generator, 2);
-  json_generator_set_root (generator, root);
-  json = json_generator_to_data (generator, &json_length);
+  json = warden_json_to_string (root, TRUE);
+  json_length = strlen (json);
 
   data = g_malloc (json_length + 2);
   memcpy (data, json, json_length);

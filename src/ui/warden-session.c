@@ -608,7 +608,8 @@ warden_session_set_provider (WardenSession      *self,
 
   if (self->agent != NULL)
     return TRUE;
-  self->agent = warden_agent_open (self->store, self->profiles, provider, self->info->id, error);
+  self->agent = warden_agent_open (self->store, self->profiles, provider, self->info->id,
+                                   NULL, error);
   if (self->agent == NULL)
     return FALSE;
   connect_agent (self);

@@ -103,9 +103,30 @@ fake_handler (SoupServer        *server,
   FakeModel *fake = user_data;
   SoupMessageBody *body = soup_server_message_get_request_body (msg);
   g_autoptr(GBytes) bytes = soup_message_body_flatten (body);
-  g_autofree char *sse = g_queue_pop_head (&fake->script);
-  JsonNode *node = json_from_string (g_bytes_get_data (bytes, NULL), NULL);
+  g_autofree char *sse = NULL;
+  gsize length = 0;
+  const char *data = g_bytes_get_data (bytes, &length);
+  JsonNode *node;
 
+  /* As strict as the real API (RFC 8259): no raw control character, only
+   * UTF-8. json-glib's own parser lets a raw U+001F through. */
+  gboolean valid = g_utf8_validate (data, length, NULL);
+
+  for (gsize i = 0; valid && i < length; i++)
+    valid = (guchar) data[i] >= 0x20 || data[i] == '\n' || data[i] == '\t' || data[i] == '\r';
+  if (!valid)
+    {
+      static const char error[] = "{\"type\":\"error\",\"error\":{\"type\":"
+                                  "\"invalid_request_error\",\"message\":\"The request body "
+                                  "is not valid JSON\"}}";
+
+      soup_server_message_set_status (msg, 400, NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, error,
+                                        strlen (error));
+      return;
+    }
+  sse = g_queue_pop_head (&fake->script);
+  node = json_from_string (data, NULL);
   g_ptr_array_add (fake->requests, node);
   if (sse == NULL)
     sse = fake_reply ("I am out of script.", NULL);

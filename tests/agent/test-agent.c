@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agent/warden-agent.h"
@@ -383,7 +386,7 @@ test_survives_crash (gconstpointer data)
   g_assert_no_error (error);
 
   {
-    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id,
+    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id, NULL,
                                                       &error);
 
     g_assert_no_error (error);
@@ -396,7 +399,7 @@ test_survives_crash (gconstpointer data)
   }
   {
     /* Opened once more: nothing runs again. */
-    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id,
+    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id, NULL,
                                                       &error);
 
     g_assert_no_error (error);
@@ -442,7 +445,7 @@ test_interrupted_not_rerun (void)
   g_assert_true (warden_session_store_save_tool_call (env.store, r, &error));
 
   {
-    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id,
+    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id, NULL,
                                                       &error);
 
     g_assert_no_error (error);
@@ -817,7 +820,7 @@ test_outside_after_restart (void)
     id = g_strdup (warden_agent_get_session_id (agent));
   }
   {
-    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id,
+    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id, NULL,
                                                       &error);
 
     g_assert_no_error (error);
@@ -832,7 +835,7 @@ test_outside_after_restart (void)
     g_assert_true (warden_agent_resolve (agent, &yes, &error));
   }
   {
-    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id,
+    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id, NULL,
                                                       &error);
 
     g_assert_no_error (error);
@@ -1202,6 +1205,266 @@ test_file_tool_stopped_while_searching (void)
   env_tear_down (&env);
 }
 
+
+/* ------------------------------------------------------------------------ */
+/* Faults: nothing lost, nothing run twice, a clear message */
+
+/* A gzip header in a command's output (1f 8b) and a byte that is not UTF-8:
+ * the next request, the stored messages and a resume all stay valid JSON. */
+static void
+test_fault_control_bytes (void)
+{
+  Env env = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = NULL;
+  g_autoptr(GPtrArray) stored = NULL;
+
+  env_set_up (&env, "bwrap");
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec",
+                                 "{\"command\": \"cat data.gz\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Binary.", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Still here.", NULL));
+  {
+    g_autofree char *path = g_build_filename (env.workspace, "data.gz", NULL);
+
+    g_assert_true (g_file_set_contents (path, "\x1f\x8b\x08\x00 \xff\xfe tail\n", 12, NULL));
+  }
+  {
+    g_autoptr(WardenAgent) agent = new_agent (&env, 0);
+
+    g_assert_cmpint (run_agent (agent, "show data.gz"), ==, WARDEN_AGENT_FINISHED);
+    id = g_strdup (warden_agent_get_session_id (agent));
+  }
+  /* The model got a request it could parse (the fake answers 400 otherwise). */
+  g_assert_cmpuint (env.fake->requests->len, ==, 2);
+  stored = warden_session_store_load_messages (env.store, id, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < stored->len; i++)
+    {
+      g_autoptr(JsonNode) node = json_from_string (g_ptr_array_index (stored, i), &error);
+
+      g_assert_no_error (error);
+    }
+  {
+    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id,
+                                                      NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpint (run_agent (agent, "and now?"), ==, WARDEN_AGENT_FINISHED);
+  }
+  g_assert_cmpuint (env.fake->requests->len, ==, 3);
+  env_tear_down (&env);
+}
+
+/* Writes the lease of another process straight into the database. */
+static void
+set_owner (Env        *env,
+           const char *id,
+           GPid        pid)
+{
+  g_autofree char *stat_path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *stat = NULL;
+  g_autofree char *owner = NULL;
+  g_autofree char *sql = NULL;
+  const char *p;
+  guint field = 2;
+  sqlite3 *db = NULL;
+
+  g_assert_true (g_file_get_contents (stat_path, &stat, NULL, NULL));
+  p = strrchr (stat, ')');
+  for (p++; *p && field < 22; p++)
+    if (*p == ' ')
+      field++;
+  owner = g_strdup_printf ("%s\t%d\t%" G_GUINT64_FORMAT "\twarden-cli", g_get_host_name (),
+                           (int) pid, g_ascii_strtoull (p, NULL, 10));
+  g_assert_cmpint (sqlite3_open (env->db, &db), ==, SQLITE_OK);
+  sql = sqlite3_mprintf ("UPDATE sessions SET owner = %Q, state = 'running' WHERE id = %Q",
+                         owner, id);
+  g_assert_cmpint (sqlite3_exec (db, sql, NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_free (g_steal_pointer (&sql));
+  sqlite3_close (db);
+}
+
+/* One process drives a session: while another live process holds it, an
+ * open fails and says who; once that process is gone, its lease is taken
+ * over and the session it left "running" reads "stopped". */
+static void
+test_fault_lease (void)
+{
+  Env env = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *who = NULL;
+  g_autoptr(WardenSessionInfo) info = NULL;
+  const char *argv[] = { "sleep", "600", NULL };
+  GPid pid;
+
+  env_set_up (&env, "bwrap");
+  {
+    g_autoptr(WardenAgent) agent = new_agent (&env, 0);
+
+    id = g_strdup (warden_agent_get_session_id (agent));
+  }
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
+                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                &pid, &error));
+  set_owner (&env, id, pid);
+  {
+    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id,
+                                                      NULL, &error);
+    g_autofree char *process = g_strdup_printf ("process %d", (int) pid);
+
+    g_assert_null (agent);
+    g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_IN_USE);
+    g_assert_nonnull (strstr (error->message, process));
+    g_assert_nonnull (strstr (error->message, "warden-cli"));
+    g_clear_error (&error);
+  }
+  who = warden_session_store_dup_owner (env.store, id);
+  g_assert_nonnull (who);
+
+  kill (pid, SIGKILL);
+  waitpid (pid, NULL, 0);
+  g_spawn_close_pid (pid);
+  {
+    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id,
+                                                      NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_nonnull (agent);
+    info = warden_session_store_get_session (env.store, id, &error);
+    g_assert_cmpstr (info->state, ==, "stopped");
+  }
+  /* Given back when the agent goes. */
+  g_clear_pointer (&who, g_free);
+  who = warden_session_store_dup_owner (env.store, id);
+  g_assert_null (who);
+  env_tear_down (&env);
+}
+
+/* The database is locked past the busy timeout when an approved command is
+ * about to start: it does not start, the run ends with a clear error, and
+ * once the lock is gone the command runs, once. */
+static void
+test_fault_running_mark (void)
+{
+  Env env = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenAgent) agent = NULL;
+  WardenApprovalAnswer answer = { .approved = TRUE };
+  GAsyncResult *res = NULL;
+  sqlite3 *db = NULL;
+  g_autofree char *count = NULL;
+
+  env_set_up (&env, "bwrap");
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf 'ran\\\\n' >> count.txt\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Counted.", NULL));
+
+  agent = new_agent (&env, 0);
+  g_assert_cmpint (run_agent (agent, "count once"), ==, WARDEN_AGENT_WAITING);
+  g_assert_true (warden_agent_resolve (agent, &answer, &error));
+
+  warden_session_store_set_busy_timeout (env.store, 50);
+  g_assert_cmpint (sqlite3_open (env.db, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "BEGIN EXCLUSIVE", NULL, NULL, NULL), ==, SQLITE_OK);
+  warden_agent_run_async (agent, NULL, NULL, store_cb, &res);
+  while (res == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_false (warden_agent_run_finish (agent, res, NULL, &error));
+  g_clear_object (&res);
+  g_assert_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NOT_RECORDED);
+  g_assert_nonnull (strstr (error->message, "not started"));
+  g_assert_nonnull (strstr (error->message, "locked"));
+  g_clear_error (&error);
+  g_assert_false (g_file_test (g_build_filename (env.workspace, "count.txt", NULL),
+                               G_FILE_TEST_EXISTS));
+  sqlite3_exec (db, "ROLLBACK", NULL, NULL, NULL);
+  sqlite3_close (db);
+
+  g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_FINISHED);
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* A session stopped by its step limit says so, not "finished". */
+static void
+test_fault_max_steps_state (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(WardenSessionInfo) info = NULL;
+
+  env_set_up (&env, "bwrap");
+  for (guint i = 0; i < 3; i++)
+    g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", "{\"command\": \"ls\"}", NULL));
+  agent = new_agent (&env, 2);
+  g_assert_cmpint (run_agent (agent, "loop"), ==, WARDEN_AGENT_MAX_STEPS);
+  info = warden_session_store_get_session (env.store, warden_agent_get_session_id (agent), NULL);
+  g_assert_cmpstr (info->state, ==, "max-steps");
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* A resume keeps the session's own profile and step limit unless told
+ * otherwise, and records what it was told. */
+static void
+test_fault_resume_overrides (void)
+{
+  Env env = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = NULL;
+  g_autoptr(WardenSessionInfo) info = NULL;
+  WardenAgentConfig overrides = { 0 };
+
+  env_set_up (&env, "bwrap");
+  {
+    g_autoptr(WardenAgent) agent = new_agent_with_profile (&env, "strict", 0);
+
+    id = g_strdup (warden_agent_get_session_id (agent));
+  }
+  for (guint i = 0; i < 10; i++)
+    g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", "{\"command\": \"ls\"}", NULL));
+  overrides.max_steps = 2;
+  {
+    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id,
+                                                      &overrides, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpstr (warden_agent_get_profile (agent), ==, "strict");
+    /* strict asks for ls: answered, each step. */
+    for (guint step = 0; step < 5; step++)
+      {
+        WardenApprovalAnswer yes = { .approved = TRUE };
+        WardenAgentOutcome outcome = run_agent (agent, step == 0 ? "list" : NULL);
+
+        if (outcome == WARDEN_AGENT_MAX_STEPS)
+          break;
+        g_assert_cmpint (outcome, ==, WARDEN_AGENT_WAITING);
+        g_assert_true (warden_agent_resolve (agent, &yes, &error));
+      }
+    g_assert_cmpuint (env.fake->requests->len, ==, 2);
+  }
+  overrides.max_steps = 0;
+  overrides.profile = (char *) "read-only";
+  {
+    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider, id,
+                                                      &overrides, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpstr (warden_agent_get_profile (agent), ==, "read-only");
+  }
+  info = warden_session_store_get_session (env.store, id, &error);
+  g_assert_cmpstr (info->profile, ==, "read-only");
+  g_assert_cmpstr (info->provider, ==, "anthropic");
+  g_assert_cmpstr (info->base_url, ==, env.fake->url);
+  env_tear_down (&env);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1224,6 +1487,11 @@ main (int    argc,
       g_test_add_data_func (d, sandboxes[i], test_survives_crash);
     }
   g_test_add_func ("/agent/max-steps", test_max_steps);
+  g_test_add_func ("/agent/faults/control-bytes", test_fault_control_bytes);
+  g_test_add_func ("/agent/faults/lease", test_fault_lease);
+  g_test_add_func ("/agent/faults/running-mark-not-saved", test_fault_running_mark);
+  g_test_add_func ("/agent/faults/max-steps-state", test_fault_max_steps_state);
+  g_test_add_func ("/agent/faults/resume-overrides", test_fault_resume_overrides);
   g_test_add_func ("/agent/interrupted-not-rerun", test_interrupted_not_rerun);
   g_test_add_func ("/agent/bad-tool-calls", test_bad_tool_calls);
   g_test_add_func ("/agent/ask-user", test_ask_user);

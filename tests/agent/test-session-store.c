@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent/warden-session-store.h"
+#include "agent/warden-session-store-private.h"
 
 static char *
 temp_db (void)
@@ -306,8 +307,87 @@ test_not_a_database (void)
   g_assert_true (g_file_set_contents (path, "this is not sqlite, just some text that is long "
                                       "enough to look like a header of a file", -1, NULL));
   g_assert_null (warden_session_store_new (path, &error));
-  g_assert_nonnull (error);
+  g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_CORRUPT);
   g_assert_nonnull (strstr (error->message, path));
+  /* It says what to do. */
+  g_assert_nonnull (strstr (error->message, "move-aside"));
+}
+
+/* A damaged database is moved aside, kept, and a new one starts. */
+static void
+test_corrupt_move_aside (void)
+{
+  g_autofree char *path = temp_db ();
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *moved = NULL;
+  g_autofree char *kept = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = NULL;
+  g_autoptr(WardenSessionInfo) info = warden_session_info_new ();
+
+  {
+    g_autoptr(WardenSessionStore) first = warden_session_store_new (path, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (warden_session_store_save_session (first, info, &error));
+  }
+  {
+    /* A torn page in the middle of the file. */
+    g_autofree char *contents = NULL;
+    gsize length = 0;
+
+    g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+    g_assert_cmpuint (length, >, 100);
+    memset (contents, 'x', 100);
+    g_assert_true (g_file_set_contents (path, contents, length, NULL));
+  }
+  g_assert_null (warden_session_store_new (path, &error));
+  g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_CORRUPT);
+  g_clear_error (&error);
+
+  g_assert_true (warden_session_store_move_aside (path, &moved, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_prefix (moved, path));
+  g_assert_true (g_file_get_contents (moved, &kept, NULL, NULL));
+  g_assert_true (g_str_has_prefix (kept, "xxxxxxxx"));
+  store = warden_session_store_new (path, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (store);
+}
+
+/* A read-only disk and a full one are said as such, not as a damaged file,
+ * and what was saved before stays. */
+static void
+test_read_only_and_full (void)
+{
+  g_autofree char *path = temp_db ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
+  g_autoptr(WardenSessionInfo) info = warden_session_info_new ();
+  g_autoptr(WardenSessionInfo) back = NULL;
+  g_autofree char *big = g_strnfill (64 * 1024, 'a');
+
+  g_assert_no_error (error);
+  info->title = g_strdup ("kept");
+  g_assert_true (warden_session_store_save_session (store, info, &error));
+
+  g_assert_true (warden_session_store_run_sql (store, "PRAGMA query_only = ON", &error));
+  g_assert_false (warden_session_store_save_session (store, info, &error));
+  g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_READ_ONLY);
+  g_assert_nonnull (strstr (error->message, "read-only"));
+  g_assert_null (strstr (error->message, "not a Warden database"));
+  g_clear_error (&error);
+  g_assert_true (warden_session_store_run_sql (store, "PRAGMA query_only = OFF", &error));
+
+  g_assert_true (warden_session_store_run_sql (store, "PRAGMA max_page_count = 1", &error));
+  g_assert_false (warden_session_store_append_message (store, info->id, 0, big, 0, 0, &error));
+  g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_FULL);
+  g_assert_nonnull (strstr (error->message, "full"));
+  g_clear_error (&error);
+
+  back = warden_session_store_get_session (store, info->id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (back->title, ==, "kept");
 }
 
 static int
@@ -602,6 +682,8 @@ main (int    argc,
   g_test_add_func ("/agent/store/trace-and-delete", test_trace_and_delete);
   g_test_add_func ("/agent/store/migrates-schema-1", test_migrates_schema_1);
   g_test_add_func ("/agent/store/not-a-database", test_not_a_database);
+  g_test_add_func ("/agent/store/corrupt-move-aside", test_corrupt_move_aside);
+  g_test_add_func ("/agent/store/read-only-and-full", test_read_only_and_full);
   g_test_add_func ("/agent/store/file-modes-new", test_file_modes_new);
   g_test_add_func ("/agent/store/file-modes-tightened", test_file_modes_tightened);
   g_test_add_func ("/agent/store/forged-approval", test_forged_approval);
