@@ -14,28 +14,17 @@
 
 #include <string.h>
 
-#include <libsoup/soup.h>
-
 #include "common/warden-json.h"
-#include "warden-sse-parser.h"
+#include "warden-llm-provider-private.h"
 
 #define API_VERSION      "2023-06-01"
 #define MAX_TOKENS       8192
-#define USER_AGENT       "warden/" PACKAGE_VERSION
-#define READ_SIZE        (16 * 1024)
-#define MAX_ERROR_BODY   (64 * 1024)
 /* Far more content blocks than any answer has: a bigger index is garbage. */
 #define MAX_BLOCKS       4096
-/* Seconds without a byte before a connection counts as dead. The API sends
- * pings while the model thinks, so this only has to outlast the wait for
- * the first byte of a long prompt. */
-#define IO_TIMEOUT_S     600
 
 struct _WardenAnthropicProvider
 {
   WardenLlmProvider  parent_instance;
-
-  SoupSession       *session;
 };
 
 G_DEFINE_FINAL_TYPE (WardenAnthropicProvider, warden_anthropic_provider, WARDEN_TYPE_LLM_PROVIDER)
@@ -51,21 +40,15 @@ typedef struct
   gboolean  stopped;
 } Block;
 
+/* The answer of one attempt. */
 typedef struct
 {
-  WardenAnthropicProvider *self;            /* the task's source object */
-  SoupMessage             *msg;
-  GInputStream            *body;
-  WardenSseParser         *parser;
-  GByteArray              *error_body;      /* non-NULL: reading an error answer */
-  guint                    status;
+  WardenAnthropicProvider *self;
   GPtrArray               *blocks;          /* of Block, by index; NULL gaps */
   char                    *stop_reason;
   gint64                   input_tokens;
   gint64                   output_tokens;
   GError                  *error;           /* what an event said went wrong */
-  guint                    retry_after_ms;
-  gboolean                 streamed_tool_use;
   gboolean                 message_started;
   gboolean                 message_stopped;
 } Stream;
@@ -86,83 +69,26 @@ block_free (gpointer data)
   g_free (block);
 }
 
+static gpointer
+warden_anthropic_provider_answer_new (WardenLlmProvider *provider)
+{
+  Stream *stream = g_new0 (Stream, 1);
+
+  stream->self = WARDEN_ANTHROPIC_PROVIDER (provider);
+  stream->blocks = g_ptr_array_new_with_free_func (block_free);
+
+  return stream;
+}
+
 static void
-stream_free (gpointer data)
+warden_anthropic_provider_answer_free (gpointer data)
 {
   Stream *stream = data;
 
-  g_clear_object (&stream->msg);
-  g_clear_object (&stream->body);
-  g_clear_pointer (&stream->parser, warden_sse_parser_free);
-  g_clear_pointer (&stream->error_body, g_byte_array_unref);
   g_clear_pointer (&stream->blocks, g_ptr_array_unref);
   g_free (stream->stop_reason);
   g_clear_error (&stream->error);
   g_free (stream);
-}
-
-/* Reading the JSON of events and error answers */
-
-static JsonNode *
-parse_json (const char  *data,
-            gssize       length,
-            GError     **error)
-{
-  g_autoptr(JsonParser) parser = json_parser_new ();
-
-  if (!json_parser_load_from_data (parser, data, length, error))
-    return NULL;
-
-  if (json_parser_get_root (parser) == NULL)
-    {
-      g_set_error_literal (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE, "empty document");
-      return NULL;
-    }
-
-  return json_node_ref (json_parser_get_root (parser));
-}
-
-static JsonObject *
-get_object_member (JsonObject *object,
-                   const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  return (node != NULL && JSON_NODE_HOLDS_OBJECT (node)) ? json_node_get_object (node) : NULL;
-}
-
-static const char *
-get_string_member (JsonObject *object,
-                   const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return json_node_get_string (node);
-}
-
-/* -1 when absent or not a number. */
-static gint64
-get_int_member (JsonObject *object,
-                const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return -1;
-
-  switch (json_node_get_value_type (node))
-    {
-    case G_TYPE_INT64:
-      return json_node_get_int (node);
-    case G_TYPE_DOUBLE:
-      return (gint64) json_node_get_double (node);
-    default:
-      return -1;
-    }
 }
 
 /* Errors */
@@ -241,90 +167,33 @@ api_error (WardenAnthropicProvider *self,
 /* An HTTP error answer: {"type":"error","error":{"type":…,"message":…}}, or
  * whatever a proxy on the way put there. */
 static GError *
-http_error (WardenAnthropicProvider *self,
-            guint                    status,
-            GByteArray              *body)
+warden_anthropic_provider_http_error (WardenLlmProvider *provider,
+                                      guint              status,
+                                      GBytes            *body)
 {
+  WardenAnthropicProvider *self = WARDEN_ANTHROPIC_PROVIDER (provider);
   g_autoptr(JsonNode) root = NULL;
   JsonObject *error_object = NULL;
+  gsize size = 0;
+  const char *data = body ? g_bytes_get_data (body, &size) : NULL;
 
-  if (body != NULL && body->len > 0)
-    root = parse_json ((const char *) body->data, body->len, NULL);
+  if (data != NULL && size > 0)
+    root = warden_llm_parse_json (data, size, NULL);
 
   if (root != NULL && JSON_NODE_HOLDS_OBJECT (root))
-    error_object = get_object_member (json_node_get_object (root), "error");
+    error_object = warden_llm_json_get_object (json_node_get_object (root), "error");
 
   /* A 200 that is no event stream: a captive portal, or a base URL that
    * points at something else. */
-  if (SOUP_STATUS_IS_SUCCESSFUL (status) && get_string_member (error_object, "type") == NULL)
+  if (SOUP_STATUS_IS_SUCCESSFUL (status) && warden_json_get_string (error_object, "type") == NULL)
     return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
                         _("The server at %s did not answer with an event stream: check "
                           "ANTHROPIC_BASE_URL"),
-                        warden_llm_provider_get_base_url (WARDEN_LLM_PROVIDER (self)));
+                        warden_llm_provider_get_base_url (provider));
 
   return api_error (self, status,
-                    get_string_member (error_object, "type"),
-                    get_string_member (error_object, "message"));
-}
-
-static GError *
-transport_error (WardenAnthropicProvider *self,
-                 GError                  *error)
-{
-  const char *base_url = warden_llm_provider_get_base_url (WARDEN_LLM_PROVIDER (self));
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return g_error_copy (error);
-
-  /* A certificate problem does not go away by trying again. */
-  if (error->domain == G_TLS_ERROR)
-    return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_FAILED,
-                        _("Could not make a secure connection to %s: %s"),
-                        base_url, error->message);
-
-  return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NETWORK,
-                      _("Could not reach Anthropic at %s: %s (check the network, or "
-                        "ANTHROPIC_BASE_URL)"), base_url, error->message);
-}
-
-/* retry-after-ms (the API's own), or retry-after in seconds or as a date;
- * 0 when absent. */
-static guint
-parse_retry_after (SoupMessageHeaders *headers)
-{
-  const char *value;
-  char *end = NULL;
-
-  value = soup_message_headers_get_one (headers, "retry-after-ms");
-  if (value != NULL)
-    {
-      double ms = g_ascii_strtod (value, &end);
-
-      if (end != value && *end == '\0' && ms >= 0 && ms < G_MAXUINT)
-        return (guint) ms;
-    }
-
-  value = soup_message_headers_get_one (headers, "retry-after");
-  if (value != NULL)
-    {
-      guint64 seconds;
-      g_autoptr(GDateTime) date = NULL;
-
-      if (g_ascii_string_to_unsigned (value, 10, 0, G_MAXUINT / 1000, &seconds, NULL))
-        return (guint) seconds * 1000;
-
-      date = soup_date_time_new_from_http_string (value);
-      if (date != NULL)
-        {
-          g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-          GTimeSpan span = g_date_time_difference (date, now);
-
-          if (span > 0)
-            return (guint) MIN (span / 1000, G_MAXUINT);
-        }
-    }
-
-  return 0;
+                    warden_json_get_string (error_object, "type"),
+                    warden_json_get_string (error_object, "message"));
 }
 
 /* The events */
@@ -345,7 +214,7 @@ lookup_block (Stream     *stream,
               JsonObject *object,
               const char *type)
 {
-  gint64 index = get_int_member (object, "index");
+  gint64 index = warden_json_get_int (object, "index", -1);
   Block *block;
 
   if (index < 0 || index >= (gint64) stream->blocks->len ||
@@ -381,7 +250,7 @@ finish_tool_input (Stream *stream,
       return TRUE;
     }
 
-  input = parse_json (block->text->str, block->text->len, &error);
+  input = warden_llm_parse_json (block->text->str, block->text->len, &error);
   if (input == NULL || !JSON_NODE_HOLDS_OBJECT (input))
     {
       g_clear_error (&stream->error);
@@ -403,9 +272,9 @@ handle_content_block_start (Stream     *stream,
                             JsonObject *object)
 {
   WardenLlmProvider *provider = WARDEN_LLM_PROVIDER (stream->self);
-  JsonObject *content_block = get_object_member (object, "content_block");
-  gint64 index = get_int_member (object, "index");
-  const char *type = get_string_member (content_block, "type");
+  JsonObject *content_block = warden_llm_json_get_object (object, "content_block");
+  gint64 index = warden_json_get_int (object, "index", -1);
+  const char *type = warden_json_get_string (content_block, "type");
   Block *block;
 
   if (type == NULL || index < 0 || index >= MAX_BLOCKS)
@@ -424,7 +293,7 @@ handle_content_block_start (Stream     *stream,
 
   if (g_str_equal (type, "text"))
     {
-      const char *text = get_string_member (content_block, "text");
+      const char *text = warden_json_get_string (content_block, "text");
 
       if (text != NULL && text[0] != '\0')
         {
@@ -434,9 +303,9 @@ handle_content_block_start (Stream     *stream,
     }
   else if (g_str_equal (type, "tool_use"))
     {
-      const char *id = get_string_member (content_block, "id");
-      const char *name = get_string_member (content_block, "name");
-      JsonObject *input = get_object_member (content_block, "input");
+      const char *id = warden_json_get_string (content_block, "id");
+      const char *name = warden_json_get_string (content_block, "name");
+      JsonObject *input = warden_llm_json_get_object (content_block, "input");
 
       if (id == NULL || name == NULL)
         return set_bad_event (stream, "content_block_start", _("a tool use without id or name"));
@@ -446,8 +315,6 @@ handle_content_block_start (Stream     *stream,
       if (input != NULL && json_object_get_size (input) > 0)
         block->input = json_node_copy (json_object_get_member (content_block, "input"));
 
-      /* From here on a failure must not be retried: the tool call was seen. */
-      stream->streamed_tool_use = TRUE;
       warden_llm_provider_emit_tool_use_start (provider, id, name);
     }
   /* Other blocks (thinking, server tools) are not part of Warden's messages. */
@@ -459,8 +326,8 @@ static gboolean
 handle_content_block_delta (Stream     *stream,
                             JsonObject *object)
 {
-  JsonObject *delta = get_object_member (object, "delta");
-  const char *type = get_string_member (delta, "type");
+  JsonObject *delta = warden_llm_json_get_object (object, "delta");
+  const char *type = warden_json_get_string (delta, "type");
   Block *block;
 
   block = lookup_block (stream, object, "content_block_delta");
@@ -472,7 +339,7 @@ handle_content_block_delta (Stream     *stream,
 
   if (g_strcmp0 (type, "text_delta") == 0 && g_str_equal (block->type, "text"))
     {
-      const char *text = get_string_member (delta, "text");
+      const char *text = warden_json_get_string (delta, "text");
 
       if (text == NULL)
         return set_bad_event (stream, "content_block_delta", _("a text delta without text"));
@@ -482,7 +349,7 @@ handle_content_block_delta (Stream     *stream,
     }
   else if (g_strcmp0 (type, "input_json_delta") == 0 && g_str_equal (block->type, "tool_use"))
     {
-      const char *partial = get_string_member (delta, "partial_json");
+      const char *partial = warden_json_get_string (delta, "partial_json");
 
       if (partial == NULL)
         return set_bad_event (stream, "content_block_delta",
@@ -516,10 +383,10 @@ static void
 update_usage (Stream     *stream,
               JsonObject *usage)
 {
-  gint64 input = get_int_member (usage, "input_tokens");
-  gint64 cache_creation = get_int_member (usage, "cache_creation_input_tokens");
-  gint64 cache_read = get_int_member (usage, "cache_read_input_tokens");
-  gint64 output = get_int_member (usage, "output_tokens");
+  gint64 input = warden_json_get_int (usage, "input_tokens", -1);
+  gint64 cache_creation = warden_json_get_int (usage, "cache_creation_input_tokens", -1);
+  gint64 cache_read = warden_json_get_int (usage, "cache_read_input_tokens", -1);
+  gint64 output = warden_json_get_int (usage, "output_tokens", -1);
 
   if (input >= 0)
     stream->input_tokens = input + MAX (cache_creation, 0) + MAX (cache_read, 0);
@@ -531,50 +398,26 @@ static gboolean
 handle_error_event (Stream     *stream,
                     JsonObject *object)
 {
-  JsonObject *error = get_object_member (object, "error");
+  JsonObject *error = warden_llm_json_get_object (object, "error");
 
   g_clear_error (&stream->error);
   stream->error = api_error (stream->self, 0,
-                             get_string_member (error, "type"),
-                             get_string_member (error, "message"));
+                             warden_json_get_string (error, "type"),
+                             warden_json_get_string (error, "message"));
   return FALSE;
 }
 
+/* Returns FALSE, with stream->error set, when the answer cannot go on. */
 static gboolean
-event_cb (const char *event,
-          const char *data,
-          gpointer    user_data)
+handle_event (Stream     *stream,
+              const char *event,
+              JsonObject *object)
 {
-  Stream *stream = user_data;
-  g_autoptr(JsonNode) root = NULL;
-  g_autoptr(GError) error = NULL;
-  JsonObject *object;
-  const char *type;
+  const char *type = warden_json_get_string (object, "type");
 
-  /* After message_stop nothing more belongs to the answer. */
-  if (stream->message_stopped)
-    return TRUE;
-
-  root = parse_json (data, -1, &error);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    {
-      g_clear_error (&stream->error);
-      stream->error = g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
-                                   _("Anthropic sent a “%s” event that is not a JSON "
-                                     "object: %s"),
-                                   event ? event : "message",
-                                   error ? error->message : _("not an object"));
-      return FALSE;
-    }
-
-  object = json_node_get_object (root);
-  type = get_string_member (object, "type");
   if (type == NULL)
     type = event;
   if (type == NULL)
-    return TRUE;
-
-  if (g_str_equal (type, "ping"))
     return TRUE;
 
   if (g_str_equal (type, "error"))
@@ -582,10 +425,10 @@ event_cb (const char *event,
 
   if (g_str_equal (type, "message_start"))
     {
-      JsonObject *message = get_object_member (object, "message");
+      JsonObject *message = warden_llm_json_get_object (object, "message");
 
       stream->message_started = TRUE;
-      update_usage (stream, get_object_member (message, "usage"));
+      update_usage (stream, warden_llm_json_get_object (message, "usage"));
       return TRUE;
     }
 
@@ -603,33 +446,79 @@ event_cb (const char *event,
 
   if (g_str_equal (type, "message_delta"))
     {
-      JsonObject *delta = get_object_member (object, "delta");
-      const char *stop_reason = get_string_member (delta, "stop_reason");
+      JsonObject *delta = warden_llm_json_get_object (object, "delta");
+      const char *stop_reason = warden_json_get_string (delta, "stop_reason");
 
       if (stop_reason != NULL)
         {
           g_free (stream->stop_reason);
           stream->stop_reason = g_strdup (stop_reason);
         }
-      update_usage (stream, get_object_member (object, "usage"));
+      update_usage (stream, warden_llm_json_get_object (object, "usage"));
       return TRUE;
     }
 
   if (g_str_equal (type, "message_stop"))
-    {
-      stream->message_stopped = TRUE;
-      return TRUE;
-    }
+    stream->message_stopped = TRUE;
 
   /* New event types may appear; the API's versioning policy says to ignore them. */
   return TRUE;
 }
 
+static WardenLlmEvent
+warden_anthropic_provider_handle_event (WardenLlmProvider  *provider,
+                                        gpointer            answer,
+                                        const char         *event,
+                                        const char         *data,
+                                        GError            **error)
+{
+  Stream *stream = answer;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) local_error = NULL;
+  JsonObject *object;
+
+  root = warden_llm_parse_json (data, -1, &local_error);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
+                   _("Anthropic sent a “%s” event that is not a JSON object: %s"),
+                   event ? event : "message",
+                   local_error ? local_error->message : _("not an object"));
+      return WARDEN_LLM_EVENT_FAILED;
+    }
+
+  object = json_node_get_object (root);
+
+  /* While the model thinks: the connection is alive, the model may not be. */
+  if (g_strcmp0 (warden_json_get_string (object, "type"), "ping") == 0 ||
+      (warden_json_get_string (object, "type") == NULL && g_strcmp0 (event, "ping") == 0))
+    return WARDEN_LLM_EVENT_KEEP_ALIVE;
+
+  if (!handle_event (stream, event, object))
+    {
+      g_propagate_error (error, g_steal_pointer (&stream->error));
+      return WARDEN_LLM_EVENT_FAILED;
+    }
+
+  return stream->message_stopped ? WARDEN_LLM_EVENT_DONE : WARDEN_LLM_EVENT_CONTENT;
+}
+
+static gboolean
+warden_anthropic_provider_is_complete (WardenLlmProvider *provider,
+                                       gpointer           answer)
+{
+  Stream *stream = answer;
+
+  return stream->message_stopped;
+}
+
 /* The answer, once message_stop came. */
 static WardenLlmResponse *
-build_response (Stream  *stream,
-                GError **error)
+warden_anthropic_provider_build_response (WardenLlmProvider  *provider,
+                                          gpointer            answer,
+                                          GError            **error)
 {
+  Stream *stream = answer;
   g_autoptr(WardenLlmMessage) message = warden_llm_message_new (WARDEN_LLM_ROLE_ASSISTANT);
   WardenLlmResponse *response;
 
@@ -666,147 +555,18 @@ build_response (Stream  *stream,
   return response;
 }
 
-/* Reading the answer */
-
-static void read_next (GTask *task);
-
-static void
-return_stream_end (GTask *task)
-{
-  Stream *stream = g_task_get_task_data (task);
-  GError *error = NULL;
-  WardenLlmResponse *response;
-
-  if (!stream->message_stopped)
-    {
-      g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_STREAM_CUT,
-                               _("The answer from Anthropic stopped before it was complete "
-                                 "(the connection closed early)"));
-      return;
-    }
-
-  response = build_response (stream, &error);
-  if (response == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-
-  g_task_return_pointer (task, response, (GDestroyNotify) warden_llm_response_free);
-}
-
-static void
-read_cb (GObject      *object,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  Stream *stream = g_task_get_task_data (task);
-  g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *data;
-  gsize length;
-
-  bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result, &error);
-  if (bytes == NULL)
-    {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_task_return_error (task, g_steal_pointer (&error));
-      else if (stream->error_body != NULL)
-        g_task_return_error (task, http_error (stream->self, stream->status, NULL));
-      else if (stream->message_stopped)
-        /* The whole answer is in: a connection that dies now loses nothing. */
-        return_stream_end (task);
-      else
-        g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_STREAM_CUT,
-                                 _("The connection to Anthropic broke before the answer was "
-                                   "complete: %s"), error->message);
-      return;
-    }
-
-  data = g_bytes_get_data (bytes, &length);
-
-  if (stream->error_body != NULL)
-    {
-      g_byte_array_append (stream->error_body, (const guint8 *) data,
-                           MIN (length, MAX_ERROR_BODY - stream->error_body->len));
-      if (length == 0 || stream->error_body->len >= MAX_ERROR_BODY)
-        {
-          g_task_return_error (task, http_error (stream->self, stream->status,
-                                                 stream->error_body));
-          return;
-        }
-      read_next (g_steal_pointer (&task));
-      return;
-    }
-
-  if (length == 0)
-    {
-      return_stream_end (task);
-      return;
-    }
-
-  if (!warden_sse_parser_feed (stream->parser, data, length))
-    {
-      g_assert (stream->error != NULL);
-      g_task_return_error (task, g_steal_pointer (&stream->error));
-      return;
-    }
-
-  /* A signal handler may have cancelled. */
-  if (g_task_return_error_if_cancelled (task))
-    return;
-
-  read_next (g_steal_pointer (&task));
-}
-
-static void
-read_next (GTask *task)
-{
-  Stream *stream = g_task_get_task_data (task);
-
-  g_input_stream_read_bytes_async (stream->body, READ_SIZE, G_PRIORITY_DEFAULT,
-                                   g_task_get_cancellable (task),
-                                   read_cb, task);
-}
-
-static gboolean
-is_event_stream (SoupMessage *msg)
-{
-  const char *content_type;
-
-  content_type = soup_message_headers_get_content_type (soup_message_get_response_headers (msg),
-                                                        NULL);
-  return g_strcmp0 (content_type, "text/event-stream") == 0;
-}
-
-static void
-send_cb (GObject      *object,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  Stream *stream = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-
-  stream->body = soup_session_send_finish (SOUP_SESSION (object), result, &error);
-  if (stream->body == NULL)
-    {
-      g_task_return_error (task, transport_error (stream->self, error));
-      return;
-    }
-
-  stream->status = soup_message_get_status (stream->msg);
-  stream->retry_after_ms = parse_retry_after (soup_message_get_response_headers (stream->msg));
-
-  /* An error, or a 200 that is no stream (a proxy's page): read it whole. */
-  if (stream->status != SOUP_STATUS_OK || !is_event_stream (stream->msg))
-    stream->error_body = g_byte_array_new ();
-
-  read_next (g_steal_pointer (&task));
-}
-
 /* The request */
+
+static void
+warden_anthropic_provider_add_headers (WardenLlmProvider  *provider,
+                                       SoupMessageHeaders *headers)
+{
+  const char *api_key = warden_llm_provider_get_api_key (provider);
+
+  if (api_key != NULL)
+    soup_message_headers_replace (headers, "x-api-key", api_key);
+  soup_message_headers_replace (headers, "anthropic-version", API_VERSION);
+}
 
 /* The stored form is the API's, but for what the API refuses: empty text
  * blocks, which an interrupted turn may leave, and Warden's own notes on a
@@ -835,20 +595,18 @@ message_to_request_json (WardenLlmMessage *message)
   return node;
 }
 
-static GBytes *
-build_request_body (WardenAnthropicProvider *self,
-                    const char              *system_prompt,
-                    GPtrArray               *messages,
-                    GPtrArray               *tools)
+static JsonNode *
+warden_anthropic_provider_build_body (WardenLlmProvider *provider,
+                                      const char        *system_prompt,
+                                      GPtrArray         *messages,
+                                      GPtrArray         *tools)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
-  char *data;
 
   json_builder_begin_object (builder);
 
   json_builder_set_member_name (builder, "model");
-  json_builder_add_string_value (builder,
-                                 warden_llm_provider_get_model (WARDEN_LLM_PROVIDER (self)));
+  json_builder_add_string_value (builder, warden_llm_provider_get_model (provider));
   json_builder_set_member_name (builder, "max_tokens");
   json_builder_add_int_value (builder, MAX_TOKENS);
 
@@ -889,116 +647,31 @@ build_request_body (WardenAnthropicProvider *self,
 
   json_builder_end_object (builder);
 
-  /* A tool's output may hold any bytes: the body must be JSON whatever they are. */
-  data = warden_json_builder_to_string (builder, FALSE);
-
-  return g_bytes_new_take (data, strlen (data));
-}
-
-static void
-warden_anthropic_provider_stream_async (WardenLlmProvider   *provider,
-                                        const char          *system_prompt,
-                                        GPtrArray           *messages,
-                                        GPtrArray           *tools,
-                                        GCancellable        *cancellable,
-                                        GAsyncReadyCallback  callback,
-                                        gpointer             user_data)
-{
-  WardenAnthropicProvider *self = WARDEN_ANTHROPIC_PROVIDER (provider);
-  const char *base_url = warden_llm_provider_get_base_url (provider);
-  const char *api_key = warden_llm_provider_get_api_key (provider);
-  g_autoptr(GTask) task = NULL;
-  g_autoptr(GBytes) body = NULL;
-  g_autoptr(GUri) uri = NULL;
-  g_autofree char *url = NULL;
-  SoupMessageHeaders *headers;
-  Stream *stream;
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, warden_anthropic_provider_stream_async);
-
-  stream = g_new0 (Stream, 1);
-  stream->self = self;
-  stream->blocks = g_ptr_array_new_with_free_func (block_free);
-  stream->parser = warden_sse_parser_new (event_cb, stream);
-  g_task_set_task_data (task, stream, stream_free);
-
-  url = g_strconcat (base_url, "/v1/messages", NULL);
-  uri = g_uri_parse (url, SOUP_HTTP_URI_FLAGS, NULL);
-  if (uri == NULL ||
-      (g_strcmp0 (g_uri_get_scheme (uri), "https") != 0 &&
-       g_strcmp0 (g_uri_get_scheme (uri), "http") != 0))
-    {
-      g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
-                               _("The Anthropic base URL “%s” is not an http or https URL: "
-                                 "check ANTHROPIC_BASE_URL"), base_url);
-      return;
-    }
-
-  stream->msg = soup_message_new_from_uri (SOUP_METHOD_POST, uri);
-  headers = soup_message_get_request_headers (stream->msg);
-  if (api_key != NULL)
-    soup_message_headers_replace (headers, "x-api-key", api_key);
-  soup_message_headers_replace (headers, "anthropic-version", API_VERSION);
-  soup_message_headers_replace (headers, "accept", "text/event-stream");
-
-  body = build_request_body (self, system_prompt, messages, tools);
-  soup_message_set_request_body_from_bytes (stream->msg, "application/json", body);
-
-  soup_session_send_async (self->session, stream->msg, G_PRIORITY_DEFAULT, cancellable,
-                           send_cb, g_steal_pointer (&task));
-}
-
-static WardenLlmResponse *
-warden_anthropic_provider_stream_finish (WardenLlmProvider  *provider,
-                                         GAsyncResult       *result,
-                                         gboolean           *streamed_tool_use,
-                                         guint              *retry_after_ms,
-                                         GError            **error)
-{
-  Stream *stream;
-
-  g_return_val_if_fail (g_task_is_valid (result, provider), NULL);
-
-  stream = g_task_get_task_data (G_TASK (result));
-  if (streamed_tool_use != NULL)
-    *streamed_tool_use = stream->streamed_tool_use;
-  if (retry_after_ms != NULL)
-    *retry_after_ms = stream->retry_after_ms;
-
-  return g_task_propagate_pointer (G_TASK (result), error);
+  return json_builder_get_root (builder);
 }
 
 /* The object */
 
 static void
-warden_anthropic_provider_dispose (GObject *object)
-{
-  WardenAnthropicProvider *self = WARDEN_ANTHROPIC_PROVIDER (object);
-
-  g_clear_object (&self->session);
-
-  G_OBJECT_CLASS (warden_anthropic_provider_parent_class)->dispose (object);
-}
-
-static void
 warden_anthropic_provider_class_init (WardenAnthropicProviderClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
   WardenLlmProviderClass *provider_class = WARDEN_LLM_PROVIDER_CLASS (klass);
 
-  object_class->dispose = warden_anthropic_provider_dispose;
-
-  provider_class->stream_async = warden_anthropic_provider_stream_async;
-  provider_class->stream_finish = warden_anthropic_provider_stream_finish;
+  provider_class->request_path = "/v1/messages";
+  provider_class->base_url_variable = "ANTHROPIC_BASE_URL";
+  provider_class->add_headers = warden_anthropic_provider_add_headers;
+  provider_class->build_body = warden_anthropic_provider_build_body;
+  provider_class->answer_new = warden_anthropic_provider_answer_new;
+  provider_class->answer_free = warden_anthropic_provider_answer_free;
+  provider_class->handle_event = warden_anthropic_provider_handle_event;
+  provider_class->is_complete = warden_anthropic_provider_is_complete;
+  provider_class->build_response = warden_anthropic_provider_build_response;
+  provider_class->http_error = warden_anthropic_provider_http_error;
 }
 
 static void
 warden_anthropic_provider_init (WardenAnthropicProvider *self)
 {
-  self->session = soup_session_new_with_options ("user-agent", USER_AGENT,
-                                                 "timeout", IO_TIMEOUT_S,
-                                                 NULL);
 }
 
 WardenLlmProvider *

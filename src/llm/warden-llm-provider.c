@@ -17,8 +17,13 @@
 
 #include "warden-anthropic-provider.h"
 #include "warden-env-keys.h"
+#include "warden-llm-provider-private.h"
 #include "warden-openai-provider.h"
 
+#define USER_AGENT             "warden/" PACKAGE_VERSION
+/* Seconds without a byte before a connection counts as dead: a local model
+ * on a CPU may think for minutes over a long prompt before its first byte. */
+#define IO_TIMEOUT_S           600
 #define MAX_RETRIES            5
 #define DEFAULT_RETRY_BASE_MS  1000
 #define MAX_RETRY_DELAY_MS     30000
@@ -28,10 +33,12 @@
 
 typedef struct
 {
-  char *name;
-  char *model;
-  char *base_url;
-  char *api_key;
+  char        *name;
+  char        *model;
+  char        *base_url;
+  char        *api_key;
+  SoupSession *session;
+  gboolean     tool_use_started;   /* in the current attempt */
 } WardenLlmProviderPrivate;
 
 enum {
@@ -56,6 +63,17 @@ static guint signals[N_SIGNALS];
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (WardenLlmProvider, warden_llm_provider, G_TYPE_OBJECT)
 
 G_DEFINE_QUARK (warden-llm-error-quark, warden_llm_error)
+
+static void
+warden_llm_provider_dispose (GObject *object)
+{
+  WardenLlmProvider *self = WARDEN_LLM_PROVIDER (object);
+  WardenLlmProviderPrivate *priv = warden_llm_provider_get_instance_private (self);
+
+  g_clear_object (&priv->session);
+
+  G_OBJECT_CLASS (warden_llm_provider_parent_class)->dispose (object);
+}
 
 static void
 warden_llm_provider_finalize (GObject *object)
@@ -146,6 +164,7 @@ warden_llm_provider_class_init (WardenLlmProviderClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  object_class->dispose = warden_llm_provider_dispose;
   object_class->finalize = warden_llm_provider_finalize;
   object_class->get_property = warden_llm_provider_get_property;
   object_class->set_property = warden_llm_provider_set_property;
@@ -204,6 +223,11 @@ warden_llm_provider_class_init (WardenLlmProviderClass *klass)
 static void
 warden_llm_provider_init (WardenLlmProvider *self)
 {
+  WardenLlmProviderPrivate *priv = warden_llm_provider_get_instance_private (self);
+
+  priv->session = soup_session_new_with_options ("user-agent", USER_AGENT,
+                                                 "timeout", IO_TIMEOUT_S,
+                                                 NULL);
 }
 
 const char *
@@ -237,6 +261,17 @@ warden_llm_provider_get_base_url (WardenLlmProvider *self)
 
   priv = warden_llm_provider_get_instance_private (self);
   return priv->base_url;
+}
+
+SoupSession *
+warden_llm_provider_get_session (WardenLlmProvider *self)
+{
+  WardenLlmProviderPrivate *priv;
+
+  g_return_val_if_fail (WARDEN_IS_LLM_PROVIDER (self), NULL);
+
+  priv = warden_llm_provider_get_instance_private (self);
+  return priv->session;
 }
 
 const char *
@@ -286,9 +321,52 @@ warden_llm_provider_emit_tool_use_start (WardenLlmProvider *self,
                                          const char        *id,
                                          const char        *name)
 {
+  WardenLlmProviderPrivate *priv;
+
   g_return_if_fail (WARDEN_IS_LLM_PROVIDER (self));
 
+  priv = warden_llm_provider_get_instance_private (self);
+  priv->tool_use_started = TRUE;
   g_signal_emit (self, signals[TOOL_USE_START], 0, id, name);
+}
+
+/* JSON from servers */
+
+JsonNode *
+warden_llm_parse_json (const char  *data,
+                       gssize       length,
+                       GError     **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+
+  if (!json_parser_load_from_data (parser, data, length, error))
+    return NULL;
+
+  if (json_parser_get_root (parser) == NULL)
+    {
+      g_set_error_literal (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE, "empty document");
+      return NULL;
+    }
+
+  return json_node_ref (json_parser_get_root (parser));
+}
+
+JsonObject *
+warden_llm_json_get_object (JsonObject *object,
+                            const char *member)
+{
+  JsonNode *node = object ? json_object_get_member (object, member) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+JsonArray *
+warden_llm_json_get_array (JsonObject *object,
+                           const char *member)
+{
+  JsonNode *node = object ? json_object_get_member (object, member) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
 }
 
 /* Completing, with retries */
@@ -346,8 +424,8 @@ get_retry_base_ms (void)
 
 /* Exponential backoff with full jitter: uniform in [0, min(cap, base·2^n)]. */
 static guint
-compute_delay_ms (guint retry,
-                  guint retry_after_ms)
+compute_delay_ms (guint  retry,
+                  gint64 retry_after_ms)
 {
   guint64 ceiling;
 
@@ -389,24 +467,23 @@ wait_done_cb (GCancellable *cancellable,
 }
 
 static void
-stream_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
+attempt_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
   WardenLlmProvider *self = WARDEN_LLM_PROVIDER (object);
+  WardenLlmProviderPrivate *priv = warden_llm_provider_get_instance_private (self);
   Complete *complete = g_task_get_task_data (task);
   GCancellable *cancellable = g_task_get_cancellable (task);
   g_autoptr(GError) error = NULL;
   WardenLlmResponse *response;
-  gboolean streamed_tool_use = FALSE;
-  guint retry_after_ms = 0;
+  gboolean streamed_tool_use;
+  gint64 retry_after_ms = -1;
   guint delay_ms;
 
-  response = WARDEN_LLM_PROVIDER_GET_CLASS (self)->stream_finish (self, result,
-                                                                   &streamed_tool_use,
-                                                                   &retry_after_ms,
-                                                                   &error);
+  response = warden_llm_provider_attempt_finish (self, result, &retry_after_ms, &error);
+  streamed_tool_use = priv->tool_use_started;
   if (response != NULL)
     {
       g_task_return_pointer (task, response, (GDestroyNotify) warden_llm_response_free);
@@ -455,15 +532,17 @@ static void
 complete_attempt (GTask *task)
 {
   WardenLlmProvider *self = g_task_get_source_object (task);
+  WardenLlmProviderPrivate *priv = warden_llm_provider_get_instance_private (self);
   Complete *complete = g_task_get_task_data (task);
 
-  WARDEN_LLM_PROVIDER_GET_CLASS (self)->stream_async (self,
-                                                      complete->system_prompt,
-                                                      complete->messages,
-                                                      complete->tools,
-                                                      g_task_get_cancellable (task),
-                                                      stream_cb,
-                                                      task);
+  priv->tool_use_started = FALSE;
+  warden_llm_provider_attempt_async (self,
+                                     complete->system_prompt,
+                                     complete->messages,
+                                     complete->tools,
+                                     g_task_get_cancellable (task),
+                                     attempt_cb,
+                                     task);
 }
 
 void
@@ -481,7 +560,7 @@ warden_llm_provider_complete_async (WardenLlmProvider   *self,
   g_return_if_fail (WARDEN_IS_LLM_PROVIDER (self));
   g_return_if_fail (messages != NULL);
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
-  g_return_if_fail (WARDEN_LLM_PROVIDER_GET_CLASS (self)->stream_async != NULL);
+  g_return_if_fail (WARDEN_LLM_PROVIDER_GET_CLASS (self)->handle_event != NULL);
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, warden_llm_provider_complete_async);

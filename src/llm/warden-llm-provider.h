@@ -7,6 +7,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <libsoup/soup.h>
 
 #include "warden-llm-message.h"
 
@@ -22,38 +23,69 @@ typedef enum
   WARDEN_LLM_ERROR_OVERLOADED,        /* 5xx / 529 / overloaded_error after the retries */
   WARDEN_LLM_ERROR_CONTEXT_TOO_LONG,  /* the conversation no longer fits */
   WARDEN_LLM_ERROR_BAD_RESPONSE,      /* invalid JSON (the message gives the position) */
-  WARDEN_LLM_ERROR_STREAM_CUT,        /* the stream ended before the message did */
+  WARDEN_LLM_ERROR_STREAM_CUT,        /* the stream ended before the message did, after the
+                                       * retries */
   WARDEN_LLM_ERROR_NETWORK,           /* could not connect, after the retries */
   WARDEN_LLM_ERROR_NOT_CONFIGURED,    /* no API key, no server */
   WARDEN_LLM_ERROR_FAILED,            /* anything else, with the API's own message */
 } WardenLlmError;
 
+/* What one server-sent event was to the answer. */
+typedef enum
+{
+  WARDEN_LLM_EVENT_CONTENT,     /* part of the answer: the model is at work */
+  WARDEN_LLM_EVENT_KEEP_ALIVE,  /* a ping: the connection lives, which says nothing of the model */
+  WARDEN_LLM_EVENT_DONE,        /* the answer is complete; nothing after it is read */
+  WARDEN_LLM_EVENT_FAILED,      /* the event says the answer failed, or cannot be read */
+} WardenLlmEvent;
+
 #define WARDEN_TYPE_LLM_PROVIDER (warden_llm_provider_get_type ())
 
 G_DECLARE_DERIVABLE_TYPE (WardenLlmProvider, warden_llm_provider, WARDEN, LLM_PROVIDER, GObject)
 
+/* The base class sends each attempt, reads its answer (server-sent events,
+ * or one JSON body from a server that does not stream), watches the time,
+ * and retries; a provider says how its API is spoken. Each attempt has an
+ * answer of the provider's own (answer_new()), which the events fill. */
 struct _WardenLlmProviderClass
 {
   GObjectClass parent_class;
 
-  /* One attempt; the base class retries. Sets *@streamed_tool_use when a
-   * tool call had begun to stream before a failure (then no retry), and
-   * *@retry_after_ms to what the server asked for (retry-after), leaving it
-   * 0 when it did not say. Both are set to FALSE and 0 before the call.
-   * The base class retries NETWORK, RATE_LIMITED, OVERLOADED and
-   * STREAM_CUT errors, never G_IO_ERROR_CANCELLED. */
-  void               (*stream_async)  (WardenLlmProvider   *self,
-                                       const char          *system_prompt,
-                                       GPtrArray           *messages,
-                                       GPtrArray           *tools,
-                                       GCancellable        *cancellable,
-                                       GAsyncReadyCallback  callback,
-                                       gpointer             user_data);
-  WardenLlmResponse *(*stream_finish) (WardenLlmProvider   *self,
-                                       GAsyncResult        *result,
-                                       gboolean            *streamed_tool_use,
-                                       guint               *retry_after_ms,
-                                       GError             **error);
+  const char         *request_path;       /* after the base URL: "/v1/messages" */
+  const char         *base_url_variable;  /* where users set the base URL, for messages */
+  gboolean            any_stream_type;    /* a 200 of another type than JSON is events too */
+
+  void               (*add_headers)    (WardenLlmProvider   *self,
+                                        SoupMessageHeaders  *headers);
+  /* Written with warden_json_to_string(), so any bytes in it make JSON. */
+  JsonNode          *(*build_body)     (WardenLlmProvider   *self,
+                                        const char          *system_prompt,
+                                        GPtrArray           *messages,
+                                        GPtrArray           *tools);
+  gpointer           (*answer_new)     (WardenLlmProvider   *self);
+  void               (*answer_free)    (gpointer             answer);
+  /* One event (@event NULL when it has no name); FAILED sets @error. */
+  WardenLlmEvent     (*handle_event)   (WardenLlmProvider   *self,
+                                        gpointer             answer,
+                                        const char          *event,
+                                        const char          *data,
+                                        GError             **error);
+  /* A 200 application/json body: the whole answer at once. NULL: an error. */
+  gboolean           (*handle_whole)   (WardenLlmProvider   *self,
+                                        gpointer             answer,
+                                        JsonObject          *object,
+                                        GError             **error);
+  /* Whether what came is the whole answer, when the body ends without DONE. */
+  gboolean           (*is_complete)    (WardenLlmProvider   *self,
+                                        gpointer             answer);
+  WardenLlmResponse *(*build_response) (WardenLlmProvider   *self,
+                                        gpointer             answer,
+                                        GError             **error);
+  /* An answer that is not the model's: an HTTP error, or a 200 that is
+   * neither events nor JSON. @body may be cut short or NULL. */
+  GError            *(*http_error)     (WardenLlmProvider   *self,
+                                        guint                status,
+                                        GBytes              *body);
 };
 
 GQuark             warden_llm_error_quark          (void);

@@ -17,110 +17,22 @@
 #include <libsoup/soup.h>
 
 #include "common/warden-json.h"
-#include "warden-sse-parser.h"
+#include "warden-llm-provider-private.h"
 
 #define USER_AGENT         "warden/" PACKAGE_VERSION
 #define OLLAMA_ROOT        "http://localhost:11434"
-#define READ_SIZE          8192
-#define MAX_ERROR_BODY     (64 * 1024)
-#define MAX_WHOLE_ANSWER   (16 * 1024 * 1024)
 #define MAX_API_MESSAGE    400
 #define PROBE_TIMEOUT_MS   1500
-#define DRAIN_TIMEOUT_S    5
-
-/* A local model on a CPU may think for minutes over a long prompt before
- * its first byte, so the socket timeout is generous; cancelling is the
- * user's way out of a server that hangs. */
-#define IO_TIMEOUT_S       600
 
 struct _WardenOpenaiProvider
 {
   WardenLlmProvider  parent_instance;
-
-  SoupSession       *session;
 };
 
 G_DEFINE_FINAL_TYPE (WardenOpenaiProvider, warden_openai_provider, WARDEN_TYPE_LLM_PROVIDER)
 
 /* ------------------------------------------------------------------------ */
-/* JSON helpers that tolerate whatever a server sends */
-
-static JsonObject *
-get_object (JsonObject *object,
-            const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-}
-
-static JsonArray *
-get_array (JsonObject *object,
-           const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
-}
-
-static const char *
-get_string (JsonObject *object,
-            const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  if (node == NULL || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return json_node_get_string (node);
-}
-
-static gboolean
-get_int (JsonObject *object,
-         const char *name,
-         gint64     *value)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return FALSE;
-
-  switch (json_node_get_value_type (node))
-    {
-    case G_TYPE_INT64:
-      *value = json_node_get_int (node);
-      return TRUE;
-
-    case G_TYPE_DOUBLE:
-      *value = (gint64) json_node_get_double (node);
-      return TRUE;
-
-    default:
-      return FALSE;
-    }
-}
-
-static JsonNode *
-parse_json (const char  *data,
-            gssize       length,
-            GError     **error)
-{
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  JsonNode *root;
-
-  if (!json_parser_load_from_data (parser, data, length, error))
-    return NULL;
-
-  root = json_parser_get_root (parser);
-  if (root == NULL)
-    {
-      g_set_error_literal (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE,
-                           "empty document");
-      return NULL;
-    }
-
-  return json_node_copy (root);
-}
+/* JSON */
 
 static JsonNode *
 new_empty_object (void)
@@ -129,19 +41,6 @@ new_empty_object (void)
 
   json_node_take_object (node, json_object_new ());
   return node;
-}
-
-/* ------------------------------------------------------------------------ */
-/* GObject */
-
-static void
-warden_openai_provider_dispose (GObject *object)
-{
-  WardenOpenaiProvider *self = WARDEN_OPENAI_PROVIDER (object);
-
-  g_clear_object (&self->session);
-
-  G_OBJECT_CLASS (warden_openai_provider_parent_class)->dispose (object);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -308,19 +207,18 @@ add_tool (JsonBuilder   *builder,
   json_builder_end_object (builder);
 }
 
-static GBytes *
-build_request_body (WardenOpenaiProvider *self,
-                    const char           *system_prompt,
-                    GPtrArray            *messages,
-                    GPtrArray            *tools)
+static JsonNode *
+warden_openai_provider_build_body (WardenLlmProvider *provider,
+                                   const char        *system_prompt,
+                                   GPtrArray         *messages,
+                                   GPtrArray         *tools)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
-  char *json;
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "model");
   json_builder_add_string_value (builder,
-                                 warden_llm_provider_get_model (WARDEN_LLM_PROVIDER (self)));
+                                 warden_llm_provider_get_model (provider));
   json_builder_set_member_name (builder, "stream");
   json_builder_add_boolean_value (builder, TRUE);
   /* Without it the stream carries no token counts. */
@@ -363,9 +261,21 @@ build_request_body (WardenOpenaiProvider *self,
 
   json_builder_end_object (builder);
 
-  /* A tool's output may hold any bytes: the body must be JSON whatever they are. */
-  json = warden_json_builder_to_string (builder, FALSE);
-  return g_bytes_new_take (json, strlen (json));
+  return json_builder_get_root (builder);
+}
+
+static void
+warden_openai_provider_add_headers (WardenLlmProvider  *provider,
+                                    SoupMessageHeaders *headers)
+{
+  const char *api_key = warden_llm_provider_get_api_key (provider);
+
+  if (api_key != NULL)
+    {
+      g_autofree char *authorization = g_strconcat ("Bearer ", api_key, NULL);
+
+      soup_message_headers_replace (headers, "Authorization", authorization);
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -398,7 +308,8 @@ dup_code (JsonObject *object)
     return NULL;
   if (json_node_get_value_type (node) == G_TYPE_STRING)
     return g_strdup (json_node_get_string (node));
-  if (get_int (object, "code", &number))
+  number = warden_json_get_int (object, "code", G_MININT64);
+  if (number != G_MININT64)
     return g_strdup_printf ("%" G_GINT64_FORMAT, number);
   return NULL;
 }
@@ -428,23 +339,23 @@ api_error_init_from_object (ApiError             *api_error,
                             WardenOpenaiProvider *self,
                             JsonObject           *object)
 {
-  JsonObject *inner = get_object (object, "error");
+  JsonObject *inner = warden_llm_json_get_object (object, "error");
   const char *message = NULL;
 
   if (inner != NULL)
     {
-      message = get_string (inner, "message");
-      api_error->type = g_strdup (get_string (inner, "type"));
+      message = warden_json_get_string (inner, "message");
+      api_error->type = g_strdup (warden_json_get_string (inner, "type"));
       api_error->code = dup_code (inner);
     }
-  else if (get_string (object, "error") != NULL)
+  else if (warden_json_get_string (object, "error") != NULL)
     {
-      message = get_string (object, "error");
+      message = warden_json_get_string (object, "error");
     }
-  else if (get_string (object, "message") != NULL)
+  else if (warden_json_get_string (object, "message") != NULL)
     {
-      message = get_string (object, "message");
-      api_error->type = g_strdup (get_string (object, "type"));
+      message = warden_json_get_string (object, "message");
+      api_error->type = g_strdup (warden_json_get_string (object, "type"));
       api_error->code = dup_code (object);
     }
 
@@ -468,7 +379,7 @@ api_error_init_from_body (ApiError             *api_error,
   if (data == NULL || size == 0)
     return;
 
-  root = parse_json (data, size, NULL);
+  root = warden_llm_parse_json (data, size, NULL);
   if (root != NULL && JSON_NODE_HOLDS_OBJECT (root))
     {
       api_error_init_from_object (api_error, self, json_node_get_object (root));
@@ -509,49 +420,6 @@ api_error_is_context_too_long (const ApiError *api_error)
       return TRUE;
 
   return FALSE;
-}
-
-/* retry-after-ms (OpenAI's own), else retry-after in seconds or as a date;
- * 0 when the server does not say. */
-static guint
-parse_retry_after (SoupMessageHeaders *headers)
-{
-  const char *value;
-  char *end = NULL;
-  double number;
-
-  if (headers == NULL)
-    return 0;
-
-  value = soup_message_headers_get_one (headers, "retry-after-ms");
-  if (value != NULL)
-    {
-      number = g_ascii_strtod (value, &end);
-      if (end != value && number >= 0)
-        return (guint) MIN (number, (double) G_MAXUINT);
-    }
-
-  value = soup_message_headers_get_one (headers, "retry-after");
-  if (value != NULL)
-    {
-      g_autoptr(GDateTime) date = NULL;
-
-      number = g_ascii_strtod (value, &end);
-      if (end != value && number >= 0)
-        return (guint) MIN (number * 1000, (double) G_MAXUINT);
-
-      date = soup_date_time_new_from_http_string (value);
-      if (date != NULL)
-        {
-          g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-          GTimeSpan span = g_date_time_difference (date, now);
-
-          if (span > 0)
-            return (guint) MIN (span / 1000, (GTimeSpan) G_MAXUINT);
-        }
-    }
-
-  return 0;
 }
 
 /* @status 0: an error event inside a stream that had begun well. */
@@ -653,129 +521,35 @@ tool_call_free (ToolCall *call)
   g_free (call);
 }
 
+/* The answer of one attempt. */
 typedef struct
 {
-  WardenOpenaiProvider *self;          /* borrowed: the task holds it */
-  GCancellable         *cancellable;   /* borrowed, likewise; may be NULL */
-  SoupMessage          *msg;
-  GInputStream         *body;
-  WardenSseParser      *parser;
-  GByteArray           *whole;         /* an error answer or a JSON answer, read whole */
+  WardenOpenaiProvider *self;          /* borrowed: the attempt holds it */
   GString              *text;
   GPtrArray            *tool_calls;    /* ToolCall, in the order they began */
   char                 *finish_reason;
   gint64                input_tokens;
   gint64                output_tokens;
   GError               *error;         /* what the stream itself said went wrong */
-  gboolean              done;          /* [DONE], or a whole answer */
-  gboolean              eof;           /* the body was read to its end */
-  gboolean              streamed_tool_use;
-  guint                 retry_after_ms;
 } Request;
 
-/* Closing a response body reads the rest of it, blocking, so that the
- * connection can serve again. An answer left before its end ([DONE] on a
- * connection the server keeps open, an error in the middle, a cancel) is
- * closed with a cancelled GCancellable instead: libsoup then drops the
- * connection at once rather than block the main loop on the server. */
-static void
-request_abandon_body (Request *request)
+static gpointer
+warden_openai_provider_answer_new (WardenLlmProvider *provider)
 {
-  g_autoptr(GCancellable) cancelled = NULL;
+  Request *request = g_new0 (Request, 1);
 
-  if (request->body == NULL || request->eof || g_input_stream_is_closed (request->body))
-    return;
+  request->self = WARDEN_OPENAI_PROVIDER (provider);
+  request->text = g_string_new (NULL);
+  request->tool_calls = g_ptr_array_new_with_free_func ((GDestroyNotify) tool_call_free);
 
-  cancelled = g_cancellable_new ();
-  g_cancellable_cancel (cancelled);
-  g_input_stream_close (request->body, cancelled, NULL);
-}
-
-/* After [DONE] only the end of the chunked body is left. Reading it to the
- * end lets the connection serve the next request (closing the stream early
- * would drop it), without making the answer wait: it is read in the
- * background, for DRAIN_TIMEOUT_S at most, for a server that keeps the
- * answer open after [DONE]. */
-typedef struct
-{
-  GInputStream *body;
-  GCancellable *cancellable;
-  GSource      *timeout_source;
-} Drain;
-
-static void
-drain_free (Drain *drain)
-{
-  g_source_destroy (drain->timeout_source);
-  g_source_unref (drain->timeout_source);
-  g_object_unref (drain->cancellable);
-  g_object_unref (drain->body);
-  g_free (drain);
-}
-
-static gboolean
-drain_timeout_cb (gpointer user_data)
-{
-  Drain *drain = user_data;
-
-  g_cancellable_cancel (drain->cancellable);
-
-  return G_SOURCE_REMOVE;
+  return request;
 }
 
 static void
-drain_skipped_cb (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
+warden_openai_provider_answer_free (gpointer answer)
 {
-  Drain *drain = user_data;
-  gssize skipped;
+  Request *request = answer;
 
-  skipped = g_input_stream_skip_finish (drain->body, result, NULL);
-  if (skipped > 0)
-    {
-      g_input_stream_skip_async (drain->body, READ_SIZE, G_PRIORITY_LOW, drain->cancellable,
-                                 drain_skipped_cb, drain);
-      return;
-    }
-
-  /* At the end, or given up on: a cancelled close drops the connection. */
-  if (skipped < 0)
-    {
-      g_cancellable_cancel (drain->cancellable);
-      g_input_stream_close (drain->body, drain->cancellable, NULL);
-    }
-  drain_free (drain);
-}
-
-static void
-request_drain_body (Request *request)
-{
-  Drain *drain;
-
-  if (request->body == NULL || request->eof || g_input_stream_is_closed (request->body))
-    return;
-
-  drain = g_new0 (Drain, 1);
-  drain->body = g_steal_pointer (&request->body);
-  drain->cancellable = g_cancellable_new ();
-  drain->timeout_source = g_timeout_source_new_seconds (DRAIN_TIMEOUT_S);
-  g_source_set_callback (drain->timeout_source, drain_timeout_cb, drain, NULL);
-  g_source_set_static_name (drain->timeout_source, "[warden] openai drain timeout");
-  g_source_attach (drain->timeout_source, g_main_context_get_thread_default ());
-
-  g_input_stream_skip_async (drain->body, READ_SIZE, G_PRIORITY_LOW, drain->cancellable,
-                             drain_skipped_cb, drain);
-}
-
-static void
-request_free (Request *request)
-{
-  request_abandon_body (request);
-  g_clear_object (&request->msg);
-  g_clear_object (&request->body);
-  g_clear_pointer (&request->parser, warden_sse_parser_free);
-  g_clear_pointer (&request->whole, g_byte_array_unref);
   g_string_free (request->text, TRUE);
   g_ptr_array_unref (request->tool_calls);
   g_free (request->finish_reason);
@@ -808,18 +582,15 @@ handle_tool_call_delta (Request    *request,
                         guint       position,
                         JsonObject *delta)
 {
-  JsonObject *function = get_object (delta, "function");
+  JsonObject *function = warden_llm_json_get_object (delta, "function");
   JsonNode *arguments = function ? json_object_get_member (function, "arguments") : NULL;
-  const char *id = get_string (delta, "id");
-  const char *name = get_string (function, "name");
+  const char *id = warden_json_get_string (delta, "id");
+  const char *name = warden_json_get_string (function, "name");
   ToolCall *call;
   gint64 index;
 
-  request->streamed_tool_use = TRUE;
-
   /* Some servers leave out the index when they send each call whole. */
-  if (!get_int (delta, "index", &index))
-    index = position;
+  index = warden_json_get_int (delta, "index", position);
   call = request_get_tool_call (request, index);
 
   if (call->id == NULL && id != NULL && id[0] != '\0')
@@ -857,8 +628,8 @@ handle_chunk (Request    *request,
               JsonObject *chunk,
               gboolean    whole)
 {
-  JsonObject *usage = get_object (chunk, "usage");
-  JsonArray *choices = get_array (chunk, "choices");
+  JsonObject *usage = warden_llm_json_get_object (chunk, "usage");
+  JsonArray *choices = warden_llm_json_get_array (chunk, "choices");
 
   if (json_object_has_member (chunk, "error"))
     {
@@ -871,18 +642,20 @@ handle_chunk (Request    *request,
 
   if (usage != NULL)
     {
-      get_int (usage, "prompt_tokens", &request->input_tokens);
-      get_int (usage, "completion_tokens", &request->output_tokens);
+      request->input_tokens = warden_json_get_int (usage, "prompt_tokens",
+                                                   request->input_tokens);
+      request->output_tokens = warden_json_get_int (usage, "completion_tokens",
+                                                    request->output_tokens);
     }
 
   if (choices != NULL && json_array_get_length (choices) > 0)
     {
       JsonNode *node = json_array_get_element (choices, 0);
       JsonObject *choice = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-      JsonObject *delta = get_object (choice, whole ? "message" : "delta");
-      const char *content = get_string (delta, "content");
-      const char *finish_reason = get_string (choice, "finish_reason");
-      JsonArray *tool_calls = get_array (delta, "tool_calls");
+      JsonObject *delta = warden_llm_json_get_object (choice, whole ? "message" : "delta");
+      const char *content = warden_json_get_string (delta, "content");
+      const char *finish_reason = warden_json_get_string (choice, "finish_reason");
+      JsonArray *tool_calls = warden_llm_json_get_array (delta, "tool_calls");
 
       if (content != NULL && content[0] != '\0')
         {
@@ -908,40 +681,69 @@ handle_chunk (Request    *request,
   return TRUE;
 }
 
-static gboolean
-sse_event_cb (const char *event,
-              const char *data,
-              gpointer    user_data)
+static WardenLlmEvent
+warden_openai_provider_handle_event (WardenLlmProvider  *provider,
+                                     gpointer            answer,
+                                     const char         *event,
+                                     const char         *data,
+                                     GError            **error)
 {
-  Request *request = user_data;
-  const char *base_url = warden_llm_provider_get_base_url (WARDEN_LLM_PROVIDER (request->self));
+  Request *request = answer;
   g_autoptr(JsonNode) root = NULL;
-  g_autoptr(GError) error = NULL;
-
-  /* Stop at once: no more signals once the user has pressed stop. */
-  if (g_cancellable_is_cancelled (request->cancellable))
-    return FALSE;
+  g_autoptr(GError) local_error = NULL;
 
   if (data == NULL || data[0] == '\0')
-    return TRUE;
+    return WARDEN_LLM_EVENT_KEEP_ALIVE;
 
   if (strcmp (data, "[DONE]") == 0)
-    {
-      request->done = TRUE;
-      return FALSE;
-    }
+    return WARDEN_LLM_EVENT_DONE;
 
-  root = parse_json (data, -1, &error);
+  root = warden_llm_parse_json (data, -1, &local_error);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
-      request->error = g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
-                                    _("The server at %s sent a stream event that is not a "
-                                      "JSON object: %s"),
-                                    base_url, error ? error->message : _("wrong type"));
+      g_set_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
+                   _("The server at %s sent a stream event that is not a JSON object: %s"),
+                   warden_llm_provider_get_base_url (provider),
+                   local_error ? local_error->message : _("wrong type"));
+      return WARDEN_LLM_EVENT_FAILED;
+    }
+
+  if (!handle_chunk (request, json_node_get_object (root), FALSE))
+    {
+      g_propagate_error (error, g_steal_pointer (&request->error));
+      return WARDEN_LLM_EVENT_FAILED;
+    }
+
+  return WARDEN_LLM_EVENT_CONTENT;
+}
+
+/* A server that ignores "stream": true answers with one JSON object. */
+static gboolean
+warden_openai_provider_handle_whole (WardenLlmProvider  *provider,
+                                     gpointer            answer,
+                                     JsonObject         *object,
+                                     GError            **error)
+{
+  Request *request = answer;
+
+  if (!handle_chunk (request, object, TRUE))
+    {
+      g_propagate_error (error, g_steal_pointer (&request->error));
       return FALSE;
     }
 
-  return handle_chunk (request, json_node_get_object (root), FALSE);
+  return TRUE;
+}
+
+/* Some servers close without [DONE]; a finish_reason shows the answer was
+ * whole. */
+static gboolean
+warden_openai_provider_is_complete (WardenLlmProvider *provider,
+                                    gpointer           answer)
+{
+  Request *request = answer;
+
+  return request->finish_reason != NULL;
 }
 
 static const char *
@@ -984,7 +786,7 @@ parse_arguments (const ToolCall  *call,
   if (arguments[0] == '\0')
     return new_empty_object ();
 
-  input = parse_json (arguments, -1, &local_error);
+  input = warden_llm_parse_json (arguments, -1, &local_error);
   if (input == NULL)
     {
       g_set_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
@@ -1012,9 +814,11 @@ parse_arguments (const ToolCall  *call,
 }
 
 static WardenLlmResponse *
-request_build_response (Request  *request,
-                        GError  **error)
+warden_openai_provider_build_response (WardenLlmProvider  *provider,
+                                       gpointer            answer,
+                                       GError            **error)
 {
+  Request *request = answer;
   g_autoptr(WardenLlmMessage) message = warden_llm_message_new (WARDEN_LLM_ROLE_ASSISTANT);
   WardenLlmResponse *response;
 
@@ -1068,351 +872,41 @@ request_build_response (Request  *request,
   return response;
 }
 
-/* The body has ended (@read_error NULL), broken, or the parser was told to stop. */
-static void
-request_complete (GTask  *task,
-                  GError *read_error)
-{
-  Request *request = g_task_get_task_data (task);
-  const char *base_url = warden_llm_provider_get_base_url (WARDEN_LLM_PROVIDER (request->self));
-  WardenLlmResponse *response;
-  GError *error = NULL;
-
-  if (request->error != NULL)
-    {
-      g_debug ("The stream from %s ended with an error: %s", base_url, request->error->message);
-      g_task_return_error (task, g_steal_pointer (&request->error));
-      return;
-    }
-
-  /* Some servers close without [DONE]; a finish_reason shows the answer
-   * was whole. */
-  if (!request->done && request->finish_reason == NULL)
-    {
-      if (read_error != NULL)
-        g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_STREAM_CUT,
-                                 _("The answer from %s was cut off before its end: %s"),
-                                 base_url, read_error->message);
-      else
-        g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_STREAM_CUT,
-                                 _("The answer from %s was cut off before its end "
-                                   "(the connection closed early)"),
-                                 base_url);
-      return;
-    }
-
-  response = request_build_response (request, &error);
-  if (response == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-
-  request_drain_body (request);
-
-  g_debug ("%s answered: %s, %u tool calls, %" G_GINT64_FORMAT " + %" G_GINT64_FORMAT " tokens",
-           base_url, response->stop_reason, request->tool_calls->len,
-           response->input_tokens, response->output_tokens);
-  g_task_return_pointer (task, response, (GDestroyNotify) warden_llm_response_free);
-}
-
-static void read_stream_cb (GObject      *object,
-                            GAsyncResult *result,
-                            gpointer      user_data);
-static void read_whole_cb  (GObject      *object,
-                            GAsyncResult *result,
-                            gpointer      user_data);
-
-static void
-read_more (GTask               *task,
-           GAsyncReadyCallback  callback)
-{
-  Request *request = g_task_get_task_data (task);
-
-  g_input_stream_read_bytes_async (request->body, READ_SIZE, G_PRIORITY_DEFAULT,
-                                   g_task_get_cancellable (task),
-                                   callback, task);
-}
-
-static void
-read_stream_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  Request *request = g_task_get_task_data (task);
-  g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(GError) error = NULL;
-  gsize size;
-  const char *data;
-
-  bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result, &error);
-  if (bytes == NULL)
-    {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_task_return_error (task, g_steal_pointer (&error));
-      else
-        request_complete (task, error);
-      return;
-    }
-
-  data = g_bytes_get_data (bytes, &size);
-  if (size == 0)
-    {
-      request->eof = TRUE;
-      request_complete (task, NULL);
-      return;
-    }
-
-  /* The event handlers emit signals, whose handlers may cancel. */
-  if (!warden_sse_parser_feed (request->parser, data, size))
-    {
-      if (!g_task_return_error_if_cancelled (task))
-        request_complete (task, NULL);
-      return;
-    }
-
-  if (g_task_return_error_if_cancelled (task))
-    return;
-
-  read_more (g_steal_pointer (&task), read_stream_cb);
-}
-
-/* The whole body has been read: an error answer, or an answer that came
- * as one JSON object because the server does not stream. */
-static void
-whole_complete (GTask *task)
-{
-  Request *request = g_task_get_task_data (task);
-  WardenOpenaiProvider *self = request->self;
-  guint status = soup_message_get_status (request->msg);
-  g_autoptr(GBytes) body = g_byte_array_free_to_bytes (g_steal_pointer (&request->whole));
-  g_auto(ApiError) api_error = { 0 };
-  g_autoptr(JsonNode) root = NULL;
-  g_autoptr(GError) error = NULL;
-  GError *api_failure;
-
-  if (SOUP_STATUS_IS_SUCCESSFUL (status))
-    {
-      gsize size;
-      const char *data = g_bytes_get_data (body, &size);
-
-      root = size > 0 ? parse_json (data, size, &error) : NULL;
-      if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-        {
-          g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
-                                   _("The answer from %s is not a JSON object: %s"),
-                                   warden_llm_provider_get_base_url (WARDEN_LLM_PROVIDER (self)),
-                                   error ? error->message : _("wrong type"));
-          return;
-        }
-
-      request->done = handle_chunk (request, json_node_get_object (root), TRUE);
-      request_complete (task, NULL);
-      return;
-    }
-
-  request->retry_after_ms = parse_retry_after (soup_message_get_response_headers (request->msg));
-  api_error_init_from_body (&api_error, self, body);
-  api_failure = error_from_api (self, status, &api_error);
-  g_debug ("%s answered HTTP %u: %s",
-           warden_llm_provider_get_base_url (WARDEN_LLM_PROVIDER (self)), status,
-           api_failure->message);
-  g_task_return_error (task, api_failure);
-}
-
-static void
-read_whole_cb (GObject      *object,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  Request *request = g_task_get_task_data (task);
-  g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(GError) error = NULL;
-  gsize limit;
-
-  bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result, &error);
-  if (bytes == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-
-  limit = SOUP_STATUS_IS_SUCCESSFUL (soup_message_get_status (request->msg))
-          ? MAX_WHOLE_ANSWER : MAX_ERROR_BODY;
-
-  if (bytes != NULL && g_bytes_get_size (bytes) == 0)
-    request->eof = TRUE;
-
-  /* A broken error answer still tells its status. */
-  if (bytes == NULL || g_bytes_get_size (bytes) == 0 ||
-      request->whole->len + g_bytes_get_size (bytes) > limit)
-    {
-      if (bytes == NULL && SOUP_STATUS_IS_SUCCESSFUL (soup_message_get_status (request->msg)))
-        {
-          request_complete (task, error);
-          return;
-        }
-
-      whole_complete (task);
-      return;
-    }
-
-  g_byte_array_append (request->whole, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
-  read_more (g_steal_pointer (&task), read_whole_cb);
-}
-
-static void
-send_cb (GObject      *object,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  Request *request = g_task_get_task_data (task);
-  const char *base_url = warden_llm_provider_get_base_url (WARDEN_LLM_PROVIDER (request->self));
-  g_autoptr(GError) error = NULL;
-  SoupMessageHeaders *headers;
-  const char *content_type;
-  guint status;
-
-  request->body = soup_session_send_finish (SOUP_SESSION (object), result, &error);
-  if (request->body == NULL)
-    {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          g_task_return_error (task, g_steal_pointer (&error));
-          return;
-        }
-
-      g_debug ("Could not reach %s: %s", base_url, error->message);
-      g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NETWORK,
-                               _("Could not reach the server at %s: %s"),
-                               base_url, error->message);
-      return;
-    }
-
-  status = soup_message_get_status (request->msg);
-  headers = soup_message_get_response_headers (request->msg);
-  content_type = soup_message_headers_get_content_type (headers, NULL);
-
-  if (!SOUP_STATUS_IS_SUCCESSFUL (status) ||
-      g_strcmp0 (content_type, "application/json") == 0)
-    {
-      request->whole = g_byte_array_new ();
-      read_more (g_steal_pointer (&task), read_whole_cb);
-      return;
-    }
-
-  g_debug ("%s streams its answer (%s)", base_url, content_type ? content_type : "no type");
-  request->parser = warden_sse_parser_new (sse_event_cb, request);
-  read_more (g_steal_pointer (&task), read_stream_cb);
-}
-
-static void
-warden_openai_provider_stream_async (WardenLlmProvider   *provider,
-                                     const char          *system_prompt,
-                                     GPtrArray           *messages,
-                                     GPtrArray           *tools,
-                                     GCancellable        *cancellable,
-                                     GAsyncReadyCallback  callback,
-                                     gpointer             user_data)
+static GError *
+warden_openai_provider_http_error (WardenLlmProvider *provider,
+                                   guint              status,
+                                   GBytes            *body)
 {
   WardenOpenaiProvider *self = WARDEN_OPENAI_PROVIDER (provider);
-  const char *base_url = warden_llm_provider_get_base_url (provider);
-  const char *api_key = warden_llm_provider_get_api_key (provider);
-  g_autoptr(GTask) task = NULL;
-  g_autoptr(GBytes) body = NULL;
-  g_autofree char *url = NULL;
-  SoupMessageHeaders *headers;
-  Request *request;
+  g_auto(ApiError) api_error = { 0 };
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, warden_openai_provider_stream_async);
-
-  request = g_new0 (Request, 1);
-  request->self = self;
-  request->cancellable = cancellable;
-  request->text = g_string_new (NULL);
-  request->tool_calls = g_ptr_array_new_with_free_func ((GDestroyNotify) tool_call_free);
-  g_task_set_task_data (task, request, (GDestroyNotify) request_free);
-
-  url = g_strconcat (base_url, "/chat/completions", NULL);
-  request->msg = soup_message_new (SOUP_METHOD_POST, url);
-  if (request->msg == NULL)
-    {
-      g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
-                               _("The base URL “%s” is not an http or https URL: set "
-                                 "OPENAI_BASE_URL to one such as %s"),
-                               base_url, WARDEN_OLLAMA_BASE_URL);
-      return;
-    }
-
-  /* libsoup opens a new connection for each POST unless told it may be
-   * sent again; it may: the base class repeats failed requests anyway, and
-   * reusing the connection saves a TLS handshake per turn of the agent. */
-  soup_message_add_flags (request->msg, SOUP_MESSAGE_IDEMPOTENT);
-
-  headers = soup_message_get_request_headers (request->msg);
-  if (api_key != NULL)
-    {
-      g_autofree char *authorization = g_strconcat ("Bearer ", api_key, NULL);
-
-      soup_message_headers_replace (headers, "Authorization", authorization);
-    }
-  soup_message_headers_replace (headers, "Accept", "text/event-stream");
-
-  body = build_request_body (self, system_prompt, messages, tools);
-  soup_message_set_request_body_from_bytes (request->msg, "application/json", body);
-
-  g_debug ("POST %s: %s, %u messages, %u tools", url,
-           warden_llm_provider_get_model (provider),
-           messages ? messages->len : 0, tools ? tools->len : 0);
-
-  soup_session_send_async (self->session, request->msg, G_PRIORITY_DEFAULT, cancellable,
-                           send_cb, g_steal_pointer (&task));
-}
-
-static WardenLlmResponse *
-warden_openai_provider_stream_finish (WardenLlmProvider  *provider,
-                                      GAsyncResult       *result,
-                                      gboolean           *streamed_tool_use,
-                                      guint              *retry_after_ms,
-                                      GError            **error)
-{
-  Request *request;
-
-  g_return_val_if_fail (g_task_is_valid (result, provider), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
-                        warden_openai_provider_stream_async, NULL);
-
-  request = g_task_get_task_data (G_TASK (result));
-  if (streamed_tool_use != NULL)
-    *streamed_tool_use = request->streamed_tool_use;
-  if (retry_after_ms != NULL)
-    *retry_after_ms = request->retry_after_ms;
-
-  return g_task_propagate_pointer (G_TASK (result), error);
+  api_error_init_from_body (&api_error, self, body);
+  return error_from_api (self, status, &api_error);
 }
 
 static void
 warden_openai_provider_class_init (WardenOpenaiProviderClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
   WardenLlmProviderClass *provider_class = WARDEN_LLM_PROVIDER_CLASS (klass);
 
-  object_class->dispose = warden_openai_provider_dispose;
-
-  provider_class->stream_async = warden_openai_provider_stream_async;
-  provider_class->stream_finish = warden_openai_provider_stream_finish;
+  provider_class->request_path = "/chat/completions";
+  provider_class->base_url_variable = "OPENAI_BASE_URL";
+  /* Servers that stream say so in many ways, some not at all. */
+  provider_class->any_stream_type = TRUE;
+  provider_class->add_headers = warden_openai_provider_add_headers;
+  provider_class->build_body = warden_openai_provider_build_body;
+  provider_class->answer_new = warden_openai_provider_answer_new;
+  provider_class->answer_free = warden_openai_provider_answer_free;
+  provider_class->handle_event = warden_openai_provider_handle_event;
+  provider_class->handle_whole = warden_openai_provider_handle_whole;
+  provider_class->is_complete = warden_openai_provider_is_complete;
+  provider_class->build_response = warden_openai_provider_build_response;
+  provider_class->http_error = warden_openai_provider_http_error;
 }
 
 static void
 warden_openai_provider_init (WardenOpenaiProvider *self)
 {
-  self->session = soup_session_new_with_options ("user-agent", USER_AGENT,
-                                                 "timeout", IO_TIMEOUT_S,
-                                                 NULL);
 }
 
 /* "https://host/v1/" → "https://host/v1" */
@@ -1545,9 +1039,9 @@ probe_cb (GObject      *object,
       gsize size;
       const char *data = g_bytes_get_data (body, &size);
 
-      root = size > 0 ? parse_json (data, size, NULL) : NULL;
+      root = size > 0 ? warden_llm_parse_json (data, size, NULL) : NULL;
       if (root != NULL && JSON_NODE_HOLDS_OBJECT (root))
-        models = get_array (json_node_get_object (root), "models");
+        models = warden_llm_json_get_array (json_node_get_object (root), "models");
     }
 
   if (models == NULL)
@@ -1567,9 +1061,9 @@ probe_cb (GObject      *object,
       if (!JSON_NODE_HOLDS_OBJECT (node))
         continue;
 
-      name = get_string (json_node_get_object (node), "name");
+      name = warden_json_get_string (json_node_get_object (node), "name");
       if (name == NULL)
-        name = get_string (json_node_get_object (node), "model");
+        name = warden_json_get_string (json_node_get_object (node), "model");
       if (name != NULL && name[0] != '\0')
         {
           g_debug ("Ollama at %s has %s", probe->root, name);

@@ -1,0 +1,40 @@
+/* warden-llm-provider-private.h: what the providers and the base class share
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "warden-llm-provider.h"
+
+G_BEGIN_DECLS
+
+/* One attempt, without retries (warden-llm-provider-stream.c): sent on the
+ * provider's session, its answer read and built. *@retry_after_ms is what
+ * the server asked for (retry-after-ms, retry-after), -1 when it did not. */
+void               warden_llm_provider_attempt_async  (WardenLlmProvider    *self,
+                                                       const char           *system_prompt,
+                                                       GPtrArray            *messages,
+                                                       GPtrArray            *tools,
+                                                       GCancellable         *cancellable,
+                                                       GAsyncReadyCallback   callback,
+                                                       gpointer              user_data);
+WardenLlmResponse *warden_llm_provider_attempt_finish (WardenLlmProvider    *self,
+                                                       GAsyncResult         *result,
+                                                       gint64               *retry_after_ms,
+                                                       GError              **error);
+
+SoupSession       *warden_llm_provider_get_session    (WardenLlmProvider    *self);
+
+/* The JSON that servers send, read without trusting its shape. */
+JsonNode          *warden_llm_parse_json              (const char           *data,
+                                                       gssize                length,
+                                                       GError              **error);
+/* @member of @object if it is an object (an array), else NULL; @object may be NULL. */
+JsonObject        *warden_llm_json_get_object         (JsonObject           *object,
+                                                       const char           *member);
+JsonArray         *warden_llm_json_get_array          (JsonObject           *object,
+                                                       const char           *member);
+
+G_END_DECLS

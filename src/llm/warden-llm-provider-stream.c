@@ -1,0 +1,562 @@
+/* warden-llm-provider-stream.c: one attempt of a provider, sent and read
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "warden-llm"
+
+#include <glib/gi18n.h>
+
+#include "warden-llm-provider-private.h"
+
+#include <string.h>
+
+#include "common/warden-json.h"
+#include "warden-sse-parser.h"
+
+#define READ_SIZE          (16 * 1024)
+#define MAX_ERROR_BODY     (64 * 1024)
+#define MAX_WHOLE_ANSWER   (16 * 1024 * 1024)
+#define DRAIN_TIMEOUT_S    5
+
+typedef struct
+{
+  WardenLlmProvider *self;          /* borrowed: the task holds it */
+  gpointer           answer;        /* the provider's */
+  SoupMessage       *msg;
+  GInputStream      *body;
+  WardenSseParser   *parser;        /* reading events */
+  GByteArray        *whole;         /* reading the body whole: an error, or a JSON answer */
+  gsize              whole_limit;
+  GError            *event_error;   /* what an event said went wrong */
+  gint64             retry_after_ms;
+  gboolean           done;          /* the answer said it was complete */
+  gboolean           eof;           /* the body was read to its end */
+} Attempt;
+
+/* Closing a response body reads the rest of it, blocking, so that the
+ * connection can serve again. An answer left before its end (an error in
+ * the middle, a cancel) is closed with a cancelled GCancellable instead:
+ * libsoup then drops the connection at once rather than block the main
+ * loop on the server. */
+static void
+attempt_abandon_body (Attempt *attempt)
+{
+  g_autoptr(GCancellable) cancelled = NULL;
+
+  if (attempt->body == NULL || attempt->eof || g_input_stream_is_closed (attempt->body))
+    return;
+
+  cancelled = g_cancellable_new ();
+  g_cancellable_cancel (cancelled);
+  g_input_stream_close (attempt->body, cancelled, NULL);
+}
+
+static void
+attempt_free (gpointer data)
+{
+  Attempt *attempt = data;
+
+  attempt_abandon_body (attempt);
+  if (attempt->answer != NULL)
+    WARDEN_LLM_PROVIDER_GET_CLASS (attempt->self)->answer_free (attempt->answer);
+  g_clear_object (&attempt->msg);
+  g_clear_object (&attempt->body);
+  g_clear_pointer (&attempt->parser, warden_sse_parser_free);
+  g_clear_pointer (&attempt->whole, g_byte_array_unref);
+  g_clear_error (&attempt->event_error);
+  g_free (attempt);
+}
+
+/* After the end of the answer only the end of the body is left. Reading it
+ * lets the connection serve the next request (closing the stream early
+ * would drop it), without making the answer wait: it is read in the
+ * background, for DRAIN_TIMEOUT_S at most, for a server that keeps the
+ * answer open after its end. */
+typedef struct
+{
+  GInputStream *body;
+  GCancellable *cancellable;
+  GSource      *timeout_source;
+} Drain;
+
+static void
+drain_free (Drain *drain)
+{
+  g_source_destroy (drain->timeout_source);
+  g_source_unref (drain->timeout_source);
+  g_object_unref (drain->cancellable);
+  g_object_unref (drain->body);
+  g_free (drain);
+}
+
+static gboolean
+drain_timeout_cb (gpointer user_data)
+{
+  Drain *drain = user_data;
+
+  g_cancellable_cancel (drain->cancellable);
+
+  return G_SOURCE_REMOVE;
+}
+
+static void
+drain_skipped_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  Drain *drain = user_data;
+  gssize skipped;
+
+  skipped = g_input_stream_skip_finish (drain->body, result, NULL);
+  if (skipped > 0)
+    {
+      g_input_stream_skip_async (drain->body, READ_SIZE, G_PRIORITY_LOW, drain->cancellable,
+                                 drain_skipped_cb, drain);
+      return;
+    }
+
+  /* At the end, or given up on: a cancelled close drops the connection. */
+  if (skipped < 0)
+    {
+      g_cancellable_cancel (drain->cancellable);
+      g_input_stream_close (drain->body, drain->cancellable, NULL);
+    }
+  drain_free (drain);
+}
+
+static void
+attempt_drain_body (Attempt *attempt)
+{
+  Drain *drain;
+
+  if (attempt->body == NULL || attempt->eof || g_input_stream_is_closed (attempt->body))
+    return;
+
+  drain = g_new0 (Drain, 1);
+  drain->body = g_steal_pointer (&attempt->body);
+  drain->cancellable = g_cancellable_new ();
+  drain->timeout_source = g_timeout_source_new_seconds (DRAIN_TIMEOUT_S);
+  g_source_set_callback (drain->timeout_source, drain_timeout_cb, drain, NULL);
+  g_source_set_static_name (drain->timeout_source, "[warden] llm drain timeout");
+  g_source_attach (drain->timeout_source, g_main_context_get_thread_default ());
+
+  g_input_stream_skip_async (drain->body, READ_SIZE, G_PRIORITY_LOW, drain->cancellable,
+                             drain_skipped_cb, drain);
+}
+
+/* retry-after-ms (the APIs' own), else retry-after in seconds or as an
+ * HTTP date; -1 when the server does not say, or says nonsense. */
+static gint64
+parse_retry_after (SoupMessageHeaders *headers)
+{
+  const char *value;
+  char *end = NULL;
+  double number;
+
+  value = soup_message_headers_get_one (headers, "retry-after-ms");
+  if (value != NULL)
+    {
+      number = g_ascii_strtod (value, &end);
+      if (end != value && *end == '\0' && number >= 0)
+        return (gint64) MIN (number, (double) G_MAXINT32);
+    }
+
+  value = soup_message_headers_get_one (headers, "retry-after");
+  if (value != NULL)
+    {
+      g_autoptr(GDateTime) date = NULL;
+
+      number = g_ascii_strtod (value, &end);
+      if (end != value && *end == '\0' && number >= 0)
+        return (gint64) MIN (number * 1000, (double) G_MAXINT32);
+
+      date = soup_date_time_new_from_http_string (value);
+      if (date != NULL)
+        {
+          g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+          GTimeSpan span = g_date_time_difference (date, now);
+
+          return CLAMP (span / 1000, 0, G_MAXINT32);
+        }
+    }
+
+  return -1;
+}
+
+static GError *
+transport_error (WardenLlmProvider *self,
+                 const GError      *error)
+{
+  const char *base_url = warden_llm_provider_get_base_url (self);
+
+  /* A certificate problem does not go away by trying again. */
+  if (error->domain == G_TLS_ERROR)
+    return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_FAILED,
+                        _("Could not make a secure connection to %s: %s"),
+                        base_url, error->message);
+
+  return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NETWORK,
+                      _("Could not reach the model at %s: %s (check the network, or %s)"),
+                      base_url, error->message,
+                      WARDEN_LLM_PROVIDER_GET_CLASS (self)->base_url_variable);
+}
+
+static void
+attempt_return_error (GTask  *task,
+                      GError *error)
+{
+  Attempt *attempt = g_task_get_task_data (task);
+
+  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_debug ("%s: the attempt failed: %s",
+             warden_llm_provider_get_base_url (attempt->self), error->message);
+  g_task_return_error (task, error);
+}
+
+/* The answer is in, or the body ended: build the answer, or say it was cut. */
+static void
+attempt_complete (GTask        *task,
+                  const GError *read_error)
+{
+  Attempt *attempt = g_task_get_task_data (task);
+  WardenLlmProvider *self = attempt->self;
+  WardenLlmProviderClass *klass = WARDEN_LLM_PROVIDER_GET_CLASS (self);
+  const char *base_url = warden_llm_provider_get_base_url (self);
+  WardenLlmResponse *response;
+  GError *error = NULL;
+
+  if (!attempt->done && !klass->is_complete (self, attempt->answer))
+    {
+      if (read_error != NULL)
+        error = g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_STREAM_CUT,
+                             _("The answer from %s was cut off before its end: %s"),
+                             base_url, read_error->message);
+      else
+        error = g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_STREAM_CUT,
+                             _("The answer from %s was cut off before its end (the connection "
+                               "closed early)"),
+                             base_url);
+      attempt_return_error (task, error);
+      return;
+    }
+
+  response = klass->build_response (self, attempt->answer, &error);
+  if (response == NULL)
+    {
+      attempt_return_error (task, error);
+      return;
+    }
+
+  attempt_drain_body (attempt);
+
+  g_debug ("%s answered: %s, %u blocks, %" G_GINT64_FORMAT " + %" G_GINT64_FORMAT " tokens",
+           base_url, response->stop_reason, warden_llm_message_get_n_blocks (response->message),
+           response->input_tokens, response->output_tokens);
+  g_task_return_pointer (task, response, (GDestroyNotify) warden_llm_response_free);
+}
+
+static gboolean
+is_json (SoupMessage *msg)
+{
+  SoupMessageHeaders *headers = soup_message_get_response_headers (msg);
+
+  return g_strcmp0 (soup_message_headers_get_content_type (headers, NULL),
+                    "application/json") == 0;
+}
+
+/* The whole body is in (or broke, @read_error): an error answer, or an
+ * answer that came as one JSON object because the server does not stream. */
+static void
+attempt_complete_whole (GTask        *task,
+                        const GError *read_error)
+{
+  Attempt *attempt = g_task_get_task_data (task);
+  WardenLlmProvider *self = attempt->self;
+  WardenLlmProviderClass *klass = WARDEN_LLM_PROVIDER_GET_CLASS (self);
+  guint status = soup_message_get_status (attempt->msg);
+  g_autoptr(GBytes) body = g_byte_array_free_to_bytes (g_steal_pointer (&attempt->whole));
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *data;
+  gsize size;
+
+  /* A broken error answer still tells its status. */
+  if (!SOUP_STATUS_IS_SUCCESSFUL (status) || !is_json (attempt->msg) || klass->handle_whole == NULL)
+    {
+      attempt_return_error (task, klass->http_error (self, status, body));
+      return;
+    }
+
+  if (read_error != NULL)
+    {
+      attempt_complete (task, read_error);
+      return;
+    }
+
+  data = g_bytes_get_data (body, &size);
+  root = size > 0 ? warden_llm_parse_json (data, size, &error) : NULL;
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      attempt_return_error (task,
+                            g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
+                                         _("The answer from %s is not a JSON object: %s"),
+                                         warden_llm_provider_get_base_url (self),
+                                         error ? error->message : _("wrong type")));
+      return;
+    }
+
+  if (!klass->handle_whole (self, attempt->answer, json_node_get_object (root), &error))
+    {
+      attempt_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  attempt->done = TRUE;
+  attempt_complete (task, NULL);
+}
+
+static gboolean
+event_cb (const char *event,
+          const char *data,
+          gpointer    user_data)
+{
+  GTask *task = user_data;
+  Attempt *attempt = g_task_get_task_data (task);
+  WardenLlmProvider *self = attempt->self;
+
+  /* Stop at once: no more signals once the user has pressed stop. */
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+    return FALSE;
+
+  switch (WARDEN_LLM_PROVIDER_GET_CLASS (self)->handle_event (self, attempt->answer, event, data,
+                                                              &attempt->event_error))
+    {
+    case WARDEN_LLM_EVENT_CONTENT:
+    case WARDEN_LLM_EVENT_KEEP_ALIVE:
+      return TRUE;
+
+    case WARDEN_LLM_EVENT_DONE:
+      attempt->done = TRUE;
+      return FALSE;
+
+    case WARDEN_LLM_EVENT_FAILED:
+    default:
+      if (attempt->event_error == NULL)
+        attempt->event_error = g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
+                                            _("The server at %s sent an event that cannot be "
+                                              "read"),
+                                            warden_llm_provider_get_base_url (self));
+      return FALSE;
+    }
+}
+
+static void read_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data);
+
+static void
+read_next (GTask *task)
+{
+  Attempt *attempt = g_task_get_task_data (task);
+
+  g_input_stream_read_bytes_async (attempt->body, READ_SIZE, G_PRIORITY_DEFAULT,
+                                   g_task_get_cancellable (task), read_cb, task);
+}
+
+static void
+read_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Attempt *attempt = g_task_get_task_data (task);
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *data;
+  gsize size;
+
+  bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result, &error);
+  if (bytes == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        attempt_return_error (task, g_steal_pointer (&error));
+      else if (attempt->whole != NULL)
+        attempt_complete_whole (task, error);
+      else
+        attempt_complete (task, error);
+      return;
+    }
+
+  data = g_bytes_get_data (bytes, &size);
+  if (size == 0)
+    attempt->eof = TRUE;
+
+  if (attempt->whole != NULL)
+    {
+      if (size == 0 || attempt->whole->len + size > attempt->whole_limit)
+        {
+          attempt_complete_whole (task, NULL);
+          return;
+        }
+      g_byte_array_append (attempt->whole, (const guint8 *) data, size);
+      read_next (g_steal_pointer (&task));
+      return;
+    }
+
+  if (size == 0)
+    {
+      attempt_complete (task, NULL);
+      return;
+    }
+
+  /* The event handlers emit signals, whose handlers may cancel. */
+  if (!warden_sse_parser_feed (attempt->parser, data, size))
+    {
+      if (g_task_return_error_if_cancelled (task))
+        return;
+      if (attempt->event_error != NULL)
+        attempt_return_error (task, g_steal_pointer (&attempt->event_error));
+      else
+        attempt_complete (task, NULL);
+      return;
+    }
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  read_next (g_steal_pointer (&task));
+}
+
+static void
+send_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Attempt *attempt = g_task_get_task_data (task);
+  WardenLlmProvider *self = attempt->self;
+  const char *base_url = warden_llm_provider_get_base_url (self);
+  g_autoptr(GError) error = NULL;
+  SoupMessageHeaders *headers;
+  const char *content_type;
+  guint status;
+
+  attempt->body = soup_session_send_finish (SOUP_SESSION (object), result, &error);
+  if (attempt->body == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        attempt_return_error (task, g_steal_pointer (&error));
+      else
+        attempt_return_error (task, transport_error (self, error));
+      return;
+    }
+
+  status = soup_message_get_status (attempt->msg);
+  headers = soup_message_get_response_headers (attempt->msg);
+  content_type = soup_message_headers_get_content_type (headers, NULL);
+  attempt->retry_after_ms = parse_retry_after (headers);
+
+  if (SOUP_STATUS_IS_SUCCESSFUL (status) &&
+      (g_strcmp0 (content_type, "text/event-stream") == 0 ||
+       (WARDEN_LLM_PROVIDER_GET_CLASS (self)->any_stream_type &&
+        g_strcmp0 (content_type, "application/json") != 0)))
+    {
+      g_debug ("%s streams its answer (%s)", base_url, content_type ? content_type : "no type");
+      attempt->parser = warden_sse_parser_new (event_cb, task);
+    }
+  else
+    {
+      /* An error, a JSON answer, or a 200 that is neither (a proxy's page). */
+      attempt->whole = g_byte_array_new ();
+      attempt->whole_limit = SOUP_STATUS_IS_SUCCESSFUL (status) && is_json (attempt->msg)
+                             ? MAX_WHOLE_ANSWER : MAX_ERROR_BODY;
+      g_debug ("%s answered HTTP %u (%s)", base_url, status, content_type ? content_type : "no type");
+    }
+
+  read_next (g_steal_pointer (&task));
+}
+
+void
+warden_llm_provider_attempt_async (WardenLlmProvider   *self,
+                                   const char          *system_prompt,
+                                   GPtrArray           *messages,
+                                   GPtrArray           *tools,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  WardenLlmProviderClass *klass = WARDEN_LLM_PROVIDER_GET_CLASS (self);
+  const char *base_url = warden_llm_provider_get_base_url (self);
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GBytes) body = NULL;
+  g_autoptr(GUri) uri = NULL;
+  g_autofree char *url = NULL;
+  char *json;
+  Attempt *attempt;
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, warden_llm_provider_attempt_async);
+
+  attempt = g_new0 (Attempt, 1);
+  attempt->self = self;
+  attempt->retry_after_ms = -1;
+  attempt->answer = klass->answer_new (self);
+  g_task_set_task_data (task, attempt, attempt_free);
+
+  url = g_strconcat (base_url, klass->request_path, NULL);
+  uri = g_uri_parse (url, SOUP_HTTP_URI_FLAGS, NULL);
+  if (uri == NULL ||
+      (g_strcmp0 (g_uri_get_scheme (uri), "https") != 0 &&
+       g_strcmp0 (g_uri_get_scheme (uri), "http") != 0))
+    {
+      g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
+                               _("The base URL “%s” is not an http or https URL: check %s"),
+                               base_url, klass->base_url_variable);
+      return;
+    }
+
+  attempt->msg = soup_message_new_from_uri (SOUP_METHOD_POST, uri);
+  /* libsoup opens a new connection for each POST unless told it may be
+   * sent again; it may: the base class repeats failed requests anyway, and
+   * reusing the connection saves a TLS handshake per turn of the agent. */
+  soup_message_add_flags (attempt->msg, SOUP_MESSAGE_IDEMPOTENT);
+  soup_message_headers_replace (soup_message_get_request_headers (attempt->msg),
+                                "accept", "text/event-stream");
+  klass->add_headers (self, soup_message_get_request_headers (attempt->msg));
+
+  /* A tool's output may hold any bytes: the body must be JSON whatever they are. */
+  root = klass->build_body (self, system_prompt, messages, tools);
+  json = warden_json_to_string (root, FALSE);
+  body = g_bytes_new_take (json, strlen (json));
+  soup_message_set_request_body_from_bytes (attempt->msg, "application/json", body);
+
+  g_debug ("POST %s: %s, %u messages, %u tools", url, warden_llm_provider_get_model (self),
+           messages ? messages->len : 0, tools ? tools->len : 0);
+
+  soup_session_send_async (warden_llm_provider_get_session (self), attempt->msg,
+                           G_PRIORITY_DEFAULT, cancellable, send_cb, g_steal_pointer (&task));
+}
+
+WardenLlmResponse *
+warden_llm_provider_attempt_finish (WardenLlmProvider  *self,
+                                    GAsyncResult       *result,
+                                    gint64             *retry_after_ms,
+                                    GError            **error)
+{
+  Attempt *attempt;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
+                        warden_llm_provider_attempt_async, NULL);
+
+  attempt = g_task_get_task_data (G_TASK (result));
+  if (retry_after_ms != NULL)
+    *retry_after_ms = attempt->retry_after_ms;
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
