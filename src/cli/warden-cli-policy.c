@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "warden-bench-profile.h"
 #include "warden-cli.h"
 
 #include "policy/warden-pattern.h"
@@ -51,8 +50,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Options, options_clear)
 /* Builds the policy the options describe: the profile, if any, with the
  * extra patterns and mode applied; otherwise an ad-hoc allowlist. */
 static WardenPolicy *
-build_policy (Options  *o,
-              gboolean  bench_default)
+build_policy (Options *o)
 {
   g_autoptr(GPtrArray) allow = g_ptr_array_new ();
   g_autoptr(GPtrArray) deny = g_ptr_array_new ();
@@ -105,10 +103,6 @@ build_policy (Options  *o,
         }
       g_ptr_array_add (deny, o->deny[i]);
     }
-
-  if (bench_default && profile == NULL && allow->len == 0)
-    for (const char * const *p = warden_bench_profile_patterns (); *p; p++)
-      g_ptr_array_add (allow, (gpointer) *p);
 
   g_ptr_array_add (allow, NULL);
   g_ptr_array_add (deny, NULL);
@@ -310,7 +304,7 @@ policy_check (int       argc,
       len = strlen (command);
     }
 
-  policy = build_policy (&o, FALSE);
+  policy = build_policy (&o);
   if (policy == NULL)
     return WARDEN_CLI_EXIT_USAGE;
 
@@ -386,7 +380,7 @@ policy_bench (int    argc,
       return WARDEN_CLI_EXIT_USAGE;
     }
 
-  policy = build_policy (&o, TRUE);
+  policy = build_policy (&o);
   if (policy == NULL)
     return WARDEN_CLI_EXIT_USAGE;
 
@@ -429,7 +423,7 @@ policy_bench (int    argc,
 
   qsort (timings, n, sizeof (guint32), (GCompareFunc) compare_u32);
   printf ("profile_patterns=%s allow=%u ask=%u deny=%u\n",
-          o.profile ? o.profile : (o.allow ? "extra" : "bench-200"),
+          o.profile ? o.profile : (o.allow ? "extra" : "none"),
           counts[WARDEN_VERDICT_ALLOW], counts[WARDEN_VERDICT_ASK], counts[WARDEN_VERDICT_DENY]);
   printf ("commands=%u decisions=%" G_GSIZE_FORMAT " p50_us=%.2f p99_us=%.2f per_second=%.0f\n",
           commands->len, n, timings[n / 2] / 1000.0, timings[(gsize) (n * 0.99)] / 1000.0,
