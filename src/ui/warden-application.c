@@ -16,7 +16,6 @@
 #include "sandbox/warden-docker-client.h"
 #include "sandbox/warden-docker-sandbox.h"
 #include "sandbox/warden-flatpak.h"
-#include "warden-bench.h"
 #include "warden-preferences-window.h"
 #include "warden-window.h"
 
@@ -34,7 +33,6 @@ struct _WardenApplication
   char               *default_sandbox;   /* "docker" or "bwrap", once probed */
   GHashTable         *sessions;          /* id → WardenSession */
   GCancellable       *cancellable;
-  int                 bench_terminal_mb;  /* --bench-terminal: tests/bench/gui-bench */
 };
 
 G_DEFINE_FINAL_TYPE (WardenApplication, warden_application, ADW_TYPE_APPLICATION)
@@ -606,11 +604,7 @@ ensure_window (WardenApplication *self)
   WardenWindow *window = main_window (self);
 
   if (window == NULL)
-    {
-      window = warden_window_new (self);
-      if (g_getenv ("WARDEN_BENCH_FIRST_FRAME") != NULL)
-        warden_bench_watch_first_frame (GTK_WINDOW (window));
-    }
+    window = warden_window_new (self);
   return window;
 }
 
@@ -828,21 +822,12 @@ warden_application_activate (GApplication *app)
   WardenWindow *window = ensure_window (self);
 
   gtk_window_present (GTK_WINDOW (window));
-  if (self->bench_terminal_mb > 0)
-    {
-      warden_bench_terminal (app, warden_window_get_terminal (window),
-                             (guint) self->bench_terminal_mb);
-      self->bench_terminal_mb = 0;
-    }
 }
 
 static int
 warden_application_handle_local_options (GApplication *app,
                                          GVariantDict *options)
 {
-  WardenApplication *self = WARDEN_APPLICATION (app);
-
-  g_variant_dict_lookup (options, "bench-terminal", "i", &self->bench_terminal_mb);
   if (g_variant_dict_contains (options, "new-session"))
     {
       g_autoptr(GError) error = NULL;
@@ -855,11 +840,6 @@ warden_application_handle_local_options (GApplication *app,
         }
       g_action_group_activate_action (G_ACTION_GROUP (app), "new-session", NULL);
       return 0;
-    }
-  if (self->bench_terminal_mb > 0)
-    {
-      /* Its own instance: a running Warden must not take the benchmark. */
-      g_application_set_flags (app, g_application_get_flags (app) | G_APPLICATION_NON_UNIQUE);
     }
   return -1;
 }
@@ -992,8 +972,4 @@ warden_application_init (WardenApplication *self)
   self->provider_cancellable = g_cancellable_new ();
   g_application_add_main_option (G_APPLICATION (self), "new-session", 0, 0, G_OPTION_ARG_NONE,
                                  _("Start a new session"), NULL);
-  g_application_add_main_option (G_APPLICATION (self), "bench-terminal", 0, G_OPTION_FLAG_HIDDEN,
-                                 G_OPTION_ARG_INT,
-                                 "Print MB megabytes into the terminal pane and measure",
-                                 "MB");
 }
