@@ -10,79 +10,23 @@
 
 #include <glib/gi18n.h>
 
-#include "warden-agent.h"
+#include "warden-agent-private.h"
 
 #include <string.h>
 
 #include "common/warden-json.h"
-#include "policy/warden-policy.h"
-#include "policy/warden-protected-path.h"
-#include "sandbox/warden-bwrap-sandbox.h"
-#include "sandbox/warden-docker-sandbox.h"
-#include "sandbox/warden-flatpak.h"
-#include "sandbox/warden-host-sandbox.h"
-#include "sandbox/warden-workspace.h"
 #include "sandbox/warden-workspace-check.h"
 
 #define DEFAULT_MAX_STEPS 30
 #define DEFAULT_HISTORY   50
 #define DEFAULT_IDLE      3600
 
-struct _WardenAgent
-{
-  GObject             parent_instance;
-
-  WardenSessionStore *store;
-  WardenProfileStore *profiles;
-  WardenLlmProvider  *provider;
-  WardenSessionInfo  *info;
-  WardenAgentConfig   config;
-
-  GPtrArray          *messages;     /* WardenLlmMessage, the whole conversation */
-  GPtrArray          *tools;        /* WardenLlmTool */
-  WardenPolicy       *policy;
-  WardenWorkspace    *workspace;
-  WardenSandbox      *sandbox;
-  gboolean            sandbox_ready;
-  guint               idle_id;
-
-  WardenApproval     *pending;
-  gboolean            leased;        /* this process holds the session's lease */
-  guint               steps;
-  WardenFileWrite     file_write;     /* the profile's rule for write and edit */
-  WardenWorkspaceTarget *asked_target;  /* what the pending file approval opens */
-  char               *asked_id;       /* its tool call */
-
-  GTask              *run;          /* the run in progress */
-  WardenLlmMessage   *results;      /* tool results of the current assistant message */
-  guint               tool_index;
-  gint64              request_started;  /* monotonic µs, for the trace's latency */
-  gulong              text_delta_id;
-  gulong              retrying_id;
-  gulong              tool_use_start_id;
-};
-
 G_DEFINE_FINAL_TYPE (WardenAgent, warden_agent, G_TYPE_OBJECT)
 
 G_DEFINE_QUARK (warden-agent-error-quark, warden_agent_error)
 
-enum
-{
-  TEXT_DELTA,
-  TOOL_CALL,
-  TOOL_RESULT,
-  APPROVAL,
-  OUTPUT,
-  RETRYING,
-  TOOL_USE_START,
-  SANDBOX_STATE,
-  N_SIGNALS
-};
+guint _warden_agent_signals[WARDEN_AGENT_N_SIGNALS];
 
-static guint signals[N_SIGNALS];
-
-static void continue_loop (WardenAgent *self);
-static void rejection_text (WardenToolCallRecord *r, const char *subject, char **out);
 static void process_tools (WardenAgent *self);
 
 /* ------------------------------------------------------------------------ */
@@ -235,49 +179,41 @@ warden_agent_class_init (WardenAgentClass *klass)
   object_class->dispose = warden_agent_dispose;
   object_class->finalize = warden_agent_finalize;
 
-  signals[TEXT_DELTA] = g_signal_new ("text-delta", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+  _warden_agent_signals[WARDEN_AGENT_SIGNAL_TEXT_DELTA] = g_signal_new ("text-delta", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                       0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
-  signals[TOOL_CALL] = g_signal_new ("tool-call", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                                     0, NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_STRING,
-                                     G_TYPE_STRING, G_TYPE_STRING);
-  signals[TOOL_RESULT] = g_signal_new ("tool-result", G_TYPE_FROM_CLASS (klass),
-                                       G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 5,
-                                       G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING,
-                                       G_TYPE_STRING, G_TYPE_BOOLEAN);
-  signals[APPROVAL] = g_signal_new ("approval", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+  /* A tool call starts: it runs now (the view binds to its properties). */
+  _warden_agent_signals[WARDEN_AGENT_SIGNAL_TOOL_CALL] =
+    g_signal_new ("tool-call", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, WARDEN_TYPE_TOOL_CALL);
+  /* A tool call is settled: its result went to the model. */
+  _warden_agent_signals[WARDEN_AGENT_SIGNAL_TOOL_RESULT] =
+    g_signal_new ("tool-result", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                  NULL, G_TYPE_NONE, 1, WARDEN_TYPE_TOOL_CALL);
+  _warden_agent_signals[WARDEN_AGENT_SIGNAL_APPROVAL] = g_signal_new ("approval", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                     NULL, NULL, NULL, G_TYPE_NONE, 1, WARDEN_TYPE_APPROVAL);
-  signals[OUTPUT] = g_signal_new ("output", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+  _warden_agent_signals[WARDEN_AGENT_SIGNAL_OUTPUT] = g_signal_new ("output", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                   NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_STRING);
   /* The request is sent again: text streamed so far comes again too. */
-  signals[RETRYING] = g_signal_new ("retrying", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+  _warden_agent_signals[WARDEN_AGENT_SIGNAL_RETRYING] = g_signal_new ("retrying", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                     NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_UINT, G_TYPE_UINT,
                                     G_TYPE_STRING);
   /* The model began a tool call: a view can show it before its input is in. */
-  signals[TOOL_USE_START] = g_signal_new ("tool-use-start", G_TYPE_FROM_CLASS (klass),
+  _warden_agent_signals[WARDEN_AGENT_SIGNAL_TOOL_USE_START] = g_signal_new ("tool-use-start", G_TYPE_FROM_CLASS (klass),
                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
                                           G_TYPE_STRING, G_TYPE_STRING);
   /* preparing (with progress), ready, stopped or failed (with the error). */
-  signals[SANDBOX_STATE] = g_signal_new ("sandbox-state", G_TYPE_FROM_CLASS (klass),
+  _warden_agent_signals[WARDEN_AGENT_SIGNAL_SANDBOX_STATE] = g_signal_new ("sandbox-state", G_TYPE_FROM_CLASS (klass),
                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 3,
                                          G_TYPE_STRING, G_TYPE_DOUBLE, G_TYPE_STRING);
 }
 
-static void
-emit_sandbox_state (WardenAgent *self,
+void
+_warden_agent_emit_sandbox_state (WardenAgent *self,
                     const char  *state,
                     double       fraction,
                     const char  *message)
 {
-  g_signal_emit (self, signals[SANDBOX_STATE], 0, state, fraction, message);
-}
-
-static void
-sandbox_progress_cb (WardenSandbox *sandbox,
-                     double         fraction,
-                     const char    *message,
-                     WardenAgent   *self)
-{
-  emit_sandbox_state (self, "preparing", fraction, message);
+  g_signal_emit (self, _warden_agent_signals[WARDEN_AGENT_SIGNAL_SANDBOX_STATE], 0, state, fraction, message);
 }
 
 static void
@@ -295,7 +231,7 @@ text_delta_cb (WardenLlmProvider *provider,
                const char        *text,
                gpointer           user_data)
 {
-  g_signal_emit (user_data, signals[TEXT_DELTA], 0, text);
+  g_signal_emit (user_data, _warden_agent_signals[WARDEN_AGENT_SIGNAL_TEXT_DELTA], 0, text);
 }
 
 static void
@@ -304,7 +240,7 @@ tool_use_start_cb (WardenLlmProvider *provider,
                    const char        *name,
                    gpointer           user_data)
 {
-  g_signal_emit (user_data, signals[TOOL_USE_START], 0, id, name);
+  g_signal_emit (user_data, _warden_agent_signals[WARDEN_AGENT_SIGNAL_TOOL_USE_START], 0, id, name);
 }
 
 static void
@@ -314,11 +250,11 @@ retrying_cb (WardenLlmProvider *provider,
              const char        *reason,
              gpointer           user_data)
 {
-  g_signal_emit (user_data, signals[RETRYING], 0, attempt, delay_ms, reason);
+  g_signal_emit (user_data, _warden_agent_signals[WARDEN_AGENT_SIGNAL_RETRYING], 0, attempt, delay_ms, reason);
 }
 
-static gboolean
-load_policy (WardenAgent  *self,
+gboolean
+_warden_agent_load_policy (WardenAgent  *self,
              GError      **error)
 {
   g_autoptr(WardenProfile) profile = warden_profile_store_lookup (self->profiles,
@@ -351,7 +287,7 @@ warden_agent_set_profile (WardenAgent  *self,
 
   old = g_steal_pointer (&self->config.profile);
   self->config.profile = g_strdup (profile_id);
-  if (!load_policy (self, error))
+  if (!_warden_agent_load_policy (self, error))
     {
       /* Keep checking against the profile that still loads. */
       g_free (self->config.profile);
@@ -380,7 +316,7 @@ warden_agent_reload_policy (WardenAgent  *self,
                             GError      **error)
 {
   g_return_val_if_fail (WARDEN_IS_AGENT (self), FALSE);
-  return load_policy (self, error);
+  return _warden_agent_load_policy (self, error);
 }
 
 static gboolean
@@ -425,7 +361,7 @@ setup (WardenAgent         *self,
                                           error);
   if (self->workspace == NULL)
     return FALSE;
-  return load_policy (self, error);
+  return _warden_agent_load_policy (self, error);
 }
 
 WardenAgent *
@@ -604,14 +540,12 @@ append_message_full (WardenAgent       *self,
   return TRUE;
 }
 
-static gboolean
-append_message (WardenAgent       *self,
-                WardenLlmMessage  *message,
-                gint64             input_tokens,
-                gint64             output_tokens,
-                GError           **error)
+gboolean
+_warden_agent_append_message (WardenAgent       *self,
+                              WardenLlmMessage  *message,
+                              GError           **error)
 {
-  return append_message_full (self, message, input_tokens, output_tokens, -1, error);
+  return append_message_full (self, message, 0, 0, -1, error);
 }
 
 static WardenLlmMessage *
@@ -623,8 +557,8 @@ last_message (WardenAgent *self)
 /* ------------------------------------------------------------------------ */
 /* Finishing a run */
 
-static void
-run_return (WardenAgent        *self,
+void
+_warden_agent_run_return (WardenAgent        *self,
             WardenAgentOutcome  outcome,
             GError             *error)
 {
@@ -700,7 +634,7 @@ complete_cb (GObject      *object,
     return;
   if (response == NULL)
     {
-      run_return (self, 0, g_steal_pointer (&error));
+      _warden_agent_run_return (self, 0, g_steal_pointer (&error));
       return;
     }
 
@@ -710,13 +644,13 @@ complete_cb (GObject      *object,
                             response->output_tokens,
                             (g_get_monotonic_time () - self->request_started) / 1000, &error))
     {
-      run_return (self, 0, g_steal_pointer (&error));
+      _warden_agent_run_return (self, 0, g_steal_pointer (&error));
       return;
     }
 
   if (!warden_llm_message_has_tool_use (response->message))
     {
-      run_return (self, WARDEN_AGENT_FINISHED, NULL);
+      _warden_agent_run_return (self, WARDEN_AGENT_FINISHED, NULL);
       return;
     }
   self->tool_index = 0;
@@ -732,7 +666,7 @@ request_model (WardenAgent *self)
 
   if (self->steps >= self->config.max_steps)
     {
-      run_return (self, WARDEN_AGENT_MAX_STEPS, NULL);
+      _warden_agent_run_return (self, WARDEN_AGENT_MAX_STEPS, NULL);
       return;
     }
   self->steps++;
@@ -748,6 +682,12 @@ request_model (WardenAgent *self)
 
 /* ------------------------------------------------------------------------ */
 /* Tool calls */
+
+const char *
+_warden_agent_workspace_inside (WardenAgent *self)
+{
+  return g_strcmp0 (self->config.sandbox, "host") == 0 ? self->config.workspace : "/workspace";
+}
 
 static const WardenLlmBlock *
 current_tool (WardenAgent *self)
@@ -767,932 +707,100 @@ current_tool (WardenAgent *self)
   return NULL;
 }
 
-static WardenToolCallRecord *
-record_for (WardenAgent          *self,
-            const WardenLlmBlock *block)
+void
+_warden_agent_save_call (WardenAgent    *self,
+                         WardenToolCall *call)
 {
-  WardenToolCallRecord *r = warden_session_store_get_tool_call (self->store, self->info->id,
-                                                                block->tool_use_id, NULL);
-
-  if (r == NULL)
-    {
-      r = warden_tool_call_record_new ();
-      r->session_id = g_strdup (self->info->id);
-      r->tool_use_id = g_strdup (block->tool_use_id);
-      r->name = g_strdup (block->tool_name);
-      r->input_json = warden_json_to_string (block->tool_input, FALSE);
-    }
-  else if (g_strcmp0 (r->state, "approved") == 0 || g_strcmp0 (r->state, "answered") == 0)
-    {
-      /* The user approved r->input_json (the store checks its seal); what
-       * runs is the stored conversation's block. They must be the same. */
-      g_autoptr(JsonNode) approved = r->input_json ? json_from_string (r->input_json, NULL) : NULL;
-
-      if (approved == NULL || block->tool_input == NULL ||
-          !json_node_equal (approved, block->tool_input))
-        {
-          g_free (r->state);
-          r->state = g_strdup ("pending");
-          g_free (r->decision);
-          r->decision = g_strdup ("asked");
-          g_free (r->reason);
-          r->reason = g_strdup (WARDEN_STORE_UNVERIFIED_REASON);
-          g_free (r->input_json);
-          r->input_json = warden_json_to_string (block->tool_input, FALSE);
-          /* What the user answers next is about this input. */
-          warden_session_store_save_tool_call (self->store, r, NULL);
-        }
-    }
-  return r;
-}
-
-static void
-save_record (WardenAgent          *self,
-             WardenToolCallRecord *r)
-{
+  g_autoptr(WardenToolCallRecord) record = warden_tool_call_to_record (call);
   g_autoptr(GError) error = NULL;
 
-  if (!warden_session_store_save_tool_call (self->store, r, &error))
+  if (!warden_session_store_save_tool_call (self->store, record, &error))
     g_warning ("%s", error->message);
 }
 
-static void
-set_str (char       **field,
-         const char  *value)
+void
+_warden_agent_tool_done (WardenAgent         *self,
+                         WardenToolCall      *call,
+                         WardenToolCallState  state,
+                         const char          *result,
+                         gboolean             is_error)
 {
-  g_free (*field);
-  *field = g_strdup (value);
-}
+  g_autoptr(WardenToolCall) done = call;
 
-/* Gives the model the result of the current tool call, records it, and goes
- * on with the next one. Takes @r. */
-static void
-tool_done (WardenAgent          *self,
-           WardenToolCallRecord *r,
-           const char           *state,
-           const char           *result,
-           gboolean              is_error)
-{
-  set_str (&r->state, state);
-  set_str (&r->result_json, result);
-  if (r->finished == 0)
-    r->finished = g_get_real_time () / 1000;
-  if (r->decision == NULL)
-    set_str (&r->decision, "none");
-  save_record (self, r);
+  g_object_freeze_notify (G_OBJECT (done));
+  warden_tool_call_set_result (done, result, is_error);
+  if (warden_tool_call_get_finished (done) == 0)
+    warden_tool_call_set_times (done, warden_tool_call_get_started (done),
+                                g_get_real_time () / 1000);
+  warden_tool_call_set_state (done, state);
+  g_object_thaw_notify (G_OBJECT (done));
+  _warden_agent_save_call (self, done);
 
   if (self->results == NULL)
     self->results = warden_llm_message_new (WARDEN_LLM_ROLE_USER);
-  warden_llm_message_add_tool_result (self->results, r->tool_use_id, result, is_error);
-  g_signal_emit (self, signals[TOOL_RESULT], 0, r->tool_use_id, r->name, r->decision, result,
-                 is_error);
+  warden_llm_message_add_tool_result (self->results, warden_tool_call_get_id (done), result,
+                                      is_error);
+  g_signal_emit (self, _warden_agent_signals[WARDEN_AGENT_SIGNAL_TOOL_RESULT], 0, done);
 
-  warden_tool_call_record_free (r);
   self->tool_index++;
   process_tools (self);
 }
 
-/* Takes @r. */
-static void
-wait_for_user (WardenAgent          *self,
-               WardenToolCallRecord *r,
-               WardenApproval       *approval)
-{
-  set_str (&r->state, "pending");
-  set_str (&r->decision, "asked");
-  r->asked = g_get_real_time () / 1000;
-  save_record (self, r);  /* durable before the loop suspends */
-  warden_tool_call_record_free (r);
-
-  g_set_object (&self->pending, approval);
-  g_signal_emit (self, signals[APPROVAL], 0, approval);
-  run_return (self, WARDEN_AGENT_WAITING, NULL);
-}
-
-static const char *
-get_string (JsonObject *input,
-            const char *key)
-{
-  JsonNode *node = json_object_get_member (input, key);
-
-  return node && JSON_NODE_HOLDS_VALUE (node) &&
-         json_node_get_value_type (node) == G_TYPE_STRING ? json_node_get_string (node) : NULL;
-}
-
-static gint64
-get_int (JsonObject *input,
-         const char *key,
-         gint64      fallback)
-{
-  JsonNode *node = json_object_get_member (input, key);
-
-  return node && JSON_NODE_HOLDS_VALUE (node) &&
-         (json_node_get_value_type (node) == G_TYPE_INT64 ||
-          json_node_get_value_type (node) == G_TYPE_DOUBLE) ? json_node_get_int (node) : fallback;
-}
-
-static GStrv
-get_env (JsonObject *input)
-{
-  JsonNode *node = json_object_get_member (input, "env");
-  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
-
-  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
-    {
-      JsonObject *env = json_node_get_object (node);
-      g_autoptr(GList) members = json_object_get_members (env);
-
-      for (GList *l = members; l; l = l->next)
-        {
-          JsonNode *value = json_object_get_member (env, l->data);
-
-          if (JSON_NODE_HOLDS_VALUE (value))
-            {
-              g_autofree char *pair = g_strdup_printf ("%s=%s", (char *) l->data,
-                                                       json_node_get_string (value)
-                                                       ? json_node_get_string (value) : "");
-
-              g_strv_builder_add (b, pair);
-            }
-        }
-    }
-  return g_strv_builder_end (b);
-}
-
-/* exec ---------------------------------------------------------------------*/
-
-typedef struct
-{
-  WardenAgent          *self;
-  WardenToolCallRecord *record;
-  char                 *command;
-  char                 *cwd;
-  GStrv                 env;
-  guint                 timeout_s;
-} ExecCall;
-
-static void
-exec_call_free (ExecCall *call)
-{
-  g_object_unref (call->self);
-  warden_tool_call_record_free (call->record);
-  g_free (call->command);
-  g_free (call->cwd);
-  g_strfreev (call->env);
-  g_free (call);
-}
-
-static void
-exec_output_cb (WardenStream  stream,
-                const char   *data,
-                gsize         length,
-                gpointer      user_data)
-{
-  ExecCall *call = user_data;
-  g_autofree char *text = g_utf8_make_valid (data, length);
-
-  g_signal_emit (call->self, signals[OUTPUT], 0, (int) stream, text);
-}
-
-static gboolean
-idle_destroy_cb (gpointer user_data)
-{
-  WardenAgent *self = user_data;
-
-  self->idle_id = 0;
-  if (self->sandbox != NULL && self->sandbox_ready && self->run == NULL)
-    {
-      warden_sandbox_destroy_async (self->sandbox, NULL, NULL, NULL);
-      g_clear_object (&self->sandbox);
-      self->sandbox_ready = FALSE;
-      emit_sandbox_state (self, "stopped", 0, NULL);
-    }
-  return G_SOURCE_REMOVE;
-}
-
-static void
-exec_done_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  ExecCall *call = user_data;
-  WardenAgent *self = call->self;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(WardenExecResult) res = warden_sandbox_exec_finish (WARDEN_SANDBOX (object), result,
-                                                                &error);
-  g_autoptr(JsonBuilder) b = NULL;
-  g_autoptr(JsonNode) node = NULL;
-  g_autofree char *json = NULL;
-
-  g_clear_handle_id (&self->idle_id, g_source_remove);
-  self->idle_id = g_timeout_add_seconds (self->config.idle_seconds, idle_destroy_cb, self);
-
-  if (res == NULL)
-    {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          /* Left "running": a resumed session reports it as interrupted. */
-          run_return (self, 0, g_steal_pointer (&error));
-          exec_call_free (call);
-          return;
-        }
-      {
-        g_autofree char *msg = g_strdup_printf ("The sandbox failed to run the command: %s",
-                                                error->message);
-
-        tool_done (self, g_steal_pointer (&call->record), "finished", msg, TRUE);
-      }
-      exec_call_free (call);
-      return;
-    }
-
-  b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "exit_code");
-  json_builder_add_int_value (b, res->exit_code);
-  json_builder_set_member_name (b, "stdout");
-  json_builder_add_string_value (b, res->stdout_text);
-  json_builder_set_member_name (b, "stderr");
-  json_builder_add_string_value (b, res->stderr_text);
-  json_builder_set_member_name (b, "duration_ms");
-  json_builder_add_int_value (b, res->duration_us / 1000);
-  json_builder_set_member_name (b, "truncated");
-  json_builder_add_boolean_value (b, res->truncated);
-  if (res->timed_out)
-    {
-      json_builder_set_member_name (b, "timed_out");
-      json_builder_add_boolean_value (b, TRUE);
-    }
-  json_builder_end_object (b);
-  node = json_builder_get_root (b);
-  json = warden_json_to_string (node, FALSE);
-  tool_done (self, g_steal_pointer (&call->record), "finished", json, FALSE);
-  exec_call_free (call);
-}
-
-static void
-run_exec (ExecCall *call)
-{
-  WardenAgent *self = call->self;
-  WardenExecRequest request = { 0 };
-
-  /* Exactly once: "running" is on disk before the command starts. If it
-   * cannot be written, the command does not start: after a crash it would
-   * look as if it never ran, and run again. */
-  {
-    g_autofree char *state = g_strdup (call->record->state);
-    g_autoptr(GError) error = NULL;
-
-    set_str (&call->record->state, "running");
-    call->record->started = g_get_real_time () / 1000;
-    if (!warden_session_store_save_tool_call (self->store, call->record, &error))
-      {
-        set_str (&call->record->state, state);
-        call->record->started = 0;
-        run_return (self, 0, g_error_new (WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NOT_RECORDED,
-                                          _("The command was not started, because Warden could "
-                                            "not record that it starts: %s. Continue the session "
-                                            "when this is solved; the command runs then."),
-                                          error->message));
-        exec_call_free (call);
-        return;
-      }
-  }
-
-  g_signal_emit (self, signals[TOOL_CALL], 0, call->record->tool_use_id, "exec",
-                 call->record->input_json);
-  request.command = call->command;
-  request.cwd = call->cwd;
-  request.env = (const char * const *) call->env;
-  request.timeout_ms = call->timeout_s * 1000;
-  request.output_func = exec_output_cb;
-  request.output_data = call;
-  warden_sandbox_exec_async (self->sandbox, &request, g_task_get_cancellable (self->run),
-                             exec_done_cb, call);
-}
-
-static void
-prepare_cb (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  ExecCall *call = user_data;
-  WardenAgent *self = call->self;
-  g_autoptr(GError) error = NULL;
-
-  if (!warden_sandbox_prepare_finish (WARDEN_SANDBOX (object), result, &error))
-    {
-      g_autofree char *msg = NULL;
-
-      g_clear_object (&self->sandbox);
-      emit_sandbox_state (self, g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
-                                ? "stopped" : "failed", 0, error->message);
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          run_return (self, 0, g_steal_pointer (&error));
-          exec_call_free (call);
-          return;
-        }
-      msg = g_strdup_printf ("The sandbox could not be prepared: %s", error->message);
-      tool_done (self, g_steal_pointer (&call->record), "finished", msg, TRUE);
-      exec_call_free (call);
-      return;
-    }
-  self->sandbox_ready = TRUE;
-  emit_sandbox_state (self, "ready", 1, NULL);
-  run_exec (call);
-}
-
-/* One sandbox per session, made at the first command. */
-static void
-ensure_sandbox_and_run (ExecCall *call)
-{
-  WardenAgent *self = call->self;
-  g_autoptr(WardenSandboxConfig) config = NULL;
-
-  if (self->sandbox != NULL && self->sandbox_ready)
-    {
-      run_exec (call);
-      return;
-    }
-
-  {
-    g_autoptr(GError) error = NULL;
-
-    if (!warden_flatpak_check_backend (self->config.sandbox, &error) ||
-        !warden_flatpak_check_workspace (self->config.workspace, &error))
-      {
-        g_autofree char *msg = g_strdup_printf ("The sandbox could not be prepared: %s",
-                                                error->message);
-
-        emit_sandbox_state (self, "failed", 0, error->message);
-        tool_done (self, g_steal_pointer (&call->record), "finished", msg, TRUE);
-        exec_call_free (call);
-        return;
-      }
-  }
-
-  config = warden_sandbox_config_new (self->config.workspace);
-  config->image = g_strdup (self->config.image ? self->config.image : "debian:bookworm-slim");
-  config->network = self->config.network;
-  config->memory_bytes = self->config.memory_bytes;
-  config->cpus = self->config.cpus;
-  if (g_strcmp0 (self->config.sandbox, "docker") == 0)
-    self->sandbox = warden_docker_sandbox_new (config);
-  else if (g_strcmp0 (self->config.sandbox, "host") == 0)
-    self->sandbox = warden_host_sandbox_new (config);
-  else
-    self->sandbox = warden_bwrap_sandbox_new (config);
-  g_signal_connect_object (self->sandbox, "progress", G_CALLBACK (sandbox_progress_cb), self, 0);
-  emit_sandbox_state (self, "preparing", 0, NULL);
-  warden_sandbox_prepare_async (self->sandbox, g_task_get_cancellable (self->run), prepare_cb,
-                                call);
-}
-
-static const char *
-workspace_inside (WardenAgent *self)
-{
-  return g_strcmp0 (self->config.sandbox, "host") == 0 ? self->config.workspace : "/workspace";
-}
-
-static void
-start_exec (WardenAgent          *self,
-            WardenToolCallRecord *r,
-            JsonObject           *input)
-{
-  const char *command = get_string (input, "command");
-  ExecCall *call;
-  g_autoptr(WardenDecision) decision = NULL;
-  WardenCheckContext ctx = { 0 };
-
-  if (command == NULL || *command == '\0')
-    {
-      tool_done (self, r, "finished", "Error: exec needs a non-empty \"command\" string", TRUE);
-      return;
-    }
-
-  call = g_new0 (ExecCall, 1);
-  call->self = g_object_ref (self);
-  call->record = r;
-  call->command = g_strdup (command);
-  call->cwd = g_strdup (get_string (input, "cwd"));
-  call->env = get_env (input);
-  call->timeout_s = (guint) CLAMP (get_int (input, "timeout", 300), 1, 24 * 3600);
-
-  /* Approved by the user already (a resumed session, or just now). */
-  if (g_strcmp0 (r->state, "approved") == 0)
-    {
-      ensure_sandbox_and_run (call);
-      return;
-    }
-
-  ctx.workspace = workspace_inside (self);
-  ctx.host_workspace = self->config.workspace;
-  ctx.cwd = call->cwd;
-  ctx.env = (const char * const *) call->env;
-  decision = warden_policy_check (self->policy, command, -1, &ctx);
-
-  switch (warden_decision_get_verdict (decision))
-    {
-    case WARDEN_VERDICT_ALLOW:
-      {
-        const char *pattern = NULL;
-
-        for (guint i = 0; i < warden_decision_get_n_parts (decision); i++)
-          if (warden_decision_get_part (decision, i)->pattern && pattern == NULL)
-            pattern = warden_decision_get_part (decision, i)->pattern;
-        set_str (&r->decision, "auto-allowed");
-        set_str (&r->pattern, pattern);
-        set_str (&r->reason, warden_decision_get_reason (decision));
-        ensure_sandbox_and_run (call);
-        return;
-      }
-
-    case WARDEN_VERDICT_DENY:
-      {
-        g_autofree char *msg = g_strdup_printf ("Command denied by the user's profile: %s",
-                                                warden_decision_get_reason (decision));
-
-        for (guint i = 0; i < warden_decision_get_n_parts (decision); i++)
-          if (warden_decision_get_part (decision, i)->verdict == WARDEN_VERDICT_DENY)
-            {
-              set_str (&r->pattern, warden_decision_get_part (decision, i)->pattern);
-              break;
-            }
-        set_str (&r->decision, "denied");
-        set_str (&r->reason, warden_decision_get_reason (decision));
-        call->record = NULL;
-        exec_call_free (call);
-        tool_done (self, r, "denied", msg, TRUE);
-        return;
-      }
-
-    case WARDEN_VERDICT_ASK:
-    default:
-      {
-        g_autoptr(WardenApproval) approval = warden_approval_new (self->info->id, r->tool_use_id,
-                                                                  WARDEN_APPROVAL_COMMAND, "exec",
-                                                                  command);
-        const char *part = NULL;
-
-        for (guint i = 0; i < warden_decision_get_n_parts (decision); i++)
-          if (warden_decision_get_part (decision, i)->verdict == WARDEN_VERDICT_ASK)
-            {
-              part = warden_decision_get_part (decision, i)->text;
-              break;
-            }
-        warden_approval_set_details (approval, call->cwd ? call->cwd : workspace_inside (self),
-                                     self->config.sandbox, warden_decision_get_reason (decision),
-                                     part, warden_decision_get_suggestions (decision), NULL,
-                                     (const char * const *) call->env);
-        set_str (&r->reason, warden_decision_get_reason (decision));
-        call->record = NULL;
-        exec_call_free (call);
-        wait_for_user (self, r, approval);
-        return;
-      }
-    }
-}
-
-/* file tools ---------------------------------------------------------------*/
-
-static char *
-number_lines (const char *text,
-              guint       first)
-{
-  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
-  GString *out = g_string_new (NULL);
-  guint n = g_strv_length (lines);
-
-  /* A final newline does not make a line. */
-  if (n > 0 && lines[n - 1][0] == '\0')
-    n--;
-  for (guint i = 0; i < n; i++)
-    g_string_append_printf (out, "%6u\t%s\n", first + i, lines[i]);
-  if (out->len == 0)
-    g_string_append (out, "(empty)\n");
-  return g_string_free (out, FALSE);
-}
-
-/* The arguments each file tool needs; FALSE with a message for the model. */
-static gboolean
-file_args_valid (const char  *name,
-                 JsonObject  *input,
-                 GError     **error)
-{
-  const char *message = NULL;
-
-  if (strcmp (name, "read") == 0 && get_string (input, "path") == NULL)
-    message = "read needs a \"path\"";
-  else if (strcmp (name, "write") == 0 &&
-           (get_string (input, "path") == NULL || get_string (input, "content") == NULL))
-    message = "write needs \"path\" and \"content\"";
-  else if (strcmp (name, "edit") == 0 &&
-           (get_string (input, "path") == NULL || get_string (input, "old_string") == NULL ||
-            get_string (input, "new_string") == NULL))
-    message = "edit needs \"path\", \"old_string\" and \"new_string\"";
-  else if ((strcmp (name, "glob") == 0 || strcmp (name, "grep") == 0) &&
-           get_string (input, "pattern") == NULL)
-    message = strcmp (name, "glob") == 0 ? "glob needs a \"pattern\"" : "grep needs a \"pattern\"";
-
-  if (message == NULL)
-    return TRUE;
-  g_set_error_literal (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID, message);
-  return FALSE;
-}
-
-/* Runs a file tool confined to the workspace, or, for a read, write or edit
- * the user approved, on exactly the @target they were shown. OUTSIDE and
- * PROTECTED errors come back for the caller to ask. */
-static char *
-run_file_tool (WardenAgent                  *self,
-               const char                   *name,
-               JsonObject                   *input,
-               const WardenWorkspaceTarget  *target,
-               GCancellable                 *cancellable,
-               GError                      **error)
-{
-  const char *path = get_string (input, "path");
-  const char *shown = target != NULL ? target->path : path;
-
-  if (!file_args_valid (name, input, error))
-    return NULL;
-
-  if (strcmp (name, "read") == 0)
-    {
-      guint offset = (guint) MAX (get_int (input, "offset", 1), 1);
-      guint limit = (guint) MAX (get_int (input, "limit", 0), 0);
-      g_autofree char *text = NULL;
-
-      text = target != NULL
-             ? warden_workspace_read_target (self->workspace, target, offset - 1, limit, error)
-             : warden_workspace_read (self->workspace, path, offset - 1, limit, error);
-      return text ? number_lines (text, offset) : NULL;
-    }
-
-  if (strcmp (name, "write") == 0)
-    {
-      const char *content = get_string (input, "content");
-
-      if (target != NULL
-          ? !warden_workspace_write_target (self->workspace, target, content, strlen (content),
-                                            error)
-          : !warden_workspace_write (self->workspace, path, content, strlen (content), error))
-        return NULL;
-      return g_strdup_printf ("Wrote %zu bytes to %s", strlen (content), shown);
-    }
-
-  if (strcmp (name, "edit") == 0)
-    {
-      const char *old_text = get_string (input, "old_string");
-      const char *new_text = get_string (input, "new_string");
-      JsonNode *all = json_object_get_member (input, "replace_all");
-      gboolean replace_all = all && JSON_NODE_HOLDS_VALUE (all) && json_node_get_boolean (all);
-      guint n;
-
-      n = target != NULL
-          ? warden_workspace_edit_target (self->workspace, target, old_text, new_text,
-                                          replace_all, error)
-          : warden_workspace_edit (self->workspace, path, old_text, new_text, replace_all, error);
-      return n ? g_strdup_printf ("Replaced %u occurrence%s in %s", n, n == 1 ? "" : "s", shown)
-               : NULL;
-    }
-
-  if (strcmp (name, "glob") == 0)
-    {
-      g_auto(GStrv) files = NULL;
-
-      files = warden_workspace_glob (self->workspace, get_string (input, "pattern"),
-                                     get_string (input, "cwd"), 0, cancellable, error);
-      if (files == NULL)
-        return NULL;
-      return files[0] ? g_strjoinv ("\n", files) : g_strdup ("No files match.");
-    }
-
-  if (strcmp (name, "grep") == 0)
-    {
-      g_autoptr(GPtrArray) matches = NULL;
-      GString *out;
-
-      matches = warden_workspace_grep (self->workspace, get_string (input, "pattern"), NULL,
-                                       get_string (input, "include"),
-                                       (guint) MAX (get_int (input, "max_results", 0), 0),
-                                       (guint) MAX (get_int (input, "context_lines", 0), 0),
-                                       FALSE, cancellable, error);
-      if (matches == NULL)
-        return NULL;
-      out = g_string_new (NULL);
-      for (guint i = 0; i < matches->len; i++)
-        {
-          WardenGrepMatch *m = g_ptr_array_index (matches, i);
-
-          for (guint k = 0; m->before && m->before[k]; k++)
-            g_string_append_printf (out, "%s-%u- %s\n", m->path,
-                                    m->line_number - g_strv_length (m->before) + k, m->before[k]);
-          g_string_append_printf (out, "%s:%u: %s\n", m->path, m->line_number, m->line);
-          for (guint k = 0; m->after && m->after[k]; k++)
-            g_string_append_printf (out, "%s-%u- %s\n", m->path, m->line_number + 1 + k,
-                                    m->after[k]);
-        }
-      if (out->len == 0)
-        g_string_append (out, "No matches.");
-      return g_string_free (out, FALSE);
-    }
-
-  g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED, "unknown tool %s", name);
-  return NULL;
-}
-
-/* File tools run in a thread: a grep over a big tree must not freeze a window. */
-typedef struct
-{
-  WardenAgent           *self;
-  WardenToolCallRecord  *record;
-  char                  *name;
-  JsonNode              *input;
-  /* Before the thread: the target the user approved, if any. After it, with
-   * @ask: the target to ask about, the file the path leads to now. */
-  WardenWorkspaceTarget *target;
-  /* Before the thread: ask whatever the path (the profile, the host
-   * backend). After it, with @ask: why it asks, as the prompt says it. */
-  char                  *reason;
-  gboolean               again;   /* ask whatever the path: it waited, or was approved, when
-                                     Warden stopped */
-  gboolean               ask;
-} FileCall;
-
-static void
-file_call_free (FileCall *call)
-{
-  g_object_unref (call->self);
-  warden_tool_call_record_free (call->record);
-  g_free (call->name);
-  json_node_unref (call->input);
-  warden_workspace_target_free (call->target);
-  g_free (call->reason);
-  g_free (call);
-}
-
-static WardenWorkspaceAccess
-access_for (const char *name)
-{
-  return strcmp (name, "write") == 0 ? WARDEN_WORKSPACE_ACCESS_WRITE
-         : strcmp (name, "edit") == 0 ? WARDEN_WORKSPACE_ACCESS_EDIT
-         : WARDEN_WORKSPACE_ACCESS_READ;
-}
-
-/* Why a prompt asks, and how the path the model gave led to its target:
- * named here too, as a view may show the model's path beside the reason. */
-static char *
-ask_reason (const char                  *why,
-            const char                  *path,
-            const WardenWorkspaceTarget *target)
-{
-  if (target->through_link)
-    return g_strdup_printf ("%s; the agent asked for “%s”, which leads through a symbolic link "
-                            "to “%s”", why, path, target->path);
-  if (strcmp (path, target->path) != 0)
-    return g_strdup_printf ("%s; the agent asked for “%s”, which is “%s”", why, path,
-                            target->path);
-  return g_strdup (why);
-}
-
-/* Why a file asks, from the refusal (@is_protected) or from where it is. */
-static const char *
-target_reason (WardenAgent                 *self,
-               const WardenWorkspaceTarget *target,
-               gboolean                     is_protected,
-               gboolean                     writes)
-{
-  gsize len = strlen (self->config.workspace);
-
-  if (!is_protected && writes && target->inside &&
-      strncmp (target->path, self->config.workspace, len) == 0 && target->path[len] == '/')
-    is_protected = warden_path_is_protected (target->path + len + 1);
-  if (is_protected)
-    return "it is a protected path: writing it can make git, a shell or an editor run "
-           "something on this computer";
-  if (!target->inside)
-    return "it is outside the workspace";
-  return "it waited for an answer when Warden stopped";
-}
-
-static void
-file_tool_thread (GTask        *task,
-                  gpointer      source,
-                  gpointer      data,
-                  GCancellable *cancellable)
-{
-  FileCall *call = data;
-  JsonObject *input = json_node_get_object (call->input);
-  const char *path = get_string (input, "path");
-  g_autoptr(GError) why = NULL;
-  GError *error = NULL;
-  char *result = NULL;
-
-  if (g_cancellable_set_error_if_cancelled (cancellable, &error))
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-
-  if (call->target != NULL || (call->reason == NULL && !call->again))
-    result = run_file_tool (call->self, call->name, input, call->target, cancellable, &error);
-  else
-    file_args_valid (call->name, input, &error);
-
-  if (call->target == NULL &&
-      ((call->reason != NULL && error == NULL) || (call->again && error == NULL) ||
-       g_error_matches (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE) ||
-       g_error_matches (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_PROTECTED)))
-    {
-      const char *because = call->reason;
-
-      /* The user is asked about the file the path leads to now, which is
-       * what an approval opens; what could not be approved (a device, a
-       * missing file) is the model's error at once. */
-      why = g_steal_pointer (&error);
-      call->target = warden_workspace_resolve (call->self->workspace, path,
-                                               access_for (call->name), &error);
-      if (call->target != NULL)
-        {
-          g_autofree char *reason = NULL;
-
-          if (because == NULL)
-            because = target_reason (call->self, call->target,
-                                     g_error_matches (why, WARDEN_WORKSPACE_ERROR,
-                                                      WARDEN_WORKSPACE_ERROR_PROTECTED),
-                                     access_for (call->name) != WARDEN_WORKSPACE_ACCESS_READ);
-          reason = ask_reason (because, path, call->target);
-          g_free (call->reason);
-          call->reason = g_steal_pointer (&reason);
-          call->ask = TRUE;
-          g_task_return_pointer (task, NULL, NULL);
-          return;
-        }
-    }
-
-  if (result != NULL)
-    g_task_return_pointer (task, result, g_free);
-  else
-    g_task_return_error (task, error);
-}
-
-static void
-file_tool_done_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  FileCall *call = g_task_get_task_data (G_TASK (result));
-  WardenAgent *self = WARDEN_AGENT (object);
-  g_autoptr(GError) error = NULL;
-  g_autofree char *text = g_task_propagate_pointer (G_TASK (result), &error);
-  WardenToolCallRecord *r = g_steal_pointer (&call->record);
-
-  if (self->run == NULL)
-    {
-      warden_tool_call_record_free (r);
-      return;
-    }
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      /* Stop: the call stays open, and is reported as stopped later. */
-      warden_tool_call_record_free (r);
-      run_return (self, 0, g_steal_pointer (&error));
-      return;
-    }
-  if (error == NULL && text == NULL && call->ask)
-    {
-      g_autoptr(WardenApproval) approval =
-        warden_approval_new (self->info->id, r->tool_use_id, WARDEN_APPROVAL_PATH, call->name,
-                             call->target->path);
-
-      warden_approval_set_details (approval, NULL, self->config.sandbox, call->reason, NULL,
-                                   NULL, NULL, NULL);
-      set_str (&r->reason, call->reason);
-      /* In memory only: the database is not trusted to say which file an
-       * approval opens (a resumed session looks the path up and asks again). */
-      g_clear_pointer (&self->asked_target, warden_workspace_target_free);
-      self->asked_target = g_steal_pointer (&call->target);
-      set_str (&self->asked_id, r->tool_use_id);
-      wait_for_user (self, r, approval);
-      return;
-    }
-  if (text == NULL)
-    {
-      g_autofree char *msg = g_strdup_printf ("Error: %s", error->message);
-
-      tool_done (self, r, "finished", msg, TRUE);
-      return;
-    }
-  if (r->decision == NULL)
-    set_str (&r->decision, call->target != NULL ? "approved" : "none");
-  tool_done (self, r, "finished", text, FALSE);
-}
-
-/* @waiting: the call waited for the user when the session was left; it
- * asks again whatever the rules say now, about where the path leads now. */
-static void
-start_file_tool (WardenAgent          *self,
-                 WardenToolCallRecord *r,
-                 const char           *name,
-                 JsonObject           *input,
-                 gboolean              waiting)
-{
-  g_autoptr(GTask) task = NULL;
-  gboolean approved = g_strcmp0 (r->state, "approved") == 0;
-  gboolean writes = strcmp (name, "write") == 0 || strcmp (name, "edit") == 0;
-  gboolean opens = writes || strcmp (name, "read") == 0;
-  FileCall *call;
-
-  call = g_new0 (FileCall, 1);
-  call->self = g_object_ref (self);
-  call->name = g_strdup (name);
-  call->input = json_node_init_object (json_node_alloc (), input);
-
-  if (approved && opens)
-    {
-      if (self->asked_target != NULL && g_strcmp0 (self->asked_id, r->tool_use_id) == 0)
-        call->target = g_steal_pointer (&self->asked_target);
-      else
-        call->again = TRUE;
-      g_clear_pointer (&self->asked_id, g_free);
-    }
-  else if (writes && self->file_write == WARDEN_FILE_WRITE_NEVER)
-    {
-      g_autofree char *msg = NULL;
-
-      msg = g_strdup_printf ("Error: the user's profile does not let the write and edit tools "
-                             "change files (its files.write rule is “never”), so “%s” was not "
-                             "changed. Tell the user what you would change instead.",
-                             get_string (input, "path") ? get_string (input, "path") : "");
-      set_str (&r->decision, "denied");
-      set_str (&r->reason, "the profile's files.write rule is “never”");
-      file_call_free (call);
-      tool_done (self, r, "denied", msg, TRUE);
-      return;
-    }
-  else if (waiting)
-    call->again = TRUE;
-  else if (writes && self->file_write == WARDEN_FILE_WRITE_ASK)
-    call->reason = g_strdup ("the profile asks before every write or edit "
-                             "(its files.write rule is “ask”)");
-  /* On the host, writing is as dangerous as a command: ask, as the seed does. */
-  else if (writes && g_strcmp0 (self->config.sandbox, "host") == 0 &&
-           !self->config.host_writes_free)
-    call->reason = g_strdup ("the host backend does not confine writes");
-
-  g_signal_emit (self, signals[TOOL_CALL], 0, r->tool_use_id, name, r->input_json);
-  call->record = r;
-
-  /* Stopped already: no thread to start (the call is reported as stopped). */
-  {
-    GError *error = NULL;
-
-    if (g_cancellable_set_error_if_cancelled (g_task_get_cancellable (self->run), &error))
-      {
-        file_call_free (call);
-        run_return (self, 0, error);
-        return;
-      }
-  }
-
-  task = g_task_new (self, g_task_get_cancellable (self->run), file_tool_done_cb, NULL);
-  g_task_set_source_tag (task, start_file_tool);
-  g_task_set_task_data (task, call, (GDestroyNotify) file_call_free);
-  /* Stop ends a read or a search at once (the thread stops at its next
-   * check); a write or edit that began is reported as it went. */
-  if (writes)
-    g_task_set_check_cancellable (task, FALSE);
-  else
-    g_task_set_return_on_cancel (task, TRUE);
-  g_task_run_in_thread (task, file_tool_thread);
-}
-
 /* the loop over the tool calls of one assistant message ------------------- */
 
-/* What the model reads, so it changes course. */
 static void
-rejection_text (WardenToolCallRecord *r,
-                const char           *subject,
-                char                **out)
+ask_user (WardenAgent    *self,
+          WardenToolCall *call)
 {
-  const char *what = g_strcmp0 (r->name, "exec") == 0 ? "Command" : "File access";
+  JsonObject *input = warden_tool_call_get_input (call);
+  const char *question = warden_tool_call_get_arg (call, "question");
+  JsonNode *choices_node = json_object_get_member (input, "choices");
+  g_autoptr(GStrvBuilder) choices = g_strv_builder_new ();
+  g_auto(GStrv) strv = NULL;
+  g_autoptr(WardenApproval) approval = NULL;
 
-  if (r->feedback && *r->feedback)
-    *out = g_strdup_printf ("%s rejected by user: %s\nUser feedback: %s", what, subject,
-                            r->feedback);
-  else
-    *out = g_strdup_printf ("%s rejected by user: %s", what, subject);
+  if (warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_ANSWERED)
+    {
+      g_autofree char *answer = g_strdup (warden_tool_call_get_feedback (call) ?: "");
+
+      warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ANSWERED, NULL, NULL);
+      _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_FINISHED, answer, FALSE);
+      return;
+    }
+  if (question == NULL)
+    {
+      _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_FINISHED,
+                               "Error: ask_user needs a \"question\"", TRUE);
+      return;
+    }
+  if (choices_node && JSON_NODE_HOLDS_ARRAY (choices_node))
+    {
+      JsonArray *a = json_node_get_array (choices_node);
+
+      for (guint i = 0; i < json_array_get_length (a); i++)
+        {
+          JsonNode *element = json_array_get_element (a, i);
+
+          if (JSON_NODE_HOLDS_VALUE (element) &&
+              json_node_get_value_type (element) == G_TYPE_STRING)
+            g_strv_builder_add (choices, json_node_get_string (element));
+        }
+    }
+  strv = g_strv_builder_end (choices);
+  approval = warden_approval_new (self->info->id, warden_tool_call_get_id (call),
+                                  WARDEN_APPROVAL_QUESTION, "ask_user", question);
+  warden_approval_set_details (approval, NULL, NULL, NULL, NULL, NULL,
+                               (const char * const *) strv, NULL);
+  _warden_agent_wait_for_user (self, call, approval);
 }
 
+/* The next tool call of the model's answer, or the next request when all
+ * are answered. */
 static void
 process_tools (WardenAgent *self)
 {
   const WardenLlmBlock *block;
-  g_autoptr(WardenToolCallRecord) r = NULL;
-  JsonObject *input;
-  const char *name;
+  WardenToolCall *call;
 
   if (self->run == NULL)
     return;
@@ -1704,144 +812,55 @@ process_tools (WardenAgent *self)
       g_autoptr(WardenLlmMessage) results = g_steal_pointer (&self->results);
       g_autoptr(GError) error = NULL;
 
-      if (results != NULL && !append_message (self, results, 0, 0, &error))
+      if (results != NULL && !_warden_agent_append_message (self, results, &error))
         {
-          run_return (self, 0, g_steal_pointer (&error));
+          _warden_agent_run_return (self, 0, g_steal_pointer (&error));
           return;
         }
       request_model (self);
       return;
     }
 
-  r = record_for (self, block);
-  name = block->tool_name;
-  input = block->tool_input && JSON_NODE_HOLDS_OBJECT (block->tool_input)
-          ? json_node_get_object (block->tool_input) : NULL;
+  call = _warden_agent_call_for (self, block);
+  if (_warden_agent_resume_call (self, call))
+    return;
 
-  /* Already settled in an earlier run of this session. */
-  if (g_strcmp0 (r->state, "finished") == 0 || g_strcmp0 (r->state, "denied") == 0 ||
-      g_strcmp0 (r->state, "rejected") == 0 || g_strcmp0 (r->state, "interrupted") == 0)
+  if (warden_tool_call_get_input (call) == NULL)
     {
-      gboolean is_error = g_strcmp0 (r->state, "finished") != 0;
-      g_autofree char *result = g_strdup (r->result_json ? r->result_json : "");
-      g_autofree char *state = g_strdup (r->state);
+      g_autofree char *msg = g_strdup_printf ("Error: the tool's arguments must be a JSON object%s%s",
+                                              block->tool_input_error ? ": " : "",
+                                              block->tool_input_error ? block->tool_input_error
+                                                                      : "");
 
-      tool_done (self, g_steal_pointer (&r), state, result, is_error);
-      return;
-    }
-  if (g_strcmp0 (r->state, "running") == 0)
-    {
-      /* Started, never finished: the process died around it. Not again. */
-      tool_done (self, g_steal_pointer (&r), "interrupted",
-                 "Error: this command was started but Warden stopped before it finished; "
-                 "it was not run again. Check its effects before repeating it.", TRUE);
-      return;
-    }
-  /* A file call left waiting: the path is looked up again, and the prompt
-   * names the file it leads to now (nothing of it is kept on disk). */
-  if (g_strcmp0 (r->state, "pending") == 0 && input != NULL &&
-      (strcmp (name, "read") == 0 || strcmp (name, "write") == 0 || strcmp (name, "edit") == 0))
-    {
-      start_file_tool (self, g_steal_pointer (&r), name, input, TRUE);
-      return;
-    }
-  if (g_strcmp0 (r->state, "pending") == 0)
-    {
-      g_autoptr(WardenApproval) approval = NULL;
-      WardenApprovalKind kind = strcmp (name, "exec") == 0 ? WARDEN_APPROVAL_COMMAND
-                                : strcmp (name, "ask_user") == 0 ? WARDEN_APPROVAL_QUESTION
-                                : WARDEN_APPROVAL_PATH;
-      const char *subject = input ? get_string (input, kind == WARDEN_APPROVAL_COMMAND ? "command"
-                                                      : kind == WARDEN_APPROVAL_QUESTION
-                                                      ? "question" : "path") : NULL;
-
-      /* Still waiting, as it was when the session was left. */
-      approval = warden_approval_new (self->info->id, r->tool_use_id, kind, name, subject);
-      warden_approval_set_details (approval, NULL, self->config.sandbox, r->reason, NULL, NULL,
-                                   NULL, NULL);
-      if (kind == WARDEN_APPROVAL_COMMAND && subject != NULL)
-        {
-          g_autoptr(WardenDecision) d = warden_policy_check (self->policy, subject, -1, NULL);
-
-          warden_approval_set_details (approval, workspace_inside (self), self->config.sandbox,
-                                       r->reason, NULL, warden_decision_get_suggestions (d),
-                                       NULL, NULL);
-        }
-      g_set_object (&self->pending, approval);
-      g_signal_emit (self, signals[APPROVAL], 0, approval);
-      run_return (self, WARDEN_AGENT_WAITING, NULL);
-      return;
-    }
-  if (g_strcmp0 (r->state, "rejected_unreported") == 0)
-    {
-      g_autofree char *text = NULL;
-
-      const char *subject = input ? get_string (input, strcmp (name, "exec") == 0 ? "command"
-                                                                                 : "path") : NULL;
-
-      rejection_text (r, subject ? subject : "", &text);
-      tool_done (self, g_steal_pointer (&r), "rejected", text, TRUE);
+      _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_FINISHED, msg, TRUE);
       return;
     }
 
-  if (input == NULL)
+  switch (warden_tool_call_get_kind (call))
     {
-      tool_done (self, g_steal_pointer (&r), "finished",
-                 "Error: the tool's arguments must be a JSON object", TRUE);
-      return;
-    }
+    case WARDEN_TOOL_KIND_EXEC:
+      _warden_agent_start_exec (self, call);
+      break;
+    case WARDEN_TOOL_KIND_READ:
+    case WARDEN_TOOL_KIND_WRITE:
+    case WARDEN_TOOL_KIND_EDIT:
+    case WARDEN_TOOL_KIND_GLOB:
+    case WARDEN_TOOL_KIND_GREP:
+      _warden_agent_start_file_tool (self, call, FALSE);
+      break;
+    case WARDEN_TOOL_KIND_ASK_USER:
+      ask_user (self, call);
+      break;
+    case WARDEN_TOOL_KIND_UNKNOWN:
+    default:
+      {
+        g_autofree char *msg = g_strdup_printf ("Error: there is no tool named \"%s\"; the tools "
+                                                "are exec, read, write, edit, glob, grep and "
+                                                "ask_user", warden_tool_call_get_name (call));
 
-  if (strcmp (name, "exec") == 0)
-    start_exec (self, g_steal_pointer (&r), input);
-  else if (strcmp (name, "read") == 0 || strcmp (name, "write") == 0 ||
-           strcmp (name, "edit") == 0 || strcmp (name, "glob") == 0 ||
-           strcmp (name, "grep") == 0)
-    start_file_tool (self, g_steal_pointer (&r), name, input, FALSE);
-  else if (strcmp (name, "ask_user") == 0)
-    {
-      const char *question = get_string (input, "question");
-      JsonNode *choices_node = json_object_get_member (input, "choices");
-      g_autoptr(GStrvBuilder) choices = g_strv_builder_new ();
-      g_auto(GStrv) strv = NULL;
-      g_autoptr(WardenApproval) approval = NULL;
-
-      if (g_strcmp0 (r->state, "answered") == 0)
-        {
-          g_autofree char *answer = g_strdup (r->feedback ? r->feedback : "");
-
-          set_str (&r->decision, "answered");
-          tool_done (self, g_steal_pointer (&r), "finished", answer, FALSE);
-          return;
-        }
-      if (question == NULL)
-        {
-          tool_done (self, g_steal_pointer (&r), "finished",
-                     "Error: ask_user needs a \"question\"", TRUE);
-          return;
-        }
-      if (choices_node && JSON_NODE_HOLDS_ARRAY (choices_node))
-        {
-          JsonArray *a = json_node_get_array (choices_node);
-
-          for (guint i = 0; i < json_array_get_length (a); i++)
-            if (json_array_get_string_element (a, i))
-              g_strv_builder_add (choices, json_array_get_string_element (a, i));
-        }
-      strv = g_strv_builder_end (choices);
-      approval = warden_approval_new (self->info->id, r->tool_use_id, WARDEN_APPROVAL_QUESTION,
-                                      "ask_user", question);
-      warden_approval_set_details (approval, NULL, NULL, NULL, NULL, NULL,
-                                   (const char * const *) strv, NULL);
-      wait_for_user (self, g_steal_pointer (&r), approval);
-      g_clear_pointer (&r, warden_tool_call_record_free);
-    }
-  else
-    {
-      g_autofree char *msg = g_strdup_printf ("Error: there is no tool named \"%s\"; the tools "
-                                              "are exec, read, write, edit, glob, grep and "
-                                              "ask_user", name);
-
-      tool_done (self, g_steal_pointer (&r), "finished", msg, TRUE);
+        _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_FINISHED, msg, TRUE);
+      }
+      break;
     }
 }
 
@@ -1863,59 +882,7 @@ continue_loop (WardenAgent *self)
   else if (last != NULL && warden_llm_message_get_role (last) == WARDEN_LLM_ROLE_USER)
     request_model (self);
   else
-    run_return (self, WARDEN_AGENT_FINISHED, NULL);
-}
-
-/* After a stop, the model's last tool calls may have no results: the API
- * wants one for each, so they get "stopped by the user" before new words. */
-static gboolean
-close_open_tool_calls (WardenAgent  *self,
-                       GError      **error)
-{
-  WardenLlmMessage *last = last_message (self);
-  g_autoptr(WardenLlmMessage) results = NULL;
-
-  if (last == NULL || warden_llm_message_get_role (last) != WARDEN_LLM_ROLE_ASSISTANT ||
-      !warden_llm_message_has_tool_use (last))
-    return TRUE;
-
-  results = warden_llm_message_new (WARDEN_LLM_ROLE_USER);
-  for (guint b = 0; b < warden_llm_message_get_n_blocks (last); b++)
-    {
-      const WardenLlmBlock *block = warden_llm_message_get_block (last, b);
-      g_autoptr(WardenToolCallRecord) r = NULL;
-      gboolean settled;
-
-      if (block->type != WARDEN_LLM_BLOCK_TOOL_USE)
-        continue;
-      r = record_for (self, block);
-      settled = g_strcmp0 (r->state, "finished") == 0 || g_strcmp0 (r->state, "denied") == 0 ||
-                g_strcmp0 (r->state, "rejected") == 0 || g_strcmp0 (r->state, "interrupted") == 0;
-      if (g_strcmp0 (r->state, "rejected_unreported") == 0)
-        {
-          g_autofree char *text = NULL;
-          JsonObject *input = json_node_get_object (block->tool_input);
-          const char *subject = get_string (input, strcmp (block->tool_name, "exec") == 0
-                                                   ? "command" : "path");
-
-          rejection_text (r, subject ? subject : "", &text);
-          set_str (&r->result_json, text);
-          set_str (&r->state, "rejected");
-          save_record (self, r);
-        }
-      else if (!settled)
-        {
-          set_str (&r->result_json, g_strcmp0 (r->state, "running") == 0
-                   ? "Error: stopped by the user while it ran"
-                   : "Error: stopped by the user before it ran");
-          set_str (&r->state, "interrupted");
-          save_record (self, r);
-        }
-      warden_llm_message_add_tool_result (results, block->tool_use_id,
-                                          r->result_json ? r->result_json : "",
-                                          g_strcmp0 (r->state, "finished") != 0);
-    }
-  return append_message (self, results, 0, 0, error);
+    _warden_agent_run_return (self, WARDEN_AGENT_FINISHED, NULL);
 }
 
 void
@@ -1943,7 +910,7 @@ warden_agent_run_async (WardenAgent         *self,
 
       if (self->pending != NULL)
         {
-          run_return (self, 0, g_error_new (WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_BUSY,
+          _warden_agent_run_return (self, 0, g_error_new (WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_BUSY,
                                             _("An approval is waiting: answer it first")));
           return;
         }
@@ -1952,15 +919,15 @@ warden_agent_run_async (WardenAgent         *self,
           self->info->title = g_strndup (task, 80);
           g_strdelimit (self->info->title, "\n\r\t", ' ');
         }
-      if (!close_open_tool_calls (self, &error))
+      if (!_warden_agent_close_open_calls (self, &error))
         {
-          run_return (self, 0, g_steal_pointer (&error));
+          _warden_agent_run_return (self, 0, g_steal_pointer (&error));
           return;
         }
       warden_llm_message_add_text (message, task);
-      if (!append_message (self, message, 0, 0, &error))
+      if (!_warden_agent_append_message (self, message, &error))
         {
-          run_return (self, 0, g_steal_pointer (&error));
+          _warden_agent_run_return (self, 0, g_steal_pointer (&error));
           return;
         }
       self->steps = 0;
@@ -1987,104 +954,6 @@ warden_agent_run_finish (WardenAgent         *self,
   if (outcome)
     *outcome = (WardenAgentOutcome) value;
   return TRUE;
-}
-
-/* Adds @pattern to the session's profile; a built-in one is copied to a
- * user profile first, which the session then uses. */
-static gboolean
-allow_always (WardenAgent  *self,
-              const char   *pattern,
-              GError      **error)
-{
-  g_autoptr(WardenProfile) profile = warden_profile_store_lookup (self->profiles,
-                                                                  self->config.profile, error);
-
-  if (profile == NULL)
-    return FALSE;
-  if (warden_profile_get_builtin (profile))
-    {
-      g_autofree char *id = g_strdup_printf ("%s-custom", warden_profile_get_id (profile));
-      g_autoptr(WardenProfile) existing = warden_profile_store_lookup (self->profiles, id, NULL);
-      gboolean fresh = existing == NULL;
-      g_autoptr(WardenProfile) builtin = g_steal_pointer (&profile);
-
-      profile = fresh ? warden_profile_copy (builtin, id) : g_steal_pointer (&existing);
-      if (fresh && warden_profile_get_name (profile))
-        {
-          g_autofree char *name = g_strdup_printf (_("%s (yours)"),
-                                                   warden_profile_get_name (profile));
-
-          warden_profile_set_name (profile, name);
-        }
-      set_str (&self->config.profile, id);
-      set_str (&self->info->profile, id);
-    }
-  if (!warden_profile_add_allow (profile, pattern, error) ||
-      !warden_profile_store_save (self->profiles, profile, error))
-    return FALSE;
-  return load_policy (self, error);
-}
-
-gboolean
-warden_agent_resolve (WardenAgent                 *self,
-                      const WardenApprovalAnswer  *answer,
-                      GError                     **error)
-{
-  g_autoptr(WardenToolCallRecord) r = NULL;
-  WardenApproval *approval = self->pending;
-
-  if (approval == NULL)
-    {
-      g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NO_PENDING,
-                   _("Nothing is waiting for an answer"));
-      return FALSE;
-    }
-
-  r = warden_session_store_get_tool_call (self->store, self->info->id,
-                                          warden_approval_get_id (approval), error);
-  if (r == NULL)
-    return FALSE;
-
-  if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_QUESTION)
-    {
-      set_str (&r->state, "answered");
-      set_str (&r->feedback, answer->answer ? answer->answer : "");
-    }
-  else if (answer->approved)
-    {
-      set_str (&r->state, "approved");
-      set_str (&r->decision, answer->allow_always ? "approved-always" : "approved");
-      if (answer->allow_always && warden_approval_get_kind (approval) == WARDEN_APPROVAL_COMMAND)
-        {
-          const char *pattern = answer->pattern && *answer->pattern
-                                ? answer->pattern : warden_approval_get_suggestions (approval)[0];
-
-          if (pattern == NULL || !allow_always (self, pattern, error))
-            {
-              if (pattern == NULL)
-                g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED,
-                             _("No pattern to save: give one"));
-              return FALSE;
-            }
-          set_str (&r->pattern, pattern);
-        }
-    }
-  else
-    {
-      /* Reported to the model when the loop goes on. */
-      set_str (&r->state, "rejected_unreported");
-      set_str (&r->decision, "rejected");
-      set_str (&r->feedback, answer->feedback);
-    }
-
-  r->answered = g_get_real_time () / 1000;
-  set_str (&r->answered_via, answer->via);
-
-  /* Durable before anything runs. */
-  if (!warden_session_store_save_tool_call (self->store, r, error))
-    return FALSE;
-  g_clear_object (&self->pending);
-  return warden_session_store_save_session (self->store, self->info, error);
 }
 
 static void
@@ -2119,7 +988,7 @@ warden_agent_close_async (WardenAgent         *self,
       return;
     }
   self->sandbox_ready = FALSE;
-  emit_sandbox_state (self, "stopped", 0, NULL);
+  _warden_agent_emit_sandbox_state (self, "stopped", 0, NULL);
   warden_sandbox_destroy_async (sandbox, cancellable, close_cb, g_steal_pointer (&task));
 }
 

@@ -1,0 +1,327 @@
+/* warden-agent-approvals.c: asking the user, their answers, and what a
+ * resumed session does with the calls it finds half-done
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "warden-agent"
+
+#include <glib/gi18n.h>
+
+#include "warden-agent-private.h"
+
+#include <string.h>
+
+#include "common/warden-json.h"
+
+WardenToolCall *
+_warden_agent_call_for (WardenAgent          *self,
+                        const WardenLlmBlock *block)
+{
+  g_autoptr(WardenToolCallRecord) r = warden_session_store_get_tool_call (self->store,
+                                                                          self->info->id,
+                                                                          block->tool_use_id,
+                                                                          NULL);
+  WardenToolCall *call;
+
+  if (r == NULL)
+    return warden_tool_call_new (self->info->id, block->tool_use_id, block->tool_name,
+                                 block->tool_input);
+
+  call = warden_tool_call_new_from_record (r);
+  if (warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_APPROVED ||
+      warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_ANSWERED)
+    {
+      /* The user approved r->input_json (the store checks its seal); what
+       * runs is the stored conversation's block. They must be the same. */
+      g_autoptr(JsonNode) approved = r->input_json ? json_from_string (r->input_json, NULL) : NULL;
+
+      if (approved == NULL || block->tool_input == NULL ||
+          !json_node_equal (approved, block->tool_input))
+        {
+          /* What the user answers next is about this input. */
+          g_object_unref (call);
+          call = warden_tool_call_new (self->info->id, block->tool_use_id, block->tool_name,
+                                       block->tool_input);
+          warden_tool_call_set_state (call, WARDEN_TOOL_CALL_PENDING);
+          warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL,
+                                         WARDEN_STORE_UNVERIFIED_REASON);
+          _warden_agent_save_call (self, call);
+        }
+    }
+  return call;
+}
+
+void
+_warden_agent_wait_for_user (WardenAgent    *self,
+                             WardenToolCall *call,
+                             WardenApproval *approval)
+{
+  warden_tool_call_set_state (call, WARDEN_TOOL_CALL_PENDING);
+  warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL, NULL);
+  warden_tool_call_mark_asked (call);
+  _warden_agent_save_call (self, call);  /* durable before the loop suspends */
+  g_object_unref (call);
+
+  g_set_object (&self->pending, approval);
+  g_signal_emit (self, _warden_agent_signals[WARDEN_AGENT_SIGNAL_APPROVAL], 0, approval);
+  _warden_agent_run_return (self, WARDEN_AGENT_WAITING, NULL);
+}
+
+char *
+_warden_agent_rejection_text (WardenToolCall *call)
+{
+  gboolean exec = warden_tool_call_get_kind (call) == WARDEN_TOOL_KIND_EXEC;
+  const char *what = exec ? "Command" : "File access";
+  const char *subject = warden_tool_call_get_arg (call, exec ? "command" : "path");
+  const char *feedback = warden_tool_call_get_feedback (call);
+
+  if (feedback && *feedback)
+    return g_strdup_printf ("%s rejected by user: %s\nUser feedback: %s", what,
+                            subject ? subject : "", feedback);
+  return g_strdup_printf ("%s rejected by user: %s", what, subject ? subject : "");
+}
+
+gboolean
+_warden_agent_resume_call (WardenAgent    *self,
+                           WardenToolCall *call)
+{
+  WardenToolKind kind = warden_tool_call_get_kind (call);
+
+  switch (warden_tool_call_get_state (call))
+    {
+    case WARDEN_TOOL_CALL_FINISHED:
+    case WARDEN_TOOL_CALL_DENIED:
+    case WARDEN_TOOL_CALL_REJECTED:
+    case WARDEN_TOOL_CALL_INTERRUPTED:
+      {
+        /* Already settled in an earlier run of this session. */
+        g_autofree char *result = g_strdup (warden_tool_call_get_result (call) ?: "");
+
+        _warden_agent_tool_done (self, call, warden_tool_call_get_state (call), result,
+                                 warden_tool_call_get_state (call) != WARDEN_TOOL_CALL_FINISHED);
+        return TRUE;
+      }
+
+    case WARDEN_TOOL_CALL_RUNNING:
+      /* Started, never finished: the process died around it. Not again. */
+      _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_INTERRUPTED,
+                               "Error: this command was started but Warden stopped before it "
+                               "finished; it was not run again. Check its effects before "
+                               "repeating it.", TRUE);
+      return TRUE;
+
+    case WARDEN_TOOL_CALL_REJECTED_UNREPORTED:
+      {
+        g_autofree char *text = _warden_agent_rejection_text (call);
+
+        _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_REJECTED, text, TRUE);
+        return TRUE;
+      }
+
+    case WARDEN_TOOL_CALL_PENDING:
+      {
+        g_autoptr(WardenApproval) approval = NULL;
+        WardenApprovalKind akind;
+
+        /* A file call left waiting: the path is looked up again, and the
+         * prompt names the file it leads to now (nothing of it is on disk). */
+        if (warden_tool_call_get_input (call) != NULL &&
+            (kind == WARDEN_TOOL_KIND_READ || kind == WARDEN_TOOL_KIND_WRITE ||
+             kind == WARDEN_TOOL_KIND_EDIT))
+          {
+            _warden_agent_start_file_tool (self, call, TRUE);
+            return TRUE;
+          }
+
+        /* Still waiting, as it was when the session was left. */
+        akind = kind == WARDEN_TOOL_KIND_EXEC ? WARDEN_APPROVAL_COMMAND
+                : kind == WARDEN_TOOL_KIND_ASK_USER ? WARDEN_APPROVAL_QUESTION
+                : WARDEN_APPROVAL_PATH;
+        approval = warden_approval_new (self->info->id, warden_tool_call_get_id (call), akind,
+                                        warden_tool_call_get_name (call),
+                                        warden_tool_call_get_arg (call,
+                                                                  akind == WARDEN_APPROVAL_COMMAND
+                                                                  ? "command"
+                                                                  : akind == WARDEN_APPROVAL_QUESTION
+                                                                  ? "question" : "path"));
+        warden_approval_set_details (approval, NULL, self->config.sandbox,
+                                     warden_tool_call_get_reason (call), NULL, NULL, NULL, NULL);
+        if (akind == WARDEN_APPROVAL_COMMAND && warden_tool_call_get_arg (call, "command"))
+          {
+            g_autoptr(WardenDecision) d =
+              warden_policy_check (self->policy, warden_tool_call_get_arg (call, "command"), -1,
+                                   NULL);
+
+            warden_approval_set_details (approval, _warden_agent_workspace_inside (self),
+                                         self->config.sandbox, warden_tool_call_get_reason (call),
+                                         NULL, warden_decision_get_suggestions (d), NULL, NULL);
+          }
+        g_object_unref (call);
+        g_set_object (&self->pending, approval);
+        g_signal_emit (self, _warden_agent_signals[WARDEN_AGENT_SIGNAL_APPROVAL], 0, approval);
+        _warden_agent_run_return (self, WARDEN_AGENT_WAITING, NULL);
+        return TRUE;
+      }
+
+    case WARDEN_TOOL_CALL_NEW:
+    case WARDEN_TOOL_CALL_APPROVED:
+    case WARDEN_TOOL_CALL_ANSWERED:
+    default:
+      return FALSE;
+    }
+}
+
+gboolean
+_warden_agent_close_open_calls (WardenAgent  *self,
+                                GError      **error)
+{
+  WardenLlmMessage *last = self->messages->len
+                           ? g_ptr_array_index (self->messages, self->messages->len - 1) : NULL;
+  g_autoptr(WardenLlmMessage) results = NULL;
+
+  if (last == NULL || warden_llm_message_get_role (last) != WARDEN_LLM_ROLE_ASSISTANT ||
+      !warden_llm_message_has_tool_use (last))
+    return TRUE;
+
+  results = warden_llm_message_new (WARDEN_LLM_ROLE_USER);
+  for (guint b = 0; b < warden_llm_message_get_n_blocks (last); b++)
+    {
+      const WardenLlmBlock *block = warden_llm_message_get_block (last, b);
+      g_autoptr(WardenToolCall) call = NULL;
+
+      if (block->type != WARDEN_LLM_BLOCK_TOOL_USE)
+        continue;
+      call = _warden_agent_call_for (self, block);
+      if (warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_REJECTED_UNREPORTED)
+        {
+          g_autofree char *text = _warden_agent_rejection_text (call);
+
+          warden_tool_call_set_result (call, text, TRUE);
+          warden_tool_call_set_state (call, WARDEN_TOOL_CALL_REJECTED);
+          _warden_agent_save_call (self, call);
+        }
+      else if (!warden_tool_call_is_settled (call))
+        {
+          warden_tool_call_set_result (call,
+                                       warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_RUNNING
+                                       ? "Error: stopped by the user while it ran"
+                                       : "Error: stopped by the user before it ran", TRUE);
+          warden_tool_call_set_state (call, WARDEN_TOOL_CALL_INTERRUPTED);
+          _warden_agent_save_call (self, call);
+        }
+      warden_llm_message_add_tool_result (results, block->tool_use_id,
+                                          warden_tool_call_get_result (call) ?: "",
+                                          warden_tool_call_get_state (call)
+                                          != WARDEN_TOOL_CALL_FINISHED);
+    }
+  return _warden_agent_append_message (self, results, error);
+}
+
+/* Adds @pattern to the session's profile; a built-in one is copied to a
+ * user profile first, which the session then uses. */
+static gboolean
+allow_always (WardenAgent  *self,
+              const char   *pattern,
+              GError      **error)
+{
+  g_autoptr(WardenProfile) profile = warden_profile_store_lookup (self->profiles,
+                                                                  self->config.profile, error);
+
+  if (profile == NULL)
+    return FALSE;
+  if (warden_profile_get_builtin (profile))
+    {
+      g_autofree char *id = g_strdup_printf ("%s-custom", warden_profile_get_id (profile));
+      g_autoptr(WardenProfile) existing = warden_profile_store_lookup (self->profiles, id, NULL);
+      gboolean fresh = existing == NULL;
+      g_autoptr(WardenProfile) builtin = g_steal_pointer (&profile);
+
+      profile = fresh ? warden_profile_copy (builtin, id) : g_steal_pointer (&existing);
+      if (fresh && warden_profile_get_name (profile))
+        {
+          g_autofree char *name = g_strdup_printf (_("%s (yours)"),
+                                                   warden_profile_get_name (profile));
+
+          warden_profile_set_name (profile, name);
+        }
+      g_free (self->config.profile);
+      self->config.profile = g_strdup (id);
+      g_free (self->info->profile);
+      self->info->profile = g_strdup (id);
+    }
+  if (!warden_profile_add_allow (profile, pattern, error) ||
+      !warden_profile_store_save (self->profiles, profile, error))
+    return FALSE;
+  return _warden_agent_load_policy (self, error);
+}
+
+gboolean
+warden_agent_resolve (WardenAgent                 *self,
+                      const WardenApprovalAnswer  *answer,
+                      GError                     **error)
+{
+  g_autoptr(WardenToolCallRecord) r = NULL;
+  g_autoptr(WardenToolCallRecord) row = NULL;
+  g_autoptr(WardenToolCall) call = NULL;
+  WardenApproval *approval = self->pending;
+
+  if (approval == NULL)
+    {
+      g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NO_PENDING,
+                   _("Nothing is waiting for an answer"));
+      return FALSE;
+    }
+
+  r = warden_session_store_get_tool_call (self->store, self->info->id,
+                                          warden_approval_get_id (approval), error);
+  if (r == NULL)
+    return FALSE;
+  call = warden_tool_call_new_from_record (r);
+
+  if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_QUESTION)
+    {
+      warden_tool_call_set_state (call, WARDEN_TOOL_CALL_ANSWERED);
+      warden_tool_call_set_feedback (call, answer->answer ? answer->answer : "");
+    }
+  else if (answer->approved)
+    {
+      const char *pattern = NULL;
+
+      if (answer->allow_always && warden_approval_get_kind (approval) == WARDEN_APPROVAL_COMMAND)
+        {
+          pattern = answer->pattern && *answer->pattern
+                    ? answer->pattern : warden_approval_get_suggestions (approval)[0];
+          if (pattern == NULL)
+            {
+              g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED,
+                           _("No pattern to save: give one"));
+              return FALSE;
+            }
+          if (!allow_always (self, pattern, error))
+            return FALSE;
+        }
+      warden_tool_call_set_state (call, WARDEN_TOOL_CALL_APPROVED);
+      warden_tool_call_set_decision (call, answer->allow_always
+                                           ? WARDEN_TOOL_DECISION_APPROVED_ALWAYS
+                                           : WARDEN_TOOL_DECISION_APPROVED, pattern, NULL);
+    }
+  else
+    {
+      /* Reported to the model when the loop goes on. */
+      warden_tool_call_set_state (call, WARDEN_TOOL_CALL_REJECTED_UNREPORTED);
+      warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_REJECTED, NULL, NULL);
+      warden_tool_call_set_feedback (call, answer->feedback);
+    }
+  warden_tool_call_mark_answered (call, answer->via);
+
+  /* Durable before anything runs. */
+  row = warden_tool_call_to_record (call);
+  if (!warden_session_store_save_tool_call (self->store, row, error))
+    return FALSE;
+  g_clear_object (&self->pending);
+  return warden_session_store_save_session (self->store, self->info, error);
+}

@@ -1,0 +1,126 @@
+/* warden-agent-private.h: what the agent's files share
+ *
+ * The agent is split by job, as GNOME Text Editor splits its window:
+ *   warden-agent.c            the object, the loop over model requests and tool calls
+ *   warden-agent-tools.c      running each tool: exec in the sandbox, the file tools
+ *   warden-agent-approvals.c  asking the user, their answers, and what a resumed
+ *                             session does with calls it finds half-done
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "warden-agent.h"
+
+#include "policy/warden-policy.h"
+#include "sandbox/warden-sandbox.h"
+#include "sandbox/warden-workspace.h"
+#include "warden-tool-call.h"
+
+G_BEGIN_DECLS
+
+struct _WardenAgent
+{
+  GObject             parent_instance;
+
+  WardenSessionStore *store;
+  WardenProfileStore *profiles;
+  WardenLlmProvider  *provider;
+  WardenSessionInfo  *info;
+  WardenAgentConfig   config;
+
+  GPtrArray          *messages;     /* WardenLlmMessage, the whole conversation */
+  GPtrArray          *tools;        /* WardenLlmTool */
+  WardenPolicy       *policy;
+  WardenWorkspace    *workspace;
+  WardenSandbox      *sandbox;
+  gboolean            sandbox_ready;
+  guint               idle_id;
+
+  WardenApproval     *pending;
+  gboolean            leased;         /* this process holds the session's lease */
+  guint               steps;
+  WardenFileWrite     file_write;     /* the profile's rule for write and edit */
+  WardenWorkspaceTarget *asked_target;  /* what the pending file approval opens */
+  char               *asked_id;       /* its tool call */
+
+  GTask              *run;          /* the run in progress */
+  WardenLlmMessage   *results;      /* tool results of the current assistant message */
+  guint               tool_index;
+  gint64              request_started;  /* monotonic µs, for the trace's latency */
+  gulong              text_delta_id;
+  gulong              retrying_id;
+  gulong              tool_use_start_id;
+  gulong              waiting_id;
+};
+
+enum
+{
+  WARDEN_AGENT_SIGNAL_TEXT_DELTA,
+  WARDEN_AGENT_SIGNAL_TOOL_CALL,
+  WARDEN_AGENT_SIGNAL_TOOL_RESULT,
+  WARDEN_AGENT_SIGNAL_APPROVAL,
+  WARDEN_AGENT_SIGNAL_OUTPUT,
+  WARDEN_AGENT_SIGNAL_RETRYING,
+  WARDEN_AGENT_SIGNAL_TOOL_USE_START,
+  WARDEN_AGENT_SIGNAL_SANDBOX_STATE,
+  WARDEN_AGENT_SIGNAL_WAITING,
+  WARDEN_AGENT_N_SIGNALS
+};
+
+extern guint _warden_agent_signals[WARDEN_AGENT_N_SIGNALS];
+
+/* warden-agent.c */
+void        _warden_agent_run_return        (WardenAgent         *self,
+                                             WardenAgentOutcome   outcome,
+                                             GError              *error);
+gboolean    _warden_agent_load_policy       (WardenAgent         *self,
+                                             GError             **error);
+gboolean    _warden_agent_append_message    (WardenAgent         *self,
+                                             WardenLlmMessage    *message,
+                                             GError             **error);
+const char *_warden_agent_workspace_inside  (WardenAgent         *self);
+void        _warden_agent_emit_sandbox_state (WardenAgent        *self,
+                                              const char         *state,
+                                              double              fraction,
+                                              const char         *message);
+/* Gives the model the call's result, records it, and goes on with the next
+ * call. Takes @call. */
+void        _warden_agent_tool_done         (WardenAgent         *self,
+                                             WardenToolCall      *call,
+                                             WardenToolCallState  state,
+                                             const char          *result,
+                                             gboolean             is_error);
+/* Durable before anything acts on it; a failure is only logged where the
+ * caller has nothing better to do (see run_exec() for where it matters). */
+void        _warden_agent_save_call         (WardenAgent         *self,
+                                             WardenToolCall      *call);
+
+/* warden-agent-tools.c: each takes @call. */
+void        _warden_agent_start_exec        (WardenAgent         *self,
+                                             WardenToolCall      *call);
+void        _warden_agent_start_file_tool   (WardenAgent         *self,
+                                             WardenToolCall      *call,
+                                             gboolean             waiting);
+
+/* warden-agent-approvals.c */
+/* The call for the current block: as the store has it, or new. */
+WardenToolCall *_warden_agent_call_for      (WardenAgent          *self,
+                                             const WardenLlmBlock *block);
+/* Suspends the loop until the user answers @approval. Takes @call. */
+void        _warden_agent_wait_for_user     (WardenAgent         *self,
+                                             WardenToolCall      *call,
+                                             WardenApproval      *approval);
+/* A call a resumed session finds settled, started, waiting or rejected:
+ * handles it (taking @call) and returns TRUE; FALSE for a call to run. */
+gboolean    _warden_agent_resume_call       (WardenAgent         *self,
+                                             WardenToolCall      *call);
+/* After a stop, every tool call of the last answer gets a result. */
+gboolean    _warden_agent_close_open_calls  (WardenAgent         *self,
+                                             GError             **error);
+/* What the model reads of a rejection, so it changes course. */
+char       *_warden_agent_rejection_text    (WardenToolCall      *call);
+
+G_END_DECLS

@@ -1,0 +1,810 @@
+/* warden-agent-tools.c: running each tool: exec in the sandbox, the file tools
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "warden-agent"
+
+#include <glib/gi18n.h>
+
+#include "warden-agent-private.h"
+
+#include <string.h>
+
+#include "common/warden-json.h"
+#include "policy/warden-protected-path.h"
+#include "sandbox/warden-bwrap-sandbox.h"
+#include "sandbox/warden-docker-sandbox.h"
+#include "sandbox/warden-flatpak.h"
+#include "sandbox/warden-host-sandbox.h"
+
+static GStrv
+get_env (JsonObject *input)
+{
+  JsonNode *node = input ? json_object_get_member (input, "env") : NULL;
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *env = json_node_get_object (node);
+      g_autoptr(GList) members = json_object_get_members (env);
+
+      for (GList *l = members; l; l = l->next)
+        {
+          JsonNode *value = json_object_get_member (env, l->data);
+
+          if (JSON_NODE_HOLDS_VALUE (value))
+            {
+              g_autofree char *pair = g_strdup_printf ("%s=%s", (char *) l->data,
+                                                       json_node_get_string (value)
+                                                       ? json_node_get_string (value) : "");
+
+              g_strv_builder_add (b, pair);
+            }
+        }
+    }
+  return g_strv_builder_end (b);
+}
+
+/* exec ---------------------------------------------------------------------*/
+
+typedef struct
+{
+  WardenAgent    *self;
+  WardenToolCall *call;
+  char           *command;
+  char           *cwd;
+  GStrv           env;
+  guint           timeout_s;
+} ExecCall;
+
+static void
+exec_call_free (ExecCall *exec)
+{
+  g_object_unref (exec->self);
+  g_clear_object (&exec->call);
+  g_free (exec->command);
+  g_free (exec->cwd);
+  g_strfreev (exec->env);
+  g_free (exec);
+}
+
+static void
+exec_output_cb (WardenStream  stream,
+                const char   *data,
+                gsize         length,
+                gpointer      user_data)
+{
+  ExecCall *exec = user_data;
+  g_autofree char *text = g_utf8_make_valid (data, length);
+
+  warden_tool_call_append_output (exec->call, (int) stream, text);
+  g_signal_emit (exec->self, _warden_agent_signals[WARDEN_AGENT_SIGNAL_OUTPUT], 0, (int) stream,
+                 text);
+}
+
+static gboolean
+idle_destroy_cb (gpointer user_data)
+{
+  WardenAgent *self = user_data;
+
+  self->idle_id = 0;
+  if (self->sandbox != NULL && self->sandbox_ready && self->run == NULL)
+    {
+      warden_sandbox_destroy_async (self->sandbox, NULL, NULL, NULL);
+      g_clear_object (&self->sandbox);
+      self->sandbox_ready = FALSE;
+      _warden_agent_emit_sandbox_state (self, "stopped", 0, NULL);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static void
+exec_done_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  ExecCall *exec = user_data;
+  WardenAgent *self = exec->self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) res = warden_sandbox_exec_finish (WARDEN_SANDBOX (object), result,
+                                                                &error);
+  g_autoptr(JsonBuilder) b = NULL;
+  g_autofree char *json = NULL;
+
+  g_clear_handle_id (&self->idle_id, g_source_remove);
+  self->idle_id = g_timeout_add_seconds (self->config.idle_seconds, idle_destroy_cb, self);
+
+  if (res == NULL)
+    {
+      g_autofree char *msg = NULL;
+
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          /* Left "running": a resumed session reports it as interrupted. */
+          _warden_agent_run_return (self, 0, g_steal_pointer (&error));
+          exec_call_free (exec);
+          return;
+        }
+      /* A lost engine may have run it to the end: the model must not take
+       * it for a command that failed (the sandbox's message says so). */
+      msg = g_strdup_printf ("Error: %s", error->message);
+      _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED,
+                               msg, TRUE);
+      exec_call_free (exec);
+      return;
+    }
+
+  warden_tool_call_set_exec_result (exec->call, res->exit_code, res->stdout_text,
+                                    res->stderr_text, res->duration_us / 1000, res->truncated,
+                                    res->timed_out);
+  b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "exit_code");
+  json_builder_add_int_value (b, res->exit_code);
+  json_builder_set_member_name (b, "stdout");
+  json_builder_add_string_value (b, res->stdout_text);
+  json_builder_set_member_name (b, "stderr");
+  json_builder_add_string_value (b, res->stderr_text);
+  json_builder_set_member_name (b, "duration_ms");
+  json_builder_add_int_value (b, res->duration_us / 1000);
+  json_builder_set_member_name (b, "truncated");
+  json_builder_add_boolean_value (b, res->truncated);
+  if (res->timed_out)
+    {
+      json_builder_set_member_name (b, "timed_out");
+      json_builder_add_boolean_value (b, TRUE);
+    }
+  json_builder_end_object (b);
+  json = warden_json_builder_to_string (b, FALSE);
+  _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED, json,
+                           FALSE);
+  exec_call_free (exec);
+}
+
+static void
+run_exec (ExecCall *exec)
+{
+  WardenAgent *self = exec->self;
+  WardenToolCallState before = warden_tool_call_get_state (exec->call);
+  WardenExecRequest request = { 0 };
+  g_autoptr(WardenToolCallRecord) record = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* Exactly once: "running" is on disk before the command starts. If it
+   * cannot be written, the command does not start: after a crash it would
+   * look as if it never ran, and run again. */
+  warden_tool_call_set_state (exec->call, WARDEN_TOOL_CALL_RUNNING);
+  warden_tool_call_set_times (exec->call, g_get_real_time () / 1000, 0);
+  record = warden_tool_call_to_record (exec->call);
+  if (!warden_session_store_save_tool_call (self->store, record, &error))
+    {
+      warden_tool_call_set_state (exec->call, before);
+      warden_tool_call_set_times (exec->call, 0, 0);
+      _warden_agent_run_return (self, 0,
+                                g_error_new (WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NOT_RECORDED,
+                                             _("The command was not started, because Warden "
+                                               "could not record that it starts: %s. Continue "
+                                               "the session when this is solved; the command "
+                                               "runs then."), error->message));
+      exec_call_free (exec);
+      return;
+    }
+
+  g_signal_emit (self, _warden_agent_signals[WARDEN_AGENT_SIGNAL_TOOL_CALL], 0, exec->call);
+  request.command = exec->command;
+  request.cwd = exec->cwd;
+  request.env = (const char * const *) exec->env;
+  request.timeout_ms = exec->timeout_s * 1000;
+  request.output_func = exec_output_cb;
+  request.output_data = exec;
+  warden_sandbox_exec_async (self->sandbox, &request, g_task_get_cancellable (self->run),
+                             exec_done_cb, exec);
+}
+
+static void
+sandbox_progress_cb (WardenSandbox *sandbox,
+                     double         fraction,
+                     const char    *message,
+                     WardenAgent   *self)
+{
+  _warden_agent_emit_sandbox_state (self, "preparing", fraction, message);
+}
+
+static void
+prepare_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  ExecCall *exec = user_data;
+  WardenAgent *self = exec->self;
+  g_autoptr(GError) error = NULL;
+
+  if (!warden_sandbox_prepare_finish (WARDEN_SANDBOX (object), result, &error))
+    {
+      g_autofree char *msg = NULL;
+
+      g_clear_object (&self->sandbox);
+      _warden_agent_emit_sandbox_state (self, g_error_matches (error, G_IO_ERROR,
+                                                               G_IO_ERROR_CANCELLED)
+                                              ? "stopped" : "failed", 0, error->message);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          _warden_agent_run_return (self, 0, g_steal_pointer (&error));
+          exec_call_free (exec);
+          return;
+        }
+      msg = g_strdup_printf ("The sandbox could not be prepared: %s", error->message);
+      _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED,
+                               msg, TRUE);
+      exec_call_free (exec);
+      return;
+    }
+  self->sandbox_ready = TRUE;
+  _warden_agent_emit_sandbox_state (self, "ready", 1, NULL);
+  run_exec (exec);
+}
+
+/* One sandbox per session, made at the first command. */
+static void
+ensure_sandbox_and_run (ExecCall *exec)
+{
+  WardenAgent *self = exec->self;
+  g_autoptr(WardenSandboxConfig) config = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (self->sandbox != NULL && self->sandbox_ready)
+    {
+      run_exec (exec);
+      return;
+    }
+
+  if (!warden_flatpak_check_backend (self->config.sandbox, &error) ||
+      !warden_flatpak_check_workspace (self->config.workspace, &error))
+    {
+      g_autofree char *msg = g_strdup_printf ("The sandbox could not be prepared: %s",
+                                              error->message);
+
+      _warden_agent_emit_sandbox_state (self, "failed", 0, error->message);
+      _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED,
+                               msg, TRUE);
+      exec_call_free (exec);
+      return;
+    }
+
+  config = warden_sandbox_config_new (self->config.workspace);
+  config->image = g_strdup (self->config.image ? self->config.image : "debian:bookworm-slim");
+  config->network = self->config.network;
+  config->memory_bytes = self->config.memory_bytes;
+  config->cpus = self->config.cpus;
+  if (g_strcmp0 (self->config.sandbox, "docker") == 0)
+    self->sandbox = warden_docker_sandbox_new (config);
+  else if (g_strcmp0 (self->config.sandbox, "host") == 0)
+    self->sandbox = warden_host_sandbox_new (config);
+  else
+    self->sandbox = warden_bwrap_sandbox_new (config);
+  g_signal_connect_object (self->sandbox, "progress", G_CALLBACK (sandbox_progress_cb), self, 0);
+  _warden_agent_emit_sandbox_state (self, "preparing", 0, NULL);
+  warden_sandbox_prepare_async (self->sandbox, g_task_get_cancellable (self->run), prepare_cb,
+                                exec);
+}
+
+void
+_warden_agent_start_exec (WardenAgent    *self,
+                          WardenToolCall *call)
+{
+  const char *command = warden_tool_call_get_arg (call, "command");
+  JsonObject *input = warden_tool_call_get_input (call);
+  g_autoptr(WardenDecision) decision = NULL;
+  WardenCheckContext ctx = { 0 };
+  ExecCall *exec;
+
+  if (command == NULL || *command == '\0')
+    {
+      _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_FINISHED,
+                               "Error: exec needs a non-empty \"command\" string", TRUE);
+      return;
+    }
+
+  exec = g_new0 (ExecCall, 1);
+  exec->self = g_object_ref (self);
+  exec->call = call;
+  exec->command = g_strdup (command);
+  exec->cwd = g_strdup (warden_tool_call_get_arg (call, "cwd"));
+  exec->env = get_env (input);
+  exec->timeout_s = (guint) CLAMP (warden_json_get_int (input, "timeout", 300), 1, 24 * 3600);
+
+  /* Approved by the user already (a resumed session, or just now). */
+  if (warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_APPROVED)
+    {
+      ensure_sandbox_and_run (exec);
+      return;
+    }
+
+  ctx.workspace = _warden_agent_workspace_inside (self);
+  ctx.host_workspace = self->config.workspace;
+  ctx.cwd = exec->cwd;
+  ctx.env = (const char * const *) exec->env;
+  decision = warden_policy_check (self->policy, command, -1, &ctx);
+
+  switch (warden_decision_get_verdict (decision))
+    {
+    case WARDEN_VERDICT_ALLOW:
+      {
+        const char *pattern = NULL;
+
+        for (guint i = 0; i < warden_decision_get_n_parts (decision) && pattern == NULL; i++)
+          pattern = warden_decision_get_part (decision, i)->pattern;
+        warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_AUTO_ALLOWED, pattern,
+                                       warden_decision_get_reason (decision));
+        ensure_sandbox_and_run (exec);
+        return;
+      }
+
+    case WARDEN_VERDICT_DENY:
+      {
+        g_autofree char *msg = g_strdup_printf ("Command denied by the user's profile: %s",
+                                                warden_decision_get_reason (decision));
+        const char *pattern = NULL;
+
+        for (guint i = 0; i < warden_decision_get_n_parts (decision); i++)
+          if (warden_decision_get_part (decision, i)->verdict == WARDEN_VERDICT_DENY)
+            {
+              pattern = warden_decision_get_part (decision, i)->pattern;
+              break;
+            }
+        warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_DENIED, pattern,
+                                       warden_decision_get_reason (decision));
+        exec->call = NULL;
+        exec_call_free (exec);
+        _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_DENIED, msg, TRUE);
+        return;
+      }
+
+    case WARDEN_VERDICT_ASK:
+    default:
+      {
+        g_autoptr(WardenApproval) approval = warden_approval_new (self->info->id,
+                                                                  warden_tool_call_get_id (call),
+                                                                  WARDEN_APPROVAL_COMMAND, "exec",
+                                                                  command);
+        const char *part = NULL;
+
+        for (guint i = 0; i < warden_decision_get_n_parts (decision); i++)
+          if (warden_decision_get_part (decision, i)->verdict == WARDEN_VERDICT_ASK)
+            {
+              part = warden_decision_get_part (decision, i)->text;
+              break;
+            }
+        warden_approval_set_details (approval,
+                                     exec->cwd ? exec->cwd : _warden_agent_workspace_inside (self),
+                                     self->config.sandbox, warden_decision_get_reason (decision),
+                                     part, warden_decision_get_suggestions (decision), NULL,
+                                     (const char * const *) exec->env);
+        warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL,
+                                       warden_decision_get_reason (decision));
+        exec->call = NULL;
+        exec_call_free (exec);
+        _warden_agent_wait_for_user (self, call, approval);
+        return;
+      }
+    }
+}
+
+/* file tools ---------------------------------------------------------------*/
+
+static char *
+number_lines (const char *text,
+              guint       first)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  GString *out = g_string_new (NULL);
+  guint n = g_strv_length (lines);
+
+  /* A final newline does not make a line. */
+  if (n > 0 && lines[n - 1][0] == '\0')
+    n--;
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (out, "%6u\t%s\n", first + i, lines[i]);
+  if (out->len == 0)
+    g_string_append (out, "(empty)\n");
+  return g_string_free (out, FALSE);
+}
+
+/* The arguments each file tool needs; FALSE with a message for the model. */
+static gboolean
+file_args_valid (const char  *name,
+                 JsonObject  *input,
+                 GError     **error)
+{
+  const char *message = NULL;
+
+  if (strcmp (name, "read") == 0 && warden_json_get_string (input, "path") == NULL)
+    message = "read needs a \"path\"";
+  else if (strcmp (name, "write") == 0 &&
+           (warden_json_get_string (input, "path") == NULL || warden_json_get_string (input, "content") == NULL))
+    message = "write needs \"path\" and \"content\"";
+  else if (strcmp (name, "edit") == 0 &&
+           (warden_json_get_string (input, "path") == NULL || warden_json_get_string (input, "old_string") == NULL ||
+            warden_json_get_string (input, "new_string") == NULL))
+    message = "edit needs \"path\", \"old_string\" and \"new_string\"";
+  else if ((strcmp (name, "glob") == 0 || strcmp (name, "grep") == 0) &&
+           warden_json_get_string (input, "pattern") == NULL)
+    message = strcmp (name, "glob") == 0 ? "glob needs a \"pattern\"" : "grep needs a \"pattern\"";
+
+  if (message == NULL)
+    return TRUE;
+  g_set_error_literal (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_INVALID, message);
+  return FALSE;
+}
+
+/* Runs a file tool confined to the workspace, or, for a read, write or edit
+ * the user approved, on exactly the @target they were shown. OUTSIDE and
+ * PROTECTED errors come back for the caller to ask. */
+static char *
+run_file_tool (WardenAgent                  *self,
+               const char                   *name,
+               JsonObject                   *input,
+               const WardenWorkspaceTarget  *target,
+               GCancellable                 *cancellable,
+               GError                      **error)
+{
+  const char *path = warden_json_get_string (input, "path");
+  const char *shown = target != NULL ? target->path : path;
+
+  if (!file_args_valid (name, input, error))
+    return NULL;
+
+  if (strcmp (name, "read") == 0)
+    {
+      guint offset = (guint) MAX (warden_json_get_int (input, "offset", 1), 1);
+      guint limit = (guint) MAX (warden_json_get_int (input, "limit", 0), 0);
+      g_autofree char *text = NULL;
+
+      text = target != NULL
+             ? warden_workspace_read_target (self->workspace, target, offset - 1, limit, error)
+             : warden_workspace_read (self->workspace, path, offset - 1, limit, error);
+      return text ? number_lines (text, offset) : NULL;
+    }
+
+  if (strcmp (name, "write") == 0)
+    {
+      const char *content = warden_json_get_string (input, "content");
+
+      if (target != NULL
+          ? !warden_workspace_write_target (self->workspace, target, content, strlen (content),
+                                            error)
+          : !warden_workspace_write (self->workspace, path, content, strlen (content), error))
+        return NULL;
+      return g_strdup_printf ("Wrote %zu bytes to %s", strlen (content), shown);
+    }
+
+  if (strcmp (name, "edit") == 0)
+    {
+      const char *old_text = warden_json_get_string (input, "old_string");
+      const char *new_text = warden_json_get_string (input, "new_string");
+      JsonNode *all = json_object_get_member (input, "replace_all");
+      gboolean replace_all = all && JSON_NODE_HOLDS_VALUE (all) && json_node_get_boolean (all);
+      guint n;
+
+      n = target != NULL
+          ? warden_workspace_edit_target (self->workspace, target, old_text, new_text,
+                                          replace_all, error)
+          : warden_workspace_edit (self->workspace, path, old_text, new_text, replace_all, error);
+      return n ? g_strdup_printf ("Replaced %u occurrence%s in %s", n, n == 1 ? "" : "s", shown)
+               : NULL;
+    }
+
+  if (strcmp (name, "glob") == 0)
+    {
+      g_auto(GStrv) files = NULL;
+
+      files = warden_workspace_glob (self->workspace, warden_json_get_string (input, "pattern"),
+                                     warden_json_get_string (input, "cwd"), 0, cancellable, error);
+      if (files == NULL)
+        return NULL;
+      return files[0] ? g_strjoinv ("\n", files) : g_strdup ("No files match.");
+    }
+
+  if (strcmp (name, "grep") == 0)
+    {
+      g_autoptr(GPtrArray) matches = NULL;
+      GString *out;
+
+      matches = warden_workspace_grep (self->workspace, warden_json_get_string (input, "pattern"), NULL,
+                                       warden_json_get_string (input, "include"),
+                                       (guint) MAX (warden_json_get_int (input, "max_results", 0), 0),
+                                       (guint) MAX (warden_json_get_int (input, "context_lines", 0), 0),
+                                       FALSE, cancellable, error);
+      if (matches == NULL)
+        return NULL;
+      out = g_string_new (NULL);
+      for (guint i = 0; i < matches->len; i++)
+        {
+          WardenGrepMatch *m = g_ptr_array_index (matches, i);
+
+          for (guint k = 0; m->before && m->before[k]; k++)
+            g_string_append_printf (out, "%s-%u- %s\n", m->path,
+                                    m->line_number - g_strv_length (m->before) + k, m->before[k]);
+          g_string_append_printf (out, "%s:%u: %s\n", m->path, m->line_number, m->line);
+          for (guint k = 0; m->after && m->after[k]; k++)
+            g_string_append_printf (out, "%s-%u- %s\n", m->path, m->line_number + 1 + k,
+                                    m->after[k]);
+        }
+      if (out->len == 0)
+        g_string_append (out, "No matches.");
+      return g_string_free (out, FALSE);
+    }
+
+  g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED, "unknown tool %s", name);
+  return NULL;
+}
+
+/* File tools run in a thread: a grep over a big tree must not freeze a window. */
+typedef struct
+{
+  WardenAgent           *self;
+  WardenToolCall        *call;
+  char                  *name;
+  JsonNode              *input;
+  /* Before the thread: the target the user approved, if any. After it, with
+   * @ask: the target to ask about, the file the path leads to now. */
+  WardenWorkspaceTarget *target;
+  /* Before the thread: ask whatever the path (the profile, the host
+   * backend). After it, with @ask: why it asks, as the prompt says it. */
+  char                  *reason;
+  gboolean               again;   /* ask whatever the path: it waited, or was approved, when
+                                     Warden stopped */
+  gboolean               ask;
+} FileCall;
+
+static void
+file_call_free (FileCall *call)
+{
+  g_object_unref (call->self);
+  g_clear_object (&call->call);
+  g_free (call->name);
+  json_node_unref (call->input);
+  warden_workspace_target_free (call->target);
+  g_free (call->reason);
+  g_free (call);
+}
+
+static WardenWorkspaceAccess
+access_for (const char *name)
+{
+  return strcmp (name, "write") == 0 ? WARDEN_WORKSPACE_ACCESS_WRITE
+         : strcmp (name, "edit") == 0 ? WARDEN_WORKSPACE_ACCESS_EDIT
+         : WARDEN_WORKSPACE_ACCESS_READ;
+}
+
+/* Why a prompt asks, and how the path the model gave led to its target:
+ * named here too, as a view may show the model's path beside the reason. */
+static char *
+ask_reason (const char                  *why,
+            const char                  *path,
+            const WardenWorkspaceTarget *target)
+{
+  if (target->through_link)
+    return g_strdup_printf ("%s; the agent asked for “%s”, which leads through a symbolic link "
+                            "to “%s”", why, path, target->path);
+  if (strcmp (path, target->path) != 0)
+    return g_strdup_printf ("%s; the agent asked for “%s”, which is “%s”", why, path,
+                            target->path);
+  return g_strdup (why);
+}
+
+/* Why a file asks, from the refusal (@is_protected) or from where it is. */
+static const char *
+target_reason (WardenAgent                 *self,
+               const WardenWorkspaceTarget *target,
+               gboolean                     is_protected,
+               gboolean                     writes)
+{
+  gsize len = strlen (self->config.workspace);
+
+  if (!is_protected && writes && target->inside &&
+      strncmp (target->path, self->config.workspace, len) == 0 && target->path[len] == '/')
+    is_protected = warden_path_is_protected (target->path + len + 1);
+  if (is_protected)
+    return "it is a protected path: writing it can make git, a shell or an editor run "
+           "something on this computer";
+  if (!target->inside)
+    return "it is outside the workspace";
+  return "it waited for an answer when Warden stopped";
+}
+
+static void
+file_tool_thread (GTask        *task,
+                  gpointer      source,
+                  gpointer      data,
+                  GCancellable *cancellable)
+{
+  FileCall *call = data;
+  JsonObject *input = json_node_get_object (call->input);
+  const char *path = warden_json_get_string (input, "path");
+  g_autoptr(GError) why = NULL;
+  GError *error = NULL;
+  char *result = NULL;
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  if (call->target != NULL || (call->reason == NULL && !call->again))
+    result = run_file_tool (call->self, call->name, input, call->target, cancellable, &error);
+  else
+    file_args_valid (call->name, input, &error);
+
+  if (call->target == NULL &&
+      ((call->reason != NULL && error == NULL) || (call->again && error == NULL) ||
+       g_error_matches (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE) ||
+       g_error_matches (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_PROTECTED)))
+    {
+      const char *because = call->reason;
+
+      /* The user is asked about the file the path leads to now, which is
+       * what an approval opens; what could not be approved (a device, a
+       * missing file) is the model's error at once. */
+      why = g_steal_pointer (&error);
+      call->target = warden_workspace_resolve (call->self->workspace, path,
+                                               access_for (call->name), &error);
+      if (call->target != NULL)
+        {
+          g_autofree char *reason = NULL;
+
+          if (because == NULL)
+            because = target_reason (call->self, call->target,
+                                     g_error_matches (why, WARDEN_WORKSPACE_ERROR,
+                                                      WARDEN_WORKSPACE_ERROR_PROTECTED),
+                                     access_for (call->name) != WARDEN_WORKSPACE_ACCESS_READ);
+          reason = ask_reason (because, path, call->target);
+          g_free (call->reason);
+          call->reason = g_steal_pointer (&reason);
+          call->ask = TRUE;
+          g_task_return_pointer (task, NULL, NULL);
+          return;
+        }
+    }
+
+  if (result != NULL)
+    g_task_return_pointer (task, result, g_free);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+file_tool_done_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  FileCall *fc = g_task_get_task_data (G_TASK (result));
+  WardenAgent *self = WARDEN_AGENT (object);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autoptr(WardenToolCall) call = g_steal_pointer (&fc->call);
+
+  if (self->run == NULL)
+    return;
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      /* Stop: the call stays open, and is reported as stopped later. */
+      _warden_agent_run_return (self, 0, g_steal_pointer (&error));
+      return;
+    }
+  if (error == NULL && text == NULL && fc->ask)
+    {
+      g_autoptr(WardenApproval) approval =
+        warden_approval_new (self->info->id, warden_tool_call_get_id (call), WARDEN_APPROVAL_PATH,
+                             fc->name, fc->target->path);
+
+      warden_approval_set_details (approval, NULL, self->config.sandbox, fc->reason, NULL,
+                                   NULL, NULL, NULL);
+      warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL, fc->reason);
+      /* In memory only: the database is not trusted to say which file an
+       * approval opens (a resumed session looks the path up and asks again). */
+      g_clear_pointer (&self->asked_target, warden_workspace_target_free);
+      self->asked_target = g_steal_pointer (&fc->target);
+      g_free (self->asked_id);
+      self->asked_id = g_strdup (warden_tool_call_get_id (call));
+      _warden_agent_wait_for_user (self, g_steal_pointer (&call), approval);
+      return;
+    }
+  if (text == NULL)
+    {
+      g_autofree char *msg = g_strdup_printf ("Error: %s", error->message);
+
+      _warden_agent_tool_done (self, g_steal_pointer (&call), WARDEN_TOOL_CALL_FINISHED, msg,
+                               TRUE);
+      return;
+    }
+  if (warden_tool_call_get_decision (call) == WARDEN_TOOL_DECISION_NONE && fc->target != NULL)
+    warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_APPROVED, NULL, NULL);
+  _warden_agent_tool_done (self, g_steal_pointer (&call), WARDEN_TOOL_CALL_FINISHED, text, FALSE);
+}
+
+/* @waiting: the call waited for the user when the session was left; it
+ * asks again whatever the rules say now, about where the path leads now. */
+void
+_warden_agent_start_file_tool (WardenAgent    *self,
+                               WardenToolCall *call,
+                               gboolean        waiting)
+{
+  g_autoptr(GTask) task = NULL;
+  WardenToolKind kind = warden_tool_call_get_kind (call);
+  const char *name = warden_tool_call_get_name (call);
+  gboolean approved = warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_APPROVED;
+  gboolean writes = kind == WARDEN_TOOL_KIND_WRITE || kind == WARDEN_TOOL_KIND_EDIT;
+  gboolean opens = writes || kind == WARDEN_TOOL_KIND_READ;
+  FileCall *fc;
+
+  fc = g_new0 (FileCall, 1);
+  fc->self = g_object_ref (self);
+  fc->name = g_strdup (name);
+  fc->input = json_node_init_object (json_node_alloc (), warden_tool_call_get_input (call));
+
+  if (approved && opens)
+    {
+      if (self->asked_target != NULL &&
+          g_strcmp0 (self->asked_id, warden_tool_call_get_id (call)) == 0)
+        fc->target = g_steal_pointer (&self->asked_target);
+      else
+        fc->again = TRUE;
+      g_clear_pointer (&self->asked_id, g_free);
+    }
+  else if (writes && self->file_write == WARDEN_FILE_WRITE_NEVER)
+    {
+      g_autofree char *msg = NULL;
+      const char *path = warden_tool_call_get_arg (call, "path");
+
+      msg = g_strdup_printf ("Error: the user's profile does not let the write and edit tools "
+                             "change files (its files.write rule is “never”), so “%s” was not "
+                             "changed. Tell the user what you would change instead.",
+                             path ? path : "");
+      warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_DENIED, NULL,
+                                     "the profile's files.write rule is “never”");
+      file_call_free (fc);
+      _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_DENIED, msg, TRUE);
+      return;
+    }
+  else if (waiting)
+    fc->again = TRUE;
+  else if (writes && self->file_write == WARDEN_FILE_WRITE_ASK)
+    fc->reason = g_strdup ("the profile asks before every write or edit "
+                           "(its files.write rule is “ask”)");
+  /* On the host, writing is as dangerous as a command: ask, as the seed does. */
+  else if (writes && g_strcmp0 (self->config.sandbox, "host") == 0 &&
+           !self->config.host_writes_free)
+    fc->reason = g_strdup ("the host backend does not confine writes");
+
+  g_signal_emit (self, _warden_agent_signals[WARDEN_AGENT_SIGNAL_TOOL_CALL], 0, call);
+  fc->call = call;
+
+  /* Stopped already: no thread to start (the call is reported as stopped). */
+  {
+    GError *error = NULL;
+
+    if (g_cancellable_set_error_if_cancelled (g_task_get_cancellable (self->run), &error))
+      {
+        file_call_free (fc);
+        _warden_agent_run_return (self, 0, error);
+        return;
+      }
+  }
+
+  task = g_task_new (self, g_task_get_cancellable (self->run), file_tool_done_cb, NULL);
+  g_task_set_source_tag (task, _warden_agent_start_file_tool);
+  g_task_set_task_data (task, fc, (GDestroyNotify) file_call_free);
+  /* Stop ends a read or a search at once (the thread stops at its next
+   * check); a write or edit that began is reported as it went. */
+  if (writes)
+    g_task_set_check_cancellable (task, FALSE);
+  else
+    g_task_set_return_on_cancel (task, TRUE);
+  g_task_run_in_thread (task, file_tool_thread);
+}

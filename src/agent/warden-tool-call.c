@@ -1,0 +1,734 @@
+/* warden-tool-call.c: one tool call of the model and what became of it
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "warden-agent"
+
+#include <glib/gi18n.h>
+
+#include "warden-tool-call.h"
+
+#include <string.h>
+
+#include "common/warden-json.h"
+#include "agent/warden-agent-enums.h"
+
+/* What a call keeps of a command's output for views; the model's copy is
+ * the result, cut by the sandbox. */
+#define OUTPUT_KEPT (256 * 1024)
+
+struct _WardenToolCall
+{
+  GObject              parent_instance;
+
+  char                *session_id;
+  char                *id;
+  char                *name;
+  WardenToolKind       kind;
+  JsonNode            *input;
+  char                *input_json;
+  char                *subject;
+
+  WardenToolCallState  state;
+  WardenToolDecision   decision;
+  char                *pattern;
+  char                *reason;
+  char                *feedback;
+
+  char                *result;
+  gboolean             is_error;
+  int                  exit_code;
+  gint64               duration_ms;
+  GString             *output;
+  gboolean             truncated;
+  gboolean             timed_out;
+
+  gint64               started;
+  gint64               finished;
+  gint64               asked;
+  gint64               answered;
+  char                *answered_via;
+};
+
+G_DEFINE_FINAL_TYPE (WardenToolCall, warden_tool_call, G_TYPE_OBJECT)
+
+enum
+{
+  PROP_0,
+  PROP_ID,
+  PROP_NAME,
+  PROP_KIND,
+  PROP_SUBJECT,
+  PROP_STATE,
+  PROP_DECISION,
+  PROP_PATTERN,
+  PROP_REASON,
+  PROP_FEEDBACK,
+  PROP_RESULT,
+  PROP_IS_ERROR,
+  PROP_EXIT_CODE,
+  PROP_DURATION_MS,
+  PROP_OUTPUT,
+  PROP_TRUNCATED,
+  PROP_TIMED_OUT,
+  PROP_STARTED,
+  PROP_FINISHED,
+  PROP_ASKED,
+  PROP_ANSWERED,
+  PROP_ANSWERED_VIA,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+enum
+{
+  OUTPUT,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+/* The store's words: they shipped, so they never change. */
+static const char *state_names[] = {
+  [WARDEN_TOOL_CALL_NEW] = "new",
+  [WARDEN_TOOL_CALL_PENDING] = "pending",
+  [WARDEN_TOOL_CALL_APPROVED] = "approved",
+  [WARDEN_TOOL_CALL_ANSWERED] = "answered",
+  [WARDEN_TOOL_CALL_RUNNING] = "running",
+  [WARDEN_TOOL_CALL_FINISHED] = "finished",
+  [WARDEN_TOOL_CALL_REJECTED_UNREPORTED] = "rejected_unreported",
+  [WARDEN_TOOL_CALL_REJECTED] = "rejected",
+  [WARDEN_TOOL_CALL_DENIED] = "denied",
+  [WARDEN_TOOL_CALL_INTERRUPTED] = "interrupted",
+};
+
+static const char *decision_names[] = {
+  [WARDEN_TOOL_DECISION_NONE] = "none",
+  [WARDEN_TOOL_DECISION_AUTO_ALLOWED] = "auto-allowed",
+  [WARDEN_TOOL_DECISION_ASKED] = "asked",
+  [WARDEN_TOOL_DECISION_APPROVED] = "approved",
+  [WARDEN_TOOL_DECISION_APPROVED_ALWAYS] = "approved-always",
+  [WARDEN_TOOL_DECISION_REJECTED] = "rejected",
+  [WARDEN_TOOL_DECISION_DENIED] = "denied",
+  [WARDEN_TOOL_DECISION_ANSWERED] = "answered",
+};
+
+static const char *kind_names[] = {
+  [WARDEN_TOOL_KIND_UNKNOWN] = "",
+  [WARDEN_TOOL_KIND_EXEC] = "exec",
+  [WARDEN_TOOL_KIND_READ] = "read",
+  [WARDEN_TOOL_KIND_WRITE] = "write",
+  [WARDEN_TOOL_KIND_EDIT] = "edit",
+  [WARDEN_TOOL_KIND_GLOB] = "glob",
+  [WARDEN_TOOL_KIND_GREP] = "grep",
+  [WARDEN_TOOL_KIND_ASK_USER] = "ask_user",
+};
+
+const char *
+warden_tool_call_state_to_string (WardenToolCallState state)
+{
+  g_return_val_if_fail (state < G_N_ELEMENTS (state_names), "new");
+  return state_names[state];
+}
+
+WardenToolCallState
+warden_tool_call_state_from_string (const char *text)
+{
+  for (guint i = 0; text != NULL && i < G_N_ELEMENTS (state_names); i++)
+    if (strcmp (text, state_names[i]) == 0)
+      return (WardenToolCallState) i;
+  return WARDEN_TOOL_CALL_NEW;
+}
+
+const char *
+warden_tool_decision_to_string (WardenToolDecision decision)
+{
+  g_return_val_if_fail (decision < G_N_ELEMENTS (decision_names), "none");
+  return decision_names[decision];
+}
+
+WardenToolDecision
+warden_tool_decision_from_string (const char *text)
+{
+  for (guint i = 0; text != NULL && i < G_N_ELEMENTS (decision_names); i++)
+    if (strcmp (text, decision_names[i]) == 0)
+      return (WardenToolDecision) i;
+  return WARDEN_TOOL_DECISION_NONE;
+}
+
+WardenToolKind
+warden_tool_kind_from_name (const char *name)
+{
+  for (guint i = 1; name != NULL && i < G_N_ELEMENTS (kind_names); i++)
+    if (strcmp (name, kind_names[i]) == 0)
+      return (WardenToolKind) i;
+  return WARDEN_TOOL_KIND_UNKNOWN;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void
+warden_tool_call_finalize (GObject *object)
+{
+  WardenToolCall *self = WARDEN_TOOL_CALL (object);
+
+  g_free (self->session_id);
+  g_free (self->id);
+  g_free (self->name);
+  g_clear_pointer (&self->input, json_node_unref);
+  g_free (self->input_json);
+  g_free (self->subject);
+  g_free (self->pattern);
+  g_free (self->reason);
+  g_free (self->feedback);
+  g_free (self->result);
+  g_string_free (self->output, TRUE);
+  g_free (self->answered_via);
+  G_OBJECT_CLASS (warden_tool_call_parent_class)->finalize (object);
+}
+
+static void
+warden_tool_call_get_property (GObject    *object,
+                               guint       prop_id,
+                               GValue     *value,
+                               GParamSpec *pspec)
+{
+  WardenToolCall *self = WARDEN_TOOL_CALL (object);
+
+  switch (prop_id)
+    {
+    case PROP_ID: g_value_set_string (value, self->id); break;
+    case PROP_NAME: g_value_set_string (value, self->name); break;
+    case PROP_KIND: g_value_set_enum (value, self->kind); break;
+    case PROP_SUBJECT: g_value_set_string (value, self->subject); break;
+    case PROP_STATE: g_value_set_enum (value, self->state); break;
+    case PROP_DECISION: g_value_set_enum (value, self->decision); break;
+    case PROP_PATTERN: g_value_set_string (value, self->pattern); break;
+    case PROP_REASON: g_value_set_string (value, self->reason); break;
+    case PROP_FEEDBACK: g_value_set_string (value, self->feedback); break;
+    case PROP_RESULT: g_value_set_string (value, self->result); break;
+    case PROP_IS_ERROR: g_value_set_boolean (value, self->is_error); break;
+    case PROP_EXIT_CODE: g_value_set_int (value, self->exit_code); break;
+    case PROP_DURATION_MS: g_value_set_int64 (value, self->duration_ms); break;
+    case PROP_OUTPUT: g_value_set_string (value, self->output->str); break;
+    case PROP_TRUNCATED: g_value_set_boolean (value, self->truncated); break;
+    case PROP_TIMED_OUT: g_value_set_boolean (value, self->timed_out); break;
+    case PROP_STARTED: g_value_set_int64 (value, self->started); break;
+    case PROP_FINISHED: g_value_set_int64 (value, self->finished); break;
+    case PROP_ASKED: g_value_set_int64 (value, self->asked); break;
+    case PROP_ANSWERED: g_value_set_int64 (value, self->answered); break;
+    case PROP_ANSWERED_VIA: g_value_set_string (value, self->answered_via); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+#define FLAGS (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS)
+
+static void
+warden_tool_call_class_init (WardenToolCallClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = warden_tool_call_finalize;
+  object_class->get_property = warden_tool_call_get_property;
+
+  properties[PROP_ID] = g_param_spec_string ("id", NULL, NULL, NULL, FLAGS);
+  properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, FLAGS);
+  properties[PROP_KIND] = g_param_spec_enum ("kind", NULL, NULL, WARDEN_TYPE_TOOL_KIND,
+                                             WARDEN_TOOL_KIND_UNKNOWN, FLAGS);
+  properties[PROP_SUBJECT] = g_param_spec_string ("subject", NULL, NULL, NULL, FLAGS);
+  properties[PROP_STATE] = g_param_spec_enum ("state", NULL, NULL, WARDEN_TYPE_TOOL_CALL_STATE,
+                                              WARDEN_TOOL_CALL_NEW, FLAGS);
+  properties[PROP_DECISION] = g_param_spec_enum ("decision", NULL, NULL,
+                                                 WARDEN_TYPE_TOOL_DECISION,
+                                                 WARDEN_TOOL_DECISION_NONE, FLAGS);
+  properties[PROP_PATTERN] = g_param_spec_string ("pattern", NULL, NULL, NULL, FLAGS);
+  properties[PROP_REASON] = g_param_spec_string ("reason", NULL, NULL, NULL, FLAGS);
+  properties[PROP_FEEDBACK] = g_param_spec_string ("feedback", NULL, NULL, NULL, FLAGS);
+  properties[PROP_RESULT] = g_param_spec_string ("result", NULL, NULL, NULL, FLAGS);
+  properties[PROP_IS_ERROR] = g_param_spec_boolean ("is-error", NULL, NULL, FALSE, FLAGS);
+  properties[PROP_EXIT_CODE] = g_param_spec_int ("exit-code", NULL, NULL, -1, G_MAXINT, -1,
+                                                 FLAGS);
+  properties[PROP_DURATION_MS] = g_param_spec_int64 ("duration-ms", NULL, NULL, -1, G_MAXINT64,
+                                                     -1, FLAGS);
+  properties[PROP_OUTPUT] = g_param_spec_string ("output", NULL, NULL, NULL, FLAGS);
+  properties[PROP_TRUNCATED] = g_param_spec_boolean ("truncated", NULL, NULL, FALSE, FLAGS);
+  properties[PROP_TIMED_OUT] = g_param_spec_boolean ("timed-out", NULL, NULL, FALSE, FLAGS);
+  properties[PROP_STARTED] = g_param_spec_int64 ("started", NULL, NULL, 0, G_MAXINT64, 0, FLAGS);
+  properties[PROP_FINISHED] = g_param_spec_int64 ("finished", NULL, NULL, 0, G_MAXINT64, 0,
+                                                  FLAGS);
+  properties[PROP_ASKED] = g_param_spec_int64 ("asked", NULL, NULL, 0, G_MAXINT64, 0, FLAGS);
+  properties[PROP_ANSWERED] = g_param_spec_int64 ("answered", NULL, NULL, 0, G_MAXINT64, 0,
+                                                  FLAGS);
+  properties[PROP_ANSWERED_VIA] = g_param_spec_string ("answered-via", NULL, NULL, NULL, FLAGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[OUTPUT] = g_signal_new ("output", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                  NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_STRING);
+}
+
+static void
+warden_tool_call_init (WardenToolCall *self)
+{
+  self->exit_code = -1;
+  self->duration_ms = -1;
+  self->output = g_string_new (NULL);
+}
+
+static void
+notify (WardenToolCall *self,
+        guint           prop)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop]);
+}
+
+static gboolean
+replace (char       **field,
+         const char  *value)
+{
+  if (g_strcmp0 (*field, value) == 0)
+    return FALSE;
+  g_free (*field);
+  *field = g_strdup (value);
+  return TRUE;
+}
+
+static char *
+make_subject (WardenToolCall *self)
+{
+  static const char *members[] = { "command", "path", "question", "pattern", NULL };
+  JsonObject *input = warden_tool_call_get_input (self);
+
+  for (guint i = 0; members[i] != NULL; i++)
+    {
+      const char *value = warden_json_get_string (input, members[i]);
+
+      if (value == NULL)
+        continue;
+      if (self->kind == WARDEN_TOOL_KIND_GREP && strcmp (members[i], "pattern") == 0 &&
+          warden_json_get_string (input, "path") != NULL)
+        /* Translators: what a grep card shows: the pattern, then the path searched */
+        return g_strdup_printf (_("%s in %s"), value, warden_json_get_string (input, "path"));
+      return g_strdup (value);
+    }
+  return g_strdup ("");
+}
+
+WardenToolCall *
+warden_tool_call_new (const char *session_id,
+                      const char *id,
+                      const char *name,
+                      JsonNode   *input)
+{
+  WardenToolCall *self = g_object_new (WARDEN_TYPE_TOOL_CALL, NULL);
+
+  self->session_id = g_strdup (session_id);
+  self->id = g_strdup (id);
+  self->name = g_strdup (name);
+  self->kind = warden_tool_kind_from_name (name);
+  self->input = input ? json_node_ref (input) : NULL;
+  self->input_json = input ? warden_json_to_string (input, FALSE) : NULL;
+  self->subject = make_subject (self);
+  return self;
+}
+
+/* An exec's result as the agent built it: {"exit_code", "stdout", …}. */
+static void
+read_exec_result (WardenToolCall *self)
+{
+  g_autoptr(JsonNode) node = NULL;
+  JsonObject *o;
+
+  if (self->result == NULL || self->result[0] != '{')
+    return;
+  node = json_from_string (self->result, NULL);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return;
+  o = json_node_get_object (node);
+  if (!json_object_has_member (o, "exit_code"))
+    return;
+  self->exit_code = (int) warden_json_get_int (o, "exit_code", -1);
+  self->duration_ms = warden_json_get_int (o, "duration_ms", -1);
+  self->truncated = warden_json_get_boolean (o, "truncated", FALSE);
+  self->timed_out = warden_json_get_boolean (o, "timed_out", FALSE);
+  g_string_truncate (self->output, 0);
+  g_string_append (self->output, warden_json_get_string (o, "stdout") ?: "");
+  g_string_append (self->output, warden_json_get_string (o, "stderr") ?: "");
+}
+
+WardenToolCall *
+warden_tool_call_new_from_record (const WardenToolCallRecord *r)
+{
+  g_autoptr(JsonNode) input = r->input_json ? json_from_string (r->input_json, NULL) : NULL;
+  WardenToolCall *self;
+
+  if (input != NULL && !JSON_NODE_HOLDS_OBJECT (input))
+    g_clear_pointer (&input, json_node_unref);
+  self = warden_tool_call_new (r->session_id, r->tool_use_id, r->name, input);
+  /* The text the store holds is what a seal covers: kept as it is. */
+  replace (&self->input_json, r->input_json);
+  self->state = warden_tool_call_state_from_string (r->state);
+  self->decision = warden_tool_decision_from_string (r->decision);
+  self->pattern = g_strdup (r->pattern);
+  self->reason = g_strdup (r->reason);
+  self->feedback = g_strdup (r->feedback);
+  self->result = g_strdup (r->result_json);
+  self->is_error = self->state != WARDEN_TOOL_CALL_FINISHED && self->result != NULL;
+  self->started = r->started;
+  self->finished = r->finished;
+  self->asked = r->asked;
+  self->answered = r->answered;
+  self->answered_via = g_strdup (r->answered_via);
+  if (self->kind == WARDEN_TOOL_KIND_EXEC && self->state == WARDEN_TOOL_CALL_FINISHED)
+    read_exec_result (self);
+  else if (self->result != NULL)
+    g_string_assign (self->output, self->result);
+  if (self->duration_ms < 0 && self->started && self->finished)
+    self->duration_ms = self->finished - self->started;
+  return self;
+}
+
+WardenToolCallRecord *
+warden_tool_call_to_record (WardenToolCall *self)
+{
+  WardenToolCallRecord *r = warden_tool_call_record_new ();
+
+  r->session_id = g_strdup (self->session_id);
+  r->tool_use_id = g_strdup (self->id);
+  r->name = g_strdup (self->name);
+  r->input_json = g_strdup (self->input_json);
+  r->state = g_strdup (warden_tool_call_state_to_string (self->state));
+  r->decision = g_strdup (warden_tool_decision_to_string (self->decision));
+  r->pattern = g_strdup (self->pattern);
+  r->reason = g_strdup (self->reason);
+  r->feedback = g_strdup (self->feedback);
+  r->result_json = g_strdup (self->result);
+  r->started = self->started;
+  r->finished = self->finished;
+  r->asked = self->asked;
+  r->answered = self->answered;
+  r->answered_via = g_strdup (self->answered_via);
+  return r;
+}
+
+/* ------------------------------------------------------------------------ */
+
+const char *
+warden_tool_call_get_id (WardenToolCall *self)
+{
+  return self->id;
+}
+
+const char *
+warden_tool_call_get_session_id (WardenToolCall *self)
+{
+  return self->session_id;
+}
+
+const char *
+warden_tool_call_get_name (WardenToolCall *self)
+{
+  return self->name;
+}
+
+WardenToolKind
+warden_tool_call_get_kind (WardenToolCall *self)
+{
+  return self->kind;
+}
+
+JsonObject *
+warden_tool_call_get_input (WardenToolCall *self)
+{
+  return self->input && JSON_NODE_HOLDS_OBJECT (self->input) ? json_node_get_object (self->input)
+                                                               : NULL;
+}
+
+const char *
+warden_tool_call_get_input_json (WardenToolCall *self)
+{
+  return self->input_json;
+}
+
+const char *
+warden_tool_call_get_subject (WardenToolCall *self)
+{
+  return self->subject;
+}
+
+const char *
+warden_tool_call_get_arg (WardenToolCall *self,
+                          const char     *name)
+{
+  return warden_json_get_string (warden_tool_call_get_input (self), name);
+}
+
+WardenToolCallState
+warden_tool_call_get_state (WardenToolCall *self)
+{
+  return self->state;
+}
+
+void
+warden_tool_call_set_state (WardenToolCall      *self,
+                            WardenToolCallState  state)
+{
+  if (self->state == state)
+    return;
+  self->state = state;
+  notify (self, PROP_STATE);
+}
+
+gboolean
+warden_tool_call_is_settled (WardenToolCall *self)
+{
+  return self->state == WARDEN_TOOL_CALL_FINISHED || self->state == WARDEN_TOOL_CALL_REJECTED ||
+         self->state == WARDEN_TOOL_CALL_DENIED || self->state == WARDEN_TOOL_CALL_INTERRUPTED;
+}
+
+WardenToolDecision
+warden_tool_call_get_decision (WardenToolCall *self)
+{
+  return self->decision;
+}
+
+const char *
+warden_tool_call_get_pattern (WardenToolCall *self)
+{
+  return self->pattern;
+}
+
+const char *
+warden_tool_call_get_reason (WardenToolCall *self)
+{
+  return self->reason;
+}
+
+void
+warden_tool_call_set_decision (WardenToolCall     *self,
+                               WardenToolDecision  decision,
+                               const char         *pattern,
+                               const char         *reason)
+{
+  g_object_freeze_notify (G_OBJECT (self));
+  if (pattern != NULL && replace (&self->pattern, pattern))
+    notify (self, PROP_PATTERN);
+  if (reason != NULL && replace (&self->reason, reason))
+    notify (self, PROP_REASON);
+  if (self->decision != decision)
+    {
+      self->decision = decision;
+      notify (self, PROP_DECISION);
+    }
+  g_object_thaw_notify (G_OBJECT (self));
+}
+
+const char *
+warden_tool_call_get_feedback (WardenToolCall *self)
+{
+  return self->feedback;
+}
+
+void
+warden_tool_call_set_feedback (WardenToolCall *self,
+                               const char     *feedback)
+{
+  if (replace (&self->feedback, feedback))
+    notify (self, PROP_FEEDBACK);
+}
+
+const char *
+warden_tool_call_get_result (WardenToolCall *self)
+{
+  return self->result;
+}
+
+gboolean
+warden_tool_call_get_is_error (WardenToolCall *self)
+{
+  return self->is_error;
+}
+
+int
+warden_tool_call_get_exit_code (WardenToolCall *self)
+{
+  return self->exit_code;
+}
+
+gint64
+warden_tool_call_get_duration_ms (WardenToolCall *self)
+{
+  return self->duration_ms;
+}
+
+const char *
+warden_tool_call_get_output (WardenToolCall *self)
+{
+  return self->output->str;
+}
+
+gboolean
+warden_tool_call_get_truncated (WardenToolCall *self)
+{
+  return self->truncated;
+}
+
+gboolean
+warden_tool_call_get_timed_out (WardenToolCall *self)
+{
+  return self->timed_out;
+}
+
+void
+warden_tool_call_set_result (WardenToolCall *self,
+                             const char     *result,
+                             gboolean        is_error)
+{
+  g_object_freeze_notify (G_OBJECT (self));
+  if (replace (&self->result, result))
+    notify (self, PROP_RESULT);
+  if (self->is_error != is_error)
+    {
+      self->is_error = is_error;
+      notify (self, PROP_IS_ERROR);
+    }
+  /* Anything but a command that ran shows its result as its output. */
+  if (self->kind != WARDEN_TOOL_KIND_EXEC || self->exit_code < 0)
+    {
+      if (self->output->len == 0 || self->kind != WARDEN_TOOL_KIND_EXEC)
+        {
+          g_string_assign (self->output, result ? result : "");
+          notify (self, PROP_OUTPUT);
+        }
+    }
+  g_object_thaw_notify (G_OBJECT (self));
+}
+
+void
+warden_tool_call_set_exec_result (WardenToolCall *self,
+                                  int             exit_code,
+                                  const char     *stdout_text,
+                                  const char     *stderr_text,
+                                  gint64          duration_ms,
+                                  gboolean        truncated,
+                                  gboolean        timed_out)
+{
+  g_object_freeze_notify (G_OBJECT (self));
+  self->exit_code = exit_code;
+  notify (self, PROP_EXIT_CODE);
+  self->duration_ms = duration_ms;
+  notify (self, PROP_DURATION_MS);
+  self->truncated = truncated;
+  notify (self, PROP_TRUNCATED);
+  self->timed_out = timed_out;
+  notify (self, PROP_TIMED_OUT);
+  /* What streamed is the output; without a stream (a resumed view), the result's. */
+  if (self->output->len == 0)
+    {
+      g_string_append (self->output, stdout_text ? stdout_text : "");
+      g_string_append (self->output, stderr_text ? stderr_text : "");
+      notify (self, PROP_OUTPUT);
+    }
+  g_object_thaw_notify (G_OBJECT (self));
+}
+
+void
+warden_tool_call_append_output (WardenToolCall *self,
+                                int             stream,
+                                const char     *text)
+{
+  if (self->output->len < OUTPUT_KEPT)
+    {
+      gsize room = OUTPUT_KEPT - self->output->len;
+      gsize len = strlen (text);
+
+      if (len > room)
+        {
+          /* Whole characters only. */
+          const char *end = g_utf8_find_prev_char (text, text + room + 1);
+
+          len = end ? (gsize) (end - text) : 0;
+        }
+      g_string_append_len (self->output, text, len);
+      notify (self, PROP_OUTPUT);
+    }
+  g_signal_emit (self, signals[OUTPUT], 0, stream, text);
+}
+
+gint64
+warden_tool_call_get_started (WardenToolCall *self)
+{
+  return self->started;
+}
+
+gint64
+warden_tool_call_get_finished (WardenToolCall *self)
+{
+  return self->finished;
+}
+
+gint64
+warden_tool_call_get_asked (WardenToolCall *self)
+{
+  return self->asked;
+}
+
+gint64
+warden_tool_call_get_answered (WardenToolCall *self)
+{
+  return self->answered;
+}
+
+void
+warden_tool_call_set_times (WardenToolCall *self,
+                            gint64          started,
+                            gint64          finished)
+{
+  g_object_freeze_notify (G_OBJECT (self));
+  if (self->started != started)
+    {
+      self->started = started;
+      notify (self, PROP_STARTED);
+    }
+  if (self->finished != finished)
+    {
+      self->finished = finished;
+      notify (self, PROP_FINISHED);
+    }
+  if (self->duration_ms < 0 && started && finished)
+    {
+      self->duration_ms = finished - started;
+      notify (self, PROP_DURATION_MS);
+    }
+  g_object_thaw_notify (G_OBJECT (self));
+}
+
+void
+warden_tool_call_mark_asked (WardenToolCall *self)
+{
+  self->asked = g_get_real_time () / 1000;
+  notify (self, PROP_ASKED);
+}
+
+const char *
+warden_tool_call_get_answered_via (WardenToolCall *self)
+{
+  return self->answered_via;
+}
+
+void
+warden_tool_call_mark_answered (WardenToolCall *self,
+                                const char     *via)
+{
+  g_object_freeze_notify (G_OBJECT (self));
+  self->answered = g_get_real_time () / 1000;
+  notify (self, PROP_ANSWERED);
+  if (replace (&self->answered_via, via))
+    notify (self, PROP_ANSWERED_VIA);
+  g_object_thaw_notify (G_OBJECT (self));
+}

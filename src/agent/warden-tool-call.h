@@ -1,0 +1,155 @@
+/* warden-tool-call.h: one tool call of the model and what became of it
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "warden-session-store.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  WARDEN_TOOL_KIND_UNKNOWN,   /* a name the model made up */
+  WARDEN_TOOL_KIND_EXEC,
+  WARDEN_TOOL_KIND_READ,
+  WARDEN_TOOL_KIND_WRITE,
+  WARDEN_TOOL_KIND_EDIT,
+  WARDEN_TOOL_KIND_GLOB,
+  WARDEN_TOOL_KIND_GREP,
+  WARDEN_TOOL_KIND_ASK_USER,
+} WardenToolKind;
+
+/* The life of a call. Stored as text (warden_tool_call_state_to_string()). */
+typedef enum
+{
+  WARDEN_TOOL_CALL_NEW,                  /* seen, not yet decided */
+  WARDEN_TOOL_CALL_PENDING,              /* waits for the user */
+  WARDEN_TOOL_CALL_APPROVED,             /* the user said yes; not started */
+  WARDEN_TOOL_CALL_ANSWERED,             /* ask_user: answered, not yet given to the model */
+  WARDEN_TOOL_CALL_RUNNING,              /* started: on disk before it starts */
+  WARDEN_TOOL_CALL_FINISHED,             /* ran; its result went to the model */
+  WARDEN_TOOL_CALL_REJECTED_UNREPORTED,  /* the user said no; the model not yet told */
+  WARDEN_TOOL_CALL_REJECTED,             /* the user said no; the model was told */
+  WARDEN_TOOL_CALL_DENIED,               /* the profile refused it */
+  WARDEN_TOOL_CALL_INTERRUPTED,          /* started or waiting when stopped; never run again */
+} WardenToolCallState;
+
+/* What decided it. */
+typedef enum
+{
+  WARDEN_TOOL_DECISION_NONE,             /* needed no decision (a read in the workspace) */
+  WARDEN_TOOL_DECISION_AUTO_ALLOWED,     /* the profile allowed it */
+  WARDEN_TOOL_DECISION_ASKED,            /* the user is asked */
+  WARDEN_TOOL_DECISION_APPROVED,
+  WARDEN_TOOL_DECISION_APPROVED_ALWAYS,  /* and the pattern was saved */
+  WARDEN_TOOL_DECISION_REJECTED,
+  WARDEN_TOOL_DECISION_DENIED,
+  WARDEN_TOOL_DECISION_ANSWERED,         /* ask_user */
+} WardenToolDecision;
+
+#define WARDEN_TYPE_TOOL_CALL (warden_tool_call_get_type ())
+
+G_DECLARE_FINAL_TYPE (WardenToolCall, warden_tool_call, WARDEN, TOOL_CALL, GObject)
+
+/* A call as the model made it; @input may be NULL (arguments that were not
+ * a JSON object: the model is told). */
+WardenToolCall     *warden_tool_call_new            (const char           *session_id,
+                                                     const char           *id,
+                                                     const char           *name,
+                                                     JsonNode             *input);
+/* As the store has it; an exec's stored result is read into its fields. */
+WardenToolCall     *warden_tool_call_new_from_record (const WardenToolCallRecord *record);
+/* The row to store. */
+WardenToolCallRecord *warden_tool_call_to_record    (WardenToolCall       *self);
+
+const char         *warden_tool_call_get_id         (WardenToolCall       *self);
+const char         *warden_tool_call_get_session_id (WardenToolCall       *self);
+const char         *warden_tool_call_get_name       (WardenToolCall       *self);
+WardenToolKind      warden_tool_call_get_kind       (WardenToolCall       *self);
+/* The arguments (NULL if they were not an object); their text as stored. */
+JsonObject         *warden_tool_call_get_input      (WardenToolCall       *self);
+const char         *warden_tool_call_get_input_json (WardenToolCall       *self);
+/* What a view shows of it: the command, the path, the question, the pattern
+ * ("PATTERN in PATH" for grep with a path); "" if none. */
+const char         *warden_tool_call_get_subject    (WardenToolCall       *self);
+/* A string argument, or NULL. */
+const char         *warden_tool_call_get_arg        (WardenToolCall       *self,
+                                                     const char           *name);
+
+WardenToolCallState warden_tool_call_get_state      (WardenToolCall       *self);
+void                warden_tool_call_set_state      (WardenToolCall       *self,
+                                                     WardenToolCallState   state);
+/* Settled: its result is final (finished, rejected, denied, interrupted). */
+gboolean            warden_tool_call_is_settled     (WardenToolCall       *self);
+
+WardenToolDecision  warden_tool_call_get_decision   (WardenToolCall       *self);
+/* The pattern that allowed or denied it, or that was saved. */
+const char         *warden_tool_call_get_pattern    (WardenToolCall       *self);
+const char         *warden_tool_call_get_reason     (WardenToolCall       *self);
+void                warden_tool_call_set_decision   (WardenToolCall       *self,
+                                                     WardenToolDecision    decision,
+                                                     const char           *pattern,
+                                                     const char           *reason);
+/* The user's words with a rejection, or the answer to ask_user. */
+const char         *warden_tool_call_get_feedback   (WardenToolCall       *self);
+void                warden_tool_call_set_feedback   (WardenToolCall       *self,
+                                                     const char           *feedback);
+
+/* What the model was given, as it was given. */
+const char         *warden_tool_call_get_result     (WardenToolCall       *self);
+gboolean            warden_tool_call_get_is_error   (WardenToolCall       *self);
+/* A command's exit code (-1 if it did not run to an end), the time it took
+ * (-1 unknown), its output, and whether the output was cut or the command
+ * timed out. For other tools the output is the result. */
+int                 warden_tool_call_get_exit_code  (WardenToolCall       *self);
+gint64              warden_tool_call_get_duration_ms (WardenToolCall      *self);
+const char         *warden_tool_call_get_output     (WardenToolCall       *self);
+gboolean            warden_tool_call_get_truncated  (WardenToolCall       *self);
+gboolean            warden_tool_call_get_timed_out  (WardenToolCall       *self);
+/* Records what the model is given. For exec, @result is the JSON the agent
+ * built and the typed fields are set alongside with set_exec_result(). */
+void                warden_tool_call_set_result     (WardenToolCall       *self,
+                                                     const char           *result,
+                                                     gboolean              is_error);
+void                warden_tool_call_set_exec_result (WardenToolCall      *self,
+                                                      int                  exit_code,
+                                                      const char          *stdout_text,
+                                                      const char          *stderr_text,
+                                                      gint64               duration_ms,
+                                                      gboolean             truncated,
+                                                      gboolean             timed_out);
+
+/* Unix milliseconds, 0 if not (yet). */
+gint64              warden_tool_call_get_started    (WardenToolCall       *self);
+gint64              warden_tool_call_get_finished   (WardenToolCall       *self);
+gint64              warden_tool_call_get_asked      (WardenToolCall       *self);
+gint64              warden_tool_call_get_answered   (WardenToolCall       *self);
+void                warden_tool_call_set_times      (WardenToolCall       *self,
+                                                     gint64                started,
+                                                     gint64                finished);
+void                warden_tool_call_mark_asked     (WardenToolCall       *self);
+/* Where the user answered: dialog, card, notification, cli; NULL if not asked. */
+const char         *warden_tool_call_get_answered_via (WardenToolCall     *self);
+void                warden_tool_call_mark_answered  (WardenToolCall       *self,
+                                                     const char           *via);
+
+/* The text the store keeps for each value, and back (unknown text: NEW / NONE). */
+const char         *warden_tool_call_state_to_string    (WardenToolCallState  state);
+WardenToolCallState warden_tool_call_state_from_string  (const char          *text);
+const char         *warden_tool_decision_to_string      (WardenToolDecision   decision);
+WardenToolDecision  warden_tool_decision_from_string    (const char          *text);
+WardenToolKind      warden_tool_kind_from_name          (const char          *name);
+
+/* Signals:
+ *   "output" (int stream, const char *text)  a running command's output as it arrives
+ * Every property ("state", "decision", "result", "output", …) is notified when it changes. */
+void                warden_tool_call_append_output  (WardenToolCall       *self,
+                                                     int                   stream,
+                                                     const char           *text);
+
+G_END_DECLS
