@@ -27,9 +27,10 @@
 #define MAX_RETRIES            5
 #define DEFAULT_RETRY_BASE_MS  1000
 #define MAX_RETRY_DELAY_MS     30000
-/* A longer retry-after than this is a server saying "not today": back off
- * on our own schedule instead of hanging for it. */
-#define MAX_RETRY_AFTER_MS     60000
+/* Waiting longer than the server asked for would hammer it, shorter would
+ * be refused again; longer than this is a server saying "not today". */
+#define DEFAULT_RETRY_AFTER_CAP_S  600
+#define MAX_RETRY_AFTER_CAP_S      (G_MAXUINT / 1000)
 
 typedef struct
 {
@@ -38,6 +39,7 @@ typedef struct
   char        *base_url;
   char        *api_key;
   SoupSession *session;
+  guint        retry_after_cap_s;
   gboolean     tool_use_started;   /* in the current attempt */
 } WardenLlmProviderPrivate;
 
@@ -47,6 +49,7 @@ enum {
   PROP_MODEL,
   PROP_BASE_URL,
   PROP_API_KEY,
+  PROP_RETRY_AFTER_CAP,
   N_PROPS
 };
 
@@ -117,6 +120,10 @@ warden_llm_provider_get_property (GObject    *object,
       g_value_set_string (value, priv->base_url);
       break;
 
+    case PROP_RETRY_AFTER_CAP:
+      g_value_set_uint (value, priv->retry_after_cap_s);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -152,6 +159,10 @@ warden_llm_provider_set_property (GObject      *object,
         /* An empty key is no key: local servers take none. */
         priv->api_key = (key != NULL && key[0] != '\0') ? g_strdup (key) : NULL;
       }
+      break;
+
+    case PROP_RETRY_AFTER_CAP:
+      warden_llm_provider_set_retry_after_cap (self, g_value_get_uint (value));
       break;
 
     default:
@@ -190,6 +201,12 @@ warden_llm_provider_class_init (WardenLlmProviderClass *klass)
                          NULL,
                          (G_PARAM_WRITABLE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
+  /* Seconds: the longest retry-after Warden waits for; past it, it gives up. */
+  properties[PROP_RETRY_AFTER_CAP] =
+    g_param_spec_uint ("retry-after-cap", NULL, NULL,
+                       0, MAX_RETRY_AFTER_CAP_S, DEFAULT_RETRY_AFTER_CAP_S,
+                       (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[TEXT_DELTA] =
@@ -225,6 +242,7 @@ warden_llm_provider_init (WardenLlmProvider *self)
 {
   WardenLlmProviderPrivate *priv = warden_llm_provider_get_instance_private (self);
 
+  priv->retry_after_cap_s = DEFAULT_RETRY_AFTER_CAP_S;
   priv->session = soup_session_new_with_options ("user-agent", USER_AGENT,
                                                  "timeout", IO_TIMEOUT_S,
                                                  NULL);
@@ -261,6 +279,34 @@ warden_llm_provider_get_base_url (WardenLlmProvider *self)
 
   priv = warden_llm_provider_get_instance_private (self);
   return priv->base_url;
+}
+
+guint
+warden_llm_provider_get_retry_after_cap (WardenLlmProvider *self)
+{
+  WardenLlmProviderPrivate *priv;
+
+  g_return_val_if_fail (WARDEN_IS_LLM_PROVIDER (self), 0);
+
+  priv = warden_llm_provider_get_instance_private (self);
+  return priv->retry_after_cap_s;
+}
+
+void
+warden_llm_provider_set_retry_after_cap (WardenLlmProvider *self,
+                                         guint              seconds)
+{
+  WardenLlmProviderPrivate *priv;
+
+  g_return_if_fail (WARDEN_IS_LLM_PROVIDER (self));
+
+  priv = warden_llm_provider_get_instance_private (self);
+  seconds = MIN (seconds, MAX_RETRY_AFTER_CAP_S);
+  if (priv->retry_after_cap_s == seconds)
+    return;
+
+  priv->retry_after_cap_s = seconds;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RETRY_AFTER_CAP]);
 }
 
 SoupSession *
@@ -424,18 +470,41 @@ get_retry_base_ms (void)
 
 /* Exponential backoff with full jitter: uniform in [0, min(cap, base·2^n)]. */
 static guint
-compute_delay_ms (guint  retry,
-                  gint64 retry_after_ms)
+compute_backoff_ms (guint retry)
 {
   guint64 ceiling;
-
-  if (retry_after_ms > 0 && retry_after_ms <= MAX_RETRY_AFTER_MS)
-    return retry_after_ms;
 
   ceiling = (guint64) get_retry_base_ms () << MIN (retry, 16);
   ceiling = MIN (ceiling, MAX_RETRY_DELAY_MS);
 
   return (guint) g_random_int_range (0, (gint32) ceiling + 1);
+}
+
+/* The server asked for more than Warden waits: @error, saying when it may
+ * be tried again, so that the user can decide. */
+static void
+add_retry_after_to_error (GError **error,
+                    gint64   retry_after_ms,
+                    guint    cap_s)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autoptr(GDateTime) then = g_date_time_add_seconds (now, retry_after_ms / 1000.0);
+  g_autofree char *when = NULL;
+  g_autofree char *message = NULL;
+  guint64 seconds = (retry_after_ms + 999) / 1000;
+
+  /* A time of day: the date too when it is not today. */
+  when = g_date_time_get_day_of_year (then) == g_date_time_get_day_of_year (now) &&
+         g_date_time_get_year (then) == g_date_time_get_year (now)
+         ? g_date_time_format (then, "%X") : g_date_time_format (then, "%x %X");
+
+  /* Translators: the first %s is what the server said went wrong; then a
+   * number of seconds, a time (of day, or a date and time), and seconds */
+  message = g_strdup_printf (_("%s (the server asks to try again in %" G_GUINT64_FORMAT " s, at "
+                               "%s: longer than Warden waits, %u s)"),
+                             (*error)->message, seconds, when, cap_s);
+  g_free ((*error)->message);
+  (*error)->message = g_steal_pointer (&message);
 }
 
 static gboolean
@@ -505,7 +574,16 @@ attempt_cb (GObject      *object,
       return;
     }
 
-  delay_ms = compute_delay_ms (complete->retries, retry_after_ms);
+  /* The server knows when it will take the request: that, or nothing. */
+  if (retry_after_ms > (gint64) priv->retry_after_cap_s * 1000)
+    {
+      add_retry_after_to_error (&error, retry_after_ms, priv->retry_after_cap_s);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  delay_ms = retry_after_ms >= 0 ? (guint) retry_after_ms
+                                 : compute_backoff_ms (complete->retries);
   complete->retries++;
 
   g_debug ("%s: retry %u of %u in %u ms: %s",

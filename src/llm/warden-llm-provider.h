@@ -95,11 +95,21 @@ const char        *warden_llm_provider_get_name     (WardenLlmProvider   *self);
 const char        *warden_llm_provider_get_model    (WardenLlmProvider   *self);
 const char        *warden_llm_provider_get_base_url (WardenLlmProvider   *self);
 
+/* Seconds: the longest wait a server may ask for (retry-after) that Warden
+ * waits; a longer one ends the request with the server's error, which then
+ * says when it asked to be tried again. 600 by default; 0 waits for none. */
+guint              warden_llm_provider_get_retry_after_cap (WardenLlmProvider *self);
+void               warden_llm_provider_set_retry_after_cap (WardenLlmProvider *self,
+                                                            guint              seconds);
+
 /* Sends the conversation (@messages: WardenLlmMessage, @tools: WardenLlmTool,
  * may be NULL) and streams the answer: "text-delta" and "tool-use-start"
  * signals fire as it arrives. Connection errors and 408/429/500/502/503/529
- * are retried up to 5 times with exponential backoff and jitter, honouring
- * retry-after, but never once a tool call has started to stream. */
+ * are retried up to 5 times, but never once a tool call has started to
+ * stream, with "retrying" before each wait. The wait is what the server
+ * said (retry-after-ms; retry-after in seconds or as an HTTP date) when it
+ * said, up to "retry-after-cap"; else exponential backoff with full
+ * jitter: uniform in [0, min(30 s, 1 s × 2^n)]. */
 void               warden_llm_provider_complete_async  (WardenLlmProvider   *self,
                                                         const char          *system_prompt,
                                                         GPtrArray           *messages,
@@ -129,8 +139,10 @@ char              *warden_llm_provider_redact              (WardenLlmProvider *s
  *   "text-delta"     (const char *text)
  *   "tool-use-start" (const char *id, const char *name)
  *   "retrying"       (guint attempt, guint delay_ms, const char *reason)
+ *                    before each wait: the answer streams again from its
+ *                    start; @delay_ms is the wait, as long as it will be
  * Properties: "name", "model", "base-url" (read-only after construction);
- * the API key is construct-only and write-only: it is never logged, stored
+ * "retry-after-cap" (guint seconds); the API key is construct-only and write-only: it is never logged, stored
  * or put in an error message. */
 
 /* Builds the provider @name ("anthropic", "openai", or NULL: anthropic when

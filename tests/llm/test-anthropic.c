@@ -1072,6 +1072,108 @@ test_retry_after_honoured (Fixture       *fixture,
   run_clear (&run);
 }
 
+/* How long the server asks to wait, in every form it may say it. */
+typedef struct
+{
+  const char *header;
+  const char *value;         /* NULL: an HTTP date @date_in s from now */
+  gint        date_in;
+  guint       cap;           /* "retry-after-cap"; 0: the default */
+  guint       min_delay_ms;  /* the wait signalled; with a cap it is given up on instead */
+  guint       max_delay_ms;
+} RetryAfterRow;
+
+static const RetryAfterRow retry_after_rows[] = {
+  { "retry-after", "90", 0, 0, 90000, 90000 },
+  { "retry-after-ms", "90000", 0, 0, 90000, 90000 },
+  /* A date has a resolution of a second; the rest is margin for a slow machine. */
+  { "retry-after", NULL, 120, 0, 60000, 120000 },
+  { "retry-after", NULL, -30, 0, 0, 0 },
+  { "retry-after", "90", 0, 60, 0, 0 },
+  { "retry-after", NULL, 3600, 60, 0, 0 },
+};
+
+/* A 429 that asks for more than the backoff would wait: the retry waits
+ * what the server said, and says so; past "retry-after-cap" Warden does
+ * not wait but gives up, saying when the server would take it again. */
+static void
+test_retry_after_row (Fixture       *fixture,
+                      gconstpointer  user_data)
+{
+  const RetryAfterRow *row = user_data;
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *date = NULL;
+  Reply limited = {
+    429, "application/json", row->header, row->value,
+    ERROR_BODY ("rate_limit_error", "Number of requests has exceeded your rate limit"),
+    0, END_COMPLETE, 0
+  };
+  static const Reply good = { 200, NULL, NULL, NULL, hello_stream, 0, END_COMPLETE, 0 };
+  Run run;
+
+  if (row->value == NULL)
+    {
+      g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+      g_autoptr(GDateTime) then = g_date_time_add_seconds (now, row->date_in);
+
+      date = soup_date_time_to_string (then, SOUP_DATE_HTTP);
+      limited.header_value = date;
+    }
+  if (row->cap != 0)
+    g_object_set (fixture->provider, "retry-after-cap", row->cap, NULL);
+
+  fixture_script (fixture, &limited);
+  fixture_script (fixture, &good);
+  run_init (&run);
+  run.cancel_on_retry = cancellable;
+
+  response = run_complete (fixture, &run, cancellable, &error);
+
+  if (row->cap == 0 && row->max_delay_ms == 0)
+    {
+      /* A time that has passed: at once. */
+      g_assert_no_error (error);
+      g_assert_nonnull (response);
+      g_assert_cmpuint (run.retries->len, ==, 1);
+      g_assert_cmpuint (g_array_index (run.retries, Retry, 0).delay_ms, ==, 0);
+      g_assert_cmpuint (fixture->requests->len, ==, 2);
+      run_clear (&run);
+      return;
+    }
+
+  g_assert_null (response);
+  g_assert_cmpuint (fixture->requests->len, ==, 1);
+
+  if (row->cap == 0)
+    {
+      Retry *retry;
+
+      /* Cancelled in the wait: the server's, not the backoff's. */
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+      g_assert_cmpuint (run.retries->len, ==, 1);
+      retry = &g_array_index (run.retries, Retry, 0);
+      g_test_message ("%s: %s: retry in %u ms", row->header, limited.header_value,
+                      retry->delay_ms);
+      g_assert_cmpuint (retry->delay_ms, >=, row->min_delay_ms);
+      g_assert_cmpuint (retry->delay_ms, <=, row->max_delay_ms);
+      g_assert_nonnull (strstr (retry->reason, "rate limit"));
+    }
+  else
+    {
+      g_test_message ("%s", error->message);
+      g_assert_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_RATE_LIMITED);
+      g_assert_cmpuint (run.retries->len, ==, 0);
+      g_assert_nonnull (strstr (error->message, "rate limit"));
+      g_assert_nonnull (strstr (error->message, "try again in"));
+      if (row->value != NULL)
+        g_assert_nonnull (strstr (error->message, "try again in 90 s"));
+    }
+
+  run_clear (&run);
+}
+
 static void
 test_retry_exhausted (Fixture       *fixture,
                       gconstpointer  user_data)
@@ -1842,6 +1944,18 @@ main (int   argc,
   ADD ("retry/overloaded-event", test_retry_overloaded_event);
   ADD ("retry/rate-limited", test_retry_rate_limited);
   ADD ("retry/retry-after", test_retry_after_honoured);
+  g_test_add ("/llm/anthropic/retry/retry-after/seconds", Fixture, &retry_after_rows[0],
+              fixture_set_up, test_retry_after_row, fixture_tear_down);
+  g_test_add ("/llm/anthropic/retry/retry-after/milliseconds", Fixture, &retry_after_rows[1],
+              fixture_set_up, test_retry_after_row, fixture_tear_down);
+  g_test_add ("/llm/anthropic/retry/retry-after/date", Fixture, &retry_after_rows[2],
+              fixture_set_up, test_retry_after_row, fixture_tear_down);
+  g_test_add ("/llm/anthropic/retry/retry-after/past-date", Fixture, &retry_after_rows[3],
+              fixture_set_up, test_retry_after_row, fixture_tear_down);
+  g_test_add ("/llm/anthropic/retry/retry-after/over-cap", Fixture, &retry_after_rows[4],
+              fixture_set_up, test_retry_after_row, fixture_tear_down);
+  g_test_add ("/llm/anthropic/retry/retry-after/date-over-cap", Fixture, &retry_after_rows[5],
+              fixture_set_up, test_retry_after_row, fixture_tear_down);
   ADD ("retry/exhausted", test_retry_exhausted);
   ADD ("retry/network", test_retry_network);
   ADD ("retry/stream-cut", test_retry_stream_cut);

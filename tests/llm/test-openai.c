@@ -301,7 +301,9 @@ typedef struct
   gssize        sent_at_first_delta;
   GPtrArray    *starts;           /* "id name" per tool-use-start */
   GArray       *retry_delays;     /* guint ms per "retrying" */
+  GPtrArray    *retry_reasons;    /* char * per "retrying" */
   GCancellable *cancel_on_delta;
+  GCancellable *cancel_on_retry;  /* cancelled as the first wait begins */
 } Observed;
 
 static void
@@ -336,6 +338,10 @@ retrying_cb (WardenLlmProvider *provider,
   g_assert_cmpuint (attempt, ==, observed->retry_delays->len + 1);
   g_assert_nonnull (reason);
   g_array_append_val (observed->retry_delays, delay_ms);
+  g_ptr_array_add (observed->retry_reasons, g_strdup (reason));
+
+  if (observed->cancel_on_retry != NULL)
+    g_cancellable_cancel (observed->cancel_on_retry);
 }
 
 static Observed *
@@ -349,6 +355,7 @@ observed_new (WardenLlmProvider *provider,
   observed->sent_at_first_delta = -1;
   observed->starts = g_ptr_array_new_with_free_func (g_free);
   observed->retry_delays = g_array_new (FALSE, FALSE, sizeof (guint));
+  observed->retry_reasons = g_ptr_array_new_with_free_func (g_free);
   g_signal_connect (provider, "text-delta", G_CALLBACK (text_delta_cb), observed);
   g_signal_connect (provider, "tool-use-start", G_CALLBACK (tool_use_start_cb), observed);
   g_signal_connect (provider, "retrying", G_CALLBACK (retrying_cb), observed);
@@ -362,6 +369,7 @@ observed_free (Observed *observed)
   g_string_free (observed->text, TRUE);
   g_ptr_array_unref (observed->starts);
   g_array_unref (observed->retry_delays);
+  g_ptr_array_unref (observed->retry_reasons);
   g_free (observed);
 }
 
@@ -965,6 +973,107 @@ test_retry_rate_limited (void)
   g_assert_cmpstr (observed->text->str, ==, "Hello.");
 }
 
+/* How long the server asks to wait, in every form it may say it. */
+typedef struct
+{
+  const char *header;
+  const char *value;         /* NULL: an HTTP date @date_in s from now */
+  gint        date_in;
+  guint       cap;           /* "retry-after-cap"; 0: the default */
+  guint       min_delay_ms;  /* the wait signalled; with a cap it is given up on instead */
+  guint       max_delay_ms;
+} RetryAfterRow;
+
+static const RetryAfterRow retry_after_rows[] = {
+  { "retry-after", "90", 0, 0, 90000, 90000 },
+  { "retry-after-ms", "90000", 0, 0, 90000, 90000 },
+  /* A date has a resolution of a second; the rest is margin for a slow machine. */
+  { "retry-after", NULL, 120, 0, 60000, 120000 },
+  { "retry-after", NULL, -30, 0, 0, 0 },
+  { "retry-after", "90", 0, 60, 0, 0 },
+  { "retry-after", NULL, 3600, 60, 0, 0 },
+};
+
+/* A 429 that asks for more than the backoff would wait: the retry waits
+ * what the server said, and says so; past "retry-after-cap" Warden does
+ * not wait but gives up, saying when the server would take it again. */
+static void
+test_retry_after_row (gconstpointer user_data)
+{
+  const RetryAfterRow *row = user_data;
+  Reply replies[] = {
+    { 429, .content_type = "application/json", .header_name = row->header,
+      .header_value = row->value,
+      .body = "{\"error\":{\"message\":\"Rate limit reached for gpt-test\","
+              "\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}" },
+    { 200, .body = hello_stream },
+  };
+  g_autofree char *date = NULL;
+  g_autoptr(Fake) fake = NULL;
+  g_autoptr(WardenLlmProvider) provider = NULL;
+  g_autoptr(Observed) observed = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GPtrArray) messages = one_question ("Hi");
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (row->value == NULL)
+    {
+      g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+      g_autoptr(GDateTime) then = g_date_time_add_seconds (now, row->date_in);
+
+      date = soup_date_time_to_string (then, SOUP_DATE_HTTP);
+      replies[0].header_value = date;
+    }
+
+  fake = fake_new (replies, G_N_ELEMENTS (replies));
+  provider = warden_openai_provider_new (TEST_KEY, fake->base_url, TEST_MODEL);
+  observed = observed_new (provider, fake);
+  if (row->cap != 0)
+    g_object_set (provider, "retry-after-cap", row->cap, NULL);
+
+  if (row->cap == 0 && row->max_delay_ms == 0)
+    {
+      /* A time that has passed: at once. */
+      response = complete (provider, NULL, messages, NULL, NULL, &error);
+      g_assert_no_error (error);
+      assert_hello (response);
+      g_assert_cmpuint (observed->retry_delays->len, ==, 1);
+      g_assert_cmpuint (g_array_index (observed->retry_delays, guint, 0), ==, 0);
+      g_assert_cmpuint (fake->n_requests, ==, 2);
+      return;
+    }
+
+  observed->cancel_on_retry = cancellable;
+  response = complete (provider, NULL, messages, NULL, cancellable, &error);
+  g_assert_null (response);
+  g_assert_cmpuint (fake->n_requests, ==, 1);
+
+  if (row->cap == 0)
+    {
+      guint delay_ms;
+
+      /* Cancelled in the wait: the server's, not the backoff's. */
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+      g_assert_cmpuint (observed->retry_delays->len, ==, 1);
+      delay_ms = g_array_index (observed->retry_delays, guint, 0);
+      g_test_message ("%s: %s: retry in %u ms", row->header, replies[0].header_value, delay_ms);
+      g_assert_cmpuint (delay_ms, >=, row->min_delay_ms);
+      g_assert_cmpuint (delay_ms, <=, row->max_delay_ms);
+      g_assert_nonnull (strstr (g_ptr_array_index (observed->retry_reasons, 0), "Rate limit"));
+    }
+  else
+    {
+      g_test_message ("%s", error->message);
+      g_assert_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_RATE_LIMITED);
+      g_assert_cmpuint (observed->retry_delays->len, ==, 0);
+      g_assert_nonnull (strstr (error->message, "Rate limit reached"));
+      g_assert_nonnull (strstr (error->message, "try again in"));
+      if (row->value != NULL)
+        g_assert_nonnull (strstr (error->message, "try again in 90 s"));
+    }
+}
+
 static void
 test_retry_server_error (void)
 {
@@ -1542,6 +1651,18 @@ main (int   argc,
   g_test_add_func ("/llm/openai/request/binary-result", test_request_binary_result);
   g_test_add_func ("/llm/openai/request/bad-tool-use", test_request_bad_tool_use);
   g_test_add_func ("/llm/openai/retry/rate-limited", test_retry_rate_limited);
+  g_test_add_data_func ("/llm/openai/retry/retry-after/seconds", &retry_after_rows[0],
+                        test_retry_after_row);
+  g_test_add_data_func ("/llm/openai/retry/retry-after/milliseconds", &retry_after_rows[1],
+                        test_retry_after_row);
+  g_test_add_data_func ("/llm/openai/retry/retry-after/date", &retry_after_rows[2],
+                        test_retry_after_row);
+  g_test_add_data_func ("/llm/openai/retry/retry-after/past-date", &retry_after_rows[3],
+                        test_retry_after_row);
+  g_test_add_data_func ("/llm/openai/retry/retry-after/over-cap", &retry_after_rows[4],
+                        test_retry_after_row);
+  g_test_add_data_func ("/llm/openai/retry/retry-after/date-over-cap", &retry_after_rows[5],
+                        test_retry_after_row);
   g_test_add_func ("/llm/openai/retry/server-error", test_retry_server_error);
   g_test_add_func ("/llm/openai/error/overloaded", test_overloaded);
   g_test_add_func ("/llm/openai/error/auth", test_error_auth);
