@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/warden-json.h"
 #include "warden-cgroup.h"
 #include "warden-sandbox-private.h"
 #include "warden-seccomp.h"
@@ -497,7 +498,7 @@ parse_info (BwrapExec *be)
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     return FALSE;
   object = json_node_get_object (root);
-  be->child_pid = (GPid) json_object_get_int_member_with_default (object, "child-pid", 0);
+  be->child_pid = (GPid) warden_json_get_int (object, "child-pid", 0);
   return be->child_pid > 0;
 }
 
@@ -701,14 +702,6 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
                                    info_read_cb, g_object_ref (task));
 }
 
-static WardenExecResult *
-warden_bwrap_sandbox_exec_finish (WardenSandbox  *sandbox,
-                                  GAsyncResult   *result,
-                                  GError        **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 /* ------------------------------------------------------------------------ */
 /* prepare */
 
@@ -873,14 +866,6 @@ warden_bwrap_sandbox_prepare_async (WardenSandbox       *sandbox,
   g_subprocess_communicate_utf8_async (help, NULL, cancellable, help_cb, g_steal_pointer (&task));
 }
 
-static gboolean
-warden_bwrap_sandbox_prepare_finish (WardenSandbox  *sandbox,
-                                     GAsyncResult   *result,
-                                     GError        **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 static void
 warden_bwrap_sandbox_destroy_async (WardenSandbox       *sandbox,
                                     GCancellable        *cancellable,
@@ -895,14 +880,6 @@ warden_bwrap_sandbox_destroy_async (WardenSandbox       *sandbox,
   g_task_set_source_tag (task, warden_bwrap_sandbox_destroy_async);
   self->prepared = FALSE;
   g_task_return_boolean (task, TRUE);
-}
-
-static gboolean
-warden_bwrap_sandbox_destroy_finish (WardenSandbox  *sandbox,
-                                     GAsyncResult   *result,
-                                     GError        **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 static void
@@ -925,11 +902,8 @@ warden_bwrap_sandbox_class_init (WardenBwrapSandboxClass *klass)
 
   object_class->finalize = warden_bwrap_sandbox_finalize;
   sandbox_class->prepare_async = warden_bwrap_sandbox_prepare_async;
-  sandbox_class->prepare_finish = warden_bwrap_sandbox_prepare_finish;
   sandbox_class->exec_async = warden_bwrap_sandbox_exec_async;
-  sandbox_class->exec_finish = warden_bwrap_sandbox_exec_finish;
   sandbox_class->destroy_async = warden_bwrap_sandbox_destroy_async;
-  sandbox_class->destroy_finish = warden_bwrap_sandbox_destroy_finish;
 }
 
 static void

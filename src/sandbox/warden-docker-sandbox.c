@@ -17,11 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "warden-output-collector.h"
 #include "warden-sandbox-private.h"
 
-/* How long a killed command may take to let go of its output. */
-#define KILL_GRACE_MS 1500
 /* How long a command's return waits for the kill of its processes at most
  * (an engine that stopped answering). */
 #define KILL_GIVE_UP_MS 10000
@@ -379,14 +376,6 @@ warden_docker_sandbox_prepare_async (WardenSandbox       *sandbox,
   warden_docker_client_ping_async (self->client, cancellable, ping_cb, g_steal_pointer (&task));
 }
 
-static gboolean
-warden_docker_sandbox_prepare_finish (WardenSandbox  *sandbox,
-                                      GAsyncResult   *result,
-                                      GError        **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 /* ------------------------------------------------------------------------ */
 /* exec */
 
@@ -459,21 +448,11 @@ static const char kill_script[] =
 typedef struct
 {
   const WardenExecRequest *request;   /* kept alive by the caller's task */
+  WardenExecWatch         *watch;
   char                    *exec_id;
   GString                 *pid_line;  /* the wrapper's first line, until complete */
   int                      root_pid;  /* in the container; 0 until known */
-  WardenOutputCollector   *out;
-  WardenOutputCollector   *err;
-  GCancellable            *io_cancellable;
-  GCancellable            *cancellable;
-  gulong                   cancelled_id;
-  GSource                 *timeout_source;
-  GSource                 *grace_source;
-  gint64                   start;
-  gboolean                 timed_out;
-  gboolean                 cancelled;
   gboolean                 killing;
-  gboolean                 returned;
   guint                    kill_generation;  /* the kill that ends it; 0: none */
   gboolean                 gave_up;          /* on that kill */
   GSource                 *give_up_source;
@@ -485,25 +464,10 @@ typedef struct
 static void
 docker_exec_release (DockerExec *de)
 {
-  if (de->timeout_source)
-    {
-      g_source_destroy (de->timeout_source);
-      g_clear_pointer (&de->timeout_source, g_source_unref);
-    }
-  if (de->grace_source)
-    {
-      g_source_destroy (de->grace_source);
-      g_clear_pointer (&de->grace_source, g_source_unref);
-    }
   if (de->give_up_source)
     {
       g_source_destroy (de->give_up_source);
       g_clear_pointer (&de->give_up_source, g_source_unref);
-    }
-  if (de->cancelled_id)
-    {
-      g_cancellable_disconnect (de->cancellable, de->cancelled_id);
-      de->cancelled_id = 0;
     }
 }
 
@@ -513,13 +477,10 @@ docker_exec_free (gpointer data)
   DockerExec *de = data;
 
   docker_exec_release (de);
+  warden_exec_watch_free (de->watch);
   g_free (de->exec_id);
   if (de->pid_line != NULL)
     g_string_free (de->pid_line, TRUE);
-  warden_output_collector_free (de->out);
-  warden_output_collector_free (de->err);
-  g_clear_object (&de->io_cancellable);
-  g_clear_object (&de->cancellable);
   g_clear_error (&de->deferred_error);
   g_free (de);
 }
@@ -658,10 +619,8 @@ docker_exec_return (GTask  *task,
 {
   WardenDockerSandbox *self = g_task_get_source_object (task);
   DockerExec *de = g_task_get_task_data (task);
-  WardenExecResult *result;
-  gboolean t1 = FALSE, t2 = FALSE;
 
-  if (de->returned)
+  if (warden_exec_watch_get_returned (de->watch))
     {
       g_clear_error (&error);
       return;
@@ -692,33 +651,12 @@ docker_exec_return (GTask  *task,
       g_source_attach (de->give_up_source, g_task_get_context (task));
       return;
     }
-  de->returned = TRUE;
   g_ptr_array_remove_fast (self->running, de);
   docker_exec_release (de);
-  g_cancellable_cancel (de->io_cancellable);
-
-  if (de->cancelled)
-    {
-      g_clear_error (&error);
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                               _("The command was cancelled"));
-      return;
-    }
-  if (error != NULL && !de->timed_out)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  g_clear_error (&error);
-
-  result = g_new0 (WardenExecResult, 1);
-  result->exit_code = de->timed_out && exit_code < 0 ? 128 + 9 : exit_code;
-  result->timed_out = de->timed_out;
-  result->duration_us = g_get_monotonic_time () - de->start;
-  result->stdout_text = warden_output_collector_finish (de->out, &t1);
-  result->stderr_text = warden_output_collector_finish (de->err, &t2);
-  result->truncated = t1 || t2;
-  g_task_return_pointer (task, result, (GDestroyNotify) warden_exec_result_free);
+  /* A stream that broke because the command was killed at its time limit. */
+  if (warden_exec_watch_get_timed_out (de->watch))
+    g_clear_error (&error);
+  warden_exec_watch_return (de->watch, exit_code, error);
 }
 
 /* Returns the commands whose end waited for a kill that is over now. */
@@ -793,7 +731,7 @@ exec_start_cb (GObject      *object,
       docker_exec_return (task, -1, g_steal_pointer (&error));
       return;
     }
-  if (de->returned)
+  if (warden_exec_watch_get_returned (de->watch))
     return;
   if (exit_code >= 0)
     {
@@ -810,10 +748,8 @@ exec_forward (DockerExec *de,
               const char *data,
               gsize       length)
 {
-  warden_output_collector_append (stream == 2 ? de->err : de->out, data, length);
-  if (de->request->output_func)
-    de->request->output_func (stream == 2 ? WARDEN_STREAM_STDERR : WARDEN_STREAM_STDOUT, data,
-                              length, de->request->output_data);
+  warden_exec_watch_output (de->watch, stream == 2 ? WARDEN_STREAM_STDERR : WARDEN_STREAM_STDOUT,
+                            data, length);
 }
 
 static void
@@ -848,18 +784,6 @@ exec_output_cb (int         stream,
         return;
     }
   exec_forward (de, stream, data, length);
-}
-
-static gboolean
-grace_expired_cb (gpointer user_data)
-{
-  GTask *task = user_data;
-  DockerExec *de = g_task_get_task_data (task);
-
-  /* The stream did not end after the kill: stop waiting for it. */
-  g_clear_pointer (&de->grace_source, g_source_unref);
-  docker_exec_return (task, -1, NULL);
-  return G_SOURCE_REMOVE;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1015,57 +939,36 @@ sandbox_kill (WardenDockerSandbox *self)
 }
 
 /* Ends every process of the command, whatever it did to its environment. */
-static void
+static gboolean
 docker_exec_kill (GTask *task)
 {
   WardenDockerSandbox *self = g_task_get_source_object (task);
   DockerExec *de = g_task_get_task_data (task);
 
-  if (de->killing || de->returned)
-    return;
+  /* Cancelled before it was created: nothing runs yet. */
+  if (de->exec_id == NULL)
+    {
+      docker_exec_return (task, -1, NULL);
+      return FALSE;
+    }
+  if (de->killing)
+    return FALSE;
   de->killing = TRUE;
   de->kill_generation = sandbox_kill (self);
-
-  de->grace_source = g_timeout_source_new (KILL_GRACE_MS);
-  g_source_set_callback (de->grace_source, grace_expired_cb, g_object_ref (task), g_object_unref);
-  g_source_attach (de->grace_source, g_task_get_context (task));
+  return TRUE;
 }
 
-static gboolean
-timeout_cb (gpointer user_data)
-{
-  GTask *task = user_data;
-  DockerExec *de = g_task_get_task_data (task);
-
-  g_clear_pointer (&de->timeout_source, g_source_unref);
-  de->timed_out = TRUE;
-  docker_exec_kill (task);
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-cancelled_idle_cb (gpointer user_data)
-{
-  GTask *task = user_data;
-  DockerExec *de = g_task_get_task_data (task);
-
-  de->cancelled = TRUE;
-  if (de->exec_id == NULL)
-    docker_exec_return (task, -1, NULL);
-  else
-    docker_exec_kill (task);
-  return G_SOURCE_REMOVE;
-}
-
+/* The stream did not end after the kill: stop waiting for it. */
 static void
-cancelled_cb (GCancellable *cancellable,
-              gpointer      user_data)
+docker_exec_grace_expired (GTask *task)
 {
-  GTask *task = user_data;
-
-  g_main_context_invoke_full (g_task_get_context (task), G_PRIORITY_DEFAULT, cancelled_idle_cb,
-                              g_object_ref (task), g_object_unref);
+  docker_exec_return (task, -1, NULL);
 }
+
+static const WardenExecWatchFuncs docker_exec_funcs = {
+  .kill = docker_exec_kill,
+  .grace_expired = docker_exec_grace_expired,
+};
 
 static void
 exec_create_cb (GObject      *object,
@@ -1083,20 +986,17 @@ exec_create_cb (GObject      *object,
       docker_exec_return (task, -1, g_steal_pointer (&error));
       return;
     }
-  if (de->cancelled)
+  if (warden_exec_watch_get_cancelled (de->watch))
     {
       docker_exec_return (task, -1, NULL);
       return;
     }
 
-  de->start = g_get_monotonic_time ();
-  de->timeout_source = g_timeout_source_new (de->request->timeout_ms);
-  g_source_set_callback (de->timeout_source, timeout_cb, g_object_ref (task), g_object_unref);
-  g_source_attach (de->timeout_source, g_task_get_context (task));
-
+  warden_exec_watch_start_timer (de->watch);
   warden_docker_client_exec_start_async (self->client, de->exec_id, de->request->stdin_data,
-                                         exec_output_cb, de, de->io_cancellable, exec_start_cb,
-                                         g_steal_pointer (&task));
+                                         exec_output_cb, de,
+                                         warden_exec_watch_get_io_cancellable (de->watch),
+                                         exec_start_cb, g_steal_pointer (&task));
 }
 
 static void
@@ -1124,21 +1024,11 @@ warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
   de = g_new0 (DockerExec, 1);
   g_task_set_task_data (task, de, docker_exec_free);
   de->request = request;
-  de->out = warden_output_collector_new (request->max_output);
-  de->err = warden_output_collector_new (request->max_output);
-  de->io_cancellable = g_cancellable_new ();
-  de->start = g_get_monotonic_time ();
   de->pid_line = g_string_new (NULL);
   g_ptr_array_add (self->running, de);
+  de->watch = warden_exec_watch_new (task, request, cancellable, &docker_exec_funcs);
 
   env = warden_sandbox_build_env (sandbox, "/tmp", request);
-
-  if (cancellable != NULL)
-    {
-      de->cancellable = g_object_ref (cancellable);
-      de->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (cancelled_cb),
-                                                g_object_ref (task), g_object_unref);
-    }
 
   warden_docker_client_exec_create_async (self->client, self->container_id, argv,
                                           (const char * const *) env,
@@ -1146,14 +1036,6 @@ warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
                                                        : warden_sandbox_get_workspace_inside (sandbox),
                                           self->user, with_stdin, NULL, exec_create_cb,
                                           g_steal_pointer (&task));
-}
-
-static WardenExecResult *
-warden_docker_sandbox_exec_finish (WardenSandbox  *sandbox,
-                                   GAsyncResult   *result,
-                                   GError        **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1192,14 +1074,6 @@ warden_docker_sandbox_destroy_async (WardenSandbox       *sandbox,
     }
   warden_docker_client_container_remove_async (self->client, id, cancellable, remove_cb,
                                                g_steal_pointer (&task));
-}
-
-static gboolean
-warden_docker_sandbox_destroy_finish (WardenSandbox  *sandbox,
-                                      GAsyncResult   *result,
-                                      GError        **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 static const char *
@@ -1370,11 +1244,8 @@ warden_docker_sandbox_class_init (WardenDockerSandboxClass *klass)
 
   object_class->finalize = warden_docker_sandbox_finalize;
   sandbox_class->prepare_async = warden_docker_sandbox_prepare_async;
-  sandbox_class->prepare_finish = warden_docker_sandbox_prepare_finish;
   sandbox_class->exec_async = warden_docker_sandbox_exec_async;
-  sandbox_class->exec_finish = warden_docker_sandbox_exec_finish;
   sandbox_class->destroy_async = warden_docker_sandbox_destroy_async;
-  sandbox_class->destroy_finish = warden_docker_sandbox_destroy_finish;
   sandbox_class->get_container_id = warden_docker_sandbox_get_container_id;
 }
 

@@ -52,14 +52,6 @@ warden_host_sandbox_exec_async (WardenSandbox           *sandbox,
                            g_steal_pointer (&task));
 }
 
-static WardenExecResult *
-warden_host_sandbox_exec_finish (WardenSandbox  *sandbox,
-                                 GAsyncResult   *result,
-                                 GError        **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 static void
 warden_host_sandbox_prepare_async (WardenSandbox       *sandbox,
                                    GCancellable        *cancellable,
@@ -82,14 +74,6 @@ warden_host_sandbox_prepare_async (WardenSandbox       *sandbox,
   warden_sandbox_finish_prepare (sandbox, task);
 }
 
-static gboolean
-warden_host_sandbox_prepare_finish (WardenSandbox  *sandbox,
-                                    GAsyncResult   *result,
-                                    GError        **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 static void
 warden_host_sandbox_destroy_async (WardenSandbox       *sandbox,
                                    GCancellable        *cancellable,
@@ -104,25 +88,14 @@ warden_host_sandbox_destroy_async (WardenSandbox       *sandbox,
   g_task_return_boolean (task, TRUE);
 }
 
-static gboolean
-warden_host_sandbox_destroy_finish (WardenSandbox  *sandbox,
-                                    GAsyncResult   *result,
-                                    GError        **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 static void
 warden_host_sandbox_class_init (WardenHostSandboxClass *klass)
 {
   WardenSandboxClass *sandbox_class = WARDEN_SANDBOX_CLASS (klass);
 
   sandbox_class->prepare_async = warden_host_sandbox_prepare_async;
-  sandbox_class->prepare_finish = warden_host_sandbox_prepare_finish;
   sandbox_class->exec_async = warden_host_sandbox_exec_async;
-  sandbox_class->exec_finish = warden_host_sandbox_exec_finish;
   sandbox_class->destroy_async = warden_host_sandbox_destroy_async;
-  sandbox_class->destroy_finish = warden_host_sandbox_destroy_finish;
 }
 
 static void

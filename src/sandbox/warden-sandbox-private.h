@@ -59,6 +59,54 @@ typedef struct
  * mount would land on their target. */
 GPtrArray         *warden_sandbox_list_workspace_mounts (WardenSandbox *self);
 
+/* The watch over one running command, the same for every backend: its
+ * output (collected and handed to the request's output_func), its time
+ * limit, its caller's cancellable, the grace period a killed command has to
+ * let go of its output, and its end. It lives in the data of the backend's
+ * exec task and does not hold that task itself; its timers do, until the
+ * command returns. */
+typedef struct _WardenExecWatch WardenExecWatch;
+
+typedef struct
+{
+  /* Ends the command's processes (time limit or cancellation); returns
+   * TRUE when the grace period should start, FALSE when the backend ended
+   * the command some other way. */
+  gboolean (*kill)          (GTask *task);
+  /* The grace period is over and the command's output has not ended:
+   * the backend stops waiting and returns. */
+  void     (*grace_expired) (GTask *task);
+} WardenExecWatchFuncs;
+
+/* @request and @funcs must outlive the watch; @cancellable's cancellation
+ * kills the command and ends it with G_IO_ERROR_CANCELLED. */
+WardenExecWatch   *warden_exec_watch_new          (GTask                      *task,
+                                                   const WardenExecRequest    *request,
+                                                   GCancellable               *cancellable,
+                                                   const WardenExecWatchFuncs *funcs);
+void               warden_exec_watch_free         (WardenExecWatch            *watch);
+/* The command runs from now: its duration and its time limit start. */
+void               warden_exec_watch_start_timer  (WardenExecWatch            *watch);
+/* Kills the command once (through funcs->kill), then waits the grace period. */
+void               warden_exec_watch_kill         (WardenExecWatch            *watch);
+/* The command has exited but its output is still open (children that kept
+ * it): waits the grace period for it. */
+void               warden_exec_watch_linger       (WardenExecWatch            *watch);
+void               warden_exec_watch_output       (WardenExecWatch            *watch,
+                                                   WardenStream                stream,
+                                                   const char                 *data,
+                                                   gsize                       length);
+/* Cancelled when the command returns: the backend's reads use it. */
+GCancellable      *warden_exec_watch_get_io_cancellable (WardenExecWatch      *watch);
+gboolean           warden_exec_watch_get_timed_out (WardenExecWatch           *watch);
+gboolean           warden_exec_watch_get_cancelled (WardenExecWatch           *watch);
+gboolean           warden_exec_watch_get_returned  (WardenExecWatch           *watch);
+/* Returns the task once: cancelled, else @error (taken) if set, else the
+ * result with @exit_code (-1: unknown) and the output collected. */
+void               warden_exec_watch_return       (WardenExecWatch            *watch,
+                                                   int                         exit_code,
+                                                   GError                     *error);
+
 /* Runs @argv on this machine with pipes, streaming and collecting output
  * as @request asks, killing it at the timeout or on cancellation. With
  * @new_session the child gets its own process group, which is killed as a

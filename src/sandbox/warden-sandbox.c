@@ -24,7 +24,6 @@
 
 #include "policy/warden-protected-path.h"
 #include "warden-git-doors.h"
-#include "warden-output-collector.h"
 #include "warden-workspace-check.h"
 
 typedef struct
@@ -221,6 +220,23 @@ warden_sandbox_set_property (GObject      *object,
     }
 }
 
+/* The backends return through a GTask of their own. */
+static gboolean
+warden_sandbox_real_boolean_finish (WardenSandbox  *self,
+                                    GAsyncResult   *result,
+                                    GError        **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+static WardenExecResult *
+warden_sandbox_real_exec_finish (WardenSandbox  *self,
+                                 GAsyncResult   *result,
+                                 GError        **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 static void
 warden_sandbox_class_init (WardenSandboxClass *klass)
 {
@@ -229,6 +245,9 @@ warden_sandbox_class_init (WardenSandboxClass *klass)
   object_class->finalize = warden_sandbox_finalize;
   object_class->get_property = warden_sandbox_get_property;
   object_class->set_property = warden_sandbox_set_property;
+  klass->prepare_finish = warden_sandbox_real_boolean_finish;
+  klass->exec_finish = warden_sandbox_real_exec_finish;
+  klass->destroy_finish = warden_sandbox_real_boolean_finish;
 
   properties[PROP_CONFIG] =
     g_param_spec_boxed ("config", NULL, NULL, WARDEN_TYPE_SANDBOX_CONFIG,
@@ -728,63 +747,23 @@ warden_sandbox_destroy_finish (WardenSandbox  *self,
 /* ------------------------------------------------------------------------ */
 /* Running a process on this machine (bwrap and host) */
 
-/* How long a killed command may keep its pipes open before we stop waiting. */
-#define KILL_GRACE_MS 1500
-
 typedef struct
 {
-  GSubprocess           *process;
-  const WardenExecRequest *request;   /* the GTask of the caller keeps it alive */
-  WardenOutputCollector *out;
-  WardenOutputCollector *err;
-  GCancellable          *io_cancellable;  /* ours: ends the reads at the very end */
-  GCancellable          *cancellable;     /* the caller's */
-  gulong                 cancelled_id;
-  GSource               *timeout_source;
-  GSource               *grace_source;
-  gint64                 start;
-  gboolean               new_session;
-  gboolean               timed_out;
-  gboolean               cancelled;
-  gboolean               killed;
-  gboolean               exited;
-  gboolean               returned;
-  guint                  open_streams;
-  int                    exit_code;
+  GSubprocess     *process;
+  WardenExecWatch *watch;
+  gboolean         new_session;
+  gboolean         exited;
+  guint            open_streams;
+  int              exit_code;
 } LocalExec;
-
-/* Drops what holds the task: the timers and the cancellable's handler. */
-static void
-local_exec_release (LocalExec *le)
-{
-  if (le->timeout_source)
-    {
-      g_source_destroy (le->timeout_source);
-      g_clear_pointer (&le->timeout_source, g_source_unref);
-    }
-  if (le->grace_source)
-    {
-      g_source_destroy (le->grace_source);
-      g_clear_pointer (&le->grace_source, g_source_unref);
-    }
-  if (le->cancelled_id)
-    {
-      g_cancellable_disconnect (le->cancellable, le->cancelled_id);
-      le->cancelled_id = 0;
-    }
-}
 
 static void
 local_exec_free (gpointer data)
 {
   LocalExec *le = data;
 
-  local_exec_release (le);
-  g_clear_object (&le->cancellable);
-  g_clear_object (&le->io_cancellable);
+  warden_exec_watch_free (le->watch);
   g_clear_object (&le->process);
-  warden_output_collector_free (le->out);
-  warden_output_collector_free (le->err);
   g_free (le);
 }
 
@@ -794,54 +773,27 @@ static void
 local_exec_maybe_done (GTask *task)
 {
   LocalExec *le = g_task_get_task_data (task);
-  WardenExecResult *result;
-  gboolean t1 = FALSE, t2 = FALSE;
 
-  if (le->returned || !le->exited || le->open_streams > 0)
+  if (!le->exited || le->open_streams > 0)
     return;
-  le->returned = TRUE;
-  local_exec_release (le);
-  g_cancellable_cancel (le->io_cancellable);
-
-  if (le->cancelled)
-    {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                               _("The command was cancelled"));
-      return;
-    }
-
-  result = g_new0 (WardenExecResult, 1);
-  result->exit_code = le->exit_code;
-  result->timed_out = le->timed_out;
-  result->duration_us = g_get_monotonic_time () - le->start;
-  result->stdout_text = warden_output_collector_finish (le->out, &t1);
-  result->stderr_text = warden_output_collector_finish (le->err, &t2);
-  result->truncated = t1 || t2;
-  g_task_return_pointer (task, result, (GDestroyNotify) warden_exec_result_free);
-}
-
-static gboolean
-grace_expired_cb (gpointer user_data)
-{
-  GTask *task = user_data;
-  LocalExec *le = g_task_get_task_data (task);
-
-  /* Something escaped the kill and holds the pipes: stop reading. */
-  g_clear_pointer (&le->grace_source, g_source_unref);
-  g_cancellable_cancel (le->io_cancellable);
-  le->open_streams = 0;
-  local_exec_maybe_done (task);
-  return G_SOURCE_REMOVE;
+  warden_exec_watch_return (le->watch, le->exit_code, NULL);
 }
 
 static void
-local_exec_kill (GTask *task)
+local_exec_grace_expired (GTask *task)
 {
   LocalExec *le = g_task_get_task_data (task);
 
-  if (le->killed)
-    return;
-  le->killed = TRUE;
+  /* Something escaped the kill and holds the pipes: stop reading. */
+  g_cancellable_cancel (warden_exec_watch_get_io_cancellable (le->watch));
+  le->open_streams = 0;
+  local_exec_maybe_done (task);
+}
+
+static gboolean
+local_exec_kill (GTask *task)
+{
+  LocalExec *le = g_task_get_task_data (task);
 
   if (le->new_session)
     {
@@ -851,47 +803,13 @@ local_exec_kill (GTask *task)
         kill (-(pid_t) g_ascii_strtoll (id, NULL, 10), SIGKILL);
     }
   g_subprocess_force_exit (le->process);
-
-  if (le->grace_source != NULL)
-    return;
-  le->grace_source = g_timeout_source_new (KILL_GRACE_MS);
-  g_source_set_callback (le->grace_source, grace_expired_cb, g_object_ref (task), g_object_unref);
-  g_source_attach (le->grace_source, g_task_get_context (task));
+  return TRUE;
 }
 
-static gboolean
-timeout_cb (gpointer user_data)
-{
-  GTask *task = user_data;
-  LocalExec *le = g_task_get_task_data (task);
-
-  g_clear_pointer (&le->timeout_source, g_source_unref);
-  le->timed_out = TRUE;
-  local_exec_kill (task);
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-cancelled_idle_cb (gpointer user_data)
-{
-  GTask *task = user_data;
-  LocalExec *le = g_task_get_task_data (task);
-
-  le->cancelled = TRUE;
-  local_exec_kill (task);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-cancelled_cb (GCancellable *cancellable,
-              gpointer      user_data)
-{
-  GTask *task = user_data;
-
-  /* May run in another thread: kill from the task's context. */
-  g_main_context_invoke_full (g_task_get_context (task), G_PRIORITY_DEFAULT, cancelled_idle_cb,
-                              g_object_ref (task), g_object_unref);
-}
+static const WardenExecWatchFuncs local_exec_funcs = {
+  .kill = local_exec_kill,
+  .grace_expired = local_exec_grace_expired,
+};
 
 typedef struct
 {
@@ -913,26 +831,22 @@ read_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result,
                                                               &error);
+  gsize len;
+  const char *data;
 
   g_free (rd);
 
   if (bytes == NULL || g_bytes_get_size (bytes) == 0)
     {
-      if (le->open_streams > 0 && !g_cancellable_is_cancelled (le->io_cancellable))
+      if (le->open_streams > 0 &&
+          !g_cancellable_is_cancelled (warden_exec_watch_get_io_cancellable (le->watch)))
         le->open_streams--;
       local_exec_maybe_done (task);
       return;
     }
 
-  {
-    gsize len;
-    const char *data = g_bytes_get_data (bytes, &len);
-
-    warden_output_collector_append (stream == WARDEN_STREAM_STDOUT ? le->out : le->err, data,
-                                    len);
-    if (le->request->output_func)
-      le->request->output_func (stream, data, len, le->request->output_data);
-  }
+  data = g_bytes_get_data (bytes, &len);
+  warden_exec_watch_output (le->watch, stream, data, len);
   read_next (task, G_INPUT_STREAM (object), stream);
 }
 
@@ -946,8 +860,8 @@ read_next (GTask        *task,
 
   rd->task = g_object_ref (task);
   rd->stream = stream;
-  g_input_stream_read_bytes_async (in, 65536, G_PRIORITY_DEFAULT, le->io_cancellable, read_cb,
-                                   rd);
+  g_input_stream_read_bytes_async (in, 65536, G_PRIORITY_DEFAULT,
+                                   warden_exec_watch_get_io_cancellable (le->watch), read_cb, rd);
 }
 
 static void
@@ -969,13 +883,8 @@ wait_cb (GObject      *object,
     le->exit_code = -1;
 
   /* Children of the command may keep the pipes open: give them a moment. */
-  if (le->open_streams > 0 && le->grace_source == NULL)
-    {
-      le->grace_source = g_timeout_source_new (KILL_GRACE_MS);
-      g_source_set_callback (le->grace_source, grace_expired_cb, g_object_ref (task),
-                             g_object_unref);
-      g_source_attach (le->grace_source, g_task_get_context (task));
-    }
+  if (le->open_streams > 0)
+    warden_exec_watch_linger (le->watch);
   local_exec_maybe_done (task);
 }
 
@@ -1005,23 +914,21 @@ warden_local_exec_run_async (GSubprocess             *process,
 {
   g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
   LocalExec *le = g_new0 (LocalExec, 1);
+  GCancellable *io_cancellable;
   GOutputStream *in;
 
   g_task_set_source_tag (task, warden_local_exec_run_async);
   g_task_set_task_data (task, le, local_exec_free);
   le->process = g_object_ref (process);
-  le->request = request;
-  le->out = warden_output_collector_new (request->max_output);
-  le->err = warden_output_collector_new (request->max_output);
-  le->io_cancellable = g_cancellable_new ();
   le->new_session = new_session;
-  le->start = g_get_monotonic_time ();
+  le->watch = warden_exec_watch_new (task, request, cancellable, &local_exec_funcs);
+  io_cancellable = warden_exec_watch_get_io_cancellable (le->watch);
 
   in = g_subprocess_get_stdin_pipe (le->process);
   if (request->stdin_data != NULL && g_bytes_get_size (request->stdin_data) > 0)
     g_output_stream_write_all_async (in, g_bytes_get_data (request->stdin_data, NULL),
                                      g_bytes_get_size (request->stdin_data), G_PRIORITY_DEFAULT,
-                                     le->io_cancellable, write_stdin_cb, NULL);
+                                     io_cancellable, write_stdin_cb, NULL);
   else
     g_output_stream_close (in, NULL, NULL);
 
@@ -1029,17 +936,7 @@ warden_local_exec_run_async (GSubprocess             *process,
   read_next (task, g_subprocess_get_stdout_pipe (le->process), WARDEN_STREAM_STDOUT);
   read_next (task, g_subprocess_get_stderr_pipe (le->process), WARDEN_STREAM_STDERR);
   g_subprocess_wait_async (le->process, NULL, wait_cb, g_object_ref (task));
-
-  le->timeout_source = g_timeout_source_new (request->timeout_ms);
-  g_source_set_callback (le->timeout_source, timeout_cb, g_object_ref (task), g_object_unref);
-  g_source_attach (le->timeout_source, g_task_get_context (task));
-
-  if (cancellable != NULL)
-    {
-      le->cancellable = g_object_ref (cancellable);
-      le->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (cancelled_cb),
-                                                g_object_ref (task), g_object_unref);
-    }
+  warden_exec_watch_start_timer (le->watch);
 }
 
 GSubprocessLauncher *

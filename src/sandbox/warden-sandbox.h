@@ -94,6 +94,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenExecResult, warden_exec_result_free)
 
 G_DECLARE_DERIVABLE_TYPE (WardenSandbox, warden_sandbox, WARDEN, SANDBOX, GObject)
 
+/* The _finish hooks default to propagating a GTask's result: a backend
+ * that completes a GTask of its own leaves them unset. */
 struct _WardenSandboxClass
 {
   GObjectClass parent_class;
