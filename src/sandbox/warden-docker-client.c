@@ -17,6 +17,8 @@
 #include <gio/gunixsocketaddress.h>
 #include <libsoup/soup.h>
 
+#include "common/warden-json.h"
+
 #define DEFAULT_HOST       "unix:///var/run/docker.sock"
 #define DEFAULT_TCP_PORT   2375
 #define DEFAULT_TLS_PORT   2376
@@ -318,8 +320,7 @@ engine_message (GBytes *body)
 
       if (JSON_NODE_HOLDS_OBJECT (root))
         {
-          const char *message = json_object_get_string_member_with_default (
-            json_node_get_object (root), "message", NULL);
+          const char *message = warden_json_get_string (json_node_get_object (root), "message");
 
           if (message != NULL && message[0] != '\0')
             return g_strdup (message);
@@ -461,14 +462,9 @@ node_get_object (JsonNode    *node,
 static GBytes *
 json_to_bytes (JsonNode *node)
 {
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  gsize length;
-  char *data;
+  char *data = warden_json_to_string (node, FALSE);
 
-  json_generator_set_root (generator, node);
-  data = json_generator_to_data (generator, &length);
-
-  return g_bytes_new_take (data, length);
+  return g_bytes_new_take (data, strlen (data));
 }
 
 /* Path segments keep "/" and ":" (image names, tags); query values escape all. */
@@ -775,7 +771,7 @@ call_finish_id (GAsyncResult  *result,
   if (object == NULL)
     return NULL;
 
-  id = json_object_get_string_member_with_default (object, "Id", NULL);
+  id = warden_json_get_string (object, "Id");
   if (id == NULL || id[0] == '\0')
     {
       g_set_error (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_PROTOCOL,
@@ -996,15 +992,15 @@ pull_handle_line (Pull        *pull,
 
   object = json_node_get_object (json_parser_get_root (parser));
 
-  failure = json_object_get_string_member_with_default (object, "error", NULL);
+  failure = warden_json_get_string (object, "error");
   if (failure != NULL)
     {
       g_propagate_error (error, pull_error (pull->image, failure));
       return FALSE;
     }
 
-  status = json_object_get_string_member_with_default (object, "status", NULL);
-  id = json_object_get_string_member_with_default (object, "id", NULL);
+  status = warden_json_get_string (object, "status");
+  id = warden_json_get_string (object, "id");
   if (status == NULL)
     return TRUE;
 
@@ -1012,14 +1008,14 @@ pull_handle_line (Pull        *pull,
    * bar go back. Layers that exist already add nothing. */
   if (id != NULL && strcmp (status, "Downloading") == 0)
     {
-      JsonObject *detail = json_object_get_object_member (object, "progressDetail");
+      JsonNode *detail = json_object_get_member (object, "progressDetail");
 
-      if (detail != NULL)
+      if (detail != NULL && JSON_NODE_HOLDS_OBJECT (detail))
         {
           Layer *layer = pull_get_layer (pull, id);
 
-          layer->current = json_object_get_int_member_with_default (detail, "current", 0);
-          layer->total = json_object_get_int_member_with_default (detail, "total", 0);
+          layer->current = warden_json_get_int (json_node_get_object (detail), "current", 0);
+          layer->total = warden_json_get_int (json_node_get_object (detail), "total", 0);
         }
     }
   else if (id != NULL && (strcmp (status, "Download complete") == 0 ||
@@ -1310,12 +1306,16 @@ boolean_cb (GObject      *object,
   g_task_return_boolean (task, TRUE);
 }
 
-void
-warden_docker_client_container_start_async (WardenDockerClient  *self,
-                                            const char          *id,
-                                            GCancellable        *cancellable,
-                                            GAsyncReadyCallback  callback,
-                                            gpointer             user_data)
+/* @method /containers/{@id}@suffix, whose answer is only a status. */
+static void
+container_call_async (WardenDockerClient  *self,
+                      const char          *method,
+                      const char          *id,
+                      const char          *suffix,
+                      gpointer             source_tag,
+                      GCancellable        *cancellable,
+                      GAsyncReadyCallback  callback,
+                      gpointer             user_data)
 {
   g_autofree char *escaped = NULL;
   g_autofree char *path = NULL;
@@ -1326,12 +1326,24 @@ warden_docker_client_container_start_async (WardenDockerClient  *self,
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
 
   task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, warden_docker_client_container_start_async);
+  g_task_set_source_tag (task, source_tag);
 
-  /* 304, "already started", is a success too. */
   escaped = escape_value (id);
-  path = g_strdup_printf ("/containers/%s/start", escaped);
-  call_async (self, "POST", path, NULL, cancellable, boolean_cb, task);
+  path = g_strconcat ("/containers/", escaped, suffix, NULL);
+  call_async (self, method, path, NULL, cancellable, boolean_cb, task);
+}
+
+void
+warden_docker_client_container_start_async (WardenDockerClient  *self,
+                                            const char          *id,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data)
+{
+  /* 304, "already started", is a success too. */
+  container_call_async (self, "POST", id, "/start",
+                        warden_docker_client_container_start_async, cancellable, callback,
+                        user_data);
 }
 
 gboolean
@@ -1351,21 +1363,10 @@ warden_docker_client_container_restart_async (WardenDockerClient  *self,
                                               GAsyncReadyCallback  callback,
                                               gpointer             user_data)
 {
-  g_autofree char *escaped = NULL;
-  g_autofree char *path = NULL;
-  GTask *task;
-
-  g_return_if_fail (WARDEN_IS_DOCKER_CLIENT (self));
-  g_return_if_fail (id != NULL);
-  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, warden_docker_client_container_restart_async);
-
   /* t=0: SIGKILL at once, no grace period. */
-  escaped = escape_value (id);
-  path = g_strdup_printf ("/containers/%s/restart?t=0", escaped);
-  call_async (self, "POST", path, NULL, cancellable, boolean_cb, task);
+  container_call_async (self, "POST", id, "/restart?t=0",
+                        warden_docker_client_container_restart_async, cancellable, callback,
+                        user_data);
 }
 
 gboolean
@@ -1385,20 +1386,9 @@ warden_docker_client_container_remove_async (WardenDockerClient  *self,
                                              GAsyncReadyCallback  callback,
                                              gpointer             user_data)
 {
-  g_autofree char *escaped = NULL;
-  g_autofree char *path = NULL;
-  GTask *task;
-
-  g_return_if_fail (WARDEN_IS_DOCKER_CLIENT (self));
-  g_return_if_fail (id != NULL);
-  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, warden_docker_client_container_remove_async);
-
-  escaped = escape_value (id);
-  path = g_strdup_printf ("/containers/%s?force=true&v=true", escaped);
-  call_async (self, "DELETE", path, NULL, cancellable, boolean_cb, task);
+  container_call_async (self, "DELETE", id, "?force=true&v=true",
+                        warden_docker_client_container_remove_async, cancellable, callback,
+                        user_data);
 }
 
 gboolean
@@ -1439,7 +1429,7 @@ static const char *
 container_id (JsonNode *element)
 {
   return JSON_NODE_HOLDS_OBJECT (element)
-         ? json_object_get_string_member_with_default (json_node_get_object (element), "Id", NULL)
+         ? warden_json_get_string (json_node_get_object (element), "Id")
          : NULL;
 }
 
@@ -1536,8 +1526,7 @@ container_labels_cb (GObject      *object,
       if (id == NULL)
         continue;
       if (labels != NULL && JSON_NODE_HOLDS_OBJECT (labels))
-        value = json_object_get_string_member_with_default (json_node_get_object (labels), key,
-                                                            NULL);
+        value = warden_json_get_string (json_node_get_object (labels), key);
       g_hash_table_insert (found, g_strdup (id), g_strdup (value ? value : ""));
     }
   g_task_return_pointer (task, g_steal_pointer (&found), (GDestroyNotify) g_hash_table_unref);
@@ -1877,11 +1866,9 @@ exec_start_check_cb (GObject      *object,
       if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
         {
           JsonObject *json = json_node_get_object (node);
-          JsonNode *code = json_object_get_member (json, "ExitCode");
 
-          if (!json_object_get_boolean_member_with_default (json, "Running", FALSE) &&
-              code != NULL && JSON_NODE_TYPE (code) == JSON_NODE_VALUE)
-            state->exit_code = (int) json_node_get_int (code);
+          if (!warden_json_get_boolean (json, "Running", FALSE))
+            state->exit_code = (int) warden_json_get_int (json, "ExitCode", -1);
         }
       answer_free (answer);
     }
@@ -2381,7 +2368,6 @@ exec_inspect_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
   ExecState *exec_state;
   JsonObject *json;
-  JsonNode *exit_code;
 
   node = call_finish_json (result, &error);
   if (node == NULL)
@@ -2398,13 +2384,10 @@ exec_inspect_cb (GObject      *object,
     }
 
   exec_state = g_new0 (ExecState, 1);
-  exec_state->running = json_object_get_boolean_member_with_default (json, "Running", FALSE);
-  exit_code = json_object_get_member (json, "ExitCode");
+  exec_state->running = warden_json_get_boolean (json, "Running", FALSE);
   /* The code is null until the command has exited. */
-  if (exec_state->running || exit_code == NULL || JSON_NODE_TYPE (exit_code) != JSON_NODE_VALUE)
-    exec_state->exit_code = -1;
-  else
-    exec_state->exit_code = (int) json_node_get_int (exit_code);
+  exec_state->exit_code = exec_state->running ? -1
+                                              : (int) warden_json_get_int (json, "ExitCode", -1);
 
   g_task_return_pointer (task, exec_state, g_free);
 }
