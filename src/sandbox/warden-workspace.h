@@ -83,7 +83,8 @@ GQuark           warden_workspace_error_quark (void);
  * agent can use the paths its commands see. Relative paths are relative to
  * the root. Every path is resolved beneath the root without following
  * symbolic links out of it (openat2 RESOLVE_BENEATH, or a walk with
- * O_NOFOLLOW where openat2 is missing). */
+ * O_NOFOLLOW where openat2 is missing). The object does not change once
+ * made: its calls, all blocking, may run in several threads at once. */
 WardenWorkspace *warden_workspace_new         (const char       *root,
                                                const char       *inside,
                                                GError          **error);
@@ -185,62 +186,5 @@ guint                  warden_workspace_edit_target  (WardenWorkspace           
                                                       const char                   *new_text,
                                                       gboolean                      replace_all,
                                                       GError                      **error);
-
-/* The same in a worker thread; cancelling stops a glob or grep, and a
- * read, write or edit that has not started yet. */
-void             warden_workspace_read_async   (WardenWorkspace     *self,
-                                                const char          *path,
-                                                guint                offset,
-                                                guint                limit,
-                                                GCancellable        *cancellable,
-                                                GAsyncReadyCallback  callback,
-                                                gpointer             user_data);
-char            *warden_workspace_read_finish  (WardenWorkspace     *self,
-                                                GAsyncResult        *result,
-                                                GError             **error);
-void             warden_workspace_write_async  (WardenWorkspace     *self,
-                                                const char          *path,
-                                                const char          *content,
-                                                gsize                length,
-                                                GCancellable        *cancellable,
-                                                GAsyncReadyCallback  callback,
-                                                gpointer             user_data);
-gboolean         warden_workspace_write_finish (WardenWorkspace     *self,
-                                                GAsyncResult        *result,
-                                                GError             **error);
-void             warden_workspace_edit_async   (WardenWorkspace     *self,
-                                                const char          *path,
-                                                const char          *old_text,
-                                                const char          *new_text,
-                                                gboolean             replace_all,
-                                                GCancellable        *cancellable,
-                                                GAsyncReadyCallback  callback,
-                                                gpointer             user_data);
-guint            warden_workspace_edit_finish  (WardenWorkspace     *self,
-                                                GAsyncResult        *result,
-                                                GError             **error);
-void             warden_workspace_glob_async   (WardenWorkspace     *self,
-                                                const char          *pattern,
-                                                const char          *base,
-                                                guint                max,
-                                                GCancellable        *cancellable,
-                                                GAsyncReadyCallback  callback,
-                                                gpointer             user_data);
-GStrv            warden_workspace_glob_finish  (WardenWorkspace     *self,
-                                                GAsyncResult        *result,
-                                                GError             **error);
-void             warden_workspace_grep_async   (WardenWorkspace     *self,
-                                                const char          *regex,
-                                                const char          *base,
-                                                const char          *include,
-                                                guint                max_results,
-                                                guint                context,
-                                                gboolean             ignore_case,
-                                                GCancellable        *cancellable,
-                                                GAsyncReadyCallback  callback,
-                                                gpointer             user_data);
-GPtrArray       *warden_workspace_grep_finish  (WardenWorkspace     *self,
-                                                GAsyncResult        *result,
-                                                GError             **error);
 
 G_END_DECLS

@@ -1260,122 +1260,52 @@ test_grep_invalid (Fixture       *f,
   g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_NOT_FOUND);
 }
 
-/* Async */
+/* Several calls */
 
+/* The calls one after the other on one file, through both path forms. */
 static void
-store_result_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  GAsyncResult **slot = user_data;
-
-  *slot = g_object_ref (result);
-}
-
-static GAsyncResult *
-wait_for (GAsyncResult **slot)
-{
-  while (*slot == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  return *slot;
-}
-
-static void
-test_async_file_ops (Fixture       *f,
-                     gconstpointer  data)
+test_file_ops_round_trip (Fixture       *f,
+                          gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
-  GAsyncResult *result = NULL;
   g_autofree char *text = NULL;
 
-  warden_workspace_write_async (f->ws, "a/b.txt", "one two\n", 8, NULL, store_result_cb, &result);
-  g_assert_true (warden_workspace_write_finish (f->ws, wait_for (&result), &error));
+  g_assert_true (warden_workspace_write (f->ws, "a/b.txt", "one two\n", 8, &error));
   g_assert_no_error (error);
-  g_clear_object (&result);
-
-  warden_workspace_edit_async (f->ws, "a/b.txt", "two", "three", FALSE, NULL, store_result_cb,
-                               &result);
-  g_assert_cmpuint (warden_workspace_edit_finish (f->ws, wait_for (&result), &error), ==, 1);
+  g_assert_cmpuint (warden_workspace_edit (f->ws, "a/b.txt", "two", "three", FALSE, &error),
+                    ==, 1);
   g_assert_no_error (error);
-  g_clear_object (&result);
-
-  warden_workspace_read_async (f->ws, "/workspace/a/b.txt", 0, 0, NULL, store_result_cb, &result);
-  text = warden_workspace_read_finish (f->ws, wait_for (&result), &error);
+  text = warden_workspace_read (f->ws, "/workspace/a/b.txt", 0, 0, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (text, ==, "one three\n");
-  g_clear_object (&result);
 
-  warden_workspace_edit_async (f->ws, "a/b.txt", "four", "five", FALSE, NULL, store_result_cb,
-                               &result);
-  g_assert_cmpuint (warden_workspace_edit_finish (f->ws, wait_for (&result), &error), ==, 0);
+  g_assert_cmpuint (warden_workspace_edit (f->ws, "a/b.txt", "four", "five", FALSE, &error),
+                    ==, 0);
   g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_NO_MATCH);
-  g_clear_object (&result);
   g_clear_error (&error);
-
-  warden_workspace_read_async (f->ws, "../outside/canary", 0, 0, NULL, store_result_cb, &result);
-  g_assert_null (warden_workspace_read_finish (f->ws, wait_for (&result), &error));
+  g_assert_null (warden_workspace_read (f->ws, "../outside/canary", 0, 0, &error));
   g_assert_error (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_OUTSIDE);
-  g_clear_object (&result);
 }
 
+/* A glob, then a search with every option at once. */
 static void
-test_async_glob_grep (Fixture       *f,
-                      gconstpointer  data)
+test_glob_then_grep (Fixture       *f,
+                     gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) matches = NULL;
   g_auto(GStrv) paths = NULL;
-  GAsyncResult *result = NULL;
 
   make_grep_tree (f);
-  warden_workspace_glob_async (f->ws, "**/*.c", NULL, 0, NULL, store_result_cb, &result);
-  paths = warden_workspace_glob_finish (f->ws, wait_for (&result), &error);
+  paths = warden_workspace_glob (f->ws, "**/*.c", NULL, 0, NULL, &error);
   g_assert_no_error (error);
   assert_strv (paths, "lib/deep/x.c src/main.c");
-  g_clear_object (&result);
 
-  warden_workspace_grep_async (f->ws, "NEEDLE", "src", "*.py", 0, 1, TRUE, NULL, store_result_cb,
-                               &result);
-  matches = warden_workspace_grep_finish (f->ws, wait_for (&result), &error);
+  matches = warden_workspace_grep (f->ws, "NEEDLE", "src", "*.py", 0, 1, TRUE, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (matches->len, ==, 2);
   assert_strv (((WardenGrepMatch *) g_ptr_array_index (matches, 0))->after,
                "    return 'NEEDLE'");
-  g_clear_object (&result);
-}
-
-static void
-test_async_cancelled (Fixture       *f,
-                      gconstpointer  data)
-{
-  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  g_autoptr(GError) error = NULL;
-  GAsyncResult *result = NULL;
-  g_autofree char *names = NULL;
-
-  make_tree (f);
-  g_cancellable_cancel (cancellable);
-
-  warden_workspace_glob_async (f->ws, "**", NULL, 0, cancellable, store_result_cb, &result);
-  g_assert_null (warden_workspace_glob_finish (f->ws, wait_for (&result), &error));
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-  g_clear_object (&result);
-  g_clear_error (&error);
-
-  warden_workspace_grep_async (f->ws, "x", NULL, NULL, 0, 0, FALSE, cancellable, store_result_cb,
-                               &result);
-  g_assert_null (warden_workspace_grep_finish (f->ws, wait_for (&result), &error));
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-  g_clear_object (&result);
-  g_clear_error (&error);
-
-  /* Cancelled before it started: nothing written. */
-  warden_workspace_write_async (f->ws, "never.txt", "x", 1, cancellable, store_result_cb, &result);
-  g_assert_false (warden_workspace_write_finish (f->ws, wait_for (&result), &error));
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-  g_clear_object (&result);
-  names = ws_path (f, "never.txt");
-  g_assert_false (g_file_test (names, G_FILE_TEST_EXISTS));
 }
 
 /* Escapes: each must fail with OUTSIDE and touch nothing outside (the
@@ -2225,21 +2155,34 @@ test_grep_cancelled_in_file (Fixture       *f,
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
 
-static gboolean
-cancel_later_cb (gpointer user_data)
+typedef struct
 {
-  g_cancellable_cancel (user_data);
-  return G_SOURCE_REMOVE;
+  WardenWorkspace *ws;
+  GCancellable    *cancellable;
+  GPtrArray       *matches;
+  GError          *error;
+} Search;
+
+static gpointer
+search_thread (gpointer data)
+{
+  Search *search = data;
+
+  search->matches = warden_workspace_grep (search->ws, "(quick|slow) (brown|red) fox", NULL,
+                                           NULL, 1000000, 0, TRUE, search->cancellable,
+                                           &search->error);
+  return NULL;
 }
 
-/* Stop during a search of a large tree: it returns soon after. */
+/* Stopped during a search of a large tree, run in a thread of its own as
+ * the agent runs it: the search ends without its results. */
 static void
 test_grep_cancelled_tree (Fixture       *f,
                           gconstpointer  data)
 {
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  g_autoptr(GError) error = NULL;
-  GAsyncResult *result = NULL;
+  Search search = { f->ws, cancellable, NULL, NULL };
+  GThread *thread;
   gint64 cancelled_at;
 
   for (guint i = 0; i < 200; i++)
@@ -2248,16 +2191,16 @@ test_grep_cancelled_tree (Fixture       *f,
 
       put_many_lines (f, rel, 5000);
     }
-  warden_workspace_grep_async (f->ws, "(quick|slow) (brown|red) fox", NULL, NULL, 1000000, 0,
-                               TRUE, cancellable, store_result_cb, &result);
-  g_timeout_add (20, cancel_later_cb, cancellable);
-  while (!g_cancellable_is_cancelled (cancellable))
-    g_main_context_iteration (NULL, TRUE);
+  thread = g_thread_new ("grep", search_thread, &search);
+  g_usleep (20 * 1000);
+  g_cancellable_cancel (cancellable);
   cancelled_at = g_get_monotonic_time ();
-  g_assert_null (warden_workspace_grep_finish (f->ws, wait_for (&result), &error));
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-  g_assert_cmpint (g_get_monotonic_time () - cancelled_at, <, 2 * G_USEC_PER_SEC);
-  g_clear_object (&result);
+  g_thread_join (thread);
+  g_test_message ("the search returned %.0f ms after it was cancelled",
+                  (g_get_monotonic_time () - cancelled_at) / 1000.0);
+  g_assert_null (search.matches);
+  g_assert_error (search.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&search.error);
 }
 
 typedef void (*TestFunc) (Fixture *f, gconstpointer data);
@@ -2310,9 +2253,8 @@ static const struct
   { "grep/max", test_grep_max },
   { "grep/skips-binary-and-large", test_grep_skips_binary_and_large },
   { "grep/invalid", test_grep_invalid },
-  { "async/file-ops", test_async_file_ops },
-  { "async/glob-grep", test_async_glob_grep },
-  { "async/cancelled", test_async_cancelled },
+  { "ops/round-trip", test_file_ops_round_trip },
+  { "ops/glob-then-grep", test_glob_then_grep },
   { "escape/dotdot", test_escape_dotdot },
   { "escape/absolute", test_escape_absolute },
   { "escape/inside-dotdot", test_escape_inside_dotdot },
