@@ -26,6 +26,8 @@ WardenLlmResponse *warden_llm_provider_attempt_finish (WardenLlmProvider    *sel
                                                        GError              **error);
 
 SoupSession       *warden_llm_provider_get_session    (WardenLlmProvider    *self);
+void               warden_llm_provider_emit_waiting   (WardenLlmProvider    *self,
+                                                       guint                 seconds);
 
 /* The JSON that servers send, read without trusting its shape. */
 JsonNode          *warden_llm_parse_json              (const char           *data,

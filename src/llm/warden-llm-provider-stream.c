@@ -35,6 +35,16 @@ typedef struct
   gint64             retry_after_ms;
   gboolean           done;          /* the answer said it was complete */
   gboolean           eof;           /* the body was read to its end */
+
+  /* The caller's cancel, or the watch's: what every operation is given. */
+  GCancellable      *cancellable;
+  GSource           *caller_source; /* passes the caller's cancel on */
+  GSource           *watch_source;  /* the notices and the idle timeout */
+  gint64             last_content;  /* monotonic: the start, or the last of the answer */
+  guint              notices;       /* "waiting" emitted since then */
+  guint              notice_s;      /* "waiting-notice" when the attempt began */
+  guint              idle_timeout_s;
+  gboolean           timed_out;     /* the watch cancelled */
 } Attempt;
 
 /* Closing a response body reads the rest of it, blocking, so that the
@@ -56,11 +66,24 @@ attempt_abandon_body (Attempt *attempt)
 }
 
 static void
+clear_source (GSource **source)
+{
+  if (*source != NULL)
+    {
+      g_source_destroy (*source);
+      g_clear_pointer (source, g_source_unref);
+    }
+}
+
+static void
 attempt_free (gpointer data)
 {
   Attempt *attempt = data;
 
+  clear_source (&attempt->watch_source);
+  clear_source (&attempt->caller_source);
   attempt_abandon_body (attempt);
+  g_clear_object (&attempt->cancellable);
   if (attempt->answer != NULL)
     WARDEN_LLM_PROVIDER_GET_CLASS (attempt->self)->answer_free (attempt->answer);
   g_clear_object (&attempt->msg);
@@ -187,6 +210,122 @@ parse_retry_after (SoupMessageHeaders *headers)
   return -1;
 }
 
+/* The watch: nothing of the answer for a while */
+
+static void
+attempt_schedule_watch (Attempt *attempt)
+{
+  gint64 next = G_MAXINT64;
+
+  if (attempt->idle_timeout_s > 0)
+    next = attempt->last_content + (gint64) attempt->idle_timeout_s * G_USEC_PER_SEC;
+  if (attempt->notice_s > 0)
+    next = MIN (next, attempt->last_content +
+                      (gint64) (attempt->notices + 1) * attempt->notice_s * G_USEC_PER_SEC);
+
+  g_source_set_ready_time (attempt->watch_source, next == G_MAXINT64 ? -1 : next);
+}
+
+static gboolean
+watch_cb (gpointer user_data)
+{
+  /* A handler may end the attempt: keep it until this returns. */
+  g_autoptr(GTask) task = g_object_ref (user_data);
+  Attempt *attempt = g_task_get_task_data (task);
+  gint64 quiet = g_get_monotonic_time () - attempt->last_content;
+  guint64 quiet_s = quiet / G_USEC_PER_SEC;
+
+  g_source_set_ready_time (attempt->watch_source, -1);
+
+  /* Told first, even when the timer comes late on a busy machine. */
+  if (attempt->notice_s > 0 && quiet_s >= (guint64) (attempt->notices + 1) * attempt->notice_s &&
+      (attempt->idle_timeout_s == 0 || attempt->notices == 0 || quiet_s < attempt->idle_timeout_s))
+    {
+      attempt->notices = quiet_s / attempt->notice_s;
+      warden_llm_provider_emit_waiting (attempt->self,
+                                        MIN (attempt->notices * attempt->notice_s, G_MAXUINT));
+      if (attempt->watch_source == NULL || g_cancellable_is_cancelled (attempt->cancellable))
+        return G_SOURCE_CONTINUE;
+    }
+
+  if (attempt->idle_timeout_s > 0 && quiet_s >= attempt->idle_timeout_s)
+    {
+      g_debug ("%s: nothing for %u s: the attempt is given up on",
+               warden_llm_provider_get_base_url (attempt->self), attempt->idle_timeout_s);
+      attempt->timed_out = TRUE;
+      g_cancellable_cancel (attempt->cancellable);
+      return G_SOURCE_CONTINUE;
+    }
+
+  attempt_schedule_watch (attempt);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+watch_dispatch (GSource     *source,
+                GSourceFunc  callback,
+                gpointer     user_data)
+{
+  return callback (user_data);
+}
+
+static GSourceFuncs watch_funcs = { NULL, NULL, watch_dispatch, NULL, NULL, NULL };
+
+/* Part of the answer came: the model is at work. */
+static void
+attempt_note_content (Attempt *attempt)
+{
+  gboolean was_waiting = attempt->notices > 0;
+
+  attempt->last_content = g_get_monotonic_time ();
+  attempt->notices = 0;
+  if (attempt->watch_source != NULL)
+    attempt_schedule_watch (attempt);
+
+  /* The front ends can take the notice down. */
+  if (was_waiting)
+    warden_llm_provider_emit_waiting (attempt->self, 0);
+}
+
+/* From the main loop rather than inside the "cancelled" emission, so that
+ * ending the attempt there cannot disconnect a handler that is running. */
+static gboolean
+caller_cancelled_cb (GCancellable *cancellable,
+                     gpointer      user_data)
+{
+  Attempt *attempt = user_data;
+
+  g_cancellable_cancel (attempt->cancellable);
+
+  return G_SOURCE_REMOVE;
+}
+
+static void
+attempt_start_watch (GTask *task)
+{
+  Attempt *attempt = g_task_get_task_data (task);
+  GCancellable *caller = g_task_get_cancellable (task);
+
+  attempt->cancellable = g_cancellable_new ();
+  if (caller != NULL)
+    {
+      attempt->caller_source = g_cancellable_source_new (caller);
+      g_source_set_callback (attempt->caller_source, G_SOURCE_FUNC (caller_cancelled_cb),
+                             attempt, NULL);
+      g_source_set_static_name (attempt->caller_source, "[warden] llm attempt cancelled");
+      g_source_attach (attempt->caller_source, g_task_get_context (task));
+    }
+
+  attempt->notice_s = warden_llm_provider_get_waiting_notice (attempt->self);
+  attempt->idle_timeout_s = warden_llm_provider_get_idle_timeout (attempt->self);
+  attempt->last_content = g_get_monotonic_time ();
+  attempt->watch_source = g_source_new (&watch_funcs, sizeof (GSource));
+  g_source_set_callback (attempt->watch_source, watch_cb, task, NULL);
+  g_source_set_static_name (attempt->watch_source, "[warden] llm attempt watch");
+  g_source_attach (attempt->watch_source, g_task_get_context (task));
+  attempt_schedule_watch (attempt);
+}
+
 static GError *
 transport_error (WardenLlmProvider *self,
                  const GError      *error)
@@ -205,16 +344,55 @@ transport_error (WardenLlmProvider *self,
                       WARDEN_LLM_PROVIDER_GET_CLASS (self)->base_url_variable);
 }
 
+/* Every end of an attempt comes through here or attempt_return_response(). */
 static void
 attempt_return_error (GTask  *task,
                       GError *error)
 {
   Attempt *attempt = g_task_get_task_data (task);
 
+  clear_source (&attempt->watch_source);
+  clear_source (&attempt->caller_source);
+
+  /* Cancelled by the watch, not by the caller: a model that stopped
+   * answering, which is worth another try. */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && attempt->timed_out &&
+      !g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+    {
+      g_clear_error (&error);
+      error = g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_TIMED_OUT,
+                           _("The model stopped answering: nothing came from %s for %u s"),
+                           warden_llm_provider_get_base_url (attempt->self),
+                           attempt->idle_timeout_s);
+    }
+
   if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     g_debug ("%s: the attempt failed: %s",
              warden_llm_provider_get_base_url (attempt->self), error->message);
   g_task_return_error (task, error);
+}
+
+static void
+attempt_return_response (GTask             *task,
+                         WardenLlmResponse *response)
+{
+  Attempt *attempt = g_task_get_task_data (task);
+
+  clear_source (&attempt->watch_source);
+  clear_source (&attempt->caller_source);
+  g_task_return_pointer (task, response, (GDestroyNotify) warden_llm_response_free);
+}
+
+/* A signal handler may have cancelled. */
+static gboolean
+attempt_return_if_cancelled (GTask *task)
+{
+  if (!g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+    return FALSE;
+
+  attempt_return_error (task, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                                                   _("Operation was cancelled")));
+  return TRUE;
 }
 
 /* The answer is in, or the body ended: build the answer, or say it was cut. */
@@ -256,7 +434,7 @@ attempt_complete (GTask        *task,
   g_debug ("%s answered: %s, %u blocks, %" G_GINT64_FORMAT " + %" G_GINT64_FORMAT " tokens",
            base_url, response->stop_reason, warden_llm_message_get_n_blocks (response->message),
            response->input_tokens, response->output_tokens);
-  g_task_return_pointer (task, response, (GDestroyNotify) warden_llm_response_free);
+  attempt_return_response (task, response);
 }
 
 static gboolean
@@ -328,12 +506,19 @@ event_cb (const char *event,
   Attempt *attempt = g_task_get_task_data (task);
   WardenLlmProvider *self = attempt->self;
 
+  WardenLlmEvent kind;
+
   /* Stop at once: no more signals once the user has pressed stop. */
   if (g_cancellable_is_cancelled (g_task_get_cancellable (task)))
     return FALSE;
 
-  switch (WARDEN_LLM_PROVIDER_GET_CLASS (self)->handle_event (self, attempt->answer, event, data,
-                                                              &attempt->event_error))
+  kind = WARDEN_LLM_PROVIDER_GET_CLASS (self)->handle_event (self, attempt->answer, event, data,
+                                                             &attempt->event_error);
+  /* Pings and comments keep a connection open, and say nothing of the model. */
+  if (kind != WARDEN_LLM_EVENT_KEEP_ALIVE)
+    attempt_note_content (attempt);
+
+  switch (kind)
     {
     case WARDEN_LLM_EVENT_CONTENT:
     case WARDEN_LLM_EVENT_KEEP_ALIVE:
@@ -364,7 +549,7 @@ read_next (GTask *task)
   Attempt *attempt = g_task_get_task_data (task);
 
   g_input_stream_read_bytes_async (attempt->body, READ_SIZE, G_PRIORITY_DEFAULT,
-                                   g_task_get_cancellable (task), read_cb, task);
+                                   attempt->cancellable, read_cb, task);
 }
 
 static void
@@ -397,6 +582,7 @@ read_cb (GObject      *object,
 
   if (attempt->whole != NULL)
     {
+      attempt_note_content (attempt);
       if (size == 0 || attempt->whole->len + size > attempt->whole_limit)
         {
           attempt_complete_whole (task, NULL);
@@ -416,7 +602,7 @@ read_cb (GObject      *object,
   /* The event handlers emit signals, whose handlers may cancel. */
   if (!warden_sse_parser_feed (attempt->parser, data, size))
     {
-      if (g_task_return_error_if_cancelled (task))
+      if (attempt_return_if_cancelled (task))
         return;
       if (attempt->event_error != NULL)
         attempt_return_error (task, g_steal_pointer (&attempt->event_error));
@@ -425,7 +611,7 @@ read_cb (GObject      *object,
       return;
     }
 
-  if (g_task_return_error_if_cancelled (task))
+  if (attempt_return_if_cancelled (task))
     return;
 
   read_next (g_steal_pointer (&task));
@@ -514,9 +700,11 @@ warden_llm_provider_attempt_async (WardenLlmProvider   *self,
       (g_strcmp0 (g_uri_get_scheme (uri), "https") != 0 &&
        g_strcmp0 (g_uri_get_scheme (uri), "http") != 0))
     {
-      g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
-                               _("The base URL “%s” is not an http or https URL: check %s"),
-                               base_url, klass->base_url_variable);
+      attempt_return_error (task,
+                            g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
+                                         _("The base URL “%s” is not an http or https URL: "
+                                           "check %s"),
+                                         base_url, klass->base_url_variable));
       return;
     }
 
@@ -538,8 +726,11 @@ warden_llm_provider_attempt_async (WardenLlmProvider   *self,
   g_debug ("POST %s: %s, %u messages, %u tools", url, warden_llm_provider_get_model (self),
            messages ? messages->len : 0, tools ? tools->len : 0);
 
+  /* From here on the model has idle-timeout seconds to start answering. */
+  attempt_start_watch (task);
   soup_session_send_async (warden_llm_provider_get_session (self), attempt->msg,
-                           G_PRIORITY_DEFAULT, cancellable, send_cb, g_steal_pointer (&task));
+                           G_PRIORITY_DEFAULT, attempt->cancellable,
+                           send_cb, g_steal_pointer (&task));
 }
 
 WardenLlmResponse *

@@ -21,10 +21,12 @@
 #include "warden-openai-provider.h"
 
 #define USER_AGENT             "warden/" PACKAGE_VERSION
-/* Seconds without a byte before a connection counts as dead: a local model
- * on a CPU may think for minutes over a long prompt before its first byte. */
-#define IO_TIMEOUT_S           600
-#define MAX_RETRIES            5
+#define DEFAULT_MAX_RETRIES    5
+#define MAX_MAX_RETRIES        100
+/* Long enough for a model that reads a long prompt before its first word;
+ * the notice tells the user long before. */
+#define DEFAULT_WAITING_NOTICE_S  30
+#define DEFAULT_IDLE_TIMEOUT_S    120
 #define DEFAULT_RETRY_BASE_MS  1000
 #define MAX_RETRY_DELAY_MS     30000
 /* Waiting longer than the server asked for would hammer it, shorter would
@@ -39,7 +41,10 @@ typedef struct
   char        *base_url;
   char        *api_key;
   SoupSession *session;
+  guint        waiting_notice_s;
+  guint        idle_timeout_s;
   guint        retry_after_cap_s;
+  guint        max_retries;
   gboolean     tool_use_started;   /* in the current attempt */
 } WardenLlmProviderPrivate;
 
@@ -49,7 +54,10 @@ enum {
   PROP_MODEL,
   PROP_BASE_URL,
   PROP_API_KEY,
+  PROP_WAITING_NOTICE,
+  PROP_IDLE_TIMEOUT,
   PROP_RETRY_AFTER_CAP,
+  PROP_MAX_RETRIES,
   N_PROPS
 };
 
@@ -57,6 +65,7 @@ enum {
   TEXT_DELTA,
   TOOL_USE_START,
   RETRYING,
+  WAITING,
   N_SIGNALS
 };
 
@@ -120,8 +129,20 @@ warden_llm_provider_get_property (GObject    *object,
       g_value_set_string (value, priv->base_url);
       break;
 
+    case PROP_WAITING_NOTICE:
+      g_value_set_uint (value, priv->waiting_notice_s);
+      break;
+
+    case PROP_IDLE_TIMEOUT:
+      g_value_set_uint (value, priv->idle_timeout_s);
+      break;
+
     case PROP_RETRY_AFTER_CAP:
       g_value_set_uint (value, priv->retry_after_cap_s);
+      break;
+
+    case PROP_MAX_RETRIES:
+      g_value_set_uint (value, priv->max_retries);
       break;
 
     default:
@@ -161,8 +182,20 @@ warden_llm_provider_set_property (GObject      *object,
       }
       break;
 
+    case PROP_WAITING_NOTICE:
+      warden_llm_provider_set_waiting_notice (self, g_value_get_uint (value));
+      break;
+
+    case PROP_IDLE_TIMEOUT:
+      warden_llm_provider_set_idle_timeout (self, g_value_get_uint (value));
+      break;
+
     case PROP_RETRY_AFTER_CAP:
       warden_llm_provider_set_retry_after_cap (self, g_value_get_uint (value));
+      break;
+
+    case PROP_MAX_RETRIES:
+      warden_llm_provider_set_max_retries (self, g_value_get_uint (value));
       break;
 
     default:
@@ -201,6 +234,23 @@ warden_llm_provider_class_init (WardenLlmProviderClass *klass)
                          NULL,
                          (G_PARAM_WRITABLE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
 
+  /* Seconds without the answer before "waiting"; 0: never. */
+  properties[PROP_WAITING_NOTICE] =
+    g_param_spec_uint ("waiting-notice", NULL, NULL,
+                       0, G_MAXUINT, DEFAULT_WAITING_NOTICE_S,
+                       (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /* Seconds without the answer before an attempt is given up on; 0: never. */
+  properties[PROP_IDLE_TIMEOUT] =
+    g_param_spec_uint ("idle-timeout", NULL, NULL,
+                       0, G_MAXUINT, DEFAULT_IDLE_TIMEOUT_S,
+                       (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  properties[PROP_MAX_RETRIES] =
+    g_param_spec_uint ("max-retries", NULL, NULL,
+                       0, MAX_MAX_RETRIES, DEFAULT_MAX_RETRIES,
+                       (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
   /* Seconds: the longest retry-after Warden waits for; past it, it gives up. */
   properties[PROP_RETRY_AFTER_CAP] =
     g_param_spec_uint ("retry-after-cap", NULL, NULL,
@@ -235,6 +285,14 @@ warden_llm_provider_class_init (WardenLlmProviderClass *klass)
                   G_TYPE_UINT,
                   G_TYPE_UINT,
                   G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
+
+  signals[WAITING] =
+    g_signal_new ("waiting",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1,
+                  G_TYPE_UINT);
 }
 
 static void
@@ -242,10 +300,13 @@ warden_llm_provider_init (WardenLlmProvider *self)
 {
   WardenLlmProviderPrivate *priv = warden_llm_provider_get_instance_private (self);
 
+  priv->waiting_notice_s = DEFAULT_WAITING_NOTICE_S;
+  priv->idle_timeout_s = DEFAULT_IDLE_TIMEOUT_S;
   priv->retry_after_cap_s = DEFAULT_RETRY_AFTER_CAP_S;
-  priv->session = soup_session_new_with_options ("user-agent", USER_AGENT,
-                                                 "timeout", IO_TIMEOUT_S,
-                                                 NULL);
+  priv->max_retries = DEFAULT_MAX_RETRIES;
+  /* No socket timeout: "idle-timeout" is the one limit, on what the model
+   * sends rather than on bytes, which pings keep flowing. */
+  priv->session = soup_session_new_with_options ("user-agent", USER_AGENT, NULL);
 }
 
 const char *
@@ -281,6 +342,89 @@ warden_llm_provider_get_base_url (WardenLlmProvider *self)
   return priv->base_url;
 }
 
+/* The setters of the guint properties */
+static void
+set_uint_property (WardenLlmProvider *self,
+                   guint             *field,
+                   guint              value,
+                   guint              prop_id)
+{
+  if (*field == value)
+    return;
+
+  *field = value;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop_id]);
+}
+
+guint
+warden_llm_provider_get_waiting_notice (WardenLlmProvider *self)
+{
+  WardenLlmProviderPrivate *priv;
+
+  g_return_val_if_fail (WARDEN_IS_LLM_PROVIDER (self), 0);
+
+  priv = warden_llm_provider_get_instance_private (self);
+  return priv->waiting_notice_s;
+}
+
+void
+warden_llm_provider_set_waiting_notice (WardenLlmProvider *self,
+                                        guint              seconds)
+{
+  WardenLlmProviderPrivate *priv;
+
+  g_return_if_fail (WARDEN_IS_LLM_PROVIDER (self));
+
+  priv = warden_llm_provider_get_instance_private (self);
+  set_uint_property (self, &priv->waiting_notice_s, seconds, PROP_WAITING_NOTICE);
+}
+
+guint
+warden_llm_provider_get_idle_timeout (WardenLlmProvider *self)
+{
+  WardenLlmProviderPrivate *priv;
+
+  g_return_val_if_fail (WARDEN_IS_LLM_PROVIDER (self), 0);
+
+  priv = warden_llm_provider_get_instance_private (self);
+  return priv->idle_timeout_s;
+}
+
+void
+warden_llm_provider_set_idle_timeout (WardenLlmProvider *self,
+                                      guint              seconds)
+{
+  WardenLlmProviderPrivate *priv;
+
+  g_return_if_fail (WARDEN_IS_LLM_PROVIDER (self));
+
+  priv = warden_llm_provider_get_instance_private (self);
+  set_uint_property (self, &priv->idle_timeout_s, seconds, PROP_IDLE_TIMEOUT);
+}
+
+guint
+warden_llm_provider_get_max_retries (WardenLlmProvider *self)
+{
+  WardenLlmProviderPrivate *priv;
+
+  g_return_val_if_fail (WARDEN_IS_LLM_PROVIDER (self), 0);
+
+  priv = warden_llm_provider_get_instance_private (self);
+  return priv->max_retries;
+}
+
+void
+warden_llm_provider_set_max_retries (WardenLlmProvider *self,
+                                     guint              retries)
+{
+  WardenLlmProviderPrivate *priv;
+
+  g_return_if_fail (WARDEN_IS_LLM_PROVIDER (self));
+
+  priv = warden_llm_provider_get_instance_private (self);
+  set_uint_property (self, &priv->max_retries, MIN (retries, MAX_MAX_RETRIES), PROP_MAX_RETRIES);
+}
+
 guint
 warden_llm_provider_get_retry_after_cap (WardenLlmProvider *self)
 {
@@ -301,12 +445,8 @@ warden_llm_provider_set_retry_after_cap (WardenLlmProvider *self,
   g_return_if_fail (WARDEN_IS_LLM_PROVIDER (self));
 
   priv = warden_llm_provider_get_instance_private (self);
-  seconds = MIN (seconds, MAX_RETRY_AFTER_CAP_S);
-  if (priv->retry_after_cap_s == seconds)
-    return;
-
-  priv->retry_after_cap_s = seconds;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RETRY_AFTER_CAP]);
+  set_uint_property (self, &priv->retry_after_cap_s, MIN (seconds, MAX_RETRY_AFTER_CAP_S),
+                     PROP_RETRY_AFTER_CAP);
 }
 
 SoupSession *
@@ -374,6 +514,15 @@ warden_llm_provider_emit_tool_use_start (WardenLlmProvider *self,
   priv = warden_llm_provider_get_instance_private (self);
   priv->tool_use_started = TRUE;
   g_signal_emit (self, signals[TOOL_USE_START], 0, id, name);
+}
+
+void
+warden_llm_provider_emit_waiting (WardenLlmProvider *self,
+                                  guint              seconds)
+{
+  g_return_if_fail (WARDEN_IS_LLM_PROVIDER (self));
+
+  g_signal_emit (self, signals[WAITING], 0, seconds);
 }
 
 /* JSON from servers */
@@ -513,7 +662,8 @@ is_retriable (const GError *error)
   return g_error_matches (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NETWORK) ||
          g_error_matches (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_RATE_LIMITED) ||
          g_error_matches (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_OVERLOADED) ||
-         g_error_matches (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_STREAM_CUT);
+         g_error_matches (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_STREAM_CUT) ||
+         g_error_matches (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_TIMED_OUT);
 }
 
 static void complete_attempt (GTask *task);
@@ -568,7 +718,7 @@ attempt_cb (GObject      *object,
       g_cancellable_is_cancelled (cancellable) ||
       streamed_tool_use ||
       !is_retriable (error) ||
-      complete->retries >= MAX_RETRIES)
+      complete->retries >= priv->max_retries)
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -587,7 +737,7 @@ attempt_cb (GObject      *object,
   complete->retries++;
 
   g_debug ("%s: retry %u of %u in %u ms: %s",
-           warden_llm_provider_get_name (self), complete->retries, MAX_RETRIES,
+           warden_llm_provider_get_name (self), complete->retries, priv->max_retries,
            delay_ms, error->message);
   g_signal_emit (self, signals[RETRYING], 0, complete->retries, delay_ms, error->message);
 

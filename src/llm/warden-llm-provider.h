@@ -19,8 +19,9 @@ typedef enum
 {
   WARDEN_LLM_ERROR_AUTH,              /* 401/403: the API key was rejected */
   WARDEN_LLM_ERROR_UNKNOWN_MODEL,     /* 404 or the API says the model does not exist */
-  WARDEN_LLM_ERROR_RATE_LIMITED,      /* 429 after the retries */
-  WARDEN_LLM_ERROR_OVERLOADED,        /* 5xx / 529 / overloaded_error after the retries */
+  WARDEN_LLM_ERROR_RATE_LIMITED,      /* 429 after the retries, or a retry-after past the cap */
+  WARDEN_LLM_ERROR_OVERLOADED,        /* 5xx / 529 / overloaded_error after the retries, or a
+                                       * retry-after past the cap */
   WARDEN_LLM_ERROR_CONTEXT_TOO_LONG,  /* the conversation no longer fits */
   WARDEN_LLM_ERROR_BAD_RESPONSE,      /* invalid JSON (the message gives the position) */
   WARDEN_LLM_ERROR_STREAM_CUT,        /* the stream ended before the message did, after the
@@ -28,6 +29,8 @@ typedef enum
   WARDEN_LLM_ERROR_NETWORK,           /* could not connect, after the retries */
   WARDEN_LLM_ERROR_NOT_CONFIGURED,    /* no API key, no server */
   WARDEN_LLM_ERROR_FAILED,            /* anything else, with the API's own message */
+  WARDEN_LLM_ERROR_TIMED_OUT,         /* the model sent nothing for "idle-timeout" seconds,
+                                       * after the retries */
 } WardenLlmError;
 
 /* What one server-sent event was to the answer. */
@@ -95,21 +98,46 @@ const char        *warden_llm_provider_get_name     (WardenLlmProvider   *self);
 const char        *warden_llm_provider_get_model    (WardenLlmProvider   *self);
 const char        *warden_llm_provider_get_base_url (WardenLlmProvider   *self);
 
-/* Seconds: the longest wait a server may ask for (retry-after) that Warden
- * waits; a longer one ends the request with the server's error, which then
- * says when it asked to be tried again. 600 by default; 0 waits for none. */
+/* The limits, in seconds but for max-retries, read as each attempt starts. */
+guint              warden_llm_provider_get_waiting_notice  (WardenLlmProvider *self);
+void               warden_llm_provider_set_waiting_notice  (WardenLlmProvider *self,
+                                                            guint              seconds);
+guint              warden_llm_provider_get_idle_timeout    (WardenLlmProvider *self);
+void               warden_llm_provider_set_idle_timeout    (WardenLlmProvider *self,
+                                                            guint              seconds);
 guint              warden_llm_provider_get_retry_after_cap (WardenLlmProvider *self);
 void               warden_llm_provider_set_retry_after_cap (WardenLlmProvider *self,
                                                             guint              seconds);
+guint              warden_llm_provider_get_max_retries     (WardenLlmProvider *self);
+void               warden_llm_provider_set_max_retries     (WardenLlmProvider *self,
+                                                            guint              retries);
 
 /* Sends the conversation (@messages: WardenLlmMessage, @tools: WardenLlmTool,
  * may be NULL) and streams the answer: "text-delta" and "tool-use-start"
- * signals fire as it arrives. Connection errors and 408/429/500/502/503/529
- * are retried up to 5 times, but never once a tool call has started to
- * stream, with "retrying" before each wait. The wait is what the server
- * said (retry-after-ms; retry-after in seconds or as an HTTP date) when it
- * said, up to "retry-after-cap"; else exponential backoff with full
- * jitter: uniform in [0, min(30 s, 1 s × 2^n)]. */
+ * signals fire as it arrives.
+ *
+ * Retries. An attempt that fails before the answer is whole is made again,
+ * up to "max-retries" (5) times, never after a cancel, with "retrying"
+ * before each wait: connection errors, 408/429/5xx/529 and overloaded
+ * errors, a stream cut short, and a model that stopped answering
+ * (TIMED_OUT); not while a tool call has begun to stream. The wait is what
+ * the server said (retry-after-ms; retry-after in seconds or as an HTTP
+ * date) when it said, else exponential backoff with full jitter: uniform
+ * in [0, min(30 s, 1 s × 2^n)] before retry n + 1 (31 s at most in all). A
+ * server that asks for more than "retry-after-cap" (600 s) is not waited
+ * for: its error comes back at once, saying when it asked to be tried.
+ *
+ * Time. While the model sends nothing of the answer (no response, an error
+ * body, or only pings and comments), "waiting" is emitted each
+ * "waiting-notice" (30) seconds, and after "idle-timeout" (120) seconds
+ * the attempt is abandoned, to be retried. An answer that keeps coming is
+ * never cut, however long it takes. So a model that never answers is given
+ * up on, with TIMED_OUT, after at most
+ *   (max-retries + 1) × idle-timeout + 31 s of backoff
+ * (12.5 minutes with the defaults); a server that answers each attempt
+ * with an error, after the backoff or after what it asked for, at most
+ * max-retries × retry-after-cap (50 minutes when it asks for 600 s each
+ * time) plus the time of the attempts themselves. */
 void               warden_llm_provider_complete_async  (WardenLlmProvider   *self,
                                                         const char          *system_prompt,
                                                         GPtrArray           *messages,
@@ -141,8 +169,13 @@ char              *warden_llm_provider_redact              (WardenLlmProvider *s
  *   "retrying"       (guint attempt, guint delay_ms, const char *reason)
  *                    before each wait: the answer streams again from its
  *                    start; @delay_ms is the wait, as long as it will be
+ *   "waiting"        (guint seconds) the model has sent nothing of the
+ *                    answer for @seconds (each multiple of "waiting-notice");
+ *                    0 when it goes on after such a notice
  * Properties: "name", "model", "base-url" (read-only after construction);
- * "retry-after-cap" (guint seconds); the API key is construct-only and write-only: it is never logged, stored
+ * "waiting-notice", "idle-timeout", "retry-after-cap" (guint seconds: 0
+ * turns the notice and the timeout off, and waits for no retry-after) and
+ * "max-retries", settable at any time; the API key is construct-only and write-only: it is never logged, stored
  * or put in an error message. */
 
 /* Builds the provider @name ("anthropic", "openai", or NULL: anthropic when

@@ -153,7 +153,12 @@ typedef enum
   END_COMPLETE,   /* the whole body, then the end of the chunked body */
   END_DROP,       /* the connection is closed after @stop_at bytes */
   END_STALL,      /* nothing more after @stop_at bytes, connection open */
+  END_PINGS,      /* the whole body, then a ping every PING_INTERVAL_MS, forever */
+  END_PAUSE,      /* nothing more after @stop_at bytes until fixture_resume() */
+  END_SILENT,     /* no answer at all, not even the status line */
 } ReplyEnd;
+
+#define PING_INTERVAL_MS 100
 
 typedef struct
 {
@@ -186,6 +191,9 @@ typedef struct
   const Reply       *reply;
   gsize              offset;
   guint              source_id;
+  gboolean           paused;     /* END_PAUSE: at @stop_at */
+  gboolean           resumed;    /* END_PAUSE: past @stop_at */
+  gboolean           finished;   /* all written, or the client went away */
 } Writer;
 
 struct _Fixture
@@ -195,6 +203,7 @@ struct _Fixture
   GQueue             replies;    /* of const Reply *, one per request */
   GPtrArray         *requests;   /* of Request */
   GPtrArray         *writers;
+  GPtrArray         *silent;     /* of SoupServerMessage, never answered */
   WardenLlmProvider *provider;
 };
 
@@ -216,8 +225,29 @@ writer_free (gpointer data)
   Writer *writer = data;
 
   g_clear_handle_id (&writer->source_id, g_source_remove);
+  g_signal_handlers_disconnect_by_data (writer->msg, writer);
   g_clear_object (&writer->msg);
   g_free (writer);
+}
+
+static void
+writer_finished_cb (SoupServerMessage *msg,
+                    Writer            *writer)
+{
+  writer->finished = TRUE;
+  g_clear_handle_id (&writer->source_id, g_source_remove);
+}
+
+static gboolean
+write_ping_cb (gpointer user_data)
+{
+  Writer *writer = user_data;
+
+  soup_message_body_append (soup_server_message_get_response_body (writer->msg),
+                            SOUP_MEMORY_STATIC, PING, strlen (PING));
+  soup_server_message_unpause (writer->msg);
+
+  return G_SOURCE_CONTINUE;
 }
 
 static gboolean
@@ -227,8 +257,9 @@ write_next_cb (gpointer user_data)
   const Reply *reply = writer->reply;
   SoupMessageBody *body = soup_server_message_get_response_body (writer->msg);
   gsize length = strlen (reply->body);
-  gsize limit = reply->end == END_COMPLETE ? length : MIN (reply->stop_at, length);
-  gsize piece = MIN (reply->chunk_size, limit - writer->offset);
+  gsize limit = reply->end == END_COMPLETE || reply->end == END_PINGS || writer->resumed
+                ? length : MIN (reply->stop_at, length);
+  gsize piece = MIN (MAX (reply->chunk_size, 1), limit - writer->offset);
 
   if (piece > 0)
     {
@@ -258,11 +289,42 @@ write_next_cb (gpointer user_data)
     case END_STALL:
       break;
 
+    case END_PINGS:
+      writer->source_id = g_timeout_add (PING_INTERVAL_MS, write_ping_cb, writer);
+      break;
+
+    case END_PAUSE:
+      if (!writer->resumed)
+        {
+          writer->paused = TRUE;
+          break;
+        }
+      soup_message_body_complete (body);
+      soup_server_message_unpause (writer->msg);
+      break;
+
     default:
       g_assert_not_reached ();
     }
 
   return G_SOURCE_REMOVE;
+}
+
+/* The paused answers go on. */
+static void
+fixture_resume (Fixture *fixture)
+{
+  for (guint i = 0; i < fixture->writers->len; i++)
+    {
+      Writer *writer = g_ptr_array_index (fixture->writers, i);
+
+      if (writer->paused && !writer->finished)
+        {
+          writer->paused = FALSE;
+          writer->resumed = TRUE;
+          writer->source_id = g_idle_add (write_next_cb, writer);
+        }
+    }
 }
 
 static void
@@ -294,6 +356,13 @@ server_cb (SoupServer        *server,
       return;
     }
 
+  if (reply->end == END_SILENT)
+    {
+      g_ptr_array_add (fixture->silent, g_object_ref (msg));
+      soup_server_message_pause (msg);
+      return;
+    }
+
   soup_server_message_set_status (msg, reply->status, NULL);
   if (reply->header_name != NULL)
     soup_message_headers_replace (response_headers, reply->header_name, reply->header_value);
@@ -318,6 +387,7 @@ server_cb (SoupServer        *server,
   writer->msg = g_object_ref (msg);
   writer->reply = reply;
   writer->source_id = g_idle_add (write_next_cb, writer);
+  g_signal_connect (msg, "finished", G_CALLBACK (writer_finished_cb), writer);
   g_ptr_array_add (fixture->writers, writer);
 
   soup_server_message_pause (msg);
@@ -344,6 +414,7 @@ fixture_set_up (Fixture       *fixture,
   g_queue_init (&fixture->replies);
   fixture->requests = g_ptr_array_new_with_free_func (request_free);
   fixture->writers = g_ptr_array_new_with_free_func (writer_free);
+  fixture->silent = g_ptr_array_new_with_free_func (g_object_unref);
   fixture->provider = warden_anthropic_provider_new (TEST_KEY, fixture->base_url, TEST_MODEL);
 }
 
@@ -356,6 +427,7 @@ fixture_tear_down (Fixture       *fixture,
    * needs the soup-server-accept suppressions for this program. */
   soup_server_disconnect (fixture->server);
   g_clear_pointer (&fixture->writers, g_ptr_array_unref);
+  g_clear_pointer (&fixture->silent, g_ptr_array_unref);
   g_clear_object (&fixture->server);
   while (g_main_context_iteration (NULL, FALSE))
     ;
@@ -406,6 +478,9 @@ typedef struct
   GCancellable *cancel_on_retry;   /* cancelled soon after the first retry */
   gint64        cancelled_at;
   gint64        completed_at;
+  GArray       *waitings;          /* guint seconds per "waiting" */
+  Fixture      *resume_on_waiting; /* its paused answers go on at the first "waiting" */
+  guint         idle_timeout_on_retry;  /* "idle-timeout" from the first retry on */
 } Run;
 
 static void
@@ -424,6 +499,7 @@ run_init (Run *run)
   run->tool_starts = g_ptr_array_new_with_free_func (g_free);
   run->retries = g_array_new (FALSE, TRUE, sizeof (Retry));
   g_array_set_clear_func (run->retries, retry_clear);
+  run->waitings = g_array_new (FALSE, FALSE, sizeof (guint));
 }
 
 static void
@@ -433,6 +509,7 @@ run_clear (Run *run)
   g_string_free (run->text, TRUE);
   g_ptr_array_unref (run->tool_starts);
   g_array_unref (run->retries);
+  g_array_unref (run->waitings);
 }
 
 static void
@@ -489,9 +566,24 @@ retrying_cb (WardenLlmProvider *provider,
 
   g_array_append_val (run->retries, retry);
 
+  if (run->idle_timeout_on_retry != 0)
+    g_object_set (provider, "idle-timeout", run->idle_timeout_on_retry, NULL);
+
   /* Later, so that the wait for the next attempt is what gets cancelled. */
   if (run->cancel_on_retry != NULL && attempt == 1)
     g_timeout_add (20, cancel_later_cb, run);
+}
+
+static void
+waiting_cb (WardenLlmProvider *provider,
+            guint              seconds,
+            gpointer           user_data)
+{
+  Run *run = user_data;
+
+  g_array_append_val (run->waitings, seconds);
+  if (run->resume_on_waiting != NULL)
+    fixture_resume (g_steal_pointer (&run->resume_on_waiting));
 }
 
 static void
@@ -563,7 +655,7 @@ run_complete_messages (Fixture       *fixture,
 {
   g_autoptr(GPtrArray) tools = make_tools ();
   gboolean timed_out = FALSE;
-  gulong handlers[3];
+  gulong handlers[4];
   guint timeout_id;
 
   handlers[0] = g_signal_connect (fixture->provider, "text-delta",
@@ -572,6 +664,8 @@ run_complete_messages (Fixture       *fixture,
                                   G_CALLBACK (tool_use_start_cb), run);
   handlers[2] = g_signal_connect (fixture->provider, "retrying",
                                   G_CALLBACK (retrying_cb), run);
+  handlers[3] = g_signal_connect (fixture->provider, "waiting",
+                                  G_CALLBACK (waiting_cb), run);
 
   warden_llm_provider_complete_async (fixture->provider, "You are a test.", messages, tools,
                                       cancellable, complete_cb, run);
@@ -1127,7 +1221,9 @@ test_retry_after_row (Fixture       *fixture,
   fixture_script (fixture, &limited);
   fixture_script (fixture, &good);
   run_init (&run);
-  run.cancel_on_retry = cancellable;
+  /* Cancelled in the wait, when there is one to cancel. */
+  if (row->cap != 0 || row->max_delay_ms != 0)
+    run.cancel_on_retry = cancellable;
 
   response = run_complete (fixture, &run, cancellable, &error);
 
@@ -1257,6 +1353,161 @@ test_retry_stream_cut (Fixture       *fixture,
   g_assert_cmpuint (run.retries->len, ==, 1);
 
   run_clear (&run);
+}
+
+/* ------------------------------------------------------------------------ */
+/* A model that stops answering */
+
+/* Small times, so that the test takes seconds; what is asserted does not
+ * depend on how fast the machine is. */
+static void
+set_short_times (WardenLlmProvider *provider)
+{
+  g_object_set (provider,
+                "waiting-notice", 1,
+                "idle-timeout", 2,
+                "max-retries", 1,
+                NULL);
+}
+
+static void
+assert_waited (Run *run,
+               guint at_least)
+{
+  g_assert_cmpuint (run->waitings->len, >=, at_least);
+  for (guint i = 0; i < run->waitings->len; i++)
+    g_assert_cmpuint (g_array_index (run->waitings, guint, i), >=, 1);
+}
+
+/* The server takes the request and never says a word: the user hears it
+ * is waiting, the request goes again, and then Warden gives up saying why. */
+static void
+test_hang_never_answers (Fixture       *fixture,
+                         gconstpointer  user_data)
+{
+  static const Reply silent = { 0, NULL, NULL, NULL, "", 0, END_SILENT, 0 };
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+  Run run;
+
+  set_short_times (fixture->provider);
+  fixture_script (fixture, &silent);
+  fixture_script (fixture, &silent);
+  run_init (&run);
+
+  response = run_complete (fixture, &run, NULL, &error);
+  g_test_message ("%s", error ? error->message : "(no error)");
+  g_assert_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_TIMED_OUT);
+  g_assert_null (response);
+  g_assert_nonnull (strstr (error->message, "stopped answering"));
+  g_assert_cmpuint (fixture->requests->len, ==, 2);
+  g_assert_cmpuint (run.retries->len, ==, 1);
+  g_assert_nonnull (strstr (g_array_index (run.retries, Retry, 0).reason, "stopped answering"));
+  /* Told at each attempt, before it was given up on. */
+  assert_waited (&run, 2);
+
+  run_clear (&run);
+}
+
+/* Pings say the connection lives, not that the model works. */
+static void
+test_hang_pings_only (Fixture       *fixture,
+                      gconstpointer  user_data)
+{
+  static const Reply pings = {
+    200, NULL, NULL, NULL, MESSAGE_START (10) PING, 64, END_PINGS, 0
+  };
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+  Run run;
+
+  set_short_times (fixture->provider);
+  fixture_script (fixture, &pings);
+  fixture_script (fixture, &pings);
+  run_init (&run);
+
+  response = run_complete (fixture, &run, NULL, &error);
+  g_test_message ("%s", error ? error->message : "(no error)");
+  g_assert_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_TIMED_OUT);
+  g_assert_null (response);
+  g_assert_nonnull (strstr (error->message, "stopped answering"));
+  g_assert_cmpuint (fixture->requests->len, ==, 2);
+  g_assert_cmpuint (run.retries->len, ==, 1);
+  assert_waited (&run, 2);
+
+  run_clear (&run);
+}
+
+/* The request that hung is sent again, and that one is answered. */
+static void
+test_hang_answered_on_retry (Fixture       *fixture,
+                             gconstpointer  user_data)
+{
+  static const Reply silent = { 0, NULL, NULL, NULL, "", 0, END_SILENT, 0 };
+  static const Reply good = { 200, NULL, NULL, NULL, hello_stream, 0, END_COMPLETE, 0 };
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  Run run;
+
+  set_short_times (fixture->provider);
+  fixture_script (fixture, &silent);
+  fixture_script (fixture, &good);
+  run_init (&run);
+  /* However slow the machine, the answer is not cut short. */
+  run.idle_timeout_on_retry = 60;
+
+  response = run_complete (fixture, &run, NULL, &error);
+  g_assert_no_error (error);
+  text = warden_llm_message_dup_text (response->message);
+  g_assert_cmpstr (text, ==, "Hello, world");
+  g_assert_cmpuint (fixture->requests->len, ==, 2);
+  g_assert_cmpuint (run.retries->len, ==, 1);
+  g_assert_nonnull (strstr (g_array_index (run.retries, Retry, 0).reason, "stopped answering"));
+  assert_waited (&run, 1);
+
+  run_clear (&run);
+}
+
+/* A pause in the middle of the answer: the notice, then the all-clear (0)
+ * when the model goes on; nothing is retried. */
+static void
+test_hang_pause_mid_answer (Fixture       *fixture,
+                            gconstpointer  user_data)
+{
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  Reply paused = { 200, NULL, NULL, NULL, hello_stream, 16, END_PAUSE, 0 };
+  Run run;
+
+  paused.stop_at = strstr (hello_stream, ", world") - hello_stream;
+  g_object_set (fixture->provider, "waiting-notice", 1, "idle-timeout", 60, NULL);
+  fixture_script (fixture, &paused);
+  run_init (&run);
+  run.resume_on_waiting = fixture;
+
+  response = run_complete (fixture, &run, NULL, &error);
+  g_assert_no_error (error);
+  text = warden_llm_message_dup_text (response->message);
+  g_assert_cmpstr (text, ==, "Hello, world");
+  g_assert_cmpuint (run.retries->len, ==, 0);
+  g_assert_cmpuint (run.waitings->len, ==, 2);
+  g_assert_cmpuint (g_array_index (run.waitings, guint, 0), >=, 1);
+  g_assert_cmpuint (g_array_index (run.waitings, guint, 1), ==, 0);
+
+  run_clear (&run);
+}
+
+/* The defaults, as the header documents them. */
+static void
+test_hang_defaults (Fixture       *fixture,
+                    gconstpointer  user_data)
+{
+  g_assert_cmpuint (warden_llm_provider_get_waiting_notice (fixture->provider), ==, 30);
+  g_assert_cmpuint (warden_llm_provider_get_idle_timeout (fixture->provider), ==, 120);
+  g_assert_cmpuint (warden_llm_provider_get_retry_after_cap (fixture->provider), ==, 600);
+  g_assert_cmpuint (warden_llm_provider_get_max_retries (fixture->provider), ==, 5);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1959,6 +2210,11 @@ main (int   argc,
   ADD ("retry/exhausted", test_retry_exhausted);
   ADD ("retry/network", test_retry_network);
   ADD ("retry/stream-cut", test_retry_stream_cut);
+  ADD ("hang/never-answers", test_hang_never_answers);
+  ADD ("hang/pings-only", test_hang_pings_only);
+  ADD ("hang/answered-on-retry", test_hang_answered_on_retry);
+  ADD ("hang/pause-mid-answer", test_hang_pause_mid_answer);
+  ADD ("hang/defaults", test_hang_defaults);
   ADD ("error/auth", test_error_auth);
   ADD ("error/unknown-model", test_error_unknown_model);
   ADD ("error/context-too-long", test_error_context_too_long);

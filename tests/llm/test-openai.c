@@ -31,6 +31,8 @@ typedef struct
   gsize       piece_size;     /* 0: all at once; else chunked, this many bytes a piece */
   gboolean    stall;          /* send the body, then never end it */
   gboolean    cut;            /* send the body, then close the connection mid-chunk */
+  gboolean    pings;          /* send the body, then a comment line every 100 ms, forever */
+  gboolean    silent;         /* no answer at all, not even the status line */
 } Reply;
 
 typedef struct
@@ -55,6 +57,7 @@ typedef struct
   GPtrArray   *authorizations;    /* char *, NULL when absent */
   GArray      *client_ports;      /* guint16: the client's end of each request's connection */
   GPtrArray   *streamings;        /* Streaming * */
+  GPtrArray   *silent;            /* SoupServerMessage *, never answered */
   gsize        bytes_sent;        /* of streamed bodies, as handed to the server */
 } Fake;
 
@@ -73,6 +76,19 @@ streaming_finished_cb (SoupServerMessage *msg,
 {
   streaming->finished = TRUE;
   g_clear_handle_id (&streaming->source_id, g_source_remove);
+}
+
+static gboolean
+write_keep_alive_cb (gpointer user_data)
+{
+  Streaming *streaming = user_data;
+  static const char comment[] = ": keep-alive\n\n";
+
+  soup_message_body_append (soup_server_message_get_response_body (streaming->msg),
+                            SOUP_MEMORY_STATIC, comment, strlen (comment));
+  soup_server_message_unpause (streaming->msg);
+
+  return G_SOURCE_CONTINUE;
 }
 
 static gboolean
@@ -97,9 +113,11 @@ write_piece_cb (gpointer user_data)
 
   streaming->source_id = 0;
   /* A stalled answer stays paused after its last piece: the client waits. */
-  if (!streaming->reply->stall)
+  if (!streaming->reply->stall && !streaming->reply->pings)
     soup_message_body_complete (body);
   soup_server_message_unpause (streaming->msg);
+  if (streaming->reply->pings)
+    streaming->source_id = g_timeout_add (100, write_keep_alive_cb, streaming);
 
   return G_SOURCE_REMOVE;
 }
@@ -163,11 +181,18 @@ server_cb (SoupServer        *server,
       return;
     }
 
+  if (reply->silent)
+    {
+      g_ptr_array_add (fake->silent, g_object_ref (msg));
+      soup_server_message_pause (msg);
+      return;
+    }
+
   soup_server_message_set_status (msg, reply->status, NULL);
   if (reply->header_name != NULL)
     soup_message_headers_replace (response_headers, reply->header_name, reply->header_value);
 
-  if (reply->piece_size == 0 && !reply->stall)
+  if (reply->piece_size == 0 && !reply->stall && !reply->pings)
     {
       soup_server_message_set_response (msg,
                                         reply->content_type ? reply->content_type
@@ -210,6 +235,7 @@ fake_new (const Reply *replies,
   fake->authorizations = g_ptr_array_new_with_free_func (g_free);
   fake->client_ports = g_array_new (FALSE, FALSE, sizeof (guint16));
   fake->streamings = g_ptr_array_new_with_free_func ((GDestroyNotify) streaming_free);
+  fake->silent = g_ptr_array_new_with_free_func (g_object_unref);
 
   fake->server = soup_server_new (NULL, NULL);
   soup_server_add_handler (fake->server, NULL, server_cb, fake, NULL);
@@ -238,6 +264,7 @@ fake_free (Fake *fake)
   soup_server_disconnect (fake->server);
   g_object_unref (fake->server);
 
+  g_ptr_array_unref (fake->silent);
   g_ptr_array_unref (fake->streamings);
   g_ptr_array_unref (fake->paths);
   g_ptr_array_unref (fake->bodies);
@@ -304,6 +331,8 @@ typedef struct
   GPtrArray    *retry_reasons;    /* char * per "retrying" */
   GCancellable *cancel_on_delta;
   GCancellable *cancel_on_retry;  /* cancelled as the first wait begins */
+  guint         idle_timeout_on_retry;  /* "idle-timeout" from the first retry on */
+  GArray       *waitings;         /* guint seconds per "waiting" */
 } Observed;
 
 static void
@@ -340,8 +369,19 @@ retrying_cb (WardenLlmProvider *provider,
   g_array_append_val (observed->retry_delays, delay_ms);
   g_ptr_array_add (observed->retry_reasons, g_strdup (reason));
 
+  if (observed->idle_timeout_on_retry != 0)
+    g_object_set (provider, "idle-timeout", observed->idle_timeout_on_retry, NULL);
+
   if (observed->cancel_on_retry != NULL)
     g_cancellable_cancel (observed->cancel_on_retry);
+}
+
+static void
+waiting_cb (WardenLlmProvider *provider,
+            guint              seconds,
+            Observed          *observed)
+{
+  g_array_append_val (observed->waitings, seconds);
 }
 
 static Observed *
@@ -356,9 +396,11 @@ observed_new (WardenLlmProvider *provider,
   observed->starts = g_ptr_array_new_with_free_func (g_free);
   observed->retry_delays = g_array_new (FALSE, FALSE, sizeof (guint));
   observed->retry_reasons = g_ptr_array_new_with_free_func (g_free);
+  observed->waitings = g_array_new (FALSE, FALSE, sizeof (guint));
   g_signal_connect (provider, "text-delta", G_CALLBACK (text_delta_cb), observed);
   g_signal_connect (provider, "tool-use-start", G_CALLBACK (tool_use_start_cb), observed);
   g_signal_connect (provider, "retrying", G_CALLBACK (retrying_cb), observed);
+  g_signal_connect (provider, "waiting", G_CALLBACK (waiting_cb), observed);
 
   return observed;
 }
@@ -370,6 +412,7 @@ observed_free (Observed *observed)
   g_ptr_array_unref (observed->starts);
   g_array_unref (observed->retry_delays);
   g_ptr_array_unref (observed->retry_reasons);
+  g_array_unref (observed->waitings);
   g_free (observed);
 }
 
@@ -1124,6 +1167,94 @@ test_overloaded (void)
   g_assert_null (strstr (error->message, "<html>"));
 }
 
+/* ------------------------------------------------------------------------ */
+/* A model that stops answering */
+
+/* Small times, so that the test takes seconds; what is asserted does not
+ * depend on how fast the machine is. */
+static void
+set_short_times (WardenLlmProvider *provider)
+{
+  g_object_set (provider,
+                "waiting-notice", 1,
+                "idle-timeout", 2,
+                "max-retries", 1,
+                NULL);
+}
+
+static void
+assert_waited (Observed *observed,
+               guint     at_least)
+{
+  g_assert_cmpuint (observed->waitings->len, >=, at_least);
+  for (guint i = 0; i < observed->waitings->len; i++)
+    g_assert_cmpuint (g_array_index (observed->waitings, guint, i), >=, 1);
+}
+
+/* The server takes the request and never says a word (a local server busy
+ * loading a model, a proxy that lost its upstream): the user hears it is
+ * waiting, the request goes again, then Warden gives up saying why. And a
+ * server whose keep-alive comments are all it sends is no better. */
+static void
+test_hang (gconstpointer user_data)
+{
+  static const Reply silent[] = {
+    { 0, .silent = TRUE },
+  };
+  static const Reply comments[] = {
+    { 200, .piece_size = 64, .pings = TRUE, .body = ": OPENROUTER PROCESSING\n\n" },
+  };
+  const Reply *replies = GPOINTER_TO_INT (user_data) ? comments : silent;
+  g_autoptr(Fake) fake = fake_new (replies, 1);
+  g_autoptr(WardenLlmProvider) provider = warden_openai_provider_new (TEST_KEY, fake->base_url,
+                                                                      TEST_MODEL);
+  g_autoptr(Observed) observed = observed_new (provider, fake);
+  g_autoptr(GPtrArray) messages = one_question ("Hi");
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+
+  set_short_times (provider);
+  response = complete (provider, NULL, messages, NULL, NULL, &error);
+  g_test_message ("%s", error ? error->message : "(no error)");
+  g_assert_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_TIMED_OUT);
+  g_assert_null (response);
+  g_assert_nonnull (strstr (error->message, "stopped answering"));
+  g_assert_nonnull (strstr (error->message, "127.0.0.1"));
+  g_assert_cmpuint (fake->n_requests, ==, 2);
+  g_assert_cmpuint (observed->retry_delays->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (observed->retry_reasons, 0), "stopped answering"));
+  /* Told at each attempt, before it was given up on. */
+  assert_waited (observed, 2);
+}
+
+/* The request that hung is sent again, and that one is answered. */
+static void
+test_hang_answered_on_retry (void)
+{
+  static const Reply replies[] = {
+    { 0, .silent = TRUE },
+    { 200, .body = hello_stream, .piece_size = 16 },
+  };
+  g_autoptr(Fake) fake = fake_new (replies, G_N_ELEMENTS (replies));
+  g_autoptr(WardenLlmProvider) provider = warden_openai_provider_new (TEST_KEY, fake->base_url,
+                                                                      TEST_MODEL);
+  g_autoptr(Observed) observed = observed_new (provider, fake);
+  g_autoptr(GPtrArray) messages = one_question ("Hi");
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+
+  set_short_times (provider);
+  /* However slow the machine, the answer is not cut short. */
+  observed->idle_timeout_on_retry = 60;
+  response = complete (provider, NULL, messages, NULL, NULL, &error);
+  g_assert_no_error (error);
+  assert_hello (response);
+  g_assert_cmpuint (fake->n_requests, ==, 2);
+  g_assert_cmpuint (observed->retry_delays->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (observed->retry_reasons, 0), "stopped answering"));
+  assert_waited (observed, 1);
+}
+
 static void
 test_error_auth (void)
 {
@@ -1664,6 +1795,9 @@ main (int   argc,
   g_test_add_data_func ("/llm/openai/retry/retry-after/date-over-cap", &retry_after_rows[5],
                         test_retry_after_row);
   g_test_add_func ("/llm/openai/retry/server-error", test_retry_server_error);
+  g_test_add_data_func ("/llm/openai/hang/never-answers", GINT_TO_POINTER (FALSE), test_hang);
+  g_test_add_data_func ("/llm/openai/hang/comments-only", GINT_TO_POINTER (TRUE), test_hang);
+  g_test_add_func ("/llm/openai/hang/answered-on-retry", test_hang_answered_on_retry);
   g_test_add_func ("/llm/openai/error/overloaded", test_overloaded);
   g_test_add_func ("/llm/openai/error/auth", test_error_auth);
   g_test_add_func ("/llm/openai/error/redacts-key", test_error_redacts_key);
