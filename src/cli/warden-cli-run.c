@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 #include <glib-unix.h>
 #include <gio/gunixinputstream.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,11 +20,29 @@
 #include "warden-cli.h"
 
 #include "agent/warden-agent.h"
+#include "agent/warden-tool-call.h"
+#include "common/warden-json.h"
 #include "llm/warden-openai-provider.h"
 
+/* Exit statuses of "run"; 2 is a usage, workspace or setup error, and a
+ * signal N that stops it gives 128 + N. */
+#define EXIT_FAILED      1  /* the store or the output failed; the message says which */
 #define EXIT_MAX_STEPS   3
 #define EXIT_PROVIDER    4
-#define EXIT_INTERRUPTED 130
+#define EXIT_IN_USE      5  /* another process drives the session */
+#define EXIT_NO_ANSWER   6  /* input ended at a prompt; what it asked still waits */
+#define EXIT_SIGNAL_BASE 128
+
+static const char run_description[] =
+  "Answers at an approval: y or yes approves, a or always always allows (then the\n"
+  "pattern; empty keeps the suggestion), n or no rejects (then feedback; may be empty).\n"
+  "Anything else asks again; nothing is recorded until an answer is complete.\n"
+  "\n"
+  "Exit status: 0 the agent finished; 1 the session store or writing the output failed;\n"
+  "2 usage or setup error; 3 out of steps; 4 provider error; 5 the session is in use by\n"
+  "another process; 6 input ended at a prompt (the approval still waits); 128+N when\n"
+  "signal N stopped it: 130 Ctrl+C (SIGINT), 129 SIGHUP, 143 SIGTERM. A signal or the\n"
+  "end of input leaves an unanswered approval waiting: --resume asks it again.";
 
 typedef struct
 {
@@ -31,8 +50,26 @@ typedef struct
   GAsyncResult     *result;
   GCancellable     *cancellable;
   GDataInputStream *input;
-  gboolean          in_text;   /* the assistant's text is being streamed */
+  gboolean          in_text;     /* the assistant's text is being streamed */
+  int               signum;      /* the first of SIGINT, SIGTERM, SIGHUP that came, or 0 */
+  int               write_errno; /* standard output failed with this, or 0 */
 } Run;
+
+typedef struct
+{
+  Run  *run;
+  int   signum;
+  guint id;
+} SignalWatch;
+
+/* What became of a prompt. */
+typedef enum
+{
+  PROMPT_ANSWERED,   /* the answer is recorded */
+  PROMPT_NO_ANSWER,  /* end of input: nothing recorded, it waits */
+  PROMPT_STOPPED,    /* a signal, or the output failed: nothing recorded */
+  PROMPT_FAILED,     /* the answer could not be recorded */
+} PromptResult;
 
 static void
 result_cb (GObject      *object,
@@ -45,13 +82,62 @@ result_cb (GObject      *object,
   g_main_loop_quit (run->loop);
 }
 
+/* Ctrl+C, a closed terminal or a kill stop the request, the command or the
+ * prompt; nothing unanswered is recorded, and the session can be resumed. */
 static gboolean
-sigint_cb (gpointer user_data)
+signal_cb (gpointer user_data)
 {
-  Run *run = user_data;
+  SignalWatch *watch = user_data;
 
-  g_cancellable_cancel (run->cancellable);
+  if (watch->run->signum == 0)
+    watch->run->signum = watch->signum;
+  g_cancellable_cancel (watch->run->cancellable);
   return G_SOURCE_CONTINUE;
+}
+
+static void
+file_size_limit_cb (int signum)
+{
+}
+
+/* Past the file size limit (ulimit -f) a write then fails with EFBIG, which
+ * is reported, instead of SIGXFSZ ending the process without a word. A
+ * handler rather than SIG_IGN: the commands Warden runs get the default
+ * back when they start, an ignored signal they would inherit. */
+static void
+catch_file_size_limit (void)
+{
+  struct sigaction action = { 0 };
+
+  action.sa_handler = file_size_limit_cb;
+  sigemptyset (&action.sa_mask);
+  sigaction (SIGXFSZ, &action, NULL);
+}
+
+/* Everything "run" prints for the user goes through here: a write that fails
+ * (a full disk, a file size limit, a closed pipe) stops the run, and the
+ * session stays as it was left. */
+static gboolean G_GNUC_PRINTF (2, 3)
+out (Run        *run,
+     const char *format,
+     ...)
+{
+  va_list args;
+  int written;
+
+  if (run->write_errno != 0)
+    return FALSE;
+  errno = 0;
+  va_start (args, format);
+  written = vfprintf (stdout, format, args);
+  va_end (args);
+  if (written < 0 || fflush (stdout) != 0)
+    {
+      run->write_errno = errno != 0 ? errno : EIO;
+      g_cancellable_cancel (run->cancellable);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static void
@@ -59,7 +145,7 @@ end_text (Run *run)
 {
   if (run->in_text)
     {
-      printf ("\n");
+      out (run, "\n");
       run->in_text = FALSE;
     }
 }
@@ -70,30 +156,19 @@ text_delta_cb (WardenAgent *agent,
                Run         *run)
 {
   run->in_text = TRUE;
-  fputs (text, stdout);
-  fflush (stdout);
+  out (run, "%s", text);
 }
 
 static void
-tool_call_cb (WardenAgent *agent,
-              const char  *id,
-              const char  *name,
-              const char  *input_json,
-              Run         *run)
+tool_call_cb (WardenAgent    *agent,
+              WardenToolCall *call,
+              Run            *run)
 {
-  g_autoptr(JsonNode) node = json_from_string (input_json, NULL);
-  JsonObject *input = node && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-  const char *what = NULL;
+  const char *subject = warden_tool_call_get_subject (call);
 
   end_text (run);
-  if (input != NULL)
-    what = json_object_get_string_member_with_default (input,
-                                                       strcmp (name, "exec") == 0 ? "command"
-                                                       : strcmp (name, "glob") == 0 ||
-                                                         strcmp (name, "grep") == 0 ? "pattern"
-                                                       : "path", NULL);
-  printf ("[%s] %s\n", name, what ? what : input_json);
-  fflush (stdout);
+  out (run, "[%s] %s\n", warden_tool_call_get_name (call),
+       *subject ? subject : warden_tool_call_get_input_json (call));
 }
 
 static void
@@ -114,60 +189,79 @@ output_cb (WardenAgent *agent,
            const char  *data,
            Run         *run)
 {
-  fputs (data, stdout);
-  fflush (stdout);
+  out (run, "%s", data);
 }
 
 static void
-tool_result_cb (WardenAgent *agent,
-                const char  *id,
-                const char  *name,
-                const char  *decision,
-                const char  *result,
-                gboolean     is_error,
-                Run         *run)
+tool_result_cb (WardenAgent    *agent,
+                WardenToolCall *call,
+                Run            *run)
 {
-  end_text (run);
-  if (strcmp (name, "exec") == 0 && !is_error)
-    {
-      g_autoptr(JsonNode) node = json_from_string (result, NULL);
-      JsonObject *o = node && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+  const char *name = warden_tool_call_get_name (call);
+  const char *decision = warden_tool_decision_to_string (warden_tool_call_get_decision (call));
+  const char *result = warden_tool_call_get_result (call);
 
-      printf ("[exec] exit %" G_GINT64_FORMAT " (%s)\n",
-              o ? json_object_get_int_member_with_default (o, "exit_code", -1) : -1, decision);
-    }
-  else if (is_error)
-    printf ("[%s] %s (%s)\n", name, result, decision);
+  end_text (run);
+  if (result == NULL)
+    result = "";
+  if (warden_tool_call_get_kind (call) == WARDEN_TOOL_KIND_EXEC &&
+      !warden_tool_call_get_is_error (call))
+    out (run, "[exec] exit %d (%s)\n", warden_tool_call_get_exit_code (call), decision);
+  else if (warden_tool_call_get_is_error (call))
+    out (run, "[%s] %s (%s)\n", name, result, decision);
   else
     {
       gsize len = strlen (result);
 
-      printf ("[%s] %.*s%s\n", name, (int) MIN (len, 2000), result, len > 2000 ? " …" : "");
+      out (run, "[%s] %.*s%s\n", name, (int) MIN (len, 2000), result, len > 2000 ? " …" : "");
     }
-  fflush (stdout);
 }
 
-/* One line from standard input, without its end; NULL at the end of input. */
-static char *
-read_line (Run *run)
+/* One line from standard input, without its end, read while the main loop
+ * runs so that a signal stops the wait. PROMPT_NO_ANSWER at the end of
+ * input, PROMPT_STOPPED after a signal or a failed write. */
+static PromptResult
+read_line (Run   *run,
+           char **line_out)
 {
   g_autoptr(GError) error = NULL;
-  char *line = g_data_input_stream_read_line_utf8 (run->input, NULL, NULL, &error);
+  g_autofree char *line = NULL;
+
+  *line_out = NULL;
+  if (g_cancellable_is_cancelled (run->cancellable))
+    return PROMPT_STOPPED;
+  g_data_input_stream_read_line_async (run->input, G_PRIORITY_DEFAULT, run->cancellable,
+                                       result_cb, run);
+  g_main_loop_run (run->loop);
+  line = g_data_input_stream_read_line_finish (run->input, run->result, NULL, &error);
+  g_clear_object (&run->result);
+  /* A line that came with the signal is not an answer either. */
+  if (g_cancellable_is_cancelled (run->cancellable))
+    return PROMPT_STOPPED;
+  if (error != NULL)
+    warden_cli_error ("could not read the answer: %s", error->message);
 
   /* A script's answers are not echoed: end the prompt's line ourselves. */
-  if (!isatty (STDIN_FILENO))
-    {
-      printf ("%s\n", line ? line : "");
-      fflush (stdout);
-    }
+  if (!isatty (STDIN_FILENO) && !out (run, "%s\n", line ? line : ""))
+    return PROMPT_STOPPED;
   if (line == NULL)
-    return NULL;
-  g_strchomp (line);
-  return line;
+    return PROMPT_NO_ANSWER;
+  *line_out = g_utf8_make_valid (g_strstrip (line), -1);
+  return PROMPT_ANSWERED;
 }
 
-/* Asks on the terminal; end of input is a rejection, never an approval. */
 static gboolean
+is_answer (const char *line,
+           const char *letter,
+           const char *word)
+{
+  return g_ascii_strcasecmp (line, letter) == 0 || g_ascii_strcasecmp (line, word) == 0;
+}
+
+/* Asks on the terminal and records the answer. Only a whole answer is
+ * recorded: the end of input, a signal or an empty line never approves and
+ * never rejects. */
+static PromptResult
 answer_pending (Run         *run,
                 WardenAgent *agent)
 {
@@ -177,60 +271,107 @@ answer_pending (Run         *run,
   g_autofree char *second = NULL;
   g_autoptr(GError) error = NULL;
   const char * const *suggestions = warden_approval_get_suggestions (approval);
+  PromptResult result;
 
   end_text (run);
   if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_QUESTION)
     {
       const char * const *choices = warden_approval_get_choices (approval);
 
-      printf ("? %s\n", warden_approval_get_subject (approval));
+      out (run, "? %s\n", warden_approval_get_subject (approval));
       for (guint i = 0; choices[i]; i++)
-        printf ("  - %s\n", choices[i]);
-      printf ("answer> ");
-      fflush (stdout);
-      line = read_line (run);
-      answer.answer = line ? line : "(the user gave no answer)";
+        out (run, "  - %s\n", choices[i]);
+      if (!out (run, "answer> "))
+        return PROMPT_STOPPED;
+      if ((result = read_line (run, &line)) != PROMPT_ANSWERED)
+        return result;
+      answer.answer = line;
     }
   else
     {
-      printf ("! %s wants to run: %s\n", warden_approval_get_tool_name (approval),
-              warden_approval_get_subject (approval));
+      out (run, "! %s wants to run: %s\n", warden_approval_get_tool_name (approval),
+           warden_approval_get_subject (approval));
       if (warden_approval_get_reason (approval))
-        printf ("  because %s\n", warden_approval_get_reason (approval));
+        out (run, "  because %s\n", warden_approval_get_reason (approval));
       for (guint i = 0; warden_approval_get_env (approval)[i]; i++)
-        printf ("  with %s\n", warden_approval_get_env (approval)[i]);
+        out (run, "  with %s\n", warden_approval_get_env (approval)[i]);
       if (suggestions[0])
-        printf ("  always allow would save: %s\n", suggestions[0]);
-      printf ("[y] approve, [a] always allow, [n] reject> ");
-      fflush (stdout);
-      line = read_line (run);
-      if (line != NULL && (strcmp (line, "y") == 0 || strcmp (line, "a") == 0))
+        out (run, "  always allow would save: %s\n", suggestions[0]);
+      for (;;)
+        {
+          if (!out (run, "[y] approve, [a] always allow, [n] reject> "))
+            return PROMPT_STOPPED;
+          g_clear_pointer (&line, g_free);
+          if ((result = read_line (run, &line)) != PROMPT_ANSWERED)
+            return result;
+          if (is_answer (line, "y", "yes") || is_answer (line, "a", "always") ||
+              is_answer (line, "n", "no"))
+            break;
+          out (run, "  answer y (yes) to approve, a (always) to always allow, "
+               "n (no) to reject\n");
+        }
+      if (is_answer (line, "n", "no"))
+        {
+          if (!out (run, "feedback> "))
+            return PROMPT_STOPPED;
+          /* Rejected already: at the end of input, without feedback. */
+          if ((result = read_line (run, &second)) == PROMPT_STOPPED)
+            return result;
+          answer.feedback = second;
+        }
+      else
         {
           answer.approved = TRUE;
-          if (strcmp (line, "a") == 0)
+          if (is_answer (line, "a", "always"))
             {
               answer.allow_always = TRUE;
-              printf ("pattern [%s]> ", suggestions[0] ? suggestions[0] : "");
-              fflush (stdout);
-              second = read_line (run);
-              answer.pattern = second && *second ? second : NULL;
+              if (!out (run, "pattern [%s]> ", suggestions[0] ? suggestions[0] : ""))
+                return PROMPT_STOPPED;
+              if ((result = read_line (run, &second)) != PROMPT_ANSWERED)
+                return result;
+              answer.pattern = *second ? second : NULL;
             }
-        }
-      else if (line != NULL)
-        {
-          printf ("feedback> ");
-          fflush (stdout);
-          second = read_line (run);
-          answer.feedback = second;
         }
     }
 
   if (!warden_agent_resolve (agent, &answer, &error))
     {
       warden_cli_error ("%s", error->message);
-      return FALSE;
+      return PROMPT_FAILED;
     }
-  return TRUE;
+  return PROMPT_ANSWERED;
+}
+
+/* Why the run stopped before its end, on standard error; the exit status. */
+static int
+report_stop (Run        *run,
+             const char *session_id)
+{
+  if (run->write_errno != 0)
+    {
+      warden_cli_error ("could not write the output: %s; continue with "
+                        "warden-cli run --resume %s", g_strerror (run->write_errno), session_id);
+      return EXIT_FAILED;
+    }
+  warden_cli_error ("interrupted; continue with warden-cli run --resume %s", session_id);
+  return EXIT_SIGNAL_BASE + (run->signum ? run->signum : SIGINT);
+}
+
+/* The provider a session goes on with: the one it was recorded with, but for
+ * what the flags change (another provider takes its own model and address). */
+static WardenLlmProvider *
+provider_for_session (WardenSessionInfo  *info,
+                      const char         *name,
+                      const char         *model,
+                      const char         *base_url,
+                      GError            **error)
+{
+  gboolean same = name == NULL || g_strcmp0 (name, info->provider) == 0;
+
+  return warden_llm_provider_new_from_env (name ? name : info->provider,
+                                           model ? model : same ? info->model : NULL,
+                                           base_url ? base_url : same ? info->base_url : NULL,
+                                           error);
 }
 
 int
@@ -257,7 +398,9 @@ warden_cli_run (int    argc,
     { "network", 'n', 0, G_OPTION_ARG_STRING, &network, "none or bridge", "NETWORK" },
     { "workspace", 'w', 0, G_OPTION_ARG_FILENAME, &workspace, "The project (default: here)", "DIR" },
     { "max-steps", 0, 0, G_OPTION_ARG_INT, &max_steps, "Model requests per task (30)", "N" },
-    { "resume", 'r', 0, G_OPTION_ARG_STRING, &resume, "Continue a session", "SESSION_ID" },
+    { "resume", 'r', 0, G_OPTION_ARG_STRING, &resume,
+      "Continue a session (its provider, model and settings unless given)",
+      "SESSION_ID" },
     { NULL }
   };
   g_autoptr(GOptionContext) ctx = g_option_context_new ("TASK");
@@ -267,14 +410,17 @@ warden_cli_run (int    argc,
   g_autoptr(GInputStream) stdin_stream = g_unix_input_stream_new (0, FALSE);
   g_autoptr(WardenLlmProvider) provider = NULL;
   g_autoptr(WardenSessionStore) store = NULL;
+  g_autoptr(WardenSessionInfo) resumed = NULL;
   g_autoptr(WardenProfileStore) profiles = NULL;
   g_autoptr(WardenAgent) agent = NULL;
   g_autofree char *task = NULL;
-  Run run = { loop, NULL, cancellable, NULL, FALSE };
-  guint sigint_id;
+  Run run = { loop, NULL, cancellable, NULL, FALSE, 0, 0 };
+  SignalWatch watches[] = { { &run, SIGINT, 0 }, { &run, SIGTERM, 0 }, { &run, SIGHUP, 0 } };
   int status = 0;
 
+  catch_file_size_limit ();
   g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (ctx, run_description);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       warden_cli_error ("%s", error->message);
@@ -285,11 +431,40 @@ warden_cli_run (int    argc,
       warden_cli_error ("give a TASK, or --resume SESSION_ID");
       return WARDEN_CLI_EXIT_USAGE;
     }
+  if (max_steps < 0)
+    {
+      warden_cli_error ("--max-steps takes a number of steps, 1 or more");
+      return WARDEN_CLI_EXIT_USAGE;
+    }
+  if (resume != NULL && workspace != NULL)
+    {
+      warden_cli_error ("a resumed session keeps its workspace: leave out --workspace");
+      return WARDEN_CLI_EXIT_USAGE;
+    }
   if (argc >= 2)
     task = g_strjoinv (" ", argv + 1);
 
-  provider = warden_llm_provider_new_from_env (provider_name, model, base_url, &error);
-  if (provider == NULL && provider_name == NULL &&
+  store = warden_session_store_new (NULL, &error);
+  if (store == NULL)
+    {
+      warden_cli_error ("%s", error->message);
+      return WARDEN_CLI_EXIT_USAGE;
+    }
+  if (resume != NULL)
+    {
+      resumed = warden_session_store_get_session (store, resume, &error);
+      if (resumed == NULL)
+        {
+          warden_cli_error ("%s", error->message);
+          return WARDEN_CLI_EXIT_USAGE;
+        }
+    }
+
+  if (resumed != NULL && resumed->provider != NULL)
+    provider = provider_for_session (resumed, provider_name, model, base_url, &error);
+  else
+    provider = warden_llm_provider_new_from_env (provider_name, model, base_url, &error);
+  if (provider == NULL && provider_name == NULL && resumed == NULL &&
       g_error_matches (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED))
     {
       /* Nothing configured: a local Ollama is better than nothing. */
@@ -314,12 +489,6 @@ warden_cli_run (int    argc,
       warden_cli_error ("%s", error->message);
       return EXIT_PROVIDER;
     }
-  store = warden_session_store_new (NULL, &error);
-  if (store == NULL)
-    {
-      warden_cli_error ("%s", error->message);
-      return WARDEN_CLI_EXIT_USAGE;
-    }
   profiles = warden_profile_store_new (NULL);
 
   if (resume != NULL)
@@ -330,7 +499,7 @@ warden_cli_run (int    argc,
       overrides.sandbox = sandbox;
       overrides.image = image;
       overrides.network = g_strcmp0 (network, "bridge") == 0;
-      overrides.max_steps = max_steps > 0 ? (guint) max_steps : 0;
+      overrides.max_steps = (guint) max_steps;
       agent = warden_agent_open (store, profiles, provider, resume, &overrides, &error);
     }
   else
@@ -345,13 +514,14 @@ warden_cli_run (int    argc,
       config.sandbox = sandbox;
       config.image = image;
       config.network = g_strcmp0 (network, "bridge") == 0;
-      config.max_steps = max_steps > 0 ? (guint) max_steps : 0;
+      config.max_steps = (guint) max_steps;
       agent = warden_agent_new (store, profiles, provider, &config, &error);
     }
   if (agent == NULL)
     {
       warden_cli_error ("%s", error->message);
-      return WARDEN_CLI_EXIT_USAGE;
+      return g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_IN_USE)
+             ? EXIT_IN_USE : WARDEN_CLI_EXIT_USAGE;
     }
   {
     g_autoptr(WardenSessionInfo) info = warden_session_store_get_session (
@@ -373,7 +543,8 @@ warden_cli_run (int    argc,
   g_signal_connect (agent, "tool-result", G_CALLBACK (tool_result_cb), &run);
   g_signal_connect (agent, "output", G_CALLBACK (output_cb), &run);
   g_signal_connect (agent, "retrying", G_CALLBACK (retrying_cb), &run);
-  sigint_id = g_unix_signal_add (SIGINT, sigint_cb, &run);
+  for (guint i = 0; i < G_N_ELEMENTS (watches); i++)
+    watches[i].id = g_unix_signal_add (watches[i].signum, signal_cb, &watches[i]);
 
   for (;;)
     {
@@ -386,42 +557,49 @@ warden_cli_run (int    argc,
         {
           end_text (&run);
           if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-            {
-              warden_cli_error ("interrupted; continue with --resume %s",
-                                warden_agent_get_session_id (agent));
-              status = EXIT_INTERRUPTED;
-            }
+            status = report_stop (&run, warden_agent_get_session_id (agent));
           else
             {
               warden_cli_error ("%s", error->message);
-              status = error->domain == WARDEN_LLM_ERROR ? EXIT_PROVIDER : 1;
+              status = error->domain == WARDEN_LLM_ERROR ? EXIT_PROVIDER : EXIT_FAILED;
             }
           break;
         }
       g_clear_object (&run.result);
       if (outcome == WARDEN_AGENT_WAITING)
         {
-          if (!answer_pending (&run, agent))
+          PromptResult answered = answer_pending (&run, agent);
+
+          if (answered == PROMPT_ANSWERED)
+            continue;
+          if (answered == PROMPT_NO_ANSWER)
             {
-              status = 1;
-              break;
+              warden_cli_error ("no answer (end of input); it waits: continue with "
+                                "warden-cli run --resume %s", warden_agent_get_session_id (agent));
+              status = EXIT_NO_ANSWER;
             }
-          continue;
+          else if (answered == PROMPT_STOPPED)
+            status = report_stop (&run, warden_agent_get_session_id (agent));
+          else
+            status = EXIT_FAILED;
+          break;
         }
       end_text (&run);
-      if (outcome == WARDEN_AGENT_MAX_STEPS)
+      if (run.write_errno != 0)
+        status = report_stop (&run, warden_agent_get_session_id (agent));
+      else if (outcome == WARDEN_AGENT_MAX_STEPS)
         {
-          warden_cli_error ("stopped after %u steps; continue with --resume %s",
+          warden_cli_error ("stopped after %u steps; continue with warden-cli run --resume %s",
                             warden_agent_get_steps (agent), warden_agent_get_session_id (agent));
           status = EXIT_MAX_STEPS;
         }
       break;
     }
 
-  g_source_remove (sigint_id);
   g_clear_object (&run.result);
 
-  /* The sandbox goes now, not when the process is gone: a container would stay. */
+  /* The sandbox goes now, not when the process is gone: a container would
+   * stay. A signal meanwhile changes nothing more. */
   {
     g_autoptr(GError) close_error = NULL;
 
@@ -431,11 +609,25 @@ warden_cli_run (int    argc,
       warden_cli_error ("could not remove the sandbox: %s", close_error->message);
     g_clear_object (&run.result);
   }
+  for (guint i = 0; i < G_N_ELEMENTS (watches); i++)
+    g_source_remove (watches[i].id);
   g_clear_object (&run.input);
   return status;
 }
 
 /* ------------------------------------------------------------------------ */
+
+/* The end of what "sessions" printed: a write that failed is an error. */
+static int
+sessions_flushed (int status)
+{
+  if (fflush (stdout) != 0 || ferror (stdout))
+    {
+      warden_cli_error ("could not write the output: %s", g_strerror (errno != 0 ? errno : EIO));
+      return EXIT_FAILED;
+    }
+  return status;
+}
 
 static int
 sessions_list (void)
@@ -458,7 +650,7 @@ sessions_list (void)
       printf ("%s  %-8s  %s  %s\n", s->id, s->state ? s->state : "?", stamp,
               s->title ? s->title : "");
     }
-  return 0;
+  return sessions_flushed (0);
 }
 
 static int
@@ -482,7 +674,6 @@ sessions_show (const char *id,
   if (json)
     {
       g_autoptr(JsonBuilder) b = json_builder_new ();
-      g_autoptr(JsonNode) root = NULL;
       g_autofree char *text = NULL;
 
       json_builder_begin_object (b);
@@ -495,6 +686,7 @@ sessions_show (const char *id,
       MEMBER ("profile", s->profile);
       MEMBER ("provider", s->provider);
       MEMBER ("model", s->model);
+      MEMBER ("base_url", s->base_url);
       MEMBER ("sandbox", s->sandbox);
       json_builder_set_member_name (b, "input_tokens");
       json_builder_add_int_value (b, s->input_tokens);
@@ -503,7 +695,16 @@ sessions_show (const char *id,
       json_builder_set_member_name (b, "messages");
       json_builder_begin_array (b);
       for (guint i = 0; i < messages->len; i++)
-        json_builder_add_value (b, json_from_string (g_ptr_array_index (messages, i), NULL));
+        {
+          const char *stored = g_ptr_array_index (messages, i);
+          JsonNode *node = json_from_string (stored, NULL);
+
+          /* A row that does not parse is shown as it is, not dropped. */
+          if (node != NULL)
+            json_builder_add_value (b, node);
+          else
+            json_builder_add_string_value (b, stored);
+        }
       json_builder_end_array (b);
       json_builder_set_member_name (b, "tool_calls");
       json_builder_begin_array (b);
@@ -526,10 +727,10 @@ sessions_show (const char *id,
       json_builder_end_array (b);
       json_builder_end_object (b);
 #undef MEMBER
-      root = json_builder_get_root (b);
-      text = json_to_string (root, TRUE);
+      /* A command's output or a file can hold any bytes; the JSON stays valid. */
+      text = warden_json_builder_to_string (b, TRUE);
       printf ("%s\n", text);
-      return 0;
+      return sessions_flushed (0);
     }
 
   printf ("session %s: %s\n", s->id, s->title ? s->title : "");
@@ -545,13 +746,44 @@ sessions_show (const char *id,
               r->decision ? r->decision : "", r->input_json ? r->input_json : "",
               r->feedback ? "  feedback: " : "", r->feedback ? r->feedback : "");
     }
-  return 0;
+  return sessions_flushed (0);
+}
+
+/* A damaged database blocks every command: it goes aside, kept for
+ * recovery, and the next command starts a new one. One that opens is left
+ * alone unless @force: moving it would hide every session. */
+static int
+sessions_move_aside (gboolean force)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *moved_to = NULL;
+
+  if (!force)
+    {
+      g_autoptr(WardenSessionStore) store = warden_session_store_new (NULL, &error);
+
+      if (store != NULL)
+        {
+          warden_cli_error ("the database at %s opens and reads; it stays (--force moves it "
+                            "aside anyway)", warden_session_store_get_path (store));
+          return WARDEN_CLI_EXIT_USAGE;
+        }
+      g_clear_error (&error);
+    }
+  if (!warden_session_store_move_aside (NULL, &moved_to, &error))
+    {
+      warden_cli_error ("%s", error->message);
+      return EXIT_FAILED;
+    }
+  printf ("moved the database aside to %s; the next command starts a new one\n", moved_to);
+  return sessions_flushed (0);
 }
 
 int
 warden_cli_sessions (int    argc,
                      char **argv)
 {
+  catch_file_size_limit ();
   if (argc == 2 && strcmp (argv[1], "list") == 0)
     return sessions_list ();
   if ((argc == 3 || argc == 4) && strcmp (argv[1], "show") == 0)
@@ -565,6 +797,10 @@ warden_cli_sessions (int    argc,
         }
       return sessions_show (argv[2], json);
     }
-  warden_cli_error ("usage: warden-cli sessions list | show SESSION_ID [--json]");
+  if ((argc == 2 || (argc == 3 && strcmp (argv[2], "--force") == 0)) &&
+      strcmp (argv[1], "move-aside") == 0)
+    return sessions_move_aside (argc == 3);
+  warden_cli_error ("usage: warden-cli sessions list | show SESSION_ID [--json] | "
+                    "move-aside [--force]");
   return WARDEN_CLI_EXIT_USAGE;
 }

@@ -38,16 +38,20 @@ static const char usage[] =
   "  warden-cli run [--provider anthropic|openai] [--model M] [--base-url URL] [--profile ID]\n"
   "                 [--sandbox docker|bwrap|host] [--image IMG] [--network none|bridge]\n"
   "                 [--workspace DIR] [--max-steps N] (TASK | --resume SESSION_ID)\n"
-  "  warden-cli sessions list | show SESSION_ID [--json]\n"
+  "  warden-cli sessions list | show SESSION_ID [--json] | move-aside [--force]\n"
   "\n"
   "policy check exits with 0 (allow), 10 (ask), 20 (deny) or 2 (usage or profile error).\n"
   "MODE is allowlist, approval-always or allow-always. Patterns are globs where only *\n"
   "is special, matched against each simple command of the line; see docs/policy.md.\n"
   "sandbox exec exits with the command's status, 124 on timeout, 125 when the sandbox\n"
   "failed. Without --backend: docker when an engine answers, otherwise bwrap.\n"
-  "run exits with 0 when the agent finished, 3 when it ran out of steps, 4 on a provider\n"
-  "error and 130 when interrupted. At an approval: y approves, a always allows (then the\n"
-  "pattern), n rejects (then feedback for the model); end of input rejects.\n";
+  "run exits with 0 when the agent finished, 1 when the session store or the output\n"
+  "failed, 3 when it ran out of steps, 4 on a provider error, 5 when another process has\n"
+  "the session, 6 when input ended at a prompt, and 128+N when signal N stopped it (130\n"
+  "Ctrl+C, 129 SIGHUP, 143 SIGTERM); then an unanswered approval still waits for --resume.\n"
+  "At an approval: y/yes approves, a/always always allows (then the pattern), n/no rejects\n"
+  "(then feedback for the model); anything else asks again.\n"
+  "sessions move-aside renames a damaged database (kept for recovery) so Warden starts anew.\n";
 
 void
 warden_cli_error (const char *format,

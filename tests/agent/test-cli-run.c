@@ -7,8 +7,12 @@
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "fake-model.h"
 
@@ -65,11 +69,10 @@ env_tear_down (Env *env)
 }
 
 static GSubprocessLauncher *
-launcher_for (Env *env)
+launcher_with (Env             *env,
+               GSubprocessFlags flags)
 {
-  GSubprocessLauncher *launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
-                                                             G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                                                             G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  GSubprocessLauncher *launcher = g_subprocess_launcher_new (flags);
   g_autofree char *config = g_build_filename (env->root, "config", NULL);
   g_autofree char *data = g_build_filename (env->root, "data", NULL);
 
@@ -86,11 +89,40 @@ launcher_for (Env *env)
   return launcher;
 }
 
+static GSubprocessLauncher *
+launcher_for (Env *env)
+{
+  return launcher_with (env, G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                             G_SUBPROCESS_FLAGS_STDERR_PIPE);
+}
+
+static GPtrArray *
+cli_argv (const char * const *args)
+{
+  GPtrArray *argv = g_ptr_array_new ();
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("WARDEN_CLI"));
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  return argv;
+}
+
+/* The exit status, or -1 when a signal ended the process. */
+static int
+exit_status_of (GSubprocess *proc)
+{
+  if (g_subprocess_get_if_signaled (proc))
+    g_test_message ("killed by signal %d", g_subprocess_get_term_sig (proc));
+  return g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
+}
+
 typedef struct
 {
-  int   status;
-  char *out;
-  char *err;
+  int    status;
+  char  *out;      /* NUL added; the bytes as they came, valid UTF-8 or not */
+  gsize  out_len;
+  char  *err;
 } Result;
 
 static void
@@ -108,6 +140,25 @@ communicate_cb (GObject      *object,
   *(GAsyncResult **) user_data = g_object_ref (result);
 }
 
+static void
+wait_for (GAsyncResult **res)
+{
+  while (*res == NULL)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+static char *
+bytes_to_str (GBytes *bytes,
+              gsize  *length)
+{
+  gsize n = 0;
+  const char *data = bytes ? g_bytes_get_data (bytes, &n) : NULL;
+
+  if (length != NULL)
+    *length = n;
+  return g_strndup (data ? data : "", n);
+}
+
 /* Runs warden-cli with @input on its standard input; the fake model keeps
  * answering on this process's main context meanwhile. */
 static Result
@@ -116,29 +167,27 @@ run_cli (Env                *env,
          const char * const *args)
 {
   g_autoptr(GSubprocessLauncher) launcher = launcher_for (env);
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GPtrArray) argv = cli_argv (args);
   g_autoptr(GSubprocess) proc = NULL;
   g_autoptr(GBytes) in = g_bytes_new (input, strlen (input));
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(GBytes) err = NULL;
   g_autoptr(GError) error = NULL;
   GAsyncResult *res = NULL;
-  Result r = { -1, NULL, NULL };
+  Result r = { -1, NULL, 0, NULL };
 
-  g_ptr_array_add (argv, (gpointer) g_getenv ("WARDEN_CLI"));
-  for (guint i = 0; args[i]; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
   proc = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
   g_assert_no_error (error);
-  g_subprocess_communicate_utf8_async (proc, input, NULL, communicate_cb, &res);
-  while (res == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  g_subprocess_communicate_utf8_finish (proc, res, &r.out, &r.err, &error);
+  g_subprocess_communicate_async (proc, in, NULL, communicate_cb, &res);
+  wait_for (&res);
+  g_subprocess_communicate_finish (proc, res, &out, &err, &error);
   g_object_unref (res);
   g_assert_no_error (error);
   g_subprocess_wait (proc, NULL, NULL);
-  r.status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
+  r.status = exit_status_of (proc);
+  r.out = bytes_to_str (out, &r.out_len);
+  r.err = bytes_to_str (err, NULL);
   g_test_message ("stdout:\n%s\nstderr:\n%s", r.out, r.err);
-  (void) in;
   return r;
 }
 
@@ -180,27 +229,108 @@ test_reject_with_feedback (void)
   env_tear_down (&env);
 }
 
-/* End of input at a prompt is a rejection, never an approval. */
+/* What "sessions show --json" says of the session (and that it says it). */
+static JsonNode *
+show_session (Env        *env,
+              const char *id)
+{
+  Result r = run_cli (env, "", (const char * const []) { "sessions", "show", id, "--json",
+                                                          NULL });
+  g_autoptr(GError) error = NULL;
+  JsonNode *node;
+
+  g_assert_cmpint (r.status, ==, 0);
+  node = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
+  result_clear (&r);
+  return node;
+}
+
+static JsonObject *
+tool_call (JsonNode *session,
+           guint     i)
+{
+  JsonArray *calls = json_object_get_array_member (json_node_get_object (session), "tool_calls");
+
+  g_assert_cmpuint (i, <, json_array_get_length (calls));
+  return json_array_get_object_element (calls, i);
+}
+
+static const char *
+member (JsonNode   *session,
+        const char *name)
+{
+  return json_object_get_string_member_with_default (json_node_get_object (session), name, NULL);
+}
+
+static gboolean
+workspace_has (Env        *env,
+               const char *name)
+{
+  g_autofree char *path = g_build_filename (env->workspace, name, NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+/* What a file of the workspace holds ("" when there is none). */
+static char *
+workspace_file (Env        *env,
+                const char *name)
+{
+  g_autofree char *path = g_build_filename (env->workspace, name, NULL);
+  char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return g_strdup ("");
+  return contents;
+}
+
+static gboolean
+has_resume_hint (const char *err,
+                 const char *id)
+{
+  g_autofree char *hint = g_strdup_printf ("continue with warden-cli run --resume %s", id);
+
+  return strstr (err, hint) != NULL;
+}
+
+/* End of input at a prompt answers nothing: the approval waits, and the
+ * session can be resumed to answer it. */
 static void
-test_end_of_input_rejects (void)
+test_end_of_input_leaves_pending (void)
 {
   Env env = { 0 };
   Result r;
-  g_autofree char *second = NULL;
-  g_autofree char *made = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *count = NULL;
+  g_autoptr(JsonNode) session = NULL;
 
   env_set_up (&env);
   g_queue_push_tail (&env.fake->script,
-                     fake_reply (NULL, "exec", "{\"command\": \"touch made.txt\"}", NULL));
-  g_queue_push_tail (&env.fake->script, fake_reply ("Understood.", NULL));
+                     fake_reply (NULL, "exec", "{\"command\": \"printf 'ran\\\\n' >> count.txt\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Counted.", NULL));
 
-  r = RUN (&env, "", "run", "--sandbox", "bwrap", "make a file");
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "count");
+  g_assert_cmpint (r.status, ==, 6);
+  g_assert_nonnull (strstr (r.out, "wants to run: printf 'ran\\n' >> count.txt"));
+  id = session_id_of (r.err);
+  g_assert_true (has_resume_hint (r.err, id));
+  g_assert_nonnull (strstr (r.err, "end of input"));
+  /* Nothing went back to the model, nothing ran, nothing was recorded. */
+  g_assert_cmpuint (env.fake->requests->len, ==, 1);
+  g_assert_false (workspace_has (&env, "count.txt"));
+  session = show_session (&env, id);
+  g_assert_cmpstr (json_object_get_string_member (tool_call (session, 0), "state"), ==,
+                   "pending");
+  result_clear (&r);
+
+  r = RUN (&env, "y\n", "run", "--resume", id);
   g_assert_cmpint (r.status, ==, 0);
-  second = fake_model_last_message (env.fake, 1);
-  g_assert_nonnull (strstr (second, "Command rejected by user: touch made.txt"));
-  g_assert_null (strstr (second, "User feedback"));
-  made = g_build_filename (env.workspace, "made.txt", NULL);
-  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+  g_assert_nonnull (strstr (r.out, "Counted."));
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
   result_clear (&r);
   env_tear_down (&env);
 }
@@ -277,6 +407,136 @@ test_provider_error_status (void)
   env_tear_down (&env);
 }
 
+/* ------------------------------------------------------------------------ */
+/* A warden-cli that runs while the test talks to it */
+
+typedef struct
+{
+  GSubprocess *proc;
+  GString     *out;
+  GString     *err;
+} Proc;
+
+static Proc *
+proc_start (Env                *env,
+            const char * const *args)
+{
+  g_autoptr(GSubprocessLauncher) launcher = launcher_for (env);
+  g_autoptr(GPtrArray) argv = cli_argv (args);
+  g_autoptr(GError) error = NULL;
+  Proc *p = g_new0 (Proc, 1);
+
+  p->proc = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  p->out = g_string_new (NULL);
+  p->err = g_string_new (NULL);
+  return p;
+}
+
+#define PROC_START(env, ...) proc_start ((env), (const char * const []) { __VA_ARGS__, NULL })
+
+/* Appends what @stream has next to @seen; FALSE at its end. */
+static gboolean
+read_more (GInputStream *stream,
+           GString      *seen)
+{
+  char buf[512];
+  GAsyncResult *res = NULL;
+  gssize n;
+
+  g_input_stream_read_async (stream, buf, sizeof buf, G_PRIORITY_DEFAULT, NULL, communicate_cb,
+                             &res);
+  wait_for (&res);
+  n = g_input_stream_read_finish (stream, res, NULL);
+  g_object_unref (res);
+  if (n <= 0)
+    return FALSE;
+  g_string_append_len (seen, buf, n);
+  return TRUE;
+}
+
+/* Reads standard output until @needle shows. */
+static void
+proc_wait_out (Proc       *p,
+               const char *needle)
+{
+  GInputStream *out = g_subprocess_get_stdout_pipe (p->proc);
+
+  while (strstr (p->out->str, needle) == NULL)
+    if (!read_more (out, p->out))
+      {
+        g_test_message ("waited for “%s”; stdout:\n%s", needle, p->out->str);
+        g_assert_not_reached ();
+      }
+}
+
+/* The id of the session, from standard error. */
+static char *
+proc_session_id (Proc *p)
+{
+  GInputStream *err = g_subprocess_get_stderr_pipe (p->proc);
+  const char *s;
+
+  while ((s = strstr (p->err->str, "session ")) == NULL || strlen (s) < 8 + 36)
+    g_assert_true (read_more (err, p->err));
+  return g_strndup (s + 8, 36);
+}
+
+/* Writes @text to its standard input; it may be gone already. */
+static void
+proc_send (Proc       *p,
+           const char *text)
+{
+  g_output_stream_write_all (g_subprocess_get_stdin_pipe (p->proc), text, strlen (text), NULL,
+                             NULL, NULL);
+}
+
+static void
+splice_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_output_stream_splice_finish (G_OUTPUT_STREAM (object), result, NULL);
+  *(guint *) user_data += 1;
+}
+
+/* Reads the rest of both outputs, waits for the end and frees @p. Its
+ * standard input stays open until then: the end of input is an answer of
+ * its own. */
+static Result
+proc_finish (Proc *p)
+{
+  g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
+  g_autoptr(GOutputStream) err = g_memory_output_stream_new_resizable ();
+  g_autoptr(GBytes) out_bytes = NULL;
+  g_autoptr(GBytes) err_bytes = NULL;
+  Result r = { -1, NULL, 0, NULL };
+  guint done = 0;
+
+  g_output_stream_splice_async (out, g_subprocess_get_stdout_pipe (p->proc),
+                                G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, G_PRIORITY_DEFAULT, NULL,
+                                splice_cb, &done);
+  g_output_stream_splice_async (err, g_subprocess_get_stderr_pipe (p->proc),
+                                G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, G_PRIORITY_DEFAULT, NULL,
+                                splice_cb, &done);
+  while (done < 2)
+    g_main_context_iteration (NULL, TRUE);
+  g_subprocess_wait (p->proc, NULL, NULL);
+  g_output_stream_close (g_subprocess_get_stdin_pipe (p->proc), NULL, NULL);
+  r.status = exit_status_of (p->proc);
+  out_bytes = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (out));
+  err_bytes = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (err));
+  g_string_append_len (p->out, g_bytes_get_data (out_bytes, NULL), g_bytes_get_size (out_bytes));
+  g_string_append_len (p->err, g_bytes_get_data (err_bytes, NULL), g_bytes_get_size (err_bytes));
+  r.out_len = p->out->len;
+  r.out = g_string_free (p->out, FALSE);
+  r.err = g_string_free (p->err, FALSE);
+  g_test_message ("stdout:\n%s\nstderr:\n%s", r.out, r.err);
+  g_object_unref (p->proc);
+  g_free (p);
+  return r;
+}
+
 /* Starts "run" with @args and kills it while its first approval waits, as a
  * crash or a closed terminal would; returns the session's id. */
 static char *
@@ -284,57 +544,26 @@ run_until_prompt (Env                *env,
                   const char * const *args,
                   GBytes            **environ_out)
 {
-  g_autoptr(GSubprocessLauncher) launcher = launcher_for (env);
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GString) seen = g_string_new (NULL);
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  GInputStream *out;
+  Proc *p = proc_start (env, args);
   char *id;
+  Result r;
 
-  g_ptr_array_add (argv, (gpointer) g_getenv ("WARDEN_CLI"));
-  for (guint i = 0; args[i]; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  proc = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  out = g_subprocess_get_stdout_pipe (proc);
-  while (strstr (seen->str, "reject>") == NULL)
-    {
-      char buf[256];
-      GAsyncResult *res = NULL;
-      gssize n;
-
-      g_input_stream_read_async (out, buf, sizeof buf, G_PRIORITY_DEFAULT, NULL, communicate_cb,
-                                 &res);
-      while (res == NULL)
-        g_main_context_iteration (NULL, TRUE);
-      n = g_input_stream_read_finish (out, res, NULL);
-      g_object_unref (res);
-      g_assert_cmpint (n, >, 0);
-      g_string_append_len (seen, buf, n);
-    }
-  {
-    GInputStream *err_pipe = g_subprocess_get_stderr_pipe (proc);
-    char buf[2048] = { 0 };
-    gssize n = g_input_stream_read (err_pipe, buf, sizeof buf - 1, NULL, NULL);
-
-    g_assert_cmpint (n, >, 0);
-    id = session_id_of (buf);
-  }
+  proc_wait_out (p, "reject>");
+  id = proc_session_id (p);
   if (environ_out != NULL)
     {
       /* What any process of the user can read of it, as it waits. */
       g_autofree char *path = g_strdup_printf ("/proc/%s/environ",
-                                               g_subprocess_get_identifier (proc));
+                                               g_subprocess_get_identifier (p->proc));
       char *contents = NULL;
       gsize length = 0;
 
       g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
       *environ_out = g_bytes_new_take (contents, length);
     }
-  g_subprocess_force_exit (proc);
-  g_subprocess_wait (proc, NULL, NULL);
+  g_subprocess_force_exit (p->proc);
+  r = proc_finish (p);
+  result_clear (&r);
   return id;
 }
 
@@ -393,18 +622,9 @@ sql (Env        *env,
   sqlite3_close (db);
 }
 
-static gboolean
-workspace_has (Env        *env,
-               const char *name)
-{
-  g_autofree char *path = g_build_filename (env->workspace, name, NULL);
-
-  return g_file_test (path, G_FILE_TEST_EXISTS);
-}
-
 /* A command that can write warden.db marks the waiting call approved, as
  * with the database in the workspace it once could: the resumed session
- * asks all the same, and end of input rejects it. */
+ * asks all the same, and at the end of input it still waits. */
 static void
 test_forged_approval_asks (void)
 {
@@ -424,7 +644,7 @@ test_forged_approval_asks (void)
   sql (&env, update);
 
   resumed = RUN (&env, "", "run", "--resume", id);
-  g_assert_cmpint (resumed.status, ==, 0);
+  g_assert_cmpint (resumed.status, ==, 6);
   g_assert_nonnull (strstr (resumed.out, "wants to run: touch forged.txt"));
   g_assert_nonnull (strstr (resumed.out, "because Warden cannot vouch"));
   g_assert_false (workspace_has (&env, "forged.txt"));
@@ -482,7 +702,8 @@ test_approval_bound_to_command (void)
         }
 
       resumed = RUN (&env, "", "run", "--resume", id);
-      g_assert_cmpint (resumed.status, ==, 0);
+      /* The edited command asks, and waits at the end of input. */
+      g_assert_cmpint (resumed.status, ==, edit[i] ? 6 : 0);
       g_assert_false (workspace_has (&env, "other.txt"));
       if (edit[i])
         {
@@ -670,14 +891,635 @@ test_key_not_in_environ (void)
   env_tear_down (&env);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Signals, answers and the end of input */
+
+#define COUNT_COMMAND "{\"command\": \"printf 'ran\\\\n' >> count.txt\"}"
+
+/* Ctrl+C at a prompt stops there: nothing is recorded, the hint says how to
+ * go on, 130. The Enters typed after it answer nothing either. */
+static void
+test_interrupt_at_prompt (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autofree char *count = NULL;
+  g_autoptr(JsonNode) session = NULL;
+  Proc *p;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", COUNT_COMMAND, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Counted once.", NULL));
+
+  p = PROC_START (&env, "run", "--sandbox", "bwrap", "count");
+  proc_wait_out (p, "reject>");
+  id = proc_session_id (p);
+  g_subprocess_send_signal (p->proc, SIGINT);
+  proc_send (p, "\n\n");
+  r = proc_finish (p);
+  g_assert_cmpint (r.status, ==, 130);
+  g_assert_true (has_resume_hint (r.err, id));
+  g_assert_nonnull (strstr (r.err, "interrupted"));
+  g_assert_cmpuint (env.fake->requests->len, ==, 1);
+  g_assert_false (workspace_has (&env, "count.txt"));
+  session = show_session (&env, id);
+  g_assert_cmpstr (json_object_get_string_member (tool_call (session, 0), "state"), ==,
+                   "pending");
+  result_clear (&r);
+
+  /* It is asked again, and runs once. */
+  r = RUN (&env, "y\n", "run", "--resume", id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "wants to run: printf 'ran\\n' >> count.txt"));
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* A kill or a closed terminal at a prompt: as Ctrl+C, with 128 + the signal. */
+static void
+test_term_and_hup_at_prompt (void)
+{
+  const struct { int signum; int status; } rows[] = {
+    { SIGTERM, 128 + SIGTERM },
+    { SIGHUP, 128 + SIGHUP },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      Env env = { 0 };
+      g_autofree char *id = NULL;
+      g_autoptr(JsonNode) session = NULL;
+      Proc *p;
+      Result r;
+
+      g_test_message ("signal %d", rows[i].signum);
+      env_set_up (&env);
+      g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", COUNT_COMMAND, NULL));
+
+      p = PROC_START (&env, "run", "--sandbox", "bwrap", "count");
+      proc_wait_out (p, "reject>");
+      id = proc_session_id (p);
+      g_subprocess_send_signal (p->proc, rows[i].signum);
+      r = proc_finish (p);
+      g_assert_cmpint (r.status, ==, rows[i].status);
+      g_assert_true (has_resume_hint (r.err, id));
+      g_assert_false (workspace_has (&env, "count.txt"));
+      session = show_session (&env, id);
+      g_assert_cmpstr (json_object_get_string_member (tool_call (session, 0), "state"), ==,
+                       "pending");
+      result_clear (&r);
+      env_tear_down (&env);
+    }
+}
+
+/* Whether a process whose command line holds @word lives. */
+static gboolean
+process_with_arg (const char *word)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+
+  while (proc && (name = g_dir_read_name (proc)))
+    {
+      g_autofree char *path = g_build_filename ("/proc", name, "cmdline", NULL);
+      g_autofree char *cmdline = NULL;
+      gsize length = 0;
+
+      if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (path, &cmdline, &length, NULL))
+        continue;
+      for (gsize i = 0; i < length; i += strlen (cmdline + i) + 1)
+        if (strcmp (cmdline + i, word) == 0)
+          return TRUE;
+    }
+  return FALSE;
+}
+
+/* Ctrl+C while a command runs stops the command, and the hint says how to
+ * go on; resumed, the command is interrupted, never run again. */
+static void
+test_interrupt_while_running (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autoptr(JsonNode) session = NULL;
+  Proc *p;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec",
+                                 "{\"command\": \"printf 'st%sed\\\\n' art; sleep 86399.125\"}",
+                                 NULL));
+
+  p = PROC_START (&env, "run", "--sandbox", "bwrap", "wait");
+  proc_wait_out (p, "reject>");
+  id = proc_session_id (p);
+  proc_send (p, "y\n");
+  /* Its output, not its command line. */
+  proc_wait_out (p, "started");
+  g_subprocess_send_signal (p->proc, SIGINT);
+  r = proc_finish (p);
+  g_assert_cmpint (r.status, ==, 130);
+  g_assert_true (has_resume_hint (r.err, id));
+  /* The sleep is stopped: were it not, the test would time out. A killed
+   * process may take a moment to go on a loaded machine. */
+  while (process_with_arg ("86399.125"))
+    g_usleep (G_USEC_PER_SEC / 50);
+  result_clear (&r);
+
+  /* Resumed, it is reported as interrupted, not run again. */
+  g_queue_push_tail (&env.fake->script, fake_reply ("It was stopped.", NULL));
+  r = RUN (&env, "", "run", "--resume", id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.out, "started\n"));
+  g_assert_nonnull (strstr (r.out, "It was stopped."));
+  session = show_session (&env, id);
+  g_assert_cmpstr (json_object_get_string_member (tool_call (session, 0), "state"), ==,
+                   "interrupted");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+static guint
+count_of (const char *haystack,
+          const char *needle)
+{
+  guint n = 0;
+
+  for (const char *s = strstr (haystack, needle); s; s = strstr (s + 1, needle))
+    n++;
+  return n;
+}
+
+/* y and yes in any case approve, a and always allow always, n and no
+ * reject; anything else, an empty line too, asks again. */
+static void
+test_answer_words (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autofree char *count = NULL;
+  g_autofree char *fifth = NULL;
+  g_autoptr(JsonNode) session = NULL;
+  const char *decisions[] = { "approved", "approved", "approved", "approved", "rejected",
+                              "approved-always" };
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf 'a\\\\n' >> count.txt\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf 'b\\\\n' >> count.txt\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf 'c\\\\n' >> count.txt\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf 'd\\\\n' >> count.txt\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch no.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch always.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+
+  r = RUN (&env, "YES\nY\nmaybe\n\nyes\n Yes \nNO\nnot that\nAlways\n\n",
+           "run", "--sandbox", "bwrap", "answers");
+  g_assert_cmpint (r.status, ==, 0);
+  id = session_id_of (r.err);
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "a\nb\nc\nd\n");
+  g_assert_false (workspace_has (&env, "no.txt"));
+  g_assert_true (workspace_has (&env, "always.txt"));
+  /* Each call and its end are shown. */
+  g_assert_nonnull (strstr (r.out, "[exec] printf 'a\\n' >> count.txt\n[exec] exit 0 (approved)"));
+  g_assert_nonnull (strstr (r.out, "[exec] touch always.txt\n[exec] exit 0 (approved-always)"));
+  /* "maybe" and the empty line were asked again, with the choices. */
+  g_assert_cmpuint (count_of (r.out, "answer y (yes) to approve"), ==, 2);
+  g_assert_cmpuint (count_of (r.out, "wants to run: printf 'c\\n' >> count.txt"), ==, 1);
+  fifth = fake_model_last_message (env.fake, 5);
+  g_assert_nonnull (strstr (fifth, "User feedback: not that"));
+  session = show_session (&env, id);
+  for (guint i = 0; i < G_N_ELEMENTS (decisions); i++)
+    g_assert_cmpstr (json_object_get_string_member (tool_call (session, i), "decision"), ==,
+                     decisions[i]);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output that cannot be written */
+
+#define FILE_LIMIT (G_GINT64_CONSTANT (64) << 20)
+
+static void
+limit_file_size (gpointer user_data)
+{
+  struct rlimit limit = { FILE_LIMIT, FILE_LIMIT };
+
+  setrlimit (RLIMIT_FSIZE, &limit);
+}
+
+/* Standard output is a file at its size limit (ulimit -f): the write fails,
+ * warden-cli says so and exits with 1 instead of dying of SIGXFSZ, and the
+ * session goes on when resumed. */
+static void
+test_file_size_limit (void)
+{
+  Env env = { 0 };
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GPtrArray) argv = cli_argv ((const char * const []) { "run", "--sandbox", "bwrap",
+                                                                  "count", NULL });
+  g_autoptr(GBytes) no_input = g_bytes_new (NULL, 0);
+  g_autoptr(GBytes) err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out_path = NULL;
+  g_autofree char *err_text = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *count = NULL;
+  GAsyncResult *res = NULL;
+  Result r;
+  int fd;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply ("Counting now.", "exec", COUNT_COMMAND, NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply ("Counting now.", "exec", COUNT_COMMAND, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Counted once.", NULL));
+
+  /* Sparse: the first byte written is past the limit. */
+  out_path = g_build_filename (env.root, "out.txt", NULL);
+  fd = open (out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (lseek (fd, FILE_LIMIT, SEEK_SET), ==, FILE_LIMIT);
+  launcher = launcher_with (&env, G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                  G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_take_stdout_fd (launcher, fd);
+  g_subprocess_launcher_set_child_setup (launcher, limit_file_size, NULL, NULL);
+  proc = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_async (proc, no_input, NULL, communicate_cb, &res);
+  wait_for (&res);
+  g_subprocess_communicate_finish (proc, res, NULL, &err, &error);
+  g_object_unref (res);
+  g_assert_no_error (error);
+  g_subprocess_wait (proc, NULL, NULL);
+  err_text = bytes_to_str (err, NULL);
+  g_test_message ("stderr:\n%s", err_text);
+  g_assert_cmpint (exit_status_of (proc), ==, 1);
+  g_assert_nonnull (strstr (err_text, "could not write the output: File too large"));
+  id = session_id_of (err_text);
+  g_assert_true (has_resume_hint (err_text, id));
+  g_assert_false (workspace_has (&env, "count.txt"));
+
+  /* Whether the answer cut short was kept or is asked for again, the
+   * command runs once: "n" rejects the second ask, if there is one. */
+  r = RUN (&env, "y\nn\n", "run", "--resume", id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Counted once."));
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Resuming */
+
+/* A scripted OpenAI-compatible server: Chat Completions, streamed. */
+typedef struct
+{
+  SoupServer *server;
+  GQueue      script;     /* of char *: whole SSE bodies */
+  guint       requests;
+  char       *url;        /* as --base-url takes it: …/v1 */
+} FakeOpenai;
+
+static char *
+quoted (const char *text)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_VALUE);
+
+  json_node_set_string (node, text);
+  return json_to_string (node, FALSE);
+}
+
+/* Optional text, then an optional exec @command. */
+static char *
+openai_reply (const char *text,
+              const char *command)
+{
+  GString *out = g_string_new (NULL);
+  static guint next_id = 0;
+
+  if (text != NULL)
+    {
+      g_autofree char *t = quoted (text);
+
+      g_string_append_printf (out, "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":"
+                              "\"assistant\",\"content\":%s},\"finish_reason\":null}]}\n\n", t);
+    }
+  if (command != NULL)
+    {
+      g_autofree char *c = quoted (command);
+      g_autofree char *args = g_strdup_printf ("{\"command\": %s}", c);
+      g_autofree char *a = quoted (args);
+
+      g_string_append_printf (out, "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":"
+                              "[{\"index\":0,\"id\":\"call_%u\",\"type\":\"function\","
+                              "\"function\":{\"name\":\"exec\",\"arguments\":%s}}]},"
+                              "\"finish_reason\":null}]}\n\n", ++next_id, a);
+    }
+  g_string_append_printf (out, "data: {\"choices\":[{\"index\":0,\"delta\":{},"
+                          "\"finish_reason\":\"%s\"}]}\n\n", command ? "tool_calls" : "stop");
+  g_string_append (out, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":9,"
+                   "\"completion_tokens\":3}}\n\ndata: [DONE]\n\n");
+  return g_string_free (out, FALSE);
+}
+
+static void
+openai_handler (SoupServer        *server,
+                SoupServerMessage *msg,
+                const char        *path,
+                GHashTable        *query,
+                gpointer           user_data)
+{
+  FakeOpenai *fake = user_data;
+  g_autofree char *sse = g_queue_pop_head (&fake->script);
+
+  fake->requests++;
+  if (sse == NULL)
+    sse = openai_reply ("I am out of script.", NULL);
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_server_message_set_response (msg, "text/event-stream", SOUP_MEMORY_COPY, sse,
+                                    strlen (sse));
+}
+
+static FakeOpenai *
+fake_openai_new (void)
+{
+  FakeOpenai *fake = g_new0 (FakeOpenai, 1);
+  g_autoptr(GError) error = NULL;
+  GSList *uris;
+  g_autofree char *root = NULL;
+
+  g_queue_init (&fake->script);
+  fake->server = soup_server_new (NULL, NULL);
+  soup_server_add_handler (fake->server, "/v1/chat/completions", openai_handler, fake, NULL);
+  soup_server_listen_local (fake->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
+  g_assert_no_error (error);
+  uris = soup_server_get_uris (fake->server);
+  root = g_uri_to_string (uris->data);
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  fake->url = g_strdup_printf ("%s%sv1", root, g_str_has_suffix (root, "/") ? "" : "/");
+  return fake;
+}
+
+static void
+fake_openai_free (FakeOpenai *fake)
+{
+  g_queue_clear_full (&fake->script, g_free);
+  soup_server_disconnect (fake->server);
+  g_object_unref (fake->server);
+  g_free (fake->url);
+  g_free (fake);
+}
+
+/* A session made with an OpenAI-compatible server goes on with it when
+ * resumed without flags, though an Anthropic key is set. */
+static void
+test_resume_keeps_provider (void)
+{
+  Env env = { 0 };
+  FakeOpenai *openai = fake_openai_new ();
+  g_autofree char *id = NULL;
+  g_autofree char *count = NULL;
+  g_autoptr(JsonNode) session = NULL;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&openai->script, openai_reply ("Counting.", "printf 'ran\\n' >> count.txt"));
+  g_queue_push_tail (&openai->script, openai_reply ("Counted with gpt.", NULL));
+
+  id = RUN_UNTIL_PROMPT (&env, "run", "--provider", "openai", "--base-url", openai->url,
+                         "--model", "fake-gpt", "--sandbox", "bwrap", "count");
+  g_assert_cmpuint (openai->requests, ==, 1);
+
+  r = RUN (&env, "y\n", "run", "--resume", id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Counted with gpt."));
+  g_assert_cmpuint (openai->requests, ==, 2);
+  g_assert_cmpuint (env.fake->requests->len, ==, 0);
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  session = show_session (&env, id);
+  g_assert_cmpstr (member (session, "provider"), ==, "openai");
+  g_assert_cmpstr (member (session, "model"), ==, "fake-gpt");
+  g_assert_cmpstr (member (session, "base_url"), ==, openai->url);
+  result_clear (&r);
+  env_tear_down (&env);
+  fake_openai_free (openai);
+}
+
+/* --max-steps, --sandbox and --profile given to --resume hold, and are
+ * recorded. */
+static void
+test_resume_overrides (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autoptr(JsonNode) session = NULL;
+  Result r;
+
+  env_set_up (&env);
+  for (guint i = 0; i < 6; i++)
+    g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", "{\"command\": \"ls\"}", NULL));
+
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--max-steps", "1", "loop");
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_cmpuint (env.fake->requests->len, ==, 1);
+  id = session_id_of (r.err);
+  result_clear (&r);
+
+  r = RUN (&env, "", "run", "--resume", id, "--max-steps", "2", "--sandbox", "host",
+           "--profile", "read-only");
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_cmpuint (env.fake->requests->len, ==, 3);
+  g_assert_nonnull (strstr (r.err, "warning: the host backend"));
+  g_assert_true (has_resume_hint (r.err, id));
+  session = show_session (&env, id);
+  g_assert_cmpstr (member (session, "sandbox"), ==, "host");
+  g_assert_cmpstr (member (session, "profile"), ==, "read-only");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* Two "run --resume" of one session: the second stops at once, naming the
+ * first, with 5; the approved command runs once. */
+static void
+test_resume_in_use (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autofree char *owner = NULL;
+  g_autofree char *count = NULL;
+  Proc *first;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", COUNT_COMMAND, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Counted once.", NULL));
+  id = RUN_UNTIL_PROMPT (&env, "run", "--sandbox", "bwrap", "count");
+
+  first = PROC_START (&env, "run", "--resume", id);
+  proc_wait_out (first, "reject>");
+  owner = g_strdup_printf ("warden-cli, process %s", g_subprocess_get_identifier (first->proc));
+
+  r = RUN (&env, "y\n", "run", "--resume", id);
+  g_assert_cmpint (r.status, ==, 5);
+  g_assert_nonnull (strstr (r.err, owner));
+  g_assert_null (strstr (r.out, "wants to run"));
+  result_clear (&r);
+
+  proc_send (first, "y\n");
+  r = proc_finish (first);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Counted once."));
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* ------------------------------------------------------------------------ */
+/* What the store holds, printed */
+
+/* As strict as RFC 8259: UTF-8, no raw control character (json-glib's own
+ * parser lets a raw U+001F through), and it parses. */
+static void
+assert_strict_json (const char *text,
+                    gsize       length)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_utf8_validate (text, length, NULL));
+  for (gsize i = 0; i < length; i++)
+    if ((guchar) text[i] < 0x20 && text[i] != '\n' && text[i] != '\t' && text[i] != '\r')
+      {
+        g_test_message ("raw control character 0x%02x at %" G_GSIZE_FORMAT, text[i], i);
+        g_assert_not_reached ();
+      }
+  node = json_from_string (text, &error);
+  g_assert_no_error (error);
+}
+
+/* A command's output with a gzip header (1f 8b) and a byte that is no
+ * UTF-8, and a file the model reads with U+001F in it: "sessions show
+ * --json" is still JSON. */
+static void
+test_sessions_json_any_bytes (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autofree char *blob = NULL;
+  Result r;
+
+  env_set_up (&env);
+  blob = g_build_filename (env.workspace, "notes.txt", NULL);
+  g_assert_true (g_file_set_contents (blob, "head \x1f\xc2\x8b tail\n", -1, NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf 'x\\\\037\\\\213\\\\377y\\\\n'\"}",
+                                 "read", "{\"path\": \"notes.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Read them.", NULL));
+
+  r = RUN (&env, "y\n", "run", "--sandbox", "bwrap", "bytes");
+  g_assert_cmpint (r.status, ==, 0);
+  id = session_id_of (r.err);
+  result_clear (&r);
+
+  r = RUN (&env, "", "sessions", "show", id, "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  assert_strict_json (r.out, r.out_len);
+  /* The bytes are there, escaped. */
+  g_assert_nonnull (strstr (r.out, "head \\u001f\xc2\x8b tail"));
+  g_assert_nonnull (strstr (r.out, "Read them."));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* A damaged database: every command says so and how to move it aside;
+ * "sessions move-aside" does, keeping it; then Warden starts anew. */
+static void
+test_corrupt_database (void)
+{
+  Env env = { 0 };
+  g_autofree char *db = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *garbage = NULL;
+  g_autofree char *moved = NULL;
+  g_autofree char *kept = NULL;
+  const char *at;
+  Result r;
+
+  env_set_up (&env);
+  db = db_path (&env);
+  dir = g_path_get_dirname (db);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  garbage = g_strnfill (8192, 'x');
+  g_assert_true (g_file_set_contents (db, garbage, -1, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Hello.", NULL));
+
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "hello");
+  g_assert_cmpint (r.status, >, 0);
+  g_assert_nonnull (strstr (r.err, "warden-cli sessions move-aside"));
+  g_assert_nonnull (strstr (r.err, db));
+  result_clear (&r);
+  r = RUN (&env, "", "sessions", "list");
+  g_assert_cmpint (r.status, >, 0);
+  g_assert_nonnull (strstr (r.err, "warden-cli sessions move-aside"));
+  result_clear (&r);
+  g_assert_cmpuint (env.fake->requests->len, ==, 0);
+
+  r = RUN (&env, "", "sessions", "move-aside");
+  g_assert_cmpint (r.status, ==, 0);
+  at = strstr (r.out, db);
+  g_assert_nonnull (at);
+  moved = g_strndup (at, strcspn (at, ";\n "));
+  g_assert_true (g_str_has_prefix (moved, db) && strcmp (moved, db) != 0);
+  g_assert_true (g_file_get_contents (moved, &kept, NULL, NULL));
+  g_assert_cmpstr (kept, ==, garbage);
+  result_clear (&r);
+
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Hello."));
+  result_clear (&r);
+
+  /* A database that opens stays where it is. */
+  r = RUN (&env, "", "sessions", "move-aside");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_true (g_file_test (db, G_FILE_TEST_EXISTS));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  /* A warden-cli that is gone when the test writes to it is no failure. */
+  signal (SIGPIPE, SIG_IGN);
 
   g_test_add_func ("/cli/run/reject-with-feedback", test_reject_with_feedback);
-  g_test_add_func ("/cli/run/end-of-input-rejects", test_end_of_input_rejects);
+  g_test_add_func ("/cli/run/end-of-input-leaves-pending", test_end_of_input_leaves_pending);
   g_test_add_func ("/cli/run/always-allow-and-sessions", test_always_allow_and_sessions);
   g_test_add_func ("/cli/run/max-steps-status", test_max_steps_status);
   g_test_add_func ("/cli/run/provider-error-status", test_provider_error_status);
@@ -688,6 +1530,16 @@ main (int    argc,
   g_test_add_func ("/cli/run/refused-on-resume", test_refused_on_resume);
   g_test_add_func ("/cli/run/host-warns", test_host_warns);
   g_test_add_func ("/cli/run/key-not-in-environ", test_key_not_in_environ);
+  g_test_add_func ("/cli/run/interrupt-at-prompt", test_interrupt_at_prompt);
+  g_test_add_func ("/cli/run/term-and-hup-at-prompt", test_term_and_hup_at_prompt);
+  g_test_add_func ("/cli/run/interrupt-while-running", test_interrupt_while_running);
+  g_test_add_func ("/cli/run/answer-words", test_answer_words);
+  g_test_add_func ("/cli/run/file-size-limit", test_file_size_limit);
+  g_test_add_func ("/cli/run/resume-keeps-provider", test_resume_keeps_provider);
+  g_test_add_func ("/cli/run/resume-overrides", test_resume_overrides);
+  g_test_add_func ("/cli/run/resume-in-use", test_resume_in_use);
+  g_test_add_func ("/cli/run/sessions-json-any-bytes", test_sessions_json_any_bytes);
+  g_test_add_func ("/cli/run/corrupt-database", test_corrupt_database);
 
   return g_test_run ();
 }
