@@ -36,7 +36,7 @@ typedef struct
   GString  *text;        /* text: the text; tool_use: the input JSON so far */
   char     *id;
   char     *name;
-  JsonNode *input;       /* tool_use: from content_block_start, then parsed */
+  JsonNode *input;       /* tool_use: from content_block_start */
   gboolean  stopped;
 } Block;
 
@@ -232,42 +232,6 @@ lookup_block (Stream     *stream,
 }
 
 static gboolean
-finish_tool_input (Stream *stream,
-                   Block  *block)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) input = NULL;
-
-  /* No input_json_delta at all: the input from content_block_start stands. */
-  if (block->text->len == 0 && block->input != NULL)
-    return TRUE;
-
-  /* A tool without parameters streams "": that is {}. */
-  if (block->text->len == 0)
-    {
-      block->input = json_node_new (JSON_NODE_OBJECT);
-      json_node_take_object (block->input, json_object_new ());
-      return TRUE;
-    }
-
-  input = warden_llm_parse_json (block->text->str, block->text->len, &error);
-  if (input == NULL || !JSON_NODE_HOLDS_OBJECT (input))
-    {
-      g_clear_error (&stream->error);
-      stream->error = g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
-                                   _("The input the model wrote for the tool %s is not a "
-                                     "JSON object: %s"),
-                                   block->name,
-                                   error ? error->message : _("not an object"));
-      return FALSE;
-    }
-
-  g_clear_pointer (&block->input, json_node_unref);
-  block->input = g_steal_pointer (&input);
-  return TRUE;
-}
-
-static gboolean
 handle_content_block_start (Stream     *stream,
                             JsonObject *object)
 {
@@ -372,8 +336,6 @@ handle_content_block_stop (Stream     *stream,
     return FALSE;
 
   block->stopped = TRUE;
-  if (g_str_equal (block->type, "tool_use"))
-    return finish_tool_input (stream, block);
 
   return TRUE;
 }
@@ -537,12 +499,12 @@ warden_anthropic_provider_build_response (WardenLlmProvider  *provider,
         }
       else if (g_str_equal (block->type, "tool_use"))
         {
-          if (!block->stopped && !finish_tool_input (stream, block))
-            {
-              g_propagate_error (error, g_steal_pointer (&stream->error));
-              return NULL;
-            }
-          warden_llm_message_add_tool_use (message, block->id, block->name, block->input);
+          /* No input_json_delta at all: the input from content_block_start stands. */
+          if (block->text->len == 0 && block->input != NULL)
+            warden_llm_message_add_tool_use (message, block->id, block->name, block->input);
+          else
+            warden_llm_add_tool_call (message, block->id, block->name, block->text->str,
+                                      g_strcmp0 (stream->stop_reason, "max_tokens") == 0);
         }
     }
 

@@ -29,6 +29,17 @@ SoupSession       *warden_llm_provider_get_session    (WardenLlmProvider    *sel
 void               warden_llm_provider_emit_waiting   (WardenLlmProvider    *self,
                                                        guint                 seconds);
 
+/* Adds the call of the tool @name to @message with the input the model
+ * wrote, @input_text ("" or null: {}). When that is no JSON object the
+ * call is added all the same, with tool_input_error saying why (cut off
+ * when @cut_off, the answer having reached max_tokens), for the model to
+ * be told: a model's mistake does not end the run. */
+void               warden_llm_add_tool_call           (WardenLlmMessage     *message,
+                                                       const char           *id,
+                                                       const char           *name,
+                                                       const char           *input_text,
+                                                       gboolean              cut_off);
+
 /* The JSON that servers send, read without trusting its shape. */
 JsonNode          *warden_llm_parse_json              (const char           *data,
                                                        gssize                length,

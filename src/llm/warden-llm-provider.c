@@ -45,7 +45,6 @@ typedef struct
   guint        idle_timeout_s;
   guint        retry_after_cap_s;
   guint        max_retries;
-  gboolean     tool_use_started;   /* in the current attempt */
 } WardenLlmProviderPrivate;
 
 enum {
@@ -507,12 +506,8 @@ warden_llm_provider_emit_tool_use_start (WardenLlmProvider *self,
                                          const char        *id,
                                          const char        *name)
 {
-  WardenLlmProviderPrivate *priv;
-
   g_return_if_fail (WARDEN_IS_LLM_PROVIDER (self));
 
-  priv = warden_llm_provider_get_instance_private (self);
-  priv->tool_use_started = TRUE;
   g_signal_emit (self, signals[TOOL_USE_START], 0, id, name);
 }
 
@@ -544,6 +539,49 @@ warden_llm_parse_json (const char  *data,
     }
 
   return json_node_ref (json_parser_get_root (parser));
+}
+
+void
+warden_llm_add_tool_call (WardenLlmMessage *message,
+                          const char       *id,
+                          const char       *name,
+                          const char       *input_text,
+                          gboolean          cut_off)
+{
+  g_autofree char *text = g_strstrip (g_strdup (input_text ? input_text : ""));
+  g_autoptr(JsonNode) input = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *why = NULL;
+
+  /* Models call a tool without parameters with "", and some with null. */
+  if (text[0] == '\0')
+    {
+      warden_llm_message_add_tool_use (message, id, name, NULL);
+      return;
+    }
+
+  input = warden_llm_parse_json (text, -1, &error);
+  if (input != NULL && JSON_NODE_HOLDS_NULL (input))
+    {
+      warden_llm_message_add_tool_use (message, id, name, NULL);
+      return;
+    }
+  if (input != NULL && JSON_NODE_HOLDS_OBJECT (input))
+    {
+      warden_llm_message_add_tool_use (message, id, name, input);
+      return;
+    }
+
+  /* The model is told this, as the call's result, and can write it again. */
+  if (input == NULL && cut_off)
+    why = g_strdup (_("the arguments were cut off: the answer reached max_tokens"));
+  else if (input == NULL)
+    why = g_strdup_printf (_("the arguments are not valid JSON: %s"), error->message);
+  else
+    why = g_strdup (_("the arguments are not a JSON object"));
+
+  g_debug ("The call %s of %s cannot run: %s", id, name, why);
+  warden_llm_message_add_bad_tool_use (message, id, name, input_text, why);
 }
 
 JsonObject *
@@ -697,12 +735,10 @@ attempt_cb (GObject      *object,
   GCancellable *cancellable = g_task_get_cancellable (task);
   g_autoptr(GError) error = NULL;
   WardenLlmResponse *response;
-  gboolean streamed_tool_use;
   gint64 retry_after_ms = -1;
   guint delay_ms;
 
   response = warden_llm_provider_attempt_finish (self, result, &retry_after_ms, &error);
-  streamed_tool_use = priv->tool_use_started;
   if (response != NULL)
     {
       g_task_return_pointer (task, response, (GDestroyNotify) warden_llm_response_free);
@@ -716,7 +752,6 @@ attempt_cb (GObject      *object,
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
       g_cancellable_is_cancelled (cancellable) ||
-      streamed_tool_use ||
       !is_retriable (error) ||
       complete->retries >= priv->max_retries)
     {
@@ -760,10 +795,9 @@ static void
 complete_attempt (GTask *task)
 {
   WardenLlmProvider *self = g_task_get_source_object (task);
-  WardenLlmProviderPrivate *priv = warden_llm_provider_get_instance_private (self);
   Complete *complete = g_task_get_task_data (task);
 
-  priv->tool_use_started = FALSE;
+  /* A tool call cut short is tried again too: nothing has run yet. */
   warden_llm_provider_attempt_async (self,
                                      complete->system_prompt,
                                      complete->messages,

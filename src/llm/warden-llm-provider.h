@@ -114,26 +114,29 @@ void               warden_llm_provider_set_max_retries     (WardenLlmProvider *s
 
 /* Sends the conversation (@messages: WardenLlmMessage, @tools: WardenLlmTool,
  * may be NULL) and streams the answer: "text-delta" and "tool-use-start"
- * signals fire as it arrives.
+ * signals fire as it arrives. A tool call whose input is not a JSON object
+ * (not JSON, or cut off by max_tokens) does not fail the request: its block
+ * has tool_input NULL and tool_input_error saying why (see
+ * warden-llm-message.h), for the caller to answer with an error result.
  *
  * Retries. An attempt that fails before the answer is whole is made again,
  * up to "max-retries" (5) times, never after a cancel, with "retrying"
  * before each wait: connection errors, 408/429/5xx/529 and overloaded
- * errors, a stream cut short, and a model that stopped answering
- * (TIMED_OUT); not while a tool call has begun to stream. The wait is what
+ * errors, a stream cut short (inside a tool call too: nothing has run
+ * yet), and a model that stopped answering (TIMED_OUT). The wait is what
  * the server said (retry-after-ms; retry-after in seconds or as an HTTP
  * date) when it said, else exponential backoff with full jitter: uniform
- * in [0, min(30 s, 1 s × 2^n)] before retry n + 1 (31 s at most in all). A
+ * in [0, min(30 s, 1 s × 2^n)] before retry n + 1 (31 s in all for 5). A
  * server that asks for more than "retry-after-cap" (600 s) is not waited
  * for: its error comes back at once, saying when it asked to be tried.
  *
- * Time. While the model sends nothing of the answer (no response, an error
- * body, or only pings and comments), "waiting" is emitted each
+ * Time. While the model sends nothing of the answer (no response, or only
+ * pings and comments), "waiting" is emitted each
  * "waiting-notice" (30) seconds, and after "idle-timeout" (120) seconds
  * the attempt is abandoned, to be retried. An answer that keeps coming is
  * never cut, however long it takes. So a model that never answers is given
  * up on, with TIMED_OUT, after at most
- *   (max-retries + 1) × idle-timeout + 31 s of backoff
+ *   (max-retries + 1) × idle-timeout + the backoff (31 s)
  * (12.5 minutes with the defaults); a server that answers each attempt
  * with an error, after the backoff or after what it asked for, at most
  * max-retries × retry-after-cap (50 minutes when it asks for 600 s each

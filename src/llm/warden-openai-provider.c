@@ -32,18 +32,6 @@ struct _WardenOpenaiProvider
 G_DEFINE_FINAL_TYPE (WardenOpenaiProvider, warden_openai_provider, WARDEN_TYPE_LLM_PROVIDER)
 
 /* ------------------------------------------------------------------------ */
-/* JSON */
-
-static JsonNode *
-new_empty_object (void)
-{
-  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
-
-  json_node_take_object (node, json_object_new ());
-  return node;
-}
-
-/* ------------------------------------------------------------------------ */
 /* The request */
 
 static void
@@ -774,45 +762,6 @@ compare_tool_calls (gconstpointer a,
   return (call_a->index > call_b->index) - (call_a->index < call_b->index);
 }
 
-static JsonNode *
-parse_arguments (const ToolCall  *call,
-                 GError         **error)
-{
-  g_autoptr(GError) local_error = NULL;
-  g_autoptr(JsonNode) input = NULL;
-  g_autofree char *arguments = g_strstrip (g_strdup (call->arguments->str));
-
-  /* Models call argument-less tools with "". */
-  if (arguments[0] == '\0')
-    return new_empty_object ();
-
-  input = warden_llm_parse_json (arguments, -1, &local_error);
-  if (input == NULL)
-    {
-      g_set_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
-                   _("The model called the tool “%s” with arguments that are not valid "
-                     "JSON: %s"),
-                   call->name, local_error->message);
-      return NULL;
-    }
-
-  if (JSON_NODE_HOLDS_NULL (input))
-    return new_empty_object ();
-
-  if (!JSON_NODE_HOLDS_OBJECT (input))
-    {
-      g_autofree char *excerpt = shorten (arguments);
-
-      g_set_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
-                   _("The model called the tool “%s” with arguments that are not a JSON "
-                     "object: %s"),
-                   call->name, excerpt);
-      return NULL;
-    }
-
-  return g_steal_pointer (&input);
-}
-
 static WardenLlmResponse *
 warden_openai_provider_build_response (WardenLlmProvider  *provider,
                                        gpointer            answer,
@@ -829,7 +778,6 @@ warden_openai_provider_build_response (WardenLlmProvider  *provider,
   for (guint i = 0; i < request->tool_calls->len; i++)
     {
       ToolCall *call = g_ptr_array_index (request->tool_calls, i);
-      g_autoptr(JsonNode) input = NULL;
 
       if (call->name == NULL)
         {
@@ -855,11 +803,8 @@ warden_openai_provider_build_response (WardenLlmProvider  *provider,
                                                    call->id, call->name);
         }
 
-      input = parse_arguments (call, error);
-      if (input == NULL)
-        return NULL;
-
-      warden_llm_message_add_tool_use (message, call->id, call->name, input);
+      warden_llm_add_tool_call (message, call->id, call->name, call->arguments->str,
+                                g_strcmp0 (request->finish_reason, "length") == 0);
     }
 
   response = g_new0 (WardenLlmResponse, 1);

@@ -1653,9 +1653,11 @@ test_error_stream_cut (Fixture       *fixture,
     }
 }
 
+/* A tool call cut short, by the connection or by an error event, has run
+ * nothing yet: the request goes again, and the retry's answer is taken. */
 static void
-test_error_no_retry_after_tool_use (Fixture       *fixture,
-                                    gconstpointer  user_data)
+test_retry_cut_in_tool_use (Fixture       *fixture,
+                            gconstpointer  user_data)
 {
   static const char stream[] =
     MESSAGE_START (10)
@@ -1677,9 +1679,16 @@ test_error_no_retry_after_tool_use (Fixture       *fixture,
     "data: " ERROR_BODY ("overloaded_error", "Overloaded") "\n\n",
     0, END_COMPLETE, 0
   };
-  static const Reply good = { 200, NULL, NULL, NULL, hello_stream, 0, END_COMPLETE, 0 };
-  const Reply *replies[] = { &dropped, &overloaded };
-  const gint codes[] = { WARDEN_LLM_ERROR_STREAM_CUT, WARDEN_LLM_ERROR_OVERLOADED };
+  /* Ended cleanly, but inside the tool call: no message_stop. */
+  static const Reply ended = {
+    200, NULL, NULL, NULL,
+    MESSAGE_START (10)
+    TOOL_START (0, "toolu_w", "write_file")
+    TOOL_DELTA (0, "{\\\"pa"),
+    5, END_COMPLETE, 0
+  };
+  static const Reply good = { 200, NULL, NULL, NULL, stream, 0, END_COMPLETE, 0 };
+  const Reply *replies[] = { &dropped, &overloaded, &ended };
   Reply cut_in_tool = dropped;
 
   /* Cut inside the first input fragment, after tool-use-start went out. */
@@ -1690,6 +1699,7 @@ test_error_no_retry_after_tool_use (Fixture       *fixture,
     {
       g_autoptr(WardenLlmResponse) response = NULL;
       g_autoptr(GError) error = NULL;
+      const WardenLlmBlock *block;
       Run run;
 
       g_queue_clear (&fixture->replies);
@@ -1699,18 +1709,26 @@ test_error_no_retry_after_tool_use (Fixture       *fixture,
       run_init (&run);
 
       response = run_complete (fixture, &run, NULL, &error);
-      g_assert_error (error, WARDEN_LLM_ERROR, codes[i]);
-      g_assert_cmpuint (run.tool_starts->len, ==, 1);
-      g_assert_cmpuint (fixture->requests->len, ==, 1);
-      g_assert_cmpuint (run.retries->len, ==, 0);
+      g_assert_no_error (error);
+      g_assert_cmpuint (fixture->requests->len, ==, 2);
+      g_assert_cmpuint (run.retries->len, ==, 1);
+      /* The cut attempt's call was shown, then the retry's. */
+      g_assert_cmpuint (run.tool_starts->len, ==, 2);
+      block = warden_llm_message_get_block (response->message, 1);
+      g_assert_cmpstr (block->tool_name, ==, "write_file");
+      g_assert_null (block->tool_input_error);
+      g_assert_cmpstr (json_object_get_string_member (json_node_get_object (block->tool_input),
+                                                      "content"), ==, "partial");
 
       run_clear (&run);
     }
 }
 
+/* The model wrote input that is not JSON: the answer comes back all the
+ * same, with the call marked, so that the model can be told. */
 static void
-test_error_bad_tool_json (Fixture       *fixture,
-                          gconstpointer  user_data)
+test_stream_bad_tool_json (Fixture       *fixture,
+                           gconstpointer  user_data)
 {
   static const Reply reply = {
     200, NULL, NULL, NULL,
@@ -1719,25 +1737,84 @@ test_error_bad_tool_json (Fixture       *fixture,
     TOOL_DELTA (0, "{\\\"command\\\": \\\"ls\\\" ")
     TOOL_DELTA (0, "\\\"-la\\\"}")
     BLOCK_STOP (0)
+    TOOL_START (1, "toolu_y", "read_file")
+    TOOL_DELTA (1, "[\\\"README.md\\\"]")
+    BLOCK_STOP (1)
     MESSAGE_END ("tool_use", 30),
     2, END_COMPLETE, 0
   };
-  static const Reply good = { 200, NULL, NULL, NULL, hello_stream, 0, END_COMPLETE, 0 };
   g_autoptr(WardenLlmResponse) response = NULL;
   g_autoptr(GError) error = NULL;
+  const WardenLlmBlock *block;
   Run run;
 
   fixture_script (fixture, &reply);
-  fixture_script (fixture, &good);
   run_init (&run);
 
   response = run_complete (fixture, &run, NULL, &error);
-  g_assert_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE);
-  g_assert_nonnull (strstr (error->message, "run_command"));
-  /* json-glib's line and column of the mistake. */
-  g_assert_nonnull (strstr (error->message, ":1:"));
+  g_assert_no_error (error);
+  g_assert_nonnull (response);
+  g_assert_cmpstr (response->stop_reason, ==, "tool_use");
   g_assert_cmpuint (fixture->requests->len, ==, 1);
   g_assert_cmpuint (run.retries->len, ==, 0);
+  g_assert_true (warden_llm_message_has_tool_use (response->message));
+  g_assert_cmpuint (warden_llm_message_get_n_blocks (response->message), ==, 2);
+
+  block = warden_llm_message_get_block (response->message, 0);
+  g_test_message ("%s", block->tool_input_error);
+  g_assert_cmpstr (block->tool_use_id, ==, "toolu_x");
+  g_assert_null (block->tool_input);
+  g_assert_cmpstr (block->tool_input_text, ==, "{\"command\": \"ls\" \"-la\"}");
+  g_assert_true (g_str_has_prefix (block->tool_input_error, "the arguments are not valid JSON: "));
+  /* json-glib's line and column of the mistake. */
+  g_assert_nonnull (strstr (block->tool_input_error, ":1:"));
+
+  block = warden_llm_message_get_block (response->message, 1);
+  g_assert_null (block->tool_input);
+  g_assert_cmpstr (block->tool_input_text, ==, "[\"README.md\"]");
+  g_assert_true (g_str_has_prefix (block->tool_input_error, "the arguments are not a JSON object"));
+
+  run_clear (&run);
+}
+
+/* max_tokens came in the middle of the input: the call says it was cut. */
+static void
+test_stream_tool_input_cut_by_max_tokens (Fixture       *fixture,
+                                          gconstpointer  user_data)
+{
+  static const Reply reply = {
+    200, NULL, NULL, NULL,
+    MESSAGE_START (10)
+    TEXT_START (0)
+    TEXT_DELTA (0, "Here is the file.")
+    BLOCK_STOP (0)
+    TOOL_START (1, "toolu_m", "write_file")
+    TOOL_DELTA (1, "{\\\"path\\\": \\\"big.txt\\\", \\\"content\\\": \\\"line 1\\\\n")
+    BLOCK_STOP (1)
+    MESSAGE_END ("max_tokens", 8192),
+    3, END_COMPLETE, 0
+  };
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+  const WardenLlmBlock *block;
+  Run run;
+
+  fixture_script (fixture, &reply);
+  run_init (&run);
+
+  response = run_complete (fixture, &run, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (response->stop_reason, ==, "max_tokens");
+  g_assert_cmpuint (run.retries->len, ==, 0);
+
+  block = warden_llm_message_get_block (response->message, 1);
+  g_assert_cmpint (block->type, ==, WARDEN_LLM_BLOCK_TOOL_USE);
+  g_assert_cmpstr (block->tool_use_id, ==, "toolu_m");
+  g_assert_null (block->tool_input);
+  g_assert_cmpstr (block->tool_input_error, ==,
+                   "the arguments were cut off: the answer reached max_tokens");
+  g_assert_cmpstr (block->tool_input_text, ==,
+                   "{\"path\": \"big.txt\", \"content\": \"line 1\\n");
 
   run_clear (&run);
 }
@@ -2219,8 +2296,9 @@ main (int   argc,
   ADD ("error/unknown-model", test_error_unknown_model);
   ADD ("error/context-too-long", test_error_context_too_long);
   ADD ("error/stream-cut", test_error_stream_cut);
-  ADD ("error/no-retry-after-tool-use", test_error_no_retry_after_tool_use);
-  ADD ("error/bad-tool-json", test_error_bad_tool_json);
+  ADD ("retry/cut-in-tool-use", test_retry_cut_in_tool_use);
+  ADD ("stream/bad-tool-json", test_stream_bad_tool_json);
+  ADD ("stream/tool-input-cut-by-max-tokens", test_stream_tool_input_cut_by_max_tokens);
   ADD ("error/bad-event-json", test_error_bad_event_json);
   ADD ("error/not-a-stream", test_error_not_a_stream);
   ADD ("cancel/mid-stream", test_cancel_mid_stream);

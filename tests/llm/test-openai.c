@@ -1415,9 +1415,10 @@ test_error_stream_cut (void)
     }
 }
 
-/* Once a tool call has begun to stream, a cut is not retried. */
+/* A tool call cut short has run nothing yet: the request goes again, and
+ * the retry's answer is taken. */
 static void
-test_error_stream_cut_in_tool_call (void)
+test_retry_cut_in_tool_call (void)
 {
   static const Reply replies[] = {
     { 200, .piece_size = 1, .body =
@@ -1426,33 +1427,10 @@ test_error_stream_cut_in_tool_call (void)
            "\"finish_reason\":null}]}")
       SSE ("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
            "\"function\":{\"arguments\":\"{\\\"comm\"}}]},\"finish_reason\":null}]}") },
-  };
-  g_autoptr(Fake) fake = fake_new (replies, G_N_ELEMENTS (replies));
-  g_autoptr(WardenLlmProvider) provider = warden_openai_provider_new (TEST_KEY, fake->base_url,
-                                                                      TEST_MODEL);
-  g_autoptr(Observed) observed = observed_new (provider, fake);
-  g_autoptr(GPtrArray) messages = one_question ("Hi");
-  g_autoptr(WardenLlmResponse) response = NULL;
-  g_autoptr(GError) error = NULL;
-
-  response = complete (provider, NULL, messages, NULL, NULL, &error);
-  g_assert_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_STREAM_CUT);
-  g_assert_cmpuint (fake->n_requests, ==, 1);
-  g_assert_cmpuint (observed->retry_delays->len, ==, 0);
-  g_assert_cmpuint (observed->starts->len, ==, 1);
-  g_assert_cmpstr (g_ptr_array_index (observed->starts, 0), ==, "call_x run_command");
-}
-
-static void
-test_error_bad_arguments (void)
-{
-  static const Reply replies[] = {
-    { 200, .piece_size = 9, .body =
-      SSE ("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\","
-           "\"type\":\"function\",\"function\":{\"name\":\"write_file\",\"arguments\":"
-           "\"{\\\"path\\\": \\\"a.txt\\\", \"}}]},\"finish_reason\":null}]}")
-      SSE ("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
-           "\"function\":{\"arguments\":\"\\\"content\\\": }\"}}]},\"finish_reason\":null}]}")
+    { 200, .piece_size = 7, .body =
+      SSE ("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_y\","
+           "\"type\":\"function\",\"function\":{\"name\":\"run_command\",\"arguments\":"
+           "\"{\\\"command\\\": \\\"make\\\"}\"}}]},\"finish_reason\":null}]}")
       SSE ("{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}")
       "data: [DONE]\n\n" },
   };
@@ -1465,13 +1443,103 @@ test_error_bad_arguments (void)
   g_autoptr(GError) error = NULL;
 
   response = complete (provider, NULL, messages, NULL, NULL, &error);
-  g_assert_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE);
-  g_test_message ("%s", error->message);
-  g_assert_null (response);
+  g_assert_no_error (error);
+  g_assert_cmpuint (fake->n_requests, ==, 2);
+  g_assert_cmpuint (observed->retry_delays->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (observed->retry_reasons, 0), "cut off"));
+  /* The cut attempt's call was shown, then the retry's. */
+  g_assert_cmpuint (observed->starts->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (observed->starts, 0), ==, "call_x run_command");
+  g_assert_cmpuint (warden_llm_message_get_n_blocks (response->message), ==, 1);
+  assert_tool_use (warden_llm_message_get_block (response->message, 0),
+                   "call_y", "run_command", "{\"command\":\"make\"}");
+}
+
+/* The model wrote arguments that are not JSON, or not an object: the answer
+ * comes back all the same, with the calls marked, so that it can be told. */
+static void
+test_stream_bad_arguments (void)
+{
+  static const Reply replies[] = {
+    { 200, .piece_size = 9, .body =
+      SSE ("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\","
+           "\"type\":\"function\",\"function\":{\"name\":\"write_file\",\"arguments\":"
+           "\"{\\\"path\\\": \\\"a.txt\\\", \"}}]},\"finish_reason\":null}]}")
+      SSE ("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+           "\"function\":{\"arguments\":\"\\\"content\\\": }\"}}]},\"finish_reason\":null}]}")
+      SSE ("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"call_2\","
+           "\"type\":\"function\",\"function\":{\"name\":\"read_file\",\"arguments\":"
+           "\"[\\\"a.txt\\\"]\"}}]},\"finish_reason\":null}]}")
+      SSE ("{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}")
+      "data: [DONE]\n\n" },
+  };
+  g_autoptr(Fake) fake = fake_new (replies, G_N_ELEMENTS (replies));
+  g_autoptr(WardenLlmProvider) provider = warden_openai_provider_new (TEST_KEY, fake->base_url,
+                                                                      TEST_MODEL);
+  g_autoptr(Observed) observed = observed_new (provider, fake);
+  g_autoptr(GPtrArray) messages = one_question ("Hi");
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+  const WardenLlmBlock *block;
+
+  response = complete (provider, NULL, messages, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (response);
+  g_assert_cmpstr (response->stop_reason, ==, "tool_use");
   g_assert_cmpuint (fake->n_requests, ==, 1);
-  g_assert_nonnull (strstr (error->message, "“write_file”"));
+  g_assert_cmpuint (observed->retry_delays->len, ==, 0);
+  g_assert_cmpuint (warden_llm_message_get_n_blocks (response->message), ==, 2);
+
+  block = warden_llm_message_get_block (response->message, 0);
+  g_test_message ("%s", block->tool_input_error);
+  g_assert_cmpstr (block->tool_use_id, ==, "call_1");
+  g_assert_cmpstr (block->tool_name, ==, "write_file");
+  g_assert_null (block->tool_input);
+  g_assert_cmpstr (block->tool_input_text, ==, "{\"path\": \"a.txt\", \"content\": }");
+  g_assert_true (g_str_has_prefix (block->tool_input_error, "the arguments are not valid JSON: "));
   /* json-glib's line:column of the fault: {"path": "a.txt", "content": } */
-  g_assert_nonnull (strstr (error->message, ":1:30:"));
+  g_assert_nonnull (strstr (block->tool_input_error, ":1:30:"));
+
+  block = warden_llm_message_get_block (response->message, 1);
+  g_assert_cmpstr (block->tool_use_id, ==, "call_2");
+  g_assert_null (block->tool_input);
+  g_assert_cmpstr (block->tool_input_text, ==, "[\"a.txt\"]");
+  g_assert_true (g_str_has_prefix (block->tool_input_error, "the arguments are not a JSON object"));
+}
+
+/* The answer reached its length limit in the middle of the arguments. */
+static void
+test_stream_arguments_cut_by_length (void)
+{
+  static const Reply replies[] = {
+    { 200, .piece_size = 11, .body =
+      SSE ("{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Writing it.\"},"
+           "\"finish_reason\":null}]}")
+      SSE ("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\","
+           "\"type\":\"function\",\"function\":{\"name\":\"write_file\",\"arguments\":"
+           "\"{\\\"path\\\": \\\"big.txt\\\", \\\"content\\\": \\\"line\"}}]},"
+           "\"finish_reason\":null}]}")
+      SSE ("{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}")
+      "data: [DONE]\n\n" },
+  };
+  g_autoptr(Fake) fake = fake_new (replies, G_N_ELEMENTS (replies));
+  g_autoptr(WardenLlmProvider) provider = warden_openai_provider_new (TEST_KEY, fake->base_url,
+                                                                      TEST_MODEL);
+  g_autoptr(GPtrArray) messages = one_question ("Hi");
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+  const WardenLlmBlock *block;
+
+  response = complete (provider, NULL, messages, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (response->stop_reason, ==, "max_tokens");
+  g_assert_cmpuint (warden_llm_message_get_n_blocks (response->message), ==, 2);
+  block = warden_llm_message_get_block (response->message, 1);
+  g_assert_cmpstr (block->tool_use_id, ==, "call_1");
+  g_assert_null (block->tool_input);
+  g_assert_cmpstr (block->tool_input_error, ==,
+                   "the arguments were cut off: the answer reached max_tokens");
+  g_assert_cmpstr (block->tool_input_text, ==, "{\"path\": \"big.txt\", \"content\": \"line");
 }
 
 /* An error event in the middle of a stream (OpenRouter, vLLM), on a
@@ -1804,9 +1872,10 @@ main (int   argc,
   g_test_add_func ("/llm/openai/error/unknown-model", test_error_unknown_model);
   g_test_add_func ("/llm/openai/error/context-too-long", test_error_context_too_long);
   g_test_add_func ("/llm/openai/error/stream-cut", test_error_stream_cut);
-  g_test_add_func ("/llm/openai/error/stream-cut-in-tool-call",
-                   test_error_stream_cut_in_tool_call);
-  g_test_add_func ("/llm/openai/error/bad-arguments", test_error_bad_arguments);
+  g_test_add_func ("/llm/openai/retry/cut-in-tool-call", test_retry_cut_in_tool_call);
+  g_test_add_func ("/llm/openai/stream/bad-arguments", test_stream_bad_arguments);
+  g_test_add_func ("/llm/openai/stream/arguments-cut-by-length",
+                   test_stream_arguments_cut_by_length);
   g_test_add_func ("/llm/openai/error/in-stream", test_error_in_stream);
   g_test_add_func ("/llm/openai/error/network", test_error_network);
   g_test_add_func ("/llm/openai/cancel/streaming", test_cancel);
