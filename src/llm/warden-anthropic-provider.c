@@ -115,11 +115,10 @@ api_error (WardenAnthropicProvider *self,
   g_autofree char *message = NULL;
 
   /* The API does not echo keys, but a proxy might: keep it out of errors. */
-  if (api_message != NULL && api_message[0] != '\0')
-    message = warden_llm_provider_redact (provider, api_message);
-  else if (status != 0)
+  message = warden_llm_provider_tidy_message (provider, api_message);
+  if (message == NULL && status != 0)
     message = g_strdup_printf ("HTTP %u %s", status, soup_status_get_phrase (status));
-  else
+  if (message == NULL)
     message = g_strdup (type ? type : _("no details given"));
 
   if (status == 401 || status == 403 ||
@@ -431,25 +430,10 @@ static WardenLlmEvent
 warden_anthropic_provider_handle_event (WardenLlmProvider  *provider,
                                         gpointer            answer,
                                         const char         *event,
-                                        const char         *data,
+                                        JsonObject         *object,
                                         GError            **error)
 {
   Stream *stream = answer;
-  g_autoptr(JsonNode) root = NULL;
-  g_autoptr(GError) local_error = NULL;
-  JsonObject *object;
-
-  root = warden_llm_parse_json (data, -1, &local_error);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    {
-      g_set_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
-                   _("Anthropic sent a “%s” event that is not a JSON object: %s"),
-                   event ? event : "message",
-                   local_error ? local_error->message : _("not an object"));
-      return WARDEN_LLM_EVENT_FAILED;
-    }
-
-  object = json_node_get_object (root);
 
   /* While the model thinks: the connection is alive, the model may not be. */
   if (g_strcmp0 (warden_json_get_string (object, "type"), "ping") == 0 ||
@@ -482,7 +466,6 @@ warden_anthropic_provider_build_response (WardenLlmProvider  *provider,
 {
   Stream *stream = answer;
   g_autoptr(WardenLlmMessage) message = warden_llm_message_new (WARDEN_LLM_ROLE_ASSISTANT);
-  WardenLlmResponse *response;
 
   for (guint i = 0; i < stream->blocks->len; i++)
     {
@@ -508,13 +491,8 @@ warden_anthropic_provider_build_response (WardenLlmProvider  *provider,
         }
     }
 
-  response = g_new0 (WardenLlmResponse, 1);
-  response->message = g_steal_pointer (&message);
-  response->stop_reason = g_strdup (stream->stop_reason ? stream->stop_reason : "end_turn");
-  response->input_tokens = stream->input_tokens;
-  response->output_tokens = stream->output_tokens;
-
-  return response;
+  return warden_llm_response_new (message, stream->stop_reason ? stream->stop_reason : "end_turn",
+                                  stream->input_tokens, stream->output_tokens);
 }
 
 /* The request */
@@ -641,23 +619,16 @@ warden_anthropic_provider_new (const char *api_key,
                                const char *base_url,
                                const char *model)
 {
-  g_autofree char *url = NULL;
-  gsize length;
-
   /* As the SDK takes ANTHROPIC_BASE_URL: the root, without /v1. */
-  url = g_strdup (base_url != NULL && base_url[0] != '\0' ? base_url
-                                                          : WARDEN_ANTHROPIC_DEFAULT_BASE_URL);
-  length = strlen (url);
-  while (length > 0 && url[length - 1] == '/')
-    url[--length] = '\0';
-
+  if (base_url == NULL || base_url[0] == '\0')
+    base_url = WARDEN_ANTHROPIC_DEFAULT_BASE_URL;
   if (model == NULL || model[0] == '\0')
     model = WARDEN_ANTHROPIC_DEFAULT_MODEL;
 
   return g_object_new (WARDEN_TYPE_ANTHROPIC_PROVIDER,
                        "name", "anthropic",
                        "api-key", api_key,
-                       "base-url", url,
+                       "base-url", base_url,
                        "model", model,
                        NULL);
 }

@@ -561,6 +561,25 @@ warden_llm_tool_free (WardenLlmTool *tool)
 
 /* Responses */
 
+WardenLlmResponse *
+warden_llm_response_new (WardenLlmMessage *message,
+                         const char       *stop_reason,
+                         gint64            input_tokens,
+                         gint64            output_tokens)
+{
+  WardenLlmResponse *response;
+
+  g_return_val_if_fail (message != NULL, NULL);
+
+  response = g_new0 (WardenLlmResponse, 1);
+  response->message = warden_llm_message_ref (message);
+  response->stop_reason = g_strdup (stop_reason);
+  response->input_tokens = input_tokens;
+  response->output_tokens = output_tokens;
+
+  return response;
+}
+
 void
 warden_llm_response_free (WardenLlmResponse *response)
 {

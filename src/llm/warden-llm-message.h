@@ -114,7 +114,12 @@ typedef struct
   gint64            output_tokens;
 } WardenLlmResponse;
 
-void warden_llm_response_free (WardenLlmResponse *response);
+/* Takes a reference on @message. */
+WardenLlmResponse *warden_llm_response_new  (WardenLlmMessage  *message,
+                                             const char        *stop_reason,
+                                             gint64             input_tokens,
+                                             gint64             output_tokens);
+void               warden_llm_response_free (WardenLlmResponse *response);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenLlmResponse, warden_llm_response_free)
 
 G_END_DECLS

@@ -26,8 +26,22 @@ WardenLlmResponse *warden_llm_provider_attempt_finish (WardenLlmProvider    *sel
                                                        GError              **error);
 
 SoupSession       *warden_llm_provider_get_session    (WardenLlmProvider    *self);
+/* A server's message for a GError: valid UTF-8, the key redacted, trimmed,
+ * shortened to fit in a dialog; NULL when it says nothing. */
+char              *warden_llm_provider_tidy_message   (WardenLlmProvider    *self,
+                                                       const char           *text);
 void               warden_llm_provider_emit_waiting   (WardenLlmProvider    *self,
                                                        guint                 seconds);
+
+/* Removes *@source from its context and drops it, if there is one. */
+void               warden_llm_clear_source            (GSource             **source);
+/* A source attached to @context that cancels @target once @cancellable is
+ * cancelled: from the main loop rather than inside the "cancelled"
+ * emission, so that what the cancel ends cannot disconnect a handler that
+ * is running. */
+GSource           *warden_llm_forward_cancel          (GCancellable         *cancellable,
+                                                       GCancellable         *target,
+                                                       GMainContext         *context);
 
 /* Adds the call of the tool @name to @message with the input the model
  * wrote, @input_text ("" or null: {}). When that is no JSON object the

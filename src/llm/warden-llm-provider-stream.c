@@ -65,8 +65,8 @@ attempt_abandon_body (Attempt *attempt)
   g_input_stream_close (attempt->body, cancelled, NULL);
 }
 
-static void
-clear_source (GSource **source)
+void
+warden_llm_clear_source (GSource **source)
 {
   if (*source != NULL)
     {
@@ -75,13 +75,37 @@ clear_source (GSource **source)
     }
 }
 
+static gboolean
+forward_cancel_cb (GCancellable *cancellable,
+                   gpointer      user_data)
+{
+  g_cancellable_cancel (G_CANCELLABLE (user_data));
+
+  return G_SOURCE_REMOVE;
+}
+
+GSource *
+warden_llm_forward_cancel (GCancellable *cancellable,
+                           GCancellable *target,
+                           GMainContext *context)
+{
+  GSource *source = g_cancellable_source_new (cancellable);
+
+  g_source_set_callback (source, G_SOURCE_FUNC (forward_cancel_cb),
+                         g_object_ref (target), g_object_unref);
+  g_source_set_static_name (source, "[warden] llm cancel forwarded");
+  g_source_attach (source, context);
+
+  return source;
+}
+
 static void
 attempt_free (gpointer data)
 {
   Attempt *attempt = data;
 
-  clear_source (&attempt->watch_source);
-  clear_source (&attempt->caller_source);
+  warden_llm_clear_source (&attempt->watch_source);
+  warden_llm_clear_source (&attempt->caller_source);
   attempt_abandon_body (attempt);
   g_clear_object (&attempt->cancellable);
   if (attempt->answer != NULL)
@@ -287,19 +311,6 @@ attempt_note_content (Attempt *attempt)
     warden_llm_provider_emit_waiting (attempt->self, 0);
 }
 
-/* From the main loop rather than inside the "cancelled" emission, so that
- * ending the attempt there cannot disconnect a handler that is running. */
-static gboolean
-caller_cancelled_cb (GCancellable *cancellable,
-                     gpointer      user_data)
-{
-  Attempt *attempt = user_data;
-
-  g_cancellable_cancel (attempt->cancellable);
-
-  return G_SOURCE_REMOVE;
-}
-
 static void
 attempt_start_watch (GTask *task)
 {
@@ -308,13 +319,8 @@ attempt_start_watch (GTask *task)
 
   attempt->cancellable = g_cancellable_new ();
   if (caller != NULL)
-    {
-      attempt->caller_source = g_cancellable_source_new (caller);
-      g_source_set_callback (attempt->caller_source, G_SOURCE_FUNC (caller_cancelled_cb),
-                             attempt, NULL);
-      g_source_set_static_name (attempt->caller_source, "[warden] llm attempt cancelled");
-      g_source_attach (attempt->caller_source, g_task_get_context (task));
-    }
+    attempt->caller_source = warden_llm_forward_cancel (caller, attempt->cancellable,
+                                                        g_task_get_context (task));
 
   attempt->notice_s = warden_llm_provider_get_waiting_notice (attempt->self);
   attempt->idle_timeout_s = warden_llm_provider_get_idle_timeout (attempt->self);
@@ -351,8 +357,8 @@ attempt_return_error (GTask  *task,
 {
   Attempt *attempt = g_task_get_task_data (task);
 
-  clear_source (&attempt->watch_source);
-  clear_source (&attempt->caller_source);
+  warden_llm_clear_source (&attempt->watch_source);
+  warden_llm_clear_source (&attempt->caller_source);
 
   /* Cancelled by the watch, not by the caller: a model that stopped
    * answering, which is worth another try. */
@@ -378,8 +384,8 @@ attempt_return_response (GTask             *task,
 {
   Attempt *attempt = g_task_get_task_data (task);
 
-  clear_source (&attempt->watch_source);
-  clear_source (&attempt->caller_source);
+  warden_llm_clear_source (&attempt->watch_source);
+  warden_llm_clear_source (&attempt->caller_source);
   g_task_return_pointer (task, response, (GDestroyNotify) warden_llm_response_free);
 }
 
@@ -506,14 +512,39 @@ event_cb (const char *event,
   Attempt *attempt = g_task_get_task_data (task);
   WardenLlmProvider *self = attempt->self;
 
+  WardenLlmProviderClass *klass = WARDEN_LLM_PROVIDER_GET_CLASS (self);
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
   WardenLlmEvent kind;
 
   /* Stop at once: no more signals once the user has pressed stop. */
   if (g_cancellable_is_cancelled (g_task_get_cancellable (task)))
     return FALSE;
 
-  kind = WARDEN_LLM_PROVIDER_GET_CLASS (self)->handle_event (self, attempt->answer, event, data,
-                                                             &attempt->event_error);
+  if (data[0] == '\0')
+    return TRUE;
+
+  if (klass->done_data != NULL && strcmp (data, klass->done_data) == 0)
+    {
+      attempt_note_content (attempt);
+      attempt->done = TRUE;
+      return FALSE;
+    }
+
+  root = warden_llm_parse_json (data, -1, &error);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      attempt->event_error = g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
+                                          _("The server at %s sent a “%s” event that is not a "
+                                            "JSON object: %s"),
+                                          warden_llm_provider_get_base_url (self),
+                                          event ? event : "message",
+                                          error ? error->message : _("not an object"));
+      return FALSE;
+    }
+
+  kind = klass->handle_event (self, attempt->answer, event, json_node_get_object (root),
+                              &attempt->event_error);
   /* Pings and comments keep a connection open, and say nothing of the model. */
   if (kind != WARDEN_LLM_EVENT_KEEP_ALIVE)
     attempt_note_content (attempt);

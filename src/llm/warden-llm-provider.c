@@ -21,6 +21,8 @@
 #include "warden-openai-provider.h"
 
 #define USER_AGENT             "warden/" PACKAGE_VERSION
+/* Characters of a server's error message that fit in a dialog. */
+#define MAX_SERVER_MESSAGE     400
 #define DEFAULT_MAX_RETRIES    5
 #define MAX_MAX_RETRIES        100
 /* Long enough for a model that reads a long prompt before its first word;
@@ -169,7 +171,15 @@ warden_llm_provider_set_property (GObject      *object,
       break;
 
     case PROP_BASE_URL:
-      priv->base_url = g_value_dup_string (value);
+      {
+        gsize length;
+
+        /* "https://host/v1/" is "https://host/v1": the paths are added after it. */
+        priv->base_url = g_value_dup_string (value);
+        length = priv->base_url ? strlen (priv->base_url) : 0;
+        while (length > 0 && priv->base_url[length - 1] == '/')
+          priv->base_url[--length] = '\0';
+      }
       break;
 
     case PROP_API_KEY:
@@ -489,6 +499,35 @@ warden_llm_provider_redact (WardenLlmProvider *self,
     g_string_replace (redacted, priv->api_key, "[redacted]", 0);
 
   return g_string_free (redacted, FALSE);
+}
+
+char *
+warden_llm_provider_tidy_message (WardenLlmProvider *self,
+                                  const char        *text)
+{
+  g_autofree char *valid = NULL;
+  g_autofree char *redacted = NULL;
+  char *stripped;
+
+  g_return_val_if_fail (WARDEN_IS_LLM_PROVIDER (self), NULL);
+
+  if (text == NULL)
+    return NULL;
+
+  valid = g_utf8_make_valid (text, -1);
+  redacted = warden_llm_provider_redact (self, valid);
+  stripped = g_strstrip (redacted);
+  if (stripped[0] == '\0')
+    return NULL;
+
+  if (g_utf8_strlen (stripped, -1) > MAX_SERVER_MESSAGE)
+    {
+      g_autofree char *head = g_utf8_substring (stripped, 0, MAX_SERVER_MESSAGE);
+
+      return g_strconcat (head, "…", NULL);
+    }
+
+  return g_strdup (stripped);
 }
 
 void

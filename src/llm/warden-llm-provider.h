@@ -57,6 +57,7 @@ struct _WardenLlmProviderClass
   const char         *request_path;       /* after the base URL: "/v1/messages" */
   const char         *base_url_variable;  /* where users set the base URL, for messages */
   gboolean            any_stream_type;    /* a 200 of another type than JSON is events too */
+  const char         *done_data;          /* the data of an event that ends the answer */
 
   void               (*add_headers)    (WardenLlmProvider   *self,
                                         SoupMessageHeaders  *headers);
@@ -67,11 +68,13 @@ struct _WardenLlmProviderClass
                                         GPtrArray           *tools);
   gpointer           (*answer_new)     (WardenLlmProvider   *self);
   void               (*answer_free)    (gpointer             answer);
-  /* One event (@event NULL when it has no name); FAILED sets @error. */
+  /* One event, its data a JSON object (@event NULL when it has no name);
+   * FAILED sets @error. Events without data are keep-alives, and data that
+   * is no JSON object fails the answer, before this is called. */
   WardenLlmEvent     (*handle_event)   (WardenLlmProvider   *self,
                                         gpointer             answer,
                                         const char          *event,
-                                        const char          *data,
+                                        JsonObject          *object,
                                         GError             **error);
   /* A 200 application/json body: the whole answer at once. NULL: an error. */
   gboolean           (*handle_whole)   (WardenLlmProvider   *self,

@@ -21,7 +21,6 @@
 
 #define USER_AGENT         "warden/" PACKAGE_VERSION
 #define OLLAMA_ROOT        "http://localhost:11434"
-#define MAX_API_MESSAGE    400
 #define PROBE_TIMEOUT_MS   1500
 
 struct _WardenOpenaiProvider
@@ -34,11 +33,35 @@ G_DEFINE_FINAL_TYPE (WardenOpenaiProvider, warden_openai_provider, WARDEN_TYPE_L
 /* ------------------------------------------------------------------------ */
 /* The request */
 
+/* The text blocks of @message, joined by @separator; NULL when there are none. */
+static GString *
+join_text (WardenLlmMessage *message,
+           const char       *separator)
+{
+  GString *text = NULL;
+
+  for (guint i = 0; i < warden_llm_message_get_n_blocks (message); i++)
+    {
+      const WardenLlmBlock *block = warden_llm_message_get_block (message, i);
+
+      if (block->type != WARDEN_LLM_BLOCK_TEXT)
+        continue;
+
+      if (text == NULL)
+        text = g_string_new (NULL);
+      else
+        g_string_append (text, separator);
+      g_string_append (text, block->text ? block->text : "");
+    }
+
+  return text;
+}
+
 static void
 add_user_message (JsonBuilder      *builder,
                   WardenLlmMessage *message)
 {
-  g_autoptr(GString) text = NULL;
+  g_autoptr(GString) text = join_text (message, "\n\n");
   guint n_blocks = warden_llm_message_get_n_blocks (message);
   gboolean has_result = FALSE;
 
@@ -48,15 +71,6 @@ add_user_message (JsonBuilder      *builder,
     {
       const WardenLlmBlock *block = warden_llm_message_get_block (message, i);
       g_autofree char *content = NULL;
-
-      if (block->type == WARDEN_LLM_BLOCK_TEXT)
-        {
-          if (text == NULL)
-            text = g_string_new (block->text);
-          else
-            g_string_append_printf (text, "\n\n%s", block->text ? block->text : "");
-          continue;
-        }
 
       if (block->type != WARDEN_LLM_BLOCK_TOOL_RESULT)
         continue;
@@ -90,27 +104,10 @@ static void
 add_assistant_message (JsonBuilder      *builder,
                        WardenLlmMessage *message)
 {
-  g_autoptr(GString) text = NULL;
+  /* Joined as the text-delta signals showed them, end to end. */
+  g_autoptr(GString) text = join_text (message, "");
   guint n_blocks = warden_llm_message_get_n_blocks (message);
-  gboolean has_calls = FALSE;
-
-  for (guint i = 0; i < n_blocks; i++)
-    {
-      const WardenLlmBlock *block = warden_llm_message_get_block (message, i);
-
-      /* Joined as the text-delta signals showed them, end to end. */
-      if (block->type == WARDEN_LLM_BLOCK_TEXT)
-        {
-          if (text == NULL)
-            text = g_string_new (block->text);
-          else
-            g_string_append (text, block->text ? block->text : "");
-        }
-      else if (block->type == WARDEN_LLM_BLOCK_TOOL_USE)
-        {
-          has_calls = TRUE;
-        }
-    }
+  gboolean has_calls = warden_llm_message_has_tool_use (message);
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "role");
@@ -302,23 +299,6 @@ dup_code (JsonObject *object)
   return NULL;
 }
 
-/* Shortens a message to something that fits in a dialog. */
-static char *
-shorten (const char *text)
-{
-  g_autofree char *valid = g_utf8_make_valid (text, -1);
-  char *stripped = g_strstrip (valid);
-
-  if (g_utf8_strlen (stripped, -1) > MAX_API_MESSAGE)
-    {
-      g_autofree char *head = g_utf8_substring (stripped, 0, MAX_API_MESSAGE);
-
-      return g_strconcat (head, "…", NULL);
-    }
-
-  return g_strdup (stripped);
-}
-
 /* Reads what the servers put in an error: OpenAI's {"error":{"message",
  * "type","code"}}, Ollama's {"error":"…"}, vLLM's top-level {"message",
  * "type","code"}, or plain text. */
@@ -347,12 +327,7 @@ api_error_init_from_object (ApiError             *api_error,
       api_error->code = dup_code (object);
     }
 
-  if (message != NULL && message[0] != '\0')
-    {
-      g_autofree char *scrubbed = warden_llm_provider_redact (WARDEN_LLM_PROVIDER (self), message);
-
-      api_error->message = shorten (scrubbed);
-    }
+  api_error->message = warden_llm_provider_tidy_message (WARDEN_LLM_PROVIDER (self), message);
 }
 
 static void
@@ -376,10 +351,8 @@ api_error_init_from_body (ApiError             *api_error,
     {
       /* Text, but not an HTML error page: worth showing. */
       g_autofree char *text = g_strndup (data, size);
-      g_autofree char *scrubbed = warden_llm_provider_redact (WARDEN_LLM_PROVIDER (self), text);
 
-      if (*g_strstrip (scrubbed) != '\0')
-        api_error->message = shorten (scrubbed);
+      api_error->message = warden_llm_provider_tidy_message (WARDEN_LLM_PROVIDER (self), text);
     }
 }
 
@@ -673,30 +646,12 @@ static WardenLlmEvent
 warden_openai_provider_handle_event (WardenLlmProvider  *provider,
                                      gpointer            answer,
                                      const char         *event,
-                                     const char         *data,
+                                     JsonObject         *object,
                                      GError            **error)
 {
   Request *request = answer;
-  g_autoptr(JsonNode) root = NULL;
-  g_autoptr(GError) local_error = NULL;
 
-  if (data == NULL || data[0] == '\0')
-    return WARDEN_LLM_EVENT_KEEP_ALIVE;
-
-  if (strcmp (data, "[DONE]") == 0)
-    return WARDEN_LLM_EVENT_DONE;
-
-  root = warden_llm_parse_json (data, -1, &local_error);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    {
-      g_set_error (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
-                   _("The server at %s sent a stream event that is not a JSON object: %s"),
-                   warden_llm_provider_get_base_url (provider),
-                   local_error ? local_error->message : _("wrong type"));
-      return WARDEN_LLM_EVENT_FAILED;
-    }
-
-  if (!handle_chunk (request, json_node_get_object (root), FALSE))
+  if (!handle_chunk (request, object, FALSE))
     {
       g_propagate_error (error, g_steal_pointer (&request->error));
       return WARDEN_LLM_EVENT_FAILED;
@@ -769,7 +724,6 @@ warden_openai_provider_build_response (WardenLlmProvider  *provider,
 {
   Request *request = answer;
   g_autoptr(WardenLlmMessage) message = warden_llm_message_new (WARDEN_LLM_ROLE_ASSISTANT);
-  WardenLlmResponse *response;
 
   if (request->text->len > 0)
     warden_llm_message_add_text (message, request->text->str);
@@ -807,14 +761,10 @@ warden_openai_provider_build_response (WardenLlmProvider  *provider,
                                 g_strcmp0 (request->finish_reason, "length") == 0);
     }
 
-  response = g_new0 (WardenLlmResponse, 1);
-  response->message = g_steal_pointer (&message);
-  response->stop_reason = g_strdup (stop_reason_from_finish_reason (request->finish_reason,
-                                                                    request->tool_calls->len > 0));
-  response->input_tokens = request->input_tokens;
-  response->output_tokens = request->output_tokens;
-
-  return response;
+  return warden_llm_response_new (message,
+                                  stop_reason_from_finish_reason (request->finish_reason,
+                                                                  request->tool_calls->len > 0),
+                                  request->input_tokens, request->output_tokens);
 }
 
 static GError *
@@ -838,6 +788,7 @@ warden_openai_provider_class_init (WardenOpenaiProviderClass *klass)
   provider_class->base_url_variable = "OPENAI_BASE_URL";
   /* Servers that stream say so in many ways, some not at all. */
   provider_class->any_stream_type = TRUE;
+  provider_class->done_data = "[DONE]";
   provider_class->add_headers = warden_openai_provider_add_headers;
   provider_class->build_body = warden_openai_provider_build_body;
   provider_class->answer_new = warden_openai_provider_answer_new;
@@ -872,18 +823,15 @@ warden_openai_provider_new (const char *api_key,
                             const char *base_url,
                             const char *model)
 {
-  g_autofree char *url = NULL;
-
   if (base_url == NULL || base_url[0] == '\0')
     base_url = WARDEN_OPENAI_DEFAULT_BASE_URL;
   if (model == NULL || model[0] == '\0')
     model = WARDEN_OPENAI_DEFAULT_MODEL;
 
-  url = strip_trailing_slashes (base_url);
   return g_object_new (WARDEN_TYPE_OPENAI_PROVIDER,
                        "name", "openai",
                        "model", model,
-                       "base-url", url,
+                       "base-url", base_url,
                        "api-key", api_key,
                        NULL);
 }
@@ -902,20 +850,10 @@ typedef struct
 } Probe;
 
 static void
-clear_source (GSource **source)
-{
-  if (*source != NULL)
-    {
-      g_source_destroy (*source);
-      g_clear_pointer (source, g_source_unref);
-    }
-}
-
-static void
 probe_free (Probe *probe)
 {
-  clear_source (&probe->timeout_source);
-  clear_source (&probe->caller_source);
+  warden_llm_clear_source (&probe->timeout_source);
+  warden_llm_clear_source (&probe->caller_source);
   g_clear_object (&probe->cancellable);
   g_clear_object (&probe->session);
   g_free (probe->root);
@@ -928,19 +866,6 @@ probe_timeout_cb (gpointer user_data)
   Probe *probe = user_data;
 
   probe->timed_out = TRUE;
-  g_cancellable_cancel (probe->cancellable);
-
-  return G_SOURCE_REMOVE;
-}
-
-/* From the main loop rather than inside the "cancelled" emission, so that
- * finishing the probe there cannot disconnect a handler that is running. */
-static gboolean
-probe_caller_cancelled_cb (GCancellable *cancellable,
-                           gpointer      user_data)
-{
-  Probe *probe = user_data;
-
   g_cancellable_cancel (probe->cancellable);
 
   return G_SOURCE_REMOVE;
@@ -961,8 +886,8 @@ probe_cb (GObject      *object,
   guint status;
 
   body = soup_session_send_and_read_finish (SOUP_SESSION (object), result, &error);
-  clear_source (&probe->timeout_source);
-  clear_source (&probe->caller_source);
+  warden_llm_clear_source (&probe->timeout_source);
+  warden_llm_clear_source (&probe->caller_source);
 
   if (body == NULL)
     {
@@ -1063,13 +988,8 @@ warden_openai_provider_probe_ollama_async (const char          *base_url,
 
   probe->cancellable = g_cancellable_new ();
   if (cancellable != NULL)
-    {
-      probe->caller_source = g_cancellable_source_new (cancellable);
-      g_source_set_callback (probe->caller_source, G_SOURCE_FUNC (probe_caller_cancelled_cb),
-                             probe, NULL);
-      g_source_set_static_name (probe->caller_source, "[warden] ollama probe cancelled");
-      g_source_attach (probe->caller_source, g_task_get_context (task));
-    }
+    probe->caller_source = warden_llm_forward_cancel (cancellable, probe->cancellable,
+                                                      g_task_get_context (task));
   probe->timeout_source = g_timeout_source_new (PROBE_TIMEOUT_MS);
   g_source_set_callback (probe->timeout_source, probe_timeout_cb, probe, NULL);
   g_source_set_static_name (probe->timeout_source, "[warden] ollama probe timeout");
