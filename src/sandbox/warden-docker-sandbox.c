@@ -36,9 +36,176 @@ struct _WardenDockerSandbox
   guint               kills_done;
   char               *procs_path;   /* the container's cgroup.procs, when the engine runs here */
   gboolean            procs_looked;
+  GPtrArray          *given_up;     /* ids of containers to remove when the engine answers */
+  gboolean            removing;     /* a removal of those runs for commands that lost them */
+  GSource            *removal_timer;
+  GPtrArray          *lost_waiting; /* the tasks of those commands, returned once it is over */
 };
 
 G_DEFINE_FINAL_TYPE (WardenDockerSandbox, warden_docker_sandbox, WARDEN_TYPE_SANDBOX)
+
+/* ------------------------------------------------------------------------ */
+/* Removing containers by id, with force (their processes are killed first):
+ * the sandbox's own at destroy, those given up (the connection to the
+ * engine was lost while commands ran in them, so what runs there is out of
+ * sight: removed as soon as the engine answers, right away or at destroy or
+ * the next prepare), and those a crash left (cleanup). Says what was
+ * removed, and the first error of those that were not. */
+typedef struct
+{
+  guint      pending;
+  GPtrArray *removed;
+  GError    *error;
+} Removals;
+
+typedef struct
+{
+  GTask *task;
+  char  *id;
+} Removal;
+
+static void
+removals_free (gpointer data)
+{
+  Removals *removals = data;
+
+  g_ptr_array_unref (removals->removed);
+  g_clear_error (&removals->error);
+  g_free (removals);
+}
+
+static void
+container_removed_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  Removal *removal = user_data;
+  g_autoptr(GTask) task = removal->task;
+  Removals *removals = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+
+  if (warden_docker_client_container_remove_finish (WARDEN_DOCKER_CLIENT (object), result,
+                                                    &error))
+    g_ptr_array_add (removals->removed, g_steal_pointer (&removal->id));
+  else if (removals->error == NULL)
+    removals->error = g_steal_pointer (&error);
+  g_free (removal->id);
+  g_free (removal);
+
+  if (--removals->pending == 0)
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+remove_containers_async (WardenDockerClient  *client,
+                         const char * const  *ids,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (client, cancellable, callback, user_data);
+  Removals *removals = g_new0 (Removals, 1);
+
+  g_task_set_source_tag (task, remove_containers_async);
+  /* Failures are told by the finish: the task itself always succeeds. */
+  g_task_set_check_cancellable (task, FALSE);
+  removals->removed = g_ptr_array_new_with_free_func (g_free);
+  g_task_set_task_data (task, removals, removals_free);
+  removals->pending = g_strv_length ((char **) ids);
+  if (removals->pending == 0)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  for (guint i = 0; ids[i] != NULL; i++)
+    {
+      Removal *removal = g_new0 (Removal, 1);
+
+      removal->task = g_object_ref (task);
+      removal->id = g_strdup (ids[i]);
+      warden_docker_client_container_remove_async (client, removal->id, cancellable,
+                                                   container_removed_cb, removal);
+    }
+}
+
+/* FALSE with the first error when any stays; @removed (may be NULL) gets
+ * the ids removed either way. */
+static gboolean
+remove_containers_finish (GAsyncResult  *result,
+                          GStrv         *removed,
+                          GError       **error)
+{
+  Removals *removals = g_task_get_task_data (G_TASK (result));
+
+  g_task_propagate_boolean (G_TASK (result), NULL);
+  if (removed != NULL)
+    {
+      g_ptr_array_add (removals->removed, NULL);
+      *removed = g_strdupv ((char **) removals->removed->pdata);
+      g_ptr_array_remove_index (removals->removed, removals->removed->len - 1);
+    }
+  if (removals->error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&removals->error));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+given_up_removed_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) removed = NULL;
+
+  remove_containers_finish (result, &removed, &error);
+  for (guint i = 0; removed[i] != NULL; i++)
+    {
+      guint index;
+
+      if (g_ptr_array_find_with_equal_func (self->given_up, removed[i], g_str_equal, &index))
+        g_ptr_array_remove_index (self->given_up, index);
+    }
+  if (error != NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+/* Removes every container given up; fails when any stays. */
+static void
+remove_given_up_async (WardenDockerSandbox *self,
+                       GCancellable        *cancellable,
+                       GAsyncReadyCallback  callback,
+                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autoptr(GPtrArray) ids = g_ptr_array_new ();
+
+  g_task_set_source_tag (task, remove_given_up_async);
+  if (self->client == NULL)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  for (guint i = 0; i < self->given_up->len; i++)
+    g_ptr_array_add (ids, g_ptr_array_index (self->given_up, i));
+  g_ptr_array_add (ids, NULL);
+  remove_containers_async (self->client, (const char * const *) ids->pdata, cancellable,
+                           given_up_removed_cb, g_steal_pointer (&task));
+}
+
+static gboolean
+remove_given_up_finish (WardenDockerSandbox  *self,
+                        GAsyncResult         *result,
+                        GError              **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
 
 /* ------------------------------------------------------------------------ */
 /* prepare: client, image, container, setup */
@@ -309,6 +476,26 @@ inspect_cb (GObject      *object,
 }
 
 static void
+given_up_gone_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+
+  if (!remove_given_up_finish (self, result, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  warden_docker_client_image_inspect_async (self->client,
+                                            warden_sandbox_get_image (WARDEN_SANDBOX (self)),
+                                            cancellable, inspect_cb, g_steal_pointer (&task));
+}
+
+static void
 ping_cb (GObject      *object,
          GAsyncResult *result,
          gpointer      user_data)
@@ -323,10 +510,8 @@ ping_cb (GObject      *object,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  warden_docker_client_image_inspect_async (self->client,
-                                            warden_sandbox_get_image (WARDEN_SANDBOX (self)),
-                                            cancellable, inspect_cb,
-                                            g_steal_pointer (&task));
+  /* Not a second container beside one that may still run a lost command. */
+  remove_given_up_async (self, cancellable, given_up_gone_cb, g_steal_pointer (&task));
 }
 
 static void
@@ -459,6 +644,7 @@ typedef struct
   GTask                   *deferred;         /* its end, held until that kill is done */
   int                      deferred_code;
   GError                  *deferred_error;
+  GError                  *lost;             /* RESULT_UNKNOWN once its container is given up */
 } DockerExec;
 
 static void
@@ -482,11 +668,111 @@ docker_exec_free (gpointer data)
   if (de->pid_line != NULL)
     g_string_free (de->pid_line, TRUE);
   g_clear_error (&de->deferred_error);
+  g_clear_error (&de->lost);
   g_free (de);
 }
 
 static gboolean give_up_cb (gpointer user_data);
 static guint    sandbox_kill (WardenDockerSandbox *self);
+static void     docker_exec_return (GTask  *task,
+                                    int     exit_code,
+                                    GError *error);
+
+/* The container is no longer the sandbox's: it goes with the next removal. */
+static void
+drop_container (WardenDockerSandbox *self)
+{
+  if (self->container_id == NULL)
+    return;
+  g_ptr_array_add (self->given_up, g_steal_pointer (&self->container_id));
+  g_clear_pointer (&self->procs_path, g_free);
+  self->procs_looked = FALSE;
+}
+
+static void
+lost_removed_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(WardenDockerSandbox) self = user_data;
+  g_autoptr(GPtrArray) waiting = g_steal_pointer (&self->lost_waiting);
+  g_autoptr(GError) error = NULL;
+
+  if (!remove_given_up_finish (self, result, &error))
+    g_debug ("A container given up stays until the engine answers again: %s", error->message);
+  g_source_destroy (self->removal_timer);
+  g_clear_pointer (&self->removal_timer, g_source_unref);
+  self->removing = FALSE;
+  self->lost_waiting = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < waiting->len; i++)
+    docker_exec_return (g_ptr_array_index (waiting, i), -1, NULL);
+}
+
+static gboolean
+lost_give_up_cb (gpointer user_data)
+{
+  /* An engine that accepts but does not answer: stop waiting for it. */
+  g_cancellable_cancel (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+/* The connection to the engine broke while commands ran (@cause): what
+ * they did is unknown and what runs in the container is out of sight. Every
+ * command started there ends with RESULT_UNKNOWN once the container is
+ * removed, or could not be (the engine is gone): then it goes at destroy or
+ * the next prepare. The next command needs a prepare. */
+static void
+sandbox_give_up_container (WardenDockerSandbox *self,
+                           const GError        *cause)
+{
+  g_autoptr(GCancellable) cancellable = NULL;
+
+  drop_container (self);
+  for (guint i = 0; i < self->running->len; i++)
+    {
+      DockerExec *de = g_ptr_array_index (self->running, i);
+
+      /* Those not started yet fail on their own; those that ended wait
+       * only for a kill. */
+      if (de->lost != NULL || de->exec_id == NULL || de->deferred != NULL)
+        continue;
+      de->lost = g_error_new (WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_RESULT_UNKNOWN,
+                              _("Result unknown: the connection to the container engine was "
+                                "lost while the command ran (%s). It may have run in part or "
+                                "to the end: check its effects before running it again"),
+                              cause->message);
+    }
+  if (self->removing)
+    return;
+  self->removing = TRUE;
+  cancellable = g_cancellable_new ();
+  self->removal_timer = g_timeout_source_new (KILL_GIVE_UP_MS);
+  g_source_set_callback (self->removal_timer, lost_give_up_cb, g_object_ref (cancellable),
+                         g_object_unref);
+  g_source_attach (self->removal_timer, g_main_context_get_thread_default ());
+  remove_given_up_async (self, cancellable, lost_removed_cb, g_object_ref (self));
+}
+
+/* An error that the command may have run, in part or whole: anything but
+ * the engine's answer to the start, and our own stop. */
+static gboolean
+connection_lost (const GError *error)
+{
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return FALSE;
+  return !(error->domain == WARDEN_DOCKER_ERROR &&
+           (error->code == WARDEN_DOCKER_ERROR_NOT_FOUND ||
+            error->code == WARDEN_DOCKER_ERROR_CONFLICT ||
+            error->code == WARDEN_DOCKER_ERROR_API));
+}
+
+static void
+docker_exec_lose (GTask        *task,
+                  const GError *cause)
+{
+  sandbox_give_up_container (g_task_get_source_object (task), cause);
+  docker_exec_return (task, -1, NULL);
+}
 
 /* Where this machine lists the container's processes, when the engine runs
  * here: its cgroup, as Docker's two cgroup drivers name it on cgroup v1 and
@@ -625,6 +911,18 @@ docker_exec_return (GTask  *task,
       g_clear_error (&error);
       return;
     }
+  /* Its container was given up: it ends when the removal is over. */
+  if (de->lost != NULL)
+    {
+      g_clear_error (&error);
+      if (self->removing)
+        {
+          if (!g_ptr_array_find (self->lost_waiting, task, NULL))
+            g_ptr_array_add (self->lost_waiting, g_object_ref (task));
+          return;
+        }
+      error = g_error_copy (de->lost);
+    }
   /* What the command left running ends with it, as in bwrap: once it
    * returns, Warden looks at what it changed in .git (warden-git-doors.h),
    * and nothing of it may write there later. */
@@ -654,7 +952,7 @@ docker_exec_return (GTask  *task,
   g_ptr_array_remove_fast (self->running, de);
   docker_exec_release (de);
   /* A stream that broke because the command was killed at its time limit. */
-  if (warden_exec_watch_get_timed_out (de->watch))
+  if (warden_exec_watch_get_timed_out (de->watch) && de->lost == NULL)
     g_clear_error (&error);
   warden_exec_watch_return (de->watch, exit_code, error);
 }
@@ -700,6 +998,7 @@ exec_inspect_cb (GObject      *object,
                  gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
+  DockerExec *de = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
   int exit_code = -1;
   gboolean running = FALSE;
@@ -707,7 +1006,15 @@ exec_inspect_cb (GObject      *object,
   if (!warden_docker_client_exec_inspect_finish (WARDEN_DOCKER_CLIENT (object), result, &exit_code,
                                                  &running, &error))
     {
-      docker_exec_return (task, -1, g_steal_pointer (&error));
+      /* Unless a kill of ours restarted the container, an exec the engine
+       * forgot (it restarted) or cannot tell about: the command's end is
+       * out of sight. */
+      if (!de->killing && (connection_lost (error) ||
+                           g_error_matches (error, WARDEN_DOCKER_ERROR,
+                                            WARDEN_DOCKER_ERROR_NOT_FOUND)))
+        docker_exec_lose (task, error);
+      else
+        docker_exec_return (task, -1, g_steal_pointer (&error));
       return;
     }
   docker_exec_return (task, running ? -1 : exit_code, NULL);
@@ -728,7 +1035,10 @@ exec_start_cb (GObject      *object,
                                                            &error) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      docker_exec_return (task, -1, g_steal_pointer (&error));
+      if (!de->killing && connection_lost (error))
+        docker_exec_lose (task, error);
+      else
+        docker_exec_return (task, -1, g_steal_pointer (&error));
       return;
     }
   if (warden_exec_watch_get_returned (de->watch))
@@ -951,7 +1261,8 @@ docker_exec_kill (GTask *task)
       docker_exec_return (task, -1, NULL);
       return FALSE;
     }
-  if (de->killing)
+  /* A command whose container was given up goes with it. */
+  if (de->killing || de->lost != NULL)
     return FALSE;
   de->killing = TRUE;
   de->kill_generation = sandbox_kill (self);
@@ -1042,15 +1353,14 @@ warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
 /* destroy and cleanup */
 
 static void
-remove_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
+destroyed_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
   g_autoptr(GError) error = NULL;
 
-  if (!warden_docker_client_container_remove_finish (WARDEN_DOCKER_CLIENT (object), result,
-                                                     &error))
+  if (!remove_given_up_finish (WARDEN_DOCKER_SANDBOX (object), result, &error))
     g_task_return_error (task, g_steal_pointer (&error));
   else
     g_task_return_boolean (task, TRUE);
@@ -1064,75 +1374,17 @@ warden_docker_sandbox_destroy_async (WardenSandbox       *sandbox,
 {
   WardenDockerSandbox *self = WARDEN_DOCKER_SANDBOX (sandbox);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  g_autofree char *id = g_steal_pointer (&self->container_id);
 
   g_task_set_source_tag (task, warden_docker_sandbox_destroy_async);
-  if (id == NULL || self->client == NULL)
-    {
-      g_task_return_boolean (task, TRUE);
-      return;
-    }
-  warden_docker_client_container_remove_async (self->client, id, cancellable, remove_cb,
-                                               g_steal_pointer (&task));
+  /* With the containers given up earlier, if the engine answers now. */
+  drop_container (self);
+  remove_given_up_async (self, cancellable, destroyed_cb, g_steal_pointer (&task));
 }
 
 static const char *
 warden_docker_sandbox_get_container_id (WardenSandbox *sandbox)
 {
   return WARDEN_DOCKER_SANDBOX (sandbox)->container_id;
-}
-
-typedef struct
-{
-  GStrv ids;
-  guint pending;
-  GPtrArray *removed;
-  GError *error;
-} Cleanup;
-
-static void
-cleanup_free (gpointer data)
-{
-  Cleanup *c = data;
-
-  g_strfreev (c->ids);
-  g_ptr_array_unref (c->removed);
-  g_clear_error (&c->error);
-  g_free (c);
-}
-
-static void
-cleanup_return (GTask *task)
-{
-  Cleanup *c = g_task_get_task_data (task);
-
-  if (c->error != NULL)
-    g_task_return_error (task, g_steal_pointer (&c->error));
-  else
-    {
-      g_ptr_array_add (c->removed, NULL);
-      g_task_return_pointer (task, g_strdupv ((char **) c->removed->pdata),
-                             (GDestroyNotify) g_strfreev);
-    }
-}
-
-static void
-cleanup_remove_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  Cleanup *c = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-
-  if (!warden_docker_client_container_remove_finish (WARDEN_DOCKER_CLIENT (object), result,
-                                                     &error))
-    {
-      if (c->error == NULL)
-        c->error = g_steal_pointer (&error);
-    }
-  if (--c->pending == 0)
-    cleanup_return (task);
 }
 
 /* Whether the container's owner ("host:pid") is another Warden process on
@@ -1154,16 +1406,32 @@ owner_is_alive (const char *owner)
 }
 
 static void
+cleanup_removed_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) removed = NULL;
+
+  if (!remove_containers_finish (result, &removed, &error))
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_pointer (task, g_steal_pointer (&removed), (GDestroyNotify) g_strfreev);
+}
+
+static void
 cleanup_list_cb (GObject      *object,
                  GAsyncResult *result,
                  gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  Cleanup *c = g_task_get_task_data (task);
+  GCancellable *cancellable = g_task_get_cancellable (task);
   WardenDockerClient *client = WARDEN_DOCKER_CLIENT (object);
   g_autoptr(GError) error = NULL;
   g_autoptr(GHashTable) owners = NULL;
-  g_autoptr(GStrvBuilder) ids = g_strv_builder_new ();
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) ids = NULL;
   GHashTableIter iter;
   gpointer id, owner;
 
@@ -1178,22 +1446,10 @@ cleanup_list_cb (GObject      *object,
   g_hash_table_iter_init (&iter, owners);
   while (g_hash_table_iter_next (&iter, &id, &owner))
     if (!owner_is_alive (owner))
-      g_strv_builder_add (ids, id);
-  c->ids = g_strv_builder_end (ids);
-
-  c->pending = g_strv_length (c->ids);
-  if (c->pending == 0)
-    {
-      cleanup_return (task);
-      return;
-    }
-  for (guint i = 0; c->ids[i]; i++)
-    {
-      g_ptr_array_add (c->removed, g_strdup (c->ids[i]));
-      warden_docker_client_container_remove_async (client, c->ids[i],
-                                                   g_task_get_cancellable (task),
-                                                   cleanup_remove_cb, g_object_ref (task));
-    }
+      g_strv_builder_add (builder, id);
+  ids = g_strv_builder_end (builder);
+  remove_containers_async (client, (const char * const *) ids, cancellable, cleanup_removed_cb,
+                           g_steal_pointer (&task));
 }
 
 void
@@ -1203,11 +1459,8 @@ warden_docker_sandbox_cleanup_async (WardenDockerClient  *client,
                                      gpointer             user_data)
 {
   g_autoptr(GTask) task = g_task_new (client, cancellable, callback, user_data);
-  Cleanup *c = g_new0 (Cleanup, 1);
 
   g_task_set_source_tag (task, warden_docker_sandbox_cleanup_async);
-  c->removed = g_ptr_array_new_with_free_func (g_free);
-  g_task_set_task_data (task, c, cleanup_free);
   warden_docker_client_container_labels_async (client, WARDEN_DOCKER_LABEL,
                                                WARDEN_DOCKER_LABEL ".owner", cancellable,
                                                cleanup_list_cb, g_steal_pointer (&task));
@@ -1233,6 +1486,8 @@ warden_docker_sandbox_finalize (GObject *object)
   g_free (self->user);
   g_free (self->procs_path);
   g_ptr_array_unref (self->running);
+  g_ptr_array_unref (self->given_up);
+  g_ptr_array_unref (self->lost_waiting);
   G_OBJECT_CLASS (warden_docker_sandbox_parent_class)->finalize (object);
 }
 
@@ -1255,6 +1510,8 @@ warden_docker_sandbox_init (WardenDockerSandbox *self)
   /* Files the commands create in the workspace keep the user as owner. */
   self->user = g_strdup_printf ("%u:%u", (guint) getuid (), (guint) getgid ());
   self->running = g_ptr_array_new ();
+  self->given_up = g_ptr_array_new_with_free_func (g_free);
+  self->lost_waiting = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 WardenSandbox *

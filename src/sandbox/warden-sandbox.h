@@ -18,6 +18,13 @@ typedef enum
   WARDEN_SANDBOX_ERROR_NOT_PREPARED,    /* exec before prepare, or after destroy */
   WARDEN_SANDBOX_ERROR_UNAVAILABLE,     /* the backend cannot run here (no bwrap, no engine) */
   WARDEN_SANDBOX_ERROR_SETUP_FAILED,    /* the configured setup command failed */
+  /* exec (and prepare, for its setup command): the connection to the
+   * container engine was lost while the command ran. It may have run in
+   * part or to the end: check its effects before running it again. The
+   * sandbox gave its container up (killed and removed now when the engine
+   * answers, else at destroy or the next prepare): prepare the sandbox
+   * again for the next command. */
+  WARDEN_SANDBOX_ERROR_RESULT_UNKNOWN,
 } WardenSandboxError;
 
 /* How a sandbox is made. Plain data: copy it, the sandbox keeps its own. */
@@ -146,6 +153,10 @@ gboolean                   warden_sandbox_prepare_finish     (WardenSandbox     
                                                               GAsyncResult             *result,
                                                               GError                  **error);
 /* The request is copied; its output_func is called until the call completes.
+ * A result says how the command ended (exit code, timed out). An error says
+ * it was cancelled (G_IO_ERROR_CANCELLED), that how it ended is not known
+ * (WARDEN_SANDBOX_ERROR_RESULT_UNKNOWN, see above), or else that it did not
+ * run (NOT_PREPARED, or the backend's own error).
  * A confined sandbox closes git's doors after every command
  * (warden-git-doors.h): what it moved is said on standard error, through
  * output_func and at the end of the result's stderr_text. */

@@ -699,20 +699,145 @@ test_docker_cleanup_spares_live_owner (void)
 }
 
 /* A proxy in front of the engine's socket that can be made to die, the way
- * an engine does when it is stopped in the middle of a command. */
+ * an engine does when it is stopped in the middle of a command, to come
+ * back, and to break one connection in the middle of what the engine says. */
 typedef struct
 {
   GSocketService *service;
-  GPtrArray      *connections;
+  GPtrArray      *pairs;
+  char           *dir;
   char           *path;
+  char           *host;        /* unix://PATH, for the client */
+  gboolean        cut_next;    /* the next answer stops halfway, its connection closed */
 } Proxy;
 
-static void
-splice_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
+typedef struct
 {
-  g_io_stream_splice_finish (result, NULL);
+  Proxy             *proxy;
+  GSocketConnection *down;       /* the client's */
+  GSocketConnection *up;         /* to the engine */
+  GCancellable      *cancellable;
+  guint              pumps;
+} ProxyPair;
+
+typedef struct
+{
+  ProxyPair     *pair;
+  GInputStream  *in;
+  GOutputStream *out;
+  gboolean       to_client;
+  guint8         buffer[65536];
+} ProxyPump;
+
+static void              proxy_pump_read (ProxyPump     *pump);
+static WardenExecResult *exec_in         (WardenSandbox *sandbox,
+                                          const char    *command,
+                                          guint          timeout_ms);
+static char             *make_workspace  (const char    *tag);
+
+static void
+proxy_pair_close (ProxyPair *pair)
+{
+  g_cancellable_cancel (pair->cancellable);
+  g_io_stream_close (G_IO_STREAM (pair->down), NULL, NULL);
+  g_io_stream_close (G_IO_STREAM (pair->up), NULL, NULL);
+}
+
+static void
+proxy_pump_done (ProxyPump *pump)
+{
+  ProxyPair *pair = pump->pair;
+
+  g_free (pump);
+  proxy_pair_close (pair);
+  if (--pair->pumps > 0)
+    return;
+  g_ptr_array_remove (pair->proxy->pairs, pair);
+  g_object_unref (pair->down);
+  g_object_unref (pair->up);
+  g_object_unref (pair->cancellable);
+  g_free (pair);
+}
+
+static void
+proxy_written_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  ProxyPump *pump = user_data;
+
+  if (!g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, NULL, NULL))
+    proxy_pump_done (pump);
+  else
+    proxy_pump_read (pump);
+}
+
+static void
+proxy_half_written_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, NULL, NULL);
+  proxy_pump_done (user_data);
+}
+
+static void
+proxy_read_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  ProxyPump *pump = user_data;
+  Proxy *proxy = pump->pair->proxy;
+  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, NULL);
+
+  if (n <= 0)
+    {
+      proxy_pump_done (pump);
+      return;
+    }
+  if (pump->to_client && proxy->cut_next)
+    {
+      /* Half a frame header, then nothing: the connection broke. */
+      proxy->cut_next = FALSE;
+      g_output_stream_write_all_async (pump->out, pump->buffer, MIN (n, 4), G_PRIORITY_DEFAULT,
+                                       pump->pair->cancellable, proxy_half_written_cb, pump);
+      return;
+    }
+  g_output_stream_write_all_async (pump->out, pump->buffer, n, G_PRIORITY_DEFAULT,
+                                   pump->pair->cancellable, proxy_written_cb, pump);
+}
+
+static void
+proxy_pump_read (ProxyPump *pump)
+{
+  g_input_stream_read_async (pump->in, pump->buffer, sizeof pump->buffer, G_PRIORITY_DEFAULT,
+                             pump->pair->cancellable, proxy_read_cb, pump);
+}
+
+static void
+proxy_pump_start (ProxyPair          *pair,
+                  GSocketConnection *from,
+                  GSocketConnection *to,
+                  gboolean           to_client)
+{
+  ProxyPump *pump = g_new0 (ProxyPump, 1);
+
+  pump->pair = pair;
+  pump->in = g_io_stream_get_input_stream (G_IO_STREAM (from));
+  pump->out = g_io_stream_get_output_stream (G_IO_STREAM (to));
+  pump->to_client = to_client;
+  pair->pumps++;
+  proxy_pump_read (pump);
+}
+
+/* Where the tests' engine listens. */
+static const char *
+engine_socket (void)
+{
+  const char *host = g_getenv ("DOCKER_HOST");
+
+  return host && g_str_has_prefix (host, "unix://") ? host + strlen ("unix://")
+                                                   : "/var/run/docker.sock";
 }
 
 static gboolean
@@ -723,68 +848,104 @@ proxy_incoming_cb (GSocketService    *service,
 {
   Proxy *proxy = user_data;
   g_autoptr(GSocketClient) client = g_socket_client_new ();
-  g_autoptr(GSocketAddress) address = g_unix_socket_address_new ("/var/run/docker.sock");
+  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (engine_socket ());
   GSocketConnection *upstream = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address),
                                                          NULL, NULL);
+  ProxyPair *pair;
 
   if (upstream == NULL)
     return FALSE;
-  g_ptr_array_add (proxy->connections, g_object_ref (connection));
-  g_ptr_array_add (proxy->connections, upstream);
-  g_io_stream_splice_async (G_IO_STREAM (connection), G_IO_STREAM (upstream),
-                            G_IO_STREAM_SPLICE_NONE, G_PRIORITY_DEFAULT, NULL, splice_cb, NULL);
+  pair = g_new0 (ProxyPair, 1);
+  pair->proxy = proxy;
+  pair->down = g_object_ref (connection);
+  pair->up = upstream;
+  pair->cancellable = g_cancellable_new ();
+  g_ptr_array_add (proxy->pairs, pair);
+  proxy_pump_start (pair, pair->down, pair->up, FALSE);
+  proxy_pump_start (pair, pair->up, pair->down, TRUE);
   return TRUE;
 }
 
+/* Listens at the proxy's path (again): the engine is back. */
 static void
-proxy_kill (Proxy *proxy)
+proxy_start (Proxy *proxy)
 {
-  g_socket_service_stop (proxy->service);
-  g_socket_listener_close (G_SOCKET_LISTENER (proxy->service));
-  for (guint i = 0; i < proxy->connections->len; i++)
-    g_io_stream_close (g_ptr_array_index (proxy->connections, i), NULL, NULL);
-}
-
-static void
-test_docker_engine_dies_mid_exec (void)
-{
-  g_autofree char *dir = g_dir_make_tmp ("warden-test-proxy-XXXXXX", NULL);
-  g_autofree char *workspace = g_dir_make_tmp ("warden-test-dies-XXXXXX", NULL);
-  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
-  g_autoptr(WardenDockerClient) client = NULL;
-  g_autoptr(WardenSandbox) sandbox = NULL;
-  g_autoptr(GSocketAddress) address = NULL;
+  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (proxy->path);
   g_autoptr(GError) error = NULL;
-  g_autoptr(WardenExecResult) r = NULL;
-  g_autofree char *host = NULL;
-  WardenExecRequest request = { .command = "echo started; sleep 30" };
-  Seen seen = { g_string_new (NULL), g_string_new (NULL), 0, 0, 0 };
-  Proxy proxy = { 0 };
-  GAsyncResult *res = NULL;
-  gint64 killed_at;
 
-  if (!docker_available ())
-    {
-      if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
-        g_test_fail_printf ("no Docker engine answers, and CI=true");
-      else
-        g_test_skip ("no Docker engine");
-      return;
-    }
-
-  proxy.path = g_build_filename (dir, "docker.sock", NULL);
-  proxy.connections = g_ptr_array_new_with_free_func (g_object_unref);
-  proxy.service = g_socket_service_new ();
-  address = g_unix_socket_address_new (proxy.path);
-  g_socket_listener_add_address (G_SOCKET_LISTENER (proxy.service), address,
+  g_unlink (proxy->path);
+  proxy->service = g_socket_service_new ();
+  g_socket_listener_add_address (G_SOCKET_LISTENER (proxy->service), address,
                                  G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, NULL, NULL,
                                  &error);
   g_assert_no_error (error);
-  g_signal_connect (proxy.service, "incoming", G_CALLBACK (proxy_incoming_cb), &proxy);
-  g_socket_service_start (proxy.service);
+  g_signal_connect (proxy->service, "incoming", G_CALLBACK (proxy_incoming_cb), proxy);
+  g_socket_service_start (proxy->service);
+}
 
-  host = g_strdup_printf ("unix://%s", proxy.path);
-  client = warden_docker_client_new (host, NULL, &error);
+static Proxy *
+proxy_new (void)
+{
+  Proxy *proxy = g_new0 (Proxy, 1);
+
+  proxy->dir = g_dir_make_tmp ("warden-test-proxy-XXXXXX", NULL);
+  proxy->path = g_build_filename (proxy->dir, "docker.sock", NULL);
+  proxy->host = g_strdup_printf ("unix://%s", proxy->path);
+  proxy->pairs = g_ptr_array_new ();
+  proxy_start (proxy);
+  return proxy;
+}
+
+/* Nothing listens any more, and every connection breaks. */
+static void
+proxy_kill (Proxy *proxy)
+{
+  if (proxy->service != NULL)
+    {
+      g_socket_service_stop (proxy->service);
+      g_socket_listener_close (G_SOCKET_LISTENER (proxy->service));
+      g_clear_object (&proxy->service);
+    }
+  for (guint i = 0; i < proxy->pairs->len; i++)
+    proxy_pair_close (g_ptr_array_index (proxy->pairs, i));
+}
+
+static void
+proxy_free (Proxy *proxy)
+{
+  proxy_kill (proxy);
+  while (proxy->pairs->len > 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_ptr_array_unref (proxy->pairs);
+  g_unlink (proxy->path);
+  g_rmdir (proxy->dir);
+  g_free (proxy->dir);
+  g_free (proxy->path);
+  g_free (proxy->host);
+  g_free (proxy);
+}
+
+/* Whether the engine itself (not through the proxy) has the container. */
+static gboolean
+engine_has_container (const char *id)
+{
+  g_autoptr(WardenDockerClient) real = warden_docker_client_new_from_env (NULL);
+  g_auto(GStrv) ids = list_warden_containers (real);
+
+  return g_strv_contains ((const char * const *) ids, id);
+}
+
+static WardenSandbox *
+prepare_through (Proxy      *proxy,
+                 const char *workspace)
+{
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(WardenDockerClient) client = NULL;
+  g_autoptr(GError) error = NULL;
+  WardenSandbox *sandbox;
+  GAsyncResult *res = NULL;
+
+  client = warden_docker_client_new (proxy->host, NULL, &error);
   g_assert_no_error (error);
   config->image = g_strdup (test_image ());
   sandbox = warden_docker_sandbox_new_for_client (config, client);
@@ -792,40 +953,159 @@ test_docker_engine_dies_mid_exec (void)
   warden_sandbox_prepare_finish (sandbox, wait_result (&res, 120), &error);
   g_assert_no_error (error);
   g_clear_object (&res);
+  return sandbox;
+}
+
+/* Starts @command and returns once it has printed something. */
+static void
+start_command (WardenSandbox *sandbox,
+              const char    *command,
+              Seen          *seen,
+              GAsyncResult **res)
+{
+  WardenExecRequest request = { .command = command, .timeout_ms = 120000 };
 
   request.output_func = seen_cb;
-  request.output_data = &seen;
-  warden_sandbox_exec_async (sandbox, &request, NULL, store_cb, &res);
-  while (seen.chunks == 0)
+  request.output_data = seen;
+  warden_sandbox_exec_async (sandbox, &request, NULL, store_cb, res);
+  while (seen->chunks == 0 && *res == NULL)
     g_main_context_iteration (NULL, TRUE);
+  g_assert_null (*res);
+}
 
-  proxy_kill (&proxy);
+/* What the user reads when the engine went away mid-command: that the
+ * outcome is not known, and what to do. */
+static void
+assert_result_unknown (const GError *error)
+{
+  g_assert_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_RESULT_UNKNOWN);
+  g_assert_nonnull (strstr (error->message, "Result unknown"));
+  g_assert_nonnull (strstr (error->message, "connection to the container engine was lost"));
+  g_assert_nonnull (strstr (error->message, "check its effects before running it again"));
+}
+
+static gboolean
+need_docker (void)
+{
+  if (docker_available ())
+    return TRUE;
+  if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
+    g_test_fail_printf ("no Docker engine answers, and CI=true");
+  else
+    g_test_skip ("no Docker engine");
+  return FALSE;
+}
+
+/* The engine goes away while a command runs: the command's outcome is
+ * unknown, not a failure, and its container does not stay running. The
+ * engine comes back; with @data "destroy" the sandbox is destroyed, with
+ * "prepare" it is prepared again and runs the next command. */
+static void
+test_docker_engine_dies_mid_exec (gconstpointer data)
+{
+  gboolean again = g_strcmp0 (data, "prepare") == 0;
+  g_autofree char *workspace = NULL;
+  g_autofree char *id = NULL;
+  g_autoptr(WardenSandbox) sandbox = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  Seen seen = { g_string_new (NULL), g_string_new (NULL), 0, 0, 0 };
+  GAsyncResult *res = NULL;
+  Proxy *proxy;
+  gint64 killed_at;
+
+  if (!need_docker ())
+    return;
+  workspace = make_workspace ("dies");
+  proxy = proxy_new ();
+  sandbox = prepare_through (proxy, workspace);
+  id = g_strdup (warden_sandbox_get_container_id (sandbox));
+
+  start_command (sandbox, "echo started; sleep 30", &seen, &res);
+  proxy_kill (proxy);
   killed_at = g_get_monotonic_time ();
-  r = warden_sandbox_exec_finish (sandbox, wait_result (&res, 10), &error);
+  r = warden_sandbox_exec_finish (sandbox, wait_result (&res, 60), &error);
   g_clear_object (&res);
-
-  /* A clear error, soon: no hang, no made-up exit status. */
-  g_assert_null (r);
-  g_assert_nonnull (error);
-  g_test_message ("error after the engine died: %s", error->message);
+  g_test_message ("error after the engine died: %s", error ? error->message : "none");
   g_test_message ("the error came %.0f ms after the engine died",
                   (g_get_monotonic_time () - killed_at) / 1000.0);
+  g_assert_null (r);
+  assert_result_unknown (error);
+  g_clear_error (&error);
+  /* Out of reach, the sandbox has no container to run the next command in. */
+  g_assert_null (warden_sandbox_get_container_id (sandbox));
 
-  /* Take the container down through the real socket. */
-  {
-    g_autoptr(WardenDockerClient) real = warden_docker_client_new_from_env (NULL);
-    g_auto(GStrv) removed = NULL;
+  proxy_start (proxy);
+  if (again)
+    {
+      g_autoptr(WardenExecResult) next = NULL;
 
-    warden_docker_sandbox_cleanup_async (real, NULL, store_cb, &res);
-    removed = warden_docker_sandbox_cleanup_finish (real, wait_result (&res, 60), NULL);
-    g_clear_object (&res);
-  }
-  g_ptr_array_unref (proxy.connections);
-  g_object_unref (proxy.service);
-  g_unlink (proxy.path);
-  g_free (proxy.path);
-  g_rmdir (dir);
-  g_rmdir (workspace);
+      warden_sandbox_prepare_async (sandbox, NULL, store_cb, &res);
+      warden_sandbox_prepare_finish (sandbox, wait_result (&res, 120), &error);
+      g_clear_object (&res);
+      g_assert_no_error (error);
+      g_assert_false (engine_has_container (id));
+      g_assert_cmpstr (warden_sandbox_get_container_id (sandbox), !=, id);
+      next = exec_in (sandbox, "echo again", 60000);
+      g_assert_cmpstr (next->stdout_text, ==, "again\n");
+      g_free (id);
+      id = g_strdup (warden_sandbox_get_container_id (sandbox));
+    }
+  warden_sandbox_destroy_async (sandbox, NULL, store_cb, &res);
+  warden_sandbox_destroy_finish (sandbox, wait_result (&res, 60), &error);
+  g_clear_object (&res);
+  g_assert_no_error (error);
+  g_assert_false (engine_has_container (id));
+
+  g_clear_object (&sandbox);
+  proxy_free (proxy);
+  remove_tree (workspace);
+  g_string_free (seen.out, TRUE);
+  g_string_free (seen.err, TRUE);
+}
+
+/* The connection carrying a command's output breaks in the middle of a
+ * frame while the engine still answers: the outcome is unknown, and the
+ * container, out of sight, is removed at once. */
+static void
+test_docker_stream_breaks_mid_exec (void)
+{
+  g_autofree char *workspace = NULL;
+  g_autofree char *id = NULL;
+  g_autoptr(WardenSandbox) sandbox = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  Seen seen = { g_string_new (NULL), g_string_new (NULL), 0, 0, 0 };
+  GAsyncResult *res = NULL;
+  Proxy *proxy;
+
+  if (!need_docker ())
+    return;
+  workspace = make_workspace ("breaks");
+  proxy = proxy_new ();
+  sandbox = prepare_through (proxy, workspace);
+  id = g_strdup (warden_sandbox_get_container_id (sandbox));
+
+  start_command (sandbox, "while :; do echo tick; sleep 0.2; done", &seen, &res);
+  proxy->cut_next = TRUE;
+  r = warden_sandbox_exec_finish (sandbox, wait_result (&res, 60), &error);
+  g_clear_object (&res);
+  g_test_message ("error after the stream broke: %s", error ? error->message : "none");
+  g_assert_null (r);
+  assert_result_unknown (error);
+  g_clear_error (&error);
+  g_assert_false (proxy->cut_next);
+  /* Before any destroy: the engine answered, so it is gone already. */
+  g_assert_false (engine_has_container (id));
+
+  warden_sandbox_destroy_async (sandbox, NULL, store_cb, &res);
+  warden_sandbox_destroy_finish (sandbox, wait_result (&res, 60), &error);
+  g_clear_object (&res);
+  g_assert_no_error (error);
+
+  g_clear_object (&sandbox);
+  proxy_free (proxy);
+  remove_tree (workspace);
   g_string_free (seen.out, TRUE);
   g_string_free (seen.err, TRUE);
 }
@@ -2412,7 +2692,11 @@ main (int    argc,
   g_test_add_func ("/sandbox/docker/cleanup-after-crash", test_docker_cleanup_after_crash);
   g_test_add_func ("/sandbox/docker/cleanup-spares-live-owner",
                    test_docker_cleanup_spares_live_owner);
-  g_test_add_func ("/sandbox/docker/engine-dies-mid-exec", test_docker_engine_dies_mid_exec);
+  g_test_add_data_func ("/sandbox/docker/engine-dies-mid-exec", "destroy",
+                        test_docker_engine_dies_mid_exec);
+  g_test_add_data_func ("/sandbox/docker/engine-back-before-prepare", "prepare",
+                        test_docker_engine_dies_mid_exec);
+  g_test_add_func ("/sandbox/docker/stream-breaks-mid-exec", test_docker_stream_breaks_mid_exec);
   g_test_add_func ("/sandbox/docker/no-engine", test_docker_no_engine);
   for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
     {
