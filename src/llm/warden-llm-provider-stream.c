@@ -24,8 +24,9 @@
 
 typedef struct
 {
-  WardenLlmProvider *self;          /* borrowed: the task holds it */
+  WardenLlmProvider *self;          /* borrowed: the task holds it until it is freed */
   gpointer           answer;        /* the provider's */
+  GDestroyNotify     answer_free;
   SoupMessage       *msg;
   GInputStream      *body;
   WardenSseParser   *parser;        /* reading events */
@@ -108,8 +109,9 @@ attempt_free (gpointer data)
   warden_llm_clear_source (&attempt->caller_source);
   attempt_abandon_body (attempt);
   g_clear_object (&attempt->cancellable);
+  /* Not through attempt->self: the task may have dropped it already. */
   if (attempt->answer != NULL)
-    WARDEN_LLM_PROVIDER_GET_CLASS (attempt->self)->answer_free (attempt->answer);
+    attempt->answer_free (attempt->answer);
   g_clear_object (&attempt->msg);
   g_clear_object (&attempt->body);
   g_clear_pointer (&attempt->parser, warden_sse_parser_free);
@@ -265,9 +267,10 @@ watch_cb (gpointer user_data)
   if (attempt->notice_s > 0 && quiet_s >= (guint64) (attempt->notices + 1) * attempt->notice_s &&
       (attempt->idle_timeout_s == 0 || attempt->notices == 0 || quiet_s < attempt->idle_timeout_s))
     {
-      attempt->notices = quiet_s / attempt->notice_s;
+      attempt->notices = MIN (quiet_s / attempt->notice_s, G_MAXUINT);
       warden_llm_provider_emit_waiting (attempt->self,
-                                        MIN (attempt->notices * attempt->notice_s, G_MAXUINT));
+                                        MIN ((guint64) attempt->notices * attempt->notice_s,
+                                             G_MAXUINT));
       if (attempt->watch_source == NULL || g_cancellable_is_cancelled (attempt->cancellable))
         return G_SOURCE_CONTINUE;
     }
@@ -393,11 +396,12 @@ attempt_return_response (GTask             *task,
 static gboolean
 attempt_return_if_cancelled (GTask *task)
 {
-  if (!g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+  GError *error = NULL;
+
+  if (!g_cancellable_set_error_if_cancelled (g_task_get_cancellable (task), &error))
     return FALSE;
 
-  attempt_return_error (task, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                                                   _("Operation was cancelled")));
+  attempt_return_error (task, error);
   return TRUE;
 }
 
@@ -468,7 +472,8 @@ attempt_complete_whole (GTask        *task,
   const char *data;
   gsize size;
 
-  /* A broken error answer still tells its status. */
+  /* An error, or neither events nor a JSON answer: for the provider to
+   * say what it was. A broken error answer still tells its status. */
   if (!SOUP_STATUS_IS_SUCCESSFUL (status) || !is_json (attempt->msg) || klass->handle_whole == NULL)
     {
       attempt_return_error (task, klass->http_error (self, status, body));
@@ -489,7 +494,7 @@ attempt_complete_whole (GTask        *task,
                             g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
                                          _("The answer from %s is not a JSON object: %s"),
                                          warden_llm_provider_get_base_url (self),
-                                         error ? error->message : _("wrong type")));
+                                         error ? error->message : _("not an object")));
       return;
     }
 
@@ -511,7 +516,6 @@ event_cb (const char *event,
   GTask *task = user_data;
   Attempt *attempt = g_task_get_task_data (task);
   WardenLlmProvider *self = attempt->self;
-
   WardenLlmProviderClass *klass = WARDEN_LLM_PROVIDER_GET_CLASS (self);
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(GError) error = NULL;
@@ -691,7 +695,8 @@ send_cb (GObject      *object,
       attempt->whole = g_byte_array_new ();
       attempt->whole_limit = SOUP_STATUS_IS_SUCCESSFUL (status) && is_json (attempt->msg)
                              ? MAX_WHOLE_ANSWER : MAX_ERROR_BODY;
-      g_debug ("%s answered HTTP %u (%s)", base_url, status, content_type ? content_type : "no type");
+      g_debug ("%s answered HTTP %u (%s)", base_url, status,
+               content_type ? content_type : "no type");
     }
 
   read_next (g_steal_pointer (&task));
@@ -723,6 +728,7 @@ warden_llm_provider_attempt_async (WardenLlmProvider   *self,
   attempt->self = self;
   attempt->retry_after_ms = -1;
   attempt->answer = klass->answer_new (self);
+  attempt->answer_free = klass->answer_free;
   g_task_set_task_data (task, attempt, attempt_free);
 
   url = g_strconcat (base_url, klass->request_path, NULL);

@@ -76,7 +76,8 @@ struct _WardenLlmProviderClass
                                         const char          *event,
                                         JsonObject          *object,
                                         GError             **error);
-  /* A 200 application/json body: the whole answer at once. NULL: an error. */
+  /* A 200 application/json body: the whole answer at once (NULL: such a
+   * body goes to http_error). */
   gboolean           (*handle_whole)   (WardenLlmProvider   *self,
                                         gpointer             answer,
                                         JsonObject          *object,
@@ -178,11 +179,12 @@ char              *warden_llm_provider_redact              (WardenLlmProvider *s
  *   "waiting"        (guint seconds) the model has sent nothing of the
  *                    answer for @seconds (each multiple of "waiting-notice");
  *                    0 when it goes on after such a notice
- * Properties: "name", "model", "base-url" (read-only after construction);
- * "waiting-notice", "idle-timeout", "retry-after-cap" (guint seconds: 0
- * turns the notice and the timeout off, and waits for no retry-after) and
- * "max-retries", settable at any time; the API key is construct-only and write-only: it is never logged, stored
- * or put in an error message. */
+ * Properties: "name", "model", "base-url" (read-only after construction;
+ * trailing slashes of the base URL are dropped); "waiting-notice",
+ * "idle-timeout", "retry-after-cap" (guint seconds: 0 turns the notice and
+ * the timeout off, and waits for no retry-after) and "max-retries",
+ * settable at any time; the API key is construct-only and write-only: it
+ * is never logged, stored or put in an error message. */
 
 /* Builds the provider @name ("anthropic", "openai", or NULL: anthropic when
  * ANTHROPIC_API_KEY is set, else openai when OPENAI_API_KEY or
