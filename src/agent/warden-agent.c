@@ -140,6 +140,8 @@ warden_agent_dispose (GObject *object)
     g_clear_signal_handler (&self->retrying_id, self->provider);
   if (self->tool_use_start_id)
     g_clear_signal_handler (&self->tool_use_start_id, self->provider);
+  if (self->waiting_id)
+    g_clear_signal_handler (&self->waiting_id, self->provider);
   g_clear_handle_id (&self->idle_id, g_source_remove);
   if (self->store != NULL && self->info != NULL && self->info->id != NULL && self->leased)
     warden_session_store_release (self->store, self->info->id);
@@ -201,6 +203,10 @@ warden_agent_class_init (WardenAgentClass *klass)
   _warden_agent_signals[WARDEN_AGENT_SIGNAL_TOOL_USE_START] = g_signal_new ("tool-use-start", G_TYPE_FROM_CLASS (klass),
                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
                                           G_TYPE_STRING, G_TYPE_STRING);
+  /* The model has sent nothing for this many seconds (0: it goes on). */
+  _warden_agent_signals[WARDEN_AGENT_SIGNAL_WAITING] =
+    g_signal_new ("waiting", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_UINT);
   /* preparing (with progress), ready, stopped or failed (with the error). */
   _warden_agent_signals[WARDEN_AGENT_SIGNAL_SANDBOX_STATE] = g_signal_new ("sandbox-state", G_TYPE_FROM_CLASS (klass),
                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 3,
@@ -241,6 +247,14 @@ tool_use_start_cb (WardenLlmProvider *provider,
                    gpointer           user_data)
 {
   g_signal_emit (user_data, _warden_agent_signals[WARDEN_AGENT_SIGNAL_TOOL_USE_START], 0, id, name);
+}
+
+static void
+waiting_cb (WardenLlmProvider *provider,
+            guint              seconds,
+            gpointer           user_data)
+{
+  g_signal_emit (user_data, _warden_agent_signals[WARDEN_AGENT_SIGNAL_WAITING], 0, seconds);
 }
 
 static void
@@ -334,6 +348,7 @@ setup (WardenAgent         *self,
   self->retrying_id = g_signal_connect (provider, "retrying", G_CALLBACK (retrying_cb), self);
   self->tool_use_start_id = g_signal_connect (provider, "tool-use-start",
                                               G_CALLBACK (tool_use_start_cb), self);
+  self->waiting_id = g_signal_connect (provider, "waiting", G_CALLBACK (waiting_cb), self);
   if (self->config.max_steps == 0)
     self->config.max_steps = DEFAULT_MAX_STEPS;
   if (self->config.history == 0)

@@ -12,6 +12,8 @@
 #include "policy/warden-profile-store.h"
 #include "warden-approval.h"
 #include "warden-session-store.h"
+#include "warden-tool-call.h"
+#include "agent/warden-agent-enums.h"
 
 G_BEGIN_DECLS
 
@@ -131,9 +133,10 @@ gboolean           warden_agent_close_finish (WardenAgent          *self,
 /* Signals:
  *   "text-delta"  (const char *text)                 the assistant's words as they stream
  *   "tool-use-start" (const char *id, const char *name) the model began a tool call
- *   "tool-call"   (const char *id, const char *name, const char *input_json)
- *   "tool-result" (const char *id, const char *name, const char *decision,
- *                  const char *result, gboolean is_error)
+ *   "tool-call"   (WardenToolCall *call)             a tool call starts; bind to its properties
+ *   "tool-result" (WardenToolCall *call)             it is settled; its result went to the model
+ *   "waiting"     (guint seconds)                    the model has sent nothing for this
+ *                 long (a notice every 30 s by default); 0 when it goes on
  *   "approval"    (WardenApproval *approval)         the loop waits for the user
  *   "output"      (int stream, const char *data)     a command's output as it arrives
  *   "retrying"    (guint attempt, guint delay_ms, const char *reason)

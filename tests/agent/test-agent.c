@@ -1257,6 +1257,38 @@ test_fault_control_bytes (void)
   env_tear_down (&env);
 }
 
+
+/* Arguments that are not JSON do not end the run: the model is told what
+ * was wrong with them, nothing runs, and it goes on. */
+static void
+test_fault_bad_tool_input (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+
+  env_set_up (&env, "bwrap");
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"echo x > made.txt", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Sorry, again.", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Fine.", NULL));
+
+  agent = new_agent (&env, 0);
+  g_assert_cmpint (run_agent (agent, "make a file"), ==, WARDEN_AGENT_FINISHED);
+  g_assert_false (g_file_test (g_build_filename (env.workspace, "made.txt", NULL),
+                               G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (env.fake->requests->len, ==, 2);
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_nonnull (strstr (second, "tool_result"));
+  g_assert_nonnull (strstr (second, "JSON"));
+  /* The conversation stays valid for the API: it can go on. */
+  g_assert_cmpint (run_agent (agent, "and?"), ==, WARDEN_AGENT_FINISHED);
+  g_assert_cmpuint (env.fake->requests->len, ==, 3);
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
 /* Writes the lease of another process straight into the database. */
 static void
 set_owner (Env        *env,
@@ -1489,6 +1521,7 @@ main (int    argc,
   g_test_add_func ("/agent/max-steps", test_max_steps);
   g_test_add_func ("/agent/faults/control-bytes", test_fault_control_bytes);
   g_test_add_func ("/agent/faults/lease", test_fault_lease);
+  g_test_add_func ("/agent/faults/bad-tool-input", test_fault_bad_tool_input);
   g_test_add_func ("/agent/faults/running-mark-not-saved", test_fault_running_mark);
   g_test_add_func ("/agent/faults/max-steps-state", test_fault_max_steps_state);
   g_test_add_func ("/agent/faults/resume-overrides", test_fault_resume_overrides);
