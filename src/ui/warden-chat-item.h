@@ -8,7 +8,9 @@
 
 #include <glib-object.h>
 
+#include "agent/warden-agent-enums.h"
 #include "agent/warden-approval.h"
+#include "agent/warden-tool-call.h"
 
 G_BEGIN_DECLS
 
@@ -26,8 +28,12 @@ G_DECLARE_FINAL_TYPE (WardenChatItem, warden_chat_item, WARDEN, CHAT_ITEM, GObje
 
 WardenChatItem     *warden_chat_item_new              (WardenChatItemKind  kind,
                                                        const char         *text);
-/* A tool call; @subject is the command (exec), the path (file tools) or the
- * question (ask_user). */
+/* The card of a tool call: it follows @call ("state", "decision", "output",
+ * exit status and duration are the call's, as they change). */
+WardenChatItem     *warden_chat_item_new_for_call     (WardenToolCall     *call);
+/* A card whose call the view does not have yet (a question or an approval
+ * the agent asks before it hands the call over); @subject is the command
+ * (exec), the path (file tools) or the question (ask_user). */
 WardenChatItem     *warden_chat_item_new_tool         (const char         *tool_id,
                                                        const char         *tool_name,
                                                        const char         *subject);
@@ -45,39 +51,39 @@ void                warden_chat_item_append_text      (WardenChatItem     *self,
 /* Tool calls. */
 const char         *warden_chat_item_get_tool_id      (WardenChatItem     *self);
 const char         *warden_chat_item_get_tool_name    (WardenChatItem     *self);
+WardenToolKind      warden_chat_item_get_tool_kind    (WardenChatItem     *self);
 const char         *warden_chat_item_get_subject      (WardenChatItem     *self);
-/* As in the store: pending, approved, running, finished, interrupted,
- * rejected, denied. */
-const char         *warden_chat_item_get_state        (WardenChatItem     *self);
+/* The call the card follows, or NULL before the agent handed it over. A
+ * later call object for the same tool call (the agent's live one after the
+ * stored one, say) replaces it: the card then follows that. Notifies "call". */
+WardenToolCall     *warden_chat_item_get_call         (WardenChatItem     *self);
+void                warden_chat_item_set_call         (WardenChatItem     *self,
+                                                       WardenToolCall     *call);
+/* The call's state and how it was decided, with the pattern that decided,
+ * why, and the user's words (a rejection's feedback, an answer). The
+ * setters are for what the view knows before or beyond the call: a card
+ * still without one, or a command the user stopped (its call stays
+ * "running" until the agent reports it). A later change of the call wins. */
+WardenToolCallState warden_chat_item_get_state        (WardenChatItem     *self);
 void                warden_chat_item_set_state        (WardenChatItem     *self,
-                                                       const char         *state);
-/* As in the store: auto-allowed, approved, approved-always, rejected,
- * denied, asked, none; with the pattern that decided and the user's
- * feedback when rejected. Notifies "decision". */
-const char         *warden_chat_item_get_decision     (WardenChatItem     *self);
+                                                       WardenToolCallState state);
+WardenToolDecision  warden_chat_item_get_decision     (WardenChatItem     *self);
 const char         *warden_chat_item_get_pattern      (WardenChatItem     *self);
 const char         *warden_chat_item_get_reason       (WardenChatItem     *self);
 const char         *warden_chat_item_get_feedback     (WardenChatItem     *self);
 void                warden_chat_item_set_decision     (WardenChatItem     *self,
-                                                       const char         *decision,
+                                                       WardenToolDecision  decision,
                                                        const char         *pattern,
                                                        const char         *reason,
                                                        const char         *feedback);
-/* -1 until known. */
+/* The call's exit code and duration: -1 until known. */
 int                 warden_chat_item_get_exit_status  (WardenChatItem     *self);
 gint64              warden_chat_item_get_duration_ms  (WardenChatItem     *self);
-void                warden_chat_item_set_finished     (WardenChatItem     *self,
-                                                       int                 exit_status,
-                                                       gint64              duration_ms,
-                                                       gboolean            is_error);
 gboolean            warden_chat_item_get_is_error     (WardenChatItem     *self);
-/* The command's output (or the tool's result); the first 64 KiB are kept
- * in the card, the terminal pane has the rest. Notifies "output". */
+/* The call's output (a command's, as it arrives, or the tool's result); the
+ * first 64 KiB are kept in the card, the terminal pane has the rest.
+ * Notifies "output". */
 const char         *warden_chat_item_get_output       (WardenChatItem     *self);
-void                warden_chat_item_append_output    (WardenChatItem     *self,
-                                                       const char         *data);
-void                warden_chat_item_set_output       (WardenChatItem     *self,
-                                                       const char         *output);
 /* The approval or question waiting on this call, or NULL once answered.
  * Notifies "approval". */
 WardenApproval     *warden_chat_item_get_approval     (WardenChatItem     *self);

@@ -23,11 +23,13 @@ struct _WardenChatRow
   GtkWidget       parent_instance;
 
   WardenChatItem *item;
+  GSignalGroup   *item_signals;   /* on item, whatever it is now */
   GtkWidget      *content;
   guint           render_tick;
 
   /* Parts of the content, when the item's kind has them. */
   GtkWidget      *text_label;
+  GtkWidget      *subject;
   GtkWidget      *badge;
   GtkWidget      *status;
   GtkWidget      *feedback;
@@ -93,10 +95,10 @@ render_tick_cb (GtkWidget     *widget,
 }
 
 static void
-text_changed_cb (WardenChatRow  *self,
-                 GParamSpec     *pspec,
-                 WardenChatItem *item)
+text_changed_cb (WardenChatRow *self)
 {
+  if (self->text_label == NULL)
+    return;
   /* A streamed answer notifies for every few words; rendering the whole
    * Markdown each time would be quadratic. Once per frame is enough. */
   if (self->render_tick == 0)
@@ -107,8 +109,8 @@ text_changed_cb (WardenChatRow  *self,
 static void
 update_badge (WardenChatRow *self)
 {
-  const char *decision = warden_chat_item_get_decision (self->item);
-  const char *state = warden_chat_item_get_state (self->item);
+  WardenToolDecision decision = warden_chat_item_get_decision (self->item);
+  WardenToolCallState state = warden_chat_item_get_state (self->item);
   const char *pattern = warden_chat_item_get_pattern (self->item);
   const char *reason = warden_chat_item_get_reason (self->item);
   const char *feedback = warden_chat_item_get_feedback (self->item);
@@ -116,30 +118,31 @@ update_badge (WardenChatRow *self)
   g_autofree char *markup = NULL;
   const char *css = NULL;
 
-  if (g_strcmp0 (decision, "auto-allowed") == 0)
+  switch (decision)
     {
+    case WARDEN_TOOL_DECISION_AUTO_ALLOWED:
       markup = pattern != NULL ? g_strdup_printf (_("allowed by <tt>%s</tt>"), escaped)
                                : g_markup_escape_text (_("allowed"), -1);
       css = "allowed";
-    }
-  else if (g_strcmp0 (decision, "approved") == 0)
-    {
+      break;
+
+    case WARDEN_TOOL_DECISION_APPROVED:
       markup = g_markup_escape_text (_("approved"), -1);
       css = "approved";
-    }
-  else if (g_strcmp0 (decision, "approved-always") == 0)
-    {
+      break;
+
+    case WARDEN_TOOL_DECISION_APPROVED_ALWAYS:
       markup = pattern != NULL ? g_strdup_printf (_("always allowed · <tt>%s</tt>"), escaped)
                                : g_markup_escape_text (_("always allowed"), -1);
       css = "approved";
-    }
-  else if (g_strcmp0 (decision, "rejected") == 0)
-    {
+      break;
+
+    case WARDEN_TOOL_DECISION_REJECTED:
       markup = g_markup_escape_text (_("rejected"), -1);
       css = "rejected";
-    }
-  else if (g_strcmp0 (decision, "denied") == 0)
-    {
+      break;
+
+    case WARDEN_TOOL_DECISION_DENIED:
       if (pattern != NULL)
         markup = g_strdup_printf (_("denied by <tt>%s</tt>"), escaped);
       else if (reason != NULL)
@@ -151,13 +154,20 @@ update_badge (WardenChatRow *self)
       else
         markup = g_markup_escape_text (_("denied"), -1);
       css = "denied";
-    }
-  else if (g_strcmp0 (decision, "asked") == 0
-           || ((decision == NULL || g_str_equal (decision, "none"))
-               && g_strcmp0 (state, "pending") == 0))
-    {
+      break;
+
+    case WARDEN_TOOL_DECISION_NONE:
+      if (state != WARDEN_TOOL_CALL_PENDING)
+        break;
+      G_GNUC_FALLTHROUGH;
+    case WARDEN_TOOL_DECISION_ASKED:
       markup = g_markup_escape_text (_("waiting for you"), -1);
       css = "pending";
+      break;
+
+    case WARDEN_TOOL_DECISION_ANSWERED:
+    default:
+      break;
     }
 
   for (guint i = 0; i < G_N_ELEMENTS (badge_classes); i++)
@@ -170,7 +180,7 @@ update_badge (WardenChatRow *self)
     }
 
   gtk_widget_set_visible (self->feedback,
-                          g_strcmp0 (decision, "rejected") == 0
+                          decision == WARDEN_TOOL_DECISION_REJECTED
                           && feedback != NULL && *feedback != '\0');
   gtk_label_set_text (GTK_LABEL (self->feedback), feedback != NULL ? feedback : "");
 }
@@ -181,17 +191,17 @@ update_status (WardenChatRow *self)
   int exit_status = warden_chat_item_get_exit_status (self->item);
   gint64 duration_ms = warden_chat_item_get_duration_ms (self->item);
   gboolean is_error = warden_chat_item_get_is_error (self->item);
-  const char *state = warden_chat_item_get_state (self->item);
+  WardenToolCallState state = warden_chat_item_get_state (self->item);
   g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *text = NULL;
 
   if (exit_status >= 0)
     g_ptr_array_add (parts, g_strdup_printf (_("exit %d"), exit_status));
-  else if (g_strcmp0 (state, "interrupted") == 0)
+  else if (state == WARDEN_TOOL_CALL_INTERRUPTED)
     g_ptr_array_add (parts, g_strdup (_("interrupted")));
   else if (is_error)
     g_ptr_array_add (parts, g_strdup (_("failed")));
-  else if (g_strcmp0 (state, "running") == 0)
+  else if (state == WARDEN_TOOL_CALL_RUNNING)
     g_ptr_array_add (parts, g_strdup (_("running…")));
   if (duration_ms >= 0)
     g_ptr_array_add (parts, format_duration (duration_ms));
@@ -431,23 +441,56 @@ update_approval (WardenChatRow *self)
 }
 
 static void
-tool_changed_cb (WardenChatRow  *self,
-                 GParamSpec     *pspec,
-                 WardenChatItem *item)
+update_subject (WardenChatRow *self)
 {
-  const char *name = g_param_spec_get_name (pspec);
+  const char *subject = warden_chat_item_get_subject (self->item);
 
-  if (g_str_equal (name, "decision") || g_str_equal (name, "state")
-      || g_str_equal (name, "pattern") || g_str_equal (name, "reason")
-      || g_str_equal (name, "feedback"))
+  gtk_label_set_text (GTK_LABEL (self->subject), subject != NULL ? subject : "");
+  gtk_widget_set_tooltip_text (self->subject, subject);
+}
+
+/* The item's notifications, for whichever parts its card has. */
+
+static void
+badge_changed_cb (WardenChatRow *self)
+{
+  if (self->badge != NULL)
     update_badge (self);
-  if (g_str_equal (name, "exit-status") || g_str_equal (name, "duration-ms")
-      || g_str_equal (name, "is-error") || g_str_equal (name, "state"))
+}
+
+static void
+status_changed_cb (WardenChatRow *self)
+{
+  if (self->status != NULL)
     update_status (self);
-  if (g_str_equal (name, "output"))
+}
+
+static void
+state_changed_cb (WardenChatRow *self)
+{
+  badge_changed_cb (self);
+  status_changed_cb (self);
+}
+
+static void
+output_changed_cb (WardenChatRow *self)
+{
+  if (self->expander != NULL)
     update_output (self);
-  if (g_str_equal (name, "approval"))
+}
+
+static void
+approval_changed_cb (WardenChatRow *self)
+{
+  if (self->approval_slot != NULL)
     update_approval (self);
+}
+
+static void
+subject_changed_cb (WardenChatRow *self)
+{
+  if (self->subject != NULL)
+    update_subject (self);
 }
 
 static GtkWidget *
@@ -457,8 +500,6 @@ tool_card_new (WardenChatRow *self)
   GtkWidget *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   GtkWidget *footer = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   GtkWidget *name = label_new ("tool-name");
-  GtkWidget *subject = label_new ("monospace");
-  const char *subject_text = warden_chat_item_get_subject (self->item);
 
   gtk_widget_add_css_class (card, "card");
   gtk_widget_add_css_class (card, "tool-card");
@@ -468,14 +509,13 @@ tool_card_new (WardenChatRow *self)
   gtk_label_set_text (GTK_LABEL (name), warden_chat_item_get_tool_name (self->item));
   gtk_box_append (GTK_BOX (header), name);
 
-  gtk_widget_add_css_class (subject, "tool-subject");
-  gtk_label_set_text (GTK_LABEL (subject), subject_text);
-  gtk_label_set_single_line_mode (GTK_LABEL (subject), TRUE);
-  gtk_label_set_ellipsize (GTK_LABEL (subject), PANGO_ELLIPSIZE_END);
-  gtk_label_set_selectable (GTK_LABEL (subject), TRUE);
-  gtk_widget_set_hexpand (subject, TRUE);
-  gtk_widget_set_tooltip_text (subject, subject_text);
-  gtk_box_append (GTK_BOX (header), subject);
+  self->subject = label_new ("monospace");
+  gtk_widget_add_css_class (self->subject, "tool-subject");
+  gtk_label_set_single_line_mode (GTK_LABEL (self->subject), TRUE);
+  gtk_label_set_ellipsize (GTK_LABEL (self->subject), PANGO_ELLIPSIZE_END);
+  gtk_label_set_selectable (GTK_LABEL (self->subject), TRUE);
+  gtk_widget_set_hexpand (self->subject, TRUE);
+  gtk_box_append (GTK_BOX (header), self->subject);
   gtk_box_append (GTK_BOX (card), header);
 
   self->badge = label_new ("badge");
@@ -503,12 +543,11 @@ tool_card_new (WardenChatRow *self)
                            G_CONNECT_SWAPPED);
   gtk_box_append (GTK_BOX (card), self->expander);
 
+  update_subject (self);
   update_badge (self);
   update_status (self);
   update_output (self);
   update_approval (self);
-  g_signal_connect_object (self->item, "notify", G_CALLBACK (tool_changed_cb), self,
-                           G_CONNECT_SWAPPED);
   return card;
 }
 
@@ -554,8 +593,6 @@ content_new (WardenChatRow *self)
 
   self->text_label = label;
   render_text (self);
-  g_signal_connect_object (self->item, "notify::text", G_CALLBACK (text_changed_cb), self,
-                           G_CONNECT_SWAPPED);
   return label;
 }
 
@@ -567,10 +604,9 @@ clear_content (WardenChatRow *self)
       gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->render_tick);
       self->render_tick = 0;
     }
-  if (self->item != NULL)
-    g_signal_handlers_disconnect_by_data (self->item, self);
   g_clear_pointer (&self->content, gtk_widget_unparent);
   self->text_label = NULL;
+  self->subject = NULL;
   self->badge = NULL;
   self->status = NULL;
   self->feedback = NULL;
@@ -587,6 +623,9 @@ warden_chat_row_dispose (GObject *object)
   WardenChatRow *self = WARDEN_CHAT_ROW (object);
 
   clear_content (self);
+  if (self->item_signals != NULL)
+    g_signal_group_set_target (self->item_signals, NULL);
+  g_clear_object (&self->item_signals);
   g_clear_object (&self->item);
   G_OBJECT_CLASS (warden_chat_row_parent_class)->dispose (object);
 }
@@ -605,6 +644,28 @@ warden_chat_row_class_init (WardenChatRowClass *klass)
 static void
 warden_chat_row_init (WardenChatRow *self)
 {
+  GSignalGroup *group = g_signal_group_new (WARDEN_TYPE_CHAT_ITEM);
+
+  self->item_signals = group;
+  g_signal_group_connect_swapped (group, "notify::text", G_CALLBACK (text_changed_cb), self);
+  g_signal_group_connect_swapped (group, "notify::subject", G_CALLBACK (subject_changed_cb),
+                                  self);
+  g_signal_group_connect_swapped (group, "notify::state", G_CALLBACK (state_changed_cb), self);
+  g_signal_group_connect_swapped (group, "notify::decision", G_CALLBACK (badge_changed_cb),
+                                  self);
+  g_signal_group_connect_swapped (group, "notify::pattern", G_CALLBACK (badge_changed_cb), self);
+  g_signal_group_connect_swapped (group, "notify::reason", G_CALLBACK (badge_changed_cb), self);
+  g_signal_group_connect_swapped (group, "notify::feedback", G_CALLBACK (badge_changed_cb),
+                                  self);
+  g_signal_group_connect_swapped (group, "notify::exit-status", G_CALLBACK (status_changed_cb),
+                                  self);
+  g_signal_group_connect_swapped (group, "notify::duration-ms", G_CALLBACK (status_changed_cb),
+                                  self);
+  g_signal_group_connect_swapped (group, "notify::is-error", G_CALLBACK (status_changed_cb),
+                                  self);
+  g_signal_group_connect_swapped (group, "notify::output", G_CALLBACK (output_changed_cb), self);
+  g_signal_group_connect_swapped (group, "notify::approval", G_CALLBACK (approval_changed_cb),
+                                  self);
 }
 
 GtkWidget *
@@ -633,6 +694,7 @@ warden_chat_row_set_item (WardenChatRow  *self,
 
   clear_content (self);
   g_set_object (&self->item, item);
+  g_signal_group_set_target (self->item_signals, item);
   if (item == NULL)
     return;
 

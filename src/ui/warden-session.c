@@ -72,80 +72,6 @@ static guint signals[N_SIGNALS];
 
 /* ------------------------------------------------------------------------ */
 
-static const char *
-json_string (JsonObject *object,
-             const char *member)
-{
-  JsonNode *node = object ? json_object_get_member (object, member) : NULL;
-
-  return node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING
-         ? json_node_get_string (node) : NULL;
-}
-
-/* What a card shows of a call: the command, the path, the question. */
-static char *
-subject_from_input (const char *name,
-                    JsonObject *input)
-{
-  static const char *members[] = { "command", "path", "question", "pattern", NULL };
-
-  for (guint i = 0; members[i] != NULL; i++)
-    {
-      const char *value = json_string (input, members[i]);
-
-      if (value != NULL)
-        {
-          if (g_strcmp0 (name, "grep") == 0 && json_string (input, "path") != NULL &&
-              g_strcmp0 (members[i], "pattern") == 0)
-            /* Translators: what a grep card shows: the pattern, then the path searched */
-            return g_strdup_printf (_("%s in %s"), value, json_string (input, "path"));
-          return g_strdup (value);
-        }
-    }
-  return g_strdup ("");
-}
-
-static char *
-subject_from_json (const char *name,
-                   const char *input_json)
-{
-  g_autoptr(JsonNode) node = input_json ? json_from_string (input_json, NULL) : NULL;
-
-  return subject_from_input (name, node && JSON_NODE_HOLDS_OBJECT (node)
-                                   ? json_node_get_object (node) : NULL);
-}
-
-/* An exec result is {"exit_code","stdout","stderr","duration_ms",…}; other
- * tools give text. Returns the output to show and fills what it knows. */
-static char *
-parse_result (const char *result,
-              int        *exit_status,
-              gint64     *duration_ms)
-{
-  g_autoptr(JsonNode) node = NULL;
-  JsonObject *object;
-  const char *out, *err;
-
-  *exit_status = -1;
-  *duration_ms = -1;
-  if (result == NULL)
-    return NULL;
-  if (*result == '{')
-    node = json_from_string (result, NULL);
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    return g_strdup (result);
-  object = json_node_get_object (node);
-  if (!json_object_has_member (object, "exit_code"))
-    return g_strdup (result);
-
-  *exit_status = (int) json_object_get_int_member (object, "exit_code");
-  if (json_object_has_member (object, "duration_ms"))
-    *duration_ms = json_object_get_int_member (object, "duration_ms");
-  out = json_string (object, "stdout");
-  err = json_string (object, "stderr");
-  return g_strconcat (out ? out : "", err ? err : "", NULL);
-}
-
 static void
 set_state (WardenSession *self,
            const char    *state)
@@ -168,29 +94,27 @@ append_item (WardenSession  *self,
 }
 
 static WardenChatItem *
-ensure_tool_item (WardenSession *self,
-                  const char    *tool_id,
-                  const char    *name,
-                  const char    *subject)
+add_tool_item (WardenSession  *self,
+               WardenChatItem *item)
 {
-  WardenChatItem *item = g_hash_table_lookup (self->tools, tool_id);
-
-  if (item != NULL)
-    return item;
-  item = append_item (self, warden_chat_item_new_tool (tool_id, name, subject ? subject : ""));
-  g_hash_table_insert (self->tools, g_strdup (tool_id), item);
+  append_item (self, item);
+  g_hash_table_insert (self->tools, g_strdup (warden_chat_item_get_tool_id (item)), item);
   /* Words after a tool call start a new bubble below its card. */
   self->assistant = NULL;
   return item;
 }
 
-static void
-apply_record (WardenChatItem             *item,
-              const WardenToolCallRecord *r)
+/* The card of @call: it follows @call from now on, or is new. */
+static WardenChatItem *
+item_for_call (WardenSession  *self,
+               WardenToolCall *call)
 {
-  warden_chat_item_set_decision (item, r->decision, r->pattern, r->reason, r->feedback);
-  if (r->state != NULL)
-    warden_chat_item_set_state (item, r->state);
+  WardenChatItem *item = g_hash_table_lookup (self->tools, warden_tool_call_get_id (call));
+
+  if (item == NULL)
+    return add_tool_item (self, warden_chat_item_new_for_call (call));
+  warden_chat_item_set_call (item, call);
+  return item;
 }
 
 /* The host backend confines nothing: each time a session on it is started or
@@ -216,6 +140,7 @@ load_history (WardenSession *self)
 {
   g_autoptr(GPtrArray) messages = NULL;
   g_autoptr(GPtrArray) records = NULL;
+  g_autoptr(GHashTable) calls = NULL;
   g_autoptr(GError) error = NULL;
 
   messages = warden_session_store_load_messages (self->store, self->info->id, &error);
@@ -223,6 +148,18 @@ load_history (WardenSession *self)
     {
       append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_NOTICE, error->message));
       return;
+    }
+
+  /* The audit log has each call as it ended: how it was decided, its output,
+   * and the calls the model has not been told about yet (a pending
+   * approval, an interrupted run). The messages give the order. */
+  calls = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_object_unref);
+  records = warden_session_store_list_tool_calls (self->store, self->info->id, NULL);
+  for (guint i = 0; records != NULL && i < records->len; i++)
+    {
+      WardenToolCall *call = warden_tool_call_new_from_record (g_ptr_array_index (records, i));
+
+      g_hash_table_replace (calls, (gpointer) warden_tool_call_get_id (call), call);
     }
 
   for (guint i = 0; i < messages->len; i++)
@@ -252,25 +189,27 @@ load_history (WardenSession *self)
 
             case WARDEN_LLM_BLOCK_TOOL_USE:
               {
-                g_autofree char *subject =
-                  subject_from_input (block->tool_name, json_node_get_object (block->tool_input));
+                WardenToolCall *call = g_hash_table_lookup (calls, block->tool_use_id);
+                g_autoptr(WardenToolCall) unlogged = NULL;
 
-                ensure_tool_item (self, block->tool_use_id, block->tool_name, subject);
+                if (g_hash_table_contains (self->tools, block->tool_use_id))
+                  break;
+                /* Not in the audit log (its save failed): the call as the
+                 * model made it, and its result below. */
+                if (call == NULL)
+                  call = unlogged = warden_tool_call_new (self->info->id, block->tool_use_id,
+                                                          block->tool_name, block->tool_input);
+                add_tool_item (self, warden_chat_item_new_for_call (call));
               }
               break;
 
             case WARDEN_LLM_BLOCK_TOOL_RESULT:
               {
                 WardenChatItem *item = g_hash_table_lookup (self->tools, block->tool_use_id);
-                g_autofree char *output = NULL;
-                int exit_status;
-                gint64 duration_ms;
 
-                if (item == NULL)
-                  break;
-                output = parse_result (block->text, &exit_status, &duration_ms);
-                warden_chat_item_set_output (item, output);
-                warden_chat_item_set_finished (item, exit_status, duration_ms, block->is_error);
+                if (item != NULL && !g_hash_table_contains (calls, block->tool_use_id))
+                  warden_tool_call_set_result (warden_chat_item_get_call (item), block->text,
+                                               block->is_error);
               }
               break;
 
@@ -281,28 +220,13 @@ load_history (WardenSession *self)
     }
   self->assistant = NULL;
 
-  /* The audit log knows how each call was decided, and the calls the model
-   * has not been told about yet (a pending approval, an interrupted run). */
-  records = warden_session_store_list_tool_calls (self->store, self->info->id, NULL);
   for (guint i = 0; records != NULL && i < records->len; i++)
     {
       WardenToolCallRecord *r = g_ptr_array_index (records, i);
-      g_autofree char *subject = subject_from_json (r->name, r->input_json);
-      WardenChatItem *item = ensure_tool_item (self, r->tool_use_id, r->name, subject);
 
-      apply_record (item, r);
-      if (warden_chat_item_get_exit_status (item) < 0 && r->result_json != NULL)
-        {
-          int exit_status;
-          gint64 duration_ms;
-          g_autofree char *output = parse_result (r->result_json, &exit_status, &duration_ms);
-
-          warden_chat_item_set_output (item, output);
-          warden_chat_item_set_finished (item, exit_status,
-                                         r->finished && r->started ? r->finished - r->started
-                                                                   : duration_ms,
-                                         FALSE);
-        }
+      if (!g_hash_table_contains (self->tools, r->tool_use_id))
+        add_tool_item (self, warden_chat_item_new_for_call (g_hash_table_lookup (calls,
+                                                                                 r->tool_use_id)));
     }
 }
 
@@ -332,17 +256,16 @@ retrying_cb (WardenAgent   *agent,
 }
 
 static void
-tool_call_cb (WardenAgent   *agent,
-              const char    *id,
-              const char    *name,
-              const char    *input_json,
-              WardenSession *self)
+tool_call_cb (WardenAgent    *agent,
+              WardenToolCall *call,
+              WardenSession  *self)
 {
-  g_autofree char *subject = subject_from_json (name, input_json);
-  WardenChatItem *item = ensure_tool_item (self, id, name, subject);
+  WardenChatItem *item = item_for_call (self, call);
 
-  warden_chat_item_set_state (item, "running");
-  if (g_strcmp0 (name, "exec") == 0)
+  /* It runs now. A file tool's call stays as it was decided while its
+   * thread works; the card says it runs until the call changes. */
+  warden_chat_item_set_state (item, WARDEN_TOOL_CALL_RUNNING);
+  if (warden_tool_call_get_kind (call) == WARDEN_TOOL_KIND_EXEC)
     {
       self->running = item;
       g_signal_emit (self, signals[COMMAND_STARTED], 0, item);
@@ -355,44 +278,21 @@ output_cb (WardenAgent   *agent,
            const char    *data,
            WardenSession *self)
 {
-  if (self->running != NULL)
-    warden_chat_item_append_output (self->running, data);
+  /* The card follows its call's output itself; the terminal pane is fed here. */
   g_signal_emit (self, signals[COMMAND_OUTPUT], 0, data);
 }
 
 static void
-tool_result_cb (WardenAgent   *agent,
-                const char    *id,
-                const char    *name,
-                const char    *decision,
-                const char    *result,
-                gboolean       is_error,
-                WardenSession *self)
+tool_result_cb (WardenAgent    *agent,
+                WardenToolCall *call,
+                WardenSession  *self)
 {
-  g_autoptr(WardenToolCallRecord) r = NULL;
-  WardenChatItem *item;
-  g_autofree char *output = NULL;
-  int exit_status;
-  gint64 duration_ms;
-  gboolean ran;
+  WardenChatItem *item = item_for_call (self, call);
 
-  r = warden_session_store_get_tool_call (self->store, self->info->id, id, NULL);
-  item = ensure_tool_item (self, id, name, NULL);
-  if (r != NULL)
-    apply_record (item, r);
-  else
-    warden_chat_item_set_decision (item, decision, NULL, NULL, NULL);
-
-  ran = item == self->running;
-  output = parse_result (result, &exit_status, &duration_ms);
-  /* A command's output came live; anything else (a refusal, a file) is its result. */
-  if (!ran)
-    warden_chat_item_set_output (item, output);
-  if (duration_ms < 0 && r != NULL && r->started && r->finished)
-    duration_ms = r->finished - r->started;
-  warden_chat_item_set_finished (item, exit_status, duration_ms, is_error);
+  /* Settled: the call's state is the last word, whatever the card said. */
+  warden_chat_item_set_state (item, warden_tool_call_get_state (call));
   warden_chat_item_set_approval (item, NULL);
-  if (ran)
+  if (item == self->running)
     {
       self->running = NULL;
       g_signal_emit (self, signals[COMMAND_FINISHED], 0, item);
@@ -404,12 +304,16 @@ approval_cb (WardenAgent    *agent,
              WardenApproval *approval,
              WardenSession  *self)
 {
-  WardenChatItem *item = ensure_tool_item (self, warden_approval_get_id (approval),
-                                           warden_approval_get_tool_name (approval),
-                                           warden_approval_get_subject (approval));
+  WardenChatItem *item = g_hash_table_lookup (self->tools, warden_approval_get_id (approval));
 
-  warden_chat_item_set_decision (item, "asked", NULL, warden_approval_get_reason (approval), NULL);
-  warden_chat_item_set_state (item, "pending");
+  /* The agent asks before it hands the call over: the card shows the question. */
+  if (item == NULL)
+    item = add_tool_item (self, warden_chat_item_new_tool (warden_approval_get_id (approval),
+                                                           warden_approval_get_tool_name (approval),
+                                                           warden_approval_get_subject (approval)));
+  warden_chat_item_set_decision (item, WARDEN_TOOL_DECISION_ASKED, NULL,
+                                 warden_approval_get_reason (approval), NULL);
+  warden_chat_item_set_state (item, WARDEN_TOOL_CALL_PENDING);
   warden_chat_item_set_approval (item, approval);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PENDING]);
   g_signal_emit (self, signals[APPROVAL], 0, approval);
@@ -467,7 +371,9 @@ run_cb (GObject      *object,
     {
       if (self->running != NULL)
         {
-          warden_chat_item_set_state (self->running, "interrupted");
+          /* The agent left its call "running" (a later run reports it
+           * interrupted to the model); the card says what happened now. */
+          warden_chat_item_set_state (self->running, WARDEN_TOOL_CALL_INTERRUPTED);
           self->running = NULL;
         }
       set_state (self, "idle");
@@ -614,16 +520,14 @@ warden_session_set_provider (WardenSession      *self,
     return FALSE;
   connect_agent (self);
   {
-    g_autoptr(GPtrArray) records = warden_session_store_list_tool_calls (self->store,
-                                                                         self->info->id, NULL);
+    GHashTableIter iter;
+    WardenChatItem *item;
     gboolean waiting = FALSE;
 
-    for (guint i = 0; records != NULL && i < records->len; i++)
-      {
-        WardenToolCallRecord *r = g_ptr_array_index (records, i);
-
-        waiting |= g_strcmp0 (r->state, "pending") == 0;
-      }
+    /* The cards are the history just read, with the calls as stored. */
+    g_hash_table_iter_init (&iter, self->tools);
+    while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &item))
+      waiting |= warden_chat_item_get_state (item) == WARDEN_TOOL_CALL_PENDING;
     /* An approval that waited when Warden stopped: the agent brings it back
      * when it goes on, and stops again at once to ask. Nothing runs. */
     if (waiting)
@@ -761,7 +665,7 @@ warden_session_dup_commands (WardenSession *self)
       g_autoptr(WardenChatItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
 
       if (warden_chat_item_get_kind (item) == WARDEN_CHAT_ITEM_TOOL &&
-          g_strcmp0 (warden_chat_item_get_tool_name (item), "exec") == 0 &&
+          warden_chat_item_get_tool_kind (item) == WARDEN_TOOL_KIND_EXEC &&
           warden_chat_item_get_approval (item) == NULL)
         g_strv_builder_add (builder, warden_chat_item_get_subject (item));
     }
@@ -878,13 +782,20 @@ warden_session_answer (WardenSession  *self,
   item = g_hash_table_lookup (self->tools, id);
   if (item != NULL)
     {
+      /* The agent keeps the answer in its record and hands the call over
+       * again only when the loop goes on: until then the card shows the
+       * answered call as the agent recorded it. */
       g_autoptr(WardenToolCallRecord) r = warden_session_store_get_tool_call (self->store,
                                                                               self->info->id,
                                                                               id, NULL);
 
       warden_chat_item_set_approval (item, NULL);
       if (r != NULL)
-        apply_record (item, r);
+        {
+          g_autoptr(WardenToolCall) answered = warden_tool_call_new_from_record (r);
+
+          warden_chat_item_set_call (item, answered);
+        }
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PENDING]);
   g_signal_emit (self, signals[APPROVAL_RESOLVED], 0, id);

@@ -13,6 +13,18 @@
 #include "warden-chat-row.h"
 #include "warden-markdown.h"
 
+/* A call as the agent makes one: @input_json is its arguments. */
+static WardenToolCall *
+call_new (const char *id,
+          const char *name,
+          const char *input_json)
+{
+  g_autoptr(JsonNode) input = json_from_string (input_json, NULL);
+
+  g_assert_nonnull (input);
+  return warden_tool_call_new ("s1", id, name, input);
+}
+
 typedef struct
 {
   const char *markdown;
@@ -400,28 +412,38 @@ test_row_notice (RowFixture    *f,
 
 typedef struct
 {
-  const char *decision;
-  const char *pattern;
-  const char *reason;
-  const char *state;
-  const char *text;
-  const char *css;
+  WardenToolDecision   decision;
+  const char          *pattern;
+  const char          *reason;
+  WardenToolCallState  state;
+  const char          *text;
+  const char          *css;
 } BadgeCase;
 
+/* A card whose call has not come yet shows what the view sets on it. */
 static void
 test_row_badges (RowFixture    *f,
                  gconstpointer  data)
 {
   static const BadgeCase badges[] = {
-    { "auto-allowed", "git status*", NULL, "finished", "allowed by git status*", "allowed" },
-    { "auto-allowed", NULL, NULL, "finished", "allowed", "allowed" },
-    { "approved", NULL, NULL, "finished", "approved", "approved" },
-    { "approved-always", "make *", NULL, "finished", "always allowed · make *", "approved" },
-    { "rejected", NULL, NULL, "rejected", "rejected", "rejected" },
-    { "denied", "rm -rf *", NULL, "denied", "denied by rm -rf *", "denied" },
-    { "denied", NULL, "network is off", "denied", "denied: network is off", "denied" },
-    { "asked", NULL, NULL, "pending", "waiting for you", "pending" },
-    { NULL, NULL, NULL, "pending", "waiting for you", "pending" },
+    { WARDEN_TOOL_DECISION_AUTO_ALLOWED, "git status*", NULL, WARDEN_TOOL_CALL_FINISHED,
+      "allowed by git status*", "allowed" },
+    { WARDEN_TOOL_DECISION_AUTO_ALLOWED, NULL, NULL, WARDEN_TOOL_CALL_FINISHED,
+      "allowed", "allowed" },
+    { WARDEN_TOOL_DECISION_APPROVED, NULL, NULL, WARDEN_TOOL_CALL_FINISHED,
+      "approved", "approved" },
+    { WARDEN_TOOL_DECISION_APPROVED_ALWAYS, "make *", NULL, WARDEN_TOOL_CALL_FINISHED,
+      "always allowed · make *", "approved" },
+    { WARDEN_TOOL_DECISION_REJECTED, NULL, NULL, WARDEN_TOOL_CALL_REJECTED,
+      "rejected", "rejected" },
+    { WARDEN_TOOL_DECISION_DENIED, "rm -rf *", NULL, WARDEN_TOOL_CALL_DENIED,
+      "denied by rm -rf *", "denied" },
+    { WARDEN_TOOL_DECISION_DENIED, NULL, "network is off", WARDEN_TOOL_CALL_DENIED,
+      "denied: network is off", "denied" },
+    { WARDEN_TOOL_DECISION_ASKED, NULL, NULL, WARDEN_TOOL_CALL_PENDING,
+      "waiting for you", "pending" },
+    { WARDEN_TOOL_DECISION_NONE, NULL, NULL, WARDEN_TOOL_CALL_PENDING,
+      "waiting for you", "pending" },
   };
   g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-1", "exec", "git status");
   GtkWidget *badge;
@@ -449,40 +471,89 @@ test_row_badges (RowFixture    *f,
           g_assert_false (gtk_widget_has_css_class (badge, badges[j].css));
     }
 
+  /* An answered question has no badge. */
+  warden_chat_item_set_state (item, WARDEN_TOOL_CALL_FINISHED);
+  warden_chat_item_set_decision (item, WARDEN_TOOL_DECISION_ANSWERED, NULL, NULL, "SQLite");
+  g_assert_false (gtk_widget_get_visible (badge));
+
   /* The pattern is shown in monospace. */
-  warden_chat_item_set_decision (item, "denied", "a<b", NULL, NULL);
+  warden_chat_item_set_decision (item, WARDEN_TOOL_DECISION_DENIED, "a<b", NULL, NULL);
   g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (badge)), ==, "denied by <tt>a&lt;b</tt>");
 
   /* A rejection shows the user's words for the agent. */
   g_assert_false (gtk_widget_get_visible (find_css (GTK_WIDGET (f->row), "feedback")));
-  warden_chat_item_set_decision (item, "rejected", NULL, NULL, "use ripgrep instead");
+  warden_chat_item_set_decision (item, WARDEN_TOOL_DECISION_REJECTED, NULL, NULL,
+                                 "use ripgrep instead");
   g_assert_true (gtk_widget_get_visible (find_css (GTK_WIDGET (f->row), "feedback")));
   g_assert_cmpstr (label_text (f, "feedback"), ==, "use ripgrep instead");
+}
+
+/* The card of a call shows the call as the agent changes it. */
+static void
+test_row_follows_call (RowFixture    *f,
+                       gconstpointer  data)
+{
+  g_autoptr(WardenToolCall) call = call_new ("call-1", "exec", "{\"command\":\"rm -rf build\"}");
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_for_call (call);
+  GtkWidget *badge;
+
+  warden_chat_row_set_item (f->row, item);
+  g_assert_cmpstr (label_text (f, "tool-name"), ==, "exec");
+  g_assert_cmpstr (label_text (f, "tool-subject"), ==, "rm -rf build");
+  badge = find_css (GTK_WIDGET (f->row), "badge");
+  g_assert_false (gtk_widget_get_visible (badge));
+
+  warden_tool_call_set_state (call, WARDEN_TOOL_CALL_PENDING);
+  warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL, "not allowed");
+  g_assert_cmpint (warden_chat_item_get_state (item), ==, WARDEN_TOOL_CALL_PENDING);
+  g_assert_cmpint (warden_chat_item_get_decision (item), ==, WARDEN_TOOL_DECISION_ASKED);
+  g_assert_cmpstr (warden_chat_item_get_reason (item), ==, "not allowed");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (badge)), ==, "waiting for you");
+
+  warden_tool_call_set_state (call, WARDEN_TOOL_CALL_REJECTED);
+  warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_REJECTED, NULL, NULL);
+  warden_tool_call_set_feedback (call, "use make clean");
+  warden_tool_call_set_result (call, "Command rejected by user: rm -rf build", TRUE);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (badge)), ==, "rejected");
+  g_assert_true (gtk_widget_has_css_class (badge, "rejected"));
+  g_assert_cmpstr (label_text (f, "feedback"), ==, "use make clean");
+  g_assert_cmpstr (label_text (f, "tool-status"), ==, "failed");
+  g_assert_cmpstr (warden_chat_item_get_output (item), ==,
+                   "Command rejected by user: rm -rf build");
 }
 
 static void
 test_row_status (RowFixture    *f,
                  gconstpointer  data)
 {
-  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-1", "exec", "make");
+  g_autoptr(WardenToolCall) call = call_new ("call-1", "exec", "{\"command\":\"make\"}");
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_for_call (call);
   GtkWidget *status;
 
   warden_chat_row_set_item (f->row, item);
   status = find_css (GTK_WIDGET (f->row), "tool-status");
   g_assert_false (gtk_widget_get_visible (status));
 
-  warden_chat_item_set_state (item, "running");
+  warden_tool_call_set_state (call, WARDEN_TOOL_CALL_RUNNING);
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "running…");
 
-  warden_chat_item_set_finished (item, 0, 1200, FALSE);
+  warden_tool_call_set_exec_result (call, 0, "", "", 1200, FALSE, FALSE);
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "exit 0 · 1.2 s");
   g_assert_false (gtk_widget_has_css_class (status, "error"));
 
-  warden_chat_item_set_finished (item, 2, 350, FALSE);
+  warden_tool_call_set_exec_result (call, 2, "", "", 350, FALSE, FALSE);
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "exit 2 · 350 ms");
   g_assert_true (gtk_widget_has_css_class (status, "error"));
 
-  warden_chat_item_set_finished (item, -1, 10, TRUE);
+  /* Stopped: the view says so while the call still says "running". */
+  warden_chat_item_set_state (item, WARDEN_TOOL_CALL_INTERRUPTED);
+  warden_tool_call_set_exec_result (call, -1, "", "", -1, FALSE, FALSE);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "interrupted");
+
+  warden_tool_call_set_exec_result (call, -1, "", "", 10, FALSE, FALSE);
+  warden_tool_call_set_result (call, "Error: the engine went away", TRUE);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "interrupted · 10 ms");
+  warden_tool_call_set_state (call, WARDEN_TOOL_CALL_FINISHED);
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "failed · 10 ms");
   g_assert_true (gtk_widget_has_css_class (status, "error"));
 }
@@ -491,7 +562,8 @@ static void
 test_row_output (RowFixture    *f,
                  gconstpointer  data)
 {
-  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-1", "exec", "ls");
+  g_autoptr(WardenToolCall) call = call_new ("call-1", "exec", "{\"command\":\"ls\"}");
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_for_call (call);
   GtkWidget *expander;
   GtkWidget *output;
 
@@ -500,7 +572,7 @@ test_row_output (RowFixture    *f,
   g_assert_nonnull (expander);
   g_assert_false (gtk_widget_get_visible (expander));
 
-  warden_chat_item_append_output (item, "a.txt\n");
+  warden_tool_call_append_output (call, 1, "a.txt\n");
   g_assert_true (gtk_widget_get_visible (expander));
   g_assert_false (gtk_expander_get_expanded (GTK_EXPANDER (expander)));
   /* Collapsed: the output's label is not made yet. */
@@ -512,7 +584,11 @@ test_row_output (RowFixture    *f,
   g_assert_true (gtk_widget_has_css_class (output, "monospace"));
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (output)), ==, "a.txt\n");
 
-  warden_chat_item_append_output (item, "b.txt\n");
+  warden_tool_call_append_output (call, 2, "b.txt\n");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (output)), ==, "a.txt\nb.txt\n");
+
+  /* The end: what streamed stays the output. */
+  warden_tool_call_set_exec_result (call, 0, "a.txt\n", "b.txt\n", 4, FALSE, FALSE);
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (output)), ==, "a.txt\nb.txt\n");
 }
 
@@ -617,7 +693,8 @@ static void
 test_row_recycled (RowFixture    *f,
                    gconstpointer  data)
 {
-  g_autoptr(WardenChatItem) tool = warden_chat_item_new_tool ("call-1", "exec", "ls");
+  g_autoptr(WardenToolCall) call = call_new ("call-1", "exec", "{\"command\":\"ls\"}");
+  g_autoptr(WardenChatItem) tool = warden_chat_item_new_for_call (call);
   g_autoptr(WardenChatItem) user = warden_chat_item_new (WARDEN_CHAT_ITEM_USER, "hi");
   g_autoptr(WardenApproval) approval =
     warden_approval_new ("s1", "call-1", WARDEN_APPROVAL_COMMAND, "exec", "ls");
@@ -629,7 +706,7 @@ test_row_recycled (RowFixture    *f,
   warden_chat_row_set_item (f->row, user);
   g_assert_null (find_css (GTK_WIDGET (f->row), "tool-card"));
   warden_chat_item_set_approval (tool, approval);
-  warden_chat_item_set_finished (tool, 1, 5, FALSE);
+  warden_tool_call_set_exec_result (call, 1, "", "", 5, FALSE, FALSE);
   g_assert_null (find_button (GTK_WIDGET (f->row), "Allow Once"));
   g_assert_cmpstr (label_text (f, "user-message"), ==, "hi");
 
@@ -644,30 +721,81 @@ test_row_recycled (RowFixture    *f,
 }
 
 static void
+count_cb (guint *count)
+{
+  (*count)++;
+}
+
+static void
 test_item_output_limit (void)
 {
-  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-1", "exec", "yes");
+  g_autoptr(WardenToolCall) call = call_new ("call-1", "exec", "{\"command\":\"yes\"}");
+  g_autoptr(WardenToolCall) again = NULL;
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_for_call (call);
   g_autofree char *chunk = g_strnfill (1000, 'y');
   g_autofree char *kept = NULL;
   const char *marker = "\n… (the terminal pane has the rest)";
 
   for (guint i = 0; i < 100; i++)
-    warden_chat_item_append_output (item, chunk);
+    warden_tool_call_append_output (call, 1, chunk);
   kept = g_strdup (warden_chat_item_get_output (item));
   g_assert_true (g_str_has_suffix (kept, marker));
   g_assert_cmpuint (strlen (kept), ==, 64 * 1024 + strlen (marker));
 
   /* Past the limit nothing more is kept, and the marker comes once. */
-  warden_chat_item_append_output (item, chunk);
+  warden_tool_call_append_output (call, 1, chunk);
   g_assert_cmpstr (warden_chat_item_get_output (item), ==, kept);
 
-  /* A cut never splits a character. */
-  warden_chat_item_set_output (item, NULL);
+  /* Another object for the call (the agent's next one) gives the output
+   * again; a cut never splits a character. */
+  again = call_new ("call-1", "exec", "{\"command\":\"yes\"}");
+  warden_chat_item_set_call (item, again);
   g_assert_cmpstr (warden_chat_item_get_output (item), ==, "");
   for (guint i = 0; i < 40000; i++)
-    warden_chat_item_append_output (item, "é");
+    warden_tool_call_append_output (again, 1, "é");
   g_assert_true (g_utf8_validate (warden_chat_item_get_output (item), -1, NULL));
   g_assert_true (g_str_has_suffix (warden_chat_item_get_output (item), marker));
+}
+
+/* A card made before its call (an approval) follows the call it is given,
+ * and the next object for the same call after that. */
+static void
+test_item_gets_call_later (void)
+{
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-1", "read", NULL);
+  g_autoptr(WardenToolCall) answered = call_new ("call-1", "read", "{\"path\":\"/etc/hosts\"}");
+  g_autoptr(WardenToolCall) live = call_new ("call-1", "read", "{\"path\":\"/etc/hosts\"}");
+  guint subject = 0;
+
+  g_signal_connect_swapped (item, "notify::subject", G_CALLBACK (count_cb), &subject);
+  g_assert_null (warden_chat_item_get_call (item));
+  g_assert_cmpint (warden_chat_item_get_tool_kind (item), ==, WARDEN_TOOL_KIND_READ);
+  g_assert_cmpint (warden_chat_item_get_exit_status (item), ==, -1);
+  warden_chat_item_set_state (item, WARDEN_TOOL_CALL_PENDING);
+  warden_chat_item_set_decision (item, WARDEN_TOOL_DECISION_ASKED, NULL, "outside", NULL);
+
+  warden_tool_call_set_state (answered, WARDEN_TOOL_CALL_APPROVED);
+  warden_tool_call_set_decision (answered, WARDEN_TOOL_DECISION_APPROVED, NULL, NULL);
+  warden_chat_item_set_call (item, answered);
+  g_assert_true (warden_chat_item_get_call (item) == answered);
+  g_assert_cmpint (warden_chat_item_get_state (item), ==, WARDEN_TOOL_CALL_APPROVED);
+  g_assert_cmpint (warden_chat_item_get_decision (item), ==, WARDEN_TOOL_DECISION_APPROVED);
+  /* It had no subject: the call's is shown. */
+  g_assert_cmpstr (warden_chat_item_get_subject (item), ==, "/etc/hosts");
+  g_assert_cmpuint (subject, ==, 1);
+
+  /* The agent's live object for the call: the card follows it, not the old one. */
+  warden_tool_call_set_decision (live, WARDEN_TOOL_DECISION_APPROVED, NULL, NULL);
+  warden_chat_item_set_call (item, live);
+  warden_tool_call_set_state (answered, WARDEN_TOOL_CALL_REJECTED);
+  g_assert_cmpint (warden_chat_item_get_state (item), ==, WARDEN_TOOL_CALL_NEW);
+  warden_tool_call_set_result (live, "127.0.0.1 localhost\n", FALSE);
+  warden_tool_call_set_times (live, 1000, 1012);
+  warden_tool_call_set_state (live, WARDEN_TOOL_CALL_FINISHED);
+  g_assert_cmpint (warden_chat_item_get_state (item), ==, WARDEN_TOOL_CALL_FINISHED);
+  g_assert_cmpstr (warden_chat_item_get_output (item), ==, "127.0.0.1 localhost\n");
+  g_assert_cmpint (warden_chat_item_get_duration_ms (item), ==, 12);
+  g_assert_false (warden_chat_item_get_is_error (item));
 }
 
 static void
@@ -696,34 +824,46 @@ test_style_parses (void)
 }
 
 static void
-count_cb (guint *count)
-{
-  (*count)++;
-}
-
-static void
 test_item_notifies_on_change (void)
 {
   g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-1", "exec", "ls");
+  g_autoptr(WardenToolCall) call = call_new ("call-1", "exec", "{\"command\":\"ls\"}");
   guint state = 0;
   guint decision = 0;
   guint exit_status = 0;
+  guint output = 0;
 
   g_signal_connect_swapped (item, "notify::state", G_CALLBACK (count_cb), &state);
   g_signal_connect_swapped (item, "notify::decision", G_CALLBACK (count_cb), &decision);
   g_signal_connect_swapped (item, "notify::exit-status", G_CALLBACK (count_cb), &exit_status);
+  g_signal_connect_swapped (item, "notify::output", G_CALLBACK (count_cb), &output);
 
-  warden_chat_item_set_state (item, "running");
-  warden_chat_item_set_state (item, "running");
+  warden_chat_item_set_state (item, WARDEN_TOOL_CALL_RUNNING);
+  warden_chat_item_set_state (item, WARDEN_TOOL_CALL_RUNNING);
   g_assert_cmpuint (state, ==, 1);
-  warden_chat_item_set_decision (item, "approved", NULL, NULL, NULL);
-  warden_chat_item_set_decision (item, "approved", NULL, NULL, NULL);
+  warden_chat_item_set_decision (item, WARDEN_TOOL_DECISION_APPROVED, NULL, NULL, NULL);
+  warden_chat_item_set_decision (item, WARDEN_TOOL_DECISION_APPROVED, NULL, NULL, NULL);
   g_assert_cmpuint (decision, ==, 1);
-  warden_chat_item_set_finished (item, 0, 10, FALSE);
-  warden_chat_item_set_finished (item, 0, 10, FALSE);
-  g_assert_cmpuint (exit_status, ==, 1);
   g_assert_cmpint (warden_chat_item_get_kind (item), ==, WARDEN_CHAT_ITEM_TOOL);
   g_assert_cmpstr (warden_chat_item_get_tool_id (item), ==, "call-1");
+
+  /* Given its call, the card takes the call's state and decision. */
+  warden_tool_call_set_state (call, WARDEN_TOOL_CALL_RUNNING);
+  warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_AUTO_ALLOWED, "ls", NULL);
+  warden_chat_item_set_call (item, call);
+  warden_chat_item_set_call (item, call);
+  g_assert_cmpuint (state, ==, 1);
+  g_assert_cmpuint (decision, ==, 2);
+  g_assert_cmpuint (exit_status, ==, 1);
+  g_assert_cmpuint (output, ==, 0);
+  g_assert_cmpstr (warden_chat_item_get_pattern (item), ==, "ls");
+
+  warden_tool_call_append_output (call, 1, "a\n");
+  warden_tool_call_set_exec_result (call, 0, "a\n", "", 10, FALSE, FALSE);
+  g_assert_cmpuint (output, ==, 1);
+  g_assert_cmpuint (exit_status, ==, 2);
+  g_assert_cmpint (warden_chat_item_get_exit_status (item), ==, 0);
+  g_assert_cmpint (warden_chat_item_get_duration_ms (item), ==, 10);
 }
 
 int
@@ -741,6 +881,7 @@ main (int    argc,
   g_test_add_func ("/style/parses", test_style_parses);
   g_test_add_func ("/chat-item/output-limit", test_item_output_limit);
   g_test_add_func ("/chat-item/notifies-on-change", test_item_notifies_on_change);
+  g_test_add_func ("/chat-item/gets-call-later", test_item_gets_call_later);
 
 #define ADD(path, func) \
   g_test_add ("/chat-row/" path, RowFixture, NULL, row_set_up, func, row_tear_down)
@@ -748,6 +889,7 @@ main (int    argc,
   ADD ("assistant-streams", test_row_assistant_streams);
   ADD ("notice", test_row_notice);
   ADD ("badges", test_row_badges);
+  ADD ("follows-call", test_row_follows_call);
   ADD ("status", test_row_status);
   ADD ("output", test_row_output);
   ADD ("approval", test_row_approval);

@@ -20,6 +20,7 @@
 #include "sandbox/warden-docker-client.h"
 #include "warden-application.h"
 #include "warden-approval-dialog.h"
+#include "warden-chat-row.h"
 #include "warden-trace-window.h"
 #include "warden-window.h"
 
@@ -41,6 +42,16 @@ timeout_cb (gpointer data)
 
 static char *terminal_text (void);
 
+static const char *
+nick (GType type,
+      int   value)
+{
+  g_autoptr(GEnumClass) klass = g_type_class_ref (type);
+  GEnumValue *v = g_enum_get_value (klass, value);
+
+  return v != NULL ? v->value_nick : "?";
+}
+
 /* What the user would see, for a failed wait. */
 static void
 dump_state (void)
@@ -60,7 +71,8 @@ dump_state (void)
 
       g_printerr ("--- item %d: %s %s [%s/%s] %s\n", warden_chat_item_get_kind (item),
                   warden_chat_item_get_text (item), warden_chat_item_get_subject (item),
-                  warden_chat_item_get_decision (item), warden_chat_item_get_state (item),
+                  nick (WARDEN_TYPE_TOOL_DECISION, warden_chat_item_get_decision (item)),
+                  nick (WARDEN_TYPE_TOOL_CALL_STATE, warden_chat_item_get_state (item)),
                   warden_chat_item_get_output (item));
     }
 }
@@ -452,7 +464,7 @@ test_inline_card (void)
   wait_until (terminal_has, "card $ pwd", 30, "the command");
   wait_until (session_idle, NULL, 30, "the end of the turn");
   g_assert_null (warden_chat_item_get_approval (item));
-  g_assert_cmpstr (warden_chat_item_get_decision (item), ==, "approved");
+  g_assert_cmpint (warden_chat_item_get_decision (item), ==, WARDEN_TOOL_DECISION_APPROVED);
   g_assert_cmpint (warden_chat_item_get_exit_status (item), ==, 0);
 }
 
@@ -790,7 +802,7 @@ test_stop (void)
         item = it;
     }
   g_assert_nonnull (item);
-  g_assert_cmpstr (warden_chat_item_get_state (item), ==, "interrupted");
+  g_assert_cmpint (warden_chat_item_get_state (item), ==, WARDEN_TOOL_CALL_INTERRUPTED);
 }
 
 /* The trace from the header menu, and rename and delete from the session menu. */
@@ -844,6 +856,141 @@ test_trace_rename_delete (void)
     g_assert_null (gone);
     g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND);
   }
+}
+
+static WardenChatItem *
+last_tool_item (WardenSession *session)
+{
+  GListModel *items = warden_session_get_items (session);
+
+  for (guint i = g_list_model_get_n_items (items); i > 0; i--)
+    {
+      g_autoptr(WardenChatItem) item = g_list_model_get_item (items, i - 1);
+
+      if (warden_chat_item_get_kind (item) == WARDEN_CHAT_ITEM_TOOL)
+        return item;  /* the list keeps it */
+    }
+  return NULL;
+}
+
+static GtkWidget *
+find_css (GtkWidget  *widget,
+          const char *css_class)
+{
+  if (gtk_widget_has_css_class (widget, css_class))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_css (c, css_class);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* What a card shows for @item: its status line and, opened, its output. */
+static void
+render_card (WardenChatItem  *item,
+             char           **status,
+             char           **output)
+{
+  GtkWidget *row = g_object_ref_sink (warden_chat_row_new ());
+  GtkWidget *expander;
+
+  warden_chat_row_set_item (WARDEN_CHAT_ROW (row), item);
+  *status = g_strdup (gtk_label_get_text (GTK_LABEL (find_css (row, "tool-status"))));
+  expander = find_css (row, "tool-output-expander");
+  g_assert_true (gtk_widget_get_visible (expander));
+  gtk_expander_set_expanded (GTK_EXPANDER (expander), TRUE);
+  *output = g_strdup (gtk_label_get_text (GTK_LABEL (gtk_expander_get_child (GTK_EXPANDER (expander)))));
+  warden_chat_row_set_item (WARDEN_CHAT_ROW (row), NULL);
+  g_object_unref (row);
+}
+
+static gboolean
+window_shows (gpointer text)
+{
+  return label_shows (GTK_WIDGET (window), text);
+}
+
+/* A command's card shows its call as the agent typed it: output, exit
+ * status, time taken. The session read back from the store shows the
+ * same card. */
+static void
+test_card_from_call (void)
+{
+  WardenSession *session = start_session ("typed");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = NULL;
+  g_autoptr(WardenProfileStore) profiles = NULL;
+  g_autoptr(WardenSession) reopened = NULL;
+  g_autofree char *status = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *status_again = NULL;
+  g_autofree char *output_again = NULL;
+  g_autofree char *line = NULL;
+  WardenChatItem *item;
+  WardenChatItem *again;
+  WardenToolCall *call;
+
+  g_assert_true (warden_session_set_profile (session, "trusted", NULL));
+  g_queue_push_tail (&fake->script,
+                     fake_reply ("Checking.", "exec",
+                                 "{\"command\":\"echo first line; echo second line; exit 3\"}",
+                                 NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("It exits with 3.", NULL));
+  type_and_send ("check it");
+  wait_until (terminal_has, "[exit 3 · ", 60, "the command's status in the terminal");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+
+  item = last_tool_item (session);
+  g_assert_nonnull (item);
+  call = warden_chat_item_get_call (item);
+  g_assert_nonnull (call);
+  g_assert_cmpint (warden_tool_call_get_kind (call), ==, WARDEN_TOOL_KIND_EXEC);
+  g_assert_cmpstr (warden_chat_item_get_subject (item), ==,
+                   "echo first line; echo second line; exit 3");
+  g_assert_cmpint (warden_chat_item_get_state (item), ==, WARDEN_TOOL_CALL_FINISHED);
+  g_assert_cmpint (warden_chat_item_get_decision (item), ==, WARDEN_TOOL_DECISION_AUTO_ALLOWED);
+  /* The card's figures are the call's. */
+  g_assert_cmpstr (warden_chat_item_get_output (item), ==, "first line\nsecond line\n");
+  g_assert_cmpstr (warden_tool_call_get_output (call), ==, "first line\nsecond line\n");
+  g_assert_cmpint (warden_chat_item_get_exit_status (item), ==, 3);
+  g_assert_cmpint (warden_tool_call_get_exit_code (call), ==, 3);
+  g_assert_cmpint (warden_chat_item_get_duration_ms (item), >=, 0);
+  g_assert_cmpint (warden_chat_item_get_duration_ms (item), ==,
+                   warden_tool_call_get_duration_ms (call));
+  g_assert_false (warden_chat_item_get_is_error (item));
+
+  /* On screen: "exit 3 · 12 ms" under the command, and its output. */
+  render_card (item, &status, &output);
+  g_assert_true (g_str_has_prefix (status, "exit 3 · "));
+  g_assert_cmpstr (output, ==, "first line\nsecond line\n");
+  wait_until (window_shows, status, 10, "the card's status line in the chat");
+  line = g_strdup_printf ("[%s]", status);
+  g_assert_true (terminal_has (line));
+
+  /* Read back from the store, as Warden does when it starts again. */
+  store = warden_session_store_new (NULL, &error);
+  g_assert_no_error (error);
+  profiles = warden_profile_store_new (NULL);
+  reopened = warden_session_open (store, profiles, NULL, warden_session_get_id (session), &error);
+  g_assert_no_error (error);
+  again = warden_session_find_item (reopened, warden_chat_item_get_tool_id (item));
+  g_assert_nonnull (again);
+  g_assert_nonnull (warden_chat_item_get_call (again));
+  g_assert_false (warden_chat_item_get_call (again) == call);
+  g_assert_cmpstr (warden_chat_item_get_subject (again), ==, warden_chat_item_get_subject (item));
+  g_assert_cmpint (warden_chat_item_get_state (again), ==, WARDEN_TOOL_CALL_FINISHED);
+  g_assert_cmpint (warden_chat_item_get_decision (again), ==, WARDEN_TOOL_DECISION_AUTO_ALLOWED);
+  g_assert_cmpstr (warden_chat_item_get_output (again), ==, warden_chat_item_get_output (item));
+  g_assert_cmpint (warden_chat_item_get_exit_status (again), ==, 3);
+  g_assert_cmpint (warden_chat_item_get_duration_ms (again), ==,
+                   warden_chat_item_get_duration_ms (item));
+  render_card (again, &status_again, &output_again);
+  g_assert_cmpstr (status_again, ==, status);
+  g_assert_cmpstr (output_again, ==, output);
 }
 
 static void
@@ -1106,6 +1253,7 @@ main (int    argc,
 
   g_test_add_func ("/ui/window/first-run", test_first_run);
   g_test_add_func ("/ui/window/allowed-runs-in-terminal", test_allowed_runs_in_terminal);
+  g_test_add_func ("/ui/window/card-from-call", test_card_from_call);
   g_test_add_func ("/ui/window/allow-once", test_allow_once);
   g_test_add_func ("/ui/window/reject-with-feedback", test_reject_with_feedback);
   g_test_add_func ("/ui/window/always-allow", test_always_allow_saves_pattern);
