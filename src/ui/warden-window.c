@@ -58,6 +58,7 @@ struct _WardenWindow
   WardenApplication    *app;
   GSettings            *settings;
   WardenSession        *session;
+  GSignalGroup         *session_signals;   /* on session, whichever it is */
   GtkStringList        *profile_ids;
   GtkWidget            *approval_dialog;
   GtkWidget            *new_session_dialog;
@@ -321,7 +322,7 @@ replay_terminal (WardenWindow *self)
       const char *output;
 
       if (warden_chat_item_get_kind (item) != WARDEN_CHAT_ITEM_TOOL ||
-          g_strcmp0 (warden_chat_item_get_tool_name (item), "exec") != 0 ||
+          warden_chat_item_get_tool_kind (item) != WARDEN_TOOL_KIND_EXEC ||
           warden_chat_item_get_exit_status (item) < 0)
         continue;
       warden_terminal_feed_command (self->terminal, workspace_label (self),
@@ -715,23 +716,11 @@ set_session (WardenWindow  *self,
     return;
   close_approval_dialog (self);
   hide_banner (self);
-  if (self->session != NULL)
-    g_signal_handlers_disconnect_by_data (self->session, self);
   g_set_object (&self->session, session);
+  g_signal_group_set_target (self->session_signals, session);
 
   if (session != NULL)
-    {
-      g_signal_connect_object (session, "command-started", G_CALLBACK (command_started_cb), self, 0);
-      g_signal_connect_object (session, "command-output", G_CALLBACK (command_output_cb), self, 0);
-      g_signal_connect_object (session, "command-finished", G_CALLBACK (command_finished_cb),
-                               self, 0);
-      g_signal_connect_object (session, "approval", G_CALLBACK (session_approval_cb), self, 0);
-      g_signal_connect_object (session, "approval-resolved",
-                               G_CALLBACK (session_approval_resolved_cb), self, 0);
-      g_signal_connect_object (session, "failed", G_CALLBACK (session_failed_cb), self, 0);
-      g_signal_connect_object (session, "notify", G_CALLBACK (session_notify_cb), self, 0);
-      selection = gtk_no_selection_new (g_object_ref (warden_session_get_items (session)));
-    }
+    selection = gtk_no_selection_new (g_object_ref (warden_session_get_items (session)));
   gtk_list_view_set_model (self->chat_view, GTK_SELECTION_MODEL (selection));
   self->stick_to_bottom = TRUE;
   replay_terminal (self);
@@ -1224,8 +1213,9 @@ warden_window_dispose (GObject *object)
 
   g_clear_handle_id (&self->scroll_id, g_source_remove);
   close_approval_dialog (self);
-  if (self->session != NULL)
-    g_signal_handlers_disconnect_by_data (self->session, self);
+  if (self->session_signals != NULL)
+    g_signal_group_set_target (self->session_signals, NULL);
+  g_clear_object (&self->session_signals);
   g_clear_object (&self->session);
   g_clear_object (&self->settings);
   g_clear_object (&self->profile_ids);
@@ -1335,7 +1325,20 @@ warden_window_class_init (WardenWindowClass *klass)
 static void
 warden_window_init (WardenWindow *self)
 {
+  GSignalGroup *group;
+
   self->terminal_visible = TRUE;
   self->stick_to_bottom = TRUE;
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  /* Connected once; set_session() points them at the session shown. */
+  group = self->session_signals = g_signal_group_new (WARDEN_TYPE_SESSION);
+  g_signal_group_connect (group, "command-started", G_CALLBACK (command_started_cb), self);
+  g_signal_group_connect (group, "command-output", G_CALLBACK (command_output_cb), self);
+  g_signal_group_connect (group, "command-finished", G_CALLBACK (command_finished_cb), self);
+  g_signal_group_connect (group, "approval", G_CALLBACK (session_approval_cb), self);
+  g_signal_group_connect (group, "approval-resolved", G_CALLBACK (session_approval_resolved_cb),
+                          self);
+  g_signal_group_connect (group, "failed", G_CALLBACK (session_failed_cb), self);
+  g_signal_group_connect (group, "notify", G_CALLBACK (session_notify_cb), self);
 }
