@@ -14,6 +14,8 @@
 
 #include <string.h>
 
+#include "agent/warden-agent-enums.h"
+#include "agent/warden-tool-call.h"
 #include "agent/warden-trace.h"
 
 struct _WardenTraceWindow
@@ -88,27 +90,31 @@ format_time (gint64 ms)
 }
 
 static char *
-describe_decision (JsonObject *event)
+describe_decision (WardenToolCall *call)
 {
-  const char *decision = get_str (event, "decision");
-  const char *pattern = get_str (event, "pattern");
+  const char *pattern = warden_tool_call_get_pattern (call);
 
-  if (g_strcmp0 (decision, "auto-allowed") == 0)
-    return pattern ? g_strdup_printf (_("Allowed by “%s”"), pattern) : g_strdup (_("Allowed"));
-  if (g_strcmp0 (decision, "approved") == 0)
-    return g_strdup (_("Approved once"));
-  if (g_strcmp0 (decision, "approved-always") == 0)
-    return pattern ? g_strdup_printf (_("Approved; “%s” is now always allowed"), pattern)
-                   : g_strdup (_("Approved, always"));
-  if (g_strcmp0 (decision, "rejected") == 0)
-    return g_strdup (_("Rejected"));
-  if (g_strcmp0 (decision, "denied") == 0)
-    return pattern ? g_strdup_printf (_("Denied by “%s”"), pattern) : g_strdup (_("Denied"));
-  if (g_strcmp0 (decision, "asked") == 0)
-    return g_strdup (_("Waiting for approval"));
-  if (g_strcmp0 (decision, "answered") == 0)
-    return g_strdup (_("Answered"));
-  return NULL;
+  switch (warden_tool_call_get_decision (call))
+    {
+    case WARDEN_TOOL_DECISION_AUTO_ALLOWED:
+      return pattern ? g_strdup_printf (_("Allowed by “%s”"), pattern) : g_strdup (_("Allowed"));
+    case WARDEN_TOOL_DECISION_APPROVED:
+      return g_strdup (_("Approved once"));
+    case WARDEN_TOOL_DECISION_APPROVED_ALWAYS:
+      return pattern ? g_strdup_printf (_("Approved; “%s” is now always allowed"), pattern)
+                     : g_strdup (_("Approved, always"));
+    case WARDEN_TOOL_DECISION_REJECTED:
+      return g_strdup (_("Rejected"));
+    case WARDEN_TOOL_DECISION_DENIED:
+      return pattern ? g_strdup_printf (_("Denied by “%s”"), pattern) : g_strdup (_("Denied"));
+    case WARDEN_TOOL_DECISION_ASKED:
+      return g_strdup (_("Waiting for approval"));
+    case WARDEN_TOOL_DECISION_ANSWERED:
+      return g_strdup (_("Answered"));
+    case WARDEN_TOOL_DECISION_NONE:
+    default:
+      return NULL;
+    }
 }
 
 static const char *
@@ -153,8 +159,10 @@ make_label (const char *text,
   return label;
 }
 
+/* @calls: the session's tool calls by id, for how each was decided. */
 static GtkWidget *
-make_row (JsonObject *event)
+make_row (JsonObject *event,
+          GHashTable *calls)
 {
   const char *type = get_str (event, "type");
   GtkWidget *row = gtk_list_box_row_new ();
@@ -184,7 +192,8 @@ make_row (JsonObject *event)
   else if (g_strcmp0 (type, "tool_call") == 0)
     {
       const char *feedback = get_str (event, "feedback");
-      char *decision = describe_decision (event);
+      WardenToolCall *call = g_hash_table_lookup (calls, get_str (event, "id") ?: "");
+      char *decision = call ? describe_decision (call) : NULL;
       gint64 duration = get_int (event, "duration_ms", -1);
       gint64 exit_status = get_int (event, "exit_status", G_MININT64);
 
@@ -205,7 +214,7 @@ make_row (JsonObject *event)
         g_ptr_array_add (details, g_strdup_printf (_("exit status %d"), (int) exit_status));
       if (json_object_has_member (event, "timed_out"))
         g_ptr_array_add (details, g_strdup (_("timed out")));
-      if (g_strcmp0 (get_str (event, "state"), "interrupted") == 0)
+      if (call && warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_INTERRUPTED)
         g_ptr_array_add (details, g_strdup (_("interrupted")));
       if (feedback != NULL && feedback[0] != '\0')
         g_ptr_array_add (details, g_strdup_printf (_("“%s”"), feedback));
@@ -314,6 +323,8 @@ void
 warden_trace_window_refresh (WardenTraceWindow *self)
 {
   g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) records = NULL;
+  g_autoptr(GHashTable) calls = NULL;
   g_autoptr(GError) error = NULL;
   GtkWidget *child;
 
@@ -335,8 +346,16 @@ warden_trace_window_refresh (WardenTraceWindow *self)
       return;
     }
 
+  calls = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_object_unref);
+  records = warden_session_store_list_tool_calls (self->store, self->session_id, NULL);
+  for (guint i = 0; records != NULL && i < records->len; i++)
+    {
+      WardenToolCall *call = warden_tool_call_new_from_record (g_ptr_array_index (records, i));
+
+      g_hash_table_replace (calls, (gpointer) warden_tool_call_get_id (call), call);
+    }
   for (guint i = 0; i < events->len; i++)
-    gtk_list_box_append (self->list_box, make_row (g_ptr_array_index (events, i)));
+    gtk_list_box_append (self->list_box, make_row (g_ptr_array_index (events, i), calls));
   self->n_events = events->len;
   set_summary (self, events);
 }

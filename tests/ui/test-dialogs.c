@@ -984,6 +984,18 @@ test_trace_window (TraceFixture  *f,
   warden_trace_window_refresh (window);
   g_assert_cmpuint (warden_trace_window_get_n_events (window), ==, 7);
 
+  /* How a call was decided and where it ended, as its typed call says. */
+  save_call (f->store, f->session_id, "e", "{\"command\":\"sudo make install\"}", "interrupted",
+             "approved-always", "sudo make *", NULL, "Error: stopped by the user while it ran",
+             f->t0 + 40000, f->t0 + 41000, 0, 0, NULL);
+  warden_trace_window_refresh (window);
+  g_assert_cmpuint (warden_trace_window_get_n_events (window), ==, 8);
+  g_clear_pointer (&text, g_free);
+  g_ptr_array_set_size (mono, 0);
+  text = visible_text (GTK_WIDGET (window), mono);
+  g_assert_nonnull (strstr (text, "Approved; “sudo make *” is now always allowed · 1.0 s · "
+                                  "interrupted"));
+
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
