@@ -357,6 +357,18 @@ report_stop (Run        *run,
   return EXIT_SIGNAL_BASE + (run->signum ? run->signum : SIGINT);
 }
 
+/* A store that cannot be read or written is a failure (1); an unknown
+ * session, a refused workspace, a missing profile are setup errors (2). */
+static int
+status_for (const GError *error)
+{
+  if (g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_IN_USE))
+    return EXIT_IN_USE;
+  if (error->domain == WARDEN_STORE_ERROR && error->code != WARDEN_STORE_ERROR_NOT_FOUND)
+    return EXIT_FAILED;
+  return WARDEN_CLI_EXIT_USAGE;
+}
+
 /* The provider a session goes on with: the one it was recorded with, but for
  * what the flags change (another provider takes its own model and address). */
 static WardenLlmProvider *
@@ -448,7 +460,7 @@ warden_cli_run (int    argc,
   if (store == NULL)
     {
       warden_cli_error ("%s", error->message);
-      return WARDEN_CLI_EXIT_USAGE;
+      return status_for (error);
     }
   if (resume != NULL)
     {
@@ -456,7 +468,7 @@ warden_cli_run (int    argc,
       if (resumed == NULL)
         {
           warden_cli_error ("%s", error->message);
-          return WARDEN_CLI_EXIT_USAGE;
+          return status_for (error);
         }
     }
 
@@ -520,8 +532,7 @@ warden_cli_run (int    argc,
   if (agent == NULL)
     {
       warden_cli_error ("%s", error->message);
-      return g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_IN_USE)
-             ? EXIT_IN_USE : WARDEN_CLI_EXIT_USAGE;
+      return status_for (error);
     }
   {
     g_autoptr(WardenSessionInfo) info = warden_session_store_get_session (
@@ -639,7 +650,7 @@ sessions_list (void)
   if (store == NULL || (list = warden_session_store_list_sessions (store, &error)) == NULL)
     {
       warden_cli_error ("%s", error->message);
-      return WARDEN_CLI_EXIT_USAGE;
+      return status_for (error);
     }
   for (guint i = 0; i < list->len; i++)
     {
@@ -668,7 +679,7 @@ sessions_show (const char *id,
       (calls = warden_session_store_list_tool_calls (store, id, &error)) == NULL)
     {
       warden_cli_error ("%s", error->message);
-      return WARDEN_CLI_EXIT_USAGE;
+      return status_for (error);
     }
 
   if (json)
@@ -750,8 +761,9 @@ sessions_show (const char *id,
 }
 
 /* A damaged database blocks every command: it goes aside, kept for
- * recovery, and the next command starts a new one. One that opens is left
- * alone unless @force: moving it would hide every session. */
+ * recovery, and the next command starts a new one. Any other is left alone
+ * unless @force: moving one that opens would hide every session, and one
+ * that is busy is in use by a running Warden. */
 static int
 sessions_move_aside (gboolean force)
 {
@@ -767,6 +779,13 @@ sessions_move_aside (gboolean force)
           warden_cli_error ("the database at %s opens and reads; it stays (--force moves it "
                             "aside anyway)", warden_session_store_get_path (store));
           return WARDEN_CLI_EXIT_USAGE;
+        }
+      if (!g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_CORRUPT) &&
+          !g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_OPEN))
+        {
+          warden_cli_error ("%s; the database is not damaged, so it stays (--force moves it "
+                            "aside anyway)", error->message);
+          return status_for (error);
         }
       g_clear_error (&error);
     }
