@@ -124,7 +124,14 @@ exec_done_cb (GObject      *object,
 
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
-          /* Left "running": a resumed session reports it as interrupted. */
+          /* Stopped while it ran: the record says so now, not "running" until
+           * a resume; the model reads it before the next words. */
+          warden_tool_call_set_result (exec->call, "Error: stopped by the user while it ran",
+                                       TRUE);
+          warden_tool_call_set_times (exec->call, warden_tool_call_get_started (exec->call),
+                                      g_get_real_time () / 1000);
+          warden_tool_call_set_state (exec->call, WARDEN_TOOL_CALL_INTERRUPTED);
+          _warden_agent_save_call (self, exec->call);
           _warden_agent_run_return (self, 0, g_steal_pointer (&error));
           exec_call_free (exec);
           return;

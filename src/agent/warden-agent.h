@@ -68,10 +68,11 @@ WardenAgent       *warden_agent_new        (WardenSessionStore       *store,
                                             GError                  **error);
 /* A session from @store, as it was left: pending approvals pending again,
  * a command that started but never finished reported as interrupted. It
- * keeps its stored profile, sandbox, image and step limit unless @overrides
- * (may be NULL) sets them (non-NULL strings, a non-zero max_steps); a
- * @provider other than the stored one (name, model, base URL) is recorded,
- * as are the overrides.
+ * keeps its stored profile, sandbox and image unless @overrides (may be
+ * NULL) sets them (non-NULL strings); the run limits (max_steps, history …)
+ * are the overrides' (0: the defaults), as they are not stored. A @provider
+ * other than the stored one (name, model, base URL) is recorded, as are the
+ * overrides.
  *
  * Both calls take the session's lease (warden_session_store_acquire()): one
  * process drives a session at a time, and a second opener gets

@@ -184,6 +184,17 @@ retrying_cb (WardenAgent *agent,
 }
 
 static void
+waiting_cb (WardenAgent *agent,
+            guint        seconds,
+            Run         *run)
+{
+  if (seconds == 0)
+    return;
+  end_text (run);
+  fprintf (stderr, "warden-cli: the model has not answered for %u s; still waiting\n", seconds);
+}
+
+static void
 output_cb (WardenAgent *agent,
            int          stream,
            const char  *data,
@@ -400,6 +411,9 @@ warden_cli_run (int    argc,
   g_autofree char *workspace = NULL;
   g_autofree char *resume = NULL;
   int max_steps = 0;
+  int idle_timeout = -1;
+  int waiting_notice = -1;
+  int max_retries = -1;
   GOptionEntry entries[] = {
     { "provider", 0, 0, G_OPTION_ARG_STRING, &provider_name, "anthropic or openai", "NAME" },
     { "model", 0, 0, G_OPTION_ARG_STRING, &model, "The model", "MODEL" },
@@ -410,6 +424,13 @@ warden_cli_run (int    argc,
     { "network", 'n', 0, G_OPTION_ARG_STRING, &network, "none or bridge", "NETWORK" },
     { "workspace", 'w', 0, G_OPTION_ARG_FILENAME, &workspace, "The project (default: here)", "DIR" },
     { "max-steps", 0, 0, G_OPTION_ARG_INT, &max_steps, "Model requests per task (30)", "N" },
+    { "idle-timeout", 0, 0, G_OPTION_ARG_INT, &idle_timeout,
+      "Give up on a model that sends nothing for this long, and retry (120; 0: never)",
+      "SECONDS" },
+    { "waiting-notice", 0, 0, G_OPTION_ARG_INT, &waiting_notice,
+      "Say so when the model has sent nothing for this long (30; 0: never)", "SECONDS" },
+    { "max-retries", 0, 0, G_OPTION_ARG_INT, &max_retries,
+      "Retries of a failed or silent model request (5)", "N" },
     { "resume", 'r', 0, G_OPTION_ARG_STRING, &resume,
       "Continue a session (its provider, model and settings unless given)",
       "SESSION_ID" },
@@ -501,6 +522,12 @@ warden_cli_run (int    argc,
       warden_cli_error ("%s", error->message);
       return EXIT_PROVIDER;
     }
+  if (idle_timeout >= 0)
+    warden_llm_provider_set_idle_timeout (provider, (guint) idle_timeout);
+  if (waiting_notice >= 0)
+    warden_llm_provider_set_waiting_notice (provider, (guint) waiting_notice);
+  if (max_retries >= 0)
+    warden_llm_provider_set_max_retries (provider, (guint) max_retries);
   profiles = warden_profile_store_new (NULL);
 
   if (resume != NULL)
@@ -554,6 +581,7 @@ warden_cli_run (int    argc,
   g_signal_connect (agent, "tool-result", G_CALLBACK (tool_result_cb), &run);
   g_signal_connect (agent, "output", G_CALLBACK (output_cb), &run);
   g_signal_connect (agent, "retrying", G_CALLBACK (retrying_cb), &run);
+  g_signal_connect (agent, "waiting", G_CALLBACK (waiting_cb), &run);
   for (guint i = 0; i < G_N_ELEMENTS (watches); i++)
     watches[i].id = g_unix_signal_add (watches[i].signum, signal_cb, &watches[i]);
 

@@ -407,6 +407,50 @@ test_provider_error_status (void)
   env_tear_down (&env);
 }
 
+
+/* A model server that takes the request and never answers. */
+static void
+silent_handler (SoupServer        *server,
+                SoupServerMessage *msg,
+                const char        *path,
+                GHashTable        *query,
+                gpointer           user_data)
+{
+  guint *requests = user_data;
+
+  (*requests)++;
+  soup_server_message_pause (msg);
+}
+
+/* A hung model: the user is told within the notice time that it has not
+ * answered, each silent attempt is given up after the idle time and retried,
+ * and the run ends with a provider error that says the model stopped. */
+static void
+test_silent_model (void)
+{
+  Env env = { 0 };
+  g_autoptr(SoupServer) server = soup_server_new (NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoslist(GUri) uris = NULL;
+  guint requests = 0;
+  Result r;
+
+  env_set_up (&env);
+  soup_server_add_handler (server, NULL, silent_handler, &requests, NULL);
+  g_assert_true (soup_server_listen_local (server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
+  uris = soup_server_get_uris (server);
+  g_free (env.fake->url);
+  env.fake->url = g_uri_to_string (uris->data);
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--waiting-notice", "1", "--idle-timeout", "3",
+           "--max-retries", "1", "hello");
+  g_assert_cmpint (r.status, ==, 4);
+  g_assert_nonnull (strstr (r.err, "the model has not answered for 1 s; still waiting"));
+  g_assert_nonnull (strstr (r.err, "trying again"));
+  g_assert_cmpuint (requests, ==, 2);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* ------------------------------------------------------------------------ */
 /* A warden-cli that runs while the test talks to it */
 
@@ -1029,6 +1073,11 @@ test_interrupt_while_running (void)
   while (process_with_arg ("86399.125"))
     g_usleep (G_USEC_PER_SEC / 50);
   result_clear (&r);
+  /* The record says so at once, not "running" until a resume. */
+  session = show_session (&env, id);
+  g_assert_cmpstr (json_object_get_string_member (tool_call (session, 0), "state"), ==,
+                   "interrupted");
+  g_clear_pointer (&session, json_node_unref);
 
   /* Resumed, it is reported as interrupted, not run again. */
   g_queue_push_tail (&env.fake->script, fake_reply ("It was stopped.", NULL));
@@ -1523,6 +1572,7 @@ main (int    argc,
   g_test_add_func ("/cli/run/always-allow-and-sessions", test_always_allow_and_sessions);
   g_test_add_func ("/cli/run/max-steps-status", test_max_steps_status);
   g_test_add_func ("/cli/run/provider-error-status", test_provider_error_status);
+  g_test_add_func ("/cli/run/silent-model", test_silent_model);
   g_test_add_func ("/cli/run/resume-after-kill", test_resume_after_kill);
   g_test_add_func ("/cli/run/forged-approval-asks", test_forged_approval_asks);
   g_test_add_func ("/cli/run/approval-bound-to-command", test_approval_bound_to_command);
