@@ -1,4 +1,4 @@
-/* warden-agent.c: one session of the coding agent
+/* warden-agent.c: the agent loop that drives one stored session
  *
  * Copyright 2026 The Warden authors
  * SPDX-License-Identifier: GPL-3.0-or-later

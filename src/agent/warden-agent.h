@@ -1,4 +1,4 @@
-/* warden-agent.h: one session of the coding agent
+/* warden-agent.h: the agent loop that drives one stored session (WardenSessionStore)
  *
  * Copyright 2026 The Warden authors
  * SPDX-License-Identifier: GPL-3.0-or-later
