@@ -348,6 +348,8 @@ transport_error (WardenLlmProvider *self,
                         base_url, error->message);
 
   return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NETWORK,
+                      /* Translators: a URL, what went wrong, and the environment
+                       * variable that sets the URL (ANTHROPIC_BASE_URL) */
                       _("Could not reach the model at %s: %s (check the network, or %s)"),
                       base_url, error->message,
                       WARDEN_LLM_PROVIDER_GET_CLASS (self)->base_url_variable);
@@ -370,6 +372,7 @@ attempt_return_error (GTask  *task,
     {
       g_clear_error (&error);
       error = g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_TIMED_OUT,
+                           /* Translators: a URL, and a number of seconds */
                            _("The model stopped answering: nothing came from %s for %u s"),
                            warden_llm_provider_get_base_url (attempt->self),
                            attempt->idle_timeout_s);
@@ -539,6 +542,8 @@ event_cb (const char *event,
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
       attempt->event_error = g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_BAD_RESPONSE,
+                                          /* Translators: a URL, the name of an event,
+                                           * and what json-glib found */
                                           _("The server at %s sent a “%s” event that is not a "
                                             "JSON object: %s"),
                                           warden_llm_provider_get_base_url (self),
@@ -739,6 +744,8 @@ warden_llm_provider_attempt_async (WardenLlmProvider   *self,
     {
       attempt_return_error (task,
                             g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
+                                         /* Translators: a URL, and the environment
+                                          * variable that sets it */
                                          _("The base URL “%s” is not an http or https URL: "
                                            "check %s"),
                                          base_url, klass->base_url_variable));

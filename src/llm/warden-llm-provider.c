@@ -615,6 +615,7 @@ warden_llm_add_tool_call (WardenLlmMessage *message,
   if (input == NULL && cut_off)
     why = g_strdup (_("the arguments were cut off: the answer reached max_tokens"));
   else if (input == NULL)
+    /* Translators: %s is where and why json-glib could not read them */
     why = g_strdup_printf (_("the arguments are not valid JSON: %s"), error->message);
   else
     why = g_strdup (_("the arguments are not a JSON object"));
@@ -717,7 +718,7 @@ add_retry_after_to_error (GError **error,
   g_autoptr(GDateTime) then = g_date_time_add_seconds (now, retry_after_ms / 1000.0);
   g_autofree char *when = NULL;
   g_autofree char *message = NULL;
-  guint64 seconds = (retry_after_ms + 999) / 1000;
+  guint seconds = MIN ((retry_after_ms + 999) / 1000, G_MAXUINT);
 
   /* A time of day: the date too when it is not today. */
   when = g_date_time_get_day_of_year (then) == g_date_time_get_day_of_year (now) &&
@@ -726,8 +727,8 @@ add_retry_after_to_error (GError **error,
 
   /* Translators: the first %s is what the server said went wrong; then a
    * number of seconds, a time (of day, or a date and time), and seconds */
-  message = g_strdup_printf (_("%s (the server asks to try again in %" G_GUINT64_FORMAT " s, at "
-                               "%s: longer than Warden waits, %u s)"),
+  message = g_strdup_printf (_("%s (the server asks to try again in %u s, at %s: longer than "
+                               "Warden waits, %u s)"),
                              (*error)->message, seconds, when, cap_s);
   g_free ((*error)->message);
   (*error)->message = g_steal_pointer (&message);

@@ -283,17 +283,15 @@ api_error_clear (ApiError *api_error)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ApiError, api_error_clear)
 
+/* "code" is a string at OpenAI, a number at vLLM. */
 static char *
 dup_code (JsonObject *object)
 {
-  JsonNode *node = json_object_get_member (object, "code");
-  gint64 number;
+  const char *code = warden_json_get_string (object, "code");
+  gint64 number = warden_json_get_int (object, "code", G_MININT64);
 
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return NULL;
-  if (json_node_get_value_type (node) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (node));
-  number = warden_json_get_int (object, "code", G_MININT64);
+  if (code != NULL)
+    return g_strdup (code);
   if (number != G_MININT64)
     return g_strdup_printf ("%" G_GINT64_FORMAT, number);
   return NULL;
@@ -568,7 +566,7 @@ handle_tool_call_delta (Request    *request,
                                  JSON_NODE_HOLDS_ARRAY (arguments)))
     {
       /* Not the API, but some servers send the arguments as JSON. */
-      g_autofree char *json = json_to_string (arguments, FALSE);
+      g_autofree char *json = warden_json_to_string (arguments, FALSE);
 
       g_string_assign (call->arguments, json);
     }
