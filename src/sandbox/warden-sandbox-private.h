@@ -64,7 +64,7 @@ GPtrArray         *warden_sandbox_list_workspace_mounts (WardenSandbox *self);
  * limit, its caller's cancellable, the grace period a killed command has to
  * let go of its output, and its end. It lives in the data of the backend's
  * exec task and does not hold that task itself; its timers do, until the
- * command returns. */
+ * command returns. In warden-sandbox.c. */
 typedef struct _WardenExecWatch WardenExecWatch;
 
 typedef struct
