@@ -842,10 +842,11 @@ process_tools (WardenAgent *self)
 
   if (warden_tool_call_get_input (call) == NULL)
     {
-      g_autofree char *msg = g_strdup_printf ("Error: the tool's arguments must be a JSON object%s%s",
-                                              block->tool_input_error ? ": " : "",
-                                              block->tool_input_error ? block->tool_input_error
-                                                                      : "");
+      /* The provider says why (not JSON, cut off by max_tokens) when it knows. */
+      g_autofree char *msg = g_strdup_printf ("Error: %s",
+                                              block->tool_input_error
+                                              ? block->tool_input_error
+                                              : "the tool's arguments must be a JSON object");
 
       _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_FINISHED, msg, TRUE);
       return;

@@ -21,6 +21,7 @@
 #include "sandbox/warden-docker-client.h"
 
 #include "fake-model.h"
+#include "warden-test-util.h"
 
 /* ------------------------------------------------------------------------ */
 /* A session on a temporary project */
@@ -38,24 +39,6 @@ typedef struct
   const char         *sandbox;
 } Env;
 
-static void store_cb (GObject *object, GAsyncResult *result, gpointer user_data);
-
-static gboolean
-docker_usable (void)
-{
-  g_autoptr(WardenDockerClient) client = warden_docker_client_new_from_env (NULL);
-  GAsyncResult *res = NULL;
-  gboolean ok;
-
-  if (client == NULL)
-    return FALSE;
-  warden_docker_client_ping_async (client, NULL, store_cb, &res);
-  while (res == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  ok = warden_docker_client_ping_finish (client, res, NULL);
-  g_object_unref (res);
-  return ok;
-}
 
 static void
 env_set_up (Env        *env,
@@ -79,30 +62,12 @@ env_set_up (Env        *env,
 }
 
 static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir && (name = g_dir_read_name (dir)))
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static void
 env_tear_down (Env *env)
 {
   g_clear_object (&env->provider);
   g_clear_object (&env->profiles);
   g_clear_object (&env->store);
-  remove_tree (env->root);
+  warden_test_remove_tree (env->root);
   g_free (env->root);
   g_free (env->workspace);
   g_free (env->profiles_dir);
@@ -137,14 +102,6 @@ new_agent (Env   *env,
   return new_agent_with_profile (env, "node", max_steps);
 }
 
-static void
-store_cb (GObject      *object,
-          GAsyncResult *result,
-          gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 static WardenAgentOutcome
 run_agent (WardenAgent *agent,
            const char  *task)
@@ -154,7 +111,7 @@ run_agent (WardenAgent *agent,
   WardenAgentOutcome outcome = WARDEN_AGENT_FINISHED;
   gint64 deadline = g_get_monotonic_time () + 120 * G_USEC_PER_SEC;
 
-  warden_agent_run_async (agent, task, NULL, store_cb, &res);
+  warden_agent_run_async (agent, task, NULL, warden_test_keep_result_cb, &res);
   while (res == NULL && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, TRUE);
   g_assert_nonnull (res);
@@ -178,13 +135,7 @@ workspace_file (Env        *env,
 static gboolean
 skip_docker (const char *sandbox)
 {
-  if (strcmp (sandbox, "docker") != 0 || docker_usable ())
-    return FALSE;
-  if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
-    g_test_fail_printf ("no Docker engine, and CI=true");
-  else
-    g_test_skip ("no Docker engine");
-  return TRUE;
+  return strcmp (sandbox, "docker") == 0 && warden_test_skip_without_docker ();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -681,13 +632,9 @@ real_path (const char *path)
 }
 
 static void
-count_results_cb (WardenAgent *agent,
-                  const char  *id,
-                  const char  *name,
-                  const char  *decision,
-                  const char  *result,
-                  gboolean     is_error,
-                  guint       *counter)
+count_results_cb (WardenAgent    *agent,
+                  WardenToolCall *call,
+                  guint          *counter)
 {
   (*counter)++;
 }
@@ -1103,11 +1050,9 @@ test_grep_catastrophic (void)
 }
 
 static void
-cancel_cb (WardenAgent  *agent,
-           const char   *id,
-           const char   *name,
-           const char   *input,
-           GCancellable *cancellable)
+cancel_cb (WardenAgent    *agent,
+           WardenToolCall *call,
+           GCancellable   *cancellable)
 {
   g_cancellable_cancel (cancellable);
 }
@@ -1132,9 +1077,8 @@ test_file_tool_stopped (void)
   agent = new_agent (&env, 0);
   g_signal_connect (agent, "tool-call", G_CALLBACK (cancel_cb), cancellable);
   g_signal_connect (agent, "tool-result", G_CALLBACK (count_results_cb), &results);
-  warden_agent_run_async (agent, "search", cancellable, store_cb, &res);
-  while (res == NULL)
-    g_main_context_iteration (NULL, TRUE);
+  warden_agent_run_async (agent, "search", cancellable, warden_test_keep_result_cb, &res);
+  warden_test_wait_result (&res);
   g_assert_false (warden_agent_run_finish (agent, res, NULL, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpuint (results, ==, 0);
@@ -1189,12 +1133,11 @@ test_file_tool_stopped_while_searching (void)
   g_signal_connect (agent, "tool-result", G_CALLBACK (count_results_cb), &results);
   /* 30 ms into the search, which takes about a second whole. */
   g_signal_connect_swapped (agent, "tool-call", G_CALLBACK (cancel_soon_cb), cancellable);
-  warden_agent_run_async (agent, "search", cancellable, store_cb, &res);
+  warden_agent_run_async (agent, "search", cancellable, warden_test_keep_result_cb, &res);
   while (!g_cancellable_is_cancelled (cancellable))
     g_main_context_iteration (NULL, TRUE);
   cancelled_at = g_get_monotonic_time ();
-  while (res == NULL)
-    g_main_context_iteration (NULL, TRUE);
+  warden_test_wait_result (&res);
   g_test_message ("Stop to the end of the run: %.0f ms",
                   (g_get_monotonic_time () - cancelled_at) / 1000.0);
   g_assert_false (warden_agent_run_finish (agent, res, NULL, &error));
@@ -1402,9 +1345,8 @@ test_fault_running_mark (void)
   warden_session_store_set_busy_timeout (env.store, 50);
   g_assert_cmpint (sqlite3_open (env.db, &db), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_exec (db, "BEGIN EXCLUSIVE", NULL, NULL, NULL), ==, SQLITE_OK);
-  warden_agent_run_async (agent, NULL, NULL, store_cb, &res);
-  while (res == NULL)
-    g_main_context_iteration (NULL, TRUE);
+  warden_agent_run_async (agent, NULL, NULL, warden_test_keep_result_cb, &res);
+  warden_test_wait_result (&res);
   g_assert_false (warden_agent_run_finish (agent, res, NULL, &error));
   g_clear_object (&res);
   g_assert_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NOT_RECORDED);

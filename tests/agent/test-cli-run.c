@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fake-model.h"
+#include "warden-test-util.h"
 
 #include "agent/warden-session-store.h"
 
@@ -40,28 +41,10 @@ env_set_up (Env *env)
 }
 
 static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir && (name = g_dir_read_name (dir)))
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static void
 env_tear_down (Env *env)
 {
   fake_model_free (env->fake);
-  remove_tree (env->root);
+  warden_test_remove_tree (env->root);
   g_free (env->root);
   g_free (env->workspace);
   g_free (env->home);
@@ -132,21 +115,6 @@ result_clear (Result *r)
   g_free (r->err);
 }
 
-static void
-communicate_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
-static void
-wait_for (GAsyncResult **res)
-{
-  while (*res == NULL)
-    g_main_context_iteration (NULL, TRUE);
-}
-
 static char *
 bytes_to_str (GBytes *bytes,
               gsize  *length)
@@ -178,8 +146,8 @@ run_cli (Env                *env,
 
   proc = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
   g_assert_no_error (error);
-  g_subprocess_communicate_async (proc, in, NULL, communicate_cb, &res);
-  wait_for (&res);
+  g_subprocess_communicate_async (proc, in, NULL, warden_test_keep_result_cb, &res);
+  warden_test_wait_result (&res);
   g_subprocess_communicate_finish (proc, res, &out, &err, &error);
   g_object_unref (res);
   g_assert_no_error (error);
@@ -488,9 +456,9 @@ read_more (GInputStream *stream,
   GAsyncResult *res = NULL;
   gssize n;
 
-  g_input_stream_read_async (stream, buf, sizeof buf, G_PRIORITY_DEFAULT, NULL, communicate_cb,
+  g_input_stream_read_async (stream, buf, sizeof buf, G_PRIORITY_DEFAULT, NULL, warden_test_keep_result_cb,
                              &res);
-  wait_for (&res);
+  warden_test_wait_result (&res);
   n = g_input_stream_read_finish (stream, res, NULL);
   g_object_unref (res);
   if (n <= 0)
@@ -1213,8 +1181,8 @@ test_file_size_limit (void)
   g_subprocess_launcher_set_child_setup (launcher, limit_file_size, NULL, NULL);
   proc = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
   g_assert_no_error (error);
-  g_subprocess_communicate_async (proc, no_input, NULL, communicate_cb, &res);
-  wait_for (&res);
+  g_subprocess_communicate_async (proc, no_input, NULL, warden_test_keep_result_cb, &res);
+  warden_test_wait_result (&res);
   g_subprocess_communicate_finish (proc, res, NULL, &err, &error);
   g_object_unref (res);
   g_assert_no_error (error);

@@ -1,0 +1,30 @@
+/* warden-test-util.h: what several test programs need alike
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/* Removes @path and everything below it; links are removed, not followed. */
+void      warden_test_remove_tree    (const char    *path);
+
+/* A GAsyncReadyCallback that keeps a reference to the result in the
+ * GAsyncResult * that @user_data points to. */
+void      warden_test_keep_result_cb (GObject       *object,
+                                      GAsyncResult  *result,
+                                      gpointer       user_data);
+/* Iterates the default main context until *@result is set. */
+void      warden_test_wait_result    (GAsyncResult **result);
+
+/* A Docker engine answers a ping (DOCKER_HOST or the default socket). */
+gboolean  warden_test_docker_usable  (void);
+/* For tests that need Docker: TRUE (and the test is skipped) without an
+ * engine; under CI=true its absence fails the test instead. */
+gboolean  warden_test_skip_without_docker (void);
+
+G_END_DECLS
