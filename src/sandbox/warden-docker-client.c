@@ -782,18 +782,29 @@ call_finish_id (GAsyncResult  *result,
   return g_strdup (id);
 }
 
-/* Ping */
-
+/* A call whose answer is only a status. */
 static void
-ping_cb (GObject      *object,
-         GAsyncResult *result,
-         gpointer      user_data)
+boolean_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
   g_autoptr(GError) error = NULL;
   Answer *answer;
 
   answer = call_finish (result, &error);
+
+  /* Removing a container that is gone already, or going (another removal,
+   * say a cleanup at start, got there first: 409), is not an error. */
+  if (g_task_get_source_tag (task) == warden_docker_client_container_remove_async &&
+      (g_error_matches (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_FOUND) ||
+       (g_error_matches (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_CONFLICT) &&
+        strstr (error->message, "already in progress") != NULL)))
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+
   if (answer == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -803,6 +814,8 @@ ping_cb (GObject      *object,
   answer_free (answer);
   g_task_return_boolean (task, TRUE);
 }
+
+/* Ping */
 
 void
 warden_docker_client_ping_async (WardenDockerClient  *self,
@@ -818,7 +831,7 @@ warden_docker_client_ping_async (WardenDockerClient  *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, warden_docker_client_ping_async);
 
-  call_async (self, "GET", "/_ping", NULL, cancellable, ping_cb, task);
+  call_async (self, "GET", "/_ping", NULL, cancellable, boolean_cb, task);
 }
 
 gboolean
@@ -1272,38 +1285,6 @@ warden_docker_client_container_create_finish (WardenDockerClient  *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static void
-boolean_cb (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  g_autoptr(GError) error = NULL;
-  Answer *answer;
-
-  answer = call_finish (result, &error);
-
-  /* Removing a container that is gone already, or going (another removal,
-   * say a cleanup at start, got there first: 409), is not an error. */
-  if (g_task_get_source_tag (task) == warden_docker_client_container_remove_async &&
-      (g_error_matches (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_FOUND) ||
-       (g_error_matches (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_CONFLICT) &&
-        strstr (error->message, "already in progress") != NULL)))
-    {
-      g_task_return_boolean (task, TRUE);
-      return;
-    }
-
-  if (answer == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-
-  answer_free (answer);
-  g_task_return_boolean (task, TRUE);
 }
 
 /* @method /containers/{@id}@suffix, whose answer is only a status. */
