@@ -754,6 +754,7 @@ warden_session_answer (WardenSession  *self,
   WardenApproval *pending = warden_session_get_pending (self);
   WardenApprovalAnswer answer = { 0 };
   g_autofree char *id = g_strdup (approval_id);
+  g_autofree char *profile = g_strdup (warden_session_get_profile (self));
   WardenChatItem *item;
 
   if (pending == NULL || g_strcmp0 (warden_approval_get_id (pending), approval_id) != 0)
@@ -778,6 +779,9 @@ warden_session_answer (WardenSession  *self,
 
   if (!warden_agent_resolve (self->agent, &answer, error))
     return FALSE;
+  /* "Always allow" on a built-in profile moves the session to its own copy. */
+  if (g_strcmp0 (profile, warden_session_get_profile (self)) != 0)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
 
   item = g_hash_table_lookup (self->tools, id);
   if (item != NULL)

@@ -174,6 +174,8 @@ reload_sessions (WardenWindow *self)
       adw_action_row_set_subtitle (ADW_ACTION_ROW (row), base ? base : "");
       adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 1);
       adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 1);
+      /* An action row does not activate by default: a click would only select it. */
+      gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
       gtk_widget_set_tooltip_text (row, info->workspace);
       g_object_set_data_full (G_OBJECT (row), "session-id", g_strdup (info->id), g_free);
 
@@ -670,6 +672,16 @@ session_notify_cb (WardenSession *session,
                    WardenWindow  *self)
 {
   update_session_state (self);
+}
+
+/* Changed elsewhere too: "always allow" moves a session to its own copy of
+ * a built-in profile. */
+static void
+session_profile_cb (WardenSession *session,
+                    GParamSpec    *pspec,
+                    WardenWindow  *self)
+{
+  reload_profiles (self);
 }
 
 static void
@@ -1341,4 +1353,5 @@ warden_window_init (WardenWindow *self)
                           self);
   g_signal_group_connect (group, "failed", G_CALLBACK (session_failed_cb), self);
   g_signal_group_connect (group, "notify", G_CALLBACK (session_notify_cb), self);
+  g_signal_group_connect (group, "notify::profile", G_CALLBACK (session_profile_cb), self);
 }

@@ -41,6 +41,7 @@ timeout_cb (gpointer data)
 }
 
 static char *terminal_text (void);
+static const char *shown_profile (void);
 
 static const char *
 nick (GType type,
@@ -426,6 +427,7 @@ test_always_allow_saves_pattern (void)
   g_assert_true (g_file_get_contents (custom, &contents, NULL, NULL));
   g_assert_nonnull (strstr (contents, "\"wc *\""));
   g_assert_cmpstr (warden_session_get_profile (session), ==, "node-custom");
+  g_assert_cmpstr (shown_profile (), ==, "node-custom");
   wait_until (terminal_has, "always $ wc -c /etc/hostname", 5, "the command's prompt line");
 
   /* The same kind of command now runs without asking. */
@@ -492,22 +494,14 @@ test_question (void)
   g_assert_nonnull (strstr (last, "vitest"));
 }
 
-static void
-test_switch_profile (void)
+/* The header's dropdown of profile ids. */
+static GtkDropDown *
+profile_dropdown (void)
 {
-  WardenSession *session = start_session ("switch");
-  GtkDropDown *dropdown = NULL;
-  GListModel *model;
-  guint strict = GTK_INVALID_LIST_POSITION;
-
-  /* The header's dropdown: find it by its model of profile ids. */
   for (GtkWidget *w = gtk_widget_get_first_child (GTK_WIDGET (window)); w != NULL;)
     {
       if (GTK_IS_DROP_DOWN (w))
-        {
-          dropdown = GTK_DROP_DOWN (w);
-          break;
-        }
+        return GTK_DROP_DOWN (w);
       if (gtk_widget_get_first_child (w) != NULL)
         w = gtk_widget_get_first_child (w);
       else
@@ -518,6 +512,30 @@ test_switch_profile (void)
             w = gtk_widget_get_next_sibling (w);
         }
     }
+  return NULL;
+}
+
+/* The profile the header's dropdown shows. */
+static const char *
+shown_profile (void)
+{
+  GtkDropDown *dropdown = profile_dropdown ();
+  guint selected = gtk_drop_down_get_selected (dropdown);
+
+  if (selected == GTK_INVALID_LIST_POSITION)
+    return NULL;
+  return gtk_string_list_get_string (GTK_STRING_LIST (gtk_drop_down_get_model (dropdown)),
+                                     selected);
+}
+
+static void
+test_switch_profile (void)
+{
+  WardenSession *session = start_session ("switch");
+  GtkDropDown *dropdown = profile_dropdown ();
+  GListModel *model;
+  guint strict = GTK_INVALID_LIST_POSITION;
+
   g_assert_nonnull (dropdown);
   model = gtk_drop_down_get_model (dropdown);
   for (guint i = 0; i < g_list_model_get_n_items (model); i++)
@@ -934,7 +952,10 @@ test_card_from_call (void)
   WardenChatItem *again;
   WardenToolCall *call;
 
+  g_assert_cmpstr (shown_profile (), ==, "node");
   g_assert_true (warden_session_set_profile (session, "trusted", NULL));
+  /* The header follows the session's profile, whoever changed it. */
+  g_assert_cmpstr (shown_profile (), ==, "trusted");
   g_queue_push_tail (&fake->script,
                      fake_reply ("Checking.", "exec",
                                  "{\"command\":\"echo first line; echo second line; exit 3\"}",
@@ -968,6 +989,7 @@ test_card_from_call (void)
   g_assert_true (g_str_has_prefix (status, "exit 3 · "));
   g_assert_cmpstr (output, ==, "first line\nsecond line\n");
   wait_until (window_shows, status, 10, "the card's status line in the chat");
+  screenshot ("command-card.png");
   line = g_strdup_printf ("[%s]", status);
   g_assert_true (terminal_has (line));
 
@@ -991,6 +1013,42 @@ test_card_from_call (void)
   render_card (again, &status_again, &output_again);
   g_assert_cmpstr (status_again, ==, status);
   g_assert_cmpstr (output_again, ==, output);
+}
+
+static GtkWidget *
+find_session_row (GtkWidget  *widget,
+                  const char *id)
+{
+  if (GTK_IS_LIST_BOX_ROW (widget) &&
+      g_strcmp0 (g_object_get_data (G_OBJECT (widget), "session-id"), id) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_session_row (c, id);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* A session in the sidebar opens when the user clicks it (or presses Enter
+ * on it): its row activates. */
+static void
+test_sidebar_opens_session (void)
+{
+  WardenSession *first = start_session ("sidebar-first");
+  g_autofree char *first_id = g_strdup (warden_session_get_id (first));
+  GtkWidget *row;
+
+  start_session ("sidebar-second");
+  g_assert_false (warden_window_get_session (window) == first);
+  row = find_session_row (GTK_WIDGET (window), first_id);
+  g_assert_nonnull (row);
+  g_assert_true (gtk_list_box_row_get_activatable (GTK_LIST_BOX_ROW (row)));
+  g_signal_emit_by_name (row, "activate");
+  spin (100);
+  g_assert_cmpstr (warden_session_get_id (warden_window_get_session (window)), ==, first_id);
 }
 
 static void
@@ -1267,6 +1325,7 @@ main (int    argc,
   g_test_add_func ("/ui/window/refused-workspace", test_refused_workspace);
   g_test_add_func ("/ui/window/long-session", test_long_session);
   g_test_add_func ("/ui/window/about-and-shortcuts", test_about_and_shortcuts);
+  g_test_add_func ("/ui/window/sidebar-opens-session", test_sidebar_opens_session);
   g_test_add_func ("/ui/window/stop", test_stop);
   g_test_add_func ("/ui/window/trace-rename-delete", test_trace_rename_delete);
   g_test_add_func ("/ui/window/notification-approve", test_notification_approve);
