@@ -369,13 +369,16 @@ run_cb (GObject      *object,
     }
   if (!warden_agent_run_finish (WARDEN_AGENT (object), result, &outcome, &error))
     {
-      if (self->running != NULL)
-        {
-          /* The agent left its call "running" (a later run reports it
-           * interrupted to the model); the card says what happened now. */
-          warden_chat_item_set_state (self->running, WARDEN_TOOL_CALL_INTERRUPTED);
-          self->running = NULL;
-        }
+      GHashTableIter iter;
+      WardenChatItem *item;
+
+      /* A file tool stopped in its thread stays open until the next run
+       * reports it; its card says what happened now. */
+      g_hash_table_iter_init (&iter, self->tools);
+      while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &item))
+        if (warden_chat_item_get_state (item) == WARDEN_TOOL_CALL_RUNNING)
+          warden_chat_item_set_state (item, WARDEN_TOOL_CALL_INTERRUPTED);
+      self->running = NULL;
       set_state (self, "idle");
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_NOTICE, _("Stopped")));

@@ -42,6 +42,9 @@ timeout_cb (gpointer data)
 
 static char *terminal_text (void);
 static const char *shown_profile (void);
+static void render_card (WardenChatItem  *item,
+                         char           **status,
+                         char           **output);
 
 static const char *
 nick (GType type,
@@ -797,6 +800,8 @@ test_stop (void)
 {
   WardenSession *session = start_session ("stop");
   WardenChatItem *item = NULL;
+  g_autofree char *status = NULL;
+  g_autofree char *output = NULL;
   gint64 start;
 
   g_assert_true (warden_session_set_profile (session, "trusted", NULL));
@@ -821,6 +826,10 @@ test_stop (void)
     }
   g_assert_nonnull (item);
   g_assert_cmpint (warden_chat_item_get_state (item), ==, WARDEN_TOOL_CALL_INTERRUPTED);
+  render_card (item, &status, &output);
+  g_test_message ("card: %s", status);
+  g_assert_true (g_str_has_prefix (status, "interrupted"));
+  g_assert_cmpstr (output, ==, "waiting\n");
 }
 
 /* The trace from the header menu, and rename and delete from the session menu. */
