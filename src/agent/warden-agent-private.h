@@ -37,6 +37,7 @@ struct _WardenAgent
   WardenWorkspace    *workspace;
   WardenSandbox      *sandbox;
   gboolean            sandbox_ready;
+  gboolean            sandbox_given_up;  /* the engine went away mid-command */
   guint               idle_id;
 
   WardenApproval     *pending;

@@ -137,7 +137,14 @@ exec_done_cb (GObject      *object,
           return;
         }
       /* A lost engine may have run it to the end: the model must not take
-       * it for a command that failed (the sandbox's message says so). */
+       * it for a command that failed (the sandbox's message says so). The
+       * sandbox gave its container up; the next command prepares it again. */
+      if (g_error_matches (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_RESULT_UNKNOWN))
+        {
+          self->sandbox_ready = FALSE;
+          self->sandbox_given_up = TRUE;
+          _warden_agent_emit_sandbox_state (self, "stopped", 0, error->message);
+        }
       msg = g_strdup_printf ("Error: %s", error->message);
       _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED,
                                msg, TRUE);
@@ -234,6 +241,11 @@ prepare_cb (GObject      *object,
     {
       g_autofree char *msg = NULL;
 
+      /* One that was given up may still hold a container: destroy removes
+       * it once the engine answers. */
+      if (self->sandbox_given_up)
+        warden_sandbox_destroy_async (self->sandbox, NULL, NULL, NULL);
+      self->sandbox_given_up = FALSE;
       g_clear_object (&self->sandbox);
       _warden_agent_emit_sandbox_state (self, g_error_matches (error, G_IO_ERROR,
                                                                G_IO_ERROR_CANCELLED)
@@ -251,6 +263,7 @@ prepare_cb (GObject      *object,
       return;
     }
   self->sandbox_ready = TRUE;
+  self->sandbox_given_up = FALSE;
   _warden_agent_emit_sandbox_state (self, "ready", 1, NULL);
   run_exec (exec);
 }
@@ -266,6 +279,15 @@ ensure_sandbox_and_run (ExecCall *exec)
   if (self->sandbox != NULL && self->sandbox_ready)
     {
       run_exec (exec);
+      return;
+    }
+  /* Given up (the engine went away mid-command): the same sandbox prepares
+   * again, and removes what it left behind first. */
+  if (self->sandbox != NULL)
+    {
+      _warden_agent_emit_sandbox_state (self, "preparing", 0, NULL);
+      warden_sandbox_prepare_async (self->sandbox, g_task_get_cancellable (self->run),
+                                    prepare_cb, exec);
       return;
     }
 

@@ -146,7 +146,7 @@ warden_agent_dispose (GObject *object)
   if (self->store != NULL && self->info != NULL && self->info->id != NULL && self->leased)
     warden_session_store_release (self->store, self->info->id);
   self->leased = FALSE;
-  if (self->sandbox != NULL && self->sandbox_ready)
+  if (self->sandbox != NULL && (self->sandbox_ready || self->sandbox_given_up))
     warden_sandbox_destroy_async (self->sandbox, NULL, NULL, NULL);
   g_clear_object (&self->sandbox);
   g_clear_object (&self->provider);
