@@ -64,7 +64,8 @@ static const char *migrations[] = {
   "ALTER TABLE tool_calls ADD COLUMN seal TEXT;",
   /* 4: a resume talks to the same endpoint; one process drives a session. */
   "ALTER TABLE sessions ADD COLUMN base_url TEXT;"
-  "ALTER TABLE sessions ADD COLUMN owner TEXT;",
+  "ALTER TABLE sessions ADD COLUMN owner TEXT;"
+  "ALTER TABLE tool_calls ADD COLUMN is_error INTEGER DEFAULT 0;",
 };
 
 /* What SQLite's answer means for the user, and what they can do. */
@@ -1028,14 +1029,14 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
   if (sqlite3_prepare_v2 (self->db,
                           "INSERT INTO tool_calls (session_id, tool_use_id, ord, name, input_json, "
                           "state, decision, pattern, reason, feedback, result_json, started, "
-                          "finished, asked, answered, answered_via, seal) VALUES (?1, ?2, (SELECT "
-                          "COALESCE(MAX(ord), 0) + 1 FROM tool_calls WHERE session_id = ?1), ?3, "
-                          "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) "
+                          "finished, asked, answered, answered_via, seal, is_error) VALUES (?1, ?2, "
+                          "(SELECT COALESCE(MAX(ord), 0) + 1 FROM tool_calls WHERE session_id = ?1), "
+                          "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) "
                           "ON CONFLICT (session_id, tool_use_id) DO UPDATE SET "
                           "name = ?3, input_json = ?4, state = ?5, decision = ?6, pattern = ?7, "
                           "reason = ?8, feedback = ?9, result_json = ?10, started = ?11, "
                           "finished = ?12, asked = ?13, answered = ?14, answered_via = ?15, "
-                          "seal = ?16",
+                          "seal = ?16, is_error = ?17",
                           -1, &stmt, NULL) != SQLITE_OK)
     return set_sql_error (self, error, _("save a tool call"));
   bind_text (stmt, 1, r->session_id);
@@ -1054,6 +1055,7 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
   sqlite3_bind_int64 (stmt, 14, r->answered);
   bind_text (stmt, 15, r->answered_via);
   bind_text (stmt, 16, seal);
+  sqlite3_bind_int (stmt, 17, r->is_error ? 1 : 0);
   ok = sqlite3_step (stmt) == SQLITE_DONE;
   sqlite3_finalize (stmt);
   return ok ? TRUE : set_sql_error (self, error, _("save a tool call"));
@@ -1061,7 +1063,7 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
 
 #define TOOL_COLUMNS "session_id, tool_use_id, name, input_json, state, decision, pattern, " \
                      "reason, feedback, result_json, started, finished, asked, answered, " \
-                     "answered_via, seal"
+                     "answered_via, seal, is_error"
 
 static WardenToolCallRecord *
 tool_call_from_row (WardenSessionStore *self,
@@ -1084,6 +1086,7 @@ tool_call_from_row (WardenSessionStore *self,
   r->asked = sqlite3_column_int64 (stmt, 12);
   r->answered = sqlite3_column_int64 (stmt, 13);
   r->answered_via = column_dup (stmt, 14);
+  r->is_error = sqlite3_column_int (stmt, 16) != 0;
 
   /* Not sealed by us: the user is asked again, as if the session had
    * stopped while it waited. Rows saved before schema 3 have no seal. */

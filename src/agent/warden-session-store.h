@@ -70,6 +70,7 @@ typedef struct
   gint64  asked;        /* when it began to wait for the user, unix ms, 0 if it did not */
   gint64  answered;     /* when the user answered, unix ms */
   char   *answered_via; /* where: dialog, card, notification, cli; NULL if not asked */
+  gboolean is_error;    /* the model was given its result as an error */
 } WardenToolCallRecord;
 
 /* The reason a record read back carries when its row was not written by

@@ -378,7 +378,9 @@ warden_tool_call_new_from_record (const WardenToolCallRecord *r)
   self->reason = g_strdup (r->reason);
   self->feedback = g_strdup (r->feedback);
   self->result = g_strdup (r->result_json);
-  self->is_error = self->state != WARDEN_TOOL_CALL_FINISHED && self->result != NULL;
+  /* Rows from before schema 4 do not say: a result that was not a finish is one. */
+  self->is_error = r->is_error ||
+                   (self->state != WARDEN_TOOL_CALL_FINISHED && self->result != NULL);
   self->started = r->started;
   self->finished = r->finished;
   self->asked = r->asked;
@@ -413,6 +415,7 @@ warden_tool_call_to_record (WardenToolCall *self)
   r->asked = self->asked;
   r->answered = self->answered;
   r->answered_via = g_strdup (self->answered_via);
+  r->is_error = self->is_error;
   return r;
 }
 

@@ -14,6 +14,7 @@
 
 #include "agent/warden-session-store.h"
 #include "agent/warden-session-store-private.h"
+#include "agent/warden-tool-call.h"
 
 static char *
 temp_db (void)
@@ -666,6 +667,37 @@ test_key_shared (void)
     }
 }
 
+
+/* A call that finished with an error (a read of a missing file, a lost
+ * engine) reads back as an error: a reopened session shows it failed. */
+static void
+test_error_result_kept (void)
+{
+  g_autofree char *path = temp_db ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
+  g_autoptr(WardenSessionInfo) info = warden_session_info_new ();
+  g_autoptr(JsonNode) input = json_from_string ("{\"path\": \"missing.txt\"}", NULL);
+  g_autoptr(WardenToolCall) call = NULL;
+  g_autoptr(WardenToolCall) back = NULL;
+  g_autoptr(WardenToolCallRecord) row = NULL;
+  g_autoptr(WardenToolCallRecord) stored = NULL;
+
+  g_assert_true (warden_session_store_save_session (store, info, &error));
+  call = warden_tool_call_new (info->id, "toolu_1", "read", input);
+  warden_tool_call_set_result (call, "Error: missing.txt does not exist", TRUE);
+  warden_tool_call_set_state (call, WARDEN_TOOL_CALL_FINISHED);
+  row = warden_tool_call_to_record (call);
+  g_assert_true (warden_session_store_save_tool_call (store, row, &error));
+  stored = warden_session_store_get_tool_call (store, info->id, "toolu_1", &error);
+  g_assert_no_error (error);
+  back = warden_tool_call_new_from_record (stored);
+  g_assert_true (warden_tool_call_get_is_error (back));
+  g_assert_cmpint (warden_tool_call_get_state (back), ==, WARDEN_TOOL_CALL_FINISHED);
+  g_assert_cmpint (warden_tool_call_get_kind (back), ==, WARDEN_TOOL_KIND_READ);
+  g_assert_cmpstr (warden_tool_call_get_subject (back), ==, "missing.txt");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -684,6 +716,7 @@ main (int    argc,
   g_test_add_func ("/agent/store/not-a-database", test_not_a_database);
   g_test_add_func ("/agent/store/corrupt-move-aside", test_corrupt_move_aside);
   g_test_add_func ("/agent/store/read-only-and-full", test_read_only_and_full);
+  g_test_add_func ("/agent/store/error-result-kept", test_error_result_kept);
   g_test_add_func ("/agent/store/file-modes-new", test_file_modes_new);
   g_test_add_func ("/agent/store/file-modes-tightened", test_file_modes_tightened);
   g_test_add_func ("/agent/store/forged-approval", test_forged_approval);
