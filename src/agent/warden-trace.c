@@ -91,12 +91,11 @@ set_subject (JsonObject *event,
 
   for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
     {
-      JsonNode *node = json_object_get_member (input, fields[i].input);
+      const char *value = warden_json_get_string (input, fields[i].input);
 
-      if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-          json_node_get_value_type (node) == G_TYPE_STRING)
+      if (value != NULL)
         {
-          json_object_set_string_member (event, fields[i].output, json_node_get_string (node));
+          json_object_set_string_member (event, fields[i].output, value);
           break;
         }
     }

@@ -12,6 +12,8 @@
 
 #include "warden-trace-window.h"
 
+#include "common/warden-json.h"
+
 #include <string.h>
 
 #include "agent/warden-agent-enums.h"
@@ -35,30 +37,6 @@ struct _WardenTraceWindow
 };
 
 G_DEFINE_FINAL_TYPE (WardenTraceWindow, warden_trace_window, ADW_TYPE_WINDOW)
-
-static gint64
-get_int (JsonObject *object,
-         const char *name,
-         gint64      fallback)
-{
-  JsonNode *node = json_object_get_member (object, name);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return fallback;
-  return json_node_get_int (node);
-}
-
-static const char *
-get_str (JsonObject *object,
-         const char *name)
-{
-  JsonNode *node = json_object_get_member (object, name);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
 
 /* With the locale's thousands separator: 1,203 */
 static char *
@@ -164,11 +142,11 @@ static GtkWidget *
 make_row (JsonObject *event,
           GHashTable *calls)
 {
-  const char *type = get_str (event, "type");
+  const char *type = warden_json_get_string (event, "type");
   GtkWidget *row = gtk_list_box_row_new ();
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  g_autofree char *time = format_time (get_int (event, "time", 0));
+  g_autofree char *time = format_time (warden_json_get_int (event, "time", 0));
   g_autoptr(GPtrArray) details = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *title = NULL;
   const char *code = NULL;
@@ -182,29 +160,29 @@ make_row (JsonObject *event,
 
   if (g_strcmp0 (type, "model_call") == 0)
     {
-      g_autofree char *latency = format_duration (get_int (event, "latency_ms", 0));
-      g_autofree char *in = format_count (get_int (event, "input_tokens", 0));
-      g_autofree char *out = format_count (get_int (event, "output_tokens", 0));
+      g_autofree char *latency = format_duration (warden_json_get_int (event, "latency_ms", 0));
+      g_autofree char *in = format_count (warden_json_get_int (event, "input_tokens", 0));
+      g_autofree char *out = format_count (warden_json_get_int (event, "output_tokens", 0));
 
       /* Translators: "Model · 1.8 s · 1,203 in / 310 out tokens" */
       title = g_strdup_printf (_("Model · %s · %s in / %s out tokens"), latency, in, out);
     }
   else if (g_strcmp0 (type, "tool_call") == 0)
     {
-      const char *feedback = get_str (event, "feedback");
-      WardenToolCall *call = g_hash_table_lookup (calls, get_str (event, "id") ?: "");
+      const char *feedback = warden_json_get_string (event, "feedback");
+      WardenToolCall *call = g_hash_table_lookup (calls, warden_json_get_string (event, "id") ?: "");
       char *decision = call ? describe_decision (call) : NULL;
-      gint64 duration = get_int (event, "duration_ms", -1);
-      gint64 exit_status = get_int (event, "exit_status", G_MININT64);
+      gint64 duration = warden_json_get_int (event, "duration_ms", -1);
+      gint64 exit_status = warden_json_get_int (event, "exit_status", G_MININT64);
 
-      title = g_strdup (get_str (event, "name") ? get_str (event, "name") : _("Tool"));
-      code = get_str (event, "command");
+      title = g_strdup (warden_json_get_string (event, "name") ? warden_json_get_string (event, "name") : _("Tool"));
+      code = warden_json_get_string (event, "command");
       if (code == NULL)
-        code = get_str (event, "path");
+        code = warden_json_get_string (event, "path");
       if (code == NULL)
-        code = get_str (event, "question");
+        code = warden_json_get_string (event, "question");
       if (code == NULL)
-        code = get_str (event, "query");
+        code = warden_json_get_string (event, "query");
 
       if (decision != NULL)
         g_ptr_array_add (details, decision);
@@ -221,9 +199,9 @@ make_row (JsonObject *event,
     }
   else if (g_strcmp0 (type, "approval") == 0)
     {
-      const char *via = describe_via (get_str (event, "answered_via"));
-      const char *answer = describe_answer (get_str (event, "answer"));
-      gint64 waited = get_int (event, "waited_ms", -1);
+      const char *via = describe_via (warden_json_get_string (event, "answered_via"));
+      const char *answer = describe_answer (warden_json_get_string (event, "answer"));
+      gint64 waited = warden_json_get_int (event, "waited_ms", -1);
 
       title = g_strdup (_("Approval"));
       if (waited >= 0)
@@ -290,20 +268,20 @@ set_summary (WardenTraceWindow *self,
   for (guint i = 0; i < events->len; i++)
     {
       JsonObject *event = g_ptr_array_index (events, i);
-      const char *type = get_str (event, "type");
+      const char *type = warden_json_get_string (event, "type");
 
       if (g_strcmp0 (type, "model_call") == 0)
         {
           model_calls++;
-          in += get_int (event, "input_tokens", 0);
-          out += get_int (event, "output_tokens", 0);
+          in += warden_json_get_int (event, "input_tokens", 0);
+          out += warden_json_get_int (event, "output_tokens", 0);
         }
       else if (g_strcmp0 (type, "tool_call") == 0)
         tool_calls++;
       else if (g_strcmp0 (type, "approval") == 0)
         {
           approvals++;
-          waited += MAX (get_int (event, "waited_ms", 0), 0);
+          waited += MAX (warden_json_get_int (event, "waited_ms", 0), 0);
         }
     }
 
