@@ -83,6 +83,27 @@ warden_application_get_store_error (WardenApplication *self)
   return self->store_error;
 }
 
+gboolean
+warden_application_move_store_aside (WardenApplication  *self,
+                                     char              **moved_to,
+                                     GError            **error)
+{
+  g_return_val_if_fail (WARDEN_IS_APPLICATION (self), FALSE);
+  g_return_val_if_fail (self->store == NULL, FALSE);
+
+  if (!warden_session_store_move_aside (NULL, moved_to, error))
+    return FALSE;
+  g_clear_error (&self->store_error);
+  self->store = warden_session_store_new (NULL, &self->store_error);
+  if (self->store == NULL)
+    {
+      g_propagate_error (error, g_error_copy (self->store_error));
+      return FALSE;
+    }
+  g_signal_emit (self, signals[SESSIONS_CHANGED], 0);
+  return TRUE;
+}
+
 WardenProfileStore *
 warden_application_get_profiles (WardenApplication *self)
 {

@@ -26,6 +26,11 @@ GSettings          *warden_application_get_settings        (WardenApplication  *
 /* NULL when the database cannot be opened: get_store_error() says why. */
 WardenSessionStore *warden_application_get_store           (WardenApplication  *self);
 const GError       *warden_application_get_store_error     (WardenApplication  *self);
+/* When the database could not be opened: moves it aside (kept as @moved_to)
+ * and opens a new one. */
+gboolean            warden_application_move_store_aside    (WardenApplication  *self,
+                                                            char              **moved_to,
+                                                            GError            **error);
 WardenProfileStore *warden_application_get_profiles        (WardenApplication  *self);
 WardenCredentials  *warden_application_get_credentials     (WardenApplication  *self);
 /* The model, or NULL while none is configured (notify::provider). */

@@ -34,6 +34,7 @@ struct _WardenSession
   char               *sandbox_state;
   double              sandbox_fraction;
   char               *sandbox_message;
+  guint               model_silent;  /* seconds the model has sent nothing; 0: it answers */
 };
 
 G_DEFINE_FINAL_TYPE (WardenSession, warden_session, G_TYPE_OBJECT)
@@ -51,6 +52,7 @@ enum
   PROP_SANDBOX_STATE,
   PROP_SANDBOX_FRACTION,
   PROP_SANDBOX_MESSAGE,
+  PROP_MODEL_SILENT,
   N_PROPS
 };
 
@@ -341,6 +343,24 @@ static gboolean start_run (WardenSession  *self,
                            GError        **error);
 
 static void
+set_model_silent (WardenSession *self,
+                  guint          seconds)
+{
+  if (self->model_silent == seconds)
+    return;
+  self->model_silent = seconds;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODEL_SILENT]);
+}
+
+static void
+waiting_cb (WardenAgent   *agent,
+            guint          seconds,
+            WardenSession *self)
+{
+  set_model_silent (self, seconds);
+}
+
+static void
 run_cb (GObject      *object,
         GAsyncResult *result,
         gpointer      user_data)
@@ -350,6 +370,7 @@ run_cb (GObject      *object,
   WardenAgentOutcome outcome = WARDEN_AGENT_FINISHED;
 
   g_clear_object (&self->cancellable);
+  set_model_silent (self, 0);
   self->assistant = NULL;
   if (self->go_on)
     {
@@ -433,6 +454,7 @@ connect_agent (WardenSession *self)
 {
   g_signal_connect_object (self->agent, "text-delta", G_CALLBACK (text_delta_cb), self, 0);
   g_signal_connect_object (self->agent, "retrying", G_CALLBACK (retrying_cb), self, 0);
+  g_signal_connect_object (self->agent, "waiting", G_CALLBACK (waiting_cb), self, 0);
   g_signal_connect_object (self->agent, "tool-call", G_CALLBACK (tool_call_cb), self, 0);
   g_signal_connect_object (self->agent, "tool-result", G_CALLBACK (tool_result_cb), self, 0);
   g_signal_connect_object (self->agent, "approval", G_CALLBACK (approval_cb), self, 0);
@@ -705,6 +727,13 @@ warden_session_get_sandbox_fraction (WardenSession *self)
   return self->sandbox_fraction;
 }
 
+guint
+warden_session_get_model_silent (WardenSession *self)
+{
+  g_return_val_if_fail (WARDEN_IS_SESSION (self), 0);
+  return self->model_silent;
+}
+
 const char *
 warden_session_get_sandbox_message (WardenSession *self)
 {
@@ -928,6 +957,9 @@ warden_session_get_property (GObject    *object,
     case PROP_SANDBOX_MESSAGE:
       g_value_set_string (value, self->sandbox_message);
       break;
+    case PROP_MODEL_SILENT:
+      g_value_set_uint (value, self->model_silent);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -954,6 +986,9 @@ warden_session_class_init (WardenSessionClass *klass)
                                                            0, 1, 0, flags);
   properties[PROP_SANDBOX_MESSAGE] = g_param_spec_string ("sandbox-message", NULL, NULL, NULL,
                                                           flags);
+  /* Seconds the model has sent nothing of its answer (a notice each 30 s); 0 once it answers. */
+  properties[PROP_MODEL_SILENT] = g_param_spec_uint ("model-silent", NULL, NULL, 0, G_MAXUINT, 0,
+                                                     flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[COMMAND_STARTED] = g_signal_new ("command-started", G_TYPE_FROM_CLASS (klass),

@@ -75,6 +75,8 @@ WardenApproval     *warden_session_get_pending   (WardenSession           *self)
 const char         *warden_session_get_sandbox_state   (WardenSession *self);
 double              warden_session_get_sandbox_fraction (WardenSession *self);
 const char         *warden_session_get_sandbox_message (WardenSession *self);
+/* Seconds the model has sent nothing of its answer; 0 when it answers. */
+guint               warden_session_get_model_silent    (WardenSession *self);
 
 /* Sends @text and runs until the model ends its turn or needs the user. */
 gboolean            warden_session_send          (WardenSession           *self,

@@ -23,6 +23,8 @@ typedef enum
   BANNER_NONE,
   BANNER_PREFERENCES,   /* the button opens the model preferences */
   BANNER_RETRY,         /* the button lets the session go on */
+  BANNER_SILENT,        /* the model has not answered; no button, goes when it does */
+  BANNER_MOVE_ASIDE,    /* the database is damaged: the button starts a new one */
 } BannerAction;
 
 struct _WardenWindow
@@ -114,11 +116,14 @@ show_banner (WardenWindow *self,
 {
   self->banner_action = action;
   gtk_label_set_text (self->banner_label, text);
-  gtk_widget_set_visible (GTK_WIDGET (self->banner_button), action != BANNER_NONE);
   if (action == BANNER_PREFERENCES)
     gtk_button_set_label (self->banner_button, _("_Preferences"));
   else if (action == BANNER_RETRY)
     gtk_button_set_label (self->banner_button, _("_Retry"));
+  else if (action == BANNER_MOVE_ASIDE)
+    gtk_button_set_label (self->banner_button, _("_Start a New Database"));
+  gtk_widget_set_visible (GTK_WIDGET (self->banner_button),
+                          action != BANNER_NONE && action != BANNER_SILENT);
   gtk_button_set_use_underline (self->banner_button, TRUE);
   gtk_revealer_set_reveal_child (self->banner_revealer, text != NULL);
 }
@@ -500,6 +505,42 @@ banner_button_clicked_cb (GtkButton    *button,
     gtk_widget_activate_action (GTK_WIDGET (self), "app.preferences-page", "s", "model");
   else if (action == BANNER_RETRY)
     gtk_widget_activate_action (GTK_WIDGET (self), "win.retry", NULL);
+  else if (action == BANNER_MOVE_ASIDE)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *moved = NULL;
+
+      if (!warden_application_move_store_aside (self->app, &moved, &error))
+        show_banner (self, error->message, BANNER_NONE);
+      else
+        {
+          g_autofree char *text = g_strdup_printf (_("The damaged database was kept as %s"),
+                                                   moved);
+
+          toast (self, text);
+          reload_sessions (self);
+        }
+    }
+}
+
+/* The model has sent nothing for a while: said where the user looks, and
+ * taken back as soon as it answers (or the step ends). */
+static void
+session_model_silent_cb (WardenSession *session,
+                         GParamSpec    *pspec,
+                         WardenWindow  *self)
+{
+  guint seconds = warden_session_get_model_silent (session);
+
+  if (seconds > 0)
+    {
+      g_autofree char *text = g_strdup_printf (_("The model has not answered for %u s; "
+                                                 "still waiting"), seconds);
+
+      show_banner (self, text, BANNER_SILENT);
+    }
+  else if (self->banner_action == BANNER_SILENT)
+    hide_banner (self);
 }
 
 static void
@@ -1210,7 +1251,10 @@ setup (WardenWindow *self)
       g_autofree char *text = g_strdup_printf (_("Sessions cannot be saved: %s"),
                                                error ? error->message : "?");
 
-      show_banner (self, text, BANNER_NONE);
+      /* A damaged file is moved aside here, not only with warden-cli. */
+      show_banner (self, text, g_error_matches (error, WARDEN_STORE_ERROR,
+                                                WARDEN_STORE_ERROR_CORRUPT)
+                               ? BANNER_MOVE_ASIDE : BANNER_NONE);
     }
 
   reload_sessions (self);
@@ -1354,4 +1398,6 @@ warden_window_init (WardenWindow *self)
   g_signal_group_connect (group, "failed", G_CALLBACK (session_failed_cb), self);
   g_signal_group_connect (group, "notify", G_CALLBACK (session_notify_cb), self);
   g_signal_group_connect (group, "notify::profile", G_CALLBACK (session_profile_cb), self);
+  g_signal_group_connect (group, "notify::model-silent", G_CALLBACK (session_model_silent_cb),
+                          self);
 }

@@ -579,6 +579,71 @@ test_network_error_banner (void)
   (void) session;
 }
 
+
+/* A model server that takes the request and never answers. */
+static void
+silent_handler (SoupServer        *server,
+                SoupServerMessage *msg,
+                const char        *path,
+                GHashTable        *query,
+                gpointer           user_data)
+{
+  soup_server_message_pause (msg);
+}
+
+static gboolean
+provider_at (gpointer data)
+{
+  WardenLlmProvider *provider = warden_application_get_provider (app);
+  g_autofree char *want = g_strdup (data);
+
+  /* The provider may drop a trailing slash. */
+  if (g_str_has_suffix (want, "/"))
+    want[strlen (want) - 1] = '\0';
+  return provider != NULL && g_strcmp0 (warden_llm_provider_get_base_url (provider), want) == 0;
+}
+
+static gboolean
+banner_says_silent (gpointer data)
+{
+  const char *banner = warden_window_get_banner (window);
+
+  return banner != NULL && strstr (banner, "has not answered") != NULL;
+}
+
+/* The model says nothing: the window tells the user, keeps waiting, and takes
+ * the notice back when the step ends (here: Stop). */
+static void
+test_silent_model_banner (void)
+{
+  g_autofree char *url = g_strdup (fake->url);
+  g_autoptr(SoupServer) server = soup_server_new (NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoslist(GUri) uris = NULL;
+  g_autofree char *silent_url = NULL;
+  WardenSession *session;
+
+  soup_server_add_handler (server, NULL, silent_handler, NULL, NULL);
+  g_assert_true (soup_server_listen_local (server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
+  uris = soup_server_get_uris (server);
+  silent_url = g_uri_to_string (uris->data);
+  g_setenv ("ANTHROPIC_BASE_URL", silent_url, TRUE);
+  warden_application_reload_provider (app);
+  wait_until (provider_at, silent_url, 30, "the silent model to be set up");
+  warden_llm_provider_set_waiting_notice (warden_application_get_provider (app), 1);
+  session = start_session ("silent");
+  type_and_send ("anything");
+  wait_until (banner_says_silent, NULL, 60, "the notice that the model is silent");
+  g_test_message ("banner: %s", warden_window_get_banner (window));
+  warden_session_stop (session);
+  wait_until (session_idle, NULL, 60, "the stopped turn");
+  g_assert_false (banner_says_silent (NULL));
+
+  g_setenv ("ANTHROPIC_BASE_URL", url, TRUE);
+  warden_application_reload_provider (app);
+  spin (300);
+}
+
 /* Warden died while a command waited: the approval is asked again. */
 static void
 test_pending_survives_restart (void)
@@ -1329,6 +1394,7 @@ main (int    argc,
   g_test_add_func ("/ui/window/question", test_question);
   g_test_add_func ("/ui/window/switch-profile", test_switch_profile);
   g_test_add_func ("/ui/window/network-error-banner", test_network_error_banner);
+  g_test_add_func ("/ui/window/silent-model-banner", test_silent_model_banner);
   g_test_add_func ("/ui/window/pending-survives-restart", test_pending_survives_restart);
   g_test_add_func ("/ui/window/host-warning", test_host_warning);
   g_test_add_func ("/ui/window/refused-workspace", test_refused_workspace);
