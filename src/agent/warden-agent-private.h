@@ -28,7 +28,7 @@ struct _WardenAgent
   WardenSessionStore *store;
   WardenProfileStore *profiles;
   WardenLlmProvider  *provider;
-  WardenSessionInfo  *info;
+  WardenSessionRecord  *info;
   WardenAgentConfig   config;
 
   GPtrArray          *messages;     /* WardenLlmMessage, the whole conversation */

@@ -162,7 +162,7 @@ warden_agent_finalize (GObject *object)
 {
   WardenAgent *self = WARDEN_AGENT (object);
 
-  g_clear_pointer (&self->info, warden_session_info_free);
+  g_clear_pointer (&self->info, warden_session_record_free);
   config_clear (&self->config);
   g_clear_pointer (&self->messages, g_ptr_array_unref);
   g_clear_pointer (&self->tools, g_ptr_array_unref);
@@ -396,7 +396,7 @@ warden_agent_new (WardenSessionStore       *store,
   if (!setup (self, store, profiles, provider, error))
     return NULL;
 
-  self->info = warden_session_info_new ();
+  self->info = warden_session_record_new ();
   self->info->workspace = g_strdup (self->config.workspace);
   self->info->profile = g_strdup (self->config.profile);
   self->info->provider = g_strdup (warden_llm_provider_get_name (provider));

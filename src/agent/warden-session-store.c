@@ -642,14 +642,14 @@ warden_session_store_dup_owner (WardenSessionStore *self,
 
 /* ------------------------------------------------------------------------ */
 
-WardenSessionInfo *
-warden_session_info_new (void)
+WardenSessionRecord *
+warden_session_record_new (void)
 {
-  return g_new0 (WardenSessionInfo, 1);
+  return g_new0 (WardenSessionRecord, 1);
 }
 
 void
-warden_session_info_free (WardenSessionInfo *info)
+warden_session_record_free (WardenSessionRecord *info)
 {
   if (info == NULL)
     return;
@@ -713,7 +713,7 @@ bind_text (sqlite3_stmt *stmt,
 
 gboolean
 warden_session_store_save_session (WardenSessionStore  *self,
-                                   WardenSessionInfo   *info,
+                                   WardenSessionRecord   *info,
                                    GError             **error)
 {
   sqlite3_stmt *stmt = NULL;
@@ -757,10 +757,10 @@ warden_session_store_save_session (WardenSessionStore  *self,
   return ok ? TRUE : set_sql_error (self, error, _("save the session"));
 }
 
-static WardenSessionInfo *
+static WardenSessionRecord *
 session_from_row (sqlite3_stmt *stmt)
 {
-  WardenSessionInfo *info = warden_session_info_new ();
+  WardenSessionRecord *info = warden_session_record_new ();
 
   info->id = column_dup (stmt, 0);
   info->title = column_dup (stmt, 1);
@@ -782,13 +782,13 @@ session_from_row (sqlite3_stmt *stmt)
 #define SESSION_COLUMNS "id, title, created, updated, workspace, profile, provider, model, " \
                         "sandbox, image, state, input_tokens, output_tokens, base_url"
 
-WardenSessionInfo *
+WardenSessionRecord *
 warden_session_store_get_session (WardenSessionStore  *self,
                                   const char          *id,
                                   GError             **error)
 {
   sqlite3_stmt *stmt = NULL;
-  WardenSessionInfo *info = NULL;
+  WardenSessionRecord *info = NULL;
   int rc;
 
   if (sqlite3_prepare_v2 (self->db, "SELECT " SESSION_COLUMNS " FROM sessions WHERE id = ?",
@@ -815,7 +815,7 @@ warden_session_store_list_sessions (WardenSessionStore  *self,
                                     GError             **error)
 {
   sqlite3_stmt *stmt = NULL;
-  GPtrArray *list = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_session_info_free);
+  GPtrArray *list = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_session_record_free);
   int rc;
 
   if (sqlite3_prepare_v2 (self->db, "SELECT " SESSION_COLUMNS " FROM sessions "

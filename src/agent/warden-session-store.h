@@ -43,11 +43,11 @@ typedef struct
   char   *state;
   gint64  input_tokens;
   gint64  output_tokens;
-} WardenSessionInfo;
+} WardenSessionRecord;
 
-WardenSessionInfo *warden_session_info_new  (void);
-void               warden_session_info_free (WardenSessionInfo *info);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenSessionInfo, warden_session_info_free)
+WardenSessionRecord *warden_session_record_new  (void);
+void               warden_session_record_free (WardenSessionRecord *info);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenSessionRecord, warden_session_record_free)
 
 /* A tool call and what became of it: the audit log. */
 typedef struct
@@ -135,12 +135,12 @@ char               *warden_session_store_dup_owner    (WardenSessionStore  *self
 
 /* A new id (a UUID) is set in @info when it has none. */
 gboolean            warden_session_store_save_session (WardenSessionStore  *self,
-                                                       WardenSessionInfo   *info,
+                                                       WardenSessionRecord   *info,
                                                        GError             **error);
-WardenSessionInfo  *warden_session_store_get_session  (WardenSessionStore  *self,
+WardenSessionRecord  *warden_session_store_get_session  (WardenSessionStore  *self,
                                                        const char          *id,
                                                        GError             **error);
-/* Newest first; a GPtrArray of WardenSessionInfo. */
+/* Newest first; a GPtrArray of WardenSessionRecord. */
 GPtrArray          *warden_session_store_list_sessions (WardenSessionStore *self,
                                                         GError            **error);
 

@@ -249,7 +249,7 @@ warden_trace_to_json (WardenSessionStore  *store,
                       const char          *session_id,
                       GError             **error)
 {
-  g_autoptr(WardenSessionInfo) info = NULL;
+  g_autoptr(WardenSessionRecord) info = NULL;
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(JsonNode) root = NULL;
   JsonObject *document;

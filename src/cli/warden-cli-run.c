@@ -383,7 +383,7 @@ status_for (const GError *error)
 /* The provider a session goes on with: the one it was recorded with, but for
  * what the flags change (another provider takes its own model and address). */
 static WardenLlmProvider *
-provider_for_session (WardenSessionInfo  *info,
+provider_for_session (WardenSessionRecord  *info,
                       const char         *name,
                       const char         *model,
                       const char         *base_url,
@@ -443,7 +443,7 @@ warden_cli_run (int    argc,
   g_autoptr(GInputStream) stdin_stream = g_unix_input_stream_new (0, FALSE);
   g_autoptr(WardenLlmProvider) provider = NULL;
   g_autoptr(WardenSessionStore) store = NULL;
-  g_autoptr(WardenSessionInfo) resumed = NULL;
+  g_autoptr(WardenSessionRecord) resumed = NULL;
   g_autoptr(WardenProfileStore) profiles = NULL;
   g_autoptr(WardenAgent) agent = NULL;
   g_autofree char *task = NULL;
@@ -562,7 +562,7 @@ warden_cli_run (int    argc,
       return status_for (error);
     }
   {
-    g_autoptr(WardenSessionInfo) info = warden_session_store_get_session (
+    g_autoptr(WardenSessionRecord) info = warden_session_store_get_session (
       store, warden_agent_get_session_id (agent), NULL);
 
     /* Every time, new or resumed: nothing else stands between the model and
@@ -682,7 +682,7 @@ sessions_list (void)
     }
   for (guint i = 0; i < list->len; i++)
     {
-      WardenSessionInfo *s = g_ptr_array_index (list, i);
+      WardenSessionRecord *s = g_ptr_array_index (list, i);
       g_autoptr(GDateTime) when = g_date_time_new_from_unix_local (s->updated);
       g_autofree char *stamp = when ? g_date_time_format (when, "%Y-%m-%d %H:%M") : g_strdup ("?");
 
@@ -698,7 +698,7 @@ sessions_show (const char *id,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = warden_session_store_new (NULL, &error);
-  g_autoptr(WardenSessionInfo) s = NULL;
+  g_autoptr(WardenSessionRecord) s = NULL;
   g_autoptr(GPtrArray) messages = NULL;
   g_autoptr(GPtrArray) calls = NULL;
 

@@ -21,7 +21,7 @@ struct _WardenSession
   WardenSessionStore *store;
   WardenProfileStore *profiles;
   WardenAgent        *agent;         /* NULL without a model */
-  WardenSessionInfo  *info;
+  WardenSessionRecord  *info;
 
   GListStore         *items;
   GHashTable         *tools;         /* tool_use_id → WardenChatItem (borrowed from items) */
@@ -589,7 +589,7 @@ warden_session_rename (WardenSession  *self,
     }
   else
     {
-      g_autoptr(WardenSessionInfo) fresh = warden_session_store_get_session (self->store,
+      g_autoptr(WardenSessionRecord) fresh = warden_session_store_get_session (self->store,
                                                                              self->info->id,
                                                                              error);
 
@@ -916,7 +916,7 @@ warden_session_finalize (GObject *object)
   g_clear_object (&self->items);
   g_clear_object (&self->store);
   g_clear_object (&self->profiles);
-  g_clear_pointer (&self->info, warden_session_info_free);
+  g_clear_pointer (&self->info, warden_session_record_free);
   g_free (self->state);
   g_free (self->sandbox_state);
   g_free (self->sandbox_message);

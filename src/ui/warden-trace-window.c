@@ -468,7 +468,7 @@ warden_trace_window_new (GtkWindow          *parent,
                          const char         *session_id)
 {
   WardenTraceWindow *self;
-  g_autoptr(WardenSessionInfo) info = NULL;
+  g_autoptr(WardenSessionRecord) info = NULL;
 
   g_return_val_if_fail (parent == NULL || GTK_IS_WINDOW (parent), NULL);
   g_return_val_if_fail (WARDEN_IS_SESSION_STORE (store), NULL);

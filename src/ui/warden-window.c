@@ -169,7 +169,7 @@ reload_sessions (WardenWindow *self)
 
   for (guint i = 0; i < list->len; i++)
     {
-      WardenSessionInfo *info = g_ptr_array_index (list, i);
+      WardenSessionRecord *info = g_ptr_array_index (list, i);
       GtkWidget *row = adw_action_row_new ();
       g_autofree char *base = info->workspace ? g_path_get_basename (info->workspace) : NULL;
       const char *title = info->title && *info->title ? info->title : _("New session");

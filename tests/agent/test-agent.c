@@ -1271,7 +1271,7 @@ test_fault_lease (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *id = NULL;
   g_autofree char *who = NULL;
-  g_autoptr(WardenSessionInfo) info = NULL;
+  g_autoptr(WardenSessionRecord) info = NULL;
   const char *argv[] = { "sleep", "600", NULL };
   GPid pid;
 
@@ -1371,7 +1371,7 @@ test_fault_max_steps_state (void)
 {
   Env env = { 0 };
   g_autoptr(WardenAgent) agent = NULL;
-  g_autoptr(WardenSessionInfo) info = NULL;
+  g_autoptr(WardenSessionRecord) info = NULL;
 
   env_set_up (&env, "bwrap");
   for (guint i = 0; i < 3; i++)
@@ -1392,7 +1392,7 @@ test_fault_resume_overrides (void)
   Env env = { 0 };
   g_autoptr(GError) error = NULL;
   g_autofree char *id = NULL;
-  g_autoptr(WardenSessionInfo) info = NULL;
+  g_autoptr(WardenSessionRecord) info = NULL;
   WardenAgentConfig overrides = { 0 };
 
   env_set_up (&env, "bwrap");

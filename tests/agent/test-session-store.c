@@ -30,9 +30,9 @@ test_sessions (void)
   g_autofree char *path = temp_db ();
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
-  g_autoptr(WardenSessionInfo) a = warden_session_info_new ();
-  g_autoptr(WardenSessionInfo) b = warden_session_info_new ();
-  g_autoptr(WardenSessionInfo) got = NULL;
+  g_autoptr(WardenSessionRecord) a = warden_session_record_new ();
+  g_autoptr(WardenSessionRecord) b = warden_session_record_new ();
+  g_autoptr(WardenSessionRecord) got = NULL;
   g_autoptr(GPtrArray) list = NULL;
 
   g_assert_no_error (error);
@@ -68,7 +68,7 @@ test_sessions (void)
   list = warden_session_store_list_sessions (store, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (list->len, ==, 2);
-  g_clear_pointer (&got, warden_session_info_free);
+  g_clear_pointer (&got, warden_session_record_free);
   got = warden_session_store_get_session (store, a->id, &error);
   g_assert_cmpstr (got->state, ==, "waiting");
   g_assert_cmpint (got->input_tokens, ==, 1200);
@@ -80,7 +80,7 @@ test_not_found (void)
   g_autofree char *path = temp_db ();
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
-  g_autoptr(WardenSessionInfo) got = warden_session_store_get_session (store, "nope", &error);
+  g_autoptr(WardenSessionRecord) got = warden_session_store_get_session (store, "nope", &error);
 
   g_assert_null (got);
   g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND);
@@ -93,7 +93,7 @@ test_messages_in_order (void)
   g_autofree char *path = temp_db ();
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
-  g_autoptr(WardenSessionInfo) s = warden_session_info_new ();
+  g_autoptr(WardenSessionRecord) s = warden_session_record_new ();
   g_autoptr(GPtrArray) messages = NULL;
 
   g_assert_true (warden_session_store_save_session (store, s, &error));
@@ -113,7 +113,7 @@ test_tool_calls (void)
   g_autofree char *path = temp_db ();
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
-  g_autoptr(WardenSessionInfo) s = warden_session_info_new ();
+  g_autoptr(WardenSessionRecord) s = warden_session_record_new ();
   g_autoptr(WardenToolCallRecord) r = warden_tool_call_record_new ();
   g_autoptr(WardenToolCallRecord) r2 = warden_tool_call_record_new ();
   g_autoptr(WardenToolCallRecord) got = NULL;
@@ -167,7 +167,7 @@ test_survives_reopen (void)
 
   {
     g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
-    g_autoptr(WardenSessionInfo) s = warden_session_info_new ();
+    g_autoptr(WardenSessionRecord) s = warden_session_record_new ();
 
     s->state = g_strdup ("waiting");
     g_assert_true (warden_session_store_save_session (store, s, &error));
@@ -176,7 +176,7 @@ test_survives_reopen (void)
   }
   {
     g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
-    g_autoptr(WardenSessionInfo) s = warden_session_store_get_session (store, id, &error);
+    g_autoptr(WardenSessionRecord) s = warden_session_store_get_session (store, id, &error);
     g_autoptr(GPtrArray) messages = warden_session_store_load_messages (store, id, &error);
 
     g_assert_no_error (error);
@@ -192,7 +192,7 @@ test_trace_and_delete (void)
   g_autofree char *path = temp_db ();
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
-  g_autoptr(WardenSessionInfo) info = warden_session_info_new ();
+  g_autoptr(WardenSessionRecord) info = warden_session_record_new ();
   g_autoptr(WardenToolCallRecord) r = warden_tool_call_record_new ();
   g_autoptr(WardenToolCallRecord) back = NULL;
   g_autoptr(GPtrArray) calls = NULL;
@@ -324,7 +324,7 @@ test_corrupt_move_aside (void)
   g_autofree char *kept = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = NULL;
-  g_autoptr(WardenSessionInfo) info = warden_session_info_new ();
+  g_autoptr(WardenSessionRecord) info = warden_session_record_new ();
 
   {
     g_autoptr(WardenSessionStore) first = warden_session_store_new (path, &error);
@@ -364,8 +364,8 @@ test_read_only_and_full (void)
   g_autofree char *path = temp_db ();
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
-  g_autoptr(WardenSessionInfo) info = warden_session_info_new ();
-  g_autoptr(WardenSessionInfo) back = NULL;
+  g_autoptr(WardenSessionRecord) info = warden_session_record_new ();
+  g_autoptr(WardenSessionRecord) back = NULL;
   g_autofree char *big = g_strnfill (64 * 1024, 'a');
 
   g_assert_no_error (error);
@@ -425,7 +425,7 @@ test_file_modes_new (void)
   g_autofree char *key = g_build_filename (dir, "approvals.key", NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = NULL;
-  g_autoptr(WardenSessionInfo) s = warden_session_info_new ();
+  g_autoptr(WardenSessionRecord) s = warden_session_record_new ();
 
   umask (022);
   store = warden_session_store_new (NULL, &error);
@@ -451,7 +451,7 @@ test_file_modes_tightened (void)
   g_autofree char *key = g_build_filename (dir, "approvals.key", NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = NULL;
-  g_autoptr(WardenSessionInfo) s = warden_session_info_new ();
+  g_autoptr(WardenSessionRecord) s = warden_session_record_new ();
 
   umask (022);
   g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
@@ -518,8 +518,8 @@ test_forged_approval (void)
   g_autofree char *path = temp_db ();
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
-  g_autoptr(WardenSessionInfo) s = warden_session_info_new ();
-  g_autoptr(WardenSessionInfo) other = warden_session_info_new ();
+  g_autoptr(WardenSessionRecord) s = warden_session_record_new ();
+  g_autoptr(WardenSessionRecord) other = warden_session_record_new ();
   g_autoptr(WardenToolCallRecord) pending = NULL;
   g_autoptr(WardenToolCallRecord) approved = NULL;
   g_autoptr(WardenToolCallRecord) elsewhere = NULL;
@@ -642,7 +642,7 @@ static void
 test_key_shared (void)
 {
   g_autofree char *path = temp_db ();
-  g_autoptr(WardenSessionInfo) s = warden_session_info_new ();
+  g_autoptr(WardenSessionRecord) s = warden_session_record_new ();
   g_autoptr(WardenToolCallRecord) r = NULL;
   GThread *threads[6];
   WardenSessionStore *stores[G_N_ELEMENTS (threads)];
@@ -676,7 +676,7 @@ test_error_result_kept (void)
   g_autofree char *path = temp_db ();
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
-  g_autoptr(WardenSessionInfo) info = warden_session_info_new ();
+  g_autoptr(WardenSessionRecord) info = warden_session_record_new ();
   g_autoptr(JsonNode) input = json_from_string ("{\"path\": \"missing.txt\"}", NULL);
   g_autoptr(WardenToolCall) call = NULL;
   g_autoptr(WardenToolCall) back = NULL;

@@ -763,7 +763,7 @@ static void
 trace_fixture_set_up (TraceFixture  *f,
                       gconstpointer  data)
 {
-  g_autoptr(WardenSessionInfo) info = warden_session_info_new ();
+  g_autoptr(WardenSessionRecord) info = warden_session_record_new ();
   g_autoptr(GError) error = NULL;
   g_autofree char *path = NULL;
 

@@ -788,7 +788,7 @@ test_long_session (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = warden_session_store_new (NULL, &error);
-  g_autoptr(WardenSessionInfo) info = warden_session_info_new ();
+  g_autoptr(WardenSessionRecord) info = warden_session_record_new ();
   g_autofree char *workspace = new_workspace ("long");
   GtkListView *view;
   guint rows = 0;
@@ -943,7 +943,7 @@ test_trace_rename_delete (void)
   {
     g_autoptr(GError) error = NULL;
     g_autoptr(WardenSessionStore) store = warden_session_store_new (NULL, &error);
-    g_autoptr(WardenSessionInfo) gone = warden_session_store_get_session (store, id, &error);
+    g_autoptr(WardenSessionRecord) gone = warden_session_store_get_session (store, id, &error);
 
     g_assert_null (gone);
     g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND);
