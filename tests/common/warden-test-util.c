@@ -9,25 +9,35 @@
 #include "warden-test-util.h"
 
 #include <glib/gstdio.h>
+#include <sys/stat.h>
 
 #include "sandbox/warden-docker-client.h"
 
 void
 warden_test_remove_tree (const char *path)
 {
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
+  GStatBuf st;
 
-  while (dir && (name = g_dir_read_name (dir)))
+  if (g_lstat (path, &st) != 0)
+    return;
+  if (S_ISDIR (st.st_mode))
     {
-      g_autofree char *child = g_build_filename (path, name, NULL);
+      g_autoptr(GDir) dir = NULL;
+      const char *name;
 
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        warden_test_remove_tree (child);
-      else
-        g_unlink (child);
+      /* A test may have left it read-only. */
+      g_chmod (path, 0700);
+      dir = g_dir_open (path, 0, NULL);
+      while (dir && (name = g_dir_read_name (dir)))
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+
+          warden_test_remove_tree (child);
+        }
+      g_rmdir (path);
     }
-  g_rmdir (path);
+  else
+    g_unlink (path);
 }
 
 void

@@ -10,7 +10,8 @@
 
 G_BEGIN_DECLS
 
-/* Removes @path and everything below it; links are removed, not followed. */
+/* Removes @path (a file, or a folder and everything below it, read-only
+ * parts too); links are removed, not followed. */
 void      warden_test_remove_tree    (const char    *path);
 
 /* A GAsyncReadyCallback that keeps a reference to the result in the

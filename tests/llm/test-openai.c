@@ -13,6 +13,7 @@
 #include <libsoup/soup.h>
 
 #include "llm/warden-openai-provider.h"
+#include "warden-test-util.h"
 
 #define TEST_KEY   "sk-test-Secr3tKey-0123456789"
 #define TEST_MODEL "gpt-test"
@@ -418,16 +419,6 @@ observed_free (Observed *observed)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Observed, observed_free)
 
-static void
-result_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  GAsyncResult **out = user_data;
-
-  *out = g_object_ref (result);
-}
-
 static gboolean
 timeout_cb (gpointer user_data)
 {
@@ -458,7 +449,7 @@ complete (WardenLlmProvider  *provider,
   g_autoptr(GAsyncResult) result = NULL;
 
   warden_llm_provider_complete_async (provider, system_prompt, messages, tools, cancellable,
-                                      result_cb, &result);
+                                      warden_test_keep_result_cb, &result);
   wait_for (&result);
 
   return warden_llm_provider_complete_finish (provider, result, error);
@@ -1628,7 +1619,7 @@ test_cancel_before_answer (void)
   g_autoptr(GError) error = NULL;
 
   warden_llm_provider_complete_async (provider, NULL, messages, NULL, cancellable,
-                                      result_cb, &result);
+                                      warden_test_keep_result_cb, &result);
   while (fake->n_requests == 0)
     g_main_context_iteration (NULL, TRUE);
   g_cancellable_cancel (cancellable);
@@ -1649,7 +1640,7 @@ probe (const char    *base_url,
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  warden_openai_provider_probe_ollama_async (base_url, cancellable, result_cb, &result);
+  warden_openai_provider_probe_ollama_async (base_url, cancellable, warden_test_keep_result_cb, &result);
   wait_for (&result);
 
   return warden_openai_provider_probe_ollama_finish (result, error);
@@ -1759,7 +1750,7 @@ test_ollama_cancel (void)
   g_autofree char *name = NULL;
   g_autoptr(GError) error = NULL;
 
-  warden_openai_provider_probe_ollama_async (fake->base_url, cancellable, result_cb, &result);
+  warden_openai_provider_probe_ollama_async (fake->base_url, cancellable, warden_test_keep_result_cb, &result);
   while (fake->n_requests == 0)
     g_main_context_iteration (NULL, TRUE);
   g_cancellable_cancel (cancellable);

@@ -12,6 +12,8 @@
 #include <signal.h>
 #include <string.h>
 
+#include "warden-test-util.h"
+
 /* The exit statuses scripts rely on; see warden-cli --help. */
 #define EXIT_ALLOW 0
 #define EXIT_ASK   10
@@ -60,27 +62,9 @@ printable (const char *s,
 }
 
 static void
-remove_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          remove_tree (child);
-        }
-    }
-  g_remove (path);
-}
-
-static void
 cli_env_free (CliEnv *env)
 {
-  remove_tree (env->root);
+  warden_test_remove_tree (env->root);
   g_free (env->root);
   g_free (env->config_home);
   g_free (env->profiles_dir);

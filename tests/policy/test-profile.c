@@ -19,6 +19,7 @@
 #include "policy/warden-pattern.h"
 #include "policy/warden-profile-store.h"
 #include "policy/warden-profile.h"
+#include "warden-test-util.h"
 
 #define PROFILE_FIXTURES TEST_FIXTURES "/profiles"
 
@@ -29,26 +30,6 @@ typedef struct
   char *dir;       /* a fresh temporary directory */
   char *user_dir;  /* dir/profiles, not created */
 } Fixture;
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-
-  if (!g_file_test (path, G_FILE_TEST_IS_SYMLINK) &&
-      (dir = g_dir_open (path, 0, NULL)) != NULL)
-    {
-      while ((name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          remove_tree (child);
-        }
-    }
-
-  g_remove (path);
-}
 
 static void
 fixture_set_up (Fixture       *fixture,
@@ -65,7 +46,7 @@ static void
 fixture_tear_down (Fixture       *fixture,
                    gconstpointer  data)
 {
-  remove_tree (fixture->dir);
+  warden_test_remove_tree (fixture->dir);
   g_free (fixture->dir);
   g_free (fixture->user_dir);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "sandbox/warden-docker-client.h"
+#include "warden-test-util.h"
 
 /* Marks the containers of this program, so that teardown removes them and
  * nothing else. Only the lifecycle test adds WARDEN_DOCKER_LABEL: the sandbox
@@ -1791,24 +1792,6 @@ test_answer_errors (void)
   fake_engine_free (fake);
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
 /* A CA, a server certificate for 127.0.0.1 and a client certificate as
  * Docker's documentation makes them (PKCS#1 key); "other" has a CA that
  * did not sign the server's. */
@@ -1898,7 +1881,7 @@ test_tls (void)
   g_assert_no_error (error);
   if (!make_certificates (dir))
     {
-      remove_tree (dir);
+      warden_test_remove_tree (dir);
       g_test_skip ("could not make test certificates with openssl");
       return;
     }
@@ -1940,7 +1923,7 @@ test_tls (void)
   g_assert_nonnull (strstr (error->message, "DOCKER_CERT_PATH"));
 
   fake_engine_free (fake);
-  remove_tree (dir);
+  warden_test_remove_tree (dir);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sandbox/warden-git-doors-private.h"
+#include "warden-test-util.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers */
@@ -63,24 +64,6 @@ make_dir (void)
 
   g_assert_no_error (error);
   return dir;
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir && (name = g_dir_read_name (dir)))
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
 }
 
 static gboolean
@@ -261,7 +244,7 @@ test_index_versions (void)
       g_test_message ("%s", rows[i].name);
       sh (dir, rows[i].script);
       assert_gitlinks (dir, ".git/index", "sub/one zz");
-      remove_tree (dir);
+      warden_test_remove_tree (dir);
     }
 }
 
@@ -291,7 +274,7 @@ test_index_garbage (void)
         g_assert_true (g_strv_contains ((const char * const[]) { "sub/one", "zz", NULL },
                                         g_ptr_array_index (paths, i)));
     }
-  remove_tree (dir);
+  warden_test_remove_tree (dir);
 }
 
 /* A split index keeps most entries in sharedindex.HASH: a gitlink there,
@@ -320,7 +303,7 @@ test_index_split (void)
   note = run_command (doors, dir, "printf 'gitdir: ../evil\\n' > file/.git");
   g_assert_nonnull (note);
   g_assert_true (quarantined (dir, "file/.git"));
-  remove_tree (dir);
+  warden_test_remove_tree (dir);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -341,7 +324,7 @@ test_doors_nothing_changed (void)
   note = run_command (doors, dir, "echo x > a && git add a && git commit -q -m a && git status");
   g_assert_null (note);
   g_assert_false (exists (dir, ".git/warden-quarantine"));
-  remove_tree (dir);
+  warden_test_remove_tree (dir);
 }
 
 static void
@@ -388,7 +371,7 @@ test_doors_created (void)
       g_assert_false (exists (dir, where));
       g_assert_true (quarantined (dir, rows[i].moved));
     }
-  remove_tree (dir);
+  warden_test_remove_tree (dir);
 }
 
 /* What git itself does in a workspace opens no door. */
@@ -423,7 +406,7 @@ test_doors_git_at_work (void)
       g_assert_null (note);
     }
   sh (dir, "git worktree remove --force wt; rm -rf ../$(basename $PWD)-lib");
-  remove_tree (dir);
+  warden_test_remove_tree (dir);
 }
 
 /* A door that was there and changed: moved, and the old one put back. */
@@ -469,7 +452,7 @@ test_doors_changed_restored (void)
   note = run_command (doors, dir, "git -C sub config user.name me && "
                                   "git -C sub remote set-url origin https://example.com/x");
   g_assert_null (note);
-  remove_tree (dir);
+  warden_test_remove_tree (dir);
 }
 
 /* A repository the command makes a gitlink of, that was there before: its
@@ -500,7 +483,7 @@ test_doors_new_gitlink (void)
   g_assert_nonnull (note);
   g_assert_nonnull (strstr (note, "core.pager"));
   g_assert_true (quarantined (dir, "new/.git/config"));
-  remove_tree (dir);
+  warden_test_remove_tree (dir);
 }
 
 /* A workspace that is a folder of a larger repository: the gitlinks of that
@@ -525,7 +508,7 @@ test_doors_enclosing (void)
   g_assert_nonnull (note);
   g_assert_false (exists (workspace, "lib/.git"));
   g_assert_true (exists (workspace, ".warden-quarantine"));
-  remove_tree (dir);
+  warden_test_remove_tree (dir);
 }
 
 /* An interactive rebase the command leaves with exec lines: they would run
@@ -554,7 +537,7 @@ test_doors_rebase_todo (void)
                                   "GIT_SEQUENCE_EDITOR=\"sed -i '1i break'\" "
                                   "git rebase -q -i HEAD~1 2>/dev/null; test -d .git/rebase-merge");
   g_assert_null (note);
-  remove_tree (dir);
+  warden_test_remove_tree (dir);
 }
 
 /* A file a config includes, or links to, inside the workspace is a door too. */
@@ -589,7 +572,7 @@ test_doors_include (void)
   g_assert_nonnull (note);
   g_assert_nonnull (strstr (note, "linked.gitconfig"));
   g_assert_nonnull (strstr (note, "core.pager"));
-  remove_tree (dir);
+  warden_test_remove_tree (dir);
 }
 
 /* A .git the command makes: what git init writes stays, a .git file does not. */
@@ -619,8 +602,8 @@ test_doors_new_dotgit (void)
   g_assert_nonnull (note2);
   g_assert_false (exists (dir2, ".git"));
   g_assert_nonnull (strstr (note2, ".warden-quarantine/"));
-  remove_tree (dir);
-  remove_tree (dir2);
+  warden_test_remove_tree (dir);
+  warden_test_remove_tree (dir2);
 }
 
 /* A quarantine the command planted, as a link out of the workspace, is not
@@ -650,8 +633,8 @@ test_doors_planted_quarantine (void)
   g_assert_false (exists (dir, ".git/commondir"));
   d = g_dir_open (outside, 0, NULL);
   g_assert_null (g_dir_read_name (d));
-  remove_tree (dir);
-  remove_tree (outside);
+  warden_test_remove_tree (dir);
+  warden_test_remove_tree (outside);
 }
 
 /* What a command costs when it leaves the doors alone: printed, not asserted. */
@@ -695,7 +678,7 @@ test_doors_cost (void)
         }
       g_test_message ("%s: snapshot %.0f us, close %.0f us a command", repos[k].name,
                       (double) snap_us / rounds, (double) close_us / rounds);
-      remove_tree (dir);
+      warden_test_remove_tree (dir);
     }
 }
 
@@ -733,7 +716,7 @@ main (int    argc,
   g_test_add_func ("/git-doors/cost", test_doors_cost);
 
   status = g_test_run ();
-  remove_tree (global_dir);
+  warden_test_remove_tree (global_dir);
   g_free (git_global);
   return status;
 }

@@ -18,6 +18,7 @@
 #include "sandbox/warden-docker-sandbox.h"
 #include "sandbox/warden-host-sandbox.h"
 #include "sandbox/warden-output-collector.h"
+#include "warden-test-util.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers */
@@ -33,14 +34,6 @@ wait_result (GAsyncResult **slot,
       g_usleep (1000);
   g_assert_nonnull (*slot);
   return *slot;
-}
-
-static void
-store_cb (GObject      *object,
-          GAsyncResult *result,
-          gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
 }
 
 static const char *
@@ -66,7 +59,7 @@ docker_available (void)
       answer = 0;
       if (client != NULL)
         {
-          warden_docker_client_ping_async (client, NULL, store_cb, &res);
+          warden_docker_client_ping_async (client, NULL, warden_test_keep_result_cb, &res);
           answer = warden_docker_client_ping_finish (client, wait_result (&res, 10), &error);
           g_clear_object (&res);
         }
@@ -115,28 +108,10 @@ fixture_set_up (Fixture       *f,
   else
     f->sandbox = warden_host_sandbox_new (config);
 
-  warden_sandbox_prepare_async (f->sandbox, NULL, store_cb, &res);
+  warden_sandbox_prepare_async (f->sandbox, NULL, warden_test_keep_result_cb, &res);
   warden_sandbox_prepare_finish (f->sandbox, wait_result (&res, 120), &error);
   g_assert_no_error (error);
   g_clear_object (&res);
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir && (name = g_dir_read_name (dir)))
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
 }
 
 static void
@@ -148,13 +123,13 @@ fixture_tear_down (Fixture       *f,
       GAsyncResult *res = NULL;
       g_autoptr(GError) error = NULL;
 
-      warden_sandbox_destroy_async (f->sandbox, NULL, store_cb, &res);
+      warden_sandbox_destroy_async (f->sandbox, NULL, warden_test_keep_result_cb, &res);
       warden_sandbox_destroy_finish (f->sandbox, wait_result (&res, 60), &error);
       g_assert_no_error (error);
       g_clear_object (&res);
       g_clear_object (&f->sandbox);
     }
-  remove_tree (f->workspace);
+  warden_test_remove_tree (f->workspace);
   g_free (f->workspace);
 }
 
@@ -199,7 +174,7 @@ run_full (Fixture     *f,
   request.stdin_data = input;
   request.output_func = seen ? seen_cb : NULL;
   request.output_data = seen;
-  warden_sandbox_exec_async (f->sandbox, &request, NULL, store_cb, &res);
+  warden_sandbox_exec_async (f->sandbox, &request, NULL, warden_test_keep_result_cb, &res);
   result = warden_sandbox_exec_finish (f->sandbox, wait_result (&res, 120), error);
   g_clear_object (&res);
   return result;
@@ -339,7 +314,7 @@ test_environment (Fixture *f, gconstpointer data)
   g_autoptr(WardenExecResult) r = NULL;
 
   SKIP_IF_NO_SANDBOX (f);
-  warden_sandbox_exec_async (f->sandbox, &request, NULL, store_cb, &res);
+  warden_sandbox_exec_async (f->sandbox, &request, NULL, warden_test_keep_result_cb, &res);
   r = warden_sandbox_exec_finish (f->sandbox, wait_result (&res, 60), &error);
   g_clear_object (&res);
   g_assert_no_error (error);
@@ -381,7 +356,7 @@ test_cancel (Fixture *f, gconstpointer data)
   gint64 start;
 
   SKIP_IF_NO_SANDBOX (f);
-  warden_sandbox_exec_async (f->sandbox, &request, cancellable, store_cb, &res);
+  warden_sandbox_exec_async (f->sandbox, &request, cancellable, warden_test_keep_result_cb, &res);
   start = g_get_monotonic_time ();
   while (g_get_monotonic_time () - start < 500 * 1000)
     g_main_context_iteration (NULL, FALSE);
@@ -555,7 +530,7 @@ list_warden_containers (WardenDockerClient *client)
   g_autoptr(GError) error = NULL;
   GStrv ids;
 
-  warden_docker_client_container_list_async (client, WARDEN_DOCKER_LABEL, NULL, store_cb, &res);
+  warden_docker_client_container_list_async (client, WARDEN_DOCKER_LABEL, NULL, warden_test_keep_result_cb, &res);
   ids = warden_docker_client_container_list_finish (client, wait_result (&res, 30), &error);
   g_clear_object (&res);
   g_assert_no_error (error);
@@ -590,7 +565,7 @@ test_docker_cleanup_after_crash (void)
   g_assert_no_error (error);
   config->image = g_strdup (test_image ());
   sandbox = warden_docker_sandbox_new_for_client (config, client);
-  warden_sandbox_prepare_async (sandbox, NULL, store_cb, &res);
+  warden_sandbox_prepare_async (sandbox, NULL, warden_test_keep_result_cb, &res);
   warden_sandbox_prepare_finish (sandbox, wait_result (&res, 120), &error);
   g_assert_no_error (error);
   g_clear_object (&res);
@@ -601,7 +576,7 @@ test_docker_cleanup_after_crash (void)
   before = list_warden_containers (client);
   g_assert_true (g_strv_contains ((const char * const *) before, id));
 
-  warden_docker_sandbox_cleanup_async (client, NULL, store_cb, &res);
+  warden_docker_sandbox_cleanup_async (client, NULL, warden_test_keep_result_cb, &res);
   removed = warden_docker_sandbox_cleanup_finish (client, wait_result (&res, 60), &error);
   g_clear_object (&res);
   g_assert_no_error (error);
@@ -670,14 +645,14 @@ test_docker_cleanup_spares_live_owner (void)
       json_builder_end_object (b);
       json_builder_end_object (b);
       config = json_builder_get_root (b);
-      warden_docker_client_container_create_async (client, NULL, config, NULL, store_cb, &res);
+      warden_docker_client_container_create_async (client, NULL, config, NULL, warden_test_keep_result_cb, &res);
       *id = warden_docker_client_container_create_finish (client, wait_result (&res, 60), &error);
       g_assert_no_error (error);
       g_clear_object (&res);
       g_clear_pointer (&config, json_node_unref);
     }
 
-  warden_docker_sandbox_cleanup_async (client, NULL, store_cb, &res);
+  warden_docker_sandbox_cleanup_async (client, NULL, warden_test_keep_result_cb, &res);
   removed = warden_docker_sandbox_cleanup_finish (client, wait_result (&res, 60), &error);
   g_clear_object (&res);
   g_assert_no_error (error);
@@ -691,7 +666,7 @@ test_docker_cleanup_spares_live_owner (void)
   waitpid (child, NULL, 0);
   g_spawn_close_pid (child);
   g_clear_pointer (&removed, g_strfreev);
-  warden_docker_sandbox_cleanup_async (client, NULL, store_cb, &res);
+  warden_docker_sandbox_cleanup_async (client, NULL, warden_test_keep_result_cb, &res);
   removed = warden_docker_sandbox_cleanup_finish (client, wait_result (&res, 60), &error);
   g_clear_object (&res);
   g_assert_no_error (error);
@@ -949,7 +924,7 @@ prepare_through (Proxy      *proxy,
   g_assert_no_error (error);
   config->image = g_strdup (test_image ());
   sandbox = warden_docker_sandbox_new_for_client (config, client);
-  warden_sandbox_prepare_async (sandbox, NULL, store_cb, &res);
+  warden_sandbox_prepare_async (sandbox, NULL, warden_test_keep_result_cb, &res);
   warden_sandbox_prepare_finish (sandbox, wait_result (&res, 120), &error);
   g_assert_no_error (error);
   g_clear_object (&res);
@@ -967,7 +942,7 @@ start_command (WardenSandbox *sandbox,
 
   request.output_func = seen_cb;
   request.output_data = seen;
-  warden_sandbox_exec_async (sandbox, &request, NULL, store_cb, res);
+  warden_sandbox_exec_async (sandbox, &request, NULL, warden_test_keep_result_cb, res);
   while (seen->chunks == 0 && *res == NULL)
     g_main_context_iteration (NULL, TRUE);
   g_assert_null (*res);
@@ -1040,7 +1015,7 @@ test_docker_engine_dies_mid_exec (gconstpointer data)
     {
       g_autoptr(WardenExecResult) next = NULL;
 
-      warden_sandbox_prepare_async (sandbox, NULL, store_cb, &res);
+      warden_sandbox_prepare_async (sandbox, NULL, warden_test_keep_result_cb, &res);
       warden_sandbox_prepare_finish (sandbox, wait_result (&res, 120), &error);
       g_clear_object (&res);
       g_assert_no_error (error);
@@ -1051,7 +1026,7 @@ test_docker_engine_dies_mid_exec (gconstpointer data)
       g_free (id);
       id = g_strdup (warden_sandbox_get_container_id (sandbox));
     }
-  warden_sandbox_destroy_async (sandbox, NULL, store_cb, &res);
+  warden_sandbox_destroy_async (sandbox, NULL, warden_test_keep_result_cb, &res);
   warden_sandbox_destroy_finish (sandbox, wait_result (&res, 60), &error);
   g_clear_object (&res);
   g_assert_no_error (error);
@@ -1059,7 +1034,7 @@ test_docker_engine_dies_mid_exec (gconstpointer data)
 
   g_clear_object (&sandbox);
   proxy_free (proxy);
-  remove_tree (workspace);
+  warden_test_remove_tree (workspace);
   g_string_free (seen.out, TRUE);
   g_string_free (seen.err, TRUE);
 }
@@ -1098,14 +1073,14 @@ test_docker_stream_breaks_mid_exec (void)
   /* Before any destroy: the engine answered, so it is gone already. */
   g_assert_false (engine_has_container (id));
 
-  warden_sandbox_destroy_async (sandbox, NULL, store_cb, &res);
+  warden_sandbox_destroy_async (sandbox, NULL, warden_test_keep_result_cb, &res);
   warden_sandbox_destroy_finish (sandbox, wait_result (&res, 60), &error);
   g_clear_object (&res);
   g_assert_no_error (error);
 
   g_clear_object (&sandbox);
   proxy_free (proxy);
-  remove_tree (workspace);
+  warden_test_remove_tree (workspace);
   g_string_free (seen.out, TRUE);
   g_string_free (seen.err, TRUE);
 }
@@ -1124,7 +1099,7 @@ test_docker_no_engine (void)
   g_assert_no_error (error);
   config->image = g_strdup (test_image ());
   sandbox = warden_docker_sandbox_new_for_client (config, client);
-  warden_sandbox_prepare_async (sandbox, NULL, store_cb, &res);
+  warden_sandbox_prepare_async (sandbox, NULL, warden_test_keep_result_cb, &res);
   g_assert_false (warden_sandbox_prepare_finish (sandbox, wait_result (&res, 30), &error));
   g_clear_object (&res);
   g_assert_error (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_RUNNING);
@@ -1175,7 +1150,7 @@ test_setup_command (gconstpointer data)
   bad->setup_command = g_strdup ("echo 'npm ERR! missing script' >&2; exit 1");
 
   sandbox = new_sandbox (backend, good);
-  warden_sandbox_prepare_async (sandbox, NULL, store_cb, &res);
+  warden_sandbox_prepare_async (sandbox, NULL, warden_test_keep_result_cb, &res);
   warden_sandbox_prepare_finish (sandbox, wait_result (&res, 120), &error);
   g_clear_object (&res);
   g_assert_no_error (error);
@@ -1184,19 +1159,19 @@ test_setup_command (gconstpointer data)
 
   /* A failing setup says so, with what the command printed. */
   failing = new_sandbox (backend, bad);
-  warden_sandbox_prepare_async (failing, NULL, store_cb, &res);
+  warden_sandbox_prepare_async (failing, NULL, warden_test_keep_result_cb, &res);
   g_assert_false (warden_sandbox_prepare_finish (failing, wait_result (&res, 120), &error));
   g_clear_object (&res);
   g_assert_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_SETUP_FAILED);
   g_assert_nonnull (strstr (error->message, "npm ERR! missing script"));
 
-  warden_sandbox_destroy_async (sandbox, NULL, store_cb, &res);
+  warden_sandbox_destroy_async (sandbox, NULL, warden_test_keep_result_cb, &res);
   warden_sandbox_destroy_finish (sandbox, wait_result (&res, 60), NULL);
   g_clear_object (&res);
-  warden_sandbox_destroy_async (failing, NULL, store_cb, &res);
+  warden_sandbox_destroy_async (failing, NULL, warden_test_keep_result_cb, &res);
   warden_sandbox_destroy_finish (failing, wait_result (&res, 60), NULL);
   g_clear_object (&res);
-  remove_tree (workspace);
+  warden_test_remove_tree (workspace);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1224,7 +1199,7 @@ prepare_sandbox (const char                *backend,
   WardenSandbox *sandbox = new_sandbox (backend, config);
   GAsyncResult *res = NULL;
 
-  warden_sandbox_prepare_async (sandbox, NULL, store_cb, &res);
+  warden_sandbox_prepare_async (sandbox, NULL, warden_test_keep_result_cb, &res);
   if (!warden_sandbox_prepare_finish (sandbox, wait_result (&res, 120), error))
     g_clear_object (&sandbox);
   g_clear_object (&res);
@@ -1237,7 +1212,7 @@ destroy_sandbox (WardenSandbox *sandbox)
   GAsyncResult *res = NULL;
   g_autoptr(GError) error = NULL;
 
-  warden_sandbox_destroy_async (sandbox, NULL, store_cb, &res);
+  warden_sandbox_destroy_async (sandbox, NULL, warden_test_keep_result_cb, &res);
   warden_sandbox_destroy_finish (sandbox, wait_result (&res, 60), &error);
   g_assert_no_error (error);
   g_clear_object (&res);
@@ -1254,7 +1229,7 @@ exec_in (WardenSandbox *sandbox,
   GAsyncResult *res = NULL;
   WardenExecResult *result;
 
-  warden_sandbox_exec_async (sandbox, &request, NULL, store_cb, &res);
+  warden_sandbox_exec_async (sandbox, &request, NULL, warden_test_keep_result_cb, &res);
   result = warden_sandbox_exec_finish (sandbox, wait_result (&res, 120), &error);
   g_clear_object (&res);
   g_assert_no_error (error);
@@ -1350,7 +1325,7 @@ test_git_read_only (gconstpointer data)
 
   if (!need_backend (backend))
     {
-      remove_tree (workspace);
+      warden_test_remove_tree (workspace);
       return;
     }
   write_file (workspace, ".git/config", GIT_CONFIG);
@@ -1383,7 +1358,7 @@ test_git_read_only (gconstpointer data)
   g_assert_true (exists (workspace, ".git/index"));
 
   destroy_sandbox (sandbox);
-  remove_tree (workspace);
+  warden_test_remove_tree (workspace);
 }
 
 /* A worktree's .git is a file naming the git directory: it is not rewritten
@@ -1401,7 +1376,7 @@ test_git_file_read_only (gconstpointer data)
 
   if (!need_backend (backend))
     {
-      remove_tree (workspace);
+      warden_test_remove_tree (workspace);
       return;
     }
   write_file (workspace, ".git", "gitdir: /home/user/project/.git/worktrees/w\n");
@@ -1415,7 +1390,7 @@ test_git_file_read_only (gconstpointer data)
   g_assert_cmpstr (content, ==, "gitdir: /home/user/project/.git/worktrees/w\n");
 
   destroy_sandbox (sandbox);
-  remove_tree (workspace);
+  warden_test_remove_tree (workspace);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1636,9 +1611,9 @@ test_git_doors (gconstpointer data)
       destroy_sandbox (sandbox);
       host_sh (control, "rm -rf ../$(basename $PWD)-wt");
       host_sh (workspace, "rm -rf ../$(basename $PWD)-wt");
-      remove_tree (control);
-      remove_tree (workspace);
-      remove_tree (markers);
+      warden_test_remove_tree (control);
+      warden_test_remove_tree (workspace);
+      warden_test_remove_tree (markers);
     }
 }
 
@@ -1723,9 +1698,9 @@ test_git_doors_new_repository (gconstpointer data)
 #undef GIT_INIT
 #undef EVIL_HOOK
 
-  remove_tree (workspace);
-  remove_tree (workspace2);
-  remove_tree (markers);
+  warden_test_remove_tree (workspace);
+  warden_test_remove_tree (workspace2);
+  warden_test_remove_tree (markers);
 }
 
 /* What git submodule update and git clone write inside stays. */
@@ -1784,7 +1759,7 @@ test_git_doors_legitimate (gconstpointer data)
       g_assert_true (exists (workspace, kept[i]));
     }
   destroy_sandbox (sandbox);
-  remove_tree (workspace);
+  warden_test_remove_tree (workspace);
 }
 
 /* The test's HOME, XDG_CONFIG_HOME and XDG_DATA_HOME, set in main() before
@@ -1933,7 +1908,7 @@ test_cancel_kills_everything (Fixture *f, gconstpointer data)
   gint64 start;
 
   SKIP_IF_NO_SANDBOX (f);
-  warden_sandbox_exec_async (f->sandbox, &request, cancellable, store_cb, &res);
+  warden_sandbox_exec_async (f->sandbox, &request, cancellable, warden_test_keep_result_cb, &res);
   start = g_get_monotonic_time ();
   while (file_size (path) == 0 && g_get_monotonic_time () - start < 10 * G_USEC_PER_SEC)
     g_main_context_iteration (NULL, FALSE);
@@ -1964,7 +1939,7 @@ test_kill_spares_other_command (Fixture *f, gconstpointer data)
   gsize before;
 
   SKIP_IF_NO_SANDBOX (f);
-  warden_sandbox_exec_async (f->sandbox, &request, cancellable, store_cb, &res);
+  warden_sandbox_exec_async (f->sandbox, &request, cancellable, warden_test_keep_result_cb, &res);
   start = g_get_monotonic_time ();
   while (file_size (other) == 0 && g_get_monotonic_time () - start < 10 * G_USEC_PER_SEC)
     g_main_context_iteration (NULL, FALSE);
@@ -2034,7 +2009,7 @@ test_tmp_size (gconstpointer data)
 
   if (!need_backend (backend))
     {
-      remove_tree (workspace);
+      warden_test_remove_tree (workspace);
       return;
     }
   config->image = g_strdup (test_image ());
@@ -2052,7 +2027,7 @@ test_tmp_size (gconstpointer data)
   g_assert_cmpstr (small->stdout_text, ==, "ok\n");
 
   destroy_sandbox (sandbox);
-  remove_tree (workspace);
+  warden_test_remove_tree (workspace);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -2159,7 +2134,7 @@ test_bwrap_network_own_namespace (void)
 
   if (!have_python ())
     {
-      remove_tree (workspace);
+      warden_test_remove_tree (workspace);
       return;
     }
   abstract_address = g_unix_socket_address_new_with_type (abstract_name, -1,
@@ -2231,7 +2206,7 @@ test_bwrap_network_own_namespace (void)
   }
 
   destroy_sandbox (sandbox);
-  remove_tree (workspace);
+  warden_test_remove_tree (workspace);
 }
 
 /* Without slirp4netns, network is refused, never the host's namespace. */
@@ -2257,8 +2232,8 @@ test_bwrap_network_needs_slirp4netns (void)
   g_assert_null (sandbox);
   g_assert_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE);
   g_assert_nonnull (strstr (error->message, "slirp4netns"));
-  remove_tree (bin);
-  remove_tree (workspace);
+  warden_test_remove_tree (bin);
+  warden_test_remove_tree (workspace);
 }
 
 #define FLOOD "( i=0; while [ $i -lt 1300 ]; do sleep 30 & i=$((i+1)); done ) 2>/dev/null; " \
@@ -2325,7 +2300,7 @@ test_bwrap_process_limit_unprivileged (void)
   g_test_message ("as uid 65534: %s%s", out, err);
   g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
   assert_flood_bounded (out);
-  remove_tree (workspace);
+  warden_test_remove_tree (workspace);
 }
 
 /* Memory beyond the limit ends the command; within it, the same command
@@ -2358,7 +2333,7 @@ test_bwrap_memory_limit (void)
 
   destroy_sandbox (small);
   destroy_sandbox (large);
-  remove_tree (workspace);
+  warden_test_remove_tree (workspace);
 }
 
 /* No user namespaces inside: the way to the kernel's less travelled code. */
@@ -2469,7 +2444,7 @@ test_docker_read_only_root (void)
 
   if (!need_backend ("docker"))
     {
-      remove_tree (workspace);
+      warden_test_remove_tree (workspace);
       return;
     }
   config->image = g_strdup (test_image ());
@@ -2503,7 +2478,7 @@ test_docker_read_only_root (void)
                  g_str_equal (memory->stdout_text, "268435456\n0\n"));
 
   destroy_sandbox (sandbox);
-  remove_tree (workspace);
+  warden_test_remove_tree (workspace);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -2749,9 +2724,9 @@ main (int    argc,
   g_test_add_func ("/sandbox/docker/read-only-root", test_docker_read_only_root);
 
   status = g_test_run ();
-  remove_tree (test_home);
+  warden_test_remove_tree (test_home);
   g_free (test_home);
   if (git_config_dir != NULL)
-    remove_tree (git_config_dir);
+    warden_test_remove_tree (git_config_dir);
   return status;
 }

@@ -16,6 +16,7 @@
 #include "warden-credentials.h"
 #include "warden-preferences-window.h"
 #include "warden-profile-editor.h"
+#include "warden-test-util.h"
 
 #define SCHEMA_ID "io.github.wardenapp.Warden"
 #define WAIT_SECONDS 30
@@ -31,22 +32,6 @@ typedef struct
   char               *user_dir;
   WardenProfileStore *store;
 } Fixture;
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-
-  if (!g_file_test (path, G_FILE_TEST_IS_SYMLINK) && (dir = g_dir_open (path, 0, NULL)) != NULL)
-    while ((name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *child = g_build_filename (path, name, NULL);
-
-        remove_tree (child);
-      }
-  g_remove (path);
-}
 
 static void
 fixture_set_up (Fixture       *fixture,
@@ -65,7 +50,7 @@ fixture_tear_down (Fixture       *fixture,
                    gconstpointer  data)
 {
   g_clear_object (&fixture->store);
-  remove_tree (fixture->dir);
+  warden_test_remove_tree (fixture->dir);
   g_free (fixture->dir);
   g_free (fixture->user_dir);
 }
@@ -101,14 +86,6 @@ static gboolean
 result_arrived (gpointer data)
 {
   return *(GAsyncResult **) data != NULL;
-}
-
-static void
-result_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
 }
 
 static GAsyncResult *
@@ -217,7 +194,7 @@ lookup_key (WardenCredentials  *credentials,
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  warden_credentials_lookup_async (credentials, provider, NULL, result_cb, &result);
+  warden_credentials_lookup_async (credentials, provider, NULL, warden_test_keep_result_cb, &result);
   return warden_credentials_lookup_finish (credentials, wait_for_result (&result), error);
 }
 
@@ -228,7 +205,7 @@ clear_key (WardenCredentials *credentials,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
-  warden_credentials_clear_async (credentials, provider, NULL, result_cb, &result);
+  warden_credentials_clear_async (credentials, provider, NULL, warden_test_keep_result_cb, &result);
   g_assert_true (warden_credentials_clear_finish (credentials, wait_for_result (&result),
                                                   &error));
   g_assert_no_error (error);
@@ -249,10 +226,10 @@ test_credentials_round_trip (void)
   g_autofree char *dump = NULL;
   const char *secret = "sk-ant-test-5f1c0d9e-round-trip";
 
-  warden_credentials_store_async (credentials, "anthropic", secret, NULL, result_cb, &stored);
+  warden_credentials_store_async (credentials, "anthropic", secret, NULL, warden_test_keep_result_cb, &stored);
   g_assert_true (warden_credentials_store_finish (credentials, wait_for_result (&stored), &error));
   g_assert_no_error (error);
-  warden_credentials_store_async (credentials, "openai", "sk-openai-other", NULL, result_cb,
+  warden_credentials_store_async (credentials, "openai", "sk-openai-other", NULL, warden_test_keep_result_cb,
                                   &other);
   g_assert_true (warden_credentials_store_finish (credentials, wait_for_result (&other), &error));
 
@@ -267,7 +244,7 @@ test_credentials_round_trip (void)
   dump = dump_settings (settings);
   g_assert_null (strstr (dump, secret));
 
-  warden_credentials_clear_async (credentials, "anthropic", NULL, result_cb, &cleared);
+  warden_credentials_clear_async (credentials, "anthropic", NULL, warden_test_keep_result_cb, &cleared);
   g_assert_true (warden_credentials_clear_finish (credentials, wait_for_result (&cleared),
                                                   &error));
   g_assert_no_error (error);

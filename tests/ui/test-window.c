@@ -23,6 +23,7 @@
 #include "warden-chat-row.h"
 #include "warden-trace-window.h"
 #include "warden-window.h"
+#include "warden-test-util.h"
 
 static WardenApplication *app;
 static WardenWindow *window;
@@ -110,14 +111,6 @@ spin (guint ms)
   g_timeout_add (ms, timeout_cb, &expired);
   while (!expired)
     g_main_context_iteration (NULL, TRUE);
-}
-
-static void
-store_result_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
 }
 
 static gboolean
@@ -335,7 +328,7 @@ test_docker_session (void)
   {
     GAsyncResult *result = NULL;
 
-    warden_session_close_async (session, NULL, store_result_cb, &result);
+    warden_session_close_async (session, NULL, warden_test_keep_result_cb, &result);
     while (result == NULL)
       g_main_context_iteration (NULL, TRUE);
     g_assert_true (warden_session_close_finish (session, result, &error));
@@ -672,7 +665,7 @@ test_pending_survives_restart (void)
   g_assert_no_error (error);
   g_queue_push_tail (&fake->script, fake_reply (NULL, "exec",
                                                 "{\"command\":\"touch after-restart\"}", NULL));
-  warden_agent_run_async (agent, "make it", NULL, store_result_cb, &result);
+  warden_agent_run_async (agent, "make it", NULL, warden_test_keep_result_cb, &result);
   while (result == NULL)
     g_main_context_iteration (NULL, TRUE);
   g_assert_true (warden_agent_run_finish (agent, result, &outcome, &error));
