@@ -1365,6 +1365,52 @@ test_fault_running_mark (void)
   env_tear_down (&env);
 }
 
+
+typedef struct
+{
+  WardenSessionStore *store;
+  char               *state;   /* the session's stored state when the command started */
+} StateSeen;
+
+static void
+note_state_cb (WardenAgent    *agent,
+               WardenToolCall *call,
+               StateSeen      *seen)
+{
+  g_autoptr(WardenSessionRecord) record =
+    warden_session_store_get_session (seen->store, warden_agent_get_session_id (agent), NULL);
+
+  g_free (seen->state);
+  seen->state = g_strdup (record ? record->state : NULL);
+}
+
+/* While an approved command runs, the session reads "running", not
+ * "waiting" (what lists and a second process see). */
+static void
+test_fault_state_while_running (void)
+{
+  Env env = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenAgent) agent = NULL;
+  WardenApprovalAnswer yes = { .approved = TRUE };
+  StateSeen seen = { 0 };
+
+  env_set_up (&env, "bwrap");
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch approved.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+  agent = new_agent_with_profile (&env, "strict", 0);
+  g_assert_cmpint (run_agent (agent, "touch it"), ==, WARDEN_AGENT_WAITING);
+  g_assert_true (warden_agent_resolve (agent, &yes, &error));
+  seen.store = env.store;
+  g_signal_connect (agent, "tool-call", G_CALLBACK (note_state_cb), &seen);
+  g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_FINISHED);
+  g_assert_cmpstr (seen.state, ==, "running");
+  g_free (seen.state);
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
 /* A session stopped by its step limit says so, not "finished". */
 static void
 test_fault_max_steps_state (void)
@@ -1466,6 +1512,7 @@ main (int    argc,
   g_test_add_func ("/agent/faults/bad-tool-input", test_fault_bad_tool_input);
   g_test_add_func ("/agent/faults/running-mark-not-saved", test_fault_running_mark);
   g_test_add_func ("/agent/faults/max-steps-state", test_fault_max_steps_state);
+  g_test_add_func ("/agent/faults/state-while-running", test_fault_state_while_running);
   g_test_add_func ("/agent/faults/resume-overrides", test_fault_resume_overrides);
   g_test_add_func ("/agent/interrupted-not-rerun", test_interrupted_not_rerun);
   g_test_add_func ("/agent/bad-tool-calls", test_bad_tool_calls);
