@@ -21,6 +21,7 @@
 #include "sandbox/warden-docker-client.h"
 
 #include "fake-model.h"
+#include "warden-test-proxy.h"
 #include "warden-test-util.h"
 
 /* ------------------------------------------------------------------------ */
@@ -1232,6 +1233,146 @@ test_fault_bad_tool_input (void)
   env_tear_down (&env);
 }
 
+
+/* The engine's containers that belong to this process, straight from it. */
+static GStrv
+own_containers (void)
+{
+  g_autoptr(WardenDockerClient) client = warden_docker_client_new_from_env (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GHashTable) owners = NULL;
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+  g_autofree char *me = g_strdup_printf ("%s:%d", g_get_host_name (), (int) getpid ());
+  GAsyncResult *res = NULL;
+  GHashTableIter iter;
+  gpointer id, owner;
+
+  warden_docker_client_container_labels_async (client, WARDEN_DOCKER_LABEL,
+                                               WARDEN_DOCKER_LABEL ".owner", NULL,
+                                               warden_test_keep_result_cb, &res);
+  warden_test_wait_result (&res);
+  owners = warden_docker_client_container_labels_finish (client, res, &error);
+  g_object_unref (res);
+  g_assert_no_error (error);
+  g_hash_table_iter_init (&iter, owners);
+  while (g_hash_table_iter_next (&iter, &id, &owner))
+    if (g_strcmp0 (owner, me) == 0)
+      g_strv_builder_add (b, id);
+  return g_strv_builder_end (b);
+}
+
+typedef struct
+{
+  WardenTestProxy *proxy;
+  gboolean         killed;
+  gboolean         back;
+} EngineFault;
+
+static gboolean
+kill_engine_cb (gpointer data)
+{
+  warden_test_proxy_kill (((EngineFault *) data)->proxy);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+engine_output_cb (WardenAgent *agent,
+                  int          stream,
+                  const char  *text,
+                  EngineFault *fault)
+{
+  if (!fault->killed && strstr (text, "started") != NULL)
+    {
+      fault->killed = TRUE;
+      g_idle_add (kill_engine_cb, fault);
+    }
+}
+
+static void
+engine_back_cb (WardenAgent    *agent,
+                WardenToolCall *call,
+                EngineFault    *fault)
+{
+  if (fault->killed && !fault->back)
+    {
+      fault->back = TRUE;
+      warden_test_proxy_start (fault->proxy);
+    }
+}
+
+/* The connection to the container engine is lost while a command runs: the
+ * model is told the result is unknown (not that it failed), the container
+ * it ran in does not stay, and the next command runs in the session's
+ * sandbox prepared again once the engine is back. */
+static void
+test_fault_engine_lost (void)
+{
+  Env env = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *old_host = g_strdup (g_getenv ("DOCKER_HOST"));
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+  g_auto(GStrv) before = NULL;
+  g_auto(GStrv) after = NULL;
+  EngineFault fault = { 0 };
+  WardenAgentOutcome outcome;
+
+  if (skip_docker ("docker"))
+    return;
+  before = own_containers ();
+  env_set_up (&env, "docker");
+  fault.proxy = warden_test_proxy_new ();
+  g_setenv ("DOCKER_HOST", fault.proxy->host, TRUE);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"echo started; sleep 30\"}", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"echo again\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+
+  agent = new_agent (&env, 0);
+  g_signal_connect (agent, "output", G_CALLBACK (engine_output_cb), &fault);
+  g_signal_connect (agent, "tool-result", G_CALLBACK (engine_back_cb), &fault);
+  outcome = run_agent (agent, "wait a while");
+  while (outcome == WARDEN_AGENT_WAITING)
+    {
+      WardenApprovalAnswer yes = { .approved = TRUE };
+
+      g_assert_true (warden_agent_resolve (agent, &yes, &error));
+      outcome = run_agent (agent, NULL);
+    }
+  g_assert_cmpint (outcome, ==, WARDEN_AGENT_FINISHED);
+  g_assert_true (fault.killed);
+
+  g_assert_cmpuint (env.fake->requests->len, ==, 3);
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_nonnull (strstr (second, "Result unknown"));
+  g_assert_nonnull (strstr (second, "check its effects"));
+  third = fake_model_last_message (env.fake, 2);
+  g_assert_nonnull (strstr (third, "again"));
+
+  /* Neither the container given up nor the one prepared again stays once
+   * the session is closed. */
+  {
+    GAsyncResult *res = NULL;
+
+    warden_agent_close_async (agent, NULL, warden_test_keep_result_cb, &res);
+    warden_test_wait_result (&res);
+    g_assert_true (warden_agent_close_finish (agent, res, &error));
+    g_object_unref (res);
+  }
+  g_clear_object (&agent);
+  if (old_host != NULL)
+    g_setenv ("DOCKER_HOST", old_host, TRUE);
+  else
+    g_unsetenv ("DOCKER_HOST");
+  warden_test_proxy_free (fault.proxy);
+  after = own_containers ();
+  for (guint i = 0; after[i] != NULL; i++)
+    g_assert_true (g_strv_contains ((const char * const *) before, after[i]));
+  env_tear_down (&env);
+}
+
 /* Writes the lease of another process straight into the database. */
 static void
 set_owner (Env        *env,
@@ -1510,6 +1651,7 @@ main (int    argc,
   g_test_add_func ("/agent/faults/control-bytes", test_fault_control_bytes);
   g_test_add_func ("/agent/faults/lease", test_fault_lease);
   g_test_add_func ("/agent/faults/bad-tool-input", test_fault_bad_tool_input);
+  g_test_add_func ("/agent/faults/engine-lost", test_fault_engine_lost);
   g_test_add_func ("/agent/faults/running-mark-not-saved", test_fault_running_mark);
   g_test_add_func ("/agent/faults/max-steps-state", test_fault_max_steps_state);
   g_test_add_func ("/agent/faults/state-while-running", test_fault_state_while_running);

@@ -18,6 +18,7 @@
 #include "sandbox/warden-docker-sandbox.h"
 #include "sandbox/warden-host-sandbox.h"
 #include "sandbox/warden-output-collector.h"
+#include "warden-test-proxy.h"
 #include "warden-test-util.h"
 
 /* ------------------------------------------------------------------------ */
@@ -673,232 +674,10 @@ test_docker_cleanup_spares_live_owner (void)
   g_assert_true (g_strv_contains ((const char * const *) removed, live_id));
 }
 
-/* A proxy in front of the engine's socket that can be made to die, the way
- * an engine does when it is stopped in the middle of a command, to come
- * back, and to break one connection in the middle of what the engine says. */
-typedef struct
-{
-  GSocketService *service;
-  GPtrArray      *pairs;
-  char           *dir;
-  char           *path;
-  char           *host;        /* unix://PATH, for the client */
-  gboolean        cut_next;    /* the next answer stops halfway, its connection closed */
-} Proxy;
-
-typedef struct
-{
-  Proxy             *proxy;
-  GSocketConnection *down;       /* the client's */
-  GSocketConnection *up;         /* to the engine */
-  GCancellable      *cancellable;
-  guint              pumps;
-} ProxyPair;
-
-typedef struct
-{
-  ProxyPair     *pair;
-  GInputStream  *in;
-  GOutputStream *out;
-  gboolean       to_client;
-  guint8         buffer[65536];
-} ProxyPump;
-
-static void              proxy_pump_read (ProxyPump     *pump);
 static WardenExecResult *exec_in         (WardenSandbox *sandbox,
                                           const char    *command,
                                           guint          timeout_ms);
 static char             *make_workspace  (const char    *tag);
-
-static void
-proxy_pair_close (ProxyPair *pair)
-{
-  g_cancellable_cancel (pair->cancellable);
-  g_io_stream_close (G_IO_STREAM (pair->down), NULL, NULL);
-  g_io_stream_close (G_IO_STREAM (pair->up), NULL, NULL);
-}
-
-static void
-proxy_pump_done (ProxyPump *pump)
-{
-  ProxyPair *pair = pump->pair;
-
-  g_free (pump);
-  proxy_pair_close (pair);
-  if (--pair->pumps > 0)
-    return;
-  g_ptr_array_remove (pair->proxy->pairs, pair);
-  g_object_unref (pair->down);
-  g_object_unref (pair->up);
-  g_object_unref (pair->cancellable);
-  g_free (pair);
-}
-
-static void
-proxy_written_cb (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  ProxyPump *pump = user_data;
-
-  if (!g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, NULL, NULL))
-    proxy_pump_done (pump);
-  else
-    proxy_pump_read (pump);
-}
-
-static void
-proxy_half_written_cb (GObject      *object,
-                       GAsyncResult *result,
-                       gpointer      user_data)
-{
-  g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, NULL, NULL);
-  proxy_pump_done (user_data);
-}
-
-static void
-proxy_read_cb (GObject      *object,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  ProxyPump *pump = user_data;
-  Proxy *proxy = pump->pair->proxy;
-  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, NULL);
-
-  if (n <= 0)
-    {
-      proxy_pump_done (pump);
-      return;
-    }
-  if (pump->to_client && proxy->cut_next)
-    {
-      /* Half a frame header, then nothing: the connection broke. */
-      proxy->cut_next = FALSE;
-      g_output_stream_write_all_async (pump->out, pump->buffer, MIN (n, 4), G_PRIORITY_DEFAULT,
-                                       pump->pair->cancellable, proxy_half_written_cb, pump);
-      return;
-    }
-  g_output_stream_write_all_async (pump->out, pump->buffer, n, G_PRIORITY_DEFAULT,
-                                   pump->pair->cancellable, proxy_written_cb, pump);
-}
-
-static void
-proxy_pump_read (ProxyPump *pump)
-{
-  g_input_stream_read_async (pump->in, pump->buffer, sizeof pump->buffer, G_PRIORITY_DEFAULT,
-                             pump->pair->cancellable, proxy_read_cb, pump);
-}
-
-static void
-proxy_pump_start (ProxyPair          *pair,
-                  GSocketConnection *from,
-                  GSocketConnection *to,
-                  gboolean           to_client)
-{
-  ProxyPump *pump = g_new0 (ProxyPump, 1);
-
-  pump->pair = pair;
-  pump->in = g_io_stream_get_input_stream (G_IO_STREAM (from));
-  pump->out = g_io_stream_get_output_stream (G_IO_STREAM (to));
-  pump->to_client = to_client;
-  pair->pumps++;
-  proxy_pump_read (pump);
-}
-
-/* Where the tests' engine listens. */
-static const char *
-engine_socket (void)
-{
-  const char *host = g_getenv ("DOCKER_HOST");
-
-  return host && g_str_has_prefix (host, "unix://") ? host + strlen ("unix://")
-                                                   : "/var/run/docker.sock";
-}
-
-static gboolean
-proxy_incoming_cb (GSocketService    *service,
-                   GSocketConnection *connection,
-                   GObject           *source,
-                   gpointer           user_data)
-{
-  Proxy *proxy = user_data;
-  g_autoptr(GSocketClient) client = g_socket_client_new ();
-  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (engine_socket ());
-  GSocketConnection *upstream = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address),
-                                                         NULL, NULL);
-  ProxyPair *pair;
-
-  if (upstream == NULL)
-    return FALSE;
-  pair = g_new0 (ProxyPair, 1);
-  pair->proxy = proxy;
-  pair->down = g_object_ref (connection);
-  pair->up = upstream;
-  pair->cancellable = g_cancellable_new ();
-  g_ptr_array_add (proxy->pairs, pair);
-  proxy_pump_start (pair, pair->down, pair->up, FALSE);
-  proxy_pump_start (pair, pair->up, pair->down, TRUE);
-  return TRUE;
-}
-
-/* Listens at the proxy's path (again): the engine is back. */
-static void
-proxy_start (Proxy *proxy)
-{
-  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (proxy->path);
-  g_autoptr(GError) error = NULL;
-
-  g_unlink (proxy->path);
-  proxy->service = g_socket_service_new ();
-  g_socket_listener_add_address (G_SOCKET_LISTENER (proxy->service), address,
-                                 G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, NULL, NULL,
-                                 &error);
-  g_assert_no_error (error);
-  g_signal_connect (proxy->service, "incoming", G_CALLBACK (proxy_incoming_cb), proxy);
-  g_socket_service_start (proxy->service);
-}
-
-static Proxy *
-proxy_new (void)
-{
-  Proxy *proxy = g_new0 (Proxy, 1);
-
-  proxy->dir = g_dir_make_tmp ("warden-test-proxy-XXXXXX", NULL);
-  proxy->path = g_build_filename (proxy->dir, "docker.sock", NULL);
-  proxy->host = g_strdup_printf ("unix://%s", proxy->path);
-  proxy->pairs = g_ptr_array_new ();
-  proxy_start (proxy);
-  return proxy;
-}
-
-/* Nothing listens any more, and every connection breaks. */
-static void
-proxy_kill (Proxy *proxy)
-{
-  if (proxy->service != NULL)
-    {
-      g_socket_service_stop (proxy->service);
-      g_socket_listener_close (G_SOCKET_LISTENER (proxy->service));
-      g_clear_object (&proxy->service);
-    }
-  for (guint i = 0; i < proxy->pairs->len; i++)
-    proxy_pair_close (g_ptr_array_index (proxy->pairs, i));
-}
-
-static void
-proxy_free (Proxy *proxy)
-{
-  proxy_kill (proxy);
-  while (proxy->pairs->len > 0)
-    g_main_context_iteration (NULL, TRUE);
-  g_ptr_array_unref (proxy->pairs);
-  g_unlink (proxy->path);
-  g_rmdir (proxy->dir);
-  g_free (proxy->dir);
-  g_free (proxy->path);
-  g_free (proxy->host);
-  g_free (proxy);
-}
 
 /* Whether the engine itself (not through the proxy) has the container. */
 static gboolean
@@ -911,7 +690,7 @@ engine_has_container (const char *id)
 }
 
 static WardenSandbox *
-prepare_through (Proxy      *proxy,
+prepare_through (WardenTestProxy *proxy,
                  const char *workspace)
 {
   g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
@@ -986,18 +765,18 @@ test_docker_engine_dies_mid_exec (gconstpointer data)
   g_autoptr(GError) error = NULL;
   Seen seen = { g_string_new (NULL), g_string_new (NULL), 0, 0, 0 };
   GAsyncResult *res = NULL;
-  Proxy *proxy;
+  WardenTestProxy *proxy;
   gint64 killed_at;
 
   if (!need_docker ())
     return;
   workspace = make_workspace ("dies");
-  proxy = proxy_new ();
+  proxy = warden_test_proxy_new ();
   sandbox = prepare_through (proxy, workspace);
   id = g_strdup (warden_sandbox_get_container_id (sandbox));
 
   start_command (sandbox, "echo started; sleep 30", &seen, &res);
-  proxy_kill (proxy);
+  warden_test_proxy_kill (proxy);
   killed_at = g_get_monotonic_time ();
   r = warden_sandbox_exec_finish (sandbox, wait_result (&res, 60), &error);
   g_clear_object (&res);
@@ -1010,7 +789,7 @@ test_docker_engine_dies_mid_exec (gconstpointer data)
   /* Out of reach, the sandbox has no container to run the next command in. */
   g_assert_null (warden_sandbox_get_container_id (sandbox));
 
-  proxy_start (proxy);
+  warden_test_proxy_start (proxy);
   if (again)
     {
       g_autoptr(WardenExecResult) next = NULL;
@@ -1033,7 +812,7 @@ test_docker_engine_dies_mid_exec (gconstpointer data)
   g_assert_false (engine_has_container (id));
 
   g_clear_object (&sandbox);
-  proxy_free (proxy);
+  warden_test_proxy_free (proxy);
   warden_test_remove_tree (workspace);
   g_string_free (seen.out, TRUE);
   g_string_free (seen.err, TRUE);
@@ -1052,12 +831,12 @@ test_docker_stream_breaks_mid_exec (void)
   g_autoptr(GError) error = NULL;
   Seen seen = { g_string_new (NULL), g_string_new (NULL), 0, 0, 0 };
   GAsyncResult *res = NULL;
-  Proxy *proxy;
+  WardenTestProxy *proxy;
 
   if (!need_docker ())
     return;
   workspace = make_workspace ("breaks");
-  proxy = proxy_new ();
+  proxy = warden_test_proxy_new ();
   sandbox = prepare_through (proxy, workspace);
   id = g_strdup (warden_sandbox_get_container_id (sandbox));
 
@@ -1079,7 +858,7 @@ test_docker_stream_breaks_mid_exec (void)
   g_assert_no_error (error);
 
   g_clear_object (&sandbox);
-  proxy_free (proxy);
+  warden_test_proxy_free (proxy);
   warden_test_remove_tree (workspace);
   g_string_free (seen.out, TRUE);
   g_string_free (seen.err, TRUE);
