@@ -67,7 +67,7 @@ _warden_agent_wait_for_user (WardenAgent    *self,
   g_object_unref (call);
 
   g_set_object (&self->pending, approval);
-  g_signal_emit (self, _warden_agent_signals[WARDEN_AGENT_SIGNAL_APPROVAL], 0, approval);
+  g_signal_emit (self, AGENT_SIGNAL (APPROVAL), 0, approval);
   _warden_agent_run_return (self, WARDEN_AGENT_WAITING, NULL);
 }
 
@@ -126,6 +126,7 @@ _warden_agent_resume_call (WardenAgent    *self,
       {
         g_autoptr(WardenApproval) approval = NULL;
         WardenApprovalKind akind;
+        const char *subject;
 
         /* A file call left waiting: the path is looked up again, and the
          * prompt names the file it leads to now (nothing of it is on disk). */
@@ -141,13 +142,11 @@ _warden_agent_resume_call (WardenAgent    *self,
         akind = kind == WARDEN_TOOL_KIND_EXEC ? WARDEN_APPROVAL_COMMAND
                 : kind == WARDEN_TOOL_KIND_ASK_USER ? WARDEN_APPROVAL_QUESTION
                 : WARDEN_APPROVAL_PATH;
+        subject = warden_tool_call_get_arg (call, akind == WARDEN_APPROVAL_COMMAND ? "command"
+                                                  : akind == WARDEN_APPROVAL_QUESTION ? "question"
+                                                  : "path");
         approval = warden_approval_new (self->info->id, warden_tool_call_get_id (call), akind,
-                                        warden_tool_call_get_name (call),
-                                        warden_tool_call_get_arg (call,
-                                                                  akind == WARDEN_APPROVAL_COMMAND
-                                                                  ? "command"
-                                                                  : akind == WARDEN_APPROVAL_QUESTION
-                                                                  ? "question" : "path"));
+                                        warden_tool_call_get_name (call), subject);
         warden_approval_set_details (approval, NULL, self->config.sandbox,
                                      warden_tool_call_get_reason (call), NULL, NULL, NULL, NULL);
         if (akind == WARDEN_APPROVAL_COMMAND && warden_tool_call_get_arg (call, "command"))
@@ -162,7 +161,7 @@ _warden_agent_resume_call (WardenAgent    *self,
           }
         g_object_unref (call);
         g_set_object (&self->pending, approval);
-        g_signal_emit (self, _warden_agent_signals[WARDEN_AGENT_SIGNAL_APPROVAL], 0, approval);
+        g_signal_emit (self, AGENT_SIGNAL (APPROVAL), 0, approval);
         _warden_agent_run_return (self, WARDEN_AGENT_WAITING, NULL);
         return TRUE;
       }

@@ -72,6 +72,7 @@ enum
 };
 
 extern guint _warden_agent_signals[WARDEN_AGENT_N_SIGNALS];
+#define AGENT_SIGNAL(name) (_warden_agent_signals[WARDEN_AGENT_SIGNAL_##name])
 
 /* warden-agent.c */
 void        _warden_agent_run_return        (WardenAgent         *self,

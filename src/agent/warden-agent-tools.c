@@ -82,7 +82,7 @@ exec_output_cb (WardenStream  stream,
   g_autofree char *text = g_utf8_make_valid (data, length);
 
   warden_tool_call_append_output (exec->call, (int) stream, text);
-  g_signal_emit (exec->self, _warden_agent_signals[WARDEN_AGENT_SIGNAL_OUTPUT], 0, (int) stream,
+  g_signal_emit (exec->self, AGENT_SIGNAL (OUTPUT), 0, (int) stream,
                  text);
 }
 
@@ -208,7 +208,7 @@ run_exec (ExecCall *exec)
       return;
     }
 
-  g_signal_emit (self, _warden_agent_signals[WARDEN_AGENT_SIGNAL_TOOL_CALL], 0, exec->call);
+  g_signal_emit (self, AGENT_SIGNAL (TOOL_CALL), 0, exec->call);
   request.command = exec->command;
   request.cwd = exec->cwd;
   request.env = (const char * const *) exec->env;
@@ -449,15 +449,16 @@ file_args_valid (const char  *name,
                  JsonObject  *input,
                  GError     **error)
 {
+  const char *path = warden_json_get_string (input, "path");
   const char *message = NULL;
 
-  if (strcmp (name, "read") == 0 && warden_json_get_string (input, "path") == NULL)
+  if (strcmp (name, "read") == 0 && path == NULL)
     message = "read needs a \"path\"";
   else if (strcmp (name, "write") == 0 &&
-           (warden_json_get_string (input, "path") == NULL || warden_json_get_string (input, "content") == NULL))
+           (path == NULL || warden_json_get_string (input, "content") == NULL))
     message = "write needs \"path\" and \"content\"";
   else if (strcmp (name, "edit") == 0 &&
-           (warden_json_get_string (input, "path") == NULL || warden_json_get_string (input, "old_string") == NULL ||
+           (path == NULL || warden_json_get_string (input, "old_string") == NULL ||
             warden_json_get_string (input, "new_string") == NULL))
     message = "edit needs \"path\", \"old_string\" and \"new_string\"";
   else if ((strcmp (name, "glob") == 0 || strcmp (name, "grep") == 0) &&
@@ -543,10 +544,12 @@ run_file_tool (WardenAgent                  *self,
       g_autoptr(GPtrArray) matches = NULL;
       GString *out;
 
-      matches = warden_workspace_grep (self->workspace, warden_json_get_string (input, "pattern"), NULL,
-                                       warden_json_get_string (input, "include"),
-                                       (guint) MAX (warden_json_get_int (input, "max_results", 0), 0),
-                                       (guint) MAX (warden_json_get_int (input, "context_lines", 0), 0),
+      guint max_results = (guint) MAX (warden_json_get_int (input, "max_results", 0), 0);
+      guint context = (guint) MAX (warden_json_get_int (input, "context_lines", 0), 0);
+
+      matches = warden_workspace_grep (self->workspace, warden_json_get_string (input, "pattern"),
+                                       NULL, warden_json_get_string (input, "include"),
+                                       max_results, context,
                                        FALSE, cancellable, error);
       if (matches == NULL)
         return NULL;
@@ -811,7 +814,7 @@ _warden_agent_start_file_tool (WardenAgent    *self,
            !self->config.host_writes_free)
     fc->reason = g_strdup ("the host backend does not confine writes");
 
-  g_signal_emit (self, _warden_agent_signals[WARDEN_AGENT_SIGNAL_TOOL_CALL], 0, call);
+  g_signal_emit (self, AGENT_SIGNAL (TOOL_CALL), 0, call);
   fc->call = call;
 
   /* Stopped already: no thread to start (the call is reported as stopped). */

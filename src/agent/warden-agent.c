@@ -181,45 +181,48 @@ warden_agent_class_init (WardenAgentClass *klass)
   object_class->dispose = warden_agent_dispose;
   object_class->finalize = warden_agent_finalize;
 
-  _warden_agent_signals[WARDEN_AGENT_SIGNAL_TEXT_DELTA] = g_signal_new ("text-delta", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                                      0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  AGENT_SIGNAL (TEXT_DELTA) =
+    g_signal_new ("text-delta", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                  NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   /* A tool call starts: it runs now (the view binds to its properties). */
-  _warden_agent_signals[WARDEN_AGENT_SIGNAL_TOOL_CALL] =
+  AGENT_SIGNAL (TOOL_CALL) =
     g_signal_new ("tool-call", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, WARDEN_TYPE_TOOL_CALL);
   /* A tool call is settled: its result went to the model. */
-  _warden_agent_signals[WARDEN_AGENT_SIGNAL_TOOL_RESULT] =
+  AGENT_SIGNAL (TOOL_RESULT) =
     g_signal_new ("tool-result", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                   NULL, G_TYPE_NONE, 1, WARDEN_TYPE_TOOL_CALL);
-  _warden_agent_signals[WARDEN_AGENT_SIGNAL_APPROVAL] = g_signal_new ("approval", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
-                                    NULL, NULL, NULL, G_TYPE_NONE, 1, WARDEN_TYPE_APPROVAL);
-  _warden_agent_signals[WARDEN_AGENT_SIGNAL_OUTPUT] = g_signal_new ("output", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
-                                  NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_STRING);
+  AGENT_SIGNAL (APPROVAL) =
+    g_signal_new ("approval", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, WARDEN_TYPE_APPROVAL);
+  AGENT_SIGNAL (OUTPUT) =
+    g_signal_new ("output", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_STRING);
   /* The request is sent again: text streamed so far comes again too. */
-  _warden_agent_signals[WARDEN_AGENT_SIGNAL_RETRYING] = g_signal_new ("retrying", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
-                                    NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_UINT, G_TYPE_UINT,
-                                    G_TYPE_STRING);
+  AGENT_SIGNAL (RETRYING) =
+    g_signal_new ("retrying", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 3, G_TYPE_UINT, G_TYPE_UINT, G_TYPE_STRING);
   /* The model began a tool call: a view can show it before its input is in. */
-  _warden_agent_signals[WARDEN_AGENT_SIGNAL_TOOL_USE_START] = g_signal_new ("tool-use-start", G_TYPE_FROM_CLASS (klass),
-                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
-                                          G_TYPE_STRING, G_TYPE_STRING);
+  AGENT_SIGNAL (TOOL_USE_START) =
+    g_signal_new ("tool-use-start", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                  NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
   /* The model has sent nothing for this many seconds (0: it goes on). */
-  _warden_agent_signals[WARDEN_AGENT_SIGNAL_WAITING] =
+  AGENT_SIGNAL (WAITING) =
     g_signal_new ("waiting", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_UINT);
   /* preparing (with progress), ready, stopped or failed (with the error). */
-  _warden_agent_signals[WARDEN_AGENT_SIGNAL_SANDBOX_STATE] = g_signal_new ("sandbox-state", G_TYPE_FROM_CLASS (klass),
-                                         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 3,
-                                         G_TYPE_STRING, G_TYPE_DOUBLE, G_TYPE_STRING);
+  AGENT_SIGNAL (SANDBOX_STATE) =
+    g_signal_new ("sandbox-state", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                  NULL, G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_DOUBLE, G_TYPE_STRING);
 }
 
 void
 _warden_agent_emit_sandbox_state (WardenAgent *self,
-                    const char  *state,
-                    double       fraction,
-                    const char  *message)
+                                  const char  *state,
+                                  double       fraction,
+                                  const char  *message)
 {
-  g_signal_emit (self, _warden_agent_signals[WARDEN_AGENT_SIGNAL_SANDBOX_STATE], 0, state, fraction, message);
+  g_signal_emit (self, AGENT_SIGNAL (SANDBOX_STATE), 0, state, fraction, message);
 }
 
 static void
@@ -237,7 +240,7 @@ text_delta_cb (WardenLlmProvider *provider,
                const char        *text,
                gpointer           user_data)
 {
-  g_signal_emit (user_data, _warden_agent_signals[WARDEN_AGENT_SIGNAL_TEXT_DELTA], 0, text);
+  g_signal_emit (user_data, AGENT_SIGNAL (TEXT_DELTA), 0, text);
 }
 
 static void
@@ -246,7 +249,7 @@ tool_use_start_cb (WardenLlmProvider *provider,
                    const char        *name,
                    gpointer           user_data)
 {
-  g_signal_emit (user_data, _warden_agent_signals[WARDEN_AGENT_SIGNAL_TOOL_USE_START], 0, id, name);
+  g_signal_emit (user_data, AGENT_SIGNAL (TOOL_USE_START), 0, id, name);
 }
 
 static void
@@ -254,7 +257,7 @@ waiting_cb (WardenLlmProvider *provider,
             guint              seconds,
             gpointer           user_data)
 {
-  g_signal_emit (user_data, _warden_agent_signals[WARDEN_AGENT_SIGNAL_WAITING], 0, seconds);
+  g_signal_emit (user_data, AGENT_SIGNAL (WAITING), 0, seconds);
 }
 
 static void
@@ -264,7 +267,7 @@ retrying_cb (WardenLlmProvider *provider,
              const char        *reason,
              gpointer           user_data)
 {
-  g_signal_emit (user_data, _warden_agent_signals[WARDEN_AGENT_SIGNAL_RETRYING], 0, attempt, delay_ms, reason);
+  g_signal_emit (user_data, AGENT_SIGNAL (RETRYING), 0, attempt, delay_ms, reason);
 }
 
 gboolean
@@ -755,7 +758,7 @@ _warden_agent_tool_done (WardenAgent         *self,
     self->results = warden_llm_message_new (WARDEN_LLM_ROLE_USER);
   warden_llm_message_add_tool_result (self->results, warden_tool_call_get_id (done), result,
                                       is_error);
-  g_signal_emit (self, _warden_agent_signals[WARDEN_AGENT_SIGNAL_TOOL_RESULT], 0, done);
+  g_signal_emit (self, AGENT_SIGNAL (TOOL_RESULT), 0, done);
 
   self->tool_index++;
   process_tools (self);
@@ -926,8 +929,9 @@ warden_agent_run_async (WardenAgent         *self,
 
       if (self->pending != NULL)
         {
-          _warden_agent_run_return (self, 0, g_error_new (WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_BUSY,
-                                            _("An approval is waiting: answer it first")));
+          _warden_agent_run_return (self, 0,
+                                    g_error_new (WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_BUSY,
+                                                 _("An approval is waiting: answer it first")));
           return;
         }
       if (self->info->title == NULL)

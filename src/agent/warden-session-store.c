@@ -541,7 +541,8 @@ read_owner (WardenSessionStore  *self,
     set_sql_error (self, error, _("read the session"));
   else
     g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND,
-                 _("There is no session “%s”: warden-cli sessions list shows them"), session_id);
+                 _("There is no session “%s”: warden-cli sessions list shows them"),
+                 session_id);
   sqlite3_finalize (stmt);
   return owner;
 }
@@ -1029,9 +1030,10 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
   if (sqlite3_prepare_v2 (self->db,
                           "INSERT INTO tool_calls (session_id, tool_use_id, ord, name, input_json, "
                           "state, decision, pattern, reason, feedback, result_json, started, "
-                          "finished, asked, answered, answered_via, seal, is_error) VALUES (?1, ?2, "
-                          "(SELECT COALESCE(MAX(ord), 0) + 1 FROM tool_calls WHERE session_id = ?1), "
-                          "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) "
+                          "finished, asked, answered, answered_via, seal, is_error) "
+                          "VALUES (?1, ?2, (SELECT COALESCE(MAX(ord), 0) + 1 FROM tool_calls "
+                          "WHERE session_id = ?1), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                          "?14, ?15, ?16, ?17) "
                           "ON CONFLICT (session_id, tool_use_id) DO UPDATE SET "
                           "name = ?3, input_json = ?4, state = ?5, decision = ?6, pattern = ?7, "
                           "reason = ?8, feedback = ?9, result_json = ?10, started = ?11, "
