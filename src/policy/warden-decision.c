@@ -14,6 +14,7 @@
 #include "warden-decision.h"
 
 #include "common/warden-json.h"
+#include "common/warden-printable.h"
 
 struct _WardenDecision
 {
@@ -271,24 +272,5 @@ warden_decision_to_json (WardenDecision *self)
 char *
 warden_decision_printable (const char *s)
 {
-  GString *out = g_string_new (NULL);
-
-  for (const char *p = s ? s : ""; *p; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      if (c == '\n')
-        g_string_append (out, "\\n");
-      else if (c == '\t')
-        g_string_append (out, "\\t");
-      else if (c == '\r')
-        g_string_append (out, "\\r");
-      else if (c < 0x20 || (c >= 0x7f && c < 0xa0))
-        g_string_append_printf (out, "\\x%02x", c);
-      else if (g_unichar_type (c) == G_UNICODE_FORMAT || c == 0x2028 || c == 0x2029)
-        g_string_append_printf (out, "\\u%04x", c);
-      else
-        g_string_append_len (out, p, g_utf8_next_char (p) - p);
-    }
-  return g_string_free (out, FALSE);
+  return warden_printable (s, -1, WARDEN_PRINTABLE_ONE_LINE);
 }
