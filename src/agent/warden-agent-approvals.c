@@ -158,6 +158,7 @@ _warden_agent_resume_call (WardenAgent    *self,
             warden_approval_set_details (approval, _warden_agent_workspace_inside (self),
                                          self->config.sandbox, warden_tool_call_get_reason (call),
                                          NULL, warden_decision_get_suggestions (d), NULL, NULL);
+            warden_approval_set_decision (approval, d);
           }
         g_object_unref (call);
         g_set_object (&self->pending, approval);

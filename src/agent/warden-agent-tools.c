@@ -413,6 +413,7 @@ _warden_agent_start_exec (WardenAgent    *self,
                                      self->config.sandbox, warden_decision_get_reason (decision),
                                      part, warden_decision_get_suggestions (decision), NULL,
                                      (const char * const *) exec->env);
+        warden_approval_set_decision (approval, decision);
         warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL,
                                        warden_decision_get_reason (decision));
         exec->call = NULL;

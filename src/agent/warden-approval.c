@@ -25,6 +25,7 @@ struct _WardenApproval
   GStrv               suggestions;
   GStrv               choices;
   GStrv               env;
+  WardenDecision     *decision;
 };
 
 G_DEFINE_FINAL_TYPE (WardenApproval, warden_approval, G_TYPE_OBJECT)
@@ -47,6 +48,7 @@ warden_approval_finalize (GObject *object)
   g_strfreev (self->suggestions);
   g_strfreev (self->choices);
   g_strfreev (self->env);
+  g_clear_pointer (&self->decision, warden_decision_unref);
   G_OBJECT_CLASS (warden_approval_parent_class)->finalize (object);
 }
 
@@ -130,4 +132,22 @@ const char * const *
 warden_approval_get_env (WardenApproval *self)
 {
   return self->env ? (const char * const *) self->env : empty;
+}
+
+WardenDecision *
+warden_approval_get_decision (WardenApproval *self)
+{
+  g_return_val_if_fail (WARDEN_IS_APPROVAL (self), NULL);
+  return self->decision;
+}
+
+void
+warden_approval_set_decision (WardenApproval *self,
+                              WardenDecision *decision)
+{
+  g_return_if_fail (WARDEN_IS_APPROVAL (self));
+  if (decision != NULL)
+    warden_decision_ref (decision);
+  g_clear_pointer (&self->decision, warden_decision_unref);
+  self->decision = decision;
 }

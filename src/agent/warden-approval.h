@@ -8,6 +8,8 @@
 
 #include <glib-object.h>
 
+#include "policy/warden-decision.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -36,6 +38,13 @@ const char         *warden_approval_get_part        (WardenApproval *self);
 /* Suggested "always allow" patterns (exec), or the choices (ask_user). */
 const char * const *warden_approval_get_suggestions (WardenApproval *self);
 const char * const *warden_approval_get_choices     (WardenApproval *self);
+/* The policy's decision for a command: every part that will run, with its
+ * verdict and reason (a view lists them all, the asking ones first). NULL
+ * for other kinds, and for a command asked again after a restart before it
+ * is checked again. */
+WardenDecision     *warden_approval_get_decision    (WardenApproval *self);
+void                warden_approval_set_decision    (WardenApproval *self,
+                                                     WardenDecision *decision);
 /* NAME=VALUE the command would run with (they are why it asks, then). */
 const char * const *warden_approval_get_env         (WardenApproval *self);
 

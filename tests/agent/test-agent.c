@@ -1542,6 +1542,15 @@ test_fault_state_while_running (void)
   g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
   agent = new_agent_with_profile (&env, "strict", 0);
   g_assert_cmpint (run_agent (agent, "touch it"), ==, WARDEN_AGENT_WAITING);
+  {
+    /* What a view lists: every part that will run, with its verdict. */
+    WardenDecision *d = warden_approval_get_decision (warden_agent_get_pending (agent));
+
+    g_assert_nonnull (d);
+    g_assert_cmpuint (warden_decision_get_n_parts (d), ==, 1);
+    g_assert_cmpstr (warden_decision_get_part (d, 0)->text, ==, "touch approved.txt");
+    g_assert_cmpint (warden_decision_get_part (d, 0)->verdict, ==, WARDEN_VERDICT_ASK);
+  }
   g_assert_true (warden_agent_resolve (agent, &yes, &error));
   seen.store = env.store;
   g_signal_connect (agent, "tool-call", G_CALLBACK (note_state_cb), &seen);
