@@ -253,8 +253,15 @@ allow_always (WardenAgent  *self,
       g_free (self->info->profile);
       self->info->profile = g_strdup (id);
     }
-  if (!warden_profile_add_allow (profile, pattern, error) ||
-      !warden_profile_store_save (self->profiles, profile, error))
+  {
+    /* One pattern, or several, one per line (every asking part's). */
+    g_auto(GStrv) patterns = g_strsplit (pattern, "\n", -1);
+
+    for (guint i = 0; patterns[i] != NULL; i++)
+      if (*patterns[i] != '\0' && !warden_profile_add_allow (profile, patterns[i], error))
+        return FALSE;
+  }
+  if (!warden_profile_store_save (self->profiles, profile, error))
     return FALSE;
   return _warden_agent_load_policy (self, error);
 }
@@ -289,12 +296,29 @@ warden_agent_resolve (WardenAgent                 *self,
     }
   else if (answer->approved)
     {
-      const char *pattern = NULL;
+      g_autofree char *pattern = NULL;
 
       if (answer->allow_always && warden_approval_get_kind (approval) == WARDEN_APPROVAL_COMMAND)
         {
-          pattern = answer->pattern && *answer->pattern
-                    ? answer->pattern : warden_approval_get_suggestions (approval)[0];
+          WardenDecision *decision = warden_approval_get_decision (approval);
+          const WardenDecisionPart *uncovered =
+            decision ? warden_decision_get_uncovered (decision) : NULL;
+          const char * const *suggestions = warden_approval_get_suggestions (approval);
+
+          /* Saving a pattern that would not make the command run without
+           * asking only pretends: say so, and nothing is saved. */
+          if (uncovered != NULL && (answer->pattern == NULL || *answer->pattern == '\0'))
+            {
+              g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED,
+                           _("No pattern can allow “%s” (%s): allow the command once, "
+                             "or reject it"), uncovered->text, uncovered->reason);
+              return FALSE;
+            }
+          if (answer->pattern && *answer->pattern)
+            pattern = g_strdup (answer->pattern);
+          else if (suggestions[0] != NULL)
+            /* Every asking part's pattern, so the same command runs next time. */
+            pattern = g_strjoinv ("\n", (char **) suggestions);
           if (pattern == NULL)
             {
               g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED,

@@ -23,6 +23,7 @@ struct _WardenDecision
   char            *reason;
   GArray          *parts;        /* of WardenDecisionPart */
   GPtrArray       *suggestions;  /* NULL-terminated */
+  int              uncovered;    /* index of the first asking part without one, or -1 */
 };
 
 G_DEFINE_QUARK (warden-policy-error-quark, warden_policy_error)
@@ -97,6 +98,7 @@ warden_decision_new (void)
   self->parts = g_array_new (FALSE, TRUE, sizeof (WardenDecisionPart));
   g_array_set_clear_func (self->parts, part_clear);
   self->suggestions = g_ptr_array_new_with_free_func (g_free);
+  self->uncovered = -1;
   g_ptr_array_add (self->suggestions, NULL);
   return self;
 }
@@ -149,6 +151,13 @@ warden_decision_get_part (WardenDecision *self,
   return &g_array_index (self->parts, WardenDecisionPart, index);
 }
 
+const WardenDecisionPart *
+warden_decision_get_uncovered (WardenDecision *self)
+{
+  return self->uncovered >= 0 ? &g_array_index (self->parts, WardenDecisionPart,
+                                                (guint) self->uncovered) : NULL;
+}
+
 const char * const *
 warden_decision_get_suggestions (WardenDecision *self)
 {
@@ -186,6 +195,8 @@ warden_decision_take_part (WardenDecision *self,
     g_clear_pointer (&suggestion, g_free);
   part.suggestion = suggestion;
   g_array_append_val (self->parts, part);
+  if (verdict == WARDEN_VERDICT_ASK && suggestion == NULL && self->uncovered < 0)
+    self->uncovered = (int) self->parts->len - 1;
 
   if (suggestion != NULL)
     {

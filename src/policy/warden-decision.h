@@ -32,8 +32,13 @@ const char               *warden_decision_get_reason      (WardenDecision *self)
 guint                     warden_decision_get_n_parts     (WardenDecision *self);
 const WardenDecisionPart *warden_decision_get_part        (WardenDecision *self,
                                                            guint           index);
-/* "Always allow" suggestions, one per part that asked, without repeats. */
+/* "Always allow" suggestions, one per part that asked, without repeats:
+ * together they cover every asking part, unless get_uncovered() says one. */
 const char * const       *warden_decision_get_suggestions (WardenDecision *self);
+/* The first part that asks and that no pattern can cover (a shell running
+ * what is piped into it, eval of a variable, a command name that expands),
+ * or NULL: "always allow" cannot make this command run without asking. */
+const WardenDecisionPart *warden_decision_get_uncovered   (WardenDecision *self);
 char                     *warden_decision_to_json         (WardenDecision *self);
 
 /* For the policy engine. */

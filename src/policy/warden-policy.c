@@ -109,6 +109,56 @@ suggest (const WardenCommandPart *part)
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
+/* A shell with no script operand and no -c: it reads its script from its
+ * standard input (in a pipeline, whatever the command before it prints). */
+static gboolean
+reads_script_from_stdin (const WardenCommandPart *part)
+{
+  static const char * const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash",
+                                         "busybox", "fish", "python", "python3", "perl", "ruby",
+                                         "node", "php", NULL };
+  const char *name;
+  gboolean options_done = FALSE;
+  guint first = 1;
+
+  if (part->argv == NULL || part->argv[0] == NULL)
+    return FALSE;
+  name = strrchr (part->argv[0], '/') ? strrchr (part->argv[0], '/') + 1 : part->argv[0];
+  if (!g_strv_contains (shells, name))
+    return FALSE;
+  /* "busybox sh" is the shell. */
+  if (strcmp (name, "busybox") == 0)
+    {
+      if (part->argv[1] == NULL || (strcmp (part->argv[1], "sh") != 0 &&
+                                    strcmp (part->argv[1], "ash") != 0))
+        return FALSE;
+      first = 2;
+    }
+  for (guint i = first; part->argv[i] != NULL; i++)
+    {
+      const char *a = part->argv[i];
+
+      if (!options_done && strcmp (a, "--") == 0)
+        {
+          options_done = TRUE;
+          continue;
+        }
+      if (!options_done && a[0] == '-' && a[1] != '\0')
+        {
+          /* -c, -e (perl, ruby, node's -e/-p): the script is an argument. */
+          if (strcmp (a, "-s") == 0 || strcmp (a, "-") == 0)
+            return TRUE;
+          if (strchr (a + 1, 'c') != NULL || strcmp (a, "-e") == 0 || strcmp (a, "-E") == 0 ||
+              strcmp (a, "-p") == 0 || strcmp (a, "--eval") == 0 || strcmp (a, "-m") == 0)
+            return FALSE;
+          continue;
+        }
+      /* A script file (or, after -s, arguments: handled above). */
+      return strcmp (a, "-") == 0;
+    }
+  return TRUE;
+}
+
 static gboolean
 inside (const char *path,
         const char *dir)
@@ -133,6 +183,7 @@ typedef struct
   const char *env;
   const char *empty;
   const char *all_match;
+  const char *runs_stdin;
 } Texts;
 
 static const Texts *
@@ -155,6 +206,8 @@ texts (void)
                 "any command does");
       t.empty = _("the command is empty: nothing runs");
       t.all_match = _("every command matches an allow pattern");
+      t.runs_stdin = _("“%s” runs whatever is piped into it, which nobody can check before it "
+                       "runs: no pattern can allow that");
       g_once_init_leave (&done, 1);
     }
   return &t;
@@ -241,6 +294,12 @@ judge_part (WardenPolicy            *self,
       return WARDEN_VERDICT_ALLOW;
     }
 
+  /* "sh" would allow every script a download pipes into it. */
+  if (reads_script_from_stdin (part))
+    {
+      *reason = g_strdup_printf (t->runs_stdin, part->text);
+      return WARDEN_VERDICT_ASK;
+    }
   *reason = g_strdup_printf (t->no_match, min_unmatched ? part->min_text : part->text);
   if (!part->no_suggestion)
     *suggestion = min_unmatched ? g_strdup (part->min_text) : suggest (part);

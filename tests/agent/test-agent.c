@@ -1373,6 +1373,53 @@ test_fault_engine_lost (void)
   env_tear_down (&env);
 }
 
+
+/* "Always allow" saves a pattern for every part that asked, so the same
+ * command runs without asking next time; where no pattern can cover a
+ * part, it says so and saves nothing (issue 13, item 6). */
+static void
+test_always_allow_covers_all_parts (void)
+{
+  Env env = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenAgent) agent = NULL;
+  WardenApprovalAnswer always = { .approved = TRUE, .allow_always = TRUE };
+  g_autoptr(WardenProfile) saved = NULL;
+
+  env_set_up (&env, "bwrap");
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch a.txt; mkdir -p b\"}", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch c.txt; mkdir -p d\"}", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"cat a.txt | python3\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+
+  agent = new_agent (&env, 0);
+  g_assert_cmpint (run_agent (agent, "make things"), ==, WARDEN_AGENT_WAITING);
+  g_assert_true (warden_agent_resolve (agent, &always, &error));
+  g_assert_no_error (error);
+  /* The second command, of the same two kinds, does not ask; the pipe into
+   * python3 does. */
+  g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_WAITING);
+  g_assert_true (g_file_test (g_build_filename (env.workspace, "d", NULL), G_FILE_TEST_IS_DIR));
+  g_assert_cmpstr (warden_approval_get_subject (warden_agent_get_pending (agent)), ==,
+                   "cat a.txt | python3");
+  g_assert_false (warden_agent_resolve (agent, &always, &error));
+  g_assert_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "python3"));
+  g_clear_error (&error);
+  /* Still waiting: allow once is what is left. */
+  g_assert_nonnull (warden_agent_get_pending (agent));
+  saved = warden_profile_store_lookup (env.profiles, warden_agent_get_profile (agent), &error);
+  g_assert_no_error (error);
+  g_assert_true (g_strv_contains (warden_profile_get_allow (saved), "touch *"));
+  g_assert_true (g_strv_contains (warden_profile_get_allow (saved), "mkdir *"));
+  g_assert_false (g_strv_contains (warden_profile_get_allow (saved), "python3"));
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
 /* Writes the lease of another process straight into the database. */
 static void
 set_owner (Env        *env,
@@ -1660,6 +1707,7 @@ main (int    argc,
   g_test_add_func ("/agent/faults/control-bytes", test_fault_control_bytes);
   g_test_add_func ("/agent/faults/lease", test_fault_lease);
   g_test_add_func ("/agent/faults/bad-tool-input", test_fault_bad_tool_input);
+  g_test_add_func ("/agent/always-allow-covers-all-parts", test_always_allow_covers_all_parts);
   g_test_add_func ("/agent/faults/engine-lost", test_fault_engine_lost);
   g_test_add_func ("/agent/faults/running-mark-not-saved", test_fault_running_mark);
   g_test_add_func ("/agent/faults/max-steps-state", test_fault_max_steps_state);
