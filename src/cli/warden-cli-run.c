@@ -22,7 +22,9 @@
 #include "agent/warden-agent.h"
 #include "agent/warden-tool-call.h"
 #include "common/warden-json.h"
+#include "common/warden-printable.h"
 #include "llm/warden-openai-provider.h"
+#include "sandbox/warden-sandbox.h"
 
 /* Exit statuses of "run"; 2 is a usage, workspace or setup error, and a
  * signal N that stops it gives 128 + N. */
@@ -42,7 +44,30 @@ static const char run_description[] =
   "2 usage or setup error; 3 out of steps; 4 provider error; 5 the session is in use by\n"
   "another process; 6 input ended at a prompt (the approval still waits); 128+N when\n"
   "signal N stopped it: 130 Ctrl+C (SIGINT), 129 SIGHUP, 143 SIGTERM. A signal or the\n"
-  "end of input leaves an unanswered approval waiting: --resume asks it again.";
+  "end of input leaves an unanswered approval waiting: --resume asks it again.\n"
+  "\n"
+  "What the model and the sandbox send is shown, never obeyed: in a prompt every control,\n"
+  "bidi or invisible character is escaped (\\r, \\x1b, \\u202e), and a command's output keeps\n"
+  "its colours (ESC [ ... m, on a terminal or not) but shows every other control sequence\n"
+  "escaped (cursor moves, erasing, OSC 52 clipboard, links, a carriage return alone).\n"
+  "--raw-output passes command output through as it is.";
+
+/* Where a filter of terminal text is: a sequence, or a carriage return, may
+ * be cut between two chunks, and only its end says what it is. */
+typedef enum
+{
+  FILTER_TEXT,
+  FILTER_ESC,   /* after ESC */
+  FILTER_CSI,   /* after ESC [, in its parameters */
+  FILTER_CR,    /* after \r: a line end if \n follows */
+} FilterState;
+
+typedef struct
+{
+  FilterState  state;
+  gboolean     keep_colour;  /* SGR (ESC [ … m) passes: it can colour, not move or rewrite */
+  GString     *held;         /* the bytes of the sequence so far */
+} TermFilter;
 
 typedef struct
 {
@@ -53,6 +78,9 @@ typedef struct
   gboolean          in_text;     /* the assistant's text is being streamed */
   int               signum;      /* the first of SIGINT, SIGTERM, SIGHUP that came, or 0 */
   int               write_errno; /* standard output failed with this, or 0 */
+  gboolean          raw_output;  /* --raw-output: command output as it comes */
+  TermFilter        text_filter; /* the model's words */
+  TermFilter        out_filter[2]; /* a command's standard output and error, each on its own */
 } Run;
 
 typedef struct
@@ -140,14 +168,215 @@ out (Run        *run,
   return TRUE;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Text that goes to the terminal as it streams: the model's words, a
+ * command's output. Lines and tabs stay; colours may; nothing else that a
+ * terminal would obey instead of showing — a cursor move, an erased line, a
+ * lone carriage return, a title, the clipboard (OSC 52), a link (OSC 8), a
+ * C1 control, a bidi override — reaches it unescaped: such text could
+ * rewrite what was shown before it, a prompt too. */
+
+/* The longest parameter string of a colour kept; past it, the sequence is
+ * shown escaped (and nothing is held without end). */
+#define CSI_HELD_MAX 64
+
+static void
+term_filter_init (TermFilter *filter,
+                  gboolean    keep_colour)
+{
+  filter->state = FILTER_TEXT;
+  filter->keep_colour = keep_colour;
+  filter->held = g_string_new (NULL);
+}
+
+static void
+term_filter_clear (TermFilter *filter)
+{
+  if (filter->held != NULL)
+    g_string_free (filter->held, TRUE);
+  filter->held = NULL;
+}
+
+static void
+append_escaped (GString    *shown,
+                const char *text,
+                gsize       length)
+{
+  g_autofree char *printable = warden_printable (text, length, WARDEN_PRINTABLE_ONE_LINE);
+
+  g_string_append (shown, printable);
+}
+
+/* What was held is not a colour: it is shown, escaped. */
+static void
+term_filter_release (TermFilter *filter,
+                     GString    *shown)
+{
+  append_escaped (shown, filter->held->str, filter->held->len);
+  g_string_truncate (filter->held, 0);
+  filter->state = FILTER_TEXT;
+}
+
+/* Right-to-left and isolate controls reorder what a terminal with bidi
+ * support (VTE) shows; the other format characters (a zero-width joiner in
+ * an emoji) only join or hide. */
+static gboolean
+is_bidi_control (gunichar c)
+{
+  return c == 0x061c || c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) ||
+         (c >= 0x2066 && c <= 0x2069) || c == 0x2028 || c == 0x2029;
+}
+
+/* A colour, and only that: ESC [ digits ; : m. Private parameters (ESC [ ? …)
+ * and intermediates make it something else. */
+static gboolean
+held_is_colour (TermFilter *filter)
+{
+  const char *s = filter->held->str;
+  gsize len = filter->held->len;
+
+  if (!filter->keep_colour || len < 3 || s[len - 1] != 'm')
+    return FALSE;
+  for (gsize i = 2; i < len - 1; i++)
+    if (!g_ascii_isdigit (s[i]) && s[i] != ';' && s[i] != ':')
+      return FALSE;
+  return TRUE;
+}
+
+/* Appends what @data shows to @shown; what could still start a sequence
+ * waits for the next chunk (or term_filter_flush()). */
+static void
+term_filter_feed (TermFilter *filter,
+                  const char *data,
+                  gsize       length,
+                  GString    *shown)
+{
+  for (gsize i = 0; i < length;)
+    {
+      guchar b = (guchar) data[i];
+
+      switch (filter->state)
+        {
+        case FILTER_ESC:
+          if (b == '[')
+            {
+              g_string_append_c (filter->held, '[');
+              filter->state = FILTER_CSI;
+              i++;
+            }
+          else
+            /* An OSC, a DCS, a cursor save…: its ESC escaped, the rest is
+             * plain text (and its BEL or ESC \ end escaped in turn). */
+            term_filter_release (filter, shown);
+          continue;
+
+        case FILTER_CSI:
+          if (b >= 0x20 && b <= 0x3f && filter->held->len < CSI_HELD_MAX)
+            {
+              g_string_append_c (filter->held, (char) b);
+              i++;
+            }
+          else if (b >= 0x40 && b <= 0x7e)
+            {
+              g_string_append_c (filter->held, (char) b);
+              i++;
+              if (held_is_colour (filter))
+                {
+                  g_string_append_len (shown, filter->held->str, filter->held->len);
+                  g_string_truncate (filter->held, 0);
+                  filter->state = FILTER_TEXT;
+                }
+              else
+                term_filter_release (filter, shown);
+            }
+          else
+            /* Cut by a control or a character: not a sequence the terminal
+             * finishes the way we would guess. */
+            term_filter_release (filter, shown);
+          continue;
+
+        case FILTER_CR:
+          if (b == '\n')
+            {
+              g_string_append (shown, "\r\n");
+              g_string_truncate (filter->held, 0);
+              filter->state = FILTER_TEXT;
+              i++;
+            }
+          else
+            term_filter_release (filter, shown);
+          continue;
+
+        case FILTER_TEXT:
+        default:
+          break;
+        }
+
+      if (b == '\n' || b == '\t')
+        {
+          g_string_append_c (shown, (char) b);
+          i++;
+        }
+      else if (b == 0x1b || b == '\r')
+        {
+          g_string_append_c (filter->held, (char) b);
+          filter->state = b == 0x1b ? FILTER_ESC : FILTER_CR;
+          i++;
+        }
+      else if (b < 0x20 || b == 0x7f)
+        {
+          append_escaped (shown, data + i, 1);
+          i++;
+        }
+      else if (b < 0x80)
+        {
+          g_string_append_c (shown, (char) b);
+          i++;
+        }
+      else
+        {
+          gunichar c = g_utf8_get_char_validated (data + i, length - i);
+          gsize used = c == (gunichar) -1 || c == (gunichar) -2
+                       ? 1 : (gsize) (g_utf8_next_char (data + i) - (data + i));
+
+          /* Not UTF-8, a C1 control (U+009B is a CSI of its own), a bidi
+           * control: escaped. */
+          if (used == 1 || c < 0xa0 || is_bidi_control (c))
+            append_escaped (shown, data + i, used);
+          else
+            g_string_append_len (shown, data + i, used);
+          i += used;
+        }
+    }
+}
+
+/* The text ended (the command or the answer did): what was held shows. */
+static void
+term_filter_flush (TermFilter *filter,
+                   GString    *shown)
+{
+  if (filter->held->len > 0)
+    term_filter_release (filter, shown);
+}
+
+/* ------------------------------------------------------------------------ */
+
+/* Shows the end of what a command printed, then of the model's words. */
 static void
 end_text (Run *run)
 {
+  g_autoptr(GString) shown = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (run->out_filter); i++)
+    term_filter_flush (&run->out_filter[i], shown);
+  term_filter_flush (&run->text_filter, shown);
   if (run->in_text)
     {
-      out (run, "\n");
+      g_string_append_c (shown, '\n');
       run->in_text = FALSE;
     }
+  if (shown->len > 0)
+    out (run, "%s", shown->str);
 }
 
 static void
@@ -155,8 +384,19 @@ text_delta_cb (WardenAgent *agent,
                const char  *text,
                Run         *run)
 {
+  g_autoptr(GString) shown = g_string_new (NULL);
+
   run->in_text = TRUE;
-  out (run, "%s", text);
+  term_filter_feed (&run->text_filter, text, strlen (text), shown);
+  out (run, "%s", shown->str);
+}
+
+/* One line of model or sandbox text, as it is: nothing in it can end the
+ * line, hide part of it or rewrite what is shown. */
+static char *
+one_line (const char *text)
+{
+  return warden_printable (text, -1, WARDEN_PRINTABLE_ONE_LINE);
 }
 
 static void
@@ -165,10 +405,11 @@ tool_call_cb (WardenAgent    *agent,
               Run            *run)
 {
   const char *subject = warden_tool_call_get_subject (call);
+  g_autofree char *name = one_line (warden_tool_call_get_name (call));
+  g_autofree char *shown = one_line (*subject ? subject : warden_tool_call_get_input_json (call));
 
   end_text (run);
-  out (run, "[%s] %s\n", warden_tool_call_get_name (call),
-       *subject ? subject : warden_tool_call_get_input_json (call));
+  out (run, "[%s] %s\n", name, shown);
 }
 
 static void
@@ -178,8 +419,10 @@ retrying_cb (WardenAgent *agent,
              const char  *reason,
              Run         *run)
 {
+  g_autofree char *shown = one_line (reason);
+
   end_text (run);
-  fprintf (stderr, "warden-cli: %s; trying again in %.1f s (attempt %u)\n", reason,
+  fprintf (stderr, "warden-cli: %s; trying again in %.1f s (attempt %u)\n", shown,
            delay_ms / 1000.0, attempt);
 }
 
@@ -200,7 +443,17 @@ output_cb (WardenAgent *agent,
            const char  *data,
            Run         *run)
 {
-  out (run, "%s", data);
+  g_autoptr(GString) shown = NULL;
+
+  if (run->raw_output)
+    {
+      out (run, "%s", data);
+      return;
+    }
+  shown = g_string_new (NULL);
+  term_filter_feed (&run->out_filter[stream == WARDEN_STREAM_STDERR ? 1 : 0], data,
+                    strlen (data), shown);
+  out (run, "%s", shown->str);
 }
 
 static void
@@ -208,7 +461,7 @@ tool_result_cb (WardenAgent    *agent,
                 WardenToolCall *call,
                 Run            *run)
 {
-  const char *name = warden_tool_call_get_name (call);
+  g_autofree char *name = one_line (warden_tool_call_get_name (call));
   const char *decision = warden_tool_decision_to_string (warden_tool_call_get_decision (call));
   const char *result = warden_tool_call_get_result (call);
 
@@ -219,12 +472,20 @@ tool_result_cb (WardenAgent    *agent,
       !warden_tool_call_get_is_error (call))
     out (run, "[exec] exit %d (%s)\n", warden_tool_call_get_exit_code (call), decision);
   else if (warden_tool_call_get_is_error (call))
-    out (run, "[%s] %s (%s)\n", name, result, decision);
+    {
+      g_autofree char *shown = one_line (result);
+
+      out (run, "[%s] %s (%s)\n", name, shown, decision);
+    }
   else
     {
       gsize len = strlen (result);
+      /* A file's lines stay lines; whole characters only. */
+      const char *end = len > 2000 ? g_utf8_find_prev_char (result, result + 2001) : NULL;
+      g_autofree char *shown = warden_printable (result, end ? end - result : (gssize) len,
+                                                 WARDEN_PRINTABLE_KEEP_LINES);
 
-      out (run, "[%s] %.*s%s\n", name, (int) MIN (len, 2000), result, len > 2000 ? " …" : "");
+      out (run, "[%s] %s%s\n", name, shown, len > 2000 ? " …" : "");
     }
 }
 
@@ -269,6 +530,96 @@ is_answer (const char *line,
   return g_ascii_strcasecmp (line, letter) == 0 || g_ascii_strcasecmp (line, word) == 0;
 }
 
+/* "HEAD text" on one line; text of several lines below HEAD, each line
+ * numbered, so that none of them can pass for a line of the prompt. */
+static void
+show_subject (Run        *run,
+              const char *head,
+              const char *text)
+{
+  g_autofree char *shown = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (text == NULL || strchr (text, '\n') == NULL)
+    {
+      shown = one_line (text);
+      out (run, "%s %s\n", head, shown);
+      return;
+    }
+  shown = warden_printable (text, -1, WARDEN_PRINTABLE_KEEP_LINES);
+  lines = g_strsplit (shown, "\n", -1);
+  out (run, "%s\n", head);
+  for (guint i = 0; lines[i]; i++)
+    out (run, "  %u│ %s\n", i + 1, lines[i]);
+}
+
+static gboolean
+is_part_reason (WardenDecision *decision,
+                const char     *reason)
+{
+  for (guint i = 0; i < warden_decision_get_n_parts (decision); i++)
+    if (g_strcmp0 (warden_decision_get_part (decision, i)->reason, reason) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+show_part (Run                      *run,
+           const WardenDecisionPart *part)
+{
+  g_autofree char *text = one_line (part->text);
+  g_autofree char *reason = one_line (part->reason);
+  const char *label = part->verdict == WARDEN_VERDICT_ASK ? "* asks    "
+                      : part->verdict == WARDEN_VERDICT_DENY ? "* denied  " : "  allowed ";
+
+  out (run, "  %s%s\n", label, text);
+  if (part->reason != NULL)
+    out (run, "            %s%s\n", part->verdict == WARDEN_VERDICT_ALLOW ? "" : "because ",
+         reason);
+}
+
+/* Why it asks. A command of one part says it in a line; one of several
+ * lists every part that will run — the asking ones first, marked, each with
+ * its reason — as asking for one is asking to run them all. */
+static void
+show_reasons (Run            *run,
+              WardenApproval *approval)
+{
+  WardenDecision *decision = warden_approval_get_decision (approval);
+  const char *reason = warden_approval_get_reason (approval);
+  const char *subject = warden_approval_get_subject (approval);
+  const WardenDecisionPart *only = NULL;
+  guint n = decision ? warden_decision_get_n_parts (decision) : 0;
+
+  /* Not the policy's own (Warden cannot vouch for an earlier answer), or no
+   * decision to list. */
+  if (reason != NULL && (decision == NULL || !is_part_reason (decision, reason)))
+    {
+      g_autofree char *shown = one_line (reason);
+
+      out (run, "  because %s\n", shown);
+    }
+  if (n == 0)
+    return;
+  if (n == 1)
+    only = warden_decision_get_part (decision, 0);
+  if (only != NULL && only->verdict == WARDEN_VERDICT_ASK && g_strcmp0 (only->text, subject) == 0)
+    {
+      g_autofree char *shown = one_line (only->reason);
+
+      if (only->reason != NULL)
+        out (run, "  because %s\n", shown);
+      return;
+    }
+  out (run, "  it runs %u part%s (* asks):\n", n, n == 1 ? "" : "s");
+  for (guint i = 0; i < n; i++)
+    if (warden_decision_get_part (decision, i)->verdict != WARDEN_VERDICT_ALLOW)
+      show_part (run, warden_decision_get_part (decision, i));
+  for (guint i = 0; i < n; i++)
+    if (warden_decision_get_part (decision, i)->verdict == WARDEN_VERDICT_ALLOW)
+      show_part (run, warden_decision_get_part (decision, i));
+}
+
 /* Asks on the terminal and records the answer. Only a whole answer is
  * recorded: the end of input, a signal or an empty line never approves and
  * never rejects. */
@@ -289,9 +640,13 @@ answer_pending (Run         *run,
     {
       const char * const *choices = warden_approval_get_choices (approval);
 
-      out (run, "? %s\n", warden_approval_get_subject (approval));
+      show_subject (run, "?", warden_approval_get_subject (approval));
       for (guint i = 0; choices[i]; i++)
-        out (run, "  - %s\n", choices[i]);
+        {
+          g_autofree char *choice = one_line (choices[i]);
+
+          out (run, "  - %s\n", choice);
+        }
       if (!out (run, "answer> "))
         return PROMPT_STOPPED;
       if ((result = read_line (run, &line)) != PROMPT_ANSWERED)
@@ -300,14 +655,26 @@ answer_pending (Run         *run,
     }
   else
     {
-      out (run, "! %s wants to run: %s\n", warden_approval_get_tool_name (approval),
-           warden_approval_get_subject (approval));
-      if (warden_approval_get_reason (approval))
-        out (run, "  because %s\n", warden_approval_get_reason (approval));
+      g_autofree char *tool = one_line (warden_approval_get_tool_name (approval));
+      g_autofree char *head = g_strdup_printf ("! %s wants to run:", tool);
+      g_autofree char *suggestion = one_line (suggestions[0]);
+
+      show_subject (run, head, warden_approval_get_subject (approval));
+      if (warden_approval_get_cwd (approval))
+        {
+          g_autofree char *cwd = one_line (warden_approval_get_cwd (approval));
+
+          out (run, "  in %s\n", cwd);
+        }
       for (guint i = 0; warden_approval_get_env (approval)[i]; i++)
-        out (run, "  with %s\n", warden_approval_get_env (approval)[i]);
+        {
+          g_autofree char *env = one_line (warden_approval_get_env (approval)[i]);
+
+          out (run, "  with %s\n", env);
+        }
+      show_reasons (run, approval);
       if (suggestions[0])
-        out (run, "  always allow would save: %s\n", suggestions[0]);
+        out (run, "  always allow would save: %s\n", suggestion);
       for (;;)
         {
           if (!out (run, "[y] approve, [a] always allow, [n] reject> "))
@@ -336,7 +703,7 @@ answer_pending (Run         *run,
           if (is_answer (line, "a", "always"))
             {
               answer.allow_always = TRUE;
-              if (!out (run, "pattern [%s]> ", suggestions[0] ? suggestions[0] : ""))
+              if (!out (run, "pattern [%s]> ", suggestion))
                 return PROMPT_STOPPED;
               if ((result = read_line (run, &second)) != PROMPT_ANSWERED)
                 return result;
@@ -411,6 +778,7 @@ warden_cli_run (int    argc,
   g_autofree char *workspace = NULL;
   g_autofree char *resume = NULL;
   int max_steps = 0;
+  gboolean raw_output = FALSE;
   int idle_timeout = -1;
   int waiting_notice = -1;
   int max_retries = -1;
@@ -434,6 +802,9 @@ warden_cli_run (int    argc,
     { "resume", 'r', 0, G_OPTION_ARG_STRING, &resume,
       "Continue a session (its provider, model and settings unless given)",
       "SESSION_ID" },
+    { "raw-output", 0, 0, G_OPTION_ARG_NONE, &raw_output,
+      "Pass command output to the terminal as it is, cursor moves, clipboard writes and all "
+      "(default: colours only; every other control sequence shown escaped)", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) ctx = g_option_context_new ("TASK");
@@ -447,10 +818,12 @@ warden_cli_run (int    argc,
   g_autoptr(WardenProfileStore) profiles = NULL;
   g_autoptr(WardenAgent) agent = NULL;
   g_autofree char *task = NULL;
-  Run run = { loop, NULL, cancellable, NULL, FALSE, 0, 0 };
+  Run run = { 0 };
   SignalWatch watches[] = { { &run, SIGINT, 0 }, { &run, SIGTERM, 0 }, { &run, SIGHUP, 0 } };
   int status = 0;
 
+  run.loop = loop;
+  run.cancellable = cancellable;
   catch_file_size_limit ();
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx, run_description);
@@ -576,6 +949,14 @@ warden_cli_run (int    argc,
   fprintf (stderr, "session %s\n", warden_agent_get_session_id (agent));
 
   run.input = g_data_input_stream_new (stdin_stream);
+  run.raw_output = raw_output;
+  /* Colours in a command's output are kept whether or not standard output
+   * is a terminal: kept in a file, they show again with cat or less -R, and
+   * cannot move or rewrite anything there either. The model's words have
+   * no use for them. */
+  term_filter_init (&run.text_filter, FALSE);
+  for (guint i = 0; i < G_N_ELEMENTS (run.out_filter); i++)
+    term_filter_init (&run.out_filter[i], TRUE);
   g_signal_connect (agent, "text-delta", G_CALLBACK (text_delta_cb), &run);
   g_signal_connect (agent, "tool-call", G_CALLBACK (tool_call_cb), &run);
   g_signal_connect (agent, "tool-result", G_CALLBACK (tool_result_cb), &run);
@@ -651,6 +1032,9 @@ warden_cli_run (int    argc,
   for (guint i = 0; i < G_N_ELEMENTS (watches); i++)
     g_source_remove (watches[i].id);
   g_clear_object (&run.input);
+  term_filter_clear (&run.text_filter);
+  for (guint i = 0; i < G_N_ELEMENTS (run.out_filter); i++)
+    term_filter_clear (&run.out_filter[i]);
   return status;
 }
 
