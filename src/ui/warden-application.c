@@ -10,6 +10,10 @@
 
 #include "warden-application.h"
 
+#include <errno.h>
+#include <sys/random.h>
+
+#include "common/warden-printable.h"
 #include "llm/warden-anthropic-provider.h"
 #include "llm/warden-env-keys.h"
 #include "llm/warden-openai-provider.h"
@@ -32,6 +36,7 @@ struct _WardenApplication
   GCancellable       *provider_cancellable;
   char               *default_sandbox;   /* "docker" or "bwrap", once probed */
   GHashTable         *sessions;          /* id → WardenSession */
+  GHashTable         *tickets;           /* notification token → Ticket */
   GCancellable       *cancellable;
 };
 
@@ -313,6 +318,10 @@ session_approval_cb (WardenSession     *session,
                      WardenApplication *self);
 
 static void
+forget_tickets (WardenApplication *self,
+                WardenSession     *session);
+
+static void
 session_approval_resolved_cb (WardenSession     *session,
                               const char        *approval_id,
                               WardenApplication *self)
@@ -321,6 +330,7 @@ session_approval_resolved_cb (WardenSession     *session,
 
   /* Answered anywhere: the notification has nothing left to do. */
   g_application_withdraw_notification (G_APPLICATION (self), id);
+  forget_tickets (self, session);
 }
 
 static void
@@ -484,6 +494,133 @@ typedef struct
   WardenApproval    *approval;
 } Announce;
 
+/* What a notification's buttons may do. Their targets go over the session
+ * bus, where any process can activate app.approve: a target is a random
+ * token that answers only the approval it was made for, once. */
+typedef struct
+{
+  WardenSession  *session;
+  WardenApproval *approval;
+  gboolean        can_approve;
+} Ticket;
+
+static void
+ticket_free (Ticket *ticket)
+{
+  g_object_unref (ticket->session);
+  g_object_unref (ticket->approval);
+  g_free (ticket);
+}
+
+/* 128 bits from the kernel: GLib's g_random is not meant to be unguessable. */
+static char *
+new_token (void)
+{
+  guint8 bytes[16];
+  gsize got = 0;
+  GString *hex = g_string_sized_new (2 * sizeof bytes);
+
+  while (got < sizeof bytes)
+    {
+      ssize_t n = getrandom (bytes + got, sizeof bytes - got, 0);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          g_string_free (hex, TRUE);
+          return g_uuid_string_random ();
+        }
+      got += n;
+    }
+  for (gsize i = 0; i < sizeof bytes; i++)
+    g_string_append_printf (hex, "%02x", bytes[i]);
+  return g_string_free (hex, FALSE);
+}
+
+static gboolean
+ticket_of_session (gpointer key,
+                   gpointer value,
+                   gpointer user_data)
+{
+  return ((Ticket *) value)->session == user_data;
+}
+
+static void
+forget_tickets (WardenApplication *self,
+                WardenSession     *session)
+{
+  if (self->tickets != NULL)
+    g_hash_table_foreach_remove (self->tickets, ticket_of_session, session);
+}
+
+/* The pending approval @token was made for, or NULL (logged at debug level)
+ * for a token never made, used already, or whose approval is no longer the
+ * one waiting. */
+static Ticket *
+find_ticket (WardenApplication *self,
+             const char        *token)
+{
+  Ticket *ticket = g_hash_table_lookup (self->tickets, token);
+
+  if (ticket == NULL)
+    {
+      g_debug ("Ignoring a notification action with an unknown target");
+      return NULL;
+    }
+  if (warden_session_get_pending (ticket->session) != ticket->approval)
+    {
+      g_debug ("Ignoring a notification action for approval %s: it is not pending",
+               warden_approval_get_id (ticket->approval));
+      g_hash_table_remove (self->tickets, token);
+      return NULL;
+    }
+  return ticket;
+}
+
+#define NOTIFICATION_BODY_MAX 200   /* characters, with the "…" */
+#define NOTIFICATION_APPROVE_MAX 80 /* a command longer than a banner's line is reviewed */
+
+/* Daemons with body-markup read <b>, <a> and <img>; a banner shows the
+ * first line. What the model wrote is shown, never interpreted. */
+static char *
+notification_body (const char *subject)
+{
+  g_autofree char *printable = warden_printable (subject, -1, WARDEN_PRINTABLE_ONE_LINE);
+
+  if (g_utf8_strlen (printable, -1) > NOTIFICATION_BODY_MAX)
+    {
+      g_autofree char *cut = g_utf8_substring (printable, 0, NOTIFICATION_BODY_MAX - 1);
+
+      g_free (printable);
+      printable = g_strconcat (cut, "…", NULL);
+    }
+  return g_markup_escape_text (printable, -1);
+}
+
+/* Approve from the desktop only when the notification shows all that will
+ * run: one simple command on one short line, nothing hidden or escaped, no
+ * environment. Anything else is reviewed in the window. */
+static gboolean
+can_approve_from_notification (WardenApproval *approval)
+{
+  const char *subject = warden_approval_get_subject (approval);
+  const char * const *env = warden_approval_get_env (approval);
+  WardenDecision *decision = warden_approval_get_decision (approval);
+  g_autofree char *escaped = NULL;
+
+  if (warden_approval_get_kind (approval) != WARDEN_APPROVAL_COMMAND ||
+      decision == NULL || warden_decision_get_n_parts (decision) != 1 ||
+      subject == NULL || *subject == '\0' || (env != NULL && env[0] != NULL))
+    return FALSE;
+  if (strchr (subject, '\n') != NULL ||
+      warden_printable_hides (subject, -1, WARDEN_PRINTABLE_ONE_LINE) ||
+      g_utf8_strlen (subject, -1) > NOTIFICATION_APPROVE_MAX)
+    return FALSE;
+  escaped = g_markup_escape_text (subject, -1);
+  return g_strcmp0 (escaped, subject) == 0;
+}
+
 static void
 announce_approval (WardenApplication *self,
                    WardenSession     *session,
@@ -492,7 +629,9 @@ announce_approval (WardenApplication *self,
   WardenWindow *window = main_window (self);
   g_autoptr(GNotification) notification = NULL;
   g_autofree char *id = NULL;
-  g_autofree char *target = NULL;
+  g_autofree char *body = NULL;
+  char *token;
+  Ticket *ticket;
   const char *title;
 
   /* The user is looking: the window asks (dialog or card), not the desktop. */
@@ -513,19 +652,33 @@ announce_approval (WardenApplication *self,
       break;
     }
 
+  /* Buttons of an earlier notification of this session answer nothing now. */
+  forget_tickets (self, session);
+  ticket = g_new0 (Ticket, 1);
+  ticket->session = g_object_ref (session);
+  ticket->approval = g_object_ref (approval);
+  ticket->can_approve = can_approve_from_notification (approval);
+  token = new_token ();
+  g_hash_table_insert (self->tickets, token, ticket);
+
   id = g_strdup_printf ("approval-%s", warden_approval_get_id (approval));
-  target = g_strdup_printf ("%s/%s", warden_session_get_id (session),
-                            warden_approval_get_id (approval));
+  body = notification_body (warden_approval_get_subject (approval));
   notification = g_notification_new (title);
-  g_notification_set_body (notification, warden_approval_get_subject (approval));
+  g_notification_set_body (notification, body);
   g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
-  g_notification_set_default_action_and_target (notification, "app.show-approval", "s", target);
+  g_notification_set_default_action_and_target (notification, "app.show-approval", "s", token);
   if (warden_approval_get_kind (approval) != WARDEN_APPROVAL_QUESTION)
     {
       g_notification_add_button_with_target (notification, _("Reject"), "app.reject", "s",
-                                             target);
-      g_notification_add_button_with_target (notification, _("Approve"), "app.approve", "s",
-                                             target);
+                                             token);
+      if (ticket->can_approve)
+        g_notification_add_button_with_target (notification, _("Approve"), "app.approve", "s",
+                                               token);
+      else
+        /* Translators: a notification button that opens the window at a
+         * command too long or too complex to approve from a notification */
+        g_notification_add_button_with_target (notification, _("Review"), "app.show-approval",
+                                               "s", token);
     }
   g_application_send_notification (G_APPLICATION (self), id, notification);
 }
@@ -560,46 +713,31 @@ session_approval_cb (WardenSession     *session,
   g_idle_add (announce_cb, a);
 }
 
-/* @target: "session-id/approval-id". */
-static WardenSession *
-target_session (WardenApplication  *self,
-                const char         *target,
-                char              **approval_id)
-{
-  const char *slash = strchr (target, '/');
-  g_autofree char *session_id = NULL;
-  g_autoptr(GError) error = NULL;
-  WardenSession *session;
-
-  if (slash == NULL)
-    return NULL;
-  session_id = g_strndup (target, slash - target);
-  session = warden_application_open_session (self, session_id, &error);
-  if (session == NULL)
-    {
-      /* The session is gone: a notification outlived it. */
-      g_debug ("Ignoring an approval for %s: %s", session_id, error->message);
-      return NULL;
-    }
-  *approval_id = g_strdup (slash + 1);
-  return session;
-}
-
 static void
 answer_from_notification (WardenApplication *self,
                           GVariant          *parameter,
                           gboolean           approved)
 {
-  g_autofree char *approval_id = NULL;
+  const char *token = g_variant_get_string (parameter, NULL);
+  Ticket *ticket = find_ticket (self, token);
+  g_autoptr(WardenSession) session = NULL;
+  g_autoptr(WardenApproval) approval = NULL;
   g_autoptr(GError) error = NULL;
-  WardenSession *session = target_session (self, g_variant_get_string (parameter, NULL),
-                                           &approval_id);
 
-  if (session == NULL)
+  if (ticket == NULL)
     return;
-  /* A stale button (answered elsewhere, or a restarted Warden) does nothing. */
-  if (!warden_session_answer (session, approval_id, approved, FALSE, NULL, "notification",
-                              &error))
+  if (approved && !ticket->can_approve)
+    {
+      g_debug ("Ignoring Approve for %s: the notification offered only Review",
+               warden_approval_get_id (ticket->approval));
+      return;
+    }
+  session = g_object_ref (ticket->session);
+  approval = g_object_ref (ticket->approval);
+  /* Used once, whatever the answer does next. */
+  g_hash_table_remove (self->tickets, token);
+  if (!warden_session_answer (session, warden_approval_get_id (approval), approved, FALSE, NULL,
+                              "notification", &error))
     g_debug ("Notification answer ignored: %s", error->message);
 }
 
@@ -635,14 +773,14 @@ show_approval_action_cb (GSimpleAction *action,
                          gpointer       user_data)
 {
   WardenApplication *self = user_data;
-  g_autofree char *approval_id = NULL;
-  WardenSession *session = target_session (self, g_variant_get_string (parameter, NULL),
-                                           &approval_id);
+  Ticket *ticket = find_ticket (self, g_variant_get_string (parameter, NULL));
   WardenWindow *window = ensure_window (self);
 
+  /* Showing is no answer: the token stays for the notification's Reject. */
   gtk_window_present (GTK_WINDOW (window));
-  if (session != NULL)
-    warden_window_show_approval (window, session, approval_id);
+  if (ticket != NULL)
+    warden_window_show_approval (window, ticket->session,
+                                 warden_approval_get_id (ticket->approval));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -919,6 +1057,7 @@ warden_application_dispose (GObject *object)
 {
   WardenApplication *self = WARDEN_APPLICATION (object);
 
+  g_clear_pointer (&self->tickets, g_hash_table_unref);
   g_clear_pointer (&self->sessions, g_hash_table_unref);
   g_clear_object (&self->provider);
   g_clear_object (&self->provider_cancellable);
@@ -989,6 +1128,8 @@ static void
 warden_application_init (WardenApplication *self)
 {
   self->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->tickets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify) ticket_free);
   self->cancellable = g_cancellable_new ();
   self->provider_cancellable = g_cancellable_new ();
   g_application_add_main_option (G_APPLICATION (self), "new-session", 0, 0, G_OPTION_ARG_NONE,
