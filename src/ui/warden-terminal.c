@@ -16,6 +16,8 @@
 
 #include "warden-terminal.h"
 
+#include "common/warden-printable.h"
+
 #include <adwaita.h>
 #include <string.h>
 
@@ -48,7 +50,9 @@ struct _WardenTerminal
   guint           drain_id;
   guint64         skipped;        /* bytes dropped since the last notice */
 
-  /* Output state across chunks. */
+  /* Output state across chunks: an escape sequence (or the first byte of
+   * a C1 control) whose end has not come yet. */
+  GString        *held;
   guint           last_was_cr : 1;
   guint           at_line_start : 1;
 };
@@ -301,6 +305,8 @@ warden_terminal_dispose (GObject *object)
 
   g_clear_handle_id (&self->drain_id, g_source_remove);
   g_clear_pointer (&self->queue, g_byte_array_unref);
+  if (self->held != NULL)
+    g_string_free (g_steal_pointer (&self->held), TRUE);
   g_clear_object (&self->interface_settings);
   g_clear_pointer (&self->menu, gtk_widget_unparent);
   g_clear_pointer (&self->box, gtk_widget_unparent);
@@ -362,6 +368,7 @@ warden_terminal_init (WardenTerminal *self)
   GtkWidget *search_box;
 
   self->queue = g_byte_array_new ();
+  self->held = g_string_new (NULL);
   GtkWidget *previous;
   GtkWidget *next;
   GtkWidget *terminal_box;
@@ -479,28 +486,6 @@ warden_terminal_get_vte (WardenTerminal *self)
   return self->vte;
 }
 
-/* Control characters in text we print ourselves (a command, a notice)
- * become caret notation: an escape sequence in a model's command must
- * not repaint the terminal. Newlines are left to the caller. */
-static void
-append_printable (GString    *out,
-                  const char *text,
-                  gsize       len)
-{
-  for (gsize i = 0; i < len; i++)
-    {
-      guchar c = text[i];
-
-      if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
-        {
-          g_string_append_c (out, '^');
-          g_string_append_c (out, c == 0x7f ? '?' : c + '@');
-        }
-      else
-        g_string_append_c (out, c);
-    }
-}
-
 /* Per slice: VTE parses about this much in a few milliseconds. */
 #define DRAIN_SLICE      (32 * 1024)
 #define DRAIN_INTERVAL   8
@@ -585,6 +570,115 @@ queue_feed (WardenTerminal *self,
     }
 }
 
+/* Output is drawn below its command's prompt line and must not reach it:
+ * the only sequences VTE gets from it are SGR (colours) and EL (erase in
+ * the cursor's line, as progress bars use after "\r"). Everything else that
+ * could move the cursor up, erase or scroll the screen, switch to the
+ * alternate screen, save and restore the cursor, change the character set
+ * or start a string (OSC, DCS…) is shown as text, its introducer escaped as
+ * warden_printable() does: "\x1b[1A", "\u009b2K". Of the C0 controls only
+ * "\t", "\b", "\r" and "\n" act; they stay on the cursor's line or go down. */
+#define HELD_MAX 64
+
+static void
+append_escape (GString    *out,
+               const char *bytes,
+               gsize       len)
+{
+  g_autofree char *escape = warden_printable (bytes, len, WARDEN_PRINTABLE_ONE_LINE);
+
+  g_string_append (out, escape);
+}
+
+/* A held sequence that will not be passed on: its first character
+ * escaped, the rest (printable ASCII) as text. */
+static void
+release_held (WardenTerminal *self,
+              GString        *out)
+{
+  if (self->held->len == 0)
+    return;
+  if ((guchar) self->held->str[0] == 0xc2)
+    append_escape (out, self->held->str, self->held->len);
+  else
+    {
+      append_escape (out, self->held->str, 1);
+      g_string_append_len (out, self->held->str + 1, self->held->len - 1);
+    }
+  g_string_truncate (self->held, 0);
+}
+
+static gboolean
+is_passed_csi (const char *seq,
+               gsize       len,
+               char        final)
+{
+  /* ESC [ digits, ';' or ':' only: no private marker, no intermediate. */
+  if (final != 'm' && final != 'K')
+    return FALSE;
+  for (gsize k = 2; k < len; k++)
+    if (!g_ascii_isdigit (seq[k]) && seq[k] != ';' && seq[k] != ':')
+      return FALSE;
+  return TRUE;
+}
+
+/* Whether @c ends or continues the held sequence (TRUE), or is not part
+ * of it and has to be looked at on its own (FALSE) once it is released. */
+static gboolean
+continue_held (WardenTerminal *self,
+               GString        *out,
+               guchar          c)
+{
+  GString *held = self->held;
+
+  if ((guchar) held->str[0] == 0xc2)
+    {
+      if (c >= 0x80 && c < 0xa0)
+        {
+          g_string_append_c (held, c);
+          release_held (self, out);
+          return TRUE;
+        }
+      /* Not a C1 control: the 0xc2 starts an ordinary character. */
+      g_string_append_c (out, held->str[0]);
+      g_string_truncate (held, 0);
+      return FALSE;
+    }
+  if (held->len == 1)
+    {
+      if (c == '[')
+        {
+          g_string_append_c (held, c);
+          return TRUE;
+        }
+      release_held (self, out);
+      return FALSE;
+    }
+  if (c >= 0x20 && c < 0x40 && held->len < HELD_MAX)
+    {
+      g_string_append_c (held, c);
+      return TRUE;
+    }
+  if (c >= 0x40 && c < 0x7f)
+    {
+      if (is_passed_csi (held->str, held->len, c))
+        {
+          g_string_append_len (out, held->str, held->len);
+          g_string_append_c (out, c);
+          g_string_truncate (held, 0);
+        }
+      else
+        {
+          release_held (self, out);
+          g_string_append_c (out, c);
+        }
+      return TRUE;
+    }
+  /* A control inside the sequence: VTE would obey it and go on. */
+  release_held (self, out);
+  return FALSE;
+}
+
 static void
 feed_string (WardenTerminal *self,
              GString        *out)
@@ -600,12 +694,17 @@ static void
 ensure_line_start (WardenTerminal *self,
                    GString        *out)
 {
-  if (!self->at_line_start)
+  gboolean at_start = out->len > 0 ? out->str[out->len - 1] == '\n' : self->at_line_start;
+
+  if (!at_start)
     g_string_append (out, "\r\n");
 }
 
 /* @text's lines, each after @prefix (which applies from the second line
- * on when @first_prefix is NULL), in @sgr, each ending in "\r\n". */
+ * on when @first_prefix is NULL), in @sgr, each ending in "\r\n". The text
+ * is a model's command or a message: through warden_printable(), so no
+ * control, C1 (VTE obeys U+009B as CSI), bidi or format character in it can
+ * move the cursor or reorder what the line reads. */
 static void
 append_lines (GString    *out,
               const char *text,
@@ -613,25 +712,22 @@ append_lines (GString    *out,
               const char *first_prefix,
               const char *prefix)
 {
-  g_autofree char *valid = g_utf8_make_valid (text != NULL ? text : "", -1);
-  g_auto(GStrv) lines = g_strsplit (valid, "\n", -1);
+  g_autofree char *printable = warden_printable (text, -1, WARDEN_PRINTABLE_KEEP_LINES);
+  g_auto(GStrv) lines = g_strsplit (printable, "\n", -1);
 
   for (guint i = 0; lines[i] != NULL; i++)
     {
-      const char *line = lines[i];
-      gsize len = strlen (line);
-
       /* A final newline does not start another line. */
-      if (lines[i + 1] == NULL && len == 0 && i > 0)
+      if (lines[i + 1] == NULL && lines[i][0] == '\0' && i > 0)
         break;
-      if (len > 0 && line[len - 1] == '\r')
-        len--;
+      /* Whatever colours the output left set stop here. */
+      g_string_append (out, SGR_RESET);
       if (i == 0 && first_prefix != NULL)
         g_string_append (out, first_prefix);
       else if (i > 0 && prefix != NULL)
         g_string_append (out, prefix);
       g_string_append (out, sgr);
-      append_printable (out, line, len);
+      g_string_append (out, lines[i]);
       g_string_append (out, SGR_RESET "\r\n");
     }
 }
@@ -646,12 +742,13 @@ warden_terminal_feed_command (WardenTerminal *self,
 
   g_return_if_fail (WARDEN_IS_TERMINAL (self));
 
+  release_held (self, out);
   ensure_line_start (self, out);
   if (where != NULL && *where != '\0')
     {
-      g_autofree char *valid = g_utf8_make_valid (where, -1);
+      g_autofree char *printable = warden_printable (where, -1, WARDEN_PRINTABLE_ONE_LINE);
 
-      append_printable (prompt, valid, strlen (valid));
+      g_string_append (prompt, printable);
       g_string_append_c (prompt, ' ');
     }
   g_string_append (prompt, "$" SGR_RESET " ");
@@ -665,38 +762,65 @@ warden_terminal_feed_output (WardenTerminal *self,
                              gssize          length)
 {
   g_autoptr(GString) out = NULL;
-  const char *p;
-  const char *end;
+  const guchar *p = (const guchar *) data;
+  gsize len;
+  gsize run = 0;
 
   g_return_if_fail (WARDEN_IS_TERMINAL (self));
 
   if (data == NULL)
     return;
-  if (length < 0)
-    length = strlen (data);
-  if (length == 0)
+  len = length < 0 ? strlen (data) : (gsize) length;
+  if (len == 0)
     return;
 
-  /* One pass, copying the spans between newlines: output can be tens
-   * of megabytes, and VTE parses it incrementally on its own. */
-  out = g_string_sized_new (length + length / 16 + 2);
-  p = data;
-  end = data + length;
-  while (p < end)
+  /* One pass that copies runs of text: output can be tens of megabytes,
+   * and VTE parses it incrementally on its own. */
+  out = g_string_sized_new (len + len / 16 + 2);
+  for (gsize i = 0; i < len;)
     {
-      const char *nl = memchr (p, '\n', end - p);
+      guchar c = p[i];
       gboolean had_cr;
 
-      if (nl == NULL)
+      if (self->held->len > 0)
         {
-          g_string_append_len (out, p, end - p);
+          if (continue_held (self, out, c))
+            i++;
+          run = i;
+          continue;
+        }
+      if (c >= 0x20 && c != 0x7f && c != 0xc2)
+        {
+          i++;
+          continue;
+        }
+      g_string_append_len (out, (const char *) p + run, i - run);
+      switch (c)
+        {
+        case '\n':
+          had_cr = out->len > 0 ? out->str[out->len - 1] == '\r' : self->last_was_cr;
+          g_string_append (out, had_cr ? "\n" : "\r\n");
+          break;
+
+        case '\r':
+        case '\t':
+        case '\b':
+          g_string_append_c (out, c);
+          break;
+
+        case 0x1b:
+        case 0xc2:
+          g_string_append_c (self->held, c);
+          break;
+
+        default:
+          append_escape (out, (const char *) p + i, 1);
           break;
         }
-      g_string_append_len (out, p, nl - p);
-      had_cr = nl > data ? nl[-1] == '\r' : self->last_was_cr;
-      g_string_append (out, had_cr ? "\n" : "\r\n");
-      p = nl + 1;
+      i++;
+      run = i;
     }
+  g_string_append_len (out, (const char *) p + run, len - run);
   feed_string (self, out);
 }
 
@@ -722,6 +846,7 @@ warden_terminal_feed_status (WardenTerminal *self,
 
   g_return_if_fail (WARDEN_IS_TERMINAL (self));
 
+  release_held (self, out);
   ensure_line_start (self, out);
   if (exit_status > 0)
     status = g_strdup_printf (_("exit %d"), exit_status);
@@ -730,11 +855,12 @@ warden_terminal_feed_status (WardenTerminal *self,
 
   /* A quick success needs no comment: the next prompt follows. */
   if (status != NULL && duration != NULL)
-    g_string_append_printf (out, SGR_FAILED "[%s · %s]" SGR_RESET "\r\n", status, duration);
+    g_string_append_printf (out, SGR_RESET SGR_FAILED "[%s · %s]" SGR_RESET "\r\n",
+                            status, duration);
   else if (status != NULL)
-    g_string_append_printf (out, SGR_FAILED "[%s]" SGR_RESET "\r\n", status);
+    g_string_append_printf (out, SGR_RESET SGR_FAILED "[%s]" SGR_RESET "\r\n", status);
   else if (duration != NULL && duration_ms >= 1000)
-    g_string_append_printf (out, SGR_DIM "[%s]" SGR_RESET "\r\n", duration);
+    g_string_append_printf (out, SGR_RESET SGR_DIM "[%s]" SGR_RESET "\r\n", duration);
   feed_string (self, out);
   self->at_line_start = TRUE;
 }
@@ -747,6 +873,7 @@ warden_terminal_feed_notice (WardenTerminal *self,
 
   g_return_if_fail (WARDEN_IS_TERMINAL (self));
 
+  release_held (self, out);
   ensure_line_start (self, out);
   append_lines (out, text, SGR_NOTICE, NULL, NULL);
   feed_string (self, out);
@@ -761,6 +888,7 @@ warden_terminal_reset (WardenTerminal *self)
   g_byte_array_set_size (self->queue, 0);
   self->queue_start = 0;
   self->skipped = 0;
+  g_string_truncate (self->held, 0);
   vte_terminal_reset (self->vte, TRUE, TRUE);
   /* The reset shows the cursor again and may leave the old screen's rows
    * in place: clear them and go home. */

@@ -20,12 +20,16 @@ G_DECLARE_FINAL_TYPE (WardenTerminal, warden_terminal, WARDEN, TERMINAL, GtkWidg
 GtkWidget   *warden_terminal_new            (void);
 VteTerminal *warden_terminal_get_vte        (WardenTerminal *self);
 
-/* "where $ command", like a shell's prompt; continuation lines get "> ". */
+/* "where $ command", like a shell's prompt; continuation lines get "> ".
+ * Both go through warden_printable(): controls (C0 and C1), bidi and format
+ * characters and odd spaces show as escapes ("\u009b", "\x1b", "\r"). */
 void         warden_terminal_feed_command   (WardenTerminal *self,
                                              const char     *where,
                                              const char     *command);
-/* The command's output as it arrives; lone "\n" become "\r\n", escape
- * sequences (colours) pass through. */
+/* The command's output as it arrives, in chunks split anywhere; lone "\n"
+ * become "\r\n". Only colours (SGR), erase-in-line, "\r", "\b" and "\t" act;
+ * every other control sequence and C1 control shows as an escape, so the
+ * output cannot reach the prompt line above it. */
 void         warden_terminal_feed_output    (WardenTerminal *self,
                                              const char     *data,
                                              gssize          length);

@@ -123,9 +123,125 @@ test_prompt_control_characters (Fixture       *f,
   /* An escape sequence in a command would clear the screen if fed raw. */
   warden_terminal_feed_output (f->terminal, "before\n", -1);
   warden_terminal_feed_command (f->terminal, "proj", "echo \033[2Jx");
-  text = wait_for_line (f, "proj $ echo ^[[2Jx");
-  g_assert_true (has_line (text, "proj $ echo ^[[2Jx"));
+  text = wait_for_line (f, "proj $ echo \\x1b[2Jx");
+  g_assert_true (has_line (text, "proj $ echo \\x1b[2Jx"));
   g_assert_true (has_line (text, "before"));
+}
+
+typedef struct
+{
+  const char *command;
+  const char *shown;
+} PromptCase;
+
+/* What VTE would obey, or what would make the line read otherwise, shows
+ * as the escape warden_printable() gives it. */
+static const PromptCase prompt_cases[] = {
+  /* U+009B is CSI to VTE: "2K" would erase this very line. */
+  { "echo safe\xc2\x9b" "2K", "proj $ echo safe\\u009b2K" },
+  /* OSC 52 (clipboard), introduced and ended by C1 controls. */
+  { "printf \xc2\x9d" "52;c;cm0gLXJm\xc2\x9c", "proj $ printf \\u009d52;c;cm0gLXJm\\u009c" },
+  { "true\033[1A\033[2K", "proj $ true\\x1b[1A\\x1b[2K" },
+  { "rm -rf ~/.ssh\rnpm test", "proj $ rm -rf ~/.ssh\\rnpm test" },
+  /* A right-to-left override would show "exe.txt" for "txt.exe". */
+  { "open \xe2\x80\xaetxt.exe", "proj $ open \\u202etxt.exe" },
+  { "ls\xe2\x80\x8b -a\xc2\xa0" "b", "proj $ ls\\u200b -a\\u00a0b" },
+};
+
+static void
+test_prompt_hidden_characters (Fixture       *f,
+                               gconstpointer  data)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (prompt_cases); i++)
+    {
+      g_autofree char *text = NULL;
+      g_autofree char *end = g_strdup_printf ("end of case %u", i);
+
+      g_test_message ("case %u: %s", i, prompt_cases[i].shown);
+      warden_terminal_reset (f->terminal);
+      warden_terminal_feed_command (f->terminal, "proj", prompt_cases[i].command);
+      /* Not on the screen yet: the reset's old text is no proof. */
+      warden_terminal_feed_notice (f->terminal, end);
+      text = wait_for_line (f, end);
+      g_test_message ("%s", text);
+      g_assert_true (has_line (text, prompt_cases[i].shown));
+    }
+}
+
+typedef struct
+{
+  const char *name;
+  const char *before;      /* output of an earlier command, or NULL */
+  const char *chunks[6];   /* the attack, as the stream splits it */
+  const char *shown;       /* the line after the prompt, or NULL */
+} RewriteCase;
+
+static const RewriteCase rewrite_cases[] = {
+  { "up and erase", NULL, { "\033[1A\033[2K\rproj $ npm test\n" }, NULL },
+  { "split sequence", NULL, { "\033", "[", "1", "A\033[2", "K\rproj $ npm test\n" }, NULL },
+  { "previous line", NULL, { "\033[F\033[Kproj $ npm test\n" }, NULL },
+  { "newline inside", NULL, { "x\033[2", "\n", "A\033[2K\rproj $ npm test\n" }, NULL },
+  { "c1 csi", NULL, { "\xc2", "\x9b" "1A\xc2\x9b" "2Kproj $ npm test\n" },
+    "\\u009b1A\\u009b2Kproj $ npm test" },
+  { "c1 reverse index", NULL, { "\xc2\x8d" "proj $ npm test\n" }, "\\u008d" "proj $ npm test" },
+  { "osc", NULL, { "\xc2\x9d" "52;c;Zm9v\xc2\x9c\033]0;t\a\n" },
+    "\\u009d52;c;Zm9v\\u009c\\x1b]0;t\\x07" },
+  { "reverse index", NULL, { "\033M\033Mproj $ npm test\n" }, "\\x1bM\\x1bMproj $ npm test" },
+  { "home", NULL, { "\033[H\033[2Jproj $ npm test\n" }, NULL },
+  { "restore cursor", "\0337", { "\0338proj $ npm test\n" }, NULL },
+  { "full reset", NULL, { "\033cproj $ npm test\n" }, "\\x1bcproj $ npm test" },
+  { "alternate screen", NULL, { "\033[?1049hproj $ npm test\n" }, NULL },
+  { "scroll down", NULL, { "\033[5T\n" }, "\\x1b[5T" },
+};
+
+static void
+test_output_cannot_rewrite_prompt (Fixture       *f,
+                                   gconstpointer  data)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (rewrite_cases); i++)
+    {
+      const RewriteCase *c = &rewrite_cases[i];
+      g_autofree char *text = NULL;
+      g_autofree char *end = g_strdup_printf ("end of case %u", i);
+      g_auto(GStrv) lines = NULL;
+
+      g_test_message ("case %s", c->name);
+      warden_terminal_reset (f->terminal);
+      warden_terminal_feed_command (f->terminal, "proj", "ls");
+      if (c->before != NULL)
+        warden_terminal_feed_output (f->terminal, c->before, -1);
+      warden_terminal_feed_command (f->terminal, "proj", "rm -rf ~/.ssh");
+      for (guint k = 0; c->chunks[k] != NULL; k++)
+        warden_terminal_feed_output (f->terminal, c->chunks[k], -1);
+      /* Not on the screen yet: the reset's old text is no proof. */
+      warden_terminal_feed_notice (f->terminal, end);
+      text = wait_for_line (f, end);
+      g_test_message ("%s", text);
+      lines = lines_from (text, "proj $ rm -rf ~/.ssh", 2);
+      g_assert_cmpuint (g_strv_length (lines), ==, 2);
+      if (c->shown != NULL)
+        g_assert_cmpstr (lines[1], ==, c->shown);
+      g_assert_true (has_line (text, "proj $ ls"));
+    }
+}
+
+static void
+test_output_keeps_progress (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  /* What a progress bar does stays in its line: "\r", erase, colours. */
+  warden_terminal_feed_command (f->terminal, "proj", "fetch");
+  warden_terminal_feed_output (f->terminal, "10% \033[32m###\033[0m\r\033[", -1);
+  warden_terminal_feed_output (f->terminal, "K\033[1;32mdone\033[0m\n", -1);
+  warden_terminal_feed_output (f->terminal, "\xc2\xa0" "caf\xc3\xa9\n", -1);
+  text = wait_for_line (f, "done");
+  lines = lines_from (text, "proj $ fetch", 3);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  g_assert_cmpstr (lines[1], ==, "done");
+  g_assert_cmpstr (lines[2], ==, "\xc2\xa0" "caf\xc3\xa9");
 }
 
 static void
@@ -447,6 +563,9 @@ main (int    argc,
   g_test_add ("/terminal/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("prompt", test_prompt);
   ADD ("prompt-control-characters", test_prompt_control_characters);
+  ADD ("prompt-hidden-characters", test_prompt_hidden_characters);
+  ADD ("output-cannot-rewrite-prompt", test_output_cannot_rewrite_prompt);
+  ADD ("output-keeps-progress", test_output_keeps_progress);
   ADD ("newlines", test_newlines);
   ADD ("crlf-across-chunks", test_crlf_across_chunks);
   ADD ("lone-cr-overwrites", test_lone_cr_overwrites);
