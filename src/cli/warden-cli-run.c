@@ -37,8 +37,9 @@
 
 static const char run_description[] =
   "Answers at an approval: y or yes approves, a or always always allows (then the\n"
-  "pattern; empty keeps the suggestion), n or no rejects (then feedback; may be empty).\n"
-  "Anything else asks again; nothing is recorded until an answer is complete.\n"
+  "pattern; empty saves every suggested one), n or no rejects (then feedback; may be\n"
+  "empty). Anything else asks again; nothing is recorded until an answer is complete.\n"
+  "A command no pattern can cover (a shell reading a download) is not offered always allow.\n"
   "\n"
   "Exit status: 0 the agent finished; 1 the session store or writing the output failed;\n"
   "2 usage or setup error; 3 out of steps; 4 provider error; 5 the session is in use by\n"
@@ -657,6 +658,11 @@ answer_pending (Run         *run,
     {
       g_autofree char *tool = one_line (warden_approval_get_tool_name (approval));
       g_autofree char *head = g_strdup_printf ("! %s wants to run:", tool);
+      WardenDecision *decision = warden_approval_get_decision (approval);
+      /* A part no pattern can cover: always allow would save nothing and
+       * the command would ask again, so it is not offered. */
+      const WardenDecisionPart *uncovered = decision ? warden_decision_get_uncovered (decision)
+                                                     : NULL;
       g_autofree char *suggestion = one_line (suggestions[0]);
 
       show_subject (run, head, warden_approval_get_subject (approval));
@@ -673,20 +679,35 @@ answer_pending (Run         *run,
           out (run, "  with %s\n", env);
         }
       show_reasons (run, approval);
-      if (suggestions[0])
-        out (run, "  always allow would save: %s\n", suggestion);
+      if (uncovered != NULL)
+        {
+          g_autofree char *text = one_line (uncovered->text);
+          g_autofree char *why = one_line (uncovered->reason);
+
+          out (run, "  no pattern can always allow “%s” (%s)\n", text, why);
+        }
+      else
+        /* Always allow saves them all, one per asking part. */
+        for (guint i = 0; suggestions[i]; i++)
+          {
+            g_autofree char *shown = one_line (suggestions[i]);
+
+            out (run, "  always allow would save: %s\n", shown);
+          }
       for (;;)
         {
-          if (!out (run, "[y] approve, [a] always allow, [n] reject> "))
+          if (!out (run, uncovered ? "[y] approve, [n] reject> "
+                                   : "[y] approve, [a] always allow, [n] reject> "))
             return PROMPT_STOPPED;
           g_clear_pointer (&line, g_free);
           if ((result = read_line (run, &line)) != PROMPT_ANSWERED)
             return result;
-          if (is_answer (line, "y", "yes") || is_answer (line, "a", "always") ||
-              is_answer (line, "n", "no"))
+          if (is_answer (line, "y", "yes") || is_answer (line, "n", "no") ||
+              (uncovered == NULL && is_answer (line, "a", "always")))
             break;
-          out (run, "  answer y (yes) to approve, a (always) to always allow, "
-               "n (no) to reject\n");
+          out (run, uncovered ? "  answer y (yes) to approve once, n (no) to reject\n"
+                              : "  answer y (yes) to approve, a (always) to always allow, "
+                                "n (no) to reject\n");
         }
       if (is_answer (line, "n", "no"))
         {
@@ -703,6 +724,11 @@ answer_pending (Run         *run,
           if (is_answer (line, "a", "always"))
             {
               answer.allow_always = TRUE;
+              if (suggestions[0] != NULL && suggestions[1] != NULL)
+                {
+                  g_free (suggestion);
+                  suggestion = g_strdup ("all of the above");
+                }
               if (!out (run, "pattern [%s]> ", suggestion))
                 return PROMPT_STOPPED;
               if ((result = read_line (run, &second)) != PROMPT_ANSWERED)

@@ -1808,6 +1808,64 @@ test_raw_output (void)
   env_tear_down (&env);
 }
 
+/* Always allow saves every asking part's pattern: the prompt lists them
+ * all, and an empty answer saves them all. */
+static void
+test_always_allow_lists_every_pattern (void)
+{
+  Env env = { 0 };
+  g_autofree char *profile = NULL;
+  g_autofree char *profile_path = NULL;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch a.txt && mkdir b\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Made.", NULL));
+
+  r = RUN (&env, "a\n\n", "run", "--sandbox", "bwrap", "make them");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "  always allow would save: touch *\n"
+                                   "  always allow would save: mkdir b\n"));
+  g_assert_nonnull (strstr (r.out, "pattern [all of the above]> "));
+  profile_path = g_build_filename (env.root, "config", "warden", "profiles", "node-custom.json",
+                                   NULL);
+  g_assert_true (g_file_get_contents (profile_path, &profile, NULL, NULL));
+  g_assert_nonnull (strstr (profile, "\"touch *\""));
+  g_assert_nonnull (strstr (profile, "\"mkdir b\""));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* A shell reading what is piped into it: no pattern can make the command
+ * run without asking, so always allow is not offered, and "a" asks again
+ * instead of failing the run. */
+static void
+test_always_allow_not_offered_when_uncovered (void)
+{
+  Env env = { 0 };
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"echo 'touch a.txt' | sh\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Understood.", NULL));
+
+  r = RUN (&env, "a\nn\n\n", "run", "--sandbox", "bwrap", "make it");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "  no pattern can always allow “sh” (the shell reads its "
+                                   "script from standard input)\n"
+                                   "[y] approve, [n] reject> a\n"
+                                   "  answer y (yes) to approve once, n (no) to reject\n"
+                                   "[y] approve, [n] reject> n\n"));
+  g_assert_null (strstr (r.out, "always allow would save"));
+  g_assert_nonnull (strstr (r.out, "Understood."));
+  g_assert_false (workspace_has (&env, "a.txt"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1846,6 +1904,10 @@ main (int    argc,
   g_test_add_func ("/cli/run/model-text-escaped", test_model_text_escaped);
   g_test_add_func ("/cli/run/output-sequences-escaped", test_output_sequences_escaped);
   g_test_add_func ("/cli/run/raw-output", test_raw_output);
+  g_test_add_func ("/cli/run/always-allow-lists-every-pattern",
+                   test_always_allow_lists_every_pattern);
+  g_test_add_func ("/cli/run/always-allow-not-offered-when-uncovered",
+                   test_always_allow_not_offered_when_uncovered);
 
   return g_test_run ();
 }
