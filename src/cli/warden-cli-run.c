@@ -1182,7 +1182,13 @@ sessions_show (const char *id,
       return sessions_flushed (0);
     }
 
-  printf ("session %s: %s\n", s->id, s->title ? s->title : "");
+  /* The title, the tool calls and their feedback came from a model or a
+   * user's terminal: shown, not obeyed, as in "run". */
+  {
+    g_autofree char *title = one_line (s->title);
+
+    printf ("session %s: %s\n", s->id, title);
+  }
   printf ("state %s, workspace %s, profile %s, %s/%s in %s\n", s->state, s->workspace,
           s->profile, s->provider, s->model, s->sandbox);
   printf ("tokens: %" G_GINT64_FORMAT " in, %" G_GINT64_FORMAT " out\n", s->input_tokens,
@@ -1190,10 +1196,13 @@ sessions_show (const char *id,
   for (guint i = 0; i < calls->len; i++)
     {
       WardenToolCallRecord *r = g_ptr_array_index (calls, i);
+      g_autofree char *name = one_line (r->name);
+      g_autofree char *input = one_line (r->input_json);
+      g_autofree char *feedback = one_line (r->feedback);
 
-      printf ("  %-8s %-9s %-16s %s%s%s\n", r->name, r->state ? r->state : "",
-              r->decision ? r->decision : "", r->input_json ? r->input_json : "",
-              r->feedback ? "  feedback: " : "", r->feedback ? r->feedback : "");
+      printf ("  %-8s %-9s %-16s %s%s%s\n", name, r->state ? r->state : "",
+              r->decision ? r->decision : "", input, r->feedback ? "  feedback: " : "",
+              feedback);
     }
   return sessions_flushed (0);
 }

@@ -1866,6 +1866,37 @@ test_always_allow_not_offered_when_uncovered (void)
   env_tear_down (&env);
 }
 
+/* "sessions show" reads back what the model sent and the feedback typed:
+ * a bidi override, a C1 CSI and an escape in them show escaped there too. */
+static void
+test_sessions_show_escaped (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch \\u202e hi \\u009b2J\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Understood.", NULL));
+
+  r = RUN (&env, "n\nnot\x1b[2Jthat\n", "run", "--sandbox", "bwrap", "greet");
+  g_assert_cmpint (r.status, ==, 0);
+  id = session_id_of (r.err);
+  result_clear (&r);
+
+  r = RUN (&env, "", "sessions", "show", id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "touch \\u202e hi \\u009b2J"));
+  g_assert_nonnull (strstr (r.out, "feedback: not\\x1b[2Jthat\n"));
+  g_assert_false (has_byte (&r, '\x1b'));
+  g_assert_null (strstr (r.out, "\xe2\x80\xae"));
+  g_assert_null (strstr (r.out, "\xc2\x9b"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1908,6 +1939,7 @@ main (int    argc,
                    test_always_allow_lists_every_pattern);
   g_test_add_func ("/cli/run/always-allow-not-offered-when-uncovered",
                    test_always_allow_not_offered_when_uncovered);
+  g_test_add_func ("/cli/run/sessions-show-escaped", test_sessions_show_escaped);
 
   return g_test_run ();
 }
