@@ -15,9 +15,14 @@
 
 #define G_LOG_DOMAIN "warden-ui"
 
-#include <string.h>
+#include <glib/gi18n.h>
 
 #include "warden-markdown.h"
+
+#include "common/warden-printable.h"
+
+#include <adwaita.h>
+#include <string.h>
 
 #define RULE "──────────"
 
@@ -59,13 +64,13 @@ run_length (const char *s,
   return j - i;
 }
 
-/* Only these become clickable: a model's link to file:// or a custom
- * scheme should not open anything on the user's machine. */
+/* Only these become clickable: a model's link to file://, mailto: or a
+ * custom scheme should not open anything on the user's machine. */
 static gboolean
 is_safe_url (const char *s,
              gsize       len)
 {
-  static const char *schemes[] = { "https://", "http://", "mailto:" };
+  static const char *schemes[] = { "https://", "http://" };
 
   for (guint k = 0; k < G_N_ELEMENTS (schemes); k++)
     {
@@ -77,14 +82,92 @@ is_safe_url (const char *s,
   return FALSE;
 }
 
+static GUri *
+parse_link (const char *url)
+{
+  /* The host decoded, as a browser would go to it; the rest as written. */
+  return g_uri_parse (url, G_URI_FLAGS_PARSE_RELAXED | G_URI_FLAGS_ENCODED_PATH |
+                           G_URI_FLAGS_ENCODED_QUERY | G_URI_FLAGS_ENCODED_FRAGMENT, NULL);
+}
+
+/* The host as it cannot be mistaken for another: an internationalized name
+ * in its ASCII form, so "pаypal.com" with a Cyrillic "а" shows as
+ * "xn--pypal-4ve.com". */
+static char *
+host_for_display (const char *host)
+{
+  char *ascii = g_hostname_to_ascii (host);
+
+  return ascii != NULL ? ascii : warden_printable (host, -1, WARDEN_PRINTABLE_ONE_LINE);
+}
+
+/* Whether the words shown for a link already say where it goes: the URL
+ * itself (with or without its scheme) or its host, and nothing in the URL
+ * that reads otherwise than it goes (user info before an "@", hidden or
+ * non-ASCII characters). */
+static gboolean
+label_shows_target (const char *label_markup,
+                    const char *url,
+                    GUri       *uri,
+                    const char *shown_host)
+{
+  g_autofree char *plain = NULL;
+  const char *host = g_uri_get_host (uri);
+  const char *without_scheme = strstr (url, "://") + 3;
+
+  if (g_uri_get_userinfo (uri) != NULL || warden_printable_hides (url, -1, 0)
+      || g_strcmp0 (host, shown_host) != 0)
+    return FALSE;
+  if (!pango_parse_markup (label_markup, -1, 0, NULL, &plain, NULL, NULL))
+    return FALSE;
+  g_strstrip (plain);
+  return g_str_equal (plain, url) || g_str_equal (plain, without_scheme)
+         || g_ascii_strcasecmp (plain, host) == 0;
+}
+
+/* <a href> around @label_markup, and the real host after it in
+ * parentheses unless the label already says where the link goes:
+ * "[docs.gtk.org](https://evil.example/x)" shows "docs.gtk.org
+ * (evil.example)". A URL without a host is no link, only its label. */
 static void
 append_link (GString    *out,
              const char *url,
-             gsize       url_len)
+             gsize       url_len,
+             const char *label_markup)
 {
+  g_autofree char *target = g_strndup (url, url_len);
+  g_autoptr(GUri) uri = parse_link (target);
+  g_autofree char *shown_host = NULL;
+
+  if (uri == NULL || g_uri_get_host (uri) == NULL || *g_uri_get_host (uri) == '\0')
+    {
+      g_string_append (out, label_markup);
+      return;
+    }
   g_string_append (out, "<a href=\"");
   append_escaped (out, url, url_len);
   g_string_append (out, "\">");
+  g_string_append (out, label_markup);
+  g_string_append (out, "</a>");
+  shown_host = host_for_display (g_uri_get_host (uri));
+  if (!label_shows_target (label_markup, target, uri, shown_host))
+    {
+      g_string_append (out, " (");
+      append_escaped (out, shown_host, strlen (shown_host));
+      g_string_append (out, ")");
+    }
+}
+
+/* A URL written as it is (bare or in <>) is its own label. */
+static void
+append_url_link (GString    *out,
+                 const char *url,
+                 gsize       url_len)
+{
+  g_autoptr(GString) label = g_string_new (NULL);
+
+  append_escaped (label, url, url_len);
+  append_link (out, url, url_len, label->str);
 }
 
 static void render_inline (GString    *out,
@@ -378,9 +461,10 @@ render_inline (GString    *out,
               FLUSH ();
               if (is_safe_url (url, url_len))
                 {
-                  append_link (out, url, url_len);
-                  render_inline (out, s + open + 1, close - (open + 1), TRUE);
-                  g_string_append (out, "</a>");
+                  g_autoptr(GString) label = g_string_new (NULL);
+
+                  render_inline (label, s + open + 1, close - (open + 1), TRUE);
+                  append_link (out, url, url_len, label->str);
                 }
               else
                 render_inline (out, s + open + 1, close - (open + 1), in_link);
@@ -401,9 +485,7 @@ render_inline (GString    *out,
           if (k < len && s[k] == '>' && is_safe_url (s + i + 1, k - i - 1))
             {
               FLUSH ();
-              append_link (out, s + i + 1, k - i - 1);
-              append_escaped (out, s + i + 1, k - i - 1);
-              g_string_append (out, "</a>");
+              append_url_link (out, s + i + 1, k - i - 1);
               i = k + 1;
               lit = i;
               continue;
@@ -421,9 +503,7 @@ render_inline (GString    *out,
           if (n > 0)
             {
               FLUSH ();
-              append_link (out, s + i, n);
-              append_escaped (out, s + i, n);
-              g_string_append (out, "</a>");
+              append_url_link (out, s + i, n);
               i += n;
               lit = i;
               continue;
@@ -668,4 +748,77 @@ warden_markdown_to_pango (const char *markdown)
     g_string_truncate (out, out->len - 1);
 
   return g_string_free (out, FALSE);
+}
+
+gboolean
+warden_markdown_link_can_open (const char *uri)
+{
+  g_autoptr(GUri) parsed = NULL;
+
+  if (uri == NULL || !is_safe_url (uri, strlen (uri)))
+    return FALSE;
+  parsed = parse_link (uri);
+  return parsed != NULL && g_uri_get_host (parsed) != NULL && *g_uri_get_host (parsed) != '\0';
+}
+
+char *
+warden_markdown_dup_link_confirmation (const char *uri)
+{
+  g_autoptr(GUri) parsed = NULL;
+  g_autofree char *host = NULL;
+  g_autofree char *shown = NULL;
+
+  g_return_val_if_fail (warden_markdown_link_can_open (uri), NULL);
+
+  parsed = parse_link (uri);
+  host = host_for_display (g_uri_get_host (parsed));
+  shown = warden_printable (uri, -1, WARDEN_PRINTABLE_ONE_LINE);
+  /* TRANSLATORS: the first %s is a web site's host name, the second the
+   * whole address of the link, each on a line of its own. */
+  return g_strdup_printf (_("The link goes to %s:\n\n%s"), host, shown);
+}
+
+static void
+link_response_cb (AdwMessageDialog *dialog,
+                  const char       *response,
+                  gpointer          user_data)
+{
+  const char *uri = g_object_get_data (G_OBJECT (dialog), "warden-link-uri");
+  GtkWindow *parent = gtk_window_get_transient_for (GTK_WINDOW (dialog));
+
+  if (g_str_equal (response, "open"))
+    gtk_show_uri (parent, uri, GDK_CURRENT_TIME);
+}
+
+gboolean
+warden_markdown_activate_link (GtkLabel   *label,
+                               const char *uri,
+                               gpointer    user_data)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (label));
+  g_autofree char *body = NULL;
+  GtkWidget *dialog;
+
+  /* A model's text decides what a link says, so opening one is never a
+   * single click away, and only the web is ever opened. */
+  if (!warden_markdown_link_can_open (uri))
+    {
+      g_debug ("Not opening a link that is not http(s): %s", uri);
+      return TRUE;
+    }
+  body = warden_markdown_dup_link_confirmation (uri);
+  dialog = adw_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                   _("Open Link?"), body);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    "open", _("_Open Link"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "open",
+                                              ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  g_object_set_data_full (G_OBJECT (dialog), "warden-link-uri", g_strdup (uri), g_free);
+  g_signal_connect (dialog, "response", G_CALLBACK (link_response_cb), NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+  return TRUE;
 }

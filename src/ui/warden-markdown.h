@@ -6,13 +6,26 @@
 
 #pragma once
 
-#include <glib.h>
+#include <gtk/gtk.h>
 
 G_BEGIN_DECLS
 
 /* Any input, including half a document while it streams, gives markup that
  * GtkLabel accepts (links are <a href>, which GtkLabel handles before
  * Pango sees the rest). Free with g_free(). */
-char *warden_markdown_to_pango (const char *markdown);
+char     *warden_markdown_to_pango              (const char *markdown);
+
+/* Whether a link may be opened at all: http and https with a host only. */
+gboolean  warden_markdown_link_can_open         (const char *uri);
+/* The confirmation's text for a link that can be opened: its host and the
+ * whole URL, escaped by warden_printable(). */
+char     *warden_markdown_dup_link_confirmation (const char *uri);
+/* A GtkLabel::activate-link handler for a label showing
+ * warden_markdown_to_pango(): asks first (an AdwMessageDialog over the
+ * label's window, "Cancel" the default) and opens only http(s). Always
+ * returns TRUE, so GtkLabel never opens a link on its own. */
+gboolean  warden_markdown_activate_link         (GtkLabel   *label,
+                                                 const char *uri,
+                                                 gpointer    user_data);
 
 G_END_DECLS

@@ -6,7 +6,7 @@
 
 #include "config.h"
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 #include <string.h>
 
 #include "warden-chat-item.h"
@@ -69,11 +69,32 @@ static const Case cases[] = {
   { "---", "──────────" },
   { "| a | b |\n|---|---|", "<tt>| a | b |</tt>\n<tt>|---|---|</tt>" },
   { "[site](https://example.com/a?b=1&c=\"2\")",
-    "<a href=\"https://example.com/a?b=1&amp;c=&quot;2&quot;\">site</a>" },
-  { "[**bold** link](http://x.org)", "<a href=\"http://x.org\"><b>bold</b> link</a>" },
+    "<a href=\"https://example.com/a?b=1&amp;c=&quot;2&quot;\">site</a> (example.com)" },
+  { "[**bold** link](http://x.org)", "<a href=\"http://x.org\"><b>bold</b> link</a> (x.org)" },
   { "[bad](javascript:alert(1))", "bad" },
   { "[file](file:///etc/passwd)", "file" },
-  { "![img](https://i.example/p.png)", "<a href=\"https://i.example/p.png\">img</a>" },
+  { "![img](https://i.example/p.png)", "<a href=\"https://i.example/p.png\">img</a> (i.example)" },
+  /* A label that is not where the link goes is followed by the real host. */
+  { "[docs.gtk.org](https://evil.example/x)",
+    "<a href=\"https://evil.example/x\">docs.gtk.org</a> (evil.example)" },
+  { "[https://docs.gtk.org/](https://evil.example/)",
+    "<a href=\"https://evil.example/\">https://docs.gtk.org/</a> (evil.example)" },
+  { "[`docs.gtk.org`](https://docs.gtk.org.evil.example)",
+    "<a href=\"https://docs.gtk.org.evil.example\"><tt>docs.gtk.org</tt></a> "
+    "(docs.gtk.org.evil.example)" },
+  { "[paypal.com](https://p\xd0\xb0ypal.com/)",
+    "<a href=\"https://p\xd0\xb0ypal.com/\">paypal.com</a> (xn--pypal-4ve.com)" },
+  { "<https://docs.gtk.org@evil.example/>",
+    "<a href=\"https://docs.gtk.org@evil.example/\">https://docs.gtk.org@evil.example/</a> "
+    "(evil.example)" },
+  /* A label that says where the link goes needs nothing more. */
+  { "[docs.gtk.org](https://docs.gtk.org/gtk4/)",
+    "<a href=\"https://docs.gtk.org/gtk4/\">docs.gtk.org</a>" },
+  { "[https://x.org/a](https://x.org/a) [x.org/a](https://x.org/a)",
+    "<a href=\"https://x.org/a\">https://x.org/a</a> <a href=\"https://x.org/a\">x.org/a</a>" },
+  /* Only the web is a link. */
+  { "[mail](mailto:a@b.example) <mailto:a@b.example>", "mail &lt;mailto:a@b.example&gt;" },
+  { "[nohost](https:///path)", "nohost" },
   { "see https://example.com/x_y. ok",
     "see <a href=\"https://example.com/x_y\">https://example.com/x_y</a>. ok" },
   { "(https://e.com/a_(b))", "(<a href=\"https://e.com/a_(b)\">https://e.com/a_(b)</a>)" },
@@ -216,6 +237,99 @@ test_long_line_is_fast (void)
   markup = warden_markdown_to_pango (s->str);
   g_assert_cmpint (g_get_monotonic_time () - start, <, G_USEC_PER_SEC);
   assert_valid_markup (markup, "long line");
+}
+
+static GtkWidget *
+find_message_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) window = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (window) && gtk_widget_get_visible (GTK_WIDGET (window)))
+        return GTK_WIDGET (window);
+    }
+  return NULL;
+}
+
+static gboolean
+activate_link (GtkWidget  *label,
+               const char *uri)
+{
+  gboolean handled = FALSE;
+
+  g_signal_emit_by_name (label, "activate-link", uri, &handled);
+  return handled;
+}
+
+static void
+test_link_asks_first (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *label = gtk_label_new (NULL);
+  g_autofree char *markup =
+    warden_markdown_to_pango ("[docs.gtk.org](https://evil.example/x\xe2\x80\xae" "fdp.exe)");
+  GtkWidget *dialog;
+  gint64 deadline;
+
+  gtk_label_set_markup (GTK_LABEL (label), markup);
+  g_signal_connect (label, "activate-link", G_CALLBACK (warden_markdown_activate_link), NULL);
+  gtk_window_set_child (GTK_WINDOW (window), label);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "docs.gtk.org (evil.example)");
+
+  /* Handled (GtkLabel must not open it itself), and only after a question
+   * that names the whole URL, its hidden override made visible. */
+  g_assert_true (activate_link (label, "https://evil.example/x\xe2\x80\xae" "fdp.exe"));
+  dialog = find_message_dialog ();
+  g_assert_nonnull (dialog);
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
+  g_assert_cmpstr (adw_message_dialog_get_heading (ADW_MESSAGE_DIALOG (dialog)), ==, "Open Link?");
+  g_assert_cmpstr (adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)), ==,
+                   "The link goes to evil.example:\n\nhttps://evil.example/x\\u202efdp.exe");
+  g_assert_cmpstr (adw_message_dialog_get_default_response (ADW_MESSAGE_DIALOG (dialog)), ==,
+                   "cancel");
+  g_assert_cmpstr (adw_message_dialog_get_close_response (ADW_MESSAGE_DIALOG (dialog)), ==,
+                   "cancel");
+  g_assert_true (adw_message_dialog_has_response (ADW_MESSAGE_DIALOG (dialog), "open"));
+  /* Escape: the dialog goes, nothing else happens. */
+  gtk_window_close (GTK_WINDOW (dialog));
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (find_message_dialog () != NULL && g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  g_assert_null (find_message_dialog ());
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_link_other_schemes (void)
+{
+  static const char *uris[] = {
+    "file:///etc/passwd", "mailto:a@b.example", "javascript:alert(1)", "ssh://host",
+    "vscode://open?x", "https:///no-host", "",
+  };
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *label = gtk_label_new (NULL);
+
+  g_signal_connect (label, "activate-link", G_CALLBACK (warden_markdown_activate_link), NULL);
+  gtk_window_set_child (GTK_WINDOW (window), label);
+  gtk_window_present (GTK_WINDOW (window));
+  /* Not opened, not even asked about: handled, so GtkLabel does not try. */
+  for (guint i = 0; i < G_N_ELEMENTS (uris); i++)
+    {
+      g_test_message ("%s", uris[i]);
+      g_assert_false (warden_markdown_link_can_open (uris[i]));
+      g_assert_true (activate_link (label, uris[i]));
+      g_assert_null (find_message_dialog ());
+    }
+  g_assert_true (warden_markdown_link_can_open ("HTTP://x.org"));
+  gtk_window_destroy (GTK_WINDOW (window));
 }
 
 /* Chat rows */
@@ -871,12 +985,15 @@ main (int    argc,
       char **argv)
 {
   gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
 
   g_test_add_func ("/markdown/cases", test_cases);
   g_test_add_func ("/markdown/every-prefix-is-valid", test_prefixes);
   g_test_add_func ("/markdown/garbage-is-valid", test_garbage);
   g_test_add_func ("/markdown/label-accepts", test_label_accepts);
   g_test_add_func ("/markdown/long-line-is-fast", test_long_line_is_fast);
+  g_test_add_func ("/markdown/link-asks-first", test_link_asks_first);
+  g_test_add_func ("/markdown/link-other-schemes", test_link_other_schemes);
 
   g_test_add_func ("/style/parses", test_style_parses);
   g_test_add_func ("/chat-item/output-limit", test_item_output_limit);
