@@ -591,6 +591,7 @@ show_reasons (Run            *run,
   const char *subject = warden_approval_get_subject (approval);
   const WardenDecisionPart *only = NULL;
   guint n = decision ? warden_decision_get_n_parts (decision) : 0;
+  gboolean asking = FALSE;
 
   /* Not the policy's own (Warden cannot vouch for an earlier answer), or no
    * decision to list. */
@@ -612,7 +613,9 @@ show_reasons (Run            *run,
         out (run, "  because %s\n", shown);
       return;
     }
-  out (run, "  it runs %u part%s (* asks):\n", n, n == 1 ? "" : "s");
+  for (guint i = 0; i < n && !asking; i++)
+    asking = warden_decision_get_part (decision, i)->verdict != WARDEN_VERDICT_ALLOW;
+  out (run, "  it runs %u part%s%s:\n", n, n == 1 ? "" : "s", asking ? " (* asks)" : "");
   for (guint i = 0; i < n; i++)
     if (warden_decision_get_part (decision, i)->verdict != WARDEN_VERDICT_ALLOW)
       show_part (run, warden_decision_get_part (decision, i));

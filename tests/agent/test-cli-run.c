@@ -1897,6 +1897,39 @@ test_sessions_show_escaped (void)
   env_tear_down (&env);
 }
 
+/* The folder and the variables a command would run with, and a path a
+ * file tool asks for, are the model's too: escaped in the prompt. */
+static void
+test_cwd_env_path_escaped (void)
+{
+  Env env = { 0 };
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"ls\", "
+                                 "\"cwd\": \"sub\\r\\u001b[2Kdir\", "
+                                 "\"env\": {\"PAGER\": \"less\\r\\u001b[1A\\u202e\"}}", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "write", "{\"path\": \"/tmp/a\\u202eb\\r\\u001b[2K\", "
+                                 "\"content\": \"x\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Understood.", NULL));
+
+  r = RUN (&env, "n\n\nn\n\n", "run", "--sandbox", "bwrap", "look");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "  in sub\\r\\x1b[2Kdir\n"));
+  g_assert_nonnull (strstr (r.out, "  with PAGER=less\\r\\x1b[1A\\u202e\n"));
+  /* The variable asks; the one part is allowed, and listed as such. */
+  g_assert_nonnull (strstr (r.out, "  it runs 1 part:\n"
+                                   "    allowed ls\n"));
+  g_assert_nonnull (strstr (r.out, "! write wants to run: /tmp/a\\u202eb\\r\\x1b[2K\n"));
+  g_assert_false (has_byte (&r, '\r'));
+  g_assert_false (has_byte (&r, '\x1b'));
+  g_assert_null (strstr (r.out, "\xe2\x80\xae"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1940,6 +1973,7 @@ main (int    argc,
   g_test_add_func ("/cli/run/always-allow-not-offered-when-uncovered",
                    test_always_allow_not_offered_when_uncovered);
   g_test_add_func ("/cli/run/sessions-show-escaped", test_sessions_show_escaped);
+  g_test_add_func ("/cli/run/cwd-env-path-escaped", test_cwd_env_path_escaped);
 
   return g_test_run ();
 }
