@@ -552,6 +552,80 @@ test_copy (Fixture       *f,
   g_assert_nonnull (strstr (copied, "copy me"));
 }
 
+static void
+read_html_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  char **out = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GInputStream) stream = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  const guchar *data;
+  gsize size;
+
+  stream = gdk_clipboard_read_finish (GDK_CLIPBOARD (source), result, NULL, &error);
+  g_assert_no_error (error);
+  bytes = g_input_stream_read_bytes (stream, 1 << 20, NULL, &error);
+  g_assert_no_error (error);
+  data = g_bytes_get_data (bytes, &size);
+  /* VTE exports HTML as UTF-16 with a byte order mark. */
+  if (size >= 2 && data[0] == 0xff && data[1] == 0xfe)
+    *out = g_convert ((const char *) data + 2, size - 2, "UTF-8", "UTF-16LE", NULL, NULL, NULL);
+  else
+    *out = g_strndup ((const char *) data, size);
+  g_assert_nonnull (*out);
+}
+
+/* The screen as VTE exports it with its colours, one line per line. */
+static char *
+screen_html (Fixture *f)
+{
+  static const char *mime_types[] = { "text/html", NULL };
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (GTK_WIDGET (f->vte));
+  char *html = NULL;
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+  vte_terminal_select_all (f->vte);
+  vte_terminal_copy_clipboard_format (f->vte, VTE_FORMAT_HTML);
+  gdk_clipboard_read_async (clipboard, mime_types, G_PRIORITY_DEFAULT, NULL, read_html_cb, &html);
+  while (html == NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_nonnull (html);
+  return html;
+}
+
+static void
+test_prompt_keeps_its_colours (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *html = NULL;
+  g_auto(GStrv) lines = NULL;
+  guint found = 0;
+
+  /* Output that sets a background (or conceal, reverse…) and never resets
+   * it must not paint the next prompt line: it starts from plain. */
+  warden_terminal_feed_command (f->terminal, "proj", "make");
+  warden_terminal_feed_output (f->terminal, "\033[45mmagenta\n", -1);
+  warden_terminal_feed_status (f->terminal, 2, -1);
+  warden_terminal_feed_command (f->terminal, "proj", "ls");
+  warden_terminal_feed_notice (f->terminal, "Sandbox ready");
+  text = wait_for_line (f, "Sandbox ready");
+  g_assert_true (has_line (text, "proj $ ls"));
+  html = screen_html (f);
+  g_test_message ("%s", html);
+  lines = g_strsplit (html, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (strstr (lines[i], "ls") != NULL || strstr (lines[i], "exit 2") != NULL
+        || strstr (lines[i], "Sandbox ready") != NULL)
+      {
+        g_assert_null (strstr (lines[i], "background-color"));
+        found++;
+      }
+  g_assert_cmpuint (found, ==, 3);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -566,6 +640,7 @@ main (int    argc,
   ADD ("prompt-hidden-characters", test_prompt_hidden_characters);
   ADD ("output-cannot-rewrite-prompt", test_output_cannot_rewrite_prompt);
   ADD ("output-keeps-progress", test_output_keeps_progress);
+  ADD ("prompt-keeps-its-colours", test_prompt_keeps_its_colours);
   ADD ("newlines", test_newlines);
   ADD ("crlf-across-chunks", test_crlf_across_chunks);
   ADD ("lone-cr-overwrites", test_lone_cr_overwrites);
