@@ -15,6 +15,8 @@
 
 #include "warden-cli.h"
 
+#include "common/warden-printable.h"
+
 #include "llm/warden-env-keys.h"
 #include "policy/warden-profile-store.h"
 
@@ -63,7 +65,13 @@ warden_cli_error (const char *format,
   va_start (args, format);
   msg = g_strdup_vprintf (format, args);
   va_end (args);
-  fprintf (stderr, "warden-cli: %s\n", msg);
+  /* Messages carry what a server, a file or a command said: on a terminal
+   * that must not move the cursor or rewrite what was printed before. */
+  {
+    g_autofree char *shown = warden_printable (msg, -1, WARDEN_PRINTABLE_KEEP_LINES);
+
+    fprintf (stderr, "warden-cli: %s\n", shown);
+  }
 }
 
 WardenProfile *

@@ -422,6 +422,25 @@ test_silent_model (void)
   env_tear_down (&env);
 }
 
+
+/* An error message says what a server, a file or the user gave: shown, never
+ * obeyed (issue 13). */
+static void
+test_error_message_escaped (void)
+{
+  Env env = { 0 };
+  Result r;
+
+  env_set_up (&env);
+  r = RUN (&env, "", "run", "--resume", "x\x1b[2K\ry");
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_nonnull (strstr (r.err, "x\\x1b[2K\\ry"));
+  g_assert_null (strchr (r.err, '\x1b'));
+  g_assert_null (strchr (r.err, '\r'));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* ------------------------------------------------------------------------ */
 /* A warden-cli that runs while the test talks to it */
 
@@ -1944,6 +1963,7 @@ main (int    argc,
   g_test_add_func ("/cli/run/max-steps-status", test_max_steps_status);
   g_test_add_func ("/cli/run/provider-error-status", test_provider_error_status);
   g_test_add_func ("/cli/run/silent-model", test_silent_model);
+  g_test_add_func ("/cli/run/error-message-escaped", test_error_message_escaped);
   g_test_add_func ("/cli/run/resume-after-kill", test_resume_after_kill);
   g_test_add_func ("/cli/run/forged-approval-asks", test_forged_approval_asks);
   g_test_add_func ("/cli/run/approval-bound-to-command", test_approval_bound_to_command);
