@@ -112,16 +112,25 @@ label_shows_target (const char *label_markup,
                     const char *shown_host)
 {
   g_autofree char *plain = NULL;
+  g_autofree char *target = g_strdup (url);
   const char *host = g_uri_get_host (uri);
-  const char *without_scheme = strstr (url, "://") + 3;
+  const char *without_scheme = strstr (target, "://") + 3;
+  gsize len;
 
   if (g_uri_get_userinfo (uri) != NULL || warden_printable_hides (url, -1, 0)
       || g_strcmp0 (host, shown_host) != 0)
     return FALSE;
   if (!pango_parse_markup (label_markup, -1, 0, NULL, &plain, NULL, NULL))
     return FALSE;
+  /* "https://x.org" for "https://x.org/" says the same. */
   g_strstrip (plain);
-  return g_str_equal (plain, url) || g_str_equal (plain, without_scheme)
+  len = strlen (plain);
+  if (len > 0 && plain[len - 1] == '/')
+    plain[len - 1] = '\0';
+  len = strlen (target);
+  if (len > 0 && target[len - 1] == '/')
+    target[len - 1] = '\0';
+  return g_str_equal (plain, target) || g_str_equal (plain, without_scheme)
          || g_ascii_strcasecmp (plain, host) == 0;
 }
 
