@@ -92,7 +92,8 @@ static const Case cases[] = {
     "<a href=\"https://docs.gtk.org/gtk4/\">docs.gtk.org</a>" },
   { "[https://x.org](https://x.org/) [x.org/](https://x.org)",
     "<a href=\"https://x.org/\">https://x.org</a> <a href=\"https://x.org\">x.org/</a>" },
-  { "[https://x.org/a/](https://x.org/b/)", "<a href=\"https://x.org/b/\">https://x.org/a/</a> (x.org)" },
+  { "[https://x.org/a/](https://x.org/b/)",
+    "<a href=\"https://x.org/b/\">https://x.org/a/</a> (x.org)" },
   { "[https://x.org/a](https://x.org/a) [x.org/a](https://x.org/a)",
     "<a href=\"https://x.org/a\">https://x.org/a</a> <a href=\"https://x.org/a\">x.org/a</a>" },
   /* Only the web is a link. */
