@@ -16,6 +16,7 @@
 
 #include "warden-chat-row.h"
 
+#include "common/warden-printable.h"
 #include "warden-markdown.h"
 
 struct _WardenChatRow
@@ -382,7 +383,8 @@ approval_box_new (WardenChatRow  *self,
   if (reason != NULL || part != NULL)
     {
       g_autofree char *reason_markup = g_markup_escape_text (reason != NULL ? reason : "", -1);
-      g_autofree char *part_markup = g_markup_escape_text (part != NULL ? part : "", -1);
+      g_autofree char *part_markup = warden_printable_markup (part, -1,
+                                                              WARDEN_PRINTABLE_ONE_LINE);
       g_autofree char *markup = NULL;
 
       if (reason != NULL && part != NULL)
@@ -444,9 +446,15 @@ static void
 update_subject (WardenChatRow *self)
 {
   const char *subject = warden_chat_item_get_subject (self->item);
+  /* As it is, not as it reads: controls, bidi overrides and line breaks
+   * shown as escapes, here as in the approval dialog. */
+  g_autofree char *markup = warden_printable_markup (subject, -1, WARDEN_PRINTABLE_ONE_LINE);
+  g_autofree char *tooltip = subject != NULL
+                             ? warden_printable (subject, -1, WARDEN_PRINTABLE_KEEP_LINES)
+                             : NULL;
 
-  gtk_label_set_text (GTK_LABEL (self->subject), subject != NULL ? subject : "");
-  gtk_widget_set_tooltip_text (self->subject, subject);
+  gtk_label_set_markup (GTK_LABEL (self->subject), markup);
+  gtk_widget_set_tooltip_text (self->subject, tooltip);
 }
 
 /* The item's notifications, for whichever parts its card has. */
