@@ -14,11 +14,16 @@
 
 #include <string.h>
 
+#include "common/warden-printable.h"
 #include "policy/warden-pattern.h"
 #include "policy/warden-policy.h"
 
 /* More would push the buttons off a small screen; the count says the rest. */
 #define MAX_SHOWN_WOULD_ALLOW 8
+
+/* A dialog that appears under a typing user must not take the keys meant
+ * for the window as an answer: the approving buttons wait this long. */
+#define ARM_DELAY_MS 500
 
 struct _WardenApprovalDialog
 {
@@ -29,11 +34,24 @@ struct _WardenApprovalDialog
   char             *workspace;
   GStrv             earlier_commands;
   gboolean          answered;
+  gboolean          armed;
+  guint             arm_id;
 
+  GtkWidget        *context_box;
+  GtkLabel         *context_label;
+  GtkWidget        *command_box;
+  GtkScrolledWindow *command_scroller;
+  GtkScrolledWindow *context_scroller;
+  GtkLabel         *lines_label;
+  GtkLabel         *line_numbers;
   GtkLabel         *subject_label;
+  GtkLabel         *hidden_label;
   GtkLabel         *where_label;
   GtkLabel         *reason_label;
   GtkWidget        *part_box;
+  GtkLabel         *part_title;
+  GtkWidget        *parts_scroller;
+  GtkBox           *parts_list;
   GtkLabel         *part_label;
   GtkWidget        *env_box;
   GtkLabel         *env_label;
@@ -178,7 +196,8 @@ pattern_changed_cb (WardenApprovalDialog *self)
     gtk_widget_remove_css_class (GTK_WIDGET (self->pattern_entry), "error");
   else
     gtk_widget_add_css_class (GTK_WIDGET (self->pattern_entry), "error");
-  adw_message_dialog_set_response_enabled (ADW_MESSAGE_DIALOG (self), "always", valid);
+  adw_message_dialog_set_response_enabled (ADW_MESSAGE_DIALOG (self), "always",
+                                           valid && self->armed);
 
   gtk_widget_remove_css_class (GTK_WIDGET (self->pattern_message), "error");
   gtk_widget_remove_css_class (GTK_WIDGET (self->pattern_message), "warning");
@@ -224,6 +243,45 @@ static void
 answer_activate_cb (WardenApprovalDialog *self)
 {
   warden_approval_dialog_respond (self, "answer");
+}
+
+static void
+set_approving_enabled (WardenApprovalDialog *self)
+{
+  AdwMessageDialog *dialog = ADW_MESSAGE_DIALOG (self);
+
+  if (adw_message_dialog_has_response (dialog, "once"))
+    adw_message_dialog_set_response_enabled (dialog, "once", self->armed);
+  if (adw_message_dialog_has_response (dialog, "always"))
+    adw_message_dialog_set_response_enabled (dialog, "always",
+                                             self->armed &&
+                                             warden_pattern_validate (gtk_editable_get_text (self->pattern_entry),
+                                                                      NULL));
+}
+
+static gboolean
+arm_cb (gpointer user_data)
+{
+  WardenApprovalDialog *self = user_data;
+
+  self->arm_id = 0;
+  self->armed = TRUE;
+  set_approving_enabled (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Each time it appears, not once: a dialog shown again is as sudden. */
+static void
+warden_approval_dialog_map (GtkWidget *widget)
+{
+  WardenApprovalDialog *self = WARDEN_APPROVAL_DIALOG (widget);
+
+  GTK_WIDGET_CLASS (warden_approval_dialog_parent_class)->map (widget);
+
+  self->armed = FALSE;
+  set_approving_enabled (self);
+  g_clear_handle_id (&self->arm_id, g_source_remove);
+  self->arm_id = g_timeout_add (ARM_DELAY_MS, arm_cb, self);
 }
 
 static void
@@ -308,6 +366,22 @@ warden_approval_dialog_respond (WardenApprovalDialog *self,
   g_object_unref (self);
 }
 
+void
+warden_approval_dialog_set_context (WardenApprovalDialog *self,
+                                    const char           *text)
+{
+  g_autofree char *stripped = NULL;
+  g_autofree char *markup = NULL;
+
+  g_return_if_fail (WARDEN_IS_APPROVAL_DIALOG (self));
+
+  stripped = g_strstrip (g_strdup (text != NULL ? text : ""));
+  /* The model's words can hide things as well as its commands can. */
+  markup = warden_printable_markup (stripped, -1, WARDEN_PRINTABLE_KEEP_LINES);
+  gtk_label_set_markup (self->context_label, markup);
+  gtk_widget_set_visible (self->context_box, stripped[0] != '\0');
+}
+
 const char *
 warden_approval_dialog_get_approval_id (WardenApprovalDialog *self)
 {
@@ -386,6 +460,145 @@ escape_mnemonic (const char *text)
   return g_strjoinv ("__", parts);
 }
 
+/* The command as it is, not as it reads: every hidden or direction-changing
+ * character escaped, each line numbered, in a view of bounded height so a
+ * long command cannot push the rest of the dialog off the screen. */
+static void
+show_command (WardenApprovalDialog *self,
+              const char           *subject)
+{
+  g_autofree char *markup = NULL;
+  g_autoptr(GString) numbers = g_string_new (NULL);
+  guint lines = 1, empty = 0;
+  gboolean line_empty = TRUE;
+
+  if (subject == NULL)
+    subject = "";
+  markup = warden_printable_markup (subject, -1, WARDEN_PRINTABLE_KEEP_LINES);
+  gtk_label_set_markup (self->subject_label, markup);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->subject_label), NULL);
+
+  /* Empty lines are how a command pushes its real part out of sight. */
+  for (const char *p = subject; ; p++)
+    {
+      if (*p == '\n' || *p == '\0')
+        {
+          if (line_empty)
+            empty++;
+          if (*p == '\0')
+            break;
+          lines++;
+          line_empty = TRUE;
+        }
+      else if (*p != ' ' && *p != '\t')
+        line_empty = FALSE;
+    }
+  for (guint i = 1; i <= lines; i++)
+    g_string_append_printf (numbers, i < lines ? "%u\n" : "%u", i);
+  gtk_label_set_text (self->line_numbers, numbers->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->line_numbers), lines > 1);
+
+  if (lines > 1)
+    {
+      g_autoptr(GString) text = g_string_new (NULL);
+
+      g_string_append_printf (text, ngettext ("This command has %u line.",
+                                              "This command has %u lines.", lines), lines);
+      if (empty > 0)
+        {
+          g_string_append_c (text, ' ');
+          g_string_append_printf (text, ngettext ("%u of them is empty.",
+                                                  "%u of them are empty.", empty), empty);
+        }
+      gtk_label_set_text (self->lines_label, text->str);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->lines_label), lines > 1);
+  gtk_widget_set_visible (GTK_WIDGET (self->hidden_label),
+                          warden_printable_hides (subject, -1, WARDEN_PRINTABLE_KEEP_LINES));
+  gtk_widget_set_visible (self->command_box, TRUE);
+}
+
+static const char *
+verdict_text (WardenVerdict verdict)
+{
+  switch (verdict)
+    {
+    case WARDEN_VERDICT_ALLOW:
+      return _("allowed");
+    case WARDEN_VERDICT_DENY:
+      return _("denied");
+    case WARDEN_VERDICT_ASK:
+    default:
+      return _("asks");
+    }
+}
+
+static void
+append_part (WardenApprovalDialog     *self,
+             const WardenDecisionPart *part)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *texts = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  GtkWidget *verdict = gtk_label_new (verdict_text (part->verdict));
+  GtkWidget *text = gtk_label_new (NULL);
+  g_autofree char *markup = warden_printable_markup (part->text, -1, WARDEN_PRINTABLE_ONE_LINE);
+
+  gtk_widget_add_css_class (row, "warden-part");
+  if (part->verdict != WARDEN_VERDICT_ALLOW)
+    gtk_widget_add_css_class (row, "warden-part-asks");
+  gtk_widget_set_valign (verdict, GTK_ALIGN_START);
+  gtk_widget_add_css_class (verdict, "warden-verdict");
+  gtk_widget_add_css_class (verdict, "caption-heading");
+  gtk_box_append (GTK_BOX (row), verdict);
+
+  gtk_label_set_markup (GTK_LABEL (text), markup);
+  gtk_label_set_xalign (GTK_LABEL (text), 0);
+  gtk_label_set_wrap (GTK_LABEL (text), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (text), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (text), TRUE);
+  gtk_widget_add_css_class (text, "monospace");
+  gtk_box_append (GTK_BOX (texts), text);
+  if (part->reason != NULL && part->reason[0] != '\0')
+    {
+      GtkWidget *reason = gtk_label_new (part->reason);
+
+      gtk_label_set_xalign (GTK_LABEL (reason), 0);
+      gtk_label_set_wrap (GTK_LABEL (reason), TRUE);
+      gtk_widget_add_css_class (reason, "dim-label");
+      gtk_widget_add_css_class (reason, "caption");
+      gtk_box_append (GTK_BOX (texts), reason);
+    }
+  gtk_widget_set_hexpand (texts, TRUE);
+  gtk_box_append (GTK_BOX (row), texts);
+  gtk_box_append (self->parts_list, row);
+}
+
+/* Every part that will run, with what the profile says of it: the ones
+ * that ask first, highlighted. FALSE when there is no decision to list. */
+static gboolean
+show_parts (WardenApprovalDialog *self,
+            WardenDecision       *decision)
+{
+  guint n = decision != NULL ? warden_decision_get_n_parts (decision) : 0;
+
+  if (n == 0)
+    return FALSE;
+  for (int pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < n; i++)
+      {
+        const WardenDecisionPart *part = warden_decision_get_part (decision, i);
+        gboolean asks = part->verdict != WARDEN_VERDICT_ALLOW;
+
+        if (asks == (pass == 0))
+          append_part (self, part);
+      }
+  gtk_label_set_text (self->part_title, _("What would run, and what the profile says of each part:"));
+  gtk_widget_set_visible (GTK_WIDGET (self->part_label), FALSE);
+  gtk_widget_set_visible (self->parts_scroller, TRUE);
+  gtk_widget_set_visible (self->part_box, TRUE);
+  return TRUE;
+}
+
 static void
 setup (WardenApprovalDialog *self)
 {
@@ -400,7 +613,7 @@ setup (WardenApprovalDialog *self)
 
       adw_message_dialog_set_heading (dialog, _("The agent asks"));
       adw_message_dialog_set_body (dialog, subject ? subject : "");
-      gtk_widget_set_visible (GTK_WIDGET (self->subject_label), FALSE);
+      gtk_widget_set_visible (self->command_box, FALSE);
       gtk_widget_set_visible (GTK_WIDGET (self->where_label), FALSE);
       gtk_widget_set_visible (GTK_WIDGET (self->reason_label), FALSE);
       gtk_widget_set_visible (self->part_box, FALSE);
@@ -424,10 +637,11 @@ setup (WardenApprovalDialog *self)
   adw_message_dialog_set_heading (dialog, kind == WARDEN_APPROVAL_PATH
                                           ? _("File access needs approval")
                                           : _("Command needs approval"));
-  set_label_or_hide (self->subject_label, NULL, subject);
+  show_command (self, subject);
   set_label_or_hide (self->where_label, NULL, where);
   set_label_or_hide (self->reason_label, NULL, warden_approval_get_reason (self->approval));
-  set_label_or_hide (self->part_label, self->part_box, warden_approval_get_part (self->approval));
+  if (!show_parts (self, warden_approval_get_decision (self->approval)))
+    set_label_or_hide (self->part_label, self->part_box, warden_approval_get_part (self->approval));
 
   {
     const char * const *env = warden_approval_get_env (self->approval);
@@ -440,7 +654,9 @@ setup (WardenApprovalDialog *self)
   adw_message_dialog_set_response_appearance (dialog, "reject", ADW_RESPONSE_DESTRUCTIVE);
   adw_message_dialog_add_response (dialog, "once", _("Allow _once"));
   adw_message_dialog_set_response_appearance (dialog, "once", ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (dialog, "once");
+  /* No default response: Enter must never approve. The keyboard starts in
+   * the feedback entry, where Enter rejects. */
+  gtk_window_set_focus (GTK_WINDOW (self), GTK_WIDGET (self->feedback_entry));
 
   if (kind == WARDEN_APPROVAL_COMMAND)
     {
@@ -457,6 +673,22 @@ setup (WardenApprovalDialog *self)
       /* File access has no pattern to save: it is approved one call at a time. */
       gtk_widget_set_visible (self->always_box, FALSE);
     }
+}
+
+/* The scrolled parts share what a small window leaves, so the buttons stay
+ * on screen there too. */
+static void
+fit_to (WardenApprovalDialog *self,
+        GtkWindow            *parent)
+{
+  int height = parent != NULL ? gtk_widget_get_height (GTK_WIDGET (parent)) : 0;
+
+  if (height <= 0)
+    return;
+  gtk_scrolled_window_set_max_content_height (self->command_scroller, CLAMP (height / 4, 72, 240));
+  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (self->parts_scroller),
+                                              CLAMP (height / 6, 48, 160));
+  gtk_scrolled_window_set_max_content_height (self->context_scroller, CLAMP (height / 8, 48, 96));
 }
 
 WardenApprovalDialog *
@@ -482,6 +714,7 @@ warden_approval_dialog_new (GtkWindow          *parent,
   self->earlier_commands = g_strdupv ((GStrv) earlier_commands);
 
   setup (self);
+  fit_to (self, parent);
 
   return self;
 }
@@ -491,6 +724,7 @@ warden_approval_dialog_dispose (GObject *object)
 {
   WardenApprovalDialog *self = WARDEN_APPROVAL_DIALOG (object);
 
+  g_clear_handle_id (&self->arm_id, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), WARDEN_TYPE_APPROVAL_DIALOG);
   g_clear_object (&self->approval);
   g_clear_object (&self->profile);
@@ -519,6 +753,7 @@ warden_approval_dialog_class_init (WardenApprovalDialogClass *klass)
   object_class->dispose = warden_approval_dialog_dispose;
   object_class->finalize = warden_approval_dialog_finalize;
   dialog_class->response = warden_approval_dialog_response;
+  widget_class->map = warden_approval_dialog_map;
 
   /**
    * WardenApprovalDialog::answered:
@@ -536,6 +771,17 @@ warden_approval_dialog_class_init (WardenApprovalDialogClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                RESOURCE_PREFIX "/warden-approval-dialog.ui");
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, subject_label);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, command_scroller);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, context_scroller);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, context_label);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, context_box);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, parts_list);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, parts_scroller);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, part_title);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, hidden_label);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, line_numbers);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, lines_label);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, command_box);
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, where_label);
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, reason_label);
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, part_box);
@@ -559,4 +805,6 @@ static void
 warden_approval_dialog_init (WardenApprovalDialog *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* Until it is shown, nothing can be pressed by accident: armed. */
+  self->armed = TRUE;
 }

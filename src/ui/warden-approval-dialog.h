@@ -29,6 +29,9 @@ WardenApprovalDialog *warden_approval_dialog_new               (GtkWindow       
                                                                 WardenProfile        *profile,
                                                                 const char           *workspace,
                                                                 const char * const   *earlier_commands);
+/* What the agent said just before the call, shown as context (NULL: none). */
+void                  warden_approval_dialog_set_context       (WardenApprovalDialog *self,
+                                                                const char           *text);
 const char           *warden_approval_dialog_get_approval_id   (WardenApprovalDialog *self);
 GtkEditable          *warden_approval_dialog_get_pattern_entry (WardenApprovalDialog *self);
 GtkEditable          *warden_approval_dialog_get_feedback_entry (WardenApprovalDialog *self);

@@ -47,6 +47,8 @@ struct _WardenWindow
   GtkRevealer          *banner_revealer;
   GtkLabel             *banner_label;
   GtkButton            *banner_button;
+  GtkRevealer          *review_revealer;
+  GtkLabel             *review_label;
   GtkPaned             *paned;
   GtkStack             *chat_stack;
   GtkScrolledWindow    *chat_scroller;
@@ -63,6 +65,7 @@ struct _WardenWindow
   GSignalGroup         *session_signals;   /* on session, whichever it is */
   GtkStringList        *profile_ids;
   GtkWidget            *approval_dialog;
+  GHashTable           *dismissed;         /* approval ids closed unanswered */
   GtkWidget            *new_session_dialog;
   BannerAction          banner_action;
   gboolean              terminal_visible;
@@ -588,12 +591,48 @@ approval_answered_cb (WardenApprovalDialog *dialog,
     toast (self, error->message);
 }
 
+/* A pending approval without its dialog is said in the window, with a way
+ * back to it: the dialog itself never comes back unasked. */
+static void
+update_review (WardenWindow *self)
+{
+  WardenApproval *pending = self->session ? warden_session_get_pending (self->session) : NULL;
+  const char *text = NULL;
+
+  if (pending != NULL)
+    {
+      switch (warden_approval_get_kind (pending))
+        {
+        case WARDEN_APPROVAL_COMMAND:
+          text = _("1 command waits for you");
+          break;
+        case WARDEN_APPROVAL_PATH:
+          text = _("1 file access waits for you");
+          break;
+        case WARDEN_APPROVAL_QUESTION:
+        default:
+          text = _("1 question waits for you");
+          break;
+        }
+      gtk_label_set_text (self->review_label, text);
+    }
+  gtk_revealer_set_reveal_child (self->review_revealer,
+                                 pending != NULL && self->approval_dialog == NULL);
+}
+
 static void
 approval_dialog_destroy_cb (GtkWidget    *dialog,
                             WardenWindow *self)
 {
-  if (self->approval_dialog == dialog)
-    self->approval_dialog = NULL;
+  const char *id = warden_approval_dialog_get_approval_id (WARDEN_APPROVAL_DIALOG (dialog));
+
+  if (self->approval_dialog != dialog)
+    return;
+  self->approval_dialog = NULL;
+  /* Closed by the user (Escape, the close button) and not answered. */
+  if (id != NULL)
+    g_hash_table_add (self->dismissed, g_strdup (id));
+  update_review (self);
 }
 
 static void
@@ -606,6 +645,62 @@ close_approval_dialog (WardenWindow *self)
       g_signal_handlers_disconnect_by_data (dialog, self);
       gtk_window_destroy (GTK_WINDOW (dialog));
     }
+}
+
+/* What the agent said just before it asked: the last words of the model
+ * before the call in this turn (none once the user spoke after them). */
+static const char *
+context_for (WardenWindow   *self,
+             WardenApproval *approval)
+{
+  GListModel *items = warden_session_get_items (self->session);
+  gboolean before_call = FALSE;
+
+  for (guint i = g_list_model_get_n_items (items); i > 0; i--)
+    {
+      g_autoptr(WardenChatItem) item = g_list_model_get_item (items, i - 1);
+      WardenChatItemKind kind = warden_chat_item_get_kind (item);
+
+      if (!before_call)
+        {
+          before_call = kind == WARDEN_CHAT_ITEM_TOOL &&
+                        g_strcmp0 (warden_chat_item_get_tool_id (item),
+                                   warden_approval_get_id (approval)) == 0;
+          continue;
+        }
+      if (kind == WARDEN_CHAT_ITEM_USER)
+        return NULL;
+      if (kind == WARDEN_CHAT_ITEM_ASSISTANT)
+        return warden_chat_item_get_text (item);  /* the list keeps it */
+    }
+  return NULL;
+}
+
+/* Keys the user is typing are meant for what they type in: a dialog that
+ * appeared under them would take them. */
+static gboolean
+user_is_typing (WardenWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->composer);
+
+  if (focus == NULL)
+    return FALSE;
+  if (gtk_widget_is_ancestor (focus, GTK_WIDGET (self->terminal)))
+    return TRUE;
+  return focus == GTK_WIDGET (self->composer) && gtk_text_buffer_get_char_count (buffer) > 0;
+}
+
+/* Opened on its own only when nothing speaks against it: not dismissed
+ * before, and not under a user typing elsewhere. */
+static void
+offer_approval (WardenWindow   *self,
+                WardenApproval *approval)
+{
+  if (!g_hash_table_contains (self->dismissed, warden_approval_get_id (approval)) &&
+      !user_is_typing (self))
+    show_approval_dialog (self, approval);
+  update_review (self);
 }
 
 static void
@@ -631,10 +726,13 @@ show_approval_dialog (WardenWindow   *self,
   dialog = warden_approval_dialog_new (GTK_WINDOW (self), approval, profile,
                                        warden_session_get_workspace (self->session),
                                        (const char * const *) commands);
+  warden_approval_dialog_set_context (dialog, context_for (self, approval));
   self->approval_dialog = GTK_WIDGET (dialog);
   g_signal_connect_object (dialog, "answered", G_CALLBACK (approval_answered_cb), self, 0);
   g_signal_connect (dialog, "destroy", G_CALLBACK (approval_dialog_destroy_cb), self);
+  g_hash_table_remove (self->dismissed, warden_approval_get_id (approval));
   gtk_window_present (GTK_WINDOW (dialog));
+  update_review (self);
 }
 
 static void
@@ -644,7 +742,8 @@ session_approval_cb (WardenSession  *session,
 {
   /* Elsewhere, the application sends a notification instead. */
   if (warden_window_is_showing (self, session))
-    show_approval_dialog (self, approval);
+    offer_approval (self, approval);
+  update_review (self);
   reload_sessions (self);
 }
 
@@ -657,6 +756,8 @@ session_approval_resolved_cb (WardenSession *session,
       g_strcmp0 (warden_approval_dialog_get_approval_id (WARDEN_APPROVAL_DIALOG (self->approval_dialog)),
                  approval_id) == 0)
     close_approval_dialog (self);
+  g_hash_table_remove (self->dismissed, approval_id);
+  update_review (self);
 }
 
 void
@@ -691,6 +792,20 @@ approval_answer_action (GtkWidget  *widget,
   g_variant_get (parameter, "(&sbb&s)", &id, &approved, &allow_always, &text);
   if (!warden_session_answer (self->session, id, approved, allow_always, text, "card", &error))
     toast (self, error->message);
+}
+
+static void
+approval_review_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  WardenWindow *self = WARDEN_WINDOW (widget);
+  WardenApproval *pending = self->session ? warden_session_get_pending (self->session) : NULL;
+
+  if (pending != NULL)
+    show_approval_dialog (self, pending);
+  else
+    update_review (self);
 }
 
 static void
@@ -785,8 +900,9 @@ set_session (WardenWindow  *self,
       self->scroll_id = g_idle_add (scroll_idle_cb, self);
       gtk_widget_grab_focus (GTK_WIDGET (self->composer));
       if (warden_session_get_pending (session) != NULL && warden_window_is_showing (self, session))
-        show_approval_dialog (self, warden_session_get_pending (session));
+        offer_approval (self, warden_session_get_pending (session));
     }
+  update_review (self);
 }
 
 WardenSession *
@@ -1126,15 +1242,16 @@ is_active_cb (WardenWindow *self,
 
   if (!gtk_window_is_active (GTK_WINDOW (self)))
     return;
-  /* Back from elsewhere: the question waiting here is asked in the window. */
+  /* Back from elsewhere: the question waiting here is said in the window,
+   * not asked in a dialog that would take the keys the user came to type. */
   pending = self->session ? warden_session_get_pending (self->session) : NULL;
   if (pending != NULL && self->approval_dialog == NULL)
     {
       g_autofree char *id = g_strdup_printf ("approval-%s", warden_approval_get_id (pending));
 
       g_application_withdraw_notification (G_APPLICATION (self->app), id);
-      show_approval_dialog (self, pending);
     }
+  update_review (self);
 }
 
 WardenTerminal *
@@ -1275,6 +1392,7 @@ warden_window_dispose (GObject *object)
   g_clear_object (&self->session);
   g_clear_object (&self->settings);
   g_clear_object (&self->profile_ids);
+  g_clear_pointer (&self->dismissed, g_hash_table_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), WARDEN_TYPE_WINDOW);
   G_OBJECT_CLASS (warden_window_parent_class)->dispose (object);
 }
@@ -1347,6 +1465,8 @@ warden_window_class_init (WardenWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, banner_revealer);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, banner_label);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, banner_button);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, review_revealer);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, review_label);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, chat_stack);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, chat_scroller);
@@ -1367,6 +1487,8 @@ warden_window_class_init (WardenWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.approval-answer", "(sbbs)",
                                    approval_answer_action);
   gtk_widget_class_install_action (widget_class, "win.approval-show", "s", approval_show_action);
+  gtk_widget_class_install_action (widget_class, "win.approval-review", NULL,
+                                   approval_review_action);
   gtk_widget_class_install_action (widget_class, "win.show-trace", NULL, show_trace_action);
   gtk_widget_class_install_action (widget_class, "win.rename-session", NULL,
                                    rename_session_action);
@@ -1385,6 +1507,7 @@ warden_window_init (WardenWindow *self)
 
   self->terminal_visible = TRUE;
   self->stick_to_bottom = TRUE;
+  self->dismissed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gtk_widget_init_template (GTK_WIDGET (self));
 
   /* Connected once; set_session() points them at the session shown. */

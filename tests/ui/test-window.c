@@ -11,6 +11,7 @@
 
 #include "config.h"
 
+#include <gdk/x11/gdkx.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <vte/vte.h>
@@ -43,6 +44,10 @@ timeout_cb (gpointer data)
 
 static char *terminal_text (void);
 static const char *shown_profile (void);
+static GtkWidget *find_css (GtkWidget  *widget,
+                            const char *css_class);
+static gboolean label_shows (GtkWidget  *widget,
+                             const char *text);
 static void render_card (WardenChatItem  *item,
                          char           **status,
                          char           **output);
@@ -338,10 +343,23 @@ test_docker_session (void)
   g_assert_cmpstr (warden_window_get_sandbox_status (window), ==, "Sandbox stopped");
 }
 
+static gboolean
+dialog_armed (gpointer data)
+{
+  GtkWidget *dialog = warden_window_get_approval_dialog (window);
+
+  /* A question has no approving button to wait for. */
+  return dialog != NULL &&
+         (!adw_message_dialog_has_response (ADW_MESSAGE_DIALOG (dialog), "once") ||
+          adw_message_dialog_get_response_enabled (ADW_MESSAGE_DIALOG (dialog), "once"));
+}
+
+/* As the user gets it: shown, and past the moment its approving buttons sleep. */
 static WardenApprovalDialog *
 wait_for_dialog (void)
 {
   wait_until (has_dialog, NULL, 30, "the approval dialog");
+  wait_until (dialog_armed, NULL, 10, "the approval dialog's buttons");
   return WARDEN_APPROVAL_DIALOG (warden_window_get_approval_dialog (window));
 }
 
@@ -464,6 +482,190 @@ test_inline_card (void)
   g_assert_null (warden_chat_item_get_approval (item));
   g_assert_cmpint (warden_chat_item_get_decision (item), ==, WARDEN_TOOL_DECISION_APPROVED);
   g_assert_cmpint (warden_chat_item_get_exit_status (item), ==, 0);
+}
+
+/* Real keys, through the X server (XTEST), to the window that has the X focus. */
+static void
+xdotool (const char *args)
+{
+  g_autofree char *command = g_strdup_printf ("xdotool %s", args);
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_spawn_command_line_sync (command, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+}
+
+static void
+x_focus (GtkWidget *toplevel)
+{
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (toplevel));
+  g_autofree char *args = g_strdup_printf ("windowfocus --sync %lu",
+                                           (gulong) gdk_x11_surface_get_xid (surface));
+
+  xdotool (args);
+  spin (200);
+}
+
+static GtkWidget *
+find_labelled_button (GtkWidget  *widget,
+                      const char *label)
+{
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_labelled_button (c, label);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+review_shown (gpointer data)
+{
+  GtkWidget *button = find_labelled_button (GTK_WIDGET (window), "_Review");
+  GtkWidget *revealer = button ? gtk_widget_get_ancestor (button, GTK_TYPE_REVEALER) : NULL;
+
+  return revealer != NULL && gtk_revealer_get_child_revealed (GTK_REVEALER (revealer)) &&
+         gtk_widget_get_mapped (button);
+}
+
+static gboolean
+review_gone (gpointer data)
+{
+  GtkWidget *button = find_labelled_button (GTK_WIDGET (window), "_Review");
+
+  return button == NULL || !gtk_widget_get_mapped (button);
+}
+
+static gboolean
+no_dialog (gpointer data)
+{
+  return !has_dialog (data);
+}
+
+/* Issue 13: closed with Escape, the dialog came back as soon as the window
+ * was active again, took the keys meant for the window, and Return ran the
+ * command. Dismissed, it stays dismissed: a bar in the window says what waits,
+ * and Review brings the dialog back. */
+static void
+test_dismissed_stays_dismissed (void)
+{
+  WardenSession *session = start_session ("dismissed");
+  g_autofree char *made = g_build_filename (root, "dismissed", "stray", NULL);
+  g_autofree char *id = NULL;
+  WardenChatItem *item;
+  GtkWidget *review;
+
+  g_queue_push_tail (&fake->script, fake_reply (NULL, "exec", "{\"command\":\"touch stray\"}",
+                                                NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Not run.", NULL));
+  type_and_send ("make it");
+
+  wait_for_dialog ();
+  id = g_strdup (warden_approval_get_id (warden_session_get_pending (session)));
+  g_assert_false (review_shown (NULL));
+
+  x_focus (warden_window_get_approval_dialog (window));
+  xdotool ("key Escape");
+  wait_until (no_dialog, NULL, 10, "the dialog to close on Escape");
+  wait_until (review_shown, NULL, 10, "the Review bar");
+
+  /* The user comes back to the window and types what they meant for it. */
+  x_focus (GTK_WIDGET (window));
+  g_assert_true (gtk_window_is_active (GTK_WINDOW (window)));
+  g_assert_null (warden_window_get_approval_dialog (window));
+  xdotool ("key Tab Return ctrl+n");
+  spin (500);
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; )
+    {
+      GtkWindow *other = l->data;
+
+      l = l->next;
+      if (other != GTK_WINDOW (window))
+        gtk_window_destroy (other);
+    }
+  x_focus (GTK_WIDGET (window));
+  xdotool ("key Return Tab Return");
+  spin (500);
+
+  /* Nothing approved, nothing opened on its own. */
+  g_assert_true (warden_window_get_session (window) == session);
+  g_assert_nonnull (warden_session_get_pending (session));
+  g_assert_cmpstr (warden_approval_get_id (warden_session_get_pending (session)), ==, id);
+  item = warden_session_find_item (session, id);
+  g_assert_nonnull (warden_chat_item_get_approval (item));
+  g_assert_null (warden_window_get_approval_dialog (window));
+  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+  g_assert_true (review_shown (NULL));
+
+  /* Asked for, it comes back. */
+  review = find_labelled_button (GTK_WIDGET (window), "_Review");
+  g_signal_emit_by_name (review, "clicked");
+  wait_for_dialog ();
+  g_assert_cmpstr (warden_approval_dialog_get_approval_id (WARDEN_APPROVAL_DIALOG (warden_window_get_approval_dialog (window))),
+                   ==, id);
+  wait_until (review_gone, NULL, 10, "the Review bar to go");
+  warden_approval_dialog_respond (WARDEN_APPROVAL_DIALOG (warden_window_get_approval_dialog (window)),
+                                  "reject");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+  g_assert_false (review_shown (NULL));
+}
+
+/* Issue 13, item 2, as the user meets it: a command that hides its real
+ * part below 40 empty lines and behind a direction override. The dialog
+ * keeps its buttons on screen; the card in the chat shows escapes, not a
+ * command that reads otherwise. */
+static void
+test_spoofed_command (void)
+{
+  WardenSession *session = start_session ("spoofed");
+  g_autoptr(GString) json = g_string_new ("{\"command\":\"npm test");
+  g_autofree char *made = g_build_filename (root, "spoofed", "spoofed", NULL);
+  WardenApprovalDialog *dialog;
+  GtkWidget *subject, *reject;
+  graphene_rect_t bounds;
+  const char *shown;
+
+  for (guint i = 0; i < 40; i++)
+    g_string_append (json, "\\n");
+  g_string_append (json, "echo hi \\u202e; touch spoofed \\u202c #\\u202c\"}");
+  g_queue_push_tail (&fake->script, fake_reply ("Running the tests \u202eafter all.", "exec",
+                                                json->str, NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Fine.", NULL));
+  type_and_send ("test it");
+
+  dialog = wait_for_dialog ();
+  spin (300);
+  screenshot ("approval-spoofed.png");
+  /* What the agent said before it asked, as context, hidden characters shown. */
+  g_assert_true (label_shows (GTK_WIDGET (dialog), "The agent said before asking:"));
+  g_assert_true (label_shows (GTK_WIDGET (dialog), "Running the tests \\u202eafter all."));
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (dialog)), <=,
+                   gtk_widget_get_height (GTK_WIDGET (window)));
+  reject = find_labelled_button (GTK_WIDGET (dialog), "_Reject");
+  g_assert_true (gtk_widget_get_mapped (reject));
+  g_assert_true (gtk_widget_compute_bounds (reject, GTK_WIDGET (dialog), &bounds));
+  g_assert_cmpfloat (bounds.origin.y + bounds.size.height, <=,
+                     gtk_widget_get_height (GTK_WIDGET (dialog)));
+
+  subject = find_css (GTK_WIDGET (window), "tool-subject");
+  g_assert_nonnull (subject);
+  shown = gtk_label_get_text (GTK_LABEL (subject));
+  g_assert_null (strchr (shown, '\n'));
+  g_assert_null (strstr (shown, "\u202e"));
+  g_assert_nonnull (strstr (shown, "npm test\\n\\n"));
+  g_assert_nonnull (strstr (shown, "echo hi \\u202e; touch spoofed \\u202c #\\u202c"));
+
+  warden_approval_dialog_respond (dialog, "reject");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+  g_assert_null (warden_session_get_pending (session));
 }
 
 static void
@@ -1383,6 +1585,8 @@ main (int    argc,
   g_test_add_func ("/ui/window/reject-with-feedback", test_reject_with_feedback);
   g_test_add_func ("/ui/window/always-allow", test_always_allow_saves_pattern);
   g_test_add_func ("/ui/window/inline-card", test_inline_card);
+  g_test_add_func ("/ui/window/dismissed-stays-dismissed", test_dismissed_stays_dismissed);
+  g_test_add_func ("/ui/window/spoofed-command", test_spoofed_command);
   g_test_add_func ("/ui/window/docker-session", test_docker_session);
   g_test_add_func ("/ui/window/question", test_question);
   g_test_add_func ("/ui/window/switch-profile", test_switch_profile);
