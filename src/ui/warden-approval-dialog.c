@@ -41,7 +41,6 @@ struct _WardenApprovalDialog
   GtkLabel         *context_label;
   GtkWidget        *command_box;
   GtkScrolledWindow *command_scroller;
-  GtkScrolledWindow *context_scroller;
   GtkLabel         *lines_label;
   GtkLabel         *line_numbers;
   GtkLabel         *subject_label;
@@ -420,8 +419,12 @@ set_label_or_hide (GtkLabel   *label,
                    const char *text)
 {
   gboolean shown = text != NULL && text[0] != '\0';
+  /* The reason, the part, the environment and the directory all quote what
+   * the model wrote: what hides in them is escaped as in the command. */
+  g_autofree char *markup = warden_printable_markup (shown ? text : "", -1,
+                                                     WARDEN_PRINTABLE_KEEP_LINES);
 
-  gtk_label_set_text (label, shown ? text : "");
+  gtk_label_set_markup (label, markup);
   gtk_widget_set_visible (container ? container : GTK_WIDGET (label), shown);
 }
 
@@ -560,7 +563,12 @@ append_part (WardenApprovalDialog     *self,
   gtk_box_append (GTK_BOX (texts), text);
   if (part->reason != NULL && part->reason[0] != '\0')
     {
-      GtkWidget *reason = gtk_label_new (part->reason);
+      /* A reason quotes the part: escaped as the part is. */
+      g_autofree char *reason_markup = warden_printable_markup (part->reason, -1,
+                                                                WARDEN_PRINTABLE_ONE_LINE);
+      GtkWidget *reason = gtk_label_new (NULL);
+
+      gtk_label_set_markup (GTK_LABEL (reason), reason_markup);
 
       gtk_label_set_xalign (GTK_LABEL (reason), 0);
       gtk_label_set_wrap (GTK_LABEL (reason), TRUE);
@@ -688,7 +696,6 @@ fit_to (WardenApprovalDialog *self,
   gtk_scrolled_window_set_max_content_height (self->command_scroller, CLAMP (height / 4, 72, 240));
   gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (self->parts_scroller),
                                               CLAMP (height / 6, 48, 160));
-  gtk_scrolled_window_set_max_content_height (self->context_scroller, CLAMP (height / 8, 48, 96));
 }
 
 WardenApprovalDialog *
@@ -772,7 +779,6 @@ warden_approval_dialog_class_init (WardenApprovalDialogClass *klass)
                                                RESOURCE_PREFIX "/warden-approval-dialog.ui");
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, subject_label);
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, command_scroller);
-  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, context_scroller);
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, context_label);
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, context_box);
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, parts_list);

@@ -574,6 +574,7 @@ test_dismissed_stays_dismissed (void)
   xdotool ("key Escape");
   wait_until (no_dialog, NULL, 10, "the dialog to close on Escape");
   wait_until (review_shown, NULL, 10, "the Review bar");
+  screenshot ("approval-review-bar.png");
 
   /* The user comes back to the window and types what they meant for it. */
   x_focus (GTK_WIDGET (window));
