@@ -178,6 +178,28 @@ update_would_allow (WardenApprovalDialog *self,
   gtk_widget_set_visible (GTK_WIDGET (self->would_allow_box), list->len > 0);
 }
 
+/* When @pattern is the first suggestion and there are more: the others,
+ * escaped, for the user to read; else NULL. */
+static char *
+also_saved (WardenApprovalDialog *self,
+            const char           *pattern)
+{
+  const char * const *suggestions = warden_approval_get_suggestions (self->approval);
+  g_autoptr(GString) out = NULL;
+
+  if (suggestions == NULL || suggestions[0] == NULL || suggestions[1] == NULL ||
+      g_strcmp0 (pattern, suggestions[0]) != 0)
+    return NULL;
+  out = g_string_new (NULL);
+  for (guint i = 1; suggestions[i] != NULL; i++)
+    {
+      g_autofree char *shown = warden_printable (suggestions[i], -1, WARDEN_PRINTABLE_ONE_LINE);
+
+      g_string_append_printf (out, "%s“%s”", i > 1 ? ", " : "", shown);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
 static void
 pattern_changed_cb (WardenApprovalDialog *self)
 {
@@ -186,7 +208,8 @@ pattern_changed_cb (WardenApprovalDialog *self)
   gboolean valid;
 
   if (self->approval == NULL ||
-      warden_approval_get_kind (self->approval) != WARDEN_APPROVAL_COMMAND)
+      warden_approval_get_kind (self->approval) != WARDEN_APPROVAL_COMMAND ||
+      !adw_message_dialog_has_response (ADW_MESSAGE_DIALOG (self), "always"))
     return;
 
   valid = warden_pattern_validate (pattern, &error);
@@ -213,6 +236,16 @@ pattern_changed_cb (WardenApprovalDialog *self)
       /* Valid, and the user's call, but it turns the profile off. */
       gtk_label_set_text (self->pattern_message, _("This pattern allows every command."));
       gtk_widget_add_css_class (GTK_WIDGET (self->pattern_message), "warning");
+      gtk_widget_set_visible (GTK_WIDGET (self->pattern_message), TRUE);
+    }
+  else if (also_saved (self, pattern) != NULL)
+    {
+      /* Unchanged, it is one of several: every asking part's pattern is
+       * saved, so the same command runs next time. */
+      g_autofree char *others = also_saved (self, pattern);
+      g_autofree char *text = g_strdup_printf (_("Also saves: %s"), others);
+
+      gtk_label_set_text (self->pattern_message, text);
       gtk_widget_set_visible (GTK_WIDGET (self->pattern_message), TRUE);
     }
   else
@@ -316,11 +349,16 @@ warden_approval_dialog_response (AdwMessageDialog *dialog,
     emit_answered (self, TRUE, FALSE, "");
   else if (g_strcmp0 (response, "always") == 0)
     {
+      g_autofree char *others = NULL;
+
       text = g_strdup (gtk_editable_get_text (self->pattern_entry));
       /* The button is disabled then; this guards a programmatic response. */
       if (!warden_pattern_validate (text, NULL))
         return;
-      emit_answered (self, TRUE, TRUE, text);
+      /* The suggestion as offered: no pattern given, the agent saves every
+       * asking part's. An edited one is saved as it is. */
+      others = also_saved (self, text);
+      emit_answered (self, TRUE, TRUE, others != NULL ? "" : text);
     }
   else if (g_strcmp0 (response, "answer") == 0)
     {
@@ -669,12 +707,40 @@ setup (WardenApprovalDialog *self)
   if (kind == WARDEN_APPROVAL_COMMAND)
     {
       const char * const *suggestions = warden_approval_get_suggestions (self->approval);
+      WardenDecision *decision = warden_approval_get_decision (self->approval);
+      const WardenDecisionPart *uncovered = decision ? warden_decision_get_uncovered (decision)
+                                                     : NULL;
 
-      adw_message_dialog_add_response (dialog, "always", _("_Always allow"));
-      gtk_editable_set_text (self->pattern_entry,
-                             suggestions && suggestions[0] ? suggestions[0] : "");
-      /* set_text() of the same text emits nothing: validate the first one here. */
-      pattern_changed_cb (self);
+      if (uncovered != NULL)
+        {
+          /* Saving a pattern would only pretend: the command would still ask. */
+          g_autofree char *part = warden_printable (uncovered->text, -1,
+                                                    WARDEN_PRINTABLE_ONE_LINE);
+          g_autofree char *why = warden_printable (uncovered->reason, -1,
+                                                   WARDEN_PRINTABLE_ONE_LINE);
+          g_autofree char *text = g_strdup_printf (_("Always allow cannot make this command run "
+                                                     "without asking: no pattern can allow “%s” "
+                                                     "(%s)."), part, why);
+
+          gtk_editable_set_text (self->pattern_entry, "");
+          gtk_widget_set_sensitive (GTK_WIDGET (self->pattern_entry), FALSE);
+          gtk_label_set_text (self->pattern_message, text);
+          gtk_widget_remove_css_class (GTK_WIDGET (self->pattern_entry), "error");
+          gtk_widget_remove_css_class (GTK_WIDGET (self->pattern_message), "error");
+          gtk_widget_add_css_class (GTK_WIDGET (self->pattern_message), "warning");
+          gtk_widget_set_visible (GTK_WIDGET (self->pattern_message), TRUE);
+          gtk_widget_set_visible (self->would_allow_title, FALSE);
+          gtk_widget_set_visible (GTK_WIDGET (self->would_allow_box), FALSE);
+        }
+      else
+        {
+          adw_message_dialog_add_response (dialog, "always", _("_Always allow"));
+          gtk_widget_set_sensitive (GTK_WIDGET (self->pattern_entry), TRUE);
+          gtk_editable_set_text (self->pattern_entry,
+                                 suggestions && suggestions[0] ? suggestions[0] : "");
+          /* set_text() of the same text emits nothing: validate the first one here. */
+          pattern_changed_cb (self);
+        }
     }
   else
     {

@@ -578,6 +578,8 @@ content_new (WardenChatRow *self)
 
     case WARDEN_CHAT_ITEM_ASSISTANT:
       label = label_new ("assistant-message");
+      /* A link asks before it opens, naming where it really goes. */
+      g_signal_connect (label, "activate-link", G_CALLBACK (warden_markdown_activate_link), NULL);
       gtk_label_set_wrap (GTK_LABEL (label), TRUE);
       gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
       gtk_label_set_selectable (GTK_LABEL (label), TRUE);
