@@ -669,6 +669,42 @@ test_spoofed_command (void)
   g_assert_null (warden_session_get_pending (session));
 }
 
+
+/* A 200-line command as the user meets it: the dialog stays within the
+ * window, the command scrolls with its line numbers, the buttons stay. */
+static void
+test_long_command (void)
+{
+  WardenSession *session = start_session ("long");
+  g_autoptr(GString) json = g_string_new ("{\"command\":\"");
+  WardenApprovalDialog *dialog;
+  GtkWidget *reject;
+  graphene_rect_t bounds;
+
+  for (guint i = 1; i <= 200; i++)
+    g_string_append_printf (json, "mkdir -p build/step-%u/of-a-long-script%s", i,
+                            i < 200 ? "\\n" : "");
+  g_string_append (json, "\"}");
+  g_queue_push_tail (&fake->script, fake_reply ("A long one.", "exec", json->str, NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Fine.", NULL));
+  type_and_send ("run the long script");
+
+  dialog = wait_for_dialog ();
+  spin (300);
+  screenshot ("approval-long.png");
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (dialog)), <=,
+                   gtk_widget_get_height (GTK_WIDGET (window)));
+  g_assert_true (label_shows (GTK_WIDGET (dialog), "This command has 200 lines."));
+  reject = find_labelled_button (GTK_WIDGET (dialog), "_Reject");
+  g_assert_true (gtk_widget_get_mapped (reject));
+  g_assert_true (gtk_widget_compute_bounds (reject, GTK_WIDGET (dialog), &bounds));
+  g_assert_cmpfloat (bounds.origin.y + bounds.size.height, <=,
+                     gtk_widget_get_height (GTK_WIDGET (dialog)));
+  warden_approval_dialog_respond (dialog, "reject");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  g_assert_null (warden_session_get_pending (session));
+}
+
 static void
 test_question (void)
 {
@@ -1588,6 +1624,7 @@ main (int    argc,
   g_test_add_func ("/ui/window/inline-card", test_inline_card);
   g_test_add_func ("/ui/window/dismissed-stays-dismissed", test_dismissed_stays_dismissed);
   g_test_add_func ("/ui/window/spoofed-command", test_spoofed_command);
+  g_test_add_func ("/ui/window/long-command", test_long_command);
   g_test_add_func ("/ui/window/docker-session", test_docker_session);
   g_test_add_func ("/ui/window/question", test_question);
   g_test_add_func ("/ui/window/switch-profile", test_switch_profile);
