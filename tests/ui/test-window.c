@@ -705,6 +705,41 @@ test_long_command (void)
   g_assert_null (warden_session_get_pending (session));
 }
 
+
+/* An approval that arrives while the user is typing does not take the
+ * keyboard: no dialog, the Review bar, and what was typed stays. */
+static void
+test_approval_while_typing (void)
+{
+  WardenSession *session = start_session ("typing");
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (warden_window_get_composer (window));
+  g_autofree char *made = g_build_filename (root, "typing", "typed", NULL);
+  g_autofree char *kept = NULL;
+  GtkTextIter start, end;
+
+  g_queue_push_tail (&fake->script,
+                     fake_reply (NULL, "exec", "{\"command\":\"touch typed\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Fine.", NULL));
+  type_and_send ("make it");
+  /* The next thought, typed before the model answers. */
+  gtk_text_buffer_set_text (buffer, "and then also", -1);
+  gtk_widget_grab_focus (GTK_WIDGET (warden_window_get_composer (window)));
+  wait_until (session_waiting, NULL, 30, "the approval");
+  spin (300);
+  g_assert_null (warden_window_get_approval_dialog (window));
+  wait_until (review_shown, NULL, 10, "the Review bar");
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  kept = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  g_assert_cmpstr (kept, ==, "and then also");
+  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+
+  gtk_text_buffer_set_text (buffer, "", -1);
+  g_signal_emit_by_name (find_labelled_button (GTK_WIDGET (window), "_Review"), "clicked");
+  warden_approval_dialog_respond (wait_for_dialog (), "reject");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  g_assert_null (warden_session_get_pending (session));
+}
+
 static void
 test_question (void)
 {
@@ -1625,6 +1660,7 @@ main (int    argc,
   g_test_add_func ("/ui/window/dismissed-stays-dismissed", test_dismissed_stays_dismissed);
   g_test_add_func ("/ui/window/spoofed-command", test_spoofed_command);
   g_test_add_func ("/ui/window/long-command", test_long_command);
+  g_test_add_func ("/ui/window/approval-while-typing", test_approval_while_typing);
   g_test_add_func ("/ui/window/docker-session", test_docker_session);
   g_test_add_func ("/ui/window/question", test_question);
   g_test_add_func ("/ui/window/switch-profile", test_switch_profile);
