@@ -148,8 +148,10 @@ reads_script_from_stdin (const WardenCommandPart *part)
           /* -c, -e (perl, ruby, node's -e/-p): the script is an argument. */
           if (strcmp (a, "-s") == 0 || strcmp (a, "-") == 0)
             return TRUE;
-          if (strchr (a + 1, 'c') != NULL || strcmp (a, "-e") == 0 || strcmp (a, "-E") == 0 ||
-              strcmp (a, "-p") == 0 || strcmp (a, "--eval") == 0 || strcmp (a, "-m") == 0)
+          /* Long options (--rcfile, --norc) hold no -c; "--eval" is node's -e. */
+          if ((a[1] != '-' && strchr (a + 1, 'c') != NULL) || strcmp (a, "-e") == 0 ||
+              strcmp (a, "-E") == 0 || strcmp (a, "-p") == 0 || strcmp (a, "--eval") == 0 ||
+              strcmp (a, "-m") == 0)
             return FALSE;
           continue;
         }
