@@ -446,7 +446,12 @@ warden_agent_open (WardenSessionStore  *store,
   self->leased = TRUE;
   self->info = warden_session_store_get_session (store, session_id, error);
   if (self->info == NULL)
-    return NULL;
+    {
+      /* dispose() gives the lease back by the record's id: there is none. */
+      warden_session_store_release (store, session_id);
+      self->leased = FALSE;
+      return NULL;
+    }
 
   /* The session goes on as it was recorded, but for what the caller changes;
    * the changes are recorded, so the record says what runs it. */
