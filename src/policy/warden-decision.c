@@ -188,7 +188,7 @@ warden_decision_take_part (WardenDecision *self,
   /* Commands may hold any bytes; what is shown and saved must be UTF-8, and
    * a suggestion that is not cannot become a pattern. */
   WardenDecisionPart part = {
-    take_valid (text), origin, verdict, g_strdup (pattern), take_valid (reason), NULL,
+    take_valid (text), origin, verdict, g_strdup (pattern), take_valid (reason), NULL, NULL,
   };
 
   if (suggestion != NULL && !g_utf8_validate (suggestion, -1, NULL))
@@ -205,6 +205,15 @@ warden_decision_take_part (WardenDecision *self,
           return;
       g_ptr_array_insert (self->suggestions, self->suggestions->len - 1, g_strdup (suggestion));
     }
+}
+
+void
+warden_decision_set_part_runner (WardenDecision *self,
+                                 guint           index,
+                                 const char     *runner)
+{
+  g_return_if_fail (index < self->parts->len);
+  g_array_index (self->parts, WardenDecisionPart, index).runner = g_intern_string (runner);
 }
 
 void

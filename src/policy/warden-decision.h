@@ -20,6 +20,9 @@ typedef struct
   char          *pattern;     /* the allow or deny pattern that decided, or NULL */
   char          *reason;      /* a sentence for the user */
   char          *suggestion;  /* an "always allow" pattern, or NULL */
+  /* For WARDEN_ORIGIN_WRAPPER: the program that runs it ("find", "xargs",
+   * "env" …), an interned string; NULL when not known. */
+  const char    *runner;
 } WardenDecisionPart;
 
 typedef struct _WardenDecision WardenDecision;
@@ -58,6 +61,10 @@ void                      warden_decision_take_part       (WardenDecision *self,
                                                            const char     *pattern,
                                                            char           *reason,
                                                            char           *suggestion);
+/* @runner is interned. */
+void                      warden_decision_set_part_runner (WardenDecision *self,
+                                                           guint           index,
+                                                           const char     *runner);
 void                      warden_decision_set_result      (WardenDecision *self,
                                                            WardenVerdict   verdict,
                                                            const char     *reason);

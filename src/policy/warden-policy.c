@@ -178,6 +178,8 @@ typedef struct
   const char *no_match;
   const char *denied_by;
   const char *may_be_denied;
+  const char *files_may_be_denied;
+  const char *args_may_be_denied;
   const char *allows_every;
   const char *asks_every;
   const char *redirections_only;
@@ -200,6 +202,10 @@ texts (void)
       t.no_match = _("no allow pattern matches “%s”");
       t.denied_by = _("“%s” matches the deny pattern “%s”");
       t.may_be_denied = _("“%s” could expand to a command that the deny pattern “%s” names");
+      t.files_may_be_denied = _("the file names are only known when it runs, and some names "
+                                "would make it match the deny pattern “%s”");
+      t.args_may_be_denied = _("its arguments are only known when it runs, and some would make "
+                               "it match the deny pattern “%s”");
       t.allows_every = _("the profile allows every command");
       t.asks_every = _("the profile asks before every command");
       t.redirections_only = _("redirections only: no command runs");
@@ -231,15 +237,39 @@ judge_part (WardenPolicy            *self,
   const char *deny;
   gboolean min_unmatched = FALSE;
 
-  deny = warden_pattern_set_lookup (self->deny, text, text_len, TRUE);
+  /* Denied only when every filling of the holes matches: "rm {}" under "rm *". */
+  deny = warden_pattern_set_lookup (self->deny, text, text_len, FALSE);
   if (deny == NULL && part->base_text != NULL)
     deny = warden_pattern_set_lookup (self->deny, part->base_text, strlen (part->base_text),
-                                      TRUE);
+                                      FALSE);
   if (deny != NULL)
     {
       *pattern = deny;
       *reason = g_strdup_printf (t->denied_by, part->text, deny);
       return WARDEN_VERDICT_DENY;
+    }
+
+  /* "rm {}" under "rm -rf /…": some file names would make it match and others
+   * not, and they are only known when it runs. Denying would name a command
+   * that may never run; allowing could run one the profile refuses: it asks,
+   * in every mode. */
+  if (part->match_text != NULL || part->base_text != NULL)
+    {
+      deny = warden_pattern_set_lookup (self->deny, text, text_len, TRUE);
+      if (deny == NULL && part->base_text != NULL)
+        deny = warden_pattern_set_lookup (self->deny, part->base_text,
+                                          strlen (part->base_text), TRUE);
+      if (deny != NULL)
+        {
+          if (g_strcmp0 (part->runner, "find") == 0)
+            *reason = g_strdup_printf (t->files_may_be_denied, deny);
+          else if (part->match_text != NULL)
+            *reason = g_strdup_printf (t->args_may_be_denied, deny);
+          else
+            *reason = g_strdup_printf (t->may_be_denied, part->text, deny);
+          *suggestion = NULL;
+          return WARDEN_VERDICT_ASK;
+        }
     }
 
   /* "rm -rf $d" is not what a deny pattern for "rm -rf /" names as written,
@@ -367,6 +397,8 @@ warden_policy_check (WardenPolicy             *self,
         first_ask = i;
       warden_decision_take_part (decision, g_steal_pointer (&part->text), part->origin, verdict,
                                  pattern, reason, suggestion);
+      if (part->runner != NULL)
+        warden_decision_set_part_runner (decision, i, part->runner);
     }
 
 #define REASON_OF(i) (warden_decision_get_part (decision, (i))->reason)

@@ -185,7 +185,8 @@ static gboolean names_dangerous_var (const char *arg);
 static void     append_redirection_text (GString *text, Item *it);
 static Heredoc *pending_heredoc (Lexer *L);
 static void     emit_words     (Lexer *L, const WordRef *words, guint n_words, WardenOrigin origin,
-                                const char *hole_token, gboolean append_hole);
+                                const char *hole_token, gboolean append_hole,
+                                const char *hole_prefix, const char *runner);
 
 /* ------------------------------------------------------------------------ */
 /* Errors and state */
@@ -2177,11 +2178,12 @@ judge_output_target (State      *st,
 /* Simple commands and wrappers */
 
 static char *
-join_words (const WordRef *words,
-            guint          n,
-            const char    *hole_token,
-            gboolean       append_hole,
-            gboolean       basename_first)
+join_words_with_prefix (const WordRef *words,
+                        guint          n,
+                        const char    *hole_token,
+                        const char    *hole_prefix,
+                        gboolean       append_hole,
+                        gboolean       basename_first)
 {
   GString *s = g_string_new (NULL);
 
@@ -2193,7 +2195,13 @@ join_words (const WordRef *words,
         g_string_append_c (s, ' ');
       if (i == 0 && basename_first && strrchr (w, '/') != NULL && strrchr (w, '/')[1] != '\0')
         w = strrchr (w, '/') + 1;
-      if (hole_token != NULL && i > 0)
+      /* find puts each file's path, which starts with where it searched. */
+      if (hole_token != NULL && hole_prefix != NULL && i > 0 && strcmp (w, hole_token) == 0)
+        {
+          g_string_append (s, hole_prefix);
+          g_string_append_c (s, WARDEN_PATTERN_HOLE);
+        }
+      else if (hole_token != NULL && i > 0)
         {
           const char *p = w, *m;
           gsize tl = strlen (hole_token);
@@ -2215,6 +2223,16 @@ join_words (const WordRef *words,
       g_string_append_c (s, WARDEN_PATTERN_HOLE);
     }
   return g_string_free (s, FALSE);
+}
+
+static char *
+join_words (const WordRef *words,
+            guint          n,
+            const char    *hole_token,
+            gboolean       append_hole,
+            gboolean       basename_first)
+{
+  return join_words_with_prefix (words, n, hole_token, NULL, append_hole, basename_first);
 }
 
 /* The words with each one that expands as a hole, the name by its basename;
@@ -2995,7 +3013,8 @@ analyze_script_wrapper (Lexer             *L,
       parse_script_word (L, p, spec->name, scripts[k]);
   else if (cmd_start >= 0 && (strcmp (spec->name, "flock") == 0 ||
                               strcmp (spec->name, "runuser") == 0))
-    emit_words (L, w + cmd_start, n - cmd_start, WARDEN_ORIGIN_WRAPPER, NULL, FALSE);
+    emit_words (L, w + cmd_start, n - cmd_start, WARDEN_ORIGIN_WRAPPER, NULL, FALSE, NULL,
+                spec->name);
   else if (cmd_start >= 0 || spec->bare_shell || have_args)
     {
       g_autofree char *msg = g_strdup_printf ("%s starts a shell that reads its script from "
@@ -3043,6 +3062,43 @@ has_option (const WordRef *w,
         return TRUE;
     }
   return FALSE;
+}
+
+/* What every path find passes for a lone {} to -exec or -ok starts with: the
+ * longest common prefix of its starting points. NULL when that is not known:
+ * options before them (-H, -D …), or names read from a file. */
+static char *
+find_path_prefix (const WordRef *w,
+                  guint          n)
+{
+  g_autofree char *prefix = NULL;
+  guint i;
+
+  for (i = 1; i < n; i++)
+    if (strcmp (w[i].text, "-files0-from") == 0)
+      return NULL;
+  for (i = 1; i < n; i++)
+    {
+      const char *a = w[i].text;
+      gsize k = 0;
+
+      if (a[0] == '-' || a[0] == '(' || a[0] == '!' || a[0] == ',' || a[0] == '\0')
+        break;
+      if (w[i].flags & W_NONLITERAL)
+        return NULL;
+      if (prefix == NULL)
+        {
+          prefix = g_strdup (a);
+          continue;
+        }
+      while (prefix[k] != '\0' && prefix[k] == a[k])
+        k++;
+      prefix[k] = '\0';
+    }
+  /* With no starting point GNU find searches ".", busybox may not: unknown. */
+  if (i == 1)
+    return NULL;
+  return g_steal_pointer (&prefix);
 }
 
 /* Judges a command by its name and words, and emits what it wraps. When the
@@ -3252,11 +3308,14 @@ analyze (Lexer         *L,
 
   if (strcmp (base, "find") == 0)
     {
+      g_autofree char *prefix = NULL;
+
       if (append_hole || has_token (w + 1, n - 1, hole_token))
         {
           force_ask (p, FALSE, "find's arguments are filled in at run time");
           return;
         }
+      prefix = find_path_prefix (w, n);
       for (guint i = 1; i < n; i++)
         {
           const char *a = w[i].text;
@@ -3276,10 +3335,13 @@ analyze (Lexer         *L,
               while (end < n && strcmp (w[end].text, ";") != 0 &&
                      !(strcmp (w[end].text, "+") == 0 && strcmp (w[end - 1].text, "{}") == 0))
                 end++;
-              if (strcmp (a, "-execdir") == 0 || strcmp (a, "-okdir") == 0)
+              gboolean dir_action = strcmp (a, "-execdir") == 0 || strcmp (a, "-okdir") == 0;
+
+              if (dir_action)
                 L->st->cd_seen = TRUE;
               if (end > start)
-                emit_words (L, w + start, end - start, WARDEN_ORIGIN_WRAPPER, "{}", FALSE);
+                emit_words (L, w + start, end - start, WARDEN_ORIGIN_WRAPPER, "{}", FALSE,
+                            dir_action || end == n ? NULL : prefix, "find");
               else
                 force_ask (p, FALSE, "find -exec without a command");
               i = end;
@@ -3340,13 +3402,15 @@ analyze (Lexer         *L,
           const WordRef *cmd = start >= 0 ? w + start : &echo;
           guint n_cmd = start >= 0 ? n - start : 1;
 
-          emit_words (L, cmd, n_cmd, WARDEN_ORIGIN_WRAPPER, replace, replace == NULL);
+          emit_words (L, cmd, n_cmd, WARDEN_ORIGIN_WRAPPER, replace, replace == NULL, NULL,
+                      spec->name);
           if (replace == NULL && !has_option (w, start >= 0 ? start : (int) n, 'r',
                                               "no-run-if-empty"))
-            emit_words (L, cmd, n_cmd, WARDEN_ORIGIN_WRAPPER, NULL, FALSE);
+            emit_words (L, cmd, n_cmd, WARDEN_ORIGIN_WRAPPER, NULL, FALSE, NULL, spec->name);
         }
       else if (start >= 0)
-        emit_words (L, w + start, n - start, WARDEN_ORIGIN_WRAPPER, hole_token, append_hole);
+        emit_words (L, w + start, n - start, WARDEN_ORIGIN_WRAPPER, hole_token, append_hole,
+                    NULL, spec->name);
       return;
     }
 }
@@ -3358,7 +3422,9 @@ emit_words (Lexer         *L,
             guint          n_words,
             WardenOrigin   origin,
             const char    *hole_token,
-            gboolean       append_hole)
+            gboolean       append_hole,
+            const char    *hole_prefix,
+            const char    *runner)
 {
   Part *p;
 
@@ -3368,11 +3434,14 @@ emit_words (Lexer         *L,
   p = new_part (L, WARDEN_PART_COMMAND, origin);
   if (p != NULL)
     {
+      p->pub.runner = runner;
       p->pub.text = join_words (words, n_words, NULL, FALSE, FALSE);
       if (hole_token != NULL || append_hole)
-        p->pub.match_text = join_words (words, n_words, hole_token, append_hole, FALSE);
+        p->pub.match_text = join_words_with_prefix (words, n_words, hole_token, hole_prefix,
+                                                    append_hole, FALSE);
       if (strchr (words[0].text, '/') != NULL)
-        p->pub.base_text = join_words (words, n_words, hole_token, append_hole, TRUE);
+        p->pub.base_text = join_words_with_prefix (words, n_words, hole_token, hole_prefix,
+                                                   append_hole, TRUE);
       p->pub.expanded_text = join_expanded (words, n_words);
       p->pub.min_text = join_without_vanishing (words, n_words, NULL);
       p->pub.argv = make_argv (words, n_words);

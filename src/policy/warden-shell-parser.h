@@ -50,6 +50,9 @@ typedef struct
    * redirections. */
   char           *name;
   char          **argv;
+  /* The wrapper that runs this part (its basename, a static string: "find",
+   * "xargs", "env" …) when @origin is WARDEN_ORIGIN_WRAPPER, else NULL. */
+  const char     *runner;
   /* Why this part asks whatever the allow patterns say, or NULL. When
    * @liftable, an allow pattern that matches @text lifts it (assignments). */
   char           *force_ask;

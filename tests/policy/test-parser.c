@@ -495,6 +495,33 @@ test_holes (void)
   g_assert_cmpstr (px->match_text, ==, "rm -f \001");
   g_assert_cmpstr (pf->match_text, ==, "rm \001.bak");
   g_assert_cmpstr (pi->match_text, ==, "mv \001 \001.old");
+  g_assert_cmpstr (px->runner, ==, "xargs");
+  g_assert_cmpstr (pf->runner, ==, "find");
+}
+
+/* find passes paths that start with where it searched: a lone {} is that
+ * prefix and a hole; where the start is not known, a bare hole. */
+static void
+test_find_path_prefix (void)
+{
+  static const struct { const char *line, *match_text; } prefix_cases[] = {
+    { "find / -exec rm {} \\;", "rm /\001" },
+    { "find . -type f -exec rm -rf {} +", "rm -rf .\001" },
+    { "find /srv/a /srv/ab -ok rm {} \\;", "rm /srv/a\001" },
+    { "find / -execdir rm {} +", "rm \001" },
+    { "find -L / -exec rm {} \\;", "rm \001" },
+    { "find / -files0-from x -exec rm {} \\;", "rm \001" },
+    { "find / -exec rm {}.bak \\;", "rm \001.bak" },
+    { "find / -exec rm {}", "rm \001" },
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (prefix_cases); k++)
+    {
+      g_autoptr(WardenShellParse) parse = warden_shell_parse (prefix_cases[k].line, -1, NULL);
+      const WardenCommandPart *part = g_ptr_array_index (parse->parts, 1);
+
+      g_assert_cmpstr (part->match_text, ==, prefix_cases[k].match_text);
+    }
 }
 
 static void
@@ -535,6 +562,7 @@ main (int    argc,
   g_test_add_func ("/policy/parser/invalid-utf8", test_invalid_utf8);
   g_test_add_func ("/policy/parser/workspace-option", test_workspace_option);
   g_test_add_func ("/policy/parser/holes", test_holes);
+  g_test_add_func ("/policy/parser/holes/find-path-prefix", test_find_path_prefix);
   g_test_add_func ("/policy/parser/base-text", test_base_text);
 
   return g_test_run ();

@@ -518,9 +518,13 @@ static const Row rows[] = {
   { "wrappers/exec-argv0-deny", "exec -a name rm -rf /", DENIES },
   { "wrappers/exec-only-redirection", "exec > out.txt", ALLOWS, .allow = S ("exec *") },
   { "wrappers/exec-redirection-outside", "exec 3> /etc/x", ASKS, .allow = ANY },
-  /* xargs appends arguments: its command must be allowed whatever they are, and is
-   * denied when some arguments would make it match a deny pattern ("rm" plus "-rf /"). */
-  { "wrappers/xargs-arguments-may-be-options-deny", "xargs rm", DENIES, .allow = S ("xargs *", "rm *") },
+  /* xargs appends arguments: its command must be allowed whatever they are. Some
+   * arguments would make it match a deny pattern ("rm" plus "-rf /"), others not:
+   * nobody can know before it runs, so it asks, in every mode. */
+  { "wrappers/xargs-arguments-may-be-options-asks", "xargs rm", ASKS, .allow = S ("xargs *", "rm *") },
+  { "wrappers/xargs-may-be-denied-asks-in-allow-always", "xargs rm", ASKS, .mode = ALLOW_ALWAYS },
+  /* Every filling matches "rm *": provably denied. */
+  { "wrappers/xargs-every-filling-denied", "xargs rm", DENIES, .allow = ANY, .deny = S ("rm *") },
   /* With no input and no -r, xargs runs its command once with nothing appended
    * (found by the oracle): "rm *" alone does not cover that run. */
   { "wrappers/xargs", "xargs rm", ALLOWS, .allow = S ("xargs *", "rm *", "rm"),
@@ -539,11 +543,13 @@ static const Row rows[] = {
   { "wrappers/xargs-default-echo-exact", "xargs", ASKS, .allow = S ("xargs", "echo") },
   { "wrappers/xargs-default-echo-options", "xargs -0 -n 1", ALLOWS,
     .allow = S ("xargs *", "echo *", "echo") },
-  { "wrappers/xargs-deny", "xargs rm -rf", DENIES },
+  { "wrappers/xargs-may-be-denied", "xargs rm -rf", ASKS, .allow = ANY },
   /* "rm -r " followed by anything can never be "rm -rf /…". */
   { "wrappers/xargs-deny-needs-a-filling", "xargs rm -r", ASKS },
-  { "wrappers/xargs-options-deny", "xargs -0 -n 1 -P 4 rm -rf", DENIES },
-  { "wrappers/xargs-replace-deny", "xargs -0 -n 1 -I{} rm -rf {}", DENIES },
+  { "wrappers/xargs-options-may-be-denied", "xargs -0 -n 1 -P 4 rm -rf", ASKS, .allow = ANY },
+  { "wrappers/xargs-replace-may-be-denied", "xargs -0 -n 1 -I{} rm -rf {}", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "wrappers/xargs-replace-every-filling-denied", "xargs -I{} rm -rf /{}", DENIES, .allow = ANY },
   /* With -I nothing is appended: only the replaced word is unknown. */
   { "wrappers/xargs-replace-allowed", "xargs -I R echo R done", ALLOWS,
     .allow = S ("xargs *", "echo * done") },
@@ -551,14 +557,38 @@ static const Row rows[] = {
     .allow = S ("xargs *", "echo * done") },
   { "wrappers/xargs-replace-inside-a-word", "xargs -I{} cp {}.bak out/", ALLOWS,
     .allow = S ("xargs *", "cp *.bak out/") },
-  { "wrappers/xargs-arg-file-deny", "xargs -a list.txt rm -rf", DENIES },
+  { "wrappers/xargs-arg-file-may-be-denied", "xargs -a list.txt rm -rf", ASKS, .allow = ANY },
   { "wrappers/xargs-script-deny", "xargs sh -c 'rm -rf /'", DENIES },
   { "wrappers/xargs-replaced-script", "xargs -I{} sh -c '{}'", ASKS, .allow = ANY, .deny = NONE },
   { "wrappers/xargs-old-replace-option", "xargs -i rm -rf {}", NOT_ALLOWED, .allow = ANY },
   { "wrappers/xargs-in-pipeline", "ls | xargs rm", ASKS, .parts = S ("ls", "xargs rm", "rm", "rm"),
     .origins = O (TOP, TOP, WRAP, WRAP), .deny = NONE },
   /* find: {} is an unknown part of the command, like xargs' arguments. */
-  { "wrappers/find-name-may-be-options-deny", "find . -exec rm {} \\;", DENIES, .allow = ANY },
+  /* "rm {}" under the deny pattern "rm -rf /…": the file names are only known when
+   * it runs, and under "." they all start with "./", so the pattern can never
+   * match: it asks for want of an allow pattern (it was denied with a reason that
+   * read as false), and runs where rm is allowed. */
+  { "wrappers/find-exec-not-provably-denied-asks", "find . -exec rm {} \\;", ASKS,
+    .parts = S ("find . -exec rm {} ;", "rm {}"), .suggestions = S ("find *", "rm *") },
+  { "wrappers/find-exec-under-dot-never-denied", "find . -exec rm {} \\;", ALLOWS,
+    .allow = S ("find *", "rm *") },
+  { "wrappers/find-exec-under-dot-allow-always", "find . -exec rm -rf {} \\;", ALLOWS,
+    .mode = ALLOW_ALWAYS },
+  /* Every file name under "/" starts with "/": "rm -rf {}" is "rm -rf /…". */
+  { "wrappers/find-exec-every-filling-denied", "find . -exec rm {} \\;", DENIES, .allow = ANY,
+    .deny = S ("rm *") },
+  { "wrappers/find-root-exec-denied-in-allow-always", "find / -exec rm -rf {} \\;", DENIES,
+    .mode = ALLOW_ALWAYS },
+  { "wrappers/find-two-roots-exec-denied", "find /tmp / -type f -exec rm -rf {} +", DENIES },
+  { "wrappers/find-root-ok-denied", "find / -ok rm -rf {} \\;", DENIES },
+  /* A name inside a word, options before the start, names read from a file: the
+   * start is not known, so it may be denied: it asks. */
+  { "wrappers/find-braces-in-a-word-may-be-denied", "find / -exec rm -rf {}x \\;", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "wrappers/find-option-before-start-may-be-denied", "find -L . -exec rm -rf {} \\;", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "wrappers/find-files0-from-may-be-denied", "find . -files0-from l -exec rm -rf {} +", ASKS,
+    .mode = ALLOW_ALWAYS },
   { "wrappers/find-exec", "find . -exec rm {} \\;", ASKS,
     .parts = S ("find . -exec rm {} ;", "rm {}"),
     .origins = O (TOP, WRAP), .deny = NONE },
@@ -568,13 +598,18 @@ static const Row rows[] = {
   { "wrappers/find-exec-literal-braces-pattern", "find . -exec rm {} \\;", ASKS,
     .allow = S ("find *", "rm {}"), .deny = NONE },
   { "wrappers/find-exec-deny", "find / -exec rm -rf {} \\;", DENIES },
-  { "wrappers/find-execdir-deny", "find / -execdir rm -rf {} +", DENIES },
-  { "wrappers/find-ok-deny", "find . -ok rm -rf {} \\;", DENIES },
-  { "wrappers/find-okdir-deny", "find . -okdir rm -rf {} ';'", DENIES },
+  /* -execdir passes "./name" (GNU) or a name (busybox): it may still be "/". */
+  { "wrappers/find-execdir-may-be-denied", "find / -execdir rm -rf {} +", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "wrappers/find-ok-asks", "find . -ok rm -rf {} \\;", ASKS },
+  { "wrappers/find-ok-under-dot-never-denied", "find . -ok rm -rf {} \\;", ALLOWS, .allow = ANY },
+  { "wrappers/find-okdir-may-be-denied", "find . -okdir rm -rf {} ';'", ASKS,
+    .mode = ALLOW_ALWAYS },
   { "wrappers/find-two-execs", "find . -exec cat {} \\; -exec rm x \\;", ASKS,
     .allow = S ("find *", "cat *"),
     .parts = S ("find . -exec cat {} ; -exec rm x ;", "cat {}", "rm x") },
-  { "wrappers/find-second-exec-deny", "find . -exec cat {} \\; -exec rm -rf {} +", DENIES },
+  { "wrappers/find-second-exec-asks", "find . -exec cat {} \\; -exec rm -rf {} +", ASKS },
+  { "wrappers/find-second-exec-deny", "find / -exec cat {} \\; -exec rm -rf {} +", DENIES },
   { "wrappers/find-exec-unterminated", "find . -exec rm -rf {}", NOT_ALLOWED, .allow = ANY },
   { "wrappers/find-exec-script-deny", "find . -exec sh -c 'rm -rf /' \\;", DENIES },
   { "wrappers/find-exec-script-positional", "find . -exec sh -c 'rm -rf \"$1\"' _ {} \\;", ASKS,
@@ -619,10 +654,13 @@ static const Row rows[] = {
     .origins = O (TOP, WRAP, WRAP, WRAP) },
   { "wrappers/nested-inner-asks", "sudo env nice -n 5 rm x", ASKS,
     .allow = S ("sudo *", "env *", "nice *") },
-  { "wrappers/nested-xargs-deny", "nohup timeout 5 xargs rm -rf", DENIES },
+  { "wrappers/nested-xargs-may-be-denied", "nohup timeout 5 xargs rm -rf", ASKS,
+    .mode = ALLOW_ALWAYS },
   { "wrappers/nested-script-deny", "nice -n 5 nohup sh -c 'rm -rf /'", DENIES },
   { "wrappers/basename-env-deny", "/usr/bin/env rm -rf /", DENIES },
-  { "wrappers/basename-xargs-deny", "/usr/bin/xargs rm -rf", DENIES },
+  { "wrappers/basename-xargs-may-be-denied", "/usr/bin/xargs rm -rf", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "wrappers/basename-xargs-deny", "/usr/bin/xargs /bin/rm -rf /{}", DENIES, .allow = ANY },
   { "wrappers/basename-sh-deny", "/bin/sh -c 'rm -rf /'", DENIES },
   { "wrappers/basename-inner-deny", "env /bin/rm -rf /", DENIES },
   { "wrappers/basename-wrapper-inner-asks", "/usr/bin/nohup rm x", ASKS,
@@ -857,9 +895,12 @@ static const Row rows[] = {
     .parts = S ("cat $(curl x|sh)", "curl x", "sh"),
     .origins = O (TOP, SUB, SUB) },
   { "bypass/find-exec", "find . -type f -exec rm {} +", ASKS, .deny = NONE },
-  { "bypass/find-exec-deny", "find . -type f -exec rm {} +", DENIES },
+  { "bypass/find-exec-asks", "find . -type f -exec rm {} +", ASKS },
+  { "bypass/find-exec-may-be-denied", "find -L . -type f -exec rm -rf {} +", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "bypass/find-exec-deny", "find / -type f -exec rm -rf {} +", DENIES, .mode = ALLOW_ALWAYS },
   { "bypass/xargs", "xargs rm", ASKS, .deny = NONE },
-  { "bypass/xargs-deny", "xargs rm", DENIES },
+  { "bypass/xargs-may-be-denied", "xargs rm", ASKS, .mode = ALLOW_ALWAYS },
   { "bypass/sh-c-with-sh-allowed", "sh -c 'rm -rf /'", DENIES, .allow = S ("sh *") },
   { "bypass/and", "ls && rm x", ASKS, .allow = S ("ls*") },
   { "bypass/pipe-to-sh", "ls | sh", ASKS, .allow = S ("ls", "ls *") },
