@@ -8,6 +8,7 @@
 
 #define G_LOG_DOMAIN "warden-policy"
 
+#include <glib/gi18n.h>
 #include <string.h>
 
 #include "warden-pattern.h"
@@ -51,6 +52,38 @@ warden_pattern_validate (const char  *pattern,
       }
 
   return TRUE;
+}
+
+char *
+warden_pattern_dup_separator_problem (const char *pattern)
+{
+  const char *found = NULL;
+
+  if (pattern == NULL)
+    return NULL;
+  if (strchr (pattern, '\n') != NULL || strchr (pattern, '\r') != NULL)
+    return g_strdup (_("A pattern is one line: each line of a script is a command of its own, "
+                       "checked by itself. Add a pattern for each command."));
+  if (strstr (pattern, "&&") != NULL)
+    found = "&&";
+  else if (strstr (pattern, "||") != NULL)
+    found = "||";
+  else if (strchr (pattern, ';') != NULL)
+    found = ";";
+  else
+    /* ">|" is a redirection, part of one command's text. */
+    for (const char *p = strchr (pattern, '|'); p != NULL; p = strchr (p + 1, '|'))
+      if (p == pattern || p[-1] != '>')
+        {
+          found = "|";
+          break;
+        }
+  if (found == NULL)
+    return NULL;
+  /* Translators: %s is a shell separator: ";", "|", "&&" or "||" */
+  return g_strdup_printf (_("“%s” separates commands, and each command is checked by itself "
+                            "against the patterns, so this pattern never matches a command line "
+                            "like it. Add a pattern for each command."), found);
 }
 
 /* Holes are ordinary bytes here that no literal of a valid pattern equals,

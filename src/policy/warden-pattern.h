@@ -22,6 +22,12 @@ typedef struct _WardenPatternSet WardenPatternSet;
 
 gboolean          warden_pattern_validate       (const char        *pattern,
                                                  GError           **error);
+/* Why @pattern will not match the command line it looks like, or NULL: it
+ * holds a separator (";", "|", "&&", "||", a newline), while a pattern is
+ * matched against one simple command at a time ("ls && make" is the two
+ * commands "ls" and "make"). A sentence for the user, translated. */
+char             *warden_pattern_dup_separator_problem (const char  *pattern);
+
 /* TRUE if @pattern matches @text for every filling of its holes. */
 gboolean          warden_pattern_match          (const char        *pattern,
                                                  const char        *text,

@@ -10,6 +10,7 @@
 
 #include "policy/warden-pattern.h"
 #include "policy/warden-policy-types.h"
+#include "policy/warden-policy.h"
 
 typedef struct
 {
@@ -151,6 +152,37 @@ test_set_long_first_word (void)
   g_assert_cmpstr (warden_pattern_set_lookup (set, text, strlen (text), FALSE), ==, pattern);
 }
 
+/* Flagged patterns: the command line they look like is split into commands,
+ * so the pattern does not allow it. Unflagged ones are single commands. */
+static void
+test_separator_problem (void)
+{
+  static const char * const flagged[] = {
+    "npm test && npm run build", "make || true", "cd src; make", "cat x | sh", "ls\nrm x",
+    "git status;",
+  };
+  static const char * const fine[] = {
+    "ls *", "node app.js > /dev/null 2>&1", "echo hi >| out.txt", "npm run *", "*",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (flagged); i++)
+    {
+      const char * const allow[] = { flagged[i], NULL };
+      g_autoptr(WardenPolicy) policy = warden_policy_new (WARDEN_MODE_ALLOWLIST, allow, NULL);
+      g_autoptr(WardenDecision) decision = warden_policy_check (policy, flagged[i], -1, NULL);
+      g_autofree char *problem = warden_pattern_dup_separator_problem (flagged[i]);
+
+      g_assert_nonnull (problem);
+      g_assert_cmpint (warden_decision_get_verdict (decision), !=, WARDEN_VERDICT_ALLOW);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (fine); i++)
+    {
+      g_autofree char *problem = warden_pattern_dup_separator_problem (fine[i]);
+
+      g_assert_null (problem);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -160,6 +192,7 @@ main (int    argc,
   g_test_add_func ("/policy/pattern/match", test_match);
   g_test_add_func ("/policy/pattern/holes", test_holes);
   g_test_add_func ("/policy/pattern/validate", test_validate);
+  g_test_add_func ("/policy/pattern/separator-problem", test_separator_problem);
   g_test_add_func ("/policy/pattern/set-order-and-index", test_set_order_and_index);
   g_test_add_func ("/policy/pattern/set-long-first-word", test_set_long_first_word);
 
