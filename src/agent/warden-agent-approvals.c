@@ -55,11 +55,50 @@ _warden_agent_call_for (WardenAgent          *self,
   return call;
 }
 
+/* The id and name of the copy "Always allow" saves into when the session's
+ * profile is built in; FALSE when it saves into the profile itself. The
+ * name is the copy's if it exists, else the one it will be given. */
+static gboolean
+custom_copy (WardenAgent  *self,
+             char        **id,
+             char        **name)
+{
+  g_autoptr(WardenProfile) profile = warden_profile_store_lookup (self->profiles,
+                                                                  self->config.profile, NULL);
+  g_autoptr(WardenProfile) existing = NULL;
+
+  if (profile == NULL || !warden_profile_get_builtin (profile))
+    return FALSE;
+  *id = g_strdup_printf ("%s-custom", warden_profile_get_id (profile));
+  existing = warden_profile_store_lookup (self->profiles, *id, NULL);
+  if (existing != NULL)
+    *name = g_strdup (warden_profile_get_name (existing));
+  else
+    *name = g_strdup_printf (_("%s (yours)"), warden_profile_get_name (profile)
+                                              ? warden_profile_get_name (profile)
+                                              : warden_profile_get_id (profile));
+  return TRUE;
+}
+
+/* The dialog says where "Always allow" saves before the user presses it. */
+static void
+set_saves_into (WardenAgent    *self,
+                WardenApproval *approval)
+{
+  g_autofree char *id = NULL;
+  g_autofree char *name = NULL;
+
+  if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_COMMAND &&
+      custom_copy (self, &id, &name))
+    warden_approval_set_saves_into (approval, name);
+}
+
 void
 _warden_agent_wait_for_user (WardenAgent    *self,
                              WardenToolCall *call,
                              WardenApproval *approval)
 {
+  set_saves_into (self, approval);
   warden_tool_call_set_state (call, WARDEN_TOOL_CALL_PENDING);
   warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL, NULL);
   warden_tool_call_mark_asked (call);
@@ -160,6 +199,7 @@ _warden_agent_resume_call (WardenAgent    *self,
                                          NULL, warden_decision_get_suggestions (d), NULL, NULL);
             warden_approval_set_decision (approval, d);
           }
+        set_saves_into (self, approval);
         g_object_unref (call);
         g_set_object (&self->pending, approval);
         g_signal_emit (self, AGENT_SIGNAL (APPROVAL), 0, approval);
@@ -235,19 +275,19 @@ allow_always (WardenAgent  *self,
     return FALSE;
   if (warden_profile_get_builtin (profile))
     {
-      g_autofree char *id = g_strdup_printf ("%s-custom", warden_profile_get_id (profile));
-      g_autoptr(WardenProfile) existing = warden_profile_store_lookup (self->profiles, id, NULL);
-      gboolean fresh = existing == NULL;
+      g_autofree char *id = NULL;
+      g_autofree char *name = NULL;
+      g_autoptr(WardenProfile) existing = NULL;
+      gboolean fresh;
       g_autoptr(WardenProfile) builtin = g_steal_pointer (&profile);
 
+      /* The name the dialog announced. */
+      custom_copy (self, &id, &name);
+      existing = warden_profile_store_lookup (self->profiles, id, NULL);
+      fresh = existing == NULL;
       profile = fresh ? warden_profile_copy (builtin, id) : g_steal_pointer (&existing);
-      if (fresh && warden_profile_get_name (profile))
-        {
-          g_autofree char *name = g_strdup_printf (_("%s (yours)"),
-                                                   warden_profile_get_name (profile));
-
-          warden_profile_set_name (profile, name);
-        }
+      if (fresh)
+        warden_profile_set_name (profile, name);
       g_free (self->config.profile);
       self->config.profile = g_strdup (id);
       g_free (self->info->profile);

@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "common/warden-diff.h"
 #include "common/warden-json.h"
 #include "policy/warden-protected-path.h"
 #include "sandbox/warden-bwrap-sandbox.h"
@@ -475,6 +476,93 @@ file_args_valid (const char  *name,
 /* Runs a file tool confined to the workspace, or, for a read, write or edit
  * the user approved, on exactly the @target they were shown. OUTSIDE and
  * PROTECTED errors come back for the caller to ask. */
+/* What an edit would make of @old, or NULL where the edit itself fails
+ * (the text is not there, or more than once without replace_all). */
+static char *
+edited_text (const char *old,
+             const char *old_text,
+             const char *new_text,
+             gboolean    replace_all)
+{
+  g_autoptr(GString) out = NULL;
+  const char *p = old;
+  const char *hit;
+  guint n = 0;
+
+  if (old == NULL || old_text == NULL || *old_text == '\0' || new_text == NULL)
+    return NULL;
+  out = g_string_new (NULL);
+  while ((hit = strstr (p, old_text)) != NULL)
+    {
+      n++;
+      if (n > 1 && !replace_all)
+        return NULL;
+      g_string_append_len (out, p, hit - p);
+      g_string_append (out, new_text);
+      p = hit + strlen (old_text);
+    }
+  if (n == 0)
+    return NULL;
+  g_string_append (out, p);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* The diff a write or an edit makes (or would make) of the file @target
+ * (or @path, confined to the workspace) holds now, for the user's eyes
+ * only: the model is never given it. NULL for other tools, and when the
+ * file cannot be read as the tool would open it. Runs in the tool thread. */
+static char *
+file_diff (WardenAgent                 *self,
+           const char                  *name,
+           JsonObject                  *input,
+           const WardenWorkspaceTarget *target)
+{
+  const char *path = warden_json_get_string (input, "path");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *old = NULL;
+  g_autofree char *changed = NULL;
+  gboolean writes = strcmp (name, "write") == 0;
+
+  if (!writes && strcmp (name, "edit") != 0)
+    return NULL;
+  if (target != NULL && !target->exists)
+    old = NULL;
+  else
+    {
+      old = target != NULL
+            ? warden_workspace_read_target (self->workspace, target, 0, 0, &error)
+            : path != NULL ? warden_workspace_read (self->workspace, path, 0, 0, &error) : NULL;
+      if (old == NULL)
+        {
+          if (g_error_matches (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_BINARY))
+            return warden_diff_note (WARDEN_DIFF_BINARY);
+          if (g_error_matches (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_TOO_LARGE))
+            return warden_diff_note (WARDEN_DIFF_TOO_LARGE);
+          /* A write makes a missing file; anything else fails the tool too. */
+          if (!writes ||
+              !g_error_matches (error, WARDEN_WORKSPACE_ERROR, WARDEN_WORKSPACE_ERROR_NOT_FOUND))
+            return NULL;
+        }
+    }
+
+  if (writes)
+    {
+      const char *content = warden_json_get_string (input, "content");
+
+      if (content == NULL)
+        return NULL;
+      return warden_diff_unified (old, -1, content, -1, NULL);
+    }
+  {
+    JsonNode *all = json_object_get_member (input, "replace_all");
+
+    changed = edited_text (old, warden_json_get_string (input, "old_string"),
+                           warden_json_get_string (input, "new_string"),
+                           all && JSON_NODE_HOLDS_VALUE (all) && json_node_get_boolean (all));
+  }
+  return changed != NULL ? warden_diff_unified (old, -1, changed, -1, NULL) : NULL;
+}
+
 static char *
 run_file_tool (WardenAgent                  *self,
                const char                   *name,
@@ -592,6 +680,9 @@ typedef struct
   gboolean               again;   /* ask whatever the path: it waited, or was approved, when
                                      Warden stopped */
   gboolean               ask;
+  /* A write's or an edit's diff: what it would change (@ask), or what it
+   * changed; handed to the call and the approval in the main thread. */
+  char                  *diff;
 } FileCall;
 
 static void
@@ -603,6 +694,7 @@ file_call_free (FileCall *call)
   json_node_unref (call->input);
   warden_workspace_target_free (call->target);
   g_free (call->reason);
+  g_free (call->diff);
   g_free (call);
 }
 
@@ -670,7 +762,14 @@ file_tool_thread (GTask        *task,
     }
 
   if (call->target != NULL || (call->reason == NULL && !call->again))
-    result = run_file_tool (call->self, call->name, input, call->target, cancellable, &error);
+    {
+      /* Read before it changes: the diff of what the tool does. */
+      g_autofree char *diff = file_diff (call->self, call->name, input, call->target);
+
+      result = run_file_tool (call->self, call->name, input, call->target, cancellable, &error);
+      if (result != NULL)
+        call->diff = g_steal_pointer (&diff);
+    }
   else
     file_args_valid (call->name, input, &error);
 
@@ -700,6 +799,9 @@ file_tool_thread (GTask        *task,
           g_free (call->reason);
           call->reason = g_steal_pointer (&reason);
           call->ask = TRUE;
+          /* Of the file the approval opens, as it is now. */
+          g_clear_pointer (&call->diff, g_free);
+          call->diff = file_diff (call->self, call->name, input, call->target);
           g_task_return_pointer (task, NULL, NULL);
           return;
         }
@@ -738,6 +840,8 @@ file_tool_done_cb (GObject      *object,
 
       warden_approval_set_details (approval, NULL, self->config.sandbox, fc->reason, NULL,
                                    NULL, NULL, NULL);
+      warden_approval_set_diff (approval, fc->diff);
+      warden_tool_call_set_diff (call, fc->diff);
       warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL, fc->reason);
       /* In memory only: the database is not trusted to say which file an
        * approval opens (a resumed session looks the path up and asks again). */
@@ -758,6 +862,8 @@ file_tool_done_cb (GObject      *object,
     }
   if (warden_tool_call_get_decision (call) == WARDEN_TOOL_DECISION_NONE && fc->target != NULL)
     warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_APPROVED, NULL, NULL);
+  if (fc->diff != NULL)
+    warden_tool_call_set_diff (call, fc->diff);
   _warden_agent_tool_done (self, g_steal_pointer (&call), WARDEN_TOOL_CALL_FINISHED, text, FALSE);
 }
 

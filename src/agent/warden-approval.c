@@ -26,6 +26,8 @@ struct _WardenApproval
   GStrv               choices;
   GStrv               env;
   WardenDecision     *decision;
+  char               *diff;
+  char               *saves_into;
 };
 
 G_DEFINE_FINAL_TYPE (WardenApproval, warden_approval, G_TYPE_OBJECT)
@@ -49,6 +51,8 @@ warden_approval_finalize (GObject *object)
   g_strfreev (self->choices);
   g_strfreev (self->env);
   g_clear_pointer (&self->decision, warden_decision_unref);
+  g_free (self->diff);
+  g_free (self->saves_into);
   G_OBJECT_CLASS (warden_approval_parent_class)->finalize (object);
 }
 
@@ -150,4 +154,36 @@ warden_approval_set_decision (WardenApproval *self,
     warden_decision_ref (decision);
   g_clear_pointer (&self->decision, warden_decision_unref);
   self->decision = decision;
+}
+
+const char *
+warden_approval_get_diff (WardenApproval *self)
+{
+  g_return_val_if_fail (WARDEN_IS_APPROVAL (self), NULL);
+  return self->diff;
+}
+
+void
+warden_approval_set_diff (WardenApproval *self,
+                          const char     *diff)
+{
+  g_return_if_fail (WARDEN_IS_APPROVAL (self));
+  g_free (self->diff);
+  self->diff = g_strdup (diff);
+}
+
+const char *
+warden_approval_get_saves_into (WardenApproval *self)
+{
+  g_return_val_if_fail (WARDEN_IS_APPROVAL (self), NULL);
+  return self->saves_into;
+}
+
+void
+warden_approval_set_saves_into (WardenApproval *self,
+                                const char     *profile_name)
+{
+  g_return_if_fail (WARDEN_IS_APPROVAL (self));
+  g_free (self->saves_into);
+  self->saves_into = g_strdup (profile_name);
 }

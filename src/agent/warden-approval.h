@@ -45,6 +45,17 @@ const char * const *warden_approval_get_choices     (WardenApproval *self);
 WardenDecision     *warden_approval_get_decision    (WardenApproval *self);
 void                warden_approval_set_decision    (WardenApproval *self,
                                                      WardenDecision *decision);
+/* A write or an edit: what it would change in the file the path leads to
+ * now (warden_diff_unified(); a note when it cannot be compared), or NULL. */
+const char         *warden_approval_get_diff        (WardenApproval *self);
+void                warden_approval_set_diff        (WardenApproval *self,
+                                                     const char     *diff);
+/* A command under a built-in profile, which is never edited: the name of
+ * the user's copy that "Always allow" saves into (made then if it does not
+ * exist; the session and new ones use it). NULL: saved in the profile. */
+const char         *warden_approval_get_saves_into  (WardenApproval *self);
+void                warden_approval_set_saves_into  (WardenApproval *self,
+                                                     const char     *profile_name);
 /* NAME=VALUE the command would run with (they are why it asks, then). */
 const char * const *warden_approval_get_env         (WardenApproval *self);
 

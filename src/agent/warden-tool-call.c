@@ -52,6 +52,8 @@ struct _WardenToolCall
   gint64               asked;
   gint64               answered;
   char                *answered_via;
+
+  char                *diff;
 };
 
 G_DEFINE_FINAL_TYPE (WardenToolCall, warden_tool_call, G_TYPE_OBJECT)
@@ -80,6 +82,7 @@ enum
   PROP_ASKED,
   PROP_ANSWERED,
   PROP_ANSWERED_VIA,
+  PROP_DIFF,
   N_PROPS
 };
 
@@ -189,6 +192,7 @@ warden_tool_call_finalize (GObject *object)
   g_free (self->result);
   g_string_free (self->output, TRUE);
   g_free (self->answered_via);
+  g_free (self->diff);
   G_OBJECT_CLASS (warden_tool_call_parent_class)->finalize (object);
 }
 
@@ -223,6 +227,7 @@ warden_tool_call_get_property (GObject    *object,
     case PROP_ASKED: g_value_set_int64 (value, self->asked); break;
     case PROP_ANSWERED: g_value_set_int64 (value, self->answered); break;
     case PROP_ANSWERED_VIA: g_value_set_string (value, self->answered_via); break;
+    case PROP_DIFF: g_value_set_string (value, self->diff); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -266,6 +271,7 @@ warden_tool_call_class_init (WardenToolCallClass *klass)
   properties[PROP_ANSWERED] = g_param_spec_int64 ("answered", NULL, NULL, 0, G_MAXINT64, 0,
                                                   FLAGS);
   properties[PROP_ANSWERED_VIA] = g_param_spec_string ("answered-via", NULL, NULL, NULL, FLAGS);
+  properties[PROP_DIFF] = g_param_spec_string ("diff", NULL, NULL, NULL, FLAGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[OUTPUT] = g_signal_new ("output", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
@@ -543,6 +549,20 @@ warden_tool_call_set_feedback (WardenToolCall *self,
 {
   if (replace (&self->feedback, feedback))
     notify (self, PROP_FEEDBACK);
+}
+
+const char *
+warden_tool_call_get_diff (WardenToolCall *self)
+{
+  return self->diff;
+}
+
+void
+warden_tool_call_set_diff (WardenToolCall *self,
+                           const char     *diff)
+{
+  if (replace (&self->diff, diff))
+    notify (self, PROP_DIFF);
 }
 
 const char *

@@ -100,6 +100,14 @@ const char         *warden_tool_call_get_feedback   (WardenToolCall       *self)
 void                warden_tool_call_set_feedback   (WardenToolCall       *self,
                                                      const char           *feedback);
 
+/* What a write or an edit changes (asked: would change) in its file, as a
+ * unified diff from warden_diff_unified(); NULL for other tools, and for a
+ * call read back from the store (the diff is not stored: the file may have
+ * changed since, and a diff shown must be true). */
+const char         *warden_tool_call_get_diff       (WardenToolCall       *self);
+void                warden_tool_call_set_diff       (WardenToolCall       *self,
+                                                     const char           *diff);
+
 /* What the model was given, as it was given. */
 const char         *warden_tool_call_get_result     (WardenToolCall       *self);
 gboolean            warden_tool_call_get_is_error   (WardenToolCall       *self);

@@ -177,6 +177,22 @@ is_text (const char *text,
 }
 
 char *
+warden_diff_note (WardenDiffResult result)
+{
+  switch (result)
+    {
+    case WARDEN_DIFF_BINARY:
+      return g_strdup_printf ("\\ %s\n", _("Not text (binary, or not UTF-8): not compared"));
+    case WARDEN_DIFF_TOO_LARGE:
+      return g_strdup_printf ("\\ %s\n", _("Too large to compare (over 1 MiB)"));
+    case WARDEN_DIFF_CHANGED:
+    case WARDEN_DIFF_SAME:
+    default:
+      return g_strdup ("");
+    }
+}
+
+char *
 warden_diff_unified (const char       *old_text,
                      gssize            old_length,
                      const char       *new_text,
@@ -205,12 +221,12 @@ warden_diff_unified (const char       *old_text,
   if (!is_text (old_text, old_len) || !is_text (new_text, new_len))
     {
       *result = WARDEN_DIFF_BINARY;
-      return g_strdup_printf ("\\ %s\n", _("Not text (binary, or not UTF-8): not compared"));
+      return warden_diff_note (WARDEN_DIFF_BINARY);
     }
   if (old_len > WARDEN_DIFF_MAX_BYTES || new_len > WARDEN_DIFF_MAX_BYTES)
     {
       *result = WARDEN_DIFF_TOO_LARGE;
-      return g_strdup_printf ("\\ %s\n", _("Too large to compare (over 1 MiB)"));
+      return warden_diff_note (WARDEN_DIFF_TOO_LARGE);
     }
 
   a = split_lines (old_text, old_len);

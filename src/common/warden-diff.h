@@ -45,6 +45,9 @@ char               *warden_diff_unified     (const char        *old_text,
                                              const char        *new_text,
                                              gssize             new_length,
                                              WardenDiffResult  *result);
+/* The one note line for a file that is not compared (BINARY, TOO_LARGE:
+ * one that could not even be read as text); "" for the others. */
+char               *warden_diff_note        (WardenDiffResult   result);
 /* How a line of a diff reads. */
 WardenDiffLineKind  warden_diff_line_kind   (const char        *line);
 /* Lines added and removed in @diff. */

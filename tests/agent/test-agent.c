@@ -977,6 +977,149 @@ test_protected_write_allow_always (void)
   env_tear_down (&env);
 }
 
+/* Write and edit cards: the agent gives each call the diff of what it did,
+ * read from the file before it changed; asked, the approval and the call
+ * show what it would change. The model is never given a diff. */
+static void
+keep_call_cb (WardenAgent    *agent,
+              WardenToolCall *call,
+              GPtrArray      *calls)
+{
+  if (!g_ptr_array_find (calls, call, NULL))
+    g_ptr_array_add (calls, g_object_ref (call));
+}
+
+static WardenToolCall *
+call_named (GPtrArray  *calls,
+            const char *name,
+            guint       nth)
+{
+  for (guint i = 0; i < calls->len; i++)
+    if (g_strcmp0 (warden_tool_call_get_name (g_ptr_array_index (calls, i)), name) == 0 &&
+        nth-- == 0)
+      return g_ptr_array_index (calls, i);
+  return NULL;
+}
+
+static void
+test_file_diffs (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(GPtrArray) calls = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autofree char *second = NULL;
+
+  env_set_up (&env, "bwrap");
+  g_free (put_under_root (&env, "project/src/a.txt", "one\ntwo\nthree\n"));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "edit", "{\"path\": \"src/a.txt\", \"old_string\": \"two\", "
+                                 "\"new_string\": \"deux\"}",
+                                 "write", "{\"path\": \"src/new.txt\", \"content\": \"n\\n\"}",
+                                 "read", "{\"path\": \"src/a.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Edited.", NULL));
+
+  agent = new_agent (&env, 0);
+  g_signal_connect (agent, "tool-call", G_CALLBACK (keep_call_cb), calls);
+  g_assert_cmpint (run_agent (agent, "edit a file"), ==, WARDEN_AGENT_FINISHED);
+  g_assert_cmpstr (warden_tool_call_get_diff (call_named (calls, "edit", 0)), ==,
+                   "@@ -1,3 +1,3 @@\n one\n-two\n+deux\n three\n");
+  g_assert_cmpstr (warden_tool_call_get_diff (call_named (calls, "write", 0)), ==,
+                   "@@ -0,0 +1 @@\n+n\n");
+  g_assert_null (warden_tool_call_get_diff (call_named (calls, "read", 0)));
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_null (strstr (second, "@@"));
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* files.write "ask": the approval holds the diff and the path before
+ * anything changes; after the yes, the call's diff is what was done. */
+static void
+test_file_diff_asked (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(GPtrArray) calls = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autofree char *profile = NULL;
+  g_autofree char *notes = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *content = NULL;
+  WardenApprovalAnswer yes = { .approved = TRUE };
+  WardenApproval *pending;
+
+  env_set_up (&env, "bwrap");
+  g_assert_cmpint (g_mkdir_with_parents (env.profiles_dir, 0700), ==, 0);
+  profile = g_build_filename (env.profiles_dir, "careful.json", NULL);
+  g_assert_true (g_file_set_contents (profile,
+                                      "{\"version\": 1, \"mode\": \"allow-always\", "
+                                      "\"files\": {\"write\": \"ask\"}}", -1, NULL));
+  notes = put_under_root (&env, "project/notes.txt", "keep\nold\n");
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "edit", "{\"path\": \"notes.txt\", \"old_string\": \"old\", "
+                                 "\"new_string\": \"new\\u202e\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+
+  agent = new_agent_with_profile (&env, "careful", 0);
+  g_signal_connect (agent, "tool-call", G_CALLBACK (keep_call_cb), calls);
+  g_assert_cmpint (run_agent (agent, "change notes"), ==, WARDEN_AGENT_WAITING);
+  pending = warden_agent_get_pending (agent);
+  expected = real_path (notes);
+  g_assert_cmpint (warden_approval_get_kind (pending), ==, WARDEN_APPROVAL_PATH);
+  g_assert_cmpstr (warden_approval_get_subject (pending), ==, expected);
+  /* As the file holds it: escaping is the view's job. */
+  g_assert_cmpstr (warden_approval_get_diff (pending), ==,
+                   "@@ -1,2 +1,2 @@\n keep\n-old\n+new\xe2\x80\xae\n");
+  g_assert_cmpstr (warden_tool_call_get_diff (call_named (calls, "edit", 0)), ==,
+                   warden_approval_get_diff (pending));
+  content = workspace_file (&env, "notes.txt");
+  g_assert_cmpstr (content, ==, "keep\nold\n");
+
+  g_assert_true (warden_agent_resolve (agent, &yes, NULL));
+  g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_FINISHED);
+  g_clear_pointer (&content, g_free);
+  content = workspace_file (&env, "notes.txt");
+  g_assert_cmpstr (content, ==, "keep\nnew\xe2\x80\xae\n");
+  {
+    WardenToolCall *done = call_named (calls, "edit", calls->len > 1 ? 1 : 0);
+
+    g_assert_cmpstr (warden_tool_call_get_diff (done), ==,
+                     "@@ -1,2 +1,2 @@\n keep\n-old\n+new\xe2\x80\xae\n");
+  }
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* Always allow under a built-in profile: the approval names the copy the
+ * pattern goes into, and the copy gets that name. */
+static void
+test_always_allow_names_copy (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(WardenProfile) copy = NULL;
+  WardenApprovalAnswer always = { .approved = TRUE, .allow_always = TRUE,
+                                  .pattern = "curl -s *" };
+  g_autofree char *into = NULL;
+
+  env_set_up (&env, "bwrap");
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"curl -s https://example.com\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+
+  agent = new_agent_with_profile (&env, "node", 0);
+  g_assert_cmpint (run_agent (agent, "fetch"), ==, WARDEN_AGENT_WAITING);
+  into = g_strdup (warden_approval_get_saves_into (warden_agent_get_pending (agent)));
+  g_assert_nonnull (into);
+  g_assert_cmpstr (into, ==, "Node.js (yours)");
+  g_assert_true (warden_agent_resolve (agent, &always, NULL));
+  copy = warden_profile_store_lookup (env.profiles, "node-custom", NULL);
+  g_assert_nonnull (copy);
+  g_assert_cmpstr (warden_profile_get_name (copy), ==, into);
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
 /* files.write = never: the tools refuse, and the model is told why. */
 static void
 test_files_write_never (void)
@@ -1730,6 +1873,9 @@ main (int    argc,
                         test_read_only_asks_every_write);
   g_test_add_func ("/agent/files/protected-allow-always", test_protected_write_allow_always);
   g_test_add_func ("/agent/files/write-never", test_files_write_never);
+  g_test_add_func ("/agent/files/diffs", test_file_diffs);
+  g_test_add_func ("/agent/files/diff-asked", test_file_diff_asked);
+  g_test_add_func ("/agent/approval/always-allow-names-copy", test_always_allow_names_copy);
   g_test_add_func ("/agent/files/grep-catastrophic", test_grep_catastrophic);
   g_test_add_func ("/agent/files/stopped", test_file_tool_stopped);
   g_test_add_func ("/agent/files/stopped-while-searching", test_file_tool_stopped_while_searching);
