@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "warden-cli.h"
+#include "warden-cli-run-private.h"
 
 #include "agent/warden-agent.h"
 #include "agent/warden-tool-call.h"
@@ -25,15 +26,6 @@
 #include "common/warden-printable.h"
 #include "llm/warden-openai-provider.h"
 #include "sandbox/warden-sandbox.h"
-
-/* Exit statuses of "run"; 2 is a usage, workspace or setup error, and a
- * signal N that stops it gives 128 + N. */
-#define EXIT_FAILED      1  /* the store or the output failed; the message says which */
-#define EXIT_MAX_STEPS   3
-#define EXIT_PROVIDER    4
-#define EXIT_IN_USE      5  /* another process drives the session */
-#define EXIT_NO_ANSWER   6  /* input ended at a prompt; what it asked still waits */
-#define EXIT_SIGNAL_BASE 128
 
 static const char run_description[] =
   "Answers at an approval: y or yes approves, a or always always allows (then the\n"
@@ -53,37 +45,6 @@ static const char run_description[] =
   "escaped (cursor moves, erasing, OSC 52 clipboard, links, a carriage return alone).\n"
   "--raw-output passes command output through as it is.";
 
-/* Where a filter of terminal text is: a sequence, or a carriage return, may
- * be cut between two chunks, and only its end says what it is. */
-typedef enum
-{
-  FILTER_TEXT,
-  FILTER_ESC,   /* after ESC */
-  FILTER_CSI,   /* after ESC [, in its parameters */
-  FILTER_CR,    /* after \r: a line end if \n follows */
-} FilterState;
-
-typedef struct
-{
-  FilterState  state;
-  gboolean     keep_colour;  /* SGR (ESC [ … m) passes: it can colour, not move or rewrite */
-  GString     *held;         /* the bytes of the sequence so far */
-} TermFilter;
-
-typedef struct
-{
-  GMainLoop        *loop;
-  GAsyncResult     *result;
-  GCancellable     *cancellable;
-  GDataInputStream *input;
-  gboolean          in_text;     /* the assistant's text is being streamed */
-  int               signum;      /* the first of SIGINT, SIGTERM, SIGHUP that came, or 0 */
-  int               write_errno; /* standard output failed with this, or 0 */
-  gboolean          raw_output;  /* --raw-output: command output as it comes */
-  TermFilter        text_filter; /* the model's words */
-  TermFilter        out_filter[2]; /* a command's standard output and error, each on its own */
-} Run;
-
 typedef struct
 {
   Run  *run;
@@ -91,14 +52,6 @@ typedef struct
   guint id;
 } SignalWatch;
 
-/* What became of a prompt. */
-typedef enum
-{
-  PROMPT_ANSWERED,   /* the answer is recorded */
-  PROMPT_NO_ANSWER,  /* end of input: nothing recorded, it waits */
-  PROMPT_STOPPED,    /* a signal, or the output failed: nothing recorded */
-  PROMPT_FAILED,     /* the answer could not be recorded */
-} PromptResult;
 
 static void
 result_cb (GObject      *object,
@@ -143,30 +96,37 @@ catch_file_size_limit (void)
   sigaction (SIGXFSZ, &action, NULL);
 }
 
-/* Everything "run" prints for the user goes through here: a write that fails
- * (a full disk, a file size limit, a closed pipe) stops the run, and the
- * session stays as it was left. */
-static gboolean G_GNUC_PRINTF (2, 3)
-out (Run        *run,
-     const char *format,
-     ...)
+/* Everything "run" prints goes through here: a write that fails (a full
+ * disk, a file size limit, a closed pipe) stops the run, and the session
+ * stays as it was left. */
+gboolean
+_warden_cli_run_write (Run        *run,
+                       const char *text)
 {
-  va_list args;
-  int written;
-
   if (run->write_errno != 0)
     return FALSE;
   errno = 0;
-  va_start (args, format);
-  written = vfprintf (stdout, format, args);
-  va_end (args);
-  if (written < 0 || fflush (stdout) != 0)
+  if (fputs (text, stdout) == EOF || fflush (stdout) != 0)
     {
       run->write_errno = errno != 0 ? errno : EIO;
       g_cancellable_cancel (run->cancellable);
       return FALSE;
     }
   return TRUE;
+}
+
+static gboolean G_GNUC_PRINTF (2, 3)
+out (Run        *run,
+     const char *format,
+     ...)
+{
+  g_autofree char *text = NULL;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  return _warden_cli_run_write (run, text);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -493,9 +453,9 @@ tool_result_cb (WardenAgent    *agent,
 /* One line from standard input, without its end, read while the main loop
  * runs so that a signal stops the wait. PROMPT_NO_ANSWER at the end of
  * input, PROMPT_STOPPED after a signal or a failed write. */
-static PromptResult
-read_line (Run   *run,
-           char **line_out)
+PromptResult
+_warden_cli_run_read_line (Run   *run,
+                           char **line_out)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *line = NULL;
@@ -514,8 +474,9 @@ read_line (Run   *run,
   if (error != NULL)
     warden_cli_error ("could not read the answer: %s", error->message);
 
-  /* A script's answers are not echoed: end the prompt's line ourselves. */
-  if (!isatty (STDIN_FILENO) && !out (run, "%s\n", line ? line : ""))
+  /* A script's answers are not echoed: end the prompt's line ourselves
+   * (not among JSON events). */
+  if (!run->json && !isatty (STDIN_FILENO) && !out (run, "%s\n", line ? line : ""))
     return PROMPT_STOPPED;
   if (line == NULL)
     return PROMPT_NO_ANSWER;
@@ -653,7 +614,7 @@ answer_pending (Run         *run,
         }
       if (!out (run, "answer> "))
         return PROMPT_STOPPED;
-      if ((result = read_line (run, &line)) != PROMPT_ANSWERED)
+      if ((result = _warden_cli_run_read_line (run, &line)) != PROMPT_ANSWERED)
         return result;
       answer.answer = line;
     }
@@ -703,7 +664,7 @@ answer_pending (Run         *run,
                                    : "[y] approve, [a] always allow, [n] reject> "))
             return PROMPT_STOPPED;
           g_clear_pointer (&line, g_free);
-          if ((result = read_line (run, &line)) != PROMPT_ANSWERED)
+          if ((result = _warden_cli_run_read_line (run, &line)) != PROMPT_ANSWERED)
             return result;
           if (is_answer (line, "y", "yes") || is_answer (line, "n", "no") ||
               (uncovered == NULL && is_answer (line, "a", "always")))
@@ -717,7 +678,7 @@ answer_pending (Run         *run,
           if (!out (run, "feedback> "))
             return PROMPT_STOPPED;
           /* Rejected already: at the end of input, without feedback. */
-          if ((result = read_line (run, &second)) == PROMPT_STOPPED)
+          if ((result = _warden_cli_run_read_line (run, &second)) == PROMPT_STOPPED)
             return result;
           answer.feedback = second;
         }
@@ -734,13 +695,14 @@ answer_pending (Run         *run,
                 }
               if (!out (run, "pattern [%s]> ", suggestion))
                 return PROMPT_STOPPED;
-              if ((result = read_line (run, &second)) != PROMPT_ANSWERED)
+              if ((result = _warden_cli_run_read_line (run, &second)) != PROMPT_ANSWERED)
                 return result;
               answer.pattern = *second ? second : NULL;
             }
         }
     }
 
+  answer.via = "cli";
   if (!warden_agent_resolve (agent, &answer, &error))
     {
       warden_cli_error ("%s", error->message);
@@ -776,6 +738,85 @@ status_for (const GError *error)
   return WARDEN_CLI_EXIT_USAGE;
 }
 
+/* A word a script can test for what went wrong (the "code" of an error
+ * event). */
+static const char *
+code_for (const GError *error,
+          int           status)
+{
+  if (error != NULL && error->domain == WARDEN_STORE_ERROR)
+    return error->code == WARDEN_STORE_ERROR_IN_USE ? "in_use"
+           : error->code == WARDEN_STORE_ERROR_NOT_FOUND ? "not_found" : "store";
+  if (error != NULL && error->domain == WARDEN_LLM_ERROR)
+    return "provider";
+  if (g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NOT_RECORDED))
+    return "not_recorded";
+  return status == WARDEN_CLI_EXIT_USAGE ? "setup" : "failed";
+}
+
+/* What to do about it, in one sentence. */
+static char *
+hint_for (const char *code,
+          const char *session_id)
+{
+  g_autofree char *resume = session_id ? g_strdup_printf ("warden-cli run --resume %s",
+                                                          session_id)
+                                       : g_strdup ("warden-cli run --resume SESSION_ID");
+
+  if (strcmp (code, "in_use") == 0)
+    return g_strdup_printf ("Let the other process finish or stop it, then %s.", resume);
+  if (strcmp (code, "not_found") == 0)
+    return g_strdup ("warden-cli sessions list shows the sessions there are.");
+  if (strcmp (code, "store") == 0)
+    return g_strdup ("Check the disk and the session database; warden-cli sessions move-aside "
+                     "sets a damaged one aside.");
+  if (strcmp (code, "provider") == 0)
+    return g_strdup_printf ("Check the API key, the model and the network, then %s.", resume);
+  if (strcmp (code, "not_recorded") == 0)
+    return g_strdup_printf ("When the database can be written again, %s; the command runs "
+                            "then.", resume);
+  if (strcmp (code, "setup") == 0)
+    return g_strdup ("See warden-cli run --help.");
+  return g_strdup_printf ("%s continues the session.", resume);
+}
+
+/* Says why the run cannot go on: on standard error, and with --json as an
+ * error event and the finished event. Returns @status. */
+static int
+fail (Run          *run,
+      int           status,
+      const GError *error,
+      const char   *message)
+{
+  warden_cli_error ("%s", message ? message : error->message);
+  if (run->json)
+    {
+      const char *code = code_for (error, status);
+      g_autofree char *hint = hint_for (code, run->session_id);
+
+      _warden_cli_json_error (run, code, message ? message : error->message, hint);
+      _warden_cli_json_finished (run, "error", 0, NULL, status);
+    }
+  return status;
+}
+
+/* An error the run ends with: on standard error, and with --json as an
+ * error event (the finished event follows when the sandbox is gone). */
+static void
+report_error (Run          *run,
+              int           status,
+              const GError *error)
+{
+  warden_cli_error ("%s", error->message);
+  if (run->json)
+    {
+      const char *code = code_for (error, status);
+      g_autofree char *hint = hint_for (code, run->session_id);
+
+      _warden_cli_json_error (run, code, error->message, hint);
+    }
+}
+
 /* The provider a session goes on with: the one it was recorded with, but for
  * what the flags change (another provider takes its own model and address). */
 static WardenLlmProvider *
@@ -808,6 +849,7 @@ warden_cli_run (int    argc,
   g_autofree char *resume = NULL;
   int max_steps = 0;
   gboolean raw_output = FALSE;
+  gboolean json = FALSE;
   int idle_timeout = -1;
   int waiting_notice = -1;
   int max_retries = -1;
@@ -834,6 +876,9 @@ warden_cli_run (int    argc,
     { "raw-output", 0, 0, G_OPTION_ARG_NONE, &raw_output,
       "Pass command output to the terminal as it is, cursor moves, clipboard writes and all "
       "(default: colours only; every other control sequence shown escaped)", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json,
+      "Events as JSON Lines on standard output, answers as JSON Lines on standard input "
+      "(docs/events.md)", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) ctx = g_option_context_new ("TASK");
@@ -848,51 +893,43 @@ warden_cli_run (int    argc,
   g_autoptr(WardenAgent) agent = NULL;
   g_autofree char *task = NULL;
   Run run = { 0 };
+  const char *reason = "done";    /* why it stopped, for the finished event */
+  const char *pending = NULL;     /* the id of what still waits */
   SignalWatch watches[] = { { &run, SIGINT, 0 }, { &run, SIGTERM, 0 }, { &run, SIGHUP, 0 } };
   int status = 0;
 
   run.loop = loop;
   run.cancellable = cancellable;
+  /* Known before the options parse, so that a usage error is an event too. */
+  for (int i = 1; i < argc && strcmp (argv[i], "--") != 0; i++)
+    run.json |= strcmp (argv[i], "--json") == 0;
   catch_file_size_limit ();
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx, run_description);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      warden_cli_error ("%s", error->message);
-      return WARDEN_CLI_EXIT_USAGE;
-    }
+    return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL, error->message);
+  run.json = json;
   if ((resume == NULL) == (argc < 2))
-    {
-      warden_cli_error ("give a TASK, or --resume SESSION_ID");
-      return WARDEN_CLI_EXIT_USAGE;
-    }
+    return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL, "give a TASK, or --resume SESSION_ID");
   if (max_steps < 0)
-    {
-      warden_cli_error ("--max-steps takes a number of steps, 1 or more");
-      return WARDEN_CLI_EXIT_USAGE;
-    }
+    return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL,
+                 "--max-steps takes a number of steps, 1 or more");
   if (resume != NULL && workspace != NULL)
-    {
-      warden_cli_error ("a resumed session keeps its workspace: leave out --workspace");
-      return WARDEN_CLI_EXIT_USAGE;
-    }
+    return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL,
+                 "a resumed session keeps its workspace: leave out --workspace");
+  if (resume != NULL)
+    run.session_id = resume;
   if (argc >= 2)
     task = g_strjoinv (" ", argv + 1);
 
   store = warden_session_store_new (NULL, &error);
   if (store == NULL)
-    {
-      warden_cli_error ("%s", error->message);
-      return status_for (error);
-    }
+    return fail (&run, status_for (error), error, NULL);
   if (resume != NULL)
     {
       resumed = warden_session_store_get_session (store, resume, &error);
       if (resumed == NULL)
-        {
-          warden_cli_error ("%s", error->message);
-          return status_for (error);
-        }
+        return fail (&run, status_for (error), error, NULL);
     }
 
   if (resumed != NULL && resumed->provider != NULL)
@@ -920,10 +957,7 @@ warden_cli_run (int    argc,
         }
     }
   if (provider == NULL)
-    {
-      warden_cli_error ("%s", error->message);
-      return EXIT_PROVIDER;
-    }
+    return fail (&run, EXIT_PROVIDER, error, NULL);
   if (idle_timeout >= 0)
     warden_llm_provider_set_idle_timeout (provider, (guint) idle_timeout);
   if (waiting_notice >= 0)
@@ -959,13 +993,13 @@ warden_cli_run (int    argc,
       agent = warden_agent_new (store, profiles, provider, &config, &error);
     }
   if (agent == NULL)
-    {
-      warden_cli_error ("%s", error->message);
-      return status_for (error);
-    }
+    return fail (&run, status_for (error), error, NULL);
   {
     g_autoptr(WardenSessionRecord) info = warden_session_store_get_session (
       store, warden_agent_get_session_id (agent), NULL);
+
+    if (run.json)
+      _warden_cli_json_session (&run, agent, info, task, resume != NULL);
 
     /* Every time, new or resumed: nothing else stands between the model and
      * this account but the profile and the user's answers. */
@@ -986,12 +1020,17 @@ warden_cli_run (int    argc,
   term_filter_init (&run.text_filter, FALSE);
   for (guint i = 0; i < G_N_ELEMENTS (run.out_filter); i++)
     term_filter_init (&run.out_filter[i], TRUE);
-  g_signal_connect (agent, "text-delta", G_CALLBACK (text_delta_cb), &run);
-  g_signal_connect (agent, "tool-call", G_CALLBACK (tool_call_cb), &run);
-  g_signal_connect (agent, "tool-result", G_CALLBACK (tool_result_cb), &run);
-  g_signal_connect (agent, "output", G_CALLBACK (output_cb), &run);
-  g_signal_connect (agent, "retrying", G_CALLBACK (retrying_cb), &run);
-  g_signal_connect (agent, "waiting", G_CALLBACK (waiting_cb), &run);
+  if (run.json)
+    _warden_cli_json_connect (&run, agent);
+  else
+    {
+      g_signal_connect (agent, "text-delta", G_CALLBACK (text_delta_cb), &run);
+      g_signal_connect (agent, "tool-call", G_CALLBACK (tool_call_cb), &run);
+      g_signal_connect (agent, "tool-result", G_CALLBACK (tool_result_cb), &run);
+      g_signal_connect (agent, "output", G_CALLBACK (output_cb), &run);
+      g_signal_connect (agent, "retrying", G_CALLBACK (retrying_cb), &run);
+      g_signal_connect (agent, "waiting", G_CALLBACK (waiting_cb), &run);
+    }
   for (guint i = 0; i < G_N_ELEMENTS (watches); i++)
     watches[i].id = g_unix_signal_add (watches[i].signum, signal_cb, &watches[i]);
 
@@ -1006,18 +1045,23 @@ warden_cli_run (int    argc,
         {
           end_text (&run);
           if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-            status = report_stop (&run, warden_agent_get_session_id (agent));
+            {
+              status = report_stop (&run, warden_agent_get_session_id (agent));
+              reason = "interrupted";
+            }
           else
             {
-              warden_cli_error ("%s", error->message);
               status = error->domain == WARDEN_LLM_ERROR ? EXIT_PROVIDER : EXIT_FAILED;
+              report_error (&run, status, error);
+              reason = "error";
             }
           break;
         }
       g_clear_object (&run.result);
       if (outcome == WARDEN_AGENT_WAITING)
         {
-          PromptResult answered = answer_pending (&run, agent);
+          PromptResult answered = run.json ? _warden_cli_json_answer (&run, agent)
+                                           : answer_pending (&run, agent);
 
           if (answered == PROMPT_ANSWERED)
             continue;
@@ -1026,21 +1070,34 @@ warden_cli_run (int    argc,
               warden_cli_error ("no answer (end of input); it waits: continue with "
                                 "warden-cli run --resume %s", warden_agent_get_session_id (agent));
               status = EXIT_NO_ANSWER;
+              reason = "pending";
+              pending = warden_approval_get_id (warden_agent_get_pending (agent));
             }
           else if (answered == PROMPT_STOPPED)
-            status = report_stop (&run, warden_agent_get_session_id (agent));
+            {
+              status = report_stop (&run, warden_agent_get_session_id (agent));
+              reason = "interrupted";
+              pending = warden_approval_get_id (warden_agent_get_pending (agent));
+            }
           else
-            status = EXIT_FAILED;
+            {
+              status = EXIT_FAILED;
+              reason = "error";
+            }
           break;
         }
       end_text (&run);
       if (run.write_errno != 0)
-        status = report_stop (&run, warden_agent_get_session_id (agent));
+        {
+          status = report_stop (&run, warden_agent_get_session_id (agent));
+          reason = "error";
+        }
       else if (outcome == WARDEN_AGENT_MAX_STEPS)
         {
           warden_cli_error ("stopped after %u steps; continue with warden-cli run --resume %s",
                             warden_agent_get_steps (agent), warden_agent_get_session_id (agent));
           status = EXIT_MAX_STEPS;
+          reason = "max_steps";
         }
       break;
     }
@@ -1058,8 +1115,13 @@ warden_cli_run (int    argc,
       warden_cli_error ("could not remove the sandbox: %s", close_error->message);
     g_clear_object (&run.result);
   }
+  /* Last, after the sandbox went: a script that reads to the end of the
+   * events knows the container is gone too. */
+  if (run.json)
+    _warden_cli_json_finished (&run, reason, warden_agent_get_steps (agent), pending, status);
   for (guint i = 0; i < G_N_ELEMENTS (watches); i++)
     g_source_remove (watches[i].id);
+  _warden_cli_json_clear (&run);
   g_clear_object (&run.input);
   term_filter_clear (&run.text_filter);
   for (guint i = 0; i < G_N_ELEMENTS (run.out_filter); i++)

@@ -1,0 +1,634 @@
+/* warden-cli-run-json.c: warden-cli run --json, events out and answers in
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Standard output carries one JSON object per line and nothing else; every
+ * object has "v" (the schema version), "type", "session" and "seq". Standard
+ * input takes one JSON object per line when a question waits. The schema is
+ * docs/events.md; tests/agent/test-cli-json.c checks every event of its
+ * scenarios against the schema written there.
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "warden-cli"
+
+#include <string.h>
+
+#include "warden-cli.h"
+#include "warden-cli-run-private.h"
+
+#include "common/warden-json.h"
+#include "common/warden-printable.h"
+#include "sandbox/warden-sandbox.h"
+
+#define EVENTS_VERSION 1
+
+/* ------------------------------------------------------------------------ */
+/* Writing events */
+
+static JsonBuilder *
+event_begin (Run        *run,
+             const char *type)
+{
+  JsonBuilder *b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "v");
+  json_builder_add_int_value (b, EVENTS_VERSION);
+  json_builder_set_member_name (b, "type");
+  json_builder_add_string_value (b, type);
+  json_builder_set_member_name (b, "session");
+  if (run->session_id != NULL)
+    json_builder_add_string_value (b, run->session_id);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "seq");
+  json_builder_add_int_value (b, ++run->seq);
+  return b;
+}
+
+/* One line: the JSON writer escapes every control character (a newline in
+ * a command's output too) and makes any byte valid UTF-8. */
+static void
+event_end (Run         *run,
+           JsonBuilder *b)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *line = NULL;
+
+  json_builder_end_object (b);
+  text = warden_json_builder_to_string (b, FALSE);
+  line = g_strconcat (text, "\n", NULL);
+  _warden_cli_run_write (run, line);
+  g_object_unref (b);
+}
+
+static void
+add_string (JsonBuilder *b,
+            const char  *name,
+            const char  *value)
+{
+  json_builder_set_member_name (b, name);
+  if (value != NULL)
+    json_builder_add_string_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+add_int (JsonBuilder *b,
+         const char  *name,
+         gint64       value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, value);
+}
+
+static void
+add_bool (JsonBuilder *b,
+          const char  *name,
+          gboolean     value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_boolean_value (b, value);
+}
+
+static void
+add_strv (JsonBuilder        *b,
+          const char         *name,
+          const char * const *values)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_array (b);
+  for (guint i = 0; values != NULL && values[i] != NULL; i++)
+    json_builder_add_string_value (b, values[i]);
+  json_builder_end_array (b);
+}
+
+/* What the approval surfaces show of model text: every control, bidi or
+ * invisible character escaped, lines kept. */
+static char *
+shown (const char *text)
+{
+  return warden_printable (text, -1, WARDEN_PRINTABLE_KEEP_LINES);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The agent's signals */
+
+static void
+text_delta_cb (WardenAgent *agent,
+               const char  *text,
+               Run         *run)
+{
+  JsonBuilder *b = event_begin (run, "text");
+
+  add_string (b, "text", text);
+  event_end (run, b);
+}
+
+/* Who settled a call, from what the store calls its decision. */
+static const char *
+decided_by (WardenToolDecision decision)
+{
+  switch (decision)
+    {
+    case WARDEN_TOOL_DECISION_AUTO_ALLOWED:
+    case WARDEN_TOOL_DECISION_DENIED:
+      return "profile";
+    case WARDEN_TOOL_DECISION_APPROVED:
+    case WARDEN_TOOL_DECISION_APPROVED_ALWAYS:
+    case WARDEN_TOOL_DECISION_REJECTED:
+    case WARDEN_TOOL_DECISION_ANSWERED:
+      return "user";
+    case WARDEN_TOOL_DECISION_NONE:
+    case WARDEN_TOOL_DECISION_ASKED:
+    default:
+      return NULL;
+    }
+}
+
+static void
+announce (Run            *run,
+          WardenToolCall *call)
+{
+  JsonBuilder *b = event_begin (run, "tool_call");
+  JsonObject *input = warden_tool_call_get_input (call);
+  WardenToolDecision decision = warden_tool_call_get_decision (call);
+
+  g_hash_table_add (run->announced, g_strdup (warden_tool_call_get_id (call)));
+  add_string (b, "id", warden_tool_call_get_id (call));
+  add_string (b, "tool", warden_tool_call_get_name (call));
+  json_builder_set_member_name (b, "input");
+  if (input != NULL)
+    json_builder_add_value (b, json_node_init_object (json_node_alloc (), input));
+  else
+    json_builder_add_null_value (b);
+  add_string (b, "decision", warden_tool_decision_to_string (decision));
+  add_string (b, "decided_by", decided_by (decision));
+  add_string (b, "pattern", warden_tool_call_get_pattern (call));
+  add_string (b, "reason", warden_tool_call_get_reason (call));
+  event_end (run, b);
+}
+
+static void
+tool_call_cb (WardenAgent    *agent,
+              WardenToolCall *call,
+              Run            *run)
+{
+  announce (run, call);
+  if (warden_tool_call_get_kind (call) == WARDEN_TOOL_KIND_EXEC)
+    {
+      g_free (run->exec_id);
+      run->exec_id = g_strdup (warden_tool_call_get_id (call));
+    }
+}
+
+static void
+output_cb (WardenAgent *agent,
+           int          stream,
+           const char  *data,
+           Run         *run)
+{
+  JsonBuilder *b = event_begin (run, "output");
+
+  add_string (b, "id", run->exec_id);
+  add_string (b, "stream", stream == WARDEN_STREAM_STDERR ? "stderr" : "stdout");
+  add_string (b, "chunk", data);
+  event_end (run, b);
+}
+
+static void
+tool_result_cb (WardenAgent    *agent,
+                WardenToolCall *call,
+                Run            *run)
+{
+  JsonBuilder *b;
+  gboolean ran = warden_tool_call_get_kind (call) == WARDEN_TOOL_KIND_EXEC &&
+                 warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_FINISHED &&
+                 !warden_tool_call_get_is_error (call);
+
+  /* Denied, rejected, answered or settled in an earlier run: every result
+   * follows a tool_call event that says how it was decided. */
+  if (!g_hash_table_contains (run->announced, warden_tool_call_get_id (call)))
+    announce (run, call);
+  if (g_strcmp0 (run->exec_id, warden_tool_call_get_id (call)) == 0)
+    g_clear_pointer (&run->exec_id, g_free);
+
+  b = event_begin (run, "tool_result");
+  add_string (b, "id", warden_tool_call_get_id (call));
+  add_string (b, "tool", warden_tool_call_get_name (call));
+  add_string (b, "state", warden_tool_call_state_to_string (warden_tool_call_get_state (call)));
+  add_string (b, "decision",
+              warden_tool_decision_to_string (warden_tool_call_get_decision (call)));
+  add_bool (b, "is_error", warden_tool_call_get_is_error (call));
+  json_builder_set_member_name (b, "exit_code");
+  if (ran)
+    json_builder_add_int_value (b, warden_tool_call_get_exit_code (call));
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "duration_ms");
+  if (ran)
+    json_builder_add_int_value (b, warden_tool_call_get_duration_ms (call));
+  else
+    json_builder_add_null_value (b);
+  add_bool (b, "truncated", warden_tool_call_get_truncated (call));
+  add_bool (b, "timed_out", warden_tool_call_get_timed_out (call));
+  add_string (b, "feedback", warden_tool_call_get_feedback (call));
+  add_string (b, "result", warden_tool_call_get_result (call) ?: "");
+  event_end (run, b);
+}
+
+static void
+retrying_cb (WardenAgent *agent,
+             guint        attempt,
+             guint        delay_ms,
+             const char  *reason,
+             Run         *run)
+{
+  JsonBuilder *b = event_begin (run, "retrying");
+
+  add_int (b, "attempt", attempt);
+  add_int (b, "delay_ms", delay_ms);
+  add_string (b, "reason", reason);
+  event_end (run, b);
+}
+
+/* Progress, for a person watching: standard error. */
+static void
+waiting_cb (WardenAgent *agent,
+            guint        seconds,
+            Run         *run)
+{
+  if (seconds > 0)
+    g_printerr ("warden-cli: the model has not answered for %u s; still waiting\n", seconds);
+}
+
+void
+_warden_cli_json_connect (Run         *run,
+                          WardenAgent *agent)
+{
+  run->announced = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_signal_connect (agent, "text-delta", G_CALLBACK (text_delta_cb), run);
+  g_signal_connect (agent, "tool-call", G_CALLBACK (tool_call_cb), run);
+  g_signal_connect (agent, "tool-result", G_CALLBACK (tool_result_cb), run);
+  g_signal_connect (agent, "output", G_CALLBACK (output_cb), run);
+  g_signal_connect (agent, "retrying", G_CALLBACK (retrying_cb), run);
+  g_signal_connect (agent, "waiting", G_CALLBACK (waiting_cb), run);
+}
+
+void
+_warden_cli_json_clear (Run *run)
+{
+  g_clear_pointer (&run->announced, g_hash_table_unref);
+  g_clear_pointer (&run->exec_id, g_free);
+}
+
+void
+_warden_cli_json_session (Run                       *run,
+                          WardenAgent               *agent,
+                          const WardenSessionRecord *info,
+                          const char                *task,
+                          gboolean                   resumed)
+{
+  JsonBuilder *b;
+
+  run->session_id = warden_agent_get_session_id (agent);
+  b = event_begin (run, "session");
+  add_string (b, "id", run->session_id);
+  add_bool (b, "resumed", resumed);
+  /* A new session is named after its task when the task is sent. */
+  add_string (b, "title", info && info->title ? info->title : task);
+  add_string (b, "workspace", info ? info->workspace : NULL);
+  add_string (b, "profile", warden_agent_get_profile (agent));
+  add_string (b, "provider", info ? info->provider : NULL);
+  add_string (b, "model", info ? info->model : NULL);
+  add_string (b, "base_url", info ? info->base_url : NULL);
+  add_string (b, "sandbox", info ? info->sandbox : NULL);
+  event_end (run, b);
+}
+
+void
+_warden_cli_json_error (Run        *run,
+                        const char *code,
+                        const char *message,
+                        const char *hint)
+{
+  JsonBuilder *b = event_begin (run, "error");
+
+  add_string (b, "code", code);
+  add_string (b, "message", message);
+  add_string (b, "hint", hint);
+  event_end (run, b);
+}
+
+void
+_warden_cli_json_finished (Run        *run,
+                           const char *reason,
+                           guint       steps,
+                           const char *pending,
+                           int         status)
+{
+  JsonBuilder *b = event_begin (run, "finished");
+
+  add_string (b, "reason", reason);
+  add_int (b, "steps", steps);
+  add_string (b, "pending", pending);
+  add_int (b, "exit_code", status);
+  event_end (run, b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* A question waits: its event, then answers until one is whole */
+
+static void
+add_part (JsonBuilder              *b,
+          const WardenDecisionPart *part)
+{
+  g_autofree char *text = shown (part->text);
+
+  json_builder_begin_object (b);
+  add_string (b, "text", part->text);
+  add_string (b, "shown", text);
+  add_string (b, "verdict", warden_verdict_to_string (part->verdict));
+  add_string (b, "origin", warden_origin_to_string (part->origin));
+  add_string (b, "reason", part->reason);
+  add_string (b, "pattern", part->pattern);
+  add_string (b, "suggestion", part->suggestion);
+  json_builder_end_object (b);
+}
+
+static void
+announce_pending (Run            *run,
+                  WardenApproval *approval)
+{
+  WardenApprovalKind kind = warden_approval_get_kind (approval);
+  const char *subject = warden_approval_get_subject (approval);
+  g_autofree char *subject_shown = shown (subject);
+  JsonBuilder *b;
+
+  if (kind == WARDEN_APPROVAL_QUESTION)
+    {
+      b = event_begin (run, "ask_user");
+      add_string (b, "id", warden_approval_get_id (approval));
+      add_string (b, "question", subject);
+      add_string (b, "shown", subject_shown);
+      add_strv (b, "choices", warden_approval_get_choices (approval));
+      event_end (run, b);
+      return;
+    }
+
+  b = event_begin (run, "approval_required");
+  add_string (b, "id", warden_approval_get_id (approval));
+  add_string (b, "kind", kind == WARDEN_APPROVAL_COMMAND ? "command" : "file");
+  add_string (b, "tool", warden_approval_get_tool_name (approval));
+  add_string (b, kind == WARDEN_APPROVAL_COMMAND ? "command" : "path", subject);
+  add_string (b, "shown", subject_shown);
+  add_string (b, "cwd", warden_approval_get_cwd (approval));
+  add_strv (b, "env", warden_approval_get_env (approval));
+  add_string (b, "sandbox", warden_approval_get_sandbox (approval));
+  add_string (b, "reason", warden_approval_get_reason (approval));
+  json_builder_set_member_name (b, "parts");
+  json_builder_begin_array (b);
+  {
+    WardenDecision *decision = warden_approval_get_decision (approval);
+
+    for (guint i = 0; decision != NULL && i < warden_decision_get_n_parts (decision); i++)
+      add_part (b, warden_decision_get_part (decision, i));
+  }
+  json_builder_end_array (b);
+  if (kind == WARDEN_APPROVAL_COMMAND)
+    {
+      WardenDecision *decision = warden_approval_get_decision (approval);
+      const WardenDecisionPart *uncovered = decision ? warden_decision_get_uncovered (decision)
+                                                     : NULL;
+
+      add_strv (b, "suggestions", warden_approval_get_suggestions (approval));
+      add_bool (b, "always_allow", uncovered == NULL);
+      json_builder_set_member_name (b, "uncovered");
+      if (uncovered != NULL)
+        {
+          json_builder_begin_object (b);
+          add_string (b, "text", uncovered->text);
+          add_string (b, "reason", uncovered->reason);
+          json_builder_end_object (b);
+        }
+      else
+        json_builder_add_null_value (b);
+    }
+  else
+    {
+      add_strv (b, "suggestions", NULL);
+      add_bool (b, "always_allow", FALSE);
+      add_string (b, "uncovered", NULL);
+    }
+  event_end (run, b);
+}
+
+static const char answer_hint[] =
+  "Send one JSON object on a line: {\"approval\": ID, \"approved\": true or false, "
+  "\"allow_always\": false, \"pattern\": \"…\", \"feedback\": \"…\"} or "
+  "{\"answer\": ID, \"text\": \"…\"}. The question is still pending.";
+
+/* Reads a member that must be of @type when it is there; FALSE (and an
+ * error event) when it is something else. */
+static gboolean
+optional_member (Run         *run,
+                 JsonObject  *object,
+                 const char  *name,
+                 GType        type,
+                 JsonNode   **node_out)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  *node_out = NULL;
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != type)
+    {
+      g_autofree char *message = g_strdup_printf ("“%s” must be %s", name,
+                                                  type == G_TYPE_BOOLEAN ? "true or false"
+                                                  : "a string");
+
+      _warden_cli_json_error (run, "bad_input", message, answer_hint);
+      return FALSE;
+    }
+  *node_out = node;
+  return TRUE;
+}
+
+/* Takes one line of input as an answer to @approval: TRUE with @answer
+ * filled (its strings are @parser's), or FALSE after an error event (the
+ * question still waits). */
+static gboolean
+parse_answer (Run                  *run,
+              WardenApproval       *approval,
+              JsonParser           *parser,
+              const char           *line,
+              WardenApprovalAnswer *answer)
+{
+  g_autoptr(GError) error = NULL;
+  JsonObject *object;
+  JsonNode *id_node, *approved, *always, *pattern, *feedback, *text;
+  const char *id_member;
+  gboolean question = warden_approval_get_kind (approval) == WARDEN_APPROVAL_QUESTION;
+  const char *id;
+
+  if (!json_parser_load_from_data (parser, line, -1, &error))
+    {
+      g_autofree char *message = g_strdup_printf ("the line is not JSON: %s", error->message);
+
+      _warden_cli_json_error (run, "bad_input", message, answer_hint);
+      return FALSE;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    {
+      _warden_cli_json_error (run, "bad_input", "the line is not a JSON object", answer_hint);
+      return FALSE;
+    }
+  object = json_node_get_object (json_parser_get_root (parser));
+  id_member = json_object_has_member (object, "approval") ? "approval"
+              : json_object_has_member (object, "answer") ? "answer" : NULL;
+  if (id_member == NULL)
+    {
+      _warden_cli_json_error (run, "bad_input",
+                              "the object has neither “approval” nor “answer”", answer_hint);
+      return FALSE;
+    }
+  id_node = json_object_get_member (object, id_member);
+  id = JSON_NODE_HOLDS_VALUE (id_node) && json_node_get_value_type (id_node) == G_TYPE_STRING
+       ? json_node_get_string (id_node) : NULL;
+  if (id == NULL || strcmp (id, warden_approval_get_id (approval)) != 0)
+    {
+      g_autofree char *message = g_strdup_printf ("nothing with this id waits; %s “%s” does",
+                                                  question ? "the question" : "the approval",
+                                                  warden_approval_get_id (approval));
+
+      _warden_cli_json_error (run, "unknown_id", message,
+                              "Answer the id of the last approval_required or ask_user event.");
+      return FALSE;
+    }
+  if (question != (strcmp (id_member, "answer") == 0))
+    {
+      _warden_cli_json_error (run, "bad_input",
+                              question ? "this is a question: answer it with {\"answer\": ID, "
+                                         "\"text\": \"…\"}"
+                                       : "this is an approval: answer it with {\"approval\": ID, "
+                                         "\"approved\": true or false}",
+                              answer_hint);
+      return FALSE;
+    }
+
+  if (question)
+    {
+      if (!optional_member (run, object, "text", G_TYPE_STRING, &text))
+        return FALSE;
+      if (text == NULL)
+        {
+          _warden_cli_json_error (run, "bad_input", "the answer has no “text”", answer_hint);
+          return FALSE;
+        }
+      answer->answer = json_node_get_string (text);
+      return TRUE;
+    }
+
+  /* Nothing approves by default: "approved" must be said. */
+  if (!optional_member (run, object, "approved", G_TYPE_BOOLEAN, &approved) ||
+      !optional_member (run, object, "allow_always", G_TYPE_BOOLEAN, &always) ||
+      !optional_member (run, object, "pattern", G_TYPE_STRING, &pattern) ||
+      !optional_member (run, object, "feedback", G_TYPE_STRING, &feedback))
+    return FALSE;
+  if (approved == NULL)
+    {
+      _warden_cli_json_error (run, "bad_input", "the answer has no “approved”: true or false",
+                              answer_hint);
+      return FALSE;
+    }
+  answer->approved = json_node_get_boolean (approved);
+  answer->allow_always = always != NULL && json_node_get_boolean (always);
+  answer->pattern = pattern ? json_node_get_string (pattern) : NULL;
+  answer->feedback = feedback ? json_node_get_string (feedback) : NULL;
+  if (answer->allow_always && !answer->approved)
+    {
+      _warden_cli_json_error (run, "bad_input", "“allow_always” goes with “approved”: true",
+                              answer_hint);
+      return FALSE;
+    }
+  if (answer->allow_always)
+    {
+      WardenDecision *decision = warden_approval_get_decision (approval);
+      const WardenDecisionPart *uncovered = decision ? warden_decision_get_uncovered (decision)
+                                                     : NULL;
+      g_autofree char *message = NULL;
+
+      if (warden_approval_get_kind (approval) != WARDEN_APPROVAL_COMMAND)
+        message = g_strdup ("a file approval cannot be always allowed; approve it once");
+      else if (uncovered != NULL)
+        message = g_strdup_printf ("no pattern can always allow “%s” (%s); approve it once",
+                                   uncovered->text, uncovered->reason ?: "");
+      if (message != NULL)
+        {
+          _warden_cli_json_error (run, "not_allowed", message,
+                                  "Answer with \"allow_always\": false, or reject it.");
+          return FALSE;
+        }
+    }
+  if (answer->pattern != NULL && !answer->allow_always)
+    {
+      _warden_cli_json_error (run, "bad_input", "“pattern” goes with “allow_always”: true",
+                              answer_hint);
+      return FALSE;
+    }
+  if (answer->feedback != NULL && answer->approved)
+    {
+      _warden_cli_json_error (run, "bad_input", "“feedback” goes with “approved”: false",
+                              answer_hint);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+PromptResult
+_warden_cli_json_answer (Run         *run,
+                         WardenAgent *agent)
+{
+  WardenApproval *approval = warden_agent_get_pending (agent);
+
+  announce_pending (run, approval);
+  for (;;)
+    {
+      g_autofree char *line = NULL;
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(GError) error = NULL;
+      WardenApprovalAnswer answer = { 0 };
+      PromptResult result;
+
+      if (run->write_errno != 0)
+        return PROMPT_STOPPED;
+      if ((result = _warden_cli_run_read_line (run, &line)) != PROMPT_ANSWERED)
+        return result;
+      if (*line == '\0')
+        continue;
+      if (!parse_answer (run, approval, parser, line, &answer))
+        continue;
+      answer.via = "script";
+      if (!warden_agent_resolve (agent, &answer, &error))
+        {
+          /* A pattern the profile cannot take, say: the question waits. */
+          if (g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED) ||
+              error->domain == WARDEN_POLICY_ERROR)
+            {
+              _warden_cli_json_error (run, "not_allowed", error->message, answer_hint);
+              continue;
+            }
+          warden_cli_error ("%s", error->message);
+          _warden_cli_json_error (run, "store", error->message,
+                                  "Nothing was recorded; resume the session when the database "
+                                  "is writable.");
+          return PROMPT_FAILED;
+        }
+      return PROMPT_ANSWERED;
+    }
+}

@@ -1,0 +1,103 @@
+/* warden-cli-run-private.h: what "run" and its JSON Lines mode share
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "agent/warden-agent.h"
+
+G_BEGIN_DECLS
+
+/* Exit statuses of "run"; 2 is a usage, workspace or setup error, and a
+ * signal N that stops it gives 128 + N. */
+#define EXIT_FAILED      1  /* the store or the output failed; the message says which */
+#define EXIT_MAX_STEPS   3
+#define EXIT_PROVIDER    4
+#define EXIT_IN_USE      5  /* another process drives the session */
+#define EXIT_NO_ANSWER   6  /* input ended with a question pending; it still waits */
+#define EXIT_SIGNAL_BASE 128
+
+/* Where a filter of terminal text is: a sequence, or a carriage return, may
+ * be cut between two chunks, and only its end says what it is. */
+typedef enum
+{
+  FILTER_TEXT,
+  FILTER_ESC,   /* after ESC */
+  FILTER_CSI,   /* after ESC [, in its parameters */
+  FILTER_CR,    /* after \r: a line end if \n follows */
+} FilterState;
+
+typedef struct
+{
+  FilterState  state;
+  gboolean     keep_colour;  /* SGR (ESC [ … m) passes: it can colour, not move or rewrite */
+  GString     *held;         /* the bytes of the sequence so far */
+} TermFilter;
+
+typedef struct
+{
+  GMainLoop        *loop;
+  GAsyncResult     *result;
+  GCancellable     *cancellable;
+  GDataInputStream *input;
+  gboolean          in_text;     /* the assistant's text is being streamed */
+  int               signum;      /* the first of SIGINT, SIGTERM, SIGHUP that came, or 0 */
+  int               write_errno; /* standard output failed with this, or 0 */
+  gboolean          raw_output;  /* --raw-output: command output as it comes */
+  TermFilter        text_filter; /* the model's words */
+  TermFilter        out_filter[2]; /* a command's standard output and error, each on its own */
+
+  /* --json: standard output carries events, one JSON object per line. */
+  gboolean          json;
+  gint64            seq;         /* of the last event written */
+  const char       *session_id;  /* once known (NULL: a setup error before it); not owned */
+  GHashTable       *announced;   /* ids of the tool calls a tool_call event named */
+  char             *exec_id;     /* the command running now, for output events */
+} Run;
+
+/* What became of a prompt. */
+typedef enum
+{
+  PROMPT_ANSWERED,   /* the answer is recorded */
+  PROMPT_NO_ANSWER,  /* end of input: nothing recorded, it waits */
+  PROMPT_STOPPED,    /* a signal, or the output failed: nothing recorded */
+  PROMPT_FAILED,     /* the answer could not be recorded */
+} PromptResult;
+
+/* Writes @text to standard output and flushes; a failed write cancels the
+ * run and is remembered in write_errno. */
+gboolean      _warden_cli_run_write     (Run          *run,
+                                         const char   *text);
+/* One line of standard input, without its end, read while the main loop
+ * runs (a signal stops the wait). */
+PromptResult  _warden_cli_run_read_line (Run          *run,
+                                         char        **line_out);
+
+/* warden-cli-run-json.c */
+void          _warden_cli_json_connect  (Run          *run,
+                                         WardenAgent  *agent);
+void          _warden_cli_json_session  (Run          *run,
+                                         WardenAgent  *agent,
+                                         const WardenSessionRecord *info,
+                                         const char   *task,
+                                         gboolean      resumed);
+PromptResult  _warden_cli_json_answer   (Run          *run,
+                                         WardenAgent  *agent);
+/* An error event: @code a short word a script can test, @message the
+ * sentence, @hint what to do (may be NULL). */
+void          _warden_cli_json_error    (Run          *run,
+                                         const char   *code,
+                                         const char   *message,
+                                         const char   *hint);
+void          _warden_cli_json_finished (Run          *run,
+                                         const char   *reason,
+                                         guint         steps,
+                                         const char   *pending,
+                                         int           status);
+void          _warden_cli_json_clear    (Run          *run);
+
+G_END_DECLS
