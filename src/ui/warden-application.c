@@ -139,7 +139,8 @@ warden_application_default_sandbox (WardenApplication *self)
 
 typedef struct
 {
-  WardenApplication *self;
+  GSettings         *settings;
+  WardenCredentials *credentials;
   char              *anthropic_key;
   gboolean           anthropic_done;
   char              *openai_key;
@@ -148,7 +149,8 @@ typedef struct
 static void
 provider_lookup_free (ProviderLookup *lookup)
 {
-  g_object_unref (lookup->self);
+  g_object_unref (lookup->settings);
+  g_object_unref (lookup->credentials);
   g_free (lookup->anthropic_key);
   g_free (lookup->openai_key);
   g_free (lookup);
@@ -191,34 +193,44 @@ ollama_cb (GObject      *object,
            GAsyncResult *result,
            gpointer      user_data)
 {
-  ProviderLookup *lookup = user_data;
-  WardenApplication *self = lookup->self;
-  g_autofree char *model = warden_openai_provider_probe_ollama_finish (result, NULL);
+  g_autoptr(GTask) task = user_data;
+  ProviderLookup *lookup = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *model = warden_openai_provider_probe_ollama_finish (result, &error);
+  g_autofree char *configured = NULL;
+  g_autofree char *base_url = NULL;
 
-  if (model != NULL && !g_cancellable_is_cancelled (self->provider_cancellable))
+  if (model == NULL)
     {
-      g_autofree char *configured = g_settings_get_string (self->settings, "model");
-      g_autofree char *base_url = g_settings_get_string (self->settings, "base-url");
-      g_autoptr(WardenLlmProvider) provider =
-        warden_openai_provider_new (NULL, nonempty (base_url) ? base_url : WARDEN_OLLAMA_BASE_URL,
-                                    nonempty (configured) ? configured : model);
-
-      set_provider (self, provider);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_task_return_error (task, g_steal_pointer (&error));
+      else
+        g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
+                                 _("No API key was found, and no Ollama server answers (%s)"),
+                                 error ? error->message : _("it has no model"));
+      return;
     }
-  provider_lookup_free (lookup);
+  configured = g_settings_get_string (lookup->settings, "model");
+  base_url = g_settings_get_string (lookup->settings, "base-url");
+  g_task_return_pointer (task,
+                         warden_openai_provider_new (NULL,
+                                                     nonempty (base_url) ? base_url
+                                                                         : WARDEN_OLLAMA_BASE_URL,
+                                                     nonempty (configured) ? configured : model),
+                         g_object_unref);
 }
 
 static void
-decide_provider (ProviderLookup *lookup)
+decide_provider (GTask *task)
 {
-  WardenApplication *self = lookup->self;
-  g_autofree char *name = g_settings_get_string (self->settings, "provider");
-  g_autofree char *model = g_settings_get_string (self->settings, "model");
-  g_autofree char *base_url = g_settings_get_string (self->settings, "base-url");
+  ProviderLookup *lookup = g_task_get_task_data (task);
+  g_autofree char *name = g_settings_get_string (lookup->settings, "provider");
+  g_autofree char *model = g_settings_get_string (lookup->settings, "model");
+  g_autofree char *base_url = g_settings_get_string (lookup->settings, "base-url");
   /* Taken out of the environment in main(): commands cannot read them there. */
   const char *anthropic = warden_env_keys_get ("ANTHROPIC_API_KEY");
   const char *openai = warden_env_keys_get ("OPENAI_API_KEY");
-  g_autoptr(WardenLlmProvider) provider = NULL;
+  WardenLlmProvider *provider = NULL;
   gboolean is_auto = g_strcmp0 (name, "auto") == 0;
 
   if (anthropic == NULL)
@@ -245,13 +257,17 @@ decide_provider (ProviderLookup *lookup)
     }
   else if (is_auto || g_strcmp0 (name, "ollama") == 0)
     {
-      warden_openai_provider_probe_ollama_async (nonempty (base_url), self->provider_cancellable,
-                                                 ollama_cb, lookup);
+      warden_openai_provider_probe_ollama_async (nonempty (base_url),
+                                                 g_task_get_cancellable (task),
+                                                 ollama_cb, g_object_ref (task));
       return;
     }
 
-  set_provider (self, provider);
-  provider_lookup_free (lookup);
+  if (provider != NULL)
+    g_task_return_pointer (task, provider, g_object_unref);
+  else
+    g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
+                             _("No API key is set for this provider: enter one under API Key"));
 }
 
 /* The keys are looked up one provider after the other: anthropic, openai. */
@@ -260,14 +276,15 @@ key_cb (GObject      *object,
         GAsyncResult *result,
         gpointer      user_data)
 {
-  ProviderLookup *lookup = user_data;
+  g_autoptr(GTask) task = user_data;
+  ProviderLookup *lookup = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
   char *key = warden_credentials_lookup_finish (WARDEN_CREDENTIALS (object), result, &error);
   gboolean first = !lookup->anthropic_done;
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      provider_lookup_free (lookup);
+      g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
   /* No keyring: the environment may still have a key. */
@@ -277,28 +294,74 @@ key_cb (GObject      *object,
     {
       lookup->anthropic_key = key;
       lookup->anthropic_done = TRUE;
-      warden_credentials_lookup_async (lookup->self->credentials, "openai",
-                                       lookup->self->provider_cancellable, key_cb, lookup);
+      GCancellable *cancellable = g_task_get_cancellable (task);
+
+      warden_credentials_lookup_async (lookup->credentials, "openai", cancellable, key_cb,
+                                       g_steal_pointer (&task));
       return;
     }
   lookup->openai_key = key;
-  decide_provider (lookup);
+  decide_provider (task);
+}
+
+void
+warden_application_build_provider_async (GSettings           *settings,
+                                         WardenCredentials   *credentials,
+                                         GCancellable        *cancellable,
+                                         GAsyncReadyCallback  callback,
+                                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  ProviderLookup *lookup = g_new0 (ProviderLookup, 1);
+
+  g_return_if_fail (G_IS_SETTINGS (settings));
+  g_return_if_fail (WARDEN_IS_CREDENTIALS (credentials));
+
+  lookup->settings = g_object_ref (settings);
+  lookup->credentials = g_object_ref (credentials);
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, warden_application_build_provider_async);
+  g_task_set_task_data (task, lookup, (GDestroyNotify) provider_lookup_free);
+  warden_credentials_lookup_async (credentials, "anthropic", cancellable, key_cb,
+                                   g_steal_pointer (&task));
+}
+
+WardenLlmProvider *
+warden_application_build_provider_finish (GAsyncResult  *result,
+                                          GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+reload_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(WardenApplication) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenLlmProvider) provider = warden_application_build_provider_finish (result,
+                                                                                   &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  set_provider (self, provider);
 }
 
 void
 warden_application_reload_provider (WardenApplication *self)
 {
-  ProviderLookup *lookup = g_new0 (ProviderLookup, 1);
-
   g_cancellable_cancel (self->provider_cancellable);
   g_clear_object (&self->provider_cancellable);
   self->provider_cancellable = g_cancellable_new ();
 
   /* A new model applies to new sessions and to sessions opened later;
    * running ones keep theirs. */
-  lookup->self = g_object_ref (self);
-  warden_credentials_lookup_async (self->credentials, "anthropic", self->provider_cancellable,
-                                   key_cb, lookup);
+  warden_application_build_provider_async (self->settings, self->credentials,
+                                           self->provider_cancellable, reload_cb,
+                                           g_object_ref (self));
 }
 
 static void
@@ -341,6 +404,13 @@ session_title_cb (WardenSession     *session,
   g_signal_emit (self, signals[SESSIONS_CHANGED], 0);
 }
 
+static void session_finished_cb (WardenSession     *session,
+                                 int                outcome,
+                                 WardenApplication *self);
+static void session_failed_cb   (WardenSession     *session,
+                                 const GError      *error,
+                                 WardenApplication *self);
+
 static WardenSession *
 adopt_session (WardenApplication *self,
                WardenSession     *session)
@@ -350,6 +420,8 @@ adopt_session (WardenApplication *self,
                            G_CALLBACK (session_approval_resolved_cb), self, 0);
   g_signal_connect_object (session, "notify::title", G_CALLBACK (session_title_cb), self, 0);
   g_signal_connect_object (session, "notify::state", G_CALLBACK (session_title_cb), self, 0);
+  g_signal_connect_object (session, "finished", G_CALLBACK (session_finished_cb), self, 0);
+  g_signal_connect_object (session, "failed", G_CALLBACK (session_failed_cb), self, 0);
   g_hash_table_insert (self->sessions, g_strdup (warden_session_get_id (session)), session);
   return session;
 }
@@ -621,6 +693,87 @@ can_approve_from_notification (WardenApproval *approval)
   return g_strcmp0 (escaped, subject) == 0;
 }
 
+/* The project a session works on, as its folder is named. */
+static char *
+project_name (WardenSession *session)
+{
+  const char *workspace = warden_session_get_workspace (session);
+
+  return workspace != NULL && *workspace != '\0' ? g_path_get_basename (workspace)
+                                                  : g_strdup (_("No project"));
+}
+
+/* "project: text", one line, escaped for a body-markup daemon. */
+static char *
+project_body (WardenSession *session,
+              const char    *text)
+{
+  g_autofree char *project = project_name (session);
+  g_autofree char *joined = NULL;
+
+  if (text == NULL || *text == '\0')
+    return notification_body (project);
+  /* Translators: a notification's body: the project (a folder name), then
+   * what happened in it */
+  joined = g_strdup_printf (_("%s: %s"), project, text);
+  return notification_body (joined);
+}
+
+/* Whether the user is in one of Warden's windows now. */
+static gboolean
+user_is_looking (WardenApplication *self)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l; l = l->next)
+    if (gtk_widget_get_visible (l->data) && gtk_window_is_active (l->data))
+      return TRUE;
+  return FALSE;
+}
+
+/* A task ended while the user looked elsewhere: say so, naming the project;
+ * clicking opens the window on its session. */
+static void
+announce_task (WardenApplication *self,
+               WardenSession     *session,
+               const char        *title,
+               const char        *text)
+{
+  g_autoptr(GNotification) notification = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *body = NULL;
+
+  if (user_is_looking (self))
+    return;
+
+  id = g_strdup_printf ("task-%s", warden_session_get_id (session));
+  body = project_body (session, text);
+  notification = g_notification_new (title);
+  g_notification_set_body (notification, body);
+  g_notification_set_default_action_and_target (notification, "app.show-session", "s",
+                                                 warden_session_get_id (session));
+  g_application_send_notification (G_APPLICATION (self), id, notification);
+}
+
+static void
+session_finished_cb (WardenSession     *session,
+                     int                outcome,
+                     WardenApplication *self)
+{
+  /* Waiting: the approval or the question has a notification of its own. */
+  if (outcome == WARDEN_AGENT_FINISHED)
+    announce_task (self, session, _("Task finished"), warden_session_get_title (session));
+  else if (outcome == WARDEN_AGENT_MAX_STEPS)
+    announce_task (self, session, _("Task paused"),
+                   _("the agent used all its steps; send a message to let it go on"));
+}
+
+static void
+session_failed_cb (WardenSession     *session,
+                   const GError      *error,
+                   WardenApplication *self)
+{
+  announce_task (self, session, _("Task failed"), error ? error->message : NULL);
+}
+
 static void
 announce_approval (WardenApplication *self,
                    WardenSession     *session,
@@ -641,7 +794,7 @@ announce_approval (WardenApplication *self,
   switch (warden_approval_get_kind (approval))
     {
     case WARDEN_APPROVAL_QUESTION:
-      title = _("The agent asks a question");
+      title = _("Needs your answer");
       break;
     case WARDEN_APPROVAL_PATH:
       title = _("File access needs approval");
@@ -662,7 +815,11 @@ announce_approval (WardenApplication *self,
   g_hash_table_insert (self->tickets, token, ticket);
 
   id = g_strdup_printf ("approval-%s", warden_approval_get_id (approval));
-  body = notification_body (warden_approval_get_subject (approval));
+  /* A question names its project; a command is shown alone, as it will run. */
+  if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_QUESTION)
+    body = project_body (session, warden_approval_get_subject (approval));
+  else
+    body = notification_body (warden_approval_get_subject (approval));
   notification = g_notification_new (title);
   g_notification_set_body (notification, body);
   g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
@@ -781,6 +938,21 @@ show_approval_action_cb (GSimpleAction *action,
   if (ticket != NULL)
     warden_window_show_approval (window, ticket->session,
                                  warden_approval_get_id (ticket->approval));
+}
+
+/* A session id is no secret: showing a session answers nothing. */
+static void
+show_session_action_cb (GSimpleAction *action,
+                        GVariant      *parameter,
+                        gpointer       user_data)
+{
+  WardenApplication *self = user_data;
+  WardenWindow *window = ensure_window (self);
+  const char *id = g_variant_get_string (parameter, NULL);
+
+  gtk_window_present (GTK_WINDOW (window));
+  if (*id != '\0')
+    warden_window_select_session (window, id);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -908,6 +1080,7 @@ static const GActionEntry app_actions[] = {
   { "approve", approve_action_cb, "s" },
   { "reject", reject_action_cb, "s" },
   { "show-approval", show_approval_action_cb, "s" },
+  { "show-session", show_session_action_cb, "s" },
 };
 
 /* ------------------------------------------------------------------------ */

@@ -1,4 +1,5 @@
-/* test-notification.c: the desktop notification that asks for an approval
+/* test-notification.c: the desktop notifications: approvals, and tasks that
+ * end while the user is in another window
  *
  * The notification goes over a private session bus (tests/ui/gui-session) to
  * python3-dbusmock's notification daemon, which records each Notify call;
@@ -12,12 +13,14 @@
 
 #include "config.h"
 
+#include <gdk/x11/gdkx.h>
 #include <glib/gstdio.h>
 #include <string.h>
 
 #include "fake-model.h"
 #include "warden-application.h"
 #include "warden-test-util.h"
+#include "warden-window.h"
 
 static WardenApplication *app;
 static FakeModel *fake;
@@ -446,6 +449,204 @@ test_forged_targets (void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Tasks that end while the user looks elsewhere */
+
+/* The daemon's id of the last notification whose body holds @marker: the
+ * template numbers new ones from 1; a replacement keeps its id. */
+static guint32
+notification_id_of (const char *marker)
+{
+  g_autoptr(GVariant) calls = NULL;
+  g_autoptr(GVariant) list = NULL;
+  guint32 next = 0, found = 0;
+
+  calls = g_dbus_connection_call_sync (other, "org.freedesktop.Notifications",
+                                       "/org/freedesktop/Notifications",
+                                       "org.freedesktop.DBus.Mock", "GetCalls", NULL,
+                                       G_VARIANT_TYPE ("(a(tsav))"), G_DBUS_CALL_FLAGS_NONE, -1,
+                                       NULL, NULL);
+  g_assert_nonnull (calls);
+  list = g_variant_get_child_value (calls, 0);
+  for (gsize i = 0; i < g_variant_n_children (list); i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (list, i);
+      g_autoptr(GVariant) args = g_variant_get_child_value (entry, 2);
+      g_autoptr(GVariant) replaces = NULL;
+      g_autoptr(GVariant) body = NULL;
+      const char *method;
+      guint32 id;
+
+      g_variant_get_child (entry, 1, "&s", &method);
+      if (g_strcmp0 (method, "Notify") != 0)
+        continue;
+      replaces = unbox (args, 1);
+      id = g_variant_get_uint32 (replaces) != 0 ? g_variant_get_uint32 (replaces) : ++next;
+      body = unbox (args, 4);
+      if (strstr (g_variant_get_string (body, NULL), marker) != NULL)
+        found = id;
+    }
+  return found;
+}
+
+/* A session with its own project folder @name whose model says @sse. */
+static WardenSession *
+start_scripted (const char *name,
+                char       *sse)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *workspace = g_build_filename (root, name, NULL);
+  WardenSession *session;
+
+  g_mkdir_with_parents (workspace, 0777);
+  session = warden_application_create_session (app, workspace, "node", "bwrap", "a task",
+                                               &error);
+  g_assert_no_error (error);
+  g_queue_push_tail (&fake->script, sse);
+  g_assert_true (warden_session_send (session, "go on", &error));
+  g_assert_no_error (error);
+  return session;
+}
+
+/* No window at all: the task's end goes to the desktop, naming the project,
+ * and clicking it opens the window on the session. */
+static void
+test_task_finished (void)
+{
+  WardenSession *session = start_scripted ("proj-finished", fake_reply ("All done.", NULL));
+  g_auto(Notified) n = { 0 };
+
+  wait_until (is_idle, session, 60, "the end of the turn");
+  wait_notified (&n, "proj-finished");
+  g_assert_cmpstr (n.summary, ==, "Task finished");
+  g_assert_true (g_str_has_prefix (n.body, "proj-finished: "));
+  /* Only the default action (a click): nothing to answer. */
+  g_assert_false (has_action (&n, "app.approve"));
+}
+
+static void
+test_task_failed (void)
+{
+  static const char error_event[] =
+    "event: error\n"
+    "data: {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\","
+    "\"message\":\"the-scripted-failure\"}}\n\n";
+  WardenSession *session = start_scripted ("proj-failed", g_strdup (error_event));
+  g_auto(Notified) n = { 0 };
+
+  wait_until (is_idle, session, 60, "the failed turn");
+  wait_notified (&n, "proj-failed");
+  g_assert_cmpstr (n.summary, ==, "Task failed");
+  g_assert_true (g_str_has_prefix (n.body, "proj-failed: "));
+  g_assert_nonnull (strstr (n.body, "the-scripted-failure"));
+}
+
+static void
+test_task_question (void)
+{
+  WardenSession *session =
+    start_scripted ("proj-question",
+                    fake_reply (NULL, "ask_user", "{\"question\":\"Which branch?\"}", NULL));
+  g_auto(Notified) n = { 0 };
+  g_autoptr(GError) error = NULL;
+
+  wait_until (has_pending, session, 60, "the question");
+  wait_notified (&n, "proj-question");
+  g_assert_cmpstr (n.summary, ==, "Needs your answer");
+  g_assert_cmpstr (n.body, ==, "proj-question: Which branch?");
+
+  g_queue_push_tail (&fake->script, fake_reply ("Thanks.", NULL));
+  g_assert_true (warden_session_answer (session,
+                                        warden_approval_get_id (warden_session_get_pending (session)),
+                                        TRUE, FALSE, "main", "card", &error));
+  g_assert_no_error (error);
+  wait_until (is_idle, session, 60, "the end of the turn");
+}
+
+/* Real X focus, as a window manager gives it when the user clicks a window. */
+static void
+x_focus (GtkWidget *toplevel)
+{
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (toplevel));
+  g_autofree char *command = g_strdup_printf ("xdotool windowfocus --sync %lu",
+                                              (gulong) gdk_x11_surface_get_xid (surface));
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_spawn_command_line_sync (command, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  spin (300);
+}
+
+static gboolean
+window_shows (gpointer data)
+{
+  WardenWindow *window = WARDEN_WINDOW (gtk_application_get_windows (GTK_APPLICATION (app))->data);
+
+  return warden_window_get_session (window) == data;
+}
+
+/* While the window has the focus nothing reaches the desktop; once the user
+ * is in another window, the task's end does, and its click brings the
+ * window back on that session. */
+static void
+test_task_focus (void)
+{
+  WardenWindow *window = warden_window_new (app);
+  GtkWidget *elsewhere = gtk_window_new ();
+  WardenSession *session;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  guint32 id;
+
+  gtk_window_present (GTK_WINDOW (window));
+  spin (300);
+  x_focus (GTK_WIDGET (window));
+  g_assert_true (gtk_window_is_active (GTK_WINDOW (window)));
+
+  session = start_scripted ("proj-focused", fake_reply ("Seen.", NULL));
+  wait_until (is_idle, session, 60, "the end of the turn");
+  spin (500);
+  g_assert_cmpuint (notification_id_of ("proj-focused"), ==, 0);
+
+  /* The user goes to another application's window. */
+  gtk_window_set_title (GTK_WINDOW (elsewhere), "Another application");
+  gtk_window_present (GTK_WINDOW (elsewhere));
+  spin (300);
+  x_focus (elsewhere);
+  g_assert_false (gtk_window_is_active (GTK_WINDOW (window)));
+
+  session = start_scripted ("proj-away", fake_reply ("Unseen.", NULL));
+  wait_until (is_idle, session, 60, "the end of the turn");
+  {
+    g_auto(Notified) n = { 0 };
+
+    wait_notified (&n, "proj-away");
+    g_assert_cmpstr (n.summary, ==, "Task finished");
+  }
+  g_assert_false (window_shows (session));
+
+  /* The user clicks the notification. */
+  id = notification_id_of ("proj-away");
+  g_assert_cmpuint (id, >, 0);
+  reply = g_dbus_connection_call_sync (other, "org.freedesktop.Notifications",
+                                       "/org/freedesktop/Notifications",
+                                       "org.freedesktop.DBus.Mock", "EmitSignal",
+                                       g_variant_new ("(sss@av)", "org.freedesktop.Notifications",
+                                                      "ActionInvoked", "us",
+                                                      g_variant_new_parsed ("[<%u>, <%s>]",
+                                                                            id, "default")),
+                                       NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+  g_assert_no_error (error);
+  wait_until (window_shows, session, 10, "the window on the session");
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
+
+  gtk_window_destroy (GTK_WINDOW (elsewhere));
+  gtk_window_destroy (GTK_WINDOW (window));
+  spin (200);
+}
+
+/* ------------------------------------------------------------------------ */
 
 int
 main (int    argc,
@@ -494,6 +695,11 @@ main (int    argc,
     }
   g_test_add_func ("/ui/notification/one-part-approve", test_one_part_approve);
   g_test_add_func ("/ui/notification/forged-targets", test_forged_targets);
+  g_test_add_func ("/ui/notification/task/finished", test_task_finished);
+  g_test_add_func ("/ui/notification/task/failed", test_task_failed);
+  g_test_add_func ("/ui/notification/task/question", test_task_question);
+  /* Last: it opens a window. */
+  g_test_add_func ("/ui/notification/task/focus", test_task_focus);
   ret = g_test_run ();
 
   g_object_unref (app);
