@@ -94,8 +94,7 @@ def run(args, decide=decide_by_person):
             print()
             in_text = False
         if kind == "session":
-            print(f"session {event['id']} ({event['sandbox']}, profile {event['profile']})",
-                  file=sys.stderr)
+            print(f"[{event['sandbox']} sandbox, profile {event['profile']}]")
         elif kind == "text":
             print(printable(event["text"]), end="", flush=True)
             in_text = True

@@ -237,6 +237,7 @@ tool_result_cb (WardenAgent    *agent,
   add_bool (b, "truncated", warden_tool_call_get_truncated (call));
   add_bool (b, "timed_out", warden_tool_call_get_timed_out (call));
   add_string (b, "feedback", warden_tool_call_get_feedback (call));
+  add_string (b, "diff", warden_tool_call_get_diff (call));
   add_string (b, "result", warden_tool_call_get_result (call) ?: "");
   event_end (run, b);
 }
@@ -424,6 +425,8 @@ announce_pending (Run            *run,
       add_bool (b, "always_allow", FALSE);
       add_string (b, "uncovered", NULL);
     }
+  /* A write or an edit: what it changes in the file as it is now. */
+  add_string (b, "diff", warden_approval_get_diff (approval));
   event_end (run, b);
 }
 

@@ -35,9 +35,12 @@ static const char run_description[] =
   "\n"
   "Exit status: 0 the agent finished; 1 the session store or writing the output failed;\n"
   "2 usage or setup error; 3 out of steps; 4 provider error; 5 the session is in use by\n"
-  "another process; 6 input ended at a prompt (the approval still waits); 128+N when\n"
-  "signal N stopped it: 130 Ctrl+C (SIGINT), 129 SIGHUP, 143 SIGTERM. A signal or the\n"
-  "end of input leaves an unanswered approval waiting: --resume asks it again.\n"
+  "another process; 6 stopped with a question pending (input ended at a prompt); 128+N\n"
+  "when signal N stopped it: 130 Ctrl+C (SIGINT), 129 SIGHUP, 143 SIGTERM. A signal or\n"
+  "the end of input leaves an unanswered approval waiting: --resume asks it again.\n"
+  "\n"
+  "--json: events as JSON Lines on standard output, answers as JSON Lines on standard\n"
+  "input, the same exit statuses; the schema is docs/events.md.\n"
   "\n"
   "What the model and the sandbox send is shown, never obeyed: in a prompt every control,\n"
   "bidi or invisible character is escaped (\\r, \\x1b, \\u202e), and a command's output keeps\n"
@@ -643,6 +646,19 @@ answer_pending (Run         *run,
           out (run, "  with %s\n", env);
         }
       show_reasons (run, approval);
+      /* A write or an edit: what it changes, escaped like everything the
+       * model wrote. */
+      if (warden_approval_get_diff (approval) != NULL)
+        {
+          g_autofree char *diff = warden_printable (warden_approval_get_diff (approval), -1,
+                                                    WARDEN_PRINTABLE_KEEP_LINES);
+          g_auto(GStrv) lines = g_strsplit (diff, "\n", -1);
+
+          out (run, "  it changes:\n");
+          for (guint i = 0; lines[i] != NULL; i++)
+            if (lines[i][0] != '\0' || lines[i + 1] != NULL)
+              out (run, "    %s\n", lines[i]);
+        }
       if (uncovered != NULL)
         {
           g_autofree char *text = one_line (uncovered->text);

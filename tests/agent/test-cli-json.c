@@ -12,6 +12,7 @@
 
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
 
 #include "cli-harness.h"
@@ -290,6 +291,8 @@ client_take_lines (Client *c)
             }
           else if (strcmp (answer, "KILL") == 0)
             g_subprocess_force_exit (c->proc->proc);
+          else if (strcmp (answer, "TERM") == 0)
+            g_subprocess_send_signal (c->proc->proc, SIGTERM);
           else
             {
               g_auto(GStrv) pieces = g_strsplit (answer, "$ID", -1);
@@ -846,9 +849,12 @@ test_end_of_input_leaves_pending (void)
   g_assert_cmpstr (str (finished, "pending"), ==, str (asked, "id"));
   g_assert_cmpuint (env.fake->requests->len, ==, 1);
   g_assert_false (workspace_has (&env, "count.txt"));
-  g_assert_cmpstr (json_object_get_string_member (
-                     tool_call (show_session (&env, str (asked, "session")), 0), "state"),
-                   ==, "pending");
+  {
+    g_autoptr(JsonNode) stored = show_session (&env, str (asked, "session"));
+
+    g_assert_cmpstr (json_object_get_string_member (tool_call (stored, 0), "state"), ==,
+                     "pending");
+  }
 
   outline = stored_outline (&env, str (asked, "session"));
   terminal = interactive_outline (script_count, "", 6, "count");
@@ -862,6 +868,38 @@ test_end_of_input_leaves_pending (void)
   g_assert_cmpstr (str (only_event (again, "approval_required"), "id"), ==, str (asked, "id"));
   count = workspace_file (&env, "count.txt");
   g_assert_cmpstr (count, ==, "ran\n");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* SIGTERM while an approval waits: the finished event says interrupted and
+ * names what still waits; exit 143; nothing was recorded. */
+static void
+test_term_while_waiting (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *asked, *finished;
+
+  env_set_up (&env);
+  script_count (env.fake);
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "count");
+  client_answer (c, "TERM");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 143);
+  asked = only_event (events, "approval_required");
+  finished = last_event (events);
+  assert_finished (events, "interrupted", 143);
+  g_assert_cmpstr (str (finished, "pending"), ==, str (asked, "id"));
+  {
+    g_autoptr(JsonNode) stored = show_session (&env, str (asked, "session"));
+
+    g_assert_cmpstr (json_object_get_string_member (tool_call (stored, 0), "state"), ==,
+                     "pending");
+  }
+  g_assert_false (workspace_has (&env, "count.txt"));
   result_clear (&r);
   env_tear_down (&env);
 }
@@ -981,6 +1019,60 @@ test_spoofed_command_exact_and_shown (void)
   /* The raw bytes never reach standard output unescaped. */
   g_assert_null (strchr (r.out, '\x1b'));
   g_assert_null (strchr (r.out, '\r'));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* Under a profile whose file rule asks, an edit waits as a file approval
+ * with its path and the diff of what it changes; the result carries the
+ * diff of what it changed. */
+static void
+test_file_approval_diff (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *notes = NULL;
+  JsonObject *asked, *result;
+
+  env_set_up (&env);
+  path = g_build_filename (env.workspace, "notes.txt", NULL);
+  g_assert_true (g_file_set_contents (path, "one\ntwo\nthree\n", -1, NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "edit", "{\"path\": \"notes.txt\", \"old_string\": \"two\", "
+                                 "\"new_string\": \"2\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Edited.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--profile", "strict", "edit");
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  asked = only_event (events, "approval_required");
+  g_assert_cmpstr (str (asked, "kind"), ==, "file");
+  g_assert_cmpstr (str (asked, "tool"), ==, "edit");
+  g_assert_false (json_object_has_member (asked, "command"));
+  g_assert_nonnull (strstr (str (asked, "path"), "notes.txt"));
+  g_assert_false (json_object_get_boolean_member (asked, "always_allow"));
+  g_assert_nonnull (str (asked, "diff"));
+  g_assert_nonnull (strstr (str (asked, "diff"), "-two\n+2\n"));
+  result = only_event (events, "tool_result");
+  g_assert_cmpstr (str (result, "state"), ==, "finished");
+  g_assert_nonnull (strstr (str (result, "diff"), "-two\n+2\n"));
+  notes = workspace_file (&env, "notes.txt");
+  g_assert_cmpstr (notes, ==, "one\n2\nthree\n");
+  result_clear (&r);
+
+  /* The terminal prompt shows the same diff. */
+  g_assert_true (g_file_set_contents (path, "one\ntwo\nthree\n", -1, NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "edit", "{\"path\": \"notes.txt\", \"old_string\": \"two\", "
+                                 "\"new_string\": \"2\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Edited.", NULL));
+  r = RUN (&env, "n\n\n", "run", "--sandbox", "bwrap", "--profile", "strict", "edit");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "  it changes:\n"));
+  g_assert_nonnull (strstr (r.out, "    -two\n    +2\n"));
   result_clear (&r);
   env_tear_down (&env);
 }
@@ -1160,10 +1252,12 @@ main (int    argc,
   g_test_add_func ("/cli/json/max-steps", test_max_steps);
   g_test_add_func ("/cli/json/kill-then-resume", test_kill_then_resume);
   g_test_add_func ("/cli/json/end-of-input-leaves-pending", test_end_of_input_leaves_pending);
+  g_test_add_func ("/cli/json/term-while-waiting", test_term_while_waiting);
   g_test_add_func ("/cli/json/bad-answers-ignored", test_bad_answers_ignored);
   g_test_add_func ("/cli/json/uncovered-refuses-always", test_uncovered_refuses_always);
   g_test_add_func ("/cli/json/spoofed-command-exact-and-shown",
                    test_spoofed_command_exact_and_shown);
+  g_test_add_func ("/cli/json/file-approval-diff", test_file_approval_diff);
   g_test_add_func ("/cli/json/setup-errors-are-events", test_setup_errors_are_events);
   g_test_add_func ("/cli/json/example-approve", test_example_approve);
   g_test_add_func ("/cli/json/example-no-network", test_example_no_network);
