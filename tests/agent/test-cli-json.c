@@ -417,15 +417,21 @@ stored_outline (Env        *env,
   JsonArray *calls = json_object_get_array_member (s, "tool_calls");
   JsonArray *messages = json_object_get_array_member (s, "messages");
   GString *outline = g_string_new (NULL);
-  g_autoptr(GRegex) duration = g_regex_new ("\"duration_ms\": *[0-9]+", 0, 0, NULL);
+  g_autoptr(GRegex) duration = g_regex_new ("\\\\?\"duration_ms\\\\?\": *[0-9]+", 0, 0, NULL);
+  g_autoptr(GRegex) ids = g_regex_new ("toolu_[0-9]+", 0, 0, NULL);
 
   g_string_append_printf (outline, "state %s; %u messages\n", str (s, "state"),
                           json_array_get_length (messages));
+  /* The conversation as the model saw it, but for the tool calls' ids (a
+   * counter of the fake model) and the time a command took. */
   for (guint i = 0; i < json_array_get_length (messages); i++)
     {
-      JsonObject *m = json_array_get_object_element (messages, i);
+      g_autofree char *text = json_to_string (json_array_get_element (messages, i), FALSE);
+      g_autofree char *no_ids = g_regex_replace (ids, text, -1, 0, "toolu_N", 0, NULL);
+      g_autofree char *no_times = g_regex_replace (duration, no_ids, -1, 0,
+                                                   "\"duration_ms\":N", 0, NULL);
 
-      g_string_append_printf (outline, "  %s\n", str (m, "role"));
+      g_string_append_printf (outline, "  %s\n", no_times);
     }
   for (guint i = 0; i < json_array_get_length (calls); i++)
     {
