@@ -45,6 +45,9 @@ struct _WardenChatItem
   gboolean             output_truncated;
 
   WardenApproval      *approval;
+  /* The last diff a call or an approval gave: a stored call read back
+   * after the live one has none, and the card keeps what it showed. */
+  char                *diff;
 };
 
 G_DEFINE_FINAL_TYPE (WardenChatItem, warden_chat_item, G_TYPE_OBJECT)
@@ -67,6 +70,7 @@ enum {
   PROP_IS_ERROR,
   PROP_OUTPUT,
   PROP_APPROVAL,
+  PROP_DIFF,
   N_PROPS
 };
 
@@ -179,6 +183,20 @@ call_is_error_cb (WardenChatItem *self)
   notify (self, PROP_IS_ERROR);
 }
 
+static void
+take_diff (WardenChatItem *self,
+           const char     *diff)
+{
+  if (diff != NULL)
+    set_string (self, &self->diff, diff, PROP_DIFF);
+}
+
+static void
+call_diff_cb (WardenChatItem *self)
+{
+  take_diff (self, warden_tool_call_get_diff (self->call));
+}
+
 /* ------------------------------------------------------------------------ */
 
 static void
@@ -210,6 +228,7 @@ warden_chat_item_finalize (GObject *object)
   g_free (self->reason);
   g_free (self->feedback);
   g_string_free (self->output, TRUE);
+  g_free (self->diff);
   G_OBJECT_CLASS (warden_chat_item_parent_class)->finalize (object);
 }
 
@@ -270,6 +289,9 @@ warden_chat_item_get_property (GObject    *object,
       break;
     case PROP_APPROVAL:
       g_value_set_object (value, self->approval);
+      break;
+    case PROP_DIFF:
+      g_value_set_string (value, self->diff);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -374,6 +396,7 @@ warden_chat_item_class_init (WardenChatItemClass *klass)
   properties[PROP_OUTPUT] = g_param_spec_string ("output", NULL, NULL, "", ro);
   properties[PROP_APPROVAL] =
     g_param_spec_object ("approval", NULL, NULL, WARDEN_TYPE_APPROVAL, rw);
+  properties[PROP_DIFF] = g_param_spec_string ("diff", NULL, NULL, NULL, ro);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -529,6 +552,8 @@ ensure_groups (WardenChatItem *self)
                                   G_CALLBACK (call_duration_cb), self);
   g_signal_group_connect_swapped (self->call_signals, "notify::is-error",
                                   G_CALLBACK (call_is_error_cb), self);
+  g_signal_group_connect_swapped (self->call_signals, "notify::diff",
+                                  G_CALLBACK (call_diff_cb), self);
 }
 
 void
@@ -570,6 +595,8 @@ warden_chat_item_set_call (WardenChatItem *self,
     notify (self, PROP_IS_ERROR);
   if (g_strcmp0 (subject, warden_chat_item_get_subject (self)) != 0)
     notify (self, PROP_SUBJECT);
+  if (call != NULL)
+    take_diff (self, warden_tool_call_get_diff (call));
   notify (self, PROP_CALL);
   g_object_thaw_notify (G_OBJECT (self));
 }
@@ -696,6 +723,17 @@ warden_chat_item_set_approval (WardenChatItem *self,
   g_return_if_fail (WARDEN_IS_CHAT_ITEM (self));
   g_return_if_fail (approval == NULL || WARDEN_IS_APPROVAL (approval));
 
-  if (g_set_object (&self->approval, approval))
-    notify (self, PROP_APPROVAL);
+  if (!g_set_object (&self->approval, approval))
+    return;
+  if (approval != NULL)
+    take_diff (self, warden_approval_get_diff (approval));
+  notify (self, PROP_APPROVAL);
+}
+
+const char *
+warden_chat_item_get_diff (WardenChatItem *self)
+{
+  g_return_val_if_fail (WARDEN_IS_CHAT_ITEM (self), NULL);
+
+  return self->diff;
 }

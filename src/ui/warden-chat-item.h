@@ -89,5 +89,9 @@ const char         *warden_chat_item_get_output       (WardenChatItem     *self)
 WardenApproval     *warden_chat_item_get_approval     (WardenChatItem     *self);
 void                warden_chat_item_set_approval     (WardenChatItem     *self,
                                                        WardenApproval     *approval);
+/* A write's or an edit's diff (warden-diff.h): the call's, or the
+ * approval's while it asks; the last one given stays when a later call
+ * object has none. NULL if there never was one. Notifies "diff". */
+const char         *warden_chat_item_get_diff         (WardenChatItem     *self);
 
 G_END_DECLS

@@ -16,6 +16,9 @@
 
 #include "warden-chat-row.h"
 
+#include <string.h>
+
+#include "common/warden-diff.h"
 #include "common/warden-printable.h"
 #include "warden-markdown.h"
 
@@ -34,6 +37,8 @@ struct _WardenChatRow
   GtkWidget      *badge;
   GtkWidget      *status;
   GtkWidget      *feedback;
+  GtkWidget      *spinner;
+  GtkWidget      *diff_view;
   GtkWidget      *expander;
   GtkWidget      *output_label;
   GtkWidget      *approval_slot;
@@ -67,17 +72,414 @@ label_new (const char *css_class)
   return label;
 }
 
+/* ------------------------------------------------------------------------ */
+/* A diff: each line escaped (warden_printable), coloured by what it is */
+
+/* A card shows this many lines until the user asks for all. */
+#define DIFF_COLLAPSED_LINES 12
+/* Even all is bounded: a label of many thousand lines would stall the chat. */
+#define DIFF_MAX_SHOWN_LINES 2000
+
+/* Tabs are shown as the spaces they stand for: an escape for each would
+ * bury a Makefile in red. Everything else goes through warden_printable. */
+static char *
+diff_line_shown (const char *line,
+                 gsize       len,
+                 glong      *width)
+{
+  g_autoptr(GString) expanded = g_string_new (NULL);
+  g_autofree char *escaped = NULL;
+  guint column = 0;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      if (line[i] == '\t')
+        {
+          do
+            g_string_append_c (expanded, ' ');
+          while (++column % 4 != 0);
+          continue;
+        }
+      g_string_append_c (expanded, line[i]);
+      if (((guchar) line[i] & 0xC0) != 0x80)
+        column++;
+    }
+  escaped = warden_printable_markup (expanded->str, expanded->len, WARDEN_PRINTABLE_ONE_LINE);
+  {
+    /* The width as the user sees it, for tinted lines of one length. */
+    g_autofree char *plain = warden_printable (expanded->str, expanded->len,
+                                               WARDEN_PRINTABLE_ONE_LINE);
+
+    *width = g_utf8_strlen (plain, -1);
+  }
+  return g_steal_pointer (&escaped);
+}
+
+char *
+warden_chat_row_diff_markup (const char *diff,
+                             guint       max_lines,
+                             guint      *n_lines)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GPtrArray) shown = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GArray) kinds = g_array_new (FALSE, FALSE, sizeof (WardenDiffLineKind));
+  g_autoptr(GArray) widths = g_array_new (FALSE, FALSE, sizeof (glong));
+  guint total = 0;
+  glong widest = 0;
+
+  for (const char *p = diff != NULL ? diff : ""; *p != '\0';)
+    {
+      const char *nl = strchr (p, '\n');
+      gsize len = nl != NULL ? (gsize) (nl - p) : strlen (p);
+
+      if (total < max_lines)
+        {
+          g_autofree char *line = g_strndup (p, len);
+          WardenDiffLineKind kind = warden_diff_line_kind (line);
+          glong width = 0;
+          char *markup = diff_line_shown (line, len, &width);
+
+          widest = MAX (widest, width);
+          g_ptr_array_add (shown, markup);
+          g_array_append_val (kinds, kind);
+          g_array_append_val (widths, width);
+        }
+      total++;
+      p = nl != NULL ? nl + 1 : p + len;
+    }
+
+  for (guint i = 0; i < shown->len; i++)
+    {
+      WardenDiffLineKind kind = g_array_index (kinds, WardenDiffLineKind, i);
+      glong pad = MAX (0, widest - g_array_index (widths, glong, i));
+      g_autofree char *spaces = g_strnfill (pad, ' ');
+      const char *open = "", *close = "";
+
+      switch (kind)
+        {
+        case WARDEN_DIFF_LINE_ADDED:
+          open = "<span background=\"#2ec27e\" bgalpha=\"22%\">";
+          close = "</span>";
+          break;
+        case WARDEN_DIFF_LINE_REMOVED:
+          open = "<span background=\"#e01b24\" bgalpha=\"20%\">";
+          close = "</span>";
+          break;
+        case WARDEN_DIFF_LINE_HUNK:
+          open = "<span foreground=\"#3584e4\" alpha=\"65%\">";
+          close = "</span>";
+          break;
+        case WARDEN_DIFF_LINE_NOTE:
+          open = "<span alpha=\"60%\"><i>";
+          close = "</i></span>";
+          break;
+        case WARDEN_DIFF_LINE_CONTEXT:
+        default:
+          break;
+        }
+      g_string_append_printf (out, "%s%s%s%s%s", i > 0 ? "\n" : "", open,
+                              (char *) g_ptr_array_index (shown, i),
+                              kind == WARDEN_DIFF_LINE_ADDED || kind == WARDEN_DIFF_LINE_REMOVED
+                              ? spaces : "", close);
+    }
+  if (n_lines != NULL)
+    *n_lines = total;
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+typedef struct
+{
+  GtkWidget *summary;
+  GtkWidget *scroller;
+  GtkWidget *label;
+  GtkWidget *more;
+  char      *diff;
+  guint      n_lines;
+  gboolean   collapsible;
+  gboolean   expanded;
+} DiffView;
+
+static void
+diff_view_free (DiffView *view)
+{
+  g_free (view->diff);
+  g_free (view);
+}
+
+static void
+diff_view_render (DiffView *view)
+{
+  guint limit = view->collapsible && !view->expanded ? DIFF_COLLAPSED_LINES
+                                                     : DIFF_MAX_SHOWN_LINES;
+  g_autofree char *markup = warden_chat_row_diff_markup (view->diff, limit, &view->n_lines);
+  guint added = 0, removed = 0;
+  g_autofree char *summary = NULL;
+
+  if (view->n_lines > limit)
+    {
+      g_autofree char *rest = NULL;
+      guint more = view->n_lines - limit;
+
+      rest = g_strdup_printf (ngettext ("… %u more line", "… %u more lines", more), more);
+      if (!view->collapsible || view->expanded)
+        {
+          g_autofree char *escaped = g_markup_escape_text (rest, -1);
+          char *longer = g_strdup_printf ("%s\n<span alpha=\"60%%\"><i>%s</i></span>",
+                                          markup, escaped);
+
+          g_free (markup);
+          markup = longer;
+        }
+    }
+  gtk_label_set_markup (GTK_LABEL (view->label), markup);
+
+  warden_diff_count (view->diff, &added, &removed);
+  /* Translators: lines added and removed by a file change, "+3 −1" */
+  summary = g_strdup_printf (_("+%u −%u"), added, removed);
+  gtk_label_set_text (GTK_LABEL (view->summary), summary);
+  gtk_widget_set_visible (view->summary, added + removed > 0);
+
+  gtk_widget_set_visible (view->more, view->collapsible && view->n_lines > DIFF_COLLAPSED_LINES);
+  if (view->expanded)
+    gtk_button_set_label (GTK_BUTTON (view->more), _("Show fewer lines"));
+  else
+    {
+      g_autofree char *label = g_strdup_printf (ngettext ("Show all %u line",
+                                                          "Show all %u lines", view->n_lines),
+                                                view->n_lines);
+
+      gtk_button_set_label (GTK_BUTTON (view->more), label);
+    }
+}
+
+static void
+diff_more_clicked_cb (GtkButton *button,
+                      DiffView  *view)
+{
+  view->expanded = !view->expanded;
+  diff_view_render (view);
+}
+
+GtkWidget *
+warden_chat_row_diff_view_new (gboolean collapsible)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  DiffView *view = g_new0 (DiffView, 1);
+
+  gtk_widget_add_css_class (box, "diff-view");
+  view->collapsible = collapsible;
+  view->summary = label_new ("diff-summary");
+  gtk_widget_add_css_class (view->summary, "caption");
+  gtk_widget_add_css_class (view->summary, "numeric");
+  gtk_widget_set_hexpand (view->summary, TRUE);
+  gtk_box_append (GTK_BOX (top), view->summary);
+  view->more = gtk_button_new ();
+  gtk_widget_add_css_class (view->more, "flat");
+  gtk_widget_add_css_class (view->more, "diff-more");
+  g_signal_connect (view->more, "clicked", G_CALLBACK (diff_more_clicked_cb), view);
+  gtk_box_append (GTK_BOX (top), view->more);
+  gtk_box_append (GTK_BOX (box), top);
+
+  view->label = label_new ("monospace");
+  gtk_widget_add_css_class (view->label, "diff-lines");
+  gtk_label_set_selectable (GTK_LABEL (view->label), TRUE);
+  gtk_label_set_yalign (GTK_LABEL (view->label), 0);
+  gtk_widget_set_valign (view->label, GTK_ALIGN_START);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (view->label),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Changes to the file"), -1);
+  view->scroller = gtk_scrolled_window_new ();
+  /* Long lines scroll sideways, as in an editor, rather than wrap. */
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (view->scroller), GTK_POLICY_AUTOMATIC,
+                                  collapsible ? GTK_POLICY_NEVER : GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (view->scroller), TRUE);
+  if (!collapsible)
+    gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (view->scroller), 260);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (view->scroller), view->label);
+  gtk_widget_add_css_class (view->scroller, "diff-scroller");
+  gtk_box_append (GTK_BOX (box), view->scroller);
+
+  g_object_set_data_full (G_OBJECT (box), "warden-diff-view", view,
+                          (GDestroyNotify) diff_view_free);
+  return box;
+}
+
+void
+warden_chat_row_diff_view_set_diff (GtkWidget  *widget,
+                                    const char *diff)
+{
+  DiffView *view = g_object_get_data (G_OBJECT (widget), "warden-diff-view");
+
+  g_return_if_fail (view != NULL);
+  if (g_strcmp0 (view->diff, diff) == 0)
+    return;
+  g_free (view->diff);
+  view->diff = g_strdup (diff);
+  diff_view_render (view);
+  gtk_widget_set_visible (widget, diff != NULL && *diff != '\0');
+}
+
+/* ------------------------------------------------------------------------ */
+/* The model's words: text blocks, and code blocks that scroll sideways
+ * with a button that copies exactly the code */
+
+static GtkWidget *
+text_block_new (void)
+{
+  GtkWidget *label = label_new ("assistant-message");
+
+  /* A link asks before it opens, naming where it really goes. */
+  g_signal_connect (label, "activate-link", G_CALLBACK (warden_markdown_activate_link), NULL);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_set_halign (label, GTK_ALIGN_FILL);
+  return label;
+}
+
+static void
+copy_clicked_cb (GtkButton *button,
+                 GtkWidget *block)
+{
+  const char *code = g_object_get_data (G_OBJECT (block), "code");
+
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (button)), code ? code : "");
+  gtk_button_set_icon_name (button, "object-select-symbolic");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (button), _("Copied"));
+}
+
+static GtkWidget *
+code_block_new (void)
+{
+  GtkWidget *block = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *lang = label_new ("code-lang");
+  GtkWidget *copy = gtk_button_new_from_icon_name ("edit-copy-symbolic");
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+  GtkWidget *code = label_new ("monospace");
+
+  gtk_widget_add_css_class (block, "code-block");
+  gtk_widget_add_css_class (top, "code-header");
+  gtk_widget_add_css_class (lang, "caption");
+  gtk_widget_add_css_class (lang, "dim-label");
+  gtk_widget_set_hexpand (lang, TRUE);
+  gtk_box_append (GTK_BOX (top), lang);
+  gtk_widget_add_css_class (copy, "flat");
+  gtk_widget_add_css_class (copy, "code-copy");
+  gtk_widget_set_tooltip_text (copy, _("Copy"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (copy), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Copy the code"), -1);
+  g_signal_connect (copy, "clicked", G_CALLBACK (copy_clicked_cb), block);
+  gtk_box_append (GTK_BOX (top), copy);
+  gtk_box_append (GTK_BOX (block), top);
+
+  gtk_widget_add_css_class (code, "code-text");
+  gtk_label_set_selectable (GTK_LABEL (code), TRUE);
+  gtk_label_set_yalign (GTK_LABEL (code), 0);
+  /* Code keeps its lines: it scrolls sideways instead of wrapping. */
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_AUTOMATIC,
+                                  GTK_POLICY_NEVER);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), code);
+  gtk_widget_add_css_class (scroller, "code-scroller");
+  gtk_box_append (GTK_BOX (block), scroller);
+  g_object_set_data (G_OBJECT (block), "code-label", code);
+  g_object_set_data (G_OBJECT (block), "lang-label", lang);
+  g_object_set_data (G_OBJECT (block), "copy-button", copy);
+  return block;
+}
+
+/* Code as it is: what hides or turns text around is escaped as everywhere
+ * else (warden_printable); tabs stay tabs. */
+static char *
+code_markup (const char *code)
+{
+  g_auto(GStrv) pieces = g_strsplit (code, "\t", -1);
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  for (guint i = 0; pieces[i] != NULL; i++)
+    {
+      g_autofree char *piece = warden_printable_markup (pieces[i], -1,
+                                                        WARDEN_PRINTABLE_KEEP_LINES);
+
+      if (i > 0)
+        g_string_append_c (out, '\t');
+      g_string_append (out, piece);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static void
+code_block_update (GtkWidget                 *block,
+                   const WardenMarkdownBlock *md)
+{
+  GtkWidget *code = g_object_get_data (G_OBJECT (block), "code-label");
+  GtkWidget *lang = g_object_get_data (G_OBJECT (block), "lang-label");
+  GtkWidget *copy = g_object_get_data (G_OBJECT (block), "copy-button");
+  const char *old = g_object_get_data (G_OBJECT (block), "code");
+  g_autofree char *markup = NULL;
+
+  if (g_strcmp0 (old, md->content) == 0)
+    return;
+  markup = code_markup (md->content);
+  gtk_label_set_markup (GTK_LABEL (code), markup);
+  gtk_label_set_text (GTK_LABEL (lang), md->info != NULL ? md->info : "");
+  g_object_set_data_full (G_OBJECT (block), "code", g_strdup (md->content), g_free);
+  gtk_button_set_icon_name (GTK_BUTTON (copy), "edit-copy-symbolic");
+  gtk_widget_set_tooltip_text (copy, _("Copy"));
+}
+
+static void
+render_blocks (WardenChatRow *self,
+               const char    *text)
+{
+  g_autoptr(GPtrArray) blocks = warden_markdown_split (text);
+  GtkWidget *child = gtk_widget_get_first_child (self->text_label);
+
+  /* Streaming appends: the blocks there stay, only the last one grows. */
+  for (guint i = 0; i < blocks->len; i++)
+    {
+      WardenMarkdownBlock *md = g_ptr_array_index (blocks, i);
+      gboolean is_code = md->kind == WARDEN_MARKDOWN_BLOCK_CODE;
+      GtkWidget *next;
+
+      if (child != NULL && gtk_widget_has_css_class (child, "code-block") != is_code)
+        {
+          /* Different from here on: start again from this block. */
+          while (child != NULL)
+            {
+              next = gtk_widget_get_next_sibling (child);
+              gtk_box_remove (GTK_BOX (self->text_label), child);
+              child = next;
+            }
+        }
+      if (child == NULL)
+        {
+          child = is_code ? code_block_new () : text_block_new ();
+          gtk_box_append (GTK_BOX (self->text_label), child);
+        }
+      if (is_code)
+        code_block_update (child, md);
+      else if (g_strcmp0 (gtk_label_get_label (GTK_LABEL (child)), md->content) != 0)
+        gtk_label_set_markup (GTK_LABEL (child), md->content);
+      child = gtk_widget_get_next_sibling (child);
+    }
+  while (child != NULL)
+    {
+      GtkWidget *next = gtk_widget_get_next_sibling (child);
+
+      gtk_box_remove (GTK_BOX (self->text_label), child);
+      child = next;
+    }
+}
+
 static void
 render_text (WardenChatRow *self)
 {
   const char *text = warden_chat_item_get_text (self->item);
 
   if (warden_chat_item_get_kind (self->item) == WARDEN_CHAT_ITEM_ASSISTANT)
-    {
-      g_autofree char *markup = warden_markdown_to_pango (text);
-
-      gtk_label_set_markup (GTK_LABEL (self->text_label), markup);
-    }
+    render_blocks (self, text);
   else
     gtk_label_set_text (GTK_LABEL (self->text_label), text);
 }
@@ -196,7 +598,16 @@ update_status (WardenChatRow *self)
   g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *text = NULL;
 
-  if (exit_status >= 0)
+  gboolean not_run = state == WARDEN_TOOL_CALL_REJECTED ||
+                     state == WARDEN_TOOL_CALL_REJECTED_UNREPORTED ||
+                     state == WARDEN_TOOL_CALL_DENIED;
+
+  /* A call the user or the profile refused never ran: it did not fail.
+   * The badge says who refused it. */
+  if (not_run)
+    g_ptr_array_add (parts, g_strdup (state == WARDEN_TOOL_CALL_DENIED
+                                      ? _("denied, not run") : _("not run")));
+  else if (exit_status >= 0)
     g_ptr_array_add (parts, g_strdup_printf (_("exit %d"), exit_status));
   else if (state == WARDEN_TOOL_CALL_INTERRUPTED)
     g_ptr_array_add (parts, g_strdup (_("interrupted")));
@@ -211,10 +622,17 @@ update_status (WardenChatRow *self)
   text = g_strjoinv (" · ", (char **) parts->pdata);
   gtk_label_set_text (GTK_LABEL (self->status), text);
   gtk_widget_set_visible (self->status, *text != '\0');
-  if (is_error || exit_status > 0)
+  if (!not_run && (is_error || exit_status > 0))
     gtk_widget_add_css_class (self->status, "error");
   else
     gtk_widget_remove_css_class (self->status, "error");
+  if (self->spinner != NULL)
+    {
+      gboolean running = state == WARDEN_TOOL_CALL_RUNNING;
+
+      gtk_widget_set_visible (self->spinner, running);
+      gtk_spinner_set_spinning (GTK_SPINNER (self->spinner), running);
+    }
 }
 
 static void
@@ -457,7 +875,21 @@ update_subject (WardenChatRow *self)
   gtk_widget_set_tooltip_text (self->subject, tooltip);
 }
 
+static void
+update_diff (WardenChatRow *self)
+{
+  warden_chat_row_diff_view_set_diff (self->diff_view, warden_chat_item_get_diff (self->item));
+}
+
 /* The item's notifications, for whichever parts its card has. */
+
+static void
+diff_changed_cb (WardenChatRow *self)
+{
+  if (self->diff_view != NULL)
+    update_diff (self);
+}
+
 
 static void
 badge_changed_cb (WardenChatRow *self)
@@ -526,6 +958,10 @@ tool_card_new (WardenChatRow *self)
   gtk_box_append (GTK_BOX (header), self->subject);
   gtk_box_append (GTK_BOX (card), header);
 
+  self->diff_view = warden_chat_row_diff_view_new (TRUE);
+  gtk_widget_set_visible (self->diff_view, FALSE);
+  gtk_box_append (GTK_BOX (card), self->diff_view);
+
   self->badge = label_new ("badge");
   gtk_widget_set_valign (self->badge, GTK_ALIGN_CENTER);
   gtk_box_append (GTK_BOX (footer), self->badge);
@@ -535,6 +971,10 @@ tool_card_new (WardenChatRow *self)
   gtk_widget_set_hexpand (self->status, TRUE);
   gtk_label_set_xalign (GTK_LABEL (self->status), 1);
   gtk_box_append (GTK_BOX (footer), self->status);
+  self->spinner = gtk_spinner_new ();
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->spinner),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Running"), -1);
+  gtk_box_append (GTK_BOX (footer), self->spinner);
   gtk_box_append (GTK_BOX (card), footer);
 
   self->feedback = label_new ("feedback");
@@ -552,6 +992,7 @@ tool_card_new (WardenChatRow *self)
   gtk_box_append (GTK_BOX (card), self->expander);
 
   update_subject (self);
+  update_diff (self);
   update_badge (self);
   update_status (self);
   update_output (self);
@@ -577,12 +1018,9 @@ content_new (WardenChatRow *self)
       break;
 
     case WARDEN_CHAT_ITEM_ASSISTANT:
-      label = label_new ("assistant-message");
-      /* A link asks before it opens, naming where it really goes. */
-      g_signal_connect (label, "activate-link", G_CALLBACK (warden_markdown_activate_link), NULL);
-      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-      gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+      /* A box of text and code blocks (text_label is the box then). */
+      label = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+      gtk_widget_add_css_class (label, "assistant-blocks");
       gtk_widget_set_halign (label, GTK_ALIGN_FILL);
       break;
 
@@ -620,6 +1058,8 @@ clear_content (WardenChatRow *self)
   self->badge = NULL;
   self->status = NULL;
   self->feedback = NULL;
+  self->spinner = NULL;
+  self->diff_view = NULL;
   self->expander = NULL;
   self->output_label = NULL;
   self->approval_slot = NULL;
@@ -676,6 +1116,7 @@ warden_chat_row_init (WardenChatRow *self)
   g_signal_group_connect_swapped (group, "notify::output", G_CALLBACK (output_changed_cb), self);
   g_signal_group_connect_swapped (group, "notify::approval", G_CALLBACK (approval_changed_cb),
                                   self);
+  g_signal_group_connect_swapped (group, "notify::diff", G_CALLBACK (diff_changed_cb), self);
 }
 
 GtkWidget *

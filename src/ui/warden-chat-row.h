@@ -28,4 +28,18 @@ WardenChatItem *warden_chat_row_get_item (WardenChatRow  *self);
 void            warden_chat_row_set_item (WardenChatRow  *self,
                                           WardenChatItem *item);
 
+/* A write's or an edit's diff (warden-diff.h), each line escaped through
+ * warden_printable and coloured by what it is: Pango markup of at most
+ * @max_lines lines; @n_lines gets how many the diff has. */
+char           *warden_chat_row_diff_markup        (const char     *diff,
+                                                    guint           max_lines,
+                                                    guint          *n_lines);
+/* The view of a diff that a card and the approval dialog show: "+3 −1",
+ * the lines scrolling sideways, and (@collapsible) the first few with a
+ * "Show all N lines" button; otherwise all of them in a bounded height.
+ * Hidden while it has no diff. */
+GtkWidget      *warden_chat_row_diff_view_new      (gboolean        collapsible);
+void            warden_chat_row_diff_view_set_diff (GtkWidget      *view,
+                                                    const char     *diff);
+
 G_END_DECLS

@@ -375,9 +375,9 @@ render_inline (GString    *out,
                   b--;
                 }
               FLUSH ();
-              g_string_append (out, "<tt>");
+              g_string_append (out, WARDEN_MARKDOWN_CODE_OPEN);
               append_escaped (out, s + a, b - a);
-              g_string_append (out, "</tt>");
+              g_string_append (out, WARDEN_MARKDOWN_CODE_CLOSE);
               i = end + r;
               lit = i;
             }
@@ -686,6 +686,109 @@ clean_text (const char *markdown)
   return g_string_free (clean, FALSE);
 }
 
+/* The lines of a fenced block from @lines[*i] (the opening fence, of
+ * @fence @fence_char's) to its closing fence or the end; *@i is left on
+ * the closing fence, or on the NULL at the end (*@open set). */
+static char *
+fenced_code (char  **lines,
+             guint  *i,
+             gsize   fence,
+             char    fence_char,
+             gboolean *open)
+{
+  GString *code = g_string_new (NULL);
+  gboolean first = TRUE;
+
+  for ((*i)++; lines[*i] != NULL; (*i)++)
+    {
+      char c = 0;
+      gsize n = fence_length (lines[*i], &c);
+
+      if (n >= fence && c == fence_char && is_blank (lines[*i] + strspn (lines[*i], " ") + n))
+        break;
+      if (!first)
+        g_string_append_c (code, '\n');
+      g_string_append (code, lines[*i]);
+      first = FALSE;
+    }
+  *open = lines[*i] == NULL;
+  /* While it streams, the line being written is not there yet. */
+  if (*open)
+    while (code->len > 0 && code->str[code->len - 1] == '\n')
+      g_string_truncate (code, code->len - 1);
+  return g_string_free (code, FALSE);
+}
+
+void
+warden_markdown_block_free (WardenMarkdownBlock *block)
+{
+  if (block == NULL)
+    return;
+  g_free (block->content);
+  g_free (block->info);
+  g_free (block);
+}
+
+static void
+add_text_block (GPtrArray *blocks,
+                GString   *text)
+{
+  WardenMarkdownBlock *block;
+  const char *p = text->str;
+
+  while (*p == '\n' || *p == ' ' || *p == '\t')
+    p++;
+  if (*p != '\0')
+    {
+      block = g_new0 (WardenMarkdownBlock, 1);
+      block->kind = WARDEN_MARKDOWN_BLOCK_TEXT;
+      block->content = warden_markdown_to_pango (text->str);
+      g_ptr_array_add (blocks, block);
+    }
+  g_string_truncate (text, 0);
+}
+
+GPtrArray *
+warden_markdown_split (const char *markdown)
+{
+  GPtrArray *blocks = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_markdown_block_free);
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autofree char *clean = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (markdown == NULL)
+    return blocks;
+  clean = clean_text (markdown);
+  lines = g_strsplit (clean, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      char fence_char = 0;
+      gsize fence = fence_length (lines[i], &fence_char);
+      WardenMarkdownBlock *block;
+      g_autofree char *info = NULL;
+
+      if (fence == 0)
+        {
+          if (text->len > 0)
+            g_string_append_c (text, '\n');
+          g_string_append (text, lines[i]);
+          continue;
+        }
+
+      add_text_block (blocks, text);
+      info = g_strstrip (g_strdup (skip_spaces (lines[i]) + fence));
+      block = g_new0 (WardenMarkdownBlock, 1);
+      block->kind = WARDEN_MARKDOWN_BLOCK_CODE;
+      block->info = *info != '\0' ? g_steal_pointer (&info) : NULL;
+      block->content = fenced_code (lines, &i, fence, fence_char, &block->open);
+      g_ptr_array_add (blocks, block);
+      if (lines[i] == NULL)
+        break;
+    }
+  add_text_block (blocks, text);
+  return blocks;
+}
+
 char *
 warden_markdown_to_pango (const char *markdown)
 {
@@ -721,28 +824,12 @@ warden_markdown_to_pango (const char *markdown)
 
       if (fence > 0)
         {
-          g_autoptr(GString) code = g_string_new (NULL);
-          gboolean first = TRUE;
+          gboolean open;
+          g_autofree char *code = fenced_code (lines, &i, fence, fence_char, &open);
 
           /* Until the closing fence, or the end while it streams. */
-          for (i++; lines[i] != NULL; i++)
-            {
-              char c = 0;
-              gsize n = fence_length (lines[i], &c);
-
-              if (n >= fence && c == fence_char && is_blank (lines[i] + strspn (lines[i], " ") + n))
-                break;
-              if (!first)
-                g_string_append_c (code, '\n');
-              g_string_append (code, lines[i]);
-              first = FALSE;
-            }
-          /* While it streams, the line being written is not there yet. */
-          if (lines[i] == NULL)
-            while (code->len > 0 && code->str[code->len - 1] == '\n')
-              g_string_truncate (code, code->len - 1);
           g_string_append (out, "<tt>");
-          append_escaped (out, code->str, code->len);
+          append_escaped (out, code, strlen (code));
           g_string_append (out, "</tt>");
           if (lines[i] == NULL)
             break;

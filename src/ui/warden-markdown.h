@@ -15,6 +15,30 @@ G_BEGIN_DECLS
  * Pango sees the rest). Free with g_free(). */
 char     *warden_markdown_to_pango              (const char *markdown);
 
+/* Inline code: monospace on a faint background (Pango markup). */
+#define WARDEN_MARKDOWN_CODE_OPEN  "<span font_family=\"monospace\" background=\"#808080\" bgalpha=\"20%\">"
+#define WARDEN_MARKDOWN_CODE_CLOSE "</span>"
+
+typedef enum
+{
+  WARDEN_MARKDOWN_BLOCK_TEXT,  /* content: Pango markup, as warden_markdown_to_pango() */
+  WARDEN_MARKDOWN_BLOCK_CODE,  /* content: the code between the fences, as written */
+} WardenMarkdownBlockKind;
+
+typedef struct
+{
+  WardenMarkdownBlockKind  kind;
+  char                    *content;
+  char                    *info;   /* CODE: the fence's info string ("sh"), or NULL */
+  gboolean                 open;   /* CODE: no closing fence (yet, while it streams) */
+} WardenMarkdownBlock;
+
+void       warden_markdown_block_free (WardenMarkdownBlock *block);
+/* The document cut into text and fenced code blocks, in order, for a view
+ * that shows code apart (scrolling, with a copy button). A GPtrArray of
+ * WardenMarkdownBlock; blank text between blocks gives no block. */
+GPtrArray *warden_markdown_split      (const char          *markdown);
+
 /* Whether a link may be opened at all: http and https with a host only. */
 gboolean  warden_markdown_link_can_open         (const char *uri);
 /* The confirmation's text for a link that can be opened: its host and the

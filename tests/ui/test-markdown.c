@@ -7,7 +7,10 @@
 #include "config.h"
 
 #include <adwaita.h>
+#include <gdk/x11/gdkx.h>
 #include <string.h>
+
+#include "common/warden-diff.h"
 
 #include "warden-chat-item.h"
 #include "warden-chat-row.h"
@@ -46,10 +49,10 @@ static const Case cases[] = {
   { "*it **b** it*", "<i>it <b>b</b> it</i>" },
   { "**a** and **b**", "<b>a</b> and <b>b</b>" },
   { "\\*not\\*", "*not*" },
-  { "`code` here", "<tt>code</tt> here" },
-  { "`a <b> & **c**`", "<tt>a &lt;b&gt; &amp; **c**</tt>" },
-  { "``a ` b``", "<tt>a ` b</tt>" },
-  { "`my_var_name`", "<tt>my_var_name</tt>" },
+  { "`code` here", "" WARDEN_MARKDOWN_CODE_OPEN "code" WARDEN_MARKDOWN_CODE_CLOSE " here" },
+  { "`a <b> & **c**`", "" WARDEN_MARKDOWN_CODE_OPEN "a &lt;b&gt; &amp; **c**" WARDEN_MARKDOWN_CODE_CLOSE "" },
+  { "``a ` b``", "" WARDEN_MARKDOWN_CODE_OPEN "a ` b" WARDEN_MARKDOWN_CODE_CLOSE "" },
+  { "`my_var_name`", "" WARDEN_MARKDOWN_CODE_OPEN "my_var_name" WARDEN_MARKDOWN_CODE_CLOSE "" },
   /* Unfinished, as while streaming: shown as typed so far. */
   { "**unclosed", "**unclosed" },
   { "`unclosed", "`unclosed" },
@@ -80,7 +83,7 @@ static const Case cases[] = {
   { "[https://docs.gtk.org/](https://evil.example/)",
     "<a href=\"https://evil.example/\">https://docs.gtk.org/</a> (evil.example)" },
   { "[`docs.gtk.org`](https://docs.gtk.org.evil.example)",
-    "<a href=\"https://docs.gtk.org.evil.example\"><tt>docs.gtk.org</tt></a> "
+    "<a href=\"https://docs.gtk.org.evil.example\">" WARDEN_MARKDOWN_CODE_OPEN "docs.gtk.org" WARDEN_MARKDOWN_CODE_CLOSE "</a> "
     "(docs.gtk.org.evil.example)" },
   { "[paypal.com](https://p\xd0\xb0ypal.com/)",
     "<a href=\"https://p\xd0\xb0ypal.com/\">paypal.com</a> (xn--pypal-4ve.com)" },
@@ -516,7 +519,7 @@ test_row_assistant_streams (RowFixture    *f,
     g_main_context_iteration (NULL, TRUE);
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "Hello world and code");
   g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (label)), ==,
-                   "Hello <b>world</b> and <tt>code</tt>");
+                   "Hello <b>world</b> and " WARDEN_MARKDOWN_CODE_OPEN "code" WARDEN_MARKDOWN_CODE_CLOSE "");
 }
 
 static void
@@ -636,9 +639,30 @@ test_row_follows_call (RowFixture    *f,
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (badge)), ==, "rejected");
   g_assert_true (gtk_widget_has_css_class (badge, "rejected"));
   g_assert_cmpstr (label_text (f, "feedback"), ==, "use make clean");
-  g_assert_cmpstr (label_text (f, "tool-status"), ==, "failed");
+  /* It never ran: it did not fail. */
+  g_assert_cmpstr (label_text (f, "tool-status"), ==, "not run");
+  g_assert_false (gtk_widget_has_css_class (find_css (GTK_WIDGET (f->row), "tool-status"),
+                                            "error"));
   g_assert_cmpstr (warden_chat_item_get_output (item), ==,
                    "Command rejected by user: rm -rf build");
+}
+
+/* A call the profile refused says so, and that it did not run. */
+static void
+test_row_denied (RowFixture    *f,
+                 gconstpointer  data)
+{
+  g_autoptr(WardenToolCall) call = call_new ("call-1", "exec", "{\"command\":\"rm -rf /\"}");
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_for_call (call);
+
+  warden_chat_row_set_item (f->row, item);
+  warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_DENIED, "rm -rf /*", "denied");
+  warden_tool_call_set_result (call, "Command denied by the user's profile: denied", TRUE);
+  warden_tool_call_set_state (call, WARDEN_TOOL_CALL_DENIED);
+  g_assert_cmpstr (label_text (f, "badge"), ==, "denied by rm -rf /*");
+  g_assert_cmpstr (label_text (f, "tool-status"), ==, "denied, not run");
+  g_assert_false (gtk_widget_has_css_class (find_css (GTK_WIDGET (f->row), "tool-status"),
+                                            "error"));
 }
 
 static void
@@ -653,8 +677,17 @@ test_row_status (RowFixture    *f,
   status = find_css (GTK_WIDGET (f->row), "tool-status");
   g_assert_false (gtk_widget_get_visible (status));
 
+  g_assert_false (gtk_widget_get_visible (find_type (GTK_WIDGET (f->row), GTK_TYPE_SPINNER)));
   warden_tool_call_set_state (call, WARDEN_TOOL_CALL_RUNNING);
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "running…");
+  /* A running call spins. */
+  {
+    GtkWidget *spinner = find_type (GTK_WIDGET (f->row), GTK_TYPE_SPINNER);
+
+    g_assert_nonnull (spinner);
+    g_assert_true (gtk_widget_get_visible (spinner));
+    g_assert_true (gtk_spinner_get_spinning (GTK_SPINNER (spinner)));
+  }
 
   warden_tool_call_set_exec_result (call, 0, "", "", 1200, FALSE, FALSE);
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "exit 0 · 1.2 s");
@@ -675,6 +708,7 @@ test_row_status (RowFixture    *f,
   warden_tool_call_set_state (call, WARDEN_TOOL_CALL_FINISHED);
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "failed · 10 ms");
   g_assert_true (gtk_widget_has_css_class (status, "error"));
+  g_assert_false (gtk_widget_get_visible (find_type (GTK_WIDGET (f->row), GTK_TYPE_SPINNER)));
 }
 
 static void
@@ -985,6 +1019,310 @@ test_item_notifies_on_change (void)
   g_assert_cmpint (warden_chat_item_get_duration_ms (item), ==, 10);
 }
 
+
+/* Code blocks, diffs: what a user clicks, clicked through the X server */
+
+static void
+wait_ms (guint ms)
+{
+  gint64 until = g_get_monotonic_time () + ms * 1000;
+
+  while (g_get_monotonic_time () < until)
+    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
+}
+
+static gboolean
+is_allocated (GtkWidget *widget)
+{
+  return gtk_widget_get_mapped (widget) && gtk_widget_get_width (widget) > 0;
+}
+
+/* A real click in the middle of @widget (XTEST, as a mouse would). */
+static void
+x_click (GtkWidget *widget)
+{
+  GtkNative *native = gtk_widget_get_native (widget);
+  GdkSurface *surface = gtk_native_get_surface (native);
+  graphene_point_t at;
+  double sx = 0, sy = 0;
+  g_autofree char *command = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  int status;
+
+  while (!is_allocated (widget) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  wait_ms (200);
+  g_assert_true (is_allocated (widget));
+  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native),
+                                           &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.f,
+                                                                 gtk_widget_get_height (widget) / 2.f),
+                                           &at));
+  gtk_native_get_surface_transform (native, &sx, &sy);
+  command = g_strdup_printf ("xdotool mousemove --sync --window %lu %d %d click 1",
+                             (gulong) gdk_x11_surface_get_xid (surface),
+                             (int) (at.x + sx), (int) (at.y + sy));
+  g_spawn_command_line_sync (command, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  wait_ms (300);
+}
+
+static void
+screenshot (const char *name)
+{
+  const char *dir = g_getenv ("WARDEN_SCREENSHOT_DIR");
+  g_autofree char *path = NULL;
+  g_autofree char *command = NULL;
+  int status;
+
+  if (dir == NULL)
+    return;
+  wait_ms (700);  /* let the frame clock draw the last changes */
+  path = g_build_filename (dir, name, NULL);
+  command = g_strdup_printf ("import -window root '%s'", path);
+  g_assert_true (g_spawn_command_line_sync (command, NULL, NULL, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_test_message ("screenshot: %s", path);
+}
+
+static void
+test_split (void)
+{
+  g_autoptr(GPtrArray) blocks = warden_markdown_split ("Run this:\n\n```sh\nls -l\tx\n```\nThen `make`.");
+  g_autoptr(GPtrArray) streaming = warden_markdown_split ("Try\n~~~\nint x;\n");
+  WardenMarkdownBlock *b;
+
+  g_assert_cmpuint (blocks->len, ==, 3);
+  b = g_ptr_array_index (blocks, 0);
+  g_assert_cmpint (b->kind, ==, WARDEN_MARKDOWN_BLOCK_TEXT);
+  g_assert_cmpstr (b->content, ==, "Run this:");
+  b = g_ptr_array_index (blocks, 1);
+  g_assert_cmpint (b->kind, ==, WARDEN_MARKDOWN_BLOCK_CODE);
+  g_assert_cmpstr (b->content, ==, "ls -l\tx");
+  g_assert_cmpstr (b->info, ==, "sh");
+  g_assert_false (b->open);
+  b = g_ptr_array_index (blocks, 2);
+  g_assert_cmpstr (b->content, ==,
+                   "Then " WARDEN_MARKDOWN_CODE_OPEN "make" WARDEN_MARKDOWN_CODE_CLOSE ".");
+
+  g_assert_cmpuint (streaming->len, ==, 2);
+  b = g_ptr_array_index (streaming, 1);
+  g_assert_cmpstr (b->content, ==, "int x;");
+  g_assert_null (b->info);
+  g_assert_true (b->open);
+}
+
+static void
+text_read_cb (GObject      *clipboard,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  char **text = user_data;
+
+  *text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (clipboard), result, NULL);
+  if (*text == NULL)
+    *text = g_strdup ("");
+}
+
+/* A code block: monospace on its own background, one line that scrolls
+ * sideways rather than wraps, and a copy button that copies the code
+ * exactly (a tab, a direction override) while the view escapes it. */
+static void
+test_row_code_block (RowFixture    *f,
+                     gconstpointer  data)
+{
+  static const char code[] = "printf '%s\\n' \"$HOME\"\t# a very long line that goes on and on and on "
+                             "past the right edge of any chat window \xe2\x80\xae end";
+  g_autofree char *markdown = g_strdup_printf ("Run:\n\n```sh\n%s\n```\n\nThen `make`.", code);
+  g_autoptr(WardenChatItem) item = warden_chat_item_new (WARDEN_CHAT_ITEM_ASSISTANT, markdown);
+  GtkWidget *block, *copy, *scroller, *label;
+  g_autofree char *copied = NULL;
+  GtkPolicyType hpolicy, vpolicy;
+
+  warden_chat_row_set_item (f->row, item);
+  block = find_css (GTK_WIDGET (f->row), "code-block");
+  g_assert_nonnull (block);
+  label = find_css (block, "code-text");
+  g_assert_true (gtk_widget_has_css_class (label, "monospace"));
+  g_assert_false (gtk_label_get_wrap (GTK_LABEL (label)));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), "\\u202e end"));
+  scroller = find_type (block, GTK_TYPE_SCROLLED_WINDOW);
+  gtk_scrolled_window_get_policy (GTK_SCROLLED_WINDOW (scroller), &hpolicy, &vpolicy);
+  g_assert_cmpint (hpolicy, ==, GTK_POLICY_AUTOMATIC);
+  g_assert_cmpint (vpolicy, ==, GTK_POLICY_NEVER);
+  /* The text around it stays text; inline code is styled. */
+  g_assert_cmpstr (label_text (f, "assistant-message"), ==, "Run:");
+
+  copy = find_css (block, "code-copy");
+  g_assert_nonnull (copy);
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (copy), "before");
+  x_click (copy);
+  {
+    /* Within the window's width: the long line scrolls, it does not widen the row. */
+    g_assert_cmpint (gtk_widget_get_width (block), <=, gtk_widget_get_width (f->window));
+  }
+  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (copy), NULL, text_read_cb, &copied);
+  while (copied == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpstr (copied, ==, code);
+}
+
+static char *
+numbered (guint n,
+          guint changed)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 1; i <= n; i++)
+    if (i == changed)
+      g_string_append_printf (out, "line %u changed \xe2\x80\xae\n", i);
+    else
+      g_string_append_printf (out, "line %u\n", i);
+  return g_string_free (out, FALSE);
+}
+
+/* A write card: the diff coloured, a few lines until the user asks for
+ * all of them, every line escaped. */
+static void
+test_row_diff_card (RowFixture    *f,
+                    gconstpointer  data)
+{
+  g_autofree char *before = g_strdup ("");
+  g_autofree char *after = numbered (20, 5);
+  g_autofree char *diff = warden_diff_unified (NULL, -1, after, -1, NULL);
+  g_autoptr(WardenToolCall) call = call_new ("call-1", "write", "{\"path\":\"src/app.c\"}");
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_for_call (call);
+  GtkWidget *view, *lines, *more;
+  g_auto(GStrv) shown = NULL;
+
+  warden_chat_row_set_item (f->row, item);
+  view = find_css (GTK_WIDGET (f->row), "diff-view");
+  g_assert_nonnull (view);
+  g_assert_false (gtk_widget_get_visible (view));
+
+  warden_tool_call_set_diff (call, diff);
+  g_assert_cmpstr (warden_chat_item_get_diff (item), ==, diff);
+  g_assert_true (gtk_widget_get_visible (view));
+  g_assert_cmpstr (label_text (f, "diff-summary"), ==, "+20 −0");
+  lines = find_css (view, "diff-lines");
+  shown = g_strsplit (gtk_label_get_text (GTK_LABEL (lines)), "\n", -1);
+  g_assert_cmpuint (g_strv_length (shown), ==, 12);
+  g_assert_cmpstr (shown[0], ==, "@@ -0,0 +1,20 @@");
+  g_assert_true (g_str_has_prefix (shown[1], "+line 1"));
+  /* Coloured: an added line on a green tint. */
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (lines)), "#2ec27e"));
+  /* Escaped: the override shows as its code, it does not turn the line. */
+  g_assert_true (g_str_has_prefix (shown[5], "+line 5 changed \\u202e"));
+
+  more = find_css (view, "diff-more");
+  g_assert_true (gtk_widget_get_visible (more));
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (more)), ==, "Show all 21 lines");
+  x_click (more);
+  g_clear_pointer (&shown, g_strfreev);
+  shown = g_strsplit (gtk_label_get_text (GTK_LABEL (lines)), "\n", -1);
+  g_assert_cmpuint (g_strv_length (shown), ==, 21);
+  /* (Padded with spaces, so the tint runs to the longest line.) */
+  g_assert_cmpstr (g_strchomp (shown[20]), ==, "+line 20");
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (more)), ==, "Show fewer lines");
+
+  /* The stored call read back after the live one has no diff: the card keeps it. */
+  {
+    g_autoptr(WardenToolCall) stored = call_new ("call-1", "write", "{\"path\":\"src/app.c\"}");
+
+    warden_chat_item_set_call (item, stored);
+    g_assert_cmpstr (warden_chat_item_get_diff (item), ==, diff);
+  }
+}
+
+/* An asked write: its card shows the approval's diff before the call has one. */
+static void
+test_row_diff_from_approval (RowFixture    *f,
+                             gconstpointer  data)
+{
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-9", "edit", "/p/notes.txt");
+  g_autoptr(WardenApproval) approval =
+    warden_approval_new ("s1", "call-9", WARDEN_APPROVAL_PATH, "edit", "/p/notes.txt");
+  GtkWidget *view;
+
+  warden_chat_row_set_item (f->row, item);
+  warden_approval_set_diff (approval, "@@ -1 +1 @@\n-old\n+new\n");
+  warden_chat_item_set_approval (item, approval);
+  view = find_css (GTK_WIDGET (f->row), "diff-view");
+  g_assert_true (gtk_widget_get_visible (view));
+  g_assert_cmpstr (label_text (f, "diff-lines"), ==, "@@ -1 +1 @@\n-old       \n+new       ");
+  g_assert_cmpstr (label_text (f, "tool-subject"), ==, "/p/notes.txt");
+  g_assert_false (gtk_widget_get_visible (find_css (view, "diff-more")));
+}
+
+/* For the README: a chat mid-session with a write card's coloured diff. */
+static void
+test_diff_card_screenshot (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(WardenToolCall) edit = call_new ("c1", "edit", "{\"path\":\"src/greet.c\"}");
+  g_autoptr(WardenToolCall) run = call_new ("c2", "exec", "{\"command\":\"make test\"}");
+  const char *old_text = "#include <stdio.h>\n\nint\nmain (void)\n{\n  printf (\"Hello\\n\");\n"
+                         "  return 0;\n}\n";
+  const char *new_text = "#include <stdio.h>\n\nint\nmain (int argc, char **argv)\n{\n"
+                         "  const char *who = argc > 1 ? argv[1] : \"world\";\n\n"
+                         "  printf (\"Hello, %s\\n\", who);\n  return 0;\n}\n";
+  g_autofree char *diff = warden_diff_unified (old_text, -1, new_text, -1, NULL);
+
+  g_ptr_array_add (items, warden_chat_item_new (WARDEN_CHAT_ITEM_USER,
+                                                "Let greet take a name on the command line"));
+  g_ptr_array_add (items, warden_chat_item_new (WARDEN_CHAT_ITEM_ASSISTANT,
+                                                "I'll change `main` to read the name from "
+                                                "`argv`:"));
+  warden_tool_call_set_decision (edit, WARDEN_TOOL_DECISION_AUTO_ALLOWED, NULL, NULL);
+  warden_tool_call_set_diff (edit, diff);
+  warden_tool_call_set_result (edit, "Replaced 1 occurrence in src/greet.c", FALSE);
+  warden_tool_call_set_state (edit, WARDEN_TOOL_CALL_FINISHED);
+  g_ptr_array_add (items, warden_chat_item_new_for_call (edit));
+  warden_tool_call_set_decision (run, WARDEN_TOOL_DECISION_AUTO_ALLOWED, "make *", NULL);
+  warden_tool_call_set_state (run, WARDEN_TOOL_CALL_RUNNING);
+  g_ptr_array_add (items, warden_chat_item_new_for_call (run));
+  g_ptr_array_add (items, warden_chat_item_new (WARDEN_CHAT_ITEM_ASSISTANT,
+                                                "Try it with:\n\n```sh\n./greet Ada\n```"));
+
+  /* As the application has it (AdwApplication loads it from its resources). */
+  if (g_resources_get_info ("/io/github/wardenapp/Warden/style.css", 0, NULL, NULL, NULL))
+    {
+      g_autoptr(GtkCssProvider) provider = gtk_css_provider_new ();
+
+      gtk_css_provider_load_from_resource (provider, "/io/github/wardenapp/Warden/style.css");
+      gtk_style_context_add_provider_for_display (gdk_display_get_default (),
+                                                  GTK_STYLE_PROVIDER (provider),
+                                                  GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+    }
+  gtk_widget_set_margin_start (box, 24);
+  gtk_widget_set_margin_end (box, 24);
+  gtk_widget_set_margin_top (box, 16);
+  for (guint i = 0; i < items->len; i++)
+    {
+      GtkWidget *row = warden_chat_row_new ();
+
+      warden_chat_row_set_item (WARDEN_CHAT_ROW (row), g_ptr_array_index (items, i));
+      gtk_box_append (GTK_BOX (box), row);
+    }
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), box);
+  gtk_window_set_child (GTK_WINDOW (window), scroller);
+  gtk_window_set_title (GTK_WINDOW (window), "Warden");
+  gtk_window_set_default_size (GTK_WINDOW (window), 760, 640);
+  gtk_window_present (GTK_WINDOW (window));
+  wait_ms (500);
+  /* Every card kept its diff, the edit's in colour. */
+  g_assert_nonnull (find_css (box, "diff-view"));
+  g_assert_true (gtk_widget_get_visible (find_css (box, "diff-view")));
+  screenshot ("diff-card.png");
+  for (guint i = 0; i < items->len; i++)
+    warden_chat_row_set_item (WARDEN_CHAT_ROW (gtk_widget_get_first_child (box)), NULL);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -999,6 +1337,8 @@ main (int    argc,
   g_test_add_func ("/markdown/long-line-is-fast", test_long_line_is_fast);
   g_test_add_func ("/markdown/link-asks-first", test_link_asks_first);
   g_test_add_func ("/markdown/link-other-schemes", test_link_other_schemes);
+  g_test_add_func ("/markdown/split", test_split);
+  g_test_add_func ("/chat-row/diff-card-screenshot", test_diff_card_screenshot);
 
   g_test_add_func ("/style/parses", test_style_parses);
   g_test_add_func ("/chat-item/output-limit", test_item_output_limit);
@@ -1017,6 +1357,10 @@ main (int    argc,
   ADD ("approval", test_row_approval);
   ADD ("question", test_row_question);
   ADD ("recycled", test_row_recycled);
+  ADD ("denied", test_row_denied);
+  ADD ("code-block", test_row_code_block);
+  ADD ("diff-card", test_row_diff_card);
+  ADD ("diff-from-approval", test_row_diff_from_approval);
 #undef ADD
 
   return g_test_run ();
