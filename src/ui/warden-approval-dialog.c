@@ -16,6 +16,7 @@
 
 #include "common/warden-printable.h"
 #include "policy/warden-pattern.h"
+#include "warden-chat-row.h"
 #include "policy/warden-policy.h"
 
 /* More would push the buttons off a small screen; the count says the rest. */
@@ -61,6 +62,9 @@ struct _WardenApprovalDialog
   GtkBox           *would_allow_box;
   GtkEditable      *feedback_entry;
   GtkEditable      *answer_entry;
+  GtkWidget        *diff_slot;
+  GtkWidget        *choices_box;
+  GtkLabel         *saves_into_label;
 };
 
 G_DEFINE_FINAL_TYPE (WardenApprovalDialog, warden_approval_dialog, ADW_TYPE_MESSAGE_DIALOG)
@@ -365,18 +369,39 @@ warden_approval_dialog_response (AdwMessageDialog *dialog,
       text = g_strdup (gtk_editable_get_text (self->answer_entry));
       emit_answered (self, TRUE, FALSE, text);
     }
-  else if (g_str_has_prefix (response, "choice-"))
-    {
-      const char * const *choices = warden_approval_get_choices (self->approval);
-      guint64 n = 0;
-
-      if (choices != NULL && choices[0] != NULL &&
-          g_ascii_string_to_unsigned (response + strlen ("choice-"), 10, 0,
-                                      g_strv_length ((GStrv) choices) - 1, &n, NULL))
-        emit_answered (self, TRUE, FALSE, choices[n]);
-    }
   /* Anything else is "close": the dialog went away unanswered, and the
    * approval still waits in the chat and the notification. */
+}
+
+static void
+close_dialog (WardenApprovalDialog *self)
+{
+  g_object_ref (self);
+  /* An unrealized window ignores gtk_window_close(). */
+  if (gtk_widget_get_realized (GTK_WIDGET (self)))
+    gtk_window_close (GTK_WINDOW (self));
+  else
+    gtk_window_destroy (GTK_WINDOW (self));
+  g_object_unref (self);
+}
+
+static void
+answer_choice (WardenApprovalDialog *self,
+               guint                 index)
+{
+  const char * const *choices = warden_approval_get_choices (self->approval);
+
+  if (self->answered || choices == NULL || index >= g_strv_length ((GStrv) choices))
+    return;
+  emit_answered (self, TRUE, FALSE, choices[index]);
+  close_dialog (self);
+}
+
+static void
+choice_clicked_cb (WardenApprovalDialog *self,
+                   GtkButton            *button)
+{
+  answer_choice (self, GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (button), "choice-index")));
 }
 
 void
@@ -387,6 +412,18 @@ warden_approval_dialog_respond (WardenApprovalDialog *self,
 
   g_return_if_fail (WARDEN_IS_APPROVAL_DIALOG (self));
   g_return_if_fail (response_id != NULL);
+
+  /* The choices are buttons of the dialog's own, not responses. */
+  if (g_str_has_prefix (response_id, "choice-") && self->approval != NULL &&
+      warden_approval_get_kind (self->approval) == WARDEN_APPROVAL_QUESTION)
+    {
+      guint64 n = 0;
+
+      if (g_ascii_string_to_unsigned (response_id + strlen ("choice-"), 10, 0, G_MAXUINT, &n,
+                                      NULL))
+        answer_choice (self, (guint) n);
+      return;
+    }
 
   if (!adw_message_dialog_has_response (dialog, response_id) ||
       !adw_message_dialog_get_response_enabled (dialog, response_id))
@@ -490,15 +527,6 @@ describe_where (WardenApproval *approval)
   if (sandbox_name != NULL)
     return g_strdup_printf (_("On the %s"), sandbox_name);
   return NULL;
-}
-
-/* Response labels are mnemonics: a choice's own underscores must stay text. */
-static char *
-escape_mnemonic (const char *text)
-{
-  g_auto(GStrv) parts = g_strsplit (text, "_", -1);
-
-  return g_strjoinv ("__", parts);
 }
 
 /* The command as it is, not as it reads: every hidden or direction-changing
@@ -645,6 +673,30 @@ show_parts (WardenApprovalDialog *self,
   return TRUE;
 }
 
+/* A built-in profile is never edited: say, before the button is pressed,
+ * which copy the pattern goes into. */
+static void
+show_saves_into (WardenApprovalDialog *self)
+{
+  const char *into = warden_approval_get_saves_into (self->approval);
+  g_autofree char *fallback = NULL;
+  g_autofree char *shown = NULL;
+  g_autofree char *text = NULL;
+
+  if (into == NULL && self->profile != NULL && warden_profile_get_builtin (self->profile))
+    into = fallback = g_strdup_printf (_("%s (yours)"),
+                                       warden_profile_get_name (self->profile)
+                                       ? warden_profile_get_name (self->profile)
+                                       : warden_profile_get_id (self->profile));
+  gtk_widget_set_visible (GTK_WIDGET (self->saves_into_label), into != NULL);
+  if (into == NULL)
+    return;
+  shown = warden_printable (into, -1, WARDEN_PRINTABLE_ONE_LINE);
+  text = g_strdup_printf (_("The profile is built in, so this saves into your copy “%s”; "
+                            "this session and new sessions use it."), shown);
+  gtk_label_set_text (self->saves_into_label, text);
+}
+
 static void
 setup (WardenApprovalDialog *self)
 {
@@ -667,13 +719,27 @@ setup (WardenApprovalDialog *self)
       gtk_widget_set_visible (GTK_WIDGET (self->feedback_entry), FALSE);
       gtk_widget_set_visible (GTK_WIDGET (self->answer_entry), TRUE);
 
+      /* Buttons of their own, not responses: a message dialog stacks its
+       * responses bottom-up when they do not fit side by side, which put
+       * the agent's choices in reverse order. */
       for (guint i = 0; choices != NULL && choices[i] != NULL; i++)
         {
-          g_autofree char *id = g_strdup_printf ("choice-%u", i);
-          g_autofree char *label = escape_mnemonic (choices[i]);
+          g_autofree char *shown = warden_printable (choices[i], -1, WARDEN_PRINTABLE_ONE_LINE);
+          GtkWidget *button = gtk_button_new_with_label (shown);
+          GtkWidget *label = gtk_button_get_child (GTK_BUTTON (button));
 
-          adw_message_dialog_add_response (dialog, id, label);
+          if (GTK_IS_LABEL (label))
+            {
+              gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+              gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+            }
+          gtk_widget_add_css_class (button, "warden-choice");
+          g_object_set_data (G_OBJECT (button), "choice-index", GUINT_TO_POINTER (i));
+          g_signal_connect_object (button, "clicked", G_CALLBACK (choice_clicked_cb), self,
+                                   G_CONNECT_SWAPPED);
+          gtk_box_append (GTK_BOX (self->choices_box), button);
         }
+      gtk_widget_set_visible (self->choices_box, choices != NULL && choices[0] != NULL);
       adw_message_dialog_add_response (dialog, "answer", _("_Answer"));
       adw_message_dialog_set_response_appearance (dialog, "answer", ADW_RESPONSE_SUGGESTED);
       adw_message_dialog_set_response_enabled (dialog, "answer", FALSE);
@@ -684,6 +750,19 @@ setup (WardenApprovalDialog *self)
                                           ? _("File access needs approval")
                                           : _("Command needs approval"));
   show_command (self, subject);
+  {
+    /* A write or an edit shows what it would change, under its path. */
+    const char *diff = warden_approval_get_diff (self->approval);
+
+    if (kind == WARDEN_APPROVAL_PATH && diff != NULL && diff[0] != '\0')
+      {
+        GtkWidget *view = warden_chat_row_diff_view_new (FALSE);
+
+        warden_chat_row_diff_view_set_diff (view, diff);
+        gtk_box_append (GTK_BOX (self->diff_slot), view);
+        gtk_widget_set_visible (self->diff_slot, TRUE);
+      }
+  }
   set_label_or_hide (self->where_label, NULL, where);
   set_label_or_hide (self->reason_label, NULL, warden_approval_get_reason (self->approval));
   if (!show_parts (self, warden_approval_get_decision (self->approval)))
@@ -735,6 +814,7 @@ setup (WardenApprovalDialog *self)
       else
         {
           adw_message_dialog_add_response (dialog, "always", _("_Always allow"));
+          show_saves_into (self);
           gtk_widget_set_sensitive (GTK_WIDGET (self->pattern_entry), TRUE);
           gtk_editable_set_text (self->pattern_entry,
                                  suggestions && suggestions[0] ? suggestions[0] : "");
@@ -867,6 +947,9 @@ warden_approval_dialog_class_init (WardenApprovalDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, would_allow_box);
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, feedback_entry);
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, answer_entry);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, diff_slot);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, choices_box);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, saves_into_label);
   gtk_widget_class_bind_template_callback (widget_class, pattern_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, feedback_activate_cb);
   gtk_widget_class_bind_template_callback (widget_class, answer_changed_cb);

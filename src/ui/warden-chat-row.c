@@ -232,6 +232,18 @@ diff_view_render (DiffView *view)
         }
     }
   gtk_label_set_markup (GTK_LABEL (view->label), markup);
+  if (!view->collapsible)
+    {
+      PangoLayout *layout = gtk_label_get_layout (GTK_LABEL (view->label));
+      int height = 0;
+
+      /* Up to ten lines, always shown whole; more scroll. */
+      pango_layout_get_pixel_size (layout, NULL, &height);
+      if (view->n_lines > 0)
+        height = height / MAX (1, pango_layout_get_line_count (layout)) * MIN (view->n_lines, 10);
+      gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (view->scroller),
+                                                  MIN (height + 12, 240));
+    }
 
   warden_diff_count (view->diff, &added, &removed);
   /* Translators: lines added and removed by a file change, "+3 −1" */
@@ -294,7 +306,14 @@ warden_chat_row_diff_view_new (gboolean collapsible)
                                   collapsible ? GTK_POLICY_NEVER : GTK_POLICY_AUTOMATIC);
   gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (view->scroller), TRUE);
   if (!collapsible)
-    gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (view->scroller), 260);
+    {
+      /* In a dialog: as wide as the lines up to a bound, and never crushed
+       * to a line or two by the rest of the dialog (see diff_view_render). */
+      gtk_scrolled_window_set_propagate_natural_width (GTK_SCROLLED_WINDOW (view->scroller),
+                                                       TRUE);
+      gtk_scrolled_window_set_max_content_width (GTK_SCROLLED_WINDOW (view->scroller), 640);
+      gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (view->scroller), 260);
+    }
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (view->scroller), view->label);
   gtk_widget_add_css_class (view->scroller, "diff-scroller");
   gtk_box_append (GTK_BOX (box), view->scroller);

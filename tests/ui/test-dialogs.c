@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <adwaita.h>
+#include <gdk/x11/gdkx.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -853,32 +854,211 @@ question_dialog (void)
                                                         NULL));
 }
 
+/* Widgets of @type with @css_class under @widget, in the order shown. */
+static void
+collect_css (GtkWidget  *widget,
+             const char *css_class,
+             GPtrArray  *found)
+{
+  if (gtk_widget_has_css_class (widget, css_class))
+    g_ptr_array_add (found, widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    collect_css (c, css_class, found);
+}
+
+static void
+wait_ms (guint ms)
+{
+  gint64 until = g_get_monotonic_time () + ms * 1000;
+
+  while (g_get_monotonic_time () < until)
+    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
+}
+
+/* A real click in the middle of @widget (XTEST, as a mouse would). */
+static void
+x_click (GtkWidget *widget)
+{
+  GtkNative *native = gtk_widget_get_native (widget);
+  GdkSurface *surface = gtk_native_get_surface (native);
+  graphene_point_t at;
+  double sx = 0, sy = 0;
+  g_autofree char *command = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  int status;
+
+  while (!(gtk_widget_get_mapped (widget) && gtk_widget_get_width (widget) > 0) &&
+         g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  wait_ms (200);
+  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native),
+                                           &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.f,
+                                                                 gtk_widget_get_height (widget) / 2.f),
+                                           &at));
+  gtk_native_get_surface_transform (native, &sx, &sy);
+  command = g_strdup_printf ("xdotool mousemove --sync --window %lu %d %d click 1",
+                             (gulong) gdk_x11_surface_get_xid (surface),
+                             (int) (at.x + sx), (int) (at.y + sy));
+  g_spawn_command_line_sync (command, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  wait_ms (300);
+}
+
+static void
+screenshot (const char *name)
+{
+  const char *dir = g_getenv ("WARDEN_SCREENSHOT_DIR");
+  g_autofree char *path = NULL;
+  g_autofree char *command = NULL;
+  int status;
+
+  if (dir == NULL)
+    return;
+  wait_ms (700);  /* let the frame clock draw the last changes */
+  path = g_build_filename (dir, name, NULL);
+  command = g_strdup_printf ("import -window root '%s'", path);
+  g_assert_true (g_spawn_command_line_sync (command, NULL, NULL, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_test_message ("screenshot: %s", path);
+}
+
 static void
 test_approval_question_choice (void)
 {
   g_autoptr(WardenApprovalDialog) dialog = question_dialog ();
   AdwMessageDialog *md = ADW_MESSAGE_DIALOG (dialog);
   g_autofree char *text = visible_text (GTK_WIDGET (dialog), NULL);
+  g_autoptr(GPtrArray) choices = g_ptr_array_new ();
   Answer answer = { 0 };
 
   g_assert_cmpstr (adw_message_dialog_get_heading (md), ==, "The agent asks");
   g_assert_nonnull (strstr (text, "Keep the old config file?"));
-  g_assert_true (adw_message_dialog_has_response (md, "choice-0"));
-  g_assert_true (adw_message_dialog_has_response (md, "choice-1"));
   g_assert_true (adw_message_dialog_has_response (md, "answer"));
   g_assert_false (adw_message_dialog_has_response (md, "reject"));
   g_assert_false (adw_message_dialog_has_response (md, "once"));
   g_assert_false (adw_message_dialog_has_response (md, "always"));
-  /* An underscore in a choice is text, not a mnemonic. */
-  g_assert_cmpstr (adw_message_dialog_get_response_label (md, "choice-1"), ==, "Drop__it");
+  /* The choices in the order the agent gave them, shown as written (an
+   * underscore is text, not a mnemonic), the answer field beside them. */
+  collect_css (GTK_WIDGET (dialog), "warden-choice", choices);
+  g_assert_cmpuint (choices->len, ==, 2);
+  g_assert_cmpstr (gtk_button_get_label (g_ptr_array_index (choices, 0)), ==, "Keep it");
+  g_assert_cmpstr (gtk_button_get_label (g_ptr_array_index (choices, 1)), ==, "Drop_it");
+  g_assert_false (gtk_button_get_use_underline (g_ptr_array_index (choices, 1)));
+  g_assert_true (is_shown (GTK_WIDGET (warden_approval_dialog_get_answer_entry (dialog)),
+                           GTK_WIDGET (dialog)));
 
+  gtk_window_present (GTK_WINDOW (dialog));
+  screenshot ("approval-question.png");
   g_signal_connect (dialog, "answered", G_CALLBACK (answered_cb), &answer);
-  warden_approval_dialog_respond (dialog, "choice-1");
+  x_click (g_ptr_array_index (choices, 1));
   g_assert_cmpuint (answer.count, ==, 1);
   g_assert_true (answer.approved);
   g_assert_false (answer.allow_always);
   g_assert_cmpstr (answer.text, ==, "Drop_it");
+  g_assert_false (is_toplevel (dialog));
   g_free (answer.text);
+}
+
+/* The choices are not responses, but the window's tests answer them as such. */
+static void
+test_approval_question_respond_choice (void)
+{
+  g_autoptr(WardenApprovalDialog) dialog = question_dialog ();
+  Answer answer = { 0 };
+
+  g_signal_connect (dialog, "answered", G_CALLBACK (answered_cb), &answer);
+  warden_approval_dialog_respond (dialog, "choice-7");
+  g_assert_cmpuint (answer.count, ==, 0);
+  warden_approval_dialog_respond (dialog, "choice-0");
+  g_assert_cmpuint (answer.count, ==, 1);
+  g_assert_cmpstr (answer.text, ==, "Keep it");
+  g_free (answer.text);
+}
+
+/* An asked edit: the path, and what the edit would change, escaped. */
+static void
+test_approval_path_diff (void)
+{
+  g_autoptr(WardenApproval) approval = NULL;
+  g_autoptr(WardenApprovalDialog) dialog = NULL;
+  g_autoptr(GPtrArray) mono = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) views = g_ptr_array_new ();
+  g_autofree char *text = NULL;
+  GtkWidget *lines;
+
+  approval = warden_approval_new ("s1", "toolu_5", WARDEN_APPROVAL_PATH, "edit",
+                                  "/home/u/app/src/config.py");
+  warden_approval_set_details (approval, NULL, "bwrap",
+                               "the profile asks before every write or edit "
+                               "(its files.write rule is “ask”)", NULL, NULL, NULL, NULL);
+  warden_approval_set_diff (approval,
+                            "@@ -10,7 +10,7 @@\n DEBUG = False\n ALLOWED_HOSTS = []\n \n"
+                            "-SECRET = os.environ[\"SECRET\"]\n"
+                            "+SECRET = \"hunter2\"  # \xe2\x80\xaeTODO\n"
+                            " \n def load():\n     return SECRET\n");
+  dialog = g_object_ref_sink (warden_approval_dialog_new (parent_window (), approval, NULL, NULL,
+                                                          NULL));
+  gtk_window_present (GTK_WINDOW (dialog));
+  wait_ms (300);
+  text = visible_text (GTK_WIDGET (dialog), mono);
+  g_assert_true (strv_has (mono, "/home/u/app/src/config.py"));
+  collect_css (GTK_WIDGET (dialog), "diff-view", views);
+  g_assert_cmpuint (views->len, ==, 1);
+  g_assert_true (is_shown (g_ptr_array_index (views, 0), GTK_WIDGET (dialog)));
+  g_assert_nonnull (strstr (text, "+1 −1"));
+  g_ptr_array_set_size (views, 0);
+  collect_css (GTK_WIDGET (dialog), "diff-lines", views);
+  lines = g_ptr_array_index (views, 0);
+  /* Every line, escaped: the override shows as its code. */
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (lines)),
+                            "+SECRET = \"hunter2\"  # \\u202eTODO"));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (lines)), "     return SECRET"));
+  screenshot ("approval-diff.png");
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+/* Always allow under a built-in profile says which copy it saves into. */
+static void
+test_approval_always_builtin_copy (void)
+{
+  g_autoptr(WardenApprovalDialog) dialog = command_dialog ();
+  g_autofree char *text = visible_text (GTK_WIDGET (dialog), NULL);
+
+  g_assert_nonnull (strstr (text, "The profile is built in, so this saves into your copy "
+                                  "“Node.js (yours)”; this session and new sessions use it."));
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+/* With the name the agent gives, and none for a profile of the user's. */
+static void
+test_approval_always_saves_into (void)
+{
+  static const char * const suggestions[] = { "npm run *", NULL };
+  g_autoptr(WardenApproval) approval = NULL;
+  g_autoptr(WardenApprovalDialog) dialog = NULL;
+  g_autoptr(WardenApprovalDialog) own = NULL;
+  g_autoptr(WardenProfile) mine = warden_profile_new ("mine");
+  g_autofree char *text = NULL;
+  g_autofree char *own_text = NULL;
+
+  approval = warden_approval_new ("s1", "toolu_6", WARDEN_APPROVAL_COMMAND, "exec", "npm run x");
+  warden_approval_set_details (approval, "/workspace", "bwrap", "asks", "npm run x",
+                               suggestions, NULL, NULL);
+  warden_approval_set_saves_into (approval, "Node.js (yours) 2");
+  dialog = g_object_ref_sink (warden_approval_dialog_new (parent_window (), approval, NULL,
+                                                          "/workspace", NULL));
+  text = visible_text (GTK_WIDGET (dialog), NULL);
+  g_assert_nonnull (strstr (text, "your copy “Node.js (yours) 2”"));
+
+  warden_approval_set_saves_into (approval, NULL);
+  own = g_object_ref_sink (warden_approval_dialog_new (parent_window (), approval, mine,
+                                                       "/workspace", NULL));
+  own_text = visible_text (GTK_WIDGET (own), NULL);
+  g_assert_null (strstr (own_text, "your copy"));
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  gtk_window_destroy (GTK_WINDOW (own));
 }
 
 static void
@@ -1387,6 +1567,11 @@ main (int    argc,
   g_test_add_func ("/ui/approval-dialog/path", test_approval_path);
   g_test_add_func ("/ui/approval-dialog/question-choice", test_approval_question_choice);
   g_test_add_func ("/ui/approval-dialog/question-free-text", test_approval_question_free_text);
+  g_test_add_func ("/ui/approval-dialog/question-respond-choice",
+                   test_approval_question_respond_choice);
+  g_test_add_func ("/ui/approval-dialog/path-diff", test_approval_path_diff);
+  g_test_add_func ("/ui/approval-dialog/always-builtin-copy", test_approval_always_builtin_copy);
+  g_test_add_func ("/ui/approval-dialog/always-saves-into", test_approval_always_saves_into);
   g_test_add_func ("/ui/new-session-dialog/create", test_new_session);
   g_test_add_func ("/ui/new-session-dialog/refuses-home", test_new_session_refuses_home);
   g_test_add ("/agent/trace/json", TraceFixture, NULL,
