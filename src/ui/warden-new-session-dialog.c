@@ -24,12 +24,15 @@ struct _WardenNewSessionDialog
   GCancellable  *cancellable;    /* the check of the current workspace; cancelled in dispose */
   char          *workspace;
   gboolean       workspace_ok;
+  gboolean       checking;        /* the workspace check has not answered yet */
+  gboolean       create_when_ok;  /* Enter came before the check's answer */
   GPtrArray     *profile_ids;
 
   AdwActionRow  *workspace_row;
   AdwComboRow   *profile_row;
   AdwComboRow   *sandbox_row;
   AdwEntryRow   *title_row;
+  GtkButton     *create_button;
 };
 
 G_DEFINE_FINAL_TYPE (WardenNewSessionDialog, warden_new_session_dialog, ADW_TYPE_WINDOW)
@@ -78,11 +81,16 @@ check_cb (GObject      *object,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
 
+  self->checking = FALSE;
   if (real != NULL)
     {
       set_workspace_ok (self, TRUE);
+      /* Ctrl+N, Enter: the user asked before the folder was looked at. */
+      if (self->create_when_ok)
+        warden_new_session_dialog_activate_create (self);
       return;
     }
+  self->create_when_ok = FALSE;
 
   /* Why this folder cannot be one (not there, $HOME, it holds ~/.ssh …) and
    * what to do, where the folder is shown. */
@@ -105,6 +113,8 @@ warden_new_session_dialog_set_workspace (WardenNewSessionDialog *self,
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   set_workspace_ok (self, FALSE);
+  self->checking = FALSE;
+  self->create_when_ok = FALSE;
   gtk_widget_remove_css_class (GTK_WIDGET (self->workspace_row), "error");
 
   if (self->workspace == NULL)
@@ -120,6 +130,7 @@ warden_new_session_dialog_set_workspace (WardenNewSessionDialog *self,
    * The agent checks again when the session starts; this is so Create is
    * never offered for a folder it would refuse. */
   self->cancellable = g_cancellable_new ();
+  self->checking = TRUE;
   task = g_task_new (self, self->cancellable, check_cb, NULL);
   g_task_set_source_tag (task, warden_new_session_dialog_set_workspace);
   g_task_set_task_data (task, g_strdup (self->workspace), g_free);
@@ -178,7 +189,11 @@ warden_new_session_dialog_activate_create (WardenNewSessionDialog *self)
 static void
 title_activated_cb (WardenNewSessionDialog *self)
 {
-  warden_new_session_dialog_activate_create (self);
+  /* Enter is Create, also while the folder is still being looked at. */
+  if (self->checking)
+    self->create_when_ok = TRUE;
+  else
+    warden_new_session_dialog_activate_create (self);
 }
 
 static void
@@ -271,6 +286,9 @@ warden_new_session_dialog_new (GtkWindow          *parent,
     if (g_strcmp0 (sandbox_ids[i], sandbox) == 0)
       adw_combo_row_set_selected (self->sandbox_row, i);
   warden_new_session_dialog_set_workspace (self, workspace);
+  /* The keys go to the title, not to Cancel: Ctrl+N, then Enter creates. */
+  gtk_window_set_default_widget (GTK_WINDOW (self), GTK_WIDGET (self->create_button));
+  gtk_window_set_focus (GTK_WINDOW (self), GTK_WIDGET (self->title_row));
 
   return self;
 }
@@ -333,6 +351,7 @@ warden_new_session_dialog_class_init (WardenNewSessionDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenNewSessionDialog, profile_row);
   gtk_widget_class_bind_template_child (widget_class, WardenNewSessionDialog, sandbox_row);
   gtk_widget_class_bind_template_child (widget_class, WardenNewSessionDialog, title_row);
+  gtk_widget_class_bind_template_child (widget_class, WardenNewSessionDialog, create_button);
   gtk_widget_class_bind_template_callback (widget_class, choose_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, title_activated_cb);
 }

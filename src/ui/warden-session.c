@@ -35,6 +35,7 @@ struct _WardenSession
   double              sandbox_fraction;
   char               *sandbox_message;
   guint               model_silent;  /* seconds the model has sent nothing; 0: it answers */
+  char               *derived_title; /* from the first task, while no title is stored */
 };
 
 G_DEFINE_FINAL_TYPE (WardenSession, warden_session, G_TYPE_OBJECT)
@@ -570,10 +571,50 @@ warden_session_get_id (WardenSession *self)
   return self->info->id;
 }
 
+/* The first task the user gave, as the agent makes a title of it. */
+static const char *
+first_task (WardenSession *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(WardenChatItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
+
+      if (warden_chat_item_get_kind (item) == WARDEN_CHAT_ITEM_USER)
+        return warden_chat_item_get_text (item);  /* the list keeps it */
+    }
+  return NULL;
+}
+
+/* One title everywhere: the stored one, else the first task (the agent
+ * stores that as the title, but into its own copy of the row), and "New
+ * session" only while there is no task. */
 const char *
 warden_session_get_title (WardenSession *self)
 {
-  return self->info->title && *self->info->title ? self->info->title : _("New session");
+  const char *task;
+
+  if (self->info->title != NULL && *self->info->title != '\0')
+    return self->info->title;
+  /* The first task never changes: made once, the pointer stays valid. */
+  if (self->derived_title != NULL)
+    return self->derived_title;
+  task = first_task (self);
+  if (task == NULL || *task == '\0')
+    return _("New session");
+  self->derived_title = g_utf8_substring (task, 0, MIN (g_utf8_strlen (task, -1), 80));
+  g_strdelimit (self->derived_title, "\n\r\t", ' ');
+  g_strstrip (self->derived_title);
+  return self->derived_title;
+}
+
+gboolean
+warden_session_has_task (WardenSession *self)
+{
+  g_return_val_if_fail (WARDEN_IS_SESSION (self), FALSE);
+
+  return first_task (self) != NULL;
 }
 
 gboolean
@@ -757,6 +798,9 @@ warden_session_send (WardenSession  *self,
     return FALSE;
   /* After start_run: the agent has stored it; a refused send shows nothing. */
   append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_USER, text));
+  /* The first task names the session from now on. */
+  if (self->info->title == NULL || *self->info->title == '\0')
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
   return TRUE;
 }
 
@@ -920,6 +964,7 @@ warden_session_finalize (GObject *object)
   g_free (self->state);
   g_free (self->sandbox_state);
   g_free (self->sandbox_message);
+  g_free (self->derived_title);
   G_OBJECT_CLASS (warden_session_parent_class)->finalize (object);
 }
 

@@ -47,7 +47,10 @@ gboolean            warden_session_set_provider  (WardenSession           *self,
                                                   GError                 **error);
 
 const char         *warden_session_get_id        (WardenSession           *self);
+/* The stored title, else the first task; "New session" only before any task. */
 const char         *warden_session_get_title     (WardenSession           *self);
+/* Whether the user ever gave this session a task. */
+gboolean            warden_session_has_task      (WardenSession           *self);
 gboolean            warden_session_rename        (WardenSession           *self,
                                                   const char              *title,
                                                   GError                 **error);

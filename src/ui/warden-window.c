@@ -36,11 +36,13 @@ struct _WardenWindow
   AdwLeaflet           *leaflet;
   GtkStack             *sidebar_stack;
   GtkListBox           *session_list;
+  GtkBox               *sidebar;
   GtkBox               *content;
   AdwWindowTitle       *window_title;
   GtkDropDown          *profile_dropdown;
   GtkMenuButton        *session_menu_button;
   GtkToggleButton      *terminal_toggle;
+  GtkSpinner           *busy_spinner;
   GtkProgressBar       *sandbox_progress;
   GtkLabel             *sandbox_label;
   GtkButton            *sandbox_retry;
@@ -53,7 +55,14 @@ struct _WardenWindow
   GtkStack             *chat_stack;
   GtkScrolledWindow    *chat_scroller;
   GtkListView          *chat_view;
+  GtkButton            *new_activity_button;
+  GtkLabel             *empty_notice;
+  AdwActionRow         *empty_workspace;
+  AdwActionRow         *empty_sandbox;
+  AdwActionRow         *empty_profile;
+  AdwPreferencesGroup  *examples_group;
   GtkTextView          *composer;
+  GtkLabel             *composer_placeholder;
   GtkBox               *composer_box;
   GtkButton            *send_button;
   GtkButton            *stop_button;
@@ -63,16 +72,23 @@ struct _WardenWindow
   GSettings            *settings;
   WardenSession        *session;
   GSignalGroup         *session_signals;   /* on session, whichever it is */
-  GtkStringList        *profile_ids;
+  GSignalGroup         *items_signals;     /* on its chat items */
+  GHashTable           *opened;            /* id → WardenSession this window opened */
+  GtkStringList        *profile_names;     /* what the header's dropdown shows */
+  GPtrArray            *profile_ids;       /* the id of each */
+  GtkWidget            *row_menu;          /* a sidebar row's context menu */
+  GMenu                *profile_section;   /* the profiles in the session menu */
   GtkWidget            *approval_dialog;
   GHashTable           *dismissed;         /* approval ids closed unanswered */
   GtkWidget            *new_session_dialog;
   BannerAction          banner_action;
   gboolean              terminal_visible;
-  gboolean              stick_to_bottom;
+  gboolean              following;         /* the chat keeps its newest row in view */
   gboolean              assume_active;
   gboolean              updating_profiles;
-  guint                 scroll_id;
+  guint                 follow_tick_id;
+  guint                 follow_settled;    /* frames the end has stayed in view */
+  guint                 scrolling;         /* >0 while the window moves the chat itself */
 };
 
 G_DEFINE_FINAL_TYPE (WardenWindow, warden_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -81,6 +97,7 @@ enum
 {
   PROP_0,
   PROP_TERMINAL_VISIBLE,
+  PROP_PROFILE,
   N_PROPS
 };
 
@@ -147,61 +164,181 @@ row_session_id (GtkListBoxRow *row)
   return g_object_get_data (G_OBJECT (row), "session-id");
 }
 
+/* The session object if this window has it open: its live state, not the
+ * store's, is what the sidebar shows. */
+static WardenSession *
+live_session (WardenWindow *self,
+              const char   *id)
+{
+  if (self->session != NULL && g_strcmp0 (warden_session_get_id (self->session), id) == 0)
+    return self->session;
+  return g_hash_table_lookup (self->opened, id);
+}
+
+/* The one title of a session, as the header and the dialogs say it too. */
+static char *
+dup_session_title (WardenWindow *self,
+                   const char   *id)
+{
+  WardenSession *live = live_session (self, id);
+  WardenSessionStore *store = warden_application_get_store (self->app);
+  g_autoptr(WardenSessionRecord) info = NULL;
+
+  if (live != NULL)
+    return g_strdup (warden_session_get_title (live));
+  if (store != NULL)
+    info = warden_session_store_get_session (store, id, NULL);
+  if (info != NULL && info->title != NULL && *info->title != '\0')
+    return g_strdup (info->title);
+  return g_strdup (_("New session"));
+}
+
+static GtkWidget *
+session_row_new (const char *id)
+{
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *spinner = gtk_spinner_new ();
+  GtkWidget *badge = gtk_label_new (_("Waiting"));
+
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 1);
+  adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 1);
+  /* An action row does not activate by default: a click would only select it. */
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
+
+  gtk_widget_set_visible (spinner, FALSE);
+  gtk_widget_set_valign (spinner, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (spinner, _("The agent is working"));
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), spinner);
+
+  gtk_widget_set_visible (badge, FALSE);
+  gtk_widget_add_css_class (badge, "badge");
+  gtk_widget_add_css_class (badge, "pending");
+  gtk_widget_set_valign (badge, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (badge, _("Waiting for your answer"));
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), badge);
+
+  g_object_set_data_full (G_OBJECT (row), "session-id", g_strdup (id), g_free);
+  g_object_set_data (G_OBJECT (row), "spinner", spinner);
+  g_object_set_data (G_OBJECT (row), "badge", badge);
+  return row;
+}
+
+static void
+session_row_update (GtkWidget           *row,
+                    WardenSessionRecord *info,
+                    WardenSession       *live)
+{
+  GtkWidget *spinner = g_object_get_data (G_OBJECT (row), "spinner");
+  GtkWidget *badge = g_object_get_data (G_OBJECT (row), "badge");
+  g_autofree char *base = info->workspace ? g_path_get_basename (info->workspace) : NULL;
+  const char *title;
+  gboolean waiting, running;
+
+  if (live != NULL)
+    {
+      title = warden_session_get_title (live);
+      /* "Waiting" is for the user: an approval or a question, nothing else. */
+      waiting = warden_session_get_pending (live) != NULL;
+      running = !waiting && warden_session_get_busy (live);
+    }
+  else
+    {
+      title = info->title && *info->title ? info->title : _("New session");
+      waiting = g_strcmp0 (info->state, "waiting") == 0;
+      running = FALSE;
+    }
+  if (g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), title) != 0)
+    adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), base ? base : "");
+  gtk_widget_set_tooltip_text (row, info->workspace);
+  gtk_widget_set_visible (badge, waiting);
+  gtk_widget_set_visible (spinner, running);
+  gtk_spinner_set_spinning (GTK_SPINNER (spinner), running);
+}
+
+/* Sessions that never got a task are not listed: there is nothing in them
+ * to come back to. The agent stores "idle" only until the first task. */
+static gboolean
+session_has_task (WardenSessionRecord *info,
+                  WardenSession       *live)
+{
+  if (live != NULL)
+    return warden_session_has_task (live);
+  return g_strcmp0 (info->state, "idle") != 0;
+}
+
 static void
 reload_sessions (WardenWindow *self)
 {
   WardenSessionStore *store = warden_application_get_store (self->app);
   g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GPtrArray) shown = g_ptr_array_new ();
   g_autoptr(GError) error = NULL;
-  GtkWidget *child;
+  g_autofree char *focused_id = NULL;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkListBoxRow *row;
+  gboolean same = TRUE;
+  guint n_rows = 0;
 
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->session_list))) != NULL)
-    gtk_list_box_remove (self->session_list, child);
-
-  if (store == NULL)
+  if (store != NULL)
     {
-      gtk_stack_set_visible_child_name (self->sidebar_stack, "empty");
-      return;
+      list = warden_session_store_list_sessions (store, &error);
+      if (list == NULL)
+        toast (self, error->message);
     }
-  list = warden_session_store_list_sessions (store, &error);
-  if (list == NULL)
-    {
-      toast (self, error->message);
-      return;
-    }
-
-  for (guint i = 0; i < list->len; i++)
+  for (guint i = 0; list != NULL && i < list->len; i++)
     {
       WardenSessionRecord *info = g_ptr_array_index (list, i);
-      GtkWidget *row = adw_action_row_new ();
-      g_autofree char *base = info->workspace ? g_path_get_basename (info->workspace) : NULL;
-      const char *title = info->title && *info->title ? info->title : _("New session");
-      g_autofree char *escaped = g_markup_escape_text (title, -1);
 
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), escaped);
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), base ? base : "");
-      adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 1);
-      adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 1);
-      /* An action row does not activate by default: a click would only select it. */
-      gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
-      gtk_widget_set_tooltip_text (row, info->workspace);
-      g_object_set_data_full (G_OBJECT (row), "session-id", g_strdup (info->id), g_free);
-
-      if (g_strcmp0 (info->state, "waiting") == 0)
-        {
-          GtkWidget *badge = gtk_label_new (_("Waiting"));
-
-          gtk_widget_add_css_class (badge, "badge");
-          gtk_widget_add_css_class (badge, "pending");
-          gtk_widget_set_valign (badge, GTK_ALIGN_CENTER);
-          gtk_widget_set_tooltip_text (badge, _("Waiting for your approval"));
-          adw_action_row_add_suffix (ADW_ACTION_ROW (row), badge);
-        }
-      gtk_list_box_append (self->session_list, row);
-      if (self->session != NULL && g_strcmp0 (info->id, warden_session_get_id (self->session)) == 0)
-        gtk_list_box_select_row (self->session_list, GTK_LIST_BOX_ROW (row));
+      if (session_has_task (info, live_session (self, info->id)))
+        g_ptr_array_add (shown, info);
     }
-  gtk_stack_set_visible_child_name (self->sidebar_stack, list->len ? "list" : "empty");
+
+  /* The rows stay when the sessions do, so that a click, the keyboard
+   * focus or an open menu is not lost to every change of state. */
+  while ((row = gtk_list_box_get_row_at_index (self->session_list, n_rows)) != NULL)
+    {
+      if (n_rows >= shown->len ||
+          g_strcmp0 (row_session_id (row),
+                     ((WardenSessionRecord *) g_ptr_array_index (shown, n_rows))->id) != 0)
+        same = FALSE;
+      n_rows++;
+    }
+  if (n_rows != shown->len)
+    same = FALSE;
+
+  if (!same)
+    {
+      if (focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->session_list)))
+        {
+          GtkWidget *had = gtk_widget_get_ancestor (focus, GTK_TYPE_LIST_BOX_ROW);
+
+          focused_id = had ? g_strdup (row_session_id (GTK_LIST_BOX_ROW (had))) : NULL;
+        }
+      while ((row = gtk_list_box_get_row_at_index (self->session_list, 0)) != NULL)
+        gtk_list_box_remove (self->session_list, GTK_WIDGET (row));
+      for (guint i = 0; i < shown->len; i++)
+        {
+          WardenSessionRecord *info = g_ptr_array_index (shown, i);
+
+          gtk_list_box_append (self->session_list, session_row_new (info->id));
+        }
+    }
+
+  gtk_list_box_unselect_all (self->session_list);
+  for (guint i = 0; i < shown->len; i++)
+    {
+      WardenSessionRecord *info = g_ptr_array_index (shown, i);
+      GtkWidget *w = GTK_WIDGET (gtk_list_box_get_row_at_index (self->session_list, i));
+
+      session_row_update (w, info, live_session (self, info->id));
+      if (self->session != NULL && g_strcmp0 (info->id, warden_session_get_id (self->session)) == 0)
+        gtk_list_box_select_row (self->session_list, GTK_LIST_BOX_ROW (w));
+      if (focused_id != NULL && g_strcmp0 (focused_id, info->id) == 0)
+        gtk_widget_grab_focus (w);
+    }
+  gtk_stack_set_visible_child_name (self->sidebar_stack, shown->len ? "list" : "empty");
 }
 
 static void
@@ -211,42 +348,263 @@ sessions_changed_cb (WardenApplication *app,
   reload_sessions (self);
 }
 
-/* ------------------------------------------------------------------------ */
-/* The chat */
+/* A row's menu: by right click, a long press, or the Menu key. */
+static void
+popup_row_menu (WardenWindow  *self,
+                GtkListBoxRow *row,
+                double         x,
+                double         y)
+{
+  g_autoptr(GMenu) menu = g_menu_new ();
+  g_autoptr(GMenuItem) rename = g_menu_item_new (_("_Rename…"), NULL);
+  g_autoptr(GMenuItem) delete = g_menu_item_new (_("_Delete"), NULL);
+  const char *id = row_session_id (row);
+  GdkRectangle rect = { (int) x, (int) y, 1, 1 };
+
+  g_menu_item_set_action_and_target_value (rename, "win.rename-row", g_variant_new_string (id));
+  g_menu_item_set_action_and_target_value (delete, "win.delete-row", g_variant_new_string (id));
+  g_menu_append_item (menu, rename);
+  g_menu_append_item (menu, delete);
+
+  if (self->row_menu == NULL)
+    {
+      self->row_menu = gtk_popover_menu_new_from_model (NULL);
+      gtk_popover_set_has_arrow (GTK_POPOVER (self->row_menu), FALSE);
+      gtk_widget_set_halign (self->row_menu, GTK_ALIGN_START);
+      gtk_widget_set_parent (self->row_menu, GTK_WIDGET (self->session_list));
+    }
+  gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->row_menu), G_MENU_MODEL (menu));
+  if (x < 0)
+    {
+      graphene_rect_t bounds;
+
+      if (gtk_widget_compute_bounds (GTK_WIDGET (row), GTK_WIDGET (self->session_list), &bounds))
+        {
+          rect.x = (int) (bounds.origin.x + bounds.size.width / 2);
+          rect.y = (int) (bounds.origin.y + bounds.size.height / 2);
+        }
+    }
+  gtk_popover_set_pointing_to (GTK_POPOVER (self->row_menu), &rect);
+  gtk_popover_popup (GTK_POPOVER (self->row_menu));
+}
 
 static void
-scroll_to_bottom (WardenWindow *self)
+row_menu_at (WardenWindow *self,
+             double        x,
+             double        y)
 {
-  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (self->chat_scroller);
+  GtkListBoxRow *row = gtk_list_box_get_row_at_y (self->session_list, (int) y);
 
-  gtk_adjustment_set_value (adj, gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj));
+  if (row != NULL)
+    popup_row_menu (self, row, x, y);
+}
+
+static void
+list_right_click_cb (GtkGestureClick *gesture,
+                     int              n_press,
+                     double           x,
+                     double           y,
+                     WardenWindow    *self)
+{
+  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+  row_menu_at (self, x, y);
+}
+
+static void
+list_long_press_cb (GtkGestureLongPress *gesture,
+                    double               x,
+                    double               y,
+                    WardenWindow        *self)
+{
+  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+  row_menu_at (self, x, y);
 }
 
 static gboolean
-scroll_idle_cb (gpointer user_data)
+list_key_pressed_cb (GtkEventControllerKey *controller,
+                     guint                  keyval,
+                     guint                  keycode,
+                     GdkModifierType        state,
+                     WardenWindow          *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkWidget *row;
+
+  if (keyval != GDK_KEY_Menu &&
+      !(keyval == GDK_KEY_F10 && (state & GDK_SHIFT_MASK) != 0))
+    return FALSE;
+  row = focus ? gtk_widget_get_ancestor (focus, GTK_TYPE_LIST_BOX_ROW) : NULL;
+  if (row == NULL)
+    return FALSE;
+  popup_row_menu (self, GTK_LIST_BOX_ROW (row), -1, -1);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The chat */
+
+/* Following: the chat keeps its newest row in view until the user scrolls
+ * up, and again once they come back to the end. Only the user's own input
+ * stops it: the list estimates the heights of rows it has not measured yet,
+ * and moves the view itself as it measures them. */
+
+static gboolean
+chat_at_end (WardenWindow *self)
+{
+  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (self->chat_scroller);
+
+  return gtk_adjustment_get_value (adj) + gtk_adjustment_get_page_size (adj)
+         >= gtk_adjustment_get_upper (adj) - 2;
+}
+
+static void
+set_following (WardenWindow *self,
+               gboolean      following)
+{
+  self->following = following;
+  if (following)
+    gtk_widget_set_visible (GTK_WIDGET (self->new_activity_button), FALSE);
+}
+
+/* Each frame, to the end, until it stays there for a few frames: the first
+ * jump lands short when the rows below turn out taller than estimated. */
+static gboolean
+follow_tick_cb (GtkWidget     *widget,
+                GdkFrameClock *clock,
+                gpointer       user_data)
 {
   WardenWindow *self = user_data;
+  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (self->chat_scroller);
+  double end = gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj);
 
-  self->scroll_id = 0;
-  scroll_to_bottom (self);
+  if (!self->following)
+    {
+      self->follow_tick_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  if (gtk_adjustment_get_value (adj) < end - 0.5)
+    {
+      self->scrolling++;
+      gtk_adjustment_set_value (adj, end);
+      self->scrolling--;
+      self->follow_settled = 0;
+      return G_SOURCE_CONTINUE;
+    }
+  if (++self->follow_settled < 5)
+    return G_SOURCE_CONTINUE;
+  self->follow_tick_id = 0;
   return G_SOURCE_REMOVE;
+}
+
+static void
+follow (WardenWindow *self)
+{
+  self->follow_settled = 0;
+  if (self->follow_tick_id == 0)
+    self->follow_tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->chat_scroller),
+                                                         follow_tick_cb, self, NULL);
+}
+
+/* Something new in the chat: followed, or offered with a button. */
+static void
+new_activity (WardenWindow *self)
+{
+  if (self->following)
+    follow (self);
+  else
+    gtk_widget_set_visible (GTK_WIDGET (self->new_activity_button), TRUE);
+}
+
+static void
+new_activity_clicked_cb (GtkButton    *button,
+                         WardenWindow *self)
+{
+  set_following (self, TRUE);
+  follow (self);
 }
 
 static void
 vadjustment_changed_cb (GtkAdjustment *adj,
                         WardenWindow  *self)
 {
-  /* New content: follow it if the user was at the end. */
-  if (self->stick_to_bottom)
-    scroll_to_bottom (self);
+  /* Taller rows, a resized window: the end moved. */
+  if (self->following)
+    follow (self);
 }
 
 static void
 vadjustment_value_cb (GtkAdjustment *adj,
                       WardenWindow  *self)
 {
-  self->stick_to_bottom = gtk_adjustment_get_value (adj) + gtk_adjustment_get_page_size (adj)
-                          >= gtk_adjustment_get_upper (adj) - 40;
+  /* Back at the end, by any means: follow again. */
+  if (self->scrolling == 0 && !self->following && chat_at_end (self))
+    set_following (self, TRUE);
+}
+
+/* The user's hand: the wheel or touchpad, keys, the scrollbar, a finger. */
+static void
+user_scrolls_up (WardenWindow *self)
+{
+  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (self->chat_scroller);
+
+  if (gtk_adjustment_get_value (adj) > gtk_adjustment_get_lower (adj) ||
+      gtk_adjustment_get_upper (adj) > gtk_adjustment_get_page_size (adj))
+    set_following (self, FALSE);
+}
+
+static gboolean
+chat_scroll_cb (GtkEventControllerScroll *controller,
+                double                    dx,
+                double                    dy,
+                WardenWindow             *self)
+{
+  if (dy < 0)
+    user_scrolls_up (self);
+  return FALSE;
+}
+
+static gboolean
+chat_key_cb (GtkEventControllerKey *controller,
+             guint                  keyval,
+             guint                  keycode,
+             GdkModifierType        state,
+             WardenWindow          *self)
+{
+  switch (keyval)
+    {
+    case GDK_KEY_Page_Up:
+    case GDK_KEY_KP_Page_Up:
+    case GDK_KEY_Up:
+    case GDK_KEY_KP_Up:
+    case GDK_KEY_Home:
+    case GDK_KEY_KP_Home:
+      user_scrolls_up (self);
+      break;
+    default:
+      break;
+    }
+  return FALSE;
+}
+
+static void
+scrollbar_pressed_cb (GtkGestureClick *gesture,
+                      int              n_press,
+                      double           x,
+                      double           y,
+                      WardenWindow    *self)
+{
+  user_scrolls_up (self);
+}
+
+static void
+chat_drag_cb (GtkGestureDrag *gesture,
+              double          x,
+              double          y,
+              WardenWindow   *self)
+{
+  /* A finger moving down pulls the older rows into view. */
+  if (y > 0)
+    user_scrolls_up (self);
 }
 
 static void
@@ -303,6 +661,7 @@ command_output_cb (WardenSession *session,
                    WardenWindow  *self)
 {
   warden_terminal_feed_output (self->terminal, data, -1);
+  new_activity (self);
 }
 
 static void
@@ -369,12 +728,36 @@ update_title (WardenWindow *self)
   title = g_strdup_printf (_("%s — Warden"), warden_session_get_title (self->session));
   gtk_window_set_title (GTK_WINDOW (self), title);
   adw_window_title_set_title (self->window_title, warden_session_get_title (self->session));
-  subtitle = g_strdup_printf ("%s · %s · %s", workspace_label (self),
-                              warden_session_get_sandbox (self->session),
-                              model ? model : _("no model"));
+  if (warden_session_get_pending (self->session) != NULL)
+    /* Translators: the header's subtitle while an approval or a question
+     * waits: "Waiting for you · <folder> · <sandbox>" */
+    subtitle = g_strdup_printf (_("Waiting for you · %s · %s"), workspace_label (self),
+                                warden_session_get_sandbox (self->session));
+  else
+    subtitle = g_strdup_printf ("%s · %s · %s", workspace_label (self),
+                                warden_session_get_sandbox (self->session),
+                                model ? model : _("no model"));
   adw_window_title_set_subtitle (self->window_title, subtitle);
 }
 
+/* The profile's name as the user gave it, or its id. */
+static char *
+dup_profile_name (WardenWindow *self,
+                  const char   *id)
+{
+  g_autoptr(WardenProfile) profile = NULL;
+
+  if (id == NULL)
+    return NULL;
+  profile = warden_profile_store_lookup (warden_application_get_profiles (self->app), id, NULL);
+  if (profile != NULL && warden_profile_get_name (profile) != NULL &&
+      *warden_profile_get_name (profile) != '\0')
+    return g_strdup (warden_profile_get_name (profile));
+  return g_strdup (id);
+}
+
+/* Every profile by name, the user's own ones too ("Node.js (yours)"), the
+ * session's selected. */
 static void
 reload_profiles (WardenWindow *self)
 {
@@ -382,33 +765,89 @@ reload_profiles (WardenWindow *self)
                                                          NULL);
   const char *current = self->session ? warden_session_get_profile (self->session) : NULL;
   guint selected = GTK_INVALID_LIST_POSITION;
-  g_autoptr(GStrvBuilder) ids = g_strv_builder_new ();
+  g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
   g_auto(GStrv) strv = NULL;
-  guint n = 0;
 
+  g_ptr_array_set_size (self->profile_ids, 0);
   for (guint i = 0; list != NULL && i < list->len; i++)
     {
-      const char *id = warden_profile_get_id (g_ptr_array_index (list, i));
+      WardenProfile *profile = g_ptr_array_index (list, i);
+      const char *id = warden_profile_get_id (profile);
+      const char *name = warden_profile_get_name (profile);
 
-      g_strv_builder_add (ids, id);
+      g_ptr_array_add (self->profile_ids, g_strdup (id));
+      g_strv_builder_add (names, name != NULL && *name != '\0' ? name : id);
       if (g_strcmp0 (id, current) == 0)
-        selected = n;
-      n++;
+        selected = self->profile_ids->len - 1;
     }
   if (current != NULL && selected == GTK_INVALID_LIST_POSITION)
     {
       /* A profile that no longer loads still shows what the session uses. */
-      g_strv_builder_add (ids, current);
-      selected = n;
+      g_ptr_array_add (self->profile_ids, g_strdup (current));
+      g_strv_builder_add (names, current);
+      selected = self->profile_ids->len - 1;
     }
-  strv = g_strv_builder_end (ids);
+  strv = g_strv_builder_end (names);
+
+  g_menu_remove_all (self->profile_section);
+  for (guint i = 0; strv[i] != NULL; i++)
+    {
+      g_autoptr(GMenuItem) item = g_menu_item_new (strv[i], NULL);
+
+      g_menu_item_set_action_and_target_value (item, "win.profile",
+                                               g_variant_new_string (g_ptr_array_index (self->profile_ids, i)));
+      g_menu_append_item (self->profile_section, item);
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
 
   self->updating_profiles = TRUE;
-  gtk_string_list_splice (self->profile_ids, 0,
-                          g_list_model_get_n_items (G_LIST_MODEL (self->profile_ids)),
+  gtk_string_list_splice (self->profile_names, 0,
+                          g_list_model_get_n_items (G_LIST_MODEL (self->profile_names)),
                           (const char * const *) strv);
   gtk_drop_down_set_selected (self->profile_dropdown, selected);
   self->updating_profiles = FALSE;
+}
+
+static const char profile_button_ui[] =
+  "<interface><template class=\"GtkListItem\"><property name=\"child\">"
+  "<object class=\"GtkLabel\"><property name=\"ellipsize\">end</property>"
+  "<property name=\"xalign\">0</property>"
+  "<binding name=\"label\"><lookup name=\"string\" type=\"GtkStringObject\">"
+  "<lookup name=\"item\">GtkListItem</lookup></lookup></binding>"
+  "</object></property></template></interface>";
+
+static const char profile_list_ui[] =
+  "<interface><template class=\"GtkListItem\"><property name=\"child\">"
+  "<object class=\"GtkBox\"><property name=\"spacing\">6</property>"
+  "<child><object class=\"GtkLabel\"><property name=\"xalign\">0</property>"
+  "<property name=\"hexpand\">1</property>"
+  "<binding name=\"label\"><lookup name=\"string\" type=\"GtkStringObject\">"
+  "<lookup name=\"item\">GtkListItem</lookup></lookup></binding></object></child>"
+  "<child><object class=\"GtkImage\"><property name=\"icon-name\">object-select-symbolic</property>"
+  "<binding name=\"visible\"><lookup name=\"selected\">GtkListItem</lookup></binding>"
+  "</object></child></object></property></template></interface>";
+
+/* From the header's dropdown or the session menu's Profile list. */
+static void
+switch_profile (WardenWindow *self,
+                const char   *id)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *name = NULL;
+
+  if (self->session == NULL || id == NULL ||
+      g_strcmp0 (id, warden_session_get_profile (self->session)) == 0)
+    return;
+  if (!warden_session_set_profile (self->session, id, &error))
+    {
+      toast (self, error->message);
+      reload_profiles (self);
+      return;
+    }
+  name = dup_profile_name (self, id);
+  text = g_strdup_printf (_("Commands are now checked against “%s”"), name);
+  toast (self, text);
 }
 
 static void
@@ -416,24 +855,11 @@ profile_selected_cb (GtkDropDown  *dropdown,
                      GParamSpec   *pspec,
                      WardenWindow *self)
 {
-  g_autoptr(GError) error = NULL;
   guint selected = gtk_drop_down_get_selected (dropdown);
-  const char *id;
 
-  if (self->updating_profiles || self->session == NULL || selected == GTK_INVALID_LIST_POSITION)
+  if (self->updating_profiles || selected >= self->profile_ids->len)
     return;
-  id = gtk_string_list_get_string (self->profile_ids, selected);
-  if (!warden_session_set_profile (self->session, id, &error))
-    {
-      toast (self, error->message);
-      reload_profiles (self);
-      return;
-    }
-  {
-    g_autofree char *text = g_strdup_printf (_("Commands are now checked against “%s”"), id);
-
-    toast (self, text);
-  }
+  switch_profile (self, g_ptr_array_index (self->profile_ids, selected));
 }
 
 static void
@@ -840,11 +1266,56 @@ session_profile_cb (WardenSession *session,
   reload_profiles (self);
 }
 
+static const char *
+sandbox_name (const char *sandbox)
+{
+  if (g_strcmp0 (sandbox, "docker") == 0)
+    return _("Docker container");
+  if (g_strcmp0 (sandbox, "bwrap") == 0)
+    return _("Bubblewrap");
+  if (g_strcmp0 (sandbox, "host") == 0)
+    return _("None: commands run on this computer");
+  return sandbox;
+}
+
+/* A session without a task yet: where it works, in what, under which
+ * profile, and a few tasks to start from. Notices (the host warning) are
+ * said here too, as the chat is not shown. */
+static void
+update_empty (WardenWindow *self)
+{
+  g_autofree char *profile = dup_profile_name (self, warden_session_get_profile (self->session));
+  GListModel *items = warden_session_get_items (self->session);
+  g_autoptr(GString) notices = g_string_new (NULL);
+
+  adw_action_row_set_subtitle (self->empty_workspace, warden_session_get_workspace (self->session));
+  adw_action_row_set_subtitle (self->empty_sandbox,
+                               sandbox_name (warden_session_get_sandbox (self->session)));
+  adw_action_row_set_subtitle (self->empty_profile, profile ? profile : "");
+  for (guint i = 0; i < g_list_model_get_n_items (items); i++)
+    {
+      g_autoptr(WardenChatItem) item = g_list_model_get_item (items, i);
+
+      if (warden_chat_item_get_kind (item) != WARDEN_CHAT_ITEM_NOTICE)
+        continue;
+      if (notices->len > 0)
+        g_string_append (notices, "\n\n");
+      g_string_append (notices, warden_chat_item_get_text (item));
+    }
+  gtk_label_set_text (self->empty_notice, notices->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->empty_notice), notices->len > 0);
+}
+
 static void
 update_page (WardenWindow *self)
 {
-  if (self->session != NULL)
+  if (self->session != NULL && warden_session_has_task (self->session))
     gtk_stack_set_visible_child_name (self->chat_stack, "chat");
+  else if (self->session != NULL)
+    {
+      update_empty (self);
+      gtk_stack_set_visible_child_name (self->chat_stack, "empty");
+    }
   else if (warden_application_get_provider (self->app) == NULL)
     gtk_stack_set_visible_child_name (self->chat_stack, "setup");
   else
@@ -860,12 +1331,19 @@ update_session_state (WardenWindow *self)
 
   gtk_widget_set_visible (GTK_WIDGET (self->stop_button), busy);
   gtk_widget_set_visible (GTK_WIDGET (self->send_button), !busy);
+  gtk_widget_set_visible (GTK_WIDGET (self->busy_spinner), busy);
+  gtk_spinner_set_spinning (self->busy_spinner, busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.send", !busy && has_model);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.retry", !busy && self->session != NULL);
-  gtk_widget_set_visible (GTK_WIDGET (self->profile_dropdown), self->session != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->profile_dropdown),
+                          self->session != NULL && !adw_leaflet_get_folded (self->leaflet));
   gtk_widget_set_visible (GTK_WIDGET (self->composer_box), self->session != NULL);
-  gtk_widget_set_visible (GTK_WIDGET (self->terminal_toggle), self->session != NULL);
+  /* Narrow, the header keeps what fits in 360 px; the terminal is in the
+   * session menu too. */
+  gtk_widget_set_visible (GTK_WIDGET (self->terminal_toggle),
+                          self->session != NULL && !adw_leaflet_get_folded (self->leaflet));
+  gtk_widget_set_visible (GTK_WIDGET (self->sandbox_label), !adw_leaflet_get_folded (self->leaflet));
   gtk_widget_set_visible (GTK_WIDGET (self->terminal),
                           self->session != NULL && self->terminal_visible);
   gtk_widget_set_sensitive (GTK_WIDGET (self->session_menu_button), self->session != NULL);
@@ -875,40 +1353,93 @@ update_session_state (WardenWindow *self)
 }
 
 static void
-set_session (WardenWindow  *self,
-             WardenSession *session)
+items_changed_cb (GListModel   *items,
+                  guint         position,
+                  guint         removed,
+                  guint         added,
+                  WardenWindow *self)
+{
+  update_page (self);
+  if (added > 0)
+    new_activity (self);
+}
+
+/* A session left without ever getting a task has nothing to come back to:
+ * it goes from the store too. */
+static void
+drop_if_empty (WardenWindow  *self,
+               WardenSession *session)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = NULL;
+
+  if (warden_session_has_task (session) || warden_session_get_busy (session) ||
+      warden_session_get_pending (session) != NULL)
+    return;
+  id = g_strdup (warden_session_get_id (session));
+  g_hash_table_remove (self->opened, id);
+  if (!warden_application_delete_session (self->app, id, &error))
+    g_debug ("Empty session %s not deleted: %s", id, error->message);
+}
+
+static void
+set_session_full (WardenWindow  *self,
+                  WardenSession *session,
+                  gboolean       drop_left)
 {
   g_autoptr(GtkNoSelection) selection = NULL;
+  g_autoptr(WardenSession) left = NULL;
 
   if (self->session == session)
     return;
   close_approval_dialog (self);
   hide_banner (self);
+  left = self->session ? g_object_ref (self->session) : NULL;
   g_set_object (&self->session, session);
   g_signal_group_set_target (self->session_signals, session);
+  g_signal_group_set_target (self->items_signals,
+                             session ? warden_session_get_items (session) : NULL);
+  if (session != NULL)
+    g_hash_table_replace (self->opened, g_strdup (warden_session_get_id (session)),
+                          g_object_ref (session));
 
   if (session != NULL)
     selection = gtk_no_selection_new (g_object_ref (warden_session_get_items (session)));
   gtk_list_view_set_model (self->chat_view, GTK_SELECTION_MODEL (selection));
-  self->stick_to_bottom = TRUE;
   replay_terminal (self);
   reload_profiles (self);
   update_session_state (self);
+  set_following (self, TRUE);
   if (session != NULL)
     {
-      g_clear_handle_id (&self->scroll_id, g_source_remove);
-      self->scroll_id = g_idle_add (scroll_idle_cb, self);
+      follow (self);
       gtk_widget_grab_focus (GTK_WIDGET (self->composer));
       if (warden_session_get_pending (session) != NULL && warden_window_is_showing (self, session))
         offer_approval (self, warden_session_get_pending (session));
     }
   update_review (self);
+  if (left != NULL && drop_left)
+    drop_if_empty (self, left);
+}
+
+static void
+set_session (WardenWindow  *self,
+             WardenSession *session)
+{
+  set_session_full (self, session, TRUE);
 }
 
 WardenSession *
 warden_window_get_session (WardenWindow *self)
 {
   return self->session;
+}
+
+/* Narrow, the leaflet shows one side: the chat, once a session is chosen. */
+static void
+show_content (WardenWindow *self)
+{
+  adw_leaflet_set_visible_child (self->leaflet, GTK_WIDGET (self->content));
 }
 
 gboolean
@@ -919,7 +1450,10 @@ warden_window_select_session (WardenWindow *self,
   WardenSession *session;
 
   if (self->session != NULL && g_strcmp0 (warden_session_get_id (self->session), id) == 0)
-    return TRUE;
+    {
+      show_content (self);
+      return TRUE;
+    }
   session = warden_application_open_session (self->app, id, &error);
   if (session == NULL)
     {
@@ -928,7 +1462,7 @@ warden_window_select_session (WardenWindow *self,
     }
   set_session (self, session);
   reload_sessions (self);
-  adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+  show_content (self);
   return TRUE;
 }
 
@@ -944,7 +1478,24 @@ static void
 back_clicked_cb (GtkButton    *button,
                  WardenWindow *self)
 {
-  adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_BACK);
+  adw_leaflet_set_visible_child (self->leaflet, GTK_WIDGET (self->sidebar));
+}
+
+gboolean
+warden_window_get_folded (WardenWindow *self)
+{
+  g_return_val_if_fail (WARDEN_IS_WINDOW (self), FALSE);
+
+  return adw_leaflet_get_folded (self->leaflet);
+}
+
+gboolean
+warden_window_get_showing_chat (WardenWindow *self)
+{
+  g_return_val_if_fail (WARDEN_IS_WINDOW (self), FALSE);
+
+  return !adw_leaflet_get_folded (self->leaflet) ||
+         adw_leaflet_get_visible_child (self->leaflet) == GTK_WIDGET (self->content);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -974,6 +1525,7 @@ new_session_create_cb (WardenNewSessionDialog *dialog,
   g_settings_set_string (self->settings, "default-workspace", workspace);
   set_session (self, session);
   reload_sessions (self);
+  show_content (self);
 }
 
 static void
@@ -1017,27 +1569,45 @@ rename_response_cb (AdwMessageDialog *dialog,
                     WardenWindow     *self)
 {
   GtkEditable *entry = g_object_get_data (G_OBJECT (dialog), "entry");
+  const char *id = g_object_get_data (G_OBJECT (dialog), "session-id");
+  WardenSessionStore *store = warden_application_get_store (self->app);
+  g_autoptr(WardenSessionRecord) info = NULL;
   g_autoptr(GError) error = NULL;
+  WardenSession *live;
 
-  if (g_strcmp0 (response, "rename") != 0 || self->session == NULL)
+  if (g_strcmp0 (response, "rename") != 0)
     return;
-  if (!warden_session_rename (self->session, gtk_editable_get_text (entry), &error))
+  live = live_session (self, id);
+  if (live != NULL)
+    {
+      if (!warden_session_rename (live, gtk_editable_get_text (entry), &error))
+        toast (self, error->message);
+      return;
+    }
+  /* Not open here: its row in the store is the only copy. */
+  if (store == NULL || (info = warden_session_store_get_session (store, id, &error)) == NULL)
+    {
+      if (error != NULL)
+        toast (self, error->message);
+      return;
+    }
+  g_free (info->title);
+  info->title = g_strdup (gtk_editable_get_text (entry));
+  if (!warden_session_store_save_session (store, info, &error))
     toast (self, error->message);
+  reload_sessions (self);
 }
 
 static void
-rename_session_action (GtkWidget  *widget,
-                       const char *action_name,
-                       GVariant   *parameter)
+rename_dialog (WardenWindow *self,
+               const char   *id)
 {
-  WardenWindow *self = WARDEN_WINDOW (widget);
+  g_autofree char *title = dup_session_title (self, id);
   GtkWidget *dialog, *entry;
 
-  if (self->session == NULL)
-    return;
   dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Rename Session"), NULL);
   entry = gtk_entry_new ();
-  gtk_editable_set_text (GTK_EDITABLE (entry), warden_session_get_title (self->session));
+  gtk_editable_set_text (GTK_EDITABLE (entry), title);
   gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
   gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Session name"), -1);
@@ -1049,8 +1619,28 @@ rename_session_action (GtkWidget  *widget,
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "rename");
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
   g_object_set_data (G_OBJECT (dialog), "entry", entry);
+  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (id), g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (rename_response_cb), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+rename_session_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  WardenWindow *self = WARDEN_WINDOW (widget);
+
+  if (self->session != NULL)
+    rename_dialog (self, warden_session_get_id (self->session));
+}
+
+static void
+rename_row_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  rename_dialog (WARDEN_WINDOW (widget), g_variant_get_string (parameter, NULL));
 }
 
 static void
@@ -1064,9 +1654,35 @@ delete_response_cb (AdwMessageDialog *dialog,
   if (g_strcmp0 (response, "delete") != 0)
     return;
   if (self->session != NULL && g_strcmp0 (warden_session_get_id (self->session), id) == 0)
-    set_session (self, NULL);
+    {
+      set_session_full (self, NULL, FALSE);
+      adw_leaflet_set_visible_child (self->leaflet, GTK_WIDGET (self->sidebar));
+    }
+  g_hash_table_remove (self->opened, id);
   if (!warden_application_delete_session (self->app, id, &error))
     toast (self, error->message);
+}
+
+static void
+delete_dialog (WardenWindow *self,
+               const char   *id)
+{
+  g_autofree char *title = dup_session_title (self, id);
+  GtkWidget *dialog;
+
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Delete Session?"), NULL);
+  adw_message_dialog_format_body (ADW_MESSAGE_DIALOG (dialog),
+                                  _("“%s” and its whole history will be deleted. The files in "
+                                    "the workspace stay as they are."),
+                                  title);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"), "delete", _("_Delete"), NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "delete",
+                                              ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (id), g_free);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (delete_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static void
@@ -1075,24 +1691,64 @@ delete_session_action (GtkWidget  *widget,
                        GVariant   *parameter)
 {
   WardenWindow *self = WARDEN_WINDOW (widget);
-  GtkWidget *dialog;
 
-  if (self->session == NULL)
-    return;
-  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Delete Session?"), NULL);
-  adw_message_dialog_format_body (ADW_MESSAGE_DIALOG (dialog),
-                                  _("“%s” and its whole history will be deleted. The files in "
-                                    "the workspace stay as they are."),
-                                  warden_session_get_title (self->session));
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
-                                    "cancel", _("_Cancel"), "delete", _("_Delete"), NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "delete",
-                                              ADW_RESPONSE_DESTRUCTIVE);
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  g_object_set_data_full (G_OBJECT (dialog), "session-id",
-                          g_strdup (warden_session_get_id (self->session)), g_free);
-  g_signal_connect_object (dialog, "response", G_CALLBACK (delete_response_cb), self, 0);
-  gtk_window_present (GTK_WINDOW (dialog));
+  if (self->session != NULL)
+    delete_dialog (self, warden_session_get_id (self->session));
+}
+
+static void
+delete_row_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  delete_dialog (WARDEN_WINDOW (widget), g_variant_get_string (parameter, NULL));
+}
+
+/* An example task goes into the composer, to be edited and sent. */
+static void
+example_activated_cb (AdwActionRow *row,
+                      WardenWindow *self)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->composer);
+  GtkTextIter end;
+
+  gtk_text_buffer_set_text (buffer, adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)),
+                            -1);
+  gtk_text_buffer_get_end_iter (buffer, &end);
+  gtk_text_buffer_place_cursor (buffer, &end);
+  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+}
+
+static void
+add_examples (WardenWindow *self)
+{
+  const char *examples[] = {
+    N_("Explain how this project is laid out and how to build it"),
+    N_("Run the tests and fix the first one that fails"),
+    N_("Find the TODO comments and say which are worth doing first"),
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (examples); i++)
+    {
+      GtkWidget *row = adw_action_row_new ();
+
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _(examples[i]));
+      gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row),
+                                 gtk_image_new_from_icon_name ("document-edit-symbolic"));
+      gtk_widget_set_tooltip_text (row, _("Put this task in the message box"));
+      g_signal_connect (row, "activated", G_CALLBACK (example_activated_cb), self);
+      adw_preferences_group_add (self->examples_group, row);
+    }
+}
+
+static void
+composer_changed_cb (GtkTextBuffer *buffer,
+                     WardenWindow  *self)
+{
+  gtk_widget_set_visible (GTK_WIDGET (self->composer_placeholder),
+                          gtk_text_buffer_get_char_count (buffer) == 0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1131,7 +1787,9 @@ send_action (GtkWidget  *widget,
     }
   hide_banner (self);
   gtk_text_buffer_set_text (buffer, "", 0);
-  self->stick_to_bottom = TRUE;
+  /* What the user sent is what they want to see the answer to. */
+  set_following (self, TRUE);
+  follow (self);
 }
 
 static void
@@ -1254,6 +1912,12 @@ is_active_cb (WardenWindow *self,
   update_review (self);
 }
 
+static void
+folded_cb (WardenWindow *self)
+{
+  update_session_state (self);
+}
+
 WardenTerminal *
 warden_window_get_terminal (WardenWindow *self)
 {
@@ -1320,6 +1984,7 @@ setup (WardenWindow *self)
   GtkAdjustment *adj;
   GtkListItemFactory *factory;
   GtkEventController *keys;
+  GtkEventController *controller;
 
   self->app = WARDEN_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
   self->settings = g_object_ref (warden_application_get_settings (self->app));
@@ -1346,13 +2011,60 @@ setup (WardenWindow *self)
   g_signal_connect_object (adj, "changed", G_CALLBACK (vadjustment_changed_cb), self, 0);
   g_signal_connect_object (adj, "value-changed", G_CALLBACK (vadjustment_value_cb), self, 0);
 
+  /* What the user does to the chat, seen before the scrolled window acts on it. */
+  controller = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+  gtk_event_controller_set_propagation_phase (controller, GTK_PHASE_CAPTURE);
+  g_signal_connect (controller, "scroll", G_CALLBACK (chat_scroll_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->chat_scroller), controller);
+  controller = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (controller, GTK_PHASE_CAPTURE);
+  g_signal_connect (controller, "key-pressed", G_CALLBACK (chat_key_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->chat_scroller), controller);
+  controller = GTK_EVENT_CONTROLLER (gtk_gesture_click_new ());
+  gtk_event_controller_set_propagation_phase (controller, GTK_PHASE_CAPTURE);
+  g_signal_connect (controller, "pressed", G_CALLBACK (scrollbar_pressed_cb), self);
+  gtk_widget_add_controller (gtk_scrolled_window_get_vscrollbar (self->chat_scroller), controller);
+  controller = GTK_EVENT_CONTROLLER (gtk_gesture_drag_new ());
+  gtk_gesture_single_set_touch_only (GTK_GESTURE_SINGLE (controller), TRUE);
+  gtk_event_controller_set_propagation_phase (controller, GTK_PHASE_CAPTURE);
+  g_signal_connect (controller, "drag-update", G_CALLBACK (chat_drag_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->chat_scroller), controller);
+
+  /* The sidebar rows' menu. */
+  controller = GTK_EVENT_CONTROLLER (gtk_gesture_click_new ());
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (controller), GDK_BUTTON_SECONDARY);
+  g_signal_connect (controller, "pressed", G_CALLBACK (list_right_click_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->session_list), controller);
+  controller = GTK_EVENT_CONTROLLER (gtk_gesture_long_press_new ());
+  gtk_gesture_single_set_touch_only (GTK_GESTURE_SINGLE (controller), TRUE);
+  g_signal_connect (controller, "pressed", G_CALLBACK (list_long_press_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->session_list), controller);
+  controller = gtk_event_controller_key_new ();
+  g_signal_connect (controller, "key-pressed", G_CALLBACK (list_key_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->session_list), controller);
+
+  g_signal_connect_object (gtk_text_view_get_buffer (self->composer), "changed",
+                           G_CALLBACK (composer_changed_cb), self, 0);
+  add_examples (self);
+
   keys = gtk_event_controller_key_new ();
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect (keys, "key-pressed", G_CALLBACK (composer_key_pressed_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self->composer), keys);
 
-  self->profile_ids = gtk_string_list_new (NULL);
-  gtk_drop_down_set_model (self->profile_dropdown, G_LIST_MODEL (self->profile_ids));
+  self->profile_names = gtk_string_list_new (NULL);
+  gtk_drop_down_set_model (self->profile_dropdown, G_LIST_MODEL (self->profile_names));
+  /* A long name ("Node.js (yours)") shortens in a narrow header; the list
+   * that opens shows it whole. */
+  {
+    g_autoptr(GBytes) button = g_bytes_new_static (profile_button_ui, strlen (profile_button_ui));
+    g_autoptr(GBytes) list = g_bytes_new_static (profile_list_ui, strlen (profile_list_ui));
+    g_autoptr(GtkListItemFactory) button_factory = gtk_builder_list_item_factory_new_from_bytes (NULL, button);
+    g_autoptr(GtkListItemFactory) list_factory = gtk_builder_list_item_factory_new_from_bytes (NULL, list);
+
+    gtk_drop_down_set_factory (self->profile_dropdown, button_factory);
+    gtk_drop_down_set_list_factory (self->profile_dropdown, list_factory);
+  }
   g_signal_connect (self->profile_dropdown, "notify::selected", G_CALLBACK (profile_selected_cb),
                     self);
 
@@ -1361,6 +2073,8 @@ setup (WardenWindow *self)
   g_signal_connect_object (self->app, "profiles-changed", G_CALLBACK (profiles_changed_cb), self,
                            0);
   g_signal_connect (self, "notify::is-active", G_CALLBACK (is_active_cb), NULL);
+  g_signal_connect_object (self->leaflet, "notify::folded", G_CALLBACK (folded_cb), self,
+                           G_CONNECT_SWAPPED);
 
   if (warden_application_get_store (self->app) == NULL)
     {
@@ -1384,14 +2098,24 @@ warden_window_dispose (GObject *object)
 {
   WardenWindow *self = WARDEN_WINDOW (object);
 
-  g_clear_handle_id (&self->scroll_id, g_source_remove);
+  if (self->follow_tick_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self->chat_scroller), self->follow_tick_id);
+  self->follow_tick_id = 0;
   close_approval_dialog (self);
+  if (self->row_menu != NULL)
+    gtk_widget_unparent (self->row_menu);
+  self->row_menu = NULL;
   if (self->session_signals != NULL)
     g_signal_group_set_target (self->session_signals, NULL);
   g_clear_object (&self->session_signals);
+  if (self->items_signals != NULL)
+    g_signal_group_set_target (self->items_signals, NULL);
+  g_clear_object (&self->items_signals);
   g_clear_object (&self->session);
+  g_clear_pointer (&self->opened, g_hash_table_unref);
   g_clear_object (&self->settings);
-  g_clear_object (&self->profile_ids);
+  g_clear_object (&self->profile_names);
+  g_clear_pointer (&self->profile_ids, g_ptr_array_unref);
   g_clear_pointer (&self->dismissed, g_hash_table_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), WARDEN_TYPE_WINDOW);
   G_OBJECT_CLASS (warden_window_parent_class)->dispose (object);
@@ -1409,6 +2133,9 @@ warden_window_get_property (GObject    *object,
     {
     case PROP_TERMINAL_VISIBLE:
       g_value_set_boolean (value, self->terminal_visible);
+      break;
+    case PROP_PROFILE:
+      g_value_set_string (value, self->session ? warden_session_get_profile (self->session) : "");
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1428,6 +2155,9 @@ warden_window_set_property (GObject      *object,
     case PROP_TERMINAL_VISIBLE:
       set_terminal_visible (self, g_value_get_boolean (value));
       break;
+    case PROP_PROFILE:
+      switch_profile (self, g_value_get_string (value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1446,6 +2176,10 @@ warden_window_class_init (WardenWindowClass *klass)
   properties[PROP_TERMINAL_VISIBLE] =
     g_param_spec_boolean ("terminal-visible", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The session's profile id, for the session menu's Profile list. */
+  properties[PROP_PROFILE] =
+    g_param_spec_string ("profile", NULL, NULL, "",
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (WARDEN_TYPE_TERMINAL);
@@ -1454,11 +2188,14 @@ warden_window_class_init (WardenWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sidebar_stack);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, session_list);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, sidebar);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, content);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, profile_dropdown);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, session_menu_button);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, profile_section);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, terminal_toggle);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, busy_spinner);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sandbox_progress);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sandbox_label);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sandbox_retry);
@@ -1471,6 +2208,13 @@ warden_window_class_init (WardenWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, chat_stack);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, chat_scroller);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, chat_view);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, new_activity_button);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, empty_notice);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, empty_workspace);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, empty_sandbox);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, empty_profile);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, examples_group);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, composer_placeholder);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, composer);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, composer_box);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, send_button);
@@ -1480,6 +2224,7 @@ warden_window_class_init (WardenWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, back_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, banner_button_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, banner_close_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, new_activity_clicked_cb);
 
   gtk_widget_class_install_action (widget_class, "win.send", NULL, send_action);
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
@@ -1494,10 +2239,13 @@ warden_window_class_init (WardenWindowClass *klass)
                                    rename_session_action);
   gtk_widget_class_install_action (widget_class, "win.delete-session", NULL,
                                    delete_session_action);
+  gtk_widget_class_install_action (widget_class, "win.rename-row", "s", rename_row_action);
+  gtk_widget_class_install_action (widget_class, "win.delete-row", "s", delete_row_action);
   gtk_widget_class_install_action (widget_class, "win.find-in-terminal", NULL,
                                    find_in_terminal_action);
   gtk_widget_class_install_property_action (widget_class, "win.terminal-visible",
                                             "terminal-visible");
+  gtk_widget_class_install_property_action (widget_class, "win.profile", "profile");
 }
 
 static void
@@ -1506,7 +2254,9 @@ warden_window_init (WardenWindow *self)
   GSignalGroup *group;
 
   self->terminal_visible = TRUE;
-  self->stick_to_bottom = TRUE;
+  self->following = TRUE;
+  self->opened = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->profile_ids = g_ptr_array_new_with_free_func (g_free);
   self->dismissed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gtk_widget_init_template (GTK_WIDGET (self));
 
@@ -1522,5 +2272,9 @@ warden_window_init (WardenWindow *self)
   g_signal_group_connect (group, "notify", G_CALLBACK (session_notify_cb), self);
   g_signal_group_connect (group, "notify::profile", G_CALLBACK (session_profile_cb), self);
   g_signal_group_connect (group, "notify::model-silent", G_CALLBACK (session_model_silent_cb),
+                          self);
+
+  self->items_signals = g_signal_group_new (G_TYPE_LIST_MODEL);
+  g_signal_group_connect (self->items_signals, "items-changed", G_CALLBACK (items_changed_cb),
                           self);
 }

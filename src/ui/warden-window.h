@@ -33,6 +33,10 @@ void            warden_window_show_approval   (WardenWindow      *self,
                                                WardenSession     *session,
                                                const char        *approval_id);
 void            warden_window_new_session     (WardenWindow      *self);
+/* Narrow: the leaflet shows one side at a time. */
+gboolean        warden_window_get_folded      (WardenWindow      *self);
+/* Whether the chat side is on screen (always, unless folded to the sidebar). */
+gboolean        warden_window_get_showing_chat (WardenWindow     *self);
 
 /* For tests and the benchmark. */
 WardenTerminal *warden_window_get_terminal    (WardenWindow      *self);
