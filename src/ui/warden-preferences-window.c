@@ -16,6 +16,8 @@
 
 #include "llm/warden-env-keys.h"
 #include "policy/warden-claude-import.h"
+#include "sandbox/warden-docker-client.h"
+#include "warden-application.h"
 
 struct _WardenPreferencesWindow
 {
@@ -45,6 +47,11 @@ struct _WardenPreferencesWindow
   AdwActionRow         *key_status_row;
   GtkWidget            *clear_key_button;
   GtkSpinButton        *max_steps_spin;
+  AdwActionRow         *test_row;
+  GtkSpinner           *test_spinner;
+  GtkWidget            *test_button;
+  GCancellable         *test_cancellable;   /* the connection test under way */
+  char                 *sandbox_auto;       /* what "auto" is now: docker, bwrap or NULL */
   AdwComboRow          *sandbox_row;
   AdwEntryRow          *image_row;
   GtkSwitch            *network_switch;
@@ -1312,6 +1319,197 @@ export_action (GtkWidget  *widget,
                     _("Export Profile"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), name);
 }
 
+/* Test connection: the provider as set now, one short request. */
+
+typedef struct
+{
+  WardenPreferencesWindow *self;
+  WardenLlmProvider       *provider;
+  gint64                   started;
+} TestCall;
+
+static void
+test_call_free (TestCall *call)
+{
+  g_object_unref (call->self);
+  g_clear_object (&call->provider);
+  g_free (call);
+}
+
+static void
+set_test_result (WardenPreferencesWindow *self,
+                 gboolean                 ok,
+                 const char              *title,
+                 const char              *subtitle)
+{
+  gtk_widget_set_visible (GTK_WIDGET (self->test_spinner), FALSE);
+  gtk_spinner_stop (self->test_spinner);
+  gtk_widget_set_sensitive (self->test_button, TRUE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->test_row), title);
+  adw_action_row_set_subtitle (self->test_row, subtitle);
+  gtk_widget_remove_css_class (GTK_WIDGET (self->test_row), ok ? "error" : "success");
+  gtk_widget_add_css_class (GTK_WIDGET (self->test_row), ok ? "success" : "error");
+}
+
+static const char *
+provider_title (WardenLlmProvider *provider)
+{
+  const char *base_url = warden_llm_provider_get_base_url (provider);
+
+  if (g_strcmp0 (warden_llm_provider_get_name (provider), "anthropic") == 0)
+    return "Anthropic";
+  /* Ollama speaks the OpenAI API too: its port tells them apart. */
+  if (base_url != NULL && strstr (base_url, ":11434") != NULL)
+    return "Ollama";
+  return _("OpenAI-compatible server");
+}
+
+static void
+test_complete_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  TestCall *call = user_data;
+  WardenPreferencesWindow *self = call->self;
+  g_autoptr(GError) error = NULL;
+  WardenLlmResponse *response = warden_llm_provider_complete_finish (call->provider, result,
+                                                                     &error);
+  guint ms = (guint) ((g_get_monotonic_time () - call->started) / 1000);
+
+  if (response != NULL)
+    {
+      /* Translators: "Anthropic: claude-sonnet-4-5 answered in 412 ms" */
+      g_autofree char *text = g_strdup_printf (_("%s: %s answered in %u ms"),
+                                               provider_title (call->provider),
+                                               warden_llm_provider_get_model (call->provider), ms);
+
+      set_test_result (self, TRUE, _("Connected"), text);
+      warden_llm_response_free (response);
+    }
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      /* Translators: the provider and the model, then why the test request failed */
+      g_autofree char *text = g_strdup_printf (_("%s, model %s: %s"),
+                                               provider_title (call->provider),
+                                               warden_llm_provider_get_model (call->provider),
+                                               error->message);
+
+      set_test_result (self, FALSE, _("The model could not be reached"), text);
+    }
+  release (self);
+  test_call_free (call);
+}
+
+static void
+test_provider_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  TestCall *call = user_data;
+  WardenPreferencesWindow *self = call->self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) messages = NULL;
+  WardenLlmMessage *message;
+
+  call->provider = warden_application_build_provider_finish (result, &error);
+  if (call->provider == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        set_test_result (self, FALSE, _("No model is set up"), error->message);
+      release (self);
+      test_call_free (call);
+      return;
+    }
+
+  /* One try, and no long wait: the user is watching the button. */
+  warden_llm_provider_set_max_retries (call->provider, 0);
+  warden_llm_provider_set_idle_timeout (call->provider, 30);
+  messages = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_llm_message_unref);
+  message = warden_llm_message_new (WARDEN_LLM_ROLE_USER);
+  warden_llm_message_add_text (message, "Reply with the word OK.");
+  g_ptr_array_add (messages, message);
+  call->started = g_get_monotonic_time ();
+  warden_llm_provider_complete_async (call->provider, "This request tests the connection.",
+                                      messages, NULL, self->test_cancellable, test_complete_cb,
+                                      call);
+}
+
+static void
+test_connection_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *param)
+{
+  WardenPreferencesWindow *self = WARDEN_PREFERENCES_WINDOW (widget);
+  TestCall *call = g_new0 (TestCall, 1);
+
+  g_cancellable_cancel (self->test_cancellable);
+  g_clear_object (&self->test_cancellable);
+  self->test_cancellable = g_cancellable_new ();
+
+  gtk_widget_set_sensitive (self->test_button, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->test_spinner), TRUE);
+  gtk_spinner_start (self->test_spinner);
+  gtk_widget_remove_css_class (GTK_WIDGET (self->test_row), "success");
+  gtk_widget_remove_css_class (GTK_WIDGET (self->test_row), "error");
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->test_row), _("Connection"));
+  adw_action_row_set_subtitle (self->test_row, _("Asking the model…"));
+
+  hold (self);
+  call->self = g_object_ref (self);
+  warden_application_build_provider_async (self->settings, self->credentials,
+                                           self->test_cancellable, test_provider_cb, call);
+}
+
+/* What "Automatic" is now: docker when an engine answers, else bwrap (as
+ * the application decides it for new sessions). */
+
+static void
+set_sandbox_auto (WardenPreferencesWindow *self,
+                  const char              *backend)
+{
+  g_free (self->sandbox_auto);
+  self->sandbox_auto = g_strdup (backend);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->sandbox_row),
+                               g_strcmp0 (backend, "docker") == 0
+                               ? _("Automatic uses Docker when an engine answers, else "
+                                   "bubblewrap. Now: Docker, an engine answers.")
+                               : _("Automatic uses Docker when an engine answers, else "
+                                   "bubblewrap. Now: bubblewrap, no Docker engine answers."));
+}
+
+static void
+sandbox_ping_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(WardenPreferencesWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  gboolean answers = warden_docker_client_ping_finish (WARDEN_DOCKER_CLIENT (object), result,
+                                                       &error);
+
+  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    set_sandbox_auto (self, answers ? "docker" : "bwrap");
+  release (self);
+}
+
+static void
+probe_sandbox (WardenPreferencesWindow *self)
+{
+  g_autoptr(WardenDockerClient) docker = warden_docker_client_new_from_env (NULL);
+
+  if (docker == NULL)
+    {
+      set_sandbox_auto (self, "bwrap");
+      return;
+    }
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->sandbox_row),
+                               _("Automatic uses Docker when an engine answers, else bubblewrap. "
+                                 "Looking for a Docker engine…"));
+  hold (self);
+  warden_docker_client_ping_async (docker, self->cancellable, sandbox_ping_cb,
+                                   g_object_ref (self));
+}
+
 /* GObject */
 
 static void
@@ -1354,6 +1552,7 @@ warden_preferences_window_constructed (GObject *object)
                            G_CALLBACK (provider_changed_cb), self, G_CONNECT_SWAPPED);
   refresh_key (self);
   refresh_profiles (self);
+  probe_sandbox (self);
 }
 
 static void
@@ -1363,6 +1562,7 @@ warden_preferences_window_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_cancellable_cancel (self->key_cancellable);
+  g_cancellable_cancel (self->test_cancellable);
   if (self->chooser != NULL)
     gtk_native_dialog_destroy (self->chooser);
   g_clear_object (&self->chooser);
@@ -1376,6 +1576,7 @@ warden_preferences_window_dispose (GObject *object)
   g_clear_object (&self->credentials);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->key_cancellable);
+  g_clear_object (&self->test_cancellable);
   g_clear_pointer (&self->deleted, g_hash_table_unref);
 
   G_OBJECT_CLASS (warden_preferences_window_parent_class)->dispose (object);
@@ -1387,6 +1588,7 @@ warden_preferences_window_finalize (GObject *object)
   WardenPreferencesWindow *self = (WardenPreferencesWindow *)object;
 
   g_clear_pointer (&self->profile_ids, g_strfreev);
+  g_clear_pointer (&self->sandbox_auto, g_free);
   g_clear_pointer (&self->profile_rows, g_ptr_array_unref);
   g_clear_pointer (&self->problem_rows, g_ptr_array_unref);
 
@@ -1495,6 +1697,9 @@ warden_preferences_window_class_init (WardenPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, key_status_row);
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, clear_key_button);
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, max_steps_spin);
+  gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, test_row);
+  gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, test_spinner);
+  gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, test_button);
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, sandbox_row);
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, image_row);
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, network_switch);
@@ -1507,6 +1712,8 @@ warden_preferences_window_class_init (WardenPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, key_apply_cb);
 
   gtk_widget_class_install_action (widget_class, "prefs.clear-key", NULL, clear_key_action);
+  gtk_widget_class_install_action (widget_class, "prefs.test-connection", NULL,
+                                   test_connection_action);
   gtk_widget_class_install_action (widget_class, "prefs.choose-workspace", NULL,
                                    choose_workspace_action);
   gtk_widget_class_install_action (widget_class, "prefs.clear-workspace", NULL,
@@ -1609,4 +1816,28 @@ warden_preferences_window_get_key_status (WardenPreferencesWindow *self)
   g_return_val_if_fail (WARDEN_IS_PREFERENCES_WINDOW (self), NULL);
 
   return adw_preferences_row_get_title (ADW_PREFERENCES_ROW (self->key_status_row));
+}
+
+const char *
+warden_preferences_window_get_connection_result (WardenPreferencesWindow *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PREFERENCES_WINDOW (self), NULL);
+
+  return adw_action_row_get_subtitle (self->test_row);
+}
+
+GtkWidget *
+warden_preferences_window_get_test_button (WardenPreferencesWindow *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PREFERENCES_WINDOW (self), NULL);
+
+  return self->test_button;
+}
+
+const char *
+warden_preferences_window_get_sandbox_auto (WardenPreferencesWindow *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PREFERENCES_WINDOW (self), NULL);
+
+  return self->sandbox_auto;
 }

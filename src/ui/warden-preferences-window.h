@@ -37,5 +37,13 @@ WardenProfileEditor *warden_preferences_window_get_editor      (WardenPreference
 /* The API key entry, and the line saying where the key comes from. */
 GtkEditable         *warden_preferences_window_get_key_entry   (WardenPreferencesWindow *self);
 const char          *warden_preferences_window_get_key_status  (WardenPreferencesWindow *self);
+/* The Test Connection button, and the line under it: the provider, the
+ * model and how long it took to answer, or why it failed. */
+GtkWidget           *warden_preferences_window_get_test_button (WardenPreferencesWindow *self);
+const char          *warden_preferences_window_get_connection_result
+                                                               (WardenPreferencesWindow *self);
+/* What "Automatic" resolves to now ("docker" or "bwrap"), or NULL while the
+ * Docker engine has not answered yet (get_busy() is TRUE then). */
+const char          *warden_preferences_window_get_sandbox_auto (WardenPreferencesWindow *self);
 
 G_END_DECLS

@@ -66,7 +66,7 @@ struct _WardenProfileEditor
   AdwEntryRow         *try_row;
   AdwActionRow        *try_verdict_row;
   GtkLabel            *try_verdict_label;
-  AdwPreferencesGroup *try_parts_group;
+  AdwPreferencesGroup *try_group;
 };
 
 G_DEFINE_FINAL_TYPE (WardenProfileEditor, warden_profile_editor, ADW_TYPE_BIN)
@@ -156,16 +156,29 @@ list_set_patterns (WardenProfileEditor  *self,
                             : warden_profile_set_allow (self->profile, patterns, error);
 }
 
+/* @warning: the pattern works, but not as it looks. */
+static void
+list_show_message (PatternList *list,
+                   const char  *message,
+                   gboolean     warning)
+{
+  gtk_label_set_text (list->error_label, message ? message : "");
+  gtk_widget_set_visible (GTK_WIDGET (list->error_label), message != NULL);
+  gtk_widget_remove_css_class (GTK_WIDGET (list->error_label), warning ? "error" : "warning");
+  gtk_widget_add_css_class (GTK_WIDGET (list->error_label), warning ? "warning" : "error");
+}
+
 static void
 list_show_error (PatternList *list,
                  const char  *message)
 {
-  gtk_label_set_text (list->error_label, message ? message : "");
-  gtk_widget_set_visible (GTK_WIDGET (list->error_label), message != NULL);
+  list_show_message (list, message, FALSE);
 }
 
 /* TRUE if @widget's text is a pattern; otherwise it is marked and the
- * compiler's message is shown under the list. */
+ * compiler's message is shown under the list. A pattern holding a separator
+ * ("npm test && npm run build") is flagged as it is typed: it is matched
+ * against one command at a time, so it never allows the line it looks like. */
 static gboolean
 validate_entry (PatternList *list,
                 GtkWidget   *widget,
@@ -173,16 +186,24 @@ validate_entry (PatternList *list,
 {
   g_autoptr(GError) local_error = NULL;
   const char *text = gtk_editable_get_text (GTK_EDITABLE (widget));
+  g_autofree char *problem = warden_pattern_dup_separator_problem (text);
+  gboolean valid = warden_pattern_validate (text, &local_error);
 
-  if (warden_pattern_validate (text, &local_error))
+  gtk_widget_set_tooltip_text (widget, problem);
+  if (valid)
     {
       gtk_widget_remove_css_class (widget, "error");
-      list_show_error (list, NULL);
+      if (problem != NULL)
+        gtk_widget_add_css_class (widget, "warning");
+      else
+        gtk_widget_remove_css_class (widget, "warning");
+      list_show_message (list, problem, TRUE);
       return TRUE;
     }
 
+  gtk_widget_remove_css_class (widget, "warning");
   gtk_widget_add_css_class (widget, "error");
-  list_show_error (list, local_error->message);
+  list_show_error (list, problem ? problem : local_error->message);
   g_propagate_error (error, g_steal_pointer (&local_error));
   return FALSE;
 }
@@ -258,7 +279,6 @@ static GtkWidget *
 pattern_row_new (WardenProfileEditor *self,
                  guint                which,
                  guint                index,
-                 guint                n_patterns,
                  const char          *pattern)
 {
   g_autofree char *label = g_strdup_printf (which == LIST_DENY ? _("Denied pattern %u")
@@ -279,6 +299,17 @@ pattern_row_new (WardenProfileEditor *self,
   row = adw_entry_row_new ();
   gtk_editable_set_text (GTK_EDITABLE (row), pattern);
   adw_entry_row_set_show_apply_button (ADW_ENTRY_ROW (row), TRUE);
+  /* Monospace (style.css): "ls *" and "ls  *" must look different. */
+  gtk_widget_add_css_class (row, "pattern");
+  {
+    g_autofree char *problem = warden_pattern_dup_separator_problem (pattern);
+
+    if (problem != NULL)
+      {
+        gtk_widget_add_css_class (row, "warning");
+        gtk_widget_set_tooltip_text (row, problem);
+      }
+  }
   gtk_accessible_update_property (GTK_ACCESSIBLE (row),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, label,
                                   -1);
@@ -287,12 +318,7 @@ pattern_row_new (WardenProfileEditor *self,
   g_signal_connect_swapped (row, "changed", G_CALLBACK (pattern_row_changed_cb), self);
   g_signal_connect_swapped (row, "apply", G_CALLBACK (pattern_row_apply_cb), self);
 
-  button = icon_button_new ("go-up-symbolic", _("Move up"), "editor.move-up", which, index);
-  gtk_widget_set_sensitive (button, index > 0);
-  adw_entry_row_add_suffix (ADW_ENTRY_ROW (row), button);
-  button = icon_button_new ("go-down-symbolic", _("Move down"), "editor.move-down", which, index);
-  gtk_widget_set_sensitive (button, index + 1 < n_patterns);
-  adw_entry_row_add_suffix (ADW_ENTRY_ROW (row), button);
+  /* No up and down: the order of patterns decides nothing. */
   button = icon_button_new ("user-trash-symbolic", _("Remove"), "editor.remove", which, index);
   adw_entry_row_add_suffix (ADW_ENTRY_ROW (row), button);
 
@@ -318,7 +344,7 @@ rebuild_list (WardenProfileEditor *self,
   n = g_strv_length ((char **) patterns);
   for (guint i = 0; i < n; i++)
     {
-      GtkWidget *row = pattern_row_new (self, which, i, n, patterns[i]);
+      GtkWidget *row = pattern_row_new (self, which, i, patterns[i]);
 
       adw_preferences_group_add (list->group, row);
       g_ptr_array_add (list->rows, row);
@@ -423,53 +449,6 @@ parse_list_target (GVariant *param,
 }
 
 static void
-move_pattern (WardenProfileEditor *self,
-              GVariant            *param,
-              int                  delta)
-{
-  g_autoptr(GError) error = NULL;
-  g_auto(GStrv) patterns = NULL;
-  guint which, index, other, n;
-  char *tmp;
-
-  if (is_read_only (self) || !parse_list_target (param, &which, &index))
-    return;
-
-  patterns = g_strdupv ((char **) list_patterns (self, which));
-  n = g_strv_length (patterns);
-  if (index >= n || (delta < 0 && index == 0) || (delta > 0 && index + 1 >= n))
-    return;
-
-  other = index + delta;
-  tmp = patterns[index];
-  patterns[index] = patterns[other];
-  patterns[other] = tmp;
-
-  if (!list_set_patterns (self, which, (const char * const *) patterns, &error))
-    {
-      list_show_error (&self->lists[which], error->message);
-      return;
-    }
-  queue_save (self);
-}
-
-static void
-move_up_action (GtkWidget  *widget,
-                const char *action_name,
-                GVariant   *param)
-{
-  move_pattern (WARDEN_PROFILE_EDITOR (widget), param, -1);
-}
-
-static void
-move_down_action (GtkWidget  *widget,
-                  const char *action_name,
-                  GVariant   *param)
-{
-  move_pattern (WARDEN_PROFILE_EDITOR (widget), param, +1);
-}
-
-static void
 remove_action (GtkWidget  *widget,
                const char *action_name,
                GVariant   *param)
@@ -500,20 +479,8 @@ static void
 clear_part_rows (WardenProfileEditor *self)
 {
   for (guint i = 0; i < self->part_rows->len; i++)
-    adw_preferences_group_remove (self->try_parts_group, g_ptr_array_index (self->part_rows, i));
+    adw_preferences_group_remove (self->try_group, g_ptr_array_index (self->part_rows, i));
   g_ptr_array_set_size (self->part_rows, 0);
-}
-
-static const char *
-verdict_css_class (WardenVerdict verdict)
-{
-  switch (verdict)
-    {
-    case WARDEN_VERDICT_ALLOW: return "success";
-    case WARDEN_VERDICT_DENY:  return "error";
-    case WARDEN_VERDICT_ASK:
-    default:                   return "warning";
-    }
 }
 
 static void
@@ -521,11 +488,111 @@ set_verdict_label (GtkLabel      *label,
                    WardenVerdict  verdict)
 {
   static const char * const classes[] = { "success", "warning", "error" };
+  const char *css_class, *text;
 
+  switch (verdict)
+    {
+    case WARDEN_VERDICT_ALLOW:
+      css_class = "success";
+      text = _("Runs without asking");
+      break;
+    case WARDEN_VERDICT_DENY:
+      css_class = "error";
+      text = _("Refused");
+      break;
+    case WARDEN_VERDICT_ASK:
+    default:
+      css_class = "warning";
+      text = _("Asks you first");
+      break;
+    }
   for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
     gtk_widget_remove_css_class (GTK_WIDGET (label), classes[i]);
-  gtk_widget_add_css_class (GTK_WIDGET (label), verdict_css_class (verdict));
-  gtk_label_set_text (label, warden_verdict_to_string (verdict));
+  gtk_widget_add_css_class (GTK_WIDGET (label), css_class);
+  gtk_label_set_text (label, text);
+}
+
+/* Where a command of the line comes from, in the user's words; "" for one
+ * the line runs itself. */
+static char *
+part_origin (const WardenDecisionPart *part)
+{
+  switch (part->origin)
+    {
+    case WARDEN_ORIGIN_SUBSTITUTION:
+      return g_strdup (_(" (its output becomes part of the command)"));
+    case WARDEN_ORIGIN_PROCESS_SUBSTITUTION:
+      return g_strdup (_(" (run alongside, connected to the command like a file)"));
+    case WARDEN_ORIGIN_SCRIPT:
+      return g_strdup (_(" (in the script a shell runs)"));
+    case WARDEN_ORIGIN_REDIRECTION:
+      return g_strdup (_(" (redirections of a group: nothing runs)"));
+    case WARDEN_ORIGIN_WRAPPER:
+      if (g_strcmp0 (part->runner, "find") == 0)
+        return g_strdup (_(" (run by find for each file)"));
+      if (g_strcmp0 (part->runner, "xargs") == 0)
+        return g_strdup (_(" (run by xargs with what it reads)"));
+      if (part->runner != NULL)
+        /* Translators: %s is a program that runs another: env, nice, timeout, sudo… */
+        return g_strdup_printf (_(" (run by %s)"), part->runner);
+      return g_strdup (_(" (run by another command)"));
+    case WARDEN_ORIGIN_TOP_LEVEL:
+    default:
+      return g_strdup ("");
+    }
+}
+
+/* @format (one "%s") as markup, with @arg in monospace. */
+static char *
+format_monospace (const char *format,
+                  const char *arg)
+{
+  g_auto(GStrv) halves = g_strsplit (format, "%s", 2);
+  g_autofree char *before = g_markup_escape_text (halves[0], -1);
+  g_autofree char *after = g_markup_escape_text (halves[1] ? halves[1] : "", -1);
+  g_autofree char *tt = g_markup_printf_escaped ("<tt>%s</tt>", arg);
+
+  return g_strconcat (before, tt, after, NULL);
+}
+
+/* One command of the line, as a sentence: "ls — allowed by ls *", with the
+ * commands and patterns in monospace; @plain gets the same without markup. */
+static char *
+part_sentence (const WardenDecisionPart  *part,
+               char                     **plain)
+{
+  g_autofree char *text = warden_decision_printable (part->text);
+  g_autofree char *reason = warden_decision_printable (part->reason);
+  g_autofree char *pattern = part->pattern ? warden_decision_printable (part->pattern) : NULL;
+  g_autofree char *origin = part_origin (part);
+  g_autofree char *verdict = NULL;
+  g_autofree char *verdict_markup = NULL;
+  g_autofree char *text_markup = g_markup_printf_escaped ("<tt>%s</tt>%s", text, origin);
+
+  if (part->verdict == WARDEN_VERDICT_ALLOW && pattern != NULL)
+    {
+      /* Translators: %s is the allow pattern that matched */
+      verdict = g_strdup_printf (_("allowed by %s"), pattern);
+      verdict_markup = format_monospace (_("allowed by %s"), pattern);
+    }
+  else if (part->verdict == WARDEN_VERDICT_DENY && pattern != NULL)
+    {
+      /* Translators: %s is the deny pattern that matched */
+      verdict = g_strdup_printf (_("refused: it matches the deny pattern %s"), pattern);
+      verdict_markup = format_monospace (_("refused: it matches the deny pattern %s"), pattern);
+    }
+  else
+    {
+      const char *format = part->verdict == WARDEN_VERDICT_ALLOW ? _("runs: %s")
+                         : part->verdict == WARDEN_VERDICT_DENY ? _("refused: %s")
+                                                                : _("asks: %s");
+
+      verdict = g_strdup_printf (format, reason);
+      verdict_markup = g_markup_printf_escaped (format, reason);
+    }
+
+  *plain = g_strdup_printf ("%s%s — %s", text, origin, verdict);
+  return g_strdup_printf ("%s — %s", text_markup, verdict_markup);
 }
 
 static void
@@ -542,7 +609,6 @@ update_try (WardenProfileEditor *self)
     {
       self->try_result = NULL;
       gtk_widget_set_visible (GTK_WIDGET (self->try_verdict_row), FALSE);
-      gtk_widget_set_visible (GTK_WIDGET (self->try_parts_group), FALSE);
       return;
     }
 
@@ -562,34 +628,38 @@ update_try (WardenProfileEditor *self)
   for (guint i = 0; i < warden_decision_get_n_parts (decision); i++)
     {
       const WardenDecisionPart *part = warden_decision_get_part (decision, i);
-      g_autofree char *text = warden_decision_printable (part->text);
-      g_autofree char *part_reason = warden_decision_printable (part->reason);
-      g_autofree char *subtitle = NULL;
+      g_autofree char *plain = NULL;
+      g_autofree char *markup = part_sentence (part, &plain);
       GtkWidget *row = adw_action_row_new ();
-      GtkWidget *label = gtk_label_new (NULL);
+      GtkWidget *icon;
 
-      if (part->pattern != NULL)
+      switch (part->verdict)
         {
-          g_autofree char *pattern = warden_decision_printable (part->pattern);
-
-          subtitle = g_strdup_printf (_("%s — %s (pattern “%s”)"),
-                                      warden_origin_to_string (part->origin),
-                                      part_reason, pattern);
+        case WARDEN_VERDICT_ALLOW:
+          icon = gtk_image_new_from_icon_name ("object-select-symbolic");
+          gtk_widget_add_css_class (icon, "success");
+          break;
+        case WARDEN_VERDICT_DENY:
+          icon = gtk_image_new_from_icon_name ("action-unavailable-symbolic");
+          gtk_widget_add_css_class (icon, "error");
+          break;
+        case WARDEN_VERDICT_ASK:
+        default:
+          icon = gtk_image_new_from_icon_name ("dialog-question-symbolic");
+          gtk_widget_add_css_class (icon, "warning");
+          break;
         }
-      else
-        subtitle = g_strdup_printf (_("%s — %s"), warden_origin_to_string (part->origin),
-                                    part_reason);
-
-      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), text);
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
-      gtk_widget_set_valign (label, GTK_ALIGN_CENTER);
-      set_verdict_label (GTK_LABEL (label), part->verdict);
-      adw_action_row_add_suffix (ADW_ACTION_ROW (row), label);
-      adw_preferences_group_add (self->try_parts_group, row);
+      adw_action_row_add_prefix (ADW_ACTION_ROW (row), icon);
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), TRUE);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), markup);
+      gtk_widget_add_css_class (row, "try-part");
+      gtk_accessible_update_property (GTK_ACCESSIBLE (row),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, plain,
+                                      -1);
+      g_object_set_data_full (G_OBJECT (row), "warden-plain", g_steal_pointer (&plain), g_free);
+      adw_preferences_group_add (self->try_group, row);
       g_ptr_array_add (self->part_rows, row);
     }
-  gtk_widget_set_visible (GTK_WIDGET (self->try_parts_group), self->part_rows->len > 0);
 }
 
 static void
@@ -1098,7 +1168,7 @@ warden_profile_editor_class_init (WardenProfileEditorClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, try_row);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, try_verdict_row);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, try_verdict_label);
-  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, try_parts_group);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, try_group);
   gtk_widget_class_bind_template_callback (widget_class, name_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, description_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, mode_selected_cb);
@@ -1111,8 +1181,6 @@ warden_profile_editor_class_init (WardenProfileEditorClass *klass)
   gtk_widget_class_install_action (widget_class, "editor.back", NULL, back_action);
   gtk_widget_class_install_action (widget_class, "editor.save", NULL, save_action);
   gtk_widget_class_install_action (widget_class, "editor.duplicate", NULL, duplicate_action);
-  gtk_widget_class_install_action (widget_class, "editor.move-up", "(su)", move_up_action);
-  gtk_widget_class_install_action (widget_class, "editor.move-down", "(su)", move_down_action);
   gtk_widget_class_install_action (widget_class, "editor.remove", "(su)", remove_action);
 }
 
@@ -1196,6 +1264,19 @@ warden_profile_editor_get_try_result (WardenProfileEditor *self)
   g_return_val_if_fail (WARDEN_IS_PROFILE_EDITOR (self), NULL);
 
   return self->try_result;
+}
+
+GStrv
+warden_profile_editor_dup_try_lines (WardenProfileEditor *self)
+{
+  g_autoptr(GStrvBuilder) lines = g_strv_builder_new ();
+
+  g_return_val_if_fail (WARDEN_IS_PROFILE_EDITOR (self), NULL);
+
+  for (guint i = 0; i < self->part_rows->len; i++)
+    g_strv_builder_add (lines, g_object_get_data (g_ptr_array_index (self->part_rows, i),
+                                                  "warden-plain"));
+  return g_strv_builder_end (lines);
 }
 
 GtkEditable *

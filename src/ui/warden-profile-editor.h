@@ -33,6 +33,9 @@ GtkEditable   *warden_profile_editor_get_try_entry   (WardenProfileEditor  *self
 /* The verdict shown for the command in the try entry, as `warden-cli policy
  * check` prints it ("allow", "ask" or "deny"), or NULL when it is empty. */
 const char    *warden_profile_editor_get_try_result  (WardenProfileEditor  *self);
+/* What the user reads for each command of the line, without markup:
+ * "ls — allowed by ls *", "rm {} (run by find for each file) — asks: …". */
+GStrv          warden_profile_editor_dup_try_lines   (WardenProfileEditor  *self);
 /* The "add a pattern" entry of the allow (@deny FALSE) or deny list, and
  * the validation message shown under it (NULL when there is none). */
 GtkEditable   *warden_profile_editor_get_add_entry   (WardenProfileEditor  *self,

@@ -9,14 +9,20 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include <gdk/x11/gdkx.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
+#include "fake-model.h"
 #include "policy/warden-profile-store.h"
+#include "sandbox/warden-docker-client.h"
 #include "warden-credentials.h"
 #include "warden-preferences-window.h"
 #include "warden-profile-editor.h"
 #include "warden-test-util.h"
+/* The scripted model server, built in: tests/ui/meson.build lists
+ * fake-model.c only for the window and notification tests. */
+#include "fake-model.c"
 
 #define SCHEMA_ID "io.github.wardenapp.Warden"
 #define WAIT_SECONDS 30
@@ -377,41 +383,6 @@ test_editor_add_saves (Fixture       *fixture,
                     ((const char *[]) { "ls", "npm test", "npm run *", NULL }));
   g_assert_cmpstrv (warden_profile_get_deny (on_disk),
                     ((const char *[]) { "npm publish *", NULL }));
-  close_window (window);
-}
-
-static void
-test_editor_reorder_remove_save (Fixture       *fixture,
-                                 gconstpointer  data)
-{
-  g_autoptr(WardenProfile) profile = save_user_profile (fixture, "ordering",
-                                                        (const char *[]) { "a", "b", "c", NULL });
-  g_autoptr(WardenProfile) moved = NULL;
-  g_autoptr(WardenProfile) removed = NULL;
-  GtkWidget *window;
-  WardenProfileEditor *editor = WARDEN_PROFILE_EDITOR (show_editor (fixture, profile, &window));
-
-  /* The same actions the rows' buttons activate. */
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.move-down", "(su)",
-                                             "allow", 0));
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.move-up", "(su)",
-                                             "allow", 2));
-  /* Past the ends, nothing moves. */
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.move-up", "(su)",
-                                             "allow", 0));
-  wait_for (editor_idle, editor);
-  flush_main_context ();
-
-  moved = reload (fixture, "ordering");
-  g_assert_cmpstrv (warden_profile_get_allow (moved), ((const char *[]) { "b", "c", "a", NULL }));
-
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.remove", "(su)",
-                                             "allow", 1));
-  wait_for (editor_idle, editor);
-  flush_main_context ();
-
-  removed = reload (fixture, "ordering");
-  g_assert_cmpstrv (warden_profile_get_allow (removed), ((const char *[]) { "b", "a", NULL }));
   close_window (window);
 }
 
@@ -924,6 +895,390 @@ test_window_duplicate_opens_editor (Fixture       *fixture,
   close_window (GTK_WIDGET (window));
 }
 
+/* Real input, through the X server (XTEST), as a user gives it */
+
+static void
+xdotool (const char *args)
+{
+  g_autofree char *command = g_strdup_printf ("xdotool %s", args);
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_spawn_command_line_sync (command, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+}
+
+static gulong
+xid_of (GtkWidget *widget)
+{
+  GtkNative *native = gtk_widget_get_native (widget);
+
+  return (gulong) gdk_x11_surface_get_xid (gtk_native_get_surface (native));
+}
+
+static void
+spin (guint ms)
+{
+  gint64 until = g_get_monotonic_time () + ms * 1000;
+  guint wake = g_timeout_add (10, wake_cb, NULL);
+
+  while (g_get_monotonic_time () < until)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (wake);
+}
+
+/* Gives the X focus to @widget's window, then the keyboard focus to @widget. */
+static void
+x_focus (GtkWidget *widget)
+{
+  g_autofree char *args = g_strdup_printf ("windowfocus --sync %lu", xid_of (widget));
+
+  xdotool (args);
+  spin (200);
+  gtk_widget_grab_focus (widget);
+  spin (100);
+}
+
+/* Clicks the middle of @widget with the mouse. */
+static void
+x_click (GtkWidget *widget)
+{
+  GtkNative *native = gtk_widget_get_native (widget);
+  graphene_point_t center, in_native;
+  double dx, dy;
+  g_autofree char *args = NULL;
+
+  g_assert_true (gtk_widget_get_mapped (widget));
+  center = GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0,
+                                gtk_widget_get_height (widget) / 2.0);
+  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native), &center, &in_native));
+  gtk_native_get_surface_transform (native, &dx, &dy);
+  args = g_strdup_printf ("mousemove --sync --window %lu %d %d click 1", xid_of (widget),
+                          (int) (in_native.x + dx), (int) (in_native.y + dy));
+  xdotool (args);
+  spin (200);
+}
+
+/* Types @text with the keyboard into what has the focus. */
+static void
+x_type (const char *text)
+{
+  g_autofree char *quoted = g_shell_quote (text);
+  g_autofree char *args = g_strdup_printf ("type --delay 5 -- %s", quoted);
+
+  xdotool (args);
+  spin (300);
+}
+
+static GtkWidget *
+find_descendant (GtkWidget *widget,
+                 GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_descendant (c, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+has_icon_button (GtkWidget  *widget,
+                 const char *icon_name)
+{
+  if (GTK_IS_BUTTON (widget) &&
+      g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (widget)), icon_name) == 0 &&
+      gtk_widget_get_visible (widget))
+    return TRUE;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    if (has_icon_button (c, icon_name))
+      return TRUE;
+  return FALSE;
+}
+
+/* The family the text of @widget is drawn in, as the style sheet sets it. */
+static const char *
+font_family_of (GtkWidget *widget)
+{
+  GtkWidget *text = find_descendant (widget, GTK_TYPE_TEXT);
+  PangoFontDescription *font;
+
+  g_assert_nonnull (text);
+  font = pango_context_get_font_description (gtk_widget_get_pango_context (text));
+  return pango_font_description_get_family (font);
+}
+
+static void
+load_style (void)
+{
+  static gboolean loaded;
+
+  if (!loaded)
+    {
+      GtkCssProvider *provider = gtk_css_provider_new ();
+
+      gtk_css_provider_load_from_resource (provider, RESOURCE_PREFIX "/style.css");
+      gtk_style_context_add_provider_for_display (gdk_display_get_default (),
+                                                  GTK_STYLE_PROVIDER (provider),
+                                                  GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+      g_object_unref (provider);
+      loaded = TRUE;
+    }
+}
+
+/* The profile editor: the way it looks and speaks */
+
+/* No up and down arrows: the order of patterns decides nothing. Patterns
+ * are typed in monospace. Removing a pattern saves. */
+static void
+test_editor_rows_remove_save (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  g_autoptr(WardenProfile) profile = save_user_profile (fixture, "ordering",
+                                                        (const char *[]) { "a", "b", "c", NULL });
+  g_autoptr(WardenProfile) removed = NULL;
+  GtkWidget *window;
+  WardenProfileEditor *editor;
+
+  load_style ();
+  editor = WARDEN_PROFILE_EDITOR (show_editor (fixture, profile, &window));
+  flush_main_context ();
+
+  g_assert_false (has_icon_button (GTK_WIDGET (editor), "go-up-symbolic"));
+  g_assert_false (has_icon_button (GTK_WIDGET (editor), "go-down-symbolic"));
+  g_assert_true (has_icon_button (GTK_WIDGET (editor), "user-trash-symbolic"));
+  g_assert_false (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.move-up", "(su)",
+                                              "allow", 1));
+
+  /* The add entry and the patterns' rows draw in monospace. */
+  g_assert_cmpstr (font_family_of (GTK_WIDGET (warden_profile_editor_get_add_entry (editor,
+                                                                                    FALSE))),
+                   ==, "monospace");
+  g_assert_cmpstr (font_family_of (GTK_WIDGET (warden_profile_editor_get_try_entry (editor))),
+                   ==, "monospace");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.remove", "(su)",
+                                             "allow", 1));
+  wait_for (editor_idle, editor);
+  flush_main_context ();
+
+  removed = reload (fixture, "ordering");
+  g_assert_cmpstrv (warden_profile_get_allow (removed), ((const char *[]) { "a", "c", NULL }));
+  close_window (window);
+}
+
+/* A pattern with a separator never matches the line it looks like: it is
+ * flagged while the user types it, with the reason, and the flag goes when
+ * the pattern is one command. */
+static void
+test_editor_flags_separator (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(WardenProfile) profile = save_user_profile (fixture, "flagging",
+                                                        (const char *[]) { "ls", NULL });
+  GtkWidget *window;
+  WardenProfileEditor *editor = WARDEN_PROFILE_EDITOR (show_editor (fixture, profile, &window));
+  GtkEditable *entry = warden_profile_editor_get_add_entry (editor, FALSE);
+  const char *message;
+
+  x_focus (GTK_WIDGET (entry));
+  x_type ("npm test && npm run build");
+  g_assert_cmpstr (gtk_editable_get_text (entry), ==, "npm test && npm run build");
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "warning"));
+  message = warden_profile_editor_get_add_error (editor, FALSE);
+  g_assert_nonnull (message);
+  g_assert_nonnull (strstr (message, "“&&” separates commands"));
+  g_test_message ("flagged: %s", message);
+
+  /* Made one command, the flag goes. */
+  gtk_editable_set_text (entry, "");
+  x_type ("npm run *");
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (entry), "warning"));
+  g_assert_null (warden_profile_editor_get_add_error (editor, FALSE));
+
+  /* The deny list, with a pipe. */
+  entry = warden_profile_editor_get_add_entry (editor, TRUE);
+  x_focus (GTK_WIDGET (entry));
+  x_type ("curl * | sh");
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "warning"));
+  g_assert_nonnull (strstr (warden_profile_editor_get_add_error (editor, TRUE), "“|”"));
+  close_window (window);
+}
+
+static gboolean
+strv_has_prefix (GStrv       strv,
+                 const char *prefix)
+{
+  for (guint i = 0; strv != NULL && strv[i] != NULL; i++)
+    if (g_str_has_prefix (strv[i], prefix))
+      return TRUE;
+  return FALSE;
+}
+
+/* "Try a command" sits first and says what happens in plain words, not in
+ * the engine's terms (origins, verdict names). */
+static void
+test_editor_try_speaks_plainly (Fixture       *fixture,
+                                gconstpointer  data)
+{
+  g_autoptr(WardenProfile) profile = save_user_profile (fixture, "plain",
+                                                        (const char *[]) { "ls *", "ls", NULL });
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) lines = NULL;
+  GtkWidget *window;
+  WardenProfileEditor *editor;
+  GtkEditable *entry;
+  AdwPreferencesPage *page;
+  GtkWidget *first_group;
+
+  g_assert_true (warden_profile_set_deny (profile, (const char *[]) { "rm -rf /*", NULL },
+                                          &error));
+  editor = WARDEN_PROFILE_EDITOR (show_editor (fixture, profile, &window));
+  entry = warden_profile_editor_get_try_entry (editor);
+
+  /* The first group of the page is the one with the entry. */
+  page = ADW_PREFERENCES_PAGE (find_descendant (GTK_WIDGET (editor), ADW_TYPE_PREFERENCES_PAGE));
+  first_group = find_descendant (GTK_WIDGET (page), ADW_TYPE_PREFERENCES_GROUP);
+  g_assert_true (gtk_widget_is_ancestor (GTK_WIDGET (entry), first_group));
+
+  x_focus (GTK_WIDGET (entry));
+  x_type ("ls -la");
+  lines = warden_profile_editor_dup_try_lines (editor);
+  g_assert_cmpstrv (lines, ((const char *[]) { "ls -la — allowed by ls *", NULL }));
+  g_clear_pointer (&lines, g_strfreev);
+
+  gtk_editable_set_text (entry, "");
+  x_type ("find / -execdir rm {} +");
+  g_assert_cmpstr (warden_profile_editor_get_try_result (editor), ==, "ask");
+  lines = warden_profile_editor_dup_try_lines (editor);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  g_assert_true (g_str_has_prefix (lines[0], "find / -execdir rm {} + — asks: "));
+  g_assert_true (g_str_has_prefix (lines[1], "rm {} (run by find for each file) — asks: the file "
+                                             "names are only known when it runs"));
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_test_message ("%s", lines[i]);
+      g_assert_null (strstr (lines[i], "wrapper"));
+      g_assert_null (strstr (lines[i], "top-level"));
+    }
+  g_clear_pointer (&lines, g_strfreev);
+
+  gtk_editable_set_text (entry, "");
+  x_type ("echo $(rm -rf /tmp)");
+  lines = warden_profile_editor_dup_try_lines (editor);
+  g_assert_true (strv_has_prefix (lines, "rm -rf /tmp (its output becomes part of the command) — "
+                                         "refused: it matches the deny pattern rm -rf /*"));
+  g_assert_cmpstr (warden_profile_editor_get_try_result (editor), ==, "deny");
+  close_window (window);
+}
+
+/* The preferences window: Test Connection and what Automatic means */
+
+static gboolean
+has_result (gpointer data)
+{
+  WardenPreferencesWindow *window = data;
+
+  return !warden_preferences_window_get_busy (window) &&
+         gtk_widget_get_sensitive (warden_preferences_window_get_test_button (window));
+}
+
+static void
+test_window_test_connection (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = g_settings_new (SCHEMA_ID);
+  g_autoptr(WardenCredentials) credentials = warden_credentials_new ();
+  g_autoptr(FakeModel) fake = fake_model_new ();
+  WardenPreferencesWindow *window;
+  GtkWidget *button;
+  const char *result;
+
+  g_setenv ("ANTHROPIC_API_KEY", "test-key", TRUE);
+  g_setenv ("ANTHROPIC_BASE_URL", fake->url, TRUE);
+  g_settings_set_string (settings, "provider", "anthropic");
+  g_settings_set_string (settings, "model", "claude-test-model");
+
+  window = new_window (fixture, settings, credentials);
+  warden_preferences_window_show_page (window, "model");
+  flush_main_context ();
+  button = warden_preferences_window_get_test_button (window);
+
+  /* The model answers: its name and the time it took. */
+  g_queue_push_tail (&fake->script, fake_reply ("OK", NULL));
+  x_focus (button);
+  x_click (button);
+  wait_for (has_result, window);
+  result = warden_preferences_window_get_connection_result (window);
+  g_test_message ("test connection: %s", result);
+  g_assert_cmpuint (fake->requests->len, ==, 1);
+  g_assert_true (g_str_has_prefix (result, "Anthropic: claude-test-model answered in "));
+  g_assert_true (g_str_has_suffix (result, " ms"));
+
+  /* The key is refused: said in the API's words, with the model. */
+  g_queue_push_tail (&fake->script,
+                     g_strdup ("event: error\n"
+                               "data: {\"type\":\"error\",\"error\":{\"type\":"
+                               "\"authentication_error\",\"message\":\"invalid x-api-key\"}}\n\n"));
+  x_click (button);
+  wait_for (has_result, window);
+  result = warden_preferences_window_get_connection_result (window);
+  g_test_message ("test connection: %s", result);
+  g_assert_cmpuint (fake->requests->len, ==, 2);
+  g_assert_true (g_str_has_prefix (result, "Anthropic, model claude-test-model: "));
+  g_assert_nonnull (strstr (result, "invalid x-api-key"));
+
+  /* Nothing set up: it says what to set, and asks no server. */
+  g_unsetenv ("ANTHROPIC_API_KEY");
+  g_settings_set_string (settings, "provider", "openai");
+  x_click (button);
+  wait_for (has_result, window);
+  result = warden_preferences_window_get_connection_result (window);
+  g_test_message ("test connection: %s", result);
+  g_assert_cmpuint (fake->requests->len, ==, 2);
+  g_assert_nonnull (strstr (result, "API key"));
+
+  g_unsetenv ("ANTHROPIC_BASE_URL");
+  g_settings_reset (settings, "provider");
+  g_settings_reset (settings, "model");
+  close_window (GTK_WIDGET (window));
+}
+
+/* The Sandbox page says what Automatic is now, as new sessions get it. */
+static void
+test_window_sandbox_automatic (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = g_settings_new (SCHEMA_ID);
+  g_autoptr(WardenCredentials) credentials = warden_credentials_new ();
+  WardenPreferencesWindow *window = new_window (fixture, settings, credentials);
+  AdwActionRow *row = template_child (window, "sandbox_row");
+  const char *expected = "bwrap";
+  g_autoptr(WardenDockerClient) docker = warden_docker_client_new_from_env (NULL);
+
+  /* The engine, asked the same way. */
+  if (docker != NULL)
+    {
+      g_autoptr(GAsyncResult) ping = NULL;
+
+      warden_docker_client_ping_async (docker, NULL, warden_test_keep_result_cb, &ping);
+      if (warden_docker_client_ping_finish (docker, wait_for_result (&ping), NULL))
+        expected = "docker";
+    }
+
+  g_assert_cmpstr (warden_preferences_window_get_sandbox_auto (window), ==, expected);
+  g_test_message ("Automatic: %s", adw_action_row_get_subtitle (row));
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (row),
+                            g_str_equal (expected, "docker")
+                            ? "Now: Docker" : "Now: bubblewrap"));
+  close_window (GTK_WIDGET (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -937,13 +1292,17 @@ main (int   argc,
 
   ADD_TEST ("/ui/preferences/editor/validates-as-you-type", test_editor_validates_as_you_type);
   ADD_TEST ("/ui/preferences/editor/add-saves", test_editor_add_saves);
-  ADD_TEST ("/ui/preferences/editor/reorder-remove-save", test_editor_reorder_remove_save);
+  ADD_TEST ("/ui/preferences/editor/rows-remove-save", test_editor_rows_remove_save);
+  ADD_TEST ("/ui/preferences/editor/flags-separator", test_editor_flags_separator);
+  ADD_TEST ("/ui/preferences/editor/try-speaks-plainly", test_editor_try_speaks_plainly);
   ADD_TEST ("/ui/preferences/editor/try-matches-cli", test_editor_try_matches_cli);
   ADD_TEST ("/ui/preferences/editor/builtin-read-only", test_editor_builtin_read_only);
   ADD_TEST ("/ui/preferences/editor/save-failure", test_editor_save_failure_keeps_changes);
   ADD_TEST ("/ui/preferences/editor/files-rule", test_editor_files_rule);
 
   ADD_TEST ("/ui/preferences/window/pages", test_window_pages);
+  ADD_TEST ("/ui/preferences/window/test-connection", test_window_test_connection);
+  ADD_TEST ("/ui/preferences/window/sandbox-automatic", test_window_sandbox_automatic);
   ADD_TEST ("/ui/preferences/window/binds-settings", test_window_binds_settings);
   ADD_TEST ("/ui/preferences/window/key-goes-to-keyring", test_window_key_goes_to_keyring);
   ADD_TEST ("/ui/preferences/window/env-var-status", test_window_env_var_status);
