@@ -539,6 +539,7 @@ update_badge (WardenChatRow *self)
   g_autofree char *escaped = g_markup_escape_text (pattern != NULL ? pattern : "", -1);
   g_autofree char *markup = NULL;
   const char *css = NULL;
+  gboolean question;
 
   switch (decision)
     {
@@ -601,10 +602,24 @@ update_badge (WardenChatRow *self)
       gtk_widget_add_css_class (self->badge, css);
     }
 
+  /* A question's answer is shown on the card itself, not in its output. */
+  question = warden_chat_item_get_tool_kind (self->item) == WARDEN_TOOL_KIND_ASK_USER;
   gtk_widget_set_visible (self->feedback,
-                          decision == WARDEN_TOOL_DECISION_REJECTED
+                          (decision == WARDEN_TOOL_DECISION_REJECTED || question)
                           && feedback != NULL && *feedback != '\0');
-  gtk_label_set_text (GTK_LABEL (self->feedback), feedback != NULL ? feedback : "");
+  if (question)
+    {
+      g_autofree char *text = g_strdup_printf (_("You answered: %s"),
+                                               feedback != NULL ? feedback : "");
+
+      gtk_label_set_text (GTK_LABEL (self->feedback), text);
+      gtk_widget_add_css_class (self->feedback, "answer");
+    }
+  else
+    {
+      gtk_label_set_text (GTK_LABEL (self->feedback), feedback != NULL ? feedback : "");
+      gtk_widget_remove_css_class (self->feedback, "answer");
+    }
 }
 
 static void
@@ -659,7 +674,10 @@ update_output (WardenChatRow *self)
 {
   const char *output = warden_chat_item_get_output (self->item);
 
-  gtk_widget_set_visible (self->expander, output != NULL && *output != '\0');
+  /* A question's output is its answer, which the card shows already. */
+  gtk_widget_set_visible (self->expander,
+                          output != NULL && *output != '\0' &&
+                          warden_chat_item_get_tool_kind (self->item) != WARDEN_TOOL_KIND_ASK_USER);
   if (self->output_label != NULL)
     {
       g_autofree char *valid = g_utf8_make_valid (output != NULL ? output : "", -1);

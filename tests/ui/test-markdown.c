@@ -1020,6 +1020,31 @@ test_item_notifies_on_change (void)
 }
 
 
+/* An answered question shows the answer on its card, not behind "Output". */
+static void
+test_row_question_answered (RowFixture    *f,
+                            gconstpointer  data)
+{
+  g_autoptr(WardenToolCall) call = call_new ("call-3", "ask_user",
+                                             "{\"question\":\"Which runner?\","
+                                             "\"choices\":[\"jest\",\"vitest\"]}");
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_for_call (call);
+  GtkWidget *feedback;
+
+  warden_chat_row_set_item (f->row, item);
+  warden_tool_call_set_feedback (call, "vitest");
+  warden_tool_call_set_state (call, WARDEN_TOOL_CALL_ANSWERED);
+  feedback = find_css (GTK_WIDGET (f->row), "feedback");
+  g_assert_true (gtk_widget_get_visible (feedback));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (feedback)), ==, "You answered: vitest");
+
+  warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ANSWERED, NULL, NULL);
+  warden_tool_call_set_result (call, "vitest", FALSE);
+  warden_tool_call_set_state (call, WARDEN_TOOL_CALL_FINISHED);
+  g_assert_true (gtk_widget_get_visible (feedback));
+  g_assert_false (gtk_widget_get_visible (find_type (GTK_WIDGET (f->row), GTK_TYPE_EXPANDER)));
+}
+
 /* Code blocks, diffs: what a user clicks, clicked through the X server */
 
 static void
@@ -1358,6 +1383,7 @@ main (int    argc,
   ADD ("question", test_row_question);
   ADD ("recycled", test_row_recycled);
   ADD ("denied", test_row_denied);
+  ADD ("question-answered", test_row_question_answered);
   ADD ("code-block", test_row_code_block);
   ADD ("diff-card", test_row_diff_card);
   ADD ("diff-from-approval", test_row_diff_from_approval);
