@@ -27,6 +27,7 @@ struct _WardenTraceWindow
   WardenSessionStore *store;
   char               *session_id;
   char               *session_title;
+  char               *workspace;       /* the project: no export is suggested in it */
   GCancellable       *cancellable;
   guint               n_events;
 
@@ -390,7 +391,128 @@ replace_contents_cb (GObject      *object,
       return;
     }
 
-  toast (self, _("Trace exported"));
+  {
+    g_autofree char *uri = g_file_get_uri (G_FILE (object));
+    g_autofree char *name = g_file_get_basename (G_FILE (object));
+    /* Translators: %s is the name of the file the trace was saved to */
+    g_autofree char *text = g_strdup_printf (_("Trace saved as %s"), name);
+    AdwToast *saved = adw_toast_new (text);
+
+    adw_toast_set_button_label (saved, _("_Open"));
+    adw_toast_set_action_name (saved, "trace.open-export");
+    adw_toast_set_action_target_value (saved, g_variant_new_string (uri));
+    adw_toast_set_timeout (saved, 10);
+    if (self->toast_overlay != NULL)
+      adw_toast_overlay_add_toast (self->toast_overlay, saved);
+    else
+      g_object_unref (g_object_ref_sink (saved));
+  }
+}
+
+static void
+open_export_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(WardenTraceWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!g_app_info_launch_default_for_uri_finish (result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_autofree char *text = g_strdup_printf (_("Could not open the trace: %s"),
+                                               error->message);
+
+      toast (self, text);
+    }
+}
+
+/* The toast's Open: the saved file, in the application the desktop picks
+ * for JSON (GtkFileLauncher is GTK 4.10). */
+static void
+open_export_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  WardenTraceWindow *self = WARDEN_TRACE_WINDOW (widget);
+  g_autoptr(GdkAppLaunchContext) context =
+    gdk_display_get_app_launch_context (gtk_widget_get_display (widget));
+
+  g_app_info_launch_default_for_uri_async (g_variant_get_string (parameter, NULL),
+                                           G_APP_LAUNCH_CONTEXT (context), self->cancellable,
+                                           open_export_cb, g_object_ref (self));
+}
+
+/* @title as a file name: no path separators, control characters or
+ * characters other systems refuse; no leading dot (a hidden file); not too
+ * long to show. */
+char *
+warden_trace_window_file_name_for_title (const char *title)
+{
+  g_autoptr(GString) name = g_string_new (NULL);
+  gboolean gap = FALSE;
+
+  for (const char *p = title ? title : ""; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        break;
+      if (g_unichar_isspace (c) || g_unichar_iscntrl (c) ||
+          g_unichar_type (c) == G_UNICODE_FORMAT ||
+          (c < 0x80 && strchr ("/\\:*?\"<>|", (int) c) != NULL))
+        {
+          gap = name->len > 0;
+          continue;
+        }
+      if (name->len == 0 && c == '.')
+        continue;
+      if (g_utf8_strlen (name->str, -1) >= 60)
+        break;
+      if (gap)
+        g_string_append_c (name, ' ');
+      gap = FALSE;
+      g_string_append_unichar (name, c);
+    }
+  if (name->len == 0)
+    g_string_append (name, "session");
+  g_string_append (name, "-trace.json");
+  return g_string_free (g_steal_pointer (&name), FALSE);
+}
+
+static gboolean
+is_inside (GFile      *file,
+           const char *dir)
+{
+  g_autoptr(GFile) d = NULL;
+
+  if (dir == NULL || *dir == '\0')
+    return FALSE;
+  d = g_file_new_for_path (dir);
+  return g_file_equal (file, d) || g_file_has_prefix (file, d);
+}
+
+/* Documents, else the home folder: never the project, where the agent
+ * reads (a trace holds the whole conversation). NULL when neither will do. */
+GFile *
+warden_trace_window_dup_export_folder (WardenTraceWindow *self)
+{
+  const char *candidates[] = { g_get_user_special_dir (G_USER_DIRECTORY_DOCUMENTS),
+                               g_get_home_dir () };
+
+  g_return_val_if_fail (WARDEN_IS_TRACE_WINDOW (self), NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
+    {
+      g_autoptr(GFile) folder = NULL;
+
+      if (candidates[i] == NULL || !g_file_test (candidates[i], G_FILE_TEST_IS_DIR))
+        continue;
+      folder = g_file_new_for_path (candidates[i]);
+      if (!is_inside (folder, self->workspace))
+        return g_steal_pointer (&folder);
+    }
+  return NULL;
 }
 
 static void
@@ -435,6 +557,7 @@ export_action (GtkWidget  *widget,
   WardenTraceWindow *self = WARDEN_TRACE_WINDOW (widget);
   GtkFileChooserNative *chooser;
   g_autofree char *name = NULL;
+  g_autoptr(GFile) folder = NULL;
   g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
 
   chooser = gtk_file_chooser_native_new (_("Export the Trace"), GTK_WINDOW (self),
@@ -447,14 +570,11 @@ export_action (GtkWidget  *widget,
   gtk_file_filter_add_suffix (filter, "json");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
 
-  {
-    /* A file name from the title, without what a file name cannot hold. */
-    g_autofree char *base = g_strdup (self->session_title && self->session_title[0]
-                                      ? self->session_title : self->session_id);
-
-    g_strdelimit (base, "/\\:*?\"<>|", '-');
-    name = g_strdup_printf ("%s-trace.json", base);
-  }
+  name = warden_trace_window_file_name_for_title (self->session_title && self->session_title[0]
+                                                  ? self->session_title : self->session_id);
+  folder = warden_trace_window_dup_export_folder (self);
+  if (folder != NULL)
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), name);
 
   /* The references end in the response handler. */
@@ -481,6 +601,8 @@ warden_trace_window_new (GtkWindow          *parent,
   self->session_id = g_strdup (session_id);
 
   info = warden_session_store_get_session (store, session_id, NULL);
+  if (info != NULL)
+    self->workspace = g_strdup (info->workspace);
   if (info != NULL && info->title != NULL && info->title[0] != '\0')
     {
       self->session_title = g_strdup (info->title);
@@ -512,6 +634,7 @@ warden_trace_window_finalize (GObject *object)
 
   g_free (self->session_id);
   g_free (self->session_title);
+  g_free (self->workspace);
 
   G_OBJECT_CLASS (warden_trace_window_parent_class)->finalize (object);
 }
@@ -527,6 +650,7 @@ warden_trace_window_class_init (WardenTraceWindowClass *klass)
 
   gtk_widget_class_install_action (widget_class, "trace.refresh", NULL, refresh_action);
   gtk_widget_class_install_action (widget_class, "trace.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "trace.open-export", "s", open_export_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK,
                                        "trace.refresh", NULL);

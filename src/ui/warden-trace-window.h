@@ -25,5 +25,10 @@ void       warden_trace_window_refresh      (WardenTraceWindow  *self);
 guint      warden_trace_window_get_n_events (WardenTraceWindow  *self);
 /* The summary line above the timeline. */
 const char *warden_trace_window_get_summary (WardenTraceWindow  *self);
+/* Where the export is suggested: Documents, else the home folder, never
+ * inside the session's project; NULL when neither will do. */
+GFile      *warden_trace_window_dup_export_folder   (WardenTraceWindow *self);
+/* "<title>-trace.json", the title made a file name. */
+char       *warden_trace_window_file_name_for_title (const char        *title);
 
 G_END_DECLS

@@ -19,6 +19,7 @@
 #include "warden-credentials.h"
 #include "warden-preferences-window.h"
 #include "warden-profile-editor.h"
+#include "warden-trace-window.h"
 #include "warden-test-util.h"
 /* The scripted model server, built in: tests/ui/meson.build lists
  * fake-model.c only for the window and notification tests. */
@@ -1279,6 +1280,214 @@ test_window_sandbox_automatic (Fixture       *fixture,
   close_window (GTK_WIDGET (window));
 }
 
+/* The trace export (the trace window) */
+
+static GtkWidget *
+find_labelled_button (GtkWidget  *widget,
+                      const char *label)
+{
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_labelled_button (c, label);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+file_chooser_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
+
+      if (GTK_IS_FILE_CHOOSER_DIALOG (w) && gtk_widget_get_mapped (w))
+        return w;
+    }
+  return NULL;
+}
+
+static gboolean
+chooser_shown (gpointer data)
+{
+  return file_chooser_dialog () != NULL;
+}
+
+static gboolean
+file_exists (gpointer data)
+{
+  return g_file_test (data, G_FILE_TEST_EXISTS);
+}
+
+static gboolean
+button_mapped (gpointer data)
+{
+  GtkWidget *button = find_labelled_button (data, "_Open");
+
+  return button != NULL && gtk_widget_get_mapped (button) &&
+         gtk_widget_get_width (button) > 0;
+}
+
+static char *
+make_trace_session (const char *db,
+                    const char *workspace,
+                    WardenSessionStore **store)
+{
+  g_autoptr(WardenSessionRecord) info = warden_session_record_new ();
+  g_autoptr(GError) error = NULL;
+
+  *store = warden_session_store_new (db, &error);
+  g_assert_no_error (error);
+  info->title = g_strdup ("Fix: the <login> bug / part 2\n");
+  info->workspace = g_strdup (workspace);
+  info->profile = g_strdup ("node");
+  info->sandbox = g_strdup ("bwrap");
+  info->provider = g_strdup ("anthropic");
+  info->model = g_strdup ("claude-test");
+  info->state = g_strdup ("idle");
+  info->created = 1700000000;
+  warden_session_store_save_session (*store, info, &error);
+  g_assert_no_error (error);
+  warden_session_store_append_message (*store, info->id, 0,
+                                       "{\"role\":\"user\",\"content\":\"fix it\"}", 0, 0, &error);
+  g_assert_no_error (error);
+  return g_strdup (info->id);
+}
+
+/* Ctrl+S suggests "<title>-trace.json" in Documents; Return saves it there;
+ * the toast's Open hands the file to the desktop's JSON application. */
+static void
+test_trace_export (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autofree char *docs = g_build_filename (g_get_home_dir (), "Documents-test", NULL);
+  g_autofree char *dirs = g_build_filename (g_get_user_config_dir (), "user-dirs.dirs", NULL);
+  g_autofree char *dirs_text = g_strdup_printf ("XDG_DOCUMENTS_DIR=\"%s\"\n", docs);
+  g_autofree char *apps = g_build_filename (g_get_user_data_dir (), "applications", NULL);
+  g_autofree char *desktop = g_build_filename (apps, "warden-test-open.desktop", NULL);
+  g_autofree char *script = g_build_filename (fixture->dir, "open.sh", NULL);
+  g_autofree char *marker = g_build_filename (fixture->dir, "opened", NULL);
+  g_autofree char *script_text = g_strdup_printf ("#!/bin/sh\necho \"$1\" > '%s'\n", marker);
+  g_autofree char *desktop_text = g_strdup_printf ("[Desktop Entry]\nType=Application\n"
+                                                   "Name=Open Test\nExec=%s %%u\n"
+                                                   "MimeType=application/json;\n", script);
+  g_autofree char *mimeapps = g_build_filename (g_get_user_config_dir (), "mimeapps.list", NULL);
+  g_autofree char *db = g_build_filename (fixture->dir, "warden.db", NULL);
+  g_autofree char *project = g_build_filename (fixture->dir, "project", NULL);
+  g_autofree char *expected = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *opened = NULL;
+  g_autoptr(WardenSessionStore) store = NULL;
+  g_autoptr(GFile) folder = NULL;
+  g_autoptr(GFile) docs_file = g_file_new_for_path (docs);
+  g_autoptr(GError) error = NULL;
+  GtkWidget *window, *chooser;
+  g_autofree char *name = NULL;
+
+  g_mkdir_with_parents (docs, 0700);
+  g_mkdir_with_parents (apps, 0700);
+  g_mkdir_with_parents (project, 0700);
+  g_assert_true (g_file_set_contents (dirs, dirs_text, -1, NULL));
+  g_reload_user_special_dirs_cache ();
+  g_assert_true (g_file_set_contents (script, script_text, -1, NULL));
+  g_chmod (script, 0755);
+  g_assert_true (g_file_set_contents (desktop, desktop_text, -1, NULL));
+  g_assert_true (g_file_set_contents (mimeapps, "[Default Applications]\n"
+                                      "application/json=warden-test-open.desktop\n", -1, NULL));
+
+  session_id = make_trace_session (db, project, &store);
+  window = warden_trace_window_new (NULL, store, session_id);
+  gtk_window_present (GTK_WINDOW (window));
+  spin (300);
+
+  /* The user presses Ctrl+S. */
+  x_focus (window);
+  xdotool ("key ctrl+s");
+  wait_for (chooser_shown, NULL);
+  chooser = file_chooser_dialog ();
+  /* The dialog loads its folder after it shows. */
+  spin (500);
+  folder = gtk_file_chooser_get_current_folder (GTK_FILE_CHOOSER (chooser));
+  name = gtk_file_chooser_get_current_name (GTK_FILE_CHOOSER (chooser));
+  g_assert_nonnull (folder);
+  g_assert_true (g_file_equal (folder, docs_file));
+  g_assert_cmpstr (name, ==, "Fix the login bug part 2-trace.json");
+
+  /* Return saves it. */
+  x_focus (chooser);
+  xdotool ("key Return");
+  expected = g_build_filename (docs, name, NULL);
+  wait_for (file_exists, expected);
+  {
+    g_autoptr(JsonParser) parser = json_parser_new ();
+
+    spin (300);
+    g_assert_true (json_parser_load_from_file (parser, expected, &error));
+    g_assert_no_error (error);
+  }
+
+  /* The toast's Open, clicked. */
+  wait_for (button_mapped, window);
+  x_focus (window);
+  x_click (find_labelled_button (window, "_Open"));
+  wait_for (file_exists, marker);
+  spin (200);
+  g_assert_true (g_file_get_contents (marker, &opened, NULL, NULL));
+  g_strstrip (opened);
+  {
+    g_autoptr(GFile) saved = g_file_new_for_path (expected);
+    g_autoptr(GFile) launched = g_file_new_for_commandline_arg (opened);
+
+    g_assert_true (g_file_equal (saved, launched));
+  }
+  close_window (window);
+}
+
+/* A project that is the Documents folder: the home folder is suggested,
+ * never the project. */
+static void
+test_trace_export_not_in_project (Fixture       *fixture,
+                                  gconstpointer  data)
+{
+  g_autofree char *docs = g_build_filename (g_get_home_dir (), "Documents-test", NULL);
+  g_autofree char *dirs = g_build_filename (g_get_user_config_dir (), "user-dirs.dirs", NULL);
+  g_autofree char *dirs_text = g_strdup_printf ("XDG_DOCUMENTS_DIR=\"%s\"\n", docs);
+  g_autofree char *db = g_build_filename (fixture->dir, "warden.db", NULL);
+  g_autofree char *session_id = NULL;
+  g_autoptr(WardenSessionStore) store = NULL;
+  g_autoptr(GFile) folder = NULL;
+  g_autoptr(GFile) home = g_file_new_for_path (g_get_home_dir ());
+  GtkWidget *window;
+
+  g_mkdir_with_parents (docs, 0700);
+  g_assert_true (g_file_set_contents (dirs, dirs_text, -1, NULL));
+  g_reload_user_special_dirs_cache ();
+
+  session_id = make_trace_session (db, docs, &store);
+  window = warden_trace_window_new (NULL, store, session_id);
+  folder = warden_trace_window_dup_export_folder (WARDEN_TRACE_WINDOW (window));
+  g_assert_nonnull (folder);
+  g_assert_true (g_file_equal (folder, home));
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  /* Names: what a file name cannot hold goes, and a name stays short. */
+  {
+    g_autofree char *dots = warden_trace_window_file_name_for_title ("../../etc/passwd");
+    g_autofree char *empty = warden_trace_window_file_name_for_title ("\n\t");
+    g_autofree char *bidi = warden_trace_window_file_name_for_title ("a\u202eb");
+
+    g_assert_cmpstr (dots, ==, "etc passwd-trace.json");
+    g_assert_cmpstr (empty, ==, "session-trace.json");
+    g_assert_cmpstr (bidi, ==, "a b-trace.json");
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1308,6 +1517,9 @@ main (int   argc,
   ADD_TEST ("/ui/preferences/window/env-var-status", test_window_env_var_status);
   ADD_TEST ("/ui/preferences/window/delete-undo", test_window_delete_undo);
   ADD_TEST ("/ui/preferences/window/duplicate-opens-editor", test_window_duplicate_opens_editor);
+
+  ADD_TEST ("/ui/trace-window/export", test_trace_export);
+  ADD_TEST ("/ui/trace-window/export-not-in-project", test_trace_export_not_in_project);
 
   return g_test_run ();
 }
