@@ -692,8 +692,8 @@ show_saves_into (WardenApprovalDialog *self)
   if (into == NULL)
     return;
   shown = warden_printable (into, -1, WARDEN_PRINTABLE_ONE_LINE);
-  text = g_strdup_printf (_("The profile is built in, so this saves into your copy “%s”; "
-                            "this session and new sessions use it."), shown);
+  text = g_strdup_printf (_("Saves into your copy “%s”, as a built-in profile is never "
+                            "changed; this session and new sessions use it."), shown);
   gtk_label_set_text (self->saves_into_label, text);
 }
 

@@ -1026,8 +1026,10 @@ test_approval_always_builtin_copy (void)
   g_autoptr(WardenApprovalDialog) dialog = command_dialog ();
   g_autofree char *text = visible_text (GTK_WIDGET (dialog), NULL);
 
-  g_assert_nonnull (strstr (text, "The profile is built in, so this saves into your copy "
-                                  "“Node.js (yours)”; this session and new sessions use it."));
+  g_assert_nonnull (strstr (text, "Saves into your copy “Node.js (yours)”, as a built-in "
+                                  "profile is never changed; this session and new sessions "
+                                  "use it."));
+  screenshot ("approval-always-copy.png");
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
@@ -1050,7 +1052,7 @@ test_approval_always_saves_into (void)
   dialog = g_object_ref_sink (warden_approval_dialog_new (parent_window (), approval, NULL,
                                                           "/workspace", NULL));
   text = visible_text (GTK_WIDGET (dialog), NULL);
-  g_assert_nonnull (strstr (text, "your copy “Node.js (yours) 2”"));
+  g_assert_nonnull (strstr (text, "Saves into your copy “Node.js (yours) 2”"));
 
   warden_approval_set_saves_into (approval, NULL);
   own = g_object_ref_sink (warden_approval_dialog_new (parent_window (), approval, mine,

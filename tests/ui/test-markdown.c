@@ -1343,6 +1343,11 @@ test_diff_card_screenshot (void)
   g_assert_nonnull (find_css (box, "diff-view"));
   g_assert_true (gtk_widget_get_visible (find_css (box, "diff-view")));
   screenshot ("diff-card.png");
+  /* The tints read on a dark background too. */
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
+                                      ADW_COLOR_SCHEME_FORCE_DARK);
+  screenshot ("diff-card-dark.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
   for (guint i = 0; i < items->len; i++)
     warden_chat_row_set_item (WARDEN_CHAT_ROW (gtk_widget_get_first_child (box)), NULL);
   gtk_window_destroy (GTK_WINDOW (window));
