@@ -48,6 +48,7 @@ struct _WardenPreferencesWindow
   GtkWidget            *clear_key_button;
   GtkSpinButton        *max_steps_spin;
   AdwActionRow         *test_row;
+  GtkImage             *test_icon;
   GtkSpinner           *test_spinner;
   GtkWidget            *test_button;
   GCancellable         *test_cancellable;   /* the connection test under way */
@@ -1347,8 +1348,11 @@ set_test_result (WardenPreferencesWindow *self,
   gtk_widget_set_sensitive (self->test_button, TRUE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->test_row), title);
   adw_action_row_set_subtitle (self->test_row, subtitle);
-  gtk_widget_remove_css_class (GTK_WIDGET (self->test_row), ok ? "error" : "success");
-  gtk_widget_add_css_class (GTK_WIDGET (self->test_row), ok ? "success" : "error");
+  gtk_image_set_from_icon_name (self->test_icon,
+                                 ok ? "object-select-symbolic" : "dialog-error-symbolic");
+  gtk_widget_remove_css_class (GTK_WIDGET (self->test_icon), ok ? "error" : "success");
+  gtk_widget_add_css_class (GTK_WIDGET (self->test_icon), ok ? "success" : "error");
+  gtk_widget_set_visible (GTK_WIDGET (self->test_icon), TRUE);
 }
 
 static const char *
@@ -1449,8 +1453,7 @@ test_connection_action (GtkWidget  *widget,
   gtk_widget_set_sensitive (self->test_button, FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->test_spinner), TRUE);
   gtk_spinner_start (self->test_spinner);
-  gtk_widget_remove_css_class (GTK_WIDGET (self->test_row), "success");
-  gtk_widget_remove_css_class (GTK_WIDGET (self->test_row), "error");
+  gtk_widget_set_visible (GTK_WIDGET (self->test_icon), FALSE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->test_row), _("Connection"));
   adw_action_row_set_subtitle (self->test_row, _("Asking the model…"));
 
@@ -1568,6 +1571,10 @@ warden_preferences_window_dispose (GObject *object)
   g_clear_object (&self->chooser);
   g_clear_weak_pointer (&self->editor);
   g_clear_object (&self->pending_editor);
+  /* Its mapping reads this window: a row that outlives it (a page's
+   * transition may hold it) must not call into a finalized window. */
+  if (self->default_profile_row != NULL)
+    g_settings_unbind (self->default_profile_row, "selected");
 
   gtk_widget_dispose_template (GTK_WIDGET (self), WARDEN_TYPE_PREFERENCES_WINDOW);
 
@@ -1699,6 +1706,7 @@ warden_preferences_window_class_init (WardenPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, max_steps_spin);
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, test_row);
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, test_spinner);
+  gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, test_icon);
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, test_button);
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, sandbox_row);
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, image_row);

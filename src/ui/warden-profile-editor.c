@@ -621,6 +621,9 @@ update_try (WardenProfileEditor *self)
   self->try_result = warden_verdict_to_string (verdict);
 
   reason = warden_decision_printable (warden_decision_get_reason (decision));
+  /* A sentence of its own here: it starts with a capital. */
+  if (g_ascii_islower (reason[0]))
+    reason[0] = g_ascii_toupper (reason[0]);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->try_verdict_row), reason);
   set_verdict_label (self->try_verdict_label, verdict);
   gtk_widget_set_visible (GTK_WIDGET (self->try_verdict_row), TRUE);

@@ -158,6 +158,7 @@ show_editor (Fixture       *fixture,
   GtkWidget *editor = warden_profile_editor_new (fixture->store, profile);
 
   *window = gtk_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (*window), 640, 760);
   gtk_window_set_child (GTK_WINDOW (*window), editor);
   gtk_window_present (GTK_WINDOW (*window));
   flush_main_context ();
@@ -929,6 +930,28 @@ spin (guint ms)
   g_source_remove (wake);
 }
 
+/* With WARDEN_SCREENSHOT_DIR set (gui-session then runs a window manager):
+ * the screen, for a human to look at. */
+static void
+screenshot (const char *name)
+{
+  const char *dir = g_getenv ("WARDEN_SCREENSHOT_DIR");
+  g_autofree char *path = NULL;
+  g_autofree char *command = NULL;
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  if (dir == NULL)
+    return;
+  spin (700);
+  path = g_build_filename (dir, name, NULL);
+  command = g_strdup_printf ("import -window root '%s'", path);
+  g_spawn_command_line_sync (command, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_test_message ("screenshot: %s", path);
+}
+
 /* Gives the X focus to @widget's window, then the keyboard focus to @widget. */
 static void
 x_focus (GtkWidget *widget)
@@ -1095,6 +1118,7 @@ test_editor_flags_separator (Fixture       *fixture,
   g_assert_nonnull (message);
   g_assert_nonnull (strstr (message, "“&&” separates commands"));
   g_test_message ("flagged: %s", message);
+  screenshot ("editor-flagged-pattern.png");
 
   /* Made one command, the flag goes. */
   gtk_editable_set_text (entry, "");
@@ -1167,6 +1191,7 @@ test_editor_try_speaks_plainly (Fixture       *fixture,
       g_assert_null (strstr (lines[i], "wrapper"));
       g_assert_null (strstr (lines[i], "top-level"));
     }
+  screenshot ("editor-try-find.png");
   g_clear_pointer (&lines, g_strfreev);
 
   gtk_editable_set_text (entry, "");
@@ -1220,6 +1245,7 @@ test_window_test_connection (Fixture       *fixture,
   g_assert_cmpuint (fake->requests->len, ==, 1);
   g_assert_true (g_str_has_prefix (result, "Anthropic: claude-test-model answered in "));
   g_assert_true (g_str_has_suffix (result, " ms"));
+  screenshot ("prefs-test-connection.png");
 
   /* The key is refused: said in the API's words, with the model. */
   g_queue_push_tail (&fake->script,
@@ -1233,6 +1259,7 @@ test_window_test_connection (Fixture       *fixture,
   g_assert_cmpuint (fake->requests->len, ==, 2);
   g_assert_true (g_str_has_prefix (result, "Anthropic, model claude-test-model: "));
   g_assert_nonnull (strstr (result, "invalid x-api-key"));
+  screenshot ("prefs-test-connection-failed.png");
 
   /* Nothing set up: it says what to set, and asks no server. */
   g_unsetenv ("ANTHROPIC_API_KEY");
@@ -1274,6 +1301,8 @@ test_window_sandbox_automatic (Fixture       *fixture,
 
   g_assert_cmpstr (warden_preferences_window_get_sandbox_auto (window), ==, expected);
   g_test_message ("Automatic: %s", adw_action_row_get_subtitle (row));
+  warden_preferences_window_show_page (window, "sandbox");
+  screenshot ("prefs-sandbox.png");
   g_assert_nonnull (strstr (adw_action_row_get_subtitle (row),
                             g_str_equal (expected, "docker")
                             ? "Now: Docker" : "Now: bubblewrap"));
