@@ -367,9 +367,13 @@ static void
 toast (WardenTraceWindow *self,
        const char        *text)
 {
+  /* A toast's title is markup (libadwaita 1.2): error messages and file
+   * names are shown as the text they are. */
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
+
   /* An export can end after the window was closed and disposed. */
   if (self->toast_overlay != NULL)
-    adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (text));
+    adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (escaped));
 }
 
 static void
@@ -396,7 +400,8 @@ replace_contents_cb (GObject      *object,
     g_autofree char *name = g_file_get_basename (G_FILE (object));
     /* Translators: %s is the name of the file the trace was saved to */
     g_autofree char *text = g_strdup_printf (_("Trace saved as %s"), name);
-    AdwToast *saved = adw_toast_new (text);
+    g_autofree char *escaped = g_markup_escape_text (text, -1);
+    AdwToast *saved = adw_toast_new (escaped);
 
     adw_toast_set_button_label (saved, _("_Open"));
     adw_toast_set_action_name (saved, "trace.open-export");

@@ -1447,6 +1447,7 @@ test_trace_export (Fixture       *fixture,
   g_assert_nonnull (folder);
   g_assert_true (g_file_equal (folder, docs_file));
   g_assert_cmpstr (name, ==, "Fix the login bug part 2-trace.json");
+  screenshot ("trace-export-chooser.png");
 
   /* Return saves it. */
   x_focus (chooser);
@@ -1463,6 +1464,7 @@ test_trace_export (Fixture       *fixture,
 
   /* The toast's Open, clicked. */
   wait_for (button_mapped, window);
+  screenshot ("trace-export-toast.png");
   x_focus (window);
   x_click (find_labelled_button (window, "_Open"));
   wait_for (file_exists, marker);
