@@ -48,6 +48,7 @@ struct _WardenBwrapSandbox
   char         *slirp4netns;
   char         *systemd_run;
   GBytes       *seccomp;
+  GBytes       *seccomp_guard;  /* the same, ptrace left to the exec guard */
   LimitsMethod  limits;
   gboolean      has_disable_userns;
   gboolean      has_size;
@@ -63,6 +64,7 @@ enum
   FD_INFO,
   FD_BLOCK,
   FD_RESOLV,
+  FD_GUARD,      /* the exec guard's socket: its helper keeps it */
 };
 
 enum
@@ -87,10 +89,14 @@ static const char *etc_files[] = { "/etc/passwd", "/etc/group", "/etc/alternativ
 static const char *etc_network_files[] = { "/etc/hosts", "/etc/ssl", "/etc/ca-certificates",
                                            "/etc/pki", NULL };
 
+/* Where the exec guard's helper is inside the sandbox. */
+#define GUARD_INSIDE "/run/warden-guard"
+
 static GPtrArray *
 build_argv (WardenBwrapSandbox      *self,
             const WardenExecRequest *request,
-            const char * const      *env)
+            const char * const      *env,
+            const char              *guard)
 {
   WardenSandbox *sandbox = WARDEN_SANDBOX (self);
   const WardenSandboxConfig *config = warden_sandbox_get_config (sandbox);
@@ -212,9 +218,18 @@ build_argv (WardenBwrapSandbox      *self,
       ADD (eq + 1);
     }
 
+  if (guard != NULL)
+    {
+      ADD ("--ro-bind"); ADD (guard); ADD (GUARD_INSIDE);
+    }
+
   /* Last: everything above is mounted, now nothing else can be. */
   ADD ("--remount-ro"); ADD ("/");
   ADD ("--");
+  if (guard != NULL)
+    {
+      ADD (GUARD_INSIDE); ADD ("--fd"); ADD_PRINTF ("%d", FD_GUARD); ADD ("--");
+    }
   ADD ("/bin/sh"); ADD ("-c"); ADD (request->command);
 #undef ADD
 #undef ADD_PRINTF
@@ -595,7 +610,9 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
   g_auto(GStrv) env = NULL;
   g_auto(GStrv) launch_env = NULL;
   BwrapExec *be;
-  int info_pipe[2], block_pipe[2], seccomp_fd, resolv_fd = -1;
+  int info_pipe[2], block_pipe[2], seccomp_fd, resolv_fd = -1, guard_fd = -1;
+  WardenExecGuard *guard = NULL;
+  const char *guard_path = NULL;
 
   g_task_set_source_tag (task, warden_bwrap_sandbox_exec_async);
   if (!self->prepared)
@@ -632,7 +649,27 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
         }
     }
 
-  seccomp_fd = data_fd (self->seccomp, &error);
+  /* Every program the command starts is checked: the helper starts it. */
+  if (request->guard_func != NULL)
+    {
+      guard_path = warden_guard_get_helper_path ();
+      if (guard_path == NULL)
+        {
+          g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE,
+                                   _("The exec guard’s helper (warden-guard) is not installed: "
+                                     "programs this command starts could not be checked, so it "
+                                     "did not run"));
+          return;
+        }
+      if (self->seccomp_guard == NULL &&
+          (self->seccomp_guard = warden_seccomp_build_filter (TRUE, &error)) == NULL)
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+    }
+
+  seccomp_fd = data_fd (guard_path != NULL ? self->seccomp_guard : self->seccomp, &error);
   if (seccomp_fd < 0)
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -652,7 +689,10 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
         }
     }
   if (!g_unix_open_pipe (info_pipe, FD_CLOEXEC, &error) ||
-      !g_unix_open_pipe (block_pipe, FD_CLOEXEC, &error))
+      !g_unix_open_pipe (block_pipe, FD_CLOEXEC, &error) ||
+      (guard_path != NULL &&
+       (guard = warden_exec_guard_new (request->guard_func, request->guard_data, &guard_fd,
+                                       &error)) == NULL))
     {
       close (seccomp_fd);
       if (resolv_fd >= 0)
@@ -662,7 +702,7 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
     }
 
   env = warden_sandbox_build_env (sandbox, "/tmp", request);
-  argv = build_argv (self, request, (const char * const *) env);
+  argv = build_argv (self, request, (const char * const *) env, guard != NULL ? guard_path : NULL);
 
   /* bwrap clears the environment; systemd-run needs to find the user's
    * manager first. */
@@ -681,6 +721,8 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
   g_subprocess_launcher_take_fd (launcher, block_pipe[0], FD_BLOCK);
   if (resolv_fd >= 0)
     g_subprocess_launcher_take_fd (launcher, resolv_fd, FD_RESOLV);
+  if (guard_fd >= 0)
+    g_subprocess_launcher_take_fd (launcher, guard_fd, FD_GUARD);
   g_subprocess_launcher_set_child_setup (launcher, child_setup, be->cgroup, NULL);
   info = g_unix_input_stream_new (info_pipe[0], TRUE);
   be->block_fd = block_pipe[1];
@@ -690,13 +732,14 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
   g_clear_object (&launcher);  /* closes the child's ends here */
   if (be->bwrap == NULL)
     {
+      warden_exec_guard_free (guard);
       g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
                                _("Could not start %s: %s"), (char *) argv->pdata[0],
                                error->message);
       return;
     }
 
-  warden_local_exec_run_async (be->bwrap, FALSE, request, cancellable, bwrap_exec_done_cb,
+  warden_local_exec_run_async (be->bwrap, FALSE, g_steal_pointer (&guard), request, cancellable, bwrap_exec_done_cb,
                                g_object_ref (task));
   g_input_stream_read_bytes_async (info, 4096, G_PRIORITY_DEFAULT, be->setup_cancellable,
                                    info_read_cb, g_object_ref (task));
@@ -846,7 +889,7 @@ warden_bwrap_sandbox_prepare_async (WardenSandbox       *sandbox,
     }
   if (self->seccomp == NULL)
     {
-      self->seccomp = warden_seccomp_build_filter (&error);
+      self->seccomp = warden_seccomp_build_filter (FALSE, &error);
       if (self->seccomp == NULL)
         {
           g_task_return_error (task, g_steal_pointer (&error));
@@ -891,6 +934,7 @@ warden_bwrap_sandbox_finalize (GObject *object)
   g_free (self->slirp4netns);
   g_free (self->systemd_run);
   g_clear_pointer (&self->seccomp, g_bytes_unref);
+  g_clear_pointer (&self->seccomp_guard, g_bytes_unref);
   G_OBJECT_CLASS (warden_bwrap_sandbox_parent_class)->finalize (object);
 }
 

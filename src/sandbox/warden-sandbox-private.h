@@ -7,6 +7,7 @@
 #pragma once
 
 #include "warden-sandbox.h"
+#include "warden-exec-guard-private.h"
 
 G_BEGIN_DECLS
 
@@ -96,6 +97,10 @@ void               warden_exec_watch_output       (WardenExecWatch            *w
                                                    WardenStream                stream,
                                                    const char                 *data,
                                                    gsize                       length);
+/* The exec guard of the command (warden_exec_guard_new()), taken: the time
+ * limit stops while one of its questions waits; it goes with the watch. */
+void               warden_exec_watch_adopt_guard  (WardenExecWatch            *watch,
+                                                   WardenExecGuard            *guard);
 /* Cancelled when the command returns: the backend's reads use it. */
 GCancellable      *warden_exec_watch_get_io_cancellable (WardenExecWatch      *watch);
 gboolean           warden_exec_watch_get_timed_out (WardenExecWatch           *watch);
@@ -126,8 +131,10 @@ void               warden_local_exec_async      (const char * const       *argv,
 GSubprocessLauncher *warden_local_exec_launcher_new (const char * const     *envp,
                                                      const char             *cwd,
                                                      gboolean                new_session);
+/* @guard (taken, may be NULL): the exec guard the process was given. */
 void               warden_local_exec_run_async  (GSubprocess              *process,
                                                  gboolean                  new_session,
+                                                 WardenExecGuard          *guard,
                                                  const WardenExecRequest  *request,
                                                  GCancellable             *cancellable,
                                                  GAsyncReadyCallback       callback,

@@ -764,6 +764,9 @@ struct _WardenExecWatch
   GSource                    *timeout_source;
   GSource                    *grace_source;
   gint64                      start;
+  gint64                      deadline;        /* monotonic; while paused, the time left */
+  gboolean                    paused;          /* a guard question waits */
+  WardenExecGuard            *guard;
   gboolean                    timed_out;
   gboolean                    cancelled;
   gboolean                    killed;
@@ -872,6 +875,7 @@ warden_exec_watch_free (WardenExecWatch *watch)
   if (watch == NULL)
     return;
   watch_release (watch);
+  g_clear_pointer (&watch->guard, warden_exec_guard_free);
   g_clear_object (&watch->cancellable);
   g_clear_object (&watch->io_cancellable);
   warden_output_collector_free (watch->out);
@@ -908,9 +912,52 @@ warden_exec_watch_start_timer (WardenExecWatch *watch)
   g_return_if_fail (watch->timeout_source == NULL);
 
   watch->start = g_get_monotonic_time ();
-  watch->timeout_source = watch_add_timeout (watch, watch->request->timeout_ms, timeout_cb);
+  watch->deadline = watch->start + (gint64) watch->request->timeout_ms * 1000;
+  if (!watch->paused)
+    watch->timeout_source = watch_add_timeout (watch, watch->request->timeout_ms, timeout_cb);
+  else
+    watch->deadline = (gint64) watch->request->timeout_ms * 1000;
 }
 
+/* The time a question waits for the user is not the command's. */
+static void
+guard_pause_cb (gboolean paused,
+                gpointer user_data)
+{
+  WardenExecWatch *watch = user_data;
+
+  if (paused == watch->paused || watch->returned)
+    return;
+  watch->paused = paused;
+  if (paused)
+    {
+      if (watch->timeout_source == NULL)
+        return;
+      watch->deadline = MAX (watch->deadline - g_get_monotonic_time (), 0);
+      g_source_destroy (watch->timeout_source);
+      g_clear_pointer (&watch->timeout_source, g_source_unref);
+    }
+  else if (watch->deadline > 0 && watch->timeout_source == NULL && !watch->timed_out &&
+           !watch->killed)
+    {
+      gint64 left = watch->deadline;
+
+      watch->deadline = g_get_monotonic_time () + left;
+      watch->timeout_source = watch_add_timeout (watch, (guint) ((left + 999) / 1000),
+                                                 timeout_cb);
+    }
+}
+
+void
+warden_exec_watch_adopt_guard (WardenExecWatch *watch,
+                               WardenExecGuard *guard)
+{
+  g_return_if_fail (watch->guard == NULL);
+
+  watch->guard = guard;
+  if (guard != NULL)
+    warden_exec_guard_set_pause (guard, guard_pause_cb, watch);
+}
 static gboolean
 grace_expired_cb (gpointer user_data)
 {
@@ -1180,6 +1227,7 @@ child_setup_new_session (gpointer user_data)
 void
 warden_local_exec_run_async (GSubprocess             *process,
                              gboolean                 new_session,
+                             WardenExecGuard         *guard,
                              const WardenExecRequest *request,
                              GCancellable            *cancellable,
                              GAsyncReadyCallback      callback,
@@ -1195,6 +1243,7 @@ warden_local_exec_run_async (GSubprocess             *process,
   le->process = g_object_ref (process);
   le->new_session = new_session;
   le->watch = warden_exec_watch_new (task, request, cancellable, &local_exec_funcs);
+  warden_exec_watch_adopt_guard (le->watch, guard);
   io_cancellable = warden_exec_watch_get_io_cancellable (le->watch);
 
   in = g_subprocess_get_stdin_pipe (le->process);
@@ -1254,7 +1303,8 @@ warden_local_exec_async (const char * const      *argv,
                                _("Could not start %s: %s"), argv[0], error->message);
       return;
     }
-  warden_local_exec_run_async (process, new_session, request, cancellable, callback, user_data);
+  warden_local_exec_run_async (process, new_session, NULL, request, cancellable, callback,
+                               user_data);
 }
 
 WardenExecResult *

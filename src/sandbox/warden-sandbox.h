@@ -8,6 +8,8 @@
 
 #include <gio/gio.h>
 
+#include "warden-exec-guard.h"
+
 G_BEGIN_DECLS
 
 #define WARDEN_SANDBOX_ERROR (warden_sandbox_error_quark ())
@@ -79,6 +81,11 @@ typedef struct
   gsize               max_output;   /* characters kept per stream; 0: the default */
   WardenOutputFunc    output_func;  /* may be NULL */
   gpointer            output_data;
+  /* Every program the command starts, at any depth, waits for this before
+   * it runs (the exec guard; warden_sandbox_get_guard_status() says whether
+   * the backend has it). NULL: they are not checked. */
+  WardenGuardFunc     guard_func;
+  gpointer            guard_data;
 } WardenExecRequest;
 
 typedef struct

@@ -70,6 +70,7 @@ static const int allowed_families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK }
 
 static gboolean
 add_rules (scmp_filter_ctx   ctx,
+           gboolean          for_guard,
            const char      **failed)
 {
   int last_allowed = 0;
@@ -80,6 +81,10 @@ add_rules (scmp_filter_ctx   ctx,
 
       /* A call this architecture does not have cannot be made either. */
       if (nr == __NR_SCMP_ERROR)
+        continue;
+      /* The exec guard traces the command; it bans ptrace itself in every
+       * process it starts (guard/warden-guard.c). */
+      if (for_guard && strcmp (blocked[i].name, "ptrace") == 0)
         continue;
       if (seccomp_rule_add (ctx, SCMP_ACT_ERRNO (blocked[i].errnum), nr, 0) < 0)
         return (*failed = blocked[i].name, FALSE);
@@ -122,7 +127,8 @@ add_rules (scmp_filter_ctx   ctx,
 }
 
 GBytes *
-warden_seccomp_build_filter (GError **error)
+warden_seccomp_build_filter (gboolean   for_guard,
+                             GError   **error)
 {
   scmp_filter_ctx ctx = seccomp_init (SCMP_ACT_ALLOW);
   const char *failed = NULL;
@@ -142,7 +148,7 @@ warden_seccomp_build_filter (GError **error)
    * x86 on x86-64) kill the process instead of slipping past the rules. */
   seccomp_attr_set (ctx, SCMP_FLTATR_CTL_NNP, 0);
 
-  if (!add_rules (ctx, &failed))
+  if (!add_rules (ctx, for_guard, &failed))
     {
       g_set_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE,
                    _("Could not make the sandbox’s system call filter: the rule for “%s” "
@@ -175,7 +181,8 @@ warden_seccomp_build_filter (GError **error)
 #else /* no libseccomp */
 
 GBytes *
-warden_seccomp_build_filter (GError **error)
+warden_seccomp_build_filter (gboolean   for_guard,
+                             GError   **error)
 {
   g_set_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE,
                _("This Warden was built without libseccomp, and bubblewrap does not run "

@@ -18,7 +18,10 @@ G_BEGIN_DECLS
  * userfaultfd or io_uring, no TIOCSTI/TIOCLINUX, no personality changes, and
  * sockets only of the unix, inet, inet6 and netlink families. Everything
  * else is allowed. Fails with WARDEN_SANDBOX_ERROR_UNAVAILABLE when
- * libseccomp cannot build it. */
-GBytes *warden_seccomp_build_filter (GError **error);
+ * libseccomp cannot build it. @for_guard: the filter under the exec guard,
+ * which traces the command: ptrace is left to the guard, which refuses it
+ * to every process it starts. */
+GBytes *warden_seccomp_build_filter (gboolean   for_guard,
+                                     GError   **error);
 
 G_END_DECLS

@@ -1,0 +1,33 @@
+/* warden-exec-guard-private.h: for the sandbox backends
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "warden-exec-guard.h"
+
+G_BEGIN_DECLS
+
+typedef struct _WardenExecGuard WardenExecGuard;
+
+/* @paused TRUE when the first question starts waiting, FALSE when none is
+ * left: the command's time limit stops meanwhile. */
+typedef void (*WardenGuardPauseFunc) (gboolean paused,
+                                      gpointer user_data);
+
+/* A socket to one helper: *@child_fd is its end, for the helper's --fd
+ * (close it here once the helper has it). */
+WardenExecGuard *warden_exec_guard_new       (WardenGuardFunc        func,
+                                              gpointer               func_data,
+                                              int                   *child_fd,
+                                              GError               **error);
+void             warden_exec_guard_set_pause (WardenExecGuard       *guard,
+                                              WardenGuardPauseFunc   pause,
+                                              gpointer               pause_data);
+/* Questions still open are denied (the helper kills what waits when its
+ * socket closes). */
+void             warden_exec_guard_free (WardenExecGuard      *guard);
+
+G_END_DECLS

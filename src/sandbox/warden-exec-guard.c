@@ -1,0 +1,392 @@
+/* warden-exec-guard.c: the host's end of the exec guard (guard/warden-guard.c)
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "warden-sandbox"
+
+#include <errno.h>
+#include <stdio.h>
+#include <gio/gunixinputstream.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "warden-exec-guard.h"
+#include "warden-exec-guard-private.h"
+
+struct _WardenGuardQuestion
+{
+  gatomicrefcount  ref_count;
+  WardenExecGuard *guard;     /* NULL once the command ended */
+  guint            id;
+  char           **argv;
+  char           **chain;
+  char            *cwd;
+  gboolean         answered;
+};
+
+struct _WardenExecGuard
+{
+  int                 fd;          /* ours; the helper has the other end */
+  GDataInputStream   *in;
+  GCancellable       *cancellable;
+  WardenGuardFunc     func;
+  gpointer            func_data;
+  WardenGuardPauseFunc pause;
+  gpointer            pause_data;
+  GPtrArray          *open;        /* questions not yet answered */
+};
+
+G_DEFINE_BOXED_TYPE (WardenGuardQuestion, warden_guard_question, warden_guard_question_ref,
+                     warden_guard_question_unref)
+
+WardenGuardQuestion *
+warden_guard_question_ref (WardenGuardQuestion *self)
+{
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+void
+warden_guard_question_unref (WardenGuardQuestion *self)
+{
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+  g_strfreev (self->argv);
+  g_strfreev (self->chain);
+  g_free (self->cwd);
+  g_free (self);
+}
+
+const char * const *
+warden_guard_question_get_argv (WardenGuardQuestion *self)
+{
+  return (const char * const *) self->argv;
+}
+
+const char * const *
+warden_guard_question_get_chain (WardenGuardQuestion *self)
+{
+  return (const char * const *) self->chain;
+}
+
+const char *
+warden_guard_question_get_cwd (WardenGuardQuestion *self)
+{
+  return self->cwd;
+}
+
+void
+warden_guard_question_answer (WardenGuardQuestion *self,
+                              gboolean             allow)
+{
+  WardenExecGuard *guard = self->guard;
+  g_autofree char *line = NULL;
+  gsize len, done = 0;
+
+  if (self->answered || guard == NULL)
+    return;
+  self->answered = TRUE;
+  line = g_strdup_printf ("%s %u\n", allow ? "allow" : "deny", self->id);
+  len = strlen (line);
+  /* A few bytes on a socket the helper reads: written at once. If the
+   * helper is gone, there is nobody to let run. */
+  while (done < len)
+    {
+      ssize_t n = write (guard->fd, line + done, len - done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      done += (gsize) n;
+    }
+  g_ptr_array_remove (guard->open, self);
+  if (guard->open->len == 0 && guard->pause != NULL)
+    guard->pause (FALSE, guard->pause_data);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static const char *system_dirs[] = { "/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin",
+                                     "/usr/local/sbin", NULL };
+
+static gboolean
+needs_quotes (const char *word)
+{
+  if (*word == '\0')
+    return TRUE;
+  for (const char *p = word; *p; p++)
+    if (!g_ascii_isalnum (*p) && strchr ("-_./=:,+@%^", *p) == NULL)
+      return TRUE;
+  /* A word like a=b first would read as an assignment. */
+  return FALSE;
+}
+
+char *
+warden_guard_quote_argv (const char * const *argv)
+{
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; argv != NULL && argv[i] != NULL; i++)
+    {
+      const char *word = argv[i];
+      g_autofree char *base = NULL;
+
+      if (i == 0 && g_path_is_absolute (word))
+        {
+          g_autofree char *dir = g_path_get_dirname (word);
+
+          if (g_strv_contains (system_dirs, dir))
+            word = base = g_path_get_basename (word);
+        }
+      if (i > 0)
+        g_string_append_c (text, ' ');
+      if (i == 0 && strchr (word, '=') != NULL)
+        {
+          /* Not an assignment: quoted. */
+          g_autofree char *q = g_shell_quote (word);
+
+          g_string_append (text, q);
+        }
+      else if (needs_quotes (word))
+        {
+          g_autofree char *q = g_shell_quote (word);
+
+          g_string_append (text, q);
+        }
+      else
+        g_string_append (text, word);
+    }
+  return g_string_free (text, FALSE);
+}
+
+const char *
+warden_guard_get_helper_path (void)
+{
+  static char *path;
+  static gsize init;
+
+  if (g_once_init_enter (&init))
+    {
+      const char *env = g_getenv ("WARDEN_GUARD");
+      g_autofree char *installed = g_build_filename (LIBEXECDIR, "warden-guard", NULL);
+      g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+      g_autofree char *dir = self ? g_path_get_dirname (self) : NULL;
+      g_autofree char *built = dir ? g_build_filename (dir, "..", "sandbox", "warden-guard", NULL)
+                                   : NULL;
+
+      if (env != NULL && *env != '\0')
+        path = g_strdup (env);
+      else if (g_file_test (installed, G_FILE_TEST_IS_EXECUTABLE))
+        path = g_steal_pointer (&installed);
+      else if (built != NULL && g_file_test (built, G_FILE_TEST_IS_EXECUTABLE))
+        path = g_canonicalize_filename (built, NULL);
+      g_once_init_leave (&init, 1);
+    }
+  return path;
+}
+
+/* ------------------------------------------------------------------------ */
+
+/* One field of the helper's line: \\ \t \n \0 undone. */
+static GString *
+unescape (const char *field)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = field; *p; p++)
+    {
+      if (*p != '\\' || p[1] == '\0')
+        {
+          g_string_append_c (out, *p);
+          continue;
+        }
+      p++;
+      switch (*p)
+        {
+        case 't': g_string_append_c (out, '\t'); break;
+        case 'n': g_string_append_c (out, '\n'); break;
+        case '0': g_string_append_c (out, '\0'); break;
+        default:  g_string_append_c (out, *p); break;
+        }
+    }
+  return out;
+}
+
+/* NUL-joined words as a strv (the last NUL ends the last word). */
+static char **
+split_words (GString *joined)
+{
+  GPtrArray *words = g_ptr_array_new ();
+
+  for (gsize i = 0; i < joined->len;)
+    {
+      gsize n = strlen (joined->str + i);
+
+      g_ptr_array_add (words, g_strndup (joined->str + i, n));
+      i += n + 1;
+    }
+  g_ptr_array_add (words, NULL);
+  return (char **) g_ptr_array_free (words, FALSE);
+}
+
+static WardenGuardQuestion *
+parse_question (const char *line)
+{
+  g_auto(GStrv) fields = g_strsplit (line, "\t", -1);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) chain = g_ptr_array_new_with_free_func (g_free);
+  WardenGuardQuestion *q;
+  guint id, n_fields = g_strv_length (fields);
+  guint64 argc;
+  guint i;
+
+  if (n_fields < 3 || sscanf (fields[0], "exec %u", &id) != 1 ||
+      !g_ascii_string_to_unsigned (fields[2], 10, 0, G_MAXUINT, &argc, NULL) ||
+      argc == 0 || 3 + argc > n_fields)
+    return NULL;
+  for (i = 3; i < 3 + argc; i++)
+    {
+      g_autoptr(GString) word = unescape (fields[i]);
+
+      g_ptr_array_add (argv, g_string_free (g_steal_pointer (&word), FALSE));
+    }
+  g_ptr_array_add (argv, NULL);
+  for (; i < n_fields; i++)
+    {
+      g_autoptr(GString) joined = unescape (fields[i]);
+      g_auto(GStrv) words = split_words (joined);
+      char *text = warden_guard_quote_argv ((const char * const *) words);
+
+      /* A forked copy of the same program is one link. */
+      if (*text == '\0' || (chain->len > 0 && strcmp (g_ptr_array_index (chain, chain->len - 1),
+                                                      text) == 0))
+        g_free (text);
+      else
+        g_ptr_array_add (chain, text);
+    }
+  g_ptr_array_add (chain, NULL);
+
+  q = g_new0 (WardenGuardQuestion, 1);
+  g_atomic_ref_count_init (&q->ref_count);
+  q->id = id;
+  {
+    g_autoptr(GString) cwd = unescape (fields[1]);
+
+    q->cwd = g_string_free (g_steal_pointer (&cwd), FALSE);
+  }
+  q->argv = (char **) g_ptr_array_free (g_steal_pointer (&argv), FALSE);
+  q->chain = (char **) g_ptr_array_free (g_steal_pointer (&chain), FALSE);
+  return q;
+}
+
+static void read_next (WardenExecGuard *guard);
+
+static void
+line_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  WardenExecGuard *guard = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (object),
+                                                                result, NULL, &error);
+  g_autoptr(WardenGuardQuestion) q = NULL;
+
+  if (line == NULL)
+    return;  /* the end, or freed (cancelled): @guard may be gone */
+  if (g_str_has_prefix (line, "exec ") && (q = parse_question (line)) != NULL)
+    {
+      q->guard = guard;
+      g_ptr_array_add (guard->open, warden_guard_question_ref (q));
+      if (guard->open->len == 1 && guard->pause != NULL)
+        guard->pause (TRUE, guard->pause_data);
+      guard->func (q, guard->func_data);
+    }
+  else if (g_str_has_prefix (line, "exec "))
+    {
+      /* Not understood: not run. */
+      guint id;
+
+      if (sscanf (line, "exec %u", &id) == 1)
+        {
+          g_autofree char *deny = g_strdup_printf ("deny %u\n", id);
+
+          if (write (guard->fd, deny, strlen (deny)) < 0)
+            g_debug ("the guard is gone");
+        }
+    }
+  read_next (guard);
+}
+
+static void
+read_next (WardenExecGuard *guard)
+{
+  g_data_input_stream_read_line_async (guard->in, G_PRIORITY_DEFAULT, guard->cancellable,
+                                       line_cb, guard);
+}
+
+WardenExecGuard *
+warden_exec_guard_new (WardenGuardFunc   func,
+                       gpointer          func_data,
+                       int              *child_fd,
+                       GError          **error)
+{
+  WardenExecGuard *guard;
+  int fds[2];
+
+  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Could not make the exec guard's socket: %s", g_strerror (saved));
+      return NULL;
+    }
+  guard = g_new0 (WardenExecGuard, 1);
+  guard->fd = fds[0];
+  guard->func = func;
+  guard->func_data = func_data;
+  guard->open = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_guard_question_unref);
+  guard->cancellable = g_cancellable_new ();
+  {
+    g_autoptr(GInputStream) raw = g_unix_input_stream_new (dup (fds[0]), TRUE);
+
+    guard->in = g_data_input_stream_new (raw);
+  }
+  *child_fd = fds[1];
+  read_next (guard);
+  return guard;
+}
+
+void
+warden_exec_guard_set_pause (WardenExecGuard      *guard,
+                             WardenGuardPauseFunc  pause,
+                             gpointer              pause_data)
+{
+  guard->pause = pause;
+  guard->pause_data = pause_data;
+  if (guard->open->len > 0 && pause != NULL)
+    pause (TRUE, pause_data);
+}
+
+void
+warden_exec_guard_free (WardenExecGuard *guard)
+{
+  if (guard == NULL)
+    return;
+  g_cancellable_cancel (guard->cancellable);
+  for (guint i = 0; i < guard->open->len; i++)
+    ((WardenGuardQuestion *) g_ptr_array_index (guard->open, i))->guard = NULL;
+  g_ptr_array_unref (guard->open);
+  /* The helper reads the end of its socket: what waited is not run. */
+  close (guard->fd);
+  g_object_unref (guard->in);
+  g_object_unref (guard->cancellable);
+  g_free (guard);
+}

@@ -1,0 +1,360 @@
+/* test-exec-guard.c: every program a command starts waits for an answer
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The bubblewrap sandbox with its exec guard (src/sandbox/guard): a program
+ * a command starts, at any depth, runs only when the guard function says so;
+ * a denied one never runs, a racing thread cannot swap it in, the time limit
+ * stops while a question waits, and Stop ends the tree.
+ */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "sandbox/warden-bwrap-sandbox.h"
+#include "sandbox/warden-sandbox.h"
+#include "warden-test-util.h"
+
+typedef struct
+{
+  char          *workspace;
+  WardenSandbox *sandbox;
+  GPtrArray     *asked;      /* of char *: each question as "program ← chain" */
+  GPtrArray     *held;       /* questions not answered yet (hold mode) */
+  char          *deny;       /* argv[0] (as quoted) denied */
+  gboolean       hold;       /* keep questions open; the test answers */
+  guint          rm_asked;   /* questions about rm (the racer) */
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(WardenSandboxConfig) config = NULL;
+  g_autoptr(GError) error = NULL;
+  GAsyncResult *res = NULL;
+
+  f->workspace = g_dir_make_tmp ("warden-guard-XXXXXX", NULL);
+  config = warden_sandbox_config_new (f->workspace);
+  f->sandbox = warden_bwrap_sandbox_new (config);
+  warden_sandbox_prepare_async (f->sandbox, NULL, warden_test_keep_result_cb, &res);
+  warden_test_wait_result (&res);
+  g_assert_true (warden_sandbox_prepare_finish (f->sandbox, res, &error));
+  g_assert_no_error (error);
+  g_object_unref (res);
+  f->asked = g_ptr_array_new_with_free_func (g_free);
+  f->held = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_guard_question_unref);
+  f->deny = g_strdup ("rm");
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  GAsyncResult *res = NULL;
+
+  warden_sandbox_destroy_async (f->sandbox, NULL, warden_test_keep_result_cb, &res);
+  warden_test_wait_result (&res);
+  warden_sandbox_destroy_finish (f->sandbox, res, NULL);
+  g_object_unref (res);
+  g_object_unref (f->sandbox);
+  warden_test_remove_tree (f->workspace);
+  g_free (f->workspace);
+  g_ptr_array_unref (f->asked);
+  g_ptr_array_unref (f->held);
+  g_free (f->deny);
+}
+
+static void
+guard_cb (WardenGuardQuestion *q,
+          gpointer             user_data)
+{
+  Fixture *f = user_data;
+  const char * const *argv = warden_guard_question_get_argv (q);
+  g_autofree char *text = warden_guard_quote_argv (argv);
+  g_autofree char *chain = g_strjoinv (" ← ", (char **) warden_guard_question_get_chain (q));
+  g_auto(GStrv) words = g_strsplit (text, " ", 2);
+
+  if (strcmp (words[0], "rm") == 0)
+    f->rm_asked++;
+  /* The racer asks thousands of times: only the first few are kept. */
+  if (f->asked->len < 200)
+    g_ptr_array_add (f->asked, g_strdup_printf ("%s ← %s", text, chain));
+  if (f->hold)
+    {
+      g_ptr_array_add (f->held, warden_guard_question_ref (q));
+      return;
+    }
+  warden_guard_question_answer (q, strcmp (words[0], f->deny) != 0);
+}
+
+static WardenExecResult *
+run_guarded (Fixture    *f,
+             const char *command,
+             guint       timeout_ms,
+             GError    **error)
+{
+  WardenExecRequest request = { 0 };
+  GAsyncResult *res = NULL;
+  WardenExecResult *result;
+
+  request.command = command;
+  request.timeout_ms = timeout_ms;
+  request.guard_func = guard_cb;
+  request.guard_data = f;
+  warden_sandbox_exec_async (f->sandbox, &request, NULL, warden_test_keep_result_cb, &res);
+  warden_test_wait_result (&res);
+  result = warden_sandbox_exec_finish (f->sandbox, res, error);
+  g_object_unref (res);
+  if (result != NULL)
+    g_test_message ("exit %d\nstdout:\n%s\nstderr:\n%s\nasked:", result->exit_code,
+                    result->stdout_text, result->stderr_text);
+  for (guint i = 0; i < f->asked->len; i++)
+    g_test_message ("  %s", (char *) g_ptr_array_index (f->asked, i));
+  return result;
+}
+
+static gboolean
+workspace_has (Fixture    *f,
+               const char *name)
+{
+  g_autofree char *path = g_build_filename (f->workspace, name, NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+static void
+touch (Fixture    *f,
+       const char *name)
+{
+  g_autofree char *path = g_build_filename (f->workspace, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, "precious\n", -1, NULL));
+}
+
+static gboolean
+asked_about (Fixture    *f,
+             const char *prefix)
+{
+  for (guint i = 0; i < f->asked->len; i++)
+    if (g_str_has_prefix (g_ptr_array_index (f->asked, i), prefix))
+      return TRUE;
+  return FALSE;
+}
+
+/* The command itself is not asked about again; what it starts is, and a
+ * denied program is killed before it runs while the caller goes on. */
+static void
+test_nested_denied (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+
+  touch (f, "victim");
+  r = run_guarded (f, "echo start; sh -c 'rm -f victim; echo rm said $?'; ls victim", 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (r->exit_code, ==, 0);
+  g_assert_true (workspace_has (f, "victim"));
+  /* dash reports the kill as 137. */
+  g_assert_nonnull (strstr (r->stdout_text, "rm said 137"));
+  g_assert_nonnull (strstr (r->stdout_text, "victim"));
+  /* sh -c was asked about with the command as its parent; rm with both. */
+  g_assert_true (asked_about (f, "sh -c 'rm -f victim; echo rm said $?' ← sh -c "));
+  g_assert_true (asked_about (f, "rm -f victim ← sh -c 'rm -f victim; echo rm said $?' ← "));
+  g_assert_true (asked_about (f, "ls victim ← sh -c "));
+  g_assert_false (asked_about (f, "echo"));  /* a builtin starts nothing */
+}
+
+/* argv[0] is the caller's choice: a program run under another name is asked
+ * about by the file that runs. */
+static void
+test_argv0_lie (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+
+  touch (f, "victim");
+  /* bash's exec -a sets argv[0]; dash has none, so the test's own racer is
+   * not needed: perl, python3 or bash may not be in every image, but bash
+   * is on this machine's /usr, which the sandbox sees. */
+  r = run_guarded (f, "bash -c 'exec -a true /usr/bin/rm -f victim'", 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (workspace_has (f, "victim"));
+  g_assert_true (asked_about (f, "rm -f victim ← bash -c 'exec -a true /usr/bin/rm -f victim' "
+                                 "← sh -c "));
+  g_assert_false (asked_about (f, "true"));
+}
+
+/* A second thread swapping execve's path and argv never gets rm to run. */
+static void
+test_race (Fixture       *f,
+           gconstpointer  data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *racer = g_test_build_filename (G_TEST_BUILT, "guard-racer", NULL);
+  g_autofree char *copy = g_build_filename (f->workspace, "guard-racer", NULL);
+  g_autofree char *contents = NULL;
+  gsize length;
+  g_autofree char *command = NULL;
+  guint tries = g_test_slow () ? 100000 : 10000;
+
+  /* Into the workspace: the build tree is not in the sandbox. */
+  g_assert_true (g_file_get_contents (racer, &contents, &length, NULL));
+  g_assert_true (g_file_set_contents (copy, contents, length, NULL));
+  g_assert_cmpint (g_chmod (copy, 0755), ==, 0);
+  touch (f, "victim");
+  command = g_strdup_printf ("./guard-racer %u victim", tries);
+  r = run_guarded (f, command, 30 * 60 * 1000, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (r->exit_code, ==, 0);
+  g_test_message ("%u tries, %u asked as rm, all denied", tries, f->rm_asked);
+  g_assert_true (workspace_has (f, "victim"));
+  /* The swap did land: rm was attempted and stopped. */
+  g_assert_cmpuint (f->rm_asked, >, 0);
+}
+
+static gboolean
+held_one (gpointer data)
+{
+  Fixture *f = data;
+
+  return f->held->len > 0;
+}
+
+static void
+wait_for (GSourceFunc pred,
+          gpointer    data)
+{
+  while (!pred (data))
+    g_main_context_iteration (NULL, TRUE);
+}
+
+typedef struct
+{
+  Fixture *f;
+  gboolean allow;
+} Later;
+
+static gboolean
+answer_later_cb (gpointer data)
+{
+  Later *later = data;
+
+  for (guint i = 0; i < later->f->held->len; i++)
+    warden_guard_question_answer (g_ptr_array_index (later->f->held, i), later->allow);
+  g_ptr_array_set_size (later->f->held, 0);
+  later->f->hold = FALSE;
+  return G_SOURCE_REMOVE;
+}
+
+/* The time a question waits is not the command's: a 1 s limit, an answer
+ * after 3 s, and the command finishes. */
+static void
+test_timeout_stops_while_waiting (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  Later later = { f, TRUE };
+
+  f->hold = TRUE;
+  g_timeout_add (3000, answer_later_cb, &later);
+  r = run_guarded (f, "ls / > /dev/null; echo done", 1000, &error);
+  g_assert_no_error (error);
+  g_assert_false (r->timed_out);
+  g_assert_cmpint (r->exit_code, ==, 0);
+  g_assert_cmpstr (r->stdout_text, ==, "done\n");
+}
+
+/* The time limit still holds for the command's own time. */
+static void
+test_timeout_still_counts (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+
+  r = run_guarded (f, "sleep 30", 1000, &error);
+  g_assert_no_error (error);
+  g_assert_true (r->timed_out);
+}
+
+/* Stop while a question waits and while the tree runs: it all ends, and
+ * the waiting program never runs. */
+static void
+test_stop_kills_tree (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  WardenExecRequest request = { 0 };
+  GAsyncResult *res = NULL;
+  WardenExecResult *result;
+
+  touch (f, "victim");
+  f->hold = TRUE;
+  request.command = "(sleep 300 &) ; sleep 300 & rm -f victim; wait";
+  request.guard_func = guard_cb;
+  request.guard_data = f;
+  warden_sandbox_exec_async (f->sandbox, &request, cancellable, warden_test_keep_result_cb,
+                             &res);
+  wait_for (held_one, f);
+  g_cancellable_cancel (cancellable);
+  warden_test_wait_result (&res);
+  result = warden_sandbox_exec_finish (f->sandbox, res, &error);
+  g_object_unref (res);
+  g_assert_null (result);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  /* Answering now lets nothing run: the command is over. */
+  for (guint i = 0; i < f->held->len; i++)
+    warden_guard_question_answer (g_ptr_array_index (f->held, i), TRUE);
+  g_assert_true (workspace_has (f, "victim"));
+}
+
+/* The text a pattern sees: words quoted as the parser reads them back, a
+ * program in a system directory by its name. */
+static void
+test_quote_argv (void)
+{
+  static const struct { const char *argv[5]; const char *text; } rows[] = {
+    { { "ls", "-la", NULL }, "ls -la" },
+    { { "/usr/bin/rm", "-rf", "dist", NULL }, "rm -rf dist" },
+    { { "/bin/sh", "-c", "rm -rf dist && jest", NULL }, "sh -c 'rm -rf dist && jest'" },
+    { { "./node_modules/.bin/jest", NULL }, "./node_modules/.bin/jest" },
+    { { "/opt/x/bin/tool", "a b", NULL }, "/opt/x/bin/tool 'a b'" },
+    { { "echo", "it's", "", "$HOME", NULL }, "echo 'it'\\''s' '' '$HOME'" },
+    { { "A=1", "x", NULL }, "'A=1' x" },
+    { { "printf", "a\nb", NULL }, "printf 'a\nb'" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = warden_guard_quote_argv (rows[i].argv);
+
+      g_assert_cmpstr (text, ==, rows[i].text);
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/guard/quote-argv", test_quote_argv);
+#define ADD(name, func) \
+  g_test_add ("/guard/bwrap/" name, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+  ADD ("nested-denied", test_nested_denied);
+  ADD ("argv0-lie", test_argv0_lie);
+  ADD ("race", test_race);
+  ADD ("timeout-stops-while-waiting", test_timeout_stops_while_waiting);
+  ADD ("timeout-still-counts", test_timeout_still_counts);
+  ADD ("stop-kills-tree", test_stop_kills_tree);
+#undef ADD
+  return g_test_run ();
+}
