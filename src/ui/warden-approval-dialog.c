@@ -390,11 +390,17 @@ answer_choice (WardenApprovalDialog *self,
                guint                 index)
 {
   const char * const *choices = warden_approval_get_choices (self->approval);
+  g_autofree char *choice = NULL;
 
   if (self->answered || choices == NULL || index >= g_strv_length ((GStrv) choices))
     return;
-  emit_answered (self, TRUE, FALSE, choices[index]);
+  choice = g_strdup (choices[index]);
+
+  /* Whoever hears "answered" may destroy the dialog, and its approval. */
+  g_object_ref (self);
+  emit_answered (self, TRUE, FALSE, choice);
   close_dialog (self);
+  g_object_unref (self);
 }
 
 static void
