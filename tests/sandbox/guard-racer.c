@@ -6,9 +6,9 @@
  *
  *   guard-racer TRIES VICTIM
  *
- * Each try forks a child whose main thread calls execve() on a path and argv
- * that a second thread keeps flipping between "/bin/true" (allowed) and
- * "/bin/rm -f VICTIM" (denied). With a check at the system call's entry the
+ * Each try vforks a child that calls execve() on a path and argv that a
+ * thread of the same memory keeps flipping between "/bin/true" (allowed)
+ * and "/bin/rm -f VICTIM" (denied). With a check at the system call's entry the
  * kernel could read rm after the check saw true; the guard checks at the
  * exec stop, after the image is in place. Exits 0; VICTIM still there means
  * rm never ran.
@@ -52,30 +52,31 @@ int
 main (int    argc,
       char **argv)
 {
+  pthread_t thread;
   int tries;
 
   if (argc != 3)
     return 2;
   tries = atoi (argv[1]);
   victim_name = argv[2];
+  set (0, victim_name);
+  /* One flipper for all tries: a vfork child shares its memory, so the
+   * words change under its execve as they would under another thread's. */
+  pthread_create (&thread, NULL, flip, NULL);
   for (int i = 0; i < tries; i++)
     {
-      pid_t pid = fork ();
+      char *args[] = { word0, word1, word2, NULL };
+      pid_t pid = vfork ();
 
       if (pid == 0)
         {
-          pthread_t thread;
-          char *args[] = { word0, word1, word2, NULL };
-
-          set (0, victim_name);
-          pthread_create (&thread, NULL, flip, NULL);
-          /* Let it flip a little. */
-          for (volatile int spin = 0; spin < 1000 * (i % 7); spin++)
-            ;
           execve (path, args, (char *[]) { NULL });
           _exit (127);
         }
-      waitpid (pid, NULL, 0);
+      if (pid > 0)
+        waitpid (pid, NULL, 0);
     }
+  stop = 1;
+  pthread_join (thread, NULL);
   return 0;
 }
