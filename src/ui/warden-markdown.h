@@ -16,7 +16,8 @@ G_BEGIN_DECLS
 char     *warden_markdown_to_pango              (const char *markdown);
 
 /* Inline code: monospace on a faint background (Pango markup). */
-#define WARDEN_MARKDOWN_CODE_OPEN  "<span font_family=\"monospace\" background=\"#808080\" bgalpha=\"20%\">"
+#define WARDEN_MARKDOWN_CODE_OPEN \
+  "<span font_family=\"monospace\" background=\"#808080\" bgalpha=\"20%\">"
 #define WARDEN_MARKDOWN_CODE_CLOSE "</span>"
 
 typedef enum

@@ -894,7 +894,8 @@ x_click (GtkWidget *widget)
   wait_ms (200);
   g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native),
                                            &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.f,
-                                                                 gtk_widget_get_height (widget) / 2.f),
+                                                                 gtk_widget_get_height (widget)
+                                                                 / 2.f),
                                            &at));
   gtk_native_get_surface_transform (native, &sx, &sy);
   command = g_strdup_printf ("xdotool mousemove --sync --window %lu %d %d click 1",

@@ -1081,7 +1081,8 @@ x_click (GtkWidget *widget)
   g_assert_true (is_allocated (widget));
   g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native),
                                            &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.f,
-                                                                 gtk_widget_get_height (widget) / 2.f),
+                                                                 gtk_widget_get_height (widget)
+                                                                 / 2.f),
                                            &at));
   gtk_native_get_surface_transform (native, &sx, &sy);
   command = g_strdup_printf ("xdotool mousemove --sync --window %lu %d %d click 1",
@@ -1114,7 +1115,8 @@ screenshot (const char *name)
 static void
 test_split (void)
 {
-  g_autoptr(GPtrArray) blocks = warden_markdown_split ("Run this:\n\n```sh\nls -l\tx\n```\nThen `make`.");
+  g_autoptr(GPtrArray) blocks =
+    warden_markdown_split ("Run this:\n\n```sh\nls -l\tx\n```\nThen `make`.");
   g_autoptr(GPtrArray) streaming = warden_markdown_split ("Try\n~~~\nint x;\n");
   WardenMarkdownBlock *b;
 
@@ -1157,7 +1159,8 @@ static void
 test_row_code_block (RowFixture    *f,
                      gconstpointer  data)
 {
-  static const char code[] = "printf '%s\\n' \"$HOME\"\t# a very long line that goes on and on and on "
+  static const char code[] = "printf '%s\\n' \"$HOME\"\t# a very long line that goes on "
+                             "and on and on "
                              "past the right edge of any chat window \xe2\x80\xae end";
   g_autofree char *markdown = g_strdup_printf ("Run:\n\n```sh\n%s\n```\n\nThen `make`.", code);
   g_autoptr(WardenChatItem) item = warden_chat_item_new (WARDEN_CHAT_ITEM_ASSISTANT, markdown);
