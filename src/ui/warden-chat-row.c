@@ -872,8 +872,10 @@ approval_box_new (WardenChatRow  *self,
   gtk_box_append (GTK_BOX (buttons),
                   button_new (self, _("Allow _Once"), "suggested-action",
                               G_CALLBACK (allow_once_clicked_cb)));
-  gtk_box_append (GTK_BOX (buttons),
-                  button_new (self, _("Always _Allow…"), NULL, G_CALLBACK (always_clicked_cb)));
+  /* A file is approved one call at a time: there is no pattern to save. */
+  if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_COMMAND)
+    gtk_box_append (GTK_BOX (buttons),
+                    button_new (self, _("Always _Allow…"), NULL, G_CALLBACK (always_clicked_cb)));
   gtk_box_append (GTK_BOX (box), buttons);
   return box;
 }

@@ -1263,6 +1263,26 @@ test_row_diff_card (RowFixture    *f,
   }
 }
 
+/* For screenshots: the style as the application has it (AdwApplication
+ * loads it from its resources), once. */
+static void
+load_style (void)
+{
+  static gboolean loaded;
+
+  if (!loaded &&
+      g_resources_get_info ("/io/github/wardenapp/Warden/style.css", 0, NULL, NULL, NULL))
+    {
+      g_autoptr(GtkCssProvider) provider = gtk_css_provider_new ();
+
+      gtk_css_provider_load_from_resource (provider, "/io/github/wardenapp/Warden/style.css");
+      gtk_style_context_add_provider_for_display (gdk_display_get_default (),
+                                                  GTK_STYLE_PROVIDER (provider),
+                                                  GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+      loaded = TRUE;
+    }
+}
+
 /* An asked write: its card shows the approval's diff before the call has one. */
 static void
 test_row_diff_from_approval (RowFixture    *f,
@@ -1281,6 +1301,19 @@ test_row_diff_from_approval (RowFixture    *f,
   g_assert_cmpstr (label_text (f, "diff-lines"), ==, "@@ -1 +1 @@\n-old       \n+new       ");
   g_assert_cmpstr (label_text (f, "tool-subject"), ==, "/p/notes.txt");
   g_assert_false (gtk_widget_get_visible (find_css (view, "diff-more")));
+  /* Approved once or not at all: a file has no pattern to always allow. */
+  g_assert_nonnull (find_button (GTK_WIDGET (f->row), "Allow Once"));
+  g_assert_null (find_button (GTK_WIDGET (f->row), "Always Allow…"));
+  if (g_getenv ("WARDEN_SCREENSHOT_DIR") != NULL)
+    {
+      load_style ();
+      warden_approval_set_details (approval, NULL, "bwrap",
+                                   "the profile asks before every write or edit", NULL, NULL,
+                                   NULL, NULL);
+      warden_chat_item_set_approval (item, NULL);
+      warden_chat_item_set_approval (item, approval);
+      screenshot ("approval-card.png");
+    }
 }
 
 /* For the README: a chat mid-session with a write card's coloured diff. */
@@ -1316,16 +1349,7 @@ test_diff_card_screenshot (void)
   g_ptr_array_add (items, warden_chat_item_new (WARDEN_CHAT_ITEM_ASSISTANT,
                                                 "Try it with:\n\n```sh\n./greet Ada\n```"));
 
-  /* As the application has it (AdwApplication loads it from its resources). */
-  if (g_resources_get_info ("/io/github/wardenapp/Warden/style.css", 0, NULL, NULL, NULL))
-    {
-      g_autoptr(GtkCssProvider) provider = gtk_css_provider_new ();
-
-      gtk_css_provider_load_from_resource (provider, "/io/github/wardenapp/Warden/style.css");
-      gtk_style_context_add_provider_for_display (gdk_display_get_default (),
-                                                  GTK_STYLE_PROVIDER (provider),
-                                                  GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
-    }
+  load_style ();
   gtk_widget_set_margin_start (box, 24);
   gtk_widget_set_margin_end (box, 24);
   gtk_widget_set_margin_top (box, 16);
