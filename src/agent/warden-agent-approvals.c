@@ -263,10 +263,10 @@ _warden_agent_close_open_calls (WardenAgent  *self,
 
 /* Adds @pattern to the session's profile; a built-in one is copied to a
  * user profile first, which the session then uses. */
-static gboolean
-allow_always (WardenAgent  *self,
-              const char   *pattern,
-              GError      **error)
+gboolean
+_warden_agent_allow_always (WardenAgent  *self,
+                            const char   *pattern,
+                            GError      **error)
 {
   g_autoptr(WardenProfile) profile = warden_profile_store_lookup (self->profiles,
                                                                   self->config.profile, error);
@@ -316,6 +316,9 @@ warden_agent_resolve (WardenAgent                 *self,
   g_autoptr(WardenToolCall) call = NULL;
   WardenApproval *approval = self->pending;
 
+  /* A program a running command started: the command goes on meanwhile. */
+  if (approval == NULL && self->nested_pending != NULL)
+    return _warden_nested_resolve (self, answer, error);
   if (approval == NULL)
     {
       g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NO_PENDING,
@@ -365,7 +368,7 @@ warden_agent_resolve (WardenAgent                 *self,
                            _("No pattern to save: give one"));
               return FALSE;
             }
-          if (!allow_always (self, pattern, error))
+          if (!_warden_agent_allow_always (self, pattern, error))
             return FALSE;
         }
       warden_tool_call_set_state (call, WARDEN_TOOL_CALL_APPROVED);

@@ -41,6 +41,9 @@ struct _WardenAgent
   guint               idle_id;
 
   WardenApproval     *pending;
+  gboolean            check_nested;   /* the profile checks programs commands start */
+  struct _WardenNested *nested;       /* the running command's exec guard questions */
+  WardenApproval     *nested_pending; /* one of them, before the user now */
   gboolean            leased;         /* this process holds the session's lease */
   guint               steps;
   WardenFileWrite     file_write;     /* the profile's rule for write and edit */
@@ -68,11 +71,32 @@ enum
   WARDEN_AGENT_SIGNAL_TOOL_USE_START,
   WARDEN_AGENT_SIGNAL_SANDBOX_STATE,
   WARDEN_AGENT_SIGNAL_WAITING,
+  WARDEN_AGENT_SIGNAL_APPROVAL_WITHDRAWN,
   WARDEN_AGENT_N_SIGNALS
 };
 
 extern guint _warden_agent_signals[WARDEN_AGENT_N_SIGNALS];
 #define AGENT_SIGNAL(name) (_warden_agent_signals[WARDEN_AGENT_SIGNAL_##name])
+
+typedef struct _WardenNested WardenNested;
+
+/* warden-agent-nested.c */
+WardenNested *_warden_nested_new          (WardenAgent                *self,
+                                           const char                 *call_id,
+                                           const char                 *command);
+void          _warden_nested_free         (WardenNested               *nested);
+void          _warden_nested_guard_cb     (WardenGuardQuestion        *question,
+                                           gpointer                    nested);
+/* What the model is told of the programs refused, or NULL. */
+char         *_warden_nested_take_report  (WardenNested               *nested);
+gboolean      _warden_nested_resolve      (WardenAgent                *self,
+                                           const WardenApprovalAnswer *answer,
+                                           GError                    **error);
+
+/* warden-agent-approvals.c */
+gboolean      _warden_agent_allow_always  (WardenAgent                *self,
+                                           const char                 *pattern,
+                                           GError                    **error);
 
 /* warden-agent.c */
 void        _warden_agent_run_return        (WardenAgent         *self,

@@ -115,7 +115,10 @@ exec_done_cb (GObject      *object,
                                                                 &error);
   g_autoptr(JsonBuilder) b = NULL;
   g_autofree char *json = NULL;
+  g_autofree char *nested = _warden_nested_take_report (self->nested);
 
+  /* What the command started is settled with it. */
+  g_clear_pointer (&self->nested, _warden_nested_free);
   g_clear_handle_id (&self->idle_id, g_source_remove);
   self->idle_id = g_timeout_add_seconds (self->config.idle_seconds, idle_destroy_cb, self);
 
@@ -173,6 +176,12 @@ exec_done_cb (GObject      *object,
       json_builder_set_member_name (b, "timed_out");
       json_builder_add_boolean_value (b, TRUE);
     }
+  if (nested != NULL)
+    {
+      /* Why a program it started failed: the user's answer, or the rule. */
+      json_builder_set_member_name (b, "nested_programs");
+      json_builder_add_string_value (b, nested);
+    }
   json_builder_end_object (b);
   json = warden_json_builder_to_string (b, FALSE);
   _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED, json,
@@ -210,6 +219,16 @@ run_exec (ExecCall *exec)
     }
 
   g_signal_emit (self, AGENT_SIGNAL (TOOL_CALL), 0, exec->call);
+  /* Every program the command starts is checked too, where the sandbox
+   * has the exec guard (_warden_agent_guard_missing() said so otherwise). */
+  if (self->check_nested && WARDEN_IS_BWRAP_SANDBOX (self->sandbox))
+    {
+      _warden_nested_free (self->nested);
+      self->nested = _warden_nested_new (self, warden_tool_call_get_id (exec->call),
+                                         exec->command);
+      request.guard_func = _warden_nested_guard_cb;
+      request.guard_data = self->nested;
+    }
   request.command = exec->command;
   request.cwd = exec->cwd;
   request.env = (const char * const *) exec->env;
@@ -265,7 +284,15 @@ prepare_cb (GObject      *object,
     }
   self->sandbox_ready = TRUE;
   self->sandbox_given_up = FALSE;
-  _warden_agent_emit_sandbox_state (self, "ready", 1, NULL);
+  /* Never a silent gap: the profile asks for every program to be checked,
+   * and this sandbox cannot. */
+  _warden_agent_emit_sandbox_state (self, "ready", 1,
+                                    self->check_nested && !WARDEN_IS_BWRAP_SANDBOX (self->sandbox)
+                                    ? _("Programs that commands start are not checked in this "
+                                        "sandbox (the exec guard runs with bubblewrap so far): "
+                                        "only the commands the model sends are checked against "
+                                        "the profile.")
+                                    : NULL);
   run_exec (exec);
 }
 

@@ -143,6 +143,8 @@ warden_agent_dispose (GObject *object)
   if (self->waiting_id)
     g_clear_signal_handler (&self->waiting_id, self->provider);
   g_clear_handle_id (&self->idle_id, g_source_remove);
+  g_clear_pointer (&self->nested, _warden_nested_free);
+  g_clear_object (&self->nested_pending);
   if (self->store != NULL && self->info != NULL && self->info->id != NULL && self->leased)
     warden_session_store_release (self->store, self->info->id);
   self->leased = FALSE;
@@ -214,6 +216,11 @@ warden_agent_class_init (WardenAgentClass *klass)
   AGENT_SIGNAL (SANDBOX_STATE) =
     g_signal_new ("sandbox-state", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                   NULL, G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_DOUBLE, G_TYPE_STRING);
+  /* The approval of a program a command started cannot be answered any
+   * more: the command ended, or was stopped, and the program with it. */
+  AGENT_SIGNAL (APPROVAL_WITHDRAWN) =
+    g_signal_new ("approval-withdrawn", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                  NULL, NULL, G_TYPE_NONE, 0);
 }
 
 void
@@ -282,6 +289,7 @@ _warden_agent_load_policy (WardenAgent  *self,
   g_clear_pointer (&self->policy, warden_policy_unref);
   self->policy = warden_policy_new_for_profile (profile);
   self->file_write = warden_profile_get_file_write (profile);
+  self->check_nested = warden_profile_get_check_nested (profile);
   return TRUE;
 }
 
@@ -512,7 +520,7 @@ warden_agent_get_session_id (WardenAgent *self)
 WardenApproval *
 warden_agent_get_pending (WardenAgent *self)
 {
-  return self->pending;
+  return self->pending != NULL ? self->pending : self->nested_pending;
 }
 
 guint

@@ -138,7 +138,11 @@ gboolean           warden_agent_close_finish (WardenAgent          *self,
  *   "tool-result" (WardenToolCall *call)             it is settled; its result went to the model
  *   "waiting"     (guint seconds)                    the model has sent nothing for this
  *                 long (a notice every 30 s by default); 0 when it goes on
- *   "approval"    (WardenApproval *approval)         the loop waits for the user
+ *   "approval"    (WardenApproval *approval)         the loop waits for the user; or, with
+ *                 a chain (warden_approval_get_chain()), a program a running
+ *                 command started waits, and the run goes on: answer it with
+ *                 warden_agent_resolve(), without a new run
+ *   "approval-withdrawn" ()                          that program's command ended first
  *   "output"      (int stream, const char *data)     a command's output as it arrives
  *   "retrying"    (guint attempt, guint delay_ms, const char *reason)
  *                 the request goes again: its text will stream again from the start

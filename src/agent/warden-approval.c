@@ -28,6 +28,7 @@ struct _WardenApproval
   WardenDecision     *decision;
   char               *diff;
   char               *saves_into;
+  GStrv               chain;
 };
 
 G_DEFINE_FINAL_TYPE (WardenApproval, warden_approval, G_TYPE_OBJECT)
@@ -50,6 +51,7 @@ warden_approval_finalize (GObject *object)
   g_strfreev (self->suggestions);
   g_strfreev (self->choices);
   g_strfreev (self->env);
+  g_strfreev (self->chain);
   g_clear_pointer (&self->decision, warden_decision_unref);
   g_free (self->diff);
   g_free (self->saves_into);
@@ -170,6 +172,22 @@ warden_approval_set_diff (WardenApproval *self,
   g_return_if_fail (WARDEN_IS_APPROVAL (self));
   g_free (self->diff);
   self->diff = g_strdup (diff);
+}
+
+const char * const *
+warden_approval_get_chain (WardenApproval *self)
+{
+  g_return_val_if_fail (WARDEN_IS_APPROVAL (self), NULL);
+  return (const char * const *) self->chain;
+}
+
+void
+warden_approval_set_chain (WardenApproval     *self,
+                           const char * const *chain)
+{
+  g_return_if_fail (WARDEN_IS_APPROVAL (self));
+  g_strfreev (self->chain);
+  self->chain = g_strdupv ((char **) chain);
 }
 
 const char *

@@ -56,6 +56,14 @@ void                warden_approval_set_diff        (WardenApproval *self,
 const char         *warden_approval_get_saves_into  (WardenApproval *self);
 void                warden_approval_set_saves_into  (WardenApproval *self,
                                                      const char     *profile_name);
+/* A program a running command started (the exec guard): the programs that
+ * led to it, nearest first, each as a command line — "rm -rf dist" started
+ * by "sh -c 'rm -rf dist && jest'" started by "npm test". NULL for the
+ * model's own commands. While it waits, only that program waits; answering
+ * lets it run or kills it, and the command goes on either way. */
+const char * const *warden_approval_get_chain       (WardenApproval *self);
+void                warden_approval_set_chain       (WardenApproval     *self,
+                                                     const char * const *chain);
 /* NAME=VALUE the command would run with (they are why it asks, then). */
 const char * const *warden_approval_get_env         (WardenApproval *self);
 

@@ -281,8 +281,28 @@ _warden_cli_json_connect (Run         *run,
 }
 
 void
+_warden_cli_json_notice (Run        *run,
+                         const char *message)
+{
+  JsonBuilder *b = event_begin (run, "notice");
+
+  add_string (b, "message", message);
+  event_end (run, b);
+}
+
+void
+_warden_cli_json_withdrawn (Run *run)
+{
+  JsonBuilder *b = event_begin (run, "approval_withdrawn");
+
+  add_string (b, "id", run->asking_id);
+  event_end (run, b);
+}
+
+void
 _warden_cli_json_clear (Run *run)
 {
+  g_clear_pointer (&run->asking_id, g_free);
   g_clear_pointer (&run->announced, g_hash_table_unref);
   g_clear_pointer (&run->exec_id, g_free);
 }
@@ -389,6 +409,21 @@ announce_pending (Run            *run,
   add_string (b, "shown", subject_shown);
   add_string (b, "cwd", warden_approval_get_cwd (approval));
   add_strv (b, "env", warden_approval_get_env (approval));
+  /* A program a running command started: what started it, nearest first. */
+  json_builder_set_member_name (b, "chain");
+  if (warden_approval_get_chain (approval) != NULL)
+    {
+      const char * const *chain = warden_approval_get_chain (approval);
+
+      json_builder_begin_array (b);
+      for (guint i = 0; chain[i] != NULL; i++)
+        json_builder_add_string_value (b, chain[i]);
+      json_builder_end_array (b);
+      g_free (run->asking_id);
+      run->asking_id = g_strdup (warden_approval_get_id (approval));
+    }
+  else
+    json_builder_add_null_value (b);
   add_string (b, "sandbox", warden_approval_get_sandbox (approval));
   add_string (b, "reason", warden_approval_get_reason (approval));
   json_builder_set_member_name (b, "parts");
@@ -619,6 +654,10 @@ _warden_cli_json_answer (Run         *run,
       answer.via = "script";
       if (!warden_agent_resolve (agent, &answer, &error))
         {
+          /* Its command ended first (an approval_withdrawn event said so). */
+          if (g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NO_PENDING) &&
+              warden_approval_get_chain (approval) != NULL)
+            return PROMPT_ANSWERED;
           /* A pattern the profile cannot take, say: the question waits. */
           if (g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED) ||
               error->domain == WARDEN_POLICY_ERROR)

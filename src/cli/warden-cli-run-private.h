@@ -57,6 +57,10 @@ typedef struct
   const char       *session_id;  /* once known (NULL: a setup error before it); not owned */
   GHashTable       *announced;   /* ids of the tool calls a tool_call event named */
   char             *exec_id;     /* the command running now, for output events */
+
+  gboolean          nested_unanswered; /* input ended at a started program's prompt */
+  char             *asking_id;   /* --json: the started program asked about now */
+  GCancellable     *prompt_cancellable; /* ends that program's prompt when it is withdrawn */
 } Run;
 
 /* What became of a prompt. */
@@ -66,6 +70,7 @@ typedef enum
   PROMPT_NO_ANSWER,  /* end of input: nothing recorded, it waits */
   PROMPT_STOPPED,    /* a signal, or the output failed: nothing recorded */
   PROMPT_FAILED,     /* the answer could not be recorded */
+  PROMPT_WITHDRAWN,  /* a started program's command ended: nothing to answer */
 } PromptResult;
 
 /* Writes @text to standard output and flushes; a failed write cancels the
@@ -98,6 +103,9 @@ void          _warden_cli_json_finished (Run          *run,
                                          guint         steps,
                                          const char   *pending,
                                          int           status);
+void          _warden_cli_json_withdrawn (Run         *run);
+void          _warden_cli_json_notice   (Run          *run,
+                                         const char   *message);
 void          _warden_cli_json_clear    (Run          *run);
 
 G_END_DECLS

@@ -77,6 +77,8 @@ signal_cb (gpointer user_data)
   if (watch->run->signum == 0)
     watch->run->signum = watch->signum;
   g_cancellable_cancel (watch->run->cancellable);
+  if (watch->run->prompt_cancellable != NULL)
+    g_cancellable_cancel (watch->run->prompt_cancellable);
   return G_SOURCE_CONTINUE;
 }
 
@@ -463,17 +465,31 @@ _warden_cli_run_read_line (Run   *run,
   g_autoptr(GError) error = NULL;
   g_autofree char *line = NULL;
 
+  /* A loop of its own: a prompt for a program a running command started
+   * comes while the run's loop runs. */
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  Run reading = { 0 };
+
   *line_out = NULL;
   if (g_cancellable_is_cancelled (run->cancellable))
     return PROMPT_STOPPED;
-  g_data_input_stream_read_line_async (run->input, G_PRIORITY_DEFAULT, run->cancellable,
-                                       result_cb, run);
-  g_main_loop_run (run->loop);
-  line = g_data_input_stream_read_line_finish (run->input, run->result, NULL, &error);
-  g_clear_object (&run->result);
+  reading.loop = loop;
+  g_data_input_stream_read_line_async (run->input, G_PRIORITY_DEFAULT,
+                                       run->prompt_cancellable ? run->prompt_cancellable
+                                                               : run->cancellable,
+                                       result_cb, &reading);
+  g_main_loop_run (loop);
+  line = g_data_input_stream_read_line_finish (run->input, reading.result, NULL, &error);
+  g_clear_object (&reading.result);
   /* A line that came with the signal is not an answer either. */
   if (g_cancellable_is_cancelled (run->cancellable))
     return PROMPT_STOPPED;
+  if (run->prompt_cancellable != NULL && g_cancellable_is_cancelled (run->prompt_cancellable))
+    {
+      if (!run->json)
+        out (run, "\n");
+      return PROMPT_WITHDRAWN;
+    }
   if (error != NULL)
     warden_cli_error ("could not read the answer: %s", error->message);
 
@@ -624,7 +640,10 @@ answer_pending (Run         *run,
   else
     {
       g_autofree char *tool = one_line (warden_approval_get_tool_name (approval));
-      g_autofree char *head = g_strdup_printf ("! %s wants to run:", tool);
+      const char * const *chain = warden_approval_get_chain (approval);
+      g_autofree char *head = chain != NULL
+                              ? g_strdup ("! a program the command started wants to run:")
+                              : g_strdup_printf ("! %s wants to run:", tool);
       WardenDecision *decision = warden_approval_get_decision (approval);
       /* A part no pattern can cover: always allow would save nothing and
        * the command would ask again, so it is not offered. */
@@ -633,6 +652,14 @@ answer_pending (Run         *run,
       g_autofree char *suggestion = one_line (suggestions[0]);
 
       show_subject (run, head, warden_approval_get_subject (approval));
+      /* How it came to run: the program that started it, and so on up to
+       * the model's command. */
+      for (guint i = 0; chain != NULL && chain[i] != NULL; i++)
+        {
+          g_autofree char *link = one_line (chain[i]);
+
+          out (run, "  started by %s\n", link);
+        }
       if (warden_approval_get_cwd (approval))
         {
           g_autofree char *cwd = one_line (warden_approval_get_cwd (approval));
@@ -721,10 +748,69 @@ answer_pending (Run         *run,
   answer.via = "cli";
   if (!warden_agent_resolve (agent, &answer, &error))
     {
+      /* Its command ended while the person typed. */
+      if (g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NO_PENDING) &&
+          warden_approval_get_chain (approval) != NULL)
+        return PROMPT_ANSWERED;
       warden_cli_error ("%s", error->message);
       return PROMPT_FAILED;
     }
   return PROMPT_ANSWERED;
+}
+
+/* A program a running command started waits (the exec guard): asked now,
+ * while the run goes on. The end of input cannot leave it waiting (the
+ * program waits in a live process): the run stops, as with Ctrl+C. */
+static void
+approval_cb (WardenAgent    *agent,
+             WardenApproval *approval,
+             Run            *run)
+{
+  PromptResult result;
+
+  if (warden_approval_get_chain (approval) == NULL)
+    return;  /* the loop's own: answered when the run returns */
+  run->prompt_cancellable = g_cancellable_new ();
+  result = run->json ? _warden_cli_json_answer (run, agent) : answer_pending (run, agent);
+  g_clear_object (&run->prompt_cancellable);
+  if (result == PROMPT_NO_ANSWER)
+    {
+      run->nested_unanswered = TRUE;
+      g_cancellable_cancel (run->cancellable);
+    }
+  else if (result == PROMPT_FAILED)
+    g_cancellable_cancel (run->cancellable);
+}
+
+/* What the sandbox says when it is ready: a gap in what is checked. */
+static void
+sandbox_state_cb (WardenAgent *agent,
+                  const char  *state,
+                  double       fraction,
+                  const char  *message,
+                  Run         *run)
+{
+  if (g_strcmp0 (state, "ready") != 0 || message == NULL)
+    return;
+  warden_cli_error ("%s", message);
+  if (run->json)
+    _warden_cli_json_notice (run, message);
+}
+
+/* Its command ended before the answer. */
+static void
+approval_withdrawn_cb (WardenAgent *agent,
+                       Run         *run)
+{
+  if (run->json)
+    _warden_cli_json_withdrawn (run);
+  else
+    {
+      end_text (run);
+      out (run, "  (the program's command has ended: no answer is needed any more)\n");
+    }
+  if (run->prompt_cancellable != NULL)
+    g_cancellable_cancel (run->prompt_cancellable);
 }
 
 /* Why the run stopped before its end, on standard error; the exit status. */
@@ -737,6 +823,13 @@ report_stop (Run        *run,
       warden_cli_error ("could not write the output: %s; continue with "
                         "warden-cli run --resume %s", g_strerror (run->write_errno), session_id);
       return EXIT_FAILED;
+    }
+  if (run->nested_unanswered && run->signum == 0)
+    {
+      warden_cli_error ("no answer (end of input) for a program the command started; the "
+                        "command was stopped: continue with warden-cli run --resume %s",
+                        session_id);
+      return EXIT_NO_ANSWER;
     }
   warden_cli_error ("interrupted; continue with warden-cli run --resume %s", session_id);
   return EXIT_SIGNAL_BASE + (run->signum ? run->signum : SIGINT);
@@ -1020,10 +1113,17 @@ warden_cli_run (int    argc,
     /* Every time, new or resumed: nothing else stands between the model and
      * this account but the profile and the user's answers. */
     if (info != NULL && g_strcmp0 (info->sandbox, "host") == 0)
-      warden_cli_error ("warning: the host backend runs commands on this computer as you, "
-                        "with no sandbox: they can read and change all your files, your keys "
-                        "and Warden's own settings. Only the profile and your answers stand "
-                        "in the way. Use --sandbox bwrap or --sandbox docker to confine them.");
+      {
+        const char *warning =
+          "warning: the host backend runs commands on this computer as you, with no sandbox: "
+          "they can read and change all your files, your keys and Warden's own settings. Only "
+          "the profile and your answers stand in the way. Use --sandbox bwrap or --sandbox "
+          "docker to confine them.";
+
+        warden_cli_error ("%s", warning);
+        if (run.json)
+          _warden_cli_json_notice (&run, warning);
+      }
   }
   fprintf (stderr, "session %s\n", warden_agent_get_session_id (agent));
 
@@ -1047,6 +1147,9 @@ warden_cli_run (int    argc,
       g_signal_connect (agent, "retrying", G_CALLBACK (retrying_cb), &run);
       g_signal_connect (agent, "waiting", G_CALLBACK (waiting_cb), &run);
     }
+  g_signal_connect (agent, "approval", G_CALLBACK (approval_cb), &run);
+  g_signal_connect (agent, "approval-withdrawn", G_CALLBACK (approval_withdrawn_cb), &run);
+  g_signal_connect (agent, "sandbox-state", G_CALLBACK (sandbox_state_cb), &run);
   for (guint i = 0; i < G_N_ELEMENTS (watches); i++)
     watches[i].id = g_unix_signal_add (watches[i].signum, signal_cb, &watches[i]);
 
@@ -1063,7 +1166,7 @@ warden_cli_run (int    argc,
           if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
             {
               status = report_stop (&run, warden_agent_get_session_id (agent));
-              reason = "interrupted";
+              reason = status == EXIT_NO_ANSWER ? "pending" : "interrupted";
             }
           else
             {

@@ -42,6 +42,8 @@ struct _WardenProfile
   WardenFileWrite file_write;
   JsonObject *files_unknown;  /* the same inside "files" */
   guint       has_files : 1;  /* the file had a "files" section: it is written back */
+  guint       nested_off : 1; /* "nested": "off": programs a command starts are not checked */
+  guint       has_nested : 1; /* the file said "nested": it is written back */
 
   guint       builtin : 1;
 };
@@ -58,6 +60,7 @@ enum {
   PROP_DENY,
   PROP_BUILTIN,
   PROP_FILE_WRITE,
+  PROP_CHECK_NESTED,
   N_PROPS
 };
 
@@ -69,7 +72,7 @@ static GParamSpec *properties[N_PROPS];
 GResource *warden_get_resource (void);
 
 static const char * const known_keys[] = {
-  "version", "name", "description", "mode", "allow", "deny", "files", NULL
+  "version", "name", "description", "mode", "allow", "deny", "files", "nested", NULL
 };
 
 static const char * const file_write_names[] = { "allow", "ask", "never" };
@@ -267,6 +270,10 @@ warden_profile_get_property (GObject    *object,
       g_value_set_int (value, self->file_write);
       break;
 
+    case PROP_CHECK_NESTED:
+      g_value_set_boolean (value, !self->nested_off);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -300,6 +307,10 @@ warden_profile_set_property (GObject      *object,
 
     case PROP_FILE_WRITE:
       warden_profile_set_file_write (self, g_value_get_int (value));
+      break;
+
+    case PROP_CHECK_NESTED:
+      warden_profile_set_check_nested (self, g_value_get_boolean (value));
       break;
 
     default:
@@ -352,6 +363,12 @@ warden_profile_class_init (WardenProfileClass *klass)
     g_param_spec_int ("file-write", NULL, NULL,
                       WARDEN_FILE_WRITE_ALLOW, WARDEN_FILE_WRITE_NEVER, WARDEN_FILE_WRITE_ALLOW,
                       (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /* Every program a command starts is checked too (the exec guard). */
+  properties[PROP_CHECK_NESTED] =
+    g_param_spec_boolean ("check-nested", NULL, NULL,
+                          TRUE,
+                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   properties[PROP_BUILTIN] =
     g_param_spec_boolean ("builtin", NULL, NULL,
@@ -668,6 +685,31 @@ load_files (WardenProfile  *self,
   return TRUE;
 }
 
+/* "nested": "check" (the default) or "off". */
+static gboolean
+load_nested (WardenProfile  *self,
+             JsonObject     *root,
+             const char     *source_name,
+             GError        **error)
+{
+  JsonNode *node = json_object_get_member (root, "nested");
+  const char *value;
+
+  if (node == NULL)
+    return TRUE;
+  value = node_holds_string (node) ? json_node_get_string (node) : NULL;
+  if (g_strcmp0 (value, "check") != 0 && g_strcmp0 (value, "off") != 0)
+    {
+      set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                         _("key “nested”: use “check” (every program a command starts is "
+                           "checked too, the default) or “off”"));
+      return FALSE;
+    }
+  self->has_nested = TRUE;
+  self->nested_off = strcmp (value, "off") == 0;
+  return TRUE;
+}
+
 WardenProfile *
 warden_profile_new_from_data (const char  *id,
                               const char  *data,
@@ -818,7 +860,8 @@ warden_profile_new_from_data (const char  *id,
 
   if (!load_patterns (object, "allow", self->allow, source_name, error) ||
       !load_patterns (object, "deny", self->deny, source_name, error) ||
-      !load_files (self, object, source_name, error))
+      !load_files (self, object, source_name, error) ||
+      !load_nested (self, object, source_name, error))
     return NULL;
 
   json_object_iter_init_ordered (&iter, object);
@@ -935,6 +978,8 @@ warden_profile_copy (WardenProfile *self,
 
   copy->file_write = self->file_write;
   copy->has_files = self->has_files;
+  copy->nested_off = self->nested_off;
+  copy->has_nested = self->has_nested;
   json_object_iter_init_ordered (&iter, self->files_unknown);
   while (json_object_iter_next_ordered (&iter, &member_name, &member))
     json_object_set_member (copy->files_unknown, member_name, json_node_deep_copy (member));
@@ -994,6 +1039,9 @@ warden_profile_to_data (WardenProfile *self,
         json_object_set_member (files, member_name, json_node_copy (member));
       json_object_set_object_member (object, "files", files);
     }
+
+  if (self->has_nested || self->nested_off)
+    json_object_set_string_member (object, "nested", self->nested_off ? "off" : "check");
 
   json_object_iter_init_ordered (&iter, self->unknown);
   while (json_object_iter_next_ordered (&iter, &member_name, &member))
@@ -1236,6 +1284,26 @@ warden_profile_set_file_write (WardenProfile   *self,
 
   self->file_write = rule;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE_WRITE]);
+}
+
+gboolean
+warden_profile_get_check_nested (WardenProfile *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), TRUE);
+
+  return !self->nested_off;
+}
+
+void
+warden_profile_set_check_nested (WardenProfile *self,
+                                 gboolean       check)
+{
+  g_return_if_fail (WARDEN_IS_PROFILE (self));
+
+  if (!self->nested_off == !!check)
+    return;
+  self->nested_off = !check;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CHECK_NESTED]);
 }
 
 const char * const *

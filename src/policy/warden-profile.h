@@ -76,6 +76,12 @@ void                warden_profile_set_mode          (WardenProfile  *self,
 WardenFileWrite     warden_profile_get_file_write    (WardenProfile  *self);
 void                warden_profile_set_file_write    (WardenProfile  *self,
                                                       WardenFileWrite rule);
+/* The "check-nested" property: every program a command starts, at any
+ * depth, is checked against the profile before it runs (the exec guard);
+ * "nested": "off" in the file turns it off. */
+gboolean            warden_profile_get_check_nested  (WardenProfile  *self);
+void                warden_profile_set_check_nested  (WardenProfile  *self,
+                                                      gboolean        check);
 const char * const *warden_profile_get_allow         (WardenProfile  *self);
 const char * const *warden_profile_get_deny          (WardenProfile  *self);
 /* Returns FALSE and sets @error for an invalid pattern; adding a pattern

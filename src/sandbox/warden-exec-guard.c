@@ -180,8 +180,9 @@ warden_guard_get_helper_path (void)
       g_autofree char *built = dir ? g_build_filename (dir, "..", "sandbox", "warden-guard", NULL)
                                    : NULL;
 
+      /* One named that is not there is not replaced by another. */
       if (env != NULL && *env != '\0')
-        path = g_strdup (env);
+        path = g_file_test (env, G_FILE_TEST_IS_EXECUTABLE) ? g_strdup (env) : NULL;
       else if (g_file_test (installed, G_FILE_TEST_IS_EXECUTABLE))
         path = g_steal_pointer (&installed);
       else if (built != NULL && g_file_test (built, G_FILE_TEST_IS_EXECUTABLE))

@@ -34,6 +34,7 @@ struct _WardenSession
   char               *sandbox_state;
   double              sandbox_fraction;
   char               *sandbox_message;
+  char               *nested_id;     /* the started program asked about now */
   guint               model_silent;  /* seconds the model has sent nothing; 0: it answers */
   char               *derived_title; /* from the first task, while no title is stored */
 };
@@ -318,8 +319,32 @@ approval_cb (WardenAgent    *agent,
                                  warden_approval_get_reason (approval), NULL);
   warden_chat_item_set_state (item, WARDEN_TOOL_CALL_PENDING);
   warden_chat_item_set_approval (item, approval);
+  if (warden_approval_get_chain (approval) != NULL)
+    {
+      g_free (self->nested_id);
+      self->nested_id = g_strdup (warden_approval_get_id (approval));
+    }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PENDING]);
   g_signal_emit (self, signals[APPROVAL], 0, approval);
+}
+
+/* The command of a program that waited ended first: its question goes. */
+static void
+approval_withdrawn_cb (WardenAgent   *agent,
+                       WardenSession *self)
+{
+  g_autofree char *id = g_steal_pointer (&self->nested_id);
+  WardenChatItem *item = id ? g_hash_table_lookup (self->tools, id) : NULL;
+
+  if (id == NULL)
+    return;
+  if (item != NULL)
+    {
+      warden_chat_item_set_approval (item, NULL);
+      warden_chat_item_set_state (item, WARDEN_TOOL_CALL_INTERRUPTED);
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PENDING]);
+  g_signal_emit (self, signals[APPROVAL_RESOLVED], 0, id);
 }
 
 static void
@@ -459,6 +484,8 @@ connect_agent (WardenSession *self)
   g_signal_connect_object (self->agent, "tool-call", G_CALLBACK (tool_call_cb), self, 0);
   g_signal_connect_object (self->agent, "tool-result", G_CALLBACK (tool_result_cb), self, 0);
   g_signal_connect_object (self->agent, "approval", G_CALLBACK (approval_cb), self, 0);
+  g_signal_connect_object (self->agent, "approval-withdrawn", G_CALLBACK (approval_withdrawn_cb),
+                           self, 0);
   g_signal_connect_object (self->agent, "output", G_CALLBACK (output_cb), self, 0);
   g_signal_connect_object (self->agent, "sandbox-state", G_CALLBACK (sandbox_state_cb), self, 0);
 }
@@ -832,6 +859,7 @@ warden_session_answer (WardenSession  *self,
   g_autofree char *id = g_strdup (approval_id);
   g_autofree char *profile = g_strdup (warden_session_get_profile (self));
   WardenChatItem *item;
+  gboolean nested;
 
   if (pending == NULL || g_strcmp0 (warden_approval_get_id (pending), approval_id) != 0)
     {
@@ -853,6 +881,7 @@ warden_session_answer (WardenSession  *self,
   else if (allow_always)
     answer.pattern = text && *text ? text : NULL;
 
+  nested = warden_approval_get_chain (pending) != NULL;
   if (!warden_agent_resolve (self->agent, &answer, error))
     return FALSE;
   /* "Always allow" on a built-in profile moves the session to its own copy. */
@@ -879,6 +908,10 @@ warden_session_answer (WardenSession  *self,
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PENDING]);
   g_signal_emit (self, signals[APPROVAL_RESOLVED], 0, id);
+  /* A program a running command started: the command went on meanwhile
+   * and goes on now; the run is not over. */
+  if (self->cancellable != NULL && nested)
+    return TRUE;
   if (self->cancellable != NULL)
     {
       self->go_on = TRUE;
@@ -964,6 +997,7 @@ warden_session_finalize (GObject *object)
   g_free (self->state);
   g_free (self->sandbox_state);
   g_free (self->sandbox_message);
+  g_free (self->nested_id);
   g_free (self->derived_title);
   G_OBJECT_CLASS (warden_session_parent_class)->finalize (object);
 }

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <signal.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "cli-harness.h"
@@ -293,6 +294,18 @@ client_take_lines (Client *c)
             g_subprocess_force_exit (c->proc->proc);
           else if (strcmp (answer, "TERM") == 0)
             g_subprocess_send_signal (c->proc->proc, SIGTERM);
+          else if (g_str_has_prefix (answer, "AFTER "))
+            {
+              /* "AFTER MS LINE": a person who takes a while. */
+              char *rest = NULL;
+              guint64 ms = g_ascii_strtoull (answer + 6, &rest, 10);
+              g_auto(GStrv) pieces = g_strsplit (rest + 1, "$ID", -1);
+              g_autofree char *text = g_strjoinv (id, pieces);
+              g_autofree char *with_end = g_strconcat (text, "\n", NULL);
+
+              g_usleep (ms * 1000);
+              proc_send (c->proc, with_end);
+            }
           else
             {
               g_auto(GStrv) pieces = g_strsplit (answer, "$ID", -1);
@@ -1114,6 +1127,194 @@ test_setup_errors_are_events (void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Programs a command starts (the exec guard) */
+
+#define NODE_RM "{\"command\": \"node -e \\\"require('child_process').execSync('rm -f victim; " \
+                "echo removed', {stdio: 'inherit'})\\\"; echo node said $?\"}"
+
+static void
+touch_workspace (Env        *env,
+                 const char *name,
+                 const char *contents)
+{
+  g_autofree char *path = g_build_filename (env->workspace, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+}
+
+/* node is allowed (node *); the rm its script starts is not: it waits with
+ * its chain, rejected it does not run, the model reads why. */
+static void
+test_nested_rejected (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *second = NULL;
+  JsonObject *asked, *result;
+  JsonArray *chain;
+
+  env_set_up (&env);
+  touch_workspace (&env, "victim", "precious\n");
+  g_queue_push_tail (&env.fake->script, fake_reply ("Cleaning.", "exec", NODE_RM, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("I will leave it.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "clean up");
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"keep it\"}");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+
+  g_assert_true (workspace_has (&env, "victim"));
+  asked = only_event (events, "approval_required");
+  g_assert_cmpstr (str (asked, "command"), ==, "sh -c 'rm -f victim; echo removed'");
+  g_assert_true (g_str_has_suffix (str (asked, "id"), "/1"));
+  chain = json_object_get_array_member (asked, "chain");
+  g_assert_cmpuint (json_array_get_length (chain), ==, 2);
+  g_assert_true (g_str_has_prefix (json_array_get_string_element (chain, 0), "node -e "));
+  g_assert_true (g_str_has_prefix (json_array_get_string_element (chain, 1), "sh -c 'node -e"));
+  /* The script decides: rm asks, echo is allowed; sh itself is the way. */
+  g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (asked,
+                                                                                "suggestions"),
+                                                  0), ==, "rm *");
+  /* The command (node, allowed) ran, and went on. */
+  result = only_event (events, "tool_result");
+  g_assert_cmpstr (str (result, "state"), ==, "finished");
+  g_assert_nonnull (strstr (str (result, "result"), "rejected by the user and did not run"));
+  g_assert_nonnull (strstr (str (result, "result"), "User feedback: keep it"));
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_nonnull (strstr (second, "User feedback: keep it"));
+  assert_finished (events, "done", 0);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* A script run by an allowed runner starts an unlisted program: it asks,
+ * once; approved, it runs; the allowed one beside it does not ask. */
+static void
+test_nested_script_runner (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *script = NULL;
+  JsonObject *asked;
+
+  env_set_up (&env);
+  dir = g_build_filename (env.root, "config", "warden", "profiles", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  {
+    g_autofree char *path = g_build_filename (dir, "runner.json", NULL);
+
+    g_assert_true (g_file_set_contents (path, "{\"version\": 1, \"name\": \"Runner\", "
+                                        "\"allow\": [\"./test.sh\", \"ls\", \"ls *\"]}", -1,
+                                        NULL));
+  }
+  touch_workspace (&env, "test.sh", "#!/bin/sh\nls\ntouch made.txt\nls made.txt\n");
+  script = g_build_filename (env.workspace, "test.sh", NULL);
+  g_assert_cmpint (g_chmod (script, 0755), ==, 0);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"./test.sh\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Tested.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--profile", "runner", "test");
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  asked = only_event (events, "approval_required");
+  g_assert_cmpstr (str (asked, "command"), ==, "touch made.txt");
+  g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (asked, "chain"),
+                                                  0), ==, "sh ./test.sh");
+  g_assert_true (workspace_has (&env, "made.txt"));
+  g_assert_cmpint (json_object_get_int_member (only_event (events, "tool_result"), "exit_code"),
+                   ==, 0);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* allow-always (the Trusted profile): nothing asks, but a deny rule stops a
+ * nested rm -rf ~ all the same, and the model is told. */
+static void
+test_nested_deny_in_allow_always (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *result;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"node -e \\\"require('child_process')"
+                                 ".execSync('rm -rf ~')\\\"\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Refused, fine.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--profile", "trusted", "wipe");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (count_of (events, "approval_required"), ==, 0);
+  result = only_event (events, "tool_result");
+  g_assert_nonnull (strstr (str (result, "result"), "denied by the user's profile"));
+  g_assert_nonnull (strstr (str (result, "result"), "rm -rf ~"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* A one-second time limit, a person who answers after two and a half: the
+ * command was not killed, the program ran. */
+static void
+test_nested_wait_not_timed (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *result;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"node -e \\\"require('child_process')"
+                                 ".execSync('touch late.txt')\\\"\", \"timeout\": 1}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done late.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "late");
+  client_answer (c, "AFTER 2500 {\"approval\": \"$ID\", \"approved\": true}");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  result = only_event (events, "tool_result");
+  g_assert_false (json_object_get_boolean_member (result, "timed_out"));
+  g_assert_cmpint (json_object_get_int_member (result, "exit_code"), ==, 0);
+  g_assert_true (workspace_has (&env, "late.txt"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* Without its helper the guard cannot run: the command does not run either,
+ * and the session says why. */
+static void
+test_nested_no_helper (void)
+{
+  Env env = { 0 };
+  Result r;
+  const char *saved = g_getenv ("WARDEN_GUARD");
+  g_autofree char *keep = g_strdup (saved);
+
+  env_set_up (&env);
+  touch_workspace (&env, "victim", "precious\n");
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", NODE_RM, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("No guard.", NULL));
+  g_setenv ("WARDEN_GUARD", "/nonexistent/warden-guard", TRUE);
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "clean up");
+  if (keep != NULL)
+    g_setenv ("WARDEN_GUARD", keep, TRUE);
+  else
+    g_unsetenv ("WARDEN_GUARD");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "exec guard"));
+  g_assert_true (workspace_has (&env, "victim"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The example clients of docs/examples, with a person typing on their input */
 
 static Result
@@ -1265,6 +1466,11 @@ main (int    argc,
                    test_spoofed_command_exact_and_shown);
   g_test_add_func ("/cli/json/file-approval-diff", test_file_approval_diff);
   g_test_add_func ("/cli/json/setup-errors-are-events", test_setup_errors_are_events);
+  g_test_add_func ("/cli/json/nested-rejected", test_nested_rejected);
+  g_test_add_func ("/cli/json/nested-script-runner", test_nested_script_runner);
+  g_test_add_func ("/cli/json/nested-deny-in-allow-always", test_nested_deny_in_allow_always);
+  g_test_add_func ("/cli/json/nested-wait-not-timed", test_nested_wait_not_timed);
+  g_test_add_func ("/cli/json/nested-no-helper", test_nested_no_helper);
   g_test_add_func ("/cli/json/example-approve", test_example_approve);
   g_test_add_func ("/cli/json/example-no-network", test_example_no_network);
   status = g_test_run ();

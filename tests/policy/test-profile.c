@@ -856,6 +856,51 @@ test_files_round_trip (void)
   g_assert_false (json_object_has_member (object, "files"));
 }
 
+/* "nested": programs a command starts are checked unless it says "off";
+ * it is written back when it was there or is off, and copied. */
+static void
+test_nested_setting (void)
+{
+  static const struct { const char *json; gboolean check; gboolean written; } rows[] = {
+    { "{ \"allow\": [\"ls\"] }", TRUE, FALSE },            /* older profiles: on */
+    { "{ \"nested\": \"check\" }", TRUE, TRUE },
+    { "{ \"nested\": \"off\" }", FALSE, TRUE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenProfile) profile = load (rows[i].json, &error);
+      g_autoptr(WardenProfile) copy = NULL;
+      g_autoptr(JsonObject) object = NULL;
+      g_autofree char *data = NULL;
+
+      g_assert_no_error (error);
+      g_assert_cmpint (warden_profile_get_check_nested (profile), ==, rows[i].check);
+      data = warden_profile_to_data (profile, NULL);
+      object = parse_object (data);
+      g_assert_cmpint (json_object_has_member (object, "nested"), ==, rows[i].written);
+      copy = warden_profile_copy (profile, "copy");
+      g_assert_cmpint (warden_profile_get_check_nested (copy), ==, rows[i].check);
+    }
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(WardenProfile) profile = load ("{ \"allow\": [] }", &error);
+    g_autoptr(JsonObject) object = NULL;
+    g_autofree char *data = NULL;
+
+    warden_profile_set_check_nested (profile, FALSE);
+    data = warden_profile_to_data (profile, NULL);
+    object = parse_object (data);
+    g_assert_cmpstr (json_object_get_string_member (object, "nested"), ==, "off");
+  }
+  assert_load_fails ("{ \"nested\": true }", WARDEN_POLICY_ERROR_INVALID, "key “nested”",
+                     "check", "off", NULL);
+  assert_load_fails ("{ \"nested\": \"sometimes\" }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “nested”", NULL);
+}
+
 static void
 notify_count_cb (guint *counter)
 {
@@ -2094,6 +2139,7 @@ main (int   argc,
 
   g_test_add_func ("/policy/profile/round-trip/unknown-keys", test_round_trip_unknown_keys);
   g_test_add_func ("/policy/profile/files/rule", test_files_rule);
+  g_test_add_func ("/policy/profile/nested", test_nested_setting);
   g_test_add_func ("/policy/profile/files/malformed", test_files_malformed);
   g_test_add_func ("/policy/profile/files/round-trip", test_files_round_trip);
   g_test_add_func ("/policy/profile/files/notify", test_files_notify);

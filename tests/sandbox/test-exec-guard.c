@@ -190,6 +190,27 @@ test_argv0_lie (Fixture       *f,
   g_assert_false (asked_about (f, "true"));
 }
 
+/* A script started by its path is asked about by its path; the argv of a
+ * script on another program (argv[0] lying again) is that program. */
+static void
+test_script_by_path (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *script = g_build_filename (f->workspace, "test.sh", NULL);
+
+  g_assert_true (g_file_set_contents (script, "#!/bin/sh\necho script ran\n", -1, NULL));
+  g_assert_cmpint (g_chmod (script, 0755), ==, 0);
+  r = run_guarded (f, "sh -c ./test.sh; bash -c 'exec -a /bin/sh /usr/bin/rm ./test.sh'", 0,
+                   &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (r->stdout_text, "script ran"));
+  g_assert_true (asked_about (f, "./test.sh ← sh -c ./test.sh ← "));
+  g_assert_true (asked_about (f, "rm ./test.sh ← bash -c "));
+  g_assert_true (workspace_has (f, "test.sh"));
+}
+
 /* A second thread swapping execve's path and argv never gets rm to run. */
 static void
 test_race (Fixture       *f,
@@ -351,6 +372,7 @@ main (int    argc,
   g_test_add ("/guard/bwrap/" name, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("nested-denied", test_nested_denied);
   ADD ("argv0-lie", test_argv0_lie);
+  ADD ("script-by-path", test_script_by_path);
   ADD ("race", test_race);
   ADD ("timeout-stops-while-waiting", test_timeout_stops_while_waiting);
   ADD ("timeout-still-counts", test_timeout_still_counts);

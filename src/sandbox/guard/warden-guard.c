@@ -286,6 +286,76 @@ program_word (pid_t       pid,
   return strdup (exe);
 }
 
+/* The "#!" line of @file (as @pid sees it): its interpreter and the one
+ * argument Linux passes after it ("" when none). */
+static int
+read_shebang (pid_t       pid,
+              const char *file,
+              char       *interp,
+              char       *arg,
+              size_t      size)
+{
+  char path[4200];
+  char line[512];
+  char *p, *end;
+  ssize_t n;
+  int fd;
+
+  if (file[0] == '/')
+    snprintf (path, sizeof path, "%s", file);
+  else
+    snprintf (path, sizeof path, "/proc/%d/cwd/%s", (int) pid, file);
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return 0;
+  n = read (fd, line, sizeof line - 1);
+  close (fd);
+  if (n < 3 || line[0] != '#' || line[1] != '!')
+    return 0;
+  line[n] = '\0';
+  if ((end = strchr (line, '\n')) != NULL)
+    *end = '\0';
+  p = line + 2;
+  while (*p == ' ' || *p == '\t')
+    p++;
+  end = p + strcspn (p, " \t");
+  snprintf (interp, size, "%.*s", (int) (end - p), p);
+  p = end + strspn (end, " \t");
+  end = p + strlen (p);
+  while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+    end--;
+  snprintf (arg, size, "%.*s", (int) (end - p), p);
+  return 1;
+}
+
+/* A script started by its path ("./test.sh") runs as its interpreter with
+ * the path as an argument: the kernel makes argv "/bin/sh ./test.sh ARGS"
+ * (or "/usr/bin/env node ./x.js ARGS"). When a word of argv is a file whose
+ * "#!" line is exactly the words before it, the script is the program:
+ * returns the offset of its path in @argv, else 0. Starting "sh ./test.sh"
+ * by hand is the same program, and reads the same. */
+static size_t
+script_offset (pid_t       pid,
+               const char *argv,
+               size_t      argv_len)
+{
+  char interp[512], arg[512];
+  size_t o1 = strlen (argv) + 1, o2;
+
+  if (o1 >= argv_len)
+    return 0;
+  if (read_shebang (pid, argv + o1, interp, arg, sizeof interp) && arg[0] == '\0' &&
+      strcmp (interp, argv) == 0)
+    return o1;
+  o2 = o1 + strlen (argv + o1) + 1;
+  if (o2 >= argv_len)
+    return 0;
+  if (read_shebang (pid, argv + o2, interp, arg, sizeof interp) && arg[0] != '\0' &&
+      strcmp (interp, argv) == 0 && strcmp (arg, argv + o1) == 0)
+    return o2;
+  return 0;
+}
+
 static void
 ask (Proc *p)
 {
@@ -295,6 +365,7 @@ ask (Proc *p)
   ssize_t cwd_len;
   Buf b = { 0 };
   unsigned argc = 0;
+  size_t script;
 
   /* What this process ran before: its parent's copy after a fork (the
    * chain's first link then), or the program that exec'd this one. */
@@ -324,10 +395,33 @@ ask (Proc *p)
     argc += p->argv[i] == '\0';
   if (argc == 0)
     argc = 1;  /* execve with an empty argv: the program alone */
-  snprintf (head, sizeof head, "\t%u", argc);
-  buf_add_str (&b, head);
+  script = p->argv_len > 0 ? script_offset (p->pid, p->argv, p->argv_len) : 0;
+  if (script > 0)
+    {
+      /* Only if the interpreter is what runs: execve of rm with the argv
+       * of a script is rm. */
+      char *program = program_word (p->pid, p->argv);
+
+      if (program == NULL || strcmp (program, p->argv) != 0)
+        script = 0;
+      free (program);
+    }
+  if (script > 0)
+    {
+      /* The script's path and its arguments: the interpreter is what its
+       * own first line names. */
+      for (size_t i = 0; i < script; i++)
+        argc -= p->argv[i] == '\0';
+      snprintf (head, sizeof head, "\t%u", argc);
+      buf_add_str (&b, head);
+    }
+  else
   {
-    char *program = program_word (p->pid, p->argv_len > 0 ? p->argv : "");
+    char *program;
+
+    snprintf (head, sizeof head, "\t%u", argc);
+    buf_add_str (&b, head);
+    program = program_word (p->pid, p->argv_len > 0 ? p->argv : "");
 
     if (program == NULL)
       {
@@ -341,7 +435,8 @@ ask (Proc *p)
     buf_add_escaped (&b, program, strlen (program));
     free (program);
   }
-  for (size_t i = p->argv_len > 0 ? strlen (p->argv) + 1 : 0; i < p->argv_len;)
+  for (size_t i = script > 0 ? script : p->argv_len > 0 ? strlen (p->argv) + 1 : 0;
+       i < p->argv_len;)
     {
       size_t word = strlen (p->argv + i);
 

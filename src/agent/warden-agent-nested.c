@@ -1,0 +1,339 @@
+/* warden-agent-nested.c: programs a running command starts, checked against the profile
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The sandbox's exec guard stops every program a command starts, at any
+ * depth, before it runs, and asks here. The answer comes from the same
+ * policy as the model's own commands: allowed runs, denied is killed, and
+ * what asks goes to the user as an approval with its chain ("rm -rf dist",
+ * started by "sh -c …", started by "npm test"), one at a time; the program
+ * waits meanwhile, the rest of the tree goes on, and the command's time
+ * limit stops. What was refused goes back to the model with the command's
+ * result.
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "warden-agent"
+
+#include <string.h>
+
+#include "warden-agent-private.h"
+
+#include "policy/warden-pattern.h"
+
+/* Programs that are fine whenever a command starts them: they report on
+ * the system or the repository and change nothing. A profile's deny rules
+ * still come first. */
+static const char * const quiet_patterns[] = {
+  "uname", "uname *", "nproc", "getconf *", "id", "id *", "whoami", "hostname", "locale",
+  "locale *", "tput *", "which *", "basename *", "dirname *", "realpath *", "readlink *",
+  "pwd", "true", "false", "date", "date +*", "sleep *", "test *", "[ *",
+  "git rev-parse *", "git --version", "git config --get *", "git describe *",
+  "git symbolic-ref *", "git status *", "git ls-files *", "node --version", "node -v",
+  "npm --version", "python3 --version", "python3 -V", "cc --version", "gcc --version",
+  "gcc -dumpversion", "gcc -dumpmachine", "pkg-config --*", NULL
+};
+
+struct _WardenNested
+{
+  WardenAgent    *self;         /* not a reference: the agent owns us */
+  char           *call_id;
+  GHashTable     *approved;     /* simple commands (as the policy reads them) that run
+                                 * without asking again in this command */
+  GQueue          waiting;      /* of Asked *, for the user, in the order they came */
+  guint           n_asked;
+  GString        *report;       /* what the model is told with the result */
+};
+
+typedef struct
+{
+  WardenGuardQuestion *question;
+  WardenDecision      *decision;
+  char                *text;
+} Asked;
+
+static void
+asked_free (Asked *asked)
+{
+  warden_guard_question_unref (asked->question);
+  warden_decision_unref (asked->decision);
+  g_free (asked->text);
+  g_free (asked);
+}
+
+static gboolean
+is_quiet (const char *text)
+{
+  for (guint i = 0; quiet_patterns[i] != NULL; i++)
+    if (warden_pattern_match (quiet_patterns[i], text, strlen (text)))
+      return TRUE;
+  return FALSE;
+}
+
+/* Every part of @decision runs without asking again in this command: sh -c
+ * 'a && b' allowed or approved, then a and b as it starts them. */
+static void
+approve_parts (WardenNested   *nested,
+               WardenDecision *decision)
+{
+  for (guint i = 0; decision != NULL && i < warden_decision_get_n_parts (decision); i++)
+    g_hash_table_add (nested->approved,
+                      g_strdup (warden_decision_get_part (decision, i)->text));
+}
+
+/* Every part of @decision that asks was allowed or approved already. */
+static gboolean
+approved_before (WardenNested   *nested,
+                 WardenDecision *decision)
+{
+  for (guint i = 0; i < warden_decision_get_n_parts (decision); i++)
+    {
+      const WardenDecisionPart *part = warden_decision_get_part (decision, i);
+
+      if (part->verdict != WARDEN_VERDICT_ALLOW &&
+          !g_hash_table_contains (nested->approved, part->text))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The SCRIPT of "sh -c SCRIPT [NAME ARGS…]", or NULL. */
+static const char *
+shell_script (const char * const *argv)
+{
+  static const char * const shells[] = { "sh", "bash", "dash", "ash", "ksh", "mksh", "zsh",
+                                         NULL };
+  g_autofree char *name = NULL;
+
+  if (argv[0] == NULL || argv[1] == NULL || argv[2] == NULL || strcmp (argv[1], "-c") != 0)
+    return NULL;
+  name = g_path_get_basename (argv[0]);
+  return g_strv_contains (shells, name) ? argv[2] : NULL;
+}
+
+static char *
+chain_text (WardenGuardQuestion *question)
+{
+  const char * const *chain = warden_guard_question_get_chain (question);
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; chain != NULL && chain[i] != NULL; i++)
+    g_string_append_printf (text, "%s “%s”", i == 0 ? "started by" : ", started by", chain[i]);
+  return g_string_free (text, FALSE);
+}
+
+static void ask_next (WardenNested *nested);
+
+WardenNested *
+_warden_nested_new (WardenAgent *self,
+                    const char  *call_id,
+                    const char  *command)
+{
+  WardenNested *nested = g_new0 (WardenNested, 1);
+  g_autoptr(WardenDecision) decision = NULL;
+
+  nested->self = self;
+  nested->call_id = g_strdup (call_id);
+  nested->approved = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  nested->report = g_string_new (NULL);
+  g_queue_init (&nested->waiting);
+  /* The command itself was allowed or approved, every part of it: when the
+   * shell starts them, they are what was approved. */
+  decision = warden_policy_check (self->policy, command, -1, NULL);
+  approve_parts (nested, decision);
+  return nested;
+}
+
+void
+_warden_nested_free (WardenNested *nested)
+{
+  WardenAgent *self;
+
+  if (nested == NULL)
+    return;
+  self = nested->self;
+  /* The command ended: what still waited is not asked any more (the guard
+   * killed it with the command). */
+  if (self->nested_pending != NULL)
+    {
+      g_clear_object (&self->nested_pending);
+      g_signal_emit (self, AGENT_SIGNAL (APPROVAL_WITHDRAWN), 0);
+    }
+  g_queue_clear_full (&nested->waiting, (GDestroyNotify) asked_free);
+  g_hash_table_unref (nested->approved);
+  g_string_free (nested->report, TRUE);
+  g_free (nested->call_id);
+  g_free (nested);
+}
+
+char *
+_warden_nested_take_report (WardenNested *nested)
+{
+  if (nested == NULL || nested->report->len == 0)
+    return NULL;
+  return g_strdup (nested->report->str);
+}
+
+void
+_warden_nested_guard_cb (WardenGuardQuestion *question,
+                         gpointer             user_data)
+{
+  WardenNested *nested = user_data;
+  WardenAgent *self = nested->self;
+  g_autofree char *text = warden_guard_quote_argv (warden_guard_question_get_argv (question));
+  g_autoptr(WardenDecision) decision = NULL;
+  WardenCheckContext ctx = { 0 };
+  const char *script;
+
+  ctx.workspace = _warden_agent_workspace_inside (self);
+  ctx.host_workspace = self->config.workspace;
+  ctx.cwd = warden_guard_question_get_cwd (question);
+  /* A shell started with a script (node's execSync, make's recipes, npm's
+   * scripts): the script's commands decide, as if the model had sent them;
+   * the shell itself is only the way they run. */
+  script = shell_script (warden_guard_question_get_argv (question));
+  decision = warden_policy_check (self->policy, script ? script : text, -1, &ctx);
+  switch (warden_decision_get_verdict (decision))
+    {
+    case WARDEN_VERDICT_ALLOW:
+      approve_parts (nested, decision);
+      warden_guard_question_answer (question, TRUE);
+      return;
+
+    case WARDEN_VERDICT_DENY:
+      {
+        g_autofree char *chain = chain_text (question);
+
+        warden_guard_question_answer (question, FALSE);
+        g_string_append_printf (nested->report,
+                                "A program this command started was denied by the user's "
+                                "profile and did not run: “%s” (%s): %s\n", text, chain,
+                                warden_decision_get_reason (decision));
+        return;
+      }
+
+    case WARDEN_VERDICT_ASK:
+    default:
+      if (approved_before (nested, decision) || is_quiet (text))
+        {
+          warden_guard_question_answer (question, TRUE);
+          return;
+        }
+      {
+        Asked *asked = g_new0 (Asked, 1);
+
+        asked->question = warden_guard_question_ref (question);
+        asked->decision = warden_decision_ref (decision);
+        asked->text = g_strdup (text);
+        g_queue_push_tail (&nested->waiting, asked);
+        ask_next (nested);
+      }
+      return;
+    }
+}
+
+/* The next waiting program goes to the user, when none is being asked. */
+static void
+ask_next (WardenNested *nested)
+{
+  WardenAgent *self = nested->self;
+  g_autoptr(WardenApproval) approval = NULL;
+  g_autofree char *id = NULL;
+  Asked *asked;
+
+  while (self->nested_pending == NULL && (asked = g_queue_peek_head (&nested->waiting)) != NULL)
+    {
+      const WardenDecisionPart *part = NULL;
+
+      /* Approved meanwhile, as part of another: it runs. */
+      if (approved_before (nested, asked->decision))
+        {
+          warden_guard_question_answer (asked->question, TRUE);
+          asked_free (g_queue_pop_head (&nested->waiting));
+          continue;
+        }
+      id = g_strdup_printf ("%s/%u", nested->call_id, ++nested->n_asked);
+      approval = warden_approval_new (self->info->id, id, WARDEN_APPROVAL_COMMAND, "exec",
+                                      asked->text);
+      for (guint i = 0; i < warden_decision_get_n_parts (asked->decision) && part == NULL; i++)
+        if (warden_decision_get_part (asked->decision, i)->verdict == WARDEN_VERDICT_ASK)
+          part = warden_decision_get_part (asked->decision, i);
+      warden_approval_set_details (approval, warden_guard_question_get_cwd (asked->question),
+                                   self->config.sandbox,
+                                   warden_decision_get_reason (asked->decision),
+                                   part ? part->text : NULL,
+                                   warden_decision_get_suggestions (asked->decision), NULL, NULL);
+      warden_approval_set_decision (approval, asked->decision);
+      warden_approval_set_chain (approval, warden_guard_question_get_chain (asked->question));
+      self->nested_pending = g_object_ref (approval);
+      g_signal_emit (self, AGENT_SIGNAL (APPROVAL), 0, approval);
+      return;
+    }
+}
+
+gboolean
+_warden_nested_resolve (WardenAgent                 *self,
+                        const WardenApprovalAnswer  *answer,
+                        GError                     **error)
+{
+  WardenNested *nested = self->nested;
+  Asked *asked = nested ? g_queue_peek_head (&nested->waiting) : NULL;
+  WardenApproval *approval = self->nested_pending;
+
+  if (asked == NULL || approval == NULL)
+    {
+      g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NO_PENDING,
+                   "Nothing is waiting for an answer");
+      return FALSE;
+    }
+  if (answer->approved && answer->allow_always)
+    {
+      const WardenDecisionPart *uncovered = warden_decision_get_uncovered (asked->decision);
+      const char * const *suggestions = warden_approval_get_suggestions (approval);
+      g_autofree char *pattern = NULL;
+
+      if (uncovered != NULL && (answer->pattern == NULL || *answer->pattern == '\0'))
+        {
+          g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED,
+                       "No pattern can allow “%s” (%s): allow it once, or reject it",
+                       uncovered->text, uncovered->reason);
+          return FALSE;
+        }
+      if (answer->pattern != NULL && *answer->pattern != '\0')
+        pattern = g_strdup (answer->pattern);
+      else if (suggestions[0] != NULL)
+        pattern = g_strjoinv ("\n", (char **) suggestions);
+      if (pattern == NULL)
+        {
+          g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED,
+                       "No pattern to save: give one");
+          return FALSE;
+        }
+      if (!_warden_agent_allow_always (self, pattern, error))
+        return FALSE;
+    }
+
+  asked = g_queue_pop_head (&nested->waiting);
+  g_clear_object (&self->nested_pending);
+  if (answer->approved)
+    {
+      approve_parts (nested, asked->decision);
+      warden_guard_question_answer (asked->question, TRUE);
+    }
+  else
+    {
+      g_autofree char *chain = chain_text (asked->question);
+
+      warden_guard_question_answer (asked->question, FALSE);
+      g_string_append_printf (nested->report,
+                              "A program this command started was rejected by the user and "
+                              "did not run: “%s” (%s)\n", asked->text, chain);
+      if (answer->feedback != NULL && *answer->feedback != '\0')
+        g_string_append_printf (nested->report, "User feedback: %s\n", answer->feedback);
+    }
+  asked_free (asked);
+  ask_next (nested);
+  return TRUE;
+}
