@@ -36,6 +36,31 @@ static const char * const quiet_patterns[] = {
   "gcc -dumpversion", "gcc -dumpmachine", "pkg-config --*", NULL
 };
 
+/* A compiler driver's own passes: what an allowed cc starts to compile. */
+static const char * const drivers[] = { "cc", "gcc", "g++", "c++", "clang", "clang++",
+                                        "collect2", "gcc-12", "g++-12", NULL };
+static const char * const passes[] = { "cc1", "cc1plus", "cc1obj", "as", "collect2", "ld",
+                                       "ld.bfd", "ld.gold", "lto-wrapper", "lto1", NULL };
+
+static char *
+first_word_name (const char *text)
+{
+  g_autofree char *word = g_strndup (text, strcspn (text, " "));
+
+  return g_path_get_basename (word);
+}
+
+/* @text is a compiler pass started by a compiler driver. */
+static gboolean
+is_compiler_pass (const char         *text,
+                  const char * const *chain)
+{
+  g_autofree char *program = first_word_name (text);
+  g_autofree char *parent = chain && chain[0] ? first_word_name (chain[0]) : NULL;
+
+  return parent != NULL && g_strv_contains (drivers, parent) && g_strv_contains (passes, program);
+}
+
 struct _WardenNested
 {
   WardenAgent    *self;         /* not a reference: the agent owns us */
@@ -216,7 +241,8 @@ _warden_nested_guard_cb (WardenGuardQuestion *question,
 
     case WARDEN_VERDICT_ASK:
     default:
-      if (approved_before (nested, decision) || is_quiet (text))
+      if (approved_before (nested, decision) || is_quiet (text) ||
+          is_compiler_pass (text, warden_guard_question_get_chain (question)))
         {
           warden_guard_question_answer (question, TRUE);
           return;

@@ -1314,6 +1314,72 @@ test_nested_no_helper (void)
   env_tear_down (&env);
 }
 
+/* How many questions real tools raise under a profile that allows them:
+ * npm install and npm test of a small project, make of a small C project.
+ * The figures go to the README; every question is printed. */
+static void
+test_nested_prompt_counts (void)
+{
+  static const struct { const char *command; guint expected; } runs[] = {
+    { "npm install --no-audit --no-fund", 0 },
+    { "npm test", 0 },
+    { "make", 0 },
+  };
+  Env env = { 0 };
+  g_autofree char *dir = NULL;
+
+  env_set_up (&env);
+  dir = g_build_filename (env.root, "config", "warden", "profiles", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  {
+    g_autofree char *path = g_build_filename (dir, "dev.json", NULL);
+
+    g_assert_true (g_file_set_contents (path, "{\"version\": 1, \"name\": \"Dev\", \"allow\": "
+                                        "[\"npm install *\", \"npm test\", \"make\", \"cc *\", "
+                                        "\"node *\", \"echo *\", \"ls\", \"ls *\", \"cat *\"]}", -1,
+                                        NULL));
+  }
+  touch_workspace (&env, "package.json",
+                   "{ \"name\": \"tiny\", \"version\": \"1.0.0\", \"scripts\": { \"pretest\": "
+                   "\"node -v\", \"test\": \"node test.js && echo tests passed\" } }\n");
+  touch_workspace (&env, "test.js", "const assert = require('assert');\n"
+                   "assert.strictEqual (1 + 1, 2);\nconsole.log ('ok');\n");
+  touch_workspace (&env, "Makefile", "CFLAGS = -O2 -Wall\nhello: hello.o util.o\n"
+                   "\t$(CC) -o $@ $^\n%.o: %.c util.h\n\t$(CC) $(CFLAGS) -c $<\n");
+  touch_workspace (&env, "hello.c", "#include \"util.h\"\nint main (void) { return util (); }\n");
+  touch_workspace (&env, "util.c", "#include \"util.h\"\nint util (void) { return 0; }\n");
+  touch_workspace (&env, "util.h", "int util (void);\n");
+
+  for (guint i = 0; i < G_N_ELEMENTS (runs); i++)
+    {
+      g_autofree char *input = g_strdup_printf ("{\"command\": \"%s\", \"timeout\": 600}",
+                                                runs[i].command);
+      g_autoptr(GPtrArray) events = NULL;
+      g_autoptr(GPtrArray) asked = NULL;
+      Client *c;
+      Result r;
+
+      g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", input, NULL));
+      g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+      c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--profile", "dev",
+                        runs[i].command);
+      for (guint n = 0; n < 50; n++)
+        client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+      r = client_finish (c, &events);
+      g_assert_cmpint (r.status, ==, 0);
+      asked = events_of (events, "approval_required");
+      g_test_message ("%s: %u questions", runs[i].command, asked->len);
+      for (guint n = 0; n < asked->len; n++)
+        g_test_message ("  asked: %s", str (g_ptr_array_index (asked, n), "command"));
+      g_assert_cmpint (json_object_get_int_member (only_event (events, "tool_result"),
+                                                   "exit_code"), ==, 0);
+      g_assert_cmpuint (asked->len, ==, runs[i].expected);
+      result_clear (&r);
+    }
+  g_assert_true (workspace_has (&env, "hello"));
+  env_tear_down (&env);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The example clients of docs/examples, with a person typing on their input */
 
@@ -1471,6 +1537,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/nested-deny-in-allow-always", test_nested_deny_in_allow_always);
   g_test_add_func ("/cli/json/nested-wait-not-timed", test_nested_wait_not_timed);
   g_test_add_func ("/cli/json/nested-no-helper", test_nested_no_helper);
+  g_test_add_func ("/cli/json/nested-prompt-counts", test_nested_prompt_counts);
   g_test_add_func ("/cli/json/example-approve", test_example_approve);
   g_test_add_func ("/cli/json/example-no-network", test_example_no_network);
   status = g_test_run ();

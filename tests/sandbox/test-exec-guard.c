@@ -338,6 +338,52 @@ test_stop_kills_tree (Fixture       *f,
   g_assert_true (workspace_has (f, "victim"));
 }
 
+static int
+cmp_gint64 (gconstpointer a,
+            gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* What checking costs: 300 program starts with the guard asking the host
+ * about each, and without, in alternating pairs (the median of each).
+ * Printed, never asserted: the machine may be busy. */
+static void
+test_overhead (Fixture       *f,
+               gconstpointer  data)
+{
+  const char *command = "i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i+1)); done";
+  gint64 times[2][5];
+
+  for (guint pair = 0; pair < G_N_ELEMENTS (times[0]); pair++)
+    for (guint guarded = 0; guarded < 2; guarded++)
+      {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(WardenExecResult) r = NULL;
+        WardenExecRequest request = { 0 };
+        GAsyncResult *res = NULL;
+
+        request.command = command;
+        request.guard_func = guarded ? guard_cb : NULL;
+        request.guard_data = f;
+        warden_sandbox_exec_async (f->sandbox, &request, NULL, warden_test_keep_result_cb, &res);
+        warden_test_wait_result (&res);
+        r = warden_sandbox_exec_finish (f->sandbox, res, &error);
+        g_object_unref (res);
+        g_assert_no_error (error);
+        g_assert_cmpint (r->exit_code, ==, 0);
+        times[guarded][pair] = r->duration_us;
+      }
+  qsort (times[0], G_N_ELEMENTS (times[0]), sizeof (gint64), cmp_gint64);
+  qsort (times[1], G_N_ELEMENTS (times[1]), sizeof (gint64), cmp_gint64);
+  g_test_message ("300 starts, median of 5: %.1f ms bare, %.1f ms checked: %.2f ms more per "
+                  "checked start", times[0][2] / 1000.0, times[1][2] / 1000.0,
+                  (times[1][2] - times[0][2]) / 1000.0 / 300);
+  g_assert_cmpuint (f->asked->len, >=, 200);
+}
+
 /* The text a pattern sees: words quoted as the parser reads them back, a
  * program in a system directory by its name. */
 static void
@@ -374,6 +420,7 @@ main (int    argc,
   ADD ("argv0-lie", test_argv0_lie);
   ADD ("script-by-path", test_script_by_path);
   ADD ("race", test_race);
+  ADD ("overhead", test_overhead);
   ADD ("timeout-stops-while-waiting", test_timeout_stops_while_waiting);
   ADD ("timeout-still-counts", test_timeout_still_counts);
   ADD ("stop-kills-tree", test_stop_kills_tree);

@@ -101,6 +101,33 @@ find_proc (pid_t pid)
   return NULL;
 }
 
+/* The parent of @pid, from /proc: a new process can stop before its
+ * parent's fork event is read. */
+static pid_t
+read_ppid (pid_t pid)
+{
+  char path[64];
+  char buf[512];
+  char *close_paren;
+  int fd, ppid = 0;
+  ssize_t n;
+
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  n = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  /* "PID (COMM) STATE PPID …": COMM may hold spaces and parentheses. */
+  close_paren = strrchr (buf, ')');
+  if (close_paren == NULL || sscanf (close_paren + 1, " %*c %d", &ppid) != 1)
+    return 0;
+  return (pid_t) ppid;
+}
+
 static Proc *
 add_proc (pid_t pid,
           pid_t parent)
@@ -123,6 +150,8 @@ add_proc (pid_t pid,
   p = &procs[n_procs++];
   memset (p, 0, sizeof *p);
   p->pid = pid;
+  if (parent <= 0)
+    parent = read_ppid (pid);
   p->parent = parent;
   /* Before its exec, a new process is a copy of its parent. */
   pp = parent > 0 ? find_proc (parent) : NULL;
@@ -344,9 +373,17 @@ script_offset (pid_t       pid,
 
   if (o1 >= argv_len)
     return 0;
-  if (read_shebang (pid, argv + o1, interp, arg, sizeof interp) && arg[0] == '\0' &&
-      strcmp (interp, argv) == 0)
-    return o1;
+  if (read_shebang (pid, argv + o1, interp, arg, sizeof interp))
+    {
+      const char *slash = strrchr (interp, '/');
+
+      if (arg[0] == '\0' && strcmp (interp, argv) == 0)
+        return o1;
+      /* "#!/usr/bin/env node": env starts node with the script, which is
+       * still the script running. */
+      if (slash != NULL && strcmp (slash, "/env") == 0 && strcmp (arg, argv) == 0)
+        return o1;
+    }
   o2 = o1 + strlen (argv + o1) + 1;
   if (o2 >= argv_len)
     return 0;
