@@ -220,8 +220,8 @@ run_exec (ExecCall *exec)
 
   g_signal_emit (self, AGENT_SIGNAL (TOOL_CALL), 0, exec->call);
   /* Every program the command starts is checked too, where the sandbox
-   * has the exec guard (_warden_agent_guard_missing() said so otherwise). */
-  if (self->check_nested && WARDEN_IS_BWRAP_SANDBOX (self->sandbox))
+   * has the exec guard (it said so when it was ready, otherwise). */
+  if (self->check_nested && warden_sandbox_get_guard_unavailable (self->sandbox) == NULL)
     {
       _warden_nested_free (self->nested);
       self->nested = _warden_nested_new (self, warden_tool_call_get_id (exec->call),
@@ -286,13 +286,17 @@ prepare_cb (GObject      *object,
   self->sandbox_given_up = FALSE;
   /* Never a silent gap: the profile asks for every program to be checked,
    * and this sandbox cannot. */
-  _warden_agent_emit_sandbox_state (self, "ready", 1,
-                                    self->check_nested && !WARDEN_IS_BWRAP_SANDBOX (self->sandbox)
-                                    ? _("Programs that commands start are not checked in this "
-                                        "sandbox (the exec guard runs with bubblewrap so far): "
-                                        "only the commands the model sends are checked against "
-                                        "the profile.")
-                                    : NULL);
+  if (self->check_nested && warden_sandbox_get_guard_unavailable (self->sandbox) != NULL)
+    {
+      g_autofree char *notice =
+        g_strdup_printf (_("Programs that commands start are not checked in this sandbox (%s): "
+                           "only the commands the model sends are checked against the "
+                           "profile."), warden_sandbox_get_guard_unavailable (self->sandbox));
+
+      _warden_agent_emit_sandbox_state (self, "ready", 1, notice);
+    }
+  else
+    _warden_agent_emit_sandbox_state (self, "ready", 1, NULL);
   run_exec (exec);
 }
 

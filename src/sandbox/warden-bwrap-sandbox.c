@@ -925,6 +925,14 @@ warden_bwrap_sandbox_destroy_async (WardenSandbox       *sandbox,
   g_task_return_boolean (task, TRUE);
 }
 
+static const char *
+warden_bwrap_sandbox_get_guard_unavailable (WardenSandbox *sandbox)
+{
+  if (warden_guard_get_helper_path () == NULL)
+    return _("the exec guard’s helper (warden-guard) is not installed");
+  return NULL;
+}
+
 static void
 warden_bwrap_sandbox_finalize (GObject *object)
 {
@@ -948,6 +956,7 @@ warden_bwrap_sandbox_class_init (WardenBwrapSandboxClass *klass)
   sandbox_class->prepare_async = warden_bwrap_sandbox_prepare_async;
   sandbox_class->exec_async = warden_bwrap_sandbox_exec_async;
   sandbox_class->destroy_async = warden_bwrap_sandbox_destroy_async;
+  sandbox_class->get_guard_unavailable = warden_bwrap_sandbox_get_guard_unavailable;
 }
 
 static void

@@ -9,6 +9,7 @@
 #define G_LOG_DOMAIN "warden-sandbox"
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include "warden-docker-sandbox.h"
 
@@ -40,7 +41,14 @@ struct _WardenDockerSandbox
   gboolean            removing;     /* a removal of those runs for commands that lost them */
   GSource            *removal_timer;
   GPtrArray          *lost_waiting; /* the tasks of those commands, returned once it is over */
+  char               *guard_dir;    /* host folder of the exec guard's sockets, mounted inside */
+  char               *guard_unavailable; /* or why the container has no guard */
+  guint               guard_seq;
 };
+
+/* Where the exec guard's helper and its sockets are inside the container. */
+#define GUARD_INSIDE     "/run/warden-guard"
+#define GUARD_DIR_INSIDE "/run/warden-guard.d"
 
 G_DEFINE_FINAL_TYPE (WardenDockerSandbox, warden_docker_sandbox, WARDEN_TYPE_SANDBOX)
 
@@ -297,6 +305,11 @@ container_config (WardenDockerSandbox *self)
   json_builder_set_member_name (b, "Mounts");
   json_builder_begin_array (b);
   add_bind_mount (b, config->workspace, inside, FALSE);
+  if (self->guard_dir != NULL)
+    {
+      add_bind_mount (b, warden_guard_get_helper_path (), GUARD_INSIDE, TRUE);
+      add_bind_mount (b, self->guard_dir, GUARD_DIR_INSIDE, FALSE);
+    }
   for (guint i = 0; i < mounts->len; i++)
     {
       const WardenWorkspaceMount *mount = g_ptr_array_index (mounts, i);
@@ -558,6 +571,31 @@ warden_docker_sandbox_prepare_async (WardenSandbox       *sandbox,
           return;
         }
     }
+  /* The exec guard needs its helper and a folder of sockets mounted from
+   * this machine: an engine elsewhere cannot mount them. */
+  g_clear_pointer (&self->guard_unavailable, g_free);
+  if (self->guard_dir == NULL)
+    {
+      const char *host = warden_docker_client_get_host (self->client);
+
+      if (warden_guard_get_helper_path () == NULL)
+        self->guard_unavailable = g_strdup (_("the exec guard’s helper (warden-guard) is not "
+                                              "installed"));
+      else if (!g_str_has_prefix (host, "unix://"))
+        self->guard_unavailable = g_strdup_printf (_("the Docker engine at %s is on another "
+                                                     "machine, where the exec guard’s helper "
+                                                     "cannot be mounted"), host);
+      else
+        {
+          g_autofree char *base = g_build_filename (g_get_user_runtime_dir (),
+                                                    "warden-guard-XXXXXX", NULL);
+
+          self->guard_dir = g_mkdtemp_full (g_steal_pointer (&base), 0700);
+          if (self->guard_dir == NULL)
+            self->guard_unavailable = g_strdup_printf (_("no folder for its sockets: %s"),
+                                                       g_strerror (errno));
+        }
+    }
   warden_docker_client_ping_async (self->client, cancellable, ping_cb, g_steal_pointer (&task));
 }
 
@@ -567,6 +605,9 @@ warden_docker_sandbox_prepare_async (WardenSandbox       *sandbox,
 /* Every command runs as `/bin/sh -c COMMAND`, from a shell that first says
  * its PID on stderr: a kill spares the other commands still running. */
 static const char exec_wrapper[] = "echo \"$$\" >&2; exec /bin/sh -c \"$1\"";
+/* The same through the exec guard, whose socket is "$2". */
+static const char exec_guarded_wrapper[] =
+  "echo \"$$\" >&2; exec " GUARD_INSIDE " --socket \"$2\" -- /bin/sh -c \"$1\"";
 
 /* Kills every process in the container except PID 1 (docker-init), its
  * oldest child (the container's own command, started before anything else),
@@ -1322,7 +1363,9 @@ warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
   g_auto(GStrv) env = NULL;
   DockerExec *de;
   gboolean with_stdin = request->stdin_data != NULL && g_bytes_get_size (request->stdin_data) > 0;
-  const char *argv[] = { "/bin/sh", "-c", exec_wrapper, "sh", request->command, NULL };
+  const char *argv[] = { "/bin/sh", "-c", exec_wrapper, "sh", request->command, NULL, NULL };
+  g_autofree char *socket_inside = NULL;
+  WardenExecGuard *guard = NULL;
 
   g_task_set_source_tag (task, warden_docker_sandbox_exec_async);
   if (self->container_id == NULL)
@@ -1338,6 +1381,36 @@ warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
   de->pid_line = g_string_new (NULL);
   g_ptr_array_add (self->running, de);
   de->watch = warden_exec_watch_new (task, request, cancellable, &docker_exec_funcs);
+
+  if (request->guard_func != NULL)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *name = NULL;
+      g_autofree char *path = NULL;
+
+      if (self->guard_dir == NULL)
+        {
+          docker_exec_return (task, -1, g_error_new (WARDEN_SANDBOX_ERROR,
+                                                     WARDEN_SANDBOX_ERROR_UNAVAILABLE,
+                                                     _("Programs this command starts cannot be "
+                                                       "checked (%s), so it did not run"),
+                                                     warden_sandbox_get_guard_unavailable (sandbox)));
+          return;
+        }
+      name = g_strdup_printf ("%u.sock", ++self->guard_seq);
+      path = g_build_filename (self->guard_dir, name, NULL);
+      guard = warden_exec_guard_new_listening (request->guard_func, request->guard_data, path,
+                                               &error);
+      if (guard == NULL)
+        {
+          docker_exec_return (task, -1, g_steal_pointer (&error));
+          return;
+        }
+      warden_exec_watch_adopt_guard (de->watch, guard);
+      socket_inside = g_build_filename (GUARD_DIR_INSIDE, name, NULL);
+      argv[2] = exec_guarded_wrapper;
+      argv[5] = socket_inside;
+    }
 
   env = warden_sandbox_build_env (sandbox, "/tmp", request);
 
@@ -1476,6 +1549,17 @@ warden_docker_sandbox_cleanup_finish (WardenDockerClient  *client,
 
 /* ------------------------------------------------------------------------ */
 
+static const char *
+warden_docker_sandbox_get_guard_unavailable (WardenSandbox *sandbox)
+{
+  WardenDockerSandbox *self = WARDEN_DOCKER_SANDBOX (sandbox);
+
+  if (self->guard_dir != NULL)
+    return NULL;
+  return self->guard_unavailable ? self->guard_unavailable
+                                 : _("the sandbox is not prepared yet");
+}
+
 static void
 warden_docker_sandbox_finalize (GObject *object)
 {
@@ -1488,6 +1572,10 @@ warden_docker_sandbox_finalize (GObject *object)
   g_ptr_array_unref (self->running);
   g_ptr_array_unref (self->given_up);
   g_ptr_array_unref (self->lost_waiting);
+  if (self->guard_dir != NULL)
+    g_rmdir (self->guard_dir);
+  g_free (self->guard_dir);
+  g_free (self->guard_unavailable);
   G_OBJECT_CLASS (warden_docker_sandbox_parent_class)->finalize (object);
 }
 
@@ -1502,6 +1590,7 @@ warden_docker_sandbox_class_init (WardenDockerSandboxClass *klass)
   sandbox_class->exec_async = warden_docker_sandbox_exec_async;
   sandbox_class->destroy_async = warden_docker_sandbox_destroy_async;
   sandbox_class->get_container_id = warden_docker_sandbox_get_container_id;
+  sandbox_class->get_guard_unavailable = warden_docker_sandbox_get_guard_unavailable;
 }
 
 static void

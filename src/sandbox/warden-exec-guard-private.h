@@ -23,6 +23,12 @@ WardenExecGuard *warden_exec_guard_new       (WardenGuardFunc        func,
                                               gpointer               func_data,
                                               int                   *child_fd,
                                               GError               **error);
+/* A socket at @path that one helper connects to (--socket, in a container
+ * that mounts its folder); it is removed once the helper is in. */
+WardenExecGuard *warden_exec_guard_new_listening (WardenGuardFunc    func,
+                                                  gpointer           func_data,
+                                                  const char        *path,
+                                                  GError           **error);
 void             warden_exec_guard_set_pause (WardenExecGuard       *guard,
                                               WardenGuardPauseFunc   pause,
                                               gpointer               pause_data);

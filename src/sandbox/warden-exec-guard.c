@@ -7,12 +7,16 @@
 #include "config.h"
 
 #define G_LOG_DOMAIN "warden-sandbox"
+#define _GNU_SOURCE  /* accept4 */
 
 #include <errno.h>
 #include <stdio.h>
 #include <gio/gunixinputstream.h>
 #include <string.h>
+#include <glib-unix.h>
+#include <glib/gstdio.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "warden-exec-guard.h"
@@ -31,7 +35,10 @@ struct _WardenGuardQuestion
 
 struct _WardenExecGuard
 {
-  int                 fd;          /* ours; the helper has the other end */
+  int                 fd;          /* ours; the helper has the other end (-1 until it connects) */
+  int                 listen_fd;   /* a socket the helper connects to, or -1 */
+  char               *listen_path;
+  guint               accept_id;
   GDataInputStream   *in;
   GCancellable       *cancellable;
   WardenGuardFunc     func;
@@ -287,6 +294,7 @@ parse_question (const char *line)
 }
 
 static void read_next (WardenExecGuard *guard);
+static void start_reading (WardenExecGuard *guard);
 
 static void
 line_cb (GObject      *object,
@@ -350,18 +358,93 @@ warden_exec_guard_new (WardenGuardFunc   func,
       return NULL;
     }
   guard = g_new0 (WardenExecGuard, 1);
+  guard->listen_fd = -1;
   guard->fd = fds[0];
   guard->func = func;
   guard->func_data = func_data;
   guard->open = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_guard_question_unref);
   guard->cancellable = g_cancellable_new ();
-  {
-    g_autoptr(GInputStream) raw = g_unix_input_stream_new (dup (fds[0]), TRUE);
-
-    guard->in = g_data_input_stream_new (raw);
-  }
   *child_fd = fds[1];
+  start_reading (guard);
+  return guard;
+}
+
+static void
+start_reading (WardenExecGuard *guard)
+{
+  g_autoptr(GInputStream) raw = g_unix_input_stream_new (dup (guard->fd), TRUE);
+
+  guard->in = g_data_input_stream_new (raw);
   read_next (guard);
+}
+
+static void
+stop_listening (WardenExecGuard *guard)
+{
+  g_clear_handle_id (&guard->accept_id, g_source_remove);
+  if (guard->listen_fd >= 0)
+    close (guard->listen_fd);
+  guard->listen_fd = -1;
+  if (guard->listen_path != NULL)
+    g_unlink (guard->listen_path);
+  g_clear_pointer (&guard->listen_path, g_free);
+}
+
+static gboolean
+accept_cb (int          fd,
+           GIOCondition condition,
+           gpointer     user_data)
+{
+  WardenExecGuard *guard = user_data;
+  int conn = accept4 (fd, NULL, NULL, SOCK_CLOEXEC);
+
+  if (conn < 0)
+    return errno == EAGAIN || errno == EINTR ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+  /* One helper, one connection: nobody else is let in. */
+  guard->accept_id = 0;
+  guard->fd = conn;
+  stop_listening (guard);
+  start_reading (guard);
+  return G_SOURCE_REMOVE;
+}
+
+WardenExecGuard *
+warden_exec_guard_new_listening (WardenGuardFunc   func,
+                                 gpointer          func_data,
+                                 const char       *path,
+                                 GError          **error)
+{
+  WardenExecGuard *guard;
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  int fd;
+
+  if (strlen (path) >= sizeof addr.sun_path)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FILENAME_TOO_LONG,
+                   "The exec guard's socket path is too long: %s", path);
+      return NULL;
+    }
+  strcpy (addr.sun_path, path);
+  fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0 || bind (fd, (struct sockaddr *) &addr, sizeof addr) != 0 || listen (fd, 1) != 0)
+    {
+      int saved = errno;
+
+      if (fd >= 0)
+        close (fd);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Could not make the exec guard's socket %s: %s", path, g_strerror (saved));
+      return NULL;
+    }
+  guard = g_new0 (WardenExecGuard, 1);
+  guard->fd = -1;
+  guard->listen_fd = fd;
+  guard->listen_path = g_strdup (path);
+  guard->func = func;
+  guard->func_data = func_data;
+  guard->open = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_guard_question_unref);
+  guard->cancellable = g_cancellable_new ();
+  guard->accept_id = g_unix_fd_add (fd, G_IO_IN, accept_cb, guard);
   return guard;
 }
 
@@ -382,12 +465,14 @@ warden_exec_guard_free (WardenExecGuard *guard)
   if (guard == NULL)
     return;
   g_cancellable_cancel (guard->cancellable);
+  stop_listening (guard);
   for (guint i = 0; i < guard->open->len; i++)
     ((WardenGuardQuestion *) g_ptr_array_index (guard->open, i))->guard = NULL;
   g_ptr_array_unref (guard->open);
   /* The helper reads the end of its socket: what waited is not run. */
-  close (guard->fd);
-  g_object_unref (guard->in);
+  if (guard->fd >= 0)
+    close (guard->fd);
+  g_clear_object (&guard->in);
   g_object_unref (guard->cancellable);
   g_free (guard);
 }

@@ -327,6 +327,16 @@ warden_sandbox_get_container_id (WardenSandbox *self)
 }
 
 const char *
+warden_sandbox_get_guard_unavailable (WardenSandbox *self)
+{
+  WardenSandboxClass *klass = WARDEN_SANDBOX_GET_CLASS (self);
+
+  if (klass->get_guard_unavailable == NULL)
+    return _("this sandbox has no exec guard");
+  return klass->get_guard_unavailable (self);
+}
+
+const char *
 warden_sandbox_get_image (WardenSandbox *self)
 {
   return warden_sandbox_get_config (self)->image;

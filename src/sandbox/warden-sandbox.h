@@ -138,6 +138,8 @@ struct _WardenSandboxClass
                                        GError                  **error);
   /* Docker: the container id; others NULL. */
   const char       *(*get_container_id) (WardenSandbox          *self);
+  /* NULL when exec takes a guard_func, else why not (unset: no guard). */
+  const char       *(*get_guard_unavailable) (WardenSandbox     *self);
 };
 
 GQuark                     warden_sandbox_error_quark        (void);
@@ -151,6 +153,10 @@ const char                *warden_sandbox_get_workspace      (WardenSandbox     
 const char                *warden_sandbox_get_workspace_inside (WardenSandbox          *self);
 const char                *warden_sandbox_get_container_id   (WardenSandbox            *self);
 const char                *warden_sandbox_get_image          (WardenSandbox            *self);
+/* NULL when this sandbox checks the programs a command starts (a request's
+ * guard_func is called for each; after prepare for Docker), else a
+ * sentence saying why it cannot. */
+const char                *warden_sandbox_get_guard_unavailable (WardenSandbox          *self);
 
 void                       warden_sandbox_prepare_async      (WardenSandbox            *self,
                                                               GCancellable             *cancellable,

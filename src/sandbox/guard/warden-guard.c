@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  *   warden-guard --fd N -- PROGRAM [ARG…]
+ *   warden-guard --socket PATH -- PROGRAM [ARG…]
  *
  * Runs PROGRAM (the command line Warden already checked) as a ptrace tracee
  * and follows every process it starts, at any depth. Each later exec stops
@@ -52,6 +53,8 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -630,14 +633,33 @@ main (int    argc,
   sigset_t mask;
   int main_status = -1;
 
-  if (argc < 5 || strcmp (argv[1], "--fd") != 0 || strcmp (argv[3], "--") != 0)
+  if (argc < 5 || (strcmp (argv[1], "--fd") != 0 && strcmp (argv[1], "--socket") != 0) ||
+      strcmp (argv[3], "--") != 0)
     {
-      fprintf (stderr, "usage: warden-guard --fd N -- PROGRAM [ARG…]\n");
+      fprintf (stderr, "usage: warden-guard --fd N | --socket PATH -- PROGRAM [ARG…]\n");
       return 125;
     }
-  sock = atoi (argv[2]);
-  if (fcntl (sock, F_SETFD, FD_CLOEXEC) != 0)
-    die ("the socket to Warden");
+  if (strcmp (argv[1], "--fd") == 0)
+    {
+      sock = atoi (argv[2]);
+      if (fcntl (sock, F_SETFD, FD_CLOEXEC) != 0)
+        die ("the socket to Warden");
+    }
+  else
+    {
+      /* A container: Warden listens on a socket in a folder mounted here. */
+      struct sockaddr_un addr = { .sun_family = AF_UNIX };
+
+      if (strlen (argv[2]) >= sizeof addr.sun_path)
+        {
+          fprintf (stderr, "warden-guard: the socket path is too long\n");
+          return 125;
+        }
+      strcpy (addr.sun_path, argv[2]);
+      sock = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (sock < 0 || connect (sock, (struct sockaddr *) &addr, sizeof addr) != 0)
+        die ("could not reach Warden's exec guard socket");
+    }
 
   sigemptyset (&mask);
   sigaddset (&mask, SIGCHLD);
