@@ -88,6 +88,14 @@ warden_host_sandbox_destroy_async (WardenSandbox       *sandbox,
   g_task_return_boolean (task, TRUE);
 }
 
+static const char *
+warden_host_sandbox_get_guard_unavailable (WardenSandbox *sandbox)
+{
+  if (warden_guard_get_helper_path () == NULL)
+    return _("the exec guard’s helper (warden-guard) is not installed");
+  return NULL;
+}
+
 static void
 warden_host_sandbox_class_init (WardenHostSandboxClass *klass)
 {
@@ -96,6 +104,7 @@ warden_host_sandbox_class_init (WardenHostSandboxClass *klass)
   sandbox_class->prepare_async = warden_host_sandbox_prepare_async;
   sandbox_class->exec_async = warden_host_sandbox_exec_async;
   sandbox_class->destroy_async = warden_host_sandbox_destroy_async;
+  sandbox_class->get_guard_unavailable = warden_host_sandbox_get_guard_unavailable;
 }
 
 static void

@@ -1301,19 +1301,43 @@ warden_local_exec_async (const char * const      *argv,
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GSubprocess) process = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) guarded = NULL;
+  WardenExecGuard *guard = NULL;
+  int guard_fd = -1;
 
   launcher = warden_local_exec_launcher_new (envp, cwd, new_session);
-  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  /* Every program the command starts is checked: the helper starts it. */
+  if (request->guard_func != NULL && warden_guard_get_helper_path () != NULL)
+    {
+      guard = warden_exec_guard_new (request->guard_func, request->guard_data, &guard_fd,
+                                     &error);
+      if (guard != NULL)
+        {
+          guarded = g_ptr_array_new ();
+          g_ptr_array_add (guarded, (gpointer) warden_guard_get_helper_path ());
+          g_ptr_array_add (guarded, "--fd");
+          g_ptr_array_add (guarded, "3");
+          g_ptr_array_add (guarded, "--");
+          for (guint i = 0; argv[i] != NULL; i++)
+            g_ptr_array_add (guarded, (gpointer) argv[i]);
+          g_ptr_array_add (guarded, NULL);
+          g_subprocess_launcher_take_fd (launcher, guard_fd, 3);
+          argv = (const char * const *) guarded->pdata;
+        }
+    }
+  if (error == NULL)
+    process = g_subprocess_launcher_spawnv (launcher, argv, &error);
   if (process == NULL)
     {
       g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
 
+      warden_exec_guard_free (guard);
       g_task_set_source_tag (task, warden_local_exec_run_async);
       g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
                                _("Could not start %s: %s"), argv[0], error->message);
       return;
     }
-  warden_local_exec_run_async (process, new_session, NULL, request, cancellable, callback,
+  warden_local_exec_run_async (process, new_session, guard, request, cancellable, callback,
                                user_data);
 }
 

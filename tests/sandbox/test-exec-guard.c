@@ -16,6 +16,7 @@
 
 #include "sandbox/warden-bwrap-sandbox.h"
 #include "sandbox/warden-docker-sandbox.h"
+#include "sandbox/warden-host-sandbox.h"
 #include "sandbox/warden-sandbox.h"
 #include "warden-test-util.h"
 
@@ -51,6 +52,8 @@ fixture_set_up (Fixture       *f,
       config->image = g_strdup (image ? image : "warden-test-busybox:latest");
       f->sandbox = warden_docker_sandbox_new (config);
     }
+  else if (g_strcmp0 (data, "host") == 0)
+    f->sandbox = warden_host_sandbox_new (config);
   else
     f->sandbox = warden_bwrap_sandbox_new (config);
   warden_sandbox_prepare_async (f->sandbox, NULL, warden_test_keep_result_cb, &res);
@@ -468,5 +471,8 @@ main (int    argc,
 #undef ADD
   g_test_add ("/guard/docker/nested-denied", Fixture, "docker", fixture_set_up,
               test_docker_nested_denied, fixture_tear_down);
+  /* On the host too: nothing confines it, but what it starts is checked. */
+  g_test_add ("/guard/host/nested-denied", Fixture, "host", fixture_set_up,
+              test_nested_denied, fixture_tear_down);
   return g_test_run ();
 }
