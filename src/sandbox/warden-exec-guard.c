@@ -184,16 +184,26 @@ warden_guard_get_helper_path (void)
       g_autofree char *installed = g_build_filename (LIBEXECDIR, "warden-guard", NULL);
       g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
       g_autofree char *dir = self ? g_path_get_dirname (self) : NULL;
-      g_autofree char *built = dir ? g_build_filename (dir, "..", "sandbox", "warden-guard", NULL)
-                                   : NULL;
 
       /* One named that is not there is not replaced by another. */
       if (env != NULL && *env != '\0')
         path = g_file_test (env, G_FILE_TEST_IS_EXECUTABLE) ? g_strdup (env) : NULL;
       else if (g_file_test (installed, G_FILE_TEST_IS_EXECUTABLE))
         path = g_steal_pointer (&installed);
-      else if (built != NULL && g_file_test (built, G_FILE_TEST_IS_EXECUTABLE))
-        path = g_canonicalize_filename (built, NULL);
+      else
+        /* A build tree: src/ui/warden, src/cli/warden-cli and the tests
+         * find src/sandbox/warden-guard above them. */
+        for (guint up = 1; dir != NULL && up <= 3 && path == NULL; up++)
+          {
+            g_autofree char *parent = g_path_get_dirname (dir);
+            g_autofree char *built = g_build_filename (parent, "src", "sandbox", "warden-guard",
+                                                       NULL);
+
+            if (g_file_test (built, G_FILE_TEST_IS_EXECUTABLE))
+              path = g_steal_pointer (&built);
+            g_free (dir);
+            dir = g_steal_pointer (&parent);
+          }
       g_once_init_leave (&init, 1);
     }
   return path;
