@@ -441,7 +441,8 @@ test_always_allow_saves_pattern (void)
   g_assert_true (g_file_get_contents (custom, &contents, NULL, NULL));
   g_assert_nonnull (strstr (contents, "\"wc *\""));
   g_assert_cmpstr (warden_session_get_profile (session), ==, "node-custom");
-  g_assert_cmpstr (shown_profile (), ==, "node-custom");
+  /* Issue 14, item 4: the header shows the session's new profile by its name. */
+  g_assert_cmpstr (shown_profile (), ==, "Node.js (yours)");
   wait_until (terminal_has, "always $ wc -c /etc/hostname", 5, "the command's prompt line");
 
   /* The same kind of command now runs without asking. */
@@ -582,14 +583,18 @@ test_dismissed_stays_dismissed (void)
   g_assert_null (warden_window_get_approval_dialog (window));
   xdotool ("key Tab Return ctrl+n");
   spin (500);
-  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; )
+  /* New Session opened (Ctrl+N): closed unused. It is not an application
+   * window, so it is looked for among all toplevels. */
+  g_assert_nonnull (warden_window_get_new_session_dialog (window));
+  for (guint i = g_list_model_get_n_items (gtk_window_get_toplevels ()); i > 0; i--)
     {
-      GtkWindow *other = l->data;
+      g_autoptr(GtkWindow) other = g_list_model_get_item (gtk_window_get_toplevels (), i - 1);
 
-      l = l->next;
-      if (other != GTK_WINDOW (window))
+      /* Shown ones only: the shortcuts window waits hidden for Ctrl+?. */
+      if (other != GTK_WINDOW (window) && gtk_widget_get_visible (GTK_WIDGET (other)))
         gtk_window_destroy (other);
     }
+  g_assert_null (warden_window_get_new_session_dialog (window));
   x_focus (GTK_WIDGET (window));
   xdotool ("key Return Tab Return");
   spin (500);
@@ -764,7 +769,7 @@ test_question (void)
   g_assert_nonnull (strstr (last, "vitest"));
 }
 
-/* The header's dropdown of profile ids. */
+/* The header's dropdown of profiles, by name. */
 static GtkDropDown *
 profile_dropdown (void)
 {
@@ -809,7 +814,7 @@ test_switch_profile (void)
   g_assert_nonnull (dropdown);
   model = gtk_drop_down_get_model (dropdown);
   for (guint i = 0; i < g_list_model_get_n_items (model); i++)
-    if (g_strcmp0 (gtk_string_list_get_string (GTK_STRING_LIST (model), i), "strict") == 0)
+    if (g_strcmp0 (gtk_string_list_get_string (GTK_STRING_LIST (model), i), "Strict") == 0)
       strict = i;
   g_assert_cmpuint (strict, !=, GTK_INVALID_LIST_POSITION);
   gtk_drop_down_set_selected (dropdown, strict);
@@ -1293,10 +1298,10 @@ test_card_from_call (void)
   WardenChatItem *again;
   WardenToolCall *call;
 
-  g_assert_cmpstr (shown_profile (), ==, "node");
+  g_assert_cmpstr (shown_profile (), ==, "Node.js");
   g_assert_true (warden_session_set_profile (session, "trusted", NULL));
   /* The header follows the session's profile, whoever changed it. */
-  g_assert_cmpstr (shown_profile (), ==, "trusted");
+  g_assert_cmpstr (shown_profile (), ==, "Trusted");
   g_queue_push_tail (&fake->script,
                      fake_reply ("Checking.", "exec",
                                  "{\"command\":\"echo first line; echo second line; exit 3\"}",
@@ -1356,6 +1361,101 @@ test_card_from_call (void)
   g_assert_cmpstr (output_again, ==, output);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Issue 14: the window as a daily tool, through real input */
+
+static GtkWidget *
+find_leaflet (GtkWidget *widget)
+{
+  if (ADW_IS_LEAFLET (widget))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_leaflet (c);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+leaflet_still (gpointer leaflet)
+{
+  return !adw_leaflet_get_child_transition_running (leaflet);
+}
+
+/* A real click (XTEST) at the middle of @widget. */
+static void
+click_widget (GtkWidget *widget,
+              int        button,
+              int        repeat)
+{
+  GtkNative *native = gtk_widget_get_native (widget);
+  GdkSurface *surface = gtk_native_get_surface (native);
+  graphene_point_t middle, p;
+  g_autofree char *args = NULL;
+  double sx, sy;
+
+  /* Narrow, the sides slide: where a widget is mid-slide is not where the
+   * click lands. */
+  wait_until (leaflet_still, find_leaflet (GTK_WIDGET (window)), 10, "the leaflet to settle");
+  g_assert_true (gtk_widget_get_mapped (widget));
+  /* A row made in this very iteration has no size until the next frame. */
+  for (guint i = 0; i < 100 && gtk_widget_get_width (widget) == 0; i++)
+    spin (20);
+  middle = GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0,
+                                gtk_widget_get_height (widget) / 2.0);
+  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native), &middle, &p));
+  gtk_native_get_surface_transform (native, &sx, &sy);
+  /* The pointer first, and a moment for the window to see it arrive: a
+   * press without it is not taken for one on the widget under it. */
+  args = g_strdup_printf ("mousemove --sync --window %lu %d %d",
+                          (gulong) gdk_x11_surface_get_xid (surface), (int) (p.x + sx),
+                          (int) (p.y + sy));
+  xdotool (args);
+  spin (150);
+  g_free (args);
+  args = g_strdup_printf ("click --repeat %d --delay 80 %d", repeat, button);
+  xdotool (args);
+  spin (300);
+}
+
+static GtkWidget *
+find_mapped_label (GtkWidget  *widget,
+                   const char *text)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return NULL;
+  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_mapped_label (c, text);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+find_by_tooltip (GtkWidget  *widget,
+                 const char *tooltip)
+{
+  if (gtk_widget_get_mapped (widget) &&
+      g_strcmp0 (gtk_widget_get_tooltip_text (widget), tooltip) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_by_tooltip (c, tooltip);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 static GtkWidget *
 find_session_row (GtkWidget  *widget,
                   const char *id)
@@ -1373,23 +1473,557 @@ find_session_row (GtkWidget  *widget,
   return NULL;
 }
 
-/* A session in the sidebar opens when the user clicks it (or presses Enter
- * on it): its row activates. */
+static gboolean
+showing_session (gpointer id)
+{
+  WardenSession *session = warden_window_get_session (window);
+
+  return session != NULL && g_strcmp0 (warden_session_get_id (session), id) == 0 &&
+         warden_window_get_showing_chat (window);
+}
+
+/* A session with one finished turn, so that the sidebar lists it. */
+static WardenSession *
+start_session_with_task (const char *name,
+                         const char *task)
+{
+  WardenSession *session = start_session (name);
+
+  g_queue_push_tail (&fake->script, fake_reply ("Done.", NULL));
+  type_and_send (task);
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  return session;
+}
+
+/* The message dialog headed @heading, once it shows. */
+static GtkWindow *
+message_dialog (const char *heading)
+{
+  for (guint i = 0; i < 50; i++)
+    {
+      GListModel *toplevels = gtk_window_get_toplevels ();
+
+      for (guint j = 0; j < g_list_model_get_n_items (toplevels); j++)
+        {
+          g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, j);
+
+          if (ADW_IS_MESSAGE_DIALOG (w) && gtk_widget_get_mapped (GTK_WIDGET (w)) &&
+              g_strcmp0 (adw_message_dialog_get_heading (ADW_MESSAGE_DIALOG (w)), heading) == 0)
+            return w;
+        }
+      spin (100);
+    }
+  g_error ("no dialog “%s”", heading);
+}
+
+/* The menu a row opens: a right click on it, then a click on the item. */
+static void
+row_menu_item (GtkWidget  *row,
+               const char *item)
+{
+  GtkWidget *label = NULL;
+
+  click_widget (row, 3, 1);
+  for (GList *l = gtk_window_list_toplevels (); l != NULL; l = g_list_delete_link (l, l))
+    if (label == NULL && GTK_IS_POPOVER_MENU (l->data) &&
+        gtk_widget_get_mapped (l->data))
+      label = find_mapped_label (l->data, item);
+  if (label == NULL)
+    {
+      /* Popovers are not toplevels: look under the session list. */
+      GtkWidget *list = gtk_widget_get_ancestor (row, GTK_TYPE_LIST_BOX);
+
+      for (GtkWidget *c = gtk_widget_get_first_child (list); c; c = gtk_widget_get_next_sibling (c))
+        if (GTK_IS_POPOVER_MENU (c) && gtk_widget_get_mapped (c))
+          label = find_mapped_label (c, item);
+    }
+  g_assert_nonnull (label);
+  click_widget (label, 1, 1);
+}
+
+/* Item 1: old sessions open by a click, a double click and the keyboard;
+ * a row's menu renames and deletes the session it is on, shown or not. */
 static void
 test_sidebar_opens_session (void)
 {
-  WardenSession *first = start_session ("sidebar-first");
+  WardenSession *first = start_session_with_task ("sidebar-first", "first task");
   g_autofree char *first_id = g_strdup (warden_session_get_id (first));
-  GtkWidget *row;
+  WardenSession *second = start_session_with_task ("sidebar-second", "second task");
+  g_autofree char *second_id = g_strdup (warden_session_get_id (second));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = NULL;
+  g_autoptr(WardenSessionRecord) gone = NULL;
+  GtkWidget *row, *other;
+  GtkWindow *dialog;
 
-  start_session ("sidebar-second");
-  g_assert_false (warden_window_get_session (window) == first);
+  g_assert_true (showing_session (second_id));
   row = find_session_row (GTK_WIDGET (window), first_id);
   g_assert_nonnull (row);
-  g_assert_true (gtk_list_box_row_get_activatable (GTK_LIST_BOX_ROW (row)));
-  g_signal_emit_by_name (row, "activate");
-  spin (100);
-  g_assert_cmpstr (warden_session_get_id (warden_window_get_session (window)), ==, first_id);
+
+  /* A click. */
+  click_widget (row, 1, 1);
+  wait_until (showing_session, first_id, 10, "the first session after a click");
+
+  /* A double click. */
+  click_widget (find_session_row (GTK_WIDGET (window), second_id), 1, 2);
+  wait_until (showing_session, second_id, 10, "the second session after a double click");
+
+  /* The keyboard: from the second's row to the first's, then Enter. */
+  x_focus (GTK_WIDGET (window));
+  row = find_session_row (GTK_WIDGET (window), first_id);
+  other = find_session_row (GTK_WIDGET (window), second_id);
+  gtk_widget_grab_focus (other);
+  xdotool (gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (row)) >
+           gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (other)) ? "key Down Return"
+                                                                 : "key Up Return");
+  wait_until (showing_session, first_id, 10, "the first session after Enter");
+
+  /* The menu of a row not shown: Rename names it as the sidebar does. */
+  row_menu_item (find_session_row (GTK_WIDGET (window), second_id), "Rename…");
+  dialog = message_dialog ("Rename Session");
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (adw_message_dialog_get_extra_child (ADW_MESSAGE_DIALOG (dialog)))),
+                   ==, "sidebar-second");
+  x_focus (GTK_WIDGET (dialog));
+  xdotool ("key ctrl+a");
+  xdotool ("type --delay 20 'Renamed from its row'");
+  xdotool ("key Return");
+  spin (500);
+  g_assert_cmpstr (warden_session_get_title (second), ==, "Renamed from its row");
+  g_assert_true (label_shows (find_session_row (GTK_WIDGET (window), second_id),
+                              "Renamed from its row"));
+  g_assert_true (showing_session (first_id));
+
+  /* Delete from its menu: the dialog names it; the shown session stays. */
+  row_menu_item (find_session_row (GTK_WIDGET (window), second_id), "Delete");
+  dialog = message_dialog ("Delete Session?");
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)),
+                            "“Renamed from its row”"));
+  adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), "delete");
+  gtk_window_destroy (dialog);
+  spin (300);
+  g_assert_null (find_session_row (GTK_WIDGET (window), second_id));
+  g_assert_true (showing_session (first_id));
+  store = warden_session_store_new (NULL, &error);
+  g_assert_no_error (error);
+  gone = warden_session_store_get_session (store, second_id, &error);
+  g_assert_null (gone);
+  g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND);
+}
+
+static gboolean
+row_waits (gpointer id)
+{
+  GtkWidget *row = find_session_row (GTK_WIDGET (window), id);
+
+  return row != NULL && find_mapped_label (row, "Waiting") != NULL;
+}
+
+static gboolean
+row_spins (gpointer id)
+{
+  GtkWidget *row = find_session_row (GTK_WIDGET (window), id);
+
+  for (GtkWidget *w = row; w != NULL; )
+    {
+      if (GTK_IS_SPINNER (w) && gtk_widget_get_mapped (w) &&
+          gtk_spinner_get_spinning (GTK_SPINNER (w)))
+        return TRUE;
+      if (gtk_widget_get_first_child (w) != NULL)
+        w = gtk_widget_get_first_child (w);
+      else
+        {
+          while (w != NULL && w != row && gtk_widget_get_next_sibling (w) == NULL)
+            w = gtk_widget_get_parent (w);
+          w = w != NULL && w != row ? gtk_widget_get_next_sibling (w) : NULL;
+        }
+    }
+  return FALSE;
+}
+
+static gboolean
+command_running (gpointer data)
+{
+  WardenSession *session = warden_window_get_session (window);
+  WardenChatItem *item = session ? last_tool_item (session) : NULL;
+
+  return item != NULL && warden_session_get_busy (session) &&
+         warden_chat_item_get_state (item) == WARDEN_TOOL_CALL_RUNNING;
+}
+
+/* Item 5: one title everywhere, derived from the first task; "Waiting" only
+ * while the user is needed, a spinner while the agent runs; a session that
+ * never got a task is neither listed nor kept. */
+static void
+test_one_title (void)
+{
+  g_autofree char *workspace = new_workspace ("titled");
+  g_autofree char *empty_workspace = new_workspace ("never-tasked");
+  const char *task = "Count the files here\nand say how many";
+  const char *title = "Count the files here and say how many";
+  g_autofree char *window_title = g_strdup_printf ("%s — Warden", title);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = NULL;
+  g_autoptr(WardenSessionRecord) gone = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *empty_id = NULL;
+  WardenSession *session;
+  GtkWindow *dialog;
+
+  session = warden_application_create_session (app, workspace, "node", "bwrap", NULL, &error);
+  g_assert_no_error (error);
+  id = g_strdup (warden_session_get_id (session));
+  g_assert_true (warden_window_select_session (window, id));
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "New session — Warden");
+  g_assert_null (find_session_row (GTK_WIDGET (window), id));
+
+  g_queue_push_tail (&fake->script, fake_reply ("Counting.", "exec",
+                                                "{\"command\":\"echo started; sleep 4\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("There are none.", NULL));
+  type_and_send (task);
+  wait_for_dialog ();
+
+  /* The header, the sidebar and both dialogs say the task. */
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, window_title);
+  g_assert_cmpstr (warden_session_get_title (session), ==, title);
+  g_assert_nonnull (find_session_row (GTK_WIDGET (window), id));
+  g_assert_true (label_shows (find_session_row (GTK_WIDGET (window), id), title));
+  g_assert_true (row_waits (id));
+  g_assert_true (label_shows (GTK_WIDGET (window), "Waiting for you"));
+  g_assert_false (row_spins (id));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.rename-session", NULL));
+  dialog = message_dialog ("Rename Session");
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (adw_message_dialog_get_extra_child (ADW_MESSAGE_DIALOG (dialog)))),
+                   ==, title);
+  gtk_window_destroy (dialog);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", NULL));
+  dialog = message_dialog ("Delete Session?");
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)), title));
+  gtk_window_destroy (dialog);
+  spin (200);
+
+  /* Approved, the command runs: a spinner, and no "Waiting". */
+  warden_approval_dialog_respond (wait_for_dialog (), "once");
+  wait_until (command_running, NULL, 30, "the approved command to start");
+  g_assert_false (row_waits (id));
+  g_assert_false (label_shows (GTK_WIDGET (window), "Waiting for you"));
+  wait_until (row_spins, id, 5, "the sidebar's spinner");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  spin (200);
+  g_assert_false (row_spins (id));
+  g_assert_false (row_waits (id));
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, window_title);
+
+  /* A session left without a task is not kept. */
+  session = warden_application_create_session (app, empty_workspace, "node", "bwrap", NULL,
+                                               &error);
+  g_assert_no_error (error);
+  empty_id = g_strdup (warden_session_get_id (session));
+  g_assert_true (warden_window_select_session (window, empty_id));
+  g_assert_cmpstr (warden_window_get_page (window), ==, "empty");
+  g_assert_null (find_session_row (GTK_WIDGET (window), empty_id));
+  click_widget (find_session_row (GTK_WIDGET (window), id), 1, 1);
+  wait_until (showing_session, id, 10, "the titled session");
+  store = warden_session_store_new (NULL, &error);
+  g_assert_no_error (error);
+  gone = warden_session_store_get_session (store, empty_id, &error);
+  g_assert_null (gone);
+  g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND);
+}
+
+static gboolean
+new_session_dialog_shown (gpointer data)
+{
+  GtkWidget *dialog = warden_window_get_new_session_dialog (window);
+
+  return dialog != NULL && gtk_widget_get_mapped (dialog);
+}
+
+static gboolean
+new_session_created (gpointer before)
+{
+  return warden_window_get_new_session_dialog (window) == NULL &&
+         warden_window_get_session (window) != NULL &&
+         warden_window_get_session (window) != before;
+}
+
+/* Ctrl+N, then Enter: a session in the default folder, not Cancel. */
+static WardenSession *
+new_session_by_keys (const char *name)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autofree char *workspace = new_workspace (name);
+  WardenSession *before = warden_window_get_session (window);
+  GtkWidget *dialog, *focus;
+
+  g_settings_set_string (settings, "default-workspace", workspace);
+  x_focus (GTK_WIDGET (window));
+  xdotool ("key ctrl+n");
+  wait_until (new_session_dialog_shown, NULL, 10, "the New Session dialog");
+  dialog = warden_window_get_new_session_dialog (window);
+  x_focus (dialog);
+  focus = gtk_root_get_focus (GTK_ROOT (dialog));
+  g_test_message ("focus in New Session: %s", focus ? G_OBJECT_TYPE_NAME (focus) : "none");
+  g_assert_nonnull (focus);
+  g_assert_nonnull (gtk_widget_get_ancestor (focus, ADW_TYPE_ENTRY_ROW));
+  xdotool ("key Return");
+  wait_until (new_session_created, before, 10, "the session Enter creates");
+  g_assert_cmpstr (warden_session_get_workspace (warden_window_get_session (window)), ==,
+                   workspace);
+  return warden_window_get_session (window);
+}
+
+/* Item 6, New Session: it opens with the keys in its field; Enter creates. */
+static void
+test_new_session_keyboard (void)
+{
+  new_session_by_keys ("by-keys");
+  g_assert_cmpstr (warden_window_get_page (window), ==, "empty");
+}
+
+static gboolean
+chat_shown (gpointer data)
+{
+  return g_strcmp0 (warden_window_get_page (window), "chat") == 0;
+}
+
+/* Item 9: an empty session says where it works and offers tasks; one goes
+ * into the composer, which says how to send, and Ctrl+Enter sends it. */
+static void
+test_empty_session (void)
+{
+  g_autofree char *workspace = new_workspace ("empty-state");
+  const char *example = "Run the tests and fix the first one that fails";
+  g_autoptr(GError) error = NULL;
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (warden_window_get_composer (window));
+  g_autofree char *text = NULL;
+  WardenSession *session;
+  GtkTextIter start, end;
+
+  session = warden_application_create_session (app, workspace, "node", "bwrap", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
+  gtk_text_buffer_set_text (buffer, "", 0);
+  spin (300);
+  g_assert_cmpstr (warden_window_get_page (window), ==, "empty");
+  g_assert_true (label_shows (GTK_WIDGET (window), workspace));
+  g_assert_true (label_shows (GTK_WIDGET (window), "Bubblewrap"));
+  g_assert_true (label_shows (GTK_WIDGET (window), "Node.js"));
+  g_assert_true (label_shows (GTK_WIDGET (window), "Describe a task — Ctrl+Enter to send"));
+
+  click_widget (find_mapped_label (GTK_WIDGET (window), example), 1, 1);
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  g_assert_cmpstr (text, ==, example);
+  g_assert_false (label_shows (GTK_WIDGET (window), "Describe a task — Ctrl+Enter to send"));
+
+  /* What the placeholder says is what sends. */
+  g_queue_push_tail (&fake->script, fake_reply ("All tests pass.", NULL));
+  x_focus (GTK_WIDGET (window));
+  xdotool ("key ctrl+Return");
+  wait_until (chat_shown, NULL, 10, "the task sent by Ctrl+Enter");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  g_assert_cmpstr (warden_session_get_title (session), ==, example);
+  g_assert_true (label_shows (GTK_WIDGET (window), "Describe a task — Ctrl+Enter to send"));
+}
+
+static gboolean
+folded (gpointer data)
+{
+  return warden_window_get_folded (window);
+}
+
+static gboolean
+unfolded (gpointer data)
+{
+  return !warden_window_get_folded (window);
+}
+
+static gboolean
+showing_sidebar (gpointer data)
+{
+  return !warden_window_get_showing_chat (window);
+}
+
+static void
+resize_window (int width,
+               int height)
+{
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
+  g_autofree char *args = g_strdup_printf ("windowsize --sync %lu %d %d",
+                                           (gulong) gdk_x11_surface_get_xid (surface),
+                                           width, height);
+
+  xdotool (args);
+  spin (300);
+}
+
+/* Item 2: at 360 px the window folds; a new or chosen session shows its
+ * chat, the back button the sessions. */
+static void
+test_narrow_window (void)
+{
+  WardenSession *listed = start_session_with_task ("narrow-listed", "a task to list it");
+  g_autofree char *listed_id = g_strdup (warden_session_get_id (listed));
+  WardenSession *session;
+  int minimum = 0;
+
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL,
+                      NULL, NULL);
+  g_test_message ("minimum width with a session: %d px", minimum);
+  g_assert_cmpint (minimum, <=, 360);
+
+  resize_window (360, 700);
+  wait_until (folded, NULL, 10, "the window to fold at 360 px");
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, 360);
+
+  /* Created: its chat shows. */
+  session = new_session_by_keys ("narrow");
+  g_assert_true (warden_window_get_showing_chat (window));
+  g_queue_push_tail (&fake->script, fake_reply ("Here it is: the project has **one** file, "
+                                                "`README`, and nothing else.", NULL));
+  type_and_send ("What is in this project?");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  spin (300);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, 360);
+  screenshot ("narrow-window.png");
+
+  /* Back: the sessions. */
+  click_widget (find_by_tooltip (GTK_WIDGET (window), "Sessions"), 1, 1);
+  wait_until (showing_sidebar, NULL, 10, "the sidebar after Back");
+
+  /* Chosen: its chat. */
+  click_widget (find_session_row (GTK_WIDGET (window), listed_id), 1, 1);
+  wait_until (showing_session, listed_id, 10, "the chosen session's chat");
+
+  /* And back to the one just made, from the list. */
+  click_widget (find_by_tooltip (GTK_WIDGET (window), "Sessions"), 1, 1);
+  wait_until (showing_sidebar, NULL, 10, "the sidebar after Back");
+  click_widget (find_session_row (GTK_WIDGET (window), warden_session_get_id (session)), 1, 1);
+  wait_until (showing_session, (gpointer) warden_session_get_id (session), 10,
+              "the new session's chat");
+
+  resize_window (1100, 760);
+  wait_until (unfolded, NULL, 10, "the window to unfold");
+}
+
+static WardenChatRow *
+find_chat_row (GtkWidget      *widget,
+               WardenChatItem *item)
+{
+  if (WARDEN_IS_CHAT_ROW (widget) && warden_chat_row_get_item (WARDEN_CHAT_ROW (widget)) == item)
+    return WARDEN_CHAT_ROW (widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      WardenChatRow *found = find_chat_row (c, item);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The newest row of the chat is on screen, its bottom edge too. */
+static gboolean
+last_row_shown (gpointer data)
+{
+  GtkWidget *view = GTK_WIDGET (warden_window_get_chat_view (window));
+  GtkWidget *scroller = gtk_widget_get_ancestor (view, GTK_TYPE_SCROLLED_WINDOW);
+  GListModel *items = warden_session_get_items (warden_window_get_session (window));
+  guint n = g_list_model_get_n_items (items);
+  g_autoptr(WardenChatItem) last = n > 0 ? g_list_model_get_item (items, n - 1) : NULL;
+  WardenChatRow *row = last ? find_chat_row (view, last) : NULL;
+  graphene_rect_t bounds;
+
+  if (row == NULL || !gtk_widget_get_mapped (GTK_WIDGET (row)) ||
+      !gtk_widget_compute_bounds (GTK_WIDGET (row), scroller, &bounds))
+    return FALSE;
+  return bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller) + 2 &&
+         bounds.origin.y + bounds.size.height > 0;
+}
+
+/* Item 3: a long turn stays followed to its end; scrolled up, new activity
+ * does not move the view and a button offers it; the button follows again.
+ * And item 8's clamp: the column is at most 800 px wide. */
+static void
+test_scroll_follow (void)
+{
+  WardenSession *session = start_session ("follow");
+  GtkWidget *view = GTK_WIDGET (warden_window_get_chat_view (window));
+  GtkWidget *scroller = gtk_widget_get_ancestor (view, GTK_TYPE_SCROLLED_WINDOW);
+  GtkWidget *button;
+  g_autofree char *id = NULL;
+  g_autofree char *args = NULL;
+
+  for (guint i = 0; i < 12; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("Step %u of the work.\n\nIt checks one more "
+                                               "thing, and says so at some length so that "
+                                               "the row is taller than one line.", i);
+      g_autofree char *json = g_strdup_printf ("{\"command\":\"echo step %u\"}", i);
+
+      g_queue_push_tail (&fake->script, fake_reply (text, "exec", json, NULL));
+    }
+  g_queue_push_tail (&fake->script, fake_reply ("All twelve steps are done.\n\n- one\n- two\n"
+                                                "- three", NULL));
+  type_and_send ("work through the steps");
+  wait_until (session_idle, NULL, 120, "the end of the long turn");
+  wait_until (last_row_shown, NULL, 10, "the newest row in view after a long turn");
+  g_test_message ("chat column %d px in a scroller of %d px", gtk_widget_get_width (view),
+                  gtk_widget_get_width (scroller));
+  g_assert_cmpint (gtk_widget_get_width (view), <=, 800);
+  g_assert_cmpint (gtk_widget_get_width (scroller), >, 800);
+
+  /* A command that asks; its dialog is closed, the question stays in view. */
+  g_queue_push_tail (&fake->script, fake_reply ("One more file.", "exec",
+                                                "{\"command\":\"touch follow-made\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Made follow-made.\n\nThat was the last "
+                                                "thing to do.", NULL));
+  type_and_send ("make a file");
+  wait_for_dialog ();
+  id = g_strdup (warden_approval_get_id (warden_session_get_pending (session)));
+  gtk_window_close (GTK_WINDOW (warden_window_get_approval_dialog (window)));
+  wait_until (no_dialog, NULL, 10, "the dialog to close");
+  wait_until (last_row_shown, NULL, 10, "the question in view");
+
+  /* The user scrolls up with the wheel, over the chat. */
+  x_focus (GTK_WIDGET (window));
+  {
+    GtkNative *native = gtk_widget_get_native (scroller);
+    graphene_point_t middle = GRAPHENE_POINT_INIT (gtk_widget_get_width (scroller) / 2.0,
+                                                   gtk_widget_get_height (scroller) / 2.0);
+    graphene_point_t p;
+    double sx, sy;
+
+    g_assert_true (gtk_widget_compute_point (scroller, GTK_WIDGET (native), &middle, &p));
+    gtk_native_get_surface_transform (native, &sx, &sy);
+    args = g_strdup_printf ("mousemove --sync --window %lu %d %d click --repeat 12 --delay 30 4",
+                            (gulong) gdk_x11_surface_get_xid (gtk_native_get_surface (native)),
+                            (int) (p.x + sx), (int) (p.y + sy));
+    xdotool (args);
+  }
+  spin (500);
+  g_assert_false (last_row_shown (NULL));
+
+  /* Approved from its card: the command runs and the agent answers below. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.approval-answer",
+                                             "(sbbs)", id, TRUE, FALSE, ""));
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  spin (500);
+  g_assert_false (last_row_shown (NULL));
+  button = find_labelled_button (GTK_WIDGET (window), "New activity ↓");
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_get_mapped (button));
+
+  click_widget (button, 1, 1);
+  wait_until (last_row_shown, NULL, 10, "the newest row after New activity");
+  g_assert_false (gtk_widget_get_visible (button));
+
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
+                                      ADW_COLOR_SCHEME_FORCE_DARK);
+  spin (300);
+  screenshot ("dark-style.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
+                                      ADW_COLOR_SCHEME_DEFAULT);
 }
 
 static void
@@ -1672,6 +2306,11 @@ main (int    argc,
   g_test_add_func ("/ui/window/long-session", test_long_session);
   g_test_add_func ("/ui/window/about-and-shortcuts", test_about_and_shortcuts);
   g_test_add_func ("/ui/window/sidebar-opens-session", test_sidebar_opens_session);
+  g_test_add_func ("/ui/window/one-title", test_one_title);
+  g_test_add_func ("/ui/window/new-session-keyboard", test_new_session_keyboard);
+  g_test_add_func ("/ui/window/empty-session", test_empty_session);
+  g_test_add_func ("/ui/window/narrow-window", test_narrow_window);
+  g_test_add_func ("/ui/window/scroll-follow", test_scroll_follow);
   g_test_add_func ("/ui/window/stop", test_stop);
   g_test_add_func ("/ui/window/trace-rename-delete", test_trace_rename_delete);
   g_test_add_func ("/ui/window/notification-approve", test_notification_approve);
