@@ -71,12 +71,14 @@ warden_cli_sandbox_bench (int    argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSandboxConfig) config = NULL;
   g_autoptr(WardenSandbox) sandbox = NULL;
+  g_autoptr(WardenSandbox) warm_sandbox = NULL;
   g_autoptr(GArray) api = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) warm = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GArray) cli = g_array_new (FALSE, FALSE, sizeof (double));
   g_autofree char *docker = g_find_program_in_path ("docker");
   g_autofree char *workspace = g_dir_make_tmp ("warden-bench-XXXXXX", NULL);
   GAsyncResult *res = NULL;
-  double a, c;
+  double a, c, w;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error) || argc > 1 || n < 1)
@@ -94,9 +96,23 @@ warden_cli_sandbox_bench (int    argc,
   config = warden_sandbox_config_new (workspace);
   config->image = g_strdup (image ? image : (g_getenv ("WARDEN_IMAGE") ? g_getenv ("WARDEN_IMAGE")
                                                                        : "debian:bookworm-slim"));
+  /* One container whose commands go through the Engine API, one where the
+   * warm runner starts them. */
   sandbox = warden_docker_sandbox_new (config);
+  g_setenv ("WARDEN_NO_WARM_RUNNER", "1", TRUE);
   warden_sandbox_prepare_async (sandbox, NULL, done_cb, &res);
   if (!warden_sandbox_prepare_finish (sandbox, wait_for (&res), &error))
+    {
+      warden_cli_error ("%s", error->message);
+      g_clear_object (&res);
+      g_rmdir (workspace);
+      return 125;
+    }
+  g_clear_object (&res);
+  g_unsetenv ("WARDEN_NO_WARM_RUNNER");
+  warm_sandbox = warden_docker_sandbox_new (config);
+  warden_sandbox_prepare_async (warm_sandbox, NULL, done_cb, &res);
+  if (!warden_sandbox_prepare_finish (warm_sandbox, wait_for (&res), &error))
     {
       warden_cli_error ("%s", error->message);
       g_clear_object (&res);
@@ -128,6 +144,23 @@ warden_cli_sandbox_bench (int    argc,
       ms = (g_get_monotonic_time () - t0) / 1000.0;
       g_array_append_val (api, ms);
 
+      {
+        g_autoptr(WardenExecResult) warm_result = NULL;
+
+        t0 = g_get_monotonic_time ();
+        warden_sandbox_exec_async (warm_sandbox, &request, NULL, done_cb, &res);
+        warm_result = warden_sandbox_exec_finish (warm_sandbox, wait_for (&res), &error);
+        g_clear_object (&res);
+        if (warm_result == NULL || warm_result->exit_code != 0)
+          {
+            warden_cli_error ("exec through the warm runner failed: %s",
+                              error ? error->message : "non-zero exit");
+            break;
+          }
+        ms = (g_get_monotonic_time () - t0) / 1000.0;
+        g_array_append_val (warm, ms);
+      }
+
       t0 = g_get_monotonic_time ();
       if (!g_spawn_sync (NULL, (char **) cli_argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL |
                          G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error) ||
@@ -143,14 +176,20 @@ warden_cli_sandbox_bench (int    argc,
   warden_sandbox_destroy_async (sandbox, NULL, done_cb, &res);
   warden_sandbox_destroy_finish (sandbox, wait_for (&res), NULL);
   g_clear_object (&res);
+  warden_sandbox_destroy_async (warm_sandbox, NULL, done_cb, &res);
+  warden_sandbox_destroy_finish (warm_sandbox, wait_for (&res), NULL);
+  g_clear_object (&res);
   g_rmdir (workspace);
 
-  if (api->len < (guint) n || cli->len < (guint) n)
+  if (api->len < (guint) n || cli->len < (guint) n || warm->len < (guint) n)
     return 125;
 
   a = median (api);
   c = median (cli);
+  w = median (warm);
   printf ("image=%s rounds=%d\n", config->image, n);
   printf ("api_median_ms=%.1f cli_median_ms=%.1f ratio=%.2f\n", a, c, c / a);
+  /* The warm runner against the docker CLI and the Engine API. */
+  printf ("warm_median_ms=%.2f warm_ratio=%.1f warm_api_ratio=%.1f\n", w, c / w, a / w);
   return 0;
 }

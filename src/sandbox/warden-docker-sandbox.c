@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "warden-sandbox-private.h"
+#include "warden-warm-runner.h"
 
 /* How long a command's return waits for the kill of its processes at most
  * (an engine that stopped answering). */
@@ -42,6 +43,7 @@ struct _WardenDockerSandbox
   GSource            *removal_timer;
   GPtrArray          *lost_waiting; /* the tasks of those commands, returned once it is over */
   char               *guard_dir;    /* host folder of the exec guard's sockets, mounted inside */
+  WardenWarmRunner   *runner;       /* starts commands inside the container, once connected */
   char               *guard_unavailable; /* or why the container has no guard */
   guint               guard_seq;
 };
@@ -379,6 +381,107 @@ container_config (WardenDockerSandbox *self)
   return json_builder_get_root (b);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The warm runner: the exec guard's helper, started once in the container,
+ * starts each command there (guard/warden-guard.c --serve). Until it is in,
+ * or if it cannot start, commands go through a Docker exec each. */
+
+#define RUNNER_WAIT_MS 5000
+
+typedef struct
+{
+  GTask  *task;
+  gint64  deadline;
+} RunnerWait;
+
+static void
+runner_output_cb (int         stream,
+                  const char *data,
+                  gsize       length,
+                  gpointer    user_data)
+{
+  g_debug ("warm runner: %.*s", (int) length, data);
+}
+
+static void
+runner_ended_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  /* Its commands learn it through their connection. */
+  if (!warden_docker_client_exec_start_finish (WARDEN_DOCKER_CLIENT (object), result, &error))
+    g_debug ("warm runner: %s", error->message);
+  else
+    g_debug ("the warm runner ended");
+}
+
+static void
+runner_created_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *exec_id = warden_docker_client_exec_create_finish (WARDEN_DOCKER_CLIENT (object),
+                                                                    result, &error);
+
+  if (exec_id == NULL)
+    {
+      g_debug ("no warm runner: %s", error->message);
+      return;
+    }
+  warden_docker_client_exec_start_async (WARDEN_DOCKER_CLIENT (object), exec_id, NULL,
+                                         runner_output_cb, NULL, NULL, runner_ended_cb, NULL);
+}
+
+static gboolean
+runner_wait_cb (gpointer user_data)
+{
+  RunnerWait *wait = user_data;
+  WardenDockerSandbox *self = g_task_get_source_object (wait->task);
+
+  if (!warden_warm_runner_is_ready (self->runner) && g_get_monotonic_time () < wait->deadline &&
+      !g_task_return_error_if_cancelled (wait->task))
+    return G_SOURCE_CONTINUE;
+  if (!warden_warm_runner_is_ready (self->runner))
+    g_debug ("the warm runner did not connect: commands go through Docker execs");
+  if (!g_task_had_error (wait->task))
+    warden_sandbox_finish_prepare (WARDEN_SANDBOX (self), g_steal_pointer (&wait->task));
+  g_clear_object (&wait->task);
+  g_free (wait);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+start_runner (WardenDockerSandbox *self,
+              GTask               *task)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (self->guard_dir, "runner.sock", NULL);
+  g_auto(GStrv) env = warden_sandbox_build_env (WARDEN_SANDBOX (self), "/tmp", NULL);
+  const char *argv[] = { GUARD_INSIDE, "--serve", "--socket", GUARD_DIR_INSIDE "/runner.sock",
+                         NULL };
+  RunnerWait *wait;
+
+  g_clear_pointer (&self->runner, warden_warm_runner_free);
+  self->runner = warden_warm_runner_new (path, &error);
+  if (self->runner == NULL)
+    {
+      g_debug ("no warm runner: %s", error->message);
+      warden_sandbox_finish_prepare (WARDEN_SANDBOX (self), task);
+      return;
+    }
+  warden_docker_client_exec_create_async (self->client, self->container_id, argv,
+                                          (const char * const *) env,
+                                          warden_sandbox_get_workspace_inside (WARDEN_SANDBOX (self)),
+                                          self->user, FALSE, NULL, runner_created_cb, NULL);
+  wait = g_new0 (RunnerWait, 1);
+  wait->task = task;
+  wait->deadline = g_get_monotonic_time () + RUNNER_WAIT_MS * 1000;
+  g_timeout_add (10, runner_wait_cb, wait);
+}
+
 static void
 start_cb (GObject      *object,
           GAsyncResult *result,
@@ -391,6 +494,11 @@ start_cb (GObject      *object,
   if (!warden_docker_client_container_start_finish (self->client, result, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (self->guard_dir != NULL && g_getenv ("WARDEN_NO_WARM_RUNNER") == NULL)
+    {
+      start_runner (self, g_steal_pointer (&task));
       return;
     }
   warden_sandbox_finish_prepare (WARDEN_SANDBOX (self), task);
@@ -725,6 +833,7 @@ drop_container (WardenDockerSandbox *self)
 {
   if (self->container_id == NULL)
     return;
+  g_clear_pointer (&self->runner, warden_warm_runner_free);
   g_ptr_array_add (self->given_up, g_steal_pointer (&self->container_id));
   g_clear_pointer (&self->procs_path, g_free);
   self->procs_looked = FALSE;
@@ -1375,6 +1484,19 @@ warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
       return;
     }
 
+  /* The warm runner starts it, when it is there. */
+  if (warden_warm_runner_is_ready (self->runner))
+    {
+      g_auto(GStrv) warm_env = warden_sandbox_build_env (sandbox, "/tmp", request);
+
+      warden_warm_runner_exec_async (self->runner, request,
+                                     request->cwd ? request->cwd
+                                                  : warden_sandbox_get_workspace_inside (sandbox),
+                                     (const char * const *) warm_env, cancellable,
+                                     warden_local_exec_forward_cb, g_steal_pointer (&task));
+      return;
+    }
+
   de = g_new0 (DockerExec, 1);
   g_task_set_task_data (task, de, docker_exec_free);
   de->request = request;
@@ -1572,6 +1694,7 @@ warden_docker_sandbox_finalize (GObject *object)
   g_ptr_array_unref (self->running);
   g_ptr_array_unref (self->given_up);
   g_ptr_array_unref (self->lost_waiting);
+  g_clear_pointer (&self->runner, warden_warm_runner_free);
   if (self->guard_dir != NULL)
     g_rmdir (self->guard_dir);
   g_free (self->guard_dir);

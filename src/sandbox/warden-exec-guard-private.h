@@ -29,6 +29,14 @@ WardenExecGuard *warden_exec_guard_new_listening (WardenGuardFunc    func,
                                                   gpointer           func_data,
                                                   const char        *path,
                                                   GError           **error);
+/* The questions of one command of a warm runner, whose connection @fd
+ * (not taken) carries those of every command: the runner passes each of
+ * this command's lines on with warden_exec_guard_take_line(). */
+WardenExecGuard *warden_exec_guard_new_shared (WardenGuardFunc   func,
+                                               gpointer          func_data,
+                                               int               fd);
+void             warden_exec_guard_take_line  (WardenExecGuard  *guard,
+                                               const char       *line);
 void             warden_exec_guard_set_pause (WardenExecGuard       *guard,
                                               WardenGuardPauseFunc   pause,
                                               gpointer               pause_data);

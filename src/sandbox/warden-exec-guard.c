@@ -37,6 +37,7 @@ struct _WardenExecGuard
 {
   int                 fd;          /* ours; the helper has the other end (-1 until it connects) */
   int                 listen_fd;   /* a socket the helper connects to, or -1 */
+  gboolean            shared;      /* @fd is a warm runner's: not ours to read or close */
   char               *listen_path;
   guint               accept_id;
   GDataInputStream   *in;
@@ -315,10 +316,19 @@ line_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
   g_autofree char *line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (object),
                                                                 result, NULL, &error);
-  g_autoptr(WardenGuardQuestion) q = NULL;
 
   if (line == NULL)
     return;  /* the end, or freed (cancelled): @guard may be gone */
+  warden_exec_guard_take_line (guard, line);
+  read_next (guard);
+}
+
+void
+warden_exec_guard_take_line (WardenExecGuard *guard,
+                             const char      *line)
+{
+  g_autoptr(WardenGuardQuestion) q = NULL;
+
   if (g_str_has_prefix (line, "exec ") && (q = parse_question (line)) != NULL)
     {
       q->guard = guard;
@@ -340,7 +350,6 @@ line_cb (GObject      *object,
             g_debug ("the guard is gone");
         }
     }
-  read_next (guard);
 }
 
 static void
@@ -469,6 +478,23 @@ warden_exec_guard_set_pause (WardenExecGuard      *guard,
     pause (TRUE, pause_data);
 }
 
+WardenExecGuard *
+warden_exec_guard_new_shared (WardenGuardFunc  func,
+                              gpointer         func_data,
+                              int              fd)
+{
+  WardenExecGuard *guard = g_new0 (WardenExecGuard, 1);
+
+  guard->fd = fd;
+  guard->shared = TRUE;
+  guard->listen_fd = -1;
+  guard->func = func;
+  guard->func_data = func_data;
+  guard->open = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_guard_question_unref);
+  guard->cancellable = g_cancellable_new ();
+  return guard;
+}
+
 void
 warden_exec_guard_free (WardenExecGuard *guard)
 {
@@ -480,7 +506,7 @@ warden_exec_guard_free (WardenExecGuard *guard)
     ((WardenGuardQuestion *) g_ptr_array_index (guard->open, i))->guard = NULL;
   g_ptr_array_unref (guard->open);
   /* The helper reads the end of its socket: what waited is not run. */
-  if (guard->fd >= 0)
+  if (guard->fd >= 0 && !guard->shared)
     close (guard->fd);
   g_clear_object (&guard->in);
   g_object_unref (guard->cancellable);

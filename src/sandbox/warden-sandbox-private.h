@@ -101,6 +101,7 @@ void               warden_exec_watch_output       (WardenExecWatch            *w
  * limit stops while one of its questions waits; it goes with the watch. */
 void               warden_exec_watch_adopt_guard  (WardenExecWatch            *watch,
                                                    WardenExecGuard            *guard);
+WardenExecGuard   *warden_exec_watch_peek_guard   (WardenExecWatch            *watch);
 /* Cancelled when the command returns: the backend's reads use it. */
 GCancellable      *warden_exec_watch_get_io_cancellable (WardenExecWatch      *watch);
 gboolean           warden_exec_watch_get_timed_out (WardenExecWatch           *watch);

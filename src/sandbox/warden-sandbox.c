@@ -958,6 +958,12 @@ guard_pause_cb (gboolean paused,
     }
 }
 
+WardenExecGuard *
+warden_exec_watch_peek_guard (WardenExecWatch *watch)
+{
+  return watch->guard;
+}
+
 void
 warden_exec_watch_adopt_guard (WardenExecWatch *watch,
                                WardenExecGuard *guard)

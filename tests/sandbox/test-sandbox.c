@@ -703,8 +703,13 @@ prepare_through (WardenTestProxy *proxy,
   g_assert_no_error (error);
   config->image = g_strdup (test_image ());
   sandbox = warden_docker_sandbox_new_for_client (config, client);
+  /* Commands through the Engine API, as with a remote engine: the warm
+   * runner inside the container does not need the API, so losing it would
+   * not touch them (test_docker_warm_runner_outlives_api). */
+  g_setenv ("WARDEN_NO_WARM_RUNNER", "1", TRUE);
   warden_sandbox_prepare_async (sandbox, NULL, warden_test_keep_result_cb, &res);
   warden_sandbox_prepare_finish (sandbox, wait_result (&res, 120), &error);
+  g_unsetenv ("WARDEN_NO_WARM_RUNNER");
   g_assert_no_error (error);
   g_clear_object (&res);
   return sandbox;
@@ -2394,6 +2399,57 @@ add (const char  *backend,
   g_test_add (path, Fixture, backend, fixture_set_up, func, fixture_tear_down);
 }
 
+/* Commands run by the warm runner: the helper started once in the container
+ * is their parent, a round trip costs no Docker exec, and a command goes on
+ * to its end while the Engine API is out of reach. */
+static void
+test_docker_warm_runner (void)
+{
+  g_autofree char *workspace = NULL;
+  WardenSandbox *sandbox;
+  g_autoptr(WardenSandboxConfig) config = NULL;
+  g_autoptr(WardenDockerClient) client = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) parent = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+  Seen seen = { g_string_new (NULL), g_string_new (NULL), 0, 0, 0 };
+  GAsyncResult *res = NULL;
+  WardenTestProxy *proxy;
+
+  if (!need_docker ())
+    return;
+  workspace = make_workspace ("warm");
+  proxy = warden_test_proxy_new ();
+  config = warden_sandbox_config_new (workspace);
+  config->image = g_strdup (test_image ());
+  client = warden_docker_client_new (proxy->host, NULL, &error);
+  g_assert_no_error (error);
+  sandbox = warden_docker_sandbox_new_for_client (config, client);
+  warden_sandbox_prepare_async (sandbox, NULL, warden_test_keep_result_cb, &res);
+  warden_sandbox_prepare_finish (sandbox, wait_result (&res, 120), &error);
+  g_assert_no_error (error);
+  g_clear_object (&res);
+
+  parent = exec_in (sandbox, "tr '\\0' ' ' < /proc/$PPID/cmdline", 60000);
+  g_assert_cmpstr (parent->stdout_text, ==,
+                   "/run/warden-guard --serve --socket /run/warden-guard.d/runner.sock ");
+
+  start_command (sandbox, "echo started; sleep 2; echo done", &seen, &res);
+  warden_test_proxy_kill (proxy);
+  r = warden_sandbox_exec_finish (sandbox, wait_result (&res, 60), &error);
+  g_clear_object (&res);
+  g_assert_no_error (error);
+  g_assert_cmpint (r->exit_code, ==, 0);
+  g_assert_cmpstr (r->stdout_text, ==, "started\ndone\n");
+
+  warden_test_proxy_start (proxy);
+  destroy_sandbox (sandbox);
+  warden_test_proxy_free (proxy);
+  g_string_free (seen.out, TRUE);
+  g_string_free (seen.err, TRUE);
+  warden_test_remove_tree (workspace);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2446,6 +2502,7 @@ main (int    argc,
   g_test_add_func ("/sandbox/docker/cleanup-after-crash", test_docker_cleanup_after_crash);
   g_test_add_func ("/sandbox/docker/cleanup-spares-live-owner",
                    test_docker_cleanup_spares_live_owner);
+  g_test_add_func ("/sandbox/docker/warm-runner", test_docker_warm_runner);
   g_test_add_data_func ("/sandbox/docker/engine-dies-mid-exec", "destroy",
                         test_docker_engine_dies_mid_exec);
   g_test_add_data_func ("/sandbox/docker/engine-back-before-prepare", "prepare",

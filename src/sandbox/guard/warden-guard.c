@@ -27,7 +27,7 @@
  * Statically linked, it runs in any image (glibc, musl, busybox).
  *
  * Protocol on fd N (a stream socket), one message per line:
- *   guard → Warden: "exec ID PID" then, tab-separated and each escaped
+ *   guard → Warden: "exec ID PID RUN" then, tab-separated and each escaped
  *                   (\\ \t \n as two characters), the new program's cwd, its
  *                   argc and argv — argv[0] replaced by the path of the file
  *                   that runs unless it leads there (program_word()) — and
@@ -35,6 +35,26 @@
  *                   NUL-joined words escaped as \0.
  *   Warden → guard: "allow ID" or "deny ID".
  *   guard → Warden: "exit STATUS" when PROGRAM ended (wait status).
+ *
+ *   warden-guard --serve --socket PATH
+ *
+ * The warm runner: a long-lived helper inside a running container that
+ * starts each command itself (fork and exec, about a millisecond) instead of
+ * the engine starting a process for it (a Docker exec, tens of
+ * milliseconds). On the same socket, besides the questions above (RUN names
+ * the command):
+ *   Warden → runner: "run RUN GUARD" then, tab-separated and escaped, the
+ *                    cwd, the number of NAME=VALUE and each, the command
+ *                    (run as /bin/sh -c COMMAND, in a process group of its
+ *                    own, followed by the guard; its programs are asked
+ *                    about when GUARD is 1) and its standard input; "kill RUN" (every process of the
+ *                    command, setsid or not when traced, and its group);
+ *                    "forget RUN" (Warden stopped waiting for its output).
+ *   runner → Warden: "started RUN PID", "out RUN STREAM LEN" and LEN bytes
+ *                    of its standard output (1) or error (2), "exit RUN
+ *                    STATUS" (wait status), "eof RUN" when both outputs
+ *                    ended.
+ * When Warden goes (its socket ends), every command it started is killed.
  */
 
 #define _GNU_SOURCE
@@ -80,6 +100,8 @@ typedef struct
   int    started;     /* its initial stop was seen */
   int    waiting;     /* stopped at an exec, waiting for Warden */
   unsigned id;        /* of the question it waits on */
+  unsigned run;       /* --serve: the command it belongs to (0: the only one) */
+  int    needs_options; /* --serve: a command's first process, at its first stop */
 } Proc;
 
 static Proc procs[MAX_PROCS];
@@ -158,6 +180,8 @@ add_proc (pid_t pid,
   p->parent = parent;
   /* Before its exec, a new process is a copy of its parent. */
   pp = parent > 0 ? find_proc (parent) : NULL;
+  if (pp != NULL)
+    p->run = pp->run;
   if (pp != NULL && pp->argv != NULL)
     {
       p->argv = malloc (pp->argv_len);
@@ -428,7 +452,7 @@ ask (Proc *p)
 
   p->id = next_id++;
   p->waiting = 1;
-  snprintf (head, sizeof head, "exec %u %d\t", p->id, (int) p->pid);
+  snprintf (head, sizeof head, "exec %u %d %u\t", p->id, (int) p->pid, p->run);
   buf_add_str (&b, head);
   buf_add_escaped (&b, cwd, (size_t) cwd_len);
   for (size_t i = 0; i < p->argv_len; i++)
@@ -622,6 +646,499 @@ exit_code_of (int status)
   return 125;
 }
 
+/* ------------------------------------------------------------------------ */
+/* --serve: the warm runner */
+
+#define MAX_RUNS 64
+
+typedef struct
+{
+  unsigned id;        /* 0: a free slot */
+  pid_t    pid;
+  int      guarded;
+  int      out[2];    /* read ends of its standard output and error, or -1 */
+  int      in;        /* write end of its standard input, or -1 */
+  char    *in_data;
+  size_t   in_len;
+  size_t   in_done;
+  int      exited;
+  int      first_exec_done;
+} Run;
+
+static Run runs[MAX_RUNS];
+
+static Run *
+find_run (unsigned id)
+{
+  for (unsigned i = 0; i < MAX_RUNS; i++)
+    if (runs[i].id == id && id != 0)
+      return &runs[i];
+  return NULL;
+}
+
+static Run *
+find_run_by_pid (pid_t pid)
+{
+  for (unsigned i = 0; i < MAX_RUNS; i++)
+    if (runs[i].id != 0 && runs[i].pid == pid)
+      return &runs[i];
+  return NULL;
+}
+
+static void
+send_line (const char *line)
+{
+  write_all (line, strlen (line));
+}
+
+static void
+close_fd (int *fd)
+{
+  if (*fd >= 0)
+    close (*fd);
+  *fd = -1;
+}
+
+static void
+free_run (Run *r)
+{
+  close_fd (&r->out[0]);
+  close_fd (&r->out[1]);
+  close_fd (&r->in);
+  free (r->in_data);
+  memset (r, 0, sizeof *r);
+  r->out[0] = r->out[1] = r->in = -1;
+}
+
+static void
+maybe_done (Run *r)
+{
+  if (r->exited && r->out[0] < 0 && r->out[1] < 0)
+    free_run (r);
+}
+
+/* One field of a line from Warden: \\ \t \n \0 undone, in place. */
+static size_t
+unescape_field (char *field)
+{
+  char *out = field;
+
+  for (char *p = field; *p; p++)
+    {
+      if (*p != '\\' || p[1] == '\0')
+        {
+          *out++ = *p;
+          continue;
+        }
+      p++;
+      *out++ = *p == 't' ? '\t' : *p == 'n' ? '\n' : *p == '0' ? '\0' : *p;
+    }
+  *out = '\0';
+  return (size_t) (out - field);
+}
+
+static void
+start_run (char *line)
+{
+  unsigned id = 0;
+  int guarded = 0;
+  char *fields[4100];
+  size_t n_fields = 0, in_len;
+  unsigned long n_env;
+  char **env;
+  int out_pipe[2][2], in_pipe[2];
+  Run *r = NULL;
+  char msg[64];
+  pid_t pid;
+
+  if (sscanf (line, "run %u %d", &id, &guarded) != 2 || id == 0 || find_run (id) != NULL)
+    return;
+  for (char *p = strchr (line, '\t'); p != NULL && n_fields < 4100; p = strchr (p, '\t'))
+    {
+      *p++ = '\0';
+      fields[n_fields++] = p;
+    }
+  if (n_fields < 4)
+    return;
+  n_env = strtoul (fields[1], NULL, 10);
+  if (n_fields != 4 + n_env)
+    return;
+  for (unsigned i = 0; i < MAX_RUNS && r == NULL; i++)
+    if (runs[i].id == 0)
+      r = &runs[i];
+  if (r == NULL)
+    {
+      /* Too many at once: it fails as a command that could not start. */
+      snprintf (msg, sizeof msg, "exit %u %d\neof %u\n", id, 125 << 8, id);
+      send_line (msg);
+      return;
+    }
+  for (size_t i = 0; i < n_fields; i++)
+    if (i != n_fields - 1)
+      unescape_field (fields[i]);
+  in_len = unescape_field (fields[n_fields - 1]);
+  env = calloc (n_env + 1, sizeof (char *));
+  if (env == NULL)
+    die ("calloc");
+  for (unsigned long i = 0; i < n_env; i++)
+    env[i] = fields[2 + i];
+
+  if (pipe2 (out_pipe[0], O_CLOEXEC) != 0 || pipe2 (out_pipe[1], O_CLOEXEC) != 0 ||
+      pipe2 (in_pipe, O_CLOEXEC) != 0)
+    die ("pipe");
+  pid = fork ();
+  if (pid < 0)
+    die ("fork");
+  if (pid == 0)
+    {
+      char *argv[] = { "/bin/sh", "-c", fields[2 + n_env], NULL };
+      sigset_t mask;
+
+      sigemptyset (&mask);
+      sigprocmask (SIG_SETMASK, &mask, NULL);
+      signal (SIGPIPE, SIG_DFL);
+      setpgid (0, 0);
+      dup2 (in_pipe[0], 0);
+      dup2 (out_pipe[0][1], 1);
+      dup2 (out_pipe[1][1], 2);
+      if (chdir (fields[0]) != 0)
+        {
+          fprintf (stderr, "warden-guard: %s: %s\n", fields[0], strerror (errno));
+          _exit (126);
+        }
+      /* Traced guarded or not: the runner follows every process of the
+       * command, so that a time limit or Stop ends them all. */
+      if (ptrace (PTRACE_TRACEME, 0, 0, 0) != 0)
+        {
+          perror ("warden-guard: ptrace");
+          _exit (125);
+        }
+      install_filter ();
+      /* No stop before: the exec itself stops it (a SIGTRAP, the options
+       * not being set yet), one round trip fewer. */
+      execve (argv[0], argv, env);
+      fprintf (stderr, "warden-guard: /bin/sh: %s\n", strerror (errno));
+      _exit (127);
+    }
+  free (env);
+  close (in_pipe[0]);
+  close (out_pipe[0][1]);
+  close (out_pipe[1][1]);
+  free_run (r);
+  r->id = id;
+  r->pid = pid;
+  r->guarded = guarded;
+  r->out[0] = out_pipe[0][0];
+  r->out[1] = out_pipe[1][0];
+  r->in = in_pipe[1];
+  fcntl (r->in, F_SETFL, O_NONBLOCK);
+  if (in_len > 0)
+    {
+      r->in_data = malloc (in_len);
+      if (r->in_data == NULL)
+        die ("malloc");
+      memcpy (r->in_data, fields[n_fields - 1], in_len);
+      r->in_len = in_len;
+    }
+  else
+    close_fd (&r->in);
+  {
+    Proc *p = add_proc (pid, 0);
+
+    if (p != NULL)
+      {
+        p->run = id;
+        p->needs_options = 1;
+      }
+  }
+  snprintf (msg, sizeof msg, "started %u %d\n", id, (int) pid);
+  send_line (msg);
+}
+
+static void
+kill_run (unsigned id)
+{
+  Run *r = find_run (id);
+
+  /* Every process of the command the guard follows, wherever it went… */
+  for (unsigned i = 0; i < n_procs; i++)
+    if (procs[i].run == id)
+      kill (procs[i].pid, SIGKILL);
+  /* …and its process group (all of it when it is not traced). */
+  if (r != NULL && r->pid > 0)
+    kill (-r->pid, SIGKILL);
+}
+
+static Buf serve_in;
+
+static void
+serve_line (char *line)
+{
+  unsigned id;
+
+  if (strncmp (line, "run ", 4) == 0)
+    start_run (line);
+  else if (sscanf (line, "kill %u", &id) == 1)
+    kill_run (id);
+  else if (sscanf (line, "forget %u", &id) == 1)
+    {
+      Run *r = find_run (id);
+
+      if (r != NULL)
+        {
+          kill_run (id);
+          free_run (r);
+        }
+    }
+  else
+    answer (line);
+}
+
+/* FALSE once Warden is gone. */
+static int
+serve_read (void)
+{
+  char chunk[65536];
+  ssize_t n = read (sock, chunk, sizeof chunk);
+  char *nl;
+
+  if (n < 0 && (errno == EINTR || errno == EAGAIN))
+    return 1;
+  if (n <= 0)
+    return 0;
+  buf_add (&serve_in, chunk, (size_t) n);
+  while ((nl = memchr (serve_in.data, '\n', serve_in.len)) != NULL)
+    {
+      size_t used = (size_t) (nl - serve_in.data) + 1;
+
+      *nl = '\0';
+      serve_line (serve_in.data);
+      memmove (serve_in.data, serve_in.data + used, serve_in.len - used);
+      serve_in.len -= used;
+    }
+  return 1;
+}
+
+static void
+forward_output (Run *r,
+                int  stream)
+{
+  char chunk[65536];
+  char head[64];
+  ssize_t n = read (r->out[stream], chunk, sizeof chunk);
+
+  if (n < 0 && (errno == EINTR || errno == EAGAIN))
+    return;
+  if (n <= 0)
+    {
+      close_fd (&r->out[stream]);
+      if (r->out[0] < 0 && r->out[1] < 0)
+        {
+          snprintf (head, sizeof head, "eof %u\n", r->id);
+          send_line (head);
+          maybe_done (r);
+        }
+      return;
+    }
+  snprintf (head, sizeof head, "out %u %d %zd\n", r->id, stream + 1, n);
+  send_line (head);
+  write_all (chunk, (size_t) n);
+}
+
+static void
+feed_input (Run *r)
+{
+  ssize_t n = write (r->in, r->in_data + r->in_done, r->in_len - r->in_done);
+
+  if (n < 0 && (errno == EINTR || errno == EAGAIN))
+    return;
+  if (n <= 0)
+    r->in_done = r->in_len;  /* it does not read: not an error */
+  else
+    r->in_done += (size_t) n;
+  if (r->in_done == r->in_len)
+    close_fd (&r->in);
+}
+
+/* A process the guard follows stopped, or ended. */
+static void
+serve_wait_status (pid_t pid,
+                   int   status)
+{
+  Proc *p = find_proc (pid);
+  int event = status >> 16;
+
+  if (WIFEXITED (status) || WIFSIGNALED (status))
+    {
+      Run *r = find_run_by_pid (pid);
+
+      if (r != NULL && !r->exited)
+        {
+          char line[64];
+
+          r->exited = 1;
+          snprintf (line, sizeof line, "exit %u %d\n", r->id, status);
+          send_line (line);
+          /* What the command left running ends with it, as a sandbox of
+           * its own would end (a late write into .git, say). */
+          kill_run (r->id);
+          maybe_done (r);
+        }
+      remove_proc (pid);
+      return;
+    }
+  if (!WIFSTOPPED (status))
+    return;
+  if (p != NULL && p->needs_options)
+    {
+      /* A command's first process, stopped by its exec of /bin/sh (a
+       * SIGTRAP: no options yet). That is the command Warden sent. */
+      Run *r = find_run (p->run);
+      char path[64];
+
+      p->needs_options = 0;
+      p->started = 1;
+      ptrace (PTRACE_SETOPTIONS, pid, 0,
+              PTRACE_O_TRACEEXEC | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+              PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL);
+      if (r != NULL)
+        r->first_exec_done = 1;
+      free (p->argv);
+      snprintf (path, sizeof path, "/proc/%d/cmdline", pid);
+      p->argv = read_file (path, &p->argv_len);
+      ptrace (PTRACE_CONT, pid, 0, WSTOPSIG (status) == SIGTRAP ? 0 : WSTOPSIG (status));
+      return;
+    }
+  if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE)
+    {
+      unsigned long new_pid = 0;
+
+      ptrace (PTRACE_GETEVENTMSG, pid, 0, &new_pid);
+      add_proc ((pid_t) new_pid, pid);
+      ptrace (PTRACE_CONT, pid, 0, 0);
+      return;
+    }
+  if (event == PTRACE_EVENT_EXEC)
+    {
+      unsigned long former = 0;
+      Run *r;
+
+      ptrace (PTRACE_GETEVENTMSG, pid, 0, &former);
+      if ((pid_t) former != pid)
+        remove_proc ((pid_t) former);
+      if (p == NULL)
+        p = add_proc (pid, 0);
+      if (p == NULL)
+        return;
+      p->started = 1;
+      r = find_run_by_pid (pid);
+      if (r == NULL)
+        r = find_run (p->run);
+      if (r != NULL && r->pid == pid && !r->first_exec_done)
+        {
+          /* The command itself: Warden checked it before it sent it. */
+          char path[64];
+
+          r->first_exec_done = 1;
+          free (p->argv);
+          snprintf (path, sizeof path, "/proc/%d/cmdline", pid);
+          p->argv = read_file (path, &p->argv_len);
+          ptrace (PTRACE_CONT, pid, 0, 0);
+        }
+      else if (r != NULL && !r->guarded)
+        {
+          /* Followed, not checked: the profile does not ask for it. */
+          char path[64];
+
+          free (p->argv);
+          snprintf (path, sizeof path, "/proc/%d/cmdline", pid);
+          p->argv = read_file (path, &p->argv_len);
+          ptrace (PTRACE_CONT, pid, 0, 0);
+        }
+      else
+        ask (p);
+      return;
+    }
+  if (p == NULL || !p->started)
+    {
+      p = add_proc (pid, 0);
+      if (p != NULL)
+        p->started = 1;
+      ptrace (PTRACE_CONT, pid, 0, WSTOPSIG (status) == SIGSTOP ? 0 : WSTOPSIG (status));
+      return;
+    }
+  ptrace (PTRACE_CONT, pid, 0, WSTOPSIG (status));
+}
+
+static int
+serve (int sfd)
+{
+  for (unsigned i = 0; i < MAX_RUNS; i++)
+    free_run (&runs[i]);
+  for (;;)
+    {
+      struct pollfd fds[2 + 3 * MAX_RUNS];
+      struct { Run *run; int what; } owner[2 + 3 * MAX_RUNS];
+      nfds_t n = 0;
+      struct signalfd_siginfo info;
+      pid_t pid;
+      int status;
+
+      fds[n++] = (struct pollfd) { sfd, POLLIN, 0 };
+      fds[n++] = (struct pollfd) { sock, POLLIN, 0 };
+      for (unsigned i = 0; i < MAX_RUNS; i++)
+        {
+          Run *r = &runs[i];
+
+          if (r->id == 0)
+            continue;
+          for (int stream = 0; stream < 2; stream++)
+            if (r->out[stream] >= 0)
+              {
+                owner[n].run = r;
+                owner[n].what = stream;
+                fds[n++] = (struct pollfd) { r->out[stream], POLLIN, 0 };
+              }
+          if (r->in >= 0)
+            {
+              owner[n].run = r;
+              owner[n].what = 2;
+              fds[n++] = (struct pollfd) { r->in, POLLOUT, 0 };
+            }
+        }
+      if (poll (fds, n, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          die ("poll");
+        }
+      if (fds[1].revents & (POLLIN | POLLHUP | POLLERR))
+        if (!serve_read () || sock_dead)
+          {
+            /* Warden is gone: so is everything it started. */
+            for (unsigned i = 0; i < MAX_RUNS; i++)
+              if (runs[i].id != 0)
+                kill_run (runs[i].id);
+            return 0;
+          }
+      for (nfds_t i = 2; i < n; i++)
+        {
+          if (fds[i].revents == 0 || owner[i].run->id == 0)
+            continue;
+          if (owner[i].what == 2)
+            feed_input (owner[i].run);
+          else if (owner[i].run->out[owner[i].what] == fds[i].fd)
+            forward_output (owner[i].run, owner[i].what);
+        }
+      if (!(fds[0].revents & POLLIN))
+        continue;
+      while (read (sfd, &info, sizeof info) > 0)
+        ;
+      while ((pid = waitpid (-1, &status, __WALL | WNOHANG)) > 0)
+        serve_wait_status (pid, status);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -633,10 +1150,20 @@ main (int    argc,
   sigset_t mask;
   int main_status = -1;
 
-  if (argc < 5 || (strcmp (argv[1], "--fd") != 0 && strcmp (argv[1], "--socket") != 0) ||
-      strcmp (argv[3], "--") != 0)
+  int serving = argc == 4 && strcmp (argv[1], "--serve") == 0 &&
+                strcmp (argv[2], "--socket") == 0;
+
+  if (serving)
     {
-      fprintf (stderr, "usage: warden-guard --fd N | --socket PATH -- PROGRAM [ARG…]\n");
+      /* As if given "--socket PATH --": the same connection below. */
+      argv[1] = argv[2];
+      argv[2] = argv[3];
+    }
+  else if (argc < 5 || (strcmp (argv[1], "--fd") != 0 && strcmp (argv[1], "--socket") != 0) ||
+           strcmp (argv[3], "--") != 0)
+    {
+      fprintf (stderr, "usage: warden-guard --fd N | --socket PATH -- PROGRAM [ARG…]\n"
+                       "       warden-guard --serve --socket PATH\n");
       return 125;
     }
   if (strcmp (argv[1], "--fd") == 0)
@@ -670,6 +1197,8 @@ main (int    argc,
     die ("signalfd");
   /* A closed Warden is a read of 0, not a SIGPIPE. */
   signal (SIGPIPE, SIG_IGN);
+  if (serving)
+    return serve (sfd);
 
   child = fork ();
   if (child < 0)

@@ -1,0 +1,473 @@
+/* warden-warm-runner.c: commands started by a helper already inside the sandbox
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The exec guard's helper in --serve mode (guard/warden-guard.c) runs in the
+ * container for as long as the sandbox lives and starts each command itself:
+ * a fork and an exec, about a millisecond, where a Docker exec takes tens.
+ * One connection carries every command's output, its end, and the exec
+ * guard's questions; a time limit or Stop kills every process of the command
+ * the guard follows, wherever it went (a setsid does not take a process out
+ * of reach), and its process group.
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "warden-sandbox"
+#define _GNU_SOURCE  /* accept4 */
+
+#include <glib/gi18n.h>
+
+#include <errno.h>
+#include <gio/gunixinputstream.h>
+#include <glib-unix.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "warden-warm-runner.h"
+
+struct _WardenWarmRunner
+{
+  int               listen_fd;
+  char             *listen_path;
+  guint             accept_id;
+  int               fd;          /* the runner's connection, or -1 */
+  GDataInputStream *in;
+  GCancellable     *cancellable;
+  GHashTable       *runs;        /* id → GTask (a reference) of each command not returned;
+                                  * its data is the WarmRun */
+  guint             next_id;
+  gboolean          dead;        /* the connection ended */
+};
+
+typedef struct
+{
+  WardenWarmRunner        *runner;   /* NULL once the runner is gone */
+  guint                    id;
+  GTask                   *task;     /* not a reference: the task holds us */
+  WardenExecWatch         *watch;
+  WardenExecGuard         *guard;    /* the watch's */
+  gboolean                 exited;
+  int                      exit_code;
+  gboolean                 eof;
+} WarmRun;
+
+static void read_next_line (WardenWarmRunner *self);
+
+static void
+send_line (WardenWarmRunner *self,
+           const char       *text)
+{
+  gsize len = strlen (text), done = 0;
+
+  while (self->fd >= 0 && done < len)
+    {
+      ssize_t n = write (self->fd, text + done, len - done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return;  /* the read side sees the end */
+      done += (gsize) n;
+    }
+}
+
+static void
+warm_run_free (gpointer data)
+{
+  WarmRun *run = data;
+
+  warden_exec_watch_free (run->watch);
+  g_free (run);
+}
+
+/* Done when the command has exited and its output ended (or we stopped
+ * waiting for it). */
+static void
+maybe_done (WarmRun *run)
+{
+  g_autoptr(GTask) task = NULL;
+
+  if (!run->exited || !run->eof || warden_exec_watch_get_returned (run->watch))
+    return;
+  task = g_object_ref (run->task);
+  if (run->runner != NULL)
+    g_hash_table_remove (run->runner->runs, GUINT_TO_POINTER (run->id));
+  warden_exec_watch_return (run->watch, run->exit_code, NULL);
+}
+
+static gboolean
+warm_kill (GTask *task)
+{
+  WarmRun *run = g_task_get_task_data (task);
+  g_autofree char *line = g_strdup_printf ("kill %u\n", run->id);
+
+  if (run->runner == NULL)
+    return FALSE;
+  send_line (run->runner, line);
+  return TRUE;
+}
+
+static void
+warm_grace_expired (GTask *task)
+{
+  WarmRun *run = g_task_get_task_data (task);
+
+  /* Something escaped and holds the output: stop waiting for it. */
+  if (run->runner != NULL)
+    {
+      g_autofree char *line = g_strdup_printf ("forget %u\n", run->id);
+
+      send_line (run->runner, line);
+    }
+  run->eof = TRUE;
+  run->exited = TRUE;
+  maybe_done (run);
+}
+
+static const WardenExecWatchFuncs warm_funcs = {
+  .kill = warm_kill,
+  .grace_expired = warm_grace_expired,
+};
+
+/* ------------------------------------------------------------------------ */
+
+static WarmRun *
+lookup (WardenWarmRunner *self,
+        guint             id)
+{
+  GTask *task = g_hash_table_lookup (self->runs, GUINT_TO_POINTER (id));
+
+  return task != NULL ? g_task_get_task_data (task) : NULL;
+}
+
+/* The connection ended: every command still out there may have run, in
+ * part or to the end. */
+static void
+runner_lost (WardenWarmRunner *self)
+{
+  GHashTableIter iter;
+  GTask *task;
+  g_autoptr(GPtrArray) orphans = g_ptr_array_new_with_free_func (g_object_unref);
+
+  self->dead = TRUE;
+  g_hash_table_iter_init (&iter, self->runs);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &task))
+    g_ptr_array_add (orphans, g_object_ref (task));
+  g_hash_table_remove_all (self->runs);
+  for (guint i = 0; i < orphans->len; i++)
+    {
+      WarmRun *run = g_task_get_task_data (g_ptr_array_index (orphans, i));
+
+      run->runner = NULL;
+      if (!warden_exec_watch_get_returned (run->watch))
+        warden_exec_watch_return (run->watch, -1,
+                                  g_error_new (WARDEN_SANDBOX_ERROR,
+                                               WARDEN_SANDBOX_ERROR_RESULT_UNKNOWN,
+                                               _("The helper that ran the command in the sandbox "
+                                                 "went away while it ran: it may have run in "
+                                                 "part or to the end. Check its effects before "
+                                                 "running it again.")));
+    }
+}
+
+typedef struct
+{
+  WardenWarmRunner *self;
+  guint             id;
+  WardenStream      stream;
+  char             *data;
+  gsize             len;
+} OutRead;
+
+static void
+out_read_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  OutRead *out = user_data;
+  WardenWarmRunner *self = out->self;
+  g_autoptr(GError) error = NULL;
+  gsize got = 0;
+
+  if (!g_input_stream_read_all_finish (G_INPUT_STREAM (object), result, &got, &error) ||
+      got != out->len)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        runner_lost (self);
+      g_free (out->data);
+      g_free (out);
+      return;
+    }
+  {
+    WarmRun *run = lookup (self, out->id);
+
+    if (run != NULL && !warden_exec_watch_get_returned (run->watch))
+      warden_exec_watch_output (run->watch, out->stream, out->data, out->len);
+  }
+  g_free (out->data);
+  g_free (out);
+  read_next_line (self);
+}
+
+static int
+exit_code_of (int status)
+{
+  if (WIFEXITED (status))
+    return WEXITSTATUS (status);
+  if (WIFSIGNALED (status))
+    return 128 + WTERMSIG (status);
+  return -1;
+}
+
+static void
+line_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  WardenWarmRunner *self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (object),
+                                                                result, NULL, &error);
+  guint id, stream, len;
+  int status;
+  WarmRun *run;
+
+  if (line == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        runner_lost (self);
+      return;
+    }
+  if (sscanf (line, "out %u %u %u", &id, &stream, &len) == 3)
+    {
+      OutRead *out = g_new0 (OutRead, 1);
+
+      out->self = self;
+      out->id = id;
+      out->stream = stream == 2 ? WARDEN_STREAM_STDERR : WARDEN_STREAM_STDOUT;
+      out->len = len;
+      out->data = g_malloc (len + 1);
+      g_input_stream_read_all_async (G_INPUT_STREAM (self->in), out->data, len,
+                                     G_PRIORITY_DEFAULT, self->cancellable, out_read_cb, out);
+      return;
+    }
+  if (sscanf (line, "exit %u %d", &id, &status) == 2 && (run = lookup (self, id)) != NULL)
+    {
+      run->exited = TRUE;
+      run->exit_code = exit_code_of (status);
+      /* Children of the command may keep its output open: a moment. */
+      if (!run->eof)
+        warden_exec_watch_linger (run->watch);
+      maybe_done (run);
+    }
+  else if (sscanf (line, "eof %u", &id) == 1 && (run = lookup (self, id)) != NULL)
+    {
+      run->eof = TRUE;
+      maybe_done (run);
+    }
+  else if (g_str_has_prefix (line, "exec "))
+    {
+      guint question = 0, pid;
+
+      /* "exec N PID RUN": the command's own guard asks. */
+      if (sscanf (line, "exec %u %u %u", &question, &pid, &id) == 3 &&
+          (run = lookup (self, id)) != NULL && run->guard != NULL)
+        warden_exec_guard_take_line (run->guard, line);
+      else if (question != 0)
+        {
+          g_autofree char *deny = g_strdup_printf ("deny %u\n", question);
+
+          send_line (self, deny);
+        }
+    }
+  read_next_line (self);
+}
+
+static void
+read_next_line (WardenWarmRunner *self)
+{
+  g_data_input_stream_read_line_async (self->in, G_PRIORITY_DEFAULT, self->cancellable, line_cb,
+                                       self);
+}
+
+static void
+stop_listening (WardenWarmRunner *self)
+{
+  g_clear_handle_id (&self->accept_id, g_source_remove);
+  if (self->listen_fd >= 0)
+    close (self->listen_fd);
+  self->listen_fd = -1;
+  if (self->listen_path != NULL)
+    g_unlink (self->listen_path);
+  g_clear_pointer (&self->listen_path, g_free);
+}
+
+static gboolean
+accept_cb (int          fd,
+           GIOCondition condition,
+           gpointer     user_data)
+{
+  WardenWarmRunner *self = user_data;
+  int conn = accept4 (fd, NULL, NULL, SOCK_CLOEXEC);
+
+  if (conn < 0)
+    return errno == EAGAIN || errno == EINTR ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+  self->accept_id = 0;
+  stop_listening (self);
+  self->fd = conn;
+  {
+    g_autoptr(GInputStream) raw = g_unix_input_stream_new (dup (conn), TRUE);
+
+    self->in = g_data_input_stream_new (raw);
+    /* Output is read by length after its line: the buffer never holds a
+     * partial line's worth more than it should. */
+    g_buffered_input_stream_set_buffer_size (G_BUFFERED_INPUT_STREAM (self->in), 65536);
+  }
+  read_next_line (self);
+  return G_SOURCE_REMOVE;
+}
+
+WardenWarmRunner *
+warden_warm_runner_new (const char  *path,
+                        GError     **error)
+{
+  WardenWarmRunner *self;
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  int fd;
+
+  if (strlen (path) >= sizeof addr.sun_path)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FILENAME_TOO_LONG,
+                   "The warm runner's socket path is too long: %s", path);
+      return NULL;
+    }
+  strcpy (addr.sun_path, path);
+  fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0 || bind (fd, (struct sockaddr *) &addr, sizeof addr) != 0 || listen (fd, 1) != 0)
+    {
+      int saved = errno;
+
+      if (fd >= 0)
+        close (fd);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Could not make the warm runner's socket %s: %s", path, g_strerror (saved));
+      return NULL;
+    }
+  self = g_new0 (WardenWarmRunner, 1);
+  self->listen_fd = fd;
+  self->listen_path = g_strdup (path);
+  self->fd = -1;
+  self->cancellable = g_cancellable_new ();
+  self->runs = g_hash_table_new_full (NULL, NULL, NULL, g_object_unref);
+  self->accept_id = g_unix_fd_add (fd, G_IO_IN, accept_cb, self);
+  return self;
+}
+
+gboolean
+warden_warm_runner_is_ready (WardenWarmRunner *self)
+{
+  return self != NULL && self->fd >= 0 && !self->dead;
+}
+
+void
+warden_warm_runner_free (WardenWarmRunner *self)
+{
+  if (self == NULL)
+    return;
+  g_cancellable_cancel (self->cancellable);
+  stop_listening (self);
+  /* The runner reads the end of its connection and kills what it started;
+   * commands still out there end as lost. */
+  if (self->fd >= 0)
+    {
+      close (self->fd);
+      self->fd = -1;
+    }
+  runner_lost (self);
+  g_clear_object (&self->in);
+  g_clear_object (&self->cancellable);
+  g_hash_table_unref (self->runs);
+  g_free (self);
+}
+
+/* One field of a "run" line: \, tab, newline and NUL as two characters. */
+static void
+append_field (GString    *line,
+              const char *data,
+              gsize       len)
+{
+  g_string_append_c (line, '\t');
+  for (gsize i = 0; i < len; i++)
+    switch (data[i])
+      {
+      case '\\': g_string_append (line, "\\\\"); break;
+      case '\t': g_string_append (line, "\\t"); break;
+      case '\n': g_string_append (line, "\\n"); break;
+      case '\0': g_string_append (line, "\\0"); break;
+      default:   g_string_append_c (line, data[i]); break;
+      }
+}
+
+void
+warden_warm_runner_exec_async (WardenWarmRunner        *self,
+                               const WardenExecRequest *request,
+                               const char              *cwd,
+                               const char * const      *env,
+                               GCancellable            *cancellable,
+                               GAsyncReadyCallback      callback,
+                               gpointer                 user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  g_autoptr(GString) line = g_string_new (NULL);
+  WarmRun *run = g_new0 (WarmRun, 1);
+  guint n_env = env ? g_strv_length ((char **) env) : 0;
+
+  g_task_set_source_tag (task, warden_warm_runner_exec_async);
+  g_task_set_task_data (task, run, warm_run_free);
+  run->runner = self;
+  run->id = ++self->next_id;
+  run->task = task;
+  run->watch = warden_exec_watch_new (task, request, cancellable, &warm_funcs);
+  if (request->guard_func != NULL)
+    {
+      run->guard = warden_exec_guard_new_shared (request->guard_func, request->guard_data,
+                                                 self->fd);
+      /* Through the watch: the time limit stops while a question waits. */
+      warden_exec_watch_adopt_guard (run->watch, g_steal_pointer (&run->guard));
+      run->guard = warden_exec_watch_peek_guard (run->watch);
+    }
+  g_hash_table_insert (self->runs, GUINT_TO_POINTER (run->id), g_object_ref (task));
+
+  g_string_printf (line, "run %u %d", run->id, request->guard_func != NULL);
+  append_field (line, cwd, strlen (cwd));
+  g_string_append_printf (line, "\t%u", n_env);
+  for (guint i = 0; i < n_env; i++)
+    append_field (line, env[i], strlen (env[i]));
+  append_field (line, request->command, strlen (request->command));
+  if (request->stdin_data != NULL)
+    {
+      gsize len;
+      const char *data = g_bytes_get_data (request->stdin_data, &len);
+
+      append_field (line, data, len);
+    }
+  else
+    append_field (line, "", 0);
+  g_string_append_c (line, '\n');
+  warden_exec_watch_start_timer (run->watch);
+  send_line (self, line->str);
+}
+
+WardenExecResult *
+warden_warm_runner_exec_finish (GAsyncResult  *result,
+                                GError       **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
