@@ -681,7 +681,10 @@ can_approve_from_notification (WardenApproval *approval)
   WardenDecision *decision = warden_approval_get_decision (approval);
   g_autofree char *escaped = NULL;
 
+  /* A started program's notification names what started it as well: the
+   * window shows the whole chain. */
   if (warden_approval_get_kind (approval) != WARDEN_APPROVAL_COMMAND ||
+      warden_approval_get_chain (approval) != NULL ||
       decision == NULL || warden_decision_get_n_parts (decision) != 1 ||
       subject == NULL || *subject == '\0' || (env != NULL && env[0] != NULL))
     return FALSE;
@@ -801,7 +804,9 @@ announce_approval (WardenApplication *self,
       break;
     case WARDEN_APPROVAL_COMMAND:
     default:
-      title = _("Command needs approval");
+      title = warden_approval_get_chain (approval) != NULL
+              ? _("A program the command started needs approval")
+              : _("Command needs approval");
       break;
     }
 
@@ -818,6 +823,17 @@ announce_approval (WardenApplication *self,
   /* A question names its project; a command is shown alone, as it will run. */
   if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_QUESTION)
     body = project_body (session, warden_approval_get_subject (approval));
+  else if (warden_approval_get_chain (approval) != NULL &&
+           warden_approval_get_chain (approval)[0] != NULL)
+    {
+      /* What started it too: "rm -rf dist — started by npm test". */
+      g_autofree char *started = g_strdup_printf (_("started by %s"),
+                                                  warden_approval_get_chain (approval)[0]);
+      g_autofree char *both = g_strconcat (warden_approval_get_subject (approval), " — ",
+                                           started, NULL);
+
+      body = notification_body (both);
+    }
   else
     body = notification_body (warden_approval_get_subject (approval));
   notification = g_notification_new (title);

@@ -754,8 +754,42 @@ setup (WardenApprovalDialog *self)
 
   adw_message_dialog_set_heading (dialog, kind == WARDEN_APPROVAL_PATH
                                           ? _("File access needs approval")
+                                          : warden_approval_get_chain (self->approval) != NULL
+                                          ? _("A program the command started needs approval")
                                           : _("Command needs approval"));
   show_command (self, subject);
+  {
+    /* A program a running command started: what led to it, nearest first.
+     * Only it waits; the command goes on. */
+    const char * const *chain = warden_approval_get_chain (self->approval);
+
+    if (chain != NULL && chain[0] != NULL)
+      {
+        g_autoptr(GString) markup = g_string_new (NULL);
+        GtkWidget *label = gtk_label_new (NULL);
+
+        for (guint i = 0; chain[i] != NULL; i++)
+          {
+            g_autofree char *link = warden_printable_markup (chain[i], -1,
+                                                             WARDEN_PRINTABLE_ONE_LINE);
+            g_autofree char *tt = g_strdup_printf ("<tt>%s</tt>", link);
+
+            if (i > 0)
+              g_string_append_c (markup, '\n');
+            /* Translators: one line per program that led to the one asked
+             * about: "started by npm test" */
+            g_string_append_printf (markup, _("started by %s"), tt);
+          }
+        gtk_label_set_markup (GTK_LABEL (label), markup->str);
+        gtk_label_set_xalign (GTK_LABEL (label), 0);
+        gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+        gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+        gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+        gtk_widget_add_css_class (label, "warden-chain");
+        gtk_box_append (GTK_BOX (self->diff_slot), label);
+        gtk_widget_set_visible (self->diff_slot, TRUE);
+      }
+  }
   {
     /* A write or an edit shows what it would change, under its path. */
     const char *diff = warden_approval_get_diff (self->approval);

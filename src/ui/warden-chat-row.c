@@ -854,6 +854,29 @@ approval_box_new (WardenChatRow  *self,
     gtk_label_set_text (GTK_LABEL (why), _("This needs your approval."));
   gtk_box_append (GTK_BOX (box), why);
 
+  /* A program the running command started: what led to it. */
+  if (warden_approval_get_chain (approval) != NULL)
+    {
+      const char * const *chain = warden_approval_get_chain (approval);
+      GtkWidget *started = label_new ("approval-chain");
+      g_autoptr(GString) markup = g_string_new (NULL);
+
+      for (guint i = 0; chain[i] != NULL; i++)
+        {
+          g_autofree char *link = warden_printable_markup (chain[i], -1,
+                                                           WARDEN_PRINTABLE_ONE_LINE);
+          g_autofree char *tt = g_strdup_printf ("<tt>%s</tt>", link);
+
+          if (i > 0)
+            g_string_append_c (markup, '\n');
+          g_string_append_printf (markup, _("started by %s"), tt);
+        }
+      gtk_label_set_markup (GTK_LABEL (started), markup->str);
+      gtk_label_set_wrap (GTK_LABEL (started), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (started), PANGO_WRAP_WORD_CHAR);
+      gtk_box_append (GTK_BOX (box), started);
+    }
+
   self->entry = gtk_entry_new ();
   gtk_entry_set_placeholder_text (GTK_ENTRY (self->entry),
                                   _("Tell the agent what to do instead (optional)"));

@@ -55,6 +55,8 @@ struct _WardenProfileEditor
   AdwEntryRow         *description_row;
   AdwComboRow         *mode_row;
   AdwComboRow         *file_write_row;
+  AdwActionRow        *nested_row;
+  GtkSwitch           *nested_switch;
   AdwPreferencesGroup *allow_group;
   AdwEntryRow         *allow_add_row;
   GtkButton           *allow_add_button;
@@ -722,6 +724,16 @@ profile_file_write_notify_cb (WardenProfileEditor *self,
 }
 
 static void
+profile_nested_notify_cb (WardenProfileEditor *self,
+                          GParamSpec          *pspec,
+                          WardenProfile       *profile)
+{
+  self->updating = TRUE;
+  gtk_switch_set_active (self->nested_switch, warden_profile_get_check_nested (profile));
+  self->updating = FALSE;
+}
+
+static void
 profile_name_notify_cb (WardenProfileEditor *self,
                         GParamSpec          *pspec,
                         WardenProfile       *profile)
@@ -749,6 +761,7 @@ sync_from_profile (WardenProfileEditor *self)
   gtk_editable_set_editable (GTK_EDITABLE (self->description_row), !read_only);
   gtk_widget_set_sensitive (GTK_WIDGET (self->mode_row), !read_only);
   gtk_widget_set_sensitive (GTK_WIDGET (self->file_write_row), !read_only);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->nested_row), !read_only);
   for (guint i = 0; i < G_N_ELEMENTS (self->lists); i++)
     gtk_widget_set_visible (gtk_widget_get_parent (GTK_WIDGET (self->lists[i].add_row)),
                             !read_only);
@@ -757,6 +770,7 @@ sync_from_profile (WardenProfileEditor *self)
 
   profile_mode_notify_cb (self, NULL, self->profile);
   profile_file_write_notify_cb (self, NULL, self->profile);
+  profile_nested_notify_cb (self, NULL, self->profile);
   g_clear_handle_id (&self->rebuild_id, g_source_remove);
   rebuild_list (self, LIST_ALLOW);
   rebuild_list (self, LIST_DENY);
@@ -786,6 +800,8 @@ set_profile (WardenProfileEditor *self,
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (profile, "notify::file-write",
                            G_CALLBACK (profile_file_write_notify_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (profile, "notify::check-nested",
+                           G_CALLBACK (profile_nested_notify_cb), self, G_CONNECT_SWAPPED);
 
   sync_from_profile (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
@@ -840,6 +856,17 @@ file_write_selected_cb (WardenProfileEditor *self,
     return;
 
   warden_profile_set_file_write (self->profile, file_writes[selected]);
+  queue_save (self);
+}
+
+static void
+nested_switch_cb (WardenProfileEditor *self,
+                  GParamSpec          *pspec,
+                  GtkSwitch           *toggle)
+{
+  if (self->updating || is_read_only (self))
+    return;
+  warden_profile_set_check_nested (self->profile, gtk_switch_get_active (toggle));
   queue_save (self);
 }
 
@@ -1160,6 +1187,8 @@ warden_profile_editor_class_init (WardenProfileEditorClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, description_row);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, mode_row);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, file_write_row);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, nested_row);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, nested_switch);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, allow_group);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, allow_add_row);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, allow_add_button);
@@ -1176,6 +1205,7 @@ warden_profile_editor_class_init (WardenProfileEditorClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, description_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, mode_selected_cb);
   gtk_widget_class_bind_template_callback (widget_class, file_write_selected_cb);
+  gtk_widget_class_bind_template_callback (widget_class, nested_switch_cb);
   gtk_widget_class_bind_template_callback (widget_class, add_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, add_activated_cb);
   gtk_widget_class_bind_template_callback (widget_class, add_clicked_cb);

@@ -798,6 +798,41 @@ test_approval_context (void)
   g_assert_null (strstr (after, "The agent said before asking:"));
 }
 
+/* A program a running command started: its own heading, the command that
+ * will run, and the chain that led to it, escaped like the command. */
+static void
+test_approval_started_program (void)
+{
+  static const char * const chain[] = { "sh -c 'rm -rf dist && jest'", "npm test\u202e", NULL };
+  static const char * const suggestions[] = { "rm *", NULL };
+  g_autoptr(WardenApproval) approval = NULL;
+  g_autoptr(WardenProfile) profile = node_profile ();
+  g_autoptr(WardenApprovalDialog) dialog = NULL;
+  g_autoptr(GPtrArray) mono = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *text = NULL;
+
+  approval = warden_approval_new ("s1", "toolu_5/1", WARDEN_APPROVAL_COMMAND, "exec",
+                                  "rm -rf dist");
+  warden_approval_set_details (approval, "/workspace", "bwrap",
+                               "no allow pattern matches “rm -rf dist”", "rm -rf dist",
+                               suggestions, NULL, NULL);
+  warden_approval_set_chain (approval, chain);
+  dialog = warden_approval_dialog_new (parent_window (), approval, profile, "/workspace", NULL);
+  g_object_ref_sink (dialog);
+  gtk_window_present (GTK_WINDOW (dialog));
+  wait_armed (dialog);
+  text = visible_text (GTK_WIDGET (dialog), mono);
+  g_test_message ("%s", text);
+  g_assert_cmpstr (adw_message_dialog_get_heading (ADW_MESSAGE_DIALOG (dialog)), ==,
+                   "A program the command started needs approval");
+  g_assert_true (strv_has (mono, "rm -rf dist"));
+  g_assert_nonnull (strstr (text, "started by sh -c 'rm -rf dist && jest'\n"
+                                  "started by npm test\\u202e"));
+  /* The same three answers as for a command. */
+  g_assert_true (adw_message_dialog_has_response (ADW_MESSAGE_DIALOG (dialog), "always"));
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
 static void
 test_approval_closed_unanswered (void)
 {
@@ -1567,6 +1602,7 @@ main (int    argc,
   g_test_add_func ("/ui/approval-dialog/always-every-part", test_approval_always_every_part);
   g_test_add_func ("/ui/approval-dialog/always-uncovered", test_approval_always_uncovered);
   g_test_add_func ("/ui/approval-dialog/context", test_approval_context);
+  g_test_add_func ("/ui/approval-dialog/started-program", test_approval_started_program);
   g_test_add_func ("/ui/approval-dialog/path", test_approval_path);
   g_test_add_func ("/ui/approval-dialog/question-choice", test_approval_question_choice);
   g_test_add_func ("/ui/approval-dialog/question-free-text", test_approval_question_free_text);

@@ -745,6 +745,27 @@ test_row_output (RowFixture    *f,
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (output)), ==, "a.txt\nb.txt\n");
 }
 
+/* The card of a program a running command started names what started it,
+ * escaped like the command. */
+static void
+test_row_approval_chain (RowFixture    *f,
+                         gconstpointer  data)
+{
+  static const char * const chain[] = { "sh -c 'rm -rf dist'", "npm test\u202e", NULL };
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-8/1", "exec", "rm -rf dist");
+  g_autoptr(WardenApproval) approval =
+    warden_approval_new ("s1", "call-8/1", WARDEN_APPROVAL_COMMAND, "exec", "rm -rf dist");
+
+  warden_approval_set_details (approval, "/work", "bwrap", "no allow pattern matches “rm -rf dist”",
+                               "rm -rf dist", NULL, NULL, NULL);
+  warden_approval_set_chain (approval, chain);
+  warden_chat_row_set_item (f->row, item);
+  warden_chat_item_set_approval (item, approval);
+  g_assert_cmpstr (label_text (f, "approval-chain"), ==,
+                   "started by sh -c 'rm -rf dist'\nstarted by npm test\\u202e");
+  g_assert_nonnull (find_button (GTK_WIDGET (f->row), "Allow Once"));
+}
+
 static void
 test_row_approval (RowFixture    *f,
                    gconstpointer  data)
@@ -768,6 +789,8 @@ test_row_approval (RowFixture    *f,
   g_assert_nonnull (find_button (root, "Reject"));
   g_assert_nonnull (find_button (root, "Always Allow…"));
   g_assert_cmpstr (label_text (f, "approval-reason"), ==, "Not in the allow list: sh");
+  /* The model's own command: nothing started it. */
+  g_assert_null (find_css (root, "approval-chain"));
 
   click (find_button (root, "Allow Once"));
   g_assert_cmpuint (f->activations, ==, 1);
@@ -1412,6 +1435,7 @@ main (int    argc,
   ADD ("status", test_row_status);
   ADD ("output", test_row_output);
   ADD ("approval", test_row_approval);
+  ADD ("approval-chain", test_row_approval_chain);
   ADD ("question", test_row_question);
   ADD ("recycled", test_row_recycled);
   ADD ("denied", test_row_denied);

@@ -395,6 +395,36 @@ test_one_part_approve (void)
 /* Another process on the bus presses Approve with a target it made up,
  * guessed from the session and tool call, or saw used: nothing runs. The
  * real token approves once. */
+/* A program an allowed command started (node's execSync) asks from the
+ * desktop too, naming what started it; it is not approved from there (the
+ * window shows the whole chain); rejected, it does not run, and the command
+ * goes on. */
+static void
+test_started_program (void)
+{
+  const char *commands[] = { "node -e \"require('child_process').execSync('touch mark-nested')\"",
+                             NULL };
+  WardenSession *session = start_session ("nested", commands);
+  g_autofree char *made = g_build_filename (root, "nested", "mark-nested", NULL);
+  g_auto(Notified) n = { 0 };
+  g_autofree char *token = NULL;
+
+  wait_until (has_pending, session, 60, "the approval");
+  g_assert_nonnull (warden_approval_get_chain (warden_session_get_pending (session)));
+  wait_notified (&n, "mark-nested");
+  g_assert_cmpstr (n.summary, ==, "A program the command started needs approval");
+  g_test_message ("body: %s", n.body);
+  /* Escaped for a daemon that reads body markup. */
+  g_assert_true (g_str_has_prefix (n.body, "sh -c &apos;touch mark-nested&apos; — started by "
+                                           "node -e &apos;require("));
+  g_assert_null (button_target (&n, "app.approve", "Approve"));
+  token = button_target (&n, "app.reject", "Reject");
+  g_assert_nonnull (token);
+  activate_over_bus ("reject", token);
+  wait_until (is_idle, session, 60, "the end of the turn");
+  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+}
+
 static void
 test_forged_targets (void)
 {
@@ -695,6 +725,7 @@ main (int    argc,
     }
   g_test_add_func ("/ui/notification/one-part-approve", test_one_part_approve);
   g_test_add_func ("/ui/notification/forged-targets", test_forged_targets);
+  g_test_add_func ("/ui/notification/started-program", test_started_program);
   g_test_add_func ("/ui/notification/task/finished", test_task_finished);
   g_test_add_func ("/ui/notification/task/failed", test_task_failed);
   g_test_add_func ("/ui/notification/task/question", test_task_question);

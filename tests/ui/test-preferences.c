@@ -1135,6 +1135,48 @@ test_editor_flags_separator (Fixture       *fixture,
   close_window (window);
 }
 
+/* "Check Programs Commands Start": on for a profile that does not say,
+ * turned off with a real click, saved as "nested": "off"; shown, not
+ * changeable, on a built-in profile. */
+static void
+test_editor_nested_switch (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  g_autoptr(WardenProfile) profile = save_user_profile (fixture, "nested",
+                                                        (const char *[]) { "ls", NULL });
+  g_autoptr(WardenProfile) on_disk = NULL;
+  g_autoptr(WardenProfile) builtin = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkWidget *window;
+  GtkWidget *editor = show_editor (fixture, profile, &window);
+  GtkSwitch *toggle = GTK_SWITCH (gtk_widget_get_template_child (editor,
+                                                                 WARDEN_TYPE_PROFILE_EDITOR,
+                                                                 "nested_switch"));
+  GtkWidget *row = GTK_WIDGET (gtk_widget_get_template_child (editor,
+                                                              WARDEN_TYPE_PROFILE_EDITOR,
+                                                              "nested_row"));
+
+  g_assert_true (gtk_switch_get_active (toggle));
+  g_assert_true (gtk_widget_get_sensitive (row));
+  x_click (GTK_WIDGET (toggle));
+  wait_for (editor_idle, editor);
+  g_assert_false (gtk_switch_get_active (toggle));
+  on_disk = reload (fixture, "nested");
+  g_assert_false (warden_profile_get_check_nested (on_disk));
+  close_window (window);
+
+  builtin = warden_profile_store_lookup (fixture->store, "node", &error);
+  g_assert_no_error (error);
+  editor = show_editor (fixture, builtin, &window);
+  toggle = GTK_SWITCH (gtk_widget_get_template_child (editor, WARDEN_TYPE_PROFILE_EDITOR,
+                                                      "nested_switch"));
+  row = GTK_WIDGET (gtk_widget_get_template_child (editor, WARDEN_TYPE_PROFILE_EDITOR,
+                                                   "nested_row"));
+  g_assert_true (gtk_switch_get_active (toggle));
+  g_assert_false (gtk_widget_get_sensitive (row));
+  close_window (window);
+}
+
 static gboolean
 strv_has_prefix (GStrv       strv,
                  const char *prefix)
@@ -1539,6 +1581,7 @@ main (int   argc,
   ADD_TEST ("/ui/preferences/editor/builtin-read-only", test_editor_builtin_read_only);
   ADD_TEST ("/ui/preferences/editor/save-failure", test_editor_save_failure_keeps_changes);
   ADD_TEST ("/ui/preferences/editor/files-rule", test_editor_files_rule);
+  ADD_TEST ("/ui/preferences/editor/nested-switch", test_editor_nested_switch);
 
   ADD_TEST ("/ui/preferences/window/pages", test_window_pages);
   ADD_TEST ("/ui/preferences/window/test-connection", test_window_test_connection);
