@@ -107,6 +107,8 @@ describe_via (const char *via)
     return _("answered from a notification");
   if (g_strcmp0 (via, "cli") == 0)
     return _("answered in the terminal");
+  if (g_strcmp0 (via, "script") == 0)
+    return _("answered by a program (warden-cli run --json)");
   return NULL;
 }
 

@@ -21,9 +21,6 @@
 #include "warden-profile-editor.h"
 #include "warden-trace-window.h"
 #include "warden-test-util.h"
-/* The scripted model server, built in: tests/ui/meson.build lists
- * fake-model.c only for the window and notification tests. */
-#include "fake-model.c"
 
 #define SCHEMA_ID "io.github.wardenapp.Warden"
 #define WAIT_SECONDS 30
