@@ -866,6 +866,29 @@ warden_terminal_feed_status (WardenTerminal *self,
 }
 
 void
+warden_terminal_feed_interrupted (WardenTerminal *self,
+                                  gint64          duration_ms)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autofree char *duration = duration_ms >= 0 ? format_duration (duration_ms) : NULL;
+
+  g_return_if_fail (WARDEN_IS_TERMINAL (self));
+
+  release_held (self, out);
+  ensure_line_start (self, out);
+  if (duration != NULL)
+    /* Translators: the end of a command's output in the terminal pane when
+     * the user stopped it: "[interrupted · 1.3 s]" */
+    g_string_append_printf (out, SGR_RESET SGR_FAILED "[%s · %s]" SGR_RESET "\r\n",
+                            _("interrupted"), duration);
+  else
+    g_string_append_printf (out, SGR_RESET SGR_FAILED "[%s]" SGR_RESET "\r\n",
+                            _("interrupted"));
+  feed_string (self, out);
+  self->at_line_start = TRUE;
+}
+
+void
 warden_terminal_feed_notice (WardenTerminal *self,
                              const char     *text)
 {

@@ -39,6 +39,10 @@ void         warden_terminal_feed_output    (WardenTerminal *self,
 void         warden_terminal_feed_status    (WardenTerminal *self,
                                              int             exit_status,
                                              gint64          duration_ms);
+/* Ends the command's block when it was stopped (Stop, or the time limit):
+ * "[interrupted · 1.3 s]" in the failure colour. */
+void         warden_terminal_feed_interrupted (WardenTerminal *self,
+                                               gint64          duration_ms);
 /* A dim, italic line from Warden itself ("Sandbox ready"). */
 void         warden_terminal_feed_notice    (WardenTerminal *self,
                                              const char     *text);

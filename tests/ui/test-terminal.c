@@ -336,6 +336,25 @@ test_status (Fixture       *f,
   g_assert_cmpstr (lines[2], ==, "proj $ next");
 }
 
+/* A stopped command's block ends with "[interrupted]", on a line of its
+ * own even when its output had no newline. */
+static void
+test_interrupted (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  warden_terminal_feed_command (f->terminal, "proj", "sleep 100");
+  warden_terminal_feed_output (f->terminal, "waiting", -1);
+  warden_terminal_feed_interrupted (f->terminal, 4200);
+  text = wait_for_line (f, "[interrupted · 4.2 s]");
+  lines = lines_from (text, "proj $ sleep 100", 3);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  g_assert_cmpstr (lines[1], ==, "waiting");
+  g_assert_cmpstr (lines[2], ==, "[interrupted · 4.2 s]");
+}
+
 static void
 test_notice (Fixture       *f,
              gconstpointer  data)
@@ -646,6 +665,7 @@ main (int    argc,
   ADD ("lone-cr-overwrites", test_lone_cr_overwrites);
   ADD ("colors", test_colors);
   ADD ("status", test_status);
+  ADD ("interrupted", test_interrupted);
   ADD ("notice", test_notice);
   ADD ("search", test_search);
   ADD ("scrollback-bounded", test_scrollback_bounded);
