@@ -42,23 +42,34 @@ static const char * const drivers[] = { "cc", "gcc", "g++", "c++", "clang", "cla
 static const char * const passes[] = { "cc1", "cc1plus", "cc1obj", "as", "collect2", "ld",
                                        "ld.bfd", "ld.gold", "lto-wrapper", "lto1", NULL };
 
+/* The program of @text when it is a system one: a bare name (the guard names
+ * a program by its name only when it is the one in a system directory) or
+ * one of gcc's own directories; NULL for any other path, such as a program
+ * the command made in the workspace. */
 static char *
-first_word_name (const char *text)
+system_program (const char *text)
 {
+  static const char * const gcc_dirs[] = { "/usr/lib/gcc/", "/usr/libexec/gcc/", NULL };
   g_autofree char *word = g_strndup (text, strcspn (text, " "));
 
-  return g_path_get_basename (word);
+  if (strchr (word, '/') == NULL)
+    return g_steal_pointer (&word);
+  for (guint i = 0; gcc_dirs[i] != NULL; i++)
+    if (g_str_has_prefix (word, gcc_dirs[i]) && strstr (word, "/../") == NULL)
+      return g_path_get_basename (word);
+  return NULL;
 }
 
-/* @text is a compiler pass started by a compiler driver. */
+/* @text is a compiler pass started by a compiler driver, both the system's. */
 static gboolean
 is_compiler_pass (const char         *text,
                   const char * const *chain)
 {
-  g_autofree char *program = first_word_name (text);
-  g_autofree char *parent = chain && chain[0] ? first_word_name (chain[0]) : NULL;
+  g_autofree char *program = system_program (text);
+  g_autofree char *parent = chain && chain[0] ? system_program (chain[0]) : NULL;
 
-  return parent != NULL && g_strv_contains (drivers, parent) && g_strv_contains (passes, program);
+  return program != NULL && parent != NULL && g_strv_contains (drivers, parent) &&
+         g_strv_contains (passes, program);
 }
 
 struct _WardenNested

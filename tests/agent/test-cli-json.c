@@ -1318,6 +1318,63 @@ test_nested_no_helper (void)
   env_tear_down (&env);
 }
 
+/* The compiler's passes pass quietly only when both they and the driver are
+ * the system's: a workspace program named "as" started by one named "cc"
+ * asks like any other. */
+static void
+test_nested_fake_compiler (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *dir = NULL;
+  JsonObject *asked;
+
+  env_set_up (&env);
+  dir = g_build_filename (env.root, "config", "warden", "profiles", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  {
+    g_autofree char *path = g_build_filename (dir, "fake.json", NULL);
+
+    g_assert_true (g_file_set_contents (path, "{\"version\": 1, \"name\": \"Fake\", "
+                                        "\"allow\": [\"./cc *\"]}", -1, NULL));
+  }
+  /* A shell that calls itself cc, starting the fake as. */
+  touch_workspace (&env, "cc", "#!/bin/bash\nexec -a cc /bin/sh -c './as \"$@\"' sh \"$@\"\n");
+  touch_workspace (&env, "as", "#!/bin/sh\necho assembled > out.o\n");
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *path = g_build_filename (env.workspace, i ? "as" : "cc", NULL);
+
+      g_assert_cmpint (g_chmod (path, 0755), ==, 0);
+    }
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"./cc x.s\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Built?", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--profile", "fake", "build");
+  /* The shell that lies about its name is asked about as what it is. */
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": false}");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  {
+    g_autoptr(GPtrArray) all = events_of (events, "approval_required");
+
+    g_assert_cmpuint (all->len, ==, 2);
+    g_assert_true (g_str_has_prefix (str (g_ptr_array_index (all, 0), "command"), "dash -c "));
+    asked = g_ptr_array_index (all, 1);
+    g_assert_cmpstr (str (asked, "command"), ==, "./as x.s");
+    /* Started by something that calls itself cc: not the system's. */
+    g_assert_true (g_str_has_prefix (json_array_get_string_element (
+                                       json_object_get_array_member (asked, "chain"), 0),
+                                     "cc -c "));
+  }
+  g_assert_false (workspace_has (&env, "out.o"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* How many questions real tools raise under a profile that allows them:
  * npm install and npm test of a small project, make of a small C project.
  * The figures go to the README; every question is printed. */
@@ -1542,6 +1599,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/nested-wait-not-timed", test_nested_wait_not_timed);
   g_test_add_func ("/cli/json/nested-no-helper", test_nested_no_helper);
   g_test_add_func ("/cli/json/nested-prompt-counts", test_nested_prompt_counts);
+  g_test_add_func ("/cli/json/nested-fake-compiler", test_nested_fake_compiler);
   g_test_add_func ("/cli/json/example-approve", test_example_approve);
   g_test_add_func ("/cli/json/example-no-network", test_example_no_network);
   status = g_test_run ();
