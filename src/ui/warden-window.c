@@ -881,7 +881,9 @@ update_sandbox (WardenWindow *self)
     label = _("Sandbox failed");
 
   gtk_label_set_text (self->sandbox_label, label);
-  gtk_widget_set_visible (GTK_WIDGET (self->sandbox_progress), preparing);
+  /* Narrow, the header has no room for the bar; the banner says what fails. */
+  gtk_widget_set_visible (GTK_WIDGET (self->sandbox_progress),
+                          preparing && !adw_leaflet_get_folded (self->leaflet));
   if (preparing)
     {
       gtk_progress_bar_set_fraction (self->sandbox_progress,
@@ -2098,6 +2100,9 @@ warden_window_dispose (GObject *object)
 {
   WardenWindow *self = WARDEN_WINDOW (object);
 
+  /* The application outlives the window and goes on emitting. */
+  if (self->app != NULL)
+    g_signal_handlers_disconnect_by_data (self->app, self);
   if (self->follow_tick_id != 0)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self->chat_scroller), self->follow_tick_id);
   self->follow_tick_id = 0;
