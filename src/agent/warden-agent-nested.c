@@ -119,6 +119,40 @@ approve_parts (WardenNested   *nested,
                       g_strdup (warden_decision_get_part (decision, i)->text));
 }
 
+/* @approved is @text with redirections after it ("tr a b < file"): the
+ * shell did those before it started the program, whose arguments are the
+ * same. Words after a redirection are not looked at: it asks then. */
+static gboolean
+is_text_redirected (const char *approved,
+                    const char *text)
+{
+  gsize len = strlen (text);
+  const char *rest;
+
+  if (strncmp (approved, text, len) != 0 || approved[len] != ' ')
+    return FALSE;
+  rest = approved + len + 1;
+  while (g_ascii_isdigit (*rest))
+    rest++;
+  return *rest == '<' || *rest == '>' || g_str_has_prefix (rest, "&>");
+}
+
+static gboolean
+was_approved (WardenNested *nested,
+              const char   *text)
+{
+  GHashTableIter iter;
+  const char *approved;
+
+  if (g_hash_table_contains (nested->approved, text))
+    return TRUE;
+  g_hash_table_iter_init (&iter, nested->approved);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &approved, NULL))
+    if (is_text_redirected (approved, text))
+      return TRUE;
+  return FALSE;
+}
+
 /* Every part of @decision that asks was allowed or approved already. */
 static gboolean
 approved_before (WardenNested   *nested,
@@ -128,8 +162,7 @@ approved_before (WardenNested   *nested,
     {
       const WardenDecisionPart *part = warden_decision_get_part (decision, i);
 
-      if (part->verdict != WARDEN_VERDICT_ALLOW &&
-          !g_hash_table_contains (nested->approved, part->text))
+      if (part->verdict != WARDEN_VERDICT_ALLOW && !was_approved (nested, part->text))
         return FALSE;
     }
   return TRUE;

@@ -1467,6 +1467,9 @@ test_fault_engine_lost (void)
   env_set_up (&env, "docker");
   fault.proxy = warden_test_proxy_new ();
   g_setenv ("DOCKER_HOST", fault.proxy->host, TRUE);
+  /* Commands through the Engine API, as with a remote engine: the warm
+   * runner inside the container would not notice the API going. */
+  g_setenv ("WARDEN_NO_WARM_RUNNER", "1", TRUE);
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "exec", "{\"command\": \"echo started; sleep 30\"}", NULL));
   g_queue_push_tail (&env.fake->script,
@@ -1505,6 +1508,7 @@ test_fault_engine_lost (void)
     g_object_unref (res);
   }
   g_clear_object (&agent);
+  g_unsetenv ("WARDEN_NO_WARM_RUNNER");
   if (old_host != NULL)
     g_setenv ("DOCKER_HOST", old_host, TRUE);
   else

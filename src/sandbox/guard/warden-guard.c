@@ -663,6 +663,7 @@ typedef struct
   size_t   in_done;
   int      exited;
   int      first_exec_done;
+  int      killed;      /* what it still starts dies at once */
 } Run;
 
 static Run runs[MAX_RUNS];
@@ -860,6 +861,9 @@ kill_run (unsigned id)
 {
   Run *r = find_run (id);
 
+  if (r != NULL)
+    r->killed = 1;
+
   /* Every process of the command the guard follows, wherever it went… */
   for (unsigned i = 0; i < n_procs; i++)
     if (procs[i].run == id)
@@ -960,6 +964,19 @@ feed_input (Run *r)
     close_fd (&r->in);
 }
 
+/* @p belongs to a command that was killed or has ended (and forgotten):
+ * nothing of it may run on. */
+static int
+run_is_over (Proc *p)
+{
+  Run *r;
+
+  if (p == NULL || p->run == 0)
+    return 0;
+  r = find_run (p->run);
+  return r == NULL || r->killed;
+}
+
 /* A process the guard follows stopped, or ended. */
 static void
 serve_wait_status (pid_t pid,
@@ -1015,6 +1032,12 @@ serve_wait_status (pid_t pid,
 
       ptrace (PTRACE_GETEVENTMSG, pid, 0, &new_pid);
       add_proc ((pid_t) new_pid, pid);
+      /* A fork that raced the kill of its command: it goes too. */
+      if (run_is_over (p))
+        {
+          kill ((pid_t) new_pid, SIGKILL);
+          kill (pid, SIGKILL);
+        }
       ptrace (PTRACE_CONT, pid, 0, 0);
       return;
     }
@@ -1064,6 +1087,11 @@ serve_wait_status (pid_t pid,
       p = add_proc (pid, 0);
       if (p != NULL)
         p->started = 1;
+      if (run_is_over (p))
+        {
+          kill (pid, SIGKILL);
+          return;
+        }
       ptrace (PTRACE_CONT, pid, 0, WSTOPSIG (status) == SIGSTOP ? 0 : WSTOPSIG (status));
       return;
     }
