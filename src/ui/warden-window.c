@@ -42,7 +42,7 @@ struct _WardenWindow
   GtkDropDown          *profile_dropdown;
   GtkMenuButton        *session_menu_button;
   GtkToggleButton      *terminal_toggle;
-  GtkSpinner           *busy_spinner;
+  GtkImage             *busy_spinner;      /* turned by busy_step_cb(), as the rows' */
   GtkProgressBar       *sandbox_progress;
   GtkLabel             *sandbox_label;
   GtkButton            *sandbox_retry;
@@ -89,6 +89,8 @@ struct _WardenWindow
   guint                 follow_tick_id;
   guint                 follow_settled;    /* frames the end has stayed in view */
   guint                 scrolling;         /* >0 while the window moves the chat itself */
+  guint                 busy_timer_id;
+  guint                 busy_step;
 };
 
 G_DEFINE_FINAL_TYPE (WardenWindow, warden_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -197,7 +199,7 @@ static GtkWidget *
 session_row_new (const char *id)
 {
   GtkWidget *row = adw_action_row_new ();
-  GtkWidget *spinner = gtk_spinner_new ();
+  GtkWidget *spinner = gtk_image_new_from_icon_name ("process-working-symbolic");
   GtkWidget *badge = gtk_label_new (_("Waiting"));
 
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
@@ -207,6 +209,7 @@ session_row_new (const char *id)
   gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
 
   gtk_widget_set_visible (spinner, FALSE);
+  gtk_widget_add_css_class (spinner, "warden-busy");
   gtk_widget_set_valign (spinner, GTK_ALIGN_CENTER);
   gtk_widget_set_tooltip_text (spinner, _("The agent is working"));
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), spinner);
@@ -222,6 +225,49 @@ session_row_new (const char *id)
   g_object_set_data (G_OBJECT (row), "spinner", spinner);
   g_object_set_data (G_OBJECT (row), "badge", badge);
   return row;
+}
+
+/* The "working" spinners turn in eight steps a second from a timer rather
+ * than with every frame, as GtkSpinner does: a window redrawn without pause
+ * on a slow (software) renderer leaves no turn to low-priority sources, and
+ * the model's connections are given back by one of those. */
+static gboolean
+step_busy_image (GtkWidget *image,
+                 guint      step)
+{
+  char step_class[] = "warden-step-0";
+
+  if (image == NULL || !gtk_widget_get_visible (image))
+    return FALSE;
+  step_class[sizeof step_class - 2] = '0' + step;
+  gtk_widget_set_css_classes (image, (const char *[]) { "warden-busy", step_class, NULL });
+  return TRUE;
+}
+
+static gboolean
+busy_step_cb (gpointer user_data)
+{
+  WardenWindow *self = user_data;
+  GtkListBoxRow *row;
+  gboolean turning;
+
+  self->busy_step = (self->busy_step + 1) % 8;
+  turning = step_busy_image (GTK_WIDGET (self->busy_spinner), self->busy_step);
+  for (guint i = 0; (row = gtk_list_box_get_row_at_index (self->session_list, i)) != NULL; i++)
+    turning |= step_busy_image (g_object_get_data (G_OBJECT (row), "spinner"), self->busy_step);
+  if (!turning)
+    {
+      self->busy_timer_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+busy_turn (WardenWindow *self)
+{
+  if (self->busy_timer_id == 0)
+    self->busy_timer_id = g_timeout_add (125, busy_step_cb, self);
 }
 
 static void
@@ -254,7 +300,6 @@ session_row_update (GtkWidget           *row,
   gtk_widget_set_tooltip_text (row, info->workspace);
   gtk_widget_set_visible (badge, waiting);
   gtk_widget_set_visible (spinner, running);
-  gtk_spinner_set_spinning (GTK_SPINNER (spinner), running);
 }
 
 /* Sessions that never got a task are not listed: there is nothing in them
@@ -339,6 +384,7 @@ reload_sessions (WardenWindow *self)
         gtk_widget_grab_focus (w);
     }
   gtk_stack_set_visible_child_name (self->sidebar_stack, shown->len ? "list" : "empty");
+  busy_turn (self);
 }
 
 static void
@@ -1334,7 +1380,7 @@ update_session_state (WardenWindow *self)
   gtk_widget_set_visible (GTK_WIDGET (self->stop_button), busy);
   gtk_widget_set_visible (GTK_WIDGET (self->send_button), !busy);
   gtk_widget_set_visible (GTK_WIDGET (self->busy_spinner), busy);
-  gtk_spinner_set_spinning (self->busy_spinner, busy);
+  busy_turn (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.send", !busy && has_model);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.retry", !busy && self->session != NULL);
@@ -2106,6 +2152,7 @@ warden_window_dispose (GObject *object)
   if (self->follow_tick_id != 0)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self->chat_scroller), self->follow_tick_id);
   self->follow_tick_id = 0;
+  g_clear_handle_id (&self->busy_timer_id, g_source_remove);
   close_approval_dialog (self);
   if (self->row_menu != NULL)
     gtk_widget_unparent (self->row_menu);

@@ -1646,8 +1646,7 @@ row_spins (gpointer id)
 
   for (GtkWidget *w = row; w != NULL; )
     {
-      if (GTK_IS_SPINNER (w) && gtk_widget_get_mapped (w) &&
-          gtk_spinner_get_spinning (GTK_SPINNER (w)))
+      if (gtk_widget_has_css_class (w, "warden-busy") && gtk_widget_get_mapped (w))
         return TRUE;
       if (gtk_widget_get_first_child (w) != NULL)
         w = gtk_widget_get_first_child (w);
