@@ -425,7 +425,12 @@ run_cb (GObject      *object,
       while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &item))
         if (warden_chat_item_get_state (item) == WARDEN_TOOL_CALL_RUNNING)
           warden_chat_item_set_state (item, WARDEN_TOOL_CALL_INTERRUPTED);
-      self->running = NULL;
+      /* A command stopped before it reported: its block in the terminal ends. */
+      if (self->running != NULL)
+        {
+          item = g_steal_pointer (&self->running);
+          g_signal_emit (self, signals[COMMAND_FINISHED], 0, item);
+        }
       set_state (self, "idle");
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_NOTICE, _("Stopped")));

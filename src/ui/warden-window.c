@@ -90,6 +90,7 @@ struct _WardenWindow
   guint                 follow_settled;    /* frames the end has stayed in view */
   guint                 scrolling;         /* >0 while the window moves the chat itself */
   guint                 busy_timer_id;
+  gint64                command_started;   /* monotonic µs, of the command running now */
   guint                 busy_step;
 };
 
@@ -697,6 +698,7 @@ command_started_cb (WardenSession  *session,
                     WardenChatItem *item,
                     WardenWindow   *self)
 {
+  self->command_started = g_get_monotonic_time ();
   warden_terminal_feed_command (self->terminal, workspace_label (self),
                                 warden_chat_item_get_subject (item));
 }
@@ -715,6 +717,16 @@ command_finished_cb (WardenSession  *session,
                      WardenChatItem *item,
                      WardenWindow   *self)
 {
+  /* Stopped: its block says so, not "no exit status". */
+  if (warden_chat_item_get_state (item) == WARDEN_TOOL_CALL_INTERRUPTED)
+    {
+      gint64 ms = warden_chat_item_get_duration_ms (item);
+
+      if (ms <= 0 && self->command_started > 0)
+        ms = (g_get_monotonic_time () - self->command_started) / 1000;
+      warden_terminal_feed_interrupted (self->terminal, ms);
+      return;
+    }
   warden_terminal_feed_status (self->terminal, warden_chat_item_get_exit_status (item),
                                warden_chat_item_get_duration_ms (item));
 }
@@ -736,17 +748,26 @@ replay_terminal (WardenWindow *self)
       g_autoptr(WardenChatItem) item = g_list_model_get_item (items, i);
       const char *output;
 
+      gboolean interrupted;
+
       if (warden_chat_item_get_kind (item) != WARDEN_CHAT_ITEM_TOOL ||
-          warden_chat_item_get_tool_kind (item) != WARDEN_TOOL_KIND_EXEC ||
-          warden_chat_item_get_exit_status (item) < 0)
+          warden_chat_item_get_tool_kind (item) != WARDEN_TOOL_KIND_EXEC)
+        continue;
+      interrupted = warden_chat_item_get_state (item) == WARDEN_TOOL_CALL_INTERRUPTED;
+      if (warden_chat_item_get_exit_status (item) < 0 && !interrupted)
         continue;
       warden_terminal_feed_command (self->terminal, workspace_label (self),
                                     warden_chat_item_get_subject (item));
       output = warden_chat_item_get_output (item);
       if (output != NULL)
         warden_terminal_feed_output (self->terminal, output, -1);
-      warden_terminal_feed_status (self->terminal, warden_chat_item_get_exit_status (item),
-                                   warden_chat_item_get_duration_ms (item));
+      if (interrupted)
+        warden_terminal_feed_interrupted (self->terminal,
+                                          warden_chat_item_get_duration_ms (item) > 0
+                                          ? warden_chat_item_get_duration_ms (item) : -1);
+      else
+        warden_terminal_feed_status (self->terminal, warden_chat_item_get_exit_status (item),
+                                     warden_chat_item_get_duration_ms (item));
     }
 }
 

@@ -1167,6 +1167,8 @@ test_stop (void)
   g_test_message ("card: %s", status);
   g_assert_true (g_str_has_prefix (status, "interrupted"));
   g_assert_cmpstr (output, ==, "waiting\n");
+  /* Issue 14, item 6: the terminal pane's block ends as stopped. */
+  wait_until (terminal_has, "[interrupted", 5, "the terminal's [interrupted] line");
 }
 
 /* The trace from the header menu, and rename and delete from the session menu. */
