@@ -18,6 +18,9 @@
 
 #include "sandbox/warden-docker-sandbox.h"
 
+/* Warm runner round trips in each round, one after the other. */
+#define WARM_PER_ROUND 5
+
 static void
 done_cb (GObject      *object,
          GAsyncResult *result,
@@ -144,22 +147,25 @@ warden_cli_sandbox_bench (int    argc,
       ms = (g_get_monotonic_time () - t0) / 1000.0;
       g_array_append_val (api, ms);
 
-      {
-        g_autoptr(WardenExecResult) warm_result = NULL;
+      /* A few in a row, as an agent's commands come: the first after a
+       * docker CLI run pays for the caches that run emptied. */
+      for (int k = 0; k < WARM_PER_ROUND; k++)
+        {
+          g_autoptr(WardenExecResult) warm_result = NULL;
 
-        t0 = g_get_monotonic_time ();
-        warden_sandbox_exec_async (warm_sandbox, &request, NULL, done_cb, &res);
-        warm_result = warden_sandbox_exec_finish (warm_sandbox, wait_for (&res), &error);
-        g_clear_object (&res);
-        if (warm_result == NULL || warm_result->exit_code != 0)
-          {
-            warden_cli_error ("exec through the warm runner failed: %s",
-                              error ? error->message : "non-zero exit");
-            break;
-          }
-        ms = (g_get_monotonic_time () - t0) / 1000.0;
-        g_array_append_val (warm, ms);
-      }
+          t0 = g_get_monotonic_time ();
+          warden_sandbox_exec_async (warm_sandbox, &request, NULL, done_cb, &res);
+          warm_result = warden_sandbox_exec_finish (warm_sandbox, wait_for (&res), &error);
+          g_clear_object (&res);
+          if (warm_result == NULL || warm_result->exit_code != 0)
+            {
+              warden_cli_error ("exec through the warm runner failed: %s",
+                                error ? error->message : "non-zero exit");
+              break;
+            }
+          ms = (g_get_monotonic_time () - t0) / 1000.0;
+          g_array_append_val (warm, ms);
+        }
 
       t0 = g_get_monotonic_time ();
       if (!g_spawn_sync (NULL, (char **) cli_argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL |
@@ -181,7 +187,7 @@ warden_cli_sandbox_bench (int    argc,
   g_clear_object (&res);
   g_rmdir (workspace);
 
-  if (api->len < (guint) n || cli->len < (guint) n || warm->len < (guint) n)
+  if (api->len < (guint) n || cli->len < (guint) n || warm->len < (guint) n * WARM_PER_ROUND)
     return 125;
 
   a = median (api);
@@ -190,6 +196,7 @@ warden_cli_sandbox_bench (int    argc,
   printf ("image=%s rounds=%d\n", config->image, n);
   printf ("api_median_ms=%.1f cli_median_ms=%.1f ratio=%.2f\n", a, c, c / a);
   /* The warm runner against the docker CLI and the Engine API. */
-  printf ("warm_median_ms=%.2f warm_ratio=%.1f warm_api_ratio=%.1f\n", w, c / w, a / w);
+  printf ("warm_median_ms=%.2f warm_ratio=%.1f warm_api_ratio=%.1f (%u warm round trips)\n", w,
+          c / w, a / w, warm->len);
   return 0;
 }
