@@ -163,7 +163,7 @@ drain_skipped_cb (GObject      *object,
   skipped = g_input_stream_skip_finish (drain->body, result, NULL);
   if (skipped > 0)
     {
-      g_input_stream_skip_async (drain->body, READ_SIZE, G_PRIORITY_LOW, drain->cancellable,
+      g_input_stream_skip_async (drain->body, READ_SIZE, G_PRIORITY_DEFAULT, drain->cancellable,
                                  drain_skipped_cb, drain);
       return;
     }
@@ -193,7 +193,7 @@ attempt_drain_body (Attempt *attempt)
   g_source_set_static_name (drain->timeout_source, "[warden] llm drain timeout");
   g_source_attach (drain->timeout_source, g_main_context_get_thread_default ());
 
-  g_input_stream_skip_async (drain->body, READ_SIZE, G_PRIORITY_LOW, drain->cancellable,
+  g_input_stream_skip_async (drain->body, READ_SIZE, G_PRIORITY_DEFAULT, drain->cancellable,
                              drain_skipped_cb, drain);
 }
 

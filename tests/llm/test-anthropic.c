@@ -779,6 +779,41 @@ test_stream_one_byte_chunks (Fixture       *fixture,
   run_clear (&run);
 }
 
+static gboolean
+busy_frame_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+/* One request after the other while something on screen redraws at every
+ * frame (a spinner under a software renderer: a source at redraw priority
+ * that is always ready): each answer's rest is still read, its connection
+ * goes back, and the next request is sent. The rest used to be read at low
+ * priority, which such a frame clock never lets run: after two requests the
+ * connections were all held, and the third waited for ever. */
+static void
+test_stream_requests_while_redrawing (Fixture       *fixture,
+                                      gconstpointer  user_data)
+{
+  static const Reply reply = { 200, NULL, NULL, NULL, hello_stream, 0, END_COMPLETE, 0 };
+  guint busy = g_idle_add_full (G_PRIORITY_HIGH_IDLE + 20, busy_frame_cb, NULL, NULL);
+
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autoptr(WardenLlmResponse) response = NULL;
+      g_autoptr(GError) error = NULL;
+      Run run;
+
+      fixture_script (fixture, &reply);
+      run_init (&run);
+      response = run_complete (fixture, &run, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (response);
+      run_clear (&run);
+    }
+  g_source_remove (busy);
+}
+
 static void
 test_stream_request (Fixture       *fixture,
                      gconstpointer  user_data)
@@ -2264,6 +2299,7 @@ main (int   argc,
 
   ADD ("stream/one-byte-chunks", test_stream_one_byte_chunks);
   ADD ("stream/request", test_stream_request);
+  ADD ("stream/requests-while-redrawing", test_stream_requests_while_redrawing);
   ADD ("stream/request-binary-result", test_stream_request_binary_result);
   ADD ("stream/request-bad-tool-use", test_stream_request_bad_tool_use);
   ADD ("stream/pings", test_stream_pings);
