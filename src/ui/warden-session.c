@@ -35,6 +35,7 @@ struct _WardenSession
   double              sandbox_fraction;
   char               *sandbox_message;
   char               *nested_id;     /* the started program asked about now */
+  gboolean            unguarded_said; /* the chat says programs are not checked */
   guint               model_silent;  /* seconds the model has sent nothing; 0: it answers */
   char               *derived_title; /* from the first task, while no title is stored */
 };
@@ -359,6 +360,13 @@ sandbox_state_cb (WardenAgent   *agent,
   self->sandbox_fraction = fraction;
   g_free (self->sandbox_message);
   self->sandbox_message = g_strdup (message);
+  /* Ready, with a gap in what is checked (no exec guard there): said in
+   * the chat once, as the host warning is. */
+  if (g_strcmp0 (state, "ready") == 0 && message != NULL && !self->unguarded_said)
+    {
+      self->unguarded_said = TRUE;
+      append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_NOTICE, message));
+    }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SANDBOX_FRACTION]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SANDBOX_MESSAGE]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SANDBOX_STATE]);

@@ -940,6 +940,9 @@ update_sandbox (WardenWindow *self)
 
   if (preparing)
     label = _("Preparing sandbox…");
+  else if (g_strcmp0 (state, "ready") == 0 && message != NULL)
+    /* The tooltip says why (no exec guard there). */
+    label = _("Sandbox ready, started programs unchecked");
   else if (g_strcmp0 (state, "ready") == 0)
     label = _("Sandbox ready");
   else if (g_strcmp0 (state, "stopped") == 0)

@@ -2275,6 +2275,42 @@ test_notification_approve (void)
 
 /* ------------------------------------------------------------------------ */
 
+/* node, allowed, starts a program the profile does not allow: the dialog
+ * says so and names what started it; a real click on Reject, and it never
+ * runs while node goes on. */
+static void
+test_started_program (void)
+{
+  WardenSession *session = start_session ("started");
+  g_autofree char *made = g_build_filename (root, "started", "made-by-node", NULL);
+  WardenApprovalDialog *dialog;
+  WardenApproval *pending;
+  GtkWidget *reject;
+
+  g_queue_push_tail (&fake->script,
+                     fake_reply ("Running the script.", "exec",
+                                 "{\"command\":\"node -e \\\"require('child_process')"
+                                 ".execSync('touch made-by-node')\\\"\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("It did not run.", NULL));
+  type_and_send ("run the script");
+
+  dialog = wait_for_dialog ();
+  pending = warden_session_get_pending (session);
+  g_assert_nonnull (warden_approval_get_chain (pending));
+  g_assert_cmpstr (adw_message_dialog_get_heading (ADW_MESSAGE_DIALOG (dialog)), ==,
+                   "A program the command started needs approval");
+  g_assert_cmpstr (warden_approval_get_subject (pending), ==, "sh -c 'touch made-by-node'");
+  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+  screenshot ("approval-started-program.png");
+
+  reject = find_labelled_button (GTK_WIDGET (dialog), "_Reject");
+  g_assert_nonnull (reject);
+  click_widget (reject, 1, 1);
+  wait_until (session_idle, NULL, 60, "the end of the turn");
+  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+  g_assert_null (warden_window_get_approval_dialog (window));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2341,6 +2377,7 @@ main (int    argc,
   g_test_add_func ("/ui/window/narrow-window", test_narrow_window);
   g_test_add_func ("/ui/window/scroll-follow", test_scroll_follow);
   g_test_add_func ("/ui/window/stop", test_stop);
+  g_test_add_func ("/ui/window/started-program", test_started_program);
   g_test_add_func ("/ui/window/trace-rename-delete", test_trace_rename_delete);
   g_test_add_func ("/ui/window/notification-approve", test_notification_approve);
   ret = g_test_run ();
