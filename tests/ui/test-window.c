@@ -370,10 +370,22 @@ test_allow_once (void)
   g_autofree char *made = g_build_filename (root, "once", "made-by-agent", NULL);
   WardenApprovalDialog *dialog;
 
+  g_autofree char *notes = g_build_filename (root, "once", "NOTES.md", NULL);
+
+  /* An edit after the command, for the main window's screenshot: its card
+   * shows the change as a coloured diff. */
+  g_assert_true (g_file_set_contents (notes, "# Notes\n\nThe build runs `make`.\n"
+                                      "Tests: none yet.\n", -1, NULL));
   g_queue_push_tail (&fake->script, fake_reply ("Creating it.", "exec",
                                                 "{\"command\":\"touch made-by-agent && echo touched\"}",
                                                 NULL));
-  g_queue_push_tail (&fake->script, fake_reply ("Done.", NULL));
+  g_queue_push_tail (&fake->script,
+                     fake_reply ("And noting it.", "edit",
+                                 "{\"path\":\"NOTES.md\",\"old_string\":\"Tests: none yet.\\n\","
+                                 "\"new_string\":\"Tests: none yet.\\nmade-by-agent marks a "
+                                 "finished build.\\n\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Done: the file is there, and NOTES.md says "
+                                                "what it is for.", NULL));
   type_and_send ("make a file");
 
   dialog = wait_for_dialog ();
@@ -388,6 +400,12 @@ test_allow_once (void)
   wait_until (session_idle, NULL, 30, "the end of the turn");
   g_assert_true (g_file_test (made, G_FILE_TEST_EXISTS));
   g_assert_null (warden_window_get_approval_dialog (window));
+  {
+    g_autofree char *edited = NULL;
+
+    g_assert_true (g_file_get_contents (notes, &edited, NULL, NULL));
+    g_assert_nonnull (strstr (edited, "made-by-agent marks a finished build."));
+  }
   screenshot ("main-window.png");
 }
 
