@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "warden-sandbox-private.h"
+#include "warden-flatpak.h"
 #include "warden-warm-runner.h"
 
 /* How long a command's return waits for the kill of its processes at most
@@ -686,7 +687,12 @@ warden_docker_sandbox_prepare_async (WardenSandbox       *sandbox,
     {
       const char *host = warden_docker_client_get_host (self->client);
 
-      if (warden_guard_get_helper_path () == NULL)
+      if (warden_flatpak_is_sandboxed ())
+        /* The engine mounts paths of the host: Warden's own files and
+         * runtime folder in its Flatpak are not there. */
+        self->guard_unavailable = g_strdup (_("Warden runs as a Flatpak, and the Docker engine "
+                                              "cannot mount the exec guard’s helper from it"));
+      else if (warden_guard_get_helper_path () == NULL)
         self->guard_unavailable = g_strdup (_("the exec guard’s helper (warden-guard) is not "
                                               "installed"));
       else if (!g_str_has_prefix (host, "unix://"))
