@@ -918,6 +918,17 @@ warden_session_answer (WardenSession  *self,
 
           warden_chat_item_set_call (item, answered);
         }
+      else if (nested)
+        {
+          /* A started program has no record: its card says the answer. */
+          warden_chat_item_set_decision (item, approved ? allow_always
+                                                          ? WARDEN_TOOL_DECISION_APPROVED_ALWAYS
+                                                          : WARDEN_TOOL_DECISION_APPROVED
+                                                        : WARDEN_TOOL_DECISION_REJECTED,
+                                         NULL, NULL, approved ? NULL : text);
+          warden_chat_item_set_state (item, approved ? WARDEN_TOOL_CALL_APPROVED
+                                                     : WARDEN_TOOL_CALL_REJECTED);
+        }
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PENDING]);
   g_signal_emit (self, signals[APPROVAL_RESOLVED], 0, id);

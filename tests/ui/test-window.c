@@ -2327,6 +2327,10 @@ test_started_program (void)
   wait_until (session_idle, NULL, 60, "the end of the turn");
   g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
   g_assert_null (warden_window_get_approval_dialog (window));
+  /* Its card says so: not run, nothing left to answer. */
+  g_assert_nonnull (find_mapped_label (GTK_WIDGET (window), "not run"));
+  g_assert_null (warden_session_get_pending (session));
+  screenshot ("started-program-rejected.png");
 }
 
 int
