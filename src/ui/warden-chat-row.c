@@ -37,7 +37,9 @@ struct _WardenChatRow
   GtkWidget      *badge;
   GtkWidget      *status;
   GtkWidget      *feedback;
-  GtkWidget      *spinner;
+  GtkWidget      *spinner;        /* an image turned by spinner_step_cb() */
+  guint           spinner_id;
+  guint           spinner_step;
   GtkWidget      *diff_view;
   GtkWidget      *expander;
   GtkWidget      *output_label;
@@ -622,6 +624,28 @@ update_badge (WardenChatRow *self)
     }
 }
 
+
+/* "Running" turns in eight steps a second, from a timer, as the window's
+ * spinners do: a GtkSpinner asks for a frame every frame, and on a slow
+ * renderer that leaves nothing for lower-priority work (the terminal pane's
+ * output among it). */
+static gboolean
+spinner_step_cb (gpointer user_data)
+{
+  WardenChatRow *self = user_data;
+  char step_class[] = "warden-step-0";
+
+  if (self->spinner == NULL)
+    {
+      self->spinner_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  self->spinner_step = (self->spinner_step + 1) % 8;
+  step_class[sizeof step_class - 2] = '0' + self->spinner_step;
+  gtk_widget_set_css_classes (self->spinner, (const char *[]) { "warden-busy", step_class, NULL });
+  return G_SOURCE_CONTINUE;
+}
+
 static void
 update_status (WardenChatRow *self)
 {
@@ -665,7 +689,10 @@ update_status (WardenChatRow *self)
       gboolean running = state == WARDEN_TOOL_CALL_RUNNING;
 
       gtk_widget_set_visible (self->spinner, running);
-      gtk_spinner_set_spinning (GTK_SPINNER (self->spinner), running);
+      if (running && self->spinner_id == 0)
+        self->spinner_id = g_timeout_add (125, spinner_step_cb, self);
+      else if (!running)
+        g_clear_handle_id (&self->spinner_id, g_source_remove);
     }
 }
 
@@ -1033,7 +1060,9 @@ tool_card_new (WardenChatRow *self)
   gtk_widget_set_hexpand (self->status, TRUE);
   gtk_label_set_xalign (GTK_LABEL (self->status), 1);
   gtk_box_append (GTK_BOX (footer), self->status);
-  self->spinner = gtk_spinner_new ();
+  self->spinner = gtk_image_new_from_icon_name ("process-working-symbolic");
+  gtk_widget_add_css_class (self->spinner, "warden-busy");
+  gtk_widget_set_visible (self->spinner, FALSE);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->spinner),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Running"), -1);
   gtk_box_append (GTK_BOX (footer), self->spinner);
@@ -1121,6 +1150,7 @@ clear_content (WardenChatRow *self)
   self->status = NULL;
   self->feedback = NULL;
   self->spinner = NULL;
+  g_clear_handle_id (&self->spinner_id, g_source_remove);
   self->diff_view = NULL;
   self->expander = NULL;
   self->output_label = NULL;
