@@ -714,7 +714,7 @@ test_row_status (RowFixture    *f,
   warden_tool_call_set_state (call, WARDEN_TOOL_CALL_FINISHED);
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "failed · 10 ms");
   g_assert_true (gtk_widget_has_css_class (status, "error"));
-  g_assert_false (gtk_widget_get_visible (find_type (GTK_WIDGET (f->row), GTK_TYPE_SPINNER)));
+  g_assert_false (gtk_widget_get_visible (find_css (GTK_WIDGET (f->row), "warden-busy")));
 }
 
 static void
