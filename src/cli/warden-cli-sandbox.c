@@ -130,7 +130,7 @@ sandbox_exec (int    argc,
     { "timeout", 't', 0, G_OPTION_ARG_INT, &timeout, "Seconds (default 300)", "SECONDS" },
     { NULL }
   };
-  g_autoptr(GOptionContext) ctx = g_option_context_new ("-- COMMAND");
+  g_autoptr(GOptionContext) ctx = g_option_context_new ("-- COMMAND | -- PROGRAM ARG…");
   g_autoptr(GError) error = NULL;
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   g_autoptr(WardenSandboxConfig) config = NULL;
@@ -153,10 +153,24 @@ sandbox_exec (int    argc,
       warden_cli_error ("give the command after “--”");
       return WARDEN_CLI_EXIT_USAGE;
     }
-  for (int i = dashdash + 1; i < argc; i++)
-    g_string_append_printf (command, "%s%s", i > dashdash + 1 ? " " : "", argv[i]);
+  /* One word is a command line, as the agent sends it ("make test"); several
+   * are an argument vector, as docker exec and podman exec take it: each is
+   * quoted, so "sh -c 'echo a; echo b'" runs sh with that script. */
+  if (dashdash + 2 == argc)
+    g_string_append (command, argv[dashdash + 1]);
+  else
+    for (int i = dashdash + 1; i < argc; i++)
+      {
+        g_autofree char *quoted = g_shell_quote (argv[i]);
+
+        g_string_append_printf (command, "%s%s", i > dashdash + 1 ? " " : "", quoted);
+      }
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (ctx,
+    "One word after \"--\" is a command line, run as /bin/sh -c WORD, as the agent's\n"
+    "commands are: -- 'npm test && npm run lint'. Several words are a program and its\n"
+    "arguments, each passed as it is, as with docker exec: -- sh -c 'echo a; echo b'.");
   {
     int opt_argc = dashdash;
 

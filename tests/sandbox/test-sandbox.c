@@ -2321,6 +2321,18 @@ test_cli_exec (gconstpointer data)
   g_assert_nonnull (strstr (err, "err\n"));
   g_assert_cmpint (run_cli (timeout_args, &out2, &err2), ==, 124);
   g_assert_nonnull (strstr (err2, "timed out"));
+
+  /* Several words: a program and its arguments, each as it is. */
+  {
+    g_autofree char *out3 = NULL;
+    g_autofree char *err3 = NULL;
+    const char *argv_args[] = { "sandbox", "exec", "--backend", backend, "--image",
+                                test_image (), "--workspace", workspace, "--",
+                                "sh", "-c", "echo a; echo \"$1\"", "sh", "two words", NULL };
+
+    g_assert_cmpint (run_cli (argv_args, &out3, &err3), ==, 0);
+    g_assert_cmpstr (out3, ==, "a\ntwo words\n");
+  }
   g_rmdir (workspace);
 }
 
