@@ -9,6 +9,8 @@
 #define G_LOG_DOMAIN "warden-sandbox"
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <sys/stat.h>
 
 #include "warden-docker-client.h"
 
@@ -272,10 +274,42 @@ warden_docker_client_new (const char  *host,
   return g_steal_pointer (&self);
 }
 
+static gboolean
+is_socket (const char *path)
+{
+  GStatBuf st;
+
+  return path != NULL && g_stat (path, &st) == 0 && S_ISSOCK (st.st_mode);
+}
+
+char *
+warden_docker_client_find_host (void)
+{
+  const char *host = g_getenv ("DOCKER_HOST");
+  g_autofree char *rootless = NULL;
+  const char *runtime = g_getenv ("XDG_RUNTIME_DIR");
+
+  if (host != NULL && host[0] != '\0')
+    return g_strdup (host);
+  host = g_getenv ("CONTAINER_HOST");
+  if (host != NULL && host[0] != '\0')
+    return g_strdup (host);
+  /* Podman's own, for the user, first: on Fedora it is the engine there is. */
+  if (runtime != NULL && runtime[0] != '\0')
+    rootless = g_build_filename (runtime, "podman", "podman.sock", NULL);
+  if (is_socket (rootless))
+    return g_strconcat ("unix://", rootless, NULL);
+  if (is_socket ("/var/run/docker.sock"))
+    return g_strdup (DEFAULT_HOST);
+  if (is_socket ("/run/podman/podman.sock"))
+    return g_strdup ("unix:///run/podman/podman.sock");
+  return g_strdup (DEFAULT_HOST);
+}
+
 WardenDockerClient *
 warden_docker_client_new_from_env (GError **error)
 {
-  const char *host = g_getenv ("DOCKER_HOST");
+  g_autofree char *host = warden_docker_client_find_host ();
   const char *tls_verify = g_getenv ("DOCKER_TLS_VERIFY");
   g_autofree char *cert_path = NULL;
 
@@ -382,10 +416,21 @@ error_from_transport (WardenDockerClient *self,
       g_error_matches (error, G_IO_ERROR, G_IO_ERROR_HOST_UNREACHABLE) ||
       g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NETWORK_UNREACHABLE) ||
       g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
-    return g_error_new (WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_RUNNING,
-                        _("The Docker engine at %s is not running (%s): start it "
-                          "(sudo systemctl start docker) or set DOCKER_HOST"),
-                        self->host, error->message);
+    {
+      g_autofree char *podman = g_find_program_in_path ("podman");
+
+      /* Podman is there, and its socket is not listening. */
+      if (podman != NULL)
+        return g_error_new (WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_RUNNING,
+                            _("No container engine answers at %s (%s): start Podman's socket "
+                              "(systemctl --user enable --now podman.socket), or Docker "
+                              "(sudo systemctl start docker), or set DOCKER_HOST"),
+                            self->host, error->message);
+      return g_error_new (WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_RUNNING,
+                          _("The Docker engine at %s is not running (%s): start it "
+                            "(sudo systemctl start docker) or set DOCKER_HOST"),
+                          self->host, error->message);
+    }
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
     return g_error_new (WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_PERMISSION,

@@ -47,8 +47,13 @@ G_DECLARE_FINAL_TYPE (WardenDockerClient, warden_docker_client, WARDEN, DOCKER_C
 
 GQuark              warden_docker_error_quark             (void);
 
-/* From DOCKER_HOST (unix:// or tcp://; unset: unix:///var/run/docker.sock),
- * DOCKER_TLS_VERIFY and DOCKER_CERT_PATH (ca.pem, cert.pem, key.pem). */
+/* Where the engine is: DOCKER_HOST, else CONTAINER_HOST (Podman's), else
+ * the first socket there is of the rootless Podman one
+ * ($XDG_RUNTIME_DIR/podman/podman.sock), Docker's (/var/run/docker.sock) and
+ * the rootful Podman one (/run/podman/podman.sock); else Docker's. */
+char               *warden_docker_client_find_host        (void);
+/* From warden_docker_client_find_host(), DOCKER_TLS_VERIFY and
+ * DOCKER_CERT_PATH (ca.pem, cert.pem, key.pem). */
 WardenDockerClient *warden_docker_client_new_from_env      (GError                  **error);
 /* @host as in DOCKER_HOST; @cert_path NULL for no TLS. */
 WardenDockerClient *warden_docker_client_new               (const char               *host,

@@ -1091,8 +1091,15 @@ test_not_running (void)
   g_assert_false (ping_sync (client, 10, &error));
   g_assert_error (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_RUNNING);
   g_assert_nonnull (strstr (error->message, missing_host));
-  g_assert_nonnull (strstr (error->message, "start it"));
+  g_assert_nonnull (strstr (error->message, "sudo systemctl start docker"));
   g_assert_nonnull (strstr (error->message, "DOCKER_HOST"));
+  /* With Podman installed, how to start its socket too. */
+  {
+    g_autofree char *podman = g_find_program_in_path ("podman");
+
+    if (podman != NULL)
+      g_assert_nonnull (strstr (error->message, "systemctl --user enable --now podman.socket"));
+  }
   g_clear_error (&error);
 
   g_assert_false (exec_start_sync (client, "some-exec", input, NULL, NULL, 10, &error));
@@ -1933,6 +1940,73 @@ add_engine_test (const char *path,
   g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown);
 }
 
+/* A listening unix socket at @path, as an engine's. */
+static GSocket *
+listen_at (const char *path)
+{
+  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (path);
+  g_autoptr(GError) error = NULL;
+  GSocket *socket = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM,
+                                  G_SOCKET_PROTOCOL_DEFAULT, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (g_socket_bind (socket, address, TRUE, &error));
+  g_assert_true (g_socket_listen (socket, &error));
+  g_assert_no_error (error);
+  return socket;
+}
+
+/* Where the engine is found: DOCKER_HOST, then CONTAINER_HOST (Podman's),
+ * then the rootless Podman socket before Docker's. */
+static void
+test_find_host (void)
+{
+  g_autofree char *runtime = g_dir_make_tmp ("warden-runtime-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (runtime, "podman", NULL);
+  g_autofree char *sock = g_build_filename (dir, "podman.sock", NULL);
+  g_autofree char *expected = g_strconcat ("unix://", sock, NULL);
+  g_autofree char *saved_docker = g_strdup (g_getenv ("DOCKER_HOST"));
+  g_autofree char *saved_container = g_strdup (g_getenv ("CONTAINER_HOST"));
+  g_autofree char *saved_runtime = g_strdup (g_getenv ("XDG_RUNTIME_DIR"));
+  g_autoptr(GSocket) listening = NULL;
+  char *host;
+
+  g_unsetenv ("DOCKER_HOST");
+  g_unsetenv ("CONTAINER_HOST");
+  g_setenv ("XDG_RUNTIME_DIR", runtime, TRUE);
+
+  /* No Podman socket yet: Docker's (or the default). */
+  host = warden_docker_client_find_host ();
+  g_assert_cmpstr (host, !=, expected);
+  g_free (host);
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  listening = listen_at (sock);
+  host = warden_docker_client_find_host ();
+  g_assert_cmpstr (host, ==, expected);
+  g_free (host);
+
+  g_setenv ("CONTAINER_HOST", "unix:///run/user/1000/podman/other.sock", TRUE);
+  host = warden_docker_client_find_host ();
+  g_assert_cmpstr (host, ==, "unix:///run/user/1000/podman/other.sock");
+  g_free (host);
+
+  g_setenv ("DOCKER_HOST", "tcp://127.0.0.1:2375", TRUE);
+  host = warden_docker_client_find_host ();
+  g_assert_cmpstr (host, ==, "tcp://127.0.0.1:2375");
+  g_free (host);
+
+  g_socket_close (listening, NULL);
+  g_unlink (sock);
+  g_rmdir (dir);
+  g_rmdir (runtime);
+  if (saved_docker) g_setenv ("DOCKER_HOST", saved_docker, TRUE); else g_unsetenv ("DOCKER_HOST");
+  if (saved_container) g_setenv ("CONTAINER_HOST", saved_container, TRUE);
+  else g_unsetenv ("CONTAINER_HOST");
+  if (saved_runtime) g_setenv ("XDG_RUNTIME_DIR", saved_runtime, TRUE);
+  else g_unsetenv ("XDG_RUNTIME_DIR");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1956,6 +2030,7 @@ main (int   argc,
   g_test_add_func ("/docker/client/pull-progress", test_pull_progress);
   g_test_add_func ("/docker/client/answer-errors", test_answer_errors);
   g_test_add_func ("/docker/client/tls", test_tls);
+  g_test_add_func ("/docker/client/find-host", test_find_host);
 
   add_engine_test ("/docker/client/ping", test_ping);
   add_engine_test ("/docker/client/image-inspect", test_image_inspect);
