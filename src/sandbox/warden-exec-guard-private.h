@@ -23,6 +23,10 @@ WardenExecGuard *warden_exec_guard_new       (WardenGuardFunc        func,
                                               gpointer               func_data,
                                               int                   *child_fd,
                                               GError               **error);
+/* A unix socket listening at @path (close-on-exec, non-blocking), for a
+ * helper to connect to; -1 and @error when it cannot be made. */
+int              _warden_guard_listen         (const char            *path,
+                                               GError               **error);
 /* A socket at @path that one helper connects to (--socket, in a container
  * that mounts its folder); it is removed once the helper is in. */
 WardenExecGuard *warden_exec_guard_new_listening (WardenGuardFunc    func,

@@ -427,13 +427,10 @@ accept_cb (int          fd,
   return G_SOURCE_REMOVE;
 }
 
-WardenExecGuard *
-warden_exec_guard_new_listening (WardenGuardFunc   func,
-                                 gpointer          func_data,
-                                 const char       *path,
-                                 GError          **error)
+int
+_warden_guard_listen (const char  *path,
+                      GError     **error)
 {
-  WardenExecGuard *guard;
   struct sockaddr_un addr = { .sun_family = AF_UNIX };
   int fd;
 
@@ -441,7 +438,7 @@ warden_exec_guard_new_listening (WardenGuardFunc   func,
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FILENAME_TOO_LONG,
                    "The exec guard's socket path is too long: %s", path);
-      return NULL;
+      return -1;
     }
   strcpy (addr.sun_path, path);
   fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -453,8 +450,22 @@ warden_exec_guard_new_listening (WardenGuardFunc   func,
         close (fd);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
                    "Could not make the exec guard's socket %s: %s", path, g_strerror (saved));
-      return NULL;
+      return -1;
     }
+  return fd;
+}
+
+WardenExecGuard *
+warden_exec_guard_new_listening (WardenGuardFunc   func,
+                                 gpointer          func_data,
+                                 const char       *path,
+                                 GError          **error)
+{
+  WardenExecGuard *guard;
+  int fd = _warden_guard_listen (path, error);
+
+  if (fd < 0)
+    return NULL;
   guard = g_new0 (WardenExecGuard, 1);
   guard->fd = -1;
   guard->listen_fd = fd;

@@ -339,27 +339,10 @@ warden_warm_runner_new (const char  *path,
                         GError     **error)
 {
   WardenWarmRunner *self;
-  struct sockaddr_un addr = { .sun_family = AF_UNIX };
-  int fd;
+  int fd = _warden_guard_listen (path, error);
 
-  if (strlen (path) >= sizeof addr.sun_path)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FILENAME_TOO_LONG,
-                   "The warm runner's socket path is too long: %s", path);
-      return NULL;
-    }
-  strcpy (addr.sun_path, path);
-  fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0 || bind (fd, (struct sockaddr *) &addr, sizeof addr) != 0 || listen (fd, 1) != 0)
-    {
-      int saved = errno;
-
-      if (fd >= 0)
-        close (fd);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Could not make the warm runner's socket %s: %s", path, g_strerror (saved));
-      return NULL;
-    }
+  if (fd < 0)
+    return NULL;
   self = g_new0 (WardenWarmRunner, 1);
   self->listen_fd = fd;
   self->listen_path = g_strdup (path);

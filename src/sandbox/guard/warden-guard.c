@@ -302,6 +302,21 @@ read_file (const char *path,
   return b.data;
 }
 
+/* @p runs a new program, let through without a question (the command
+ * itself, or a command not checked): what it runs now is remembered, for
+ * the chain of what it starts. */
+static void
+let_run (Proc *p,
+         int   sig)
+{
+  char path[64];
+
+  free (p->argv);
+  snprintf (path, sizeof path, "/proc/%d/cmdline", (int) p->pid);
+  p->argv = read_file (path, &p->argv_len);
+  ptrace (PTRACE_CONT, p->pid, 0, sig);
+}
+
 /* argv[0] is whatever the caller chose: "true" can name /usr/bin/rm. It is
  * the program's name only when it leads to the file that runs (through the
  * standard PATH, never the process's own, when it has no slash); else the
@@ -1011,7 +1026,6 @@ serve_wait_status (pid_t pid,
       /* A command's first process, stopped by its exec of /bin/sh (a
        * SIGTRAP: no options yet). That is the command Warden sent. */
       Run *r = find_run (p->run);
-      char path[64];
 
       p->needs_options = 0;
       p->started = 1;
@@ -1020,10 +1034,7 @@ serve_wait_status (pid_t pid,
               PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL);
       if (r != NULL)
         r->first_exec_done = 1;
-      free (p->argv);
-      snprintf (path, sizeof path, "/proc/%d/cmdline", pid);
-      p->argv = read_file (path, &p->argv_len);
-      ptrace (PTRACE_CONT, pid, 0, WSTOPSIG (status) == SIGTRAP ? 0 : WSTOPSIG (status));
+      let_run (p, WSTOPSIG (status) == SIGTRAP ? 0 : WSTOPSIG (status));
       return;
     }
   if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE)
@@ -1060,23 +1071,13 @@ serve_wait_status (pid_t pid,
       if (r != NULL && r->pid == pid && !r->first_exec_done)
         {
           /* The command itself: Warden checked it before it sent it. */
-          char path[64];
-
           r->first_exec_done = 1;
-          free (p->argv);
-          snprintf (path, sizeof path, "/proc/%d/cmdline", pid);
-          p->argv = read_file (path, &p->argv_len);
-          ptrace (PTRACE_CONT, pid, 0, 0);
+          let_run (p, 0);
         }
       else if (r != NULL && !r->guarded)
         {
           /* Followed, not checked: the profile does not ask for it. */
-          char path[64];
-
-          free (p->argv);
-          snprintf (path, sizeof path, "/proc/%d/cmdline", pid);
-          p->argv = read_file (path, &p->argv_len);
-          ptrace (PTRACE_CONT, pid, 0, 0);
+          let_run (p, 0);
         }
       else
         ask (p);
@@ -1320,13 +1321,8 @@ main (int    argc,
               if (first && pid == child)
                 {
                   /* PROGRAM itself: Warden checked it before it started. */
-                  char path[64];
-
                   first = 0;
-                  free (p->argv);
-                  snprintf (path, sizeof path, "/proc/%d/cmdline", pid);
-                  p->argv = read_file (path, &p->argv_len);
-                  ptrace (PTRACE_CONT, pid, 0, 0);
+                  let_run (p, 0);
                 }
               else
                 ask (p);
