@@ -318,8 +318,9 @@ answer_later_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* The time a question waits is not the command's: a 1 s limit, an answer
- * after 3 s, and the command finishes. */
+/* The time a question waits is not the command's: a 4 s limit (its own
+ * start on a busy machine fits in it), an answer after 8 s, and the
+ * command finishes. */
 static void
 test_timeout_stops_while_waiting (Fixture       *f,
                                   gconstpointer  data)
@@ -329,8 +330,8 @@ test_timeout_stops_while_waiting (Fixture       *f,
   Later later = { f, TRUE };
 
   f->hold = TRUE;
-  g_timeout_add (3000, answer_later_cb, &later);
-  r = run_guarded (f, "ls / > /dev/null; echo done", 1000, &error);
+  g_timeout_add (8000, answer_later_cb, &later);
+  r = run_guarded (f, "ls / > /dev/null; echo done", 4000, &error);
   g_assert_no_error (error);
   g_assert_false (r->timed_out);
   g_assert_cmpint (r->exit_code, ==, 0);
