@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <adwaita.h>
-#include <gdk/x11/gdkx.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "policy/warden-policy.h"
 #include "ui/warden-new-session-dialog.h"
 #include "ui/warden-trace-window.h"
+#include "x-input.h"
 
 /* Helpers */
 
@@ -902,65 +902,6 @@ collect_css (GtkWidget  *widget,
 }
 
 static void
-wait_ms (guint ms)
-{
-  gint64 until = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < until)
-    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
-}
-
-/* A real click in the middle of @widget (XTEST, as a mouse would). */
-static void
-x_click (GtkWidget *widget)
-{
-  GtkNative *native = gtk_widget_get_native (widget);
-  GdkSurface *surface = gtk_native_get_surface (native);
-  graphene_point_t at;
-  double sx = 0, sy = 0;
-  g_autofree char *command = NULL;
-  g_autoptr(GError) error = NULL;
-  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
-  int status;
-
-  while (!(gtk_widget_get_mapped (widget) && gtk_widget_get_width (widget) > 0) &&
-         g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, TRUE);
-  wait_ms (200);
-  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native),
-                                           &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.f,
-                                                                 gtk_widget_get_height (widget)
-                                                                 / 2.f),
-                                           &at));
-  gtk_native_get_surface_transform (native, &sx, &sy);
-  command = g_strdup_printf ("xdotool mousemove --sync --window %lu %d %d click 1",
-                             (gulong) gdk_x11_surface_get_xid (surface),
-                             (int) (at.x + sx), (int) (at.y + sy));
-  g_spawn_command_line_sync (command, NULL, NULL, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  wait_ms (300);
-}
-
-static void
-screenshot (const char *name)
-{
-  const char *dir = g_getenv ("WARDEN_SCREENSHOT_DIR");
-  g_autofree char *path = NULL;
-  g_autofree char *command = NULL;
-  int status;
-
-  if (dir == NULL)
-    return;
-  wait_ms (700);  /* let the frame clock draw the last changes */
-  path = g_build_filename (dir, name, NULL);
-  command = g_strdup_printf ("import -window root '%s'", path);
-  g_assert_true (g_spawn_command_line_sync (command, NULL, NULL, &status, NULL));
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  g_test_message ("screenshot: %s", path);
-}
-
-static void
 test_approval_question_choice (void)
 {
   g_autoptr(WardenApprovalDialog) dialog = question_dialog ();
@@ -986,7 +927,7 @@ test_approval_question_choice (void)
                            GTK_WIDGET (dialog)));
 
   gtk_window_present (GTK_WINDOW (dialog));
-  screenshot ("approval-question.png");
+  x_screenshot ("approval-question.png");
   g_signal_connect (dialog, "answered", G_CALLBACK (answered_cb), &answer);
   x_click (g_ptr_array_index (choices, 1));
   g_assert_cmpuint (answer.count, ==, 1);
@@ -1037,7 +978,7 @@ test_approval_path_diff (void)
   dialog = g_object_ref_sink (warden_approval_dialog_new (parent_window (), approval, NULL, NULL,
                                                           NULL));
   gtk_window_present (GTK_WINDOW (dialog));
-  wait_ms (300);
+  x_spin (300);
   text = visible_text (GTK_WIDGET (dialog), mono);
   g_assert_true (strv_has (mono, "/home/u/app/src/config.py"));
   collect_css (GTK_WIDGET (dialog), "diff-view", views);
@@ -1051,7 +992,7 @@ test_approval_path_diff (void)
   g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (lines)),
                             "+SECRET = \"hunter2\"  # \\u202eTODO"));
   g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (lines)), "     return SECRET"));
-  screenshot ("approval-diff.png");
+  x_screenshot ("approval-diff.png");
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
@@ -1065,7 +1006,7 @@ test_approval_always_builtin_copy (void)
   g_assert_nonnull (strstr (text, "Saves into your copy “Node.js (yours)”, as a built-in "
                                   "profile is never changed; this session and new sessions "
                                   "use it."));
-  screenshot ("approval-always-copy.png");
+  x_screenshot ("approval-always-copy.png");
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 

@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <adwaita.h>
-#include <gdk/x11/gdkx.h>
 #include <string.h>
 
 #include "common/warden-diff.h"
@@ -15,6 +14,7 @@
 #include "warden-chat-item.h"
 #include "warden-chat-row.h"
 #include "warden-markdown.h"
+#include "x-input.h"
 
 /* A call as the agent makes one: @input_json is its arguments. */
 static WardenToolCall *
@@ -1077,71 +1077,6 @@ test_row_question_answered (RowFixture    *f,
 /* Code blocks, diffs: what a user clicks, clicked through the X server */
 
 static void
-wait_ms (guint ms)
-{
-  gint64 until = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < until)
-    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
-}
-
-static gboolean
-is_allocated (GtkWidget *widget)
-{
-  return gtk_widget_get_mapped (widget) && gtk_widget_get_width (widget) > 0;
-}
-
-/* A real click in the middle of @widget (XTEST, as a mouse would). */
-static void
-x_click (GtkWidget *widget)
-{
-  GtkNative *native = gtk_widget_get_native (widget);
-  GdkSurface *surface = gtk_native_get_surface (native);
-  graphene_point_t at;
-  double sx = 0, sy = 0;
-  g_autofree char *command = NULL;
-  g_autoptr(GError) error = NULL;
-  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
-  int status;
-
-  while (!is_allocated (widget) && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, TRUE);
-  wait_ms (200);
-  g_assert_true (is_allocated (widget));
-  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native),
-                                           &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.f,
-                                                                 gtk_widget_get_height (widget)
-                                                                 / 2.f),
-                                           &at));
-  gtk_native_get_surface_transform (native, &sx, &sy);
-  command = g_strdup_printf ("xdotool mousemove --sync --window %lu %d %d click 1",
-                             (gulong) gdk_x11_surface_get_xid (surface),
-                             (int) (at.x + sx), (int) (at.y + sy));
-  g_spawn_command_line_sync (command, NULL, NULL, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  wait_ms (300);
-}
-
-static void
-screenshot (const char *name)
-{
-  const char *dir = g_getenv ("WARDEN_SCREENSHOT_DIR");
-  g_autofree char *path = NULL;
-  g_autofree char *command = NULL;
-  int status;
-
-  if (dir == NULL)
-    return;
-  wait_ms (700);  /* let the frame clock draw the last changes */
-  path = g_build_filename (dir, name, NULL);
-  command = g_strdup_printf ("import -window root '%s'", path);
-  g_assert_true (g_spawn_command_line_sync (command, NULL, NULL, &status, NULL));
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  g_test_message ("screenshot: %s", path);
-}
-
-static void
 test_split (void)
 {
   g_autoptr(GPtrArray) blocks =
@@ -1341,7 +1276,7 @@ test_row_diff_from_approval (RowFixture    *f,
                                    NULL, NULL);
       warden_chat_item_set_approval (item, NULL);
       warden_chat_item_set_approval (item, approval);
-      screenshot ("approval-card.png");
+      x_screenshot ("approval-card.png");
     }
 }
 
@@ -1394,15 +1329,15 @@ test_diff_card_screenshot (void)
   gtk_window_set_title (GTK_WINDOW (window), "Warden");
   gtk_window_set_default_size (GTK_WINDOW (window), 760, 640);
   gtk_window_present (GTK_WINDOW (window));
-  wait_ms (500);
+  x_spin (500);
   /* Every card kept its diff, the edit's in colour. */
   g_assert_nonnull (find_css (box, "diff-view"));
   g_assert_true (gtk_widget_get_visible (find_css (box, "diff-view")));
-  screenshot ("diff-card.png");
+  x_screenshot ("diff-card.png");
   /* The tints read on a dark background too. */
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
                                       ADW_COLOR_SCHEME_FORCE_DARK);
-  screenshot ("diff-card-dark.png");
+  x_screenshot ("diff-card-dark.png");
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
   for (guint i = 0; i < items->len; i++)
     warden_chat_row_set_item (WARDEN_CHAT_ROW (gtk_widget_get_first_child (box)), NULL);

@@ -21,6 +21,7 @@
 #include "warden-profile-editor.h"
 #include "warden-trace-window.h"
 #include "warden-test-util.h"
+#include "x-input.h"
 
 #define SCHEMA_ID "io.github.wardenapp.Warden"
 #define WAIT_SECONDS 30
@@ -896,18 +897,6 @@ test_window_duplicate_opens_editor (Fixture       *fixture,
 
 /* Real input, through the X server (XTEST), as a user gives it */
 
-static void
-xdotool (const char *args)
-{
-  g_autofree char *command = g_strdup_printf ("xdotool %s", args);
-  g_autoptr(GError) error = NULL;
-  int status;
-
-  g_spawn_command_line_sync (command, NULL, NULL, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-}
-
 static gulong
 xid_of (GtkWidget *widget)
 {
@@ -927,58 +916,16 @@ spin (guint ms)
   g_source_remove (wake);
 }
 
-/* With WARDEN_SCREENSHOT_DIR set (gui-session then runs a window manager):
- * the screen, for a human to look at. */
-static void
-screenshot (const char *name)
-{
-  const char *dir = g_getenv ("WARDEN_SCREENSHOT_DIR");
-  g_autofree char *path = NULL;
-  g_autofree char *command = NULL;
-  g_autoptr(GError) error = NULL;
-  int status;
-
-  if (dir == NULL)
-    return;
-  spin (700);
-  path = g_build_filename (dir, name, NULL);
-  command = g_strdup_printf ("import -window root '%s'", path);
-  g_spawn_command_line_sync (command, NULL, NULL, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  g_test_message ("screenshot: %s", path);
-}
-
 /* Gives the X focus to @widget's window, then the keyboard focus to @widget. */
 static void
 x_focus (GtkWidget *widget)
 {
   g_autofree char *args = g_strdup_printf ("windowfocus --sync %lu", xid_of (widget));
 
-  xdotool (args);
+  x_xdotool (args);
   spin (200);
   gtk_widget_grab_focus (widget);
   spin (100);
-}
-
-/* Clicks the middle of @widget with the mouse. */
-static void
-x_click (GtkWidget *widget)
-{
-  GtkNative *native = gtk_widget_get_native (widget);
-  graphene_point_t center, in_native;
-  double dx, dy;
-  g_autofree char *args = NULL;
-
-  g_assert_true (gtk_widget_get_mapped (widget));
-  center = GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0,
-                                gtk_widget_get_height (widget) / 2.0);
-  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native), &center, &in_native));
-  gtk_native_get_surface_transform (native, &dx, &dy);
-  args = g_strdup_printf ("mousemove --sync --window %lu %d %d click 1", xid_of (widget),
-                          (int) (in_native.x + dx), (int) (in_native.y + dy));
-  xdotool (args);
-  spin (200);
 }
 
 /* Types @text with the keyboard into what has the focus. */
@@ -988,7 +935,7 @@ x_type (const char *text)
   g_autofree char *quoted = g_shell_quote (text);
   g_autofree char *args = g_strdup_printf ("type --delay 5 -- %s", quoted);
 
-  xdotool (args);
+  x_xdotool (args);
   spin (300);
 }
 
@@ -1115,7 +1062,7 @@ test_editor_flags_separator (Fixture       *fixture,
   g_assert_nonnull (message);
   g_assert_nonnull (strstr (message, "“&&” separates commands"));
   g_test_message ("flagged: %s", message);
-  screenshot ("editor-flagged-pattern.png");
+  x_screenshot ("editor-flagged-pattern.png");
 
   /* Made one command, the flag goes. */
   gtk_editable_set_text (entry, "");
@@ -1230,7 +1177,7 @@ test_editor_try_speaks_plainly (Fixture       *fixture,
       g_assert_null (strstr (lines[i], "wrapper"));
       g_assert_null (strstr (lines[i], "top-level"));
     }
-  screenshot ("editor-try-find.png");
+  x_screenshot ("editor-try-find.png");
   g_clear_pointer (&lines, g_strfreev);
 
   gtk_editable_set_text (entry, "");
@@ -1284,7 +1231,7 @@ test_window_test_connection (Fixture       *fixture,
   g_assert_cmpuint (fake->requests->len, ==, 1);
   g_assert_true (g_str_has_prefix (result, "Anthropic: claude-test-model answered in "));
   g_assert_true (g_str_has_suffix (result, " ms"));
-  screenshot ("prefs-test-connection.png");
+  x_screenshot ("prefs-test-connection.png");
 
   /* The key is refused: said in the API's words, with the model. */
   g_queue_push_tail (&fake->script,
@@ -1298,7 +1245,7 @@ test_window_test_connection (Fixture       *fixture,
   g_assert_cmpuint (fake->requests->len, ==, 2);
   g_assert_true (g_str_has_prefix (result, "Anthropic, model claude-test-model: "));
   g_assert_nonnull (strstr (result, "invalid x-api-key"));
-  screenshot ("prefs-test-connection-failed.png");
+  x_screenshot ("prefs-test-connection-failed.png");
 
   /* Nothing set up: it says what to set, and asks no server. */
   g_unsetenv ("ANTHROPIC_API_KEY");
@@ -1341,7 +1288,7 @@ test_window_sandbox_automatic (Fixture       *fixture,
   g_assert_cmpstr (warden_preferences_window_get_sandbox_auto (window), ==, expected);
   g_test_message ("Automatic: %s", adw_action_row_get_subtitle (row));
   warden_preferences_window_show_page (window, "sandbox");
-  screenshot ("prefs-sandbox.png");
+  x_screenshot ("prefs-sandbox.png");
   g_assert_nonnull (strstr (adw_action_row_get_subtitle (row),
                             g_str_equal (expected, "docker")
                             ? "Now: Docker" : "Now: bubblewrap"));
@@ -1476,7 +1423,7 @@ test_trace_export (Fixture       *fixture,
 
   /* The user presses Ctrl+S. */
   x_focus (window);
-  xdotool ("key ctrl+s");
+  x_xdotool ("key ctrl+s");
   wait_for (chooser_shown, NULL);
   chooser = file_chooser_dialog ();
   /* The dialog loads its folder after it shows. */
@@ -1486,11 +1433,11 @@ test_trace_export (Fixture       *fixture,
   g_assert_nonnull (folder);
   g_assert_true (g_file_equal (folder, docs_file));
   g_assert_cmpstr (name, ==, "Fix the login bug part 2-trace.json");
-  screenshot ("trace-export-chooser.png");
+  x_screenshot ("trace-export-chooser.png");
 
   /* Return saves it. */
   x_focus (chooser);
-  xdotool ("key Return");
+  x_xdotool ("key Return");
   expected = g_build_filename (docs, name, NULL);
   wait_for (file_exists, expected);
   {
@@ -1503,7 +1450,7 @@ test_trace_export (Fixture       *fixture,
 
   /* The toast's Open, clicked. */
   wait_for (button_mapped, window);
-  screenshot ("trace-export-toast.png");
+  x_screenshot ("trace-export-toast.png");
   x_focus (window);
   x_click (find_labelled_button (window, "_Open"));
   wait_for (file_exists, marker);

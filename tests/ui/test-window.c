@@ -25,6 +25,7 @@
 #include "warden-trace-window.h"
 #include "warden-window.h"
 #include "warden-test-util.h"
+#include "x-input.h"
 
 static WardenApplication *app;
 static WardenWindow *window;
@@ -195,26 +196,6 @@ type_and_send (const char *text)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.send", NULL));
 }
 
-static void
-screenshot (const char *name)
-{
-  const char *dir = g_getenv ("WARDEN_SCREENSHOT_DIR");
-  g_autofree char *path = NULL;
-  g_autofree char *command = NULL;
-  g_autoptr(GError) error = NULL;
-  int status;
-
-  if (dir == NULL)
-    return;
-  spin (700);  /* let the frame clock draw the last changes */
-  path = g_build_filename (dir, name, NULL);
-  command = g_strdup_printf ("import -window root '%s'", path);
-  g_spawn_command_line_sync (command, NULL, NULL, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  g_test_message ("screenshot: %s", path);
-}
-
 /* ------------------------------------------------------------------------ */
 
 static void
@@ -234,7 +215,7 @@ test_first_run (void)
       if (g_type_is_a (G_OBJECT_TYPE (l->data), ADW_TYPE_PREFERENCES_WINDOW))
         {
           prefs = TRUE;
-          screenshot ("preferences.png");
+          x_screenshot ("preferences.png");
           gtk_window_destroy (l->data);
           break;
         }
@@ -393,7 +374,7 @@ test_allow_once (void)
   g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
   g_assert_cmpstr (warden_approval_get_subject (warden_session_get_pending (session)), ==,
                    "touch made-by-agent && echo touched");
-  screenshot ("approval-dialog.png");
+  x_screenshot ("approval-dialog.png");
 
   warden_approval_dialog_respond (dialog, "once");
   wait_until (terminal_has, "\ntouched\n", 30, "the approved command's output");
@@ -406,7 +387,7 @@ test_allow_once (void)
     g_assert_true (g_file_get_contents (notes, &edited, NULL, NULL));
     g_assert_nonnull (strstr (edited, "made-by-agent marks a finished build."));
   }
-  screenshot ("main-window.png");
+  x_screenshot ("main-window.png");
 }
 
 static void
@@ -503,19 +484,6 @@ test_inline_card (void)
   g_assert_cmpint (warden_chat_item_get_exit_status (item), ==, 0);
 }
 
-/* Real keys, through the X server (XTEST), to the window that has the X focus. */
-static void
-xdotool (const char *args)
-{
-  g_autofree char *command = g_strdup_printf ("xdotool %s", args);
-  g_autoptr(GError) error = NULL;
-  int status;
-
-  g_spawn_command_line_sync (command, NULL, NULL, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-}
-
 static void
 x_focus (GtkWidget *toplevel)
 {
@@ -523,7 +491,7 @@ x_focus (GtkWidget *toplevel)
   g_autofree char *args = g_strdup_printf ("windowfocus --sync %lu",
                                            (gulong) gdk_x11_surface_get_xid (surface));
 
-  xdotool (args);
+  x_xdotool (args);
   spin (200);
 }
 
@@ -590,16 +558,16 @@ test_dismissed_stays_dismissed (void)
   g_assert_false (review_shown (NULL));
 
   x_focus (warden_window_get_approval_dialog (window));
-  xdotool ("key Escape");
+  x_xdotool ("key Escape");
   wait_until (no_dialog, NULL, 10, "the dialog to close on Escape");
   wait_until (review_shown, NULL, 10, "the Review bar");
-  screenshot ("approval-review-bar.png");
+  x_screenshot ("approval-review-bar.png");
 
   /* The user comes back to the window and types what they meant for it. */
   x_focus (GTK_WIDGET (window));
   g_assert_true (gtk_window_is_active (GTK_WINDOW (window)));
   g_assert_null (warden_window_get_approval_dialog (window));
-  xdotool ("key Tab Return ctrl+n");
+  x_xdotool ("key Tab Return ctrl+n");
   spin (500);
   /* New Session opened (Ctrl+N): closed unused. It is not an application
    * window, so it is looked for among all toplevels. */
@@ -614,7 +582,7 @@ test_dismissed_stays_dismissed (void)
     }
   g_assert_null (warden_window_get_new_session_dialog (window));
   x_focus (GTK_WIDGET (window));
-  xdotool ("key Return Tab Return");
+  x_xdotool ("key Return Tab Return");
   spin (500);
 
   /* Nothing approved, nothing opened on its own. */
@@ -666,7 +634,7 @@ test_spoofed_command (void)
 
   dialog = wait_for_dialog ();
   spin (300);
-  screenshot ("approval-spoofed.png");
+  x_screenshot ("approval-spoofed.png");
   /* What the agent said before it asked, as context, hidden characters shown. */
   g_assert_true (label_shows (GTK_WIDGET (dialog), "The agent said before asking:"));
   g_assert_true (label_shows (GTK_WIDGET (dialog), "Running the tests \\u202eafter all."));
@@ -714,7 +682,7 @@ test_long_command (void)
 
   dialog = wait_for_dialog ();
   spin (300);
-  screenshot ("approval-long.png");
+  x_screenshot ("approval-long.png");
   g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (dialog)), <=,
                    gtk_widget_get_height (GTK_WIDGET (window)));
   g_assert_true (label_shows (GTK_WIDGET (dialog), "This command has 200 lines."));
@@ -1355,7 +1323,7 @@ test_card_from_call (void)
   g_assert_true (g_str_has_prefix (status, "exit 3 · "));
   g_assert_cmpstr (output, ==, "first line\nsecond line\n");
   wait_until (window_shows, status, 10, "the card's status line in the chat");
-  screenshot ("command-card.png");
+  x_screenshot ("command-card.png");
   line = g_strdup_printf ("[%s]", status);
   g_assert_true (terminal_has (line));
 
@@ -1449,11 +1417,11 @@ click_widget (GtkWidget *widget,
   args = g_strdup_printf ("mousemove --sync --window %lu %d %d",
                           (gulong) gdk_x11_surface_get_xid (surface), (int) (p.x + sx),
                           (int) (p.y + sy));
-  xdotool (args);
+  x_xdotool (args);
   spin (150);
   g_free (args);
   args = g_strdup_printf ("click --repeat %d --delay 80 %d", repeat, button);
-  xdotool (args);
+  x_xdotool (args);
   spin (300);
 }
 
@@ -1615,7 +1583,7 @@ test_sidebar_opens_session (void)
   row = find_session_row (GTK_WIDGET (window), first_id);
   other = find_session_row (GTK_WIDGET (window), second_id);
   gtk_widget_grab_focus (other);
-  xdotool (gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (row)) >
+  x_xdotool (gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (row)) >
            gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (other)) ? "key Down Return"
                                                                  : "key Up Return");
   wait_until (showing_session, first_id, 10, "the first session after Enter");
@@ -1625,9 +1593,9 @@ test_sidebar_opens_session (void)
   dialog = message_dialog ("Rename Session");
   g_assert_cmpstr (dialog_entry_text (dialog), ==, "sidebar-second");
   x_focus (GTK_WIDGET (dialog));
-  xdotool ("key ctrl+a");
-  xdotool ("type --delay 20 'Renamed from its row'");
-  xdotool ("key Return");
+  x_xdotool ("key ctrl+a");
+  x_xdotool ("type --delay 20 'Renamed from its row'");
+  x_xdotool ("key Return");
   spin (500);
   g_assert_cmpstr (warden_session_get_title (second), ==, "Renamed from its row");
   g_assert_true (label_shows (find_session_row (GTK_WIDGET (window), second_id),
@@ -1796,7 +1764,7 @@ new_session_by_keys (const char *name)
 
   g_settings_set_string (settings, "default-workspace", workspace);
   x_focus (GTK_WIDGET (window));
-  xdotool ("key ctrl+n");
+  x_xdotool ("key ctrl+n");
   wait_until (new_session_dialog_shown, NULL, 10, "the New Session dialog");
   dialog = warden_window_get_new_session_dialog (window);
   x_focus (dialog);
@@ -1804,7 +1772,7 @@ new_session_by_keys (const char *name)
   g_test_message ("focus in New Session: %s", focus ? G_OBJECT_TYPE_NAME (focus) : "none");
   g_assert_nonnull (focus);
   g_assert_nonnull (gtk_widget_get_ancestor (focus, ADW_TYPE_ENTRY_ROW));
-  xdotool ("key Return");
+  x_xdotool ("key Return");
   wait_until (new_session_created, before, 10, "the session Enter creates");
   g_assert_cmpstr (warden_session_get_workspace (warden_window_get_session (window)), ==,
                    workspace);
@@ -1858,7 +1826,7 @@ test_empty_session (void)
   /* What the placeholder says is what sends. */
   g_queue_push_tail (&fake->script, fake_reply ("All tests pass.", NULL));
   x_focus (GTK_WIDGET (window));
-  xdotool ("key ctrl+Return");
+  x_xdotool ("key ctrl+Return");
   wait_until (chat_shown, NULL, 10, "the task sent by Ctrl+Enter");
   wait_until (session_idle, NULL, 30, "the end of the turn");
   g_assert_cmpstr (warden_session_get_title (session), ==, example);
@@ -1892,7 +1860,7 @@ resize_window (int width,
                                            (gulong) gdk_x11_surface_get_xid (surface),
                                            width, height);
 
-  xdotool (args);
+  x_xdotool (args);
   spin (300);
 }
 
@@ -1932,7 +1900,7 @@ test_narrow_window (void)
                       NULL, NULL);
   g_test_message ("minimum width folded: %d px", minimum);
   g_assert_cmpint (minimum, <=, 360);
-  screenshot ("narrow-window.png");
+  x_screenshot ("narrow-window.png");
 
   /* Back: the sessions. */
   click_widget (find_by_tooltip (GTK_WIDGET (window), "Sessions"), 1, 1);
@@ -2046,7 +2014,7 @@ test_scroll_follow (void)
     args = g_strdup_printf ("mousemove --sync --window %lu %d %d click --repeat 12 --delay 30 4",
                             (gulong) gdk_x11_surface_get_xid (gtk_native_get_surface (native)),
                             (int) (p.x + sx), (int) (p.y + sy));
-    xdotool (args);
+    x_xdotool (args);
   }
   spin (500);
   g_assert_false (last_row_shown (NULL));
@@ -2068,7 +2036,7 @@ test_scroll_follow (void)
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
                                       ADW_COLOR_SCHEME_FORCE_DARK);
   spin (300);
-  screenshot ("dark-style.png");
+  x_screenshot ("dark-style.png");
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
                                       ADW_COLOR_SCHEME_DEFAULT);
 }
@@ -2319,7 +2287,7 @@ test_started_program (void)
                    "A program the command started needs approval");
   g_assert_cmpstr (warden_approval_get_subject (pending), ==, "sh -c 'touch made-by-node'");
   g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
-  screenshot ("approval-started-program.png");
+  x_screenshot ("approval-started-program.png");
 
   reject = find_labelled_button (GTK_WIDGET (dialog), "_Reject");
   g_assert_nonnull (reject);
@@ -2330,7 +2298,7 @@ test_started_program (void)
   /* Its card says so: not run, nothing left to answer. */
   g_assert_nonnull (find_mapped_label (GTK_WIDGET (window), "not run"));
   g_assert_null (warden_session_get_pending (session));
-  screenshot ("started-program-rejected.png");
+  x_screenshot ("started-program-rejected.png");
 }
 
 int
