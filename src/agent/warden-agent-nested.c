@@ -76,8 +76,8 @@ struct _WardenNested
 {
   WardenAgent    *self;         /* not a reference: the agent owns us */
   char           *call_id;
-  GHashTable     *approved;     /* simple commands (as the policy reads them) that run
-                                 * without asking again in this command */
+  GHashTable     *approved;     /* simple commands (their words, see part_key ()) that
+                                 * run without asking again in this command */
   GQueue          waiting;      /* of Asked *, for the user, in the order they came */
   guint           n_asked;
   GString        *report;       /* what the model is told with the result */
@@ -108,6 +108,23 @@ is_quiet (const char *text)
   return FALSE;
 }
 
+/* What an approval of @part covers: the program's words, each one as it is
+ * (length first, so "rm 'old build'" is not "rm old build"); the text for a
+ * part that starts nothing. Redirections are not words: "tr a b < in" is
+ * the program tr with a and b, as the shell starts it. */
+static char *
+part_key (const WardenDecisionPart *part)
+{
+  GString *key;
+
+  if (part->argv == NULL)
+    return g_strconcat ("text:", part->text, NULL);
+  key = g_string_new ("argv:");
+  for (guint i = 0; part->argv[i] != NULL; i++)
+    g_string_append_printf (key, "%zu:%s", strlen (part->argv[i]), part->argv[i]);
+  return g_string_free (key, FALSE);
+}
+
 /* Every part of @decision runs without asking again in this command: sh -c
  * 'a && b' allowed or approved, then a and b as it starts them. */
 static void
@@ -115,42 +132,16 @@ approve_parts (WardenNested   *nested,
                WardenDecision *decision)
 {
   for (guint i = 0; decision != NULL && i < warden_decision_get_n_parts (decision); i++)
-    g_hash_table_add (nested->approved,
-                      g_strdup (warden_decision_get_part (decision, i)->text));
-}
-
-/* @approved is @text with redirections after it ("tr a b < file"): the
- * shell did those before it started the program, whose arguments are the
- * same. Words after a redirection are not looked at: it asks then. */
-static gboolean
-is_text_redirected (const char *approved,
-                    const char *text)
-{
-  gsize len = strlen (text);
-  const char *rest;
-
-  if (strncmp (approved, text, len) != 0 || approved[len] != ' ')
-    return FALSE;
-  rest = approved + len + 1;
-  while (g_ascii_isdigit (*rest))
-    rest++;
-  return *rest == '<' || *rest == '>' || g_str_has_prefix (rest, "&>");
+    g_hash_table_add (nested->approved, part_key (warden_decision_get_part (decision, i)));
 }
 
 static gboolean
-was_approved (WardenNested *nested,
-              const char   *text)
+was_approved (WardenNested             *nested,
+              const WardenDecisionPart *part)
 {
-  GHashTableIter iter;
-  const char *approved;
+  g_autofree char *key = part_key (part);
 
-  if (g_hash_table_contains (nested->approved, text))
-    return TRUE;
-  g_hash_table_iter_init (&iter, nested->approved);
-  while (g_hash_table_iter_next (&iter, (gpointer *) &approved, NULL))
-    if (is_text_redirected (approved, text))
-      return TRUE;
-  return FALSE;
+  return g_hash_table_contains (nested->approved, key);
 }
 
 /* Every part of @decision that asks was allowed or approved already. */
@@ -162,7 +153,7 @@ approved_before (WardenNested   *nested,
     {
       const WardenDecisionPart *part = warden_decision_get_part (decision, i);
 
-      if (part->verdict != WARDEN_VERDICT_ALLOW && !was_approved (nested, part->text))
+      if (part->verdict != WARDEN_VERDICT_ALLOW && !was_approved (nested, part))
         return FALSE;
     }
   return TRUE;

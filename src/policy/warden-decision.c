@@ -86,6 +86,7 @@ part_clear (gpointer data)
   g_free (part->pattern);
   g_free (part->reason);
   g_free (part->suggestion);
+  g_free (part->argv);
 }
 
 WardenDecision *
@@ -189,6 +190,7 @@ warden_decision_take_part (WardenDecision *self,
    * a suggestion that is not cannot become a pattern. */
   WardenDecisionPart part = {
     take_valid (text), origin, verdict, g_strdup (pattern), take_valid (reason), NULL, NULL,
+    NULL,
   };
 
   if (suggestion != NULL && !g_utf8_validate (suggestion, -1, NULL))
@@ -214,6 +216,19 @@ warden_decision_set_part_runner (WardenDecision *self,
 {
   g_return_if_fail (index < self->parts->len);
   g_array_index (self->parts, WardenDecisionPart, index).runner = g_intern_string (runner);
+}
+
+void
+warden_decision_take_part_argv (WardenDecision  *self,
+                                guint            index,
+                                char           **argv)
+{
+  WardenDecisionPart *part;
+
+  g_return_if_fail (index < self->parts->len);
+  part = &g_array_index (self->parts, WardenDecisionPart, index);
+  g_free (part->argv);
+  part->argv = argv;
 }
 
 void

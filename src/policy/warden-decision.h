@@ -23,6 +23,11 @@ typedef struct
   /* For WARDEN_ORIGIN_WRAPPER: the program that runs it ("find", "xargs",
    * "env" …), an interned string; NULL when not known. */
   const char    *runner;
+  /* The words the program gets after quote removal, name first, as the
+   * parser read them (an unexpanded $x stays "$x"); NULL for a part that
+   * starts nothing (assignments, redirections) or when not known. Unlike
+   * @text, "rm 'old build'" and "rm old build" differ here. */
+  char         **argv;
 } WardenDecisionPart;
 
 typedef struct _WardenDecision WardenDecision;
@@ -65,6 +70,10 @@ void                      warden_decision_take_part       (WardenDecision *self,
 void                      warden_decision_set_part_runner (WardenDecision *self,
                                                            guint           index,
                                                            const char     *runner);
+/* Takes @argv, in one block as the shell parser makes it (freed with g_free). */
+void                      warden_decision_take_part_argv  (WardenDecision *self,
+                                                           guint           index,
+                                                           char          **argv);
 void                      warden_decision_set_result      (WardenDecision *self,
                                                            WardenVerdict   verdict,
                                                            const char     *reason);

@@ -399,6 +399,9 @@ warden_policy_check (WardenPolicy             *self,
                                  pattern, reason, suggestion);
       if (part->runner != NULL)
         warden_decision_set_part_runner (decision, i, part->runner);
+      /* @name points into the block, and goes with it. */
+      part->name = NULL;
+      warden_decision_take_part_argv (decision, i, g_steal_pointer (&part->argv));
     }
 
 #define REASON_OF(i) (warden_decision_get_part (decision, (i))->reason)

@@ -1374,6 +1374,92 @@ test_nested_fake_compiler (void)
   env_tear_down (&env);
 }
 
+/* A part of the command the user approved runs again without asking when
+ * the shell starts it, but only as those very words: approving
+ * rm 'old build' is not approving a script's rm old build, though both read
+ * "rm old build" once quotes are removed. */
+static void
+test_nested_approved_words (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) asked = NULL;
+  g_autofree char *script = NULL;
+
+  env_set_up (&env);
+  save_profile (&env, "clean", "{\"version\": 1, \"name\": \"Clean\", "
+                               "\"allow\": [\"./clean.sh\"]}");
+  touch_workspace (&env, "old build", "x");
+  touch_workspace (&env, "old", "x");
+  touch_workspace (&env, "build", "x");
+  touch_workspace (&env, "clean.sh", "#!/bin/sh\nrm old build\n");
+  script = g_build_filename (env.workspace, "clean.sh", NULL);
+  g_assert_cmpint (g_chmod (script, 0755), ==, 0);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"rm 'old build' && ./clean.sh\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Cleaned.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--profile", "clean", "clean");
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": false}");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  asked = events_of (events, "approval_required");
+  g_assert_cmpuint (asked->len, ==, 2);
+  g_assert_cmpstr (str (g_ptr_array_index (asked, 0), "command"), ==,
+                   "rm 'old build' && ./clean.sh");
+  g_assert_cmpstr (str (g_ptr_array_index (asked, 1), "command"), ==, "rm old build");
+  g_assert_false (workspace_has (&env, "old build"));
+  g_assert_true (workspace_has (&env, "old"));
+  g_assert_true (workspace_has (&env, "build"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* The same with what reads like a redirection once quotes are removed:
+ * rm 'a > b' removes the file "a > b", and is no approval of rm a. A part
+ * that really has redirections (cat < in > copy) runs without asking again,
+ * as its words are the program's. */
+static void
+test_nested_approved_redirection (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) asked = NULL;
+  g_autofree char *script = NULL;
+
+  env_set_up (&env);
+  save_profile (&env, "clean", "{\"version\": 1, \"name\": \"Clean\", "
+                               "\"allow\": [\"./clean.sh\"]}");
+  touch_workspace (&env, "a > b", "x");
+  touch_workspace (&env, "a", "x");
+  touch_workspace (&env, "in", "copied\n");
+  touch_workspace (&env, "clean.sh", "#!/bin/sh\nrm a\n");
+  script = g_build_filename (env.workspace, "clean.sh", NULL);
+  g_assert_cmpint (g_chmod (script, 0755), ==, 0);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"rm 'a > b' && cat < in > copy "
+                                 "&& ./clean.sh\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Cleaned.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--profile", "clean", "clean");
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": false}");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  asked = events_of (events, "approval_required");
+  g_assert_cmpuint (asked->len, ==, 2);
+  g_assert_cmpstr (str (g_ptr_array_index (asked, 1), "command"), ==, "rm a");
+  g_assert_false (workspace_has (&env, "a > b"));
+  g_assert_true (workspace_has (&env, "copy"));
+  g_assert_true (workspace_has (&env, "a"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* How many questions real tools raise under a profile that allows them:
  * npm install and npm test of a small project, make of a small C project.
  * The figures go to the README; every question is printed. */
@@ -1591,6 +1677,8 @@ main (int    argc,
   g_test_add_func ("/cli/json/nested-no-helper", test_nested_no_helper);
   g_test_add_func ("/cli/json/nested-prompt-counts", test_nested_prompt_counts);
   g_test_add_func ("/cli/json/nested-fake-compiler", test_nested_fake_compiler);
+  g_test_add_func ("/cli/json/nested-approved-words", test_nested_approved_words);
+  g_test_add_func ("/cli/json/nested-approved-redirection", test_nested_approved_redirection);
   g_test_add_func ("/cli/json/example-approve", test_example_approve);
   g_test_add_func ("/cli/json/example-no-network", test_example_no_network);
   status = g_test_run ();

@@ -1634,6 +1634,28 @@ test_reason_first_ask (void)
 
 
 /* What "always allow" cannot cover is said, with the part that needs it. */
+/* Each part carries the program's words as they are: the text joins them,
+ * so "rm 'old build'" and "rm old build" read alike there, not here. */
+static void
+test_part_argv (void)
+{
+  g_autoptr(WardenPolicy) policy = warden_policy_new (WARDEN_MODE_ALLOWLIST,
+                                                      (const char *[]) { "ls", NULL }, NULL);
+  g_autoptr(WardenDecision) d = warden_policy_check (policy, "rm 'old build' > log; X=1; "
+                                                     "rm old build; ls \"$HOME\"", -1, NULL);
+  const char *first[] = { "rm", "old build", NULL };
+  const char *third[] = { "rm", "old", "build", NULL };
+  const char *fourth[] = { "ls", "$HOME", NULL };
+
+  g_assert_cmpuint (warden_decision_get_n_parts (d), ==, 4);
+  g_assert_cmpstr (warden_decision_get_part (d, 0)->text, ==,
+                   warden_decision_get_part (d, 2)->text);
+  g_assert_cmpstrv (warden_decision_get_part (d, 0)->argv, first);
+  g_assert_null (warden_decision_get_part (d, 1)->argv);
+  g_assert_cmpstrv (warden_decision_get_part (d, 2)->argv, third);
+  g_assert_cmpstrv (warden_decision_get_part (d, 3)->argv, fourth);
+}
+
 static void
 test_uncovered (void)
 {
@@ -1941,6 +1963,7 @@ main (int   argc,
     add_generated (paths, &parts_cases[i]);
   g_test_add_func ("/policy/decision/reason/first-ask", test_reason_first_ask);
   g_test_add_func ("/policy/decision/uncovered", test_uncovered);
+  g_test_add_func ("/policy/decision/part-argv", test_part_argv);
   g_test_add_func ("/policy/decision/reason/deny", test_reason_deny);
   g_test_add_func ("/policy/decision/reason/patterns", test_reason_patterns);
   g_test_add_func ("/policy/decision/reason/parse-error", test_reason_parse_error);
