@@ -1641,8 +1641,9 @@ test_part_argv (void)
 {
   g_autoptr(WardenPolicy) policy = warden_policy_new (WARDEN_MODE_ALLOWLIST,
                                                       (const char *[]) { "ls", NULL }, NULL);
-  g_autoptr(WardenDecision) d = warden_policy_check (policy, "rm 'old build' > log; X=1; "
-                                                     "rm old build; ls \"$HOME\"", -1, NULL);
+  g_autoptr(WardenDecision) d = warden_policy_check (policy, "rm 'old build'; X=1; "
+                                                     "rm old build; ls \"$HOME\" > log", -1,
+                                                     NULL);
   const char *first[] = { "rm", "old build", NULL };
   const char *third[] = { "rm", "old", "build", NULL };
   const char *fourth[] = { "ls", "$HOME", NULL };
