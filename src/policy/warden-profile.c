@@ -22,6 +22,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "warden-network.h"
 #include "warden-pattern.h"
 
 #define PROFILE_VERSION        1
@@ -44,6 +45,11 @@ struct _WardenProfile
   guint       has_files : 1;  /* the file had a "files" section: it is written back */
   guint       nested_off : 1; /* "nested": "off": programs a command starts are not checked */
   guint       has_nested : 1; /* the file said "nested": it is written back */
+  guint       has_network : 1; /* the file had a "network" section */
+  WardenNetworkMode network_mode;
+  GPtrArray  *network_allow;  /* host patterns, normalized, NULL-terminated */
+  GPtrArray  *network_deny;
+  JsonObject *network_unknown;  /* members of "network" this version does not know */
 
   guint       builtin : 1;
 };
@@ -61,6 +67,9 @@ enum {
   PROP_BUILTIN,
   PROP_FILE_WRITE,
   PROP_CHECK_NESTED,
+  PROP_NETWORK_MODE,
+  PROP_NETWORK_ALLOW,
+  PROP_NETWORK_DENY,
   N_PROPS
 };
 
@@ -72,7 +81,7 @@ static GParamSpec *properties[N_PROPS];
 GResource *warden_get_resource (void);
 
 static const char * const known_keys[] = {
-  "version", "name", "description", "mode", "allow", "deny", "files", "nested", NULL
+  "version", "name", "description", "mode", "allow", "deny", "files", "nested", "network", NULL
 };
 
 static const char * const file_write_names[] = { "allow", "ask", "never" };
@@ -224,6 +233,9 @@ warden_profile_finalize (GObject *object)
   g_clear_pointer (&self->deny, g_ptr_array_unref);
   g_clear_pointer (&self->unknown, json_object_unref);
   g_clear_pointer (&self->files_unknown, json_object_unref);
+  g_clear_pointer (&self->network_allow, g_ptr_array_unref);
+  g_clear_pointer (&self->network_deny, g_ptr_array_unref);
+  g_clear_pointer (&self->network_unknown, json_object_unref);
 
   G_OBJECT_CLASS (warden_profile_parent_class)->finalize (object);
 }
@@ -274,6 +286,18 @@ warden_profile_get_property (GObject    *object,
       g_value_set_boolean (value, !self->nested_off);
       break;
 
+    case PROP_NETWORK_MODE:
+      g_value_set_int (value, self->network_mode);
+      break;
+
+    case PROP_NETWORK_ALLOW:
+      g_value_take_boxed (value, pattern_array_dup (self->network_allow));
+      break;
+
+    case PROP_NETWORK_DENY:
+      g_value_take_boxed (value, pattern_array_dup (self->network_deny));
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -311,6 +335,10 @@ warden_profile_set_property (GObject      *object,
 
     case PROP_CHECK_NESTED:
       warden_profile_set_check_nested (self, g_value_get_boolean (value));
+      break;
+
+    case PROP_NETWORK_MODE:
+      warden_profile_set_network_mode (self, g_value_get_int (value));
       break;
 
     default:
@@ -370,6 +398,22 @@ warden_profile_class_init (WardenProfileClass *klass)
                           TRUE,
                           (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
+  /* A WardenNetworkMode: which hosts the sandbox may reach. */
+  properties[PROP_NETWORK_MODE] =
+    g_param_spec_int ("network-mode", NULL, NULL,
+                      WARDEN_NETWORK_NONE, WARDEN_NETWORK_OPEN, WARDEN_NETWORK_NONE,
+                      (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  properties[PROP_NETWORK_ALLOW] =
+    g_param_spec_boxed ("network-allow", NULL, NULL,
+                        G_TYPE_STRV,
+                        (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  properties[PROP_NETWORK_DENY] =
+    g_param_spec_boxed ("network-deny", NULL, NULL,
+                        G_TYPE_STRV,
+                        (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
   properties[PROP_BUILTIN] =
     g_param_spec_boolean ("builtin", NULL, NULL,
                           FALSE,
@@ -386,6 +430,9 @@ warden_profile_init (WardenProfile *self)
   self->deny = pattern_array_new ();
   self->unknown = json_object_new ();
   self->files_unknown = json_object_new ();
+  self->network_allow = pattern_array_new ();
+  self->network_deny = pattern_array_new ();
+  self->network_unknown = json_object_new ();
 }
 
 WardenProfile *
@@ -571,14 +618,17 @@ load_string_member (JsonObject  *root,
   return TRUE;
 }
 
+/* Command patterns, or with @hosts host patterns (kept normalized); @key
+ * names the member of @root, @shown_key the key in messages. */
 static gboolean
 load_patterns (JsonObject  *root,
                const char  *key,
+               const char  *shown_key,
+               gboolean     hosts,
                GPtrArray   *into,
                const char  *source_name,
                GError     **error)
 {
-  g_autoptr(GHashTable) seen = NULL;
   JsonNode *node = json_object_get_member (root, key);
   JsonArray *array;
   guint n;
@@ -589,41 +639,44 @@ load_patterns (JsonObject  *root,
   if (!JSON_NODE_HOLDS_ARRAY (node))
     {
       set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
-                         _("key “%s”: is %s, not a list of patterns (an array of strings)"),
-                         key, json_type_description (node));
+                         hosts ? _("key “%s”: is %s, not a list of host patterns (an array of "
+                                   "strings such as \"registry.npmjs.org:443\")")
+                               : _("key “%s”: is %s, not a list of patterns (an array of strings)"),
+                         shown_key, json_type_description (node));
       return FALSE;
     }
 
   array = json_node_get_array (node);
   n = json_array_get_length (array);
-  seen = g_hash_table_new (g_str_hash, g_str_equal);
 
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(GError) local_error = NULL;
       JsonNode *element = json_array_get_element (array, i);
-      const char *pattern;
+      g_autofree char *pattern = NULL;
 
       if (!node_holds_string (element))
         {
           set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
                              _("key “%s”: item %u is not a string (it is %s)"),
-                             key, i + 1, json_type_description (element));
+                             shown_key, i + 1, json_type_description (element));
           return FALSE;
         }
 
-      pattern = json_node_get_string (element);
-      if (!warden_pattern_validate (pattern, &local_error))
+      if (hosts ? !warden_host_pattern_validate (json_node_get_string (element), &local_error)
+                : !warden_pattern_validate (json_node_get_string (element), &local_error))
         {
           set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
                              _("key “%s”: item %u is not a valid pattern: %s"),
-                             key, i + 1, local_error->message);
+                             shown_key, i + 1, local_error->message);
           return FALSE;
         }
+      pattern = hosts ? warden_host_pattern_normalize (json_node_get_string (element))
+                      : g_strdup (json_node_get_string (element));
 
       /* Duplicates change nothing, so they go quietly. */
-      if (g_hash_table_add (seen, (gpointer) pattern))
-        g_ptr_array_add (into, g_strdup (pattern));
+      if (!pattern_array_contains (into, pattern, NULL))
+        g_ptr_array_add (into, g_steal_pointer (&pattern));
     }
 
   return TRUE;
@@ -707,6 +760,74 @@ load_nested (WardenProfile  *self,
     }
   self->has_nested = TRUE;
   self->nested_off = strcmp (value, "off") == 0;
+  return TRUE;
+}
+
+/* "network": { "mode": "allowlist", "allow": [HOST…], "deny": [HOST…] },
+ * or only the mode as a string ("none", "allowlist", "open"; "bridge" is
+ * "open"). */
+static gboolean
+load_network (WardenProfile  *self,
+              JsonObject     *root,
+              const char     *source_name,
+              GError        **error)
+{
+  JsonNode *node = json_object_get_member (root, "network");
+  const char *mode = NULL;
+  JsonObject *network = NULL;
+  JsonObjectIter iter;
+  const char *member_name;
+  JsonNode *member;
+
+  if (node == NULL)
+    return TRUE;
+  if (node_holds_string (node))
+    mode = json_node_get_string (node);
+  else if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonNode *mode_node;
+
+      network = json_node_get_object (node);
+      mode_node = json_object_get_member (network, "mode");
+      if (mode_node != NULL && !node_holds_string (mode_node))
+        {
+          set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                             _("key “%s”: is %s, not a string"),
+                             "network.mode", json_type_description (mode_node));
+          return FALSE;
+        }
+      mode = mode_node ? json_node_get_string (mode_node) : "allowlist";
+    }
+  else
+    {
+      set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                         _("key “network”: is %s, not an object such as "
+                           "{ \"mode\": \"allowlist\", \"allow\": [\"registry.npmjs.org:443\"] }"),
+                         json_type_description (node));
+      return FALSE;
+    }
+  if (!warden_network_mode_from_string (mode, &self->network_mode))
+    {
+      set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                         _("key “network.mode”: “%s” is not a mode; use “none” (no network), "
+                           "“allowlist” (the hosts the profile allows, others asked about) "
+                           "or “open” (every host)"),
+                         mode);
+      return FALSE;
+    }
+  self->has_network = TRUE;
+  if (network == NULL)
+    return TRUE;
+  if (!load_patterns (network, "allow", "network.allow", TRUE, self->network_allow,
+                      source_name, error) ||
+      !load_patterns (network, "deny", "network.deny", TRUE, self->network_deny,
+                      source_name, error))
+    return FALSE;
+  json_object_iter_init_ordered (&iter, network);
+  while (json_object_iter_next_ordered (&iter, &member_name, &member))
+    if (strcmp (member_name, "mode") != 0 && strcmp (member_name, "allow") != 0 &&
+        strcmp (member_name, "deny") != 0)
+      json_object_set_member (self->network_unknown, member_name, json_node_deep_copy (member));
   return TRUE;
 }
 
@@ -858,10 +979,11 @@ warden_profile_new_from_data (const char  *id,
       return NULL;
     }
 
-  if (!load_patterns (object, "allow", self->allow, source_name, error) ||
-      !load_patterns (object, "deny", self->deny, source_name, error) ||
+  if (!load_patterns (object, "allow", "allow", FALSE, self->allow, source_name, error) ||
+      !load_patterns (object, "deny", "deny", FALSE, self->deny, source_name, error) ||
       !load_files (self, object, source_name, error) ||
-      !load_nested (self, object, source_name, error))
+      !load_nested (self, object, source_name, error) ||
+      !load_network (self, object, source_name, error))
     return NULL;
 
   json_object_iter_init_ordered (&iter, object);
@@ -980,6 +1102,15 @@ warden_profile_copy (WardenProfile *self,
   copy->has_files = self->has_files;
   copy->nested_off = self->nested_off;
   copy->has_nested = self->has_nested;
+  copy->has_network = self->has_network;
+  copy->network_mode = self->network_mode;
+  for (guint i = 0; i < self->network_allow->len; i++)
+    g_ptr_array_add (copy->network_allow, g_strdup (g_ptr_array_index (self->network_allow, i)));
+  for (guint i = 0; i < self->network_deny->len; i++)
+    g_ptr_array_add (copy->network_deny, g_strdup (g_ptr_array_index (self->network_deny, i)));
+  json_object_iter_init_ordered (&iter, self->network_unknown);
+  while (json_object_iter_next_ordered (&iter, &member_name, &member))
+    json_object_set_member (copy->network_unknown, member_name, json_node_deep_copy (member));
   json_object_iter_init_ordered (&iter, self->files_unknown);
   while (json_object_iter_next_ordered (&iter, &member_name, &member))
     json_object_set_member (copy->files_unknown, member_name, json_node_deep_copy (member));
@@ -1042,6 +1173,20 @@ warden_profile_to_data (WardenProfile *self,
 
   if (self->has_nested || self->nested_off)
     json_object_set_string_member (object, "nested", self->nested_off ? "off" : "check");
+
+  if (self->has_network)
+    {
+      JsonObject *network = json_object_new ();
+
+      json_object_set_string_member (network, "mode",
+                                     warden_network_mode_to_string (self->network_mode));
+      json_object_set_member (network, "allow", pattern_array_to_node (self->network_allow));
+      json_object_set_member (network, "deny", pattern_array_to_node (self->network_deny));
+      json_object_iter_init_ordered (&iter, self->network_unknown);
+      while (json_object_iter_next_ordered (&iter, &member_name, &member))
+        json_object_set_member (network, member_name, json_node_copy (member));
+      json_object_set_object_member (object, "network", network);
+    }
 
   json_object_iter_init_ordered (&iter, self->unknown);
   while (json_object_iter_next_ordered (&iter, &member_name, &member))
@@ -1329,15 +1474,20 @@ add_pattern (WardenProfile  *self,
              const char     *pattern,
              GError        **error)
 {
+  gboolean hosts = array == self->network_allow || array == self->network_deny;
+  g_autofree char *normal = NULL;
+
   g_return_val_if_fail (pattern != NULL, FALSE);
 
-  if (!warden_pattern_validate (pattern, error))
+  if (hosts ? !warden_host_pattern_validate (pattern, error)
+            : !warden_pattern_validate (pattern, error))
     return FALSE;
+  normal = hosts ? warden_host_pattern_normalize (pattern) : g_strdup (pattern);
 
-  if (pattern_array_contains (array, pattern, NULL))
+  if (pattern_array_contains (array, normal, NULL))
     return TRUE;
 
-  g_ptr_array_add (array, g_strdup (pattern));
+  g_ptr_array_add (array, g_steal_pointer (&normal));
   g_object_notify_by_pspec (G_OBJECT (self), pspec);
 
   return TRUE;
@@ -1415,22 +1565,26 @@ set_patterns (WardenProfile       *self,
               const char * const  *patterns,
               GError             **error)
 {
+  gboolean hosts = array == self->network_allow || array == self->network_deny;
   g_autoptr(GPtrArray) replacement = pattern_array_new ();
   gboolean changed;
 
   for (guint i = 0; patterns != NULL && patterns[i] != NULL; i++)
     {
       g_autoptr(GError) local_error = NULL;
+      g_autofree char *normal = NULL;
 
-      if (!warden_pattern_validate (patterns[i], &local_error))
+      if (hosts ? !warden_host_pattern_validate (patterns[i], &local_error)
+                : !warden_pattern_validate (patterns[i], &local_error))
         {
           g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID,
                        _("pattern %u (“%s”) is not valid: %s"),
                        i + 1, patterns[i], local_error->message);
           return FALSE;
         }
-      if (!pattern_array_contains (replacement, patterns[i], NULL))
-        g_ptr_array_add (replacement, g_strdup (patterns[i]));
+      normal = hosts ? warden_host_pattern_normalize (patterns[i]) : g_strdup (patterns[i]);
+      if (!pattern_array_contains (replacement, normal, NULL))
+        g_ptr_array_add (replacement, g_steal_pointer (&normal));
     }
 
   changed = replacement->len != array->len;
@@ -1468,4 +1622,92 @@ warden_profile_set_deny (WardenProfile       *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   return set_patterns (self, self->deny, properties[PROP_DENY], patterns, error);
+}
+
+gboolean
+warden_profile_has_network (WardenProfile *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
+
+  return self->has_network;
+}
+
+WardenNetworkMode
+warden_profile_get_network_mode (WardenProfile *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), WARDEN_NETWORK_NONE);
+
+  return self->network_mode;
+}
+
+void
+warden_profile_set_network_mode (WardenProfile     *self,
+                                 WardenNetworkMode  mode)
+{
+  g_return_if_fail (WARDEN_IS_PROFILE (self));
+  g_return_if_fail (mode <= WARDEN_NETWORK_OPEN);
+
+  if (self->has_network && self->network_mode == mode)
+    return;
+  self->has_network = TRUE;
+  self->network_mode = mode;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NETWORK_MODE]);
+}
+
+const char * const *
+warden_profile_get_network_allow (WardenProfile *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), NULL);
+
+  return pattern_array_peek (self->network_allow);
+}
+
+const char * const *
+warden_profile_get_network_deny (WardenProfile *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), NULL);
+
+  return pattern_array_peek (self->network_deny);
+}
+
+gboolean
+warden_profile_set_network_allow (WardenProfile       *self,
+                                  const char * const  *patterns,
+                                  GError             **error)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!set_patterns (self, self->network_allow, properties[PROP_NETWORK_ALLOW], patterns, error))
+    return FALSE;
+  self->has_network = TRUE;
+  return TRUE;
+}
+
+gboolean
+warden_profile_set_network_deny (WardenProfile       *self,
+                                 const char * const  *patterns,
+                                 GError             **error)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!set_patterns (self, self->network_deny, properties[PROP_NETWORK_DENY], patterns, error))
+    return FALSE;
+  self->has_network = TRUE;
+  return TRUE;
+}
+
+gboolean
+warden_profile_add_network_allow (WardenProfile  *self,
+                                  const char     *pattern,
+                                  GError        **error)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!add_pattern (self, self->network_allow, properties[PROP_NETWORK_ALLOW], pattern, error))
+    return FALSE;
+  self->has_network = TRUE;
+  return TRUE;
 }

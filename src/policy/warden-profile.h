@@ -8,6 +8,7 @@
 
 #include <gio/gio.h>
 
+#include "warden-network.h"
 #include "warden-policy-types.h"
 
 G_BEGIN_DECLS
@@ -106,6 +107,27 @@ gboolean            warden_profile_set_allow         (WardenProfile       *self,
 gboolean            warden_profile_set_deny          (WardenProfile       *self,
                                                       const char * const  *patterns,
                                                       GError             **error);
+/* The "network" section: which hosts the sandbox may reach (see
+ * warden-network.h). A profile without one says nothing, and the
+ * application's own setting decides (warden_profile_has_network()); setting
+ * any of it makes one. The patterns are kept normalized (lowercase). */
+gboolean            warden_profile_has_network       (WardenProfile  *self);
+WardenNetworkMode   warden_profile_get_network_mode  (WardenProfile  *self);
+void                warden_profile_set_network_mode  (WardenProfile     *self,
+                                                      WardenNetworkMode  mode);
+const char * const *warden_profile_get_network_allow (WardenProfile  *self);
+const char * const *warden_profile_get_network_deny  (WardenProfile  *self);
+gboolean            warden_profile_set_network_allow (WardenProfile       *self,
+                                                      const char * const  *patterns,
+                                                      GError             **error);
+gboolean            warden_profile_set_network_deny  (WardenProfile       *self,
+                                                      const char * const  *patterns,
+                                                      GError             **error);
+/* "Always allow" for a host; a pattern there already changes nothing. */
+gboolean            warden_profile_add_network_allow (WardenProfile  *self,
+                                                      const char     *pattern,
+                                                      GError        **error);
+
 /* Built-in profiles come from the GResource; the store refuses to save them
  * (warden_profile_save_to_file() can still export one). */
 gboolean            warden_profile_get_builtin       (WardenProfile  *self);

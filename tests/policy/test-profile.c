@@ -901,6 +901,154 @@ test_nested_setting (void)
                      "key “nested”", NULL);
 }
 
+static void notify_count_cb (guint *counter);
+
+/* "network": the mode and host patterns; older profiles have none and say
+ * nothing; the short form is only the mode; written back as an object with
+ * what it did not know kept; patterns kept lowercase. */
+static void
+test_network_section (void)
+{
+  static const struct {
+    const char *json;
+    gboolean has;
+    WardenNetworkMode mode;
+    const char *first_allow;
+  } rows[] = {
+    { "{ \"allow\": [\"ls\"] }", FALSE, WARDEN_NETWORK_NONE, NULL },
+    { "{ \"network\": \"none\" }", TRUE, WARDEN_NETWORK_NONE, NULL },
+    { "{ \"network\": \"bridge\" }", TRUE, WARDEN_NETWORK_OPEN, NULL },
+    { "{ \"network\": { \"mode\": \"open\" } }", TRUE, WARDEN_NETWORK_OPEN, NULL },
+    { "{ \"network\": { \"allow\": [\"Registry.NPMJS.org:443\", \"registry.npmjs.org:443\"] } }",
+      TRUE, WARDEN_NETWORK_ALLOWLIST, "registry.npmjs.org:443" },
+    { "{ \"network\": { \"mode\": \"allowlist\", \"allow\": [\"*.github.com:443\"], "
+      "\"deny\": [\"*.evil.example\"], \"later\": 1 } }",
+      TRUE, WARDEN_NETWORK_ALLOWLIST, "*.github.com:443" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenProfile) profile = load (rows[i].json, &error);
+      g_autoptr(WardenProfile) copy = NULL;
+      g_autoptr(WardenProfile) again = NULL;
+      g_autoptr(JsonObject) object = NULL;
+      g_autofree char *data = NULL;
+      g_autofree char *data_again = NULL;
+
+      g_test_message ("%s", rows[i].json);
+      g_assert_no_error (error);
+      g_assert_cmpint (warden_profile_has_network (profile), ==, rows[i].has);
+      g_assert_cmpint (warden_profile_get_network_mode (profile), ==, rows[i].mode);
+      g_assert_cmpstr (warden_profile_get_network_allow (profile)[0], ==, rows[i].first_allow);
+      if (rows[i].first_allow != NULL)
+        g_assert_null (warden_profile_get_network_allow (profile)[1]);
+      data = warden_profile_to_data (profile, NULL);
+      object = parse_object (data);
+      g_assert_cmpint (json_object_has_member (object, "network"), ==, rows[i].has);
+      again = warden_profile_new_from_data ("x", data, -1, NULL, &error);
+      g_assert_no_error (error);
+      data_again = warden_profile_to_data (again, NULL);
+      g_assert_cmpstr (data_again, ==, data);
+      copy = warden_profile_copy (profile, "copy");
+      g_assert_cmpint (warden_profile_get_network_mode (copy), ==, rows[i].mode);
+      g_assert_cmpint (warden_profile_has_network (copy), ==, rows[i].has);
+      if (strstr (rows[i].json, "later") != NULL)
+        {
+          JsonObject *network = json_object_get_object_member (object, "network");
+
+          g_assert_cmpint (json_object_get_int_member (network, "later"), ==, 1);
+          g_assert_cmpstr (warden_profile_get_network_deny (copy)[0], ==, "*.evil.example");
+        }
+    }
+
+  assert_load_fails ("{ \"network\": true }", WARDEN_POLICY_ERROR_INVALID, "key “network”",
+                     "allowlist", NULL);
+  assert_load_fails ("{ \"network\": \"sometimes\" }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “network.mode”", "none", "allowlist", "open", NULL);
+  assert_load_fails ("{ \"network\": { \"mode\": 1 } }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “network.mode”", NULL);
+  assert_load_fails ("{ \"network\": { \"allow\": \"pypi.org\" } }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “network.allow”", "host patterns", NULL);
+  assert_load_fails ("{ \"network\": { \"allow\": [\"ok.example\", \"a b\"] } }",
+                     WARDEN_POLICY_ERROR_INVALID, "key “network.allow”", "item 2", NULL);
+  assert_load_fails ("{ \"network\": { \"deny\": [\"host:99999\"] } }",
+                     WARDEN_POLICY_ERROR_INVALID, "key “network.deny”", "port", NULL);
+}
+
+/* Editing: setting anything makes the section; "always allow" for a host
+ * adds it once, normalized; an invalid pattern changes nothing. */
+static void
+test_network_edit (void)
+{
+  g_autoptr(WardenProfile) profile = warden_profile_new ("n");
+  g_autoptr(GError) error = NULL;
+  const char *deny[] = { "*.Evil.example", "bad pattern", NULL };
+  guint notified = 0;
+
+  g_signal_connect_swapped (profile, "notify::network-allow", G_CALLBACK (notify_count_cb),
+                            &notified);
+  g_assert_false (warden_profile_has_network (profile));
+  g_assert_true (warden_profile_add_network_allow (profile, "PyPI.org:443", &error));
+  g_assert_no_error (error);
+  g_assert_true (warden_profile_add_network_allow (profile, "pypi.org:443", &error));
+  g_assert_cmpuint (notified, ==, 1);
+  g_assert_true (warden_profile_has_network (profile));
+  g_assert_cmpstr (warden_profile_get_network_allow (profile)[0], ==, "pypi.org:443");
+  g_assert_null (warden_profile_get_network_allow (profile)[1]);
+  g_assert_false (warden_profile_add_network_allow (profile, "pypi.org/simple", &error));
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (warden_profile_set_network_deny (profile, deny, &error));
+  g_assert_nonnull (strstr (error->message, "bad pattern"));
+  g_clear_error (&error);
+  g_assert_null (warden_profile_get_network_deny (profile)[0]);
+  deny[1] = NULL;
+  g_assert_true (warden_profile_set_network_deny (profile, deny, &error));
+  g_assert_cmpstr (warden_profile_get_network_deny (profile)[0], ==, "*.evil.example");
+  warden_profile_set_network_mode (profile, WARDEN_NETWORK_OPEN);
+  g_assert_cmpint (warden_profile_get_network_mode (profile), ==, WARDEN_NETWORK_OPEN);
+}
+
+/* What the built-in profiles let a sandbox reach. */
+static void
+test_network_builtin (void)
+{
+  static const struct { const char *id; WardenNetworkMode mode; const char *host; } rows[] = {
+    { "node", WARDEN_NETWORK_ALLOWLIST, "registry.npmjs.org" },
+    { "python", WARDEN_NETWORK_ALLOWLIST, "files.pythonhosted.org" },
+    { "trusted", WARDEN_NETWORK_ALLOWLIST, "github.com" },
+    { "strict", WARDEN_NETWORK_NONE, NULL },
+    { "read-only", WARDEN_NETWORK_NONE, NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenProfile) profile = warden_profile_new_builtin (rows[i].id, &error);
+
+      g_assert_no_error (error);
+      g_assert_true (warden_profile_has_network (profile));
+      g_assert_cmpint (warden_profile_get_network_mode (profile), ==, rows[i].mode);
+      if (rows[i].host != NULL)
+        {
+          g_assert_cmpint (warden_network_check (warden_profile_get_network_allow (profile),
+                                                 warden_profile_get_network_deny (profile),
+                                                 rows[i].host, 443, NULL), ==,
+                           WARDEN_VERDICT_ALLOW);
+          /* Not plain HTTP, and no other host. */
+          g_assert_cmpint (warden_network_check (warden_profile_get_network_allow (profile),
+                                                 warden_profile_get_network_deny (profile),
+                                                 rows[i].host, 80, NULL), ==,
+                           WARDEN_VERDICT_ASK);
+          g_assert_cmpint (warden_network_check (warden_profile_get_network_allow (profile),
+                                                 warden_profile_get_network_deny (profile),
+                                                 "evil.example", 443, NULL), ==,
+                           WARDEN_VERDICT_ASK);
+        }
+    }
+}
+
 static void
 notify_count_cb (guint *counter)
 {
@@ -2183,6 +2331,9 @@ main (int   argc,
   g_test_add_func ("/policy/profile/claude/empty-permissions", test_claude_empty_permissions);
 
   g_test_add_func ("/policy/profile/edit/set-patterns", test_edit_set_patterns);
+  g_test_add_func ("/policy/profile/network/section", test_network_section);
+  g_test_add_func ("/policy/profile/network/edit", test_network_edit);
+  g_test_add_func ("/policy/profile/network/builtin", test_network_builtin);
   ADD_TEST ("/policy/profile/store/rename", test_store_rename);
   ADD_TEST ("/policy/profile/store/unused-id", test_store_unused_id);
   ADD_TEST ("/policy/profile/store/duplicate", test_store_duplicate);

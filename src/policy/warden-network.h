@@ -1,0 +1,62 @@
+/* warden-network.h: which hosts a sandbox may reach, by profile
+ *
+ * Copyright 2026 The Warden authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A profile's "network" section: a mode, and host patterns to allow and to
+ * deny, matched against the host and port a connection from the sandbox
+ * wants (through Warden's proxy, the sandbox's only way out).
+ *
+ * A host pattern is HOST or HOST:PORT. HOST is a name or an address, in
+ * any case, where * stands for any run of characters (dots included:
+ * *.github.com is api.github.com and a.b.github.com, not github.com); an
+ * IPv6 address goes in brackets ([::1]:443). PORT is a number or *; a
+ * pattern without one matches every port.
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "warden-policy-types.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  WARDEN_NETWORK_NONE,       /* "none": no network at all (the default) */
+  WARDEN_NETWORK_ALLOWLIST,  /* "allowlist": only through the proxy, host by host */
+  WARDEN_NETWORK_OPEN,       /* "open": every host (the old "bridge") */
+} WardenNetworkMode;
+
+const char    *warden_network_mode_to_string   (WardenNetworkMode   mode);
+/* Takes "bridge" for "open", as settings and older command lines say it. */
+gboolean       warden_network_mode_from_string (const char         *str,
+                                                WardenNetworkMode  *mode);
+
+/* FALSE with a WARDEN_POLICY_ERROR_INVALID that says what is wrong. */
+gboolean       warden_host_pattern_validate    (const char         *pattern,
+                                                GError            **error);
+/* @pattern lowercased, the brackets of a bare IPv6 address added; NULL
+ * when it is not valid. */
+char          *warden_host_pattern_normalize   (const char         *pattern);
+/* @host as warden_network_normalize_host() gives it. */
+gboolean       warden_host_pattern_match       (const char         *pattern,
+                                                const char         *host,
+                                                guint               port);
+/* Lowercase, without a trailing dot or an IPv6 address's brackets; NULL
+ * when @host cannot be a host name or an address. */
+char          *warden_network_normalize_host   (const char         *host);
+
+/* The verdict for @host:@port: a deny pattern first, then an allow pattern,
+ * else ASK. @pattern_out, when not NULL, gets the pattern that decided. */
+WardenVerdict  warden_network_check            (const char * const *allow,
+                                                const char * const *deny,
+                                                const char         *host,
+                                                guint               port,
+                                                const char        **pattern_out);
+/* What "Always allow" saves for @host:@port: "host:port" ([v6]:port). */
+char          *warden_network_suggest          (const char         *host,
+                                                guint               port);
+
+G_END_DECLS
