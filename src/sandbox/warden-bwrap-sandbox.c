@@ -91,12 +91,15 @@ static const char *etc_network_files[] = { "/etc/hosts", "/etc/ssl", "/etc/ca-ce
 
 /* Where the exec guard's helper is inside the sandbox. */
 #define GUARD_INSIDE "/run/warden-guard"
+/* Where the network proxy's socket is, for the relay. */
+#define PROXY_INSIDE "/run/warden-net.sock"
 
 static GPtrArray *
 build_argv (WardenBwrapSandbox      *self,
             const WardenExecRequest *request,
             const char * const      *env,
-            const char              *guard)
+            const char              *guard,
+            const char              *relay)
 {
   WardenSandbox *sandbox = WARDEN_SANDBOX (self);
   const WardenSandboxConfig *config = warden_sandbox_get_config (sandbox);
@@ -165,12 +168,14 @@ build_argv (WardenBwrapSandbox      *self,
     {
       ADD ("--ro-bind-try"); ADD (etc_files[i]); ADD (etc_files[i]);
     }
+  /* Through the proxy: certificates, no resolver (the proxy resolves). */
+  if (config->network || config->proxy_socket != NULL)
+    for (guint i = 0; etc_network_files[i]; i++)
+      {
+        ADD ("--ro-bind-try"); ADD (etc_network_files[i]); ADD (etc_network_files[i]);
+      }
   if (config->network)
     {
-      for (guint i = 0; etc_network_files[i]; i++)
-        {
-          ADD ("--ro-bind-try"); ADD (etc_network_files[i]); ADD (etc_network_files[i]);
-        }
       ADD ("--ro-bind-data"); ADD_PRINTF ("%d", FD_RESOLV); ADD ("/etc/resolv.conf");
     }
 
@@ -218,14 +223,24 @@ build_argv (WardenBwrapSandbox      *self,
       ADD (eq + 1);
     }
 
-  if (guard != NULL)
+  if (guard != NULL || relay != NULL)
     {
-      ADD ("--ro-bind"); ADD (guard); ADD (GUARD_INSIDE);
+      ADD ("--ro-bind"); ADD (guard ? guard : relay); ADD (GUARD_INSIDE);
+    }
+  if (relay != NULL)
+    {
+      ADD ("--ro-bind"); ADD (config->proxy_socket); ADD (PROXY_INSIDE);
     }
 
   /* Last: everything above is mounted, now nothing else can be. */
   ADD ("--remount-ro"); ADD ("/");
   ADD ("--");
+  /* The relay first: it starts the rest, and is not traced. */
+  if (relay != NULL)
+    {
+      ADD (GUARD_INSIDE); ADD ("--relay"); ADD_PRINTF ("%d", WARDEN_SANDBOX_PROXY_PORT);
+      ADD (PROXY_INSIDE); ADD ("--");
+    }
   if (guard != NULL)
     {
       ADD (GUARD_INSIDE); ADD ("--fd"); ADD_PRINTF ("%d", FD_GUARD); ADD ("--");
@@ -613,6 +628,7 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
   int info_pipe[2], block_pipe[2], seccomp_fd, resolv_fd = -1, guard_fd = -1;
   WardenExecGuard *guard = NULL;
   const char *guard_path = NULL;
+  const char *relay_path = NULL;
 
   g_task_set_source_tag (task, warden_bwrap_sandbox_exec_async);
   if (!self->prepared)
@@ -669,6 +685,20 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
         }
     }
 
+  /* The way out through Warden's proxy: the helper relays to it. */
+  if (config->proxy_socket != NULL && !config->network)
+    {
+      relay_path = warden_guard_get_helper_path ();
+      if (relay_path == NULL)
+        {
+          g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE,
+                                   _("The helper that carries the sandbox’s connections to the "
+                                     "network proxy (warden-guard) is not installed: turn the "
+                                     "network to “none” or “open” in the profile"));
+          return;
+        }
+    }
+
   seccomp_fd = data_fd (guard_path != NULL ? self->seccomp_guard : self->seccomp, &error);
   if (seccomp_fd < 0)
     {
@@ -702,7 +732,8 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
     }
 
   env = warden_sandbox_build_env (sandbox, "/tmp", request);
-  argv = build_argv (self, request, (const char * const *) env, guard != NULL ? guard_path : NULL);
+  argv = build_argv (self, request, (const char * const *) env, guard != NULL ? guard_path : NULL,
+                     relay_path);
 
   /* bwrap clears the environment; systemd-run needs to find the user's
    * manager first. */

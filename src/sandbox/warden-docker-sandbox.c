@@ -52,6 +52,8 @@ struct _WardenDockerSandbox
 /* Where the exec guard's helper and its sockets are inside the container. */
 #define GUARD_INSIDE     "/run/warden-guard"
 #define GUARD_DIR_INSIDE "/run/warden-guard.d"
+/* The network proxy's socket, for the warm runner's relay. */
+#define PROXY_INSIDE     "/run/warden-net.sock"
 
 G_DEFINE_FINAL_TYPE (WardenDockerSandbox, warden_docker_sandbox, WARDEN_TYPE_SANDBOX)
 
@@ -312,6 +314,10 @@ container_config (WardenDockerSandbox *self)
     {
       add_bind_mount (b, warden_guard_get_helper_path (), GUARD_INSIDE, TRUE);
       add_bind_mount (b, self->guard_dir, GUARD_DIR_INSIDE, FALSE);
+      /* The way out through Warden's proxy; a connection to a socket in a
+       * read-only mount is allowed. */
+      if (config->proxy_socket != NULL && !config->network)
+        add_bind_mount (b, config->proxy_socket, PROXY_INSIDE, TRUE);
     }
   for (guint i = 0; i < mounts->len; i++)
     {
@@ -461,9 +467,19 @@ start_runner (WardenDockerSandbox *self,
   g_autoptr(GError) error = NULL;
   g_autofree char *path = g_build_filename (self->guard_dir, "runner.sock", NULL);
   g_auto(GStrv) env = warden_sandbox_build_env (WARDEN_SANDBOX (self), "/tmp", NULL);
-  const char *argv[] = { GUARD_INSIDE, "--serve", "--socket", GUARD_DIR_INSIDE "/runner.sock",
-                         NULL };
+  const WardenSandboxConfig *config = warden_sandbox_get_config (WARDEN_SANDBOX (self));
+  g_autofree char *port = g_strdup_printf ("%d", WARDEN_SANDBOX_PROXY_PORT);
+  /* With the profile's hosts, the runner is started by the relay to the
+   * proxy: the container's one way out, for as long as the runner lives.
+   * Commands started by a Docker exec (no runner) have none. */
+  const char *relayed[] = { GUARD_INSIDE, "--relay", port, PROXY_INSIDE, "--",
+                            GUARD_INSIDE, "--serve", "--socket", GUARD_DIR_INSIDE "/runner.sock",
+                            NULL };
+  const char * const *argv = relayed + 5;
   RunnerWait *wait;
+
+  if (config->proxy_socket != NULL && !config->network)
+    argv = relayed;
 
   g_clear_pointer (&self->runner, warden_warm_runner_free);
   self->runner = warden_warm_runner_new (path, &error);

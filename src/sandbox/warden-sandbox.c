@@ -82,6 +82,7 @@ warden_sandbox_config_copy (const WardenSandboxConfig *config)
   copy->env = g_strdupv (config->env);
   copy->setup_command = g_strdup (config->setup_command);
   copy->cap_add = g_strdupv (config->cap_add);
+  copy->proxy_socket = g_strdup (config->proxy_socket);
   return copy;
 }
 
@@ -96,6 +97,7 @@ warden_sandbox_config_free (WardenSandboxConfig *config)
   g_strfreev (config->env);
   g_free (config->setup_command);
   g_strfreev (config->cap_add);
+  g_free (config->proxy_socket);
   g_free (config);
 }
 
@@ -354,6 +356,22 @@ warden_sandbox_build_env (WardenSandbox           *self,
   env = g_environ_setenv (env, "HOME", home, TRUE);
   env = g_environ_setenv (env, "LANG", "C.UTF-8", TRUE);
   env = g_environ_setenv (env, "TERM", "xterm-256color", TRUE);
+  /* The way out, where there is one: curl, git, pip and npm take these.
+   * A program that ignores them finds no route and no resolver. */
+  if (config->proxy_socket != NULL && !config->network)
+    {
+      g_autofree char *http = g_strdup_printf ("http://127.0.0.1:%d", WARDEN_SANDBOX_PROXY_PORT);
+      g_autofree char *socks = g_strdup_printf ("socks5h://127.0.0.1:%d",
+                                                WARDEN_SANDBOX_PROXY_PORT);
+      const char *names[] = { "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY" };
+
+      for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+        env = g_environ_setenv (env, names[i], http, TRUE);
+      env = g_environ_setenv (env, "all_proxy", socks, TRUE);
+      env = g_environ_setenv (env, "ALL_PROXY", socks, TRUE);
+      env = g_environ_setenv (env, "no_proxy", "localhost,127.0.0.1,::1", TRUE);
+      env = g_environ_setenv (env, "NO_PROXY", "localhost,127.0.0.1,::1", TRUE);
+    }
   for (guint i = 0; config->env && config->env[i]; i++)
     {
       g_auto(GStrv) kv = g_strsplit (config->env[i], "=", 2);

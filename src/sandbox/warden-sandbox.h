@@ -43,7 +43,14 @@ typedef struct
   guint     pids_limit;         /* docker and bwrap: 0 means 512 */
   char    **cap_add;            /* docker: capabilities kept; all others dropped */
   guint64   tmp_bytes;          /* docker and bwrap: size of /tmp; 0 means 1 GiB */
+  /* The unix socket of Warden's network proxy on this machine: with
+   * @network FALSE, the sandbox's only way out (bwrap and a local Docker
+   * engine). Its programs reach it at 127.0.0.1:WARDEN_SANDBOX_PROXY_PORT,
+   * through HTTP_PROXY, HTTPS_PROXY and ALL_PROXY. NULL: none. */
+  char     *proxy_socket;
 } WardenSandboxConfig;
+
+#define WARDEN_SANDBOX_PROXY_PORT 3128
 
 #define WARDEN_SANDBOX_DEFAULT_MEMORY (G_GUINT64_CONSTANT (2) << 30)
 #define WARDEN_SANDBOX_DEFAULT_PIDS   512

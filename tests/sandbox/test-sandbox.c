@@ -2397,6 +2397,104 @@ test_collector_small_and_multibyte (void)
   g_assert_true (g_str_has_suffix (b, "\n€€€€€€€€"));
 }
 
+/* A stand-in for Warden's network proxy: answers every request on its
+ * unix socket with the request line it got. */
+static gboolean
+fake_proxy_run_cb (GThreadedSocketService *service,
+                   GSocketConnection      *connection,
+                   GObject                *source,
+                   gpointer                user_data)
+{
+  GInputStream *in = g_io_stream_get_input_stream (G_IO_STREAM (connection));
+  GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (connection));
+  g_autoptr(GDataInputStream) data = g_data_input_stream_new (in);
+  g_autofree char *line = NULL;
+  g_autofree char *body = NULL;
+  g_autofree char *answer = NULL;
+
+  g_filter_input_stream_set_close_base_stream (G_FILTER_INPUT_STREAM (data), FALSE);
+  line = g_data_input_stream_read_line_utf8 (data, NULL, NULL, NULL);
+  if (line == NULL)
+    return FALSE;
+  g_strchomp (line);
+  body = g_strdup_printf ("proxy got: %s\n", line);
+  answer = g_strdup_printf ("HTTP/1.1 200 OK\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                            strlen (body), body);
+  g_output_stream_write_all (out, answer, strlen (answer), NULL, NULL, NULL);
+  g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+  return FALSE;
+}
+
+/* With the profile's network an allowlist, the sandbox has no way out but
+ * Warden's proxy: programs that take the proxy variables reach it (curl
+ * here), a direct connection finds no route, and there is no resolver. */
+static void
+test_network_through_proxy (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *workspace = make_workspace ("proxy");
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("warden-test-net-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "proxy.sock", NULL);
+  g_autoptr(GSocketService) service = g_threaded_socket_service_new (4);
+  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (path);
+  g_autoptr(WardenExecResult) through = NULL;
+  g_autoptr(WardenExecResult) direct = NULL;
+  g_autoptr(WardenExecResult) dns = NULL;
+  g_autoptr(WardenExecResult) env = NULL;
+  WardenSandbox *sandbox;
+  gboolean docker;
+
+  g_assert_no_error (error);
+  g_chmod (dir, 0777);
+  g_socket_listener_add_address (G_SOCKET_LISTENER (service), address, G_SOCKET_TYPE_STREAM,
+                                 G_SOCKET_PROTOCOL_DEFAULT, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_chmod (path, 0666);
+  g_signal_connect (service, "run", G_CALLBACK (fake_proxy_run_cb), NULL);
+  g_socket_service_start (service);
+
+  config->proxy_socket = g_strdup (path);
+  config->image = g_strdup (test_image ());
+  sandbox = prepare_sandbox (backend, config, &error);
+  g_assert_no_error (error);
+
+  env = exec_in (sandbox, "echo $HTTPS_PROXY $ALL_PROXY", 30000);
+  g_assert_cmpstr (env->stdout_text, ==, "http://127.0.0.1:3128 socks5h://127.0.0.1:3128\n");
+
+  /* The busybox image has wget, which takes http_proxy too. */
+  docker = strcmp (backend, "docker") == 0;
+  through = exec_in (sandbox, docker ? "wget -q -O - http://test.example/through"
+                                     : "curl -sS http://test.example/through", 60000);
+  g_test_message ("through: %d %s%s", through->exit_code, through->stdout_text,
+                  through->stderr_text);
+  g_assert_cmpint (through->exit_code, ==, 0);
+  g_assert_cmpstr (through->stdout_text, ==, "proxy got: GET http://test.example/through HTTP/1.1\n");
+
+  /* Past the proxy: no route, by address or by name. */
+  direct = exec_in (sandbox, docker ? "echo x | nc -w 5 172.17.0.1 80 || echo no route; "
+                                     "echo x | nc -w 5 example.com 80 || echo no name"
+                                   : "curl -sS --noproxy '*' --connect-timeout 5 http://10.0.2.2/ || "
+                                     "echo no route; curl -sS --noproxy '*' --connect-timeout 5 "
+                                     "http://example.com/ || echo no name", 60000);
+  g_test_message ("direct: %s%s", direct->stdout_text, direct->stderr_text);
+  g_assert_nonnull (strstr (direct->stdout_text, "no route"));
+  g_assert_nonnull (strstr (direct->stdout_text, "no name"));
+  g_assert_null (strstr (direct->stdout_text, "proxy got"));
+  g_assert_null (strstr (direct->stderr_text, "Segmentation"));
+  dns = exec_in (sandbox, docker ? "nslookup example.com; echo status $?"
+                                 : "getent hosts example.com localhost; echo status $?", 30000);
+  g_test_message ("dns: %s%s", dns->stdout_text, dns->stderr_text);
+  g_assert_null (strstr (dns->stdout_text, docker ? "Address: " : "example.com"));
+
+  destroy_sandbox (sandbox);
+  g_socket_service_stop (service);
+  g_unlink (path);
+  g_rmdir (dir);
+  warden_test_remove_tree (workspace);
+}
+
 /* ------------------------------------------------------------------------ */
 
 typedef void (*FixtureFunc) (Fixture *, gconstpointer);
@@ -2567,6 +2665,10 @@ main (int    argc,
                    test_bwrap_process_limit_unprivileged);
   g_test_add_func ("/sandbox/bwrap/memory-limit", test_bwrap_memory_limit);
   g_test_add_func ("/sandbox/bwrap/network-own-namespace", test_bwrap_network_own_namespace);
+  g_test_add_data_func ("/sandbox/bwrap/network-through-proxy", "bwrap",
+                        test_network_through_proxy);
+  g_test_add_data_func ("/sandbox/docker/network-through-proxy", "docker",
+                        test_network_through_proxy);
   g_test_add_func ("/sandbox/bwrap/network-needs-slirp4netns",
                    test_bwrap_network_needs_slirp4netns);
   g_test_add_func ("/sandbox/docker/read-only-root", test_docker_read_only_root);

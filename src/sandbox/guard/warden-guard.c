@@ -55,6 +55,11 @@
  *                    STATUS" (wait status), "eof RUN" when both outputs
  *                    ended.
  * When Warden goes (its socket ends), every command it started is killed.
+ *
+ *   warden-guard --relay PORT PATH -- PROGRAM [ARG…]
+ *
+ * The sandbox's way out to Warden's network proxy (warden-relay.c); PROGRAM
+ * may be the guard or the warm runner above.
  */
 
 #define _GNU_SOURCE
@@ -80,6 +85,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "warden-relay.h"
 
 #if defined(__x86_64__)
 # define NATIVE_ARCH AUDIT_ARCH_X86_64
@@ -1182,6 +1189,18 @@ main (int    argc,
   int serving = argc == 4 && strcmp (argv[1], "--serve") == 0 &&
                 strcmp (argv[2], "--socket") == 0;
 
+  if (argc >= 6 && strcmp (argv[1], "--relay") == 0 && strcmp (argv[4], "--") == 0)
+    {
+      int port = atoi (argv[2]);
+
+      if (port <= 0 || port > 65535)
+        {
+          fprintf (stderr, "warden-guard: --relay takes a port, not “%s”\n", argv[2]);
+          return 125;
+        }
+      return warden_relay_main (port, argv[3], argv + 5);
+    }
+
   if (serving)
     {
       /* As if given "--socket PATH --": the same connection below. */
@@ -1192,7 +1211,8 @@ main (int    argc,
            strcmp (argv[3], "--") != 0)
     {
       fprintf (stderr, "usage: warden-guard --fd N | --socket PATH -- PROGRAM [ARG…]\n"
-                       "       warden-guard --serve --socket PATH\n");
+                       "       warden-guard --serve --socket PATH\n"
+                       "       warden-guard --relay PORT PATH -- PROGRAM [ARG…]\n");
       return 125;
     }
   if (strcmp (argv[1], "--fd") == 0)
