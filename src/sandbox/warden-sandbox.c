@@ -793,12 +793,21 @@ struct _WardenExecWatch
   GSource                    *grace_source;
   gint64                      start;
   gint64                      deadline;        /* monotonic; while paused, the time left */
-  gboolean                    paused;          /* a guard question waits */
+  gboolean                    paused;          /* a guard question waits, or the hold */
+  gboolean                    guard_paused;    /* a guard question waits */
+  WardenExecHold             *hold;            /* the request's, while we watch it */
   WardenExecGuard            *guard;
   gboolean                    timed_out;
   gboolean                    cancelled;
   gboolean                    killed;
   gboolean                    returned;
+};
+
+struct _WardenExecHold
+{
+  gatomicrefcount  ref_count;
+  guint            depth;
+  WardenExecWatch *watch;   /* the command it holds, while it runs */
 };
 
 /* What a timer or the cancellable's handler holds: the task, alive until
@@ -888,6 +897,13 @@ warden_exec_watch_new (GTask                      *task,
   watch->err = warden_output_collector_new (request->max_output);
   watch->io_cancellable = g_cancellable_new ();
   watch->start = g_get_monotonic_time ();
+  /* Held already (by a question that came before it started): paused. */
+  if (request->hold != NULL && request->hold->watch == NULL)
+    {
+      watch->hold = request->hold;
+      watch->hold->watch = watch;
+      watch->paused = warden_exec_hold_is_held (watch->hold);
+    }
   if (cancellable != NULL)
     {
       watch->cancellable = g_object_ref (cancellable);
@@ -903,6 +919,8 @@ warden_exec_watch_free (WardenExecWatch *watch)
   if (watch == NULL)
     return;
   watch_release (watch);
+  if (watch->hold != NULL)
+    watch->hold->watch = NULL;
   g_clear_pointer (&watch->guard, warden_exec_guard_free);
   g_clear_object (&watch->cancellable);
   g_clear_object (&watch->io_cancellable);
@@ -949,11 +967,9 @@ warden_exec_watch_start_timer (WardenExecWatch *watch)
 
 /* The time a question waits for the user is not the command's. */
 static void
-guard_pause_cb (gboolean paused,
-                gpointer user_data)
+watch_set_paused (WardenExecWatch *watch,
+                  gboolean         paused)
 {
-  WardenExecWatch *watch = user_data;
-
   if (paused == watch->paused || watch->returned)
     return;
   watch->paused = paused;
@@ -974,6 +990,74 @@ guard_pause_cb (gboolean paused,
       watch->timeout_source = watch_add_timeout (watch, (guint) ((left + 999) / 1000),
                                                  timeout_cb);
     }
+}
+
+static void
+watch_update_paused (WardenExecWatch *watch)
+{
+  watch_set_paused (watch, watch->guard_paused ||
+                           (watch->hold != NULL && warden_exec_hold_is_held (watch->hold)));
+}
+
+static void
+guard_pause_cb (gboolean paused,
+                gpointer user_data)
+{
+  WardenExecWatch *watch = user_data;
+
+  watch->guard_paused = paused;
+  watch_update_paused (watch);
+}
+
+WardenExecHold *
+warden_exec_hold_new (void)
+{
+  WardenExecHold *hold = g_new0 (WardenExecHold, 1);
+
+  g_atomic_ref_count_init (&hold->ref_count);
+  return hold;
+}
+
+WardenExecHold *
+warden_exec_hold_ref (WardenExecHold *hold)
+{
+  g_atomic_ref_count_inc (&hold->ref_count);
+  return hold;
+}
+
+void
+warden_exec_hold_unref (WardenExecHold *hold)
+{
+  if (hold != NULL && g_atomic_ref_count_dec (&hold->ref_count))
+    {
+      if (hold->watch != NULL)
+        hold->watch->hold = NULL;
+      g_free (hold);
+    }
+}
+
+gboolean
+warden_exec_hold_is_held (WardenExecHold *hold)
+{
+  return hold != NULL && hold->depth > 0;
+}
+
+void
+warden_exec_hold_push (WardenExecHold *hold)
+{
+  g_return_if_fail (hold != NULL);
+
+  if (hold->depth++ == 0 && hold->watch != NULL)
+    watch_update_paused (hold->watch);
+}
+
+void
+warden_exec_hold_pop (WardenExecHold *hold)
+{
+  g_return_if_fail (hold != NULL && hold->depth > 0);
+
+  if (--hold->depth == 0 && hold->watch != NULL)
+    watch_update_paused (hold->watch);
 }
 
 WardenExecGuard *

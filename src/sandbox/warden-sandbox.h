@@ -75,6 +75,19 @@ typedef void (*WardenOutputFunc) (WardenStream  stream,
                                   gsize         length,
                                   gpointer      user_data);
 
+/* While held, a running command's time limit stops: it waits for the user
+ * (a host it wants to reach, say), and that time is not its own. */
+typedef struct _WardenExecHold WardenExecHold;
+
+WardenExecHold *warden_exec_hold_new   (void);
+WardenExecHold *warden_exec_hold_ref   (WardenExecHold *hold);
+void            warden_exec_hold_unref (WardenExecHold *hold);
+/* Holds can nest: the limit runs again when every push was popped. */
+void            warden_exec_hold_push  (WardenExecHold *hold);
+void            warden_exec_hold_pop   (WardenExecHold *hold);
+gboolean        warden_exec_hold_is_held (WardenExecHold *hold);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenExecHold, warden_exec_hold_unref)
+
 #define WARDEN_EXEC_DEFAULT_TIMEOUT_MS (300 * 1000)
 #define WARDEN_EXEC_DEFAULT_MAX_OUTPUT 100000
 
@@ -93,6 +106,8 @@ typedef struct
    * the backend has it). NULL: they are not checked. */
   WardenGuardFunc     guard_func;
   gpointer            guard_data;
+  /* NULL, or the caller's: the time limit stops while it is held. */
+  WardenExecHold     *hold;
 } WardenExecRequest;
 
 typedef struct

@@ -2397,6 +2397,59 @@ test_collector_small_and_multibyte (void)
   g_assert_true (g_str_has_suffix (b, "\n€€€€€€€€"));
 }
 
+static gboolean
+pop_hold_cb (gpointer data)
+{
+  warden_exec_hold_pop (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* While the caller holds a command (the user is asked about a host it wants
+ * to reach), its time limit stops. A 2 s limit and a command of 4 s: held
+ * for its first 6 s it finishes, not held it is stopped. */
+static void
+test_hold_stops_time_limit (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *workspace = make_workspace ("hold");
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecHold) hold = warden_exec_hold_new ();
+  WardenSandbox *sandbox;
+
+  config->image = g_strdup (test_image ());
+  sandbox = prepare_sandbox (backend, config, &error);
+  g_assert_no_error (error);
+
+  for (guint held = 0; held < 2; held++)
+    {
+      WardenExecRequest request = { .command = "sleep 4; echo ran out", .timeout_ms = 2000 };
+      g_autoptr(WardenExecResult) result = NULL;
+      GAsyncResult *res = NULL;
+
+      if (held)
+        {
+          request.hold = hold;
+          warden_exec_hold_push (hold);
+          g_assert_true (warden_exec_hold_is_held (hold));
+          g_timeout_add (6000, pop_hold_cb, hold);
+        }
+      warden_sandbox_exec_async (sandbox, &request, NULL, warden_test_keep_result_cb, &res);
+      result = warden_sandbox_exec_finish (sandbox, wait_result (&res, 120), &error);
+      g_clear_object (&res);
+      g_assert_no_error (error);
+      g_test_message ("held %u: exit %d, timed out %d", held, result->exit_code,
+                      result->timed_out);
+      g_assert_cmpint (result->timed_out, ==, !held);
+      if (held)
+        g_assert_cmpstr (result->stdout_text, ==, "ran out\n");
+    }
+  while (warden_exec_hold_is_held (hold))
+    g_main_context_iteration (NULL, TRUE);
+  destroy_sandbox (sandbox);
+  warden_test_remove_tree (workspace);
+}
+
 /* A stand-in for Warden's network proxy: answers every request on its
  * unix socket with the request line it got. */
 static gboolean
@@ -2669,6 +2722,10 @@ main (int    argc,
                         test_network_through_proxy);
   g_test_add_data_func ("/sandbox/docker/network-through-proxy", "docker",
                         test_network_through_proxy);
+  g_test_add_data_func ("/sandbox/bwrap/hold-stops-time-limit", "bwrap",
+                        test_hold_stops_time_limit);
+  g_test_add_data_func ("/sandbox/docker/hold-stops-time-limit", "docker",
+                        test_hold_stops_time_limit);
   g_test_add_func ("/sandbox/bwrap/network-needs-slirp4netns",
                    test_bwrap_network_needs_slirp4netns);
   g_test_add_func ("/sandbox/docker/read-only-root", test_docker_read_only_root);
