@@ -169,6 +169,8 @@ struct _Conn
   char             *connect_error;
   guint8            connect_code;   /* SOCKS code for @connect_error */
   GByteArray       *forward_head;   /* plain HTTP: the request as it goes out */
+  gboolean          client_gone;    /* hung up both ways: reads nothing more */
+  gboolean          upstream_gone;
   Pump              c2u;
   Pump              u2c;
 };
@@ -1628,6 +1630,7 @@ conn_update_events (Conn *c)
   GIOCondition cev = 0;
   GIOCondition uev = 0;
   gboolean keep_client = FALSE;
+  gboolean keep_upstream = FALSE;
 
   switch (c->state)
     {
@@ -1645,6 +1648,9 @@ conn_update_events (Conn *c)
         uev |= G_IO_OUT;
       break;
     case STATE_SPLICING:
+      /* One that said all is watched for its full hang-up. */
+      keep_client = pump_done (&c->c2u);
+      keep_upstream = pump_done (&c->u2c);
       if (c->c2u.want_read)
         cev |= G_IO_IN;
       if (c->u2c.want_write)
@@ -1663,7 +1669,7 @@ conn_update_events (Conn *c)
     }
   set_tag_events (c->source, &c->ctag, c->cfd, &c->cevents, cev, keep_client);
   if (c->ufd >= 0)
-    set_tag_events (c->source, &c->utag, c->ufd, &c->uevents, uev, FALSE);
+    set_tag_events (c->source, &c->utag, c->ufd, &c->uevents, uev, keep_upstream);
 }
 
 static void
@@ -1734,12 +1740,19 @@ conn_step (Conn        *c,
     case STATE_SPLICING:
       if (c->state != STATE_SPLICING)
         break;
+      c->client_gone |= (crev & (G_IO_HUP | G_IO_ERR)) != 0;
+      c->upstream_gone |= (urev & (G_IO_HUP | G_IO_ERR)) != 0;
       if (!pump_run (c, &c->c2u) || !pump_run (c, &c->u2c))
         {
           conn_close (c);
           return;
         }
-      if (pump_done (&c->c2u) && pump_done (&c->u2c))
+      /* Done when both sides said all, or when one that said all cannot
+       * hear any more: servers that wait for the next request do not
+       * close on a half-close. */
+      if ((pump_done (&c->c2u) && pump_done (&c->u2c))
+          || (c->client_gone && pump_done (&c->c2u))
+          || (c->upstream_gone && pump_done (&c->u2c)))
         {
           conn_close (c);
           return;
