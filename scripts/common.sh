@@ -16,6 +16,8 @@ WARDEN_PACKAGES=(
   # the differential oracle runs allowed lines under every /bin/sh Warden meets
   dash busybox-static
   valgrind
+  # the network proxy's tests: real curl, and a test CA for its HTTPS server
+  curl openssl
   # the UI tests: an X server, a session bus, a notification daemon, a keyring
   xvfb xauth dbus dbus-x11 python3-dbusmock gnome-keyring imagemagick
 )

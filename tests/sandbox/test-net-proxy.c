@@ -220,14 +220,15 @@ server_cb (SoupServer        *server,
   soup_server_message_set_status (msg, 200, NULL);
 }
 
+/* From the listener: soup_server_get_uris () leaks an address in 3.2. */
 static guint16
 server_port (SoupServer *server)
 {
-  GSList *uris = soup_server_get_uris (server);
-  guint16 port = g_uri_get_port (uris->data);
+  GSList *listeners = soup_server_get_listeners (server);
+  g_autoptr(GSocketAddress) address = g_socket_get_local_address (listeners->data, NULL);
 
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-  return port;
+  g_slist_free (listeners);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (address));
 }
 
 static void
@@ -333,6 +334,7 @@ fixture_set_up (Fixture       *f,
   g_autoptr(GError) error = NULL;
   g_autoptr(GTlsCertificate) certificate = NULL;
   g_autofree char *hosts = NULL;
+  g_autofree char *openssl_path = NULL;
 
   f->dir = g_dir_make_tmp ("warden-test-net-XXXXXX", &error);
   g_assert_no_error (error);
@@ -349,7 +351,8 @@ fixture_set_up (Fixture       *f,
   g_assert_no_error (error);
   f->http_port = server_port (f->http);
 
-  if (g_find_program_in_path ("openssl") != NULL)
+  openssl_path = g_find_program_in_path ("openssl");
+  if (openssl_path != NULL)
     {
       certificate = make_certificate (f);
       f->https = soup_server_new ("tls-certificate", certificate, NULL);
