@@ -1755,10 +1755,12 @@ conn_step (Conn        *c,
         }
       /* Done when both sides said all, or when one that said all cannot
        * hear any more: servers that wait for the next request do not
-       * close on a half-close. */
+       * close on a half-close. A plain-HTTP connection is done with its
+       * one answer. */
       if ((pump_done (&c->c2u) && pump_done (&c->u2c))
           || (c->client_gone && pump_done (&c->c2u))
-          || (c->upstream_gone && pump_done (&c->u2c)))
+          || (c->upstream_gone && pump_done (&c->u2c))
+          || (c->protocol == PROTOCOL_HTTP && pump_done (&c->u2c)))
         {
           conn_close (c);
           return;
