@@ -30,15 +30,20 @@ G_BEGIN_DECLS
  * rebinding: an allowed name pointing at the host's own services) is not
  * connected to; an IP literal, or a name from the hosts file, is.
  *
+ * A client that shuts down its sending side before its answer counts as
+ * gone (as Squid's half_closed_clients off): a relay passes a client's
+ * hang-up on as a full close. Once connected, half-closes travel both ways.
+ *
  * Everything runs on the main context the proxy was made in; no threads
  * but GResolver's own. */
 typedef struct _WardenNetProxy   WardenNetProxy;
 /* One new host:port that one connection wants to reach. */
 typedef struct _WardenNetRequest WardenNetRequest;
 
-/* Called once per connection, on the proxy's main context. Keep a
- * reference to @request to answer later: a request whose last reference
- * goes unanswered is refused. */
+/* Called once per connection, on the proxy's main context, before anything
+ * is resolved or connected. Keep a reference to @request to answer later:
+ * a request whose last reference goes unanswered is refused. It may answer
+ * at once, but not free the proxy. */
 typedef void (*WardenNetDecideFunc) (WardenNetRequest *request,
                                      gpointer          user_data);
 /* Called once, when the client of a request that has not been answered
