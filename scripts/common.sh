@@ -16,8 +16,9 @@ WARDEN_PACKAGES=(
   # the differential oracle runs allowed lines under every /bin/sh Warden meets
   dash busybox-static
   valgrind
-  # the network tests: curl through the proxy from inside the sandbox
-  curl
+  # the network tests: real curl through the proxy, in the sandbox and out, and a
+  # test CA for the proxy tests\' HTTPS server
+  curl openssl
   # the UI tests: an X server, a session bus, a notification daemon, a keyring
   xvfb xauth dbus dbus-x11 python3-dbusmock gnome-keyring imagemagick
 )
