@@ -17,7 +17,7 @@ WARDEN_PACKAGES=(
   dash busybox-static
   valgrind
   # the network tests: real curl through the proxy, in the sandbox and out, and a
-  # test CA for the proxy tests\' HTTPS server
+  # test CA for the proxy tests' HTTPS server
   curl openssl
   # the UI tests: an X server, a session bus, a notification daemon, a keyring
   xvfb xauth dbus dbus-x11 python3-dbusmock gnome-keyring imagemagick
