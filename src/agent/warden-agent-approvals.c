@@ -268,6 +268,15 @@ _warden_agent_allow_always (WardenAgent  *self,
                             const char   *pattern,
                             GError      **error)
 {
+  return _warden_agent_save_pattern (self, pattern, FALSE, error);
+}
+
+gboolean
+_warden_agent_save_pattern (WardenAgent  *self,
+                            const char   *pattern,
+                            gboolean      host,
+                            GError      **error)
+{
   g_autoptr(WardenProfile) profile = warden_profile_store_lookup (self->profiles,
                                                                   self->config.profile, error);
 
@@ -298,7 +307,9 @@ _warden_agent_allow_always (WardenAgent  *self,
     g_auto(GStrv) patterns = g_strsplit (pattern, "\n", -1);
 
     for (guint i = 0; patterns[i] != NULL; i++)
-      if (*patterns[i] != '\0' && !warden_profile_add_allow (profile, patterns[i], error))
+      if (*patterns[i] != '\0' &&
+          !(host ? warden_profile_add_network_allow (profile, patterns[i], error)
+                 : warden_profile_add_allow (profile, patterns[i], error)))
         return FALSE;
   }
   if (!warden_profile_store_save (self->profiles, profile, error))

@@ -21,6 +21,8 @@
 
 #include "warden-agent-private.h"
 
+#include <glib/gi18n.h>
+
 #include "policy/warden-pattern.h"
 
 /* Programs that are fine whenever a command starts them: they report on
@@ -76,6 +78,8 @@ struct _WardenNested
 {
   WardenAgent    *self;         /* not a reference: the agent owns us */
   char           *call_id;
+  char           *command;      /* the command that runs */
+  JsonArray      *hosts;        /* its host decisions, for its result and the trace */
   GHashTable     *approved;     /* simple commands (their words, see part_key ()) that
                                  * run without asking again in this command */
   GQueue          waiting;      /* of Asked *, for the user, in the order they came */
@@ -83,18 +87,34 @@ struct _WardenNested
   GString        *report;       /* what the model is told with the result */
 };
 
+/* A program the command started (@question), or a host it wants to reach
+ * (@request), waiting for the user. */
 typedef struct
 {
   WardenGuardQuestion *question;
   WardenDecision      *decision;
+  WardenNetRequest    *request;
+  WardenExecHold      *hold;       /* the command's, held while a host waits */
+  char                *host;
+  guint                port;
   char                *text;
 } Asked;
 
 static void
 asked_free (Asked *asked)
 {
-  warden_guard_question_unref (asked->question);
-  warden_decision_unref (asked->decision);
+  g_clear_pointer (&asked->question, warden_guard_question_unref);
+  g_clear_pointer (&asked->decision, warden_decision_unref);
+  /* Unanswered, it counts as refused. */
+  if (asked->request != NULL)
+    warden_net_request_set_closed_func (asked->request, NULL, NULL, NULL);
+  g_clear_pointer (&asked->request, warden_net_request_unref);
+  if (asked->hold != NULL)
+    {
+      warden_exec_hold_pop (asked->hold);
+      warden_exec_hold_unref (asked->hold);
+    }
+  g_free (asked->host);
   g_free (asked->text);
   g_free (asked);
 }
@@ -196,6 +216,8 @@ _warden_nested_new (WardenAgent *self,
 
   nested->self = self;
   nested->call_id = g_strdup (call_id);
+  nested->command = g_strdup (command);
+  nested->hosts = json_array_new ();
   nested->approved = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   nested->report = g_string_new (NULL);
   g_queue_init (&nested->waiting);
@@ -224,7 +246,9 @@ _warden_nested_free (WardenNested *nested)
   g_queue_clear_full (&nested->waiting, (GDestroyNotify) asked_free);
   g_hash_table_unref (nested->approved);
   g_string_free (nested->report, TRUE);
+  json_array_unref (nested->hosts);
   g_free (nested->call_id);
+  g_free (nested->command);
   g_free (nested);
 }
 
@@ -295,6 +319,117 @@ _warden_nested_guard_cb (WardenGuardQuestion *question,
     }
 }
 
+/* The user decides about a host now. */
+static void
+ask_host (WardenNested *nested,
+          Asked        *asked)
+{
+  WardenAgent *self = nested->self;
+  g_autoptr(WardenApproval) approval = NULL;
+  g_autofree char *id = g_strdup_printf ("%s/%u", nested->call_id, ++nested->n_asked);
+  g_autofree char *reason = g_strdup_printf (_("no host pattern of the profile matches “%s”"),
+                                             asked->text);
+  const char *suggestions[] = { asked->text, NULL };
+
+  approval = warden_approval_new (self->info->id, id, WARDEN_APPROVAL_HOST, "network",
+                                  asked->text);
+  /* The part is what wants it: the command that runs. */
+  warden_approval_set_details (approval, NULL, self->config.sandbox, reason, nested->command,
+                               suggestions, NULL, NULL);
+  self->nested_pending = g_object_ref (approval);
+  g_signal_emit (self, AGENT_SIGNAL (APPROVAL), 0, approval);
+}
+
+void
+_warden_nested_note_host (WardenNested *nested,
+                          const char   *host,
+                          guint         port,
+                          gboolean      allowed,
+                          const char   *by,
+                          const char   *pattern)
+{
+  JsonObject *entry = json_object_new ();
+
+  json_object_set_string_member (entry, "host", host);
+  json_object_set_int_member (entry, "port", port);
+  json_object_set_string_member (entry, "decision", allowed ? "allowed" : "refused");
+  json_object_set_string_member (entry, "by", by);
+  if (pattern != NULL)
+    json_object_set_string_member (entry, "pattern", pattern);
+  json_object_set_int_member (entry, "time", g_get_real_time () / 1000);
+  json_array_add_object_element (nested->hosts, entry);
+  if (!allowed && strcmp (by, "user") != 0)
+    g_string_append_printf (nested->report,
+                            "A connection this command opened to %s:%u was refused%s%s%s\n",
+                            host, port,
+                            strcmp (by, "profile") == 0 ? " by the user's profile (" : "",
+                            strcmp (by, "profile") == 0 && pattern ? pattern : "",
+                            strcmp (by, "profile") == 0 ? ")" : "");
+}
+
+JsonNode *
+_warden_nested_take_hosts (WardenNested *nested)
+{
+  JsonNode *node;
+
+  if (nested == NULL || json_array_get_length (nested->hosts) == 0)
+    return NULL;
+  node = json_node_new (JSON_NODE_ARRAY);
+  json_node_set_array (node, nested->hosts);
+  return node;
+}
+
+/* The connection that waited went away (its program gave up, or was
+ * stopped): its question goes. */
+static void
+host_closed_cb (WardenNetRequest *request,
+                gpointer          user_data)
+{
+  WardenNested *nested = user_data;
+  WardenAgent *self = nested->self;
+  Asked *head = g_queue_peek_head (&nested->waiting);
+
+  for (GList *l = nested->waiting.head; l != NULL; l = l->next)
+    {
+      Asked *asked = l->data;
+
+      if (asked->request != request)
+        continue;
+      g_queue_delete_link (&nested->waiting, l);
+      if (asked == head && self->nested_pending != NULL)
+        {
+          g_clear_object (&self->nested_pending);
+          g_signal_emit (self, AGENT_SIGNAL (APPROVAL_WITHDRAWN), 0);
+        }
+      asked_free (asked);
+      ask_next (nested);
+      return;
+    }
+}
+
+void
+_warden_nested_ask_host (WardenNested     *nested,
+                         WardenNetRequest *request,
+                         const char       *host,
+                         guint             port)
+{
+  Asked *asked = g_new0 (Asked, 1);
+
+  asked->request = warden_net_request_ref (request);
+  warden_net_request_set_closed_func (request, host_closed_cb, nested, NULL);
+  asked->host = g_strdup (host);
+  asked->port = port;
+  asked->text = warden_network_suggest (host, port);
+  /* The time the user takes is not the command's. */
+  if (nested->self->net_hold != NULL)
+    {
+      asked->hold = warden_exec_hold_ref (nested->self->net_hold);
+      warden_exec_hold_push (asked->hold);
+    }
+  g_queue_push_tail (&nested->waiting, asked);
+  ask_next (nested);
+}
+
 /* The next waiting program goes to the user, when none is being asked. */
 static void
 ask_next (WardenNested *nested)
@@ -307,6 +442,30 @@ ask_next (WardenNested *nested)
   while (self->nested_pending == NULL && (asked = g_queue_peek_head (&nested->waiting)) != NULL)
     {
       const WardenDecisionPart *part = NULL;
+
+      if (asked->request != NULL)
+        {
+          gpointer answer = self->net_answers ? g_hash_table_lookup (self->net_answers,
+                                                                     asked->text) : NULL;
+
+          /* Answered meanwhile for another connection, or given up. */
+          if (answer != NULL || warden_net_request_is_closed (asked->request))
+            {
+              if (answer != NULL)
+                {
+                  gboolean allowed = GPOINTER_TO_INT (answer) == 1;
+
+                  warden_net_request_answer (asked->request, allowed, allowed ? NULL :
+                                             _("the user refused it"));
+                  _warden_nested_note_host (nested, asked->host, asked->port, allowed,
+                                            "session", NULL);
+                }
+              asked_free (g_queue_pop_head (&nested->waiting));
+              continue;
+            }
+          ask_host (nested, asked);
+          return;
+        }
 
       /* Approved meanwhile, as part of another: it runs. */
       if (approved_before (nested, asked->decision))
@@ -349,6 +508,43 @@ _warden_nested_resolve (WardenAgent                 *self,
                    "Nothing is waiting for an answer");
       return FALSE;
     }
+  if (asked->request != NULL)
+    {
+      const char *pattern = answer->pattern != NULL && *answer->pattern != '\0'
+                            ? answer->pattern : asked->text;
+
+      if (answer->approved && answer->allow_always &&
+          !_warden_agent_allow_host_always (self, pattern, error))
+        return FALSE;
+      asked = g_queue_pop_head (&nested->waiting);
+      g_clear_object (&self->nested_pending);
+      if (self->net_answers != NULL)
+        g_hash_table_insert (self->net_answers, g_strdup (asked->text),
+                             GINT_TO_POINTER (answer->approved ? 1 : 2));
+      warden_net_request_answer (asked->request, answer->approved,
+                                 answer->approved ? NULL
+                                                  : _("the user refused it"));
+      _warden_nested_note_host (nested, asked->host, asked->port, answer->approved, "user",
+                                answer->approved && answer->allow_always ? pattern : NULL);
+      if (!answer->approved)
+        {
+          g_string_append_printf (nested->report,
+                                  "A connection this command opened to %s was refused by the "
+                                  "user\n", asked->text);
+          if (answer->feedback != NULL && *answer->feedback != '\0')
+            {
+              JsonObject *last = json_array_get_object_element (
+                nested->hosts, json_array_get_length (nested->hosts) - 1);
+
+              json_object_set_string_member (last, "feedback", answer->feedback);
+              g_string_append_printf (nested->report, "User feedback: %s\n", answer->feedback);
+            }
+        }
+      asked_free (asked);
+      ask_next (nested);
+      return TRUE;
+    }
+
   if (answer->approved && answer->allow_always)
     {
       const WardenDecisionPart *uncovered = warden_decision_get_uncovered (asked->decision);

@@ -14,7 +14,11 @@
 
 #include "warden-agent.h"
 
+#include <json-glib/json-glib.h>
+
+#include "policy/warden-network.h"
 #include "policy/warden-policy.h"
+#include "sandbox/warden-net-proxy.h"
 #include "sandbox/warden-sandbox.h"
 #include "sandbox/warden-workspace.h"
 #include "warden-tool-call.h"
@@ -44,6 +48,18 @@ struct _WardenAgent
   gboolean            check_nested;   /* the profile checks programs commands start */
   struct _WardenNested *nested;       /* the running command's exec guard questions */
   WardenApproval     *nested_pending; /* one of them, before the user now */
+
+  /* Network by profile (warden-agent-network.c). */
+  gboolean            net_profile_has;  /* the profile has a network section */
+  WardenNetworkMode   net_profile_mode;
+  char              **net_allow;        /* its host patterns */
+  char              **net_deny;
+  WardenNetworkMode   net_mode;         /* the sandbox's, once made */
+  WardenNetProxy     *net_proxy;        /* allowlist: the sandbox's way out */
+  char               *net_dir;          /* the proxy socket's folder */
+  GHashTable         *net_answers;      /* "host:port" → the user's answer, for the session */
+  WardenExecHold     *net_hold;         /* the running command's time limit */
+  char               *net_unavailable;  /* why an allowlist cannot work here: no network */
   gboolean            leased;         /* this process holds the session's lease */
   guint               steps;
   WardenFileWrite     file_write;     /* the profile's rule for write and edit */
@@ -80,6 +96,20 @@ extern guint _warden_agent_signals[WARDEN_AGENT_N_SIGNALS];
 
 typedef struct _WardenNested WardenNested;
 
+/* warden-agent-network.c */
+/* The sandbox's network: the profile's, unless the settings or the command
+ * line say otherwise; makes the proxy for an allowlist. */
+gboolean      _warden_agent_network_setup (WardenAgent                *self,
+                                           WardenSandboxConfig        *config,
+                                           GError                    **error);
+void          _warden_agent_network_clear (WardenAgent                *self);
+/* Said when the sandbox is ready: an allowlist this sandbox cannot carry
+ * out (it has no network then), or NULL. */
+char         *_warden_agent_network_notice (WardenAgent               *self);
+gboolean      _warden_agent_allow_host_always (WardenAgent            *self,
+                                           const char                 *pattern,
+                                           GError                    **error);
+
 /* warden-agent-nested.c */
 WardenNested *_warden_nested_new          (WardenAgent                *self,
                                            const char                 *call_id,
@@ -92,10 +122,32 @@ char         *_warden_nested_take_report  (WardenNested               *nested);
 gboolean      _warden_nested_resolve      (WardenAgent                *self,
                                            const WardenApprovalAnswer *answer,
                                            GError                    **error);
+/* A host the running command wants to reach, that the profile neither
+ * allows nor denies and the user has not answered in this session: asked
+ * like a program, the connection waiting meanwhile. */
+void          _warden_nested_ask_host     (WardenNested               *nested,
+                                           WardenNetRequest           *request,
+                                           const char                 *host,
+                                           guint                       port);
+/* Records a host decision made without the user (profile, session). */
+void          _warden_nested_note_host    (WardenNested               *nested,
+                                           const char                 *host,
+                                           guint                       port,
+                                           gboolean                    allowed,
+                                           const char                 *by,
+                                           const char                 *pattern);
+/* The host decisions of the command, a JSON array for its result, or NULL. */
+JsonNode     *_warden_nested_take_hosts   (WardenNested               *nested);
 
 /* warden-agent-approvals.c */
 gboolean      _warden_agent_allow_always  (WardenAgent                *self,
                                            const char                 *pattern,
+                                           GError                    **error);
+/* Saves @pattern (several, one per line) into the profile's allow list, or
+ * with @host its network allow list; a built-in profile is copied first. */
+gboolean      _warden_agent_save_pattern  (WardenAgent                *self,
+                                           const char                 *pattern,
+                                           gboolean                    host,
                                            GError                    **error);
 
 /* warden-agent.c */

@@ -116,6 +116,7 @@ exec_done_cb (GObject      *object,
   g_autoptr(JsonBuilder) b = NULL;
   g_autofree char *json = NULL;
   g_autofree char *nested = _warden_nested_take_report (self->nested);
+  g_autoptr(JsonNode) hosts = _warden_nested_take_hosts (self->nested);
 
   /* What the command started is settled with it. */
   g_clear_pointer (&self->nested, _warden_nested_free);
@@ -182,6 +183,12 @@ exec_done_cb (GObject      *object,
       json_builder_set_member_name (b, "nested_programs");
       json_builder_add_string_value (b, nested);
     }
+  if (hosts != NULL)
+    {
+      /* Every host it reached or was refused, and who decided. */
+      json_builder_set_member_name (b, "network");
+      json_builder_add_value (b, g_steal_pointer (&hosts));
+    }
   json_builder_end_object (b);
   json = warden_json_builder_to_string (b, FALSE);
   _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED, json,
@@ -221,14 +228,17 @@ run_exec (ExecCall *exec)
   g_signal_emit (self, AGENT_SIGNAL (TOOL_CALL), 0, exec->call);
   /* Every program the command starts is checked too, where the sandbox
    * has the exec guard (it said so when it was ready, otherwise). */
+  _warden_nested_free (self->nested);
+  self->nested = _warden_nested_new (self, warden_tool_call_get_id (exec->call), exec->command);
   if (self->check_nested && warden_sandbox_get_guard_unavailable (self->sandbox) == NULL)
     {
-      _warden_nested_free (self->nested);
-      self->nested = _warden_nested_new (self, warden_tool_call_get_id (exec->call),
-                                         exec->command);
       request.guard_func = _warden_nested_guard_cb;
       request.guard_data = self->nested;
     }
+  /* A host it wants to reach may wait for the user: not on its time. */
+  g_clear_pointer (&self->net_hold, warden_exec_hold_unref);
+  self->net_hold = warden_exec_hold_new ();
+  request.hold = self->net_hold;
   request.command = exec->command;
   request.cwd = exec->cwd;
   request.env = (const char * const *) exec->env;
@@ -286,17 +296,22 @@ prepare_cb (GObject      *object,
   self->sandbox_given_up = FALSE;
   /* Never a silent gap: the profile asks for every program to be checked,
    * and this sandbox cannot. */
-  if (self->check_nested && warden_sandbox_get_guard_unavailable (self->sandbox) != NULL)
-    {
-      g_autofree char *notice =
-        g_strdup_printf (_("Programs that commands start are not checked in this sandbox (%s): "
-                           "only the commands the model sends are checked against the "
-                           "profile."), warden_sandbox_get_guard_unavailable (self->sandbox));
+  {
+    g_autofree char *guard = NULL;
+    g_autofree char *network = _warden_agent_network_notice (self);
+    g_autofree char *notice = NULL;
 
-      _warden_agent_emit_sandbox_state (self, "ready", 1, notice);
-    }
-  else
-    _warden_agent_emit_sandbox_state (self, "ready", 1, NULL);
+    if (self->check_nested && warden_sandbox_get_guard_unavailable (self->sandbox) != NULL)
+      guard = g_strdup_printf (_("Programs that commands start are not checked in this sandbox "
+                                 "(%s): only the commands the model sends are checked against "
+                                 "the profile."),
+                               warden_sandbox_get_guard_unavailable (self->sandbox));
+    if (guard != NULL && network != NULL)
+      notice = g_strconcat (guard, " ", network, NULL);
+    else
+      notice = g_strdup (guard ? guard : network);
+    _warden_agent_emit_sandbox_state (self, "ready", 1, notice);
+  }
   run_exec (exec);
 }
 
@@ -338,8 +353,18 @@ ensure_sandbox_and_run (ExecCall *exec)
 
   config = warden_sandbox_config_new (self->config.workspace);
   config->image = g_strdup (self->config.image ? self->config.image : "debian:bookworm-slim");
-  config->network = self->config.network;
   config->memory_bytes = self->config.memory_bytes;
+  if (!_warden_agent_network_setup (self, config, &error))
+    {
+      g_autofree char *msg = g_strdup_printf ("The sandbox could not be prepared: %s",
+                                              error->message);
+
+      _warden_agent_emit_sandbox_state (self, "failed", 0, error->message);
+      _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED,
+                               msg, TRUE);
+      exec_call_free (exec);
+      return;
+    }
   config->cpus = self->config.cpus;
   if (g_strcmp0 (self->config.sandbox, "docker") == 0)
     self->sandbox = warden_docker_sandbox_new (config);

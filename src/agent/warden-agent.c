@@ -127,6 +127,7 @@ config_clear (WardenAgentConfig *config)
   g_free (config->profile);
   g_free (config->sandbox);
   g_free (config->image);
+  g_free (config->network_mode);
 }
 
 static void
@@ -151,6 +152,7 @@ warden_agent_dispose (GObject *object)
   if (self->sandbox != NULL && (self->sandbox_ready || self->sandbox_given_up))
     warden_sandbox_destroy_async (self->sandbox, NULL, NULL, NULL);
   g_clear_object (&self->sandbox);
+  _warden_agent_network_clear (self);
   g_clear_object (&self->provider);
   g_clear_object (&self->store);
   g_clear_object (&self->profiles);
@@ -290,6 +292,12 @@ _warden_agent_load_policy (WardenAgent  *self,
   self->policy = warden_policy_new_for_profile (profile);
   self->file_write = warden_profile_get_file_write (profile);
   self->check_nested = warden_profile_get_check_nested (profile);
+  self->net_profile_has = warden_profile_has_network (profile);
+  self->net_profile_mode = warden_profile_get_network_mode (profile);
+  g_strfreev (self->net_allow);
+  self->net_allow = g_strdupv ((char **) warden_profile_get_network_allow (profile));
+  g_strfreev (self->net_deny);
+  self->net_deny = g_strdupv ((char **) warden_profile_get_network_deny (profile));
   return TRUE;
 }
 
@@ -404,6 +412,7 @@ warden_agent_new (WardenSessionStore       *store,
   self->config.profile = g_strdup (config->profile ? config->profile : "node");
   self->config.sandbox = g_strdup (config->sandbox ? config->sandbox : "bwrap");
   self->config.image = g_strdup (config->image);
+  self->config.network_mode = g_strdup (config->network_mode);
   if (!setup (self, store, profiles, provider, error))
     return NULL;
 
@@ -471,6 +480,7 @@ warden_agent_open (WardenSessionStore  *store,
       self->config.max_steps = overrides->max_steps;
       self->config.history = overrides->history;
       self->config.network = overrides->network;
+      self->config.network_mode = g_strdup (overrides->network_mode);
       self->config.host_writes_free = overrides->host_writes_free;
       self->config.idle_seconds = overrides->idle_seconds;
       self->config.memory_bytes = overrides->memory_bytes;

@@ -45,7 +45,10 @@ typedef struct
   char     *profile;           /* profile id (default "node") */
   char     *sandbox;           /* docker, bwrap or host (default bwrap) */
   char     *image;             /* docker */
-  gboolean  network;
+  gboolean  network;           /* the old switch: "open" for a profile without a network
+                                * section, else "none" */
+  char     *network_mode;      /* "none", "allowlist" or "open" over the profile's (warden-cli
+                                * --network); NULL: the profile's. Not stored. */
   guint     max_steps;         /* 0: 30 */
   guint     history;           /* messages sent to the model; 0: 50 */
   gboolean  host_writes_free;  /* host backend: write and edit do not ask */

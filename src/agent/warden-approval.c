@@ -181,6 +181,13 @@ warden_approval_get_chain (WardenApproval *self)
   return (const char * const *) self->chain;
 }
 
+gboolean
+warden_approval_get_while_running (WardenApproval *self)
+{
+  g_return_val_if_fail (WARDEN_IS_APPROVAL (self), FALSE);
+  return self->chain != NULL || self->kind == WARDEN_APPROVAL_HOST;
+}
+
 void
 warden_approval_set_chain (WardenApproval     *self,
                            const char * const *chain)

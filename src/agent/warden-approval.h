@@ -17,6 +17,7 @@ typedef enum
   WARDEN_APPROVAL_COMMAND,    /* exec: the policy asked */
   WARDEN_APPROVAL_PATH,       /* a file tool outside the workspace, or writing on the host */
   WARDEN_APPROVAL_QUESTION,   /* ask_user */
+  WARDEN_APPROVAL_HOST,       /* a host a running command wants to reach ("host:port") */
 } WardenApprovalKind;
 
 #define WARDEN_TYPE_APPROVAL (warden_approval_get_type ())
@@ -64,6 +65,9 @@ void                warden_approval_set_saves_into  (WardenApproval *self,
 const char * const *warden_approval_get_chain       (WardenApproval *self);
 void                warden_approval_set_chain       (WardenApproval     *self,
                                                      const char * const *chain);
+/* Asked while a command runs, for something it does (a program it starts,
+ * a host it wants to reach): it waits, and the command's end withdraws it. */
+gboolean            warden_approval_get_while_running (WardenApproval *self);
 /* NAME=VALUE the command would run with (they are why it asks, then). */
 const char * const *warden_approval_get_env         (WardenApproval *self);
 

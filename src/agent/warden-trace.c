@@ -137,6 +137,15 @@ set_exit_status (JsonObject *event,
     json_object_set_boolean_member (event, "timed_out", TRUE);
 }
 
+/* Every host a command reached or was refused ("network" of its result),
+ * as events of their own: {"type": "host", "id", "host", "port",
+ * "decision": "allowed"/"refused", "by": "profile"/"user"/"session",
+ * "pattern"?, "feedback"?}. */
+static void
+add_host_events (GPtrArray                  *events,
+                 const WardenToolCallRecord *r,
+                 gint64                      fallback_time);
+
 static const char *
 approval_answer (const WardenToolCallRecord *r)
 {
@@ -214,6 +223,7 @@ warden_trace_list_events (WardenSessionStore  *store,
         json_object_set_int_member (event, "duration_ms", r->finished - r->started);
       set_string_or_null (event, "feedback", r->feedback);
       add_event (events, event, time);
+      add_host_events (events, r, time);
 
       if (r->asked > 0)
         {
@@ -295,4 +305,47 @@ warden_trace_to_json (WardenSessionStore  *store,
   text = warden_json_to_string (root, TRUE);
 
   return text;
+}
+
+static void
+add_host_events (GPtrArray                  *events,
+                 const WardenToolCallRecord *r,
+                 gint64                      fallback_time)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *result;
+  JsonNode *node;
+  JsonArray *hosts;
+
+  if (r->result_json == NULL || r->result_json[0] != '{' ||
+      !json_parser_load_from_data (parser, r->result_json, -1, NULL) ||
+      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    return;
+  result = json_node_get_object (json_parser_get_root (parser));
+  node = json_object_get_member (result, "network");
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
+    return;
+  hosts = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (hosts); i++)
+    {
+      JsonNode *element = json_array_get_element (hosts, i);
+      JsonObject *entry;
+      JsonObject *event;
+      gint64 time;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        continue;
+      entry = json_node_get_object (element);
+      event = json_object_new ();
+      json_object_set_string_member (event, "type", "host");
+      set_string_or_null (event, "id", r->tool_use_id);
+      set_string_or_null (event, "host", json_object_get_string_member_with_default (entry, "host", NULL));
+      json_object_set_int_member (event, "port", json_object_get_int_member_with_default (entry, "port", 0));
+      set_string_or_null (event, "decision", json_object_get_string_member_with_default (entry, "decision", NULL));
+      set_string_or_null (event, "by", json_object_get_string_member_with_default (entry, "by", NULL));
+      set_string_or_null (event, "pattern", json_object_get_string_member_with_default (entry, "pattern", NULL));
+      set_string_or_null (event, "feedback", json_object_get_string_member_with_default (entry, "feedback", NULL));
+      time = json_object_get_int_member_with_default (entry, "time", fallback_time);
+      add_event (events, event, time);
+    }
 }

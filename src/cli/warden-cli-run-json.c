@@ -403,9 +403,19 @@ announce_pending (Run            *run,
 
   b = event_begin (run, "approval_required");
   add_string (b, "id", warden_approval_get_id (approval));
-  add_string (b, "kind", kind == WARDEN_APPROVAL_COMMAND ? "command" : "file");
+  add_string (b, "kind", kind == WARDEN_APPROVAL_COMMAND ? "command"
+                         : kind == WARDEN_APPROVAL_HOST ? "host" : "file");
   add_string (b, "tool", warden_approval_get_tool_name (approval));
-  add_string (b, kind == WARDEN_APPROVAL_COMMAND ? "command" : "path", subject);
+  add_string (b, kind == WARDEN_APPROVAL_COMMAND ? "command"
+                 : kind == WARDEN_APPROVAL_HOST ? "host" : "path", subject);
+  /* A host: the command that wants to reach it. */
+  if (kind == WARDEN_APPROVAL_HOST)
+    add_string (b, "by_command", warden_approval_get_part (approval));
+  if (warden_approval_get_while_running (approval))
+    {
+      g_free (run->asking_id);
+      run->asking_id = g_strdup (warden_approval_get_id (approval));
+    }
   add_string (b, "shown", subject_shown);
   add_string (b, "cwd", warden_approval_get_cwd (approval));
   add_strv (b, "env", warden_approval_get_env (approval));
@@ -419,8 +429,6 @@ announce_pending (Run            *run,
       for (guint i = 0; chain[i] != NULL; i++)
         json_builder_add_string_value (b, chain[i]);
       json_builder_end_array (b);
-      g_free (run->asking_id);
-      run->asking_id = g_strdup (warden_approval_get_id (approval));
     }
   else
     json_builder_add_null_value (b);
@@ -435,7 +443,13 @@ announce_pending (Run            *run,
       add_part (b, warden_decision_get_part (decision, i));
   }
   json_builder_end_array (b);
-  if (kind == WARDEN_APPROVAL_COMMAND)
+  if (kind == WARDEN_APPROVAL_HOST)
+    {
+      add_strv (b, "suggestions", warden_approval_get_suggestions (approval));
+      add_bool (b, "always_allow", TRUE);
+      add_string (b, "uncovered", NULL);
+    }
+  else if (kind == WARDEN_APPROVAL_COMMAND)
     {
       WardenDecision *decision = warden_approval_get_decision (approval);
       const WardenDecisionPart *uncovered = decision ? warden_decision_get_uncovered (decision)
@@ -601,7 +615,7 @@ parse_answer (Run                  *run,
                                                      : NULL;
       g_autofree char *message = NULL;
 
-      if (warden_approval_get_kind (approval) != WARDEN_APPROVAL_COMMAND)
+      if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_PATH)
         message = g_strdup ("a file approval cannot be always allowed; approve it once");
       else if (uncovered != NULL)
         message = g_strdup_printf ("no pattern can always allow “%s” (%s); approve it once",
@@ -656,7 +670,7 @@ _warden_cli_json_answer (Run         *run,
         {
           /* Its command ended first (an approval_withdrawn event said so). */
           if (g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NO_PENDING) &&
-              warden_approval_get_chain (approval) != NULL)
+              warden_approval_get_while_running (approval))
             return PROMPT_ANSWERED;
           /* A pattern the profile cannot take, say: the question waits. */
           if (g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED) ||

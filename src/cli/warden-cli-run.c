@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "warden-cli.h"
+#include "policy/warden-network.h"
 #include "warden-cli-run-private.h"
 
 #include "agent/warden-agent.h"
@@ -641,7 +642,9 @@ answer_pending (Run         *run,
     {
       g_autofree char *tool = one_line (warden_approval_get_tool_name (approval));
       const char * const *chain = warden_approval_get_chain (approval);
-      g_autofree char *head = chain != NULL
+      gboolean host = warden_approval_get_kind (approval) == WARDEN_APPROVAL_HOST;
+      g_autofree char *head = host ? g_strdup ("! the command wants to reach:")
+                              : chain != NULL
                               ? g_strdup ("! a program the command started wants to run:")
                               : g_strdup_printf ("! %s wants to run:", tool);
       WardenDecision *decision = warden_approval_get_decision (approval);
@@ -652,6 +655,13 @@ answer_pending (Run         *run,
       g_autofree char *suggestion = one_line (suggestions[0]);
 
       show_subject (run, head, warden_approval_get_subject (approval));
+      /* A host: which command wants it. */
+      if (host && warden_approval_get_part (approval) != NULL)
+        {
+          g_autofree char *command = one_line (warden_approval_get_part (approval));
+
+          out (run, "  by the command %s\n", command);
+        }
       /* How it came to run: the program that started it, and so on up to
        * the model's command. */
       for (guint i = 0; chain != NULL && chain[i] != NULL; i++)
@@ -750,7 +760,7 @@ answer_pending (Run         *run,
     {
       /* Its command ended while the person typed. */
       if (g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NO_PENDING) &&
-          warden_approval_get_chain (approval) != NULL)
+          warden_approval_get_while_running (approval))
         return PROMPT_ANSWERED;
       warden_cli_error ("%s", error->message);
       return PROMPT_FAILED;
@@ -768,7 +778,7 @@ approval_cb (WardenAgent    *agent,
 {
   PromptResult result;
 
-  if (warden_approval_get_chain (approval) == NULL)
+  if (!warden_approval_get_while_running (approval))
     return;  /* the loop's own: answered when the run returns */
   run->prompt_cancellable = g_cancellable_new ();
   result = run->json ? _warden_cli_json_answer (run, agent) : answer_pending (run, agent);
@@ -969,7 +979,9 @@ warden_cli_run (int    argc,
     { "profile", 'p', 0, G_OPTION_ARG_STRING, &profile, "Allowlist profile (default node)", "ID" },
     { "sandbox", 's', 0, G_OPTION_ARG_STRING, &sandbox, "docker, bwrap or host", "BACKEND" },
     { "image", 'i', 0, G_OPTION_ARG_STRING, &image, "Docker image", "IMAGE" },
-    { "network", 'n', 0, G_OPTION_ARG_STRING, &network, "none or bridge", "NETWORK" },
+    { "network", 'n', 0, G_OPTION_ARG_STRING, &network,
+      "none, allowlist (the profile's hosts, others asked about) or open; default: the profile's",
+      "NETWORK" },
     { "workspace", 'w', 0, G_OPTION_ARG_FILENAME, &workspace, "The project (default: here)", "DIR" },
     { "max-steps", 0, 0, G_OPTION_ARG_INT, &max_steps, "Model requests per task (30)", "N" },
     { "idle-timeout", 0, 0, G_OPTION_ARG_INT, &idle_timeout,
@@ -1020,6 +1032,13 @@ warden_cli_run (int    argc,
   run.json = json;
   if ((resume == NULL) == (argc < 2))
     return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL, "give a TASK, or --resume SESSION_ID");
+  {
+    WardenNetworkMode mode;
+
+    if (network != NULL && !warden_network_mode_from_string (network, &mode))
+      return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL,
+                   "--network is none, allowlist or open");
+  }
   if (max_steps < 0)
     return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL,
                  "--max-steps takes a number of steps, 1 or more");
@@ -1082,7 +1101,7 @@ warden_cli_run (int    argc,
       overrides.profile = profile;
       overrides.sandbox = sandbox;
       overrides.image = image;
-      overrides.network = g_strcmp0 (network, "bridge") == 0;
+      overrides.network_mode = network;
       overrides.max_steps = (guint) max_steps;
       agent = warden_agent_open (store, profiles, provider, resume, &overrides, &error);
     }
@@ -1097,7 +1116,7 @@ warden_cli_run (int    argc,
         sandbox = warden_cli_default_backend (loop);
       config.sandbox = sandbox;
       config.image = image;
-      config.network = g_strcmp0 (network, "bridge") == 0;
+      config.network_mode = network;
       config.max_steps = (guint) max_steps;
       agent = warden_agent_new (store, profiles, provider, &config, &error);
     }

@@ -230,8 +230,9 @@ check_event (Client     *c,
   if (c->session != NULL)
     g_assert_cmpstr (json_object_get_string_member (event, "session"), ==, c->session);
   if (strcmp (type, "approval_required") == 0)
-    g_assert_true (json_object_has_member (event, "command") !=
-                   json_object_has_member (event, "path"));
+    g_assert_cmpint (json_object_has_member (event, "command") +
+                     json_object_has_member (event, "path") +
+                     json_object_has_member (event, "host"), ==, 1);
 }
 
 static Client *
@@ -1319,6 +1320,11 @@ test_nested_no_helper (void)
   g_assert_nonnull (strstr (r.err, "Programs that commands start are not checked in this "
                                    "sandbox (the exec guard’s helper (warden-guard) is not "
                                    "installed)"));
+  /* The node profile allows the npm registry through the relay, which is the
+   * same helper: without it the sandbox has no network, and says so. */
+  g_assert_nonnull (strstr (r.err, "The profile allows hosts one by one, which this sandbox "
+                                   "cannot do (its helper, warden-guard, is not installed): it "
+                                   "has no network."));
   /* Said before the command's own line. */
   g_assert_nonnull (strstr (r.out, "[exec] node -e"));
   result_clear (&r);
@@ -1456,6 +1462,283 @@ test_nested_approved_redirection (void)
   g_assert_false (workspace_has (&env, "a > b"));
   g_assert_true (workspace_has (&env, "copy"));
   g_assert_true (workspace_has (&env, "a"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* A web server on 127.0.0.1 for the network tests: every GET gets
+ * "hello PATH". */
+static gboolean
+hello_run_cb (GThreadedSocketService *service,
+              GSocketConnection      *connection,
+              GObject                *source,
+              gpointer                user_data)
+{
+  GInputStream *in = g_io_stream_get_input_stream (G_IO_STREAM (connection));
+  GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (connection));
+  g_autoptr(GDataInputStream) data = g_data_input_stream_new (in);
+  g_autofree char *line = NULL;
+  g_auto(GStrv) words = NULL;
+  g_autofree char *body = NULL;
+  g_autofree char *answer = NULL;
+
+  g_filter_input_stream_set_close_base_stream (G_FILTER_INPUT_STREAM (data), FALSE);
+  line = g_data_input_stream_read_line_utf8 (data, NULL, NULL, NULL);
+  if (line == NULL)
+    return FALSE;
+  /* The rest of the head. */
+  for (;;)
+    {
+      g_autofree char *header = g_data_input_stream_read_line_utf8 (data, NULL, NULL, NULL);
+
+      if (header == NULL || g_strchomp (header)[0] == '\0')
+        break;
+    }
+  words = g_strsplit (g_strchomp (line), " ", 3);
+  body = g_strdup_printf ("hello %s\n", words[1] ? words[1] : "");
+  answer = g_strdup_printf ("HTTP/1.1 200 OK\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                            strlen (body), body);
+  g_output_stream_write_all (out, answer, strlen (answer), NULL, NULL, NULL);
+  g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+  return FALSE;
+}
+
+static GSocketService *
+hello_server_new (guint16 *port)
+{
+  GSocketService *service = g_threaded_socket_service_new (8);
+  g_autoptr(GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (lo, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_socket_listener_add_address (G_SOCKET_LISTENER (service), address, G_SOCKET_TYPE_STREAM,
+                                 G_SOCKET_PROTOCOL_TCP, NULL, &bound, &error);
+  g_assert_no_error (error);
+  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_signal_connect (service, "run", G_CALLBACK (hello_run_cb), NULL);
+  g_socket_service_start (service);
+  return service;
+}
+
+/* Network by profile, through Warden's proxy (bwrap, real curl): an
+ * allowed host is reached; a denied one is refused; one the profile does not
+ * name waits for the user — the question names the host and the command —
+ * and, rejected with feedback, is refused with a message, and refused again
+ * in the session without asking; the model reads why, and the result lists
+ * every host decision. Test names resolve from a hosts file the test
+ * writes (WARDEN_NET_HOSTS), as the sandbox has no resolver of its own. */
+static void
+test_network_allowlist (gconstpointer data)
+{
+  const char *backend = data;
+  gboolean docker = strcmp (backend, "docker") == 0;
+  /* The busybox test image has wget, which takes http_proxy as curl does. */
+  const char *get = docker ? "wget -q -O -" : "curl -sS";
+  const char *image = g_getenv ("WARDEN_TEST_IMAGE") ? g_getenv ("WARDEN_TEST_IMAGE")
+                                                     : "warden-test-busybox:latest";
+  g_autofree char *both = NULL;
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GSocketService) server = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *hosts = NULL;
+  g_autofree char *profile = NULL;
+  g_autofree char *command = NULL;
+  g_autofree char *input = NULL;
+  g_autofree char *asked_host = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *asked, *result_event, *result;
+  JsonArray *network;
+  const char *stdout_text, *stderr_text;
+  guint16 port;
+
+  if (docker && warden_test_skip_without_docker ())
+    return;
+  env_set_up (&env);
+  server = hello_server_new (&port);
+  hosts = g_build_filename (env.root, "hosts", NULL);
+  g_assert_true (g_file_set_contents (hosts, "127.0.0.1 allowed.test asked.test denied.test\n",
+                                      -1, NULL));
+  g_setenv ("WARDEN_NET_HOSTS", hosts, TRUE);
+  profile = g_strdup_printf ("{\"version\": 1, \"name\": \"Net\", "
+                             "\"allow\": [\"curl *\", \"wget *\", \"true\"], "
+                             "\"network\": {\"mode\": \"allowlist\", "
+                             "\"allow\": [\"allowed.test:%u\"], \"deny\": [\"denied.*\"]}}",
+                             port);
+  save_profile (&env, "net", profile);
+  command = g_strdup_printf ("%s http://allowed.test:%u/a; %s http://asked.test:%u/b; "
+                             "%s http://denied.test:%u/c; %s http://asked.test:%u/d; "
+                             "true", get, port, get, port, get, port, get, port);
+  {
+    g_autoptr(JsonBuilder) b = json_builder_new ();
+    g_autoptr(JsonNode) node = NULL;
+
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, "command");
+    json_builder_add_string_value (b, command);
+    json_builder_end_object (b);
+    node = json_builder_get_root (b);
+    input = json_to_string (node, FALSE);
+  }
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", input, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Fetched.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", backend, "--image", image,
+                    "--profile", "net", "fetch");
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": false, "
+                    "\"feedback\": \"use the mirror\"}");
+  r = client_finish (c, &events);
+  g_unsetenv ("WARDEN_NET_HOSTS");
+  g_assert_cmpint (r.status, ==, 0);
+
+  /* Asked once, about the host, naming the command that wants it. */
+  asked = only_event (events, "approval_required");
+  asked_host = g_strdup_printf ("asked.test:%u", port);
+  g_assert_cmpstr (str (asked, "kind"), ==, "host");
+  g_assert_cmpstr (str (asked, "tool"), ==, "network");
+  g_assert_cmpstr (str (asked, "host"), ==, asked_host);
+  g_assert_cmpstr (str (asked, "by_command"), ==, command);
+  g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (asked,
+                                                                                "suggestions"),
+                                                  0), ==, asked_host);
+
+  result_event = only_event (events, "tool_result");
+  json_parser_load_from_data (parser, str (result_event, "result"), -1, &error);
+  g_assert_no_error (error);
+  result = json_node_get_object (json_parser_get_root (parser));
+  stdout_text = json_object_get_string_member (result, "stdout");
+  stderr_text = json_object_get_string_member (result, "stderr");
+  g_test_message ("stdout: %s\nstderr: %s", stdout_text, stderr_text);
+  /* The program prints what the proxy says of a refused request: curl the
+   * answer's body, wget its status line. */
+  both = g_strconcat (stdout_text, stderr_text, NULL);
+  g_assert_true (g_str_has_prefix (stdout_text, "hello /a\n"));
+  g_assert_null (strstr (both, "hello /b"));
+  g_assert_null (strstr (both, "hello /c"));
+  g_assert_null (strstr (both, "hello /d"));
+  g_assert_nonnull (strstr (both, "the user refused it"));
+  g_assert_nonnull (strstr (both, "the profile denies it (denied.*)"));
+  g_assert_nonnull (strstr (json_object_get_string_member (result, "nested_programs"),
+                            "use the mirror"));
+  network = json_object_get_array_member (result, "network");
+  g_assert_cmpuint (json_array_get_length (network), ==, 4);
+  {
+    static const struct { const char *host; const char *decision; const char *by; } want[] = {
+      { "allowed.test", "allowed", "profile" },
+      { "asked.test", "refused", "user" },
+      { "denied.test", "refused", "profile" },
+      { "asked.test", "refused", "session" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+      {
+        JsonObject *entry = json_array_get_object_element (network, i);
+
+        g_assert_cmpstr (str (entry, "host"), ==, want[i].host);
+        g_assert_cmpint (json_object_get_int_member (entry, "port"), ==, port);
+        g_assert_cmpstr (str (entry, "decision"), ==, want[i].decision);
+        g_assert_cmpstr (str (entry, "by"), ==, want[i].by);
+      }
+    g_assert_cmpstr (str (json_array_get_object_element (network, 1), "feedback"), ==,
+                     "use the mirror");
+    g_assert_cmpstr (str (json_array_get_object_element (network, 2), "pattern"), ==,
+                     "denied.*");
+  }
+  g_socket_service_stop (server);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* The time a host waits for the user is not the command's: a 4 s limit,
+ * an answer after 8 s, and the command finishes. */
+static void
+test_network_wait_not_timed (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GSocketService) server = NULL;
+  g_autofree char *hosts = NULL;
+  g_autofree char *input = NULL;
+  JsonObject *result;
+  guint16 port;
+
+  env_set_up (&env);
+  server = hello_server_new (&port);
+  hosts = g_build_filename (env.root, "hosts", NULL);
+  g_assert_true (g_file_set_contents (hosts, "127.0.0.1 late.test\n", -1, NULL));
+  g_setenv ("WARDEN_NET_HOSTS", hosts, TRUE);
+  save_profile (&env, "net", "{\"version\": 1, \"name\": \"Net\", \"allow\": [\"curl *\"], "
+                             "\"network\": {\"mode\": \"allowlist\"}}");
+  input = g_strdup_printf ("{\"command\": \"curl -sS http://late.test:%u/late\", \"timeout\": 4}",
+                           port);
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", input, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done late.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--profile", "net", "late");
+  client_answer (c, "AFTER 8000 {\"approval\": \"$ID\", \"approved\": true}");
+  r = client_finish (c, &events);
+  g_unsetenv ("WARDEN_NET_HOSTS");
+  g_assert_cmpint (r.status, ==, 0);
+  result = only_event (events, "tool_result");
+  g_assert_false (json_object_get_boolean_member (result, "timed_out"));
+  g_assert_cmpint (json_object_get_int_member (result, "exit_code"), ==, 0);
+  g_assert_nonnull (strstr (str (result, "result"), "hello /late"));
+  g_socket_service_stop (server);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* "Always allow" for a host saves its pattern into the profile's network
+ * section (a copy, for a built-in one), and the next connection passes
+ * without asking. */
+static void
+test_network_always_allow (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GSocketService) server = NULL;
+  g_autofree char *hosts = NULL;
+  g_autofree char *profile = NULL;
+  g_autofree char *input = NULL;
+  g_autofree char *saved = NULL;
+  g_autofree char *saved_path = NULL;
+  g_autofree char *want = NULL;
+  guint16 port;
+
+  env_set_up (&env);
+  server = hello_server_new (&port);
+  hosts = g_build_filename (env.root, "hosts", NULL);
+  g_assert_true (g_file_set_contents (hosts, "127.0.0.1 new.test\n", -1, NULL));
+  g_setenv ("WARDEN_NET_HOSTS", hosts, TRUE);
+  save_profile (&env, "net", "{\"version\": 1, \"name\": \"Net\", \"allow\": [\"curl *\"], "
+                             "\"network\": {\"mode\": \"allowlist\"}}");
+  input = g_strdup_printf ("{\"command\": \"curl -sS http://new.test:%u/x\"}", port);
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", input, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", input, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Twice.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--profile", "net", "fetch");
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": true, \"allow_always\": true}");
+  r = client_finish (c, &events);
+  g_unsetenv ("WARDEN_NET_HOSTS");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (count_of (events, "approval_required"), ==, 1);
+  {
+    g_autoptr(GPtrArray) results = events_of (events, "tool_result");
+
+    g_assert_cmpuint (results->len, ==, 2);
+    for (guint i = 0; i < results->len; i++)
+      g_assert_nonnull (strstr (str (g_ptr_array_index (results, i), "result"), "hello /x"));
+  }
+  saved_path = g_build_filename (env.root, "config", "warden", "profiles", "net.json", NULL);
+  g_assert_true (g_file_get_contents (saved_path, &saved, NULL, NULL));
+  want = g_strdup_printf ("\"new.test:%u\"", port);
+  g_assert_nonnull (strstr (saved, want));
+  g_socket_service_stop (server);
   result_clear (&r);
   env_tear_down (&env);
 }
@@ -1679,6 +1962,10 @@ main (int    argc,
   g_test_add_func ("/cli/json/nested-fake-compiler", test_nested_fake_compiler);
   g_test_add_func ("/cli/json/nested-approved-words", test_nested_approved_words);
   g_test_add_func ("/cli/json/nested-approved-redirection", test_nested_approved_redirection);
+  g_test_add_data_func ("/cli/json/network-allowlist/bwrap", "bwrap", test_network_allowlist);
+  g_test_add_data_func ("/cli/json/network-allowlist/docker", "docker", test_network_allowlist);
+  g_test_add_func ("/cli/json/network-always-allow", test_network_always_allow);
+  g_test_add_func ("/cli/json/network-wait-not-timed", test_network_wait_not_timed);
   g_test_add_func ("/cli/json/example-approve", test_example_approve);
   g_test_add_func ("/cli/json/example-no-network", test_example_no_network);
   status = g_test_run ();
