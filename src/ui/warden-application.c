@@ -802,6 +802,9 @@ announce_approval (WardenApplication *self,
     case WARDEN_APPROVAL_PATH:
       title = _("File access needs approval");
       break;
+    case WARDEN_APPROVAL_HOST:
+      title = _("A command wants to reach a host");
+      break;
     case WARDEN_APPROVAL_COMMAND:
     default:
       title = warden_approval_get_chain (approval) != NULL
@@ -823,6 +826,17 @@ announce_approval (WardenApplication *self,
   /* A question names its project; a command is shown alone, as it will run. */
   if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_QUESTION)
     body = project_body (session, warden_approval_get_subject (approval));
+  else if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_HOST &&
+           warden_approval_get_part (approval) != NULL)
+    {
+      /* "registry.npmjs.org:443 — wanted by npm install" */
+      g_autofree char *wanted = g_strdup_printf (_("wanted by %s"),
+                                                 warden_approval_get_part (approval));
+      g_autofree char *both = g_strconcat (warden_approval_get_subject (approval), " — ",
+                                           wanted, NULL);
+
+      body = notification_body (both);
+    }
   else if (warden_approval_get_chain (approval) != NULL &&
            warden_approval_get_chain (approval)[0] != NULL)
     {

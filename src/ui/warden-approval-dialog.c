@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/warden-printable.h"
+#include "policy/warden-network.h"
 #include "policy/warden-pattern.h"
 #include "warden-chat-row.h"
 #include "policy/warden-policy.h"
@@ -204,6 +205,17 @@ also_saved (WardenApprovalDialog *self,
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
+/* A command pattern, or for a host a host pattern. */
+static gboolean
+pattern_is_valid (WardenApprovalDialog  *self,
+                  const char            *pattern,
+                  GError               **error)
+{
+  if (self->approval != NULL && warden_approval_get_kind (self->approval) == WARDEN_APPROVAL_HOST)
+    return warden_host_pattern_validate (pattern, error);
+  return warden_pattern_validate (pattern, error);
+}
+
 static void
 pattern_changed_cb (WardenApprovalDialog *self)
 {
@@ -211,12 +223,16 @@ pattern_changed_cb (WardenApprovalDialog *self)
   const char *pattern = gtk_editable_get_text (self->pattern_entry);
   gboolean valid;
 
+  gboolean host;
+
   if (self->approval == NULL ||
-      warden_approval_get_kind (self->approval) != WARDEN_APPROVAL_COMMAND ||
+      (warden_approval_get_kind (self->approval) != WARDEN_APPROVAL_COMMAND &&
+       warden_approval_get_kind (self->approval) != WARDEN_APPROVAL_HOST) ||
       !adw_message_dialog_has_response (ADW_MESSAGE_DIALOG (self), "always"))
     return;
 
-  valid = warden_pattern_validate (pattern, &error);
+  host = warden_approval_get_kind (self->approval) == WARDEN_APPROVAL_HOST;
+  valid = pattern_is_valid (self, pattern, &error);
 
   if (valid)
     gtk_widget_remove_css_class (GTK_WIDGET (self->pattern_entry), "error");
@@ -238,7 +254,8 @@ pattern_changed_cb (WardenApprovalDialog *self)
   else if (g_strcmp0 (pattern, "*") == 0)
     {
       /* Valid, and the user's call, but it turns the profile off. */
-      gtk_label_set_text (self->pattern_message, _("This pattern allows every command."));
+      gtk_label_set_text (self->pattern_message, host ? _("This pattern allows every host.")
+                                                      : _("This pattern allows every command."));
       gtk_widget_add_css_class (GTK_WIDGET (self->pattern_message), "warning");
       gtk_widget_set_visible (GTK_WIDGET (self->pattern_message), TRUE);
     }
@@ -255,7 +272,8 @@ pattern_changed_cb (WardenApprovalDialog *self)
   else
     gtk_widget_set_visible (GTK_WIDGET (self->pattern_message), FALSE);
 
-  update_would_allow (self, pattern, valid);
+  /* Earlier commands say nothing of hosts. */
+  update_would_allow (self, pattern, valid && !host);
 }
 
 static void
@@ -291,8 +309,9 @@ set_approving_enabled (WardenApprovalDialog *self)
   if (adw_message_dialog_has_response (dialog, "always"))
     adw_message_dialog_set_response_enabled (dialog, "always",
                                              self->armed &&
-                                             warden_pattern_validate (gtk_editable_get_text (self->pattern_entry),
-                                                                      NULL));
+                                             pattern_is_valid (self,
+                                                               gtk_editable_get_text (self->pattern_entry),
+                                                               NULL));
 }
 
 static gboolean
@@ -357,7 +376,7 @@ warden_approval_dialog_response (AdwMessageDialog *dialog,
 
       text = g_strdup (gtk_editable_get_text (self->pattern_entry));
       /* The button is disabled then; this guards a programmatic response. */
-      if (!warden_pattern_validate (text, NULL))
+      if (!pattern_is_valid (self, text, NULL))
         return;
       /* The suggestion as offered: no pattern given, the agent saves every
        * asking part's. An edited one is saved as it is. */
@@ -754,6 +773,8 @@ setup (WardenApprovalDialog *self)
 
   adw_message_dialog_set_heading (dialog, kind == WARDEN_APPROVAL_PATH
                                           ? _("File access needs approval")
+                                          : kind == WARDEN_APPROVAL_HOST
+                                          ? _("A command wants to reach a host")
                                           : warden_approval_get_chain (self->approval) != NULL
                                           ? _("A program the command started needs approval")
                                           : _("Command needs approval"));
@@ -763,6 +784,24 @@ setup (WardenApprovalDialog *self)
      * Only it waits; the command goes on. */
     const char * const *chain = warden_approval_get_chain (self->approval);
 
+    /* A host: the command that wants it, which waits meanwhile. */
+    if (kind == WARDEN_APPROVAL_HOST && warden_approval_get_part (self->approval) != NULL)
+      {
+        g_autofree char *command = warden_printable_markup (warden_approval_get_part (self->approval),
+                                                            -1, WARDEN_PRINTABLE_ONE_LINE);
+        g_autofree char *tt = g_strdup_printf ("<tt>%s</tt>", command);
+        g_autofree char *markup = g_strdup_printf (_("wanted by %s"), tt);
+        GtkWidget *label = gtk_label_new (NULL);
+
+        gtk_label_set_markup (GTK_LABEL (label), markup);
+        gtk_label_set_xalign (GTK_LABEL (label), 0);
+        gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+        gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+        gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+        gtk_widget_add_css_class (label, "warden-chain");
+        gtk_box_append (GTK_BOX (self->diff_slot), label);
+        gtk_widget_set_visible (self->diff_slot, TRUE);
+      }
     if (chain != NULL && chain[0] != NULL)
       {
         g_autoptr(GString) markup = g_string_new (NULL);
@@ -806,7 +845,9 @@ setup (WardenApprovalDialog *self)
   set_label_or_hide (self->where_label, NULL, where);
   set_label_or_hide (self->reason_label, NULL, warden_approval_get_reason (self->approval));
   if (!show_parts (self, warden_approval_get_decision (self->approval)))
-    set_label_or_hide (self->part_label, self->part_box, warden_approval_get_part (self->approval));
+    set_label_or_hide (self->part_label, self->part_box,
+                       kind == WARDEN_APPROVAL_HOST ? NULL
+                                                    : warden_approval_get_part (self->approval));
 
   {
     const char * const *env = warden_approval_get_env (self->approval);
@@ -861,6 +902,18 @@ setup (WardenApprovalDialog *self)
           /* set_text() of the same text emits nothing: validate the first one here. */
           pattern_changed_cb (self);
         }
+    }
+  else if (kind == WARDEN_APPROVAL_HOST)
+    {
+      const char * const *suggestions = warden_approval_get_suggestions (self->approval);
+
+      /* Saved into the profile's network allow list. */
+      adw_message_dialog_add_response (dialog, "always", _("_Always allow"));
+      show_saves_into (self);
+      gtk_widget_set_sensitive (GTK_WIDGET (self->pattern_entry), TRUE);
+      gtk_editable_set_text (self->pattern_entry,
+                             suggestions && suggestions[0] ? suggestions[0] : "");
+      pattern_changed_cb (self);
     }
   else
     {

@@ -811,7 +811,9 @@ approval_box_new (WardenChatRow  *self,
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   GtkWidget *buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   const char *reason = warden_approval_get_reason (approval);
-  const char *part = warden_approval_get_part (approval);
+  /* A host's part is the command that wants it, shown as such below. */
+  const char *part = warden_approval_get_kind (approval) == WARDEN_APPROVAL_HOST
+                     ? NULL : warden_approval_get_part (approval);
   GtkWidget *why;
 
   gtk_widget_add_css_class (box, "approval");
@@ -881,6 +883,21 @@ approval_box_new (WardenChatRow  *self,
     gtk_label_set_text (GTK_LABEL (why), _("This needs your approval."));
   gtk_box_append (GTK_BOX (box), why);
 
+  /* A host: the command that wants to reach it. */
+  if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_HOST &&
+      warden_approval_get_part (approval) != NULL)
+    {
+      GtkWidget *wanted = label_new ("approval-chain");
+      g_autofree char *command = warden_printable_markup (warden_approval_get_part (approval), -1,
+                                                          WARDEN_PRINTABLE_ONE_LINE);
+      g_autofree char *tt = g_strdup_printf ("<tt>%s</tt>", command);
+      g_autofree char *markup = g_strdup_printf (_("wanted by %s"), tt);
+
+      gtk_label_set_markup (GTK_LABEL (wanted), markup);
+      gtk_label_set_wrap (GTK_LABEL (wanted), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (wanted), PANGO_WRAP_WORD_CHAR);
+      gtk_box_append (GTK_BOX (box), wanted);
+    }
   /* A program the running command started: what led to it. */
   if (warden_approval_get_chain (approval) != NULL)
     {
@@ -923,7 +940,8 @@ approval_box_new (WardenChatRow  *self,
                   button_new (self, _("Allow _Once"), "suggested-action",
                               G_CALLBACK (allow_once_clicked_cb)));
   /* A file is approved one call at a time: there is no pattern to save. */
-  if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_COMMAND)
+  if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_COMMAND ||
+      warden_approval_get_kind (approval) == WARDEN_APPROVAL_HOST)
     gtk_box_append (GTK_BOX (buttons),
                     button_new (self, _("Always _Allow…"), NULL, G_CALLBACK (always_clicked_cb)));
   gtk_box_append (GTK_BOX (box), buttons);

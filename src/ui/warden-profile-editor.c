@@ -12,6 +12,7 @@
 
 #include "warden-profile-editor.h"
 
+#include "policy/warden-network.h"
 #include "policy/warden-pattern.h"
 #include "policy/warden-policy.h"
 #include "policy/warden-protected-path.h"
@@ -23,9 +24,13 @@ typedef struct
   GtkButton           *add_button;
   GtkLabel            *error_label;
   GPtrArray           *rows;  /* the pattern rows, in the profile's order */
+  gboolean             hosts; /* host patterns (the network section), not commands */
 } PatternList;
 
-enum { LIST_ALLOW, LIST_DENY };
+enum { LIST_ALLOW, LIST_DENY, LIST_NET_ALLOW, LIST_NET_DENY, N_LISTS };
+
+/* The action target of each list's rows. */
+static const char * const list_names[N_LISTS] = { "allow", "deny", "net-allow", "net-deny" };
 
 struct _WardenProfileEditor
 {
@@ -38,7 +43,8 @@ struct _WardenProfileEditor
   const char          *try_result;   /* static: warden_verdict_to_string() */
   GCancellable        *cancellable;
   GPtrArray           *part_rows;
-  PatternList          lists[2];
+  PatternList          lists[N_LISTS];
+  const char          *try_host_result; /* static: warden_verdict_to_string(), "none" */
   guint                rebuild_id;
 
   guint                saving : 1;
@@ -69,6 +75,18 @@ struct _WardenProfileEditor
   AdwActionRow        *try_verdict_row;
   GtkLabel            *try_verdict_label;
   AdwPreferencesGroup *try_group;
+  AdwComboRow         *network_mode_row;
+  AdwEntryRow         *try_host_row;
+  AdwActionRow        *try_host_verdict_row;
+  GtkLabel            *try_host_verdict_label;
+  AdwPreferencesGroup *net_allow_group;
+  AdwEntryRow         *net_allow_add_row;
+  GtkButton           *net_allow_add_button;
+  GtkLabel            *net_allow_error_label;
+  AdwPreferencesGroup *net_deny_group;
+  AdwEntryRow         *net_deny_add_row;
+  GtkButton           *net_deny_add_button;
+  GtkLabel            *net_deny_error_label;
 };
 
 G_DEFINE_FINAL_TYPE (WardenProfileEditor, warden_profile_editor, ADW_TYPE_BIN)
@@ -104,8 +122,16 @@ static const WardenFileWrite file_writes[] = {
   WARDEN_FILE_WRITE_NEVER,
 };
 
+/* In the order of the network row's items. */
+static const WardenNetworkMode network_modes[] = {
+  WARDEN_NETWORK_NONE,
+  WARDEN_NETWORK_ALLOWLIST,
+  WARDEN_NETWORK_OPEN,
+};
+
 static void queue_save     (WardenProfileEditor *self);
 static void update_try     (WardenProfileEditor *self);
+static void update_try_host (WardenProfileEditor *self);
 static void queue_rebuild  (WardenProfileEditor *self);
 
 static gboolean
@@ -144,8 +170,14 @@ static const char * const *
 list_patterns (WardenProfileEditor *self,
                guint                which)
 {
-  return which == LIST_DENY ? warden_profile_get_deny (self->profile)
-                            : warden_profile_get_allow (self->profile);
+  switch (which)
+    {
+    case LIST_DENY:      return warden_profile_get_deny (self->profile);
+    case LIST_NET_ALLOW: return warden_profile_get_network_allow (self->profile);
+    case LIST_NET_DENY:  return warden_profile_get_network_deny (self->profile);
+    case LIST_ALLOW:
+    default:             return warden_profile_get_allow (self->profile);
+    }
 }
 
 static gboolean
@@ -154,8 +186,14 @@ list_set_patterns (WardenProfileEditor  *self,
                    const char * const   *patterns,
                    GError              **error)
 {
-  return which == LIST_DENY ? warden_profile_set_deny (self->profile, patterns, error)
-                            : warden_profile_set_allow (self->profile, patterns, error);
+  switch (which)
+    {
+    case LIST_DENY:      return warden_profile_set_deny (self->profile, patterns, error);
+    case LIST_NET_ALLOW: return warden_profile_set_network_allow (self->profile, patterns, error);
+    case LIST_NET_DENY:  return warden_profile_set_network_deny (self->profile, patterns, error);
+    case LIST_ALLOW:
+    default:             return warden_profile_set_allow (self->profile, patterns, error);
+    }
 }
 
 /* @warning: the pattern works, but not as it looks. */
@@ -188,8 +226,9 @@ validate_entry (PatternList *list,
 {
   g_autoptr(GError) local_error = NULL;
   const char *text = gtk_editable_get_text (GTK_EDITABLE (widget));
-  g_autofree char *problem = warden_pattern_dup_separator_problem (text);
-  gboolean valid = warden_pattern_validate (text, &local_error);
+  g_autofree char *problem = list->hosts ? NULL : warden_pattern_dup_separator_problem (text);
+  gboolean valid = list->hosts ? warden_host_pattern_validate (text, &local_error)
+                               : warden_pattern_validate (text, &local_error);
 
   gtk_widget_set_tooltip_text (widget, problem);
   if (valid)
@@ -214,10 +253,13 @@ static guint
 list_of_widget (WardenProfileEditor *self,
                 gpointer             widget)
 {
-  return widget == (gpointer) self->deny_add_row ||
-         widget == (gpointer) self->deny_add_button ||
-         GPOINTER_TO_UINT (g_object_get_data (widget, "warden-list")) == LIST_DENY + 1
-         ? LIST_DENY : LIST_ALLOW;
+  guint which = GPOINTER_TO_UINT (g_object_get_data (widget, "warden-list"));
+
+  for (guint i = 0; i < N_LISTS; i++)
+    if (widget == (gpointer) self->lists[i].add_row ||
+        widget == (gpointer) self->lists[i].add_button)
+      return i;
+  return which > 0 && which <= N_LISTS ? which - 1 : LIST_ALLOW;
 }
 
 static void
@@ -272,8 +314,7 @@ icon_button_new (const char *icon_name,
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, tooltip,
                                   -1);
   gtk_actionable_set_action_name (GTK_ACTIONABLE (button), action_name);
-  gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "(su)",
-                                    which == LIST_DENY ? "deny" : "allow", index);
+  gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "(su)", list_names[which], index);
   return button;
 }
 
@@ -284,7 +325,9 @@ pattern_row_new (WardenProfileEditor *self,
                  const char          *pattern)
 {
   g_autofree char *label = g_strdup_printf (which == LIST_DENY ? _("Denied pattern %u")
-                                                               : _("Allowed pattern %u"),
+                                            : which == LIST_NET_ALLOW ? _("Allowed host %u")
+                                            : which == LIST_NET_DENY ? _("Denied host %u")
+                                            : _("Allowed pattern %u"),
                                             index + 1);
   GtkWidget *row;
   GtkWidget *button;
@@ -304,7 +347,8 @@ pattern_row_new (WardenProfileEditor *self,
   /* Monospace (style.css): "ls *" and "ls  *" must look different. */
   gtk_widget_add_css_class (row, "pattern");
   {
-    g_autofree char *problem = warden_pattern_dup_separator_problem (pattern);
+    g_autofree char *problem = self->lists[which].hosts
+                               ? NULL : warden_pattern_dup_separator_problem (pattern);
 
     if (problem != NULL)
       {
@@ -359,8 +403,8 @@ rebuild_cb (gpointer user_data)
   WardenProfileEditor *self = user_data;
 
   self->rebuild_id = 0;
-  rebuild_list (self, LIST_ALLOW);
-  rebuild_list (self, LIST_DENY);
+  for (guint i = 0; i < N_LISTS; i++)
+    rebuild_list (self, i);
 
   return G_SOURCE_REMOVE;
 }
@@ -395,8 +439,30 @@ add_from_entry (WardenProfileEditor  *self,
     return FALSE;
 
   pattern = g_strdup (gtk_editable_get_text (GTK_EDITABLE (list->add_row)));
-  added = which == LIST_DENY ? warden_profile_add_deny (self->profile, pattern, error)
-                             : warden_profile_add_allow (self->profile, pattern, error);
+  switch (which)
+    {
+    case LIST_DENY:
+      added = warden_profile_add_deny (self->profile, pattern, error);
+      break;
+    case LIST_NET_ALLOW:
+      added = warden_profile_add_network_allow (self->profile, pattern, error);
+      break;
+    case LIST_NET_DENY:
+      {
+        g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+        g_auto(GStrv) patterns = NULL;
+
+        g_strv_builder_addv (builder, (const char **) list_patterns (self, which));
+        g_strv_builder_add (builder, pattern);
+        patterns = g_strv_builder_end (builder);
+        added = list_set_patterns (self, which, (const char * const *) patterns, error);
+      }
+      break;
+    case LIST_ALLOW:
+    default:
+      added = warden_profile_add_allow (self->profile, pattern, error);
+      break;
+    }
   if (!added)
     return FALSE;
 
@@ -446,8 +512,13 @@ parse_list_target (GVariant *param,
   const char *name;
 
   g_variant_get (param, "(&su)", &name, index);
-  *which = g_strcmp0 (name, "deny") == 0 ? LIST_DENY : LIST_ALLOW;
-  return g_strcmp0 (name, "deny") == 0 || g_strcmp0 (name, "allow") == 0;
+  for (guint i = 0; i < N_LISTS; i++)
+    if (g_strcmp0 (name, list_names[i]) == 0)
+      {
+        *which = i;
+        return TRUE;
+      }
+  return FALSE;
 }
 
 static void
@@ -470,8 +541,19 @@ remove_action (GtkWidget  *widget,
   pattern = g_strdup (patterns[index]);
   if (which == LIST_DENY)
     warden_profile_remove_deny (self->profile, pattern);
-  else
+  else if (which == LIST_ALLOW)
     warden_profile_remove_allow (self->profile, pattern);
+  else
+    {
+      g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+      g_auto(GStrv) rest = NULL;
+
+      for (guint i = 0; patterns[i] != NULL; i++)
+        if (i != index)
+          g_strv_builder_add (builder, patterns[i]);
+      rest = g_strv_builder_end (builder);
+      list_set_patterns (self, which, (const char * const *) rest, NULL);
+    }
   queue_save (self);
 }
 
@@ -674,6 +756,110 @@ try_changed_cb (WardenProfileEditor *self,
   update_try (self);
 }
 
+/* "registry.npmjs.org", "example.com:80", "[::1]:8080": a host and a port,
+ * 443 when none is given (what npm, pip and git over https reach). */
+static char *
+parse_try_host (const char *text,
+                guint      *port)
+{
+  g_autofree char *host = NULL;
+  const char *colon;
+
+  *port = 443;
+  if (text[0] == '[')
+    {
+      const char *close = strchr (text, ']');
+
+      if (close == NULL)
+        return NULL;
+      host = g_strndup (text + 1, close - text - 1);
+      colon = close[1] == ':' ? close + 1 : NULL;
+      if (close[1] != '\0' && colon == NULL)
+        return NULL;
+    }
+  else
+    {
+      colon = strrchr (text, ':');
+      if (colon != NULL && strchr (text, ':') != colon)
+        colon = NULL;  /* a bare IPv6 address */
+      host = colon ? g_strndup (text, colon - text) : g_strdup (text);
+    }
+  if (colon != NULL)
+    {
+      guint64 value;
+
+      if (!g_ascii_string_to_unsigned (colon + 1, 10, 1, 65535, &value, NULL))
+        return NULL;
+      *port = (guint) value;
+    }
+  return warden_network_normalize_host (host);
+}
+
+static void
+update_try_host (WardenProfileEditor *self)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->try_host_row));
+  g_autofree char *host = NULL;
+  g_autofree char *title = NULL;
+  WardenVerdict verdict = WARDEN_VERDICT_ASK;
+  const char *pattern = NULL;
+  guint port;
+
+  if (self->profile == NULL || text[0] == '\0')
+    {
+      self->try_host_result = NULL;
+      gtk_widget_set_visible (GTK_WIDGET (self->try_host_verdict_row), FALSE);
+      return;
+    }
+  host = parse_try_host (text, &port);
+  if (host == NULL)
+    {
+      self->try_host_result = NULL;
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->try_host_verdict_row),
+                                     _("Not a host: type a name or an address, and a port "
+                                       "after “:” if it is not 443"));
+      gtk_label_set_text (self->try_host_verdict_label, "");
+      gtk_widget_set_visible (GTK_WIDGET (self->try_host_verdict_row), TRUE);
+      return;
+    }
+  switch (warden_profile_get_network_mode (self->profile))
+    {
+    case WARDEN_NETWORK_NONE:
+      verdict = WARDEN_VERDICT_DENY;
+      title = g_strdup (_("The sandbox has no network"));
+      break;
+    case WARDEN_NETWORK_OPEN:
+      verdict = WARDEN_VERDICT_ALLOW;
+      title = g_strdup (_("The sandbox reaches every host"));
+      break;
+    case WARDEN_NETWORK_ALLOWLIST:
+    default:
+      verdict = warden_network_check (warden_profile_get_network_allow (self->profile),
+                                      warden_profile_get_network_deny (self->profile),
+                                      host, port, &pattern);
+      if (verdict == WARDEN_VERDICT_ALLOW)
+        title = g_strdup_printf (_("%s:%u is allowed by %s"), host, port, pattern);
+      else if (verdict == WARDEN_VERDICT_DENY)
+        title = g_strdup_printf (_("%s:%u matches the denied host %s"), host, port, pattern);
+      else
+        title = g_strdup_printf (_("No host pattern matches %s:%u"), host, port);
+      break;
+    }
+  self->try_host_result = warden_verdict_to_string (verdict);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->try_host_verdict_row), title);
+  set_verdict_label (self->try_host_verdict_label, verdict);
+  if (verdict == WARDEN_VERDICT_ALLOW)
+    gtk_label_set_text (self->try_host_verdict_label, _("Reached without asking"));
+  gtk_widget_set_visible (GTK_WIDGET (self->try_host_verdict_row), TRUE);
+}
+
+static void
+try_host_changed_cb (WardenProfileEditor *self,
+                     GtkEditable         *editable)
+{
+  update_try_host (self);
+}
+
 /* The profile, in and out */
 
 static void
@@ -707,6 +893,30 @@ profile_mode_notify_cb (WardenProfileEditor *self,
       adw_combo_row_set_selected (self->mode_row, i);
   self->updating = FALSE;
   update_try (self);
+}
+
+static void
+profile_network_notify_cb (WardenProfileEditor *self,
+                           GParamSpec          *pspec,
+                           WardenProfile       *profile)
+{
+  WardenNetworkMode mode = warden_profile_get_network_mode (profile);
+
+  self->updating = TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (network_modes); i++)
+    if (network_modes[i] == mode)
+      adw_combo_row_set_selected (self->network_mode_row, i);
+  /* Without a section of its own, the Network switch decides. */
+  adw_combo_row_set_use_subtitle (self->network_mode_row, FALSE);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->network_mode_row),
+                               warden_profile_has_network (profile)
+                               ? _("Hosts the profile neither allows nor denies are asked about, "
+                                   "like commands (allowlist)")
+                               : _("Not set: the Network switch of the sandbox preferences "
+                                   "decides (off: none, on: open)"));
+  self->updating = FALSE;
+  queue_rebuild (self);
+  update_try_host (self);
 }
 
 static void
@@ -762,6 +972,7 @@ sync_from_profile (WardenProfileEditor *self)
   gtk_widget_set_sensitive (GTK_WIDGET (self->mode_row), !read_only);
   gtk_widget_set_sensitive (GTK_WIDGET (self->file_write_row), !read_only);
   gtk_widget_set_sensitive (GTK_WIDGET (self->nested_row), !read_only);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->network_mode_row), !read_only);
   for (guint i = 0; i < G_N_ELEMENTS (self->lists); i++)
     gtk_widget_set_visible (gtk_widget_get_parent (GTK_WIDGET (self->lists[i].add_row)),
                             !read_only);
@@ -771,9 +982,10 @@ sync_from_profile (WardenProfileEditor *self)
   profile_mode_notify_cb (self, NULL, self->profile);
   profile_file_write_notify_cb (self, NULL, self->profile);
   profile_nested_notify_cb (self, NULL, self->profile);
+  profile_network_notify_cb (self, NULL, self->profile);
   g_clear_handle_id (&self->rebuild_id, g_source_remove);
-  rebuild_list (self, LIST_ALLOW);
-  rebuild_list (self, LIST_DENY);
+  for (guint i = 0; i < N_LISTS; i++)
+    rebuild_list (self, i);
   g_clear_pointer (&self->policy, warden_policy_unref);
   update_try (self);
 }
@@ -802,6 +1014,12 @@ set_profile (WardenProfileEditor *self,
                            G_CALLBACK (profile_file_write_notify_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (profile, "notify::check-nested",
                            G_CALLBACK (profile_nested_notify_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (profile, "notify::network-mode",
+                           G_CALLBACK (profile_network_notify_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (profile, "notify::network-allow",
+                           G_CALLBACK (profile_network_notify_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (profile, "notify::network-deny",
+                           G_CALLBACK (profile_network_notify_cb), self, G_CONNECT_SWAPPED);
 
   sync_from_profile (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
@@ -856,6 +1074,19 @@ file_write_selected_cb (WardenProfileEditor *self,
     return;
 
   warden_profile_set_file_write (self->profile, file_writes[selected]);
+  queue_save (self);
+}
+
+static void
+network_mode_selected_cb (WardenProfileEditor *self,
+                          GParamSpec          *pspec,
+                          AdwComboRow         *row)
+{
+  guint selected = adw_combo_row_get_selected (row);
+
+  if (self->updating || is_read_only (self) || selected >= G_N_ELEMENTS (network_modes))
+    return;
+  warden_profile_set_network_mode (self->profile, network_modes[selected]);
   queue_save (self);
 }
 
@@ -1201,6 +1432,18 @@ warden_profile_editor_class_init (WardenProfileEditorClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, try_verdict_row);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, try_verdict_label);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, try_group);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, network_mode_row);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, try_host_row);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, try_host_verdict_row);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, try_host_verdict_label);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, net_allow_group);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, net_allow_add_row);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, net_allow_add_button);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, net_allow_error_label);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, net_deny_group);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, net_deny_add_row);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, net_deny_add_button);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, net_deny_error_label);
   gtk_widget_class_bind_template_callback (widget_class, name_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, description_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, mode_selected_cb);
@@ -1210,6 +1453,8 @@ warden_profile_editor_class_init (WardenProfileEditorClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, add_activated_cb);
   gtk_widget_class_bind_template_callback (widget_class, add_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, try_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, try_host_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, network_mode_selected_cb);
 
   gtk_widget_class_install_action (widget_class, "editor.back", NULL, back_action);
   gtk_widget_class_install_action (widget_class, "editor.save", NULL, save_action);
@@ -1231,6 +1476,14 @@ warden_profile_editor_init (WardenProfileEditor *self)
   self->lists[LIST_DENY] = (PatternList) {
     self->deny_group, self->deny_add_row, self->deny_add_button, self->deny_error_label,
     g_ptr_array_new ()
+  };
+  self->lists[LIST_NET_ALLOW] = (PatternList) {
+    self->net_allow_group, self->net_allow_add_row, self->net_allow_add_button,
+    self->net_allow_error_label, g_ptr_array_new (), TRUE
+  };
+  self->lists[LIST_NET_DENY] = (PatternList) {
+    self->net_deny_group, self->net_deny_add_row, self->net_deny_add_button,
+    self->net_deny_error_label, g_ptr_array_new (), TRUE
   };
 
   /* The list the tools use, so the two cannot drift. */
@@ -1357,4 +1610,20 @@ warden_profile_editor_add_deny (WardenProfileEditor  *self,
 
   gtk_editable_set_text (GTK_EDITABLE (self->deny_add_row), pattern);
   return add_from_entry (self, LIST_DENY, error);
+}
+
+GtkEditable *
+warden_profile_editor_get_try_host_entry (WardenProfileEditor *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE_EDITOR (self), NULL);
+
+  return GTK_EDITABLE (self->try_host_row);
+}
+
+const char *
+warden_profile_editor_get_try_host_result (WardenProfileEditor *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE_EDITOR (self), NULL);
+
+  return self->try_host_result;
 }

@@ -50,4 +50,8 @@ gboolean       warden_profile_editor_add_deny        (WardenProfileEditor  *self
                                                       const char           *pattern,
                                                       GError              **error);
 
+/* The "try a host" entry, and its verdict ("allow", "ask", "deny") or NULL. */
+GtkEditable   *warden_profile_editor_get_try_host_entry  (WardenProfileEditor *self);
+const char    *warden_profile_editor_get_try_host_result (WardenProfileEditor *self);
+
 G_END_DECLS

@@ -320,7 +320,7 @@ approval_cb (WardenAgent    *agent,
                                  warden_approval_get_reason (approval), NULL);
   warden_chat_item_set_state (item, WARDEN_TOOL_CALL_PENDING);
   warden_chat_item_set_approval (item, approval);
-  if (warden_approval_get_chain (approval) != NULL)
+  if (warden_approval_get_while_running (approval))
     {
       g_free (self->nested_id);
       self->nested_id = g_strdup (warden_approval_get_id (approval));
@@ -894,7 +894,7 @@ warden_session_answer (WardenSession  *self,
   else if (allow_always)
     answer.pattern = text && *text ? text : NULL;
 
-  nested = warden_approval_get_chain (pending) != NULL;
+  nested = warden_approval_get_while_running (pending);
   if (!warden_agent_resolve (self->agent, &answer, error))
     return FALSE;
   /* "Always allow" on a built-in profile moves the session to its own copy. */

@@ -220,6 +220,28 @@ make_row (JsonObject *event,
       if (answer != NULL)
         g_ptr_array_add (details, g_strdup (answer));
     }
+  else if (g_strcmp0 (type, "host") == 0)
+    {
+      const char *by = warden_json_get_string (event, "by");
+      const char *pattern = warden_json_get_string (event, "pattern");
+      const char *feedback = warden_json_get_string (event, "feedback");
+      gboolean allowed = g_strcmp0 (warden_json_get_string (event, "decision"), "allowed") == 0;
+
+      title = g_strdup (allowed ? _("Host reached") : _("Host refused"));
+      code = warden_json_get_string (event, "host");
+      if (code != NULL)
+        g_ptr_array_add (details, g_strdup_printf (_("port %d"),
+                                                   (int) warden_json_get_int (event, "port", 0)));
+      if (g_strcmp0 (by, "profile") == 0)
+        g_ptr_array_add (details, pattern ? g_strdup_printf (_("by the profile (%s)"), pattern)
+                                          : g_strdup (_("by the profile")));
+      else if (g_strcmp0 (by, "user") == 0)
+        g_ptr_array_add (details, g_strdup (_("by you")));
+      else if (g_strcmp0 (by, "session") == 0)
+        g_ptr_array_add (details, g_strdup (_("as you answered before in this session")));
+      if (feedback != NULL && feedback[0] != '\0')
+        g_ptr_array_add (details, g_strdup_printf (_("“%s”"), feedback));
+    }
   else
     title = g_strdup (type ? type : "");
 

@@ -1107,6 +1107,9 @@ update_review (WardenWindow *self)
         case WARDEN_APPROVAL_PATH:
           text = _("1 file access waits for you");
           break;
+        case WARDEN_APPROVAL_HOST:
+          text = _("1 host waits for you");
+          break;
         case WARDEN_APPROVAL_QUESTION:
         default:
           text = _("1 question waits for you");

@@ -833,6 +833,57 @@ test_approval_started_program (void)
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
+/* A host a running command wants: the dialog says so, names the command
+ * (escaped), offers Always allow with the host as its pattern — a host
+ * pattern, so a path in it is refused — and the answer goes out as given. */
+static void
+test_approval_host (void)
+{
+  static const char * const suggestions[] = { "registry.npmjs.org:443", NULL };
+  g_autoptr(WardenApproval) approval = NULL;
+  g_autoptr(WardenProfile) profile = node_profile ();
+  g_autoptr(WardenApprovalDialog) dialog = NULL;
+  g_autoptr(GPtrArray) mono = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *text = NULL;
+  GtkEditable *entry;
+  AdwMessageDialog *md;
+  Answer answer = { 0 };
+
+  approval = warden_approval_new ("s1", "toolu_7/1", WARDEN_APPROVAL_HOST, "network",
+                                  "registry.npmjs.org:443");
+  warden_approval_set_details (approval, NULL, "bwrap",
+                               "no host pattern of the profile matches “registry.npmjs.org:443”",
+                               "npm install\u202e", suggestions, NULL, NULL);
+  g_assert_true (warden_approval_get_while_running (approval));
+  dialog = warden_approval_dialog_new (parent_window (), approval, profile, "/workspace", NULL);
+  g_object_ref_sink (dialog);
+  md = ADW_MESSAGE_DIALOG (dialog);
+  g_signal_connect (dialog, "answered", G_CALLBACK (answered_cb), &answer);
+  gtk_window_present (GTK_WINDOW (dialog));
+  wait_armed (dialog);
+  text = visible_text (GTK_WIDGET (dialog), mono);
+  g_test_message ("%s", text);
+  g_assert_cmpstr (adw_message_dialog_get_heading (md), ==, "A command wants to reach a host");
+  g_assert_true (strv_has (mono, "registry.npmjs.org:443"));
+  g_assert_nonnull (strstr (text, "wanted by npm install\\u202e"));
+  x_screenshot ("approval-host.png");
+
+  entry = warden_approval_dialog_get_pattern_entry (dialog);
+  g_assert_cmpstr (gtk_editable_get_text (entry), ==, "registry.npmjs.org:443");
+  g_assert_true (adw_message_dialog_get_response_enabled (md, "always"));
+  gtk_editable_set_text (entry, "registry.npmjs.org/tarballs");
+  g_assert_false (adw_message_dialog_get_response_enabled (md, "always"));
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "error"));
+  gtk_editable_set_text (entry, "*.npmjs.org:443");
+  g_assert_true (adw_message_dialog_get_response_enabled (md, "always"));
+  warden_approval_dialog_respond (dialog, "always");
+  g_assert_cmpuint (answer.count, ==, 1);
+  g_assert_true (answer.approved);
+  g_assert_true (answer.allow_always);
+  g_assert_cmpstr (answer.text, ==, "*.npmjs.org:443");
+  g_free (answer.text);
+}
+
 static void
 test_approval_closed_unanswered (void)
 {
@@ -1544,6 +1595,7 @@ main (int    argc,
   g_test_add_func ("/ui/approval-dialog/always-uncovered", test_approval_always_uncovered);
   g_test_add_func ("/ui/approval-dialog/context", test_approval_context);
   g_test_add_func ("/ui/approval-dialog/started-program", test_approval_started_program);
+  g_test_add_func ("/ui/approval-dialog/host", test_approval_host);
   g_test_add_func ("/ui/approval-dialog/path", test_approval_path);
   g_test_add_func ("/ui/approval-dialog/question-choice", test_approval_question_choice);
   g_test_add_func ("/ui/approval-dialog/question-free-text", test_approval_question_free_text);

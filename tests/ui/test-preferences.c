@@ -1122,6 +1122,120 @@ test_editor_nested_switch (Fixture       *fixture,
 }
 
 static gboolean
+network_mode_is (gpointer data)
+{
+  gpointer *args = data;
+
+  return (int) warden_profile_get_network_mode (args[0]) == GPOINTER_TO_INT (args[1]);
+}
+
+/* The network section, edited as a user does: a host typed into "New
+ * allowed host" and added with Enter (kept lowercase, saved); a typo
+ * flagged; the mode chosen from its list with the keyboard; "Try a host"
+ * says what the sandbox would do. */
+static void
+test_editor_network (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autoptr(WardenProfile) profile = save_user_profile (fixture, "net",
+                                                        (const char *[]) { "ls", NULL });
+  g_autoptr(WardenProfile) on_disk = NULL;
+  g_autoptr(WardenProfile) builtin = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkWidget *window;
+  GtkWidget *editor = show_editor (fixture, profile, &window);
+  GtkWidget *add = GTK_WIDGET (gtk_widget_get_template_child (editor, WARDEN_TYPE_PROFILE_EDITOR,
+                                                              "net_allow_add_row"));
+  GtkWidget *deny_add = GTK_WIDGET (gtk_widget_get_template_child (editor,
+                                                                   WARDEN_TYPE_PROFILE_EDITOR,
+                                                                   "net_deny_add_row"));
+  AdwComboRow *mode = ADW_COMBO_ROW (gtk_widget_get_template_child (editor,
+                                                                    WARDEN_TYPE_PROFILE_EDITOR,
+                                                                    "network_mode_row"));
+  GtkLabel *error_label = GTK_LABEL (gtk_widget_get_template_child (editor,
+                                                                    WARDEN_TYPE_PROFILE_EDITOR,
+                                                                    "net_allow_error_label"));
+  GtkEditable *try = warden_profile_editor_get_try_host_entry (WARDEN_PROFILE_EDITOR (editor));
+  gpointer args[2] = { profile, GINT_TO_POINTER (WARDEN_NETWORK_ALLOWLIST) };
+
+  /* A profile without a section: the switch decides, and it says so. */
+  g_assert_false (warden_profile_has_network (profile));
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (mode)), "Not set"));
+
+  x_focus (add);
+  x_type ("Registry.NPMJS.org:443");
+  x_xdotool ("key Return");
+  spin (300);
+  wait_for (editor_idle, editor);
+  g_assert_cmpstr (warden_profile_get_network_allow (profile)[0], ==, "registry.npmjs.org:443");
+  on_disk = reload (fixture, "net");
+  g_assert_true (warden_profile_has_network (on_disk));
+  g_assert_cmpstr (warden_profile_get_network_allow (on_disk)[0], ==, "registry.npmjs.org:443");
+  g_clear_object (&on_disk);
+
+  /* A path is no host: flagged as typed, not added. */
+  x_focus (add);
+  x_type ("pypi.org/simple");
+  g_assert_true (gtk_widget_has_css_class (add, "error"));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (error_label)));
+  g_assert_nonnull (strstr (gtk_label_get_text (error_label), "not a host pattern"));
+  x_xdotool ("key Return");
+  spin (200);
+  g_assert_null (warden_profile_get_network_allow (profile)[1]);
+  gtk_editable_set_text (GTK_EDITABLE (add), "");
+
+  x_focus (deny_add);
+  x_type ("*.evil.example");
+  x_xdotool ("key Return");
+  spin (300);
+  wait_for (editor_idle, editor);
+  g_assert_cmpstr (warden_profile_get_network_deny (profile)[0], ==, "*.evil.example");
+
+  /* Still "none": the try row says the sandbox has no network. */
+  x_focus (GTK_WIDGET (try));
+  x_type ("registry.npmjs.org");
+  g_assert_cmpstr (warden_profile_editor_get_try_host_result (WARDEN_PROFILE_EDITOR (editor)),
+                   ==, "deny");
+
+  /* The mode from its list: open it with Enter, one down, Enter. */
+  x_focus (GTK_WIDGET (mode));
+  x_xdotool ("key Return");
+  spin (400);
+  x_xdotool ("key Down");
+  spin (200);
+  x_xdotool ("key Return");
+  spin (400);
+  wait_for (network_mode_is, args);
+  wait_for (editor_idle, editor);
+  on_disk = reload (fixture, "net");
+  g_assert_cmpint (warden_profile_get_network_mode (on_disk), ==, WARDEN_NETWORK_ALLOWLIST);
+
+  g_assert_cmpstr (warden_profile_editor_get_try_host_result (WARDEN_PROFILE_EDITOR (editor)),
+                   ==, "allow");
+  gtk_editable_set_text (try, "");
+  x_focus (GTK_WIDGET (try));
+  x_type ("registry.npmjs.org:80");
+  g_assert_cmpstr (warden_profile_editor_get_try_host_result (WARDEN_PROFILE_EDITOR (editor)),
+                   ==, "ask");
+  gtk_editable_set_text (try, "");
+  x_type ("cdn.evil.example");
+  g_assert_cmpstr (warden_profile_editor_get_try_host_result (WARDEN_PROFILE_EDITOR (editor)),
+                   ==, "deny");
+  x_screenshot ("editor-network.png");
+  close_window (window);
+
+  /* A built-in profile shows its hosts, not changeable. */
+  builtin = warden_profile_store_lookup (fixture->store, "node", &error);
+  g_assert_no_error (error);
+  editor = show_editor (fixture, builtin, &window);
+  mode = ADW_COMBO_ROW (gtk_widget_get_template_child (editor, WARDEN_TYPE_PROFILE_EDITOR,
+                                                       "network_mode_row"));
+  g_assert_cmpuint (adw_combo_row_get_selected (mode), ==, 1);
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (mode)));
+  close_window (window);
+}
+
+static gboolean
 strv_has_prefix (GStrv       strv,
                  const char *prefix)
 {
@@ -1526,6 +1640,7 @@ main (int   argc,
   ADD_TEST ("/ui/preferences/editor/save-failure", test_editor_save_failure_keeps_changes);
   ADD_TEST ("/ui/preferences/editor/files-rule", test_editor_files_rule);
   ADD_TEST ("/ui/preferences/editor/nested-switch", test_editor_nested_switch);
+  ADD_TEST ("/ui/preferences/editor/network", test_editor_network);
 
   ADD_TEST ("/ui/preferences/window/pages", test_window_pages);
   ADD_TEST ("/ui/preferences/window/test-connection", test_window_test_connection);
