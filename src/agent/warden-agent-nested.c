@@ -358,6 +358,17 @@ _warden_nested_note_host (WardenNested *nested,
     json_object_set_string_member (entry, "pattern", pattern);
   json_object_set_int_member (entry, "time", g_get_real_time () / 1000);
   json_array_add_object_element (nested->hosts, entry);
+  /* The terminal shows what was refused, among the command's output. */
+  if (!allowed)
+    {
+      g_autofree char *line = g_strdup_printf (_("[warden] refused a connection to %s:%u (%s)\r\n"),
+                                               host, port,
+                                               strcmp (by, "profile") == 0 ? _("the profile denies it")
+                                               : strcmp (by, "user") == 0 ? _("you refused it")
+                                               : _("you refused it before in this session"));
+
+      g_signal_emit (nested->self, AGENT_SIGNAL (OUTPUT), 0, (int) WARDEN_STREAM_STDERR, line);
+    }
   if (!allowed && strcmp (by, "user") != 0)
     g_string_append_printf (nested->report,
                             "A connection this command opened to %s:%u was refused%s%s%s\n",

@@ -1646,6 +1646,17 @@ test_network_allowlist (gconstpointer data)
     g_assert_cmpstr (str (json_array_get_object_element (network, 2), "pattern"), ==,
                      "denied.*");
   }
+  /* The terminal shows each refusal among the command's output. */
+  {
+    g_autoptr(GPtrArray) outputs = events_of (events, "output");
+    g_autoptr(GString) all = g_string_new (NULL);
+
+    for (guint i = 0; i < outputs->len; i++)
+      g_string_append (all, str (g_ptr_array_index (outputs, i), "chunk"));
+    g_assert_nonnull (strstr (all->str, "[warden] refused a connection to denied.test"));
+    g_assert_nonnull (strstr (all->str, "(the profile denies it)"));
+    g_assert_nonnull (strstr (all->str, "(you refused it)"));
+  }
   g_socket_service_stop (server);
   result_clear (&r);
   env_tear_down (&env);
