@@ -140,9 +140,8 @@ _warden_agent_network_setup (WardenAgent          *self,
                        _("Could not start the network proxy: %s"), local_error->message);
           return FALSE;
         }
-      /* The sandbox's user may be another uid (a container's). */
-      g_chmod (self->net_dir, 0711);
-      g_chmod (path, 0666);
+      /* Yours only (the proxy made the socket 0600): the sandboxes run as
+       * you, a container too (its user is your uid, or keep-id's). */
       /* Made-up names for local servers, as the tests use them. */
       if (g_getenv ("WARDEN_NET_HOSTS") != NULL &&
           !warden_net_proxy_set_hosts_file (self->net_proxy, g_getenv ("WARDEN_NET_HOSTS"),
