@@ -274,6 +274,16 @@ warden_host_pattern_match (const char *pattern,
   return glob_match (pattern_host, host);
 }
 
+/* This computer itself: 127.0.0.0/8, ::1, and the unspecified addresses
+ * (connecting to 0.0.0.0 reaches the loopback too). */
+static gboolean
+is_own_address (const char *host)
+{
+  return g_str_has_prefix (host, "127.") || strcmp (host, "::1") == 0 ||
+         strcmp (host, "0.0.0.0") == 0 || strcmp (host, "::") == 0 ||
+         g_str_has_prefix (host, "::ffff:127.") || strcmp (host, "::ffff:0.0.0.0") == 0;
+}
+
 WardenVerdict
 warden_network_check (const char * const *allow,
                       const char * const *deny,
@@ -293,6 +303,16 @@ warden_network_check (const char * const *allow,
   for (guint i = 0; allow != NULL && allow[i] != NULL; i++)
     if (warden_host_pattern_match (allow[i], host, port))
       {
+        g_autofree char *pattern_host = NULL;
+        const char *why = NULL;
+        guint pattern_port;
+
+        /* The services of this computer are reached only by naming them:
+         * "*" means the hosts out there, not the user's own database. */
+        if (is_own_address (host) &&
+            split_pattern (allow[i], &pattern_host, &pattern_port, &why) &&
+            strchr (pattern_host, '*') != NULL)
+          continue;
         if (pattern_out != NULL)
           *pattern_out = allow[i];
         return WARDEN_VERDICT_ALLOW;

@@ -170,6 +170,27 @@ test_check (void)
   }
   g_assert_cmpint (warden_network_check (NULL, NULL, "example.com", 443, NULL), ==,
                    WARDEN_VERDICT_ASK);
+
+  /* This computer's own services are not among "every host": only a
+   * pattern that names them allows them. */
+  {
+    const char *wide[] = { "*", "127.*", "*:5432", NULL };
+    const char *named[] = { "*", "127.0.0.1:5432", NULL };
+    const char *own[] = { "127.0.0.1", "127.1.2.3", "::1", "0.0.0.0", "::", "::ffff:127.0.0.1",
+                          NULL };
+
+    for (guint i = 0; own[i] != NULL; i++)
+      {
+        g_test_message ("%s", own[i]);
+        g_assert_cmpint (warden_network_check (wide, NULL, own[i], 5432, NULL), ==,
+                         WARDEN_VERDICT_ASK);
+      }
+    g_assert_cmpint (warden_network_check (named, NULL, "127.0.0.1", 5432, &pattern), ==,
+                     WARDEN_VERDICT_ALLOW);
+    g_assert_cmpstr (pattern, ==, "127.0.0.1:5432");
+    g_assert_cmpint (warden_network_check (wide, NULL, "128.0.0.1", 5432, NULL), ==,
+                     WARDEN_VERDICT_ALLOW);
+  }
 }
 
 static void
