@@ -44,6 +44,8 @@ struct _WardenWarmRunner
                                   * its data is the WarmRun */
   guint             next_id;
   gboolean          dead;        /* the connection ended */
+  GString          *out;         /* lines the runner has not taken yet */
+  guint             out_id;      /* waits until it can take more */
 };
 
 typedef struct
@@ -60,22 +62,60 @@ typedef struct
 
 static void read_next_line (WardenWarmRunner *self);
 
+static gboolean flush_cb (int fd, GIOCondition condition, gpointer user_data);
+
+/* Writes what the runner takes now, and the rest when it can take it:
+ * never blocking, as the runner may itself be waiting for us to read its
+ * output (a command with a large input while another floods its output). */
+static void
+flush_out (WardenWarmRunner *self)
+{
+  gsize done = 0;
+
+  while (self->fd >= 0 && done < self->out->len)
+    {
+      ssize_t n = send (self->fd, self->out->str + done, self->out->len - done,
+                        MSG_DONTWAIT | MSG_NOSIGNAL);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        break;
+      if (n <= 0)
+        {
+          /* The read side sees the end. */
+          g_string_truncate (self->out, 0);
+          done = 0;
+          break;
+        }
+      done += (gsize) n;
+    }
+  g_string_erase (self->out, 0, done);
+  if (self->out->len > 0 && self->fd >= 0 && self->out_id == 0)
+    self->out_id = g_unix_fd_add (self->fd, G_IO_OUT, flush_cb, self);
+}
+
+static gboolean
+flush_cb (int          fd,
+          GIOCondition condition,
+          gpointer     user_data)
+{
+  WardenWarmRunner *self = user_data;
+
+  self->out_id = 0;
+  flush_out (self);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 send_line (WardenWarmRunner *self,
            const char       *text)
 {
-  gsize len = strlen (text), done = 0;
-
-  while (self->fd >= 0 && done < len)
-    {
-      ssize_t n = write (self->fd, text + done, len - done);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return;  /* the read side sees the end */
-      done += (gsize) n;
-    }
+  if (self->fd < 0)
+    return;
+  g_string_append (self->out, text);
+  if (self->out_id == 0)
+    flush_out (self);
 }
 
 static void
@@ -348,6 +388,7 @@ warden_warm_runner_new (const char  *path,
   self->listen_path = g_strdup (path);
   self->fd = -1;
   self->cancellable = g_cancellable_new ();
+  self->out = g_string_new (NULL);
   self->runs = g_hash_table_new_full (NULL, NULL, NULL, g_object_unref);
   self->accept_id = g_unix_fd_add (fd, G_IO_IN, accept_cb, self);
   return self;
@@ -366,6 +407,7 @@ warden_warm_runner_free (WardenWarmRunner *self)
     return;
   g_cancellable_cancel (self->cancellable);
   stop_listening (self);
+  g_clear_handle_id (&self->out_id, g_source_remove);
   /* The runner reads the end of its connection and kills what it started;
    * commands still out there end as lost. */
   if (self->fd >= 0)
@@ -377,6 +419,7 @@ warden_warm_runner_free (WardenWarmRunner *self)
   g_clear_object (&self->in);
   g_clear_object (&self->cancellable);
   g_hash_table_unref (self->runs);
+  g_string_free (self->out, TRUE);
   g_free (self);
 }
 

@@ -2613,6 +2613,58 @@ test_docker_warm_runner (void)
   warden_test_remove_tree (workspace);
 }
 
+/* A command with a large standard input, sent while another floods its
+ * output through the same runner: neither side may wait on the other (the
+ * runner writing output Warden does not read while Warden writes input the
+ * runner does not read), and Warden's main loop never blocks on it. */
+static void
+test_docker_warm_runner_big_stdin (void)
+{
+  g_autofree char *workspace = NULL;
+  WardenSandbox *sandbox;
+  g_autoptr(WardenSandboxConfig) config = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) flood = NULL;
+  g_autoptr(WardenExecResult) counted = NULL;
+  g_autoptr(GBytes) input = NULL;
+  Seen seen = { g_string_new (NULL), g_string_new (NULL), 0, 0, 0 };
+  GAsyncResult *flood_res = NULL;
+  GAsyncResult *count_res = NULL;
+  WardenExecRequest request = { .command = "wc -c", .timeout_ms = 120000 };
+  gsize size = 24 * 1024 * 1024;
+  char *data = g_malloc (size);
+
+  if (!need_docker ())
+    {
+      g_free (data);
+      return;
+    }
+  memset (data, 'x', size);
+  input = g_bytes_new_take (data, size);
+  workspace = make_workspace ("warm-stdin");
+  config = warden_sandbox_config_new (workspace);
+  config->image = g_strdup (test_image ());
+  sandbox = prepare_sandbox ("docker", config, &error);
+  g_assert_no_error (error);
+
+  start_command (sandbox, "echo go; head -c 200000000 /dev/zero", &seen, &flood_res);
+  request.stdin_data = input;
+  warden_sandbox_exec_async (sandbox, &request, NULL, warden_test_keep_result_cb, &count_res);
+  counted = warden_sandbox_exec_finish (sandbox, wait_result (&count_res, 120), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (g_strstrip (counted->stdout_text), ==, "25165824");
+  flood = warden_sandbox_exec_finish (sandbox, wait_result (&flood_res, 120), &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (flood->exit_code, ==, 0);
+  g_clear_object (&flood_res);
+  g_clear_object (&count_res);
+
+  destroy_sandbox (sandbox);
+  g_string_free (seen.out, TRUE);
+  g_string_free (seen.err, TRUE);
+  warden_test_remove_tree (workspace);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2666,6 +2718,7 @@ main (int    argc,
   g_test_add_func ("/sandbox/docker/cleanup-spares-live-owner",
                    test_docker_cleanup_spares_live_owner);
   g_test_add_func ("/sandbox/docker/warm-runner", test_docker_warm_runner);
+  g_test_add_func ("/sandbox/docker/warm-runner-big-stdin", test_docker_warm_runner_big_stdin);
   g_test_add_data_func ("/sandbox/docker/engine-dies-mid-exec", "destroy",
                         test_docker_engine_dies_mid_exec);
   g_test_add_data_func ("/sandbox/docker/engine-back-before-prepare", "prepare",
