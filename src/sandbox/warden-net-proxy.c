@@ -1415,9 +1415,9 @@ conn_start_splicing (Conn *c)
   pump_queue (&c->c2u, c->in->data, c->in->len);
   g_byte_array_set_size (c->in, 0);
 
-  /* More queued towards the client per wake-up: in the benchmark, a
-   * fifth less CPU time per byte than the default 208 KiB. A limit, not
-   * an allocation. */
+  /* More queued towards the client per wake-up than the default 208 KiB
+   * (in the benchmark, less CPU time per byte). A limit, not an
+   * allocation. */
   g_socket_set_option (c->client, SOL_SOCKET, SO_SNDBUF, CLIENT_SNDBUF, NULL);
   c->c2u.from = c->cfd;
   c->c2u.to = c->ufd;
