@@ -166,6 +166,7 @@ struct _Conn
   GIOCondition      uevents;
   GByteArray       *in;             /* from the client, not yet used */
   guint             socks_step;     /* 0: greeting, 1: request */
+  gsize             head_scanned;   /* of c->in, for the end of an HTTP head */
   char             *host;
   guint16           port;
   gboolean          host_from_file;
@@ -872,12 +873,15 @@ conn_ask (Conn *c)
 /* Plain HTTP */
 
 /* The length of the head at the start of @data, terminator included; 0
- * while it is incomplete. Bare LF line ends are read too. */
+ * while it is incomplete. Bare LF line ends are read too. The search
+ * starts at @from: what an earlier search saw (a client sending its head a
+ * byte at a time must not make each byte cost the whole head again). */
 static gsize
 http_head_length (const guint8 *data,
-                  gsize         len)
+                  gsize         len,
+                  gsize         from)
 {
-  for (gsize i = 0; i + 1 < len; i++)
+  for (gsize i = from; i + 1 < len; i++)
     {
       if (data[i] != '\n')
         continue;
@@ -1134,7 +1138,7 @@ http_response_take (Conn *c)
 
   while (p->head_mode)
     {
-      gsize head_len = http_head_length (p->head->data, p->head->len);
+      gsize head_len = http_head_length (p->head->data, p->head->len, 0);
       g_auto(GStrv) lines = NULL;
       guint status;
       GString *head;
@@ -1326,12 +1330,14 @@ conn_parse_head (Conn *c)
     }
 
   {
-    gsize head_len = http_head_length (c->in->data, c->in->len);
+    gsize head_len = http_head_length (c->in->data, c->in->len, c->head_scanned);
     g_auto(GStrv) lines = NULL;
     const char *what = NULL;
 
     if (head_len == 0)
       {
+        /* A terminator may start in the last two bytes. */
+        c->head_scanned = c->in->len >= 2 ? c->in->len - 2 : 0;
         if (c->in->len > HEAD_MAX)
           {
             g_autofree char *message = NULL;

@@ -531,6 +531,7 @@ typedef struct
   GByteArray *send1;
   GByteArray *send2;        /* after the first answer ended (NULL: none) */
   gboolean    half_close;   /* shut down its sending side after send1 */
+  gboolean    piecewise;    /* send1 a byte at a time */
   GString    *received;
   gboolean    send2_failed;
   gboolean    done;
@@ -576,7 +577,17 @@ raw_thread (gpointer user_data)
   Raw *raw = user_data;
   int fd = raw_connect (raw->f);
 
-  if (send (fd, raw->send1->data, raw->send1->len, MSG_NOSIGNAL) != (ssize_t) raw->send1->len)
+  if (raw->piecewise)
+    {
+      for (guint i = 0; i < raw->send1->len; i++)
+        {
+          if (send (fd, raw->send1->data + i, 1, MSG_NOSIGNAL) != 1)
+            raw->send2_failed = TRUE;
+          g_usleep (200);
+        }
+    }
+  else if (send (fd, raw->send1->data, raw->send1->len, MSG_NOSIGNAL)
+           != (ssize_t) raw->send1->len)
     raw->send2_failed = TRUE;
   if (raw->half_close)
     shutdown (fd, SHUT_WR);
@@ -617,13 +628,14 @@ raw_thread (gpointer user_data)
 /* Sends @data (and @data2 after the first answer; or, with @half_close,
  * nothing more) and returns all that came back until the proxy closed. */
 static GString *
-raw_exchange (Fixture    *f,
-              const void *data,
-              gsize       len,
-              const char *data2,
-              gboolean    half_close)
+raw_exchange_full (Fixture    *f,
+                   const void *data,
+                   gsize       len,
+                   const char *data2,
+                   gboolean    half_close,
+                   gboolean    piecewise)
 {
-  Raw raw = { .f = f, .half_close = half_close };
+  Raw raw = { .f = f, .half_close = half_close, .piecewise = piecewise };
   GThread *thread;
 
   raw.send1 = g_byte_array_new ();
@@ -640,6 +652,16 @@ raw_exchange (Fixture    *f,
   g_byte_array_unref (raw.send1);
   g_clear_pointer (&raw.send2, g_byte_array_unref);
   return raw.received;
+}
+
+static GString *
+raw_exchange (Fixture    *f,
+              const void *data,
+              gsize       len,
+              const char *data2,
+              gboolean    half_close)
+{
+  return raw_exchange_full (f, data, len, data2, half_close, FALSE);
 }
 
 /* All connections gone: nothing leaks open. */
@@ -911,6 +933,23 @@ test_http_keep_alive_raw (Fixture       *f,
   g_assert_cmpuint (f->seen->len, ==, 1);
   g_assert_cmpuint (hits (f, "a.test"), ==, 1);
   g_assert_cmpuint (hits (f, "b.test"), ==, 0);
+  assert_all_closed (f);
+}
+
+static void
+test_http_piecewise (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *request = NULL;
+  g_autoptr(GString) answer = NULL;
+
+  /* A head that comes a byte at a time, its line ends split. */
+  set_rule (f, "plain.test", RULE_ALLOW);
+  request = g_strdup_printf ("GET http://plain.test:%u/slow HTTP/1.1\r\nAccept: */*\r\n\r\n",
+                             f->http_port);
+  answer = raw_exchange_full (f, request, strlen (request), NULL, FALSE, TRUE);
+  g_assert_true (g_str_has_prefix (answer->str, "HTTP/1.1 200 OK\r\n"));
+  g_assert_true (g_str_has_suffix (answer->str, "hello from plain.test/slow"));
   assert_all_closed (f);
 }
 
@@ -1394,6 +1433,7 @@ main (int   argc,
   ADD ("http/refused", test_http_refused);
   ADD ("http/keep-alive", test_http_keep_alive);
   ADD ("http/keep-alive-raw", test_http_keep_alive_raw);
+  ADD ("http/piecewise", test_http_piecewise);
   ADD ("socks5/allowed", test_socks_allowed);
   ADD ("socks5/hostname-tcp", test_socks_hostname_tcp);
   ADD ("socks5/ipv6", test_socks_ipv6);
