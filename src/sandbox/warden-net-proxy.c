@@ -1601,9 +1601,13 @@ conn_start_connect (Conn *c)
       return;
     }
 
+  /* Its answer comes on the thread-default context of the call: the
+   * proxy's, whichever thread runs it. */
   c->cancellable = g_cancellable_new ();
+  g_main_context_push_thread_default (c->proxy->context);
   g_resolver_lookup_by_name_async (c->proxy->resolver, c->host, c->cancellable,
                                    conn_resolved_cb, conn_ref (c));
+  g_main_context_pop_thread_default (c->proxy->context);
 }
 
 /* Answers */
