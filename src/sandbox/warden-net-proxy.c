@@ -1188,7 +1188,8 @@ http_response_take (Conn *c)
 
 /* SOCKS5 */
 
-/* Consumes what it can of c->in. */
+/* Consumes what it can of c->in. SOCKS5 has room for a reply code only:
+ * the reasons here are never shown, so not translated. */
 static void
 conn_parse_socks (Conn *c)
 {
@@ -1205,7 +1206,7 @@ conn_parse_socks (Conn *c)
       need = 2 + d[1];
       if (d[1] == 0)
         {
-          conn_refuse_bad (c, 0, 0, _("a SOCKS5 greeting offers no method"));
+          conn_refuse_bad (c, 0, 0, "a SOCKS5 greeting offers no method");
           return;
         }
       if (len < need)
@@ -1240,12 +1241,12 @@ conn_parse_socks (Conn *c)
         return;
       if (d[0] != 0x05)
         {
-          conn_refuse_bad (c, 0, SOCKS_FAILURE, _("not a SOCKS5 request"));
+          conn_refuse_bad (c, 0, SOCKS_FAILURE, "not a SOCKS5 request");
           return;
         }
       if (d[1] != 0x01)
         {
-          conn_refuse_bad (c, 0, SOCKS_BAD_COMMAND, _("only SOCKS5 CONNECT is offered"));
+          conn_refuse_bad (c, 0, SOCKS_BAD_COMMAND, "only SOCKS5 CONNECT is offered");
           return;
         }
       switch (d[3])
@@ -1263,7 +1264,7 @@ conn_parse_socks (Conn *c)
           need = 4 + 16 + 2;
           break;
         default:
-          conn_refuse_bad (c, 0, SOCKS_BAD_ADDRESS, _("unknown SOCKS5 address type"));
+          conn_refuse_bad (c, 0, SOCKS_BAD_ADDRESS, "unknown SOCKS5 address type");
           return;
         }
       if (len < need)
@@ -1284,7 +1285,7 @@ conn_parse_socks (Conn *c)
       g_byte_array_remove_range (c->in, 0, need);
       if (c->host == NULL || c->port == 0)
         {
-          conn_refuse_bad (c, 0, SOCKS_BAD_ADDRESS, _("the address names no host"));
+          conn_refuse_bad (c, 0, SOCKS_BAD_ADDRESS, "the address names no host");
           return;
         }
       conn_ask (c);
