@@ -1335,33 +1335,26 @@ conn_parse_head (Conn *c)
     g_auto(GStrv) lines = NULL;
     const char *what = NULL;
 
-    if (head_len == 0)
-      {
-        /* A terminator may start in the last two bytes. */
-        c->head_scanned = c->in->len >= 2 ? c->in->len - 2 : 0;
-        if (c->in->len > HEAD_MAX)
-          {
-            g_autofree char *message = NULL;
-
-            /* TRANSLATORS: %d is a size in bytes */
-            message = g_strdup_printf (_("Warden: the request's head is larger than %d bytes"),
-                                       HEAD_MAX);
-            conn_refuse (c, 431, 0, message);
-          }
-        return;
-      }
-    if (head_len > HEAD_MAX)
+    if (head_len > HEAD_MAX || (head_len == 0 && c->in->len > HEAD_MAX))
       {
         g_autofree char *message = NULL;
 
+        /* TRANSLATORS: %d is a size in bytes */
         message = g_strdup_printf (_("Warden: the request's head is larger than %d bytes"),
                                    HEAD_MAX);
         conn_refuse (c, 431, 0, message);
         return;
       }
+    if (head_len == 0)
+      {
+        /* A terminator may start in the last two bytes. */
+        c->head_scanned = c->in->len >= 2 ? c->in->len - 2 : 0;
+        return;
+      }
 
     lines = http_head_lines (c->in->data, head_len);
-    if (memchr (c->in->data, '\0', head_len) != NULL || lines[0] == NULL || !conn_parse_http (c, lines, &what))
+    if (memchr (c->in->data, '\0', head_len) != NULL || lines[0] == NULL
+        || !conn_parse_http (c, lines, &what))
       {
         conn_refuse_bad (c, 400, 0, what ? what : _("not an HTTP request line"));
         return;
@@ -1971,7 +1964,8 @@ warden_net_proxy_new (const char          *socket_path,
   g_return_val_if_fail (decide != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (g_file_test (socket_path, G_FILE_TEST_EXISTS) || g_file_test (socket_path, G_FILE_TEST_IS_SYMLINK))
+  if (g_file_test (socket_path, G_FILE_TEST_EXISTS)
+      || g_file_test (socket_path, G_FILE_TEST_IS_SYMLINK))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
                    /* TRANSLATORS: %s is a file path */

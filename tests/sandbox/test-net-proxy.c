@@ -357,8 +357,8 @@ fixture_set_up (Fixture       *f,
       certificate = make_certificate (f);
       f->https = soup_server_new ("tls-certificate", certificate, NULL);
       soup_server_add_handler (f->https, NULL, server_cb, f, NULL);
-      soup_server_listen_local (f->https, 0, SOUP_SERVER_LISTEN_IPV4_ONLY | SOUP_SERVER_LISTEN_HTTPS,
-                                &error);
+      soup_server_listen_local (f->https, 0,
+                                SOUP_SERVER_LISTEN_IPV4_ONLY | SOUP_SERVER_LISTEN_HTTPS, &error);
       g_assert_no_error (error);
       f->https_port = server_port (f->https);
     }
@@ -1364,7 +1364,7 @@ test_garbage (Fixture       *f,
 
   /* A head larger than the limit: 431. */
   while (big->len < 100 * 1024)
-    g_string_append (big, "X-Filler: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n");
+    g_string_append (big, "X-Filler: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n");
   huge = raw_exchange (f, big->str, big->len, NULL, FALSE);
   g_string_free (big, TRUE);
   g_assert_true (g_str_has_prefix (huge->str, "HTTP/1.1 431 "));
