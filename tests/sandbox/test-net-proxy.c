@@ -412,6 +412,21 @@ fixture_tear_down (Fixture       *f,
   g_ptr_array_unref (f->held);
 }
 
+/* Until @n requests wait for an answer in f->held. */
+static void
+run_until_held (Fixture *f,
+                guint    n)
+{
+  gboolean expired = FALSE;
+  guint id = g_timeout_add_seconds (90, timeout_cb, &expired);
+
+  while (f->held->len < n && !expired)
+    g_main_context_iteration (NULL, TRUE);
+  if (!expired)
+    g_source_remove (id);
+  g_assert_false (expired);
+}
+
 /* ------------------------------------------------------------------------ */
 /* curl */
 
@@ -1121,8 +1136,7 @@ test_late_answer (Fixture       *f,
   set_rule (f, "secure.test", RULE_HOLD);
   target = url ("https", "secure.test", f->https_port, "/late");
   curl = curl_start ("--proxy", proxy, "--cacert", f->ca_path, target, NULL);
-  while (f->held->len == 0)
-    g_main_context_iteration (NULL, TRUE);
+  run_until_held (f, 1);
 
   /* The user thinks; the connection waits, nothing out yet. */
   spin (500);
@@ -1168,8 +1182,7 @@ test_client_gone (Fixture       *f,
   target = url ("http", "held.test", f->http_port, "/");
   curl = curl_start ("--proxy", proxy, target, NULL);
   curl2 = curl_start ("--proxy", socks, target, NULL);
-  while (f->held->len < 2)
-    g_main_context_iteration (NULL, TRUE);
+  run_until_held (f, 2);
   for (guint i = 0; i < 2; i++)
     warden_net_request_set_closed_func (g_ptr_array_index (f->held, i), closed_cb, f, NULL);
 
@@ -1206,8 +1219,7 @@ test_free_while_waiting (Fixture       *f,
   set_rule (f, "held.test", RULE_HOLD);
   target = url ("http", "held.test", f->http_port, "/");
   curl = curl_start ("--proxy", proxy, target, NULL);
-  while (f->held->len == 0)
-    g_main_context_iteration (NULL, TRUE);
+  run_until_held (f, 1);
   warden_net_request_set_closed_func (g_ptr_array_index (f->held, 0), closed_cb, f, NULL);
 
   g_clear_pointer (&f->proxy, warden_net_proxy_free);
@@ -1269,11 +1281,14 @@ test_unreachable (Fixture       *f,
   g_assert_cmpint (curl2->status, ==, 97);
   g_assert_nonnull (strstr (curl2->err, "(5)"));
 
-  /* A name nobody knows. */
+  /* A name nobody knows (a resolver that cannot be reached at all may
+   * run into the proxy's time limit instead of failing). */
   curl3 = curl_start ("--proxy", proxy, "-w", "%{http_code}", "http://nowhere.invalid/", NULL);
   curl_wait (curl3);
   g_assert_true (g_str_has_prefix (curl3->out,
-                                   "Warden: could not find the address of nowhere.invalid: "));
+                                   "Warden: could not find the address of nowhere.invalid: ")
+                 || g_str_has_prefix (curl3->out, "Warden: could not connect to nowhere.invalid:80: "
+                                                  "no answer within 30 seconds"));
   g_assert_true (g_str_has_suffix (curl3->out, "502"));
 
   /* localhost, resolved by the system, leads back into this computer:
