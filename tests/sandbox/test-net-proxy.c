@@ -1287,8 +1287,9 @@ test_unreachable (Fixture       *f,
   curl_wait (curl3);
   g_assert_true (g_str_has_prefix (curl3->out,
                                    "Warden: could not find the address of nowhere.invalid: ")
-                 || g_str_has_prefix (curl3->out, "Warden: could not connect to nowhere.invalid:80: "
-                                                  "no answer within 30 seconds"));
+                 || g_str_has_prefix (curl3->out,
+                                      "Warden: could not connect to nowhere.invalid:80: "
+                                      "no answer within 30 seconds"));
   g_assert_true (g_str_has_suffix (curl3->out, "502"));
 
   /* localhost, resolved by the system, leads back into this computer:
