@@ -43,9 +43,14 @@
 /* After a refusal, how long the client may take to read it and hang up
  * before the connection is closed under it. */
 #define LINGER_TIMEOUT_S  5
-/* The kernel pipe each direction's bytes go through: a larger one moves
- * more per wake-up (throughput); it holds only bytes in flight. */
-#define PIPE_SIZE         (256 * 1024)
+/* The kernel pipe each direction's bytes go through starts at the
+ * system's size (64 KiB) and grows to this once it carries a bulk
+ * transfer: a third of the CPU time per byte in the benchmark. */
+#define PIPE_GROWN        (1024 * 1024)
+/* What all grown pipes together may add: pipe capacity counts against a
+ * per-user limit (pipe-user-pages-soft, 64 MiB), past which every new
+ * pipe of the user's session, not only Warden's, gets two pages. */
+#define PIPE_BUDGET       (16 * 1024 * 1024)
 /* What the client's socket may hold on its way to the client. */
 #define CLIENT_SNDBUF     (1024 * 1024)
 /* One wake-up moves at most this many pipe loads per direction, so that
@@ -93,6 +98,9 @@ typedef struct
   int         to;
   int         pipe_r;
   int         pipe_w;
+  gsize       pipe_size;
+  gsize       pipe_extra;    /* taken from the proxy's budget */
+  gboolean    grow_failed;
   gsize       in_pipe;
   GByteArray *pending;
   gsize       pending_off;
@@ -118,6 +126,7 @@ struct _WardenNetProxy
   GHashTable         *hosts;        /* name → GPtrArray of GInetAddress */
   GHashTable         *conns;        /* Conn set */
   GResolver          *resolver;
+  gsize               pipe_extra;   /* grown pipes, together */
 };
 
 struct _WardenNetRequest
@@ -157,6 +166,7 @@ struct _Conn
   GIOCondition      uevents;
   GByteArray       *in;             /* from the client, not yet used */
   guint             socks_step;     /* 0: greeting, 1: request */
+  gsize             head_scanned;   /* of c->in, for the end of an HTTP head */
   char             *host;
   guint16           port;
   gboolean          host_from_file;
@@ -322,14 +332,50 @@ static gboolean
 pump_open_pipe (Pump *p)
 {
   int fds[2];
+  int size;
 
   if (pipe2 (fds, O_CLOEXEC | O_NONBLOCK) < 0)
     return FALSE;
-  /* Best effort: the default 64 KiB works, only slower. */
-  (void) fcntl (fds[1], F_SETPIPE_SZ, PIPE_SIZE);
+  size = fcntl (fds[1], F_GETPIPE_SZ);
+  p->pipe_size = size > 0 ? (gsize) size : 65536;
   p->pipe_r = fds[0];
   p->pipe_w = fds[1];
   return TRUE;
+}
+
+/* Best effort: a pipe that cannot grow works, only slower. */
+static void
+pump_grow_pipe (WardenNetProxy *proxy,
+                Pump           *p)
+{
+  int size;
+
+  if (p->grow_failed || p->pipe_size >= PIPE_GROWN
+      || proxy->pipe_extra + (PIPE_GROWN - p->pipe_size) > PIPE_BUDGET)
+    return;
+  size = fcntl (p->pipe_w, F_SETPIPE_SZ, PIPE_GROWN);
+  if (size <= 0 || (gsize) size <= p->pipe_size)
+    {
+      p->grow_failed = TRUE;
+      return;
+    }
+  proxy->pipe_extra += size - p->pipe_size;
+  p->pipe_extra += size - p->pipe_size;
+  p->pipe_size = size;
+}
+
+/* While the proxy is there to take its budget back. */
+static void
+pump_close_pipe (WardenNetProxy *proxy,
+                 Pump           *p)
+{
+  if (p->pipe_r >= 0)
+    close (p->pipe_r);
+  if (p->pipe_w >= 0)
+    close (p->pipe_w);
+  p->pipe_r = p->pipe_w = -1;
+  proxy->pipe_extra -= p->pipe_extra;
+  p->pipe_extra = 0;
 }
 
 static gboolean
@@ -445,7 +491,7 @@ pump_run (Conn *c,
           continue;
         }
 
-      n = splice (p->from, NULL, p->pipe_w, NULL, PIPE_SIZE,
+      n = splice (p->from, NULL, p->pipe_w, NULL, PIPE_GROWN,
                   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
       if (n < 0 && errno == EINTR)
         continue;
@@ -460,6 +506,8 @@ pump_run (Conn *c,
         p->eof = TRUE;
       else
         p->in_pipe += n;
+      if ((gsize) n >= p->pipe_size / 2)
+        pump_grow_pipe (c->proxy, p);
     }
 
   /* Out of rounds with work left: come back when the poll says so, which
@@ -692,6 +740,8 @@ conn_close (Conn *c)
   if (c->upstream != NULL)
     g_socket_close (c->upstream, NULL);
   c->cfd = c->ufd = -1;
+  pump_close_pipe (c->proxy, &c->c2u);
+  pump_close_pipe (c->proxy, &c->u2c);
   /* The set's reference goes last. */
   g_hash_table_remove (c->proxy->conns, c);
 }
@@ -823,12 +873,15 @@ conn_ask (Conn *c)
 /* Plain HTTP */
 
 /* The length of the head at the start of @data, terminator included; 0
- * while it is incomplete. Bare LF line ends are read too. */
+ * while it is incomplete. Bare LF line ends are read too. The search
+ * starts at @from: what an earlier search saw (a client sending its head a
+ * byte at a time must not make each byte cost the whole head again). */
 static gsize
 http_head_length (const guint8 *data,
-                  gsize         len)
+                  gsize         len,
+                  gsize         from)
 {
-  for (gsize i = 0; i + 1 < len; i++)
+  for (gsize i = from; i + 1 < len; i++)
     {
       if (data[i] != '\n')
         continue;
@@ -1085,7 +1138,7 @@ http_response_take (Conn *c)
 
   while (p->head_mode)
     {
-      gsize head_len = http_head_length (p->head->data, p->head->len);
+      gsize head_len = http_head_length (p->head->data, p->head->len, 0);
       g_auto(GStrv) lines = NULL;
       guint status;
       GString *head;
@@ -1135,7 +1188,8 @@ http_response_take (Conn *c)
 
 /* SOCKS5 */
 
-/* Consumes what it can of c->in. */
+/* Consumes what it can of c->in. SOCKS5 has room for a reply code only:
+ * the reasons here are never shown, so not translated. */
 static void
 conn_parse_socks (Conn *c)
 {
@@ -1152,7 +1206,7 @@ conn_parse_socks (Conn *c)
       need = 2 + d[1];
       if (d[1] == 0)
         {
-          conn_refuse_bad (c, 0, 0, _("a SOCKS5 greeting offers no method"));
+          conn_refuse_bad (c, 0, 0, "a SOCKS5 greeting offers no method");
           return;
         }
       if (len < need)
@@ -1187,12 +1241,12 @@ conn_parse_socks (Conn *c)
         return;
       if (d[0] != 0x05)
         {
-          conn_refuse_bad (c, 0, SOCKS_FAILURE, _("not a SOCKS5 request"));
+          conn_refuse_bad (c, 0, SOCKS_FAILURE, "not a SOCKS5 request");
           return;
         }
       if (d[1] != 0x01)
         {
-          conn_refuse_bad (c, 0, SOCKS_BAD_COMMAND, _("only SOCKS5 CONNECT is offered"));
+          conn_refuse_bad (c, 0, SOCKS_BAD_COMMAND, "only SOCKS5 CONNECT is offered");
           return;
         }
       switch (d[3])
@@ -1210,7 +1264,7 @@ conn_parse_socks (Conn *c)
           need = 4 + 16 + 2;
           break;
         default:
-          conn_refuse_bad (c, 0, SOCKS_BAD_ADDRESS, _("unknown SOCKS5 address type"));
+          conn_refuse_bad (c, 0, SOCKS_BAD_ADDRESS, "unknown SOCKS5 address type");
           return;
         }
       if (len < need)
@@ -1231,7 +1285,7 @@ conn_parse_socks (Conn *c)
       g_byte_array_remove_range (c->in, 0, need);
       if (c->host == NULL || c->port == 0)
         {
-          conn_refuse_bad (c, 0, SOCKS_BAD_ADDRESS, _("the address names no host"));
+          conn_refuse_bad (c, 0, SOCKS_BAD_ADDRESS, "the address names no host");
           return;
         }
       conn_ask (c);
@@ -1277,35 +1331,30 @@ conn_parse_head (Conn *c)
     }
 
   {
-    gsize head_len = http_head_length (c->in->data, c->in->len);
+    gsize head_len = http_head_length (c->in->data, c->in->len, c->head_scanned);
     g_auto(GStrv) lines = NULL;
     const char *what = NULL;
 
-    if (head_len == 0)
-      {
-        if (c->in->len > HEAD_MAX)
-          {
-            g_autofree char *message = NULL;
-
-            /* TRANSLATORS: %d is a size in bytes */
-            message = g_strdup_printf (_("Warden: the request's head is larger than %d bytes"),
-                                       HEAD_MAX);
-            conn_refuse (c, 431, 0, message);
-          }
-        return;
-      }
-    if (head_len > HEAD_MAX)
+    if (head_len > HEAD_MAX || (head_len == 0 && c->in->len > HEAD_MAX))
       {
         g_autofree char *message = NULL;
 
+        /* TRANSLATORS: %d is a size in bytes */
         message = g_strdup_printf (_("Warden: the request's head is larger than %d bytes"),
                                    HEAD_MAX);
         conn_refuse (c, 431, 0, message);
         return;
       }
+    if (head_len == 0)
+      {
+        /* A terminator may start in the last two bytes. */
+        c->head_scanned = c->in->len >= 2 ? c->in->len - 2 : 0;
+        return;
+      }
 
     lines = http_head_lines (c->in->data, head_len);
-    if (memchr (c->in->data, '\0', head_len) != NULL || lines[0] == NULL || !conn_parse_http (c, lines, &what))
+    if (memchr (c->in->data, '\0', head_len) != NULL || lines[0] == NULL
+        || !conn_parse_http (c, lines, &what))
       {
         conn_refuse_bad (c, 400, 0, what ? what : _("not an HTTP request line"));
         return;
@@ -1366,9 +1415,9 @@ conn_start_splicing (Conn *c)
   pump_queue (&c->c2u, c->in->data, c->in->len);
   g_byte_array_set_size (c->in, 0);
 
-  /* More queued towards the client per wake-up: in the benchmark, a
-   * fifth less CPU time per byte than the default 208 KiB. A limit, not
-   * an allocation. */
+  /* More queued towards the client per wake-up than the default 208 KiB
+   * (in the benchmark, less CPU time per byte). A limit, not an
+   * allocation. */
   g_socket_set_option (c->client, SOL_SOCKET, SO_SNDBUF, CLIENT_SNDBUF, NULL);
   c->c2u.from = c->cfd;
   c->c2u.to = c->ufd;
@@ -1546,9 +1595,13 @@ conn_start_connect (Conn *c)
       return;
     }
 
+  /* Its answer comes on the thread-default context of the call: the
+   * proxy's, whichever thread runs it. */
   c->cancellable = g_cancellable_new ();
+  g_main_context_push_thread_default (c->proxy->context);
   g_resolver_lookup_by_name_async (c->proxy->resolver, c->host, c->cancellable,
                                    conn_resolved_cb, conn_ref (c));
+  g_main_context_pop_thread_default (c->proxy->context);
 }
 
 /* Answers */
@@ -1911,7 +1964,8 @@ warden_net_proxy_new (const char          *socket_path,
   g_return_val_if_fail (decide != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (g_file_test (socket_path, G_FILE_TEST_EXISTS) || g_file_test (socket_path, G_FILE_TEST_IS_SYMLINK))
+  if (g_file_test (socket_path, G_FILE_TEST_EXISTS)
+      || g_file_test (socket_path, G_FILE_TEST_IS_SYMLINK))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
                    /* TRANSLATORS: %s is a file path */
@@ -2069,6 +2123,8 @@ warden_net_proxy_free (WardenNetProxy *self)
       conn_unref (c);
     }
 
+  /* Every grown pipe gave its growth back. */
+  g_warn_if_fail (self->pipe_extra == 0);
   g_hash_table_unref (self->conns);
   g_clear_pointer (&self->hosts, g_hash_table_unref);
   g_object_unref (self->resolver);
