@@ -159,8 +159,8 @@ describe_failure (WardenSshBridge *self,
   if (exit_status == 127 || strstr (said, "command not found") != NULL)
     return g_strdup_printf (_("ssh says “%s”: install Docker’s command line tool (docker) on %s, "
                               "or name the engine’s socket there in the address "
-                              "(ssh://%s/run/podman/podman.sock for Podman)"),
-                            said, self->host, self->host);
+                              "(%s/run/podman/podman.sock for Podman)"),
+                            said, self->host, self->uri);
 
   /* A forwarded socket that is not there, or that nothing listens on. */
   if (self->remote_socket != NULL && strstr (said, "open failed") != NULL)
