@@ -778,6 +778,11 @@ call_async_full (WardenDockerClient  *self,
   call = g_new0 (Call, 1);
   call->msg = message_new (self, method, path_and_query, body);
   call->what = describe_request (method, path_and_query);
+  /* libsoup makes a new connection for every POST and DELETE: through
+   * ssh that is a login each, about a second or more. The engine's calls
+   * are safe to send on a connection kept from an earlier one. */
+  if (self->bridge != NULL && !(flags & SOUP_MESSAGE_NEW_CONNECTION))
+    flags |= SOUP_MESSAGE_IDEMPOTENT;
   soup_message_add_flags (call->msg, flags);
   g_task_set_task_data (task, call, call_free);
 
