@@ -29,6 +29,11 @@
  * own: how long a connection that ended empty waits for those words. */
 #define REASON_WAIT_MS    500
 #define MAX_LINE          1024
+/* dial-stdio: how soon a master connection that ended may start again. */
+#define MASTER_RETRY_US   (10 * G_USEC_PER_SEC)
+/* dial-stdio: ssh logins kept ready, so that a new connection does not
+ * wait for one (each costs a login and the docker CLI starting there). */
+#define SPARES            2
 
 struct _WardenSshBridge
 {
@@ -47,7 +52,13 @@ struct _WardenSshBridge
   GSocketService     *service;
   GCancellable       *cancellable;
   GPtrArray          *links;          /* the Link of each connection */
+  GQueue              spares;         /* Links of ssh ready, without a client yet */
   char               *failure;
+
+  /* Without: one ssh logged in, whose connection the others share. */
+  GSubprocess        *master;
+  char               *control_path;
+  gint64              master_started;
 
   /* With a remote socket: the one ssh that forwards it. */
   GSubprocess        *tunnel;
@@ -296,7 +307,10 @@ link_finish (Link *link)
         g_clear_pointer (&self->failure, g_free);
     }
   if (self != NULL)
-    g_ptr_array_remove (self->links, link);
+    {
+      g_queue_remove (&self->spares, link);
+      g_ptr_array_remove (self->links, link);
+    }
 
   /* Only now does the client read EOF: the failure is known by then. */
   close_stream (G_IO_STREAM (link->downstream));
@@ -308,6 +322,14 @@ link_finish (Link *link)
 static void
 link_check (Link *link)
 {
+  /* A spare that ended before a client came: a failure, told to the next
+   * client, as its own ssh would fail alike. */
+  if (link->downstream == NULL)
+    {
+      if (link->exited && link->err_done)
+        link_finish (link);
+      return;
+    }
   if (!link->down_done)
     return;
   if (link->ssh != NULL && !(link->exited && link->err_done))
@@ -431,6 +453,68 @@ link_exited_cb (GObject      *object,
   link_unref (link);
 }
 
+typedef struct
+{
+  GWeakRef     self;
+  GSubprocess *master;
+} MasterWatch;
+
+static void
+master_exited_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  MasterWatch *watch = user_data;
+  g_autoptr(WardenSshBridge) self = g_weak_ref_get (&watch->self);
+
+  g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
+  if (self != NULL && self->master == watch->master)
+    {
+      g_debug ("ssh master connection to %s ended", self->uri);
+      g_clear_object (&self->master);
+    }
+  g_weak_ref_clear (&watch->self);
+  g_object_unref (watch->master);
+  g_free (watch);
+}
+
+/* One login that later ssh runs share (OpenSSH's connection sharing): each
+ * connection then costs a channel and the docker CLI starting, not a login.
+ * Until it is there, and if it fails, they log in on their own and say why
+ * themselves. */
+static void
+master_ensure (WardenSshBridge *self)
+{
+  g_autoptr(GPtrArray) argv = NULL;
+  MasterWatch *watch;
+
+  if (self->master != NULL || self->failure != NULL ||
+      (self->master_started != 0 &&
+       g_get_monotonic_time () - self->master_started < MASTER_RETRY_US))
+    return;
+
+  argv = ssh_argv (self);
+  g_ptr_array_add (argv, g_strdup ("-n"));
+  g_ptr_array_add (argv, g_strdup ("-N"));
+  g_ptr_array_add (argv, g_strdup ("-o"));
+  g_ptr_array_add (argv, g_strdup ("ControlMaster=yes"));
+  g_ptr_array_add (argv, g_strdup ("-o"));
+  g_ptr_array_add (argv, g_strdup ("ControlPersist=no"));
+  g_ptr_array_add (argv, g_strdup ("-S"));
+  g_ptr_array_add (argv, g_strdup (self->control_path));
+  g_ptr_array_add (argv, g_strdup ("--"));
+  g_ptr_array_add (argv, g_strdup (self->host));
+
+  self->master_started = g_get_monotonic_time ();
+  self->master = spawn_ssh (self, argv, G_SUBPROCESS_FLAGS_STDERR_SILENCE, NULL);
+  if (self->master == NULL)
+    return;
+  watch = g_new0 (MasterWatch, 1);
+  g_weak_ref_init (&watch->self, self);
+  watch->master = g_object_ref (self->master);
+  g_subprocess_wait_async (self->master, NULL, master_exited_cb, watch);
+}
+
 /* Without a remote socket: this connection's own ssh, its stdio carrying
  * the bytes. */
 static void
@@ -440,6 +524,11 @@ link_start_dial_stdio (WardenSshBridge *self,
   g_autoptr(GPtrArray) argv = ssh_argv (self);
   g_autoptr(GError) error = NULL;
 
+  master_ensure (self);
+  g_ptr_array_add (argv, g_strdup ("-o"));
+  g_ptr_array_add (argv, g_strdup ("ControlMaster=no"));
+  g_ptr_array_add (argv, g_strdup ("-S"));
+  g_ptr_array_add (argv, g_strdup (self->control_path));
   g_ptr_array_add (argv, g_strdup ("--"));
   g_ptr_array_add (argv, g_strdup (self->host));
   g_ptr_array_add (argv, g_strdup ("docker"));
@@ -457,6 +546,7 @@ link_start_dial_stdio (WardenSshBridge *self,
       link_finish (link);
       return;
     }
+  g_debug ("ssh to %s started", self->uri);
 
   link->upstream = g_simple_io_stream_new (g_subprocess_get_stdout_pipe (link->ssh),
                                            g_subprocess_get_stdin_pipe (link->ssh));
@@ -464,7 +554,6 @@ link_start_dial_stdio (WardenSshBridge *self,
   g_data_input_stream_read_line_async (link->err, G_PRIORITY_DEFAULT, link->cancellable,
                                        link_err_line_cb, link_ref (link));
   g_subprocess_wait_async (link->ssh, NULL, link_exited_cb, link_ref (link));
-  link_splice (link);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -683,6 +772,37 @@ link_start_tunnel (WardenSshBridge *self,
 
 /* ------------------------------------------------------------------------ */
 
+static Link *
+link_new (WardenSshBridge *self)
+{
+  Link *link = g_new0 (Link, 1);
+
+  link->ref_count = 1;
+  link->bridge = self;
+  link->cancellable = g_cancellable_new ();
+  link->exit_status = -1;
+  g_ptr_array_add (self->links, link);   /* owns the first reference */
+  return link;
+}
+
+static gboolean is_socket (const char *path);
+
+/* Once the shared login is there, so that a spare costs a channel and not
+ * a login of its own competing with the client's; not while ssh fails. */
+static void
+spares_fill (WardenSshBridge *self)
+{
+  if (!is_socket (self->control_path))
+    return;
+  while (self->spares.length < SPARES && self->failure == NULL)
+    {
+      Link *link = link_new (self);
+
+      g_queue_push_tail (&self->spares, link);
+      link_start_dial_stdio (self, link);
+    }
+}
+
 static gboolean
 incoming_cb (GSocketService    *service,
              GSocketConnection *connection,
@@ -690,19 +810,28 @@ incoming_cb (GSocketService    *service,
              gpointer           user_data)
 {
   WardenSshBridge *self = user_data;
-  Link *link = g_new0 (Link, 1);
+  Link *link;
 
-  link->ref_count = 1;
-  link->bridge = self;
-  link->cancellable = g_cancellable_new ();
-  link->downstream = g_object_ref (connection);
-  link->exit_status = -1;
-  g_ptr_array_add (self->links, link);   /* owns the first reference */
+  if (self->remote_socket != NULL)
+    {
+      link = link_new (self);
+      link->downstream = g_object_ref (connection);
+      link_start_tunnel (self, link);
+      return TRUE;
+    }
 
-  if (self->remote_socket == NULL)
-    link_start_dial_stdio (self, link);
-  else
-    link_start_tunnel (self, link);
+  link = g_queue_pop_head (&self->spares);
+  if (link == NULL)
+    {
+      link = link_new (self);
+      link_start_dial_stdio (self, link);
+    }
+  if (!link->finished)
+    {
+      link->downstream = g_object_ref (connection);
+      link_splice (link);
+    }
+  spares_fill (self);
   return TRUE;
 }
 
@@ -738,12 +867,18 @@ warden_ssh_bridge_dispose (GObject *object)
   g_clear_handle_id (&self->tunnel_poll, g_source_remove);
   if (self->tunnel_waiting != NULL)
     tunnel_fail_waiting (self);
+  g_queue_clear (&self->spares);
   g_clear_pointer (&self->links, g_ptr_array_unref);
   g_clear_pointer (&self->tunnel_waiting, g_ptr_array_unref);
   if (self->tunnel != NULL)
     {
       g_subprocess_send_signal (self->tunnel, SIGTERM);
       g_clear_object (&self->tunnel);
+    }
+  if (self->master != NULL)
+    {
+      g_subprocess_send_signal (self->master, SIGTERM);
+      g_clear_object (&self->master);
     }
   g_clear_object (&self->connectable);
   g_clear_object (&self->cancellable);
@@ -760,6 +895,8 @@ warden_ssh_bridge_finalize (GObject *object)
     g_unlink (self->path);
   if (self->tunnel_path != NULL)
     g_unlink (self->tunnel_path);
+  if (self->control_path != NULL)
+    g_unlink (self->control_path);
   if (self->dir != NULL)
     g_rmdir (self->dir);
   g_free (self->uri);
@@ -772,6 +909,7 @@ warden_ssh_bridge_finalize (GObject *object)
   g_free (self->failure);
   g_free (self->tunnel_path);
   g_free (self->tunnel_said);
+  g_free (self->control_path);
 
   G_OBJECT_CLASS (warden_ssh_bridge_parent_class)->finalize (object);
 }
@@ -789,6 +927,7 @@ static void
 warden_ssh_bridge_init (WardenSshBridge *self)
 {
   self->links = g_ptr_array_new_with_free_func (link_detach);
+  g_queue_init (&self->spares);
   self->tunnel_waiting = g_ptr_array_new ();
 }
 
@@ -885,6 +1024,7 @@ warden_ssh_bridge_new (const char  *uri,
     }
   self->path = g_build_filename (self->dir, "engine.sock", NULL);
   self->tunnel_path = g_build_filename (self->dir, "forward.sock", NULL);
+  self->control_path = g_build_filename (self->dir, "master.sock", NULL);
 
   address = g_unix_socket_address_new (self->path);
   self->service = g_socket_service_new ();
