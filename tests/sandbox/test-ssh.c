@@ -528,6 +528,42 @@ test_exec_stdin (void)
   g_assert_false (running);
   g_assert_cmpint (exit_code, ==, 3);
 
+  /* What a command costs through ssh, for the README: create, start, read
+   * to the end, inspect, on connections already made; and with input,
+   * which makes a connection (an ssh login) of its own. */
+  for (guint with_stdin = 0; with_stdin < 2; with_stdin++)
+    {
+      gint64 start = g_get_monotonic_time ();
+
+      for (guint i = 0; i < 3; i++)
+        {
+          g_autofree char *timed_id = NULL;
+
+          warden_docker_client_exec_create_async (client, id, STRV ("true"), NULL, NULL, NULL,
+                                                  with_stdin, NULL,
+                                                  warden_test_keep_result_cb, &result);
+          timed_id = warden_docker_client_exec_create_finish (client, wait_result (&result),
+                                                              &error);
+          g_assert_no_error (error);
+          g_clear_object (&result);
+          warden_docker_client_exec_start_async (client, timed_id, with_stdin ? input : NULL,
+                                                 NULL, NULL, NULL,
+                                                 warden_test_keep_result_cb, &result);
+          warden_docker_client_exec_start_finish (client, wait_result (&result), &error);
+          g_assert_no_error (error);
+          g_clear_object (&result);
+          warden_docker_client_exec_inspect_async (client, timed_id, NULL,
+                                                   warden_test_keep_result_cb, &result);
+          warden_docker_client_exec_inspect_finish (client, wait_result (&result), &exit_code,
+                                                    &running, &error);
+          g_assert_no_error (error);
+          g_clear_object (&result);
+        }
+      g_test_message ("one exec round trip through ssh%s: %.0f ms",
+                      with_stdin ? ", with input" : "",
+                      (g_get_monotonic_time () - start) / 3000.0);
+    }
+
   warden_docker_client_container_remove_async (client, id, NULL, warden_test_keep_result_cb,
                                                &result);
   warden_docker_client_container_remove_finish (client, wait_result (&result), &error);
