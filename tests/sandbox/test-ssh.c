@@ -455,10 +455,14 @@ collect_cb (int         stream,
 }
 
 /* Standard input takes over the connection of exec start ("hijacking"):
- * written through the bridge, half-closed, and the answer read to its end. */
+ * written through the bridge, half-closed, and the answer read to its end;
+ * through docker system dial-stdio, and through the forwarded socket
+ * (@data: its path). */
 static void
-test_exec_stdin (void)
+test_exec_stdin (gconstpointer data)
 {
+  const char *socket_path = data;
+  g_autofree char *host = NULL;
   g_autoptr(WardenDockerClient) client = NULL;
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonNode) config = NULL;
@@ -475,7 +479,8 @@ test_exec_stdin (void)
 
   if (skip_without_server ())
     return;
-  client = client_for (server.host, "good.conf");
+  host = g_strconcat (server.host, socket_path, NULL);
+  client = client_for (host, "good.conf");
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "Image");
@@ -547,7 +552,7 @@ test_exec_stdin (void)
           g_assert_no_error (error);
           g_clear_object (&result);
           warden_docker_client_exec_start_async (client, timed_id, with_stdin ? input : NULL,
-                                                 NULL, NULL, NULL,
+                                                 collect_cb, streams, NULL,
                                                  warden_test_keep_result_cb, &result);
           warden_docker_client_exec_start_finish (client, wait_result (&result), &error);
           g_assert_no_error (error);
@@ -559,7 +564,7 @@ test_exec_stdin (void)
           g_assert_no_error (error);
           g_clear_object (&result);
         }
-      g_test_message ("one exec round trip through ssh%s: %.0f ms",
+      g_test_message ("one exec round trip through %s%s: %.0f ms", host,
                       with_stdin ? ", with input" : "",
                       (g_get_monotonic_time () - start) / 3000.0);
     }
@@ -780,7 +785,8 @@ main (int    argc,
   g_test_add_func ("/ssh/hosts", test_hosts);
   g_test_add_func ("/ssh/ping", test_ping);
   g_test_add_func ("/ssh/socket-path", test_socket_path);
-  g_test_add_func ("/ssh/exec-stdin", test_exec_stdin);
+  g_test_add_data_func ("/ssh/exec-stdin/dial-stdio", "", test_exec_stdin);
+  g_test_add_data_func ("/ssh/exec-stdin/socket-path", "/var/run/docker.sock", test_exec_stdin);
   g_test_add_func ("/ssh/cli-exec", test_cli_exec);
   g_test_add_func ("/ssh/cli-workspace-refused", test_cli_workspace_refused);
   g_test_add_func ("/ssh/guard-unavailable", test_guard_unavailable);
