@@ -45,6 +45,7 @@ struct _WardenSshBridge
   int                 port;           /* 0: ssh's choice */
   char               *remote_socket;  /* NULL: docker system dial-stdio */
   GStrv               command;        /* "ssh" or WARDEN_SSH_COMMAND */
+  char               *identity;       /* CONTAINER_SSHKEY, for CONTAINER_HOST */
 
   char               *dir;            /* 0700, ours */
   char               *path;           /* where clients connect */
@@ -218,6 +219,11 @@ ssh_argv (WardenSshBridge *self)
     {
       g_ptr_array_add (argv, g_strdup ("-p"));
       g_ptr_array_add (argv, g_strdup_printf ("%d", self->port));
+    }
+  if (self->identity != NULL)
+    {
+      g_ptr_array_add (argv, g_strdup ("-i"));
+      g_ptr_array_add (argv, g_strdup (self->identity));
     }
   return argv;
 }
@@ -904,6 +910,7 @@ warden_ssh_bridge_finalize (GObject *object)
   g_free (self->user);
   g_free (self->remote_socket);
   g_strfreev (self->command);
+  g_free (self->identity);
   g_free (self->dir);
   g_free (self->path);
   g_free (self->failure);
@@ -1009,6 +1016,11 @@ warden_ssh_bridge_new (const char  *uri,
     }
   else
     self->command = g_strdupv ((char *[]) { "ssh", NULL });
+
+  /* Podman's key for the engine CONTAINER_HOST names, as Podman takes it. */
+  if (g_strcmp0 (uri, g_getenv ("CONTAINER_HOST")) == 0 &&
+      g_getenv ("CONTAINER_SSHKEY") != NULL && g_getenv ("CONTAINER_SSHKEY")[0] != '\0')
+    self->identity = g_strdup (g_getenv ("CONTAINER_SSHKEY"));
 
   /* Only this user may connect: whoever can, commands the engine. */
   base = g_build_filename (g_get_user_runtime_dir (), "warden-ssh-XXXXXX", NULL);

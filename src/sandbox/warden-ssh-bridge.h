@@ -22,7 +22,8 @@ G_DECLARE_FINAL_TYPE (WardenSshBridge, warden_ssh_bridge, WARDEN, SSH_BRIDGE, GO
  * `ssh -N -L` forwards that socket for all connections (the channel
  * Podman's own client opens: nothing but sshd is needed there). ssh runs
  * with BatchMode: it never asks. WARDEN_SSH_COMMAND, when set, is the ssh
- * command line to use instead of "ssh" ("ssh -F ~/.ssh/build_config").
+ * command line to use instead of "ssh" ("ssh -F ~/.ssh/build_config");
+ * CONTAINER_SSHKEY is passed as -i when @uri is CONTAINER_HOST, as Podman does.
  *
  * Errors: G_IO_ERROR_INVALID_ARGUMENT for an @uri that is not of that form;
  * others when the socket cannot be made. */

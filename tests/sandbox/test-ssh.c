@@ -432,6 +432,26 @@ test_socket_path (void)
   g_assert_no_error (error);
   g_clear_object (&client);
 
+  /* As Podman users set it: CONTAINER_HOST, with the key in CONTAINER_SSHKEY
+   * (the configuration offers only a key the server refuses). */
+  {
+    g_autofree char *command = ssh_command ("wrong.conf");
+    g_autofree char *key = g_build_filename (server.dir, "good_key", NULL);
+
+    g_unsetenv ("DOCKER_HOST");
+    g_setenv ("CONTAINER_HOST", host, TRUE);
+    g_setenv ("CONTAINER_SSHKEY", key, TRUE);
+    g_setenv ("WARDEN_SSH_COMMAND", command, TRUE);
+    client = warden_docker_client_new_from_env (&error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (warden_docker_client_get_host (client), ==, host);
+    g_assert_true (ping (client, &error));
+    g_assert_no_error (error);
+    g_clear_object (&client);
+    g_unsetenv ("CONTAINER_HOST");
+    g_unsetenv ("CONTAINER_SSHKEY");
+  }
+
   /* No socket there: ssh's own words, and what to do. */
   g_clear_pointer (&host, g_free);
   host = g_strconcat (server.host, "/nonexistent/podman.sock", NULL);
