@@ -293,7 +293,10 @@ link_finish (Link *link)
 
       if (link->ssh != NULL)
         {
-          failed = link->exit_status != 0;
+          /* 255 is ssh's own failure, at any time; another status after
+           * the engine answered is the end of a connection, not news. */
+          failed = link->exit_status != 0 &&
+                   (link->down_bytes == 0 || link->exit_status == 255);
           said = link->said;
         }
       else
