@@ -384,6 +384,32 @@ test_hosts (void)
   assert_bad_host ("ssh://-oProxyCommand=x");
 }
 
+/* No ssh to run, or a WARDEN_SSH_COMMAND that is not a command line: the
+ * error says which, and what to do. Needs no server. */
+static void
+test_no_ssh (void)
+{
+  g_autoptr(WardenDockerClient) client = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_setenv ("WARDEN_SSH_COMMAND", "ssh -o 'unbalanced", TRUE);
+  client = warden_docker_client_new ("ssh://me@127.0.0.1:1", NULL, &error);
+  g_assert_null (client);
+  g_assert_error (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_CONFIG);
+  g_assert_nonnull (strstr (error->message, "WARDEN_SSH_COMMAND"));
+  g_clear_error (&error);
+
+  g_setenv ("WARDEN_SSH_COMMAND", "/nonexistent/ssh -v", TRUE);
+  client = warden_docker_client_new ("ssh://me@127.0.0.1:1", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (ping (client, &error));
+  g_test_message ("%s", error->message);
+  g_assert_error (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_RUNNING);
+  g_assert_nonnull (strstr (error->message, "/nonexistent/ssh"));
+  g_assert_nonnull (strstr (error->message, "openssh-client"));
+  g_unsetenv ("WARDEN_SSH_COMMAND");
+}
+
 /* The engine answers through ssh and docker system dial-stdio. */
 static void
 test_ping (void)
@@ -803,6 +829,7 @@ main (int    argc,
     server.problem = g_strdup (error->message);
 
   g_test_add_func ("/ssh/hosts", test_hosts);
+  g_test_add_func ("/ssh/no-ssh", test_no_ssh);
   g_test_add_func ("/ssh/ping", test_ping);
   g_test_add_func ("/ssh/socket-path", test_socket_path);
   g_test_add_data_func ("/ssh/exec-stdin/dial-stdio", "", test_exec_stdin);
