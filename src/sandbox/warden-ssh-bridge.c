@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #include <gio/gunixsocketaddress.h>
@@ -228,6 +229,14 @@ ssh_argv (WardenSshBridge *self)
   return argv;
 }
 
+/* In the child: Warden gone, its ssh go too, the shared login above all,
+ * which would otherwise stay logged in with nobody to use it. */
+static void
+die_with_warden (gpointer user_data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
+
 static GSubprocess *
 spawn_ssh (WardenSshBridge  *self,
            GPtrArray        *argv,
@@ -238,6 +247,7 @@ spawn_ssh (WardenSshBridge  *self,
   g_autoptr(GError) local_error = NULL;
   GSubprocess *ssh;
 
+  g_subprocess_launcher_set_child_setup (launcher, die_with_warden, NULL, NULL);
   g_ptr_array_add (argv, NULL);
   {
     g_autofree char *line = g_strjoinv (" ", (char **) argv->pdata);
