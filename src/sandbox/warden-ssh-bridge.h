@@ -20,8 +20,9 @@ G_DECLARE_FINAL_TYPE (WardenSshBridge, warden_ssh_bridge, WARDEN, SSH_BRIDGE, GO
  * configuration and agent. Without SOCKET, each connection is one
  * `ssh HOST docker system dial-stdio` (the docker CLI's way); with it, one
  * `ssh -N -L` forwards that socket for all connections (the channel
- * Podman's own client opens: nothing but sshd is needed there). ssh runs
- * with BatchMode: it never asks. WARDEN_SSH_COMMAND, when set, is the ssh
+ * Podman's own client opens: nothing but sshd is needed there). The
+ * dial-stdio ssh share one login (-M/-S) and two are kept ready. ssh runs
+ * with BatchMode: it never asks, and ends with Warden. WARDEN_SSH_COMMAND, when set, is the ssh
  * command line to use instead of "ssh" ("ssh -F ~/.ssh/build_config");
  * CONTAINER_SSHKEY is passed as -i when @uri is CONTAINER_HOST, as Podman does.
  *
