@@ -13,6 +13,8 @@ WARDEN_PACKAGES=(
   libgtk-4-bin desktop-file-utils appstream
   # the bwrap sandbox: its network namespace's way out, its system call filter
   bubblewrap slirp4netns libseccomp-dev
+  # the ssh engine tests start their own sshd and reach the engine through ssh
+  openssh-server openssh-client
   # the differential oracle runs allowed lines under every /bin/sh Warden meets
   dash busybox-static
   valgrind

@@ -232,6 +232,9 @@ sandbox_exec (int    argc,
   if (!warden_sandbox_prepare_finish (sandbox, waiter_run (&w), &error))
     {
       warden_cli_error ("%s", error->message);
+      /* The result holds the sandbox, which holds the engine's connection:
+       * an ssh bridge removes its socket only once that is let go. */
+      waiter_clear (&w);
       return EXIT_SANDBOX;
     }
   waiter_clear (&w);

@@ -20,6 +20,7 @@
 #include <libsoup/soup.h>
 
 #include "common/warden-json.h"
+#include "warden-ssh-bridge.h"
 
 #define DEFAULT_HOST       "unix:///var/run/docker.sock"
 #define DEFAULT_TCP_PORT   2375
@@ -46,6 +47,7 @@ struct _WardenDockerClient
   GSocketConnectable *connectable;  /* where a hijacked exec connects */
   SoupSession        *session;
   GTlsCertificate    *certificate;  /* the client certificate; NULL without TLS */
+  WardenSshBridge    *bridge;       /* ssh://: what the connectable leads to */
 };
 
 enum {
@@ -68,6 +70,7 @@ warden_docker_client_dispose (GObject *object)
   g_clear_object (&self->session);
   g_clear_object (&self->connectable);
   g_clear_object (&self->certificate);
+  g_clear_object (&self->bridge);
 
   G_OBJECT_CLASS (warden_docker_client_parent_class)->dispose (object);
 }
@@ -181,7 +184,7 @@ set_unsupported_host_error (GError     **error,
 {
   g_set_error (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_CONFIG,
                _("The Docker host “%s” is not usable: set DOCKER_HOST to "
-                 "unix:///path/to/docker.sock or tcp://HOST:PORT"),
+                 "unix:///path/to/docker.sock, tcp://HOST:PORT or ssh://[USER@]HOST[:PORT]"),
                host);
 }
 
@@ -193,6 +196,7 @@ warden_docker_client_new (const char  *host,
   g_autoptr(WardenDockerClient) self = NULL;
   g_autoptr(GTlsDatabase) database = NULL;
   gboolean is_unix;
+  gboolean is_ssh;
 
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -201,8 +205,28 @@ warden_docker_client_new (const char  *host,
 
   self = g_object_new (WARDEN_TYPE_DOCKER_CLIENT, NULL);
   is_unix = g_str_has_prefix (host, "unix://");
+  is_ssh = g_str_has_prefix (host, "ssh://");
 
-  if (is_unix)
+  if (is_ssh)
+    {
+      g_autoptr(GError) local_error = NULL;
+
+      /* ssh carries the bytes to a socket of ours: the rest is as for unix://. */
+      self->bridge = warden_ssh_bridge_new (host, &local_error);
+      if (self->bridge == NULL)
+        {
+          g_set_error_literal (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_CONFIG,
+                               local_error->message);
+          return NULL;
+        }
+      self->host = g_strdup (warden_ssh_bridge_get_uri (self->bridge));
+      self->base_uri = g_strdup ("http://localhost" API_PREFIX);
+      self->host_header = g_strdup ("localhost");
+      self->connectable = g_object_ref (warden_ssh_bridge_get_connectable (self->bridge));
+      if (cert_path != NULL)
+        g_debug ("Ignoring the TLS files in %s for %s: ssh protects it", cert_path, host);
+    }
+  else if (is_unix)
     {
       const char *path = host + strlen ("unix://");
 
@@ -265,7 +289,7 @@ warden_docker_client_new (const char  *host,
                                                  "timeout", 0,
                                                  "user-agent", USER_AGENT,
                                                  "remote-connectable",
-                                                 is_unix ? self->connectable : NULL,
+                                                 is_unix || is_ssh ? self->connectable : NULL,
                                                  NULL);
   soup_session_set_proxy_resolver (self->session, NULL);
   if (database != NULL)
@@ -409,6 +433,17 @@ error_from_transport (WardenDockerClient *self,
   if (error->domain == WARDEN_DOCKER_ERROR ||
       g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return g_error_copy (error);
+
+  /* The engine did not close the connection: ssh did, and said why. */
+  if (self->bridge != NULL)
+    {
+      g_autofree char *failure = warden_ssh_bridge_dup_failure (self->bridge);
+
+      if (failure != NULL)
+        return g_error_new (WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_RUNNING,
+                            _("Could not reach the container engine at %s through ssh: %s"),
+                            self->host, failure);
+    }
 
   if (error->domain == G_RESOLVER_ERROR ||
       g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
@@ -743,6 +778,11 @@ call_async_full (WardenDockerClient  *self,
   call = g_new0 (Call, 1);
   call->msg = message_new (self, method, path_and_query, body);
   call->what = describe_request (method, path_and_query);
+  /* libsoup makes a new connection for every POST and DELETE: through
+   * ssh that is a login each, about a second or more. The engine's calls
+   * are safe to send on a connection kept from an earlier one. */
+  if (self->bridge != NULL && !(flags & SOUP_MESSAGE_NEW_CONNECTION))
+    flags |= SOUP_MESSAGE_IDEMPOTENT;
   soup_message_add_flags (call->msg, flags);
   g_task_set_task_data (task, call, call_free);
 

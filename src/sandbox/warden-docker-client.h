@@ -55,11 +55,13 @@ char               *warden_docker_client_find_host        (void);
 /* From warden_docker_client_find_host(), DOCKER_TLS_VERIFY and
  * DOCKER_CERT_PATH (ca.pem, cert.pem, key.pem). */
 WardenDockerClient *warden_docker_client_new_from_env      (GError                  **error);
-/* @host as in DOCKER_HOST; @cert_path NULL for no TLS. */
+/* @host as in DOCKER_HOST; @cert_path NULL for no TLS. An ssh:// host is
+ * reached through the user's ssh (see warden-ssh-bridge.h); when ssh
+ * fails, NOT_RUNNING errors quote what it said. */
 WardenDockerClient *warden_docker_client_new               (const char               *host,
                                                             const char               *cert_path,
                                                             GError                  **error);
-/* "unix:///var/run/docker.sock" or "tcp://host:2376": for messages. */
+/* "unix:///var/run/docker.sock", "tcp://host:2376" or "ssh://me@host": for messages. */
 const char         *warden_docker_client_get_host          (WardenDockerClient       *self);
 
 /* GET /_ping */

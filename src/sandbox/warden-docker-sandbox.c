@@ -223,6 +223,32 @@ remove_given_up_finish (WardenDockerSandbox  *self,
 /* ------------------------------------------------------------------------ */
 /* prepare: client, image, container, setup */
 
+/* The workspace is bind-mounted by its path on this machine. An engine
+ * reached through ssh is elsewhere: that path there is another folder, or
+ * none, and the agent's file edits here would not be what its commands
+ * see. Only the user knows whether the same folder is at the same path
+ * there (a network share, a synced copy), so that takes their word. */
+static gboolean
+check_remote_workspace (WardenDockerSandbox  *self,
+                        GError              **error)
+{
+  const WardenSandboxConfig *config = warden_sandbox_get_config (WARDEN_SANDBOX (self));
+  const char *host = warden_docker_client_get_host (self->client);
+
+  if (!g_str_has_prefix (host, "ssh://") ||
+      g_strcmp0 (g_getenv ("WARDEN_REMOTE_WORKSPACE"), "same-path") == 0)
+    return TRUE;
+
+  g_set_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+               _("The container engine at %s runs on another machine, which cannot mount the "
+                 "workspace %s from this one: run Warden on that machine; or have the same "
+                 "folder at the same path there (a network share or a synced copy) and set "
+                 "WARDEN_REMOTE_WORKSPACE=same-path; or unset DOCKER_HOST and CONTAINER_HOST "
+                 "to use an engine on this machine"),
+               host, config->workspace);
+  return FALSE;
+}
+
 static void
 add_bind_mount (JsonBuilder *b,
                 const char  *source,
@@ -695,6 +721,11 @@ warden_docker_sandbox_prepare_async (WardenSandbox       *sandbox,
           g_task_return_error (task, g_steal_pointer (&error));
           return;
         }
+    }
+  if (!check_remote_workspace (self, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
     }
   /* The exec guard needs its helper and a folder of sockets mounted from
    * this machine: an engine elsewhere cannot mount them. */

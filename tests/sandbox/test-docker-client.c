@@ -1215,7 +1215,6 @@ test_config (void)
   assert_bad_host ("tcp://");
   assert_bad_host ("tcp://host:port");
   assert_bad_host ("tcp://host:2375/some/path");
-  assert_bad_host ("ssh://user@host");
 
   g_setenv ("DOCKER_HOST", "foo://x", TRUE);
   g_unsetenv ("DOCKER_TLS_VERIFY");
