@@ -963,6 +963,7 @@ version_cb (GObject      *object,
   g_autoptr(GTask) task = user_data;
   WardenDockerClient *self = g_task_get_source_object (task);
   WardenDockerEngineKind kind = WARDEN_DOCKER_ENGINE_DOCKER;
+  GCancellable *cancellable;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) node = NULL;
   JsonObject *version;
@@ -994,8 +995,8 @@ version_cb (GObject      *object,
   g_free (self->engine_version);
   self->engine_version = g_strdup (warden_json_get_string (version, "Version"));
   g_task_set_task_data (task, GINT_TO_POINTER (kind), NULL);
-  call_async (self, "GET", "/info", NULL, g_task_get_cancellable (task), info_cb,
-              g_steal_pointer (&task));
+  cancellable = g_task_get_cancellable (task);
+  call_async (self, "GET", "/info", NULL, cancellable, info_cb, g_steal_pointer (&task));
 }
 
 void
@@ -1532,7 +1533,8 @@ config_with_ulimits (JsonNode *config)
   if (!JSON_NODE_HOLDS_OBJECT (copy))
     return copy;
   object = json_node_get_object (copy);
-  host_config = json_object_get_object_member (object, "HostConfig");
+  host_config = json_object_has_member (object, "HostConfig")
+                ? json_object_get_object_member (object, "HostConfig") : NULL;
   if (host_config == NULL)
     {
       host_config = json_object_new ();
@@ -1972,6 +1974,7 @@ typedef struct
   gsize                   remaining;     /* of the current frame's payload */
   GByteArray             *frame;         /* a payload split across reads */
   int                     exit_code;     /* from the check at the end; -1 if unknown */
+  gboolean                reset;         /* the hijacked connection was reset, see below */
 } ExecStart;
 
 static void
@@ -2153,7 +2156,13 @@ exec_start_check_cb (GObject      *object,
           JsonObject *json = json_node_get_object (node);
 
           if (!warden_json_get_boolean (json, "Running", FALSE))
-            state->exit_code = (int) warden_json_get_int (json, "ExitCode", -1);
+            {
+              state->exit_code = (int) warden_json_get_int (json, "ExitCode", -1);
+              /* The command ended and the engine is there: the reset
+               * came after all of its output. */
+              if (state->reset)
+                g_clear_error (&state->error);
+            }
         }
       answer_free (answer);
     }
@@ -2223,6 +2232,14 @@ exec_start_read_cb (GObject      *object,
       exec_start_stop (task, g_steal_pointer (&error));
       return;
     }
+
+  /* Podman resets a hijacked connection whose command ended without
+   * reading all of its input, where Docker closes it: what was sent before
+   * the reset is all there was, if the exec has ended (the check says). */
+  if (n_read < 0 && state->connection != NULL && !state->in_payload &&
+      state->header_length == 0 && g_error_matches (error, G_IO_ERROR,
+                                                    G_IO_ERROR_CONNECTION_CLOSED))
+    state->reset = TRUE;
 
   if (n_read < 0)
     {
