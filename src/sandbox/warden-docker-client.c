@@ -1092,7 +1092,7 @@ warden_docker_client_get_engine_command (WardenDockerClient *self)
 /* Images */
 
 static void
-image_inspect_cb (GObject      *object,
+json_cb (GObject      *object,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
@@ -1127,7 +1127,7 @@ warden_docker_client_image_inspect_async (WardenDockerClient  *self,
 
   escaped = escape_segment (image);
   path = g_strdup_printf ("/images/%s/json", escaped);
-  call_async (self, "GET", path, NULL, cancellable, image_inspect_cb, task);
+  call_async (self, "GET", path, NULL, cancellable, json_cb, task);
 }
 
 JsonNode *
@@ -1664,6 +1664,39 @@ warden_docker_client_container_restart_finish (WardenDockerClient  *self,
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
 
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+void
+warden_docker_client_container_inspect_async (WardenDockerClient  *self,
+                                              const char          *id,
+                                              GCancellable        *cancellable,
+                                              GAsyncReadyCallback  callback,
+                                              gpointer             user_data)
+{
+  g_autofree char *escaped = NULL;
+  g_autofree char *path = NULL;
+  GTask *task;
+
+  g_return_if_fail (WARDEN_IS_DOCKER_CLIENT (self));
+  g_return_if_fail (id != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, warden_docker_client_container_inspect_async);
+
+  escaped = escape_segment (id);
+  path = g_strdup_printf ("/containers/%s/json", escaped);
+  call_async (self, "GET", path, NULL, cancellable, json_cb, task);
+}
+
+JsonNode *
+warden_docker_client_container_inspect_finish (WardenDockerClient  *self,
+                                               GAsyncResult        *result,
+                                               GError             **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 void

@@ -159,6 +159,15 @@ void                warden_docker_client_container_restart_async  (WardenDockerC
 gboolean            warden_docker_client_container_restart_finish (WardenDockerClient *self,
                                                                    GAsyncResult       *result,
                                                                    GError            **error);
+/* GET /containers/{id}/json: the container's JSON, or NOT_FOUND. */
+void                warden_docker_client_container_inspect_async  (WardenDockerClient *self,
+                                                                   const char         *id,
+                                                                   GCancellable       *cancellable,
+                                                                   GAsyncReadyCallback callback,
+                                                                   gpointer            user_data);
+JsonNode           *warden_docker_client_container_inspect_finish (WardenDockerClient *self,
+                                                                   GAsyncResult       *result,
+                                                                   GError            **error);
 /* DELETE /containers/{id}?force=true&v=true: stops and removes. A container
  * that is gone already is not an error. */
 void                warden_docker_client_container_remove_async  (WardenDockerClient *self,
