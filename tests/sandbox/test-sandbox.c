@@ -2434,6 +2434,12 @@ test_cli_exec (gconstpointer data)
   g_assert_cmpint (run_cli (exec_args, &out, &err), ==, 7);
   g_assert_cmpstr (out, ==, "out\n");
   g_assert_nonnull (strstr (err, "err\n"));
+  /* The engine found is named on stderr, the command's output kept clean. */
+  if (strcmp (backend, "docker") == 0)
+    g_assert_nonnull (strstr (err, warden_test_expected_engine () == WARDEN_DOCKER_ENGINE_PODMAN
+                                   ? "engine: Podman " : "engine: Docker "));
+  else
+    g_assert_null (strstr (err, "engine:"));
   g_assert_cmpint (run_cli (timeout_args, &out2, &err2), ==, 124);
   g_assert_nonnull (strstr (err2, "timed out"));
 
