@@ -287,9 +287,10 @@ container_config (WardenDockerSandbox *self)
    * asks for the relabel where it does not say so (and for the tests). */
   gboolean relabel = warden_docker_client_get_selinux (self->client) ||
                      g_getenv ("WARDEN_DOCKER_RELABEL") != NULL;
-  gboolean keep_id = warden_docker_client_get_engine_kind (self->client) ==
-                     WARDEN_DOCKER_ENGINE_PODMAN &&
-                     warden_docker_client_get_rootless (self->client);
+  gboolean podman = warden_docker_client_get_engine_kind (self->client) ==
+                    WARDEN_DOCKER_ENGINE_PODMAN;
+  gboolean keep_id = podman && warden_docker_client_get_rootless (self->client);
+  g_autoptr(GPtrArray) hidden = g_ptr_array_new_with_free_func (g_free);
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "Image");
@@ -363,7 +364,16 @@ container_config (WardenDockerSandbox *self)
           break;
         case WARDEN_WORKSPACE_MOUNT_HIDE:
           if (mount->is_dir)
-            add_hiding_tmpfs (b, dest);
+            {
+              /* Podman fills a tmpfs mount with what was there before
+               * (tmpcopyup): here the secrets it is meant to hide. Only its
+               * Tmpfs strings can say notmpcopyup; Docker's mount would
+               * refuse that option, and copies nothing. */
+              if (podman)
+                g_ptr_array_add (hidden, g_steal_pointer (&dest));
+              else
+                add_hiding_tmpfs (b, dest);
+            }
           else
             add_bind_mount (b, "/dev/null", dest, TRUE);
           break;
@@ -380,6 +390,11 @@ container_config (WardenDockerSandbox *self)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "/tmp");
   json_builder_add_string_value (b, tmp);
+  for (guint i = 0; i < hidden->len; i++)
+    {
+      json_builder_set_member_name (b, g_ptr_array_index (hidden, i));
+      json_builder_add_string_value (b, "ro,nosuid,nodev,noexec,size=4096,notmpcopyup");
+    }
   json_builder_end_object (b);
   /* docker-init as PID 1 reaps what the commands leave behind. */
   json_builder_set_member_name (b, "Init");
