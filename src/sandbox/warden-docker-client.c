@@ -53,6 +53,7 @@ struct _WardenDockerClient
   char               *engine_version;
   gboolean            rootless;
   gboolean            selinux;
+  gboolean            cgroup_v1;
 };
 
 enum {
@@ -951,6 +952,7 @@ info_cb (GObject      *object,
   self->rootless = strv_node_has (info, "SecurityOptions", "name=rootless") ||
                    warden_json_get_boolean (info, "Rootless", FALSE);
   self->selinux = strv_node_has (info, "SecurityOptions", "name=selinux");
+  self->cgroup_v1 = g_strcmp0 (warden_json_get_string (info, "CgroupVersion"), "1") == 0;
   self->engine_kind = kind;
   g_task_return_boolean (task, TRUE);
 }
@@ -1061,6 +1063,14 @@ warden_docker_client_get_selinux (WardenDockerClient *self)
   g_return_val_if_fail (WARDEN_IS_DOCKER_CLIENT (self), FALSE);
 
   return self->selinux;
+}
+
+gboolean
+warden_docker_client_get_can_limit (WardenDockerClient *self)
+{
+  g_return_val_if_fail (WARDEN_IS_DOCKER_CLIENT (self), FALSE);
+
+  return !(self->rootless && self->cgroup_v1);
 }
 
 char *

@@ -95,6 +95,10 @@ WardenDockerEngineKind warden_docker_client_get_engine_kind  (WardenDockerClient
 const char         *warden_docker_client_get_engine_version  (WardenDockerClient     *self);
 gboolean            warden_docker_client_get_rootless        (WardenDockerClient     *self);
 gboolean            warden_docker_client_get_selinux         (WardenDockerClient     *self);
+/* FALSE when the engine would make containers without their memory, CPU and
+ * process limits: rootless on cgroup v1, where it cannot set them (Podman
+ * drops them with a warning and still says MemoryLimit in /info). */
+gboolean            warden_docker_client_get_can_limit       (WardenDockerClient     *self);
 /* "Podman 4.3.1, rootless", "Docker 20.10.24": for the user; NULL before
  * the query completed. */
 char               *warden_docker_client_dup_engine_description (WardenDockerClient  *self);

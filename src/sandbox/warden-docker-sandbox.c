@@ -700,6 +700,21 @@ engine_cb (GObject      *object,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
+  /* The memory and process limits are part of the sandbox: without them a
+   * command can take the machine down. Better no container than one
+   * without them. */
+  if (!warden_docker_client_get_can_limit (self->client))
+    {
+      g_autofree char *engine = warden_docker_client_dup_engine_description (self->client);
+
+      g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+                               _("%s at %s cannot limit a container’s memory and processes "
+                                 "on this machine (rootless on cgroup v1): start the system "
+                                 "with cgroup v2 (systemd.unified_cgroup_hierarchy=1), use a "
+                                 "rootful engine, or the bwrap backend"),
+                               engine, warden_docker_client_get_host (self->client));
+      return;
+    }
   /* Not a second container beside one that may still run a lost command. */
   remove_given_up_async (self, cancellable, given_up_gone_cb, g_steal_pointer (&task));
 }

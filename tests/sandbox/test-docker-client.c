@@ -636,6 +636,10 @@ test_engine (Fixture       *fixture,
                    expected == WARDEN_DOCKER_ENGINE_PODMAN ? "podman" : "docker");
   g_assert_cmpint (warden_docker_client_get_rootless (fixture->client), ==,
                    warden_test_expected_rootless ());
+  /* Rootless on this machine's cgroup v1 the engine cannot set limits. */
+  g_assert_cmpint (warden_docker_client_get_can_limit (fixture->client), ==,
+                   !(warden_test_expected_rootless () &&
+                     !g_file_test ("/sys/fs/cgroup/cgroup.controllers", G_FILE_TEST_EXISTS)));
   version = warden_docker_client_get_engine_version (fixture->client);
   g_assert_nonnull (version);
   g_assert_true (g_ascii_isdigit (version[0]));
