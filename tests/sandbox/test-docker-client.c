@@ -446,6 +446,19 @@ remove_test_containers (WardenDockerClient *client)
     }
 }
 
+/* What the skip messages name: the engine this run is for, and its setup. */
+static const char *
+engine_name (void)
+{
+  return warden_test_expected_engine () == WARDEN_DOCKER_ENGINE_PODMAN ? "Podman" : "Docker";
+}
+
+static const char *
+engine_script (void)
+{
+  return warden_test_expected_engine () == WARDEN_DOCKER_ENGINE_PODMAN ? "podman" : "docker";
+}
+
 /* Finds out once whether the engine and the image are there, and removes
  * what an earlier run that crashed left behind. */
 static void
@@ -464,8 +477,9 @@ check_engine (void)
 
   if (!ping_sync (client, 10, &error))
     {
-      engine_problem = g_strdup_printf ("No Docker engine to test against (%s); run "
-                                        "scripts/docker-test-setup", error->message);
+      engine_problem = g_strdup_printf ("No %s engine to test against (%s); run "
+                                        "scripts/%s-test-setup", engine_name (),
+                                        error->message, engine_script ());
       return;
     }
 
@@ -473,7 +487,8 @@ check_engine (void)
   if (image == NULL)
     {
       engine_problem = g_strdup_printf ("The test image %s is not there (%s); run "
-                                        "scripts/docker-test-setup", test_image, error->message);
+                                        "scripts/%s-test-setup", test_image, error->message,
+                                        engine_script ());
       return;
     }
 

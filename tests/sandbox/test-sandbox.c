@@ -98,7 +98,9 @@ fixture_set_up (Fixture       *f,
       if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
         g_test_fail_printf ("no Docker engine answers, and CI=true: scripts/test starts one");
       else
-        g_test_skip ("no Docker engine answers (scripts/docker-test-setup starts one)");
+        g_test_skip (warden_test_expected_engine () == WARDEN_DOCKER_ENGINE_PODMAN
+                     ? "no Podman answers (scripts/podman-test-setup starts one)"
+                     : "no Docker engine answers (scripts/docker-test-setup starts one)");
       return;
     }
 
@@ -1086,7 +1088,9 @@ need_backend (const char *backend)
   if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
     g_test_fail_printf ("no Docker engine answers, and CI=true");
   else
-    g_test_skip ("no Docker engine (scripts/docker-test-setup starts one)");
+    g_test_skip (warden_test_expected_engine () == WARDEN_DOCKER_ENGINE_PODMAN
+                 ? "no Podman (scripts/podman-test-setup starts one)"
+                 : "no Docker engine (scripts/docker-test-setup starts one)");
   return FALSE;
 }
 
