@@ -238,6 +238,14 @@ sandbox_exec (int    argc,
       return EXIT_SANDBOX;
     }
   waiter_clear (&w);
+  /* Which of the engines there may be took the command: on stderr, so that
+   * the command's output stays its own. */
+  {
+    g_autofree char *engine = warden_sandbox_dup_engine_description (sandbox);
+
+    if (engine != NULL)
+      warden_cli_error ("engine: %s", engine);
+  }
 
   request.command = command->str;
   request.cwd = cwd;

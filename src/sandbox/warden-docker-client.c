@@ -10,6 +10,7 @@
 
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "warden-docker-client.h"
@@ -48,6 +49,13 @@ struct _WardenDockerClient
   SoupSession        *session;
   GTlsCertificate    *certificate;  /* the client certificate; NULL without TLS */
   WardenSshBridge    *bridge;       /* ssh://: what the connectable leads to */
+
+  /* What warden_docker_client_query_engine_async() found. */
+  WardenDockerEngineKind engine_kind;
+  char               *engine_version;
+  gboolean            rootless;
+  gboolean            selinux;
+  gboolean            cgroup_v1;
 };
 
 enum {
@@ -83,6 +91,7 @@ warden_docker_client_finalize (GObject *object)
   g_free (self->host);
   g_free (self->base_uri);
   g_free (self->host_header);
+  g_free (self->engine_version);
 
   G_OBJECT_CLASS (warden_docker_client_parent_class)->finalize (object);
 }
@@ -416,6 +425,12 @@ error_from_answer (guint       status,
 
     case SOUP_STATUS_CONFLICT:
       return g_error_new_literal (WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_CONFLICT, message);
+
+    case SOUP_STATUS_INTERNAL_SERVER_ERROR:
+      /* Podman says a container name is taken with a 500, Docker with 409. */
+      if (strstr (message, "is already in use") != NULL)
+        return g_error_new_literal (WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_CONFLICT, message);
+      G_GNUC_FALLTHROUGH;
 
     default:
       return g_error_new (WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_API,
@@ -929,10 +944,205 @@ warden_docker_client_ping_finish (WardenDockerClient  *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
+/* Which engine */
+
+static gboolean
+strv_node_has (JsonObject *object,
+               const char *member,
+               const char *prefix)
+{
+  JsonNode *node = json_object_get_member (object, member);
+  JsonArray *array;
+
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
+    return FALSE;
+  array = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      const char *option = json_array_get_string_element (array, i);
+
+      /* "name=rootless", "name=seccomp,profile=default" */
+      if (option != NULL && g_str_has_prefix (option, prefix) &&
+          (option[strlen (prefix)] == '\0' || option[strlen (prefix)] == ','))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+info_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  WardenDockerClient *self = g_task_get_source_object (task);
+  WardenDockerEngineKind kind = GPOINTER_TO_INT (g_task_get_task_data (task));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  JsonObject *info;
+
+  node = call_finish_json (result, &error);
+  if (node == NULL || (info = node_get_object (node, call_get_what (result), &error)) == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  /* Docker rootless says so in SecurityOptions; Podman's compat /info
+   * also has a "Rootless" member (and "name=rootless" from 4.x on). */
+  self->rootless = strv_node_has (info, "SecurityOptions", "name=rootless") ||
+                   warden_json_get_boolean (info, "Rootless", FALSE);
+  self->selinux = strv_node_has (info, "SecurityOptions", "name=selinux");
+  self->cgroup_v1 = g_strcmp0 (warden_json_get_string (info, "CgroupVersion"), "1") == 0;
+  self->engine_kind = kind;
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+version_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  WardenDockerClient *self = g_task_get_source_object (task);
+  WardenDockerEngineKind kind = WARDEN_DOCKER_ENGINE_DOCKER;
+  GCancellable *cancellable;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  JsonObject *version;
+  JsonNode *components;
+
+  node = call_finish_json (result, &error);
+  if (node == NULL || (version = node_get_object (node, call_get_what (result), &error)) == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  /* Podman names itself among the components; Docker's are "Engine",
+   * "containerd", "runc". */
+  components = json_object_get_member (version, "Components");
+  if (components != NULL && JSON_NODE_HOLDS_ARRAY (components))
+    {
+      JsonArray *array = json_node_get_array (components);
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        {
+          JsonNode *element = json_array_get_element (array, i);
+
+          if (JSON_NODE_HOLDS_OBJECT (element) &&
+              g_strcmp0 (warden_json_get_string (json_node_get_object (element), "Name"),
+                         "Podman Engine") == 0)
+            kind = WARDEN_DOCKER_ENGINE_PODMAN;
+        }
+    }
+  g_free (self->engine_version);
+  self->engine_version = g_strdup (warden_json_get_string (version, "Version"));
+  g_task_set_task_data (task, GINT_TO_POINTER (kind), NULL);
+  cancellable = g_task_get_cancellable (task);
+  call_async (self, "GET", "/info", NULL, cancellable, info_cb, g_steal_pointer (&task));
+}
+
+void
+warden_docker_client_query_engine_async (WardenDockerClient  *self,
+                                         GCancellable        *cancellable,
+                                         GAsyncReadyCallback  callback,
+                                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (WARDEN_IS_DOCKER_CLIENT (self));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, warden_docker_client_query_engine_async);
+
+  if (self->engine_kind != WARDEN_DOCKER_ENGINE_UNKNOWN)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  call_async (self, "GET", "/version", NULL, cancellable, version_cb, g_steal_pointer (&task));
+}
+
+gboolean
+warden_docker_client_query_engine_finish (WardenDockerClient  *self,
+                                          GAsyncResult        *result,
+                                          GError             **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+WardenDockerEngineKind
+warden_docker_client_get_engine_kind (WardenDockerClient *self)
+{
+  g_return_val_if_fail (WARDEN_IS_DOCKER_CLIENT (self), WARDEN_DOCKER_ENGINE_UNKNOWN);
+
+  return self->engine_kind;
+}
+
+const char *
+warden_docker_client_get_engine_version (WardenDockerClient *self)
+{
+  g_return_val_if_fail (WARDEN_IS_DOCKER_CLIENT (self), NULL);
+
+  return self->engine_kind != WARDEN_DOCKER_ENGINE_UNKNOWN ? self->engine_version : NULL;
+}
+
+gboolean
+warden_docker_client_get_rootless (WardenDockerClient *self)
+{
+  g_return_val_if_fail (WARDEN_IS_DOCKER_CLIENT (self), FALSE);
+
+  return self->rootless;
+}
+
+gboolean
+warden_docker_client_get_selinux (WardenDockerClient *self)
+{
+  g_return_val_if_fail (WARDEN_IS_DOCKER_CLIENT (self), FALSE);
+
+  return self->selinux;
+}
+
+gboolean
+warden_docker_client_get_can_limit (WardenDockerClient *self)
+{
+  g_return_val_if_fail (WARDEN_IS_DOCKER_CLIENT (self), FALSE);
+
+  return !(self->rootless && self->cgroup_v1);
+}
+
+char *
+warden_docker_client_dup_engine_description (WardenDockerClient *self)
+{
+  const char *name;
+  const char *version;
+
+  g_return_val_if_fail (WARDEN_IS_DOCKER_CLIENT (self), NULL);
+
+  if (self->engine_kind == WARDEN_DOCKER_ENGINE_UNKNOWN)
+    return NULL;
+  name = self->engine_kind == WARDEN_DOCKER_ENGINE_PODMAN ? "Podman" : "Docker";
+  version = self->engine_version != NULL ? self->engine_version : "";
+  if (self->rootless)
+    /* Translators: an engine's name and version, as in “Podman 4.3.1, rootless” */
+    return g_strdup_printf (_("%s %s, rootless"), name, version);
+  return g_strstrip (g_strdup_printf ("%s %s", name, version));
+}
+
+const char *
+warden_docker_client_get_engine_command (WardenDockerClient *self)
+{
+  g_return_val_if_fail (WARDEN_IS_DOCKER_CLIENT (self), NULL);
+
+  return self->engine_kind == WARDEN_DOCKER_ENGINE_PODMAN ? "podman" : "docker";
+}
+
 /* Images */
 
 static void
-image_inspect_cb (GObject      *object,
+json_cb (GObject      *object,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
@@ -967,7 +1177,7 @@ warden_docker_client_image_inspect_async (WardenDockerClient  *self,
 
   escaped = escape_segment (image);
   path = g_strdup_printf ("/images/%s/json", escaped);
-  call_async (self, "GET", path, NULL, cancellable, image_inspect_cb, task);
+  call_async (self, "GET", path, NULL, cancellable, json_cb, task);
 }
 
 JsonNode *
@@ -989,6 +1199,7 @@ typedef struct
 typedef struct
 {
   char                     *image;
+  const char               *command;       /* "docker" or "podman" */
   WardenDockerProgressFunc  progress;
   gpointer                  progress_data;
   SoupMessage              *msg;
@@ -1016,14 +1227,15 @@ pull_free (gpointer data)
   g_free (pull);
 }
 
+/* Says how to pull with the engine in use: a Podman user has no docker command. */
 static GError *
-pull_error (const char *image,
+pull_error (Pull       *pull,
             const char *message)
 {
   return g_error_new (WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_PULL_FAILED,
-                      _("Could not pull %s: %s; is the registry reachable, or build the "
-                        "image locally"),
-                      image, message);
+                      _("Could not pull %s: %s; is the registry reachable? Pull it yourself "
+                        "(%s pull %s) or build the image locally"),
+                      pull->image, message, pull->command, pull->image);
 }
 
 static double
@@ -1093,7 +1305,7 @@ pull_handle_line (Pull        *pull,
   failure = warden_json_get_string (object, "error");
   if (failure != NULL)
     {
-      g_propagate_error (error, pull_error (pull->image, failure));
+      g_propagate_error (error, pull_error (pull, failure));
       return FALSE;
     }
 
@@ -1197,7 +1409,7 @@ pull_error_body_cb (GObject      *object,
   if (g_task_return_error_if_cancelled (task))
     return;
 
-  g_task_return_error (task, pull_error (pull->image, message));
+  g_task_return_error (task, pull_error (pull, message));
 }
 
 static void
@@ -1262,6 +1474,7 @@ warden_docker_client_image_pull_async (WardenDockerClient       *self,
 
   pull = g_new0 (Pull, 1);
   pull->image = g_strdup (image);
+  pull->command = warden_docker_client_get_engine_command (self);
   pull->progress = progress;
   pull->progress_data = progress_data;
   pull->layers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -1330,6 +1543,62 @@ id_cb (GObject      *object,
     g_task_return_pointer (task, id, g_free);
 }
 
+/* Limits no program in a sandbox needs more of, and that the engine can
+ * grant: it cannot raise a hard limit above its own, and its own may be
+ * below Warden's (Podman's service lowers its nproc to 32768 here, where
+ * the login's is 96362). The container's PidsLimit bounds its processes
+ * anyway; nproc counts all of the user's processes on the machine. */
+#define SANE_NOFILE 65536
+#define SANE_NPROC  16384
+
+static void
+add_ulimit (JsonArray  *ulimits,
+            const char *name,
+            int         resource,
+            gint64      sane)
+{
+  struct rlimit limit;
+  JsonObject *ulimit;
+  gint64 value = sane;
+
+  if (getrlimit (resource, &limit) == 0 && limit.rlim_max != RLIM_INFINITY &&
+      limit.rlim_max < (rlim_t) sane)
+    value = (gint64) limit.rlim_max;
+  ulimit = json_object_new ();
+  json_object_set_string_member (ulimit, "Name", name);
+  json_object_set_int_member (ulimit, "Soft", value);
+  json_object_set_int_member (ulimit, "Hard", value);
+  json_array_add_object_element (ulimits, ulimit);
+}
+
+/* @config with Ulimits that fit this process's hard limits when it has none. */
+static JsonNode *
+config_with_ulimits (JsonNode *config)
+{
+  JsonNode *copy = json_node_copy (config);
+  JsonObject *object;
+  JsonObject *host_config;
+  JsonArray *ulimits;
+
+  if (!JSON_NODE_HOLDS_OBJECT (copy))
+    return copy;
+  object = json_node_get_object (copy);
+  host_config = json_object_has_member (object, "HostConfig")
+                ? json_object_get_object_member (object, "HostConfig") : NULL;
+  if (host_config == NULL)
+    {
+      host_config = json_object_new ();
+      json_object_set_object_member (object, "HostConfig", host_config);
+    }
+  if (json_object_has_member (host_config, "Ulimits"))
+    return copy;
+  ulimits = json_array_new ();
+  add_ulimit (ulimits, "nofile", RLIMIT_NOFILE, SANE_NOFILE);
+  add_ulimit (ulimits, "nproc", RLIMIT_NPROC, SANE_NPROC);
+  json_object_set_array_member (host_config, "Ulimits", ulimits);
+  return copy;
+}
+
 void
 warden_docker_client_container_create_async (WardenDockerClient  *self,
                                              const char          *name,
@@ -1339,6 +1608,7 @@ warden_docker_client_container_create_async (WardenDockerClient  *self,
                                              gpointer             user_data)
 {
   g_autofree char *path = NULL;
+  g_autoptr(JsonNode) body = NULL;
   GTask *task;
 
   g_return_if_fail (WARDEN_IS_DOCKER_CLIENT (self));
@@ -1359,7 +1629,8 @@ warden_docker_client_container_create_async (WardenDockerClient  *self,
       path = g_strdup ("/containers/create");
     }
 
-  call_async (self, "POST", path, config, cancellable, id_cb, task);
+  body = config_with_ulimits (config);
+  call_async (self, "POST", path, body, cancellable, id_cb, task);
 }
 
 char *
@@ -1443,6 +1714,39 @@ warden_docker_client_container_restart_finish (WardenDockerClient  *self,
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
 
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+void
+warden_docker_client_container_inspect_async (WardenDockerClient  *self,
+                                              const char          *id,
+                                              GCancellable        *cancellable,
+                                              GAsyncReadyCallback  callback,
+                                              gpointer             user_data)
+{
+  g_autofree char *escaped = NULL;
+  g_autofree char *path = NULL;
+  GTask *task;
+
+  g_return_if_fail (WARDEN_IS_DOCKER_CLIENT (self));
+  g_return_if_fail (id != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, warden_docker_client_container_inspect_async);
+
+  escaped = escape_segment (id);
+  path = g_strdup_printf ("/containers/%s/json", escaped);
+  call_async (self, "GET", path, NULL, cancellable, json_cb, task);
+}
+
+JsonNode *
+warden_docker_client_container_inspect_finish (WardenDockerClient  *self,
+                                               GAsyncResult        *result,
+                                               GError             **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 void
@@ -1753,6 +2057,7 @@ typedef struct
   gsize                   remaining;     /* of the current frame's payload */
   GByteArray             *frame;         /* a payload split across reads */
   int                     exit_code;     /* from the check at the end; -1 if unknown */
+  gboolean                reset;         /* the hijacked connection was reset, see below */
 } ExecStart;
 
 static void
@@ -1934,7 +2239,13 @@ exec_start_check_cb (GObject      *object,
           JsonObject *json = json_node_get_object (node);
 
           if (!warden_json_get_boolean (json, "Running", FALSE))
-            state->exit_code = (int) warden_json_get_int (json, "ExitCode", -1);
+            {
+              state->exit_code = (int) warden_json_get_int (json, "ExitCode", -1);
+              /* The command ended and the engine is there: the reset
+               * came after all of its output. */
+              if (state->reset)
+                g_clear_error (&state->error);
+            }
         }
       answer_free (answer);
     }
@@ -2004,6 +2315,14 @@ exec_start_read_cb (GObject      *object,
       exec_start_stop (task, g_steal_pointer (&error));
       return;
     }
+
+  /* Podman resets a hijacked connection whose command ended without
+   * reading all of its input, where Docker closes it: what was sent before
+   * the reset is all there was, if the exec has ended (the check says). */
+  if (n_read < 0 && state->connection != NULL && !state->in_payload &&
+      state->header_length == 0 && g_error_matches (error, G_IO_ERROR,
+                                                    G_IO_ERROR_CONNECTION_CLOSED))
+    state->reset = TRUE;
 
   if (n_read < 0)
     {

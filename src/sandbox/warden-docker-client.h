@@ -31,6 +31,15 @@ typedef enum
 /* Labels every container Warden creates, so cleanup finds those a crash left. */
 #define WARDEN_DOCKER_LABEL "io.github.wardenapp.warden"
 
+/* Which engine serves the API: both speak it, but differ in what they do
+ * with users, image names and labels. */
+typedef enum
+{
+  WARDEN_DOCKER_ENGINE_UNKNOWN,      /* not asked yet (warden_docker_client_query_engine_async()) */
+  WARDEN_DOCKER_ENGINE_DOCKER,
+  WARDEN_DOCKER_ENGINE_PODMAN,
+} WardenDockerEngineKind;
+
 typedef void (*WardenDockerProgressFunc) (double      fraction,  /* 0…1, or -1 if unknown */
                                           const char *message,
                                           gpointer    user_data);
@@ -73,6 +82,32 @@ gboolean            warden_docker_client_ping_finish       (WardenDockerClient  
                                                             GAsyncResult             *result,
                                                             GError                  **error);
 
+/* GET /version and /info, once: which engine answers, its version, whether
+ * it runs rootless and with SELinux. Kept on the client; a second call
+ * answers from there. */
+void                warden_docker_client_query_engine_async  (WardenDockerClient     *self,
+                                                              GCancellable           *cancellable,
+                                                              GAsyncReadyCallback     callback,
+                                                              gpointer                user_data);
+gboolean            warden_docker_client_query_engine_finish (WardenDockerClient     *self,
+                                                              GAsyncResult           *result,
+                                                              GError                **error);
+/* What the query found; UNKNOWN, NULL and FALSE before it completed. */
+WardenDockerEngineKind warden_docker_client_get_engine_kind  (WardenDockerClient     *self);
+const char         *warden_docker_client_get_engine_version  (WardenDockerClient     *self);
+gboolean            warden_docker_client_get_rootless        (WardenDockerClient     *self);
+gboolean            warden_docker_client_get_selinux         (WardenDockerClient     *self);
+/* FALSE when the engine would make containers without their memory, CPU and
+ * process limits: rootless on cgroup v1, where it cannot set them (Podman
+ * drops them with a warning and still says MemoryLimit in /info). */
+gboolean            warden_docker_client_get_can_limit       (WardenDockerClient     *self);
+/* "Podman 4.3.1, rootless", "Docker 20.10.24": for the user; NULL before
+ * the query completed. */
+char               *warden_docker_client_dup_engine_description (WardenDockerClient  *self);
+/* "podman" or "docker": the command line that goes with the engine, for
+ * messages that tell the user what to run. */
+const char         *warden_docker_client_get_engine_command  (WardenDockerClient     *self);
+
 /* GET /images/{name}/json: the image's JSON, or NOT_FOUND. */
 void                warden_docker_client_image_inspect_async  (WardenDockerClient    *self,
                                                                const char            *image,
@@ -98,7 +133,11 @@ gboolean            warden_docker_client_image_pull_finish (WardenDockerClient  
                                                             GError                  **error);
 
 /* POST /containers/create with @config as the body (the caller builds it);
- * returns the new container's id. */
+ * returns the new container's id. Without HostConfig.Ulimits in @config,
+ * nofile and nproc are set within this process's hard limits: an engine
+ * that asks for more than those (Podman as root inside a container) fails
+ * to start the container otherwise. A name in use is CONFLICT with either
+ * engine (Podman answers 500). */
 void                warden_docker_client_container_create_async  (WardenDockerClient *self,
                                                                   const char         *name,
                                                                   JsonNode           *config,
@@ -124,6 +163,15 @@ void                warden_docker_client_container_restart_async  (WardenDockerC
                                                                    GAsyncReadyCallback callback,
                                                                    gpointer            user_data);
 gboolean            warden_docker_client_container_restart_finish (WardenDockerClient *self,
+                                                                   GAsyncResult       *result,
+                                                                   GError            **error);
+/* GET /containers/{id}/json: the container's JSON, or NOT_FOUND. */
+void                warden_docker_client_container_inspect_async  (WardenDockerClient *self,
+                                                                   const char         *id,
+                                                                   GCancellable       *cancellable,
+                                                                   GAsyncReadyCallback callback,
+                                                                   gpointer            user_data);
+JsonNode           *warden_docker_client_container_inspect_finish (WardenDockerClient *self,
                                                                    GAsyncResult       *result,
                                                                    GError            **error);
 /* DELETE /containers/{id}?force=true&v=true: stops and removes. A container

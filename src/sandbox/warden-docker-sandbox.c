@@ -267,6 +267,17 @@ add_bind_mount (JsonBuilder *b,
   json_builder_end_object (b);
 }
 
+/* "SOURCE:TARGET:rw,z": SELinux relabels SOURCE for containers. */
+static void
+add_relabelled_bind (JsonBuilder *b,
+                     const char  *source,
+                     const char  *target)
+{
+  g_autofree char *bind = g_strdup_printf ("%s:%s:rw,z", source, target);
+
+  json_builder_add_string_value (b, bind);
+}
+
 /* An empty folder where Warden's state or the user's keys would be. */
 static void
 add_hiding_tmpfs (JsonBuilder *b,
@@ -300,6 +311,14 @@ container_config (WardenDockerSandbox *self)
                                           warden_sandbox_get_tmp_size (sandbox));
   gint64 memory = (gint64) warden_sandbox_get_memory_limit (sandbox);
   g_autofree char *owner = g_strdup_printf ("%s:%d", g_get_host_name (), (int) getpid ());
+  /* The engine says whether it runs with SELinux; WARDEN_DOCKER_RELABEL
+   * asks for the relabel where it does not say so (and for the tests). */
+  gboolean relabel = warden_docker_client_get_selinux (self->client) ||
+                     g_getenv ("WARDEN_DOCKER_RELABEL") != NULL;
+  gboolean podman = warden_docker_client_get_engine_kind (self->client) ==
+                    WARDEN_DOCKER_ENGINE_PODMAN;
+  gboolean keep_id = podman && warden_docker_client_get_rootless (self->client);
+  g_autoptr(GPtrArray) hidden = g_ptr_array_new_with_free_func (g_free);
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "Image");
@@ -333,15 +352,32 @@ container_config (WardenDockerSandbox *self)
 
   json_builder_set_member_name (b, "HostConfig");
   json_builder_begin_object (b);
+  /* With SELinux, what the container writes must carry the container's
+   * label: only Binds can ask for that (":z", shared, so that the user's
+   * other containers still reach the workspace). Mounts have no such option
+   * in the API of either engine. Warden's own helper stays as installed:
+   * relabelling a file of the system is not ours to do. */
+  if (relabel)
+    {
+      json_builder_set_member_name (b, "Binds");
+      json_builder_begin_array (b);
+      add_relabelled_bind (b, config->workspace, inside);
+      if (self->guard_dir != NULL)
+        add_relabelled_bind (b, self->guard_dir, GUARD_DIR_INSIDE);
+      json_builder_end_array (b);
+    }
   json_builder_set_member_name (b, "Mounts");
   json_builder_begin_array (b);
-  add_bind_mount (b, config->workspace, inside, FALSE);
+  if (!relabel)
+    add_bind_mount (b, config->workspace, inside, FALSE);
   if (self->guard_dir != NULL)
     {
       add_bind_mount (b, warden_guard_get_helper_path (), GUARD_INSIDE, TRUE);
-      add_bind_mount (b, self->guard_dir, GUARD_DIR_INSIDE, FALSE);
+      if (!relabel)
+        add_bind_mount (b, self->guard_dir, GUARD_DIR_INSIDE, FALSE);
       /* The way out through Warden's proxy; a connection to a socket in a
-       * read-only mount is allowed. */
+       * read-only mount is allowed. (Not relabelled on SELinux, as the
+       * helper is not.) */
       if (config->proxy_socket != NULL && !config->network)
         add_bind_mount (b, config->proxy_socket, PROXY_INSIDE, TRUE);
     }
@@ -361,7 +397,16 @@ container_config (WardenDockerSandbox *self)
           break;
         case WARDEN_WORKSPACE_MOUNT_HIDE:
           if (mount->is_dir)
-            add_hiding_tmpfs (b, dest);
+            {
+              /* Podman fills a tmpfs mount with what was there before
+               * (tmpcopyup): here the secrets it is meant to hide. Only its
+               * Tmpfs strings can say notmpcopyup; Docker's mount would
+               * refuse that option, and copies nothing. */
+              if (podman)
+                g_ptr_array_add (hidden, g_steal_pointer (&dest));
+              else
+                add_hiding_tmpfs (b, dest);
+            }
           else
             add_bind_mount (b, "/dev/null", dest, TRUE);
           break;
@@ -378,6 +423,11 @@ container_config (WardenDockerSandbox *self)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "/tmp");
   json_builder_add_string_value (b, tmp);
+  for (guint i = 0; i < hidden->len; i++)
+    {
+      json_builder_set_member_name (b, g_ptr_array_index (hidden, i));
+      json_builder_add_string_value (b, "ro,nosuid,nodev,noexec,size=4096,notmpcopyup");
+    }
   json_builder_end_object (b);
   /* docker-init as PID 1 reaps what the commands leave behind. */
   json_builder_set_member_name (b, "Init");
@@ -403,6 +453,14 @@ container_config (WardenDockerSandbox *self)
   json_builder_begin_array (b);
   json_builder_add_string_value (b, "ALL");
   json_builder_end_array (b);
+  /* Rootless Podman maps the user to root inside and the container's
+   * users to subordinate ids: what a command writes in the workspace would
+   * belong to one of those. keep-id maps the user to itself. */
+  if (keep_id)
+    {
+      json_builder_set_member_name (b, "UsernsMode");
+      json_builder_add_string_value (b, "keep-id");
+    }
   json_builder_set_member_name (b, "CapAdd");
   json_builder_begin_array (b);
   for (guint i = 0; config->cap_add && config->cap_add[i]; i++)
@@ -558,6 +616,17 @@ create_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
 
   self->container_id = warden_docker_client_container_create_finish (self->client, result, &error);
+  if (self->container_id == NULL && error->domain == WARDEN_DOCKER_ERROR &&
+      strstr (error->message, "catatonit") != NULL)
+    {
+      /* Podman's init for "Init": true is a package of its own. */
+      g_task_return_new_error (task, WARDEN_DOCKER_ERROR, error->code,
+                               _("Podman cannot start the container without its init "
+                                 "process, catatonit: install it (sudo apt install catatonit, "
+                                 "or sudo dnf install catatonit) (%s)"),
+                               error->message);
+      return;
+    }
   if (self->container_id == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -660,6 +729,40 @@ given_up_gone_cb (GObject      *object,
 }
 
 static void
+engine_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+
+  if (!warden_docker_client_query_engine_finish (self->client, result, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  /* The memory and process limits are part of the sandbox: without them a
+   * command can take the machine down. Better no container than one
+   * without them. */
+  if (!warden_docker_client_get_can_limit (self->client))
+    {
+      g_autofree char *engine = warden_docker_client_dup_engine_description (self->client);
+
+      g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+                               _("%s at %s cannot limit a container’s memory and processes "
+                                 "on this machine (rootless on cgroup v1): start the system "
+                                 "with cgroup v2 (systemd.unified_cgroup_hierarchy=1), use a "
+                                 "rootful engine, or the bwrap backend"),
+                               engine, warden_docker_client_get_host (self->client));
+      return;
+    }
+  /* Not a second container beside one that may still run a lost command. */
+  remove_given_up_async (self, cancellable, given_up_gone_cb, g_steal_pointer (&task));
+}
+
+static void
 ping_cb (GObject      *object,
          GAsyncResult *result,
          gpointer      user_data)
@@ -674,8 +777,9 @@ ping_cb (GObject      *object,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  /* Not a second container beside one that may still run a lost command. */
-  remove_given_up_async (self, cancellable, given_up_gone_cb, g_steal_pointer (&task));
+  /* Podman or Docker, rootless, SELinux: the container's config depends on it. */
+  warden_docker_client_query_engine_async (self->client, cancellable, engine_cb,
+                                           g_steal_pointer (&task));
 }
 
 static void
@@ -1735,6 +1839,14 @@ warden_docker_sandbox_get_guard_unavailable (WardenSandbox *sandbox)
                                  : _("the sandbox is not prepared yet");
 }
 
+static char *
+warden_docker_sandbox_dup_engine_description (WardenSandbox *sandbox)
+{
+  WardenDockerSandbox *self = WARDEN_DOCKER_SANDBOX (sandbox);
+
+  return self->client ? warden_docker_client_dup_engine_description (self->client) : NULL;
+}
+
 static void
 warden_docker_sandbox_finalize (GObject *object)
 {
@@ -1767,6 +1879,7 @@ warden_docker_sandbox_class_init (WardenDockerSandboxClass *klass)
   sandbox_class->destroy_async = warden_docker_sandbox_destroy_async;
   sandbox_class->get_container_id = warden_docker_sandbox_get_container_id;
   sandbox_class->get_guard_unavailable = warden_docker_sandbox_get_guard_unavailable;
+  sandbox_class->dup_engine_description = warden_docker_sandbox_dup_engine_description;
 }
 
 static void

@@ -338,6 +338,17 @@ warden_sandbox_get_guard_unavailable (WardenSandbox *self)
   return klass->get_guard_unavailable (self);
 }
 
+char *
+warden_sandbox_dup_engine_description (WardenSandbox *self)
+{
+  WardenSandboxClass *klass;
+
+  g_return_val_if_fail (WARDEN_IS_SANDBOX (self), NULL);
+
+  klass = WARDEN_SANDBOX_GET_CLASS (self);
+  return klass->dup_engine_description ? klass->dup_engine_description (self) : NULL;
+}
+
 const char *
 warden_sandbox_get_image (WardenSandbox *self)
 {

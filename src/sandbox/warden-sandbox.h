@@ -162,6 +162,8 @@ struct _WardenSandboxClass
   const char       *(*get_container_id) (WardenSandbox          *self);
   /* NULL when exec takes a guard_func, else why not (unset: no guard). */
   const char       *(*get_guard_unavailable) (WardenSandbox     *self);
+  /* Docker: the engine, once known; others NULL (unset). */
+  char             *(*dup_engine_description) (WardenSandbox    *self);
 };
 
 GQuark                     warden_sandbox_error_quark        (void);
@@ -179,6 +181,9 @@ const char                *warden_sandbox_get_image          (WardenSandbox     
  * guard_func is called for each; after prepare for Docker), else a
  * sentence saying why it cannot. */
 const char                *warden_sandbox_get_guard_unavailable (WardenSandbox          *self);
+/* The container engine the sandbox runs in, for the user ("Podman 4.3.1,
+ * rootless", "Docker 20.10.24"): once prepared, for Docker; else NULL. */
+char                      *warden_sandbox_dup_engine_description (WardenSandbox        *self);
 
 void                       warden_sandbox_prepare_async      (WardenSandbox            *self,
                                                               GCancellable             *cancellable,

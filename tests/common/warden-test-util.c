@@ -82,3 +82,16 @@ warden_test_skip_without_docker (void)
     g_test_skip ("no Docker engine");
   return TRUE;
 }
+
+WardenDockerEngineKind
+warden_test_expected_engine (void)
+{
+  return g_strcmp0 (g_getenv ("WARDEN_TEST_ENGINE"), "podman") == 0 ? WARDEN_DOCKER_ENGINE_PODMAN
+                                                                    : WARDEN_DOCKER_ENGINE_DOCKER;
+}
+
+gboolean
+warden_test_expected_rootless (void)
+{
+  return g_strcmp0 (g_getenv ("WARDEN_TEST_ROOTLESS"), "1") == 0;
+}

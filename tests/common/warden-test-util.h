@@ -8,6 +8,8 @@
 
 #include <gio/gio.h>
 
+#include "sandbox/warden-docker-client.h"
+
 G_BEGIN_DECLS
 
 /* Removes @path (a file, or a folder and everything below it, read-only
@@ -27,5 +29,11 @@ gboolean  warden_test_docker_usable  (void);
 /* For tests that need Docker: TRUE (and the test is skipped) without an
  * engine; under CI=true its absence fails the test instead. */
 gboolean  warden_test_skip_without_docker (void);
+
+/* The engine the docker tests run against, as the suite's entry says in
+ * WARDEN_TEST_ENGINE: "podman", else Docker. WARDEN_TEST_ROOTLESS=1 when
+ * it runs rootless. */
+WardenDockerEngineKind warden_test_expected_engine   (void);
+gboolean               warden_test_expected_rootless (void);
 
 G_END_DECLS

@@ -133,6 +133,19 @@ ping_sync (WardenDockerClient  *client,
   return warden_docker_client_ping_finish (client, result, error);
 }
 
+static gboolean
+query_engine_sync (WardenDockerClient  *client,
+                   GError             **error)
+{
+  Waiter *waiter = g_new0 (Waiter, 1);
+  g_autoptr(GAsyncResult) result = NULL;
+
+  warden_docker_client_query_engine_async (client, NULL, waiter_cb, waiter);
+  if ((result = waiter_wait (waiter, TIMEOUT_S)) == NULL)
+    return set_timeout_error (error, "engine query", TIMEOUT_S);
+  return warden_docker_client_query_engine_finish (client, result, error);
+}
+
 static JsonNode *
 image_inspect_sync (WardenDockerClient  *client,
                     const char          *image,
@@ -433,6 +446,19 @@ remove_test_containers (WardenDockerClient *client)
     }
 }
 
+/* What the skip messages name: the engine this run is for, and its setup. */
+static const char *
+engine_name (void)
+{
+  return warden_test_expected_engine () == WARDEN_DOCKER_ENGINE_PODMAN ? "Podman" : "Docker";
+}
+
+static const char *
+engine_script (void)
+{
+  return warden_test_expected_engine () == WARDEN_DOCKER_ENGINE_PODMAN ? "podman" : "docker";
+}
+
 /* Finds out once whether the engine and the image are there, and removes
  * what an earlier run that crashed left behind. */
 static void
@@ -451,8 +477,9 @@ check_engine (void)
 
   if (!ping_sync (client, 10, &error))
     {
-      engine_problem = g_strdup_printf ("No Docker engine to test against (%s); run "
-                                        "scripts/docker-test-setup", error->message);
+      engine_problem = g_strdup_printf ("No %s engine to test against (%s); run "
+                                        "scripts/%s-test-setup", engine_name (),
+                                        error->message, engine_script ());
       return;
     }
 
@@ -460,7 +487,8 @@ check_engine (void)
   if (image == NULL)
     {
       engine_problem = g_strdup_printf ("The test image %s is not there (%s); run "
-                                        "scripts/docker-test-setup", test_image, error->message);
+                                        "scripts/%s-test-setup", test_image, error->message,
+                                        engine_script ());
       return;
     }
 
@@ -598,6 +626,53 @@ test_ping (Fixture       *fixture,
                      "unix:///var/run/docker.sock");
 }
 
+/* Which engine answers, as the window and warden-cli name it. */
+static void
+test_engine (Fixture       *fixture,
+             gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *description = NULL;
+  g_autofree char *again = NULL;
+  WardenDockerEngineKind expected = warden_test_expected_engine ();
+  const char *version;
+
+  if (fixture->client == NULL)
+    return;
+
+  g_assert_cmpint (warden_docker_client_get_engine_kind (fixture->client), ==,
+                   WARDEN_DOCKER_ENGINE_UNKNOWN);
+  g_assert_null (warden_docker_client_dup_engine_description (fixture->client));
+
+  g_assert_true (query_engine_sync (fixture->client, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (warden_docker_client_get_engine_kind (fixture->client), ==, expected);
+  g_assert_cmpstr (warden_docker_client_get_engine_command (fixture->client), ==,
+                   expected == WARDEN_DOCKER_ENGINE_PODMAN ? "podman" : "docker");
+  g_assert_cmpint (warden_docker_client_get_rootless (fixture->client), ==,
+                   warden_test_expected_rootless ());
+  /* Rootless on this machine's cgroup v1 the engine cannot set limits. */
+  g_assert_cmpint (warden_docker_client_get_can_limit (fixture->client), ==,
+                   !(warden_test_expected_rootless () &&
+                     !g_file_test ("/sys/fs/cgroup/cgroup.controllers", G_FILE_TEST_EXISTS)));
+  version = warden_docker_client_get_engine_version (fixture->client);
+  g_assert_nonnull (version);
+  g_assert_true (g_ascii_isdigit (version[0]));
+
+  description = warden_docker_client_dup_engine_description (fixture->client);
+  g_test_message ("The engine: %s", description);
+  g_assert_true (g_str_has_prefix (description, expected == WARDEN_DOCKER_ENGINE_PODMAN
+                                                ? "Podman " : "Docker "));
+  g_assert_nonnull (strstr (description, version));
+  g_assert_cmpint (g_str_has_suffix (description, ", rootless"), ==,
+                   warden_test_expected_rootless ());
+
+  /* Kept: a second query answers the same. */
+  g_assert_true (query_engine_sync (fixture->client, &error));
+  again = warden_docker_client_dup_engine_description (fixture->client);
+  g_assert_cmpstr (again, ==, description);
+}
+
 static void
 test_image_inspect (Fixture       *fixture,
                     gconstpointer  data)
@@ -647,11 +722,22 @@ test_pull_fails (Fixture       *fixture,
   if (fixture->client == NULL)
     return;
 
+  /* Once the client knows the engine, it says how to pull with it. */
+  g_assert_true (query_engine_sync (fixture->client, &error));
+  g_assert_no_error (error);
   g_assert_false (image_pull_sync (fixture->client, image, count_progress_cb, &calls, 30,
                                    &error));
   g_assert_error (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_PULL_FAILED);
   g_assert_nonnull (strstr (error->message, image));
   g_assert_nonnull (strstr (error->message, "registry"));
+  {
+    g_autofree char *how = g_strdup_printf ("%s pull %s",
+                                            warden_test_expected_engine () ==
+                                            WARDEN_DOCKER_ENGINE_PODMAN ? "podman" : "docker",
+                                            image);
+
+    g_assert_nonnull (strstr (error->message, how));
+  }
   g_test_message ("The pull failed after %.0f ms: %s",
                   (g_get_monotonic_time () - start) / 1000.0, error->message);
 }
@@ -743,12 +829,14 @@ test_exec_streams (Fixture       *fixture,
   g_assert_cmpint (exit_code, ==, 0);
   output_clear (&output);
 
-  /* What runc says about a missing program comes as output, with 126 or 127. */
+  /* What runc says about a missing program comes as output, with 126 or 127:
+   * on stdout from Docker, on stderr from Podman. */
   output_init (&output);
   run_exec (fixture, STRV ("warden-no-such-program"), NULL, NULL, NULL, NULL, &output,
             &exit_code, &error);
   g_assert_no_error (error);
-  g_assert_nonnull (strstr (output.out->str, "warden-no-such-program"));
+  g_assert_true (strstr (output.out->str, "warden-no-such-program") != NULL ||
+                 strstr (output.err->str, "warden-no-such-program") != NULL);
   g_assert_cmpint (exit_code, >=, 126);
   output_clear (&output);
 }
@@ -2032,6 +2120,7 @@ main (int   argc,
   g_test_add_func ("/docker/client/find-host", test_find_host);
 
   add_engine_test ("/docker/client/ping", test_ping);
+  add_engine_test ("/docker/client/engine", test_engine);
   add_engine_test ("/docker/client/image-inspect", test_image_inspect);
   add_engine_test ("/docker/client/pull-fails", test_pull_fails);
   add_engine_test ("/docker/client/container-lifecycle", test_container_lifecycle);
