@@ -539,6 +539,38 @@ warden_agent_get_steps (WardenAgent *self)
   return self->steps;
 }
 
+char *
+warden_agent_dup_engine_description (WardenAgent *self)
+{
+  g_return_val_if_fail (WARDEN_IS_AGENT (self), NULL);
+
+  if (self->sandbox == NULL || !self->sandbox_ready)
+    return NULL;
+  return warden_sandbox_dup_engine_description (self->sandbox);
+}
+
+gboolean
+warden_agent_get_programs_unchecked (WardenAgent *self)
+{
+  g_return_val_if_fail (WARDEN_IS_AGENT (self), FALSE);
+
+  return self->sandbox != NULL && self->sandbox_ready && self->check_nested &&
+         warden_sandbox_get_guard_unavailable (self->sandbox) != NULL;
+}
+
+gboolean
+warden_agent_get_network_unavailable (WardenAgent *self)
+{
+  g_autofree char *notice = NULL;
+
+  g_return_val_if_fail (WARDEN_IS_AGENT (self), FALSE);
+
+  if (self->sandbox == NULL || !self->sandbox_ready)
+    return FALSE;
+  notice = _warden_agent_network_notice (self);
+  return notice != NULL;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Persistence */
 

@@ -91,6 +91,16 @@ WardenAgent       *warden_agent_open       (WardenSessionStore       *store,
 const char        *warden_agent_get_session_id (WardenAgent *self);
 /* The approval or question waiting for the user, or NULL. */
 WardenApproval    *warden_agent_get_pending    (WardenAgent *self);
+/* The container engine of the ready sandbox, as its user knows it ("Podman
+ * 4.3.1, rootless", "Docker 20.10.24"); NULL for bwrap and host, or before
+ * the sandbox is ready. */
+char              *warden_agent_dup_engine_description (WardenAgent *self);
+/* What the ready sandbox cannot hold to, for a view's header (the
+ * "sandbox-state" message says why): programs its commands start are not
+ * checked; the profile's hosts cannot be reached one by one, so it has no
+ * network. */
+gboolean           warden_agent_get_programs_unchecked  (WardenAgent *self);
+gboolean           warden_agent_get_network_unavailable (WardenAgent *self);
 guint              warden_agent_get_steps      (WardenAgent *self);
 const char        *warden_agent_get_profile    (WardenAgent *self);
 /* Checks later commands against another profile; saved with the session. */

@@ -1466,18 +1466,45 @@ test_connection_action (GtkWidget  *widget,
 /* What "Automatic" is now: docker when an engine answers, else bwrap (as
  * the application decides it for new sessions). */
 
+/* @engine: which one answers ("Podman 4.3.1, rootless") and where. */
 static void
 set_sandbox_auto (WardenPreferencesWindow *self,
-                  const char              *backend)
+                  const char              *backend,
+                  const char              *engine,
+                  const char              *host)
 {
+  g_autofree char *subtitle = NULL;
+
   g_free (self->sandbox_auto);
   self->sandbox_auto = g_strdup (backend);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->sandbox_row),
-                               g_strcmp0 (backend, "docker") == 0
-                               ? _("Automatic uses Docker when an engine answers, else "
-                                   "bubblewrap. Now: Docker, an engine answers.")
-                               : _("Automatic uses Docker when an engine answers, else "
-                                   "bubblewrap. Now: bubblewrap, no Docker engine answers."));
+  if (g_strcmp0 (backend, "docker") == 0 && engine != NULL)
+    /* Translators: "… Now: Podman 4.3.1, rootless, at unix:///run/user/1000/podman/podman.sock." */
+    subtitle = g_strdup_printf (_("Automatic uses a container engine (Docker or Podman) when one "
+                                  "answers, else bubblewrap. Now: %s, at %s."), engine, host);
+  else if (g_strcmp0 (backend, "docker") == 0)
+    subtitle = g_strdup (_("Automatic uses a container engine (Docker or Podman) when one "
+                           "answers, else bubblewrap. Now: an engine answers."));
+  else
+    subtitle = g_strdup (_("Automatic uses a container engine (Docker or Podman) when one "
+                           "answers, else bubblewrap. Now: bubblewrap, no engine answers."));
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->sandbox_row), subtitle);
+}
+
+static void
+sandbox_engine_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(WardenPreferencesWindow) self = user_data;
+  WardenDockerClient *docker = WARDEN_DOCKER_CLIENT (object);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *engine = NULL;
+
+  if (warden_docker_client_query_engine_finish (docker, result, &error))
+    engine = warden_docker_client_dup_engine_description (docker);
+  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    set_sandbox_auto (self, "docker", engine, warden_docker_client_get_host (docker));
+  release (self);
 }
 
 static void
@@ -1490,8 +1517,15 @@ sandbox_ping_cb (GObject      *object,
   gboolean answers = warden_docker_client_ping_finish (WARDEN_DOCKER_CLIENT (object), result,
                                                        &error);
 
-  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    set_sandbox_auto (self, answers ? "docker" : "bwrap");
+  if (answers)
+    {
+      /* Which engine it is: the user may have both. */
+      hold (self);
+      warden_docker_client_query_engine_async (WARDEN_DOCKER_CLIENT (object), self->cancellable,
+                                               sandbox_engine_cb, g_object_ref (self));
+    }
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    set_sandbox_auto (self, "bwrap", NULL, NULL);
   release (self);
 }
 
@@ -1502,12 +1536,12 @@ probe_sandbox (WardenPreferencesWindow *self)
 
   if (docker == NULL)
     {
-      set_sandbox_auto (self, "bwrap");
+      set_sandbox_auto (self, "bwrap", NULL, NULL);
       return;
     }
   adw_action_row_set_subtitle (ADW_ACTION_ROW (self->sandbox_row),
-                               _("Automatic uses Docker when an engine answers, else bubblewrap. "
-                                 "Looking for a Docker engine…"));
+                               _("Automatic uses a container engine (Docker or Podman) when one "
+                                 "answers, else bubblewrap. Looking for one…"));
   hold (self);
   warden_docker_client_ping_async (docker, self->cancellable, sandbox_ping_cb,
                                    g_object_ref (self));

@@ -936,15 +936,26 @@ update_sandbox (WardenWindow *self)
   const char *message = self->session ? warden_session_get_sandbox_message (self->session) : NULL;
   gboolean preparing = g_strcmp0 (state, "preparing") == 0;
   gboolean failed = g_strcmp0 (state, "failed") == 0;
+  WardenAgent *agent = self->session ? warden_session_get_agent (self->session) : NULL;
+  g_autofree char *engine = agent ? warden_agent_dup_engine_description (agent) : NULL;
+  g_autofree char *ready = NULL;
   const char *label = "";
 
   if (preparing)
     label = _("Preparing sandbox…");
-  else if (g_strcmp0 (state, "ready") == 0 && message != NULL)
-    /* The tooltip says why (no exec guard there). */
-    label = _("Sandbox ready, started programs unchecked");
   else if (g_strcmp0 (state, "ready") == 0)
-    label = _("Sandbox ready");
+    {
+      /* The tooltip says why, for a gap in what it holds to. */
+      const char *base = agent && warden_agent_get_programs_unchecked (agent)
+                         ? _("Sandbox ready, started programs unchecked")
+                         : agent && warden_agent_get_network_unavailable (agent)
+                         ? _("Sandbox ready, no network")
+                         : _("Sandbox ready");
+
+      /* And which engine runs it, where there is one: "Podman 4.3.1, rootless". */
+      ready = engine ? g_strdup_printf ("%s · %s", base, engine) : g_strdup (base);
+      label = ready;
+    }
   else if (g_strcmp0 (state, "stopped") == 0)
     label = _("Sandbox stopped");
   else if (failed)

@@ -1406,6 +1406,10 @@ test_window_sandbox_automatic (Fixture       *fixture,
   g_assert_nonnull (strstr (adw_action_row_get_subtitle (row),
                             g_str_equal (expected, "docker")
                             ? "Now: Docker" : "Now: bubblewrap"));
+  /* The engine found is named, with where it answers. */
+  if (g_str_equal (expected, "docker"))
+    g_assert_nonnull (strstr (adw_action_row_get_subtitle (row),
+                              warden_docker_client_get_host (docker)));
   close_window (GTK_WIDGET (window));
 }
 
