@@ -361,11 +361,12 @@ _warden_nested_note_host (WardenNested *nested,
   /* The terminal shows what was refused, among the command's output. */
   if (!allowed)
     {
-      g_autofree char *line = g_strdup_printf (_("[warden] refused a connection to %s:%u (%s)\r\n"),
+      g_autofree char *said = g_strdup_printf (_("[warden] refused a connection to %s:%u (%s)"),
                                                host, port,
                                                strcmp (by, "profile") == 0 ? _("the profile denies it")
                                                : strcmp (by, "user") == 0 ? _("you refused it")
                                                : _("you refused it before in this session"));
+      g_autofree char *line = g_strconcat (said, "\r\n", NULL);
 
       g_signal_emit (nested->self, AGENT_SIGNAL (OUTPUT), 0, (int) WARDEN_STREAM_STDERR, line);
     }
