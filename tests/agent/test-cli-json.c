@@ -1702,6 +1702,106 @@ test_network_wait_not_timed (void)
   env_tear_down (&env);
 }
 
+static guint16
+free_port (void)
+{
+  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+                                            G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr(GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (lo, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+
+  g_assert_true (g_socket_bind (socket, address, TRUE, NULL));
+  bound = g_socket_get_local_address (socket, NULL);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}
+
+/* HTTPS through the proxy's CONNECT, end to end: curl in the sandbox
+ * checks the server's certificate (a test CA it is given) for the name it
+ * asked for; the proxy only carries the bytes. The server is openssl's own. */
+static void
+test_network_https (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GSubprocess) server = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *cert = NULL;
+  g_autofree char *hosts = NULL;
+  g_autofree char *profile = NULL;
+  g_autofree char *input = NULL;
+  g_autofree char *accept = NULL;
+  g_autofree char *ca_copy = NULL;
+  g_autofree char *ca = NULL;
+  JsonObject *result;
+  guint16 port = free_port ();
+
+  env_set_up (&env);
+  key = g_build_filename (env.root, "key.pem", NULL);
+  cert = g_build_filename (env.root, "cert.pem", NULL);
+  {
+    const char *argv[] = { "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                           "-keyout", key, "-out", cert, "-days", "2",
+                           "-subj", "/CN=secure.test",
+                           "-addext", "subjectAltName=DNS:secure.test", NULL };
+    int status;
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL,
+                                 G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+                                 G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status,
+                                 &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+  /* The sandbox sees the CA in the project. */
+  g_assert_true (g_file_get_contents (cert, &ca, NULL, NULL));
+  touch_workspace (&env, "ca.pem", ca);
+  accept = g_strdup_printf ("127.0.0.1:%u", port);
+  server = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
+                             &error, "openssl", "s_server", "-accept", accept, "-cert", cert,
+                             "-key", key, "-www", "-quiet", NULL);
+  g_assert_no_error (error);
+  /* Until it listens. */
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autoptr(GSocketClient) client = g_socket_client_new ();
+      g_autoptr(GSocketConnection) connection =
+        g_socket_client_connect_to_host (client, accept, 0, NULL, NULL);
+
+      if (connection != NULL)
+        break;
+      g_usleep (50000);
+    }
+
+  hosts = g_build_filename (env.root, "hosts", NULL);
+  g_assert_true (g_file_set_contents (hosts, "127.0.0.1 secure.test\n", -1, NULL));
+  g_setenv ("WARDEN_NET_HOSTS", hosts, TRUE);
+  profile = g_strdup_printf ("{\"version\": 1, \"name\": \"Net\", \"allow\": [\"curl *\"], "
+                             "\"network\": {\"mode\": \"allowlist\", "
+                             "\"allow\": [\"secure.test:%u\"]}}", port);
+  save_profile (&env, "net", profile);
+  input = g_strdup_printf ("{\"command\": \"curl -sS --cacert ca.pem https://secure.test:%u/\"}",
+                           port);
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", input, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Secure.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--profile", "net", "fetch");
+  r = client_finish (c, &events);
+  g_unsetenv ("WARDEN_NET_HOSTS");
+  g_subprocess_force_exit (server);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (count_of (events, "approval_required"), ==, 0);
+  result = only_event (events, "tool_result");
+  g_test_message ("%s", str (result, "result"));
+  g_assert_cmpint (json_object_get_int_member (result, "exit_code"), ==, 0);
+  g_assert_nonnull (strstr (str (result, "result"), "<HTML>"));
+  g_assert_nonnull (strstr (str (result, "result"), "\"decision\":\"allowed\""));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* "Always allow" for a host saves its pattern into the profile's network
  * section (a copy, for a built-in one), and the next connection passes
  * without asking. */
@@ -1976,6 +2076,7 @@ main (int    argc,
   g_test_add_data_func ("/cli/json/network-allowlist/bwrap", "bwrap", test_network_allowlist);
   g_test_add_data_func ("/cli/json/network-allowlist/docker", "docker", test_network_allowlist);
   g_test_add_func ("/cli/json/network-always-allow", test_network_always_allow);
+  g_test_add_func ("/cli/json/network-https", test_network_https);
   g_test_add_func ("/cli/json/network-wait-not-timed", test_network_wait_not_timed);
   g_test_add_func ("/cli/json/example-approve", test_example_approve);
   g_test_add_func ("/cli/json/example-no-network", test_example_no_network);
