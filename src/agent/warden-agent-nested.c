@@ -349,6 +349,8 @@ _warden_nested_note_host (WardenNested *nested,
                           const char   *pattern)
 {
   JsonObject *entry = json_object_new ();
+  /* host:port, [v6]:port */
+  g_autofree char *where = warden_network_suggest (host, port);
 
   json_object_set_string_member (entry, "host", host);
   json_object_set_int_member (entry, "port", port);
@@ -361,8 +363,8 @@ _warden_nested_note_host (WardenNested *nested,
   /* The terminal shows what was refused, among the command's output. */
   if (!allowed)
     {
-      g_autofree char *said = g_strdup_printf (_("[warden] refused a connection to %s:%u (%s)"),
-                                               host, port,
+      g_autofree char *said = g_strdup_printf (_("[warden] refused a connection to %s (%s)"),
+                                               where,
                                                strcmp (by, "profile") == 0 ? _("the profile denies it")
                                                : strcmp (by, "user") == 0 ? _("you refused it")
                                                : _("you refused it before in this session"));
@@ -372,8 +374,8 @@ _warden_nested_note_host (WardenNested *nested,
     }
   if (!allowed && strcmp (by, "user") != 0)
     g_string_append_printf (nested->report,
-                            "A connection this command opened to %s:%u was refused%s%s%s\n",
-                            host, port,
+                            "A connection this command opened to %s was refused%s%s%s\n",
+                            where,
                             strcmp (by, "profile") == 0 ? " by the user's profile (" : "",
                             strcmp (by, "profile") == 0 && pattern ? pattern : "",
                             strcmp (by, "profile") == 0 ? ")" : "");
