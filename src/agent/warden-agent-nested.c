@@ -535,6 +535,16 @@ _warden_nested_resolve (WardenAgent                 *self,
       if (self->net_answers != NULL)
         g_hash_table_insert (self->net_answers, g_strdup (asked->text),
                              GINT_TO_POINTER (answer->approved ? 1 : 2));
+      /* It holds for the session, resumed too; not saved, it is asked again
+       * then, which is the safe way to lose it. */
+      {
+        g_autoptr(GError) save_error = NULL;
+
+        if (!warden_session_store_save_host_answer (self->store, self->info->id, asked->host,
+                                                    asked->port, answer->approved,
+                                                    &save_error))
+          g_warning ("%s", save_error->message);
+      }
       warden_net_request_answer (asked->request, answer->approved,
                                  answer->approved ? NULL
                                                   : _("the user refused it"));

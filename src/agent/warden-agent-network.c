@@ -153,8 +153,18 @@ _warden_agent_network_setup (WardenAgent          *self,
     }
   else
     path = g_build_filename (self->net_dir, "proxy.sock", NULL);
+  /* What the user answered earlier in this session, resumed too. */
   if (self->net_answers == NULL)
-    self->net_answers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    {
+      self->net_answers = warden_session_store_load_host_answers (self->store, self->info->id,
+                                                                  &local_error);
+      if (self->net_answers == NULL)
+        {
+          g_warning ("%s", local_error->message);
+          g_clear_error (&local_error);
+          self->net_answers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+        }
+    }
   g_free (config->proxy_socket);
   config->proxy_socket = g_steal_pointer (&path);
   return TRUE;

@@ -66,6 +66,11 @@ static const char *migrations[] = {
   "ALTER TABLE sessions ADD COLUMN base_url TEXT;"
   "ALTER TABLE sessions ADD COLUMN owner TEXT;"
   "ALTER TABLE tool_calls ADD COLUMN is_error INTEGER DEFAULT 0;",
+  /* 5: the user's answers about hosts hold for the whole session, resumed too. */
+  "CREATE TABLE host_answers ("
+  "  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+  "  host TEXT NOT NULL, port INTEGER NOT NULL, allowed INTEGER NOT NULL, seal TEXT,"
+  "  PRIMARY KEY (session_id, host, port));",
 };
 
 /* What SQLite's answer means for the user, and what they can do. */
@@ -1166,4 +1171,106 @@ warden_session_store_list_tool_calls (WardenSessionStore  *self,
       return NULL;
     }
   return list;
+}
+
+/* An answer about a host binds the session, the host, the port and the
+ * answer: a row that anything without the key wrote (an allowed host slipped
+ * into the database) is not believed, and the user is asked again. */
+static char *
+host_answer_seal (WardenSessionStore *self,
+                  const char         *session_id,
+                  const char         *host,
+                  guint               port,
+                  gboolean            allowed)
+{
+  g_autoptr(GHmac) hmac = g_hmac_new (G_CHECKSUM_SHA256, self->key, sizeof self->key);
+  g_autofree char *text = g_strdup_printf ("warden-host-1|%" G_GSIZE_FORMAT ":%s|%"
+                                           G_GSIZE_FORMAT ":%s|%u|%d",
+                                           strlen (session_id), session_id, strlen (host), host,
+                                           port, allowed ? 1 : 0);
+
+  g_hmac_update (hmac, (const guchar *) text, -1);
+  return g_strdup (g_hmac_get_string (hmac));
+}
+
+gboolean
+warden_session_store_save_host_answer (WardenSessionStore  *self,
+                                       const char          *session_id,
+                                       const char          *host,
+                                       guint                port,
+                                       gboolean             allowed,
+                                       GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  g_autofree char *seal = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (WARDEN_IS_SESSION_STORE (self), FALSE);
+  g_return_val_if_fail (session_id != NULL && host != NULL, FALSE);
+
+  seal = host_answer_seal (self, session_id, host, port, allowed);
+  if (sqlite3_prepare_v2 (self->db,
+                          "INSERT OR REPLACE INTO host_answers (session_id, host, port, allowed, "
+                          "seal) VALUES (?1, ?2, ?3, ?4, ?5)", -1, &stmt, NULL) != SQLITE_OK)
+    return set_sql_error (self, error, _("save the answer about a host"));
+  bind_text (stmt, 1, session_id);
+  bind_text (stmt, 2, host);
+  sqlite3_bind_int (stmt, 3, (int) port);
+  sqlite3_bind_int (stmt, 4, allowed ? 1 : 0);
+  bind_text (stmt, 5, seal);
+  ok = sqlite3_step (stmt) == SQLITE_DONE;
+  sqlite3_finalize (stmt);
+  return ok ? TRUE : set_sql_error (self, error, _("save the answer about a host"));
+}
+
+GHashTable *
+warden_session_store_load_host_answers (WardenSessionStore  *self,
+                                        const char          *session_id,
+                                        GError             **error)
+{
+  g_autoptr(GHashTable) answers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  g_return_val_if_fail (WARDEN_IS_SESSION_STORE (self), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  if (sqlite3_prepare_v2 (self->db,
+                          "SELECT host, port, allowed, seal FROM host_answers "
+                          "WHERE session_id = ?1", -1, &stmt, NULL) != SQLITE_OK)
+    {
+      set_sql_error (self, error, _("read the answers about hosts"));
+      return NULL;
+    }
+  bind_text (stmt, 1, session_id);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      const char *host = (const char *) sqlite3_column_text (stmt, 0);
+      int port = sqlite3_column_int (stmt, 1);
+      gboolean allowed = sqlite3_column_int (stmt, 2) != 0;
+      const char *seal = (const char *) sqlite3_column_text (stmt, 3);
+      g_autofree char *expected = NULL;
+      guint8 diff = 0;
+
+      if (host == NULL || port <= 0 || port > 65535 || seal == NULL)
+        continue;
+      expected = host_answer_seal (self, session_id, host, (guint) port, allowed);
+      if (strlen (seal) != strlen (expected))
+        continue;
+      for (gsize i = 0; expected[i] != '\0'; i++)
+        diff |= expected[i] ^ seal[i];
+      if (diff != 0)
+        continue;
+      g_hash_table_insert (answers,
+                           strchr (host, ':') ? g_strdup_printf ("[%s]:%d", host, port)
+                                              : g_strdup_printf ("%s:%d", host, port),
+                           GINT_TO_POINTER (allowed ? 1 : 2));
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      set_sql_error (self, error, _("read the answers about hosts"));
+      return NULL;
+    }
+  return g_steal_pointer (&answers);
 }

@@ -188,4 +188,17 @@ GPtrArray          *warden_session_store_list_tool_calls (WardenSessionStore *se
                                                           const char         *session_id,
                                                           GError            **error);
 
+/* The user's answer about a host a command of the session wanted (sealed
+ * like a tool call, see above), and all of them: "host:port" ("[v6]:port")
+ * → 1 allowed, 2 refused. A row not sealed by this Warden is left out. */
+gboolean            warden_session_store_save_host_answer  (WardenSessionStore  *self,
+                                                            const char          *session_id,
+                                                            const char          *host,
+                                                            guint                port,
+                                                            gboolean             allowed,
+                                                            GError             **error);
+GHashTable         *warden_session_store_load_host_answers (WardenSessionStore  *self,
+                                                            const char          *session_id,
+                                                            GError             **error);
+
 G_END_DECLS

@@ -16,6 +16,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "agent/warden-session-store-private.h"
 #include "cli-harness.h"
 #include "fake-model.h"
 #include "warden-test-util.h"
@@ -1802,6 +1803,83 @@ test_network_https (void)
   env_tear_down (&env);
 }
 
+/* An answer about a host holds for the whole session, a resumed one too:
+ * the host allowed once in the first run is not asked about again after the
+ * resume. An answer slipped into the database by anything else than Warden
+ * (not sealed) is not believed. */
+static void
+test_network_answer_survives_resume (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) again = NULL;
+  g_autoptr(GSocketService) server = NULL;
+  g_autofree char *hosts = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *session = NULL;
+  JsonObject *asked;
+  guint16 port;
+
+  env_set_up (&env);
+  server = hello_server_new (&port);
+  hosts = g_build_filename (env.root, "hosts", NULL);
+  g_assert_true (g_file_set_contents (hosts, "127.0.0.1 asked.test forged.test\n", -1, NULL));
+  g_setenv ("WARDEN_NET_HOSTS", hosts, TRUE);
+  save_profile (&env, "net", "{\"version\": 1, \"name\": \"Net\", \"allow\": [\"curl *\"], "
+                             "\"network\": {\"mode\": \"allowlist\"}}");
+  first = g_strdup_printf ("{\"command\": \"curl -sS http://asked.test:%u/first\"}", port);
+  /* The second waits for the user as a command ("true" is not allowed). */
+  second = g_strdup_printf ("{\"command\": \"curl -sS http://asked.test:%u/again; "
+                            "curl -sS http://forged.test:%u/forged; true\"}", port, port);
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", first, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", second, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Fetched twice.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--profile", "net", "fetch");
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 6);
+  asked = g_ptr_array_index (events_of (events, "approval_required"), 0);
+  g_assert_cmpstr (str (asked, "kind"), ==, "host");
+  session = g_strdup (str (asked, "session"));
+  result_clear (&r);
+
+  /* A row that claims forged.test was allowed, without Warden's seal. */
+  {
+    g_autofree char *db = g_build_filename (env.root, "data", "warden", "warden.db", NULL);
+    g_autofree char *sql = g_strdup_printf ("INSERT INTO host_answers VALUES ('%s', "
+                                            "'forged.test', %u, 1, 'deadbeef')", session, port);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(WardenSessionStore) store = warden_session_store_new (db, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (warden_session_store_run_sql (store, sql, &error));
+    g_assert_no_error (error);
+  }
+
+  c = CLIENT_START (&env, "run", "--json", "--resume", session);
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": false}");
+  r = client_finish (c, &again);
+  g_unsetenv ("WARDEN_NET_HOSTS");
+  g_assert_cmpint (r.status, ==, 0);
+  {
+    g_autoptr(GPtrArray) questions = events_of (again, "approval_required");
+    g_autofree char *forged = g_strdup_printf ("forged.test:%u", port);
+
+    /* The command, then the forged host only: asked.test is not asked again. */
+    g_assert_cmpuint (questions->len, ==, 2);
+    g_assert_cmpstr (str (g_ptr_array_index (questions, 0), "kind"), ==, "command");
+    g_assert_cmpstr (str (g_ptr_array_index (questions, 1), "host"), ==, forged);
+  }
+  g_assert_nonnull (strstr (str (only_event (again, "tool_result"), "result"), "hello /again"));
+  g_socket_service_stop (server);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* "Always allow" for a host saves its pattern into the profile's network
  * section (a copy, for a built-in one), and the next connection passes
  * without asking. */
@@ -2077,6 +2155,8 @@ main (int    argc,
   g_test_add_data_func ("/cli/json/network-allowlist/docker", "docker", test_network_allowlist);
   g_test_add_func ("/cli/json/network-always-allow", test_network_always_allow);
   g_test_add_func ("/cli/json/network-https", test_network_https);
+  g_test_add_func ("/cli/json/network-answer-survives-resume",
+                   test_network_answer_survives_resume);
   g_test_add_func ("/cli/json/network-wait-not-timed", test_network_wait_not_timed);
   g_test_add_func ("/cli/json/example-approve", test_example_approve);
   g_test_add_func ("/cli/json/example-no-network", test_example_no_network);
