@@ -338,23 +338,14 @@ ensure_sandbox_and_run (ExecCall *exec)
       return;
     }
 
-  if (!warden_flatpak_check_backend (self->config.sandbox, &error) ||
-      !warden_flatpak_check_workspace (self->config.workspace, &error))
-    {
-      g_autofree char *msg = g_strdup_printf ("The sandbox could not be prepared: %s",
-                                              error->message);
-
-      _warden_agent_emit_sandbox_state (self, "failed", 0, error->message);
-      _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED,
-                               msg, TRUE);
-      exec_call_free (exec);
-      return;
-    }
-
   config = warden_sandbox_config_new (self->config.workspace);
   config->image = g_strdup (self->config.image ? self->config.image : "debian:bookworm-slim");
   config->memory_bytes = self->config.memory_bytes;
-  if (!_warden_agent_network_setup (self, config, &error))
+  config->cpus = self->config.cpus;
+  /* Then the network, which makes the proxy of an allowlist. */
+  if (!warden_flatpak_check_backend (self->config.sandbox, &error) ||
+      !warden_flatpak_check_workspace (self->config.workspace, &error) ||
+      !_warden_agent_network_setup (self, config, &error))
     {
       g_autofree char *msg = g_strdup_printf ("The sandbox could not be prepared: %s",
                                               error->message);
@@ -365,7 +356,6 @@ ensure_sandbox_and_run (ExecCall *exec)
       exec_call_free (exec);
       return;
     }
-  config->cpus = self->config.cpus;
   if (g_strcmp0 (self->config.sandbox, "docker") == 0)
     self->sandbox = warden_docker_sandbox_new (config);
   else if (g_strcmp0 (self->config.sandbox, "host") == 0)

@@ -205,6 +205,24 @@ also_saved (WardenApprovalDialog *self,
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
+/* Where what is asked about comes from ("started by …", "wanted by …"),
+ * under it. */
+static void
+add_origin_label (WardenApprovalDialog *self,
+                  const char           *markup)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_markup (GTK_LABEL (label), markup);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_add_css_class (label, "warden-chain");
+  gtk_box_append (GTK_BOX (self->diff_slot), label);
+  gtk_widget_set_visible (self->diff_slot, TRUE);
+}
+
 /* A command pattern, or for a host a host pattern. */
 static gboolean
 pattern_is_valid (WardenApprovalDialog  *self,
@@ -791,21 +809,12 @@ setup (WardenApprovalDialog *self)
                                                             -1, WARDEN_PRINTABLE_ONE_LINE);
         g_autofree char *tt = g_strdup_printf ("<tt>%s</tt>", command);
         g_autofree char *markup = g_strdup_printf (_("wanted by %s"), tt);
-        GtkWidget *label = gtk_label_new (NULL);
 
-        gtk_label_set_markup (GTK_LABEL (label), markup);
-        gtk_label_set_xalign (GTK_LABEL (label), 0);
-        gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-        gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-        gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-        gtk_widget_add_css_class (label, "warden-chain");
-        gtk_box_append (GTK_BOX (self->diff_slot), label);
-        gtk_widget_set_visible (self->diff_slot, TRUE);
+        add_origin_label (self, markup);
       }
     if (chain != NULL && chain[0] != NULL)
       {
         g_autoptr(GString) markup = g_string_new (NULL);
-        GtkWidget *label = gtk_label_new (NULL);
 
         for (guint i = 0; chain[i] != NULL; i++)
           {
@@ -819,14 +828,7 @@ setup (WardenApprovalDialog *self)
              * about: "started by npm test" */
             g_string_append_printf (markup, _("started by %s"), tt);
           }
-        gtk_label_set_markup (GTK_LABEL (label), markup->str);
-        gtk_label_set_xalign (GTK_LABEL (label), 0);
-        gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-        gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-        gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-        gtk_widget_add_css_class (label, "warden-chain");
-        gtk_box_append (GTK_BOX (self->diff_slot), label);
-        gtk_widget_set_visible (self->diff_slot, TRUE);
+        add_origin_label (self, markup->str);
       }
   }
   {
