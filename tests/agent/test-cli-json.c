@@ -1880,6 +1880,54 @@ test_network_answer_survives_resume (void)
   env_tear_down (&env);
 }
 
+/* The terminal asks about a host as about a command: what, which command
+ * wants it, what always allow would save; "n" and feedback refuse it. */
+static void
+test_network_terminal_prompt (void)
+{
+  Env env = { 0 };
+  Result r;
+  g_autoptr(GSocketService) server = NULL;
+  g_autofree char *hosts = NULL;
+  g_autofree char *input = NULL;
+  g_autofree char *want = NULL;
+  g_autofree char *by = NULL;
+  guint16 port;
+
+  env_set_up (&env);
+  server = hello_server_new (&port);
+  hosts = g_build_filename (env.root, "hosts", NULL);
+  g_assert_true (g_file_set_contents (hosts, "127.0.0.1 asked.test\n", -1, NULL));
+  g_setenv ("WARDEN_NET_HOSTS", hosts, TRUE);
+  save_profile (&env, "net", "{\"version\": 1, \"name\": \"Net\", \"allow\": [\"curl *\"], "
+                             "\"network\": {\"mode\": \"allowlist\"}}");
+  input = g_strdup_printf ("{\"command\": \"curl -sS http://asked.test:%u/t\"}", port);
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", input, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Refused, then.", NULL));
+  r = RUN (&env, "n\nuse the mirror\n", "run", "--sandbox", "bwrap", "--profile", "net",
+           "fetch");
+  g_unsetenv ("WARDEN_NET_HOSTS");
+  g_test_message ("%s", r.out);
+  g_assert_cmpint (r.status, ==, 0);
+  want = g_strdup_printf ("! the command wants to reach: asked.test:%u\n", port);
+  by = g_strdup_printf ("  by the command curl -sS http://asked.test:%u/t\n", port);
+  g_assert_nonnull (strstr (r.out, want));
+  g_assert_nonnull (strstr (r.out, by));
+  g_assert_nonnull (strstr (r.out, "[y] approve, [a] always allow, [n] reject> "));
+  g_assert_null (strstr (r.out, "hello /t"));
+  g_assert_nonnull (strstr (r.out, "the user refused it"));
+  /* The model reads the feedback. */
+  g_assert_cmpuint (env.fake->requests->len, ==, 2);
+  {
+    g_autofree char *sent = json_to_string (g_ptr_array_index (env.fake->requests, 1), FALSE);
+
+    g_assert_nonnull (strstr (sent, "use the mirror"));
+  }
+  g_socket_service_stop (server);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* "Always allow" for a host saves its pattern into the profile's network
  * section (a copy, for a built-in one), and the next connection passes
  * without asking. */
@@ -2155,6 +2203,7 @@ main (int    argc,
   g_test_add_data_func ("/cli/json/network-allowlist/docker", "docker", test_network_allowlist);
   g_test_add_func ("/cli/json/network-always-allow", test_network_always_allow);
   g_test_add_func ("/cli/json/network-https", test_network_https);
+  g_test_add_func ("/cli/json/network-terminal-prompt", test_network_terminal_prompt);
   g_test_add_func ("/cli/json/network-answer-survives-resume",
                    test_network_answer_survives_resume);
   g_test_add_func ("/cli/json/network-wait-not-timed", test_network_wait_not_timed);
