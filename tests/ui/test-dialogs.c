@@ -1517,6 +1517,67 @@ test_trace_pending_and_missing (TraceFixture  *f,
   g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND);
 }
 
+/* Every host a command reached or was refused is an event of its own, in
+ * the JSON and in the window: who decided, by which pattern, with what
+ * feedback. */
+static void
+test_trace_hosts (TraceFixture  *f,
+                  gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(WardenTraceWindow) window = NULL;
+  g_autoptr(GPtrArray) mono = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *text = NULL;
+  g_autofree char *result = g_strdup_printf (
+    "{\"exit_code\":0,\"stdout\":\"\",\"stderr\":\"\",\"duration_ms\":900,\"network\":["
+    "{\"host\":\"registry.npmjs.org\",\"port\":443,\"decision\":\"allowed\",\"by\":\"profile\","
+    "\"pattern\":\"registry.npmjs.org:443\",\"time\":%" G_GINT64_FORMAT "},"
+    "{\"host\":\"evil.example\",\"port\":443,\"decision\":\"refused\",\"by\":\"user\","
+    "\"feedback\":\"no uploads\",\"time\":%" G_GINT64_FORMAT "}]}",
+    f->t0 + 50100, f->t0 + 50200);
+  guint hosts = 0;
+
+  save_call (f->store, f->session_id, "n", "{\"command\":\"npm install\"}", "finished",
+             "auto-allowed", "npm install", NULL, result, f->t0 + 50000, f->t0 + 50900, 0, 0,
+             NULL);
+  events = warden_trace_list_events (f->store, f->session_id, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < events->len; i++)
+    {
+      JsonObject *e = g_ptr_array_index (events, i);
+
+      if (g_strcmp0 (json_object_get_string_member (e, "type"), "host") != 0)
+        continue;
+      hosts++;
+      g_assert_cmpstr (json_object_get_string_member (e, "id"), ==, "n");
+      if (hosts == 1)
+        {
+          g_assert_cmpstr (json_object_get_string_member (e, "host"), ==, "registry.npmjs.org");
+          g_assert_cmpstr (json_object_get_string_member (e, "decision"), ==, "allowed");
+          g_assert_cmpstr (json_object_get_string_member (e, "by"), ==, "profile");
+          g_assert_cmpint (json_object_get_int_member (e, "time"), ==, f->t0 + 50100);
+        }
+      else
+        {
+          g_assert_cmpstr (json_object_get_string_member (e, "decision"), ==, "refused");
+          g_assert_cmpstr (json_object_get_string_member (e, "feedback"), ==, "no uploads");
+        }
+    }
+  g_assert_cmpuint (hosts, ==, 2);
+
+  window = g_object_ref_sink (WARDEN_TRACE_WINDOW (warden_trace_window_new (NULL, f->store,
+                                                                           f->session_id)));
+  gtk_window_present (GTK_WINDOW (window));
+  text = visible_text (GTK_WIDGET (window), mono);
+  g_assert_nonnull (strstr (text, "Host reached"));
+  g_assert_nonnull (strstr (text, "Host refused"));
+  g_assert_true (strv_has (mono, "evil.example"));
+  g_assert_nonnull (strstr (text, "by the profile (registry.npmjs.org:443)"));
+  g_assert_nonnull (strstr (text, "“no uploads”"));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_trace_window (TraceFixture  *f,
                    gconstpointer  data)
@@ -1610,6 +1671,8 @@ main (int    argc,
               trace_fixture_set_up, test_trace_json, trace_fixture_tear_down);
   g_test_add ("/agent/trace/pending-and-missing", TraceFixture, NULL,
               trace_fixture_set_up, test_trace_pending_and_missing, trace_fixture_tear_down);
+  g_test_add ("/ui/trace-window/hosts", TraceFixture, NULL,
+              trace_fixture_set_up, test_trace_hosts, trace_fixture_tear_down);
   g_test_add ("/ui/trace-window/rows", TraceFixture, NULL,
               trace_fixture_set_up, test_trace_window, trace_fixture_tear_down);
 
