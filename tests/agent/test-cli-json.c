@@ -1522,6 +1522,24 @@ hello_server_new (guint16 *port)
   return service;
 }
 
+/* Made-up names of this machine's servers, as the proxy resolves them
+ * (WARDEN_NET_HOSTS, read by the warden-cli the test starts). */
+static void
+use_test_hosts (Env        *env,
+                const char *names)
+{
+  g_autofree char *path = g_build_filename (env->root, "hosts", NULL);
+  g_autofree char *line = g_strdup_printf ("127.0.0.1 %s\n", names);
+
+  g_assert_true (g_file_set_contents (path, line, -1, NULL));
+  g_setenv ("WARDEN_NET_HOSTS", path, TRUE);
+}
+
+/* curl allowed, no host: each one is asked about. */
+#define NET_PROFILE \
+  "{\"version\": 1, \"name\": \"Net\", \"allow\": [\"curl *\"], " \
+  "\"network\": {\"mode\": \"allowlist\"}}"
+
 /* Network by profile, through Warden's proxy (bwrap, real curl): an
  * allowed host is reached; a denied one is refused; one the profile does not
  * name waits for the user — the question names the host and the command —
@@ -1545,7 +1563,6 @@ test_network_allowlist (gconstpointer data)
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GSocketService) server = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autofree char *hosts = NULL;
   g_autofree char *profile = NULL;
   g_autofree char *command = NULL;
   g_autofree char *input = NULL;
@@ -1560,10 +1577,7 @@ test_network_allowlist (gconstpointer data)
     return;
   env_set_up (&env);
   server = hello_server_new (&port);
-  hosts = g_build_filename (env.root, "hosts", NULL);
-  g_assert_true (g_file_set_contents (hosts, "127.0.0.1 allowed.test asked.test denied.test\n",
-                                      -1, NULL));
-  g_setenv ("WARDEN_NET_HOSTS", hosts, TRUE);
+  use_test_hosts (&env, "allowed.test asked.test denied.test");
   profile = g_strdup_printf ("{\"version\": 1, \"name\": \"Net\", "
                              "\"allow\": [\"curl *\", \"wget *\", \"true\"], "
                              "\"network\": {\"mode\": \"allowlist\", "
@@ -1673,18 +1687,14 @@ test_network_wait_not_timed (void)
   Result r;
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GSocketService) server = NULL;
-  g_autofree char *hosts = NULL;
   g_autofree char *input = NULL;
   JsonObject *result;
   guint16 port;
 
   env_set_up (&env);
   server = hello_server_new (&port);
-  hosts = g_build_filename (env.root, "hosts", NULL);
-  g_assert_true (g_file_set_contents (hosts, "127.0.0.1 late.test\n", -1, NULL));
-  g_setenv ("WARDEN_NET_HOSTS", hosts, TRUE);
-  save_profile (&env, "net", "{\"version\": 1, \"name\": \"Net\", \"allow\": [\"curl *\"], "
-                             "\"network\": {\"mode\": \"allowlist\"}}");
+  use_test_hosts (&env, "late.test");
+  save_profile (&env, "net", NET_PROFILE);
   input = g_strdup_printf ("{\"command\": \"curl -sS http://late.test:%u/late\", \"timeout\": 4}",
                            port);
   g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", input, NULL));
@@ -1731,7 +1741,6 @@ test_network_https (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *key = NULL;
   g_autofree char *cert = NULL;
-  g_autofree char *hosts = NULL;
   g_autofree char *profile = NULL;
   g_autofree char *input = NULL;
   g_autofree char *accept = NULL;
@@ -1777,9 +1786,7 @@ test_network_https (void)
       g_usleep (50000);
     }
 
-  hosts = g_build_filename (env.root, "hosts", NULL);
-  g_assert_true (g_file_set_contents (hosts, "127.0.0.1 secure.test\n", -1, NULL));
-  g_setenv ("WARDEN_NET_HOSTS", hosts, TRUE);
+  use_test_hosts (&env, "secure.test");
   profile = g_strdup_printf ("{\"version\": 1, \"name\": \"Net\", \"allow\": [\"curl *\"], "
                              "\"network\": {\"mode\": \"allowlist\", "
                              "\"allow\": [\"secure.test:%u\"]}}", port);
@@ -1816,7 +1823,6 @@ test_network_answer_survives_resume (void)
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GPtrArray) again = NULL;
   g_autoptr(GSocketService) server = NULL;
-  g_autofree char *hosts = NULL;
   g_autofree char *first = NULL;
   g_autofree char *second = NULL;
   g_autofree char *session = NULL;
@@ -1825,11 +1831,8 @@ test_network_answer_survives_resume (void)
 
   env_set_up (&env);
   server = hello_server_new (&port);
-  hosts = g_build_filename (env.root, "hosts", NULL);
-  g_assert_true (g_file_set_contents (hosts, "127.0.0.1 asked.test forged.test\n", -1, NULL));
-  g_setenv ("WARDEN_NET_HOSTS", hosts, TRUE);
-  save_profile (&env, "net", "{\"version\": 1, \"name\": \"Net\", \"allow\": [\"curl *\"], "
-                             "\"network\": {\"mode\": \"allowlist\"}}");
+  use_test_hosts (&env, "asked.test forged.test");
+  save_profile (&env, "net", NET_PROFILE);
   first = g_strdup_printf ("{\"command\": \"curl -sS http://asked.test:%u/first\"}", port);
   /* The second waits for the user as a command ("true" is not allowed). */
   second = g_strdup_printf ("{\"command\": \"curl -sS http://asked.test:%u/again; "
@@ -1888,7 +1891,6 @@ test_network_terminal_prompt (void)
   Env env = { 0 };
   Result r;
   g_autoptr(GSocketService) server = NULL;
-  g_autofree char *hosts = NULL;
   g_autofree char *input = NULL;
   g_autofree char *want = NULL;
   g_autofree char *by = NULL;
@@ -1896,11 +1898,8 @@ test_network_terminal_prompt (void)
 
   env_set_up (&env);
   server = hello_server_new (&port);
-  hosts = g_build_filename (env.root, "hosts", NULL);
-  g_assert_true (g_file_set_contents (hosts, "127.0.0.1 asked.test\n", -1, NULL));
-  g_setenv ("WARDEN_NET_HOSTS", hosts, TRUE);
-  save_profile (&env, "net", "{\"version\": 1, \"name\": \"Net\", \"allow\": [\"curl *\"], "
-                             "\"network\": {\"mode\": \"allowlist\"}}");
+  use_test_hosts (&env, "asked.test");
+  save_profile (&env, "net", NET_PROFILE);
   input = g_strdup_printf ("{\"command\": \"curl -sS http://asked.test:%u/t\"}", port);
   g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", input, NULL));
   g_queue_push_tail (&env.fake->script, fake_reply ("Refused, then.", NULL));
@@ -1939,7 +1938,6 @@ test_network_always_allow (void)
   Result r;
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GSocketService) server = NULL;
-  g_autofree char *hosts = NULL;
   g_autofree char *profile = NULL;
   g_autofree char *input = NULL;
   g_autofree char *saved = NULL;
@@ -1949,11 +1947,8 @@ test_network_always_allow (void)
 
   env_set_up (&env);
   server = hello_server_new (&port);
-  hosts = g_build_filename (env.root, "hosts", NULL);
-  g_assert_true (g_file_set_contents (hosts, "127.0.0.1 new.test\n", -1, NULL));
-  g_setenv ("WARDEN_NET_HOSTS", hosts, TRUE);
-  save_profile (&env, "net", "{\"version\": 1, \"name\": \"Net\", \"allow\": [\"curl *\"], "
-                             "\"network\": {\"mode\": \"allowlist\"}}");
+  use_test_hosts (&env, "new.test");
+  save_profile (&env, "net", NET_PROFILE);
   input = g_strdup_printf ("{\"command\": \"curl -sS http://new.test:%u/x\"}", port);
   g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", input, NULL));
   g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", input, NULL));
