@@ -1157,6 +1157,24 @@ json_cb (GObject      *object,
     g_task_return_pointer (task, node, (GDestroyNotify) json_node_unref);
 }
 
+/* GET /KIND/NAME/json: an image's or a container's description. */
+static void
+inspect_async (WardenDockerClient  *self,
+               const char          *kind,
+               const char          *name,
+               gpointer             source_tag,
+               GCancellable        *cancellable,
+               GAsyncReadyCallback  callback,
+               gpointer             user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  g_autofree char *escaped = escape_segment (name);
+  g_autofree char *path = g_strdup_printf ("/%s/%s/json", kind, escaped);
+
+  g_task_set_source_tag (task, source_tag);
+  call_async (self, "GET", path, NULL, cancellable, json_cb, task);
+}
+
 void
 warden_docker_client_image_inspect_async (WardenDockerClient  *self,
                                           const char          *image,
@@ -1164,20 +1182,12 @@ warden_docker_client_image_inspect_async (WardenDockerClient  *self,
                                           GAsyncReadyCallback  callback,
                                           gpointer             user_data)
 {
-  g_autofree char *escaped = NULL;
-  g_autofree char *path = NULL;
-  GTask *task;
-
   g_return_if_fail (WARDEN_IS_DOCKER_CLIENT (self));
   g_return_if_fail (image != NULL);
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, warden_docker_client_image_inspect_async);
-
-  escaped = escape_segment (image);
-  path = g_strdup_printf ("/images/%s/json", escaped);
-  call_async (self, "GET", path, NULL, cancellable, json_cb, task);
+  inspect_async (self, "images", image, warden_docker_client_image_inspect_async, cancellable,
+                 callback, user_data);
 }
 
 JsonNode *
@@ -1723,20 +1733,12 @@ warden_docker_client_container_inspect_async (WardenDockerClient  *self,
                                               GAsyncReadyCallback  callback,
                                               gpointer             user_data)
 {
-  g_autofree char *escaped = NULL;
-  g_autofree char *path = NULL;
-  GTask *task;
-
   g_return_if_fail (WARDEN_IS_DOCKER_CLIENT (self));
   g_return_if_fail (id != NULL);
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, warden_docker_client_container_inspect_async);
-
-  escaped = escape_segment (id);
-  path = g_strdup_printf ("/containers/%s/json", escaped);
-  call_async (self, "GET", path, NULL, cancellable, json_cb, task);
+  inspect_async (self, "containers", id, warden_docker_client_container_inspect_async,
+                 cancellable, callback, user_data);
 }
 
 JsonNode *
