@@ -1004,13 +1004,15 @@ install_filter (void)
 }
 
 /* The start of a process the guard traces, in the child of fork(): its
- * own process group (a signal to the group reaches the command, never the
- * guard), traced, filtered, and stopped once so that the guard sets its
- * options before its first exec. */
+ * own session and process group (a signal to its group reaches the command,
+ * never the guard, and no process of it can join the guard's group, which
+ * setpgid allows only within one session), traced, filtered, and stopped
+ * once so that the guard sets its options before its first exec. */
 static void
 become_tracee (void)
 {
-  setpgid (0, 0);
+  if (setsid () < 0)
+    setpgid (0, 0);
   if (ptrace (PTRACE_TRACEME, 0, 0, 0) != 0)
     {
       perror ("warden-guard: ptrace");
