@@ -135,7 +135,7 @@ warden_guard_question_answer (WardenGuardQuestion *self,
    * helper is gone, there is nobody to let run. */
   while (done < len)
     {
-      ssize_t n = write (guard->fd, line + done, len - done);
+      ssize_t n = send (guard->fd, line + done, len - done, MSG_NOSIGNAL);
 
       if (n < 0 && errno == EINTR)
         continue;
@@ -391,7 +391,7 @@ warden_exec_guard_take_line (WardenExecGuard *guard,
         {
           g_autofree char *deny = g_strdup_printf ("deny %u\n", id);
 
-          if (write (guard->fd, deny, strlen (deny)) < 0)
+          if (send (guard->fd, deny, strlen (deny), MSG_NOSIGNAL) < 0)
             g_debug ("the guard is gone");
         }
     }
