@@ -42,6 +42,7 @@ typedef struct
   const char    *deny;       /* the program (first word) refused */
   const char    *hold;       /* the program (first word) whose questions wait */
   gsize          biggest;    /* the most bytes of argv and chain one question had */
+  gboolean       unguarded;  /* run commands without a guard function */
   gboolean       skipped;
 } Fixture;
 
@@ -151,7 +152,7 @@ run_guarded (Fixture    *f,
 
   request.command = command;
   request.timeout_ms = 120 * 1000;
-  request.guard_func = guard_cb;
+  request.guard_func = f->unguarded ? NULL : guard_cb;
   request.guard_data = f;
   warden_sandbox_exec_async (f->sandbox, &request, NULL, warden_test_keep_result_cb, &res);
   warden_test_wait_result (&res);
@@ -254,8 +255,9 @@ wait_seconds (guint seconds)
 #define SKIP_WITHOUT_ENGINE(f) G_STMT_START { if ((f)->skipped) return; } G_STMT_END
 
 /* 1. Leaving the trace: a child made with CLONE_UNTRACED (by clone, clone3,
- * or vfork-style) runs "touch pwned", which the guard function refuses. It
- * must be asked about and refused, or never get to start a program. */
+ * vfork-style, or a thread) runs "touch pwned", which the guard function
+ * refuses. It must be asked about and refused, or never get to start a
+ * program. */
 static void
 test_untraced (Fixture       *f,
                gconstpointer  data)
@@ -484,7 +486,7 @@ test_big_question (Fixture       *f,
   else if (strcmp (c->arg, "wide") == 0)
     command = g_strdup ("./deep 1 12 120000");      /* one program with 1.4 MB of argv */
   else
-    command = g_strdup ("./deep 72 2 8192");        /* 72 levels of 16 KiB: 1.1 MiB */
+    command = g_strdup ("./deep 70 2 12288");       /* 70 levels of 24 KiB: 1.6 MiB */
   r = run_guarded (f, command);
   g_test_message ("%s: the biggest question carried %" G_GSIZE_FORMAT " bytes of argv and chain",
                   c->arg, f->biggest);
@@ -506,16 +508,18 @@ assert_warm_runner (Fixture *f)
 
 /* 6. Outliving the command: what a command leaves behind (setsid and a
  * double fork, a child the guard never knew, one that ignores every signal
- * it can) is gone when the command has returned: 4 s later neither
- * late.txt nor .git/commondir was written. */
+ * it can, one from a command run without the guard) is gone when the
+ * command has returned: 4 s later neither late.txt nor .git/commondir was
+ * written. */
 static void
 test_linger (Fixture       *f,
              gconstpointer  data)
 {
   const Case *c = data;
+  const char *how = strcmp (c->arg, "unguarded") == 0 ? "setsid" : c->arg;
   g_autoptr(WardenExecResult) r = NULL;
-  g_autofree char *command = g_strdup_printf ("./linger %s", c->arg);
-  g_autofree char *ran = g_strdup_printf ("%s ", c->arg);
+  g_autofree char *command = g_strdup_printf ("./linger %s", how);
+  g_autofree char *ran = g_strdup_printf ("%s ", how);
   g_autofree char *git_dir = workspace_path (f, ".git");
   const char *git_init[] = { "git", "init", "-q", f->workspace, NULL };
   g_autoptr(GError) error = NULL;
@@ -530,6 +534,7 @@ test_linger (Fixture       *f,
   g_assert_true (g_spawn_check_wait_status (status, NULL));
   g_assert_true (g_file_test (git_dir, G_FILE_TEST_IS_DIR));
   copy_helper (f, "linger");
+  f->unguarded = strcmp (c->arg, "unguarded") == 0;
   r = run_guarded (f, command);
   g_assert_true (g_str_has_prefix (r->stdout_text, ran));
   wait_seconds (4);
@@ -538,12 +543,14 @@ test_linger (Fixture       *f,
 }
 
 static const Case untraced_cases[] = {
-  { NULL, "clone" }, { NULL, "clone3" }, { NULL, "vfork" },
+  { NULL, "clone" }, { NULL, "clone3" }, { NULL, "vfork" }, { NULL, "thread" },
 };
 static const Case rewrite_cases[] = { { NULL, "mem" }, { NULL, "vm-writev" }, { NULL, "code" } };
 static const Case shebang_cases[] = { { NULL, "direct" }, { NULL, "chained" }, { NULL, "path" } };
 static const Case big_cases[] = { { NULL, "deep" }, { NULL, "wide" }, { NULL, "long" } };
-static const Case linger_cases[] = { { NULL, "setsid" }, { NULL, "untraced" }, { NULL, "deaf" } };
+static const Case linger_cases[] = {
+  { NULL, "setsid" }, { NULL, "untraced" }, { NULL, "unguarded" }, { NULL, "deaf" },
+};
 static const Case plain_case[] = { { NULL, "plain" } };
 
 typedef void (*TestFunc) (Fixture *f, gconstpointer data);

@@ -3,14 +3,16 @@
  * Copyright 2026 The Warden authors
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- *   untraced clone|clone3|vfork
+ *   untraced clone|clone3|vfork|thread
  *
  * Makes a child with CLONE_UNTRACED, which the kernel does not attach to
  * the tracer even under PTRACE_O_TRACECLONE/FORK/VFORK: by a raw clone
  * (fork-like), by clone3 (whose flags sit in memory a seccomp filter cannot
- * read), or vfork-style (CLONE_VM|CLONE_VFORK) on a stack of its own. The
- * child execs "/bin/touch pwned"; if the exec fails it says why. Prints one
- * line per step and exits within 5 s (SIGALRM), having reaped the child.
+ * read), vfork-style (CLONE_VM|CLONE_VFORK) on a stack of its own, or as a
+ * thread of its own process (the exec of a thread replaces the whole
+ * process, traced leader included). The child execs "/bin/touch pwned"; if
+ * the exec fails it says so. Prints one line per step and exits within 5 s
+ * (SIGALRM), having reaped the child.
  */
 
 #define _GNU_SOURCE
@@ -44,6 +46,18 @@ run_touch (void *data __attribute__ ((unused)))
   _exit (127);
 }
 
+static volatile int go;
+
+/* The thread waits until its creator has said so: its exec ends the
+ * creator too. */
+static int
+run_touch_thread (void *data)
+{
+  while (!go)
+    ;
+  return run_touch (data);
+}
+
 static long
 make_child (const char *how)
 {
@@ -65,6 +79,14 @@ make_child (const char *how)
       /* Returns in the parent only: the child runs run_touch. */
       return clone (run_touch, stack + sizeof stack,
                     CLONE_VM | CLONE_VFORK | CLONE_UNTRACED | SIGCHLD, NULL);
+    }
+  if (strcmp (how, "thread") == 0)
+    {
+      static char stack[64 * 1024] __attribute__ ((aligned (16)));
+
+      return clone (run_touch_thread, stack + sizeof stack,
+                    CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+                    CLONE_SYSVSEM | CLONE_UNTRACED, NULL);
     }
   fprintf (stderr, "untraced: unknown way %s\n", how);
   exit (2);
@@ -93,6 +115,12 @@ main (int    argc,
       return 0;
     }
   printf ("%s ok\n", argv[1]);
+  if (strcmp (argv[1], "thread") == 0)
+    {
+      /* Replaced by touch, or ended with the process when its exec fails. */
+      go = 1;
+      pause ();
+    }
   if (waitpid (pid, &status, __WALL) == pid)
     {
       if (WIFEXITED (status))
