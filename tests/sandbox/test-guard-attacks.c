@@ -370,14 +370,19 @@ typedef struct
   gboolean  gave_up;
 } Approval;
 
-/* Approves what waits once the helper says it has written over it (or
- * after 15 s, noting that it gave up). */
+/* Tells the helper once its child's question waits, approves it once the
+ * helper says it has written over the child (or after 20 s, noting that it
+ * gave up). */
 static gboolean
 approve_when_rewritten_cb (gpointer data)
 {
   Approval *a = data;
   Fixture *f = a->f;
 
+  /* The helper waits for this before it writes: what the user was shown
+   * is the program before the attack. */
+  if (f->held->len > 0 && !workspace_has (f, "held"))
+    write_file (f, "held", "", 0644);
   if (f->held->len == 0 || !workspace_has (f, "rewritten"))
     {
       if (g_get_monotonic_time () < a->deadline)
@@ -403,7 +408,7 @@ test_rewrite (Fixture       *f,
   const Case *c = data;
   g_autoptr(WardenExecResult) r = NULL;
   g_autofree char *command = g_strdup_printf ("./rewrite %s", c->arg);
-  Approval approval = { f, g_get_monotonic_time () + 15 * G_USEC_PER_SEC, FALSE };
+  Approval approval = { f, g_get_monotonic_time () + 20 * G_USEC_PER_SEC, FALSE };
   guint source;
 
   SKIP_WITHOUT_ENGINE (f);
@@ -417,6 +422,7 @@ test_rewrite (Fixture       *f,
     g_source_remove (source);
   g_assert_true (asked_about (f, "rm -f decoy.txt ← "));
   g_assert_false (approval.gave_up);
+  g_assert_true (g_str_has_prefix (r->stdout_text, "held\n"));
   g_assert_nonnull (strstr (r->stdout_text, " rewrite "));
   g_assert_true (workspace_has (f, "prize.txt"));
 }

@@ -97,21 +97,21 @@ try_mem (const char *target,
   char path[64];
   unsigned long addr = some_address (pid);
   unsigned char byte;
-  int fd, ok = 0, err;
+  int fd;
 
   snprintf (path, sizeof path, "/proc/%d/mem", pid);
   fd = open (path, O_RDWR);
-  err = errno;
-  if (fd >= 0)
+  if (fd < 0)
     {
-      /* Opening it read-write is the breach; writing the byte back that is
-       * there shows it, without breaking the guard for the tests after. */
-      ok = addr != 0 && pread (fd, &byte, 1, addr) == 1 && pwrite (fd, &byte, 1, addr) == 1;
-      err = addr == 0 ? EFAULT : errno;
-      ok = ok || addr == 0;
-      close (fd);
+      report (target, "mem-write", 0, errno);
+      return;
     }
-  report (target, "mem-write", ok, err);
+  /* Opening it read-write is the breach; writing back the byte that is
+   * there shows it, without breaking the guard for the tests after. */
+  if (addr != 0 && pread (fd, &byte, 1, addr) == 1 && pwrite (fd, &byte, 1, addr) == 1)
+    printf ("%s wrote a byte at %#lx\n", target, addr);
+  close (fd);
+  report (target, "mem-write", 1, 0);
 }
 
 static void

@@ -6,14 +6,15 @@
  *   rewrite mem|vm-writev|code
  *
  * Forks a child that execs "/bin/rm -f decoy.txt". Once the child shows
- * that argv (it is stopped at its exec, waiting for the answer), writes
+ * that argv and the test has created "held" (the question is with the
+ * user, who saw decoy.txt), writes
  * "prize.txt" over "decoy.txt" in the child's argument area (arg_start,
  * field 48 of /proc/CHILD/stat) through /proc/CHILD/mem or
  * process_vm_writev; or (code, x86-64 only) leaves argv alone and writes
  * over the program's entry point (AT_ENTRY) instructions that remove
  * prize.txt and exit, which no second look at argv or exe can see. Prints
  * how that went, creates "rewritten" so the test knows to answer, and
- * reaps the child. Exits within 20 s.
+ * reaps the child. Exits within 30 s.
  */
 
 #define _GNU_SOURCE
@@ -190,7 +191,7 @@ main (int    argc,
       fprintf (stderr, "usage: rewrite mem|vm-writev|code\n");
       return 2;
     }
-  alarm (20);
+  alarm (30);
   setvbuf (stdout, NULL, _IONBF, 0);
   pid = fork ();
   if (pid == 0)
@@ -203,6 +204,10 @@ main (int    argc,
     nanosleep (&tick, NULL);
   if (i == 500)
     printf ("child never showed rm\n");
+  /* Up to 10 s for the question to be with the user. */
+  for (i = 0; i < 1000 && access ("held", F_OK) != 0; i++)
+    nanosleep (&tick, NULL);
+  printf ("%s\n", i == 1000 ? "not held" : "held");
   if (rewrite (pid, argv[1]) == 0)
     printf ("%s rewrite ok\n", argv[1]);
   else
