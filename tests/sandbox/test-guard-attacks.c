@@ -44,7 +44,34 @@ typedef struct
   gsize          biggest;    /* the most bytes of argv and chain one question had */
   gboolean       unguarded;  /* run commands without a guard function */
   gboolean       skipped;
+  GSocket       *proxy;      /* a proxy socket that takes connections, for the relay */
+  char          *proxy_dir;
 } Fixture;
+
+/* With a proxy socket the sandbox gets the relay (warden-guard --relay),
+ * one more process to keep out of reach. Nothing is sent through it. */
+static void
+listen_as_proxy (Fixture             *f,
+                 WardenSandboxConfig *config)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GSocketAddress) address = NULL;
+
+  f->proxy_dir = g_dir_make_tmp ("warden-attacks-proxy-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_chmod (f->proxy_dir, 0777), ==, 0);
+  path = g_build_filename (f->proxy_dir, "proxy.sock", NULL);
+  address = g_unix_socket_address_new (path);
+  f->proxy = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT,
+                           &error);
+  g_assert_no_error (error);
+  g_assert_true (g_socket_bind (f->proxy, address, FALSE, &error));
+  g_assert_true (g_socket_listen (f->proxy, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_chmod (path, 0666), ==, 0);
+  config->proxy_socket = g_steal_pointer (&path);
+}
 
 static void
 fixture_set_up (Fixture       *f,
@@ -59,6 +86,8 @@ fixture_set_up (Fixture       *f,
   f->asked = g_ptr_array_new_with_free_func (g_free);
   f->held = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_guard_question_unref);
   config = warden_sandbox_config_new (f->workspace);
+  if (g_strcmp0 (c->arg, "relay") == 0)
+    listen_as_proxy (f, config);
   if (g_strcmp0 (c->backend, "docker") == 0)
     {
       const char *image = g_getenv ("WARDEN_TEST_IMAGE");
@@ -97,6 +126,13 @@ fixture_tear_down (Fixture       *f,
       warden_sandbox_destroy_finish (f->sandbox, res, NULL);
       g_object_unref (res);
       g_object_unref (f->sandbox);
+    }
+  if (f->proxy != NULL)
+    {
+      g_socket_close (f->proxy, NULL);
+      g_object_unref (f->proxy);
+      warden_test_remove_tree (f->proxy_dir);
+      g_free (f->proxy_dir);
     }
   warden_test_remove_tree (f->workspace);
   g_free (f->workspace);
@@ -325,6 +361,22 @@ test_reach_tracer (Fixture       *f,
   SKIP_WITHOUT_ENGINE (f);
   copy_helper (f, "reach-tracer");
   r = run_guarded (f, "./reach-tracer");
+  assert_reach_refused (f, r);
+}
+
+/* With the relay to the network proxy: the tracer's parent is a
+ * warden-guard too, and out of reach as well. */
+static void
+test_reach_relay (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(WardenExecResult) r = NULL;
+
+  SKIP_WITHOUT_ENGINE (f);
+  copy_helper (f, "reach-tracer");
+  r = run_guarded (f, "echo $HTTPS_PROXY; ./reach-tracer");
+  g_assert_true (g_str_has_prefix (r->stdout_text, "http://127.0.0.1:"));
+  g_assert_nonnull (strstr (r->stdout_text, "parent mem-write "));
   assert_reach_refused (f, r);
 }
 
@@ -558,6 +610,7 @@ static const Case linger_cases[] = {
   { NULL, "setsid" }, { NULL, "untraced" }, { NULL, "unguarded" }, { NULL, "deaf" },
 };
 static const Case plain_case[] = { { NULL, "plain" } };
+static const Case relay_case[] = { { NULL, "relay" } };
 
 typedef void (*TestFunc) (Fixture *f, gconstpointer data);
 
@@ -596,6 +649,7 @@ main (int    argc,
   ADD ("untraced", untraced_cases, test_untraced);
   ADD ("reach-tracer", plain_case, test_reach_tracer);
   ADD ("reach-tracer-nested", plain_case, test_reach_tracer_nested);
+  ADD ("reach-relay", relay_case, test_reach_relay);
   ADD ("reach-tracer-then-next", plain_case, test_reach_tracer_then_next);
   ADD ("rewrite", rewrite_cases, test_rewrite);
   ADD ("shebang", shebang_cases, test_shebang);
