@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -196,6 +197,7 @@ main (int    argc,
   pid = fork ();
   if (pid == 0)
     {
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
       execl ("/bin/rm", "rm", "-f", "decoy.txt", (char *) NULL);
       _exit (127);
     }

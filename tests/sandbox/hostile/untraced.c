@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,6 +42,7 @@ run_touch (void *data __attribute__ ((unused)))
 {
   static const char msg[] = "exec failed\n";
 
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
   execve ("/bin/touch", touch_argv, environ);
   write (1, msg, sizeof msg - 1);
   _exit (127);
