@@ -5,7 +5,7 @@
  *
  *   linger setsid|untraced|deaf
  *
- * Escapes into the background and returns at once ("escaped"), while what
+ * Escapes into the background and returns once out ("escaped"), while what
  * it left waits 2 s and then writes late.txt and, when there is a .git
  * folder, .git/commondir (a repository that would take its config from
  * elsewhere), and exits. setsid: a new session and a double fork; untraced:
@@ -55,9 +55,11 @@ write_late (void)
 }
 
 /* setsid and a second fork: no longer in the command's session or group,
- * and not its child. */
+ * and not its child. Says so on @ready once the grandchild is out, so that
+ * the command does not return (and get its group killed) before that. */
 static void
-detach (int deaf)
+detach (int deaf,
+        int ready)
 {
   int null = open ("/dev/null", O_RDWR);
 
@@ -72,9 +74,11 @@ detach (int deaf)
         signal (sig, SIG_IGN);
   if (fork () == 0)
     {
+      close (ready);
       alarm (5);
       write_late ();
     }
+  write (ready, "x", 1);
   _exit (0);
 }
 
@@ -83,6 +87,8 @@ main (int    argc,
       char **argv)
 {
   long pid;
+  int ready[2];
+  char byte;
 
   if (argc != 2)
     {
@@ -90,17 +96,23 @@ main (int    argc,
       return 2;
     }
   alarm (5);
+  if (pipe (ready) != 0)
+    return 1;
   if (strcmp (argv[1], "untraced") == 0)
     pid = syscall (SYS_clone, CLONE_UNTRACED | SIGCHLD, 0, 0, 0, 0);
   else
     pid = fork ();
   if (pid == 0)
-    detach (strcmp (argv[1], "deaf") == 0);
+    {
+      close (ready[0]);
+      detach (strcmp (argv[1], "deaf") == 0, ready[1]);
+    }
   if (pid < 0)
     {
       printf ("%s failed\n", argv[1]);
       return 0;
     }
-  printf ("%s escaped\n", argv[1]);
+  close (ready[1]);
+  printf ("%s %s\n", argv[1], read (ready[0], &byte, 1) == 1 ? "escaped" : "did not escape");
   return 0;
 }
