@@ -102,8 +102,12 @@ fixture_set_up (Fixture       *f,
     }
   else
     f->sandbox = warden_bwrap_sandbox_new (config);
+  /* The Docker exec path, as when the runner cannot start: read by prepare. */
+  if (g_strcmp0 (c->arg, "docker-exec") == 0)
+    g_setenv ("WARDEN_NO_WARM_RUNNER", "1", TRUE);
   warden_sandbox_prepare_async (f->sandbox, NULL, warden_test_keep_result_cb, &res);
   warden_test_wait_result (&res);
+  g_unsetenv ("WARDEN_NO_WARM_RUNNER");
   g_assert_true (warden_sandbox_prepare_finish (f->sandbox, res, &error));
   g_assert_no_error (error);
   g_object_unref (res);
@@ -553,28 +557,32 @@ test_big_question (Fixture       *f,
   g_assert_cmpuint (f->biggest, <, QUESTION_BYTES_MAX);
 }
 
-/* In Docker the command's parent is the warm runner, the path that had no
- * sweep: the test must go through it. */
+/* In Docker the command's parent is the warm runner (the path that had no
+ * sweep), unless the runner was turned off: the test goes the path it
+ * names. */
 static void
-assert_warm_runner (Fixture *f)
+assert_warm_runner (Fixture  *f,
+                    gboolean  warm)
 {
   g_autoptr(WardenExecResult) r = NULL;
 
   r = run_guarded (f, "tr '\\0' ' ' < /proc/$PPID/cmdline");
-  g_assert_nonnull (strstr (r->stdout_text, "warden-guard --serve "));
+  g_assert_cmpint (strstr (r->stdout_text, "warden-guard --serve ") != NULL, ==, warm);
 }
 
 /* 6. Outliving the command: what a command leaves behind (setsid and a
  * double fork, a child the guard never knew, one that ignores every signal
- * it can, one from a command run without the guard) is gone when the
- * command has returned: 4 s later neither late.txt nor .git/commondir was
- * written. */
+ * it can, one from a command run without the guard; through the warm
+ * runner, and through a Docker exec) is gone when the command has
+ * returned: 4 s later neither late.txt nor .git/commondir was written. */
 static void
 test_linger (Fixture       *f,
              gconstpointer  data)
 {
   const Case *c = data;
-  const char *how = strcmp (c->arg, "unguarded") == 0 ? "setsid" : c->arg;
+  const char *how = strcmp (c->arg, "unguarded") == 0     ? "setsid"
+                    : strcmp (c->arg, "docker-exec") == 0 ? "untraced"
+                                                          : c->arg;
   g_autoptr(WardenExecResult) r = NULL;
   g_autofree char *command = g_strdup_printf ("./linger %s", how);
   g_autofree char *ran = g_strdup_printf ("%s ", how);
@@ -585,7 +593,7 @@ test_linger (Fixture       *f,
 
   SKIP_WITHOUT_ENGINE (f);
   if (strcmp (c->backend, "docker") == 0)
-    assert_warm_runner (f);
+    assert_warm_runner (f, strcmp (c->arg, "docker-exec") != 0);
   g_assert_true (g_spawn_sync (NULL, (char **) git_init, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
                                NULL, NULL, &status, &error));
   g_assert_no_error (error);
@@ -611,6 +619,7 @@ static const Case linger_cases[] = {
 };
 static const Case plain_case[] = { { NULL, "plain" } };
 static const Case relay_case[] = { { NULL, "relay" } };
+static const Case docker_exec_case = { "docker", "docker-exec" };
 
 typedef void (*TestFunc) (Fixture *f, gconstpointer data);
 
@@ -656,5 +665,8 @@ main (int    argc,
   ADD ("big-question", big_cases, test_big_question);
   ADD ("linger", linger_cases, test_linger);
 #undef ADD
+  /* The path a command takes in Docker without the warm runner. */
+  g_test_add ("/attacks/docker/linger-docker-exec", Fixture, &docker_exec_case, fixture_set_up,
+              test_linger, fixture_tear_down);
   return g_test_run ();
 }
