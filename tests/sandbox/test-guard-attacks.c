@@ -333,7 +333,7 @@ assert_reach_refused (Fixture          *f,
                       WardenExecResult *r)
 {
   static const char *attempts[] = {
-    "mem-write", "vm-readv", "pidfd-getfd", "pidfd-signal", "environ", "fd-list", "kill-stop",
+    "mem-write", "vm-readv", "pidfd-getfd", "pidfd-signal", "environ", "fd-open", "kill-stop",
     "prlimit",
   };
   g_autofree char *ok = breaches (r->stdout_text);

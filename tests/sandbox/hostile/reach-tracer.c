@@ -193,22 +193,31 @@ try_proc (const char *target,
   else
     report (target, "environ", 0, errno);
 
-  snprintf (path, sizeof path, "/proc/%d/fd", pid);
-  dir = opendir (path);
-  if (dir != NULL)
-    {
-      struct dirent *e;
-      int entries = 0;
+  /* The numbers of its descriptors may show (the folder belongs to the
+   * sandbox's root when the tracer is not dumpable); what counts is whether
+   * one can be opened or read as a link. */
+  {
+    int opened = 0, saved = ENOENT;
 
-      errno = 0;
-      while ((e = readdir (dir)) != NULL)
-        if (e->d_name[0] != '.')
-          entries++;
-      report (target, "fd-list", entries > 0, errno ? errno : ENOENT);
-      closedir (dir);
-    }
-  else
-    report (target, "fd-list", 0, errno);
+    for (int n = 0; n <= 20 && !opened; n++)
+      {
+        char link[256];
+        int fd2;
+
+        snprintf (path, sizeof path, "/proc/%d/fd/%d", pid, n);
+        if ((fd2 = open (path, O_RDWR)) >= 0 || (fd2 = open (path, O_RDONLY)) >= 0)
+          {
+            opened = 1;
+            close (fd2);
+          }
+        else if (readlink (path, link, sizeof link) >= 0)
+          opened = 1;
+        else if (errno != ENOENT)
+          saved = errno;
+      }
+    report (target, "fd-open", opened, saved);
+  }
+  (void) dir;
 }
 
 static void
