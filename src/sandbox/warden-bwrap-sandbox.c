@@ -156,7 +156,11 @@ build_argv (WardenBwrapSandbox      *self,
         }
     }
 
+  /* Read-only: a program could otherwise write another's memory through
+   * /proc/PID/mem, one waiting for the user's answer or the exec guard
+   * itself; the final --remount-ro / does not reach this mount. */
   ADD ("--proc"); ADD ("/proc");
+  ADD ("--remount-ro"); ADD ("/proc");
   ADD ("--dev"); ADD ("/dev");
   if (self->has_size)
     {

@@ -472,6 +472,35 @@ test_bwrap_read_only_root (Fixture *f, gconstpointer data)
   g_assert_null (strstr (etc->stdout_text, "ssh"));
 }
 
+/* A program waiting for the user's answer must not be rewritten through
+ * /proc/PID/mem by another (EXECGUARD.md), nor the guard, runner or relay:
+ * /proc is read-only, so no mem file opens for writing. */
+static void
+test_bwrap_proc_read_only (Fixture *f, gconstpointer data)
+{
+  g_autoptr(WardenExecResult) self_mem = NULL;
+  g_autoptr(WardenExecResult) child_mem = NULL;
+  g_autoptr(WardenExecResult) child_oom = NULL;
+  g_autoptr(WardenExecResult) read_mem = NULL;
+
+  SKIP_IF_NO_SANDBOX (f);
+  self_mem = run (f, "{ : 3<>/proc/self/mem && echo opened; } 2>&1");
+  child_mem = run (f, "sleep 5 & { : 3<>/proc/$!/mem && echo opened; } 2>&1; kill $!");
+  child_oom = run (f, "sleep 5 & { echo 777 > /proc/$!/oom_score_adj && echo written; } 2>&1; "
+                      "cat /proc/$!/oom_score_adj; kill $!");
+  read_mem = run (f, "{ : 3</proc/self/mem && echo readable; } 2>&1");
+  g_test_message ("%s|%s|%s|%s", self_mem->stdout_text, child_mem->stdout_text,
+                  child_oom->stdout_text, read_mem->stdout_text);
+  g_assert_null (strstr (self_mem->stdout_text, "opened"));
+  g_assert_nonnull (strstr (self_mem->stdout_text, "Read-only file system"));
+  g_assert_null (strstr (child_mem->stdout_text, "opened"));
+  g_assert_nonnull (strstr (child_mem->stdout_text, "Read-only file system"));
+  g_assert_null (strstr (child_oom->stdout_text, "written"));
+  g_assert_null (strstr (child_oom->stdout_text, "777"));
+  /* Reading is what ps, the guard and every program's own libc do. */
+  g_assert_nonnull (strstr (read_mem->stdout_text, "readable"));
+}
+
 static void
 test_bwrap_private_tmp (Fixture *f, gconstpointer data)
 {
@@ -2927,6 +2956,7 @@ main (int    argc,
     }
   add ("bwrap", "read-only-root", test_bwrap_read_only_root);
   add ("bwrap", "private-tmp", test_bwrap_private_tmp);
+  add ("bwrap", "proc-read-only", test_bwrap_proc_read_only);
   add ("host", "unconfined", test_host_is_unconfined);
   add ("docker", "info", test_docker_info);
   add ("docker", "hardening", test_docker_hardening);
