@@ -2720,6 +2720,162 @@ test_network_through_proxy (gconstpointer data)
   warden_test_remove_tree (workspace);
 }
 
+/* The relay listens on 127.0.0.1:3128 alone: a program in the sandbox that
+ * binds the same port (SO_REUSEPORT, SO_REUSEADDR, or every address) would
+ * receive other programs' connections to the proxy, and what they send. */
+static const char relay_squat_probe[] =
+  "import errno, socket, sys\n"
+  "for name, host, opts in (('reuseport', '127.0.0.1', ('SO_REUSEPORT', 'SO_REUSEADDR')),\n"
+  "                         ('reuseaddr', '127.0.0.1', ('SO_REUSEADDR',)),\n"
+  "                         ('any', '0.0.0.0', ('SO_REUSEPORT', 'SO_REUSEADDR'))):\n"
+  "    s = socket.socket()\n"
+  "    for o in opts:\n"
+  "        s.setsockopt(socket.SOL_SOCKET, getattr(socket, o), 1)\n"
+  "    try:\n"
+  "        s.bind((host, 3128)); s.listen(1)\n"
+  "        print(name, 'bound')\n"
+  "    except OSError as e:\n"
+  "        print(name, errno.errorcode[e.errno])\n"
+  "    s.close()\n";
+
+static void
+test_bwrap_relay_port_taken (void)
+{
+  g_autofree char *workspace = make_workspace ("relay");
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("warden-test-net-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "proxy.sock", NULL);
+  g_autofree char *script = g_build_filename (workspace, "squat.py", NULL);
+  g_autoptr(GSocketService) service = g_threaded_socket_service_new (4);
+  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (path);
+  g_autoptr(WardenExecResult) r = NULL;
+  WardenSandbox *sandbox;
+
+  g_assert_no_error (error);
+  if (!have_python ())
+    {
+      warden_test_remove_tree (workspace);
+      g_rmdir (dir);
+      return;
+    }
+  g_socket_listener_add_address (G_SOCKET_LISTENER (service), address, G_SOCKET_TYPE_STREAM,
+                                 G_SOCKET_PROTOCOL_DEFAULT, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_signal_connect (service, "run", G_CALLBACK (fake_proxy_run_cb), NULL);
+  g_socket_service_start (service);
+  g_assert_true (g_file_set_contents (script, relay_squat_probe, -1, NULL));
+
+  config->proxy_socket = g_strdup (path);
+  sandbox = prepare_sandbox ("bwrap", config, &error);
+  g_assert_no_error (error);
+  r = exec_in (sandbox, "python3 squat.py && curl -sS http://test.example/after", 30000);
+  g_test_message ("%s%s", r->stdout_text, r->stderr_text);
+  g_assert_nonnull (strstr (r->stdout_text, "reuseport EADDRINUSE\n"));
+  g_assert_nonnull (strstr (r->stdout_text, "reuseaddr EADDRINUSE\n"));
+  g_assert_nonnull (strstr (r->stdout_text, "any EADDRINUSE\n"));
+  /* The relay still carries connections. */
+  g_assert_nonnull (strstr (r->stdout_text, "proxy got: GET http://test.example/after"));
+
+  destroy_sandbox (sandbox);
+  g_socket_service_stop (service);
+  g_unlink (path);
+  g_rmdir (dir);
+  warden_test_remove_tree (workspace);
+}
+
+/* slirp4netns parses what the sandbox sends: it runs in a sandbox of its
+ * own (pivot_root into an empty root) with a seccomp filter, as Podman
+ * runs it. */
+static GPid
+find_child_named (const char *name)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *entry;
+
+  while (proc != NULL && (entry = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *status_path = g_build_filename ("/proc", entry, "status", NULL);
+      g_autofree char *status = NULL;
+      g_autofree char *want_name = g_strdup_printf ("Name:\t%s\n", name);
+      g_autofree char *want_parent = g_strdup_printf ("\nPPid:\t%d\n", (int) getpid ());
+
+      if (!g_ascii_isdigit (entry[0]) ||
+          !g_file_get_contents (status_path, &status, NULL, NULL))
+        continue;
+      if (g_str_has_prefix (status, want_name) && strstr (status, want_parent) != NULL)
+        return (GPid) atoi (entry);
+    }
+  return 0;
+}
+
+static void
+test_bwrap_slirp4netns_confined (void)
+{
+  g_autofree char *workspace = make_workspace ("slirp");
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autofree char *status = NULL;
+  g_autofree char *status_path = NULL;
+  g_autofree char *root = NULL;
+  g_autofree char *root_path = NULL;
+  WardenExecRequest request = { .command = "sleep 3; echo done", .timeout_ms = 30000 };
+  GAsyncResult *res = NULL;
+  gint64 deadline;
+  WardenSandbox *sandbox;
+  GPid slirp = 0;
+
+  config->network = TRUE;
+  sandbox = prepare_sandbox ("bwrap", config, &error);
+  g_assert_no_error (error);
+
+  warden_sandbox_exec_async (sandbox, &request, NULL, warden_test_keep_result_cb, &res);
+  /* Up to 10 s for the command's network to come up. */
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (res == NULL && slirp == 0 && g_get_monotonic_time () < deadline)
+    {
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      slirp = find_child_named ("slirp4netns");
+      if (slirp == 0)
+        g_usleep (10000);
+    }
+  g_assert_cmpint (slirp, >, 0);
+  status_path = g_strdup_printf ("/proc/%d/status", (int) slirp);
+  root_path = g_strdup_printf ("/proc/%d/root", (int) slirp);
+  /* Its sandbox is in place once tap0 is up, which is before the command
+   * starts: wait for it the same way. */
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  do
+    {
+      g_clear_pointer (&status, g_free);
+      g_file_get_contents (status_path, &status, NULL, NULL);
+      if (status != NULL && strstr (status, "\nSeccomp:\t2\n") != NULL)
+        break;
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_usleep (10000);
+    }
+  while (g_get_monotonic_time () < deadline);
+  g_assert_nonnull (status);
+  g_assert_nonnull (strstr (status, "\nSeccomp:\t2\n"));
+  /* Its own root: not this machine's, whose /usr it would see. */
+  root = g_build_filename (root_path, "usr", "bin", NULL);
+  g_assert_false (g_file_test (root, G_FILE_TEST_IS_DIR));
+
+  warden_sandbox_exec_finish (sandbox, wait_result (&res, 60), &error);
+  g_assert_no_error (error);
+  g_clear_object (&res);
+  /* The network still works with it confined. */
+  r = exec_in (sandbox, "cat /proc/net/route; getent hosts localhost", 30000);
+  g_assert_cmpint (r->exit_code, ==, 0);
+  g_assert_nonnull (strstr (r->stdout_text, "tap0"));
+
+  destroy_sandbox (sandbox);
+  warden_test_remove_tree (workspace);
+}
+
 /* ------------------------------------------------------------------------ */
 
 typedef void (*FixtureFunc) (Fixture *, gconstpointer);
@@ -3021,6 +3177,8 @@ main (int    argc,
   g_test_add_func ("/sandbox/bwrap/network-own-namespace", test_bwrap_network_own_namespace);
   g_test_add_data_func ("/sandbox/bwrap/network-through-proxy", "bwrap",
                         test_network_through_proxy);
+  g_test_add_func ("/sandbox/bwrap/relay-port-taken", test_bwrap_relay_port_taken);
+  g_test_add_func ("/sandbox/bwrap/slirp4netns-confined", test_bwrap_slirp4netns_confined);
   g_test_add_data_func ("/sandbox/docker/network-through-proxy", "docker",
                         test_network_through_proxy);
   g_test_add_data_func ("/sandbox/bwrap/hold-stops-time-limit", "bwrap",
