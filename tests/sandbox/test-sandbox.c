@@ -2849,8 +2849,14 @@ test_bwrap_slirp4netns_confined (void)
   deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
   do
     {
-      g_clear_pointer (&status, g_free);
-      g_file_get_contents (status_path, &status, NULL, NULL);
+      g_autofree char *now = NULL;
+
+      /* The last one read: it is gone once the command ends. */
+      if (g_file_get_contents (status_path, &now, NULL, NULL))
+        {
+          g_free (status);
+          status = g_steal_pointer (&now);
+        }
       if (status != NULL && strstr (status, "\nSeccomp:\t2\n") != NULL)
         break;
       while (g_main_context_iteration (NULL, FALSE))
@@ -2859,6 +2865,7 @@ test_bwrap_slirp4netns_confined (void)
     }
   while (g_get_monotonic_time () < deadline);
   g_assert_nonnull (status);
+  g_test_message ("%s", status);
   g_assert_nonnull (strstr (status, "\nSeccomp:\t2\n"));
   /* Its own root: not this machine's, whose /usr it would see. */
   root = g_build_filename (root_path, "usr", "bin", NULL);
