@@ -1549,6 +1549,130 @@ test_git_doors (gconstpointer data)
     }
 }
 
+/* What a process left by an earlier command (or anything else) writes
+ * into git's doors while no command runs is not taken as the next
+ * command's starting point: that command's result says what was moved and
+ * where, and the doors are as the last command left them. A harmless
+ * change (a remote the user adds) stays, unreported. */
+typedef struct
+{
+  const char *name;
+  const char *between;   /* on the host, between the two commands */
+  const char *moved;     /* relative to one quarantine */
+  const char *restored;  /* as the first command left it, or NULL */
+  const char *gone;      /* no longer in the workspace, or NULL */
+} GitDoorsBetween;
+
+static const GitDoorsBetween git_doors_between[] = {
+  { "commondir", EVIL_GITDIR ("evil") " && printf '../evil\\n' > .git/commondir",
+    "commondir", NULL, ".git/commondir" },
+  { "config-fsmonitor",
+    "printf '[core]\\n\\tfsmonitor = \"touch @MARKER@; false\"\\n' >> .git/config",
+    "config", ".git/config", NULL },
+  { "hook",
+    "printf '#!/bin/sh\\ntouch @MARKER@\\n' > .git/hooks/pre-commit && "
+    "chmod +x .git/hooks/pre-commit",
+    "hooks/pre-commit", NULL, ".git/hooks/pre-commit" },
+};
+
+static void
+test_git_doors_between_commands (gconstpointer data)
+{
+  const char *backend = data;
+
+  if (!need_backend (backend) || !have_git ())
+    return;
+
+  for (guint i = 0; i < G_N_ELEMENTS (git_doors_between); i++)
+    {
+      const GitDoorsBetween *b = &git_doors_between[i];
+      g_autofree char *markers = make_workspace ("marker");
+      g_autofree char *marker = g_build_filename (markers, "pwned", NULL);
+      g_autofree char *between = replace_marker (b->between, marker);
+      g_autofree char *workspace = make_workspace ("between");
+      g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenExecResult) first = NULL;
+      g_autoptr(WardenExecResult) second = NULL;
+      g_autoptr(WardenExecResult) third = NULL;
+      g_autofree char *left = NULL;
+      g_autofree char *now = NULL;
+      g_autofree char *moved_path = NULL;
+      WardenSandbox *sandbox;
+
+      g_test_message ("between: %s", b->name);
+      g_assert_true (host_sh (workspace, HOST_REPO));
+      config->image = g_strdup (test_image ());
+      sandbox = prepare_sandbox (backend, config, &error);
+      g_assert_no_error (error);
+      first = exec_in (sandbox, "git status >/dev/null 2>&1; echo first", 30000);
+      g_assert_null (strstr (first->stderr_text, "warden-quarantine"));
+      if (b->restored != NULL)
+        left = read_file (workspace, b->restored);
+
+      g_assert_true (host_sh (workspace, between));
+      second = exec_in (sandbox, "echo second", 30000);
+      g_test_message ("%s: %s", b->name, second->stderr_text);
+      g_assert_cmpstr (second->stdout_text, ==, "second\n");
+      moved_path = g_build_filename (".git", b->moved, NULL);
+      g_assert_nonnull (strstr (second->stderr_text, moved_path));
+      g_assert_nonnull (strstr (second->stderr_text, "while no command ran"));
+      g_assert_nonnull (strstr (second->stderr_text, ".git/warden-quarantine/"));
+      g_assert_true (quarantined (workspace, b->moved, NULL));
+      if (b->restored != NULL)
+        {
+          now = read_file (workspace, b->restored);
+          g_assert_cmpstr (now, ==, left);
+        }
+      if (b->gone != NULL)
+        g_assert_false (exists (workspace, b->gone));
+      host_sh (workspace, "git status >/dev/null 2>&1; git commit -q --allow-empty -m x");
+      g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+
+      /* Said once: the next command starts from where this one ended. */
+      third = exec_in (sandbox, "echo third", 30000);
+      g_assert_null (strstr (third->stderr_text, "warden-quarantine"));
+
+      destroy_sandbox (sandbox);
+      warden_test_remove_tree (workspace);
+      warden_test_remove_tree (markers);
+    }
+}
+
+/* The user's own harmless changes between commands stay, unreported. */
+static void
+test_git_doors_between_harmless (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *workspace = NULL;
+  g_autoptr(WardenSandboxConfig) config = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) first = NULL;
+  g_autoptr(WardenExecResult) second = NULL;
+  g_autofree char *text = NULL;
+  WardenSandbox *sandbox;
+
+  if (!need_backend (backend) || !have_git ())
+    return;
+  workspace = make_workspace ("between-ok");
+  g_assert_true (host_sh (workspace, HOST_REPO));
+  config = warden_sandbox_config_new (workspace);
+  config->image = g_strdup (test_image ());
+  sandbox = prepare_sandbox (backend, config, &error);
+  g_assert_no_error (error);
+  first = exec_in (sandbox, "echo first", 30000);
+  g_assert_true (host_sh (workspace, "git remote add origin https://example.com/r.git && "
+                                     "git config user.name Someone && "
+                                     "git commit -q --allow-empty -m second"));
+  second = exec_in (sandbox, "echo second", 30000);
+  g_test_message ("%s", second->stderr_text);
+  g_assert_null (strstr (second->stderr_text, "warden-quarantine"));
+  text = read_file (workspace, ".git/config");
+  g_assert_nonnull (strstr (text, "https://example.com/r.git"));
+  destroy_sandbox (sandbox);
+  warden_test_remove_tree (workspace);
+}
+
 /* A .git the command makes (git init inside) keeps what git init writes;
  * what a later command adds to its config or hooks does not stay, nor does
  * a .git made with a config that runs something. */
@@ -3159,6 +3283,8 @@ main (int    argc,
         { "git-doors", test_git_doors },
         { "git-doors-new-repository", test_git_doors_new_repository },
         { "git-doors-legitimate", test_git_doors_legitimate },
+        { "git-doors-between-commands", test_git_doors_between_commands },
+        { "git-doors-between-harmless", test_git_doors_between_harmless },
         { "private-dirs-hidden", test_private_dirs_hidden },
         { "workspace-inside-private-refused", test_workspace_inside_private_refused },
         { "tmp-size", test_tmp_size },
