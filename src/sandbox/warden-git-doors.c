@@ -34,9 +34,6 @@
  * before (a folder the command made a gitlink), counts as the command's
  * when it changed this shortly before the command started, or later. */
 #define CTIME_MARGIN_US (2 * G_USEC_PER_SEC)
-/* Scans after moving what a command opened, to find what the moves
- * uncovered; past this many, what is left stays, reported. */
-#define CHECK_ROUNDS  3
 
 typedef enum
 {
@@ -825,6 +822,21 @@ door_free (gpointer data)
   g_free (door);
 }
 
+static Door *
+door_copy (const Door *door)
+{
+  Door *copy = g_new0 (Door, 1);
+
+  copy->path = g_strdup (door->path);
+  copy->repo = g_strdup (door->repo);
+  copy->kind = door->kind;
+  copy->st = door->st;
+  copy->bytes = door->bytes ? g_bytes_ref (door->bytes) : NULL;
+  copy->worktree_commondir = door->worktree_commondir;
+  copy->modules = g_strdup (door->modules);
+  return copy;
+}
+
 static void
 kept_bytes_free (gpointer data)
 {
@@ -866,11 +878,18 @@ door_keep_bytes (WardenGitDoors    *doors,
 {
   Door *old = before != NULL ? g_hash_table_lookup (before->doors, door->path) : NULL;
   g_autofree char *abs = NULL;
+  GBytes *bytes;
+  struct stat now;
 
   if (old != NULL && old->bytes != NULL && same_file (&old->st, &door->st))
     return g_bytes_ref (old->bytes);
   abs = g_build_filename (doors->root, door->path, NULL);
-  return read_bytes (abs, &door->st, KEEP_MAX);
+  bytes = read_bytes (abs, &door->st, KEEP_MAX);
+  /* Changed since the scan, even in place: not what was judged. The next
+   * check then compares with nothing, which holds every setting suspect. */
+  if (bytes != NULL && (lstat (abs, &now) != 0 || !same_file (&door->st, &now)))
+    g_clear_pointer (&bytes, g_bytes_unref);
+  return bytes;
 }
 
 /* Whether the command made or changed @door. */
@@ -1928,6 +1947,8 @@ move_open_doors (WardenGitDoors     *doors,
                  char              **stamp_rel)
 {
   g_autoptr(GPtrArray) bad = g_ptr_array_new ();
+  g_autoptr(GPtrArray) gone = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) put_back = g_ptr_array_new ();
   Quarantine q = { -1, -1, NULL, NULL };
   Scan scan = { doors, after, before, NULL, 0 };
   GHashTableIter iter;
@@ -1967,6 +1988,11 @@ move_open_doors (WardenGitDoors     *doors,
       move_errno = errno;
       if (where != NULL && old != NULL)
         restored = restore (&q, old);
+      /* For the next check: a door put back is @before's; one gone is
+       * gone; one that could not be moved is judged again. */
+      g_ptr_array_add (gone, g_strdup (d->path));
+      if (restored)
+        g_ptr_array_add (put_back, old);
       line = describe (d, when, old == NULL, where, move_errno, restored);
       g_debug ("%s", line);
       if (note->len > 0)
@@ -1975,6 +2001,20 @@ move_open_doors (WardenGitDoors     *doors,
     }
   if (q.stamp_rel != NULL && *stamp_rel == NULL)
     *stamp_rel = g_strdup (q.stamp_rel);
+  g_hash_table_iter_init (&iter, after->doors);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &door))
+    for (guint i = 0; i < gone->len; i++)
+      if (path_within (door->path, g_ptr_array_index (gone, i)))
+        {
+          g_hash_table_iter_remove (&iter);
+          break;
+        }
+  for (guint i = 0; i < put_back->len; i++)
+    {
+      Door *copy = door_copy (g_ptr_array_index (put_back, i));
+
+      g_hash_table_replace (after->doors, copy->path, copy);
+    }
   if (q.stamp_fd >= 0)
     close (q.stamp_fd);
   if (q.root_fd >= 0)
@@ -2016,22 +2056,17 @@ warden_git_doors_check (WardenGitDoors     *doors,
 {
   g_autoptr(GString) text = g_string_new (NULL);
   g_autofree char *stamp_rel = NULL;
-  WardenGitSnapshot *after = NULL;
+  WardenGitSnapshot *after;
 
   g_return_val_if_fail (before != NULL, NULL);
 
   g_mutex_lock (&doors->lock);
-  /* Again after moving: what a move uncovered, or what changed meanwhile,
-   * is judged too, and the last scan, all of it passable, is the baseline. */
-  for (guint round = 0; ; round++)
-    {
-      g_clear_pointer (&after, warden_git_snapshot_free);
-      after = snapshot_new ();
-      scan_run (doors, after, before);
-      if (round == CHECK_ROUNDS ||
-          move_open_doors (doors, before, after, when, text, &stamp_rel) == 0)
-        break;
-    }
+  /* The scan, less what was moved, with what was put back, is where the
+   * next check starts: it holds only what was judged, so a change made
+   * after the scan is a change to the next check. */
+  after = snapshot_new ();
+  scan_run (doors, after, before);
+  move_open_doors (doors, before, after, when, text, &stamp_rel);
   snapshot_settle (doors, after, before);
   g_mutex_unlock (&doors->lock);
 
