@@ -1639,6 +1639,56 @@ test_git_doors_between_commands (gconstpointer data)
     }
 }
 
+/* The same with a real leftover: a process the first command started in a
+ * session of its own writes .git/commondir a moment after the command
+ * ended. Where it outlives the command, the next command's result says so
+ * and the pointer is gone; where it does not, it never writes. */
+static void
+test_git_doors_survivor (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *workspace = NULL;
+  g_autoptr(WardenSandboxConfig) config = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) first = NULL;
+  g_autoptr(WardenExecResult) second = NULL;
+  g_autofree char *commondir = NULL;
+  gboolean written = FALSE;
+  gint64 deadline;
+  WardenSandbox *sandbox;
+
+  if (!need_backend (backend) || !have_git ())
+    return;
+  workspace = make_workspace ("survivor");
+  commondir = g_build_filename (workspace, ".git", "commondir", NULL);
+  g_assert_true (host_sh (workspace, HOST_REPO));
+  config = warden_sandbox_config_new (workspace);
+  config->image = g_strdup (test_image ());
+  sandbox = prepare_sandbox (backend, config, &error);
+  g_assert_no_error (error);
+  first = exec_in (sandbox,
+                   EVIL_GITDIR ("evil") " && (setsid sh -c 'sleep 1; "
+                   "printf \"../evil\\n\" > .git/commondir' </dev/null >/dev/null 2>&1 &) ; "
+                   "echo started", 30000);
+  g_assert_cmpstr (first->stdout_text, ==, "started\n");
+  /* Up to 5 s for the leftover to write, if it lives. */
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (!(written = g_file_test (commondir, G_FILE_TEST_EXISTS)) &&
+         g_get_monotonic_time () < deadline)
+    g_usleep (50000);
+  g_test_message ("the leftover %s", written ? "wrote .git/commondir" : "did not write");
+  second = exec_in (sandbox, "echo second", 30000);
+  g_test_message ("%s", second->stderr_text);
+  g_assert_false (g_file_test (commondir, G_FILE_TEST_EXISTS));
+  if (written)
+    {
+      g_assert_nonnull (strstr (second->stderr_text, ".git/commondir"));
+      g_assert_true (quarantined (workspace, "commondir", NULL));
+    }
+  destroy_sandbox (sandbox);
+  warden_test_remove_tree (workspace);
+}
+
 /* The user's own harmless changes between commands stay, unreported. */
 static void
 test_git_doors_between_harmless (gconstpointer data)
@@ -3285,6 +3335,7 @@ main (int    argc,
         { "git-doors-legitimate", test_git_doors_legitimate },
         { "git-doors-between-commands", test_git_doors_between_commands },
         { "git-doors-between-harmless", test_git_doors_between_harmless },
+        { "git-doors-survivor", test_git_doors_survivor },
         { "private-dirs-hidden", test_private_dirs_hidden },
         { "workspace-inside-private-refused", test_workspace_inside_private_refused },
         { "tmp-size", test_tmp_size },
