@@ -156,7 +156,11 @@ build_argv (WardenBwrapSandbox      *self,
         }
     }
 
+  /* Read-only: a program could otherwise write another's memory through
+   * /proc/PID/mem, one waiting for the user's answer or the exec guard
+   * itself; the final --remount-ro / does not reach this mount. */
   ADD ("--proc"); ADD ("/proc");
+  ADD ("--remount-ro"); ADD ("/proc");
   ADD ("--dev"); ADD ("/dev");
   if (self->has_size)
     {
@@ -461,9 +465,12 @@ start_network (GTask   *task,
                                                  SLIRP_FD_USERNS);
   g_autofree char *ready_arg = g_strdup_printf ("--ready-fd=%d", SLIRP_FD_READY);
   g_autofree char *exit_arg = g_strdup_printf ("--exit-fd=%d", SLIRP_FD_EXIT);
+  /* It parses every packet the sandbox sends: confined as Podman runs it,
+   * in a mount namespace of its own that sees /etc and /run only, with
+   * its capabilities dropped and a seccomp filter. */
   const char *argv[] = { self->slirp4netns, "--configure", "--mtu=65520",
-                         "--disable-host-loopback", userns_arg, ready_arg, exit_arg, pid, "tap0",
-                         NULL };
+                         "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp",
+                         userns_arg, ready_arg, exit_arg, pid, "tap0", NULL };
   int userns, ready_pipe[2], exit_pipe[2];
 
   /* With --disable-userns the command's user namespace is a child of the

@@ -822,6 +822,21 @@ door_free (gpointer data)
   g_free (door);
 }
 
+static Door *
+door_copy (const Door *door)
+{
+  Door *copy = g_new0 (Door, 1);
+
+  copy->path = g_strdup (door->path);
+  copy->repo = g_strdup (door->repo);
+  copy->kind = door->kind;
+  copy->st = door->st;
+  copy->bytes = door->bytes ? g_bytes_ref (door->bytes) : NULL;
+  copy->worktree_commondir = door->worktree_commondir;
+  copy->modules = g_strdup (door->modules);
+  return copy;
+}
+
 static void
 kept_bytes_free (gpointer data)
 {
@@ -854,6 +869,29 @@ door_get_bytes (Scan *scan,
   return door->bytes;
 }
 
+/* A door's bytes, to put back later: as @before had them while the file
+ * stays the same, else read now (NULL when it changed on the way). */
+static GBytes *
+door_keep_bytes (WardenGitDoors    *doors,
+                 WardenGitSnapshot *before,
+                 Door              *door)
+{
+  Door *old = before != NULL ? g_hash_table_lookup (before->doors, door->path) : NULL;
+  g_autofree char *abs = NULL;
+  GBytes *bytes;
+  struct stat now;
+
+  if (old != NULL && old->bytes != NULL && same_file (&old->st, &door->st))
+    return g_bytes_ref (old->bytes);
+  abs = g_build_filename (doors->root, door->path, NULL);
+  bytes = read_bytes (abs, &door->st, KEEP_MAX);
+  /* Changed since the scan, even in place: not what was judged. The next
+   * check then compares with nothing, which holds every setting suspect. */
+  if (bytes != NULL && (lstat (abs, &now) != 0 || !same_file (&door->st, &now)))
+    g_clear_pointer (&bytes, g_bytes_unref);
+  return bytes;
+}
+
 /* Whether the command made or changed @door. */
 static gboolean
 door_changed (Scan *scan,
@@ -875,6 +913,24 @@ door_changed (Scan *scan,
   return ctime_us >= scan->before->start - CTIME_MARGIN_US;
 }
 
+/* Rewritten as it was, mode and bytes: what Warden put back itself, or a
+ * program that saved a file unchanged. Opens nothing that was not open. */
+static gboolean
+same_content (Scan *scan,
+              Door *old,
+              Door *door)
+{
+  GBytes *now;
+
+  if (old == NULL || old->bytes == NULL || door->kind == DOOR_INDEX ||
+      !S_ISREG (old->st.st_mode) || !S_ISREG (door->st.st_mode) ||
+      old->st.st_mode != door->st.st_mode || old->st.st_size != door->st.st_size ||
+      g_bytes_get_size (old->bytes) != (gsize) old->st.st_size)
+    return FALSE;
+  now = door_get_bytes (scan, door, KEEP_MAX);
+  return now != NULL && g_bytes_equal (now, old->bytes);
+}
+
 static Verdict
 judge (Scan *scan,
        Door *door)
@@ -885,6 +941,8 @@ judge (Scan *scan,
   if (!door_changed (scan, door))
     return FINE;
   old = g_hash_table_lookup (scan->before->doors, door->path);
+  if (same_content (scan, old, door))
+    return FINE;
 
   if (S_ISLNK (door->st.st_mode))
     {
@@ -1719,11 +1777,12 @@ verdict_reason (Door *door)
 }
 
 static char *
-describe (Door       *door,
-          gboolean    created,
-          const char *where,
-          int         move_errno,
-          gboolean    restored)
+describe (Door               *door,
+          WardenGitDoorsWhen  when,
+          gboolean            created,
+          const char         *where,
+          int                 move_errno,
+          gboolean            restored)
 {
   g_autofree char *reason = NULL;
 
@@ -1733,6 +1792,27 @@ describe (Door       *door,
                                 "setting %s names"), door->detail);
   else
     reason = g_strdup (verdict_reason (door));
+
+  if (when == WARDEN_GIT_DOORS_BETWEEN_COMMANDS)
+    {
+      /* Translators: a file in the workspace, why it could not be moved, and
+       * what git would have done with it */
+      if (where == NULL)
+        return g_strdup_printf (_("Warden could not move %s, which changed while no command "
+                                  "ran (%s): %s. Remove it before you use git in this folder."),
+                                door->path, g_strerror (move_errno), reason);
+      /* Translators: a file in the workspace, where it went, and what git
+       * would have done with it */
+      if (created)
+        return g_strdup_printf (_("Warden moved %s, which appeared while no command ran, to %s: "
+                                  "%s."), door->path, where, reason);
+      if (restored)
+        return g_strdup_printf (_("Warden moved %s, which changed while no command ran, to %s "
+                                  "and put back the version the last command left: %s."),
+                                door->path, where, reason);
+      return g_strdup_printf (_("Warden moved %s, which changed while no command ran, to %s: "
+                                "%s."), door->path, where, reason);
+    }
 
   /* Translators: the first %s is a file in the workspace, the second why it
    * could not be moved, the third what git would have done with it */
@@ -1823,17 +1903,14 @@ scan_run (WardenGitDoors    *doors,
   g_hash_table_unref (scan.seen);
 }
 
-WardenGitSnapshot *
-warden_git_doors_snapshot (WardenGitDoors *doors)
+/* What was read now need not be read again while it stays the same. */
+static void
+keep_bytes (WardenGitDoors    *doors,
+            WardenGitSnapshot *snap)
 {
-  WardenGitSnapshot *snap = snapshot_new ();
   GHashTableIter iter;
   Door *door;
 
-  g_mutex_lock (&doors->lock);
-  scan_run (doors, snap, NULL);
-
-  /* What was read now need not be read again while it stays the same. */
   g_hash_table_remove_all (doors->kept);
   g_hash_table_iter_init (&iter, snap->doors);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &door))
@@ -1845,36 +1922,44 @@ warden_git_doors_snapshot (WardenGitDoors *doors)
         kept->bytes = g_bytes_ref (door->bytes);
         g_hash_table_replace (doors->kept, g_strdup (door->path), kept);
       }
+}
+
+WardenGitSnapshot *
+warden_git_doors_snapshot (WardenGitDoors *doors)
+{
+  WardenGitSnapshot *snap = snapshot_new ();
+
+  g_mutex_lock (&doors->lock);
+  scan_run (doors, snap, NULL);
+  keep_bytes (doors, snap);
   g_mutex_unlock (&doors->lock);
   return snap;
 }
 
-char *
-warden_git_doors_close (WardenGitDoors    *doors,
-                        WardenGitSnapshot *before)
+/* Moves what @after's scan found open since @before; one line each on
+ * @note. Returns how many doors were moved (or could not be). */
+static guint
+move_open_doors (WardenGitDoors     *doors,
+                 WardenGitSnapshot  *before,
+                 WardenGitSnapshot  *after,
+                 WardenGitDoorsWhen  when,
+                 GString            *note,
+                 char              **stamp_rel)
 {
-  g_autoptr(WardenGitSnapshot) after = snapshot_new ();
   g_autoptr(GPtrArray) bad = g_ptr_array_new ();
-  g_autoptr(GString) note = g_string_new (NULL);
+  g_autoptr(GPtrArray) gone = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) put_back = g_ptr_array_new ();
   Quarantine q = { -1, -1, NULL, NULL };
   Scan scan = { doors, after, before, NULL, 0 };
   GHashTableIter iter;
   Door *door;
-
-  g_return_val_if_fail (before != NULL, NULL);
-
-  g_mutex_lock (&doors->lock);
-  scan_run (doors, after, before);
 
   g_hash_table_iter_init (&iter, after->doors);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &door))
     if (!door_passable (&scan, door))
       g_ptr_array_add (bad, door);
   if (bad->len == 0)
-    {
-      g_mutex_unlock (&doors->lock);
-      return NULL;
-    }
+    return 0;
 
   g_ptr_array_sort (bad, compare_paths);
   q.root_fd = g_open (doors->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
@@ -1903,11 +1988,32 @@ warden_git_doors_close (WardenGitDoors    *doors,
       move_errno = errno;
       if (where != NULL && old != NULL)
         restored = restore (&q, old);
-      line = describe (d, old == NULL, where, move_errno, restored);
+      /* For the next check: a door put back is @before's; one gone is
+       * gone; one that could not be moved is judged again. */
+      g_ptr_array_add (gone, g_strdup (d->path));
+      if (restored)
+        g_ptr_array_add (put_back, old);
+      line = describe (d, when, old == NULL, where, move_errno, restored);
       g_debug ("%s", line);
       if (note->len > 0)
         g_string_append_c (note, '\n');
       g_string_append (note, line);
+    }
+  if (q.stamp_rel != NULL && *stamp_rel == NULL)
+    *stamp_rel = g_strdup (q.stamp_rel);
+  g_hash_table_iter_init (&iter, after->doors);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &door))
+    for (guint i = 0; i < gone->len; i++)
+      if (path_within (door->path, g_ptr_array_index (gone, i)))
+        {
+          g_hash_table_iter_remove (&iter);
+          break;
+        }
+  for (guint i = 0; i < put_back->len; i++)
+    {
+      Door *copy = door_copy (g_ptr_array_index (put_back, i));
+
+      g_hash_table_replace (after->doors, copy->path, copy);
     }
   if (q.stamp_fd >= 0)
     close (q.stamp_fd);
@@ -1915,6 +2021,79 @@ warden_git_doors_close (WardenGitDoors    *doors,
     close (q.root_fd);
   g_free (q.stamp_rel);
   g_free (q.stamp);
+  return bad->len;
+}
+
+/* @snap, scanned against @before, as the next check's starting point:
+ * with the bytes that check would put back. */
+static void
+snapshot_settle (WardenGitDoors    *doors,
+                 WardenGitSnapshot *snap,
+                 WardenGitSnapshot *before)
+{
+  GHashTableIter iter;
+  Door *door;
+
+  g_hash_table_iter_init (&iter, snap->doors);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &door))
+    {
+      door->judged = FALSE;
+      door->verdict = FINE;
+      g_clear_pointer (&door->detail, g_free);
+      if (door->bytes != NULL || door->kind == DOOR_INDEX ||
+          !(S_ISLNK (door->st.st_mode) || (S_ISREG (door->st.st_mode) && door->kind != DOOR_DIR)))
+        continue;
+      door->bytes = door_keep_bytes (doors, before, door);
+    }
+  keep_bytes (doors, snap);
+}
+
+WardenGitSnapshot *
+warden_git_doors_check (WardenGitDoors     *doors,
+                        WardenGitSnapshot  *before,
+                        WardenGitDoorsWhen  when,
+                        char              **note)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autofree char *stamp_rel = NULL;
+  WardenGitSnapshot *after;
+
+  g_return_val_if_fail (before != NULL, NULL);
+
+  g_mutex_lock (&doors->lock);
+  /* The scan, less what was moved, with what was put back, is where the
+   * next check starts: it holds only what was judged, so a change made
+   * after the scan is a change to the next check. */
+  after = snapshot_new ();
+  scan_run (doors, after, before);
+  move_open_doors (doors, before, after, when, text, &stamp_rel);
+  snapshot_settle (doors, after, before);
   g_mutex_unlock (&doors->lock);
-  return g_string_free (g_steal_pointer (&note), FALSE);
+
+  if (text->len > 0 && when == WARDEN_GIT_DOORS_BETWEEN_COMMANDS)
+    {
+      g_string_append_c (text, '\n');
+      /* Translators: %s is a folder, such as .git/warden-quarantine/20261206T021500Z */
+      g_string_append_printf (text, _("A program an earlier command left running may have made "
+                                      "these changes. If you made them yourself, copy them back "
+                                      "from %s once Warden no longer runs commands in this "
+                                      "folder: Warden takes git’s files as they are when its "
+                                      "first command in a folder starts."),
+                              stamp_rel != NULL ? stamp_rel : ".git/warden-quarantine");
+    }
+  if (note != NULL)
+    *note = text->len > 0 ? g_string_free (g_steal_pointer (&text), FALSE) : NULL;
+  return after;
+}
+
+char *
+warden_git_doors_close (WardenGitDoors    *doors,
+                        WardenGitSnapshot *before)
+{
+  g_autoptr(WardenGitSnapshot) after = NULL;
+  char *note = NULL;
+
+  g_return_val_if_fail (before != NULL, NULL);
+  after = warden_git_doors_check (doors, before, WARDEN_GIT_DOORS_AFTER_COMMAND, &note);
+  return note;
 }

@@ -19,10 +19,11 @@ G_BEGIN_DECLS
  * file, the files a config's include.path names inside the workspace, a
  * rebase's todo list (its exec lines), and symbolic links or FIFOs in any
  * of these places; also the gitlinks a repository around the workspace
- * has in it. A snapshot is taken before each command, and
- * closing after it moves whatever the command created or changed there,
- * that could make git run something, into .git/warden-quarantine/STAMP/,
- * putting back what was there before. */
+ * has in it. A snapshot is taken before a sandbox's first command; the
+ * check after each command moves whatever the command created or changed
+ * there, that could make git run something, into
+ * .git/warden-quarantine/STAMP/, putting back what was there before, and
+ * its result is where the check before the next command starts from. */
 typedef struct _WardenGitDoors    WardenGitDoors;
 typedef struct _WardenGitSnapshot WardenGitSnapshot;
 
@@ -35,9 +36,32 @@ void               warden_git_doors_free     (WardenGitDoors    *doors);
 WardenGitSnapshot *warden_git_doors_snapshot (WardenGitDoors    *doors);
 void               warden_git_snapshot_free  (WardenGitSnapshot *snapshot);
 
-/* Compares the doors with @before, taken before the command, once all its
- * processes are gone, and moves what it opened. Returns what was moved,
- * for the user and the model, one line each; NULL when nothing was. */
+/* When the doors changed: the wording of what is said about them. */
+typedef enum
+{
+  WARDEN_GIT_DOORS_AFTER_COMMAND,     /* by the command that just ended */
+  WARDEN_GIT_DOORS_BETWEEN_COMMANDS,  /* while no command ran */
+} WardenGitDoorsWhen;
+
+/* Compares the doors with @before and moves what was opened since,
+ * putting back @before's version. After a command, @before is the
+ * snapshot taken before it, and this runs once all its processes are gone.
+ * Before the next command, @before is what the last check returned: a
+ * change made in between is as suspect as a command's (a process an
+ * earlier command left behind can make it) and is moved the same way. The
+ * user's own edits on the host are moved too, for Warden cannot tell them
+ * apart: the note says where they went and how to keep them (copy them
+ * back once Warden no longer runs commands in the folder; a sandbox's
+ * first command takes the doors as they are). Harmless changes (a remote,
+ * user.name, a commit) are not doors and stay.
+ * Sets @note to what was moved, for the user and the model, one line
+ * each, or NULL when nothing was. Returns the doors as they are now, all
+ * of them passable: the @before of the next check. May block. */
+WardenGitSnapshot *warden_git_doors_check    (WardenGitDoors     *doors,
+                                              WardenGitSnapshot  *before,
+                                              WardenGitDoorsWhen  when,
+                                              char              **note);
+/* warden_git_doors_check() after a command, for its note alone. */
 char              *warden_git_doors_close    (WardenGitDoors    *doors,
                                               WardenGitSnapshot *before);
 

@@ -33,6 +33,8 @@ typedef struct
   char                *backend_name;
   gboolean             confined;
   WardenGitDoors      *git_doors;   /* confined only; made by the first exec */
+  WardenGitSnapshot   *git_baseline; /* the doors as the last command left them */
+  guint                git_execs;   /* commands between their two doors checks */
 } WardenSandboxPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (WardenSandbox, warden_sandbox, G_TYPE_OBJECT)
@@ -168,6 +170,7 @@ warden_sandbox_finalize (GObject *object)
 
   g_clear_pointer (&priv->config, warden_sandbox_config_free);
   g_clear_pointer (&priv->backend_name, g_free);
+  g_clear_pointer (&priv->git_baseline, warden_git_snapshot_free);
   g_clear_pointer (&priv->git_doors, warden_git_doors_free);
 
   G_OBJECT_CLASS (warden_sandbox_parent_class)->finalize (object);
@@ -589,12 +592,18 @@ warden_sandbox_prepare_finish (WardenSandbox  *self,
   return WARDEN_SANDBOX_GET_CLASS (self)->prepare_finish (self, result, error);
 }
 
-/* An exec in a confined sandbox: git's doors are looked at before the
- * command and closed after it (warden-git-doors.h), in a worker thread. */
+/* An exec in a confined sandbox: git's doors are checked before the
+ * command and after it (warden-git-doors.h), in a worker thread. The check
+ * before starts from where the last command's check ended, so that what
+ * changed while no command ran is not taken as the new starting point. */
 typedef struct
 {
   WardenExecRequest *request;   /* the backend reads it until the call completes */
+  WardenGitSnapshot *baseline;  /* the last command's end, when no other command runs */
   WardenGitSnapshot *before;
+  WardenGitSnapshot *after;
+  char              *between_note;
+  char              *after_note;
   WardenExecResult  *result;
   GError            *error;
 } Exec;
@@ -605,7 +614,11 @@ exec_free (gpointer data)
   Exec *exec = data;
 
   warden_exec_request_free (exec->request);
+  g_clear_pointer (&exec->baseline, warden_git_snapshot_free);
   g_clear_pointer (&exec->before, warden_git_snapshot_free);
+  g_clear_pointer (&exec->after, warden_git_snapshot_free);
+  g_free (exec->between_note);
+  g_free (exec->after_note);
   g_clear_pointer (&exec->result, warden_exec_result_free);
   g_clear_error (&exec->error);
   g_free (exec);
@@ -623,34 +636,61 @@ exec_return (GTask *task)
                            (GDestroyNotify) warden_exec_result_free);
 }
 
+/* The terminal pane and the CLI show a doors note as the command's; the
+ * model reads it in the command's standard error: what changed before the
+ * command at its start, what the command changed at its end. */
+static void
+say_note (Exec       *exec,
+          const char *note)
+{
+  g_autofree char *line = g_strconcat (note, "\n", NULL);
+
+  if (exec->request->output_func != NULL)
+    exec->request->output_func (WARDEN_STREAM_STDERR, line, strlen (line),
+                                exec->request->output_data);
+}
+
+static void
+add_notes (Exec *exec)
+{
+  const char *err;
+  g_autofree char *head = NULL;
+  g_autofree char *tail = NULL;
+  char *text;
+
+  if (exec->result == NULL || (exec->between_note == NULL && exec->after_note == NULL))
+    return;
+  err = exec->result->stderr_text ? exec->result->stderr_text : "";
+  head = exec->between_note ? g_strconcat (exec->between_note, "\n", NULL) : g_strdup ("");
+  tail = exec->after_note
+         ? g_strconcat (*err != '\0' && !g_str_has_suffix (err, "\n") ? "\n" : "",
+                        exec->after_note, "\n", NULL)
+         : g_strdup ("");
+  text = g_strconcat (head, err, tail, NULL);
+  g_free (exec->result->stderr_text);
+  exec->result->stderr_text = text;
+}
+
 static void
 doors_closed_cb (GObject      *object,
                  GAsyncResult *result,
                  gpointer      user_data)
 {
+  WardenSandbox *self = WARDEN_SANDBOX (object);
+  WardenSandboxPrivate *priv = warden_sandbox_get_instance_private (self);
   g_autoptr(GTask) task = user_data;
   Exec *exec = g_task_get_task_data (task);
-  g_autofree char *note = g_task_propagate_pointer (G_TASK (result), NULL);
 
-  if (note != NULL)
+  g_task_propagate_boolean (G_TASK (result), NULL);
+  priv->git_execs--;
+  if (exec->after != NULL)
     {
-      g_autofree char *line = g_strconcat (note, "\n", NULL);
-
-      /* The terminal pane and the CLI show it as the command's; the model
-       * reads it at the end of the command's standard error. */
-      if (exec->request->output_func != NULL)
-        exec->request->output_func (WARDEN_STREAM_STDERR, line, strlen (line),
-                                    exec->request->output_data);
-      if (exec->result != NULL)
-        {
-          const char *err = exec->result->stderr_text ? exec->result->stderr_text : "";
-          gboolean newline = *err != '\0' && !g_str_has_suffix (err, "\n");
-          char *text = g_strconcat (err, newline ? "\n" : "", line, NULL);
-
-          g_free (exec->result->stderr_text);
-          exec->result->stderr_text = text;
-        }
+      g_clear_pointer (&priv->git_baseline, warden_git_snapshot_free);
+      priv->git_baseline = g_steal_pointer (&exec->after);
     }
+  if (exec->after_note != NULL)
+    say_note (exec, exec->after_note);
+  add_notes (exec);
   exec_return (task);
 }
 
@@ -663,7 +703,9 @@ close_doors_thread (GTask        *task,
   WardenSandboxPrivate *priv = warden_sandbox_get_instance_private (source_object);
   Exec *exec = task_data;
 
-  g_task_return_pointer (task, warden_git_doors_close (priv->git_doors, exec->before), g_free);
+  exec->after = warden_git_doors_check (priv->git_doors, exec->before,
+                                        WARDEN_GIT_DOORS_AFTER_COMMAND, &exec->after_note);
+  g_task_return_boolean (task, TRUE);
 }
 
 static void
@@ -708,6 +750,8 @@ doors_taken_cb (GObject      *object,
   Exec *exec = g_task_get_task_data (task);
 
   exec->before = g_task_propagate_pointer (G_TASK (result), NULL);
+  if (exec->between_note != NULL)
+    say_note (exec, exec->between_note);
   exec_start (task);
 }
 
@@ -718,9 +762,15 @@ take_doors_thread (GTask        *task,
                    GCancellable *cancellable)
 {
   WardenSandboxPrivate *priv = warden_sandbox_get_instance_private (source_object);
+  Exec *exec = task_data;
+  WardenGitSnapshot *before;
 
-  g_task_return_pointer (task, warden_git_doors_snapshot (priv->git_doors),
-                         (GDestroyNotify) warden_git_snapshot_free);
+  if (exec->baseline != NULL)
+    before = warden_git_doors_check (priv->git_doors, exec->baseline,
+                                     WARDEN_GIT_DOORS_BETWEEN_COMMANDS, &exec->between_note);
+  else
+    before = warden_git_doors_snapshot (priv->git_doors);
+  g_task_return_pointer (task, before, (GDestroyNotify) warden_git_snapshot_free);
 }
 
 void
@@ -752,8 +802,13 @@ warden_sandbox_exec_async (WardenSandbox           *self,
     }
   if (priv->git_doors == NULL)
     priv->git_doors = warden_git_doors_new (warden_sandbox_get_workspace (self));
+  /* While another command runs, its changes are its own check's to judge:
+   * this one starts from the doors as they are. */
+  if (priv->git_execs++ == 0)
+    exec->baseline = g_steal_pointer (&priv->git_baseline);
   snapshot_task = g_task_new (self, NULL, doors_taken_cb, task);
   g_task_set_source_tag (snapshot_task, take_doors_thread);
+  g_task_set_task_data (snapshot_task, exec, NULL);
   g_task_run_in_thread (snapshot_task, take_doors_thread);
 }
 

@@ -455,6 +455,85 @@ test_doors_changed_restored (void)
   warden_test_remove_tree (dir);
 }
 
+/* Between two commands (a process the first left behind, or the user):
+ * the check before the next command starts from where the last one
+ * ended, moves what was opened meanwhile and says how to keep it; what
+ * Warden put back itself is not reported again. */
+static void
+test_doors_between_commands (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(WardenGitDoors) doors = NULL;
+  g_autoptr(WardenGitDoors) next_session = NULL;
+  g_autoptr(WardenGitSnapshot) first = NULL;
+  g_autoptr(WardenGitSnapshot) baseline = NULL;
+  g_autoptr(WardenGitSnapshot) before = NULL;
+  g_autoptr(WardenGitSnapshot) again = NULL;
+  g_autoptr(WardenGitSnapshot) fresh = NULL;
+  g_autofree char *note = NULL;
+  g_autofree char *left = NULL;
+  g_autofree char *config = NULL;
+  g_autofree char *hook = NULL;
+  g_autofree char *keep = NULL;
+
+  if (!have_git ())
+    return;
+  dir = make_dir ();
+  sh (dir, "git init -q && git commit -q --allow-empty -m a && "
+           "printf '#!/bin/sh\necho mine\n' > .git/hooks/pre-commit && "
+           "chmod 755 .git/hooks/pre-commit");
+  doors = warden_git_doors_new (dir);
+
+  /* A command changes the user's hook: put back, and that is its end. */
+  first = warden_git_doors_snapshot (doors);
+  sh (dir, "echo evil >> .git/hooks/pre-commit");
+  baseline = warden_git_doors_check (doors, first, WARDEN_GIT_DOORS_AFTER_COMMAND, &note);
+  g_assert_nonnull (note);
+  g_assert_nonnull (strstr (note, "which the command changed"));
+  g_assert_null (strchr (note, '\n'));
+  hook = read_file (dir, ".git/hooks/pre-commit");
+  g_assert_cmpstr (hook, ==, "#!/bin/sh\necho mine\n");
+  left = read_file (dir, ".git/config");
+
+  /* Nothing happened since: nothing to say, the hook Warden put back included. */
+  g_clear_pointer (&note, g_free);
+  before = warden_git_doors_check (doors, baseline, WARDEN_GIT_DOORS_BETWEEN_COMMANDS, &note);
+  g_assert_null (note);
+  g_clear_pointer (&baseline, warden_git_snapshot_free);
+  baseline = warden_git_doors_check (doors, before, WARDEN_GIT_DOORS_AFTER_COMMAND, &note);
+  g_assert_null (note);
+
+  /* Then something writes core.pager into the config. */
+  sh (dir, "git config core.pager 'touch pwned; cat'");
+  again = warden_git_doors_check (doors, baseline, WARDEN_GIT_DOORS_BETWEEN_COMMANDS, &note);
+  g_test_message ("%s", note);
+  g_assert_nonnull (note);
+  g_assert_nonnull (strstr (note, "Warden moved .git/config, which changed while no command ran"));
+  g_assert_nonnull (strstr (note, "core.pager"));
+  g_assert_nonnull (strstr (note, "copy them back from .git/warden-quarantine/"));
+  config = read_file (dir, ".git/config");
+  g_assert_cmpstr (config, ==, left);
+  g_assert_true (quarantined (dir, "config"));
+
+  /* Said once. */
+  g_clear_pointer (&note, g_free);
+  g_clear_pointer (&before, warden_git_snapshot_free);
+  before = warden_git_doors_check (doors, again, WARDEN_GIT_DOORS_BETWEEN_COMMANDS, &note);
+  g_assert_null (note);
+
+  /* The way to keep it, as the note says: back once this Warden is done
+   * with the folder; the next one starts from the files as they are. */
+  sh (dir, "cp .git/warden-quarantine/*/config .git/config");
+  next_session = warden_git_doors_new (dir);
+  fresh = warden_git_doors_snapshot (next_session);
+  keep = warden_git_doors_close (next_session, fresh);
+  g_assert_null (keep);
+  g_clear_pointer (&config, g_free);
+  config = read_file (dir, ".git/config");
+  g_assert_nonnull (strstr (config, "pager"));
+  warden_test_remove_tree (dir);
+}
+
 /* A repository the command makes a gitlink of, that was there before: its
  * doors are the user's, as old as they are. One it makes now is its own. */
 static void
@@ -678,6 +757,30 @@ test_doors_cost (void)
         }
       g_test_message ("%s: snapshot %.0f us, close %.0f us a command", repos[k].name,
                       (double) snap_us / rounds, (double) close_us / rounds);
+
+      /* As a sandbox runs them: each check starts where the last ended. */
+      {
+        g_autoptr(WardenGitSnapshot) end = warden_git_doors_snapshot (doors);
+        gint64 chain_us = 0;
+
+        for (guint i = 0; i < rounds; i++)
+          {
+            g_autoptr(WardenGitSnapshot) before = NULL;
+            g_autofree char *between = NULL;
+            g_autofree char *after = NULL;
+
+            start = g_get_monotonic_time ();
+            before = warden_git_doors_check (doors, end, WARDEN_GIT_DOORS_BETWEEN_COMMANDS,
+                                             &between);
+            warden_git_snapshot_free (end);
+            end = warden_git_doors_check (doors, before, WARDEN_GIT_DOORS_AFTER_COMMAND, &after);
+            chain_us += g_get_monotonic_time () - start;
+            g_assert_null (between);
+            g_assert_null (after);
+          }
+        g_test_message ("%s: check before and after %.0f us a command", repos[k].name,
+                        (double) chain_us / rounds);
+      }
       warden_test_remove_tree (dir);
     }
 }
@@ -713,6 +816,7 @@ main (int    argc,
   g_test_add_func ("/git-doors/rebase-todo", test_doors_rebase_todo);
   g_test_add_func ("/git-doors/new-dotgit", test_doors_new_dotgit);
   g_test_add_func ("/git-doors/planted-quarantine", test_doors_planted_quarantine);
+  g_test_add_func ("/git-doors/between-commands", test_doors_between_commands);
   g_test_add_func ("/git-doors/cost", test_doors_cost);
 
   status = g_test_run ();

@@ -472,6 +472,35 @@ test_bwrap_read_only_root (Fixture *f, gconstpointer data)
   g_assert_null (strstr (etc->stdout_text, "ssh"));
 }
 
+/* A program waiting for the user's answer must not be rewritten through
+ * /proc/PID/mem by another (EXECGUARD.md), nor the guard, runner or relay:
+ * /proc is read-only, so no mem file opens for writing. */
+static void
+test_bwrap_proc_read_only (Fixture *f, gconstpointer data)
+{
+  g_autoptr(WardenExecResult) self_mem = NULL;
+  g_autoptr(WardenExecResult) child_mem = NULL;
+  g_autoptr(WardenExecResult) child_oom = NULL;
+  g_autoptr(WardenExecResult) read_mem = NULL;
+
+  SKIP_IF_NO_SANDBOX (f);
+  self_mem = run (f, "{ : 3<>/proc/self/mem && echo opened; } 2>&1");
+  child_mem = run (f, "sleep 5 & { : 3<>/proc/$!/mem && echo opened; } 2>&1; kill $!");
+  child_oom = run (f, "sleep 5 & { echo 777 > /proc/$!/oom_score_adj && echo written; } 2>&1; "
+                      "cat /proc/$!/oom_score_adj; kill $!");
+  read_mem = run (f, "{ : 3</proc/self/mem && echo readable; } 2>&1");
+  g_test_message ("%s|%s|%s|%s", self_mem->stdout_text, child_mem->stdout_text,
+                  child_oom->stdout_text, read_mem->stdout_text);
+  g_assert_null (strstr (self_mem->stdout_text, "opened"));
+  g_assert_nonnull (strstr (self_mem->stdout_text, "Read-only file system"));
+  g_assert_null (strstr (child_mem->stdout_text, "opened"));
+  g_assert_nonnull (strstr (child_mem->stdout_text, "Read-only file system"));
+  g_assert_null (strstr (child_oom->stdout_text, "written"));
+  g_assert_null (strstr (child_oom->stdout_text, "777"));
+  /* Reading is what ps, the guard and every program's own libc do. */
+  g_assert_nonnull (strstr (read_mem->stdout_text, "readable"));
+}
+
 static void
 test_bwrap_private_tmp (Fixture *f, gconstpointer data)
 {
@@ -1518,6 +1547,180 @@ test_git_doors (gconstpointer data)
       warden_test_remove_tree (workspace);
       warden_test_remove_tree (markers);
     }
+}
+
+/* What a process left by an earlier command (or anything else) writes
+ * into git's doors while no command runs is not taken as the next
+ * command's starting point: that command's result says what was moved and
+ * where, and the doors are as the last command left them. A harmless
+ * change (a remote the user adds) stays, unreported. */
+typedef struct
+{
+  const char *name;
+  const char *between;   /* on the host, between the two commands */
+  const char *moved;     /* relative to one quarantine */
+  const char *restored;  /* as the first command left it, or NULL */
+  const char *gone;      /* no longer in the workspace, or NULL */
+} GitDoorsBetween;
+
+static const GitDoorsBetween git_doors_between[] = {
+  { "commondir", EVIL_GITDIR ("evil") " && printf '../evil\\n' > .git/commondir",
+    "commondir", NULL, ".git/commondir" },
+  { "config-fsmonitor",
+    "printf '[core]\\n\\tfsmonitor = \"touch @MARKER@; false\"\\n' >> .git/config",
+    "config", ".git/config", NULL },
+  { "hook",
+    "printf '#!/bin/sh\\ntouch @MARKER@\\n' > .git/hooks/pre-commit && "
+    "chmod +x .git/hooks/pre-commit",
+    "hooks/pre-commit", NULL, ".git/hooks/pre-commit" },
+};
+
+static void
+test_git_doors_between_commands (gconstpointer data)
+{
+  const char *backend = data;
+
+  if (!need_backend (backend) || !have_git ())
+    return;
+
+  for (guint i = 0; i < G_N_ELEMENTS (git_doors_between); i++)
+    {
+      const GitDoorsBetween *b = &git_doors_between[i];
+      g_autofree char *markers = make_workspace ("marker");
+      g_autofree char *marker = g_build_filename (markers, "pwned", NULL);
+      g_autofree char *between = replace_marker (b->between, marker);
+      g_autofree char *workspace = make_workspace ("between");
+      g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenExecResult) first = NULL;
+      g_autoptr(WardenExecResult) second = NULL;
+      g_autoptr(WardenExecResult) third = NULL;
+      g_autofree char *left = NULL;
+      g_autofree char *now = NULL;
+      g_autofree char *moved_path = NULL;
+      WardenSandbox *sandbox;
+
+      g_test_message ("between: %s", b->name);
+      g_assert_true (host_sh (workspace, HOST_REPO));
+      config->image = g_strdup (test_image ());
+      sandbox = prepare_sandbox (backend, config, &error);
+      g_assert_no_error (error);
+      first = exec_in (sandbox, "git status >/dev/null 2>&1; echo first", 30000);
+      g_assert_null (strstr (first->stderr_text, "warden-quarantine"));
+      if (b->restored != NULL)
+        left = read_file (workspace, b->restored);
+
+      g_assert_true (host_sh (workspace, between));
+      second = exec_in (sandbox, "echo second", 30000);
+      g_test_message ("%s: %s", b->name, second->stderr_text);
+      g_assert_cmpstr (second->stdout_text, ==, "second\n");
+      moved_path = g_build_filename (".git", b->moved, NULL);
+      g_assert_nonnull (strstr (second->stderr_text, moved_path));
+      g_assert_nonnull (strstr (second->stderr_text, "while no command ran"));
+      g_assert_nonnull (strstr (second->stderr_text, ".git/warden-quarantine/"));
+      g_assert_true (quarantined (workspace, b->moved, NULL));
+      if (b->restored != NULL)
+        {
+          now = read_file (workspace, b->restored);
+          g_assert_cmpstr (now, ==, left);
+        }
+      if (b->gone != NULL)
+        g_assert_false (exists (workspace, b->gone));
+      host_sh (workspace, "git status >/dev/null 2>&1; git commit -q --allow-empty -m x");
+      g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+
+      /* Said once: the next command starts from where this one ended. */
+      third = exec_in (sandbox, "echo third", 30000);
+      g_assert_null (strstr (third->stderr_text, "warden-quarantine"));
+
+      destroy_sandbox (sandbox);
+      warden_test_remove_tree (workspace);
+      warden_test_remove_tree (markers);
+    }
+}
+
+/* The same with a real leftover: a process the first command started in a
+ * session of its own writes .git/commondir a moment after the command
+ * ended. Where it outlives the command, the next command's result says so
+ * and the pointer is gone; where it does not, it never writes. */
+static void
+test_git_doors_survivor (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *workspace = NULL;
+  g_autoptr(WardenSandboxConfig) config = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) first = NULL;
+  g_autoptr(WardenExecResult) second = NULL;
+  g_autofree char *commondir = NULL;
+  gboolean written = FALSE;
+  gint64 deadline;
+  WardenSandbox *sandbox;
+
+  if (!need_backend (backend) || !have_git ())
+    return;
+  workspace = make_workspace ("survivor");
+  commondir = g_build_filename (workspace, ".git", "commondir", NULL);
+  g_assert_true (host_sh (workspace, HOST_REPO));
+  config = warden_sandbox_config_new (workspace);
+  config->image = g_strdup (test_image ());
+  sandbox = prepare_sandbox (backend, config, &error);
+  g_assert_no_error (error);
+  first = exec_in (sandbox,
+                   EVIL_GITDIR ("evil") " && (setsid sh -c 'sleep 1; "
+                   "printf \"../evil\\n\" > .git/commondir' </dev/null >/dev/null 2>&1 &) ; "
+                   "echo started", 30000);
+  g_assert_cmpstr (first->stdout_text, ==, "started\n");
+  /* Up to 5 s for the leftover to write, if it lives. */
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (!(written = g_file_test (commondir, G_FILE_TEST_EXISTS)) &&
+         g_get_monotonic_time () < deadline)
+    g_usleep (50000);
+  g_test_message ("the leftover %s", written ? "wrote .git/commondir" : "did not write");
+  second = exec_in (sandbox, "echo second", 30000);
+  g_test_message ("%s", second->stderr_text);
+  g_assert_false (g_file_test (commondir, G_FILE_TEST_EXISTS));
+  if (written)
+    {
+      g_assert_nonnull (strstr (second->stderr_text, ".git/commondir"));
+      g_assert_true (quarantined (workspace, "commondir", NULL));
+    }
+  destroy_sandbox (sandbox);
+  warden_test_remove_tree (workspace);
+}
+
+/* The user's own harmless changes between commands stay, unreported. */
+static void
+test_git_doors_between_harmless (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *workspace = NULL;
+  g_autoptr(WardenSandboxConfig) config = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) first = NULL;
+  g_autoptr(WardenExecResult) second = NULL;
+  g_autofree char *text = NULL;
+  WardenSandbox *sandbox;
+
+  if (!need_backend (backend) || !have_git ())
+    return;
+  workspace = make_workspace ("between-ok");
+  g_assert_true (host_sh (workspace, HOST_REPO));
+  config = warden_sandbox_config_new (workspace);
+  config->image = g_strdup (test_image ());
+  sandbox = prepare_sandbox (backend, config, &error);
+  g_assert_no_error (error);
+  first = exec_in (sandbox, "echo first", 30000);
+  g_assert_true (host_sh (workspace, "git remote add origin https://example.com/r.git && "
+                                     "git config user.name Someone && "
+                                     "git commit -q --allow-empty -m second"));
+  second = exec_in (sandbox, "echo second", 30000);
+  g_test_message ("%s", second->stderr_text);
+  g_assert_null (strstr (second->stderr_text, "warden-quarantine"));
+  text = read_file (workspace, ".git/config");
+  g_assert_nonnull (strstr (text, "https://example.com/r.git"));
+  destroy_sandbox (sandbox);
+  warden_test_remove_tree (workspace);
 }
 
 /* A .git the command makes (git init inside) keeps what git init writes;
@@ -2691,6 +2894,169 @@ test_network_through_proxy (gconstpointer data)
   warden_test_remove_tree (workspace);
 }
 
+/* The relay listens on 127.0.0.1:3128 alone: a program in the sandbox that
+ * binds the same port (SO_REUSEPORT, SO_REUSEADDR, or every address) would
+ * receive other programs' connections to the proxy, and what they send. */
+static const char relay_squat_probe[] =
+  "import errno, socket, sys\n"
+  "for name, host, opts in (('reuseport', '127.0.0.1', ('SO_REUSEPORT', 'SO_REUSEADDR')),\n"
+  "                         ('reuseaddr', '127.0.0.1', ('SO_REUSEADDR',)),\n"
+  "                         ('any', '0.0.0.0', ('SO_REUSEPORT', 'SO_REUSEADDR'))):\n"
+  "    s = socket.socket()\n"
+  "    for o in opts:\n"
+  "        s.setsockopt(socket.SOL_SOCKET, getattr(socket, o), 1)\n"
+  "    try:\n"
+  "        s.bind((host, 3128)); s.listen(1)\n"
+  "        print(name, 'bound')\n"
+  "    except OSError as e:\n"
+  "        print(name, errno.errorcode[e.errno])\n"
+  "    s.close()\n";
+
+static void
+test_bwrap_relay_port_taken (void)
+{
+  g_autofree char *workspace = make_workspace ("relay");
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("warden-test-net-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "proxy.sock", NULL);
+  g_autofree char *script = g_build_filename (workspace, "squat.py", NULL);
+  g_autoptr(GSocketService) service = g_threaded_socket_service_new (4);
+  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (path);
+  g_autoptr(WardenExecResult) r = NULL;
+  WardenSandbox *sandbox;
+
+  g_assert_no_error (error);
+  if (!have_python ())
+    {
+      warden_test_remove_tree (workspace);
+      g_rmdir (dir);
+      return;
+    }
+  g_socket_listener_add_address (G_SOCKET_LISTENER (service), address, G_SOCKET_TYPE_STREAM,
+                                 G_SOCKET_PROTOCOL_DEFAULT, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_signal_connect (service, "run", G_CALLBACK (fake_proxy_run_cb), NULL);
+  g_socket_service_start (service);
+  g_assert_true (g_file_set_contents (script, relay_squat_probe, -1, NULL));
+
+  config->proxy_socket = g_strdup (path);
+  sandbox = prepare_sandbox ("bwrap", config, &error);
+  g_assert_no_error (error);
+  r = exec_in (sandbox, "python3 squat.py && curl -sS http://test.example/after", 30000);
+  g_test_message ("%s%s", r->stdout_text, r->stderr_text);
+  g_assert_nonnull (strstr (r->stdout_text, "reuseport EADDRINUSE\n"));
+  g_assert_nonnull (strstr (r->stdout_text, "reuseaddr EADDRINUSE\n"));
+  g_assert_nonnull (strstr (r->stdout_text, "any EADDRINUSE\n"));
+  /* The relay still carries connections. */
+  g_assert_nonnull (strstr (r->stdout_text, "proxy got: GET http://test.example/after"));
+
+  destroy_sandbox (sandbox);
+  g_socket_service_stop (service);
+  g_unlink (path);
+  g_rmdir (dir);
+  warden_test_remove_tree (workspace);
+}
+
+/* slirp4netns parses what the sandbox sends: it runs in a sandbox of its
+ * own (pivot_root into an empty root) with a seccomp filter, as Podman
+ * runs it. */
+static GPid
+find_child_named (const char *name)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *entry;
+
+  while (proc != NULL && (entry = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *status_path = g_build_filename ("/proc", entry, "status", NULL);
+      g_autofree char *status = NULL;
+      g_autofree char *want_name = g_strdup_printf ("Name:\t%s\n", name);
+      g_autofree char *want_parent = g_strdup_printf ("\nPPid:\t%d\n", (int) getpid ());
+
+      if (!g_ascii_isdigit (entry[0]) ||
+          !g_file_get_contents (status_path, &status, NULL, NULL))
+        continue;
+      if (g_str_has_prefix (status, want_name) && strstr (status, want_parent) != NULL)
+        return (GPid) atoi (entry);
+    }
+  return 0;
+}
+
+static void
+test_bwrap_slirp4netns_confined (void)
+{
+  g_autofree char *workspace = make_workspace ("slirp");
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+  g_autofree char *status = NULL;
+  g_autofree char *status_path = NULL;
+  g_autofree char *root = NULL;
+  g_autofree char *root_path = NULL;
+  WardenExecRequest request = { .command = "sleep 3; echo done", .timeout_ms = 30000 };
+  GAsyncResult *res = NULL;
+  gint64 deadline;
+  WardenSandbox *sandbox;
+  GPid slirp = 0;
+
+  config->network = TRUE;
+  sandbox = prepare_sandbox ("bwrap", config, &error);
+  g_assert_no_error (error);
+
+  warden_sandbox_exec_async (sandbox, &request, NULL, warden_test_keep_result_cb, &res);
+  /* Up to 10 s for the command's network to come up. */
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (res == NULL && slirp == 0 && g_get_monotonic_time () < deadline)
+    {
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      slirp = find_child_named ("slirp4netns");
+      if (slirp == 0)
+        g_usleep (10000);
+    }
+  g_assert_cmpint (slirp, >, 0);
+  status_path = g_strdup_printf ("/proc/%d/status", (int) slirp);
+  root_path = g_strdup_printf ("/proc/%d/root", (int) slirp);
+  /* Its sandbox is in place once tap0 is up, which is before the command
+   * starts: wait for it the same way. */
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  do
+    {
+      g_autofree char *now = NULL;
+
+      /* The last one read: it is gone once the command ends. */
+      if (g_file_get_contents (status_path, &now, NULL, NULL))
+        {
+          g_free (status);
+          status = g_steal_pointer (&now);
+        }
+      if (status != NULL && strstr (status, "\nSeccomp:\t2\n") != NULL)
+        break;
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_usleep (10000);
+    }
+  while (g_get_monotonic_time () < deadline);
+  g_assert_nonnull (status);
+  g_test_message ("%s", status);
+  g_assert_nonnull (strstr (status, "\nSeccomp:\t2\n"));
+  /* Its own root: not this machine's, whose /usr it would see. */
+  root = g_build_filename (root_path, "usr", "bin", NULL);
+  g_assert_false (g_file_test (root, G_FILE_TEST_IS_DIR));
+
+  warden_sandbox_exec_finish (sandbox, wait_result (&res, 60), &error);
+  g_assert_no_error (error);
+  g_clear_object (&res);
+  /* The network still works with it confined. */
+  r = exec_in (sandbox, "cat /proc/net/route; getent hosts localhost", 30000);
+  g_assert_cmpint (r->exit_code, ==, 0);
+  g_assert_nonnull (strstr (r->stdout_text, "tap0"));
+
+  destroy_sandbox (sandbox);
+  warden_test_remove_tree (workspace);
+}
+
 /* ------------------------------------------------------------------------ */
 
 typedef void (*FixtureFunc) (Fixture *, gconstpointer);
@@ -2927,6 +3293,7 @@ main (int    argc,
     }
   add ("bwrap", "read-only-root", test_bwrap_read_only_root);
   add ("bwrap", "private-tmp", test_bwrap_private_tmp);
+  add ("bwrap", "proc-read-only", test_bwrap_proc_read_only);
   add ("host", "unconfined", test_host_is_unconfined);
   add ("docker", "info", test_docker_info);
   add ("docker", "hardening", test_docker_hardening);
@@ -2966,6 +3333,9 @@ main (int    argc,
         { "git-doors", test_git_doors },
         { "git-doors-new-repository", test_git_doors_new_repository },
         { "git-doors-legitimate", test_git_doors_legitimate },
+        { "git-doors-between-commands", test_git_doors_between_commands },
+        { "git-doors-between-harmless", test_git_doors_between_harmless },
+        { "git-doors-survivor", test_git_doors_survivor },
         { "private-dirs-hidden", test_private_dirs_hidden },
         { "workspace-inside-private-refused", test_workspace_inside_private_refused },
         { "tmp-size", test_tmp_size },
@@ -2991,6 +3361,8 @@ main (int    argc,
   g_test_add_func ("/sandbox/bwrap/network-own-namespace", test_bwrap_network_own_namespace);
   g_test_add_data_func ("/sandbox/bwrap/network-through-proxy", "bwrap",
                         test_network_through_proxy);
+  g_test_add_func ("/sandbox/bwrap/relay-port-taken", test_bwrap_relay_port_taken);
+  g_test_add_func ("/sandbox/bwrap/slirp4netns-confined", test_bwrap_slirp4netns_confined);
   g_test_add_data_func ("/sandbox/docker/network-through-proxy", "docker",
                         test_network_through_proxy);
   g_test_add_data_func ("/sandbox/bwrap/hold-stops-time-limit", "bwrap",

@@ -186,9 +186,12 @@ listen_on (int port)
   if (fd < 0)
     return -1;
   addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-  /* Commands started by the engine one by one may each bring a relay. */
+  /* A relay started after another ended binds at once, past the old one's
+   * closing connections. Never SO_REUSEPORT: a program in the sandbox
+   * could then bind the port beside the relay and be handed other
+   * programs' connections to the proxy (with SO_REUSEADDR alone, Linux
+   * refuses a second socket on a port one is listening on). */
   setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  setsockopt (fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
   if (bind (fd, (struct sockaddr *) &addr, sizeof addr) != 0 || listen (fd, 128) != 0)
     {
       close (fd);
