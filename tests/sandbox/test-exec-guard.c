@@ -11,11 +11,16 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <glib/gstdio.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "sandbox/warden-bwrap-sandbox.h"
 #include "sandbox/warden-docker-sandbox.h"
+#include "sandbox/warden-exec-guard-private.h"
 #include "sandbox/warden-host-sandbox.h"
 #include "sandbox/warden-sandbox.h"
 #include "warden-test-util.h"
@@ -429,6 +434,125 @@ test_overhead (Fixture       *f,
   g_assert_cmpuint (f->asked->len, >=, 200);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The host's end of the protocol, through a socketpair (no sandbox) */
+
+typedef struct
+{
+  GPtrArray *questions;   /* of WardenGuardQuestion *, held unanswered */
+} Peer;
+
+static void
+peer_cb (WardenGuardQuestion *q,
+         gpointer             user_data)
+{
+  Peer *peer = user_data;
+
+  g_ptr_array_add (peer->questions, warden_guard_question_ref (q));
+}
+
+typedef struct
+{
+  int    fd;
+  gsize  size;
+  gsize  sent;
+  int    error;     /* errno of the send that failed; 0: all sent */
+  int    done;
+} Flood;
+
+/* One line of @size bytes with no end, as a broken or hostile guard would. */
+static gpointer
+flood_thread (gpointer data)
+{
+  Flood *flood = data;
+  char chunk[65536];
+
+  memset (chunk, 'x', sizeof chunk);
+  while (flood->sent < flood->size)
+    {
+      ssize_t n = send (flood->fd, chunk, MIN (sizeof chunk, flood->size - flood->sent),
+                        MSG_NOSIGNAL);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          flood->error = errno;
+          break;
+        }
+      flood->sent += (gsize) n;
+    }
+  g_atomic_int_set (&flood->done, 1);
+  return NULL;
+}
+
+/* What the guard's end reads until Warden closes it, waiting at most 10 s
+ * while Warden's main context runs; "…(open)" when it did not close. */
+static char *
+read_to_end (int fd)
+{
+  GString *got = g_string_new (NULL);
+  gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (g_get_monotonic_time () < end)
+    {
+      struct pollfd pfd = { .fd = fd, .events = POLLIN };
+      char buf[4096];
+      ssize_t n;
+
+      g_main_context_iteration (NULL, FALSE);
+      if (poll (&pfd, 1, 10) <= 0)
+        continue;
+      n = read (fd, buf, sizeof buf);
+      if (n <= 0 && !(n < 0 && errno == EINTR))
+        return g_string_free (got, FALSE);
+      if (n > 0)
+        g_string_append_len (got, buf, n);
+    }
+  g_string_append (got, "…(open)");
+  return g_string_free (got, FALSE);
+}
+
+/* A line longer than any question may be (1 MiB) is not buffered on and on:
+ * Warden stops reading, closes the connection (the guard then kills what
+ * waits) and says why. Before, 8 MiB of one line went into memory. */
+static void
+test_parse_long_line (void)
+{
+  Peer peer = { g_ptr_array_new_with_free_func ((GDestroyNotify) warden_guard_question_unref) };
+  g_autoptr(GError) error = NULL;
+  Flood flood = { .size = 8 * 1024 * 1024 };
+  struct timeval limit = { .tv_sec = 10 };
+  WardenExecGuard *guard;
+  g_autofree char *got = NULL;
+  GThread *thread;
+  gint64 end;
+
+  guard = warden_exec_guard_new (peer_cb, &peer, &flood.fd, &error);
+  g_assert_no_error (error);
+  /* Bounded: a send that waits 10 s gives up. */
+  g_assert_cmpint (setsockopt (flood.fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit), ==, 0);
+  thread = g_thread_new ("flood", flood_thread, &flood);
+  end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (!g_atomic_int_get (&flood.done) && g_get_monotonic_time () < end)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  g_thread_join (thread);
+  g_test_message ("sent %zu of %zu bytes, then %s", flood.sent, flood.size,
+                  g_strerror (flood.error));
+  /* Refused well before its end. */
+  g_assert_cmpuint (flood.sent, <, flood.size);
+  g_assert_true (flood.error == EPIPE || flood.error == ECONNRESET);
+  got = read_to_end (flood.fd);
+  g_assert_cmpstr (got, ==, "");
+  g_assert_cmpuint (peer.questions->len, ==, 0);
+  close (flood.fd);
+  warden_exec_guard_free (guard);
+  g_ptr_array_unref (peer.questions);
+}
+
 /* The text a pattern sees: words quoted as the parser reads them back, a
  * program in a system directory by its name. */
 static void
@@ -459,6 +583,7 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/guard/quote-argv", test_quote_argv);
+  g_test_add_func ("/guard/parse/long-line", test_parse_long_line);
 #define ADD(name, func) \
   g_test_add ("/guard/bwrap/" name, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("nested-denied", test_nested_denied);
