@@ -231,10 +231,11 @@ approved_before (WardenNested   *nested,
 static const char * const shells[] = { "sh", "bash", "dash", "ash", "ksh", "mksh", "zsh",
                                        NULL };
 /* Programs that run a script file named in their arguments (versions cut:
- * python3.11 is python). */
+ * python3.11 is python). env runs none itself: "#!/usr/bin/env node" makes
+ * it start node, which the guard checks in its turn. */
 static const char * const interpreters[] = { "sh", "bash", "dash", "ash", "ksh", "mksh", "zsh",
                                              "python", "node", "nodejs", "perl", "ruby", "php",
-                                             NULL };
+                                             "env", NULL };
 /* Read-only in every sandbox: what is there is the system's, not a file the
  * command wrote. */
 static const char * const system_dirs[] = { "/bin", "/usr/bin", "/sbin", "/usr/sbin",
