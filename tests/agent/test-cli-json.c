@@ -1485,13 +1485,16 @@ exec_input (const char *command)
 }
 
 /* Runs @command under the profile @allow (a JSON list) with one answer per
- * question in @answers ("yes" or "no"); returns the events. */
+ * question in @answers ("yes" or "no"), in @backend; returns the events. */
 static GPtrArray *
-run_nested (Env                *env,
-            const char         *allow,
-            const char         *command,
-            const char * const *answers)
+run_nested_in (Env                *env,
+               const char         *backend,
+               const char         *allow,
+               const char         *command,
+               const char * const *answers)
 {
+  const char *image = g_getenv ("WARDEN_TEST_IMAGE") ? g_getenv ("WARDEN_TEST_IMAGE")
+                                                     : "warden-test-busybox:latest";
   g_autofree char *profile = g_strdup_printf ("{\"version\": 1, \"name\": \"Judge\", "
                                               "\"allow\": %s}", allow);
   g_autofree char *input = exec_input (command);
@@ -1502,7 +1505,8 @@ run_nested (Env                *env,
   save_profile (env, "judge", profile);
   g_queue_push_tail (&env->fake->script, fake_reply (NULL, "exec", input, NULL));
   g_queue_push_tail (&env->fake->script, fake_reply ("Done.", NULL));
-  c = CLIENT_START (env, "run", "--json", "--sandbox", "bwrap", "--profile", "judge", "go");
+  c = CLIENT_START (env, "run", "--json", "--sandbox", backend, "--image", image,
+                    "--profile", "judge", "go");
   for (guint i = 0; answers != NULL && answers[i] != NULL; i++)
     client_answer (c, strcmp (answers[i], "yes") == 0
                       ? "{\"approval\": \"$ID\", \"approved\": true}"
@@ -1515,6 +1519,7 @@ run_nested (Env                *env,
 }
 
 #define ANSWERS(...) ((const char * const []) { __VA_ARGS__, NULL })
+#define run_nested(env, ...) run_nested_in ((env), "bwrap", __VA_ARGS__)
 
 static void
 copy_into_workspace (Env        *env,
@@ -1558,6 +1563,33 @@ test_nested_named_sh (void)
                        "python3 -c 'import subprocess; "
                        "subprocess.run([\"./sh\", \"-c\", \"ls victim\"])'",
                        ANSWERS ("no"));
+  asked = only_event (events, "approval_required");
+  g_assert_cmpstr (str (asked, "command"), ==, "./sh -c 'ls victim'");
+  g_assert_true (workspace_has (&env, "victim"));
+  env_tear_down (&env);
+}
+
+/* The same in the busybox container: a script the profile allows starts
+ * ./sh (a static program that is no shell), and busybox's own sh runs the
+ * script (a system shell, named by its argv[0]). */
+static void
+test_nested_named_sh_docker (void)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *script = NULL;
+  JsonObject *asked;
+
+  if (warden_test_skip_without_docker ())
+    return;
+  env_set_up (&env);
+  touch_workspace (&env, "victim", "precious\n");
+  copy_into_workspace (&env, TEST_FAKE_SH, "sh");
+  touch_workspace (&env, "run.sh", "#!/bin/sh\n./sh -c 'ls victim'\n");
+  script = g_build_filename (env.workspace, "run.sh", NULL);
+  g_assert_cmpint (g_chmod (script, 0755), ==, 0);
+  events = run_nested_in (&env, "docker", "[\"ls *\", \"./run.sh\"]", "./run.sh",
+                          ANSWERS ("no"));
   asked = only_event (events, "approval_required");
   g_assert_cmpstr (str (asked, "command"), ==, "./sh -c 'ls victim'");
   g_assert_true (workspace_has (&env, "victim"));
@@ -2468,6 +2500,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/nested-approved-words", test_nested_approved_words);
   g_test_add_func ("/cli/json/nested-approved-redirection", test_nested_approved_redirection);
   g_test_add_func ("/cli/json/nested-named-sh", test_nested_named_sh);
+  g_test_add_func ("/cli/json/nested-named-sh/docker", test_nested_named_sh_docker);
   g_test_add_func ("/cli/json/nested-linked-system-sh", test_nested_linked_system_sh);
   g_test_add_func ("/cli/json/nested-copied-sh", test_nested_copied_sh);
   g_test_add_func ("/cli/json/nested-shebang-liar", test_nested_shebang_liar);
