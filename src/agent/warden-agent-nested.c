@@ -433,10 +433,15 @@ why_asks (WardenGuardQuestion *question,
                               names);
     }
   if (cut > 0)
-    g_string_append_printf (why, _("%sthe exec guard left %" G_GUINT64_FORMAT " bytes of its "
-                                   "arguments, environment or chain out of this question: "
-                                   "they were neither checked nor shown"),
-                            why->len > 0 ? "; " : "", cut);
+    {
+      g_autofree char *bytes = g_strdup_printf ("%" G_GUINT64_FORMAT, cut);
+
+      if (why->len > 0)
+        g_string_append (why, "; ");
+      g_string_append_printf (why, _("the exec guard left %s bytes of its arguments, "
+                                     "environment or chain out of this question: they were "
+                                     "neither checked nor shown"), bytes);
+    }
   if (why->len == 0)
     return g_string_free (why, TRUE), NULL;
   return g_string_free (why, FALSE);
