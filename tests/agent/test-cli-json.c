@@ -1720,6 +1720,34 @@ test_nested_env_variants (void)
   env_tear_down (&env);
 }
 
+/* Variant: an approval with one code-loading variable is no approval with
+ * another value; the same program with the same variable again runs
+ * without a question. */
+static void
+test_nested_env_approval_exact (void)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) asked = NULL;
+
+  env_set_up (&env);
+  events = run_nested (&env, "[\"touch *\", \"python3 *\"]",
+                       "python3 -c 'import os, subprocess\n"
+                       "def run(name, lib): subprocess.run([\"touch\", name], "
+                       "env=dict(os.environ, PYTHONPATH=lib))\n"
+                       "run(\"one\", \"/workspace/a\"); run(\"two\", \"/workspace/b\"); "
+                       "run(\"one\", \"/workspace/a\")'",
+                       ANSWERS ("yes", "no"));
+  asked = events_of (events, "approval_required");
+  g_assert_cmpuint (asked->len, ==, 2);
+  g_assert_cmpstr (env_member (g_ptr_array_index (asked, 0), 0), ==,
+                   "PYTHONPATH=/workspace/a");
+  g_assert_cmpstr (str (g_ptr_array_index (asked, 1), "command"), ==, "touch two");
+  g_assert_true (workspace_has (&env, "one"));
+  g_assert_false (workspace_has (&env, "two"));
+  env_tear_down (&env);
+}
+
 /* An approval covers the program in the folder it was asked for: the same
  * words started again in another folder ask again. */
 static void
@@ -2506,6 +2534,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/nested-shebang-liar", test_nested_shebang_liar);
   g_test_add_func ("/cli/json/nested-ld-preload", test_nested_ld_preload);
   g_test_add_func ("/cli/json/nested-env-variants", test_nested_env_variants);
+  g_test_add_func ("/cli/json/nested-env-approval-exact", test_nested_env_approval_exact);
   g_test_add_func ("/cli/json/nested-approval-per-cwd", test_nested_approval_per_cwd);
   g_test_add_func ("/cli/json/nested-cut-asks", test_nested_cut_asks);
   g_test_add_data_func ("/cli/json/network-allowlist/bwrap", "bwrap", test_network_allowlist);
