@@ -80,12 +80,30 @@ struct _WardenNested
   char           *call_id;
   char           *command;      /* the command that runs */
   JsonArray      *hosts;        /* its host decisions, for its result and the trace */
-  GHashTable     *approved;     /* simple commands (their words, see part_key ()) that
-                                 * run without asking again in this command */
+  GHashTable     *approved;     /* simple commands that run without asking again in this
+                                 * command: their words, folder and code-loading
+                                 * variables (see part_key ()) */
   GQueue          waiting;      /* of Asked *, for the user, in the order they came */
   guint           n_asked;
   GString        *report;       /* what the model is told with the result */
 };
+
+/* What an approval of a started program covers besides its words: the
+ * folder it runs in and the variables that load code into it. */
+typedef struct
+{
+  char     *cwd;        /* NULL: any folder (the command's own parts after a cd) */
+  char    **env;        /* NAME=VALUE that load code (warden_policy_env_loads_code ()) */
+  gboolean  once;       /* the guard cut its question: no approval covers it, and
+                         * approving it covers nothing else */
+} Scope;
+
+static void
+scope_clear (Scope *scope)
+{
+  g_clear_pointer (&scope->cwd, g_free);
+  g_clear_pointer (&scope->env, g_strfreev);
+}
 
 /* A program the command started (@question), or a host it wants to reach
  * (@request), waiting for the user. */
@@ -98,6 +116,8 @@ typedef struct
   char                *host;
   guint                port;
   char                *text;
+  char                *reason;     /* why a program the policy allows asks, or NULL */
+  Scope                scope;
 } Asked;
 
 static void
@@ -116,6 +136,8 @@ asked_free (Asked *asked)
     }
   g_free (asked->host);
   g_free (asked->text);
+  g_free (asked->reason);
+  scope_clear (&asked->scope);
   g_free (asked);
 }
 
@@ -131,66 +153,145 @@ is_quiet (const char *text)
 /* What an approval of @part covers: the program's words, each one as it is
  * (length first, so "rm 'old build'" is not "rm old build"); the text for a
  * part that starts nothing. Redirections are not words: "tr a b < in" is
- * the program tr with a and b, as the shell starts it. */
+ * the program tr with a and b, as the shell starts it. Then the folder
+ * (NULL: any) and the code-loading variables: an approval in /workspace/a
+ * is none in /workspace/b, nor for the same program with LD_PRELOAD. */
 static char *
-part_key (const WardenDecisionPart *part)
+part_key (const WardenDecisionPart *part,
+          const char               *cwd,
+          const char * const       *env)
 {
-  GString *key;
+  GString *key = g_string_new (NULL);
 
+  g_string_append_printf (key, "cwd:%zu:%s;", cwd ? strlen (cwd) : 0, cwd ? cwd : "*");
+  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+    g_string_append_printf (key, "env:%zu:%s;", strlen (env[i]), env[i]);
   if (part->argv == NULL)
-    return g_strconcat ("text:", part->text, NULL);
-  key = g_string_new ("argv:");
+    {
+      g_string_append_printf (key, "text:%s", part->text);
+      return g_string_free (key, FALSE);
+    }
+  g_string_append (key, "argv:");
   for (guint i = 0; part->argv[i] != NULL; i++)
     g_string_append_printf (key, "%zu:%s", strlen (part->argv[i]), part->argv[i]);
   return g_string_free (key, FALSE);
 }
 
-/* Every part of @decision runs without asking again in this command: sh -c
- * 'a && b' allowed or approved, then a and b as it starts them. */
+/* Every part of @decision runs without asking again in this command, in
+ * @scope: sh -c 'a && b' allowed or approved, then a and b as it starts
+ * them. */
 static void
 approve_parts (WardenNested   *nested,
-               WardenDecision *decision)
+               WardenDecision *decision,
+               const Scope    *scope)
 {
+  if (scope->once)
+    return;
   for (guint i = 0; decision != NULL && i < warden_decision_get_n_parts (decision); i++)
-    g_hash_table_add (nested->approved, part_key (warden_decision_get_part (decision, i)));
+    g_hash_table_add (nested->approved,
+                      part_key (warden_decision_get_part (decision, i), scope->cwd,
+                                (const char * const *) scope->env));
 }
 
 static gboolean
 was_approved (WardenNested             *nested,
-              const WardenDecisionPart *part)
+              const WardenDecisionPart *part,
+              const Scope              *scope)
 {
-  g_autofree char *key = part_key (part);
+  g_autofree char *here = part_key (part, scope->cwd, (const char * const *) scope->env);
+  g_autofree char *anywhere = part_key (part, NULL, (const char * const *) scope->env);
 
-  return g_hash_table_contains (nested->approved, key);
+  return g_hash_table_contains (nested->approved, here) ||
+         g_hash_table_contains (nested->approved, anywhere);
 }
 
-/* Every part of @decision that asks was allowed or approved already. */
+/* Every part of @decision that asks was allowed or approved already in
+ * @scope; with code-loading variables, every part (the profile's allow of
+ * a program is no allow of whatever LD_PRELOAD loads into it). */
 static gboolean
 approved_before (WardenNested   *nested,
-                 WardenDecision *decision)
+                 WardenDecision *decision,
+                 const Scope    *scope)
 {
+  gboolean plain = scope->env == NULL || scope->env[0] == NULL;
+
+  if (scope->once)
+    return FALSE;
   for (guint i = 0; i < warden_decision_get_n_parts (decision); i++)
     {
       const WardenDecisionPart *part = warden_decision_get_part (decision, i);
 
-      if (part->verdict != WARDEN_VERDICT_ALLOW && !was_approved (nested, part))
+      if ((part->verdict != WARDEN_VERDICT_ALLOW || !plain) &&
+          !was_approved (nested, part, scope))
         return FALSE;
     }
   return TRUE;
 }
 
-/* The SCRIPT of "sh -c SCRIPT [NAME ARGS…]", or NULL. */
-static const char *
-shell_script (const char * const *argv)
+static const char * const shells[] = { "sh", "bash", "dash", "ash", "ksh", "mksh", "zsh",
+                                       NULL };
+/* Programs that run a script file named in their arguments (versions cut:
+ * python3.11 is python). env runs none itself: "#!/usr/bin/env node" makes
+ * it start node, which the guard checks in its turn. */
+static const char * const interpreters[] = { "sh", "bash", "dash", "ash", "ksh", "mksh", "zsh",
+                                             "python", "node", "nodejs", "perl", "ruby", "php",
+                                             "env", NULL };
+/* Read-only in every sandbox: what is there is the system's, not a file the
+ * command wrote. */
+static const char * const system_dirs[] = { "/bin", "/usr/bin", "/sbin", "/usr/sbin",
+                                            "/usr/local/bin", NULL };
+
+/* The name the system program @exe runs as (busybox: as its argv[0]
+ * says), with a version cut off; NULL when @exe is not in a system
+ * folder. */
+static char *
+system_name (const char *exe,
+             const char *argv0)
 {
-  static const char * const shells[] = { "sh", "bash", "dash", "ash", "ksh", "mksh", "zsh",
-                                         NULL };
+  g_autofree char *dir = g_path_get_dirname (exe);
+  g_autofree char *name = g_path_get_basename (exe);
+  gsize len;
+
+  if (!g_strv_contains (system_dirs, dir) || strstr (exe, "/../") != NULL)
+    return NULL;
+  if (strcmp (name, "busybox") == 0 && argv0 != NULL)
+    {
+      g_free (name);
+      name = g_path_get_basename (argv0);
+    }
+  len = strlen (name);
+  while (len > 0 && (g_ascii_isdigit (name[len - 1]) || name[len - 1] == '.'))
+    len--;
+  name[len] = '\0';
+  return g_steal_pointer (&name);
+}
+
+/* The SCRIPT of "sh -c SCRIPT [NAME ARGS…]" when what runs is one of the
+ * system's shells (not a file merely named ./sh), or NULL. */
+static const char *
+shell_script (WardenGuardQuestion *question)
+{
+  const char * const *argv = warden_guard_question_get_argv (question);
   g_autofree char *name = NULL;
 
   if (argv[0] == NULL || argv[1] == NULL || argv[2] == NULL || strcmp (argv[1], "-c") != 0)
     return NULL;
-  name = g_path_get_basename (argv[0]);
-  return g_strv_contains (shells, name) ? argv[2] : NULL;
+  name = system_name (warden_guard_question_get_exe (question), argv[0]);
+  return name != NULL && g_strv_contains (shells, name) ? argv[2] : NULL;
+}
+
+/* A "#!" script run by an interpreter of the system: the script's own
+ * words (./test.sh ARGS) may decide. */
+static gboolean
+runs_script (WardenGuardQuestion *question)
+{
+  const char * const *argv = warden_guard_question_get_argv (question);
+  g_autofree char *name = NULL;
+
+  if (warden_guard_question_get_script (question) == 0)
+    return FALSE;
+  name = system_name (warden_guard_question_get_exe (question), argv[0]);
+  return name != NULL && g_strv_contains (interpreters, name);
 }
 
 static char *
@@ -206,13 +307,36 @@ chain_text (WardenGuardQuestion *question)
 
 static void ask_next (WardenNested *nested);
 
+/* The folder the command's own parts run in: its cwd in the sandbox, or
+ * any when the line changes folder itself (cd build && make: the user
+ * approved that line, and make runs in build). */
+static char *
+command_folder (WardenAgent    *self,
+                const char     *cwd,
+                WardenDecision *decision)
+{
+  static const char * const movers[] = { "cd", "pushd", "popd", NULL };
+  const char *inside = _warden_agent_workspace_inside (self);
+
+  for (guint i = 0; i < warden_decision_get_n_parts (decision); i++)
+    {
+      const WardenDecisionPart *part = warden_decision_get_part (decision, i);
+
+      if (part->argv != NULL && part->argv[0] != NULL && g_strv_contains (movers, part->argv[0]))
+        return NULL;
+    }
+  return g_canonicalize_filename (cwd != NULL ? cwd : inside, inside);
+}
+
 WardenNested *
 _warden_nested_new (WardenAgent *self,
                     const char  *call_id,
-                    const char  *command)
+                    const char  *command,
+                    const char  *cwd)
 {
   WardenNested *nested = g_new0 (WardenNested, 1);
   g_autoptr(WardenDecision) decision = NULL;
+  Scope scope = { 0 };
 
   nested->self = self;
   nested->call_id = g_strdup (call_id);
@@ -224,7 +348,9 @@ _warden_nested_new (WardenAgent *self,
   /* The command itself was allowed or approved, every part of it: when the
    * shell starts them, they are what was approved. */
   decision = warden_policy_check (self->policy, command, -1, NULL);
-  approve_parts (nested, decision);
+  scope.cwd = command_folder (self, cwd, decision);
+  approve_parts (nested, decision, &scope);
+  scope_clear (&scope);
   return nested;
 }
 
@@ -260,13 +386,81 @@ _warden_nested_take_report (WardenNested *nested)
   return g_strdup (nested->report->str);
 }
 
-void
-_warden_nested_guard_cb (WardenGuardQuestion *question,
-                         gpointer             user_data)
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
 {
-  WardenNested *nested = user_data;
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* What an answer about @question covers (see Scope). */
+static void
+scope_for (WardenGuardQuestion *question,
+           Scope               *scope)
+{
+  const char * const *env = warden_guard_question_get_env (question);
+  GPtrArray *loading = g_ptr_array_new ();
+
+  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+    if (warden_policy_env_loads_code (env[i]))
+      g_ptr_array_add (loading, g_strdup (env[i]));
+  g_ptr_array_sort (loading, compare_strings);
+  g_ptr_array_add (loading, NULL);
+  scope->cwd = g_strdup (warden_guard_question_get_cwd (question));
+  scope->env = (char **) g_ptr_array_free (loading, FALSE);
+  scope->once = warden_guard_question_get_cut (question) > 0;
+}
+
+/* Why @question asks though its words may be allowed, or NULL. */
+static char *
+why_asks (WardenGuardQuestion *question,
+          const Scope         *scope)
+{
+  GString *why = g_string_new (NULL);
+  guint64 cut = warden_guard_question_get_cut (question);
+
+  if (scope->env[0] != NULL)
+    {
+      g_autofree char *names = NULL;
+      GPtrArray *list = g_ptr_array_new_with_free_func (g_free);
+
+      for (guint i = 0; scope->env[i] != NULL; i++)
+        g_ptr_array_add (list, g_strndup (scope->env[i], strcspn (scope->env[i], "=")));
+      g_ptr_array_add (list, NULL);
+      names = g_strjoinv (", ", (char **) list->pdata);
+      g_ptr_array_unref (list);
+      g_string_append_printf (why, _("it starts with %s, which can load any code into it"),
+                              names);
+    }
+  if (cut > 0)
+    {
+      g_autofree char *bytes = g_strdup_printf ("%" G_GUINT64_FORMAT, cut);
+
+      if (why->len > 0)
+        g_string_append (why, "; ");
+      g_string_append_printf (why, _("the exec guard left %s bytes of its arguments, "
+                                     "environment or chain out of this question: they were "
+                                     "neither checked nor shown"), bytes);
+    }
+  if (why->len == 0)
+    return g_string_free (why, TRUE), NULL;
+  return g_string_free (why, FALSE);
+}
+
+/* The policy's decision about what @question really runs: a system shell's
+ * -c string, or the program's own words (the interpreter's, for a "#!"
+ * script). A script run by a system interpreter may instead be allowed as
+ * it was started (./test.sh ARGS) when its real words ask; a deny of
+ * either form denies. */
+static WardenDecision *
+judge (WardenNested        *nested,
+       WardenGuardQuestion *question,
+       const char          *text,
+       const Scope         *scope)
+{
   WardenAgent *self = nested->self;
-  g_autofree char *text = warden_guard_quote_argv (warden_guard_question_get_argv (question));
+  const char * const *argv = warden_guard_question_get_argv (question);
+  guint at = warden_guard_question_get_script (question);
   g_autoptr(WardenDecision) decision = NULL;
   WardenCheckContext ctx = { 0 };
   const char *script;
@@ -277,46 +471,84 @@ _warden_nested_guard_cb (WardenGuardQuestion *question,
   /* A shell started with a script (node's execSync, make's recipes, npm's
    * scripts): the script's commands decide, as if the model had sent them;
    * the shell itself is only the way they run. */
-  script = shell_script (warden_guard_question_get_argv (question));
+  script = shell_script (question);
   decision = warden_policy_check (self->policy, script ? script : text, -1, &ctx);
-  switch (warden_decision_get_verdict (decision))
+  if (at > 0)
     {
-    case WARDEN_VERDICT_ALLOW:
-      approve_parts (nested, decision);
+      g_autofree char *started = warden_guard_quote_argv (argv + at);
+      g_autoptr(WardenDecision) as_started = warden_policy_check (self->policy, started, -1,
+                                                                  &ctx);
+      WardenVerdict verdict = warden_decision_get_verdict (as_started);
+
+      if (verdict == WARDEN_VERDICT_DENY ||
+          (warden_decision_get_verdict (decision) == WARDEN_VERDICT_ASK &&
+           runs_script (question) &&
+           (verdict == WARDEN_VERDICT_ALLOW || approved_before (nested, as_started, scope))))
+        return g_steal_pointer (&as_started);
+    }
+  return g_steal_pointer (&decision);
+}
+
+static void
+deny_by_profile (WardenNested        *nested,
+                 WardenGuardQuestion *question,
+                 const char          *text,
+                 WardenDecision      *decision)
+{
+  g_autofree char *chain = chain_text (question);
+
+  warden_guard_question_answer (question, FALSE);
+  g_string_append_printf (nested->report,
+                          "A program this command started was denied by the user's "
+                          "profile and did not run: “%s” (%s): %s\n", text, chain,
+                          warden_decision_get_reason (decision));
+}
+
+void
+_warden_nested_guard_cb (WardenGuardQuestion *question,
+                         gpointer             user_data)
+{
+  WardenNested *nested = user_data;
+  g_autofree char *text = warden_guard_quote_argv (warden_guard_question_get_argv (question));
+  g_autoptr(WardenDecision) decision = NULL;
+  g_autofree char *forced = NULL;
+  WardenVerdict verdict;
+  Scope scope = { 0 };
+  Asked *asked;
+
+  scope_for (question, &scope);
+  decision = judge (nested, question, text, &scope);
+  verdict = warden_decision_get_verdict (decision);
+  forced = why_asks (question, &scope);
+  if (verdict == WARDEN_VERDICT_DENY)
+    deny_by_profile (nested, question, text, decision);
+  else if (verdict == WARDEN_VERDICT_ALLOW && forced == NULL)
+    {
+      approve_parts (nested, decision, &scope);
       warden_guard_question_answer (question, TRUE);
-      return;
-
-    case WARDEN_VERDICT_DENY:
-      {
-        g_autofree char *chain = chain_text (question);
-
-        warden_guard_question_answer (question, FALSE);
-        g_string_append_printf (nested->report,
-                                "A program this command started was denied by the user's "
-                                "profile and did not run: “%s” (%s): %s\n", text, chain,
-                                warden_decision_get_reason (decision));
-        return;
-      }
-
-    case WARDEN_VERDICT_ASK:
-    default:
-      if (approved_before (nested, decision) || is_quiet (text) ||
-          is_compiler_pass (text, warden_guard_question_get_chain (question)))
-        {
-          warden_guard_question_answer (question, TRUE);
-          return;
-        }
-      {
-        Asked *asked = g_new0 (Asked, 1);
-
-        asked->question = warden_guard_question_ref (question);
-        asked->decision = warden_decision_ref (decision);
-        asked->text = g_strdup (text);
-        g_queue_push_tail (&nested->waiting, asked);
-        ask_next (nested);
-      }
+    }
+  else if (approved_before (nested, decision, &scope) ||
+           (forced == NULL &&
+            (is_quiet (text) ||
+             is_compiler_pass (text, warden_guard_question_get_chain (question)))))
+    warden_guard_question_answer (question, TRUE);
+  else
+    {
+      asked = g_new0 (Asked, 1);
+      asked->question = warden_guard_question_ref (question);
+      asked->decision = warden_decision_ref (decision);
+      asked->text = g_steal_pointer (&text);
+      if (forced != NULL && verdict == WARDEN_VERDICT_ASK)
+        asked->reason = g_strdup_printf ("%s; %s", warden_decision_get_reason (decision),
+                                         forced);
+      else
+        asked->reason = g_steal_pointer (&forced);
+      asked->scope = scope;
+      g_queue_push_tail (&nested->waiting, asked);
+      ask_next (nested);
       return;
     }
+  scope_clear (&scope);
 }
 
 /* The user decides about a host now. */
@@ -482,7 +714,7 @@ ask_next (WardenNested *nested)
         }
 
       /* Approved meanwhile, as part of another: it runs. */
-      if (approved_before (nested, asked->decision))
+      if (approved_before (nested, asked->decision, &asked->scope))
         {
           warden_guard_question_answer (asked->question, TRUE);
           asked_free (g_queue_pop_head (&nested->waiting));
@@ -496,9 +728,11 @@ ask_next (WardenNested *nested)
           part = warden_decision_get_part (asked->decision, i);
       warden_approval_set_details (approval, warden_guard_question_get_cwd (asked->question),
                                    self->config.sandbox,
-                                   warden_decision_get_reason (asked->decision),
+                                   asked->reason ? asked->reason
+                                                 : warden_decision_get_reason (asked->decision),
                                    part ? part->text : NULL,
-                                   warden_decision_get_suggestions (asked->decision), NULL, NULL);
+                                   warden_decision_get_suggestions (asked->decision), NULL,
+                                   (const char * const *) asked->scope.env);
       warden_approval_set_decision (approval, asked->decision);
       warden_approval_set_chain (approval, warden_guard_question_get_chain (asked->question));
       self->nested_pending = g_object_ref (approval);
@@ -600,7 +834,7 @@ _warden_nested_resolve (WardenAgent                 *self,
   g_clear_object (&self->nested_pending);
   if (answer->approved)
     {
-      approve_parts (nested, asked->decision);
+      approve_parts (nested, asked->decision, &asked->scope);
       warden_guard_question_answer (asked->question, TRUE);
     }
   else

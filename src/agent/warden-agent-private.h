@@ -111,9 +111,12 @@ gboolean      _warden_agent_allow_host_always (WardenAgent            *self,
                                            GError                    **error);
 
 /* warden-agent-nested.c */
+/* @cwd: the exec call's (NULL: the workspace), where the command's own
+ * parts count as approved. */
 WardenNested *_warden_nested_new          (WardenAgent                *self,
                                            const char                 *call_id,
-                                           const char                 *command);
+                                           const char                 *command,
+                                           const char                 *cwd);
 void          _warden_nested_free         (WardenNested               *nested);
 void          _warden_nested_guard_cb     (WardenGuardQuestion        *question,
                                            gpointer                    nested);

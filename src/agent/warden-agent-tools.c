@@ -229,7 +229,8 @@ run_exec (ExecCall *exec)
   /* Every program the command starts is checked too, where the sandbox
    * has the exec guard (it said so when it was ready, otherwise). */
   _warden_nested_free (self->nested);
-  self->nested = _warden_nested_new (self, warden_tool_call_get_id (exec->call), exec->command);
+  self->nested = _warden_nested_new (self, warden_tool_call_get_id (exec->call), exec->command,
+                                     exec->cwd);
   if (self->check_nested && warden_sandbox_get_guard_unavailable (self->sandbox) == NULL)
     {
       request.guard_func = _warden_nested_guard_cb;

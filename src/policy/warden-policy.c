@@ -431,3 +431,43 @@ warden_policy_check (WardenPolicy             *self,
 
   return decision;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Variables that load code into the program that receives them */
+
+/* Each names code a program runs or loads at its start (or at a point
+ * where it runs no other program): the dynamic loader's, the shells'
+ * startup files and exported functions, the interpreters' module paths and
+ * startup options, glibc's and OpenSSL's modules, the JVM's agents. */
+static const char * const code_prefixes[] = {
+  "LD_", "DYLD_", "BASH_FUNC_", "LUA_INIT", "LUA_PATH", "LUA_CPATH", NULL
+};
+static const char * const code_names[] = {
+  "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "ZDOTDIR",
+  "NODE_OPTIONS", "NODE_PATH",
+  "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONWARNINGS",
+  "PYTHONBREAKPOINT",
+  "PERL5LIB", "PERL5OPT", "PERLLIB", "PERL5DB",
+  "RUBYOPT", "RUBYLIB",
+  "GCONV_PATH", "GLIBC_TUNABLES", "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES",
+  "GIO_EXTRA_MODULES", "GTK_MODULES", "GTK3_MODULES",
+  "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", NULL
+};
+
+gboolean
+warden_policy_env_loads_code (const char *name)
+{
+  gsize len;
+
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  len = strcspn (name, "=");
+  for (guint i = 0; code_prefixes[i] != NULL; i++)
+    if (strncmp (name, code_prefixes[i], MIN (len, strlen (code_prefixes[i]))) == 0 &&
+        len >= strlen (code_prefixes[i]))
+      return TRUE;
+  for (guint i = 0; code_names[i] != NULL; i++)
+    if (strlen (code_names[i]) == len && strncmp (name, code_names[i], len) == 0)
+      return TRUE;
+  return FALSE;
+}

@@ -42,6 +42,13 @@ WardenDecision *warden_policy_check           (WardenPolicy             *self,
                                                gssize                    length,
                                                const WardenCheckContext *context);
 
+/* Whether the variable @name (or the NAME of a NAME=VALUE entry) makes a
+ * program load code without starting another program: LD_PRELOAD,
+ * BASH_ENV, NODE_OPTIONS, PYTHONPATH, … (the list and why is in
+ * docs/policy.md). PATH, HOME, GIT_* and npm_config_* are not on it: what
+ * they lead to is another program, which the exec guard checks in turn. */
+gboolean        warden_policy_env_loads_code  (const char               *name);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenPolicy, warden_policy_unref)
 
 G_END_DECLS

@@ -41,6 +41,15 @@ WardenExecGuard *warden_exec_guard_new_shared (WardenGuardFunc   func,
                                                int               fd);
 void             warden_exec_guard_take_line  (WardenExecGuard  *guard,
                                                const char       *line);
+/* Why the connection was given up (a line past WARDEN_GUARD_MAX_LINE: the
+ * guard is broken or is not the guard; every question was denied and the
+ * helper kills what waits), or NULL while it is sound. */
+const char      *warden_exec_guard_get_broken (WardenExecGuard  *guard);
+
+/* The longest line a question may be: the guard cuts argv at 256 KiB, the
+ * environment at 32 KiB and the chain at 16 links of 4 KiB; escaping can
+ * double that. Past it, the other end is not a working guard. */
+#define WARDEN_GUARD_MAX_LINE (1024 * 1024)
 void             warden_exec_guard_set_pause (WardenExecGuard       *guard,
                                               WardenGuardPauseFunc   pause,
                                               gpointer               pause_data);

@@ -44,7 +44,10 @@ struct _WardenExecGuard
   gboolean            shared;      /* @fd is a warm runner's: not ours to read or close */
   char               *listen_path;
   guint               accept_id;
-  GDataInputStream   *in;
+  GInputStream       *in;
+  GString            *pending;     /* what came after the last whole line */
+  char               *chunk;       /* READ_CHUNK bytes, for one read */
+  char               *broken;      /* why the connection was given up, or NULL */
   GCancellable       *cancellable;
   WardenGuardFunc     func;
   gpointer            func_data;
@@ -284,38 +287,65 @@ split_words (GString *joined)
   return (char **) g_ptr_array_free (words, FALSE);
 }
 
-/* The question's fixed fields, before ARGC (see guard/warden-guard.c). */
-enum { FIELD_HEAD, FIELD_CWD, FIELD_EXE, FIELD_ENV, FIELD_CUT, FIELD_SCRIPT, FIELD_ARGC,
-       N_FIXED_FIELDS };
-
+/* One word of text: NULL when it holds a NUL (no path or argument can). */
 static char *
-unescape_string (const char *field)
+unescape_str (const char *field)
 {
-  g_autoptr(GString) text = unescape (field);
+  g_autoptr(GString) out = unescape (field);
 
-  return g_string_free (g_steal_pointer (&text), FALSE);
+  if (memchr (out->str, '\0', out->len) != NULL)
+    return NULL;
+  return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
+/* The fields of a question, in the order the guard sends them. */
+enum { F_HEAD, F_CWD, F_EXE, F_ENV, F_CUT, F_SCRIPT, F_ARGC, F_ARGV };
+
+/* "exec ID PID RUN" TAB CWD TAB EXE TAB ENV TAB CUT TAB SCRIPT TAB ARGC
+ * TAB ARGV… TAB CHAIN…; NULL for anything else (it is denied). */
 static WardenGuardQuestion *
 parse_question (const char *line)
 {
   g_auto(GStrv) fields = g_strsplit (line, "\t", -1);
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) chain = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GString) env = NULL;
+  g_auto(GStrv) env_words = NULL;
+  g_autofree char *exe = NULL;
+  g_autofree char *cwd = NULL;
   WardenGuardQuestion *q;
-  guint id, n_fields = g_strv_length (fields);
+  guint id, pid, run, n_fields = g_strv_length (fields);
   guint64 argc, cut, script;
+  int head_end = -1;
   guint i;
 
-  if (n_fields < N_FIXED_FIELDS || sscanf (fields[FIELD_HEAD], "exec %u", &id) != 1 ||
-      !g_ascii_string_to_unsigned (fields[FIELD_CUT], 10, 0, G_MAXUINT64, &cut, NULL) ||
-      !g_ascii_string_to_unsigned (fields[FIELD_SCRIPT], 10, 0, G_MAXUINT, &script, NULL) ||
-      !g_ascii_string_to_unsigned (fields[FIELD_ARGC], 10, 0, G_MAXUINT, &argc, NULL) ||
-      argc == 0 || N_FIXED_FIELDS + argc > n_fields || script >= argc ||
-      *fields[FIELD_EXE] == '\0')
+  if (n_fields < F_ARGV + 1 ||
+      sscanf (fields[F_HEAD], "exec %u %u %u%n", &id, &pid, &run, &head_end) != 3 ||
+      head_end < 0 || fields[F_HEAD][head_end] != '\0' ||
+      !g_ascii_string_to_unsigned (fields[F_CUT], 10, 0, G_MAXUINT64, &cut, NULL) ||
+      !g_ascii_string_to_unsigned (fields[F_SCRIPT], 10, 0, G_MAXUINT, &script, NULL) ||
+      !g_ascii_string_to_unsigned (fields[F_ARGC], 10, 1, G_MAXUINT, &argc, NULL) ||
+      argc > n_fields - F_ARGV || script >= argc)
     return NULL;
-  for (i = N_FIXED_FIELDS; i < N_FIXED_FIELDS + argc; i++)
-    g_ptr_array_add (argv, unescape_string (fields[i]));
+  /* What runs is a file: an empty or relative name is no answer from the
+   * kernel. */
+  exe = unescape_str (fields[F_EXE]);
+  cwd = unescape_str (fields[F_CWD]);
+  if (exe == NULL || !g_path_is_absolute (exe) || cwd == NULL || !g_path_is_absolute (cwd))
+    return NULL;
+  env = unescape (fields[F_ENV]);
+  env_words = split_words (env);
+  for (i = 0; env_words[i] != NULL; i++)
+    if (strchr (env_words[i], '=') == NULL || env_words[i][0] == '=')
+      return NULL;
+  for (i = F_ARGV; i < F_ARGV + argc; i++)
+    {
+      char *word = unescape_str (fields[i]);
+
+      if (word == NULL)
+        return NULL;
+      g_ptr_array_add (argv, word);
+    }
   g_ptr_array_add (argv, NULL);
   for (; i < n_fields; i++)
     {
@@ -335,13 +365,9 @@ parse_question (const char *line)
   q = g_new0 (WardenGuardQuestion, 1);
   g_atomic_ref_count_init (&q->ref_count);
   q->id = id;
-  q->cwd = unescape_string (fields[FIELD_CWD]);
-  q->exe = unescape_string (fields[FIELD_EXE]);
-  {
-    g_autoptr(GString) env = unescape (fields[FIELD_ENV]);
-
-    q->env = split_words (env);
-  }
+  q->cwd = g_steal_pointer (&cwd);
+  q->exe = g_steal_pointer (&exe);
+  q->env = g_steal_pointer (&env_words);
   q->cut = cut;
   q->script = (guint) script;
   q->argv = (char **) g_ptr_array_free (g_steal_pointer (&argv), FALSE);
@@ -349,22 +375,68 @@ parse_question (const char *line)
   return q;
 }
 
+/* A read takes what the socket has, up to this; lines are cut from it. */
+#define READ_CHUNK (64 * 1024)
+
 static void read_next (WardenExecGuard *guard);
 static void start_reading (WardenExecGuard *guard);
 
+/* The other end sent what no guard sends: nothing it asks runs. Every open
+ * question is denied, the connection closed (the helper kills what waits
+ * when its socket closes, and lets nothing start after), and the command's
+ * result says why. */
 static void
-line_cb (GObject      *object,
-         GAsyncResult *result,
-         gpointer      user_data)
+give_up (WardenExecGuard *guard,
+         const char      *why)
+{
+  g_autoptr(GPtrArray) open = g_ptr_array_new_with_free_func (
+    (GDestroyNotify) warden_guard_question_unref);
+
+  for (guint i = 0; i < guard->open->len; i++)
+    g_ptr_array_add (open, warden_guard_question_ref (g_ptr_array_index (guard->open, i)));
+  g_debug ("%s", why);
+  guard->broken = g_strdup (why);
+  for (guint i = 0; i < open->len; i++)
+    warden_guard_question_answer (g_ptr_array_index (open, i), FALSE);
+  g_cancellable_cancel (guard->cancellable);
+  g_clear_object (&guard->in);
+  if (guard->fd >= 0 && !guard->shared)
+    close (guard->fd);
+  if (!guard->shared)
+    guard->fd = -1;
+}
+
+static void
+chunk_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
 {
   WardenExecGuard *guard = user_data;
   g_autoptr(GError) error = NULL;
-  g_autofree char *line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (object),
-                                                                result, NULL, &error);
+  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, &error);
+  char *nl;
 
-  if (line == NULL)
+  if (n <= 0)
     return;  /* the end, or freed (cancelled): @guard may be gone */
-  warden_exec_guard_take_line (guard, line);
+  g_string_append_len (guard->pending, guard->chunk, n);
+  while ((nl = memchr (guard->pending->str, '\n', guard->pending->len)) != NULL)
+    {
+      gsize len = nl - guard->pending->str;
+      g_autofree char *line = NULL;
+
+      if (len > WARDEN_GUARD_MAX_LINE)
+        break;
+      line = g_strndup (guard->pending->str, len);
+      g_string_erase (guard->pending, 0, len + 1);
+      warden_exec_guard_take_line (guard, line);
+    }
+  if (guard->pending->len > WARDEN_GUARD_MAX_LINE)
+    {
+      give_up (guard, "The exec guard sent a line longer than 1 MiB: it is broken or not the "
+                      "guard. Its questions were denied, and the programs that waited were "
+                      "killed; run the command again.");
+      return;
+    }
   read_next (guard);
 }
 
@@ -400,8 +472,14 @@ warden_exec_guard_take_line (WardenExecGuard *guard,
 static void
 read_next (WardenExecGuard *guard)
 {
-  g_data_input_stream_read_line_async (guard->in, G_PRIORITY_DEFAULT, guard->cancellable,
-                                       line_cb, guard);
+  g_input_stream_read_async (guard->in, guard->chunk, READ_CHUNK, G_PRIORITY_DEFAULT,
+                             guard->cancellable, chunk_cb, guard);
+}
+
+const char *
+warden_exec_guard_get_broken (WardenExecGuard *guard)
+{
+  return guard->broken;
 }
 
 WardenExecGuard *
@@ -436,9 +514,9 @@ warden_exec_guard_new (WardenGuardFunc   func,
 static void
 start_reading (WardenExecGuard *guard)
 {
-  g_autoptr(GInputStream) raw = g_unix_input_stream_new (dup (guard->fd), TRUE);
-
-  guard->in = g_data_input_stream_new (raw);
+  guard->in = g_unix_input_stream_new (dup (guard->fd), TRUE);
+  guard->pending = g_string_new (NULL);
+  guard->chunk = g_malloc (READ_CHUNK);
   read_next (guard);
 }
 
@@ -565,6 +643,10 @@ warden_exec_guard_free (WardenExecGuard *guard)
   if (guard->fd >= 0 && !guard->shared)
     close (guard->fd);
   g_clear_object (&guard->in);
+  if (guard->pending != NULL)
+    g_string_free (guard->pending, TRUE);
+  g_free (guard->chunk);
+  g_free (guard->broken);
   g_object_unref (guard->cancellable);
   g_free (guard);
 }

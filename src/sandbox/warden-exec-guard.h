@@ -19,26 +19,28 @@ typedef struct _WardenGuardQuestion WardenGuardQuestion;
 GType                warden_guard_question_get_type  (void) G_GNUC_CONST;
 WardenGuardQuestion *warden_guard_question_ref       (WardenGuardQuestion *self);
 void                 warden_guard_question_unref     (WardenGuardQuestion *self);
-/* The program's argv as it will run (from /proc, after the exec: no other
- * thread can change it any more). */
+/* The program's argv as the kernel runs it (from /proc, after the exec: no
+ * other thread can change it any more). For a "#!" script that is the
+ * interpreter's: "/bin/sh ./test.sh ARGS", "/bin/rm -rf ./ls victim". Word
+ * 0 is the file that runs (get_exe()) unless it names that file already. */
 const char * const  *warden_guard_question_get_argv  (WardenGuardQuestion *self);
+/* The file that really runs (/proc/PID/exe): /usr/bin/dash for "sh". */
+const char          *warden_guard_question_get_exe   (WardenGuardQuestion *self);
+/* NAME=VALUE entries of its environment that were not, verbatim, in the
+ * environment its command started with (new or changed); empty, never NULL. */
+const char * const  *warden_guard_question_get_env   (WardenGuardQuestion *self);
+/* Bytes the guard left out of the question (argv past 256 KiB, the
+ * environment past 32 KiB, long or many links of the chain): the text is
+ * then incomplete. 0 when nothing was cut. */
+guint64              warden_guard_question_get_cut   (WardenGuardQuestion *self);
+/* For a "#!" script, the index in get_argv() of the script's path (so
+ * argv[script…] is the command as it was started: "./test.sh ARGS"); 0 when
+ * the program is no script. */
+guint                warden_guard_question_get_script (WardenGuardQuestion *self);
 /* The programs that led to it, nearest first, each as a command line
  * (warden_guard_quote_argv()); a forked copy of its parent is not repeated. */
 const char * const  *warden_guard_question_get_chain (WardenGuardQuestion *self);
 const char          *warden_guard_question_get_cwd   (WardenGuardQuestion *self);
-/* The file that really runs (/proc/PID/exe): a script's interpreter, never
- * a name the caller chose. */
-const char          *warden_guard_question_get_exe   (WardenGuardQuestion *self);
-/* NAME=VALUE entries the program's environment gained since its command
- * started (new or changed), empty when none. */
-const char * const  *warden_guard_question_get_env   (WardenGuardQuestion *self);
-/* Bytes of the program's words, environment or chain the guard left out
- * (a question is bounded); 0 when nothing was cut. */
-guint64              warden_guard_question_get_cut   (WardenGuardQuestion *self);
-/* When the kernel ran a "#!" script: the index in argv of the script's
- * path (argv is then the interpreter, its argument, the script, its
- * arguments); 0 otherwise. */
-guint                warden_guard_question_get_script (WardenGuardQuestion *self);
 /* Lets it run, or kills it before it runs (its caller sees a child killed
  * by SIGKILL). Once; later calls, and calls after the command ended, do
  * nothing. */

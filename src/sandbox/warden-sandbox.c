@@ -1245,6 +1245,16 @@ warden_exec_watch_return (WardenExecWatch *watch,
   result->stdout_text = warden_output_collector_finish (watch->out, &t1);
   result->stderr_text = warden_output_collector_finish (watch->err, &t2);
   result->truncated = t1 || t2;
+  /* The guard's connection was given up: the model and the user read why
+   * programs were killed. */
+  if (watch->guard != NULL && warden_exec_guard_get_broken (watch->guard) != NULL)
+    {
+      char *text = g_strconcat (result->stderr_text, *result->stderr_text ? "\n" : "",
+                                warden_exec_guard_get_broken (watch->guard), "\n", NULL);
+
+      g_free (result->stderr_text);
+      result->stderr_text = text;
+    }
   g_task_return_pointer (task, result, (GDestroyNotify) warden_exec_result_free);
 }
 

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/warden-session-store-private.h"
 #include "cli-harness.h"
@@ -1370,7 +1371,8 @@ test_nested_fake_compiler (void)
     g_assert_cmpuint (all->len, ==, 2);
     g_assert_true (g_str_has_prefix (str (g_ptr_array_index (all, 0), "command"), "dash -c "));
     asked = g_ptr_array_index (all, 1);
-    g_assert_cmpstr (str (asked, "command"), ==, "./as x.s");
+    /* A #!/bin/sh script: asked about as the kernel runs it. */
+    g_assert_cmpstr (str (asked, "command"), ==, "sh ./as x.s");
     /* Started by something that calls itself cc: not the system's. */
     g_assert_true (g_str_has_prefix (json_array_get_string_element (
                                        json_object_get_array_member (asked, "chain"), 0),
@@ -1464,6 +1466,337 @@ test_nested_approved_redirection (void)
   g_assert_true (workspace_has (&env, "copy"));
   g_assert_true (workspace_has (&env, "a"));
   result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* The model's exec call for @command, as JSON (no hand-escaped quotes). */
+static char *
+exec_input (const char *command)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) node = NULL;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "command");
+  json_builder_add_string_value (b, command);
+  json_builder_end_object (b);
+  node = json_builder_get_root (b);
+  return json_to_string (node, FALSE);
+}
+
+/* Runs @command under the profile @allow (a JSON list) with one answer per
+ * question in @answers ("yes" or "no"), in @backend; returns the events. */
+static GPtrArray *
+run_nested_in (Env                *env,
+               const char         *backend,
+               const char         *allow,
+               const char         *command,
+               const char * const *answers)
+{
+  const char *image = g_getenv ("WARDEN_TEST_IMAGE") ? g_getenv ("WARDEN_TEST_IMAGE")
+                                                     : "warden-test-busybox:latest";
+  g_autofree char *profile = g_strdup_printf ("{\"version\": 1, \"name\": \"Judge\", "
+                                              "\"allow\": %s}", allow);
+  g_autofree char *input = exec_input (command);
+  GPtrArray *events = NULL;
+  Client *c;
+  Result r;
+
+  save_profile (env, "judge", profile);
+  g_queue_push_tail (&env->fake->script, fake_reply (NULL, "exec", input, NULL));
+  g_queue_push_tail (&env->fake->script, fake_reply ("Done.", NULL));
+  c = CLIENT_START (env, "run", "--json", "--sandbox", backend, "--image", image,
+                    "--profile", "judge", "go");
+  for (guint i = 0; answers != NULL && answers[i] != NULL; i++)
+    client_answer (c, strcmp (answers[i], "yes") == 0
+                      ? "{\"approval\": \"$ID\", \"approved\": true}"
+                      : "{\"approval\": \"$ID\", \"approved\": false}");
+  r = client_finish (c, &events);
+  g_test_message ("stdout: %s\nstderr: %s", r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  return events;
+}
+
+#define ANSWERS(...) ((const char * const []) { __VA_ARGS__, NULL })
+#define run_nested(env, ...) run_nested_in ((env), "bwrap", __VA_ARGS__)
+
+static void
+copy_into_workspace (Env        *env,
+                     const char *from,
+                     const char *name)
+{
+  g_autofree char *contents = NULL;
+  gsize length;
+  g_autofree char *path = g_build_filename (env->workspace, name, NULL);
+
+  g_assert_true (g_file_get_contents (from, &contents, &length, NULL));
+  g_assert_true (g_file_set_contents (path, contents, length, NULL));
+  g_assert_cmpint (g_chmod (path, 0755), ==, 0);
+}
+
+static const char *
+env_member (JsonObject *asked,
+            guint       i)
+{
+  JsonArray *env = json_object_get_array_member (asked, "env");
+
+  g_assert_nonnull (env);
+  g_assert_cmpuint (json_array_get_length (env), >, i);
+  return json_array_get_string_element (env, i);
+}
+
+/* A program merely named ./sh is no shell: its -c string is not what it
+ * runs, so it is judged by its own words and asks (ls * would have let
+ * "ls victim" pass, and the program deletes victim). */
+static void
+test_nested_named_sh (void)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *asked;
+
+  env_set_up (&env);
+  touch_workspace (&env, "victim", "precious\n");
+  copy_into_workspace (&env, TEST_FAKE_SH, "sh");
+  events = run_nested (&env, "[\"ls *\", \"python3 *\"]",
+                       "python3 -c 'import subprocess; "
+                       "subprocess.run([\"./sh\", \"-c\", \"ls victim\"])'",
+                       ANSWERS ("no"));
+  asked = only_event (events, "approval_required");
+  g_assert_cmpstr (str (asked, "command"), ==, "./sh -c 'ls victim'");
+  g_assert_true (workspace_has (&env, "victim"));
+  env_tear_down (&env);
+}
+
+/* The same in the busybox container: a script the profile allows starts
+ * ./sh (a static program that is no shell), and busybox's own sh runs the
+ * script (a system shell, named by its argv[0]). */
+static void
+test_nested_named_sh_docker (void)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *script = NULL;
+  JsonObject *asked;
+
+  if (warden_test_skip_without_docker ())
+    return;
+  env_set_up (&env);
+  touch_workspace (&env, "victim", "precious\n");
+  copy_into_workspace (&env, TEST_FAKE_SH, "sh");
+  touch_workspace (&env, "run.sh", "#!/bin/sh\n./sh -c 'ls victim'\n");
+  script = g_build_filename (env.workspace, "run.sh", NULL);
+  g_assert_cmpint (g_chmod (script, 0755), ==, 0);
+  events = run_nested_in (&env, "docker", "[\"ls *\", \"./run.sh\"]", "./run.sh",
+                          ANSWERS ("no"));
+  asked = only_event (events, "approval_required");
+  g_assert_cmpstr (str (asked, "command"), ==, "./sh -c 'ls victim'");
+  g_assert_true (workspace_has (&env, "victim"));
+  env_tear_down (&env);
+}
+
+/* Variant: a link in the workspace to the system's shell is a shell all the
+ * same (what runs is /usr/bin/dash): its -c string decides, and ls runs
+ * without a question. */
+static void
+test_nested_linked_system_sh (void)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *link = NULL;
+
+  env_set_up (&env);
+  touch_workspace (&env, "victim", "precious\n");
+  link = g_build_filename (env.workspace, "sh", NULL);
+  g_assert_cmpint (symlink ("/bin/sh", link), ==, 0);
+  events = run_nested (&env, "[\"ls *\", \"python3 *\"]",
+                       "python3 -c 'import subprocess; "
+                       "subprocess.run([\"./sh\", \"-c\", \"ls victim > listed\"])'", NULL);
+  g_assert_cmpuint (count_of (events, "approval_required"), ==, 0);
+  g_assert_true (workspace_has (&env, "listed"));
+  g_assert_true (workspace_has (&env, "victim"));
+  env_tear_down (&env);
+}
+
+/* Variant: a shell that is a system one but run from a copy in the
+ * workspace (anyone could have written that file) is judged by its words. */
+static void
+test_nested_copied_sh (void)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *asked;
+
+  env_set_up (&env);
+  copy_into_workspace (&env, "/bin/dash", "bash");
+  events = run_nested (&env, "[\"touch *\", \"python3 *\"]",
+                       "python3 -c 'import subprocess; "
+                       "subprocess.run([\"./bash\", \"-c\", \"touch made\"])'",
+                       ANSWERS ("no"));
+  asked = only_event (events, "approval_required");
+  g_assert_cmpstr (str (asked, "command"), ==, "./bash -c 'touch made'");
+  g_assert_false (workspace_has (&env, "made"));
+  env_tear_down (&env);
+}
+
+/* A file ./ls whose first line is "#!/bin/rm -rf": the kernel runs
+ * rm -rf ./ls victim, and that is what is judged and shown, not ls. */
+static void
+test_nested_shebang_liar (void)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *dir = g_build_filename ("victim", "inside", NULL);
+  JsonObject *asked;
+
+  env_set_up (&env);
+  {
+    g_autofree char *path = g_build_filename (env.workspace, "victim", NULL);
+
+    g_assert_cmpint (g_mkdir (path, 0755), ==, 0);
+  }
+  touch_workspace (&env, dir, "precious\n");
+  touch_workspace (&env, "ls", "#!/bin/rm -rf\n");
+  {
+    g_autofree char *path = g_build_filename (env.workspace, "ls", NULL);
+
+    g_assert_cmpint (g_chmod (path, 0755), ==, 0);
+  }
+  events = run_nested (&env, "[\"./ls *\", \"python3 *\"]",
+                       "python3 -c 'import subprocess; subprocess.run([\"./ls\", \"victim\"])'",
+                       ANSWERS ("no"));
+  asked = only_event (events, "approval_required");
+  g_assert_cmpstr (str (asked, "command"), ==, "rm -rf ./ls victim");
+  g_assert_true (workspace_has (&env, dir));
+  g_assert_true (workspace_has (&env, "ls"));
+  env_tear_down (&env);
+}
+
+/* An allowed program started with LD_PRELOAD would load any code: it asks,
+ * and the question shows the variable; rejected, it does not run. */
+static void
+test_nested_ld_preload (void)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *asked;
+
+  env_set_up (&env);
+  events = run_nested (&env, "[\"touch *\", \"python3 *\"]",
+                       "python3 -c 'import os, subprocess; subprocess.run([\"touch\", "
+                       "\"marker\"], env=dict(os.environ, LD_PRELOAD=\"/workspace/evil.so\"))'",
+                       ANSWERS ("no"));
+  asked = only_event (events, "approval_required");
+  g_assert_cmpstr (str (asked, "command"), ==, "touch marker");
+  g_assert_cmpstr (env_member (asked, 0), ==, "LD_PRELOAD=/workspace/evil.so");
+  g_assert_false (workspace_has (&env, "marker"));
+  env_tear_down (&env);
+}
+
+/* Variant: NODE_OPTIONS makes an allowed node load a module first: asked,
+ * shown; a variable that loads nothing (FOO, a changed HOME) does not ask. */
+static void
+test_nested_env_variants (void)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *asked;
+
+  env_set_up (&env);
+  touch_workspace (&env, "evil.js", "require('fs').writeFileSync('pwned', 'x')\n");
+  events = run_nested (&env, "[\"touch *\", \"node *\", \"python3 *\"]",
+                       "python3 -c 'import os, subprocess; "
+                       "subprocess.run([\"touch\", \"plain\"], env=dict(os.environ, FOO=\"1\", "
+                       "HOME=\"/tmp\")); "
+                       "subprocess.run([\"node\", \"-e\", \"1\"], env=dict(os.environ, "
+                       "NODE_OPTIONS=\"--require ./evil.js\"))'",
+                       ANSWERS ("no"));
+  asked = only_event (events, "approval_required");
+  g_assert_cmpstr (str (asked, "command"), ==, "node -e 1");
+  g_assert_cmpstr (env_member (asked, 0), ==, "NODE_OPTIONS=--require ./evil.js");
+  g_assert_true (workspace_has (&env, "plain"));
+  g_assert_false (workspace_has (&env, "pwned"));
+  env_tear_down (&env);
+}
+
+/* Variant: an approval with one code-loading variable is no approval with
+ * another value; the same program with the same variable again runs
+ * without a question. */
+static void
+test_nested_env_approval_exact (void)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) asked = NULL;
+
+  env_set_up (&env);
+  events = run_nested (&env, "[\"touch *\", \"python3 *\"]",
+                       "python3 -c 'import os, subprocess\n"
+                       "def run(name, lib): subprocess.run([\"touch\", name], "
+                       "env=dict(os.environ, PYTHONPATH=lib))\n"
+                       "run(\"one\", \"/workspace/a\"); run(\"two\", \"/workspace/b\"); "
+                       "run(\"one\", \"/workspace/a\")'",
+                       ANSWERS ("yes", "no"));
+  asked = events_of (events, "approval_required");
+  g_assert_cmpuint (asked->len, ==, 2);
+  g_assert_cmpstr (env_member (g_ptr_array_index (asked, 0), 0), ==,
+                   "PYTHONPATH=/workspace/a");
+  g_assert_cmpstr (str (g_ptr_array_index (asked, 1), "command"), ==, "touch two");
+  g_assert_true (workspace_has (&env, "one"));
+  g_assert_false (workspace_has (&env, "two"));
+  env_tear_down (&env);
+}
+
+/* An approval covers the program in the folder it was asked for: the same
+ * words started again in another folder ask again. */
+static void
+test_nested_approval_per_cwd (void)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) asked = NULL;
+
+  env_set_up (&env);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *path = g_build_filename (env.workspace, i ? "b" : "a", NULL);
+
+      g_assert_cmpint (g_mkdir (path, 0755), ==, 0);
+    }
+  events = run_nested (&env, "[\"python3 *\"]",
+                       "python3 -c 'import subprocess; "
+                       "subprocess.run([\"touch\", \"x\"], cwd=\"a\"); "
+                       "subprocess.run([\"touch\", \"x\"], cwd=\"b\")'",
+                       ANSWERS ("yes", "no"));
+  asked = events_of (events, "approval_required");
+  g_assert_cmpuint (asked->len, ==, 2);
+  g_assert_cmpstr (str (g_ptr_array_index (asked, 0), "cwd"), ==, "/workspace/a");
+  g_assert_cmpstr (str (g_ptr_array_index (asked, 1), "cwd"), ==, "/workspace/b");
+  g_assert_true (workspace_has (&env, "a/x"));
+  g_assert_false (workspace_has (&env, "b/x"));
+  env_tear_down (&env);
+}
+
+/* Arguments past what the guard sends (256 KiB) are cut: the program is
+ * not allowed on the part that was shown; the question says how much the
+ * user did not see. */
+static void
+test_nested_cut_asks (void)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *asked;
+
+  env_set_up (&env);
+  events = run_nested (&env, "[\"touch *\", \"python3 *\"]",
+                       "python3 -c 'import subprocess; "
+                       "subprocess.run([\"touch\", \"marker\"] + [\"y\" * 1000] * 300)'",
+                       ANSWERS ("no"));
+  asked = only_event (events, "approval_required");
+  g_assert_true (g_str_has_prefix (str (asked, "command"), "touch marker "));
+  g_assert_nonnull (strstr (str (asked, "reason"), "bytes"));
+  g_assert_false (workspace_has (&env, "marker"));
   env_tear_down (&env);
 }
 
@@ -2194,6 +2527,16 @@ main (int    argc,
   g_test_add_func ("/cli/json/nested-fake-compiler", test_nested_fake_compiler);
   g_test_add_func ("/cli/json/nested-approved-words", test_nested_approved_words);
   g_test_add_func ("/cli/json/nested-approved-redirection", test_nested_approved_redirection);
+  g_test_add_func ("/cli/json/nested-named-sh", test_nested_named_sh);
+  g_test_add_func ("/cli/json/nested-named-sh/docker", test_nested_named_sh_docker);
+  g_test_add_func ("/cli/json/nested-linked-system-sh", test_nested_linked_system_sh);
+  g_test_add_func ("/cli/json/nested-copied-sh", test_nested_copied_sh);
+  g_test_add_func ("/cli/json/nested-shebang-liar", test_nested_shebang_liar);
+  g_test_add_func ("/cli/json/nested-ld-preload", test_nested_ld_preload);
+  g_test_add_func ("/cli/json/nested-env-variants", test_nested_env_variants);
+  g_test_add_func ("/cli/json/nested-env-approval-exact", test_nested_env_approval_exact);
+  g_test_add_func ("/cli/json/nested-approval-per-cwd", test_nested_approval_per_cwd);
+  g_test_add_func ("/cli/json/nested-cut-asks", test_nested_cut_asks);
   g_test_add_data_func ("/cli/json/network-allowlist/bwrap", "bwrap", test_network_allowlist);
   g_test_add_data_func ("/cli/json/network-allowlist/docker", "docker", test_network_allowlist);
   g_test_add_func ("/cli/json/network-always-allow", test_network_always_allow);

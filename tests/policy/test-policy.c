@@ -1937,6 +1937,33 @@ test_redirection_symlinks (void)
   }
 }
 
+/* The variables that load code into the program that gets them ask; those
+ * whose effect is another program (checked by the guard in its turn) do
+ * not. */
+static void
+test_env_loads_code (void)
+{
+  static const struct { const char *name; gboolean loads; } env_rows[] = {
+    { "LD_PRELOAD", TRUE }, { "LD_PRELOAD=/workspace/evil.so", TRUE },
+    { "LD_LIBRARY_PATH", TRUE }, { "LD_AUDIT", TRUE }, { "DYLD_INSERT_LIBRARIES", TRUE },
+    { "BASH_ENV", TRUE }, { "ENV=/tmp/rc", TRUE }, { "BASH_FUNC_ls%%=() { rm -rf .; }", TRUE },
+    { "SHELLOPTS", TRUE }, { "PS4", TRUE }, { "NODE_OPTIONS=--require ./x.js", TRUE },
+    { "PYTHONPATH", TRUE }, { "PYTHONSTARTUP", TRUE }, { "PERL5OPT", TRUE },
+    { "RUBYOPT", TRUE }, { "GCONV_PATH", TRUE }, { "GLIBC_TUNABLES", TRUE },
+    { "JAVA_TOOL_OPTIONS", TRUE }, { "LUA_INIT_5_4", TRUE }, { "LUA_PATH", TRUE },
+    { "PATH=/workspace/bin", FALSE }, { "HOME", FALSE }, { "GIT_DIR", FALSE },
+    { "npm_config_script_shell", FALSE }, { "FOO", FALSE }, { "LD", FALSE },
+    { "ENVIRONMENT", FALSE }, { "env", FALSE }, { "ld_preload", FALSE },
+    { "PYTHON", FALSE }, { "", FALSE }, { "=LD_PRELOAD", FALSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (env_rows); i++)
+    {
+      g_test_message ("%s", env_rows[i].name);
+      g_assert_cmpint (warden_policy_env_loads_code (env_rows[i].name), ==, env_rows[i].loads);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1965,6 +1992,7 @@ main (int   argc,
   g_test_add_func ("/policy/decision/reason/first-ask", test_reason_first_ask);
   g_test_add_func ("/policy/decision/uncovered", test_uncovered);
   g_test_add_func ("/policy/decision/part-argv", test_part_argv);
+  g_test_add_func ("/policy/env-loads-code", test_env_loads_code);
   g_test_add_func ("/policy/decision/reason/deny", test_reason_deny);
   g_test_add_func ("/policy/decision/reason/patterns", test_reason_patterns);
   g_test_add_func ("/policy/decision/reason/parse-error", test_reason_parse_error);

@@ -11,11 +11,16 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <glib/gstdio.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "sandbox/warden-bwrap-sandbox.h"
 #include "sandbox/warden-docker-sandbox.h"
+#include "sandbox/warden-exec-guard-private.h"
 #include "sandbox/warden-host-sandbox.h"
 #include "sandbox/warden-sandbox.h"
 #include "warden-test-util.h"
@@ -435,6 +440,306 @@ test_overhead (Fixture       *f,
   g_assert_cmpuint (f->asked->len, >=, 200);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The host's end of the protocol, through a socketpair (no sandbox) */
+
+typedef struct
+{
+  GPtrArray *questions;   /* of WardenGuardQuestion *, held unanswered */
+} Peer;
+
+static void
+peer_cb (WardenGuardQuestion *q,
+         gpointer             user_data)
+{
+  Peer *peer = user_data;
+
+  g_ptr_array_add (peer->questions, warden_guard_question_ref (q));
+}
+
+typedef struct
+{
+  int         fd;
+  const char *data;   /* what to send; NULL: 'x' */
+  gsize       size;
+  gsize  sent;
+  int    error;     /* errno of the send that failed; 0: all sent */
+  int    done;
+} Flood;
+
+/* One line of @size bytes with no end, as a broken or hostile guard would. */
+static gpointer
+flood_thread (gpointer data)
+{
+  Flood *flood = data;
+  char chunk[65536];
+
+  memset (chunk, 'x', sizeof chunk);
+  while (flood->sent < flood->size)
+    {
+      const char *from = flood->data ? flood->data + flood->sent : chunk;
+      ssize_t n = send (flood->fd, from, MIN (sizeof chunk, flood->size - flood->sent),
+                        MSG_NOSIGNAL);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          flood->error = errno;
+          break;
+        }
+      flood->sent += (gsize) n;
+    }
+  g_atomic_int_set (&flood->done, 1);
+  return NULL;
+}
+
+/* What the guard's end reads until Warden closes it, waiting at most 10 s
+ * while Warden's main context runs; "…(open)" when it did not close. */
+static char *
+read_to_end (int fd)
+{
+  GString *got = g_string_new (NULL);
+  gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (g_get_monotonic_time () < end)
+    {
+      struct pollfd pfd = { .fd = fd, .events = POLLIN };
+      char buf[4096];
+      ssize_t n;
+
+      g_main_context_iteration (NULL, FALSE);
+      if (poll (&pfd, 1, 10) <= 0)
+        continue;
+      n = read (fd, buf, sizeof buf);
+      if (n <= 0 && !(n < 0 && errno == EINTR))
+        return g_string_free (got, FALSE);
+      if (n > 0)
+        g_string_append_len (got, buf, n);
+    }
+  g_string_append (got, "…(open)");
+  return g_string_free (got, FALSE);
+}
+
+/* A line longer than any question may be (1 MiB) is not buffered on and on:
+ * Warden stops reading, closes the connection (the guard then kills what
+ * waits) and says why. Before, 8 MiB of one line went into memory. */
+static void
+test_parse_long_line (void)
+{
+  Peer peer = { g_ptr_array_new_with_free_func ((GDestroyNotify) warden_guard_question_unref) };
+  g_autoptr(GError) error = NULL;
+  Flood flood = { .size = 8 * 1024 * 1024 };
+  struct timeval limit = { .tv_sec = 10 };
+  WardenExecGuard *guard;
+  g_autofree char *got = NULL;
+  GThread *thread;
+  gint64 end;
+
+  guard = warden_exec_guard_new (peer_cb, &peer, &flood.fd, &error);
+  g_assert_no_error (error);
+  /* Bounded: a send that waits 10 s gives up. */
+  g_assert_cmpint (setsockopt (flood.fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit), ==, 0);
+  thread = g_thread_new ("flood", flood_thread, &flood);
+  end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (!g_atomic_int_get (&flood.done) && g_get_monotonic_time () < end)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  g_thread_join (thread);
+  g_test_message ("sent %zu of %zu bytes, then %s", flood.sent, flood.size,
+                  g_strerror (flood.error));
+  /* Refused well before its end. */
+  g_assert_cmpuint (flood.sent, <, flood.size);
+  g_assert_true (flood.error == EPIPE || flood.error == ECONNRESET);
+  got = read_to_end (flood.fd);
+  g_assert_cmpstr (got, ==, "");
+  g_assert_cmpuint (peer.questions->len, ==, 0);
+  close (flood.fd);
+  warden_exec_guard_free (guard);
+  g_ptr_array_unref (peer.questions);
+}
+
+/* Takes @line as the guard's; the question it made, or NULL. */
+static WardenGuardQuestion *
+take (WardenExecGuard *guard,
+      Peer            *peer,
+      const char      *line)
+{
+  guint before = peer->questions->len;
+
+  warden_exec_guard_take_line (guard, line);
+  if (peer->questions->len == before)
+    return NULL;
+  return g_ptr_array_index (peer->questions, before);
+}
+
+/* Every field of the new question line, escapes undone. */
+static void
+test_parse_fields (void)
+{
+  Peer peer = { g_ptr_array_new_with_free_func ((GDestroyNotify) warden_guard_question_unref) };
+  g_autoptr(GError) error = NULL;
+  WardenExecGuard *guard;
+  WardenGuardQuestion *q;
+  const char * const *words;
+  int fd;
+
+  guard = warden_exec_guard_new (peer_cb, &peer, &fd, &error);
+  g_assert_no_error (error);
+  q = take (guard, &peer,
+            "exec 7 4242 3\t/workspace/a\\tb\t/usr/bin/dash\tLD_PRELOAD=/w/e.so\\0A=1\\\\2\\0"
+            "\t12\t1\t3\t/bin/sh\t./test.sh\tx\\ny\tnpm\\0test\\0\tsh\\0-c\\0npm test\\0");
+  g_assert_nonnull (q);
+  g_assert_cmpstr (warden_guard_question_get_cwd (q), ==, "/workspace/a\tb");
+  g_assert_cmpstr (warden_guard_question_get_exe (q), ==, "/usr/bin/dash");
+  words = warden_guard_question_get_env (q);
+  g_assert_cmpuint (g_strv_length ((char **) words), ==, 2);
+  g_assert_cmpstr (words[0], ==, "LD_PRELOAD=/w/e.so");
+  g_assert_cmpstr (words[1], ==, "A=1\\2");
+  g_assert_cmpuint (warden_guard_question_get_cut (q), ==, 12);
+  g_assert_cmpuint (warden_guard_question_get_script (q), ==, 1);
+  words = warden_guard_question_get_argv (q);
+  g_assert_cmpuint (g_strv_length ((char **) words), ==, 3);
+  g_assert_cmpstr (words[0], ==, "/bin/sh");
+  g_assert_cmpstr (words[1], ==, "./test.sh");
+  g_assert_cmpstr (words[2], ==, "x\ny");
+  words = warden_guard_question_get_chain (q);
+  g_assert_cmpuint (g_strv_length ((char **) words), ==, 2);
+  g_assert_cmpstr (words[0], ==, "npm test");
+  g_assert_cmpstr (words[1], ==, "sh -c 'npm test'");
+
+  /* No environment of its own, nothing cut, no script. */
+  q = take (guard, &peer, "exec 8 4243 3\t/workspace\t/usr/bin/ls\t\t0\t0\t1\tls");
+  g_assert_nonnull (q);
+  g_assert_cmpuint (g_strv_length ((char **) warden_guard_question_get_env (q)), ==, 0);
+  g_assert_cmpuint (warden_guard_question_get_cut (q), ==, 0);
+  g_assert_cmpuint (warden_guard_question_get_script (q), ==, 0);
+  g_assert_null (warden_guard_question_get_chain (q)[0]);
+  close (fd);
+  warden_exec_guard_free (guard);
+  g_ptr_array_unref (peer.questions);
+}
+
+/* A line that does not parse asks nobody: its program is denied at once. */
+static void
+test_parse_bad (void)
+{
+  static const char *lines[] = {
+    /* the old line, without EXE ENV CUT SCRIPT */
+    "exec 5 100 1\t/workspace\t1\tls",
+    /* ARGC past the fields; ARGC 0 */
+    "exec 5 100 1\t/workspace\t/usr/bin/ls\t\t0\t0\t3\tls\t-l",
+    "exec 5 100 1\t/workspace\t/usr/bin/ls\t\t0\t0\t0",
+    /* SCRIPT past ARGV */
+    "exec 5 100 1\t/workspace\t/usr/bin/sh\t\t0\t2\t2\tsh\t./x",
+    /* CUT and SCRIPT not numbers */
+    "exec 5 100 1\t/workspace\t/usr/bin/ls\t\t-1\t0\t1\tls",
+    "exec 5 100 1\t/workspace\t/usr/bin/ls\t\t0\tx\t1\tls",
+    /* EXE relative or empty, a NUL inside a word */
+    "exec 5 100 1\t/workspace\tls\t\t0\t0\t1\tls",
+    "exec 5 100 1\t/workspace\t\t\t0\t0\t1\tls",
+    "exec 5 100 1\t/workspace\t/usr/bin/rm\t\t0\t0\t2\trm\tdecoy\\0prize",
+    /* an environment entry that is no NAME=VALUE */
+    "exec 5 100 1\t/workspace\t/usr/bin/ls\tLD_PRELOAD\t0\t0\t1\tls",
+    /* a head with more than the guard writes */
+    "exec 5 100 1 9\t/workspace\t/usr/bin/ls\t\t0\t0\t1\tls",
+  };
+  Peer peer = { g_ptr_array_new_with_free_func ((GDestroyNotify) warden_guard_question_unref) };
+  g_autoptr(GError) error = NULL;
+  WardenExecGuard *guard;
+  g_autoptr(GString) expected = g_string_new (NULL);
+  g_autofree char *got = NULL;
+  int fd;
+
+  guard = warden_exec_guard_new (peer_cb, &peer, &fd, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      g_test_message ("%s", lines[i]);
+      g_assert_null (take (guard, &peer, lines[i]));
+      g_string_append (expected, "deny 5\n");
+    }
+  warden_exec_guard_free (guard);
+  got = read_to_end (fd);
+  g_assert_cmpstr (got, ==, expected->str);
+  close (fd);
+  g_ptr_array_unref (peer.questions);
+}
+
+/* Variant: a question waiting for the user when a broken line comes is
+ * denied, the connection closes after that answer, and the command can
+ * tell why. */
+static void
+test_parse_long_line_denies_open (void)
+{
+  Peer peer = { g_ptr_array_new_with_free_func ((GDestroyNotify) warden_guard_question_unref) };
+  g_autoptr(GError) error = NULL;
+  const char *question = "exec 3 77 1\t/workspace\t/usr/bin/rm\t\t0\t0\t2\trm\tx\n";
+  g_autofree char *flood = g_strnfill (WARDEN_GUARD_MAX_LINE + 70000, 'y');
+  WardenExecGuard *guard;
+  g_autofree char *got = NULL;
+  int fd;
+
+  guard = warden_exec_guard_new (peer_cb, &peer, &fd, &error);
+  g_assert_no_error (error);
+  g_assert_null (warden_exec_guard_get_broken (guard));
+  g_assert_cmpint (write (fd, question, strlen (question)), ==, strlen (question));
+  {
+    gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+    while (peer.questions->len == 0 && g_get_monotonic_time () < end)
+      g_main_context_iteration (NULL, FALSE);
+  }
+  g_assert_cmpuint (peer.questions->len, ==, 1);
+  {
+    Flood f = { .fd = fd, .size = strlen (flood) };
+    GThread *thread = g_thread_new ("flood", flood_thread, &f);
+
+    got = read_to_end (fd);
+    g_thread_join (thread);
+  }
+  g_assert_cmpstr (got, ==, "deny 3\n");
+  g_assert_nonnull (strstr (warden_exec_guard_get_broken (guard), "longer than 1 MiB"));
+  /* Answered already: the user's later answer does nothing. */
+  warden_guard_question_answer (g_ptr_array_index (peer.questions, 0), TRUE);
+  close (fd);
+  warden_exec_guard_free (guard);
+  g_ptr_array_unref (peer.questions);
+}
+
+/* Variant: a big question under the limit (the guard's own bounds: 256 KiB
+ * of argv, escaped) is read whole, across many reads. */
+static void
+test_parse_big_line (void)
+{
+  Peer peer = { g_ptr_array_new_with_free_func ((GDestroyNotify) warden_guard_question_unref) };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *word = g_strnfill (900 * 1024, 'z');
+  g_autofree char *line = g_strdup_printf ("exec 4 78 1\t/workspace\t/usr/bin/echo\t\t0\t0\t2\t"
+                                           "echo\t%s\n", word);
+  WardenExecGuard *guard;
+  Flood f = { .data = line, .size = strlen (line) };
+  GThread *thread;
+  gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  guard = warden_exec_guard_new (peer_cb, &peer, &f.fd, &error);
+  g_assert_no_error (error);
+  thread = g_thread_new ("line", flood_thread, &f);
+  while (peer.questions->len == 0 && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, FALSE);
+  g_thread_join (thread);
+  g_assert_cmpint (f.error, ==, 0);
+  g_assert_cmpuint (peer.questions->len, ==, 1);
+  g_assert_cmpstr (warden_guard_question_get_argv (g_ptr_array_index (peer.questions, 0))[1], ==,
+                   word);
+  g_assert_null (warden_exec_guard_get_broken (guard));
+  close (f.fd);
+  warden_exec_guard_free (guard);
+  g_ptr_array_unref (peer.questions);
+}
+
 /* The text a pattern sees: words quoted as the parser reads them back, a
  * program in a system directory by its name. */
 static void
@@ -465,6 +770,11 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/guard/quote-argv", test_quote_argv);
+  g_test_add_func ("/guard/parse/long-line", test_parse_long_line);
+  g_test_add_func ("/guard/parse/long-line-denies-open", test_parse_long_line_denies_open);
+  g_test_add_func ("/guard/parse/big-line", test_parse_big_line);
+  g_test_add_func ("/guard/parse/fields", test_parse_fields);
+  g_test_add_func ("/guard/parse/bad", test_parse_bad);
 #define ADD(name, func) \
   g_test_add ("/guard/bwrap/" name, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("nested-denied", test_nested_denied);
