@@ -12,6 +12,35 @@
 #include "cli-harness.h"
 #include "warden-test-util.h"
 
+/* What a run printed, for the test's log: each line cut at 4 KiB (a line of
+ * hundreds of KiB, a question about a long command, is more than a TAP
+ * reader takes as one line). */
+void
+cli_log_streams (const char *out,
+                 const char *err)
+{
+  const char *names[] = { "stdout", "stderr" };
+  const char *texts[] = { out, err };
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_auto(GStrv) lines = g_strsplit (texts[i] ? texts[i] : "", "\n", -1);
+      GString *shown = g_string_new (NULL);
+
+      for (guint n = 0; lines[n] != NULL; n++)
+        {
+          gsize len = strlen (lines[n]);
+
+          if (len > 4096)
+            g_string_append_printf (shown, "%.4096s… (%" G_GSIZE_FORMAT " bytes)\n", lines[n], len);
+          else
+            g_string_append_printf (shown, "%s\n", lines[n]);
+        }
+      g_test_message ("%s:\n%s", names[i], shown->str);
+      g_string_free (shown, TRUE);
+    }
+}
+
 void
 env_set_up (Env *env)
 {
@@ -131,7 +160,7 @@ run_cli (Env                *env,
   r.status = exit_status_of (proc);
   r.out = bytes_to_str (out, &r.out_len);
   r.err = bytes_to_str (err, NULL);
-  g_test_message ("stdout:\n%s\nstderr:\n%s", r.out, r.err);
+  cli_log_streams (r.out, r.err);
   return r;
 }
 
@@ -325,7 +354,7 @@ proc_finish (Proc *p)
   r.out_len = p->out->len;
   r.out = g_string_free (p->out, FALSE);
   r.err = g_string_free (p->err, FALSE);
-  g_test_message ("stdout:\n%s\nstderr:\n%s", r.out, r.err);
+  cli_log_streams (r.out, r.err);
   g_object_unref (p->proc);
   g_free (p);
   return r;

@@ -88,4 +88,8 @@ Result               proc_finish     (Proc               *p);
 #define RUN(env, input, ...) run_cli ((env), (input), (const char * const []) { __VA_ARGS__, NULL })
 #define PROC_START(env, ...) proc_start ((env), (const char * const []) { __VA_ARGS__, NULL })
 
+/* Logs what a run printed, each line cut at 4 KiB. */
+void     cli_log_streams (const char *out,
+                          const char *err);
+
 G_END_DECLS

@@ -1512,7 +1512,7 @@ run_nested_in (Env                *env,
                       ? "{\"approval\": \"$ID\", \"approved\": true}"
                       : "{\"approval\": \"$ID\", \"approved\": false}");
   r = client_finish (c, &events);
-  g_test_message ("stdout: %s\nstderr: %s", r.out, r.err);
+  cli_log_streams (r.out, r.err);
   g_assert_cmpint (r.status, ==, 0);
   result_clear (&r);
   return events;
@@ -1958,7 +1958,7 @@ test_network_allowlist (gconstpointer data)
   result = json_node_get_object (json_parser_get_root (parser));
   stdout_text = json_object_get_string_member (result, "stdout");
   stderr_text = json_object_get_string_member (result, "stderr");
-  g_test_message ("stdout: %s\nstderr: %s", stdout_text, stderr_text);
+  cli_log_streams (stdout_text, stderr_text);
   /* The program prints what the proxy says of a refused request: curl the
    * answer's body, wget its status line. */
   both = g_strconcat (stdout_text, stderr_text, NULL);
@@ -2406,7 +2406,7 @@ run_example (Env                *env,
   r.status = exit_status_of (proc);
   r.out = bytes_to_str (out, &r.out_len);
   r.err = bytes_to_str (err, NULL);
-  g_test_message ("stdout:\n%s\nstderr:\n%s", r.out, r.err);
+  cli_log_streams (r.out, r.err);
   return r;
 }
 
