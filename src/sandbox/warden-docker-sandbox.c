@@ -267,13 +267,15 @@ add_bind_mount (JsonBuilder *b,
   json_builder_end_object (b);
 }
 
-/* "SOURCE:TARGET:rw,z": SELinux relabels SOURCE for containers. */
+/* "SOURCE:TARGET:rw,z" (or ro): SELinux relabels SOURCE for containers. */
 static void
 add_relabelled_bind (JsonBuilder *b,
                      const char  *source,
-                     const char  *target)
+                     const char  *target,
+                     gboolean     read_only)
 {
-  g_autofree char *bind = g_strdup_printf ("%s:%s:rw,z", source, target);
+  g_autofree char *bind = g_strdup_printf ("%s:%s:%s,z", source, target,
+                                           read_only ? "ro" : "rw");
 
   json_builder_add_string_value (b, bind);
 }
@@ -297,6 +299,12 @@ add_hiding_tmpfs (JsonBuilder *b,
   json_builder_end_object (b);
   json_builder_end_object (b);
 }
+
+/* Docker's and Podman's default read-only paths (oci/defaults.go), then
+ * all of /proc. */
+static const char * const readonly_paths[] = {
+  "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger", "/proc",
+};
 
 static JsonNode *
 container_config (WardenDockerSandbox *self)
@@ -361,9 +369,9 @@ container_config (WardenDockerSandbox *self)
     {
       json_builder_set_member_name (b, "Binds");
       json_builder_begin_array (b);
-      add_relabelled_bind (b, config->workspace, inside);
+      add_relabelled_bind (b, config->workspace, inside, FALSE);
       if (self->guard_dir != NULL)
-        add_relabelled_bind (b, self->guard_dir, GUARD_DIR_INSIDE);
+        add_relabelled_bind (b, self->guard_dir, GUARD_DIR_INSIDE, TRUE);
       json_builder_end_array (b);
     }
   json_builder_set_member_name (b, "Mounts");
@@ -373,8 +381,10 @@ container_config (WardenDockerSandbox *self)
   if (self->guard_dir != NULL)
     {
       add_bind_mount (b, warden_guard_get_helper_path (), GUARD_INSIDE, TRUE);
+      /* Read-only: connecting to a socket needs no write, and nothing in
+       * the sandbox may put a socket of its own where Warden looks. */
       if (!relabel)
-        add_bind_mount (b, self->guard_dir, GUARD_DIR_INSIDE, FALSE);
+        add_bind_mount (b, self->guard_dir, GUARD_DIR_INSIDE, TRUE);
       /* The way out through Warden's proxy; a connection to a socket in a
        * read-only mount is allowed. (Not relabelled on SELinux, as the
        * helper is not.) */
@@ -429,6 +439,14 @@ container_config (WardenDockerSandbox *self)
       json_builder_add_string_value (b, "ro,nosuid,nodev,noexec,size=4096,notmpcopyup");
     }
   json_builder_end_object (b);
+  /* /proc read-only: while a program waits for the user, no other process
+   * of the sandbox may rewrite it (or the runner) through /proc/PID/mem.
+   * Sending the list replaces the engine's own: its defaults come first. */
+  json_builder_set_member_name (b, "ReadonlyPaths");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < G_N_ELEMENTS (readonly_paths); i++)
+    json_builder_add_string_value (b, readonly_paths[i]);
+  json_builder_end_array (b);
   /* docker-init as PID 1 reaps what the commands leave behind. */
   json_builder_set_member_name (b, "Init");
   json_builder_add_boolean_value (b, TRUE);
