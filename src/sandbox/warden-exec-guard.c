@@ -30,6 +30,10 @@ struct _WardenGuardQuestion
   char           **argv;
   char           **chain;
   char            *cwd;
+  char            *exe;
+  char           **env;
+  guint64          cut;
+  guint            script;
   gboolean         answered;
 };
 
@@ -67,6 +71,8 @@ warden_guard_question_unref (WardenGuardQuestion *self)
   g_strfreev (self->argv);
   g_strfreev (self->chain);
   g_free (self->cwd);
+  g_free (self->exe);
+  g_strfreev (self->env);
   g_free (self);
 }
 
@@ -86,6 +92,30 @@ const char *
 warden_guard_question_get_cwd (WardenGuardQuestion *self)
 {
   return self->cwd;
+}
+
+const char *
+warden_guard_question_get_exe (WardenGuardQuestion *self)
+{
+  return self->exe;
+}
+
+const char * const *
+warden_guard_question_get_env (WardenGuardQuestion *self)
+{
+  return (const char * const *) self->env;
+}
+
+guint64
+warden_guard_question_get_cut (WardenGuardQuestion *self)
+{
+  return self->cut;
+}
+
+guint
+warden_guard_question_get_script (WardenGuardQuestion *self)
+{
+  return self->script;
 }
 
 void
@@ -254,6 +284,18 @@ split_words (GString *joined)
   return (char **) g_ptr_array_free (words, FALSE);
 }
 
+/* The question's fixed fields, before ARGC (see guard/warden-guard.c). */
+enum { FIELD_HEAD, FIELD_CWD, FIELD_EXE, FIELD_ENV, FIELD_CUT, FIELD_SCRIPT, FIELD_ARGC,
+       N_FIXED_FIELDS };
+
+static char *
+unescape_string (const char *field)
+{
+  g_autoptr(GString) text = unescape (field);
+
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
 static WardenGuardQuestion *
 parse_question (const char *line)
 {
@@ -262,19 +304,18 @@ parse_question (const char *line)
   g_autoptr(GPtrArray) chain = g_ptr_array_new_with_free_func (g_free);
   WardenGuardQuestion *q;
   guint id, n_fields = g_strv_length (fields);
-  guint64 argc;
+  guint64 argc, cut, script;
   guint i;
 
-  if (n_fields < 3 || sscanf (fields[0], "exec %u", &id) != 1 ||
-      !g_ascii_string_to_unsigned (fields[2], 10, 0, G_MAXUINT, &argc, NULL) ||
-      argc == 0 || 3 + argc > n_fields)
+  if (n_fields < N_FIXED_FIELDS || sscanf (fields[FIELD_HEAD], "exec %u", &id) != 1 ||
+      !g_ascii_string_to_unsigned (fields[FIELD_CUT], 10, 0, G_MAXUINT64, &cut, NULL) ||
+      !g_ascii_string_to_unsigned (fields[FIELD_SCRIPT], 10, 0, G_MAXUINT, &script, NULL) ||
+      !g_ascii_string_to_unsigned (fields[FIELD_ARGC], 10, 0, G_MAXUINT, &argc, NULL) ||
+      argc == 0 || N_FIXED_FIELDS + argc > n_fields || script >= argc ||
+      *fields[FIELD_EXE] == '\0')
     return NULL;
-  for (i = 3; i < 3 + argc; i++)
-    {
-      g_autoptr(GString) word = unescape (fields[i]);
-
-      g_ptr_array_add (argv, g_string_free (g_steal_pointer (&word), FALSE));
-    }
+  for (i = N_FIXED_FIELDS; i < N_FIXED_FIELDS + argc; i++)
+    g_ptr_array_add (argv, unescape_string (fields[i]));
   g_ptr_array_add (argv, NULL);
   for (; i < n_fields; i++)
     {
@@ -294,11 +335,15 @@ parse_question (const char *line)
   q = g_new0 (WardenGuardQuestion, 1);
   g_atomic_ref_count_init (&q->ref_count);
   q->id = id;
+  q->cwd = unescape_string (fields[FIELD_CWD]);
+  q->exe = unescape_string (fields[FIELD_EXE]);
   {
-    g_autoptr(GString) cwd = unescape (fields[1]);
+    g_autoptr(GString) env = unescape (fields[FIELD_ENV]);
 
-    q->cwd = g_string_free (g_steal_pointer (&cwd), FALSE);
+    q->env = split_words (env);
   }
+  q->cut = cut;
+  q->script = (guint) script;
   q->argv = (char **) g_ptr_array_free (g_steal_pointer (&argv), FALSE);
   q->chain = (char **) g_ptr_array_free (g_steal_pointer (&chain), FALSE);
   return q;

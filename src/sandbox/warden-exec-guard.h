@@ -26,6 +26,19 @@ const char * const  *warden_guard_question_get_argv  (WardenGuardQuestion *self)
  * (warden_guard_quote_argv()); a forked copy of its parent is not repeated. */
 const char * const  *warden_guard_question_get_chain (WardenGuardQuestion *self);
 const char          *warden_guard_question_get_cwd   (WardenGuardQuestion *self);
+/* The file that really runs (/proc/PID/exe): a script's interpreter, never
+ * a name the caller chose. */
+const char          *warden_guard_question_get_exe   (WardenGuardQuestion *self);
+/* NAME=VALUE entries the program's environment gained since its command
+ * started (new or changed), empty when none. */
+const char * const  *warden_guard_question_get_env   (WardenGuardQuestion *self);
+/* Bytes of the program's words, environment or chain the guard left out
+ * (a question is bounded); 0 when nothing was cut. */
+guint64              warden_guard_question_get_cut   (WardenGuardQuestion *self);
+/* When the kernel ran a "#!" script: the index in argv of the script's
+ * path (argv is then the interpreter, its argument, the script, its
+ * arguments); 0 otherwise. */
+guint                warden_guard_question_get_script (WardenGuardQuestion *self);
 /* Lets it run, or kills it before it runs (its caller sees a child killed
  * by SIGKILL). Once; later calls, and calls after the command ended, do
  * nothing. */

@@ -29,6 +29,7 @@ typedef struct
   char          *deny;       /* argv[0] (as quoted) denied */
   gboolean       hold;       /* keep questions open; the test answers */
   guint          rm_asked;   /* questions about rm (the racer) */
+  guint          scripts_seen; /* questions about a "#!" script, its path at argv[1] */
   gboolean       docker;
 } Fixture;
 
@@ -99,6 +100,8 @@ guard_cb (WardenGuardQuestion *q,
 
   if (strcmp (words[0], "rm") == 0)
     f->rm_asked++;
+  if (warden_guard_question_get_script (q) == 1 && g_str_has_suffix (argv[1], "test.sh"))
+    f->scripts_seen++;
   /* The racer asks thousands of times: only the first few are kept. */
   if (f->asked->len < 200)
     g_ptr_array_add (f->asked, g_strdup_printf ("%s ← %s", text, chain));
@@ -233,8 +236,10 @@ test_argv0_lie (Fixture       *f,
   g_assert_false (asked_about (f, "true"));
 }
 
-/* A script started by its path is asked about by its path; the argv of a
- * script on another program (argv[0] lying again) is that program. */
+/* A script started by its path is asked about as the kernel runs it: its
+ * interpreter with the script's path (which the question points at); the
+ * argv of a script on another program (argv[0] lying again) is that
+ * program. */
 static void
 test_script_by_path (Fixture       *f,
                      gconstpointer  data)
@@ -249,7 +254,8 @@ test_script_by_path (Fixture       *f,
                    &error);
   g_assert_no_error (error);
   g_assert_nonnull (strstr (r->stdout_text, "script ran"));
-  g_assert_true (asked_about (f, "./test.sh ← sh -c ./test.sh ← "));
+  g_assert_true (asked_about (f, "sh ./test.sh ← sh -c ./test.sh ← "));
+  g_assert_cmpuint (f->scripts_seen, ==, 1);
   g_assert_true (asked_about (f, "rm ./test.sh ← bash -c "));
   g_assert_true (workspace_has (f, "test.sh"));
 }

@@ -21,18 +21,29 @@
  * program ever runs unchecked. If Warden stops answering (fd N closed),
  * every later exec is denied.
  *
- * Every traced process gets a seccomp filter that refuses ptrace and
- * process_vm_writev, so nothing inside can trace, or write into, another.
+ * The code it watches may be hostile (install_filter ()): no traced process
+ * can leave the trace (CLONE_UNTRACED, clone3), start a program untraced
+ * (every exec is handed to the guard first), trace, read or write another
+ * process, or signal, pidfd or prlimit the guard or the relay; the guard
+ * is not dumpable, so its memory, descriptors and environment are closed to
+ * them. What Warden is asked about is what the kernel runs, re-read before
+ * the program goes on.
  *
  * Statically linked, it runs in any image (glibc, musl, busybox).
  *
  * Protocol on fd N (a stream socket), one message per line:
  *   guard → Warden: "exec ID PID RUN" then, tab-separated and each escaped
- *                   (\\ \t \n as two characters), the new program's cwd, its
- *                   argc and argv — argv[0] replaced by the path of the file
- *                   that runs unless it leads there (program_word()) — and
- *                   for each ancestor (nearest first) its argv as one field of
- *                   NUL-joined words escaped as \0.
+ *                   (\\ \t \n \0 as two characters):
+ *                   CWD, EXE (/proc/PID/exe: the file that runs),
+ *                   ENV (the NAME=VALUE entries the program's environment
+ *                   gained since its command started, NUL-joined),
+ *                   CUT (bytes left out: a question is bounded, see
+ *                   ARGV_LIMIT), SCRIPT (0, or the index in ARGV of a "#!"
+ *                   script's path when the kernel ran one), ARGC, the ARGV
+ *                   words as the kernel runs them — word 0 replaced by EXE
+ *                   unless it leads there (program_word()) — and for each
+ *                   ancestor (nearest first) its argv as one field of
+ *                   NUL-joined words.
  *   Warden → guard: "allow ID" or "deny ID".
  *   guard → Warden: "exit STATUS" when PROGRAM ended (wait status).
  *
@@ -49,8 +60,9 @@
  *                    own, followed by the guard; its programs are asked
  *                    about when GUARD is 1) and its standard input; "kill RUN" (every process of the
  *                    command, setsid or not when traced, and its group);
- *                    "forget RUN" (Warden stopped waiting for its output).
- *   runner → Warden: "started RUN PID", "out RUN STREAM LEN" and LEN bytes
+ *                    "forget RUN" (Warden stopped waiting for its output);
+ *                    "ping N" (is the runner still there?).
+ *   runner → Warden: "pong N" at once, "started RUN PID", "out RUN STREAM LEN" and LEN bytes
  *                    of its standard output (1) or error (2), "exit RUN
  *                    STATUS" (wait status), "eof RUN" when both outputs
  *                    ended.
@@ -70,6 +82,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -109,7 +122,33 @@ typedef struct
   unsigned id;        /* of the question it waits on */
   unsigned run;       /* --serve: the command it belongs to (0: the only one) */
   int    needs_options; /* --serve: a command's first process, at its first stop */
+  /* While it waits: what Warden was told runs, checked again before it
+   * runs (no other process can write it with /proc read-only and without
+   * ptrace and process_vm_writev; this is the last line if one could). */
+  char  *asked_exe;
+  char  *asked_env;
+  size_t asked_env_len;
 } Proc;
+
+/* What one question may carry (a 40-deep chain of long argument lists once
+ * cost Warden 185 MB): the program's words up to ARGV_LIMIT bytes, the
+ * environment it gained up to ENV_LIMIT, each link of the chain up to
+ * LINK_LIMIT and LINKS_LIMIT links. What is left out is counted in the
+ * question (CUT); Warden never lets a cut question run unasked. */
+#define ARGV_LIMIT  (256 * 1024)
+#define ENV_LIMIT   (32 * 1024)
+#define LINK_LIMIT  (4 * 1024)
+#define LINKS_LIMIT 16
+
+/* The environment a command started with (--serve: per command, else the
+ * one PROGRAM): what a started program's environment is compared with. */
+typedef struct
+{
+  char  *data;      /* NUL-joined NAME=VALUE, as /proc/PID/environ */
+  size_t len;
+} Env;
+
+static Env *env_of_run (unsigned run);
 
 static Proc procs[MAX_PROCS];
 static unsigned n_procs;
@@ -208,6 +247,8 @@ remove_proc (pid_t pid)
   if (p == NULL)
     return;
   free (p->argv);
+  free (p->asked_exe);
+  free (p->asked_env);
   *p = procs[--n_procs];
 }
 
@@ -322,6 +363,23 @@ let_run (Proc *p,
   snprintf (path, sizeof path, "/proc/%d/cmdline", (int) p->pid);
   p->argv = read_file (path, &p->argv_len);
   ptrace (PTRACE_CONT, p->pid, 0, sig);
+}
+
+/* The command itself starts (Warden checked it before it sent it): its
+ * environment is the one its programs are compared with. */
+static void
+let_command_run (Proc *p)
+{
+  Env *env = env_of_run (p->run);
+  char path[64];
+
+  if (env != NULL)
+    {
+      free (env->data);
+      snprintf (path, sizeof path, "/proc/%d/environ", (int) p->pid);
+      env->data = read_file (path, &env->len);
+    }
+  let_run (p, 0);
 }
 
 /* argv[0] is whatever the caller chose: "true" can name /usr/bin/rm. It is
@@ -442,16 +500,187 @@ script_offset (pid_t       pid,
   return 0;
 }
 
+/* "exec ID PID RUN": the question's head. */
+static void
+add_head (Buf  *b,
+          Proc *p)
+{
+  char head[64];
+
+  snprintf (head, sizeof head, "exec %u %d %u", p->id, (int) p->pid, p->run);
+  buf_add_str (b, head);
+}
+
+/* One NUL-joined field (an argv, an environment) of at most @limit bytes,
+ * cut at a word's end where it can be; returns the bytes left out. */
+static size_t
+add_joined (Buf        *b,
+            const char *data,
+            size_t      len,
+            size_t      limit)
+{
+  size_t keep = len;
+
+  if (len > limit)
+    {
+      keep = limit;
+      /* Whole words where there is one to end at. */
+      for (size_t i = limit; i > 0; i--)
+        if (data[i - 1] == '\0')
+          {
+            keep = i;
+            break;
+          }
+    }
+  buf_add (b, "\t", 1);
+  buf_add_escaped (b, data, keep);
+  return len - keep;
+}
+
+/* The entries of @env (NUL-joined) that are not, verbatim, in @base: what
+ * a program's environment gained since its command started. */
+static char *
+env_gained (const char *env,
+            size_t      env_len,
+            const Env  *base,
+            size_t     *len_out)
+{
+  Buf b = { 0 };
+
+  for (size_t i = 0; i < env_len;)
+    {
+      size_t n = strnlen (env + i, env_len - i);
+      int found = 0;
+
+      for (size_t j = 0; base != NULL && base->data != NULL && j < base->len && !found;)
+        {
+          size_t m = strnlen (base->data + j, base->len - j);
+
+          found = m == n && memcmp (base->data + j, env + i, n) == 0;
+          j += m + 1;
+        }
+      if (!found && n > 0)
+        buf_add (&b, env + i, n + 1);
+      i += n + 1;
+    }
+  if (b.data == NULL)
+    buf_add (&b, "", 0);
+  *len_out = b.len;
+  return b.data;
+}
+
+/* The index of a "#!" script's path among the words of @argv, or 0 (see
+ * script_offset ()): only if the interpreter named is what runs. */
+static unsigned
+script_index (Proc       *p,
+              const char *exe_word)
+{
+  size_t offset = p->argv_len > 0 ? script_offset (p->pid, p->argv, p->argv_len) : 0;
+  unsigned index = 0;
+
+  if (offset == 0 || strcmp (exe_word, p->argv) != 0)
+    return 0;
+  for (size_t i = 0; i < offset; i++)
+    index += p->argv[i] == '\0';
+  return index;
+}
+
+/* The program's words: word 0 as program_word () names it, the rest as
+ * the kernel gave them (a script's interpreter first). Returns the bytes
+ * left out; *argc_out the words sent. */
+static size_t
+add_argv (Buf        *b,
+          Proc       *p,
+          const char *word0,
+          unsigned   *argc_out)
+{
+  size_t budget = ARGV_LIMIT, cut = 0;
+  size_t i = p->argv_len > 0 ? strlen (p->argv) + 1 : 0;
+  unsigned argc = 1;
+  Buf words = { 0 };
+
+  buf_add (&words, word0, strlen (word0) + 1);
+  budget -= words.len < budget ? words.len : budget;
+  for (; i < p->argv_len; )
+    {
+      size_t n = strnlen (p->argv + i, p->argv_len - i);
+
+      if (n + 1 > budget)
+        {
+          cut = p->argv_len - i;
+          break;
+        }
+      buf_add (&words, p->argv + i, n + 1);
+      budget -= n + 1;
+      argc++;
+      i += n + 1;
+    }
+  {
+    char count[32];
+
+    snprintf (count, sizeof count, "\t%u", argc);
+    buf_add_str (b, count);
+  }
+  /* Each word its own field. */
+  for (size_t j = 0; j < words.len;)
+    {
+      size_t n = strlen (words.data + j);
+
+      buf_add (b, "\t", 1);
+      buf_add_escaped (b, words.data + j, n);
+      j += n + 1;
+    }
+  free (words.data);
+  *argc_out = argc;
+  return cut;
+}
+
+/* The chain: what @p ran before (@before), then each ancestor's program,
+ * nearest first, LINKS_LIMIT links of LINK_LIMIT bytes at most. */
+static size_t
+add_chain (Buf        *b,
+           Proc       *p,
+           const char *before,
+           size_t      before_len)
+{
+  size_t cut = 0;
+  unsigned links = 0, depth = 0;
+
+  if (before != NULL)
+    {
+      cut += add_joined (b, before, before_len, LINK_LIMIT);
+      links++;
+    }
+  /* 64 steps up at most: parents are read from /proc, never trusted to end. */
+  for (Proc *a = find_proc (p->parent); a != NULL && depth < 64;
+       a = find_proc (a->parent), depth++)
+    {
+      if (links == LINKS_LIMIT)
+        {
+          cut += a->argv_len;
+          continue;
+        }
+      cut += add_joined (b, a->argv ? a->argv : "", a->argv ? a->argv_len : 0, LINK_LIMIT);
+      links++;
+    }
+  return cut;
+}
+
+/* @p stopped at an exec: Warden is asked about what runs now, as the kernel
+ * runs it. The line (see the top of this file):
+ *   exec ID PID RUN \t CWD \t EXE \t ENV \t CUT \t SCRIPT \t ARGC \t ARGV… \t CHAIN… */
 static void
 ask (Proc *p)
 {
   char path[64];
-  char head[64];
   char cwd[4096];
-  ssize_t cwd_len;
-  Buf b = { 0 };
+  char exe[4096];
+  char number[64];
+  ssize_t cwd_len, exe_len;
+  Buf b = { 0 }, rest = { 0 };
   unsigned argc = 0;
-  size_t script;
+  size_t cut = 0, env_len = 0, gained_len = 0;
+  char *env, *gained, *word0;
 
   /* What this process ran before: its parent's copy after a fork (the
    * chain's first link then), or the program that exec'd this one. */
@@ -460,13 +689,21 @@ ask (Proc *p)
 
   snprintf (path, sizeof path, "/proc/%d/cmdline", p->pid);
   p->argv = read_file (path, &p->argv_len);
-  if (p->argv == NULL)
+  snprintf (path, sizeof path, "/proc/%d/exe", p->pid);
+  exe_len = readlink (path, exe, sizeof exe - 1);
+  snprintf (path, sizeof path, "/proc/%d/environ", p->pid);
+  env = read_file (path, &env_len);
+  word0 = p->argv != NULL ? program_word (p->pid, p->argv_len > 0 ? p->argv : "") : NULL;
+  if (p->argv == NULL || exe_len <= 0 || env == NULL || word0 == NULL)
     {
       /* Gone already, or unreadable: not run. */
       free (before);
+      free (env);
+      free (word0);
       kill (p->pid, SIGKILL);
       return;
     }
+  exe[exe_len] = '\0';
   snprintf (path, sizeof path, "/proc/%d/cwd", p->pid);
   cwd_len = readlink (path, cwd, sizeof cwd - 1);
   if (cwd_len < 0)
@@ -474,89 +711,86 @@ ask (Proc *p)
 
   p->id = next_id++;
   p->waiting = 1;
-  snprintf (head, sizeof head, "exec %u %d %u\t", p->id, (int) p->pid, p->run);
-  buf_add_str (&b, head);
+  add_head (&b, p);
+  buf_add (&b, "\t", 1);
   buf_add_escaped (&b, cwd, (size_t) cwd_len);
-  for (size_t i = 0; i < p->argv_len; i++)
-    argc += p->argv[i] == '\0';
-  if (argc == 0)
-    argc = 1;  /* execve with an empty argv: the program alone */
-  script = p->argv_len > 0 ? script_offset (p->pid, p->argv, p->argv_len) : 0;
-  if (script > 0)
-    {
-      /* Only if the interpreter is what runs: execve of rm with the argv
-       * of a script is rm. */
-      char *program = program_word (p->pid, p->argv);
+  buf_add (&b, "\t", 1);
+  buf_add_escaped (&b, exe, (size_t) exe_len);
+  gained = env_gained (env, env_len, env_of_run (p->run), &gained_len);
+  cut += add_joined (&b, gained, gained_len, ENV_LIMIT);
+  free (gained);
 
-      if (program == NULL || strcmp (program, p->argv) != 0)
-        script = 0;
-      free (program);
-    }
-  if (script > 0)
-    {
-      /* The script's path and its arguments: the interpreter is what its
-       * own first line names. */
-      for (size_t i = 0; i < script; i++)
-        argc -= p->argv[i] == '\0';
-      snprintf (head, sizeof head, "\t%u", argc);
-      buf_add_str (&b, head);
-    }
-  else
+  /* The count of what is left out comes before the words, which are built
+   * first. */
   {
-    char *program;
+    unsigned script = script_index (p, word0);
 
-    snprintf (head, sizeof head, "\t%u", argc);
-    buf_add_str (&b, head);
-    program = program_word (p->pid, p->argv_len > 0 ? p->argv : "");
-
-    if (program == NULL)
-      {
-        kill (p->pid, SIGKILL);
-        p->waiting = 0;
-        free (b.data);
-        free (before);
-        return;
-      }
-    buf_add (&b, "\t", 1);
-    buf_add_escaped (&b, program, strlen (program));
-    free (program);
-  }
-  for (size_t i = script > 0 ? script : p->argv_len > 0 ? strlen (p->argv) + 1 : 0;
-       i < p->argv_len;)
-    {
-      size_t word = strlen (p->argv + i);
-
-      buf_add (&b, "\t", 1);
-      buf_add_escaped (&b, p->argv + i, word);
-      i += word + 1;
-    }
-  /* The chain: what this process ran before, then each ancestor's
-   * program, nearest first (Warden drops a link equal to the one before). */
-  if (before != NULL)
-    {
-      buf_add (&b, "\t", 1);
-      buf_add_escaped (&b, before, before_len);
-    }
-  free (before);
-  {
-    unsigned depth = 0;
-
-    for (Proc *a = find_proc (p->parent); a != NULL && depth < 64;
-         a = find_proc (a->parent), depth++)
-      {
-        buf_add (&b, "\t", 1);
-        buf_add_escaped (&b, a->argv ? a->argv : "", a->argv ? a->argv_len : 0);
-      }
+    cut += add_argv (&rest, p, word0, &argc);
+    cut += add_chain (&rest, p, before, before_len);
+    snprintf (number, sizeof number, "\t%zu\t%u", cut, script);
+    buf_add_str (&b, number);
+    buf_add (&b, rest.data, rest.len);
   }
   buf_add (&b, "\n", 1);
   write_all (b.data, b.len);
   free (b.data);
-  if (sock_dead)
+  free (rest.data);
+  free (before);
+  free (word0);
+  free (p->asked_exe);
+  free (p->asked_env);
+  p->asked_exe = strdup (exe);
+  p->asked_env = env;
+  p->asked_env_len = env_len;
+  if (sock_dead || p->asked_exe == NULL)
     {
       /* Nobody to ask: not run. */
       p->waiting = 0;
       kill (p->pid, SIGKILL);
     }
+}
+
+/* Before @p runs on Warden's word: it is still what Warden was asked
+ * about (its words, its program, its environment). */
+static int
+unchanged_since_asked (Proc *p)
+{
+  char path[64];
+  char exe[4096];
+  ssize_t exe_len;
+  size_t len;
+  char *now;
+  int same;
+
+  snprintf (path, sizeof path, "/proc/%d/exe", p->pid);
+  exe_len = readlink (path, exe, sizeof exe - 1);
+  if (exe_len <= 0 || p->asked_exe == NULL)
+    return 0;
+  exe[exe_len] = '\0';
+  if (strcmp (exe, p->asked_exe) != 0)
+    return 0;
+  snprintf (path, sizeof path, "/proc/%d/cmdline", p->pid);
+  now = read_file (path, &len);
+  same = now != NULL && len == p->argv_len && memcmp (now, p->argv, len) == 0;
+  free (now);
+  if (!same)
+    return 0;
+  snprintf (path, sizeof path, "/proc/%d/environ", p->pid);
+  now = read_file (path, &len);
+  same = now != NULL && p->asked_env != NULL && len == p->asked_env_len &&
+         memcmp (now, p->asked_env, len) == 0;
+  free (now);
+  return same;
+}
+
+static void
+forget_asked (Proc *p)
+{
+  free (p->asked_exe);
+  free (p->asked_env);
+  p->asked_exe = NULL;
+  p->asked_env = NULL;
+  p->asked_env_len = 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -582,10 +816,11 @@ answer (const char *line)
     if (procs[i].waiting && procs[i].id == id)
       {
         procs[i].waiting = 0;
-        if (allow)
+        if (allow && unchanged_since_asked (&procs[i]))
           ptrace (PTRACE_CONT, procs[i].pid, 0, 0);
         else
           kill (procs[i].pid, SIGKILL);
+        forget_asked (&procs[i]);
         return;
       }
 }
@@ -626,36 +861,165 @@ read_answers (void)
 /* ------------------------------------------------------------------------ */
 /* The program */
 
-/* In each traced process, before PROGRAM: no ptrace (it could not trace a
- * process the guard traces anyway, but it could take over one that left),
- * no process_vm_writev, no other architecture's system calls. */
+/* Who the traced code may not touch: the guard (or runner) itself, its
+ * parent (the relay, when there is one) and its process group. Set in the
+ * guard before it starts anything. */
+static pid_t guard_pid, guard_parent, guard_pgid;
+
+/* The options every traced process gets. TRACESECCOMP: the filter below
+ * hands each exec to the guard first (SECCOMP_RET_TRACE), so a process the
+ * guard does not trace cannot start a program at all. */
+#define TRACE_OPTIONS (PTRACE_O_TRACEEXEC | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
+                       PTRACE_O_TRACECLONE | PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL)
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+# error "warden-guard: the filter reads the low half of arguments as little-endian"
+#endif
+#define ARG_LO(n) (offsetof (struct seccomp_data, args) + 8 * (n))
+
+#define MAX_FILTER 96
+
+typedef struct
+{
+  struct sock_filter insn[MAX_FILTER];
+  unsigned short     len;
+} Filter;
+
+static void
+emit (Filter             *f,
+      struct sock_filter  insn)
+{
+  if (f->len == MAX_FILTER)
+    {
+      fprintf (stderr, "warden-guard: the system call filter is too long\n");
+      _exit (125);
+    }
+  f->insn[f->len++] = insn;
+}
+
+/* If the system call is @nr, return @action. */
+static void
+emit_nr_returns (Filter   *f,
+                 unsigned  nr,
+                 unsigned  action)
+{
+  emit (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1));
+  emit (f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, action));
+}
+
+/* If the system call is @nr and bits @bits of the low half of argument
+ * @arg are set, EPERM; other calls of @nr are allowed. */
+static void
+emit_nr_flag_refused (Filter   *f,
+                      unsigned  nr,
+                      unsigned  arg,
+                      unsigned  bits)
+{
+  emit (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 4));
+  emit (f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, ARG_LO (arg)));
+  emit (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JSET | BPF_K, bits, 0, 1));
+  emit (f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM));
+  emit (f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+}
+
+/* In each traced process, before PROGRAM (filters are inherited and can
+ * only be added to):
+ * - no leaving the trace: clone with CLONE_UNTRACED is refused, clone3
+ *   (whose flags a filter cannot read) fails with ENOSYS so libc falls back
+ *   to clone, and every exec goes to the guard first (SECCOMP_RET_TRACE:
+ *   with no tracer it fails with ENOSYS), nor may a filter of its own hand
+ *   execs to a listener in the sandbox (SECCOMP_FILTER_FLAG_NEW_LISTENER);
+ * - no reaching another process: ptrace, process_vm_readv/writev,
+ *   pidfd_getfd;
+ * - no reaching the guard: signals, pidfd_open and prlimit aimed at the
+ *   guard, its parent (the relay), their process groups, or at every
+ *   process (kill -1);
+ * - no other architecture's system calls. */
 static void
 install_filter (void)
 {
-  struct sock_filter filter[] = {
-    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
-    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0),
-    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
-#ifdef __x86_64__
-    /* x32 system calls are another table. */
-    BPF_JUMP (BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),
-    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-#endif
-    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_ptrace, 0, 1),
-    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_writev, 0, 1),
-    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-  };
-  struct sock_fprog prog = { sizeof filter / sizeof filter[0], filter };
+  static const unsigned refused[] = { __NR_ptrace, __NR_process_vm_readv,
+                                      __NR_process_vm_writev, __NR_pidfd_getfd };
+  static const unsigned aimed[] = { __NR_kill, __NR_tkill, __NR_tgkill, __NR_rt_sigqueueinfo,
+                                    __NR_rt_tgsigqueueinfo, __NR_pidfd_open, __NR_prlimit64 };
+  unsigned protect[6];
+  unsigned n_protect = 0;
+  Filter f = { .len = 0 };
+  struct sock_fprog prog;
 
+  protect[n_protect++] = (unsigned) -1;
+  if (guard_pid > 1)
+    {
+      protect[n_protect++] = (unsigned) guard_pid;
+      protect[n_protect++] = (unsigned) -guard_pid;
+    }
+  if (guard_parent > 1)
+    {
+      protect[n_protect++] = (unsigned) guard_parent;
+      protect[n_protect++] = (unsigned) -guard_parent;
+    }
+  if (guard_pgid > 1 && guard_pgid != guard_pid && guard_pgid != guard_parent)
+    protect[n_protect++] = (unsigned) -guard_pgid;
+
+  emit (&f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
+                                           offsetof (struct seccomp_data, arch)));
+  emit (&f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0));
+  emit (&f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+  emit (&f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
+                                           offsetof (struct seccomp_data, nr)));
+#ifdef __x86_64__
+  /* x32 system calls are another table. */
+  emit (&f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1));
+  emit (&f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+#endif
+  for (unsigned i = 0; i < sizeof refused / sizeof refused[0]; i++)
+    emit_nr_returns (&f, refused[i], SECCOMP_RET_ERRNO | EPERM);
+  emit_nr_returns (&f, __NR_clone3, SECCOMP_RET_ERRNO | ENOSYS);
+  emit_nr_returns (&f, __NR_execve, SECCOMP_RET_TRACE);
+  emit_nr_returns (&f, __NR_execveat, SECCOMP_RET_TRACE);
+  emit_nr_flag_refused (&f, __NR_clone, 0, CLONE_UNTRACED);
+  emit_nr_flag_refused (&f, __NR_seccomp, 1, SECCOMP_FILTER_FLAG_NEW_LISTENER);
+  /* The calls aimed at a process: each jumps over the rest of the list and
+   * the ALLOW after it, to the check of its first argument. */
+  for (unsigned i = 0, n = sizeof aimed / sizeof aimed[0]; i < n; i++)
+    emit (&f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, aimed[i],
+                                             (unsigned char) (n - i), 0));
+  emit (&f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  emit (&f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, ARG_LO (0)));
+  for (unsigned i = 0; i < n_protect; i++)
+    {
+      emit (&f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, protect[i], 0, 1));
+      emit (&f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM));
+    }
+  emit (&f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+
+  prog.len = f.len;
+  prog.filter = f.insn;
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
       syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
     {
       perror ("warden-guard: seccomp");
       _exit (125);
     }
+}
+
+/* The start of a process the guard traces, in the child of fork(): its
+ * own session and process group (a signal to its group reaches the command,
+ * never the guard, and no process of it can join the guard's group, which
+ * setpgid allows only within one session), traced, filtered, and stopped
+ * once so that the guard sets its options before its first exec. */
+static void
+become_tracee (void)
+{
+  if (setsid () < 0)
+    setpgid (0, 0);
+  if (ptrace (PTRACE_TRACEME, 0, 0, 0) != 0)
+    {
+      perror ("warden-guard: ptrace");
+      _exit (125);
+    }
+  install_filter ();
+  raise (SIGSTOP);
 }
 
 static int
@@ -686,9 +1050,11 @@ typedef struct
   int      exited;
   int      first_exec_done;
   int      killed;      /* what it still starts dies at once */
+  Env      env;         /* what its /bin/sh started with */
 } Run;
 
 static Run runs[MAX_RUNS];
+static Env command_env;   /* not --serve: PROGRAM's */
 
 static Run *
 find_run (unsigned id)
@@ -697,6 +1063,17 @@ find_run (unsigned id)
     if (runs[i].id == id && id != 0)
       return &runs[i];
   return NULL;
+}
+
+static Env *
+env_of_run (unsigned run)
+{
+  Run *r;
+
+  if (run == 0)
+    return &command_env;
+  r = find_run (run);
+  return r != NULL ? &r->env : NULL;
 }
 
 static Run *
@@ -729,6 +1106,7 @@ free_run (Run *r)
   close_fd (&r->out[1]);
   close_fd (&r->in);
   free (r->in_data);
+  free (r->env.data);
   memset (r, 0, sizeof *r);
   r->out[0] = r->out[1] = r->in = -1;
 }
@@ -831,14 +1209,7 @@ start_run (char *line)
         }
       /* Traced guarded or not: the runner follows every process of the
        * command, so that a time limit or Stop ends them all. */
-      if (ptrace (PTRACE_TRACEME, 0, 0, 0) != 0)
-        {
-          perror ("warden-guard: ptrace");
-          _exit (125);
-        }
-      install_filter ();
-      /* No stop before: the exec itself stops it (a SIGTRAP, the options
-       * not being set yet), one round trip fewer. */
+      become_tracee ();
       execve (argv[0], argv, env);
       fprintf (stderr, "warden-guard: /bin/sh: %s\n", strerror (errno));
       _exit (127);
@@ -906,6 +1277,14 @@ serve_line (char *line)
     start_run (line);
   else if (sscanf (line, "kill %u", &id) == 1)
     kill_run (id);
+  else if (sscanf (line, "ping %u", &id) == 1)
+    {
+      /* Warden checks that the runner still answers. */
+      char pong[32];
+
+      snprintf (pong, sizeof pong, "pong %u\n", id);
+      send_line (pong);
+    }
   else if (sscanf (line, "forget %u", &id) == 1)
     {
       Run *r = find_run (id);
@@ -1030,18 +1409,23 @@ serve_wait_status (pid_t pid,
     return;
   if (p != NULL && p->needs_options)
     {
-      /* A command's first process, stopped by its exec of /bin/sh (a
-       * SIGTRAP: no options yet). That is the command Warden sent. */
-      Run *r = find_run (p->run);
-
+      /* A command's first process, at its own SIGSTOP before the exec of
+       * /bin/sh (become_tracee ()): its options, before it can fork. */
       p->needs_options = 0;
       p->started = 1;
-      ptrace (PTRACE_SETOPTIONS, pid, 0,
-              PTRACE_O_TRACEEXEC | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
-              PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL);
-      if (r != NULL)
-        r->first_exec_done = 1;
-      let_run (p, WSTOPSIG (status) == SIGTRAP ? 0 : WSTOPSIG (status));
+      if (ptrace (PTRACE_SETOPTIONS, pid, 0, TRACE_OPTIONS) != 0)
+        {
+          kill (pid, SIGKILL);
+          return;
+        }
+      ptrace (PTRACE_CONT, pid, 0, WSTOPSIG (status) == SIGSTOP ? 0 : WSTOPSIG (status));
+      return;
+    }
+  if (event == PTRACE_EVENT_SECCOMP)
+    {
+      /* An exec about to happen in a traced process: the exec stop that
+       * follows is where it is checked. */
+      ptrace (PTRACE_CONT, pid, 0, 0);
       return;
     }
   if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE)
@@ -1079,7 +1463,7 @@ serve_wait_status (pid_t pid,
         {
           /* The command itself: Warden checked it before it sent it. */
           r->first_exec_done = 1;
-          let_run (p, 0);
+          let_command_run (p);
         }
       else if (r != NULL && !r->guarded)
         {
@@ -1189,6 +1573,18 @@ main (int    argc,
   int serving = argc == 4 && strcmp (argv[1], "--serve") == 0 &&
                 strcmp (argv[2], "--socket") == 0;
 
+  /* First of all: the code this process watches (or, as the relay, carries
+   * the connections of) runs as the same user. Not dumpable, its memory,
+   * descriptors and environment are closed to that code (/proc/PID/mem,
+   * process_vm_*, pidfd_getfd all need CAP_SYS_PTRACE then, which the
+   * sandbox has not). The exec of this binary made it dumpable again, and
+   * nothing of the sandbox's runs yet. */
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+    die ("prctl (PR_SET_DUMPABLE)");
+  guard_pid = getpid ();
+  guard_parent = getppid ();
+  guard_pgid = getpgid (0);
+
   if (argc >= 6 && strcmp (argv[1], "--relay") == 0 && strcmp (argv[4], "--") == 0)
     {
       int port = atoi (argv[2]);
@@ -1256,13 +1652,7 @@ main (int    argc,
     {
       sigprocmask (SIG_UNBLOCK, &mask, NULL);
       signal (SIGPIPE, SIG_DFL);
-      if (ptrace (PTRACE_TRACEME, 0, 0, 0) != 0)
-        {
-          perror ("warden-guard: ptrace");
-          _exit (125);
-        }
-      install_filter ();
-      raise (SIGSTOP);
+      become_tracee ();
       execvp (argv[4], argv + 4);
       fprintf (stderr, "warden-guard: %s: %s\n", argv[4], strerror (errno));
       _exit (errno == ENOENT ? 127 : 126);
@@ -1270,9 +1660,7 @@ main (int    argc,
 
   if (waitpid (child, &status, 0) != child || !WIFSTOPPED (status))
     die ("the first stop");
-  if (ptrace (PTRACE_SETOPTIONS, child, 0,
-              PTRACE_O_TRACEEXEC | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
-              PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL) != 0)
+  if (ptrace (PTRACE_SETOPTIONS, child, 0, TRACE_OPTIONS) != 0)
     die ("ptrace options");
   add_proc (child, 0)->started = 1;
   ptrace (PTRACE_CONT, child, 0, 0);
@@ -1314,6 +1702,13 @@ main (int    argc,
             continue;
 
           p = find_proc (pid);
+          if (event == PTRACE_EVENT_SECCOMP)
+            {
+              /* An exec about to happen in a traced process: checked at
+               * the exec stop that follows. */
+              ptrace (PTRACE_CONT, pid, 0, 0);
+              continue;
+            }
           if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
               event == PTRACE_EVENT_CLONE)
             {
@@ -1342,7 +1737,7 @@ main (int    argc,
                 {
                   /* PROGRAM itself: Warden checked it before it started. */
                   first = 0;
-                  let_run (p, 0);
+                  let_command_run (p);
                 }
               else
                 ask (p);
