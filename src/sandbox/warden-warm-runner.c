@@ -73,9 +73,11 @@ typedef struct
   gboolean                 exited;
   int                      exit_code;
   gboolean                 eof;
+  guint                    wait_pong;  /* returns once the runner answers this ping */
 } WarmRun;
 
 static void read_next_line (WardenWarmRunner *self);
+static void watch_runner (WardenWarmRunner *self);
 
 static gboolean flush_cb (int fd, GIOCondition condition, gpointer user_data);
 
@@ -149,7 +151,8 @@ maybe_done (WarmRun *run)
 {
   g_autoptr(GTask) task = NULL;
 
-  if (!run->exited || !run->eof || warden_exec_watch_get_returned (run->watch))
+  if (!run->exited || !run->eof || run->wait_pong != 0 ||
+      warden_exec_watch_get_returned (run->watch))
     return;
   task = g_object_ref (run->task);
   if (run->runner != NULL)
@@ -184,7 +187,16 @@ warm_grace_expired (GTask *task)
   run->eof = TRUE;
   /* Its end was not seen: not a success (a time limit says 128 + 9). */
   if (!run->exited)
-    run->exit_code = -1;
+    {
+      run->exit_code = -1;
+      /* It returns once the runner shows it still answers (it took the
+       * kill), or fails with the runner. */
+      if (run->runner != NULL && !run->runner->dead)
+        {
+          watch_runner (run->runner);
+          run->wait_pong = run->runner->ping_seq;
+        }
+    }
   run->exited = TRUE;
   maybe_done (run);
 }
@@ -405,10 +417,27 @@ line_cb (GObject      *object,
     }
   else if (sscanf (line, "pong %u", &id) == 1)
     {
+      GHashTableIter iter;
+      GTask *task;
+      g_autoptr(GPtrArray) answered = g_ptr_array_new_with_free_func (g_object_unref);
+
       if (id == self->ping_seq && self->ping_waits)
         {
           self->ping_waits = FALSE;
           self->ticks = 0;
+        }
+      g_hash_table_iter_init (&iter, self->runs);
+      while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &task))
+        {
+          run = g_task_get_task_data (task);
+          if (run->wait_pong != 0 && run->wait_pong <= id)
+            g_ptr_array_add (answered, g_object_ref (task));
+        }
+      for (guint i = 0; i < answered->len; i++)
+        {
+          run = g_task_get_task_data (g_ptr_array_index (answered, i));
+          run->wait_pong = 0;
+          maybe_done (run);
         }
     }
   else if (sscanf (line, "eof %u", &id) == 1 && (run = lookup (self, id)) != NULL)
