@@ -1289,19 +1289,27 @@ docker_exec_lose (GTask        *task,
 }
 
 /* Where this machine lists the container's processes, when the engine runs
- * here: its cgroup, as Docker's two cgroup drivers name it on cgroup v1 and
- * v2. NULL elsewhere (a remote engine, a Flatpak). */
+ * here: its cgroup, as Docker's two cgroup drivers (and rootful Podman's)
+ * name it on cgroup v1 and v2. NULL elsewhere (a remote engine, a Flatpak,
+ * rootless Podman): there every check says "not only the keeper". */
 static const char *
 container_procs_path (WardenDockerSandbox *self)
 {
   if (!self->procs_looked && self->container_id != NULL)
     {
       g_autofree char *scope = g_strdup_printf ("docker-%s.scope", self->container_id);
+      g_autofree char *libpod = g_strdup_printf ("libpod-%s", self->container_id);
+      g_autofree char *libpod_scope = g_strdup_printf ("libpod-%s.scope", self->container_id);
       char *candidates[] = {
         g_build_filename ("/sys/fs/cgroup/pids/docker", self->container_id, "cgroup.procs", NULL),
         g_build_filename ("/sys/fs/cgroup/pids/system.slice", scope, "cgroup.procs", NULL),
         g_build_filename ("/sys/fs/cgroup/system.slice", scope, "cgroup.procs", NULL),
         g_build_filename ("/sys/fs/cgroup/docker", self->container_id, "cgroup.procs", NULL),
+        /* Rootful Podman, with its cgroupfs and its systemd managers. */
+        g_build_filename ("/sys/fs/cgroup/pids/libpod_parent", libpod, "cgroup.procs", NULL),
+        g_build_filename ("/sys/fs/cgroup/libpod_parent", libpod, "cgroup.procs", NULL),
+        g_build_filename ("/sys/fs/cgroup/pids/machine.slice", libpod_scope, "cgroup.procs", NULL),
+        g_build_filename ("/sys/fs/cgroup/machine.slice", libpod_scope, "cgroup.procs", NULL),
       };
 
       self->procs_looked = TRUE;

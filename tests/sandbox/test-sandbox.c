@@ -2981,6 +2981,25 @@ test_docker_proc_read_only (void)
   sandbox = prepare_docker (workspace);
   g_assert_true (ran_by_runner (sandbox));
 
+  /* The runner: refused (read-only, or not dumpable). */
+  runner_mem = exec_in (sandbox, "(: 1<>/proc/$PPID/mem) 2>&1; echo rc=$?", 30000);
+  g_assert_nonnull (strstr (runner_mem->stdout_text, "rc=1\n"));
+
+  defaults = exec_in (sandbox, "(echo x > /proc/sys/kernel/hostname) 2>/dev/null; echo rc=$?; "
+                               "wc -c < /proc/timer_list", 30000);
+  g_assert_cmpstr (defaults->stdout_text, ==, "rc=1\n0\n");
+
+  if (warden_test_expected_engine () == WARDEN_DOCKER_ENGINE_PODMAN)
+    {
+      /* Podman 4.3's Docker API drops ReadonlyPaths, and its own
+       * proc-opts=ro makes runc fail on the sysctls Podman sets. There the
+       * guard's second look at an approved program is what holds. */
+      g_test_incomplete ("Podman: /proc stays writable (its Docker API ignores ReadonlyPaths)");
+      destroy_sandbox (sandbox);
+      warden_test_remove_tree (workspace);
+      return;
+    }
+
   self_mem = exec_in (sandbox, "(: 1<>/proc/self/mem) 2>&1; echo rc=$?", 30000);
   g_assert_nonnull (strstr (self_mem->stdout_text, "Read-only file system"));
   g_assert_nonnull (strstr (self_mem->stdout_text, "rc=1\n"));
@@ -2989,14 +3008,6 @@ test_docker_proc_read_only (void)
                                   "kill $p", 30000);
   g_assert_nonnull (strstr (sibling_mem->stdout_text, "Read-only file system"));
   g_assert_nonnull (strstr (sibling_mem->stdout_text, "rc=1\n"));
-
-  /* The runner: refused (read-only, or not dumpable). */
-  runner_mem = exec_in (sandbox, "(: 1<>/proc/$PPID/mem) 2>&1; echo rc=$?", 30000);
-  g_assert_nonnull (strstr (runner_mem->stdout_text, "rc=1\n"));
-
-  defaults = exec_in (sandbox, "(echo x > /proc/sys/kernel/hostname) 2>/dev/null; echo rc=$?; "
-                               "wc -c < /proc/timer_list", 30000);
-  g_assert_cmpstr (defaults->stdout_text, ==, "rc=1\n0\n");
 
   destroy_sandbox (sandbox);
   warden_test_remove_tree (workspace);
@@ -3041,7 +3052,6 @@ start_stray (WardenSandbox       *sandbox,
   g_autoptr(GError) error = NULL;
   g_autofree char *exec_id = NULL;
   GAsyncResult *created = NULL;
-  g_autoptr(WardenExecResult) ps = NULL;
   g_autofree char *uid = g_strdup_printf ("%u:%u", (guint) getuid (), (guint) getgid ());
 
   *client = warden_docker_client_new_from_env (&error);
@@ -3054,16 +3064,18 @@ start_stray (WardenSandbox       *sandbox,
   g_clear_object (&created);
   warden_docker_client_exec_start_async (*client, exec_id, NULL, NULL, NULL, NULL,
                                          warden_test_keep_result_cb, res);
-  /* Running before the command starts. */
+  /* Running before the command starts (seen from here: a command would
+   * sweep it). */
   for (guint i = 0; i < 100; i++)
     {
-      g_clear_pointer (&ps, warden_exec_result_free);
-      ps = exec_in (sandbox, "ps -o args | grep -c '^sleep 2$'", 30000);
-      if (strcmp (ps->stdout_text, "1\n") == 0)
-        break;
+      g_autoptr(GArray) sleeping = container_pids (sandbox, "sleep 2 ");
+
+      if (sleeping->len == 1)
+        return;
+      g_main_context_iteration (NULL, FALSE);
       g_usleep (100000);
     }
-  g_assert_cmpstr (ps->stdout_text, ==, "1\n");
+  g_assert_not_reached ();
 }
 
 /* A warm-runner command leaves a process behind (@data: a setsid'd shell
