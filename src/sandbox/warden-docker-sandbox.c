@@ -55,6 +55,7 @@ struct _WardenDockerSandbox
   guint               warm_running;  /* commands the runner started, not returned */
   GPtrArray          *warm_waiting;  /* WarmEnd: returns held for a sweep or a recovery */
   gboolean            recovering;    /* a runner that stopped answering is being replaced */
+  gboolean            runner_wanted; /* prepare started one: one comes back if it goes */
   gint64              runner_retry;  /* when a runner that is gone may be started again */
   guint               recovery_kill;
   char               *guard_unavailable; /* or why the container has no guard */
@@ -802,7 +803,8 @@ start_cb (GObject      *object,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  if (self->guard_dir != NULL && g_getenv ("WARDEN_NO_WARM_RUNNER") == NULL)
+  self->runner_wanted = self->guard_dir != NULL && g_getenv ("WARDEN_NO_WARM_RUNNER") == NULL;
+  if (self->runner_wanted)
     {
       start_runner (self, g_steal_pointer (&task));
       return;
@@ -1348,27 +1350,22 @@ container_holds_only_keeper (WardenDockerSandbox *self)
 {
   const char *path = container_procs_path (self);
   g_autofree char *text = NULL;
+  g_autofree char *folder = NULL;
   g_auto(GStrv) lines = NULL;
   g_autoptr(GHashTable) parents = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) ppids = g_array_new (FALSE, FALSE, sizeof (gint64));
   gint64 init = 0, keeper = 0;
+  GStatBuf st;
 
   if (path == NULL || !g_file_get_contents (path, &text, NULL, NULL))
     return FALSE;
-  /* A cgroup below it would hold processes this does not list. */
-  {
-    g_autofree char *folder = g_path_get_dirname (path);
-    g_autoptr(GDir) dir = g_dir_open (folder, 0, NULL);
-    const char *name;
-
-    while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *child = g_build_filename (folder, name, NULL);
-
-        if (g_file_test (child, G_FILE_TEST_IS_DIR))
-          return FALSE;
-      }
-  }
+  /* A cgroup below it would hold processes this does not list: a cgroup
+   * folder's link count is 2 plus its subfolders. (One stat, as this runs
+   * after every command.) */
+  folder = g_path_get_dirname (path);
+  if (g_stat (folder, &st) != 0 || st.st_nlink != 2)
+    return FALSE;
   lines = g_strsplit (text, "\n", -1);
   for (guint i = 0; lines[i]; i++)
     {
@@ -1387,15 +1384,20 @@ container_holds_only_keeper (WardenDockerSandbox *self)
   if (pids->len == 0 || pids->len > 16)
     return FALSE;
   for (guint i = 0; i < pids->len; i++)
-    g_hash_table_add (parents, &g_array_index (pids, gint64, i));
+    {
+      gint64 ppid = parent_pid (g_array_index (pids, gint64, i));
+
+      if (ppid < 0)
+        return FALSE;
+      g_array_append_val (ppids, ppid);
+      g_hash_table_add (parents, &g_array_index (pids, gint64, i));
+    }
 
   for (guint i = 0; i < pids->len; i++)
     {
       gint64 pid = g_array_index (pids, gint64, i);
-      gint64 ppid = parent_pid (pid);
+      gint64 ppid = g_array_index (ppids, gint64, i);
 
-      if (ppid < 0)
-        return FALSE;
       if (!g_hash_table_contains (parents, &ppid))
         {
           /* Started from outside: docker-init, or a command's exec. */
@@ -1408,7 +1410,7 @@ container_holds_only_keeper (WardenDockerSandbox *self)
     {
       gint64 pid = g_array_index (pids, gint64, i);
 
-      if (pid != init && parent_pid (pid) == init)
+      if (pid != init && g_array_index (ppids, gint64, i) == init)
         {
           if (keeper != 0 && keeper != pid)
             return FALSE;
@@ -1419,7 +1421,7 @@ container_holds_only_keeper (WardenDockerSandbox *self)
     {
       gint64 pid = g_array_index (pids, gint64, i);
 
-      if (pid != init && pid != keeper && parent_pid (pid) != keeper)
+      if (pid != init && pid != keeper && g_array_index (ppids, gint64, i) != keeper)
         return FALSE;
     }
   return init != 0 && keeper != 0;
@@ -1943,7 +1945,7 @@ static void
 recovery_done (WardenDockerSandbox *self)
 {
   self->recovering = FALSE;
-  if (self->container_id != NULL && self->guard_dir != NULL)
+  if (self->container_id != NULL && self->runner_wanted)
     start_runner (self, NULL);
   release_warm (self);
 }
@@ -2049,9 +2051,9 @@ warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
 
   /* A runner that went (killed by a restart of the container, or that did
    * not connect in time) comes back for the commands after this one. */
-  if ((self->runner == NULL || warden_warm_runner_is_gone (self->runner)) &&
-      !self->recovering && self->guard_dir != NULL &&
-      g_getenv ("WARDEN_NO_WARM_RUNNER") == NULL && g_get_monotonic_time () >= self->runner_retry)
+  if (self->runner_wanted && !self->recovering &&
+      (self->runner == NULL || warden_warm_runner_is_gone (self->runner)) &&
+      g_get_monotonic_time () >= self->runner_retry)
     {
       self->runner_retry = g_get_monotonic_time () + RUNNER_RETRY_S * G_USEC_PER_SEC;
       start_runner (self, NULL);

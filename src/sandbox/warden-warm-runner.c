@@ -38,8 +38,9 @@
  * a clock: a main loop that was busy elsewhere has not seen the answer yet. */
 #define RUNNER_TICK_MS      1000
 #define RUNNER_ANSWER_TICKS 10
-/* While commands run, a ping every this many ticks. */
-#define RUNNER_PING_TICKS   3
+/* While commands run, a ping every this many ticks (none for a command
+ * that returns before: a round trip costs about a millisecond). */
+#define RUNNER_PING_TICKS   2
 
 struct _WardenWarmRunner
 {
@@ -78,6 +79,7 @@ typedef struct
 
 static void read_next_line (WardenWarmRunner *self);
 static void watch_runner (WardenWarmRunner *self);
+static void send_ping (WardenWarmRunner *self);
 
 static gboolean flush_cb (int fd, GIOCondition condition, gpointer user_data);
 
@@ -193,6 +195,7 @@ warm_grace_expired (GTask *task)
        * kill), or fails with the runner. */
       if (run->runner != NULL && !run->runner->dead)
         {
+          send_ping (run->runner);
           watch_runner (run->runner);
           run->wait_pong = run->runner->ping_seq;
         }
@@ -315,14 +318,16 @@ tick_cb (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-/* A command was sent: the runner answers a ping right after it, and every
- * few seconds while commands run. */
+/* A command was sent: while commands run, the runner answers a ping every
+ * few seconds. */
 static void
 watch_runner (WardenWarmRunner *self)
 {
-  send_ping (self);
-  if (self->tick_id == 0)
-    self->tick_id = g_timeout_add (RUNNER_TICK_MS, tick_cb, self);
+  if (self->tick_id != 0)
+    return;
+  if (!self->ping_waits)
+    self->ticks = 0;
+  self->tick_id = g_timeout_add (RUNNER_TICK_MS, tick_cb, self);
 }
 
 typedef struct
