@@ -269,6 +269,9 @@ runner_stopped (WardenWarmRunner *self)
   g_clear_handle_id (&self->out_id, g_source_remove);
   if (self->fd >= 0)
     {
+      /* Both ways, whatever else holds the socket (our reads): a runner
+       * that comes back reads its end at once. */
+      shutdown (self->fd, SHUT_RDWR);
       close (self->fd);
       self->fd = -1;
     }
