@@ -1727,6 +1727,29 @@ warden_docker_client_container_restart_finish (WardenDockerClient  *self,
 }
 
 void
+warden_docker_client_container_pause_async (WardenDockerClient  *self,
+                                            const char          *id,
+                                            gboolean             paused,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data)
+{
+  container_call_async (self, "POST", id, paused ? "/pause" : "/unpause",
+                        warden_docker_client_container_pause_async, cancellable, callback,
+                        user_data);
+}
+
+gboolean
+warden_docker_client_container_pause_finish (WardenDockerClient  *self,
+                                             GAsyncResult        *result,
+                                             GError             **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+void
 warden_docker_client_container_inspect_async (WardenDockerClient  *self,
                                               const char          *id,
                                               GCancellable        *cancellable,
@@ -2743,6 +2766,7 @@ typedef struct
 {
   int      exit_code;
   gboolean running;
+  gint64   pid;       /* on the engine's machine; 0: not known */
 } ExecState;
 
 static void
@@ -2775,6 +2799,7 @@ exec_inspect_cb (GObject      *object,
   /* The code is null until the command has exited. */
   exec_state->exit_code = exec_state->running ? -1
                                               : (int) warden_json_get_int (json, "ExitCode", -1);
+  exec_state->pid = (gint64) warden_json_get_int (json, "Pid", 0);
 
   g_task_return_pointer (task, exec_state, g_free);
 }
@@ -2809,6 +2834,18 @@ warden_docker_client_exec_inspect_finish (WardenDockerClient  *self,
                                           gboolean            *running,
                                           GError             **error)
 {
+  return warden_docker_client_exec_inspect_finish_with_pid (self, result, exit_code, running,
+                                                            NULL, error);
+}
+
+gboolean
+warden_docker_client_exec_inspect_finish_with_pid (WardenDockerClient  *self,
+                                                   GAsyncResult        *result,
+                                                   int                 *exit_code,
+                                                   gboolean            *running,
+                                                   gint64              *pid,
+                                                   GError             **error)
+{
   g_autofree ExecState *exec_state = NULL;
 
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
@@ -2821,6 +2858,8 @@ warden_docker_client_exec_inspect_finish (WardenDockerClient  *self,
     *exit_code = exec_state->exit_code;
   if (running != NULL)
     *running = exec_state->running;
+  if (pid != NULL)
+    *pid = exec_state->pid;
 
   return TRUE;
 }

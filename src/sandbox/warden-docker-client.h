@@ -165,6 +165,18 @@ void                warden_docker_client_container_restart_async  (WardenDockerC
 gboolean            warden_docker_client_container_restart_finish (WardenDockerClient *self,
                                                                    GAsyncResult       *result,
                                                                    GError            **error);
+/* POST /containers/{id}/pause (@paused) or /unpause: freezes or thaws
+ * every process of the container; CONFLICT when it is not running, or
+ * already in that state. */
+void                warden_docker_client_container_pause_async    (WardenDockerClient *self,
+                                                                   const char         *id,
+                                                                   gboolean            paused,
+                                                                   GCancellable       *cancellable,
+                                                                   GAsyncReadyCallback callback,
+                                                                   gpointer            user_data);
+gboolean            warden_docker_client_container_pause_finish   (WardenDockerClient *self,
+                                                                   GAsyncResult       *result,
+                                                                   GError            **error);
 /* GET /containers/{id}/json: the container's JSON, or NOT_FOUND. */
 void                warden_docker_client_container_inspect_async  (WardenDockerClient *self,
                                                                    const char         *id,
@@ -253,5 +265,13 @@ gboolean            warden_docker_client_exec_inspect_finish (WardenDockerClient
                                                               int                *exit_code,
                                                               gboolean           *running,
                                                               GError            **error);
+/* The same, with the PID of the exec's process on the engine's machine (in
+ * the engine's PID namespace; 0 when the engine does not say). */
+gboolean            warden_docker_client_exec_inspect_finish_with_pid (WardenDockerClient *self,
+                                                                       GAsyncResult       *result,
+                                                                       int                *exit_code,
+                                                                       gboolean           *running,
+                                                                       gint64             *pid,
+                                                                       GError            **error);
 
 G_END_DECLS

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/warden-json.h"
 #include "warden-sandbox-private.h"
 #include "warden-flatpak.h"
 #include "warden-warm-runner.h"
@@ -45,6 +46,18 @@ struct _WardenDockerSandbox
   GPtrArray          *lost_waiting; /* the tasks of those commands, returned once it is over */
   char               *guard_dir;    /* host folder of the exec guard's sockets, mounted inside */
   WardenWarmRunner   *runner;       /* starts commands inside the container, once connected */
+  char               *runner_exec_id;
+  /* The runner's exec (the relay, or the runner itself) and the runner, on
+   * this machine and in the container's PID namespace; 0: not known. The
+   * sweep after a command spares them, and nothing else but the keeper. */
+  gint64              runner_host_pids[2];
+  gint64              runner_ns_pids[2];
+  guint               warm_running;  /* commands the runner started, not returned */
+  GPtrArray          *warm_waiting;  /* WarmEnd: returns held for a sweep or a recovery */
+  gboolean            recovering;    /* a runner that stopped answering is being replaced */
+  gboolean            runner_wanted; /* prepare started one: one comes back if it goes */
+  gint64              runner_retry;  /* when a runner that is gone may be started again */
+  guint               recovery_kill;
   char               *guard_unavailable; /* or why the container has no guard */
   guint               guard_seq;
 };
@@ -267,13 +280,15 @@ add_bind_mount (JsonBuilder *b,
   json_builder_end_object (b);
 }
 
-/* "SOURCE:TARGET:rw,z": SELinux relabels SOURCE for containers. */
+/* "SOURCE:TARGET:rw,z" (or ro): SELinux relabels SOURCE for containers. */
 static void
 add_relabelled_bind (JsonBuilder *b,
                      const char  *source,
-                     const char  *target)
+                     const char  *target,
+                     gboolean     read_only)
 {
-  g_autofree char *bind = g_strdup_printf ("%s:%s:rw,z", source, target);
+  g_autofree char *bind = g_strdup_printf ("%s:%s:%s,z", source, target,
+                                           read_only ? "ro" : "rw");
 
   json_builder_add_string_value (b, bind);
 }
@@ -297,6 +312,12 @@ add_hiding_tmpfs (JsonBuilder *b,
   json_builder_end_object (b);
   json_builder_end_object (b);
 }
+
+/* Docker's and Podman's default read-only paths (oci/defaults.go), then
+ * all of /proc. */
+static const char * const readonly_paths[] = {
+  "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger", "/proc",
+};
 
 static JsonNode *
 container_config (WardenDockerSandbox *self)
@@ -361,9 +382,9 @@ container_config (WardenDockerSandbox *self)
     {
       json_builder_set_member_name (b, "Binds");
       json_builder_begin_array (b);
-      add_relabelled_bind (b, config->workspace, inside);
+      add_relabelled_bind (b, config->workspace, inside, FALSE);
       if (self->guard_dir != NULL)
-        add_relabelled_bind (b, self->guard_dir, GUARD_DIR_INSIDE);
+        add_relabelled_bind (b, self->guard_dir, GUARD_DIR_INSIDE, TRUE);
       json_builder_end_array (b);
     }
   json_builder_set_member_name (b, "Mounts");
@@ -373,8 +394,10 @@ container_config (WardenDockerSandbox *self)
   if (self->guard_dir != NULL)
     {
       add_bind_mount (b, warden_guard_get_helper_path (), GUARD_INSIDE, TRUE);
+      /* Read-only: connecting to a socket needs no write, and nothing in
+       * the sandbox may put a socket of its own where Warden looks. */
       if (!relabel)
-        add_bind_mount (b, self->guard_dir, GUARD_DIR_INSIDE, FALSE);
+        add_bind_mount (b, self->guard_dir, GUARD_DIR_INSIDE, TRUE);
       /* The way out through Warden's proxy; a connection to a socket in a
        * read-only mount is allowed. (Not relabelled on SELinux, as the
        * helper is not.) */
@@ -429,6 +452,14 @@ container_config (WardenDockerSandbox *self)
       json_builder_add_string_value (b, "ro,nosuid,nodev,noexec,size=4096,notmpcopyup");
     }
   json_builder_end_object (b);
+  /* /proc read-only: while a program waits for the user, no other process
+   * of the sandbox may rewrite it (or the runner) through /proc/PID/mem.
+   * Sending the list replaces the engine's own: its defaults come first. */
+  json_builder_set_member_name (b, "ReadonlyPaths");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < G_N_ELEMENTS (readonly_paths); i++)
+    json_builder_add_string_value (b, readonly_paths[i]);
+  json_builder_end_array (b);
   /* docker-init as PID 1 reaps what the commands leave behind. */
   json_builder_set_member_name (b, "Init");
   json_builder_add_boolean_value (b, TRUE);
@@ -478,12 +509,29 @@ container_config (WardenDockerSandbox *self)
  * or if it cannot start, commands go through a Docker exec each. */
 
 #define RUNNER_WAIT_MS 5000
+/* A runner that went is started again at most this often. */
+#define RUNNER_RETRY_S 10
+/* Inspects of the runner's exec, 100 ms apart, until the engine says its PID. */
+#define RUNNER_PID_TRIES 50
+
+static guint sandbox_kill (WardenDockerSandbox *self);
+static void  runner_stopped_cb (gpointer user_data);
 
 typedef struct
 {
-  GTask  *task;
-  gint64  deadline;
+  WardenDockerSandbox *self;
+  GTask               *task;     /* the prepare's, or NULL for a new runner */
+  gint64               deadline;
+  gboolean             relayed;
 } RunnerWait;
+
+/* Connected, and its processes known (the sweeps spare them). */
+static gboolean
+runner_usable (WardenDockerSandbox *self)
+{
+  return warden_warm_runner_is_ready (self->runner) && self->runner_ns_pids[0] > 0 &&
+         self->runner_ns_pids[1] > 0;
+}
 
 static void
 runner_output_cb (int         stream,
@@ -513,6 +561,7 @@ runner_created_cb (GObject      *object,
                    GAsyncResult *result,
                    gpointer      user_data)
 {
+  g_autoptr(WardenDockerSandbox) self = user_data;
   g_autoptr(GError) error = NULL;
   g_autofree char *exec_id = warden_docker_client_exec_create_finish (WARDEN_DOCKER_CLIENT (object),
                                                                     result, &error);
@@ -522,24 +571,174 @@ runner_created_cb (GObject      *object,
       g_debug ("no warm runner: %s", error->message);
       return;
     }
+  g_free (self->runner_exec_id);
+  self->runner_exec_id = g_strdup (exec_id);
   warden_docker_client_exec_start_async (WARDEN_DOCKER_CLIENT (object), exec_id, NULL,
                                          runner_output_cb, NULL, NULL, runner_ended_cb, NULL);
+}
+
+/* "NSpid:" of /proc/@pid/status: the PID in the innermost namespace. */
+static gint64
+inner_pid (gint64 pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%" G_GINT64_FORMAT "/status", pid);
+  g_autofree char *status = NULL;
+  const char *line;
+  const char *last;
+
+  if (!g_file_get_contents (path, &status, NULL, NULL) ||
+      (line = strstr (status, "\nNSpid:")) == NULL)
+    return 0;
+  line += strlen ("\nNSpid:");
+  last = line;
+  for (const char *p = line; *p != '\0' && *p != '\n'; p++)
+    if (*p == '\t' || *p == ' ')
+      last = p + 1;
+  return g_ascii_strtoll (last, NULL, 10);
+}
+
+/* The one child of @pid (the relay's: the runner), or 0. */
+static gint64
+only_child (gint64 pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%" G_GINT64_FORMAT "/task/%" G_GINT64_FORMAT
+                                           "/children", pid, pid);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) words = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return 0;
+  words = g_strsplit (g_strstrip (text), " ", -1);
+  return g_strv_length (words) == 1 ? g_ascii_strtoll (words[0], NULL, 10) : 0;
+}
+
+typedef struct
+{
+  gboolean relayed;
+  guint    tries;
+} RunnerPids;
+
+static void runner_pids_cb (GObject      *object,
+                            GAsyncResult *result,
+                            gpointer      user_data);
+
+static gboolean
+runner_pids_again_cb (gpointer user_data)
+{
+  GTask *task = user_data;
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+
+  if (self->runner_exec_id == NULL)
+    {
+      g_task_return_boolean (task, TRUE);
+      g_object_unref (task);
+      return G_SOURCE_REMOVE;
+    }
+  warden_docker_client_exec_inspect_async (self->client, self->runner_exec_id, NULL,
+                                           runner_pids_cb, task);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+runner_pids_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  RunnerPids *data = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  gint64 root = 0;
+
+  memset (self->runner_host_pids, 0, sizeof self->runner_host_pids);
+  memset (self->runner_ns_pids, 0, sizeof self->runner_ns_pids);
+  if (!warden_docker_client_exec_inspect_finish_with_pid (self->client, result, NULL, NULL, &root,
+                                                          &error))
+    root = 0;
+  /* The engine may learn the PID a moment after the runner connected. */
+  if (error == NULL && root <= 0 && data->tries++ < RUNNER_PID_TRIES &&
+      self->runner != NULL && self->runner_exec_id != NULL)
+    {
+      g_timeout_add (100, runner_pids_again_cb, g_steal_pointer (&task));
+      return;
+    }
+  if (root > 0)
+    {
+      gboolean relayed = data->relayed;
+
+      self->runner_host_pids[0] = root;
+      self->runner_host_pids[1] = relayed ? only_child (root) : root;
+      for (guint i = 0; i < 2; i++)
+        self->runner_ns_pids[i] = self->runner_host_pids[i] > 0
+                                  ? inner_pid (self->runner_host_pids[i]) : 0;
+    }
+  g_debug ("the warm runner: %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT "), %" G_GINT64_FORMAT
+           " (%" G_GINT64_FORMAT ")", self->runner_host_pids[0], self->runner_ns_pids[0],
+           self->runner_host_pids[1], self->runner_ns_pids[1]);
+  if (self->runner_ns_pids[0] <= 0 || self->runner_ns_pids[1] <= 0)
+    {
+      /* Without them, a sweep after each command could not spare it. */
+      g_debug ("the warm runner's processes are out of sight (%s): commands go through "
+               "Docker execs", error != NULL ? error->message : "no PID");
+      g_clear_pointer (&self->runner, warden_warm_runner_free);
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+/* Learns the runner's PIDs once it is connected. */
+static void
+runner_find_pids_async (WardenDockerSandbox *self,
+                        gboolean             relayed,
+                        GAsyncReadyCallback  callback,
+                        gpointer             user_data)
+{
+  GTask *task = g_task_new (self, NULL, callback, user_data);
+  RunnerPids *data = g_new0 (RunnerPids, 1);
+
+  data->relayed = relayed;
+  g_task_set_task_data (task, data, g_free);
+  if (self->runner_exec_id == NULL)
+    {
+      g_clear_pointer (&self->runner, warden_warm_runner_free);
+      g_task_return_boolean (task, TRUE);
+      g_object_unref (task);
+      return;
+    }
+  warden_docker_client_exec_inspect_async (self->client, self->runner_exec_id, NULL,
+                                           runner_pids_cb, task);
+}
+
+static void
+runner_found_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+
+  if (task != NULL && !g_task_return_error_if_cancelled (task))
+    warden_sandbox_finish_prepare (WARDEN_SANDBOX (object), g_steal_pointer (&task));
 }
 
 static gboolean
 runner_wait_cb (gpointer user_data)
 {
   RunnerWait *wait = user_data;
-  WardenDockerSandbox *self = g_task_get_source_object (wait->task);
+  WardenDockerSandbox *self = wait->self;
 
   if (!warden_warm_runner_is_ready (self->runner) && g_get_monotonic_time () < wait->deadline &&
-      !g_task_return_error_if_cancelled (wait->task))
+      (wait->task == NULL || !g_task_return_error_if_cancelled (wait->task)))
     return G_SOURCE_CONTINUE;
-  if (!warden_warm_runner_is_ready (self->runner))
-    g_debug ("the warm runner did not connect: commands go through Docker execs");
-  if (!g_task_had_error (wait->task))
-    warden_sandbox_finish_prepare (WARDEN_SANDBOX (self), g_steal_pointer (&wait->task));
-  g_clear_object (&wait->task);
+  if (wait->task != NULL && g_task_had_error (wait->task))
+    g_clear_object (&wait->task);
+  else if (!warden_warm_runner_is_ready (self->runner))
+    {
+      g_debug ("the warm runner did not connect: commands go through Docker execs");
+      g_clear_pointer (&self->runner, warden_warm_runner_free);
+      runner_found_cb (G_OBJECT (self), NULL, g_steal_pointer (&wait->task));
+    }
+  else
+    runner_find_pids_async (self, wait->relayed, runner_found_cb, g_steal_pointer (&wait->task));
+  g_object_unref (wait->self);
   g_free (wait);
   return G_SOURCE_REMOVE;
 }
@@ -566,18 +765,25 @@ start_runner (WardenDockerSandbox *self,
     argv = relayed;
 
   g_clear_pointer (&self->runner, warden_warm_runner_free);
-  self->runner = warden_warm_runner_new (path, &error);
+  g_clear_pointer (&self->runner_exec_id, g_free);
+  memset (self->runner_host_pids, 0, sizeof self->runner_host_pids);
+  memset (self->runner_ns_pids, 0, sizeof self->runner_ns_pids);
+  self->runner = warden_warm_runner_new (path, runner_stopped_cb, self, &error);
   if (self->runner == NULL)
     {
       g_debug ("no warm runner: %s", error->message);
-      warden_sandbox_finish_prepare (WARDEN_SANDBOX (self), task);
+      if (task != NULL)
+        warden_sandbox_finish_prepare (WARDEN_SANDBOX (self), task);
       return;
     }
   warden_docker_client_exec_create_async (self->client, self->container_id, argv,
                                           (const char * const *) env,
                                           warden_sandbox_get_workspace_inside (WARDEN_SANDBOX (self)),
-                                          self->user, FALSE, NULL, runner_created_cb, NULL);
+                                          self->user, FALSE, NULL, runner_created_cb,
+                                          g_object_ref (self));
   wait = g_new0 (RunnerWait, 1);
+  wait->self = g_object_ref (self);
+  wait->relayed = argv == relayed;
   wait->task = task;
   wait->deadline = g_get_monotonic_time () + RUNNER_WAIT_MS * 1000;
   g_timeout_add (10, runner_wait_cb, wait);
@@ -597,7 +803,8 @@ start_cb (GObject      *object,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  if (self->guard_dir != NULL && g_getenv ("WARDEN_NO_WARM_RUNNER") == NULL)
+  self->runner_wanted = self->guard_dir != NULL && g_getenv ("WARDEN_NO_WARM_RUNNER") == NULL;
+  if (self->runner_wanted)
     {
       start_runner (self, g_steal_pointer (&task));
       return;
@@ -876,10 +1083,11 @@ static const char exec_guarded_wrapper[] =
 
 /* Kills every process in the container except PID 1 (docker-init), its
  * oldest child (the container's own command, started before anything else),
- * this script, and what descends from the PIDs given as arguments (the other
- * commands running). Whatever a command did to its environment, session or
- * parent, its processes are none of these, so they die: children that
- * outlived their parent belong to docker-init.
+ * this script, what descends from the PIDs given as arguments (the other
+ * commands running), and the processes given as "=PID" (the warm runner and
+ * its relay; not what descends from them). Whatever a command did to its
+ * environment, session or parent, its processes are none of these, so they
+ * die: children that outlived their parent belong to docker-init.
  *
  * Everything is stopped first (kill -STOP -1), so nothing forks while the
  * list is read, and continued after the kill. One cat reads every
@@ -891,7 +1099,8 @@ static const char exec_guarded_wrapper[] =
 static const char kill_script[] =
   "nl='\n"
   "'\n"
-  "spare=\" $* $$ \"\n"
+  "spare=\" $$ \"; only=\" \"\n"
+  "for a; do case $a in =*) only=\"$only${a#=} \" ;; *) spare=\"$spare$a \" ;; esac; done\n"
   "set -f\n"
   "scan () {\n"
   "  stats=$(set +f; cat /proc/[0-9]*/stat 2>/dev/null)\n"
@@ -925,7 +1134,7 @@ static const char kill_script[] =
   "  for l in $stats; do\n"
   "    p=${l%% *}\n"
   "    case $p in ''|*[!0-9]*|1) continue ;; esac\n"
-  "    case $keep in *\" $p \"*) continue ;; esac\n"
+  "    case $keep$only in *\" $p \"*) continue ;; esac\n"
   "    r=${l##*) }; [ \"${r%% *}\" = Z ] && continue\n"
   "    found=1; kill -9 \"$p\" 2>/dev/null\n"
   "  done\n"
@@ -1082,19 +1291,27 @@ docker_exec_lose (GTask        *task,
 }
 
 /* Where this machine lists the container's processes, when the engine runs
- * here: its cgroup, as Docker's two cgroup drivers name it on cgroup v1 and
- * v2. NULL elsewhere (a remote engine, a Flatpak). */
+ * here: its cgroup, as Docker's two cgroup drivers (and rootful Podman's)
+ * name it on cgroup v1 and v2. NULL elsewhere (a remote engine, a Flatpak,
+ * rootless Podman): there every check says "not only the keeper". */
 static const char *
 container_procs_path (WardenDockerSandbox *self)
 {
   if (!self->procs_looked && self->container_id != NULL)
     {
       g_autofree char *scope = g_strdup_printf ("docker-%s.scope", self->container_id);
+      g_autofree char *libpod = g_strdup_printf ("libpod-%s", self->container_id);
+      g_autofree char *libpod_scope = g_strdup_printf ("libpod-%s.scope", self->container_id);
       char *candidates[] = {
         g_build_filename ("/sys/fs/cgroup/pids/docker", self->container_id, "cgroup.procs", NULL),
         g_build_filename ("/sys/fs/cgroup/pids/system.slice", scope, "cgroup.procs", NULL),
         g_build_filename ("/sys/fs/cgroup/system.slice", scope, "cgroup.procs", NULL),
         g_build_filename ("/sys/fs/cgroup/docker", self->container_id, "cgroup.procs", NULL),
+        /* Rootful Podman, with its cgroupfs and its systemd managers. */
+        g_build_filename ("/sys/fs/cgroup/pids/libpod_parent", libpod, "cgroup.procs", NULL),
+        g_build_filename ("/sys/fs/cgroup/libpod_parent", libpod, "cgroup.procs", NULL),
+        g_build_filename ("/sys/fs/cgroup/pids/machine.slice", libpod_scope, "cgroup.procs", NULL),
+        g_build_filename ("/sys/fs/cgroup/machine.slice", libpod_scope, "cgroup.procs", NULL),
       };
 
       self->procs_looked = TRUE;
@@ -1123,7 +1340,8 @@ parent_pid (gint64 pid)
 }
 
 /* TRUE when all the container runs is docker-init, the container's own
- * command and that one's children (its sleep): nothing any command left.
+ * command and that one's children (its sleep), and the warm runner and its
+ * relay themselves: nothing any command left.
  * A process a command left is docker-init's child too, and no process can
  * make itself the child of another, so it cannot pass for the sleep. Reads
  * a few files of this machine's /proc; FALSE whenever it cannot tell. */
@@ -1132,27 +1350,22 @@ container_holds_only_keeper (WardenDockerSandbox *self)
 {
   const char *path = container_procs_path (self);
   g_autofree char *text = NULL;
+  g_autofree char *folder = NULL;
   g_auto(GStrv) lines = NULL;
   g_autoptr(GHashTable) parents = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) ppids = g_array_new (FALSE, FALSE, sizeof (gint64));
   gint64 init = 0, keeper = 0;
+  GStatBuf st;
 
   if (path == NULL || !g_file_get_contents (path, &text, NULL, NULL))
     return FALSE;
-  /* A cgroup below it would hold processes this does not list. */
-  {
-    g_autofree char *folder = g_path_get_dirname (path);
-    g_autoptr(GDir) dir = g_dir_open (folder, 0, NULL);
-    const char *name;
-
-    while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *child = g_build_filename (folder, name, NULL);
-
-        if (g_file_test (child, G_FILE_TEST_IS_DIR))
-          return FALSE;
-      }
-  }
+  /* A cgroup below it would hold processes this does not list: a cgroup
+   * folder's link count is 2 plus its subfolders. (One stat, as this runs
+   * after every command.) */
+  folder = g_path_get_dirname (path);
+  if (g_stat (folder, &st) != 0 || st.st_nlink != 2)
+    return FALSE;
   lines = g_strsplit (text, "\n", -1);
   for (guint i = 0; lines[i]; i++)
     {
@@ -1162,20 +1375,29 @@ container_holds_only_keeper (WardenDockerSandbox *self)
         continue;
       if (pid <= 0)
         return FALSE;  /* in a PID namespace that does not see them */
+      /* The warm runner and its relay: what they started is not. */
+      if (runner_usable (self) &&
+          (pid == self->runner_host_pids[0] || pid == self->runner_host_pids[1]))
+        continue;
       g_array_append_val (pids, pid);
     }
   if (pids->len == 0 || pids->len > 16)
     return FALSE;
   for (guint i = 0; i < pids->len; i++)
-    g_hash_table_add (parents, &g_array_index (pids, gint64, i));
+    {
+      gint64 ppid = parent_pid (g_array_index (pids, gint64, i));
+
+      if (ppid < 0)
+        return FALSE;
+      g_array_append_val (ppids, ppid);
+      g_hash_table_add (parents, &g_array_index (pids, gint64, i));
+    }
 
   for (guint i = 0; i < pids->len; i++)
     {
       gint64 pid = g_array_index (pids, gint64, i);
-      gint64 ppid = parent_pid (pid);
+      gint64 ppid = g_array_index (ppids, gint64, i);
 
-      if (ppid < 0)
-        return FALSE;
       if (!g_hash_table_contains (parents, &ppid))
         {
           /* Started from outside: docker-init, or a command's exec. */
@@ -1188,7 +1410,7 @@ container_holds_only_keeper (WardenDockerSandbox *self)
     {
       gint64 pid = g_array_index (pids, gint64, i);
 
-      if (pid != init && parent_pid (pid) == init)
+      if (pid != init && g_array_index (ppids, gint64, i) == init)
         {
           if (keeper != 0 && keeper != pid)
             return FALSE;
@@ -1199,7 +1421,7 @@ container_holds_only_keeper (WardenDockerSandbox *self)
     {
       gint64 pid = g_array_index (pids, gint64, i);
 
-      if (pid != init && pid != keeper && parent_pid (pid) != keeper)
+      if (pid != init && pid != keeper && g_array_index (ppids, gint64, i) != keeper)
         return FALSE;
     }
   return init != 0 && keeper != 0;
@@ -1416,6 +1638,8 @@ typedef struct
   guint                generation;
 } Kill;
 
+static void release_warm (WardenDockerSandbox *self);
+
 static void
 kill_finish (Kill *kill)
 {
@@ -1430,6 +1654,7 @@ kill_finish (Kill *kill)
   if (again)
     sandbox_kill (self);
   release_deferred (self);
+  release_warm (self);
 }
 
 static void
@@ -1543,8 +1768,13 @@ sandbox_kill (WardenDockerSandbox *self)
       if (!other->killing && other->root_pid > 0)
         g_ptr_array_add (argv, g_strdup_printf ("%d", other->root_pid));
     }
+  if (runner_usable (self))
+    for (guint i = 0; i < G_N_ELEMENTS (self->runner_ns_pids); i++)
+      if (self->runner_ns_pids[i] > 0)
+        g_ptr_array_add (argv, g_strdup_printf ("=%" G_GINT64_FORMAT, self->runner_ns_pids[i]));
   g_ptr_array_add (argv, NULL);
 
+  g_debug ("sweeping the container (%u arguments)", argv->len - 5);
   kill = g_new0 (Kill, 1);
   kill->self = g_object_ref (self);
   kill->out = g_string_new (NULL);
@@ -1617,6 +1847,184 @@ exec_create_cb (GObject      *object,
                                          exec_start_cb, g_steal_pointer (&task));
 }
 
+/* ------------------------------------------------------------------------ */
+/* Commands of the warm runner: what they leave is swept, as on the Docker
+ * exec path, and a runner that stops answering is replaced. */
+
+typedef struct
+{
+  GTask            *task;
+  WardenExecResult *result;
+  GError           *error;
+  guint             generation;  /* the kill it waits for; 0: none */
+  GSource          *give_up;
+  gboolean          gave_up;
+} WarmEnd;
+
+static void
+warm_end_return (WarmEnd *end)
+{
+  if (end->give_up != NULL)
+    {
+      g_source_destroy (end->give_up);
+      g_source_unref (end->give_up);
+    }
+  if (end->error != NULL)
+    g_task_return_error (end->task, end->error);
+  else
+    g_task_return_pointer (end->task, end->result, (GDestroyNotify) warden_exec_result_free);
+  g_object_unref (end->task);
+  g_free (end);
+}
+
+/* Returns the warm commands whose sweep (or the runner's recovery) is over. */
+static void
+release_warm (WardenDockerSandbox *self)
+{
+  g_autoptr(GPtrArray) ready = g_ptr_array_new ();
+
+  for (guint i = 0; i < self->warm_waiting->len; i++)
+    {
+      WarmEnd *end = g_ptr_array_index (self->warm_waiting, i);
+
+      if (end->gave_up || (!self->recovering && end->generation <= self->kills_done))
+        g_ptr_array_add (ready, end);
+    }
+  for (guint i = 0; i < ready->len; i++)
+    {
+      g_ptr_array_remove (self->warm_waiting, g_ptr_array_index (ready, i));
+      warm_end_return (g_ptr_array_index (ready, i));
+    }
+}
+
+static gboolean
+warm_give_up_cb (gpointer user_data)
+{
+  WarmEnd *end = user_data;
+
+  g_warning ("The processes a command left could not be killed within %d s",
+             KILL_GIVE_UP_MS / 1000);
+  g_clear_pointer (&end->give_up, g_source_unref);
+  end->gave_up = TRUE;
+  release_warm (g_task_get_source_object (end->task));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+warm_exec_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  WarmEnd *end = g_new0 (WarmEnd, 1);
+  WardenDockerSandbox *self;
+
+  end->task = user_data;
+  self = g_task_get_source_object (end->task);
+  end->result = warden_warm_runner_exec_finish (result, &end->error);
+  self->warm_running--;
+  /* Nothing a command left may run on once it returned (Warden looks at
+   * what it changed in .git then): with no other command running, all the
+   * container holds besides its keeper and the runner goes. */
+  if (!self->recovering && self->warm_running == 0 && self->running->len == 0 &&
+      self->container_id != NULL && !container_holds_only_keeper (self))
+    end->generation = sandbox_kill (self);
+  if (!self->recovering && end->generation <= self->kills_done)
+    {
+      warm_end_return (end);
+      return;
+    }
+  end->give_up = g_timeout_source_new (KILL_GIVE_UP_MS);
+  g_source_set_callback (end->give_up, warm_give_up_cb, end, NULL);
+  g_source_attach (end->give_up, g_task_get_context (end->task));
+  g_ptr_array_add (self->warm_waiting, end);
+}
+
+/* The kill of everything the stopped runner left is over: a new runner for
+ * the next commands (until it is in, they go through Docker execs). */
+static void
+recovery_done (WardenDockerSandbox *self)
+{
+  self->recovering = FALSE;
+  if (self->container_id != NULL && self->runner_wanted)
+    start_runner (self, NULL);
+  release_warm (self);
+}
+
+static gboolean
+recovery_wait_cb (gpointer user_data)
+{
+  WardenDockerSandbox *self = user_data;
+
+  if (self->recovery_kill > self->kills_done)
+    return G_SOURCE_CONTINUE;
+  recovery_done (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+recovery_kill (WardenDockerSandbox *self)
+{
+  /* The old runner, its relay and what they ran: nothing is spared. */
+  g_clear_pointer (&self->runner, warden_warm_runner_free);
+  self->recovery_kill = sandbox_kill (self);
+  g_timeout_add_full (G_PRIORITY_DEFAULT, 50, recovery_wait_cb, g_object_ref (self),
+                      g_object_unref);
+}
+
+static void
+recovery_unpaused_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(WardenDockerSandbox) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!warden_docker_client_container_pause_finish (self->client, result, &error))
+    g_debug ("Could not unpause the container: %s", error->message);
+  recovery_kill (self);
+}
+
+static void
+recovery_inspect_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(WardenDockerSandbox) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = warden_docker_client_container_inspect_finish (self->client, result,
+                                                                            &error);
+  JsonObject *state = NULL;
+
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node) &&
+      json_object_has_member (json_node_get_object (node), "State") &&
+      JSON_NODE_HOLDS_OBJECT (json_object_get_member (json_node_get_object (node), "State")))
+    state = json_object_get_object_member (json_node_get_object (node), "State");
+  if (self->container_id != NULL && state != NULL &&
+      warden_json_get_boolean (state, "Paused", FALSE))
+    {
+      /* Paused by someone else: the kill cannot run in a frozen container. */
+      g_debug ("The container was paused: unpausing it");
+      warden_docker_client_container_pause_async (self->client, self->container_id, FALSE, NULL,
+                                                  recovery_unpaused_cb, g_object_ref (self));
+      return;
+    }
+  recovery_kill (self);
+}
+
+/* The runner did not answer (WardenWarmRunnerStoppedFunc): its commands
+ * fail, and return once the container holds none of what it ran. */
+static void
+runner_stopped_cb (gpointer user_data)
+{
+  WardenDockerSandbox *self = user_data;
+
+  if (self->recovering || self->container_id == NULL)
+    return;
+  self->recovering = TRUE;
+  warden_docker_client_container_inspect_async (self->client, self->container_id, NULL,
+                                                recovery_inspect_cb, g_object_ref (self));
+}
+
 static void
 warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
                                   const WardenExecRequest *request,
@@ -1641,16 +2049,26 @@ warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
       return;
     }
 
+  /* A runner that went (killed by a restart of the container, or that did
+   * not connect in time) comes back for the commands after this one. */
+  if (self->runner_wanted && !self->recovering &&
+      (self->runner == NULL || warden_warm_runner_is_gone (self->runner)) &&
+      g_get_monotonic_time () >= self->runner_retry)
+    {
+      self->runner_retry = g_get_monotonic_time () + RUNNER_RETRY_S * G_USEC_PER_SEC;
+      start_runner (self, NULL);
+    }
   /* The warm runner starts it, when it is there. */
-  if (warden_warm_runner_is_ready (self->runner))
+  if (runner_usable (self))
     {
       g_auto(GStrv) warm_env = warden_sandbox_build_env (sandbox, "/tmp", request);
 
+      self->warm_running++;
       warden_warm_runner_exec_async (self->runner, request,
                                      request->cwd ? request->cwd
                                                   : warden_sandbox_get_workspace_inside (sandbox),
                                      (const char * const *) warm_env, cancellable,
-                                     warden_local_exec_forward_cb, g_steal_pointer (&task));
+                                     warm_exec_cb, g_steal_pointer (&task));
       return;
     }
 
@@ -1860,6 +2278,8 @@ warden_docker_sandbox_finalize (GObject *object)
   g_ptr_array_unref (self->given_up);
   g_ptr_array_unref (self->lost_waiting);
   g_clear_pointer (&self->runner, warden_warm_runner_free);
+  g_free (self->runner_exec_id);
+  g_ptr_array_unref (self->warm_waiting);
   if (self->guard_dir != NULL)
     g_rmdir (self->guard_dir);
   g_free (self->guard_dir);
@@ -1890,6 +2310,7 @@ warden_docker_sandbox_init (WardenDockerSandbox *self)
   self->running = g_ptr_array_new ();
   self->given_up = g_ptr_array_new_with_free_func (g_free);
   self->lost_waiting = g_ptr_array_new_with_free_func (g_object_unref);
+  self->warm_waiting = g_ptr_array_new ();
 }
 
 WardenSandbox *

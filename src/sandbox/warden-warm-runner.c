@@ -32,6 +32,16 @@
 
 #include "warden-warm-runner.h"
 
+/* A runner must answer a "ping" within this many ticks of RUNNER_TICK_MS,
+ * or it counts as stopped (SIGSTOP, a paused container, a runner that hangs):
+ * generous, as the suite runs under valgrind on a busy machine. Ticks, not
+ * a clock: a main loop that was busy elsewhere has not seen the answer yet. */
+#define RUNNER_TICK_MS      1000
+#define RUNNER_ANSWER_TICKS 10
+/* While commands run, a ping every this many ticks (none for a command
+ * that returns before: a round trip costs about a millisecond). */
+#define RUNNER_PING_TICKS   2
+
 struct _WardenWarmRunner
 {
   int               listen_fd;
@@ -46,6 +56,12 @@ struct _WardenWarmRunner
   gboolean          dead;        /* the connection ended */
   GString          *out;         /* lines the runner has not taken yet */
   guint             out_id;      /* waits until it can take more */
+  guint             ping_seq;    /* the last "ping N" sent */
+  gboolean          ping_waits;  /* its "pong N" has not come yet */
+  guint             ticks;       /* since that ping was sent */
+  guint             tick_id;
+  WardenWarmRunnerStoppedFunc stopped_func;
+  gpointer          stopped_data;
 };
 
 typedef struct
@@ -58,9 +74,12 @@ typedef struct
   gboolean                 exited;
   int                      exit_code;
   gboolean                 eof;
+  guint                    wait_pong;  /* returns once the runner answers this ping */
 } WarmRun;
 
 static void read_next_line (WardenWarmRunner *self);
+static void watch_runner (WardenWarmRunner *self);
+static void send_ping (WardenWarmRunner *self);
 
 static gboolean flush_cb (int fd, GIOCondition condition, gpointer user_data);
 
@@ -134,7 +153,8 @@ maybe_done (WarmRun *run)
 {
   g_autoptr(GTask) task = NULL;
 
-  if (!run->exited || !run->eof || warden_exec_watch_get_returned (run->watch))
+  if (!run->exited || !run->eof || run->wait_pong != 0 ||
+      warden_exec_watch_get_returned (run->watch))
     return;
   task = g_object_ref (run->task);
   if (run->runner != NULL)
@@ -167,6 +187,19 @@ warm_grace_expired (GTask *task)
       send_line (run->runner, line);
     }
   run->eof = TRUE;
+  /* Its end was not seen: not a success (a time limit says 128 + 9). */
+  if (!run->exited)
+    {
+      run->exit_code = -1;
+      /* It returns once the runner shows it still answers (it took the
+       * kill), or fails with the runner. */
+      if (run->runner != NULL && !run->runner->dead)
+        {
+          send_ping (run->runner);
+          watch_runner (run->runner);
+          run->wait_pong = run->runner->ping_seq;
+        }
+    }
   run->exited = TRUE;
   maybe_done (run);
 }
@@ -187,16 +220,17 @@ lookup (WardenWarmRunner *self,
   return task != NULL ? g_task_get_task_data (task) : NULL;
 }
 
-/* The connection ended: every command still out there may have run, in
- * part or to the end. */
+/* Every command still out there ends with a copy of @error (taken). */
 static void
-runner_lost (WardenWarmRunner *self)
+fail_runs (WardenWarmRunner *self,
+           GError           *error)
 {
   GHashTableIter iter;
   GTask *task;
   g_autoptr(GPtrArray) orphans = g_ptr_array_new_with_free_func (g_object_unref);
 
   self->dead = TRUE;
+  g_clear_handle_id (&self->tick_id, g_source_remove);
   g_hash_table_iter_init (&iter, self->runs);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &task))
     g_ptr_array_add (orphans, g_object_ref (task));
@@ -207,14 +241,96 @@ runner_lost (WardenWarmRunner *self)
 
       run->runner = NULL;
       if (!warden_exec_watch_get_returned (run->watch))
-        warden_exec_watch_return (run->watch, -1,
-                                  g_error_new (WARDEN_SANDBOX_ERROR,
-                                               WARDEN_SANDBOX_ERROR_RESULT_UNKNOWN,
-                                               _("The helper that ran the command in the sandbox "
-                                                 "went away while it ran: it may have run in "
-                                                 "part or to the end. Check its effects before "
-                                                 "running it again.")));
+        warden_exec_watch_return (run->watch, -1, g_error_copy (error));
     }
+  g_error_free (error);
+}
+
+/* The connection ended: every command still out there may have run, in
+ * part or to the end. */
+static void
+runner_lost (WardenWarmRunner *self)
+{
+  fail_runs (self, g_error_new (WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_RESULT_UNKNOWN,
+                                _("The helper that ran the command in the sandbox went away "
+                                  "while it ran: it may have run in part or to the end. Check "
+                                  "its effects before running it again.")));
+}
+
+/* The runner took no "ping" for RUNNER_ANSWER_TICKS: stopped, or its
+ * container paused. Its commands fail (their outcome is not known: they may
+ * have run in part); the connection closes, so that a runner that comes
+ * back kills what it started; the sandbox gets a new one. */
+static void
+runner_stopped (WardenWarmRunner *self)
+{
+  g_debug ("the warm runner did not answer for %u s", RUNNER_ANSWER_TICKS * RUNNER_TICK_MS / 1000);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->out_id, g_source_remove);
+  if (self->fd >= 0)
+    {
+      /* Both ways, whatever else holds the socket (our reads): a runner
+       * that comes back reads its end at once. */
+      shutdown (self->fd, SHUT_RDWR);
+      close (self->fd);
+      self->fd = -1;
+    }
+  if (self->stopped_func != NULL)
+    self->stopped_func (self->stopped_data);
+  fail_runs (self, g_error_new (WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+                                _("The sandbox’s command runner stopped answering for %u s (it "
+                                  "was stopped, or its container paused): the command may have "
+                                  "run in part. Warden ended what ran in the container and "
+                                  "starts a new runner; check the command’s effects before "
+                                  "running it again."),
+                                RUNNER_ANSWER_TICKS * RUNNER_TICK_MS / 1000));
+}
+
+static void
+send_ping (WardenWarmRunner *self)
+{
+  g_autofree char *line = NULL;
+
+  if (self->ping_waits || self->fd < 0)
+    return;
+  line = g_strdup_printf ("ping %u\n", ++self->ping_seq);
+  self->ping_waits = TRUE;
+  self->ticks = 0;
+  send_line (self, line);
+}
+
+static gboolean
+tick_cb (gpointer user_data)
+{
+  WardenWarmRunner *self = user_data;
+
+  self->ticks++;
+  if (self->ping_waits && self->ticks >= RUNNER_ANSWER_TICKS)
+    {
+      self->tick_id = 0;
+      runner_stopped (self);
+      return G_SOURCE_REMOVE;
+    }
+  if (!self->ping_waits && g_hash_table_size (self->runs) == 0)
+    {
+      self->tick_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  if (!self->ping_waits && self->ticks >= RUNNER_PING_TICKS)
+    send_ping (self);
+  return G_SOURCE_CONTINUE;
+}
+
+/* A command was sent: while commands run, the runner answers a ping every
+ * few seconds. */
+static void
+watch_runner (WardenWarmRunner *self)
+{
+  if (self->tick_id != 0)
+    return;
+  if (!self->ping_waits)
+    self->ticks = 0;
+  self->tick_id = g_timeout_add (RUNNER_TICK_MS, tick_cb, self);
 }
 
 typedef struct
@@ -307,6 +423,31 @@ line_cb (GObject      *object,
         warden_exec_watch_linger (run->watch);
       maybe_done (run);
     }
+  else if (sscanf (line, "pong %u", &id) == 1)
+    {
+      GHashTableIter iter;
+      GTask *task;
+      g_autoptr(GPtrArray) answered = g_ptr_array_new_with_free_func (g_object_unref);
+
+      if (id == self->ping_seq && self->ping_waits)
+        {
+          self->ping_waits = FALSE;
+          self->ticks = 0;
+        }
+      g_hash_table_iter_init (&iter, self->runs);
+      while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &task))
+        {
+          run = g_task_get_task_data (task);
+          if (run->wait_pong != 0 && run->wait_pong <= id)
+            g_ptr_array_add (answered, g_object_ref (task));
+        }
+      for (guint i = 0; i < answered->len; i++)
+        {
+          run = g_task_get_task_data (g_ptr_array_index (answered, i));
+          run->wait_pong = 0;
+          maybe_done (run);
+        }
+    }
   else if (sscanf (line, "eof %u", &id) == 1 && (run = lookup (self, id)) != NULL)
     {
       run->eof = TRUE;
@@ -375,8 +516,10 @@ accept_cb (int          fd,
 }
 
 WardenWarmRunner *
-warden_warm_runner_new (const char  *path,
-                        GError     **error)
+warden_warm_runner_new (const char                  *path,
+                        WardenWarmRunnerStoppedFunc  stopped_func,
+                        gpointer                     stopped_data,
+                        GError                     **error)
 {
   WardenWarmRunner *self;
   int fd = _warden_guard_listen (path, error);
@@ -391,6 +534,8 @@ warden_warm_runner_new (const char  *path,
   self->out = g_string_new (NULL);
   self->runs = g_hash_table_new_full (NULL, NULL, NULL, g_object_unref);
   self->accept_id = g_unix_fd_add (fd, G_IO_IN, accept_cb, self);
+  self->stopped_func = stopped_func;
+  self->stopped_data = stopped_data;
   return self;
 }
 
@@ -408,6 +553,7 @@ warden_warm_runner_free (WardenWarmRunner *self)
   g_cancellable_cancel (self->cancellable);
   stop_listening (self);
   g_clear_handle_id (&self->out_id, g_source_remove);
+  g_clear_handle_id (&self->tick_id, g_source_remove);
   /* The runner reads the end of its connection and kills what it started;
    * commands still out there end as lost. */
   if (self->fd >= 0)
@@ -489,6 +635,13 @@ warden_warm_runner_exec_async (WardenWarmRunner        *self,
   g_string_append_c (line, '\n');
   warden_exec_watch_start_timer (run->watch);
   send_line (self, line->str);
+  watch_runner (self);
+}
+
+gboolean
+warden_warm_runner_is_gone (WardenWarmRunner *self)
+{
+  return self->dead;
 }
 
 WardenExecResult *
