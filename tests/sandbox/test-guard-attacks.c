@@ -297,7 +297,8 @@ wait_seconds (guint seconds)
 /* 1. Leaving the trace: a child made with CLONE_UNTRACED (by clone, clone3,
  * vfork-style, or a thread) runs "touch pwned", which the guard function
  * refuses. It must be asked about and refused, or never get to start a
- * program. */
+ * program. "listener" first installs a filter of its own that would hand
+ * execve to a listener in the sandbox, beating the guard's backstop. */
 static void
 test_untraced (Fixture       *f,
                gconstpointer  data)
@@ -313,6 +314,9 @@ test_untraced (Fixture       *f,
   r = run_guarded (f, command);
   g_assert_true (g_str_has_prefix (r->stdout_text, ran));  /* it did run */
   g_assert_false (workspace_has (f, "pwned"));
+  /* A listener of its own for execve is refused outright. */
+  if (strcmp (c->arg, "listener") == 0)
+    g_assert_true (g_str_has_prefix (r->stdout_text, "listener failed EPERM"));
 }
 
 /* The lines of reach-tracer that say an attempt worked. */
@@ -619,6 +623,7 @@ test_linger (Fixture       *f,
 
 static const Case untraced_cases[] = {
   { NULL, "clone" }, { NULL, "clone3" }, { NULL, "vfork" }, { NULL, "thread" },
+  { NULL, "listener" },
 };
 static const Case rewrite_cases[] = { { NULL, "mem" }, { NULL, "vm-writev" }, { NULL, "code" } };
 static const Case shebang_cases[] = { { NULL, "direct" }, { NULL, "chained" }, { NULL, "path" } };

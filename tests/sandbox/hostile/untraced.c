@@ -18,6 +18,9 @@
 #define _GNU_SOURCE
 
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
@@ -90,6 +93,28 @@ make_child (const char *how)
                     CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
                     CLONE_SYSVSEM | CLONE_UNTRACED, NULL);
     }
+  if (strcmp (how, "listener") == 0)
+    {
+      /* A filter of its own that hands execve to a listener in the
+       * sandbox: its answer (CONTINUE) would beat the guard's
+       * SECCOMP_RET_TRACE, the backstop for a process the guard does not
+       * trace. Then the untraced child, as above. */
+      struct sock_filter insns[] = {
+        BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+        BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 0, 1),
+        BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+        BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      };
+      struct sock_fprog prog = { sizeof insns / sizeof insns[0], insns };
+      long fd;
+
+      prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+      fd = syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+      if (fd < 0)
+        return -1;
+      printf ("listener %ld\n", fd);
+      return syscall (SYS_clone, CLONE_UNTRACED | SIGCHLD, 0, 0, 0, 0);
+    }
   fprintf (stderr, "untraced: unknown way %s\n", how);
   exit (2);
 }
@@ -103,7 +128,7 @@ main (int    argc,
 
   if (argc != 2)
     {
-      fprintf (stderr, "usage: untraced clone|clone3|vfork\n");
+      fprintf (stderr, "usage: untraced clone|clone3|vfork|thread|listener\n");
       return 2;
     }
   alarm (5);
