@@ -193,6 +193,38 @@ test_check (void)
   }
 }
 
+/* Every address that leads into this computer, not only its loopback: the
+ * link-local ranges (a cloud's metadata service at 169.254.169.254 answers
+ * there), in their IPv4-mapped spellings too. "*" does not reach them; a
+ * pattern that names one does. */
+static void
+test_check_link_local (void)
+{
+  const char *wide[] = { "*:8080", "169.254.*", "fe80:*", NULL };
+  const char *named[] = { "*:8080", "169.254.169.254:8080", "[fe80::1]:8080", NULL };
+  const char *own[] = { "169.254.169.254", "169.254.0.1", "fe80::1", "febf::1",
+                        "::ffff:169.254.169.254", "0.1.2.3", NULL };
+  const char *pattern = NULL;
+
+  for (guint i = 0; own[i] != NULL; i++)
+    {
+      g_test_message ("%s", own[i]);
+      g_assert_cmpint (warden_network_check (wide, NULL, own[i], 8080, NULL), ==,
+                       WARDEN_VERDICT_ASK);
+    }
+  g_assert_cmpint (warden_network_check (named, NULL, "169.254.169.254", 8080, &pattern), ==,
+                   WARDEN_VERDICT_ALLOW);
+  g_assert_cmpstr (pattern, ==, "169.254.169.254:8080");
+  g_assert_cmpint (warden_network_check (named, NULL, "fe80::1", 8080, &pattern), ==,
+                   WARDEN_VERDICT_ALLOW);
+  g_assert_cmpstr (pattern, ==, "[fe80::1]:8080");
+  /* Next door is out there. */
+  g_assert_cmpint (warden_network_check (wide, NULL, "169.255.0.1", 8080, NULL), ==,
+                   WARDEN_VERDICT_ALLOW);
+  g_assert_cmpint (warden_network_check (wide, NULL, "fec0::1", 8080, NULL), ==,
+                   WARDEN_VERDICT_ALLOW);
+}
+
 static void
 test_suggest (void)
 {
@@ -218,6 +250,7 @@ main (int    argc,
   g_test_add_func ("/network/normalize", test_normalize);
   g_test_add_func ("/network/match", test_match);
   g_test_add_func ("/network/check", test_check);
+  g_test_add_func ("/network/check-link-local", test_check_link_local);
   g_test_add_func ("/network/suggest", test_suggest);
 
   return g_test_run ();
