@@ -8,6 +8,8 @@
 
 #include <string.h>
 #include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 
 #include <gio/gio.h>
 #include <glib/gi18n-lib.h>
@@ -274,14 +276,201 @@ warden_host_pattern_match (const char *pattern,
   return glob_match (pattern_host, host);
 }
 
-/* This computer itself: 127.0.0.0/8, ::1, and the unspecified addresses
- * (connecting to 0.0.0.0 reaches the loopback too). */
-static gboolean
-is_own_address (const char *host)
+/* This computer */
+
+/* An address, or a network, as IPv6 bytes: IPv4 in its mapped form
+ * (::ffff:a.b.c.d), so that both spellings are one. */
+typedef struct
 {
-  return g_str_has_prefix (host, "127.") || strcmp (host, "::1") == 0 ||
-         strcmp (host, "0.0.0.0") == 0 || strcmp (host, "::") == 0 ||
-         g_str_has_prefix (host, "::ffff:127.") || strcmp (host, "::ffff:0.0.0.0") == 0;
+  guint8 bytes[16];
+  guint  prefix;     /* bits that count, of 128 */
+} Net;
+
+static const guint8 v4_mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+/* What leads here whatever the interfaces say: the loopback, the
+ * unspecified addresses (connecting to 0.0.0.0 reaches the loopback), and
+ * the link-local ranges, where a cloud's metadata service answers
+ * (169.254.169.254) and no host out there can be. */
+static const struct
+{
+  const char *address;
+  guint       prefix;
+} fixed_nets[] = {
+  { "::ffff:127.0.0.0", 96 + 8 },
+  { "::ffff:0.0.0.0", 96 + 8 },
+  { "::ffff:169.254.0.0", 96 + 16 },
+  { "::1", 128 },
+  { "::", 128 },
+  { "fe80::", 10 },
+};
+
+/* The interfaces of a container engine or of virtual machines: what runs
+ * behind them is the user's own too (a database in a container), so their
+ * whole network counts, not only the host's address on them. */
+static const char * const bridge_prefixes[] = {
+  "docker", "br-", "podman", "cni", "virbr", "lxcbr", "lxdbr",
+};
+
+/* Tests' stand-in for the interfaces' addresses (NULL: the system's). */
+static GMutex fake_lock;
+static GArray *fake_nets;
+
+static gboolean
+net_parse (const char *text,
+           Net        *net)
+{
+  g_autofree char *address = g_strdup (text);
+  char *slash = strchr (address, '/');
+  struct in_addr v4;
+  guint64 prefix = G_MAXUINT64;
+
+  if (slash != NULL)
+    {
+      *slash = '\0';
+      if (!g_ascii_string_to_unsigned (slash + 1, 10, 0, 128, &prefix, NULL))
+        return FALSE;
+    }
+  if (inet_pton (AF_INET, address, &v4) == 1)
+    {
+      memcpy (net->bytes, v4_mapped, 12);
+      memcpy (net->bytes + 12, &v4, 4);
+      net->prefix = 96 + (guint) MIN (prefix, 32);
+      return TRUE;
+    }
+  if (inet_pton (AF_INET6, address, net->bytes) == 1)
+    {
+      net->prefix = (guint) MIN (prefix, 128);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+net_contains (const Net    *net,
+              const guint8  address[16])
+{
+  guint whole = net->prefix / 8;
+  guint rest = net->prefix % 8;
+
+  if (memcmp (net->bytes, address, whole) != 0)
+    return FALSE;
+  if (rest == 0)
+    return TRUE;
+  return ((net->bytes[whole] ^ address[whole]) & (0xff << (8 - rest))) == 0;
+}
+
+static guint
+mask_bits (const guint8 *mask,
+           gsize         len)
+{
+  guint bits = 0;
+
+  for (gsize i = 0; i < len; i++)
+    for (guint8 b = mask[i]; b & 0x80; b <<= 1)
+      bits++;
+  return bits;
+}
+
+/* Read at each question rather than kept: an address the host takes later
+ * (a new Wi-Fi network, a VPN, a bridge a container engine makes) counts at
+ * once, and one netlink dump costs less than the question itself. */
+static gboolean
+is_interface_address (const guint8 address[16])
+{
+  struct ifaddrs *list = NULL;
+  gboolean found = FALSE;
+
+  if (getifaddrs (&list) < 0)
+    return FALSE;
+  for (struct ifaddrs *ifa = list; ifa != NULL && !found; ifa = ifa->ifa_next)
+    {
+      gboolean bridge = FALSE;
+      Net net;
+
+      if (ifa->ifa_addr == NULL)
+        continue;
+      for (guint i = 0; i < G_N_ELEMENTS (bridge_prefixes) && ifa->ifa_name; i++)
+        bridge |= g_str_has_prefix (ifa->ifa_name, bridge_prefixes[i]);
+      if (ifa->ifa_addr->sa_family == AF_INET)
+        {
+          const struct sockaddr_in *in = (const struct sockaddr_in *) ifa->ifa_addr;
+          const struct sockaddr_in *mask = (const struct sockaddr_in *) ifa->ifa_netmask;
+
+          memcpy (net.bytes, v4_mapped, 12);
+          memcpy (net.bytes + 12, &in->sin_addr, 4);
+          net.prefix = 128;
+          if (bridge && mask != NULL)
+            net.prefix = 96 + mask_bits ((const guint8 *) &mask->sin_addr, 4);
+        }
+      else if (ifa->ifa_addr->sa_family == AF_INET6)
+        {
+          const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *) ifa->ifa_addr;
+          const struct sockaddr_in6 *mask = (const struct sockaddr_in6 *) ifa->ifa_netmask;
+
+          memcpy (net.bytes, &in6->sin6_addr, 16);
+          net.prefix = 128;
+          if (bridge && mask != NULL)
+            net.prefix = mask_bits ((const guint8 *) &mask->sin6_addr, 16);
+        }
+      else
+        continue;
+      found = net_contains (&net, address);
+    }
+  freeifaddrs (list);
+  return found;
+}
+
+gboolean
+warden_network_is_this_computer (const char *address)
+{
+  Net parsed;
+  gboolean faked;
+  gboolean found = FALSE;
+
+  if (address == NULL || strchr (address, '/') != NULL || !net_parse (address, &parsed))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (fixed_nets); i++)
+    {
+      Net net;
+
+      if (net_parse (fixed_nets[i].address, &net))
+        {
+          net.prefix = fixed_nets[i].prefix;
+          if (net_contains (&net, parsed.bytes))
+            return TRUE;
+        }
+    }
+  g_mutex_lock (&fake_lock);
+  faked = fake_nets != NULL;
+  if (faked)
+    for (guint i = 0; i < fake_nets->len && !found; i++)
+      found = net_contains (&g_array_index (fake_nets, Net, i), parsed.bytes);
+  g_mutex_unlock (&fake_lock);
+  if (faked)
+    return found;
+  return is_interface_address (parsed.bytes);
+}
+
+void
+warden_network_set_interface_addresses (const char * const *addresses)
+{
+  g_mutex_lock (&fake_lock);
+  g_clear_pointer (&fake_nets, g_array_unref);
+  if (addresses != NULL)
+    {
+      fake_nets = g_array_new (FALSE, FALSE, sizeof (Net));
+      for (guint i = 0; addresses[i] != NULL; i++)
+        {
+          Net net;
+
+          if (net_parse (addresses[i], &net))
+            g_array_append_val (fake_nets, net);
+          else
+            g_warning ("Not an address: %s", addresses[i]);
+        }
+    }
+  g_mutex_unlock (&fake_lock);
 }
 
 WardenVerdict
@@ -309,7 +498,7 @@ warden_network_check (const char * const *allow,
 
         /* The services of this computer are reached only by naming them:
          * "*" means the hosts out there, not the user's own database. */
-        if (is_own_address (host) &&
+        if (warden_network_is_this_computer (host) &&
             split_pattern (allow[i], &pattern_host, &pattern_port, &why) &&
             strchr (pattern_host, '*') != NULL)
           continue;

@@ -55,6 +55,19 @@ WardenVerdict  warden_network_check            (const char * const *allow,
                                                 const char         *host,
                                                 guint               port,
                                                 const char        **pattern_out);
+/* Whether the address @address (text, as warden_network_normalize_host()
+ * gives it; FALSE for a name) leads into this computer: an address of one
+ * of its interfaces, read now (the bridges of Docker, Podman and virtual
+ * machines too, with the networks behind them), 127.0.0.0/8, ::1, 0.0.0.0/8
+ * and ::, the link-local 169.254.0.0/16 (cloud metadata) and fe80::/10,
+ * each in its IPv4-mapped spelling too. A pattern with * never allows
+ * these: warden_network_check() lets only a pattern that names one reach
+ * it. */
+gboolean       warden_network_is_this_computer (const char         *address);
+/* For tests: @addresses ("192.168.1.5", "10.0.0.0/8") stand for the
+ * interfaces' addresses; NULL reads the system's again. */
+void           warden_network_set_interface_addresses (const char * const *addresses);
+
 /* What "Always allow" saves for @host:@port: "host:port" ([v6]:port). */
 char          *warden_network_suggest          (const char         *host,
                                                 guint               port);

@@ -6,6 +6,11 @@
 
 #include "config.h"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <sys/socket.h>
+
 #include "policy/warden-network.h"
 
 static void
@@ -225,6 +230,75 @@ test_check_link_local (void)
                    WARDEN_VERDICT_ALLOW);
 }
 
+/* The host's own addresses on its networks (a fixed table standing for its
+ * interfaces): its LAN address and a container bridge's network are this
+ * computer, in both spellings; "*:8080" does not reach them, naming one
+ * does. */
+static void
+test_check_interfaces (void)
+{
+  const char *table[] = { "192.168.77.5", "2001:db8::5", "172.17.0.0/16", NULL };
+  const char *wide[] = { "*:8080", "192.168.*", NULL };
+  const char *named[] = { "*:8080", "192.168.77.5:8080", "[2001:db8::5]", NULL };
+  const char *own[] = { "192.168.77.5", "::ffff:192.168.77.5", "2001:db8::5", "172.17.0.1",
+                        "172.17.255.3", NULL };
+  const char *pattern = NULL;
+
+  warden_network_set_interface_addresses (table);
+  for (guint i = 0; own[i] != NULL; i++)
+    {
+      g_test_message ("%s", own[i]);
+      g_assert_true (warden_network_is_this_computer (own[i]));
+      g_assert_cmpint (warden_network_check (wide, NULL, own[i], 8080, NULL), ==,
+                       WARDEN_VERDICT_ASK);
+    }
+  g_assert_cmpint (warden_network_check (named, NULL, "192.168.77.5", 8080, &pattern), ==,
+                   WARDEN_VERDICT_ALLOW);
+  g_assert_cmpstr (pattern, ==, "192.168.77.5:8080");
+  g_assert_cmpint (warden_network_check (named, NULL, "2001:db8::5", 22, &pattern), ==,
+                   WARDEN_VERDICT_ALLOW);
+  g_assert_cmpstr (pattern, ==, "[2001:db8::5]");
+  /* A neighbour on the LAN is another computer; a name is judged by what
+   * it resolves to, when connecting. */
+  g_assert_false (warden_network_is_this_computer ("192.168.77.6"));
+  g_assert_false (warden_network_is_this_computer ("172.18.0.1"));
+  g_assert_false (warden_network_is_this_computer ("example.com"));
+  g_assert_cmpint (warden_network_check (wide, NULL, "192.168.77.6", 8080, NULL), ==,
+                   WARDEN_VERDICT_ALLOW);
+  warden_network_set_interface_addresses (NULL);
+}
+
+/* Without the table, the system's interfaces: every address this machine
+ * has counts (nothing is sent anywhere). */
+static void
+test_real_interfaces (void)
+{
+  struct ifaddrs *list = NULL;
+  guint n = 0;
+
+  g_assert_cmpint (getifaddrs (&list), ==, 0);
+  for (struct ifaddrs *ifa = list; ifa != NULL; ifa = ifa->ifa_next)
+    {
+      char text[INET6_ADDRSTRLEN];
+      const void *bytes;
+
+      if (ifa->ifa_addr == NULL ||
+          (ifa->ifa_addr->sa_family != AF_INET && ifa->ifa_addr->sa_family != AF_INET6))
+        continue;
+      bytes = ifa->ifa_addr->sa_family == AF_INET
+                ? (const void *) &((struct sockaddr_in *) ifa->ifa_addr)->sin_addr
+                : (const void *) &((struct sockaddr_in6 *) ifa->ifa_addr)->sin6_addr;
+      g_assert_nonnull (inet_ntop (ifa->ifa_addr->sa_family, bytes, text, sizeof text));
+      g_test_message ("%s: %s", ifa->ifa_name, text);
+      g_assert_true (warden_network_is_this_computer (text));
+      n++;
+    }
+  freeifaddrs (list);
+  /* The loopback at least. */
+  g_assert_cmpuint (n, >, 0);
+  g_assert_false (warden_network_is_this_computer ("198.51.100.7"));
+}
+
 static void
 test_suggest (void)
 {
@@ -251,6 +325,8 @@ main (int    argc,
   g_test_add_func ("/network/match", test_match);
   g_test_add_func ("/network/check", test_check);
   g_test_add_func ("/network/check-link-local", test_check_link_local);
+  g_test_add_func ("/network/check-interfaces", test_check_interfaces);
+  g_test_add_func ("/network/real-interfaces", test_real_interfaces);
   g_test_add_func ("/network/suggest", test_suggest);
 
   return g_test_run ();
