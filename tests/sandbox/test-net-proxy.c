@@ -21,6 +21,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "policy/warden-network.h"
 #include "sandbox/warden-net-proxy.h"
 #include "warden-test-util.h"
 
@@ -322,6 +323,137 @@ forward_incoming_cb (GSocketService    *service,
   g_socket_client_connect_async (client, G_SOCKET_CONNECTABLE (address), NULL,
                                  forward_connected_cb, fw);
   return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* A resolver with made-up answers: names that lead into this computer
+ * without any traffic going there. Other names go to the system's. */
+
+typedef struct
+{
+  GResolver  parent_instance;
+  GResolver *system;
+} FakeResolver;
+
+typedef struct
+{
+  GResolverClass parent_class;
+} FakeResolverClass;
+
+static GType fake_resolver_get_type (void);
+G_DEFINE_TYPE (FakeResolver, fake_resolver, G_TYPE_RESOLVER)
+
+static const struct
+{
+  const char *name;
+  const char *addresses;   /* space-separated */
+} fake_names[] = {
+  { "metadata.test", "169.254.169.254" },
+  { "link.test", "fe80::1" },
+  { "lan.test", "192.168.77.5" },
+  { "mapped.test", "::ffff:192.168.77.5" },
+  { "bridge.test", "172.17.0.9" },
+};
+
+/* The host's addresses this test makes up (none of them are this
+ * machine's): its LAN address and a container bridge's network. */
+static const char * const fake_interfaces[] = { "192.168.77.5", "172.17.0.0/16", NULL };
+
+static GList *
+fake_lookup (const char *name)
+{
+  GList *list = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (fake_names); i++)
+    if (g_ascii_strcasecmp (name, fake_names[i].name) == 0)
+      {
+        g_auto(GStrv) addresses = g_strsplit (fake_names[i].addresses, " ", -1);
+
+        for (guint j = 0; addresses[j] != NULL; j++)
+          list = g_list_append (list, g_inet_address_new_from_string (addresses[j]));
+      }
+  return list;
+}
+
+static GList *
+fake_resolver_lookup_by_name (GResolver     *resolver,
+                              const char    *name,
+                              GCancellable  *cancellable,
+                              GError       **error)
+{
+  GList *list = fake_lookup (name);
+
+  if (list != NULL)
+    return list;
+  return g_resolver_lookup_by_name (((FakeResolver *) resolver)->system, name, cancellable,
+                                    error);
+}
+
+static void
+fake_system_done_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  GList *list = g_resolver_lookup_by_name_finish (G_RESOLVER (object), result, &error);
+
+  if (list == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, list, (GDestroyNotify) g_resolver_free_addresses);
+}
+
+static void
+fake_resolver_lookup_by_name_async (GResolver           *resolver,
+                                    const char          *name,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  GTask *task = g_task_new (resolver, cancellable, callback, user_data);
+  GList *list = fake_lookup (name);
+
+  if (list != NULL)
+    {
+      g_task_return_pointer (task, list, (GDestroyNotify) g_resolver_free_addresses);
+      g_object_unref (task);
+      return;
+    }
+  g_resolver_lookup_by_name_async (((FakeResolver *) resolver)->system, name, cancellable,
+                                   fake_system_done_cb, task);
+}
+
+static GList *
+fake_resolver_lookup_by_name_finish (GResolver     *resolver,
+                                     GAsyncResult  *result,
+                                     GError       **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+fake_resolver_finalize (GObject *object)
+{
+  g_clear_object (&((FakeResolver *) object)->system);
+  G_OBJECT_CLASS (fake_resolver_parent_class)->finalize (object);
+}
+
+static void
+fake_resolver_class_init (FakeResolverClass *klass)
+{
+  GResolverClass *resolver_class = G_RESOLVER_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->finalize = fake_resolver_finalize;
+  resolver_class->lookup_by_name = fake_resolver_lookup_by_name;
+  resolver_class->lookup_by_name_async = fake_resolver_lookup_by_name_async;
+  resolver_class->lookup_by_name_finish = fake_resolver_lookup_by_name_finish;
+}
+
+static void
+fake_resolver_init (FakeResolver *self)
+{
+  self->system = g_resolver_get_default ();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1304,6 +1436,49 @@ test_unreachable (Fixture       *f,
   assert_all_closed (f);
 }
 
+/* Names that resolve into this computer beyond its loopback (the cloud's
+ * metadata service, a link-local address, the host's LAN address and a
+ * container bridge's network, from the fake resolver and the fake table of
+ * interfaces) are not connected to, though allowed: nothing is sent there.
+ * An address allowed by number is another matter (the profile named it). */
+static void
+test_this_computer (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *proxy = http_proxy (f);
+  g_autofree char *socks = socks_unix (f);
+  /* link.test first: on a proxy without the rule it fails without a packet
+   * leaving (fe80::1 has no interface to go out of). */
+  const char *names[] = { "link.test", "metadata.test", "lan.test", "mapped.test",
+                          "bridge.test" };
+
+  if (!have_program ("curl"))
+    return;
+
+  warden_network_set_interface_addresses (fake_interfaces);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *target = url ("http", names[i], 9, "/");
+      g_autoptr(Curl) curl = NULL;
+      g_autoptr(Curl) curl2 = NULL;
+
+      g_test_message ("%s", names[i]);
+      set_rule (f, names[i], RULE_ALLOW);
+      curl = curl_start ("--proxy", proxy, "-w", "%{http_code}", target, NULL);
+      curl_wait (curl);
+      g_assert_nonnull (strstr (curl->out, "this computer itself"));
+      g_assert_true (g_str_has_suffix (curl->out, "502"));
+
+      /* SOCKS5: 0x02, not allowed. */
+      curl2 = curl_start ("--proxy", socks, target, NULL);
+      curl_wait (curl2);
+      g_assert_cmpint (curl2->status, ==, 97);
+      g_assert_nonnull (strstr (curl2->err, "(2)"));
+    }
+  warden_network_set_interface_addresses (NULL);
+  assert_all_closed (f);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Bad input */
 
@@ -1435,7 +1610,11 @@ int
 main (int   argc,
       char *argv[])
 {
+  g_autoptr(GResolver) resolver = NULL;
+
   g_test_init (&argc, &argv, NULL);
+  resolver = g_object_new (fake_resolver_get_type (), NULL);
+  g_resolver_set_default (resolver);
 
 #define ADD(path, func) \
   g_test_add ("/net-proxy/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
@@ -1459,6 +1638,7 @@ main (int   argc,
   ADD ("wait/client-gone", test_client_gone);
   ADD ("wait/free", test_free_while_waiting);
   ADD ("unreachable", test_unreachable);
+  ADD ("this-computer", test_this_computer);
   ADD ("garbage", test_garbage);
   ADD ("socket", test_socket_mode);
 
