@@ -15,6 +15,8 @@
 
 #include "warden-net-proxy.h"
 
+#include "policy/warden-network.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1453,23 +1455,14 @@ conn_connected (Conn *c)
   conn_start_splicing (c);
 }
 
+/* This computer, as the profile's rules see it: its interfaces' addresses,
+ * the bridges' networks, loopback, unspecified and link-local. */
 static gboolean
 is_own_address (GInetAddress *address)
 {
-  const guint8 *bytes = g_inet_address_to_bytes (address);
+  g_autofree char *text = g_inet_address_to_string (address);
 
-  if (g_inet_address_get_is_loopback (address) || g_inet_address_get_is_any (address))
-    return TRUE;
-  /* ::ffff:127.x.x.x and ::ffff:0.0.0.0 */
-  if (g_inet_address_get_family (address) == G_SOCKET_FAMILY_IPV6)
-    {
-      static const guint8 mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-      if (memcmp (bytes, mapped, 12) == 0
-          && (bytes[12] == 127 || (bytes[12] | bytes[13] | bytes[14] | bytes[15]) == 0))
-        return TRUE;
-    }
-  return FALSE;
+  return warden_network_is_this_computer (text);
 }
 
 static void

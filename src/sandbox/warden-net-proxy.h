@@ -26,9 +26,12 @@ G_BEGIN_DECLS
  * request. Whatever a client sends after its decision reaches only the
  * host that was decided.
  *
- * A name the system resolves to a loopback or unspecified address (a
- * rebinding: an allowed name pointing at the host's own services) is not
- * connected to; an IP literal, or a name from the hosts file, is.
+ * A name the system resolves to an address of this computer (a rebinding:
+ * an allowed name pointing at the host's own services; see
+ * warden_network_is_this_computer(): its interfaces' addresses, the
+ * bridges' networks, loopback, unspecified and link-local, where the cloud's
+ * metadata service answers) is not connected to; an IP literal, or a name
+ * from the hosts file, is: the caller judged that very address.
  *
  * A client that shuts down its sending side before its answer counts as
  * gone (as Squid's half_closed_clients off): a relay passes a client's
