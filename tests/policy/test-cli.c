@@ -9,7 +9,10 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <string.h>
 
 #include "warden-test-util.h"
@@ -1452,6 +1455,143 @@ test_import_claude (void)
   check_status (other_id, 0);
 }
 
+/* policy check-host: the decision for a host and a port, and why, by
+ * exit status as policy check. */
+static void
+test_check_host_exits (void)
+{
+  g_autoptr(CliEnv) env = cli_env_new ();
+  g_autoptr(CliResult) allow = NULL;
+  g_autoptr(CliResult) port = NULL;
+  g_autoptr(CliResult) ask = NULL;
+  g_autoptr(CliResult) deny = NULL;
+  g_autoptr(CliResult) v6 = NULL;
+
+  allow = cli_run (env, NULL, "policy", "check-host", "--allow", "registry.npmjs.org:443",
+                   "--deny", "*.evil.example", "Registry.NPMjs.org");
+  check_status (allow, EXIT_ALLOW);
+  assert_contains (allow->out, "allow: registry.npmjs.org:443 is allowed by registry.npmjs.org:443");
+  /* A name: what it resolves to is judged when connecting. */
+  assert_contains (allow->out, "when connecting");
+
+  port = cli_run (env, NULL, "policy", "check-host", "--allow", "registry.npmjs.org:443",
+                  "registry.npmjs.org:80");
+  check_status (port, EXIT_ASK);
+  assert_contains (port->out, "ask: no host pattern matches registry.npmjs.org:80");
+
+  ask = cli_run (env, NULL, "policy", "check-host", "example.com:8080");
+  check_status (ask, EXIT_ASK);
+
+  deny = cli_run (env, NULL, "policy", "check-host", "--allow", "*", "--deny", "*.evil.example",
+                  "x.evil.example:443");
+  check_status (deny, EXIT_DENY);
+  assert_contains (deny->out, "deny: x.evil.example:443 matches the denied host *.evil.example");
+
+  v6 = cli_run (env, NULL, "policy", "check-host", "--allow", "[2001:db8::7]:443",
+                "[2001:DB8::7]");
+  check_status (v6, EXIT_ALLOW);
+  assert_contains (v6->out, "[2001:db8::7]:443 is allowed by [2001:db8::7]:443");
+}
+
+/* This computer: "*" does not reach its link-local addresses (the cloud's
+ * metadata service), nor the addresses of its interfaces; a pattern that
+ * names one does. Nothing is sent anywhere: the decision only. */
+static void
+test_check_host_this_computer (void)
+{
+  g_autoptr(CliEnv) env = cli_env_new ();
+  const char *own[] = { "169.254.169.254:8080", "[fe80::1]:8080", "127.0.0.1:8080",
+                        "[::ffff:169.254.169.254]:8080", NULL };
+  g_autoptr(CliResult) named = NULL;
+  g_autoptr(CliResult) name = NULL;
+  struct ifaddrs *list = NULL;
+  guint interfaces = 0;
+
+  for (guint i = 0; own[i] != NULL; i++)
+    {
+      g_autoptr(CliResult) r = cli_run (env, NULL, "policy", "check-host", "--allow", "*:8080",
+                                        own[i]);
+
+      check_status (r, EXIT_ASK);
+      assert_contains (r->out, "this computer");
+      assert_contains (r->out, "*:8080");
+    }
+
+  named = cli_run (env, NULL, "policy", "check-host", "--allow", "*:8080",
+                   "--allow", "169.254.169.254:8080", "169.254.169.254:8080");
+  check_status (named, EXIT_ALLOW);
+  assert_contains (named->out, "is allowed by 169.254.169.254:8080");
+
+  /* Every address this machine's interfaces have (its LAN's, docker0's). */
+  g_assert_cmpint (getifaddrs (&list), ==, 0);
+  for (struct ifaddrs *ifa = list; ifa != NULL; ifa = ifa->ifa_next)
+    {
+      char text[INET6_ADDRSTRLEN];
+      g_autofree char *target = NULL;
+      g_autoptr(CliResult) r = NULL;
+
+      if (ifa->ifa_addr == NULL || ifa->ifa_addr->sa_family != AF_INET)
+        continue;
+      inet_ntop (AF_INET, &((struct sockaddr_in *) ifa->ifa_addr)->sin_addr, text, sizeof text);
+      target = g_strdup_printf ("%s:8080", text);
+      r = cli_run (env, NULL, "policy", "check-host", "--allow", "*:8080", target);
+      check_status (r, EXIT_ASK);
+      assert_contains (r->out, "this computer");
+      interfaces++;
+    }
+  freeifaddrs (list);
+  g_assert_cmpuint (interfaces, >, 0);
+
+  /* A name is allowed by its pattern; where it leads is judged when
+   * connecting, and the output says so. */
+  name = cli_run (env, NULL, "policy", "check-host", "--allow", "*:8080", "metadata.test:8080");
+  check_status (name, EXIT_ALLOW);
+  assert_contains (name->out, "this computer");
+  assert_contains (name->out, "when connecting");
+}
+
+/* A profile's network section decides; extra patterns add to it. */
+static void
+test_check_host_profile (void)
+{
+  g_autoptr(CliEnv) env = cli_env_new ();
+  g_autofree char *path = cli_env_path (env, "net.json");
+  g_autofree char *none_path = cli_env_path (env, "none.json");
+  g_autoptr(CliResult) allow = NULL;
+  g_autoptr(CliResult) deny = NULL;
+  g_autoptr(CliResult) extra = NULL;
+  g_autoptr(CliResult) none = NULL;
+  g_autoptr(CliResult) bad_host = NULL;
+  g_autoptr(CliResult) bad_pattern = NULL;
+  g_autoptr(CliResult) no_host = NULL;
+
+  g_assert_true (write_file (path, "{\"version\": 1, \"name\": \"Net\", \"allow\": [], "
+                                   "\"network\": {\"mode\": \"allowlist\", "
+                                   "\"allow\": [\"*.github.com:443\"], "
+                                   "\"deny\": [\"gist.github.com\"]}}"));
+  g_assert_true (write_file (none_path, "{\"version\": 1, \"name\": \"None\", \"allow\": [], "
+                                        "\"network\": {\"mode\": \"none\"}}"));
+
+  allow = cli_run (env, NULL, "policy", "check-host", "--profile", path, "api.github.com");
+  check_status (allow, EXIT_ALLOW);
+  assert_contains (allow->out, "*.github.com:443");
+  deny = cli_run (env, NULL, "policy", "check-host", "--profile", path, "gist.github.com");
+  check_status (deny, EXIT_DENY);
+  extra = cli_run (env, NULL, "policy", "check-host", "--profile", path,
+                   "--allow", "example.com", "example.com:80");
+  check_status (extra, EXIT_ALLOW);
+  none = cli_run (env, NULL, "policy", "check-host", "--profile", none_path, "example.com");
+  check_status (none, EXIT_DENY);
+  assert_contains (none->out, "no network");
+
+  bad_host = cli_run (env, NULL, "policy", "check-host", "exa mple.com");
+  check_status (bad_host, EXIT_USAGE);
+  bad_pattern = cli_run (env, NULL, "policy", "check-host", "--allow", "a:b:c", "example.com");
+  check_status (bad_pattern, EXIT_USAGE);
+  no_host = cli_run (env, NULL, "policy", "check-host");
+  check_status (no_host, EXIT_USAGE);
+}
+
 /* Every example of the policy document (POLICY.md, docs/policy.md), asked of
  * warden-cli the way another tool would: by exit status. */
 typedef struct
@@ -1580,6 +1720,9 @@ main (int    argc,
   g_test_add_func ("/cli/usage/corrupt-profile", test_usage_corrupt_profile);
   g_test_add_func ("/cli/usage/bad-arguments", test_usage_bad_arguments);
   g_test_add_func ("/cli/json/shape", test_json_shape);
+  g_test_add_func ("/cli/check-host/exits", test_check_host_exits);
+  g_test_add_func ("/cli/check-host/this-computer", test_check_host_this_computer);
+  g_test_add_func ("/cli/check-host/profile", test_check_host_profile);
   g_test_add_func ("/cli/json/origins", test_json_origins);
   g_test_add_func ("/cli/json/deny", test_json_deny);
   g_test_add_func ("/cli/json/allow-always-null-pattern", test_json_allow_always_null_pattern);
