@@ -1,4 +1,4 @@
-/* warden-cli-policy.c: warden-cli policy check, suggest and bench
+/* warden-cli-policy.c: warden-cli policy check, suggest, check-host and bench
  *
  * Copyright 2026 The Warden authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -16,6 +16,7 @@
 
 #include "warden-cli.h"
 
+#include "policy/warden-network.h"
 #include "policy/warden-pattern.h"
 #include "policy/warden-policy.h"
 
@@ -340,6 +341,170 @@ policy_check (int       argc,
   return exit_status (warden_decision_get_verdict (d));
 }
 
+/* policy check-host */
+
+/* Adds each of @patterns to @out; FALSE (said) when one is not a host
+ * pattern. */
+static gboolean
+add_host_patterns (GPtrArray  *out,
+                   char      **patterns,
+                   const char *option)
+{
+  for (guint i = 0; patterns != NULL && patterns[i] != NULL; i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (!warden_host_pattern_validate (patterns[i], &error))
+        {
+          warden_cli_error ("%s “%s”: %s", option, patterns[i], error->message);
+          return FALSE;
+        }
+      g_ptr_array_add (out, patterns[i]);
+    }
+  return TRUE;
+}
+
+/* The verdict of an allowlist for @host:@port, and its reason on
+ * standard output (as Try a host in Preferences says it). */
+static WardenVerdict
+print_host_verdict (const char * const *allow,
+                    const char * const *deny,
+                    const char         *host,
+                    guint               port)
+{
+  g_autofree char *target = warden_network_suggest (host, port);
+  const char *pattern = NULL;
+  const char *passed;
+  WardenVerdict verdict;
+
+  verdict = warden_network_check (allow, deny, host, port, &pattern);
+  switch (verdict)
+    {
+    case WARDEN_VERDICT_ALLOW:
+      printf ("allow: %s is allowed by %s\n", target, pattern);
+      break;
+    case WARDEN_VERDICT_DENY:
+      printf ("deny: %s matches the denied host %s\n", target, pattern);
+      break;
+    case WARDEN_VERDICT_ASK:
+    default:
+      passed = warden_network_wildcard_passed (allow, host, port);
+      if (passed != NULL)
+        printf ("ask: %s is this computer; “%s” does not reach this computer's own services, "
+                "only a pattern that names the address does\n", target, passed);
+      else if (warden_network_is_this_computer (host))
+        printf ("ask: %s is this computer, and no host pattern names it\n", target);
+      else
+        printf ("ask: no host pattern matches %s\n", target);
+      printf ("suggestion: always allow “%s”\n", target);
+      break;
+    }
+  return verdict;
+}
+
+static int
+policy_check_host (int    argc,
+                   char **argv)
+{
+  g_autofree char *profile_spec = NULL;
+  g_auto(GStrv) extra_allow = NULL;
+  g_auto(GStrv) extra_deny = NULL;
+  g_autoptr(GOptionContext) ctx = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(GPtrArray) allow = g_ptr_array_new ();
+  g_autoptr(GPtrArray) deny = g_ptr_array_new ();
+  g_autofree char *host = NULL;
+  g_autofree char *target = NULL;
+  WardenNetworkMode mode = WARDEN_NETWORK_ALLOWLIST;
+  WardenVerdict verdict;
+  gboolean address;
+  guint port;
+  GOptionEntry entries[] = {
+    { "profile", 'p', 0, G_OPTION_ARG_STRING, &profile_spec, "Profile id or file", "ID|FILE" },
+    { "allow", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &extra_allow, "Also allow host PATTERN",
+      "PATTERN" },
+    { "deny", 'd', 0, G_OPTION_ARG_STRING_ARRAY, &extra_deny, "Also deny host PATTERN",
+      "PATTERN" },
+    { NULL }
+  };
+
+  ctx = g_option_context_new ("HOST[:PORT]");
+  g_option_context_set_summary (ctx, "policy check-host: may the sandbox reach HOST:PORT "
+                                     "(443 when no port is given)?");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      warden_cli_error ("%s", error->message);
+      return WARDEN_CLI_EXIT_USAGE;
+    }
+  if (argc != 2)
+    {
+      warden_cli_error ("policy check-host takes one HOST[:PORT]");
+      return WARDEN_CLI_EXIT_USAGE;
+    }
+  host = warden_network_parse_target (argv[1], &port);
+  if (host == NULL)
+    {
+      g_autofree char *shown = warden_decision_printable (argv[1]);
+
+      warden_cli_error ("“%s” is not a host: give a name or an address, and a port after “:” "
+                        "([::1]:8080 for an IPv6 address)", shown);
+      return WARDEN_CLI_EXIT_USAGE;
+    }
+
+  if (profile_spec != NULL)
+    {
+      profile = warden_cli_load_profile (profile_spec, &error);
+      if (profile == NULL)
+        {
+          warden_cli_error ("%s", error->message);
+          return WARDEN_CLI_EXIT_USAGE;
+        }
+      if (warden_profile_has_network (profile))
+        mode = warden_profile_get_network_mode (profile);
+      for (const char * const *p = warden_profile_get_network_allow (profile); p && *p; p++)
+        g_ptr_array_add (allow, (gpointer) *p);
+      for (const char * const *p = warden_profile_get_network_deny (profile); p && *p; p++)
+        g_ptr_array_add (deny, (gpointer) *p);
+    }
+  if (!add_host_patterns (allow, extra_allow, "--allow") ||
+      !add_host_patterns (deny, extra_deny, "--deny"))
+    return WARDEN_CLI_EXIT_USAGE;
+  g_ptr_array_add (allow, NULL);
+  g_ptr_array_add (deny, NULL);
+
+  target = warden_network_suggest (host, port);
+  address = warden_network_is_address (host);
+  switch (mode)
+    {
+    case WARDEN_NETWORK_NONE:
+      printf ("deny: the profile gives the sandbox no network; %s is not reached\n", target);
+      return WARDEN_CLI_EXIT_DENY;
+    case WARDEN_NETWORK_OPEN:
+      printf ("allow: the profile's network is open: the sandbox reaches %s directly, "
+              "without Warden's proxy\n", target);
+      if (!address || warden_network_is_this_computer (host))
+        printf ("note: open mode reaches this computer's own services too; the allowlist mode "
+                "with the pattern * keeps them out (see docs/policy.md)\n");
+      return WARDEN_CLI_EXIT_ALLOW;
+    case WARDEN_NETWORK_ALLOWLIST:
+    default:
+      break;
+    }
+
+  verdict = print_host_verdict ((const char * const *) allow->pdata,
+                                (const char * const *) deny->pdata, host, port);
+  if (!address && verdict != WARDEN_VERDICT_DENY)
+    printf ("note: %s is a name: the address it resolves to is judged when connecting, and one "
+            "of this computer (its interfaces', loopback, link-local such as 169.254.169.254) "
+            "is not connected to; allow that address by number to reach it\n", host);
+  if (profile != NULL && !warden_profile_has_network (profile))
+    printf ("note: the profile has no network section: Warden's network setting decides "
+            "whether the sandbox has the allowlist above, no network, or all of it\n");
+  return exit_status (verdict);
+}
+
 static int
 compare_u32 (gconstpointer a,
              gconstpointer b)
@@ -431,22 +596,52 @@ policy_bench (int    argc,
   return 0;
 }
 
+static const char policy_usage[] =
+  "Usage:\n"
+  "  warden-cli policy check [--profile ID|FILE] [--mode MODE] [--allow PATTERN]...\n"
+  "                          [--deny PATTERN]... [--workspace DIR] [--cwd DIR]\n"
+  "                          [--env NAME=VALUE]... [--json] (--stdin | -- COMMAND)\n"
+  "  warden-cli policy check-host [--profile ID|FILE] [--allow HOST_PATTERN]...\n"
+  "                               [--deny HOST_PATTERN]... HOST[:PORT]\n"
+  "  warden-cli policy suggest [--profile ID|FILE] [--allow PATTERN]... (--stdin | -- COMMAND)\n"
+  "  warden-cli policy bench [--profile ID|FILE] [--allow PATTERN]... [--rounds N] < COMMANDS\n"
+  "\n"
+  "check decides a command line; check-host decides whether the sandbox may reach\n"
+  "HOST:PORT (443 when no port is given) by the profile's network section and the extra\n"
+  "host patterns, and prints the decision and its reason. Both exit with 0 (allow),\n"
+  "10 (ask), 20 (deny) or 2 (usage or profile error).\n"
+  "An address of this computer (any address of its interfaces, the networks of Docker's\n"
+  "and Podman's bridges, 127.0.0.0/8, ::1, 0.0.0.0, ::, the link-local 169.254.0.0/16\n"
+  "with the cloud metadata service, fe80::/10) is reached only by a pattern that names it:\n"
+  "* and *:8080 do not reach it. A name is judged by its patterns, and the address it\n"
+  "resolves to when connecting: one of this computer is not connected to.\n"
+  "See docs/policy.md.\n";
+
 int
 warden_cli_policy (int    argc,
                    char **argv)
 {
+  if (argc >= 2 && (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 ||
+                    strcmp (argv[1], "help") == 0))
+    {
+      fputs (policy_usage, stdout);
+      return 0;
+    }
   if (argc < 2)
     {
-      warden_cli_error ("policy needs a subcommand: check, suggest or bench");
+      warden_cli_error ("policy needs a subcommand: check, check-host, suggest or bench");
       return WARDEN_CLI_EXIT_USAGE;
     }
   if (strcmp (argv[1], "check") == 0)
     return policy_check (argc - 1, argv + 1, FALSE);
+  if (strcmp (argv[1], "check-host") == 0)
+    return policy_check_host (argc - 1, argv + 1);
   if (strcmp (argv[1], "suggest") == 0)
     return policy_check (argc - 1, argv + 1, TRUE);
   if (strcmp (argv[1], "bench") == 0)
     return policy_bench (argc - 1, argv + 1);
 
-  warden_cli_error ("unknown policy subcommand “%s”: use check, suggest or bench", argv[1]);
+  warden_cli_error ("unknown policy subcommand “%s”: use check, check-host, suggest or bench",
+                    argv[1]);
   return WARDEN_CLI_EXIT_USAGE;
 }

@@ -517,3 +517,74 @@ warden_network_suggest (const char *host,
     return g_strdup_printf ("[%s]:%u", host, port);
   return g_strdup_printf ("%s:%u", host, port);
 }
+
+char *
+warden_network_parse_target (const char *text,
+                             guint      *port)
+{
+  g_autofree char *host = NULL;
+  const char *colon;
+
+  *port = 443;
+  if (text == NULL)
+    return NULL;
+  if (text[0] == '[')
+    {
+      const char *close = strchr (text, ']');
+
+      if (close == NULL)
+        return NULL;
+      host = g_strndup (text + 1, close - text - 1);
+      colon = close[1] == ':' ? close + 1 : NULL;
+      if (close[1] != '\0' && colon == NULL)
+        return NULL;
+    }
+  else
+    {
+      colon = strrchr (text, ':');
+      if (colon != NULL && strchr (text, ':') != colon)
+        colon = NULL;  /* a bare IPv6 address */
+      host = colon ? g_strndup (text, colon - text) : g_strdup (text);
+    }
+  if (colon != NULL)
+    {
+      guint64 value;
+
+      if (!g_ascii_string_to_unsigned (colon + 1, 10, 1, 65535, &value, NULL))
+        return NULL;
+      *port = (guint) value;
+    }
+  return warden_network_normalize_host (host);
+}
+
+gboolean
+warden_network_is_address (const char *host)
+{
+  g_autoptr(GInetAddress) address = NULL;
+
+  if (host == NULL)
+    return FALSE;
+  address = g_inet_address_new_from_string (host);
+  return address != NULL;
+}
+
+const char *
+warden_network_wildcard_passed (const char * const *allow,
+                                const char         *host,
+                                guint               port)
+{
+  if (!warden_network_is_this_computer (host))
+    return NULL;
+  for (guint i = 0; allow != NULL && allow[i] != NULL; i++)
+    if (warden_host_pattern_match (allow[i], host, port) && strchr (allow[i], '*') != NULL)
+      {
+        g_autofree char *pattern_host = NULL;
+        const char *why = NULL;
+        guint pattern_port;
+
+        if (split_pattern (allow[i], &pattern_host, &pattern_port, &why) &&
+            strchr (pattern_host, '*') != NULL)
+          return allow[i];
+      }
+  return NULL;
+}

@@ -68,6 +68,21 @@ gboolean       warden_network_is_this_computer (const char         *address);
  * interfaces' addresses; NULL reads the system's again. */
 void           warden_network_set_interface_addresses (const char * const *addresses);
 
+/* "registry.npmjs.org", "example.com:80", "[::1]:8080", "::1": the host as
+ * warden_network_normalize_host() gives it, and in @port the port, 443 when
+ * none is given (what npm, pip and git over https reach); NULL when @text
+ * is not a host with an optional port. */
+char          *warden_network_parse_target     (const char         *text,
+                                                guint              *port);
+/* Whether @host is an address rather than a name. */
+gboolean       warden_network_is_address       (const char         *host);
+/* When @host is this computer and an allow pattern with * matches it
+ * (which warden_network_check() then passes over), that pattern; else
+ * NULL. For saying why such a host is asked about. */
+const char    *warden_network_wildcard_passed  (const char * const *allow,
+                                                const char         *host,
+                                                guint               port);
+
 /* What "Always allow" saves for @host:@port: "host:port" ([v6]:port). */
 char          *warden_network_suggest          (const char         *host,
                                                 guint               port);
