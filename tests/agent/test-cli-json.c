@@ -2046,6 +2046,59 @@ test_network_wait_not_timed (void)
   env_tear_down (&env);
 }
 
+/* WARDEN_NET_HOSTS is the tests' hook: a warden-cli that does not run from
+ * its build tree (as an installed one) reads no names from it, and a
+ * made-up name the hook would send to 127.0.0.1 is not found. */
+static void
+test_network_hosts_hook_installed (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GSocketService) server = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) built = NULL;
+  g_autoptr(GFile) copy = NULL;
+  g_autofree char *built_cli = g_strdup (g_getenv ("WARDEN_CLI"));
+  g_autofree char *copied_cli = NULL;
+  g_autofree char *profile = NULL;
+  g_autofree char *input = NULL;
+  JsonObject *result;
+  guint16 port;
+
+  env_set_up (&env);
+  server = hello_server_new (&port);
+  use_test_hosts (&env, "allowed.test");
+  profile = g_strdup_printf ("{\"version\": 1, \"name\": \"Net\", \"allow\": [\"curl *\"], "
+                             "\"network\": {\"mode\": \"allowlist\", "
+                             "\"allow\": [\"allowed.test:%u\"]}}", port);
+  save_profile (&env, "net", profile);
+  /* Out of the build tree, as an installed program is. */
+  copied_cli = g_build_filename (env.root, "warden-cli", NULL);
+  built = g_file_new_for_path (built_cli);
+  copy = g_file_new_for_path (copied_cli);
+  g_file_copy (built, copy, G_FILE_COPY_NONE, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_chmod (copied_cli, 0755), ==, 0);
+  input = g_strdup_printf ("{\"command\": \"curl -sS http://allowed.test:%u/a\"}", port);
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", input, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Fetched.", NULL));
+  g_setenv ("WARDEN_CLI", copied_cli, TRUE);
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--profile", "net", "fetch");
+  r = client_finish (c, &events);
+  g_setenv ("WARDEN_CLI", built_cli, TRUE);
+  g_unsetenv ("WARDEN_NET_HOSTS");
+  g_assert_cmpint (r.status, ==, 0);
+  result = only_event (events, "tool_result");
+  cli_log_streams (str (result, "result"), "");
+  g_assert_null (strstr (str (result, "result"), "hello /a"));
+  g_assert_nonnull (strstr (str (result, "result"), "could not find the address of allowed.test"));
+  g_socket_service_stop (server);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 static guint16
 free_port (void)
 {
@@ -2545,6 +2598,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/network-answer-survives-resume",
                    test_network_answer_survives_resume);
   g_test_add_func ("/cli/json/network-wait-not-timed", test_network_wait_not_timed);
+  g_test_add_func ("/cli/json/network-hosts-hook-installed", test_network_hosts_hook_installed);
   g_test_add_func ("/cli/json/example-approve", test_example_approve);
   g_test_add_func ("/cli/json/example-no-network", test_example_no_network);
   status = g_test_run ();
