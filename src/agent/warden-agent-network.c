@@ -17,6 +17,7 @@
 
 #define G_LOG_DOMAIN "warden-agent"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib/gi18n.h>
@@ -25,6 +26,35 @@
 #include "warden-agent-private.h"
 
 #include "sandbox/warden-exec-guard.h"
+
+/* WARDEN_NET_HOSTS names a hosts file of made-up names for the tests'
+ * servers on 127.0.0.1 (the sandbox has no resolver, the proxy resolves),
+ * and such names skip the own-address rule: a hook for tests only. It holds
+ * for a program that runs from inside the build tree it was compiled in,
+ * as the test suite runs it, and never for an installed one (/usr/bin,
+ * Flatpak's /app/bin): the running file's path comes from the kernel
+ * (/proc/self/exe), which no environment variable changes, and an
+ * installed program is outside its build tree by being installed. */
+static const char *
+test_hosts_file (void)
+{
+  const char *path = g_getenv ("WARDEN_NET_HOSTS");
+  g_autofree char *exe = NULL;
+  g_autofree char *root = NULL;
+  g_autofree char *prefix = NULL;
+
+  if (path == NULL || *path == '\0')
+    return NULL;
+  exe = realpath ("/proc/self/exe", NULL);
+  root = realpath (BUILD_ROOT, NULL);
+  prefix = root ? g_strconcat (root, "/", NULL) : NULL;
+  if (exe == NULL || prefix == NULL || !g_str_has_prefix (exe, prefix))
+    {
+      g_warning ("WARDEN_NET_HOSTS is for Warden's own tests; an installed Warden ignores it");
+      return NULL;
+    }
+  return path;
+}
 
 static WardenNetworkMode
 resolve_mode (WardenAgent *self)
@@ -143,9 +173,8 @@ _warden_agent_network_setup (WardenAgent          *self,
       /* Yours only (the proxy made the socket 0600): the sandboxes run as
        * you, a container too (its user is your uid, or keep-id's). */
       /* Made-up names for local servers, as the tests use them. */
-      if (g_getenv ("WARDEN_NET_HOSTS") != NULL &&
-          !warden_net_proxy_set_hosts_file (self->net_proxy, g_getenv ("WARDEN_NET_HOSTS"),
-                                            &local_error))
+      if (test_hosts_file () != NULL &&
+          !warden_net_proxy_set_hosts_file (self->net_proxy, test_hosts_file (), &local_error))
         {
           g_warning ("WARDEN_NET_HOSTS: %s", local_error->message);
           g_clear_error (&local_error);
