@@ -1564,6 +1564,8 @@ test_check_host_profile (void)
   g_autoptr(CliResult) bad_host = NULL;
   g_autoptr(CliResult) bad_pattern = NULL;
   g_autoptr(CliResult) no_host = NULL;
+  g_autoptr(CliResult) help = NULL;
+  g_autoptr(CliResult) top_help = NULL;
 
   g_assert_true (write_file (path, "{\"version\": 1, \"name\": \"Net\", \"allow\": [], "
                                    "\"network\": {\"mode\": \"allowlist\", "
@@ -1590,6 +1592,14 @@ test_check_host_profile (void)
   check_status (bad_pattern, EXIT_USAGE);
   no_host = cli_run (env, NULL, "policy", "check-host");
   check_status (no_host, EXIT_USAGE);
+
+  /* Documented where users look. */
+  help = cli_run (env, NULL, "policy", "--help");
+  check_status (help, 0);
+  assert_contains (help->out, "check-host [--profile ID|FILE]");
+  assert_contains (help->out, "169.254.0.0/16");
+  top_help = cli_run (env, NULL, "--help");
+  assert_contains (top_help->out, "policy check-host");
 }
 
 /* Every example of the policy document (POLICY.md, docs/policy.md), asked of
