@@ -9,7 +9,8 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <ifaddrs.h>
-#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <gio/gio.h>
 #include <glib/gi18n-lib.h>

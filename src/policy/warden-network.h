@@ -49,7 +49,10 @@ gboolean       warden_host_pattern_match       (const char         *pattern,
 char          *warden_network_normalize_host   (const char         *host);
 
 /* The verdict for @host:@port: a deny pattern first, then an allow pattern,
- * else ASK. @pattern_out, when not NULL, gets the pattern that decided. */
+ * else ASK. An address of this computer (warden_network_is_this_computer())
+ * is allowed only by a pattern whose host has no *; a name is judged here by
+ * its patterns, and the address it resolves to by the proxy when it
+ * connects. @pattern_out, when not NULL, gets the pattern that decided. */
 WardenVerdict  warden_network_check            (const char * const *allow,
                                                 const char * const *deny,
                                                 const char         *host,
