@@ -1540,7 +1540,8 @@ test_check_host_this_computer (void)
       interfaces++;
     }
   freeifaddrs (list);
-  g_assert_cmpuint (interfaces, >, 0);
+  /* A build in a network namespace of its own may have none at all. */
+  g_test_message ("%u interface addresses", interfaces);
 
   /* A name is allowed by its pattern; where it leads is judged when
    * connecting, and the output says so. */

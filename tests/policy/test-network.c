@@ -294,8 +294,8 @@ test_real_interfaces (void)
       n++;
     }
   freeifaddrs (list);
-  /* The loopback at least. */
-  g_assert_cmpuint (n, >, 0);
+  /* A build in a network namespace of its own may have none at all. */
+  g_test_message ("%u addresses", n);
   g_assert_false (warden_network_is_this_computer ("198.51.100.7"));
 }
 
