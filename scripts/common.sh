@@ -22,7 +22,7 @@ WARDEN_PACKAGES=(
   # test CA for the proxy tests' HTTPS server
   curl openssl
   # the UI tests: an X server, a session bus, a notification daemon, a keyring
-  xvfb xauth dbus dbus-x11 python3-dbusmock gnome-keyring imagemagick
+  xvfb xauth dbus dbus-x11 python3-dbusmock gnome-keyring imagemagick xdotool
 )
 
 as_root () {
