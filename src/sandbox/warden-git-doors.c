@@ -12,6 +12,7 @@
 
 #include "warden-git-doors-private.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -19,6 +20,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "policy/warden-protected-path.h"
 
 /* A file up to this size is kept, to be put back when a command changes it. */
 #define KEEP_MAX      (256 * 1024)
@@ -34,6 +37,10 @@
  * before (a folder the command made a gitlink), counts as the command's
  * when it changed this shortly before the command started, or later. */
 #define CTIME_MARGIN_US (2 * G_USEC_PER_SEC)
+/* Folders below the workspace walked for protected names (.envrc, a
+ * nested .git …): direnv, mise and git act on them in any folder the user
+ * enters, so the walk goes deep; a deeper one is not seen (docs/policy.md). */
+#define WALK_DEPTH    16
 
 typedef enum
 {
@@ -45,6 +52,8 @@ typedef enum
   DOOR_INFO,       /* anything in info/: attributes, and links or FIFOs anywhere */
   DOOR_INDEX,      /* an index this cannot read: which submodules git enters is unknown */
   DOOR_TODO,       /* a rebase's or cherry-pick's list: its exec lines run on --continue */
+  DOOR_PROTECTED,  /* a protected path outside git's folders: .vscode/…, .envrc, .hg/hgrc … */
+  DOOR_GITMODULES, /* .gitmodules: git config syntax, judged as a config is */
 } DoorKind;
 
 typedef enum
@@ -59,6 +68,7 @@ typedef enum
   BAD_INFO,
   BAD_INDEX,
   BAD_TODO,
+  BAD_PROTECTED,
 } Verdict;
 
 typedef struct
@@ -133,7 +143,7 @@ static const char * const safe_settings[] = {
   "remote.*.partialclonefilter", "remote.*.skipdefaultupdate", "remote.*.skipfetchall",
   "branch.*.remote", "branch.*.merge", "branch.*.rebase", "branch.*.pushremote",
   "branch.*.description",
-  "submodule.*.url", "submodule.*.active", "submodule.*.branch", "submodule.*.ignore",
+  "submodule.*.url", "submodule.*.path", "submodule.*.active", "submodule.*.branch", "submodule.*.ignore",
   "submodule.*.fetchrecursesubmodules", "submodule.*.shallow", "submodule.active",
   "user.name", "user.email", "init.defaultbranch", "pull.rebase", "pull.ff", "push.default",
   "push.autosetupremote", "fetch.prune", "gc.auto", "index.version", "index.skiphash",
@@ -905,7 +915,9 @@ door_changed (Scan *scan,
   old = g_hash_table_lookup (scan->before->doors, door->path);
   if (old != NULL)
     return !same_file (&old->st, &door->st);
-  if (g_hash_table_contains (scan->before->repos, door->repo))
+  /* The walk before saw every protected path the walk after sees. */
+  if (door->kind == DOOR_PROTECTED || door->kind == DOOR_GITMODULES ||
+      g_hash_table_contains (scan->before->repos, door->repo))
     return TRUE;
   /* A repository found only now: its files are the command's if they
    * changed since it started. */
@@ -944,6 +956,10 @@ judge (Scan *scan,
   if (same_content (scan, old, door))
     return FINE;
 
+  /* Whatever a command made or changed there, but a folder (its files are
+   * doors of their own): an editor, direnv, mise or hg reads it as it is. */
+  if (door->kind == DOOR_PROTECTED && !S_ISLNK (door->st.st_mode))
+    return S_ISDIR (door->st.st_mode) ? FINE : BAD_PROTECTED;
   if (S_ISLNK (door->st.st_mode))
     {
       /* The same link, only touched: as it was. */
@@ -951,7 +967,7 @@ judge (Scan *scan,
       if (old != NULL && S_ISLNK (old->st.st_mode) && old->bytes != NULL &&
           door->bytes != NULL && g_bytes_equal (old->bytes, door->bytes))
         return FINE;
-      return BAD_LINK;
+      return door->kind == DOOR_PROTECTED ? BAD_PROTECTED : BAD_LINK;
     }
   if (door->kind == DOOR_DIR || S_ISDIR (door->st.st_mode))
     return FINE;
@@ -964,6 +980,7 @@ judge (Scan *scan,
   switch (door->kind)
     {
     case DOOR_CONFIG:
+    case DOOR_GITMODULES:
       {
         GBytes *now = door_get_bytes (scan, door, READ_MAX);
         gsize old_len = 0, now_len = 0;
@@ -1051,6 +1068,7 @@ judge (Scan *scan,
 
     case DOOR_DIR:
     case DOOR_INDEX:
+    case DOOR_PROTECTED:
     default:
       return FINE;
     }
@@ -1571,6 +1589,235 @@ scan_workspace (Scan *scan)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The other protected paths: one walk for the list of the policy layer */
+
+typedef void (*WalkFunc) (const char          *rel,
+                          WardenProtectedKind  kind,
+                          const struct stat   *st,
+                          gpointer             data);
+
+static void
+walk_found (const char          *root,
+            const char          *rel,
+            WardenProtectedKind  kind,
+            WalkFunc             func,
+            gpointer             data)
+{
+  g_autofree char *abs = g_build_filename (root, rel, NULL);
+  struct stat st;
+
+  if (lstat (abs, &st) == 0)
+    func (rel, kind, &st, data);
+}
+
+/* Calls @func for each protected path in the folder @rel of @root and
+ * below it: a folder of kind TREE once (its files are the caller's), the
+ * parts of a SOME folder as TREE or FILE, a nested .git as REPO. Follows
+ * no symbolic link; skips the workspace's own .git and the quarantine. */
+static void
+walk_protected (const char *root,
+                const char *rel,
+                guint       depth,
+                WalkFunc    func,
+                gpointer    data)
+{
+  g_autofree char *abs = g_build_filename (root, rel, NULL);
+  int fd = open (abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
+  struct dirent *entry;
+
+  if (dir == NULL)
+    {
+      if (fd >= 0)
+        close (fd);
+      return;
+    }
+  while ((entry = readdir (dir)) != NULL)
+    {
+      const char *name = entry->d_name;
+      WardenProtectedKind kind;
+      g_autofree char *child = NULL;
+      gboolean is_dir;
+
+      if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
+        continue;
+      if (depth == 0 && (strcmp (name, ".git") == 0 ||
+                         g_str_has_prefix (name, ".warden-quarantine")))
+        continue;
+      kind = warden_protected_name_kind (name);
+      child = *rel != '\0' ? g_build_filename (rel, name, NULL) : g_strdup (name);
+      if (entry->d_type == DT_UNKNOWN)
+        {
+          g_autofree char *child_abs = g_build_filename (root, child, NULL);
+          struct stat st;
+
+          is_dir = lstat (child_abs, &st) == 0 && S_ISDIR (st.st_mode);
+        }
+      else
+        is_dir = entry->d_type == DT_DIR;
+
+      switch (kind)
+        {
+        case WARDEN_PROTECTED_TREE:
+        case WARDEN_PROTECTED_FILE:
+        case WARDEN_PROTECTED_REPO:
+          walk_found (root, child, kind, func, data);
+          break;
+
+        case WARDEN_PROTECTED_SOME:
+          {
+            const char * const *parts = warden_protected_name_parts (name);
+
+            if (!is_dir)
+              {
+                /* A link there moves what the host reads: the link itself. */
+                walk_found (root, child, WARDEN_PROTECTED_FILE, func, data);
+                break;
+              }
+            for (guint k = 0; parts[k]; k++)
+              {
+                g_autofree char *part = g_build_filename (child, parts[k], NULL);
+                g_autofree char *part_abs = g_build_filename (root, part, NULL);
+                struct stat st;
+
+                if (lstat (part_abs, &st) == 0)
+                  func (part, S_ISDIR (st.st_mode) ? WARDEN_PROTECTED_TREE
+                                                   : WARDEN_PROTECTED_FILE, &st, data);
+              }
+            /* hg's store holds only data; other such folders hold work. */
+            if (g_ascii_strcasecmp (name, ".hg") != 0 && depth < WALK_DEPTH)
+              walk_protected (root, child, depth + 1, func, data);
+          }
+          break;
+
+        case WARDEN_PROTECTED_NONE:
+        default:
+          if (is_dir && depth < WALK_DEPTH)
+            walk_protected (root, child, depth + 1, func, data);
+          break;
+        }
+    }
+  closedir (dir);
+}
+
+/* A protected folder and what it holds, as doors of their own. */
+static void
+protected_tree_doors (Scan              *scan,
+                      const char        *rel,
+                      const struct stat *st,
+                      guint              depth)
+{
+  g_autofree char *abs = NULL;
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  add_door (scan, rel, "", DOOR_PROTECTED, st);
+  if (!S_ISDIR (st->st_mode))
+    return;
+  abs = abs_of (scan, rel);
+  dir = g_dir_open (abs, 0, NULL);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (rel, name, NULL);
+      g_autofree char *child_abs = g_build_filename (abs, name, NULL);
+      struct stat child_st;
+
+      if (lstat (child_abs, &child_st) != 0)
+        continue;
+      if (S_ISDIR (child_st.st_mode) && depth < TREE_DEPTH)
+        protected_tree_doors (scan, child, &child_st, depth + 1);
+      else
+        add_door (scan, child, "", DOOR_PROTECTED, &child_st);
+    }
+}
+
+/* A repository of its own in a folder of the workspace (git init sub):
+ * git on the host acts on it in that folder as on the workspace's. */
+static void
+nested_repo_doors (Scan              *scan,
+                   const char        *rel,
+                   const struct stat *st)
+{
+  g_autofree char *abs = abs_of (scan, rel);
+  g_autofree char *worktree = g_path_get_dirname (rel);
+  g_autofree char *target = NULL;
+  g_autofree char *real = NULL;
+  Door *door;
+
+  if (S_ISDIR (st->st_mode))
+    {
+      real = real_path (abs);
+      if (real == NULL || g_hash_table_contains (scan->seen, real))
+        return;  /* a submodule's, looked at already */
+      add_door (scan, rel, worktree, DOOR_DIR, st);
+      scan_repo (scan, real, worktree, 1);
+      return;
+    }
+  if (S_ISLNK (st->st_mode))
+    {
+      add_door (scan, rel, worktree, DOOR_PROTECTED, st);
+      return;
+    }
+  if (!S_ISREG (st->st_mode))
+    {
+      add_door (scan, rel, worktree, DOOR_PROTECTED, st);
+      return;
+    }
+  /* A .git file: a worktree's or a submodule's is looked at already. */
+  {
+    g_autoptr(GBytes) bytes = read_bytes (abs, st, 4096);
+
+    target = gitfile_target (abs, bytes);
+    real = target ? real_path (target) : NULL;
+  }
+  if (real != NULL && g_hash_table_contains (scan->seen, real))
+    return;
+  door = add_door (scan, rel, worktree, DOOR_GITFILE, st);
+  if (door_passable (scan, door) && real != NULL && g_file_test (real, G_FILE_TEST_IS_DIR))
+    scan_repo (scan, real, worktree, 1);
+}
+
+static void
+protected_found_cb (const char          *rel,
+                    WardenProtectedKind  kind,
+                    const struct stat   *st,
+                    gpointer             data)
+{
+  Scan *scan = data;
+
+  if (kind == WARDEN_PROTECTED_REPO)
+    {
+      nested_repo_doors (scan, rel, st);
+      return;
+    }
+  /* git submodule add writes it: a path and a url are no door. */
+  if (kind == WARDEN_PROTECTED_FILE && S_ISREG (st->st_mode))
+    {
+      g_autofree char *name = g_path_get_basename (rel);
+
+      if (g_ascii_strcasecmp (name, ".gitmodules") == 0)
+        {
+          add_door (scan, rel, "", DOOR_GITMODULES, st);
+          return;
+        }
+    }
+  protected_tree_doors (scan, rel, st, 0);
+  /* The user's link to a file or folder elsewhere in the workspace: a
+   * command can write that one. */
+  if (S_ISLNK (st->st_mode))
+    {
+      g_autofree char *abs = abs_of (scan, rel);
+      g_autofree char *target = real_path (abs);
+      g_autofree char *target_rel = target ? rel_of (scan, target) : NULL;
+      struct stat target_st;
+
+      if (target_rel != NULL && *target_rel != '\0' && lstat (target, &target_st) == 0 &&
+          !g_hash_table_contains (scan->snap->doors, target_rel))
+        protected_tree_doors (scan, target_rel, &target_st, 0);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
 /* Moving what the command opened */
 
 /* Opens @rel below @dirfd, every folder on the way without following a
@@ -1770,6 +2017,9 @@ verdict_reason (Door *door)
     case BAD_TODO:
       return _("git on your machine would run the programs its exec lines name when you "
                "continue");
+    case BAD_PROTECTED:
+      return _("it is a protected path: an editor, direnv, mise, hg or a shell on your machine "
+               "would read it and may run what it says");
     case FINE:
     default:
       return "";
@@ -1900,6 +2150,8 @@ scan_run (WardenGitDoors    *doors,
 
   scan.seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   scan_workspace (&scan);
+  /* After git's own: a submodule's .git is judged as git enters it. */
+  walk_protected (doors->root, "", 0, protected_found_cb, &scan);
   g_hash_table_unref (scan.seen);
 }
 
