@@ -1903,15 +1903,35 @@ quarantine_open (Quarantine *q,
 
 /* Moves @rel into the quarantine; returns where it went, relative to the
  * workspace, or NULL (errno set). */
+/* @rel with "~" after each protected name in it: git, direnv or mise on the
+ * host must not take a quarantine's sub/.git or .envrc for a live one when
+ * the user looks into it. */
+static char *
+defused (const char *rel)
+{
+  g_auto(GStrv) parts = g_strsplit (rel, "/", -1);
+
+  for (guint i = 0; parts[i]; i++)
+    if (warden_protected_name_kind (parts[i]) != WARDEN_PROTECTED_NONE)
+      {
+        char *longer = g_strconcat (parts[i], "~", NULL);
+
+        g_free (parts[i]);
+        parts[i] = longer;
+      }
+  return g_strjoinv ("/", parts);
+}
+
 static char *
 quarantine_move (Quarantine *q,
                  const char *root,
                  const char *rel)
 {
-  const char *inside = g_str_has_prefix (rel, ".git/") ? rel + 5 : rel;
+  g_autofree char *inside = defused (g_str_has_prefix (rel, ".git/") ? rel + 5 : rel);
   g_autofree char *src_dir = g_path_get_dirname (rel);
   g_autofree char *name = g_path_get_basename (rel);
   g_autofree char *dst_dir = g_path_get_dirname (inside);
+  g_autofree char *dst_name = g_path_get_basename (inside);
   int src_fd, dst_fd, saved;
   char *where = NULL;
 
@@ -1921,7 +1941,7 @@ quarantine_move (Quarantine *q,
   if (src_fd < 0)
     return NULL;
   dst_fd = open_dir_nofollow (q->stamp_fd, strcmp (dst_dir, ".") == 0 ? "" : dst_dir, TRUE);
-  if (dst_fd >= 0 && renameat (src_fd, name, dst_fd, name) == 0)
+  if (dst_fd >= 0 && renameat (src_fd, name, dst_fd, dst_name) == 0)
     where = g_build_filename (q->stamp_rel, inside, NULL);
   else if (dst_fd < 0 || errno == EXDEV)
     {

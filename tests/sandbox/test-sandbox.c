@@ -1479,7 +1479,7 @@ static const GitDoorAttack git_door_attacks[] = {
     HOST_REPO " && git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),vendor && "
     "git commit -q -m vendor",
     EVIL_GITDIR ("evil") " && mkdir -p vendor && printf 'gitdir: ../evil\\n' > vendor/.git",
-    "git status", "vendor/.git", NULL, TRUE },
+    "git status", "vendor/.git~", NULL, TRUE },
   { "worktree-commondir", HOST_REPO " && git worktree add -q ../$(basename $PWD)-wt",
     EVIL_GITDIR ("evil") " && w=$(ls .git/worktrees) && "
     "printf '../../../evil\\n' > .git/worktrees/$w/commondir",
