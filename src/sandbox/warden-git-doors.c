@@ -21,8 +21,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "policy/warden-protected-path.h"
-
 /* A file up to this size is kept, to be put back when a command changes it. */
 #define KEEP_MAX      (256 * 1024)
 /* A configuration larger than this is not read: it counts as unsafe. */
@@ -1591,10 +1589,7 @@ scan_workspace (Scan *scan)
 /* ------------------------------------------------------------------------ */
 /* The other protected paths: one walk for the list of the policy layer */
 
-typedef void (*WalkFunc) (const char          *rel,
-                          WardenProtectedKind  kind,
-                          const struct stat   *st,
-                          gpointer             data);
+typedef WardenProtectedPathFunc WalkFunc;
 
 static void
 walk_found (const char          *root,
@@ -2138,6 +2133,15 @@ warden_git_doors_free (WardenGitDoors *doors)
   g_hash_table_unref (doors->kept);
   g_hash_table_unref (doors->indexes);
   g_free (doors);
+}
+
+void
+warden_protected_paths_walk (const char              *workspace,
+                             WardenProtectedPathFunc  func,
+                             gpointer                 user_data)
+{
+  g_return_if_fail (workspace != NULL && func != NULL);
+  walk_protected (workspace, "", 0, func, user_data);
 }
 
 void

@@ -497,14 +497,16 @@ add_mount (GPtrArray                *mounts,
   g_ptr_array_add (mounts, mount);
 }
 
-/* .git/config, .git/hooks and .git/info read-only, and .git itself bound
- * onto itself: a mount point cannot be renamed, so `mv .git .git.old` and a
- * fresh .git with a config of the command's own fail with EBUSY. */
+/* FOLDER/.git/config, hooks and info read-only, and FOLDER/.git itself
+ * bound onto itself: a mount point cannot be renamed, so `mv .git .git.old`
+ * and a fresh .git with a config of the command's own fail with EBUSY. */
 static void
 add_git_mounts (GPtrArray  *mounts,
-                const char *workspace)
+                const char *workspace,
+                const char *folder)
 {
-  g_autofree char *git = g_build_filename (workspace, ".git", NULL);
+  g_autofree char *dotgit = g_build_filename (folder, ".git", NULL);
+  g_autofree char *git = g_build_filename (workspace, dotgit, NULL);
   const char * const *read_only = warden_git_read_only_paths ();
   struct stat st;
 
@@ -513,16 +515,17 @@ add_git_mounts (GPtrArray  *mounts,
   if (S_ISREG (st.st_mode))
     {
       /* A worktree or submodule: the file says where its git directory is. */
-      add_mount (mounts, WARDEN_WORKSPACE_MOUNT_READ_ONLY, ".git", FALSE);
+      add_mount (mounts, WARDEN_WORKSPACE_MOUNT_READ_ONLY, dotgit, FALSE);
       return;
     }
   if (!S_ISDIR (st.st_mode))
     return;
 
-  add_mount (mounts, WARDEN_WORKSPACE_MOUNT_PIN, ".git", TRUE);
+  add_mount (mounts, WARDEN_WORKSPACE_MOUNT_PIN, dotgit, TRUE);
   for (guint i = 0; read_only[i]; i++)
     {
-      g_autofree char *path = g_build_filename (workspace, read_only[i], NULL);
+      g_autofree char *rel = g_build_filename (folder, read_only[i], NULL);
+      g_autofree char *path = g_build_filename (workspace, rel, NULL);
       gboolean is_dir = !g_str_has_suffix (read_only[i], "/config");
 
       /* A mount needs something to land on; what git init would make. */
@@ -540,8 +543,51 @@ add_git_mounts (GPtrArray  *mounts,
         }
       if (lstat (path, &st) != 0 || S_ISLNK (st.st_mode))
         continue;
-      add_mount (mounts, WARDEN_WORKSPACE_MOUNT_READ_ONLY, read_only[i], S_ISDIR (st.st_mode));
+      add_mount (mounts, WARDEN_WORKSPACE_MOUNT_READ_ONLY, rel, S_ISDIR (st.st_mode));
     }
+}
+
+typedef struct
+{
+  GPtrArray  *mounts;
+  const char *workspace;  /* real */
+} ProtectedMounts;
+
+/* Each protected path that exists read-only (policy/warden-protected-path.h),
+ * a nested repository as the workspace's own; what a command creates later
+ * is the doors check's (warden-git-doors.h). */
+static void
+protected_mount_cb (const char          *rel,
+                    WardenProtectedKind  kind,
+                    const struct stat   *st,
+                    gpointer             user_data)
+{
+  ProtectedMounts *pm = user_data;
+
+  if (kind == WARDEN_PROTECTED_REPO)
+    {
+      g_autofree char *folder = g_path_get_dirname (rel);
+
+      add_git_mounts (pm->mounts, pm->workspace, folder);
+      return;
+    }
+  if (S_ISLNK (st->st_mode))
+    {
+      /* The user's link to a file in the workspace: that one, as a mount
+       * would land on it anyway. */
+      g_autofree char *abs = g_build_filename (pm->workspace, rel, NULL);
+      g_autofree char *target = real_path (abs);
+      struct stat target_st;
+
+      if (target != NULL && strcmp (target, pm->workspace) != 0 &&
+          path_is_within (target, pm->workspace) && stat (target, &target_st) == 0)
+        add_mount (pm->mounts, WARDEN_WORKSPACE_MOUNT_READ_ONLY,
+                   target + (strcmp (pm->workspace, "/") == 0 ? 1 : strlen (pm->workspace) + 1),
+                   S_ISDIR (target_st.st_mode));
+      return;
+    }
+  if (S_ISDIR (st->st_mode) || S_ISREG (st->st_mode))
+    add_mount (pm->mounts, WARDEN_WORKSPACE_MOUNT_READ_ONLY, rel, S_ISDIR (st->st_mode));
 }
 
 GPtrArray *
@@ -554,7 +600,12 @@ warden_sandbox_list_workspace_mounts (WardenSandbox *self)
 
   if (real == NULL)
     return mounts;
-  add_git_mounts (mounts, real);
+  add_git_mounts (mounts, real, "");
+  {
+    ProtectedMounts pm = { mounts, real };
+
+    warden_protected_paths_walk (real, protected_mount_cb, &pm);
+  }
 
   private = warden_workspace_check_dup_private_paths ();
   for (guint i = 0; private[i]; i++)
