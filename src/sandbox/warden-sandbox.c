@@ -549,9 +549,22 @@ add_git_mounts (GPtrArray  *mounts,
 
 typedef struct
 {
-  GPtrArray  *mounts;
-  const char *workspace;  /* real */
+  GPtrArray           *mounts;
+  const char          *workspace;  /* real */
+  const char * const  *hidden;     /* the private folders */
 } ProtectedMounts;
+
+/* Hidden: a mount of its own would show it again (Docker orders mounts by
+ * depth, so a deeper bind lands on the hiding tmpfs). */
+static gboolean
+is_hidden (ProtectedMounts *pm,
+           const char      *abs)
+{
+  for (guint i = 0; pm->hidden[i]; i++)
+    if (path_is_within (abs, pm->hidden[i]))
+      return TRUE;
+  return FALSE;
+}
 
 /* Each protected path that exists read-only (policy/warden-protected-path.h),
  * a nested repository as the workspace's own; what a command creates later
@@ -563,7 +576,10 @@ protected_mount_cb (const char          *rel,
                     gpointer             user_data)
 {
   ProtectedMounts *pm = user_data;
+  g_autofree char *abs = g_build_filename (pm->workspace, rel, NULL);
 
+  if (is_hidden (pm, abs))
+    return;
   if (kind == WARDEN_PROTECTED_REPO)
     {
       g_autofree char *folder = g_path_get_dirname (rel);
@@ -575,11 +591,10 @@ protected_mount_cb (const char          *rel,
     {
       /* The user's link to a file in the workspace: that one, as a mount
        * would land on it anyway. */
-      g_autofree char *abs = g_build_filename (pm->workspace, rel, NULL);
       g_autofree char *target = real_path (abs);
       struct stat target_st;
 
-      if (target != NULL && strcmp (target, pm->workspace) != 0 &&
+      if (target != NULL && !is_hidden (pm, target) && strcmp (target, pm->workspace) != 0 &&
           path_is_within (target, pm->workspace) && stat (target, &target_st) == 0)
         add_mount (pm->mounts, WARDEN_WORKSPACE_MOUNT_READ_ONLY,
                    target + (strcmp (pm->workspace, "/") == 0 ? 1 : strlen (pm->workspace) + 1),
@@ -601,13 +616,13 @@ warden_sandbox_list_workspace_mounts (WardenSandbox *self)
   if (real == NULL)
     return mounts;
   add_git_mounts (mounts, real, "");
+  private = warden_workspace_check_dup_private_paths ();
   {
-    ProtectedMounts pm = { mounts, real };
+    ProtectedMounts pm = { mounts, real, (const char * const *) private };
 
     warden_protected_paths_walk (real, protected_mount_cb, &pm);
   }
 
-  private = warden_workspace_check_dup_private_paths ();
   for (guint i = 0; private[i]; i++)
     {
       struct stat st;
