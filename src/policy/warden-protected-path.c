@@ -49,6 +49,9 @@ static const Entry entries[] = {
   { .name = ".devcontainer", .kind = WARDEN_PROTECTED_TREE },
   { .name = ".devcontainer.json", .kind = WARDEN_PROTECTED_FILE },
   { .name = ".direnv", .kind = WARDEN_PROTECTED_TREE },
+  /* Other agents on the host: hooks in their settings, MCP servers they start. */
+  { .name = ".claude", .kind = WARDEN_PROTECTED_TREE },
+  { .name = ".mcp.json", .kind = WARDEN_PROTECTED_FILE },
   { .name = ".envrc", .kind = WARDEN_PROTECTED_FILE },
   { .name = ".gitmodules", .kind = WARDEN_PROTECTED_FILE },
   /* Version managers: env directives, plugins and hooks run on cd. */
@@ -83,6 +86,7 @@ static const Entry entries[] = {
   { .name = ".npmrc", .kind = WARDEN_PROTECTED_FILE },
   { .name = ".pypirc", .kind = WARDEN_PROTECTED_FILE },
   { .name = ".netrc", .kind = WARDEN_PROTECTED_FILE },
+  { .name = ".ripgreprc", .kind = WARDEN_PROTECTED_FILE },  /* --pre=COMMAND */
   /* Warden's own state. */
   { .name = ".warden", .kind = WARDEN_PROTECTED_TREE },
   { .name = "warden.db", .kind = WARDEN_PROTECTED_FILE },
@@ -98,7 +102,8 @@ static const char * const globs[] = {
   ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
   ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
   ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login", ".logout", ".inputrc",
-  ".gitconfig", ".hgrc", ".npmrc", ".pypirc", ".netrc", ".warden/**", "warden.db*",
+  ".gitconfig", ".hgrc", ".npmrc", ".pypirc", ".netrc", ".ripgreprc", ".claude/**", ".mcp.json",
+  ".warden/**", "warden.db*",
   NULL,
 };
 

@@ -1172,6 +1172,11 @@ static const Row rows[] = {
   { "soundness/protected/asdfrc", "echo x > .asdfrc", ASKS, .allow = ANY },
   { "soundness/protected/nested-hook", "echo x > sub/.git/hooks/pre-commit", ASKS, .allow = ANY },
   { "soundness/protected/nested-config", "echo x >> a/b/.git/config", ASKS, .allow = ANY },
+  /* What sandbox-runtime protects too: another agent's hooks and servers. */
+  { "soundness/protected/claude-settings", "echo '{}' > .claude/settings.json", ASKS,
+    .allow = ANY },
+  { "soundness/protected/mcp", "echo '{}' > .mcp.json", ASKS, .allow = ANY },
+  { "soundness/protected/ripgreprc", "echo '--pre=x' > .ripgreprc", ASKS, .allow = ANY },
   { "soundness/protected/toml-elsewhere", "echo x > docs/mise.txt", ALLOWS, .allow = SAFE },
   /* 11. Deep and long input: answered, never crashed. */
   { "soundness/limits/deep-dollar-bracket", "echo $[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", ASKS, .allow = ANY },
