@@ -88,6 +88,7 @@ struct _WardenGitSnapshot
 {
   GHashTable *doors;     /* path → Door */
   GHashTable *repos;     /* paths of the git folders looked at */
+  GPtrArray  *found;     /* WardenProtectedPath: what the walk met */
   gint64      start;     /* g_get_real_time () when taken */
 };
 
@@ -1779,7 +1780,12 @@ protected_found_cb (const char          *rel,
                     gpointer             data)
 {
   Scan *scan = data;
+  WardenProtectedPath *found = g_new0 (WardenProtectedPath, 1);
 
+  found->path = g_strdup (rel);
+  found->kind = kind;
+  found->st = *st;
+  g_ptr_array_add (scan->snap->found, found);
   if (kind == WARDEN_PROTECTED_REPO)
     {
       nested_repo_doors (scan, rel, st);
@@ -2144,6 +2150,34 @@ warden_protected_paths_walk (const char              *workspace,
   walk_protected (workspace, "", 0, func, user_data);
 }
 
+static void
+protected_path_free (gpointer data)
+{
+  WardenProtectedPath *path = data;
+
+  g_free (path->path);
+  g_free (path);
+}
+
+GPtrArray *
+warden_git_snapshot_list_protected (WardenGitSnapshot *snapshot)
+{
+  GPtrArray *list = g_ptr_array_new_with_free_func (protected_path_free);
+
+  g_return_val_if_fail (snapshot != NULL, list);
+  for (guint i = 0; i < snapshot->found->len; i++)
+    {
+      const WardenProtectedPath *found = g_ptr_array_index (snapshot->found, i);
+      WardenProtectedPath *copy = g_new0 (WardenProtectedPath, 1);
+
+      copy->path = g_strdup (found->path);
+      copy->kind = found->kind;
+      copy->st = found->st;
+      g_ptr_array_add (list, copy);
+    }
+  return list;
+}
+
 void
 warden_git_snapshot_free (WardenGitSnapshot *snapshot)
 {
@@ -2151,6 +2185,7 @@ warden_git_snapshot_free (WardenGitSnapshot *snapshot)
     return;
   g_hash_table_unref (snapshot->doors);
   g_hash_table_unref (snapshot->repos);
+  g_ptr_array_unref (snapshot->found);
   g_free (snapshot);
 }
 
@@ -2161,6 +2196,7 @@ snapshot_new (void)
 
   snap->doors = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, door_free);
   snap->repos = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  snap->found = g_ptr_array_new_with_free_func (protected_path_free);
   snap->start = g_get_real_time ();
   return snap;
 }

@@ -89,6 +89,18 @@ void               warden_protected_paths_walk (const char              *workspa
                                                 WardenProtectedPathFunc  func,
                                                 gpointer                 user_data);
 
+typedef struct
+{
+  char                *path;   /* relative to the workspace */
+  WardenProtectedKind  kind;
+  struct stat          st;     /* lstat, when the walk found it */
+} WardenProtectedPath;
+
+/* What the walk of @snapshot found, in its order, as
+ * warden_protected_paths_walk() gives it: a new array of
+ * WardenProtectedPath. A sandbox mounts these without walking again. */
+GPtrArray         *warden_git_snapshot_list_protected (WardenGitSnapshot *snapshot);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenGitDoors, warden_git_doors_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenGitSnapshot, warden_git_snapshot_free)
 

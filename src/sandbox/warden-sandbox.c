@@ -35,6 +35,7 @@ typedef struct
   WardenGitDoors      *git_doors;   /* confined only; made by the first exec */
   WardenGitSnapshot   *git_baseline; /* the doors as the last command left them */
   guint                git_execs;   /* commands between their two doors checks */
+  GPtrArray           *protected_found; /* WardenProtectedPath: the last check's walk */
 } WardenSandboxPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (WardenSandbox, warden_sandbox, G_TYPE_OBJECT)
@@ -172,6 +173,7 @@ warden_sandbox_finalize (GObject *object)
   g_clear_pointer (&priv->backend_name, g_free);
   g_clear_pointer (&priv->git_baseline, warden_git_snapshot_free);
   g_clear_pointer (&priv->git_doors, warden_git_doors_free);
+  g_clear_pointer (&priv->protected_found, g_ptr_array_unref);
 
   G_OBJECT_CLASS (warden_sandbox_parent_class)->finalize (object);
 }
@@ -608,6 +610,9 @@ protected_mount_cb (const char          *rel,
 GPtrArray *
 warden_sandbox_list_workspace_mounts (WardenSandbox *self)
 {
+  WardenSandboxPrivate *priv = warden_sandbox_get_instance_private (self);
+  g_autoptr(GPtrArray) found = NULL;
+  ProtectedMounts pm;
   GPtrArray *mounts = g_ptr_array_new_with_free_func (workspace_mount_free);
   const char *workspace = warden_sandbox_get_workspace (self);
   g_autofree char *real = workspace ? real_path (workspace) : NULL;
@@ -617,11 +622,25 @@ warden_sandbox_list_workspace_mounts (WardenSandbox *self)
     return mounts;
   add_git_mounts (mounts, real, "");
   private = warden_workspace_check_dup_private_paths ();
-  {
-    ProtectedMounts pm = { mounts, real, (const char * const *) private };
+  found = g_steal_pointer (&priv->protected_found);
+  pm.mounts = mounts;
+  pm.workspace = real;
+  pm.hidden = (const char * const *) private;
+  /* The check before this command walked the workspace just now, in a
+   * worker thread: what it found, as it is now. Else (a container made
+   * before any command) the walk here. */
+  if (found != NULL)
+    for (guint i = 0; i < found->len; i++)
+      {
+        const WardenProtectedPath *p = g_ptr_array_index (found, i);
+        g_autofree char *abs = g_build_filename (real, p->path, NULL);
+        struct stat st;
 
+        if (lstat (abs, &st) == 0 && (st.st_mode & S_IFMT) == (p->st.st_mode & S_IFMT))
+          protected_mount_cb (p->path, p->kind, &st, &pm);
+      }
+  else
     warden_protected_paths_walk (real, protected_mount_cb, &pm);
-  }
 
   for (guint i = 0; private[i]; i++)
     {
@@ -816,6 +835,14 @@ doors_taken_cb (GObject      *object,
   Exec *exec = g_task_get_task_data (task);
 
   exec->before = g_task_propagate_pointer (G_TASK (result), NULL);
+  if (exec->before != NULL)
+    {
+      WardenSandboxPrivate *priv =
+        warden_sandbox_get_instance_private (g_task_get_source_object (task));
+
+      g_clear_pointer (&priv->protected_found, g_ptr_array_unref);
+      priv->protected_found = warden_git_snapshot_list_protected (exec->before);
+    }
   if (exec->between_note != NULL)
     say_note (exec, exec->between_note);
   exec_start (task);
