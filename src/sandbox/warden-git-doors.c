@@ -110,6 +110,7 @@ struct _WardenGitDoors
   GMutex      lock;
   GHashTable *kept;      /* path → KeptBytes of the last snapshot: read once */
   GHashTable *indexes;   /* absolute path → IndexMemo */
+  GHashTable *folders;   /* relative path → FolderMemo of the last walk */
 };
 
 typedef struct
@@ -1606,33 +1607,86 @@ walk_found (const char          *root,
     func (rel, kind, &st, data);
 }
 
-/* Calls @func for each protected path in the folder @rel of @root and
- * below it: a folder of kind TREE once (its files are the caller's), the
- * parts of a SOME folder as TREE or FILE, a nested .git as REPO. Follows
- * no symbolic link; skips the workspace's own .git and the quarantine. */
-static void
-walk_protected (const char *root,
-                const char *rel,
-                guint       depth,
-                WalkFunc    func,
-                gpointer    data)
+/* What the walk keeps of a folder: its subfolders and its protected
+ * names, read again only when the folder changed. Its ctime moves with
+ * every name added, removed or renamed in it, and no command can set it
+ * back (touch -d sets mtime, and moves ctime). */
+typedef struct
 {
-  g_autofree char *abs = g_build_filename (root, rel, NULL);
-  int fd = open (abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
-  struct dirent *entry;
+  struct stat  st;       /* lstat; st_ctim zero: changed too recently to trust */
+  GPtrArray   *entries;  /* "dNAME" for a folder, "fNAME" for anything else protected */
+} FolderMemo;
 
-  if (dir == NULL)
+static void
+folder_memo_free (gpointer data)
+{
+  FolderMemo *memo = data;
+
+  g_ptr_array_unref (memo->entries);
+  g_free (memo);
+}
+
+typedef struct
+{
+  const char *root;
+  WalkFunc    func;
+  gpointer    data;
+  GHashTable *old_memo;  /* rel → FolderMemo of the last walk */
+  GHashTable *new_memo;  /* of this one */
+  gint64      now;
+} Walk;
+
+static gboolean
+same_folder (const struct stat *a,
+             const struct stat *b)
+{
+  return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+         a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec &&
+         a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* The entries of the folder @rel that the walk looks at: as the last walk
+ * read them while the folder stays the same, else read now. */
+static GPtrArray *
+walk_read_folder (Walk       *w,
+                  const char *rel,
+                  guint       depth)
+{
+  g_autofree char *abs = g_build_filename (w->root, rel, NULL);
+  gpointer old_key = NULL;
+  FolderMemo *memo = NULL;
+  struct stat st;
+  struct dirent *entry;
+  gint64 ctime_us;
+  DIR *dir;
+  int fd;
+
+  if (lstat (abs, &st) != 0 || !S_ISDIR (st.st_mode))
+    return NULL;
+  if (g_hash_table_steal_extended (w->old_memo, rel, &old_key, (gpointer *) &memo))
+    {
+      g_free (old_key);
+      if (same_folder (&memo->st, &st))
+        {
+          g_hash_table_replace (w->new_memo, g_strdup (rel), memo);
+          return memo->entries;
+        }
+      folder_memo_free (memo);
+    }
+
+  fd = open (abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) != 0 || (dir = fdopendir (fd)) == NULL)
     {
       if (fd >= 0)
         close (fd);
-      return;
+      return NULL;
     }
+  memo = g_new0 (FolderMemo, 1);
+  memo->st = st;
+  memo->entries = g_ptr_array_new_with_free_func (g_free);
   while ((entry = readdir (dir)) != NULL)
     {
       const char *name = entry->d_name;
-      WardenProtectedKind kind;
-      g_autofree char *child = NULL;
       gboolean is_dir;
 
       if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
@@ -1640,24 +1694,54 @@ walk_protected (const char *root,
       if (depth == 0 && (strcmp (name, ".git") == 0 ||
                          g_str_has_prefix (name, ".warden-quarantine")))
         continue;
-      kind = warden_protected_name_kind (name);
-      child = *rel != '\0' ? g_build_filename (rel, name, NULL) : g_strdup (name);
       if (entry->d_type == DT_UNKNOWN)
         {
-          g_autofree char *child_abs = g_build_filename (root, child, NULL);
-          struct stat st;
+          struct stat child;
 
-          is_dir = lstat (child_abs, &st) == 0 && S_ISDIR (st.st_mode);
+          is_dir = fstatat (fd, name, &child, AT_SYMLINK_NOFOLLOW) == 0 &&
+                   S_ISDIR (child.st_mode);
         }
       else
         is_dir = entry->d_type == DT_DIR;
+      if (is_dir || warden_protected_name_kind (name) != WARDEN_PROTECTED_NONE)
+        g_ptr_array_add (memo->entries, g_strconcat (is_dir ? "d" : "f", name, NULL));
+    }
+  closedir (dir);
+  /* Changed within the clock's reach of now: a change in the same tick
+   * would leave its ctime as it is. Read again next time. */
+  ctime_us = (gint64) st.st_ctim.tv_sec * G_USEC_PER_SEC + st.st_ctim.tv_nsec / 1000;
+  if (ctime_us >= w->now - CTIME_MARGIN_US)
+    memo->st.st_ctim.tv_sec = memo->st.st_ctim.tv_nsec = 0;
+  g_hash_table_replace (w->new_memo, g_strdup (rel), memo);
+  return memo->entries;
+}
+
+/* Calls @func for each protected path in the folder @rel of @root and
+ * below it: a folder of kind TREE once (its files are the caller's), the
+ * parts of a SOME folder as TREE or FILE, a nested .git as REPO. Follows
+ * no symbolic link; skips the workspace's own .git and the quarantine. */
+static void
+walk_folder (Walk       *w,
+             const char *rel,
+             guint       depth)
+{
+  GPtrArray *entries = walk_read_folder (w, rel, depth);
+
+  for (guint i = 0; entries != NULL && i < entries->len; i++)
+    {
+      const char *entry = g_ptr_array_index (entries, i);
+      const char *name = entry + 1;
+      gboolean is_dir = entry[0] == 'd';
+      WardenProtectedKind kind = warden_protected_name_kind (name);
+      g_autofree char *child = *rel != '\0' ? g_build_filename (rel, name, NULL)
+                                            : g_strdup (name);
 
       switch (kind)
         {
         case WARDEN_PROTECTED_TREE:
         case WARDEN_PROTECTED_FILE:
         case WARDEN_PROTECTED_REPO:
-          walk_found (root, child, kind, func, data);
+          walk_found (w->root, child, kind, w->func, w->data);
           break;
 
         case WARDEN_PROTECTED_SOME:
@@ -1667,33 +1751,47 @@ walk_protected (const char *root,
             if (!is_dir)
               {
                 /* A link there moves what the host reads: the link itself. */
-                walk_found (root, child, WARDEN_PROTECTED_FILE, func, data);
+                walk_found (w->root, child, WARDEN_PROTECTED_FILE, w->func, w->data);
                 break;
               }
             for (guint k = 0; parts[k]; k++)
               {
                 g_autofree char *part = g_build_filename (child, parts[k], NULL);
-                g_autofree char *part_abs = g_build_filename (root, part, NULL);
+                g_autofree char *part_abs = g_build_filename (w->root, part, NULL);
                 struct stat st;
 
                 if (lstat (part_abs, &st) == 0)
-                  func (part, S_ISDIR (st.st_mode) ? WARDEN_PROTECTED_TREE
-                                                   : WARDEN_PROTECTED_FILE, &st, data);
+                  w->func (part, S_ISDIR (st.st_mode) ? WARDEN_PROTECTED_TREE
+                                                      : WARDEN_PROTECTED_FILE, &st, w->data);
               }
             /* hg's store holds only data; other such folders hold work. */
             if (g_ascii_strcasecmp (name, ".hg") != 0 && depth < WALK_DEPTH)
-              walk_protected (root, child, depth + 1, func, data);
+              walk_folder (w, child, depth + 1);
           }
           break;
 
         case WARDEN_PROTECTED_NONE:
         default:
           if (is_dir && depth < WALK_DEPTH)
-            walk_protected (root, child, depth + 1, func, data);
+            walk_folder (w, child, depth + 1);
           break;
         }
     }
-  closedir (dir);
+}
+
+/* The walk, from the folders @memo kept (replaced by what this one read). */
+static void
+walk_protected (const char  *root,
+                GHashTable **memo,
+                WalkFunc     func,
+                gpointer     data)
+{
+  Walk w = { root, func, data, *memo, NULL, g_get_real_time () };
+
+  w.new_memo = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, folder_memo_free);
+  walk_folder (&w, "", 0);
+  g_hash_table_unref (*memo);
+  *memo = w.new_memo;
 }
 
 /* A protected folder and what it holds, as doors of their own. */
@@ -2126,6 +2224,7 @@ warden_git_doors_new (const char *workspace)
   g_mutex_init (&doors->lock);
   doors->kept = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, kept_bytes_free);
   doors->indexes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, index_memo_free);
+  doors->folders = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, folder_memo_free);
   return doors;
 }
 
@@ -2138,6 +2237,7 @@ warden_git_doors_free (WardenGitDoors *doors)
   g_mutex_clear (&doors->lock);
   g_hash_table_unref (doors->kept);
   g_hash_table_unref (doors->indexes);
+  g_hash_table_unref (doors->folders);
   g_free (doors);
 }
 
@@ -2146,8 +2246,11 @@ warden_protected_paths_walk (const char              *workspace,
                              WardenProtectedPathFunc  func,
                              gpointer                 user_data)
 {
+  g_autoptr(GHashTable) memo = NULL;
+
   g_return_if_fail (workspace != NULL && func != NULL);
-  walk_protected (workspace, "", 0, func, user_data);
+  memo = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, folder_memo_free);
+  walk_protected (workspace, &memo, func, user_data);
 }
 
 static void
@@ -2211,7 +2314,7 @@ scan_run (WardenGitDoors    *doors,
   scan.seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   scan_workspace (&scan);
   /* After git's own: a submodule's .git is judged as git enters it. */
-  walk_protected (doors->root, "", 0, protected_found_cb, &scan);
+  walk_protected (doors->root, &doors->folders, protected_found_cb, &scan);
   g_hash_table_unref (scan.seen);
 }
 

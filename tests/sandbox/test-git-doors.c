@@ -899,6 +899,43 @@ test_protected_at_work (void)
   warden_test_remove_tree (dir);
 }
 
+/* Folders the walk read before and that did not change are not read again:
+ * a name added in one is found all the same, even when the command sets
+ * the folder's times back, or swaps the folder for another. */
+static void
+test_protected_memo (void)
+{
+  /* The times as they were, to the nanosecond (touch -r): only ctime tells. */
+  const char *commands[] = {
+    "r=$(mktemp) && touch -r a/b/c $r && echo id > a/b/c/.envrc && touch -r $r a/b/c && rm $r",
+    "r=$(mktemp) && touch -r a/b $r && mkdir x && echo id > x/.tool-versions && rm -rf a/b/c && "
+    "mv x a/b/c && touch -r $r a/b a && rm $r",
+    "r=$(mktemp) && touch -r a/b/c $r && mkdir -p a/b/c/.vscode && "
+    "echo '{}' > a/b/c/.vscode/tasks.json && touch -r $r a/b/c && rm $r",
+  };
+  const char *moved[] = { "a/b/c/.envrc", "a/b/c/.tool-versions", "a/b/c/.vscode/tasks.json" };
+  g_autofree char *dir = make_dir ();
+  g_autoptr(WardenGitDoors) doors = warden_git_doors_new (dir);
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autofree char *note = NULL;
+
+      sh (dir, "mkdir -p a/b/c/d e/f && touch a/b/c/d/x e/f/y");
+      /* Older than the clock's margin, so that the walk trusts them. */
+      g_usleep (2500 * G_TIME_SPAN_MILLISECOND);
+      g_clear_pointer (&note, g_free);
+      note = run_command (doors, dir, "true");
+      g_assert_null (note);
+      note = run_command (doors, dir, commands[i]);
+      g_test_message ("%s: %s", commands[i], note ? note : "(nothing moved)");
+      g_assert_nonnull (note);
+      g_assert_nonnull (strstr (note, moved[i]));
+      g_assert_false (exists (dir, moved[i]));
+    }
+  warden_test_remove_tree (dir);
+}
+
 /* What a command costs when it leaves the doors alone: printed, not asserted. */
 static void
 test_doors_cost (void)
@@ -1003,6 +1040,7 @@ main (int    argc,
   g_test_add_func ("/git-doors/protected/created", test_protected_created);
   g_test_add_func ("/git-doors/protected/changed", test_protected_changed);
   g_test_add_func ("/git-doors/protected/at-work", test_protected_at_work);
+  g_test_add_func ("/git-doors/protected/memo", test_protected_memo);
   g_test_add_func ("/git-doors/cost", test_doors_cost);
 
   status = g_test_run ();
