@@ -138,14 +138,51 @@ is_mise_env_file (const char *c,
          len > 5 && g_ascii_strncasecmp (c + len - 5, ".toml", 5) == 0;
 }
 
+/* Names profiles added (files.protect), lower case, in every layer. */
+static GRWLock added_lock;
+static GHashTable *added;
+static const Entry added_entry = { .name = "", .kind = WARDEN_PROTECTED_TREE };
+
 static const Entry *
 entry_of (const char *c,
           gsize       len)
 {
+  gboolean found = FALSE;
+
   for (gsize k = 0; k < G_N_ELEMENTS (entries); k++)
     if (name_is (c, len, entries[k].name))
       return &entries[k];
-  return NULL;
+  g_rw_lock_reader_lock (&added_lock);
+  if (added != NULL && len > 0 && len <= 255)
+    {
+      char lower[256];
+
+      for (gsize i = 0; i < len; i++)
+        lower[i] = g_ascii_tolower (c[i]);
+      lower[len] = '\0';
+      found = g_hash_table_contains (added, lower);
+    }
+  g_rw_lock_reader_unlock (&added_lock);
+  return found ? &added_entry : NULL;
+}
+
+gboolean
+warden_protected_name_is_valid (const char *name)
+{
+  return name != NULL && *name != '\0' && strlen (name) <= 255 && strchr (name, '/') == NULL &&
+         strcmp (name, ".") != 0 && strcmp (name, "..") != 0;
+}
+
+void
+warden_protected_path_add_names (const char * const *names)
+{
+  g_rw_lock_writer_lock (&added_lock);
+  if (added == NULL)
+    added = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; names != NULL && names[i]; i++)
+    if (warden_protected_name_is_valid (names[i]))
+      g_hash_table_add (added, g_ascii_strdown (names[i], -1));
+  g_rw_lock_writer_unlock (&added_lock);
 }
 
 WardenProtectedKind

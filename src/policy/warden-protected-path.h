@@ -38,6 +38,17 @@ WardenProtectedKind warden_protected_name_kind  (const char *name);
  * ("hgrc" for .hg, "mise" for .config), NULL-ended. */
 const char * const *warden_protected_name_parts (const char *name);
 
+/* Whether @name can be added: one file or folder name ("Justfile",
+ * ".tox"), not "." or "..", no "/", at most 255 bytes. */
+gboolean            warden_protected_name_is_valid (const char *name);
+
+/* Adds @names (a profile's files.protect; each valid) to the list, as
+ * folders protected with all they hold, in any folder, for this process:
+ * every layer asks, mounts and checks them from now on. Names are only
+ * ever added: a profile that stops naming one does not make it writable
+ * until Warden restarts, which fails closed. Thread-safe. */
+void                warden_protected_path_add_names (const char * const *names);
+
 /* The protected paths as globs, for documentation and the UI; NULL-ended. */
 const char * const *warden_protected_path_globs (void);
 

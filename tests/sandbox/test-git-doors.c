@@ -936,6 +936,28 @@ test_protected_memo (void)
   warden_test_remove_tree (dir);
 }
 
+/* A name a profile adds (files.protect) is a door like the built-in ones. */
+static void
+test_protected_added_name (void)
+{
+  const char *names[] = { "Justfile-doors", NULL };
+  g_autofree char *dir = make_dir ();
+  g_autoptr(WardenGitDoors) doors = warden_git_doors_new (dir);
+  g_autofree char *before = NULL;
+  g_autofree char *note = NULL;
+
+  before = run_command (doors, dir, "mkdir -p sub && echo x > sub/Justfile-doors");
+  g_assert_null (before);
+  warden_protected_path_add_names (names);
+  note = run_command (doors, dir, "echo y > other && echo 'id' > Justfile-doors");
+  g_test_message ("%s", note);
+  g_assert_nonnull (note);
+  g_assert_nonnull (strstr (note, "Justfile-doors"));
+  g_assert_false (exists (dir, "Justfile-doors"));
+  g_assert_true (exists (dir, "other"));
+  warden_test_remove_tree (dir);
+}
+
 /* What a command costs when it leaves the doors alone: printed, not asserted. */
 static void
 test_doors_cost (void)
@@ -1041,6 +1063,7 @@ main (int    argc,
   g_test_add_func ("/git-doors/protected/changed", test_protected_changed);
   g_test_add_func ("/git-doors/protected/at-work", test_protected_at_work);
   g_test_add_func ("/git-doors/protected/memo", test_protected_memo);
+  g_test_add_func ("/git-doors/protected/added-name", test_protected_added_name);
   g_test_add_func ("/git-doors/cost", test_doors_cost);
 
   status = g_test_run ();
