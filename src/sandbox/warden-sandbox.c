@@ -530,8 +530,10 @@ add_git_mounts (GPtrArray  *mounts,
       g_autofree char *path = g_build_filename (workspace, rel, NULL);
       gboolean is_dir = !g_str_has_suffix (read_only[i], "/config");
 
-      /* A mount needs something to land on; what git init would make. */
-      if (lstat (path, &st) != 0 && errno == ENOENT)
+      /* A mount needs something to land on; what git init would make. Not
+       * in a nested repository (a test fixture, a package's checkout): the
+       * doors check catches what a command creates there. */
+      if (*folder == '\0' && lstat (path, &st) != 0 && errno == ENOENT)
         {
           if (is_dir)
             g_mkdir (path, 0755);
