@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "warden-profile.h"
+#include "warden-protected-path.h"
 
 #include "common/warden-json.h"
 
@@ -42,6 +43,7 @@ struct _WardenProfile
   JsonObject *unknown;      /* members this version does not know, written back as read */
   WardenFileWrite file_write;
   JsonObject *files_unknown;  /* the same inside "files" */
+  GPtrArray  *protect;      /* files.protect: names added to the protected list */
   guint       has_files : 1;  /* the file had a "files" section: it is written back */
   guint       nested_off : 1; /* "nested": "off": programs a command starts are not checked */
   guint       has_nested : 1; /* the file said "nested": it is written back */
@@ -234,6 +236,7 @@ warden_profile_finalize (GObject *object)
   g_clear_pointer (&self->unknown, json_object_unref);
   g_clear_pointer (&self->files_unknown, json_object_unref);
   g_clear_pointer (&self->network_allow, g_ptr_array_unref);
+  g_clear_pointer (&self->protect, g_ptr_array_unref);
   g_clear_pointer (&self->network_deny, g_ptr_array_unref);
   g_clear_pointer (&self->network_unknown, json_object_unref);
 
@@ -431,6 +434,7 @@ warden_profile_init (WardenProfile *self)
   self->unknown = json_object_new ();
   self->files_unknown = json_object_new ();
   self->network_allow = pattern_array_new ();
+  self->protect = pattern_array_new ();
   self->network_deny = pattern_array_new ();
   self->network_unknown = json_object_new ();
 }
@@ -682,6 +686,56 @@ load_patterns (JsonObject  *root,
   return TRUE;
 }
 
+/* files.protect: names of files or folders this profile adds to the
+ * protected list (policy/warden-protected-path.h), from the moment it is
+ * read, for every layer. */
+static gboolean
+load_protect (WardenProfile  *self,
+              JsonNode       *node,
+              const char     *source_name,
+              GError        **error)
+{
+  JsonArray *array;
+  guint n;
+
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    {
+      set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                         _("key “%s”: is %s, not a list of names (an array of strings such as "
+                           "\".tox\")"), "files.protect", json_type_description (node));
+      return FALSE;
+    }
+  array = json_node_get_array (node);
+  n = json_array_get_length (array);
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+      const char *name;
+
+      if (!node_holds_string (element))
+        {
+          set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                             _("key “%s”: item %u is not a string (it is %s)"),
+                             "files.protect", i + 1, json_type_description (element));
+          return FALSE;
+        }
+      name = json_node_get_string (element);
+      if (!warden_protected_name_is_valid (name))
+        {
+          set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                             _("key “%s”: item %u, “%s”, is not a file or folder name: give "
+                               "one name without “/”, such as “.tox” or “Justfile”; it is "
+                               "protected in every folder"),
+                             "files.protect", i + 1, name);
+          return FALSE;
+        }
+    }
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (self->protect, g_strdup (json_array_get_string_element (array, i)));
+  warden_protected_path_add_names (pattern_array_peek (self->protect));
+  return TRUE;
+}
+
 static gboolean
 load_files (WardenProfile  *self,
             JsonObject     *root,
@@ -710,6 +764,12 @@ load_files (WardenProfile  *self,
   json_object_iter_init_ordered (&iter, files);
   while (json_object_iter_next_ordered (&iter, &member_name, &member))
     {
+      if (strcmp (member_name, "protect") == 0)
+        {
+          if (!load_protect (self, member, source_name, error))
+            return FALSE;
+          continue;
+        }
       if (strcmp (member_name, "write") != 0)
         {
           json_object_set_member (self->files_unknown, member_name, json_node_deep_copy (member));
@@ -1099,6 +1159,8 @@ warden_profile_copy (WardenProfile *self,
     json_object_set_member (copy->unknown, member_name, json_node_deep_copy (member));
 
   copy->file_write = self->file_write;
+  for (guint i = 0; i < self->protect->len; i++)
+    g_ptr_array_add (copy->protect, g_strdup (g_ptr_array_index (self->protect, i)));
   copy->has_files = self->has_files;
   copy->nested_off = self->nested_off;
   copy->has_nested = self->has_nested;
@@ -1165,6 +1227,8 @@ warden_profile_to_data (WardenProfile *self,
 
       json_object_set_string_member (files, "write",
                                      warden_file_write_to_string (self->file_write));
+      if (self->protect->len > 0)
+        json_object_set_member (files, "protect", pattern_array_to_node (self->protect));
       json_object_iter_init_ordered (&iter, self->files_unknown);
       while (json_object_iter_next_ordered (&iter, &member_name, &member))
         json_object_set_member (files, member_name, json_node_copy (member));

@@ -12,6 +12,7 @@
 
 #include "warden-git-doors-private.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -34,6 +35,10 @@
  * before (a folder the command made a gitlink), counts as the command's
  * when it changed this shortly before the command started, or later. */
 #define CTIME_MARGIN_US (2 * G_USEC_PER_SEC)
+/* Folders below the workspace walked for protected names (.envrc, a
+ * nested .git …): direnv, mise and git act on them in any folder the user
+ * enters, so the walk goes deep; a deeper one is not seen (docs/policy.md). */
+#define WALK_DEPTH    16
 
 typedef enum
 {
@@ -45,6 +50,8 @@ typedef enum
   DOOR_INFO,       /* anything in info/: attributes, and links or FIFOs anywhere */
   DOOR_INDEX,      /* an index this cannot read: which submodules git enters is unknown */
   DOOR_TODO,       /* a rebase's or cherry-pick's list: its exec lines run on --continue */
+  DOOR_PROTECTED,  /* a protected path outside git's folders: .vscode/…, .envrc, .hg/hgrc … */
+  DOOR_GITMODULES, /* .gitmodules: git config syntax, judged as a config is */
 } DoorKind;
 
 typedef enum
@@ -59,6 +66,7 @@ typedef enum
   BAD_INFO,
   BAD_INDEX,
   BAD_TODO,
+  BAD_PROTECTED,
 } Verdict;
 
 typedef struct
@@ -80,6 +88,7 @@ struct _WardenGitSnapshot
 {
   GHashTable *doors;     /* path → Door */
   GHashTable *repos;     /* paths of the git folders looked at */
+  GPtrArray  *found;     /* WardenProtectedPath: what the walk met */
   gint64      start;     /* g_get_real_time () when taken */
 };
 
@@ -101,6 +110,7 @@ struct _WardenGitDoors
   GMutex      lock;
   GHashTable *kept;      /* path → KeptBytes of the last snapshot: read once */
   GHashTable *indexes;   /* absolute path → IndexMemo */
+  GHashTable *folders;   /* relative path → FolderMemo of the last walk */
 };
 
 typedef struct
@@ -133,7 +143,7 @@ static const char * const safe_settings[] = {
   "remote.*.partialclonefilter", "remote.*.skipdefaultupdate", "remote.*.skipfetchall",
   "branch.*.remote", "branch.*.merge", "branch.*.rebase", "branch.*.pushremote",
   "branch.*.description",
-  "submodule.*.url", "submodule.*.active", "submodule.*.branch", "submodule.*.ignore",
+  "submodule.*.url", "submodule.*.path", "submodule.*.active", "submodule.*.branch", "submodule.*.ignore",
   "submodule.*.fetchrecursesubmodules", "submodule.*.shallow", "submodule.active",
   "user.name", "user.email", "init.defaultbranch", "pull.rebase", "pull.ff", "push.default",
   "push.autosetupremote", "fetch.prune", "gc.auto", "index.version", "index.skiphash",
@@ -905,7 +915,9 @@ door_changed (Scan *scan,
   old = g_hash_table_lookup (scan->before->doors, door->path);
   if (old != NULL)
     return !same_file (&old->st, &door->st);
-  if (g_hash_table_contains (scan->before->repos, door->repo))
+  /* The walk before saw every protected path the walk after sees. */
+  if (door->kind == DOOR_PROTECTED || door->kind == DOOR_GITMODULES ||
+      g_hash_table_contains (scan->before->repos, door->repo))
     return TRUE;
   /* A repository found only now: its files are the command's if they
    * changed since it started. */
@@ -944,6 +956,10 @@ judge (Scan *scan,
   if (same_content (scan, old, door))
     return FINE;
 
+  /* Whatever a command made or changed there, but a folder (its files are
+   * doors of their own): an editor, direnv, mise or hg reads it as it is. */
+  if (door->kind == DOOR_PROTECTED && !S_ISLNK (door->st.st_mode))
+    return S_ISDIR (door->st.st_mode) ? FINE : BAD_PROTECTED;
   if (S_ISLNK (door->st.st_mode))
     {
       /* The same link, only touched: as it was. */
@@ -951,7 +967,7 @@ judge (Scan *scan,
       if (old != NULL && S_ISLNK (old->st.st_mode) && old->bytes != NULL &&
           door->bytes != NULL && g_bytes_equal (old->bytes, door->bytes))
         return FINE;
-      return BAD_LINK;
+      return door->kind == DOOR_PROTECTED ? BAD_PROTECTED : BAD_LINK;
     }
   if (door->kind == DOOR_DIR || S_ISDIR (door->st.st_mode))
     return FINE;
@@ -964,6 +980,7 @@ judge (Scan *scan,
   switch (door->kind)
     {
     case DOOR_CONFIG:
+    case DOOR_GITMODULES:
       {
         GBytes *now = door_get_bytes (scan, door, READ_MAX);
         gsize old_len = 0, now_len = 0;
@@ -1051,6 +1068,7 @@ judge (Scan *scan,
 
     case DOOR_DIR:
     case DOOR_INDEX:
+    case DOOR_PROTECTED:
     default:
       return FINE;
     }
@@ -1571,6 +1589,334 @@ scan_workspace (Scan *scan)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The other protected paths: one walk for the list of the policy layer */
+
+typedef WardenProtectedPathFunc WalkFunc;
+
+static void
+walk_found (const char          *root,
+            const char          *rel,
+            WardenProtectedKind  kind,
+            WalkFunc             func,
+            gpointer             data)
+{
+  g_autofree char *abs = g_build_filename (root, rel, NULL);
+  struct stat st;
+
+  if (lstat (abs, &st) == 0)
+    func (rel, kind, &st, data);
+}
+
+/* What the walk keeps of a folder: its subfolders and its protected
+ * names, read again only when the folder changed. Its ctime moves with
+ * every name added, removed or renamed in it, and no command can set it
+ * back (touch -d sets mtime, and moves ctime). */
+typedef struct
+{
+  struct stat  st;       /* lstat; st_ctim zero: changed too recently to trust */
+  GPtrArray   *entries;  /* "dNAME" for a folder, "fNAME" for anything else protected */
+} FolderMemo;
+
+static void
+folder_memo_free (gpointer data)
+{
+  FolderMemo *memo = data;
+
+  g_ptr_array_unref (memo->entries);
+  g_free (memo);
+}
+
+typedef struct
+{
+  const char *root;
+  WalkFunc    func;
+  gpointer    data;
+  GHashTable *old_memo;  /* rel → FolderMemo of the last walk */
+  GHashTable *new_memo;  /* of this one */
+  gint64      now;
+} Walk;
+
+static gboolean
+same_folder (const struct stat *a,
+             const struct stat *b)
+{
+  return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+         a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec &&
+         a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* The entries of the folder @rel that the walk looks at: as the last walk
+ * read them while the folder stays the same, else read now. */
+static GPtrArray *
+walk_read_folder (Walk       *w,
+                  const char *rel,
+                  guint       depth)
+{
+  g_autofree char *abs = g_build_filename (w->root, rel, NULL);
+  gpointer old_key = NULL;
+  FolderMemo *memo = NULL;
+  struct stat st;
+  struct dirent *entry;
+  gint64 ctime_us;
+  DIR *dir;
+  int fd;
+
+  if (lstat (abs, &st) != 0 || !S_ISDIR (st.st_mode))
+    return NULL;
+  if (g_hash_table_steal_extended (w->old_memo, rel, &old_key, (gpointer *) &memo))
+    {
+      g_free (old_key);
+      if (same_folder (&memo->st, &st))
+        {
+          g_hash_table_replace (w->new_memo, g_strdup (rel), memo);
+          return memo->entries;
+        }
+      folder_memo_free (memo);
+    }
+
+  fd = open (abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) != 0 || (dir = fdopendir (fd)) == NULL)
+    {
+      if (fd >= 0)
+        close (fd);
+      return NULL;
+    }
+  memo = g_new0 (FolderMemo, 1);
+  memo->st = st;
+  memo->entries = g_ptr_array_new_with_free_func (g_free);
+  while ((entry = readdir (dir)) != NULL)
+    {
+      const char *name = entry->d_name;
+      gboolean is_dir;
+
+      if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
+        continue;
+      if (depth == 0 && (strcmp (name, ".git") == 0 ||
+                         g_str_has_prefix (name, ".warden-quarantine")))
+        continue;
+      if (entry->d_type == DT_UNKNOWN)
+        {
+          struct stat child;
+
+          is_dir = fstatat (fd, name, &child, AT_SYMLINK_NOFOLLOW) == 0 &&
+                   S_ISDIR (child.st_mode);
+        }
+      else
+        is_dir = entry->d_type == DT_DIR;
+      if (is_dir || warden_protected_name_kind (name) != WARDEN_PROTECTED_NONE)
+        g_ptr_array_add (memo->entries, g_strconcat (is_dir ? "d" : "f", name, NULL));
+    }
+  closedir (dir);
+  /* Changed within the clock's reach of now: a change in the same tick
+   * would leave its ctime as it is. Read again next time. */
+  ctime_us = (gint64) st.st_ctim.tv_sec * G_USEC_PER_SEC + st.st_ctim.tv_nsec / 1000;
+  if (ctime_us >= w->now - CTIME_MARGIN_US)
+    memo->st.st_ctim.tv_sec = memo->st.st_ctim.tv_nsec = 0;
+  g_hash_table_replace (w->new_memo, g_strdup (rel), memo);
+  return memo->entries;
+}
+
+/* Calls @func for each protected path in the folder @rel of @root and
+ * below it: a folder of kind TREE once (its files are the caller's), the
+ * parts of a SOME folder as TREE or FILE, a nested .git as REPO. Follows
+ * no symbolic link; skips the workspace's own .git and the quarantine. */
+static void
+walk_folder (Walk       *w,
+             const char *rel,
+             guint       depth)
+{
+  GPtrArray *entries = walk_read_folder (w, rel, depth);
+
+  for (guint i = 0; entries != NULL && i < entries->len; i++)
+    {
+      const char *entry = g_ptr_array_index (entries, i);
+      const char *name = entry + 1;
+      gboolean is_dir = entry[0] == 'd';
+      WardenProtectedKind kind = warden_protected_name_kind (name);
+      g_autofree char *child = *rel != '\0' ? g_build_filename (rel, name, NULL)
+                                            : g_strdup (name);
+
+      switch (kind)
+        {
+        case WARDEN_PROTECTED_TREE:
+        case WARDEN_PROTECTED_FILE:
+        case WARDEN_PROTECTED_REPO:
+          walk_found (w->root, child, kind, w->func, w->data);
+          break;
+
+        case WARDEN_PROTECTED_SOME:
+          {
+            const char * const *parts = warden_protected_name_parts (name);
+
+            if (!is_dir)
+              {
+                /* A link there moves what the host reads: the link itself. */
+                walk_found (w->root, child, WARDEN_PROTECTED_FILE, w->func, w->data);
+                break;
+              }
+            for (guint k = 0; parts[k]; k++)
+              {
+                g_autofree char *part = g_build_filename (child, parts[k], NULL);
+                g_autofree char *part_abs = g_build_filename (w->root, part, NULL);
+                struct stat st;
+
+                if (lstat (part_abs, &st) == 0)
+                  w->func (part, S_ISDIR (st.st_mode) ? WARDEN_PROTECTED_TREE
+                                                      : WARDEN_PROTECTED_FILE, &st, w->data);
+              }
+            /* hg's store holds only data; other such folders hold work. */
+            if (g_ascii_strcasecmp (name, ".hg") != 0 && depth < WALK_DEPTH)
+              walk_folder (w, child, depth + 1);
+          }
+          break;
+
+        case WARDEN_PROTECTED_NONE:
+        default:
+          if (is_dir && depth < WALK_DEPTH)
+            walk_folder (w, child, depth + 1);
+          break;
+        }
+    }
+}
+
+/* The walk, from the folders @memo kept (replaced by what this one read). */
+static void
+walk_protected (const char  *root,
+                GHashTable **memo,
+                WalkFunc     func,
+                gpointer     data)
+{
+  Walk w = { root, func, data, *memo, NULL, g_get_real_time () };
+
+  w.new_memo = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, folder_memo_free);
+  walk_folder (&w, "", 0);
+  g_hash_table_unref (*memo);
+  *memo = w.new_memo;
+}
+
+/* A protected folder and what it holds, as doors of their own. */
+static void
+protected_tree_doors (Scan              *scan,
+                      const char        *rel,
+                      const struct stat *st,
+                      guint              depth)
+{
+  g_autofree char *abs = NULL;
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  add_door (scan, rel, "", DOOR_PROTECTED, st);
+  if (!S_ISDIR (st->st_mode))
+    return;
+  abs = abs_of (scan, rel);
+  dir = g_dir_open (abs, 0, NULL);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (rel, name, NULL);
+      g_autofree char *child_abs = g_build_filename (abs, name, NULL);
+      struct stat child_st;
+
+      if (lstat (child_abs, &child_st) != 0)
+        continue;
+      if (S_ISDIR (child_st.st_mode) && depth < TREE_DEPTH)
+        protected_tree_doors (scan, child, &child_st, depth + 1);
+      else
+        add_door (scan, child, "", DOOR_PROTECTED, &child_st);
+    }
+}
+
+/* A repository of its own in a folder of the workspace (git init sub):
+ * git on the host acts on it in that folder as on the workspace's. */
+static void
+nested_repo_doors (Scan              *scan,
+                   const char        *rel,
+                   const struct stat *st)
+{
+  g_autofree char *abs = abs_of (scan, rel);
+  g_autofree char *worktree = g_path_get_dirname (rel);
+  g_autofree char *target = NULL;
+  g_autofree char *real = NULL;
+  Door *door;
+
+  if (S_ISDIR (st->st_mode))
+    {
+      real = real_path (abs);
+      if (real == NULL || g_hash_table_contains (scan->seen, real))
+        return;  /* a submodule's, looked at already */
+      add_door (scan, rel, worktree, DOOR_DIR, st);
+      scan_repo (scan, real, worktree, 1);
+      return;
+    }
+  if (S_ISLNK (st->st_mode))
+    {
+      add_door (scan, rel, worktree, DOOR_PROTECTED, st);
+      return;
+    }
+  if (!S_ISREG (st->st_mode))
+    {
+      add_door (scan, rel, worktree, DOOR_PROTECTED, st);
+      return;
+    }
+  /* A .git file: a worktree's or a submodule's is looked at already. */
+  {
+    g_autoptr(GBytes) bytes = read_bytes (abs, st, 4096);
+
+    target = gitfile_target (abs, bytes);
+    real = target ? real_path (target) : NULL;
+  }
+  if (real != NULL && g_hash_table_contains (scan->seen, real))
+    return;
+  door = add_door (scan, rel, worktree, DOOR_GITFILE, st);
+  if (door_passable (scan, door) && real != NULL && g_file_test (real, G_FILE_TEST_IS_DIR))
+    scan_repo (scan, real, worktree, 1);
+}
+
+static void
+protected_found_cb (const char          *rel,
+                    WardenProtectedKind  kind,
+                    const struct stat   *st,
+                    gpointer             data)
+{
+  Scan *scan = data;
+  WardenProtectedPath *found = g_new0 (WardenProtectedPath, 1);
+
+  found->path = g_strdup (rel);
+  found->kind = kind;
+  found->st = *st;
+  g_ptr_array_add (scan->snap->found, found);
+  if (kind == WARDEN_PROTECTED_REPO)
+    {
+      nested_repo_doors (scan, rel, st);
+      return;
+    }
+  /* git submodule add writes it: a path and a url are no door. */
+  if (kind == WARDEN_PROTECTED_FILE && S_ISREG (st->st_mode))
+    {
+      g_autofree char *name = g_path_get_basename (rel);
+
+      if (g_ascii_strcasecmp (name, ".gitmodules") == 0)
+        {
+          add_door (scan, rel, "", DOOR_GITMODULES, st);
+          return;
+        }
+    }
+  protected_tree_doors (scan, rel, st, 0);
+  /* The user's link to a file or folder elsewhere in the workspace: a
+   * command can write that one. */
+  if (S_ISLNK (st->st_mode))
+    {
+      g_autofree char *abs = abs_of (scan, rel);
+      g_autofree char *target = real_path (abs);
+      g_autofree char *target_rel = target ? rel_of (scan, target) : NULL;
+      struct stat target_st;
+
+      if (target_rel != NULL && *target_rel != '\0' && lstat (target, &target_st) == 0 &&
+          !g_hash_table_contains (scan->snap->doors, target_rel))
+        protected_tree_doors (scan, target_rel, &target_st, 0);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
 /* Moving what the command opened */
 
 /* Opens @rel below @dirfd, every folder on the way without following a
@@ -1656,15 +2002,35 @@ quarantine_open (Quarantine *q,
 
 /* Moves @rel into the quarantine; returns where it went, relative to the
  * workspace, or NULL (errno set). */
+/* @rel with "~" after each protected name in it: git, direnv or mise on the
+ * host must not take a quarantine's sub/.git or .envrc for a live one when
+ * the user looks into it. */
+static char *
+defused (const char *rel)
+{
+  g_auto(GStrv) parts = g_strsplit (rel, "/", -1);
+
+  for (guint i = 0; parts[i]; i++)
+    if (warden_protected_name_kind (parts[i]) != WARDEN_PROTECTED_NONE)
+      {
+        char *longer = g_strconcat (parts[i], "~", NULL);
+
+        g_free (parts[i]);
+        parts[i] = longer;
+      }
+  return g_strjoinv ("/", parts);
+}
+
 static char *
 quarantine_move (Quarantine *q,
                  const char *root,
                  const char *rel)
 {
-  const char *inside = g_str_has_prefix (rel, ".git/") ? rel + 5 : rel;
+  g_autofree char *inside = defused (g_str_has_prefix (rel, ".git/") ? rel + 5 : rel);
   g_autofree char *src_dir = g_path_get_dirname (rel);
   g_autofree char *name = g_path_get_basename (rel);
   g_autofree char *dst_dir = g_path_get_dirname (inside);
+  g_autofree char *dst_name = g_path_get_basename (inside);
   int src_fd, dst_fd, saved;
   char *where = NULL;
 
@@ -1674,7 +2040,7 @@ quarantine_move (Quarantine *q,
   if (src_fd < 0)
     return NULL;
   dst_fd = open_dir_nofollow (q->stamp_fd, strcmp (dst_dir, ".") == 0 ? "" : dst_dir, TRUE);
-  if (dst_fd >= 0 && renameat (src_fd, name, dst_fd, name) == 0)
+  if (dst_fd >= 0 && renameat (src_fd, name, dst_fd, dst_name) == 0)
     where = g_build_filename (q->stamp_rel, inside, NULL);
   else if (dst_fd < 0 || errno == EXDEV)
     {
@@ -1770,6 +2136,9 @@ verdict_reason (Door *door)
     case BAD_TODO:
       return _("git on your machine would run the programs its exec lines name when you "
                "continue");
+    case BAD_PROTECTED:
+      return _("it is a protected path: an editor, direnv, mise, hg or a shell on your machine "
+               "would read it and may run what it says");
     case FINE:
     default:
       return "";
@@ -1855,6 +2224,7 @@ warden_git_doors_new (const char *workspace)
   g_mutex_init (&doors->lock);
   doors->kept = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, kept_bytes_free);
   doors->indexes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, index_memo_free);
+  doors->folders = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, folder_memo_free);
   return doors;
 }
 
@@ -1867,7 +2237,48 @@ warden_git_doors_free (WardenGitDoors *doors)
   g_mutex_clear (&doors->lock);
   g_hash_table_unref (doors->kept);
   g_hash_table_unref (doors->indexes);
+  g_hash_table_unref (doors->folders);
   g_free (doors);
+}
+
+void
+warden_protected_paths_walk (const char              *workspace,
+                             WardenProtectedPathFunc  func,
+                             gpointer                 user_data)
+{
+  g_autoptr(GHashTable) memo = NULL;
+
+  g_return_if_fail (workspace != NULL && func != NULL);
+  memo = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, folder_memo_free);
+  walk_protected (workspace, &memo, func, user_data);
+}
+
+static void
+protected_path_free (gpointer data)
+{
+  WardenProtectedPath *path = data;
+
+  g_free (path->path);
+  g_free (path);
+}
+
+GPtrArray *
+warden_git_snapshot_list_protected (WardenGitSnapshot *snapshot)
+{
+  GPtrArray *list = g_ptr_array_new_with_free_func (protected_path_free);
+
+  g_return_val_if_fail (snapshot != NULL, list);
+  for (guint i = 0; i < snapshot->found->len; i++)
+    {
+      const WardenProtectedPath *found = g_ptr_array_index (snapshot->found, i);
+      WardenProtectedPath *copy = g_new0 (WardenProtectedPath, 1);
+
+      copy->path = g_strdup (found->path);
+      copy->kind = found->kind;
+      copy->st = found->st;
+      g_ptr_array_add (list, copy);
+    }
+  return list;
 }
 
 void
@@ -1877,6 +2288,7 @@ warden_git_snapshot_free (WardenGitSnapshot *snapshot)
     return;
   g_hash_table_unref (snapshot->doors);
   g_hash_table_unref (snapshot->repos);
+  g_ptr_array_unref (snapshot->found);
   g_free (snapshot);
 }
 
@@ -1887,6 +2299,7 @@ snapshot_new (void)
 
   snap->doors = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, door_free);
   snap->repos = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  snap->found = g_ptr_array_new_with_free_func (protected_path_free);
   snap->start = g_get_real_time ();
   return snap;
 }
@@ -1900,6 +2313,8 @@ scan_run (WardenGitDoors    *doors,
 
   scan.seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   scan_workspace (&scan);
+  /* After git's own: a submodule's .git is judged as git enters it. */
+  walk_protected (doors->root, &doors->folders, protected_found_cb, &scan);
   g_hash_table_unref (scan.seen);
 }
 

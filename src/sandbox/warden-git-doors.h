@@ -7,6 +7,9 @@
 #pragma once
 
 #include <glib.h>
+#include <sys/stat.h>
+
+#include "policy/warden-protected-path.h"
 
 G_BEGIN_DECLS
 
@@ -64,6 +67,39 @@ WardenGitSnapshot *warden_git_doors_check    (WardenGitDoors     *doors,
 /* warden_git_doors_check() after a command, for its note alone. */
 char              *warden_git_doors_close    (WardenGitDoors    *doors,
                                               WardenGitSnapshot *before);
+
+/* The other protected paths (policy/warden-protected-path.h) are doors
+ * too: whatever a command makes or changes in .vscode/, .idea/,
+ * .devcontainer/, .hg/hgrc, .envrc, mise's and asdf's files … in any
+ * folder, and a nested repository's git files, are moved the same way
+ * (.gitmodules only when it adds a setting that is not known to be
+ * harmless, as for a config). In a quarantine each protected name ends in
+ * "~", so nothing on the host takes it for a live one. */
+typedef void (*WardenProtectedPathFunc) (const char          *rel,
+                                         WardenProtectedKind  kind,
+                                         const struct stat   *st,
+                                         gpointer             user_data);
+
+/* Calls @func for each protected path that exists in @workspace (a real
+ * path), as lstat sees it, relative to it: a protected folder once (not
+ * what it holds), the protected parts of a folder of kind SOME as TREE or
+ * FILE, a nested .git (not the workspace's own) as REPO. Follows no
+ * symbolic link; looks WALK_DEPTH folders deep. May block. */
+void               warden_protected_paths_walk (const char              *workspace,
+                                                WardenProtectedPathFunc  func,
+                                                gpointer                 user_data);
+
+typedef struct
+{
+  char                *path;   /* relative to the workspace */
+  WardenProtectedKind  kind;
+  struct stat          st;     /* lstat, when the walk found it */
+} WardenProtectedPath;
+
+/* What the walk of @snapshot found, in its order, as
+ * warden_protected_paths_walk() gives it: a new array of
+ * WardenProtectedPath. A sandbox mounts these without walking again. */
+GPtrArray         *warden_git_snapshot_list_protected (WardenGitSnapshot *snapshot);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenGitDoors, warden_git_doors_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenGitSnapshot, warden_git_snapshot_free)

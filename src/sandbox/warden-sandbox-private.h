@@ -55,7 +55,9 @@ typedef struct
 /* What a confined backend mounts over its workspace, in this order, as the
  * workspace is now: .git pinned with its config, hooks and info read-only
  * (hooks and info are made when missing, as git init would), a .git file
- * read-only, and the private folders (warden_workspace_check_dup_private_paths())
+ * read-only, the other protected paths that exist read-only (a nested
+ * repository's .git as the workspace's; policy/warden-protected-path.h),
+ * and the private folders (warden_workspace_check_dup_private_paths())
  * that lie inside the workspace hidden. Symbolic links are left alone: a
  * mount would land on their target. */
 GPtrArray         *warden_sandbox_list_workspace_mounts (WardenSandbox *self);

@@ -35,6 +35,7 @@ typedef struct
   WardenGitDoors      *git_doors;   /* confined only; made by the first exec */
   WardenGitSnapshot   *git_baseline; /* the doors as the last command left them */
   guint                git_execs;   /* commands between their two doors checks */
+  GPtrArray           *protected_found; /* WardenProtectedPath: the last check's walk */
 } WardenSandboxPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (WardenSandbox, warden_sandbox, G_TYPE_OBJECT)
@@ -172,6 +173,7 @@ warden_sandbox_finalize (GObject *object)
   g_clear_pointer (&priv->backend_name, g_free);
   g_clear_pointer (&priv->git_baseline, warden_git_snapshot_free);
   g_clear_pointer (&priv->git_doors, warden_git_doors_free);
+  g_clear_pointer (&priv->protected_found, g_ptr_array_unref);
 
   G_OBJECT_CLASS (warden_sandbox_parent_class)->finalize (object);
 }
@@ -497,14 +499,16 @@ add_mount (GPtrArray                *mounts,
   g_ptr_array_add (mounts, mount);
 }
 
-/* .git/config, .git/hooks and .git/info read-only, and .git itself bound
- * onto itself: a mount point cannot be renamed, so `mv .git .git.old` and a
- * fresh .git with a config of the command's own fail with EBUSY. */
+/* FOLDER/.git/config, hooks and info read-only, and FOLDER/.git itself
+ * bound onto itself: a mount point cannot be renamed, so `mv .git .git.old`
+ * and a fresh .git with a config of the command's own fail with EBUSY. */
 static void
 add_git_mounts (GPtrArray  *mounts,
-                const char *workspace)
+                const char *workspace,
+                const char *folder)
 {
-  g_autofree char *git = g_build_filename (workspace, ".git", NULL);
+  g_autofree char *dotgit = g_build_filename (folder, ".git", NULL);
+  g_autofree char *git = g_build_filename (workspace, dotgit, NULL);
   const char * const *read_only = warden_git_read_only_paths ();
   struct stat st;
 
@@ -513,20 +517,23 @@ add_git_mounts (GPtrArray  *mounts,
   if (S_ISREG (st.st_mode))
     {
       /* A worktree or submodule: the file says where its git directory is. */
-      add_mount (mounts, WARDEN_WORKSPACE_MOUNT_READ_ONLY, ".git", FALSE);
+      add_mount (mounts, WARDEN_WORKSPACE_MOUNT_READ_ONLY, dotgit, FALSE);
       return;
     }
   if (!S_ISDIR (st.st_mode))
     return;
 
-  add_mount (mounts, WARDEN_WORKSPACE_MOUNT_PIN, ".git", TRUE);
+  add_mount (mounts, WARDEN_WORKSPACE_MOUNT_PIN, dotgit, TRUE);
   for (guint i = 0; read_only[i]; i++)
     {
-      g_autofree char *path = g_build_filename (workspace, read_only[i], NULL);
+      g_autofree char *rel = g_build_filename (folder, read_only[i], NULL);
+      g_autofree char *path = g_build_filename (workspace, rel, NULL);
       gboolean is_dir = !g_str_has_suffix (read_only[i], "/config");
 
-      /* A mount needs something to land on; what git init would make. */
-      if (lstat (path, &st) != 0 && errno == ENOENT)
+      /* A mount needs something to land on; what git init would make. Not
+       * in a nested repository (a test fixture, a package's checkout): the
+       * doors check catches what a command creates there. */
+      if (*folder == '\0' && lstat (path, &st) != 0 && errno == ENOENT)
         {
           if (is_dir)
             g_mkdir (path, 0755);
@@ -540,13 +547,74 @@ add_git_mounts (GPtrArray  *mounts,
         }
       if (lstat (path, &st) != 0 || S_ISLNK (st.st_mode))
         continue;
-      add_mount (mounts, WARDEN_WORKSPACE_MOUNT_READ_ONLY, read_only[i], S_ISDIR (st.st_mode));
+      add_mount (mounts, WARDEN_WORKSPACE_MOUNT_READ_ONLY, rel, S_ISDIR (st.st_mode));
     }
+}
+
+typedef struct
+{
+  GPtrArray           *mounts;
+  const char          *workspace;  /* real */
+  const char * const  *hidden;     /* the private folders */
+} ProtectedMounts;
+
+/* Hidden: a mount of its own would show it again (Docker orders mounts by
+ * depth, so a deeper bind lands on the hiding tmpfs). */
+static gboolean
+is_hidden (ProtectedMounts *pm,
+           const char      *abs)
+{
+  for (guint i = 0; pm->hidden[i]; i++)
+    if (path_is_within (abs, pm->hidden[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* Each protected path that exists read-only (policy/warden-protected-path.h),
+ * a nested repository as the workspace's own; what a command creates later
+ * is the doors check's (warden-git-doors.h). */
+static void
+protected_mount_cb (const char          *rel,
+                    WardenProtectedKind  kind,
+                    const struct stat   *st,
+                    gpointer             user_data)
+{
+  ProtectedMounts *pm = user_data;
+  g_autofree char *abs = g_build_filename (pm->workspace, rel, NULL);
+
+  if (is_hidden (pm, abs))
+    return;
+  if (kind == WARDEN_PROTECTED_REPO)
+    {
+      g_autofree char *folder = g_path_get_dirname (rel);
+
+      add_git_mounts (pm->mounts, pm->workspace, folder);
+      return;
+    }
+  if (S_ISLNK (st->st_mode))
+    {
+      /* The user's link to a file in the workspace: that one, as a mount
+       * would land on it anyway. */
+      g_autofree char *target = real_path (abs);
+      struct stat target_st;
+
+      if (target != NULL && !is_hidden (pm, target) && strcmp (target, pm->workspace) != 0 &&
+          path_is_within (target, pm->workspace) && stat (target, &target_st) == 0)
+        add_mount (pm->mounts, WARDEN_WORKSPACE_MOUNT_READ_ONLY,
+                   target + (strcmp (pm->workspace, "/") == 0 ? 1 : strlen (pm->workspace) + 1),
+                   S_ISDIR (target_st.st_mode));
+      return;
+    }
+  if (S_ISDIR (st->st_mode) || S_ISREG (st->st_mode))
+    add_mount (pm->mounts, WARDEN_WORKSPACE_MOUNT_READ_ONLY, rel, S_ISDIR (st->st_mode));
 }
 
 GPtrArray *
 warden_sandbox_list_workspace_mounts (WardenSandbox *self)
 {
+  WardenSandboxPrivate *priv = warden_sandbox_get_instance_private (self);
+  g_autoptr(GPtrArray) found = NULL;
+  ProtectedMounts pm;
   GPtrArray *mounts = g_ptr_array_new_with_free_func (workspace_mount_free);
   const char *workspace = warden_sandbox_get_workspace (self);
   g_autofree char *real = workspace ? real_path (workspace) : NULL;
@@ -554,9 +622,28 @@ warden_sandbox_list_workspace_mounts (WardenSandbox *self)
 
   if (real == NULL)
     return mounts;
-  add_git_mounts (mounts, real);
-
+  add_git_mounts (mounts, real, "");
   private = warden_workspace_check_dup_private_paths ();
+  found = g_steal_pointer (&priv->protected_found);
+  pm.mounts = mounts;
+  pm.workspace = real;
+  pm.hidden = (const char * const *) private;
+  /* The check before this command walked the workspace just now, in a
+   * worker thread: what it found, as it is now. Else (a container made
+   * before any command) the walk here. */
+  if (found != NULL)
+    for (guint i = 0; i < found->len; i++)
+      {
+        const WardenProtectedPath *p = g_ptr_array_index (found, i);
+        g_autofree char *abs = g_build_filename (real, p->path, NULL);
+        struct stat st;
+
+        if (lstat (abs, &st) == 0 && (st.st_mode & S_IFMT) == (p->st.st_mode & S_IFMT))
+          protected_mount_cb (p->path, p->kind, &st, &pm);
+      }
+  else
+    warden_protected_paths_walk (real, protected_mount_cb, &pm);
+
   for (guint i = 0; private[i]; i++)
     {
       struct stat st;
@@ -750,6 +837,14 @@ doors_taken_cb (GObject      *object,
   Exec *exec = g_task_get_task_data (task);
 
   exec->before = g_task_propagate_pointer (G_TASK (result), NULL);
+  if (exec->before != NULL)
+    {
+      WardenSandboxPrivate *priv =
+        warden_sandbox_get_instance_private (g_task_get_source_object (task));
+
+      g_clear_pointer (&priv->protected_found, g_ptr_array_unref);
+      priv->protected_found = warden_git_snapshot_list_protected (exec->before);
+    }
   if (exec->between_note != NULL)
     say_note (exec, exec->between_note);
   exec_start (task);

@@ -1154,6 +1154,30 @@ static const Row rows[] = {
   { "soundness/protected/group", "{ echo x; } >> .gitmodules", ASKS, .allow = ANY },
   { "soundness/protected/bashrc", "echo x >> .bashrc", ASKS, .allow = ANY },
   { "soundness/protected/ordinary-file", "echo x > notes.txt", ALLOWS, .allow = SAFE },
+  /* The doors the first list missed: hg's hooks, a devcontainer's
+   * initializeCommand, mise's and asdf's settings, a repository of its own. */
+  { "soundness/protected/hgrc", "echo x >> .hg/hgrc", ASKS, .allow = ANY },
+  { "soundness/protected/hgrc-case", "echo x > sub/.HG/HGRC", ASKS, .allow = ANY },
+  { "soundness/protected/hg-sharedpath", "echo /tmp/r > .hg/sharedpath", ASKS, .allow = ANY },
+  { "soundness/protected/hg-store", "echo x > .hg/store/x", ALLOWS, .allow = SAFE },
+  { "soundness/protected/devcontainer", "echo '{}' > .devcontainer/devcontainer.json", ASKS,
+    .allow = ANY },
+  { "soundness/protected/devcontainer-file", "echo '{}' > .devcontainer.json", ASKS, .allow = ANY },
+  { "soundness/protected/mise-dot", "echo x >> .mise.toml", ASKS, .allow = ANY },
+  { "soundness/protected/mise", "echo x >> mise.toml", ASKS, .allow = ANY },
+  { "soundness/protected/mise-local", "echo x >> sub/mise.local.toml", ASKS, .allow = ANY },
+  { "soundness/protected/mise-dir", "echo x > .mise/config.toml", ASKS, .allow = ANY },
+  { "soundness/protected/mise-config", "echo x > .config/mise/config.toml", ASKS, .allow = ANY },
+  { "soundness/protected/tool-versions", "echo 'nodejs 20' > .tool-versions", ASKS, .allow = ANY },
+  { "soundness/protected/asdfrc", "echo x > .asdfrc", ASKS, .allow = ANY },
+  { "soundness/protected/nested-hook", "echo x > sub/.git/hooks/pre-commit", ASKS, .allow = ANY },
+  { "soundness/protected/nested-config", "echo x >> a/b/.git/config", ASKS, .allow = ANY },
+  /* What sandbox-runtime protects too: another agent's hooks and servers. */
+  { "soundness/protected/claude-settings", "echo '{}' > .claude/settings.json", ASKS,
+    .allow = ANY },
+  { "soundness/protected/mcp", "echo '{}' > .mcp.json", ASKS, .allow = ANY },
+  { "soundness/protected/ripgreprc", "echo '--pre=x' > .ripgreprc", ASKS, .allow = ANY },
+  { "soundness/protected/toml-elsewhere", "echo x > docs/mise.txt", ALLOWS, .allow = SAFE },
   /* 11. Deep and long input: answered, never crashed. */
   { "soundness/limits/deep-dollar-bracket", "echo $[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", ASKS, .allow = ANY },
 

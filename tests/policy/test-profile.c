@@ -17,6 +17,8 @@
 
 #include "policy/warden-claude-import.h"
 #include "policy/warden-pattern.h"
+#include "policy/warden-policy.h"
+#include "policy/warden-protected-path.h"
 #include "policy/warden-profile-store.h"
 #include "policy/warden-profile.h"
 #include "warden-test-util.h"
@@ -801,6 +803,44 @@ test_files_rule (void)
     }
 }
 
+/* files.protect: names a project adds to the protected list (a task
+ * runner's file, a tool's settings folder), in every layer. */
+static void
+test_files_protect (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(WardenProfile) reloaded = NULL;
+  g_autoptr(WardenPolicy) policy = NULL;
+  g_autoptr(WardenDecision) ask = NULL;
+  g_autoptr(WardenDecision) ok = NULL;
+  g_autofree char *data = NULL;
+  const char *allow[] = { "*", NULL };
+  const char *deny[] = { NULL };
+
+  g_assert_false (warden_path_is_protected ("tools/.taskrc-test/run"));
+  g_assert_false (warden_path_is_protected ("Justfile-test"));
+  profile = load ("{ \"files\": { \"write\": \"allow\", "
+                  "\"protect\": [\".taskrc-test\", \"Justfile-test\"] } }", &error);
+  g_assert_no_error (error);
+  g_assert_true (warden_path_is_protected ("tools/.taskrc-test/run"));
+  g_assert_true (warden_path_is_protected ("JUSTFILE-TEST"));
+  g_assert_false (warden_path_is_protected ("Justfile-test.md"));
+
+  /* The parser asks for a redirection into one, as into the built-in ones. */
+  policy = warden_policy_new (WARDEN_MODE_ALLOW_ALWAYS, allow, deny);
+  ask = warden_policy_check (policy, "echo x >> sub/Justfile-test", -1, NULL);
+  g_assert_cmpint (warden_decision_get_verdict (ask), ==, WARDEN_VERDICT_ASK);
+  ok = warden_policy_check (policy, "echo x >> sub/notes", -1, NULL);
+  g_assert_cmpint (warden_decision_get_verdict (ok), ==, WARDEN_VERDICT_ALLOW);
+
+  data = warden_profile_to_data (profile, NULL);
+  g_assert_nonnull (strstr (data, "\"protect\""));
+  g_assert_nonnull (strstr (data, "Justfile-test"));
+  reloaded = load (data, &error);
+  g_assert_no_error (error);
+}
+
 static void
 test_files_malformed (void)
 {
@@ -811,6 +851,14 @@ test_files_malformed (void)
                      NULL);
   assert_load_fails ("{ \"files\": { \"write\": false } }", WARDEN_POLICY_ERROR_INVALID,
                      "key “files.write”: is a boolean, not a string", NULL);
+  assert_load_fails ("{ \"files\": { \"protect\": \".tox\" } }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “files.protect”: is a string, not a list of names", NULL);
+  assert_load_fails ("{ \"files\": { \"protect\": [\"a/b\"] } }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “files.protect”: item 1, “a/b”, is not a file or folder name", NULL);
+  assert_load_fails ("{ \"files\": { \"protect\": [\"..\"] } }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “files.protect”: item 1, “..”, is not a file or folder name", NULL);
+  assert_load_fails ("{ \"files\": { \"protect\": [3] } }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “files.protect”: item 1 is not a string (it is a number)", NULL);
   assert_load_fails ("{ \"files\": { \"write\": \"Ask\" } }", WARDEN_POLICY_ERROR_INVALID,
                      "key “files.write”", NULL);
 }
@@ -2289,6 +2337,7 @@ main (int   argc,
   g_test_add_func ("/policy/profile/files/rule", test_files_rule);
   g_test_add_func ("/policy/profile/nested", test_nested_setting);
   g_test_add_func ("/policy/profile/files/malformed", test_files_malformed);
+  g_test_add_func ("/policy/profile/files/protect", test_files_protect);
   g_test_add_func ("/policy/profile/files/round-trip", test_files_round_trip);
   g_test_add_func ("/policy/profile/files/notify", test_files_notify);
   g_test_add_func ("/policy/profile/builtin/files", test_builtin_files);

@@ -297,12 +297,12 @@ test_index_split (void)
   /* A gitlink of the shared index. */
   note = run_command (doors, dir, "printf 'gitdir: ../evil\\n' > zz/.git");
   g_assert_nonnull (note);
-  g_assert_true (quarantined (dir, "zz/.git"));
+  g_assert_true (quarantined (dir, "zz/.git~"));
   g_clear_pointer (&note, g_free);
   /* One that replaced a file of the shared index in the split index. */
   note = run_command (doors, dir, "printf 'gitdir: ../evil\\n' > file/.git");
   g_assert_nonnull (note);
-  g_assert_true (quarantined (dir, "file/.git"));
+  g_assert_true (quarantined (dir, "file/.git~"));
   warden_test_remove_tree (dir);
 }
 
@@ -561,7 +561,8 @@ test_doors_new_gitlink (void)
   g_test_message ("%s", note);
   g_assert_nonnull (note);
   g_assert_nonnull (strstr (note, "core.pager"));
-  g_assert_true (quarantined (dir, "new/.git/config"));
+  /* Renamed in the quarantine: git there finds no live repository. */
+  g_assert_true (quarantined (dir, "new/.git~/config"));
   warden_test_remove_tree (dir);
 }
 
@@ -716,6 +717,247 @@ test_doors_planted_quarantine (void)
   warden_test_remove_tree (outside);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The other protected paths (policy/warden-protected-path.h) */
+
+/* Whether one quarantine (in .git or beside it) holds @rel. */
+static gboolean
+quarantined_anywhere (const char *dir,
+                      const char *rel)
+{
+  const char *bases[] = { ".git/warden-quarantine", ".warden-quarantine" };
+
+  for (guint b = 0; b < G_N_ELEMENTS (bases); b++)
+    {
+      g_autofree char *root = g_build_filename (dir, bases[b], NULL);
+      g_autoptr(GDir) d = g_dir_open (root, 0, NULL);
+      const char *stamp;
+
+      while (d != NULL && (stamp = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *path = g_build_filename (root, stamp, rel, NULL);
+          struct stat st;
+
+          if (lstat (path, &st) == 0)
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Where @rel is in a quarantine: each protected name in it with a "~", so
+ * that nothing on the host takes it for a live one. */
+static char *
+quarantine_name (const char *rel)
+{
+  g_auto(GStrv) parts = g_strsplit (rel, "/", -1);
+
+  for (guint i = 0; parts[i]; i++)
+    if (g_str_has_prefix (parts[i], ".") || strcmp (parts[i], "mise.toml") == 0)
+      {
+        char *longer = g_strconcat (parts[i], "~", NULL);
+
+        g_free (parts[i]);
+        parts[i] = longer;
+      }
+  return g_strjoinv ("/", parts);
+}
+
+typedef struct
+{
+  const char *script;
+  const char *moved;   /* relative to the workspace */
+  const char *kept;    /* for one that existed: what is there again, or NULL */
+} ProtectedRow;
+
+/* What the host runs from a folder it opens, enters or checks: each kind,
+ * made new by a command, is moved aside and named in the note. */
+static const ProtectedRow protected_created[] = {
+  { "mkdir -p .hg && printf '[hooks]\\npre-status = touch /tmp/pwned\\n' > .hg/hgrc",
+    ".hg/hgrc" },
+  { "mkdir -p .devcontainer && echo '{\"initializeCommand\": \"id\"}' > "
+    ".devcontainer/devcontainer.json", ".devcontainer/devcontainer.json" },
+  { "mkdir -p .vscode && echo '{\"tasks\": [{\"runOptions\": {\"runOn\": \"folderOpen\"}}]}' > "
+    ".vscode/tasks.json", ".vscode/tasks.json" },
+  { "echo 'id > /tmp/pwned' > .envrc", ".envrc" },
+  { "printf '[submodule \"x\"]\\n\\tupdate = !id\\n' > .gitmodules", ".gitmodules" },
+  { "mkdir -p .idea && echo '<project/>' > .idea/workspace.xml", ".idea/workspace.xml" },
+  { "git init -q sub && printf '#!/bin/sh\\nid\\n' > sub/.git/hooks/pre-commit && "
+    "chmod +x sub/.git/hooks/pre-commit", "sub/.git/hooks/pre-commit" },
+  { "git init -q sub2 && printf '[core]\\n\\tfsmonitor = id\\n' >> sub2/.git/config",
+    "sub2/.git/config" },
+  { "printf '[env]\\n_.source = \"./x.sh\"\\n' > .mise.toml", ".mise.toml" },
+  { "echo 'nodejs 20.0.0' > .tool-versions", ".tool-versions" },
+  { "mkdir -p deep/er/still && echo 'id' > deep/er/still/.envrc", "deep/er/still/.envrc" },
+  /* .vscode is there by now (empty): swapped for a link to a folder of the command's. */
+  { "mkdir -p elsewhere && echo '{}' > elsewhere/tasks.json && rm -rf .vscode && "
+    "ln -s elsewhere .vscode", ".vscode" },
+};
+
+static void
+check_protected_rows (const char         *dir,
+                      const ProtectedRow *rows,
+                      guint               n_rows)
+{
+  g_autoptr(WardenGitDoors) doors = warden_git_doors_new (dir);
+
+  for (guint i = 0; i < n_rows; i++)
+    {
+      g_autofree char *note = run_command (doors, dir, rows[i].script);
+      g_autofree char *aside = quarantine_name (rows[i].moved);
+
+      g_test_message ("%s: %s", rows[i].script, note ? note : "(nothing moved)");
+      g_assert_nonnull (note);
+      g_assert_nonnull (strstr (note, rows[i].moved));
+      g_assert_true (quarantined_anywhere (dir, aside));
+      g_assert_false (quarantined_anywhere (dir, rows[i].moved));
+      if (rows[i].kept == NULL)
+        g_assert_false (exists (dir, rows[i].moved));
+      else
+        {
+          g_autofree char *text = read_file (dir, rows[i].moved);
+
+          g_assert_nonnull (strstr (note, "put back the version from before"));
+          g_assert_cmpstr (text, ==, rows[i].kept);
+        }
+    }
+}
+
+static void
+test_protected_created (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *bare = NULL;
+
+  if (!have_git ())
+    return;
+  /* In a repository, and in a folder that is none (the quarantine is beside). */
+  dir = make_dir ();
+  sh (dir, "git init -q && git commit -q --allow-empty -m a");
+  check_protected_rows (dir, protected_created, G_N_ELEMENTS (protected_created));
+  bare = make_dir ();
+  check_protected_rows (bare, protected_created, G_N_ELEMENTS (protected_created));
+  warden_test_remove_tree (dir);
+  warden_test_remove_tree (bare);
+}
+
+/* Each kind that was there and changed: moved, the user's version back. */
+static void
+test_protected_changed (void)
+{
+  const ProtectedRow rows[] = {
+    { "printf '[hooks]\\nupdate = id\\n' >> .hg/hgrc", ".hg/hgrc", "[ui]\n" },
+    { "echo '{\"initializeCommand\": \"id\"}' > .devcontainer/devcontainer.json",
+      ".devcontainer/devcontainer.json", "{}\n" },
+    { "echo '{\"tasks\": []}' > .vscode/tasks.json", ".vscode/tasks.json", "{}\n" },
+    { "echo 'id' >> .envrc", ".envrc", "export A=1\n" },
+    { "printf '[submodule \"x\"]\\n\\tupdate = !id\\n' >> .gitmodules", ".gitmodules", "\n" },
+    { "echo '<evil/>' > .idea/workspace.xml", ".idea/workspace.xml", "<project/>\n" },
+    { "printf '#!/bin/sh\\nid\\n' > sub/.git/hooks/pre-commit",
+      "sub/.git/hooks/pre-commit", "#!/bin/sh\nexit 0\n" },
+  };
+  g_autofree char *dir = NULL;
+
+  if (!have_git ())
+    return;
+  dir = make_dir ();
+  sh (dir, "git init -q && mkdir -p .hg .devcontainer .vscode .idea && "
+           "echo '[ui]' > .hg/hgrc && echo '{}' > .devcontainer/devcontainer.json && "
+           "echo '{}' > .vscode/tasks.json && echo 'export A=1' > .envrc && echo > .gitmodules && "
+           "echo '<project/>' > .idea/workspace.xml && git init -q sub && "
+           "printf '#!/bin/sh\\nexit 0\\n' > sub/.git/hooks/pre-commit");
+  check_protected_rows (dir, rows, G_N_ELEMENTS (rows));
+  warden_test_remove_tree (dir);
+}
+
+/* What ordinary work makes near protected names opens nothing: a nested
+ * repository git init made, hg's store, a folder named mise. */
+static void
+test_protected_at_work (void)
+{
+  const char *commands[] = {
+    "git init -q sub && git -C sub commit -q --allow-empty -m a",
+    "mkdir -p .hg/store/data && echo x > .hg/store/data/a.i",
+    "mkdir -p mise src/.config && echo x > mise/notes.txt && echo x > src/.config/other",
+    "mkdir -p .vscode && rmdir .vscode",
+  };
+  g_autofree char *dir = NULL;
+  g_autoptr(WardenGitDoors) doors = NULL;
+
+  if (!have_git ())
+    return;
+  dir = make_dir ();
+  sh (dir, "git init -q");
+  doors = warden_git_doors_new (dir);
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autofree char *note = run_command (doors, dir, commands[i]);
+
+      g_test_message ("%s: %s", commands[i], note ? note : "(nothing moved)");
+      g_assert_null (note);
+    }
+  warden_test_remove_tree (dir);
+}
+
+/* Folders the walk read before and that did not change are not read again:
+ * a name added in one is found all the same, even when the command sets
+ * the folder's times back, or swaps the folder for another. */
+static void
+test_protected_memo (void)
+{
+  /* The times as they were, to the nanosecond (touch -r): only ctime tells. */
+  const char *commands[] = {
+    "r=$(mktemp) && touch -r a/b/c $r && echo id > a/b/c/.envrc && touch -r $r a/b/c && rm $r",
+    "r=$(mktemp) && touch -r a/b $r && mkdir x && echo id > x/.tool-versions && rm -rf a/b/c && "
+    "mv x a/b/c && touch -r $r a/b a && rm $r",
+    "r=$(mktemp) && touch -r a/b/c $r && mkdir -p a/b/c/.vscode && "
+    "echo '{}' > a/b/c/.vscode/tasks.json && touch -r $r a/b/c && rm $r",
+  };
+  const char *moved[] = { "a/b/c/.envrc", "a/b/c/.tool-versions", "a/b/c/.vscode/tasks.json" };
+  g_autofree char *dir = make_dir ();
+  g_autoptr(WardenGitDoors) doors = warden_git_doors_new (dir);
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autofree char *note = NULL;
+
+      sh (dir, "mkdir -p a/b/c/d e/f && touch a/b/c/d/x e/f/y");
+      /* Older than the clock's margin, so that the walk trusts them. */
+      g_usleep (2500 * G_TIME_SPAN_MILLISECOND);
+      g_clear_pointer (&note, g_free);
+      note = run_command (doors, dir, "true");
+      g_assert_null (note);
+      note = run_command (doors, dir, commands[i]);
+      g_test_message ("%s: %s", commands[i], note ? note : "(nothing moved)");
+      g_assert_nonnull (note);
+      g_assert_nonnull (strstr (note, moved[i]));
+      g_assert_false (exists (dir, moved[i]));
+    }
+  warden_test_remove_tree (dir);
+}
+
+/* A name a profile adds (files.protect) is a door like the built-in ones. */
+static void
+test_protected_added_name (void)
+{
+  const char *names[] = { "Justfile-doors", NULL };
+  g_autofree char *dir = make_dir ();
+  g_autoptr(WardenGitDoors) doors = warden_git_doors_new (dir);
+  g_autofree char *before = NULL;
+  g_autofree char *note = NULL;
+
+  before = run_command (doors, dir, "mkdir -p sub && echo x > sub/Justfile-doors");
+  g_assert_null (before);
+  warden_protected_path_add_names (names);
+  note = run_command (doors, dir, "echo y > other && echo 'id' > Justfile-doors");
+  g_test_message ("%s", note);
+  g_assert_nonnull (note);
+  g_assert_nonnull (strstr (note, "Justfile-doors"));
+  g_assert_false (exists (dir, "Justfile-doors"));
+  g_assert_true (exists (dir, "other"));
+  warden_test_remove_tree (dir);
+}
+
 /* What a command costs when it leaves the doors alone: printed, not asserted. */
 static void
 test_doors_cost (void)
@@ -817,6 +1059,11 @@ main (int    argc,
   g_test_add_func ("/git-doors/new-dotgit", test_doors_new_dotgit);
   g_test_add_func ("/git-doors/planted-quarantine", test_doors_planted_quarantine);
   g_test_add_func ("/git-doors/between-commands", test_doors_between_commands);
+  g_test_add_func ("/git-doors/protected/created", test_protected_created);
+  g_test_add_func ("/git-doors/protected/changed", test_protected_changed);
+  g_test_add_func ("/git-doors/protected/at-work", test_protected_at_work);
+  g_test_add_func ("/git-doors/protected/memo", test_protected_memo);
+  g_test_add_func ("/git-doors/protected/added-name", test_protected_added_name);
   g_test_add_func ("/git-doors/cost", test_doors_cost);
 
   status = g_test_run ();

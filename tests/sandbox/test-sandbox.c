@@ -1479,7 +1479,7 @@ static const GitDoorAttack git_door_attacks[] = {
     HOST_REPO " && git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),vendor && "
     "git commit -q -m vendor",
     EVIL_GITDIR ("evil") " && mkdir -p vendor && printf 'gitdir: ../evil\\n' > vendor/.git",
-    "git status", "vendor/.git", NULL, TRUE },
+    "git status", "vendor/.git~", NULL, TRUE },
   { "worktree-commondir", HOST_REPO " && git worktree add -q ../$(basename $PWD)-wt",
     EVIL_GITDIR ("evil") " && w=$(ls .git/worktrees) && "
     "printf '../../../evil\\n' > .git/worktrees/$w/commondir",
@@ -1549,6 +1549,161 @@ test_git_doors (gconstpointer data)
       warden_test_remove_tree (workspace);
       warden_test_remove_tree (markers);
     }
+}
+
+/* The other protected paths (policy/warden-protected-path.h): what the
+ * host runs from a folder it opens (an editor's tasks, a devcontainer's
+ * initializeCommand), enters (direnv, mise, hg's hooks) or commits in (a
+ * nested repository's hooks). The command is allowed; none of it may
+ * remain for the host. */
+typedef struct
+{
+  const char *path;
+  const char *content;  /* the user's, before the sandbox starts */
+} ProtectedFile;
+
+static const ProtectedFile protected_files[] = {
+  { ".hg/hgrc", "[ui]\nusername = me\n" },
+  { ".devcontainer/devcontainer.json", "{}\n" },
+  { ".vscode/tasks.json", "{\"version\": \"2.0.0\"}\n" },
+  { ".envrc", "export A=1\n" },
+  { ".gitmodules", "" },
+  { ".idea/workspace.xml", "<project/>\n" },
+  { "sub/.git/hooks/pre-commit", "#!/bin/sh\nexit 0\n" },
+  { ".mise.toml", "[tools]\n" },
+  { ".tool-versions", "nodejs 20.0.0\n" },
+};
+
+#define PROTECTED_EVIL "[hooks]\\npre-status = touch pwned\\n"
+
+/* Each one there already: read-only inside the sandbox, written in place,
+ * replaced, moved away, or reached through a link of the user's. */
+static void
+test_protected_paths_existing (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *workspace = make_workspace ("protected");
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *env_sh = NULL;
+  WardenSandbox *sandbox;
+
+  if (!need_backend (backend) || !have_git ())
+    {
+      warden_test_remove_tree (workspace);
+      return;
+    }
+  g_assert_true (host_sh (workspace, "git init -q sub"));
+  for (guint i = 0; i < G_N_ELEMENTS (protected_files); i++)
+    write_file (workspace, protected_files[i].path, protected_files[i].content);
+  /* The user's own link: the file it names is as protected as it. */
+  write_file (workspace, "scripts/env.sh", "export B=2\n");
+  g_assert_true (host_sh (workspace, "mkdir -p lnk && ln -s ../scripts/env.sh lnk/.envrc"));
+  g_assert_true (host_sh (workspace, "chmod -R a+rwX ."));
+
+  config->image = g_strdup (test_image ());
+  sandbox = prepare_sandbox (backend, config, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (protected_files); i++)
+    {
+      const char *path = protected_files[i].path;
+      g_autofree char *dir = g_path_get_dirname (path);
+      const char *forms[] = { "printf '" PROTECTED_EVIL "' >> '%s'",
+                              "rm -f '%s'; printf '" PROTECTED_EVIL "' > '%s'",
+                              "mv '%s' '%s.old'" };
+
+      for (guint f = 0; f < G_N_ELEMENTS (forms); f++)
+        {
+          g_autofree char *command = g_strdup_printf (forms[f], path, path);
+          g_autoptr(WardenExecResult) r = exec_in (sandbox, command, 30000);
+          g_autofree char *now = read_file (workspace, path);
+
+          g_test_message ("%s: exit %d, %s", command, r->exit_code, r->stderr_text);
+          g_assert_cmpint (r->exit_code, !=, 0);
+          g_assert_cmpstr (now, ==, protected_files[i].content);
+        }
+      /* The folder around it, when it is a protected one, cannot be swapped. */
+      if (strcmp (dir, ".") != 0 && strcmp (dir, "sub/.git/hooks") != 0)
+        {
+          g_autofree char *command = g_strdup_printf ("mv '%s' x.old && mkdir -p '%s' && "
+                                                      "printf '" PROTECTED_EVIL "' > '%s'",
+                                                      dir, dir, path);
+          g_autoptr(WardenExecResult) r = exec_in (sandbox, command, 30000);
+          g_autofree char *now = read_file (workspace, path);
+
+          g_test_message ("%s: exit %d, %s", command, r->exit_code, r->stderr_text);
+          g_assert_cmpstr (now, ==, protected_files[i].content);
+        }
+    }
+  {
+    g_autoptr(WardenExecResult) r = exec_in (sandbox, "echo 'id' >> scripts/env.sh", 30000);
+
+    g_assert_cmpint (r->exit_code, !=, 0);
+  }
+  env_sh = read_file (workspace, "scripts/env.sh");
+  g_assert_cmpstr (env_sh, ==, "export B=2\n");
+  destroy_sandbox (sandbox);
+  warden_test_remove_tree (workspace);
+}
+
+/* Each one made by the command: moved aside when it ends, named in its
+ * result; the nested repository's hook does not run on the host's commit. */
+static void
+test_protected_paths_created (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *workspace = make_workspace ("protected-new");
+  g_autofree char *markers = make_workspace ("marker");
+  g_autofree char *marker = g_build_filename (markers, "pwned", NULL);
+  g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
+  g_autoptr(GError) error = NULL;
+  WardenSandbox *sandbox;
+
+  if (!need_backend (backend) || !have_git ())
+    {
+      warden_test_remove_tree (workspace);
+      warden_test_remove_tree (markers);
+      return;
+    }
+  config->image = g_strdup (test_image ());
+  sandbox = prepare_sandbox (backend, config, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (protected_files); i++)
+    {
+      const char *path = protected_files[i].path;
+      g_autofree char *command = NULL;
+      g_autoptr(WardenExecResult) r = NULL;
+
+      /* A repository as git init makes one, without git in the image. */
+      if (g_str_has_prefix (path, "sub/.git/"))
+        command = g_strdup_printf ("mkdir -p sub/.git/hooks sub/.git/objects sub/.git/refs && "
+                                   "echo 'ref: refs/heads/main' > sub/.git/HEAD && "
+                                   "printf '#!/bin/sh\\ntouch %s\\n' > '%s' && chmod +x '%s'",
+                                   marker, path, path);
+      else
+        command = g_strdup_printf ("mkdir -p \"$(dirname '%s')\" && "
+                                   "printf '" PROTECTED_EVIL "' > '%s'", path, path);
+      r = exec_in (sandbox, command, 30000);
+      g_test_message ("%s: exit %d, %s", command, r->exit_code, r->stderr_text);
+      g_assert_cmpint (r->exit_code, ==, 0);
+      g_assert_false (exists (workspace, path));
+      g_assert_nonnull (strstr (r->stderr_text, path));
+      g_assert_nonnull (strstr (r->stderr_text, ".warden-quarantine/"));
+    }
+  /* Deep in the tree, as direnv finds it on cd. */
+  {
+    g_autoptr(WardenExecResult) r =
+      exec_in (sandbox, "mkdir -p a/b/c/d && echo 'touch pwned' > a/b/c/d/.envrc", 30000);
+
+    g_assert_false (exists (workspace, "a/b/c/d/.envrc"));
+    g_assert_nonnull (strstr (r->stderr_text, "a/b/c/d/.envrc"));
+  }
+  host_sh (workspace, "mkdir -p sub/.git/objects sub/.git/refs && "
+                      "git -C sub commit -q --allow-empty -m x");
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  destroy_sandbox (sandbox);
+  warden_test_remove_tree (workspace);
+  warden_test_remove_tree (markers);
 }
 
 /* What a process left by an earlier command (or anything else) writes
@@ -3706,6 +3861,8 @@ main (int    argc,
         { "git-doors-between-commands", test_git_doors_between_commands },
         { "git-doors-between-harmless", test_git_doors_between_harmless },
         { "git-doors-survivor", test_git_doors_survivor },
+        { "protected-paths-existing", test_protected_paths_existing },
+        { "protected-paths-created", test_protected_paths_created },
         { "private-dirs-hidden", test_private_dirs_hidden },
         { "workspace-inside-private-refused", test_workspace_inside_private_refused },
         { "tmp-size", test_tmp_size },
