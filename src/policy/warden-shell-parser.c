@@ -2725,8 +2725,13 @@ shell_script_index (const WordRef  *w,
         }
       if (a[0] == '-' && a[1] == '-')
         {
-          if (strcmp (a, "--rcfile") == 0 || strcmp (a, "--init-file") == 0)
-            i++;
+          if (strcmp (a, "--rcfile") == 0 || strcmp (a, "--init-file") == 0 ||
+              strcmp (a, "--login") == 0)
+            {
+              *why = g_strdup_printf ("“%s” makes the shell read startup files, which run "
+                                      "commands no pattern covers", a);
+              return -2;
+            }
           continue;
         }
       if ((a[0] == '-' || a[0] == '+') && a[1] != '\0')
@@ -2735,6 +2740,14 @@ shell_script_index (const WordRef  *w,
 
           for (const char *o = a + 1; *o; o++)
             {
+              /* An interactive or login shell reads ~/.bashrc, $ENV or
+               * /etc/profile first: commands no pattern covers. */
+              if ((*o == 'i' || *o == 'l') && a[0] == '-')
+                {
+                  *why = g_strdup_printf ("“%s” makes the shell read startup files, which run "
+                                          "commands no pattern covers", a);
+                  return -2;
+                }
               if (*o == 'c' && a[0] == '-')
                 has_c = TRUE;
               if (*o == 's' && a[0] == '-')

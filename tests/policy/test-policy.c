@@ -633,6 +633,15 @@ static const Row rows[] = {
   { "wrappers/sh-c-with-arguments-deny", "sh -c 'rm -rf /' sh x", DENIES },
   { "wrappers/bash-option-before-c", "bash -e -c 'ls'", ALLOWS, .allow = S ("bash *", "ls") },
   { "wrappers/bash-combined-options", "bash -lc 'rm -rf /'", NOT_ALLOWED, .allow = ANY },
+  /* An interactive or login shell runs its startup files first (found by
+   * the oracle: rbash -cevli ran ~/.bashrc's id -u). */
+  { "wrappers/bash-interactive-asks", "bash -i -c ls", ASKS, .allow = S ("bash *", "ls") },
+  { "wrappers/bash-login-asks", "bash --login -c ls", ASKS, .allow = S ("bash *", "ls") },
+  { "wrappers/bash-login-short-asks", "bash -l -c ls", ASKS, .allow = S ("bash *", "ls") },
+  { "wrappers/rbash-combined-interactive-asks", "rbash -cevli find . -exec true \\; -exec evil \\;",
+    ASKS, .allow = S ("rbash *", "find") },
+  { "wrappers/bash-rcfile-asks", "bash --rcfile x -c ls", ASKS, .allow = S ("bash *", "ls") },
+  { "wrappers/bash-not-interactive-allows", "bash +i -c ls", ALLOWS, .allow = S ("bash *", "ls") },
   { "wrappers/sh-c-nonliteral", "sh -c \"$CMD\"", ASKS, .allow = ANY },
   { "wrappers/sh-c-positional", "sh -c \"$1\" -- 'rm -rf /'", ASKS, .allow = ANY },
   { "wrappers/sh-c-substitution-in-string-deny", "bash -c \"echo $(rm -rf /)\"", DENIES },
