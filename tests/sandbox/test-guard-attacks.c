@@ -337,8 +337,8 @@ assert_reach_refused (Fixture          *f,
                       WardenExecResult *r)
 {
   static const char *attempts[] = {
-    "mem-write", "vm-readv", "pidfd-getfd", "pidfd-signal", "environ", "fd-open", "kill-stop",
-    "prlimit",
+    "mem-write", "vm-readv", "pidfd-getfd", "pidfd-signal", "environ", "fd-open", "join-group",
+    "kill-stop", "prlimit",
   };
   g_autofree char *ok = breaches (r->stdout_text);
 

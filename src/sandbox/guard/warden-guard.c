@@ -1198,7 +1198,6 @@ start_run (char *line)
       sigemptyset (&mask);
       sigprocmask (SIG_SETMASK, &mask, NULL);
       signal (SIGPIPE, SIG_DFL);
-      setpgid (0, 0);
       dup2 (in_pipe[0], 0);
       dup2 (out_pipe[0][1], 1);
       dup2 (out_pipe[1][1], 2);

@@ -225,6 +225,13 @@ try_signals (const char *target,
              int         pid)
 {
   struct rlimit limit;
+  pid_t group = getpgid (pid);
+
+  /* Joining its process group would let kill (0, SIGSTOP) reach it. */
+  if (group > 0 && group != getpid () && setpgid (0, group) == 0 && getpgid (0) == group)
+    report (target, "join-group", 1, 0);
+  else
+    report (target, "join-group", 0, group > 0 ? errno : ESRCH);
 
   if (kill (pid, SIGSTOP) == 0)
     {
