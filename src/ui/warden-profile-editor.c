@@ -756,45 +756,6 @@ try_changed_cb (WardenProfileEditor *self,
   update_try (self);
 }
 
-/* "registry.npmjs.org", "example.com:80", "[::1]:8080": a host and a port,
- * 443 when none is given (what npm, pip and git over https reach). */
-static char *
-parse_try_host (const char *text,
-                guint      *port)
-{
-  g_autofree char *host = NULL;
-  const char *colon;
-
-  *port = 443;
-  if (text[0] == '[')
-    {
-      const char *close = strchr (text, ']');
-
-      if (close == NULL)
-        return NULL;
-      host = g_strndup (text + 1, close - text - 1);
-      colon = close[1] == ':' ? close + 1 : NULL;
-      if (close[1] != '\0' && colon == NULL)
-        return NULL;
-    }
-  else
-    {
-      colon = strrchr (text, ':');
-      if (colon != NULL && strchr (text, ':') != colon)
-        colon = NULL;  /* a bare IPv6 address */
-      host = colon ? g_strndup (text, colon - text) : g_strdup (text);
-    }
-  if (colon != NULL)
-    {
-      guint64 value;
-
-      if (!g_ascii_string_to_unsigned (colon + 1, 10, 1, 65535, &value, NULL))
-        return NULL;
-      *port = (guint) value;
-    }
-  return warden_network_normalize_host (host);
-}
-
 static void
 update_try_host (WardenProfileEditor *self)
 {
@@ -811,7 +772,7 @@ update_try_host (WardenProfileEditor *self)
       gtk_widget_set_visible (GTK_WIDGET (self->try_host_verdict_row), FALSE);
       return;
     }
-  host = parse_try_host (text, &port);
+  host = warden_network_parse_target (text, &port);
   if (host == NULL)
     {
       self->try_host_result = NULL;
