@@ -932,6 +932,17 @@ static const Row rows[] = {
   { "utf8/overlong", "echo \xc0\xaf", ASKS, .allow = ANY },
   { "utf8/valid", "echo caf\xc3\xa9 \xe2\x9c\x93", ALLOWS,
     .parts = S ("echo caf\xc3\xa9 \xe2\x9c\x93") },
+  /* bash's $'\xff' makes a byte that is not UTF-8: what is shown has U+FFFD
+   * for it, wherever it stands in the text (dash reads "$\xff"). */
+  { "utf8/ansi-c-byte", "echo $'\\xff'", ALLOWS, .allow = S ("echo *"),
+    .parts = S ("echo \xef\xbf\xbd", "echo $\\xff") },
+  { "utf8/ansi-c-byte-after-long-ascii", "echo abcdefghijklmnop$'\\xfe'q", ALLOWS,
+    .allow = S ("echo *"),
+    .parts = S ("echo abcdefghijklmnop\xef\xbf\xbdq", "echo abcdefghijklmnop$\\xfeq") },
+  { "utf8/ansi-c-byte-after-valid-utf8", "echo \xc3\xa9t\xc3\xa9$'\\xff'", ASKS,
+    .allow = NONE,
+    .parts = S ("echo \xc3\xa9t\xc3\xa9\xef\xbf\xbd", "echo \xc3\xa9t\xc3\xa9$\\xff"),
+    .suggestions = S ("echo *") },
   { "length/shorter-than-the-string", "ls; rm -rf /", ALLOWS, .allow = S ("ls"), .parts = S ("ls"),
     .use_length = TRUE, .length = 2 },
   { "length/cuts-a-quote", "echo 'abc'", ASKS, .allow = ANY, .use_length = TRUE, .length = 7 },
@@ -1441,6 +1452,8 @@ run_row (const Row *row)
     problem (problems, "the verdict %d is not a verdict", (int) verdict);
   if (verdict != WARDEN_VERDICT_ALLOW && (reason == NULL || *reason == '\0'))
     problem (problems, "a decision that is not allow must give a reason to show");
+  if (reason != NULL && !g_utf8_validate (reason, -1, NULL))
+    problem (problems, "the reason shows bytes that are not UTF-8");
 
   for (guint i = 0; i < n_parts; i++)
     {
@@ -1474,6 +1487,11 @@ run_row (const Row *row)
         }
       else
         problem (problems, "part %u has no valid verdict", i);
+      /* Shown to the user and saved as patterns: never bytes that are not text. */
+      if (!g_utf8_validate (part->text, -1, NULL) ||
+          (part->reason != NULL && !g_utf8_validate (part->reason, -1, NULL)) ||
+          (part->suggestion != NULL && !g_utf8_validate (part->suggestion, -1, NULL)))
+        problem (problems, "part %u shows bytes that are not UTF-8", i);
       if (part->suggestion != NULL &&
           (*part->suggestion == '\0' || g_str_equal (part->suggestion, "*")))
         problem (problems, "part %u suggests \"%s\"", i, part->suggestion);
