@@ -93,20 +93,32 @@ static char *
 suggest (const WardenCommandPart *part)
 {
   const char *text = part->match_text ? part->match_text : part->text;
-  g_autoptr(GString) s = NULL;
+  gsize name_len, sub_len = 0, len;
+  g_autofree char *s = NULL;
 
   if (part->argv == NULL || part->argv[0] == NULL || strchr (part->argv[0], '*') != NULL)
     return NULL;
 
-  s = g_string_new (part->argv[0]);
+  /* One allocation: this runs for every part that asks. */
+  name_len = strlen (part->argv[0]);
   if (is_subcommand (part->argv[1]))
-    g_string_append_printf (s, " %s", part->argv[1]);
-  if (strcmp (s->str, text) != 0)
-    g_string_append (s, " *");
+    sub_len = 1 + strlen (part->argv[1]);
+  s = g_malloc (name_len + sub_len + 3);
+  memcpy (s, part->argv[0], name_len);
+  len = name_len;
+  if (sub_len > 0)
+    {
+      s[len] = ' ';
+      memcpy (s + len + 1, part->argv[1], sub_len - 1);
+      len += sub_len;
+    }
+  s[len] = '\0';
+  if (strcmp (s, text) != 0)
+    memcpy (s + len, " *", 3);
 
-  if (!warden_pattern_match (s->str, text, strlen (text)))
+  if (!warden_pattern_match (s, text, strlen (text)))
     return NULL;
-  return g_string_free (g_steal_pointer (&s), FALSE);
+  return g_steal_pointer (&s);
 }
 
 /* A shell with no script operand and no -c: it reads its script from its
@@ -221,6 +233,64 @@ texts (void)
   return &t;
 }
 
+/* @format with its %s (or %1$s, %2$s) replaced by @a and @b: a reason is
+ * made for every part of every decision, and vasprintf() costs more than
+ * matching the patterns did. Any other directive goes to g_strdup_printf(). */
+static char *
+fill (const char *format,
+      const char *a,
+      const char *b)
+{
+  const char *args[2] = { a, b };
+  gsize lens[2] = { a ? strlen (a) : 0, b ? strlen (b) : 0 };
+  gsize size = strlen (format) + lens[0] + lens[1] + 1;
+  char *out = g_malloc (size);
+  char *o = out;
+  guint next = 0;
+
+  for (const char *f = format; *f != '\0'; f++)
+    {
+      guint arg;
+
+      if (*f != '%')
+        {
+          *o++ = *f;
+          continue;
+        }
+      if (f[1] == 's' && next < 2)
+        {
+          arg = next++;
+          f++;
+        }
+      else if ((f[1] == '1' || f[1] == '2') && f[2] == '$' && f[3] == 's')
+        {
+          arg = f[1] - '1';
+          f += 3;
+        }
+      else
+        {
+          g_free (out);
+          return g_strdup_printf (format, a, b);
+        }
+      if (args[arg] == NULL)
+        {
+          g_free (out);
+          return g_strdup_printf (format, a, b);
+        }
+      /* Each argument fits once; a format naming one twice is rare enough
+       * to leave to printf. */
+      if ((gsize) (o - out) + lens[arg] + strlen (f + 1) + 1 > size)
+        {
+          g_free (out);
+          return g_strdup_printf (format, a, b);
+        }
+      memcpy (o, args[arg], lens[arg]);
+      o += lens[arg];
+    }
+  *o = '\0';
+  return out;
+}
+
 /* Judges one part; returns its verdict and fills @reason, @pattern and
  * @suggestion (the last two may stay NULL). */
 static WardenVerdict
@@ -245,7 +315,7 @@ judge_part (WardenPolicy            *self,
   if (deny != NULL)
     {
       *pattern = deny;
-      *reason = g_strdup_printf (t->denied_by, part->text, deny);
+      *reason = fill (t->denied_by, part->text, deny);
       return WARDEN_VERDICT_DENY;
     }
 
@@ -262,11 +332,11 @@ judge_part (WardenPolicy            *self,
       if (deny != NULL)
         {
           if (g_strcmp0 (part->runner, "find") == 0)
-            *reason = g_strdup_printf (t->files_may_be_denied, deny);
+            *reason = fill (t->files_may_be_denied, deny, NULL);
           else if (part->match_text != NULL)
-            *reason = g_strdup_printf (t->args_may_be_denied, deny);
+            *reason = fill (t->args_may_be_denied, deny, NULL);
           else
-            *reason = g_strdup_printf (t->may_be_denied, part->text, deny);
+            *reason = fill (t->may_be_denied, part->text, deny);
           *suggestion = NULL;
           return WARDEN_VERDICT_ASK;
         }
@@ -281,7 +351,7 @@ judge_part (WardenPolicy            *self,
                                         strlen (part->expanded_text), TRUE);
       if (deny != NULL)
         {
-          *reason = g_strdup_printf (t->may_be_denied, part->text, deny);
+          *reason = fill (t->may_be_denied, part->text, deny);
           return WARDEN_VERDICT_ASK;
         }
     }
@@ -322,17 +392,17 @@ judge_part (WardenPolicy            *self,
   if (allow != NULL)
     {
       *pattern = allow;
-      *reason = g_strdup_printf (t->allowed_by, allow);
+      *reason = fill (t->allowed_by, allow, NULL);
       return WARDEN_VERDICT_ALLOW;
     }
 
   /* "sh" would allow every script a download pipes into it. */
   if (reads_script_from_stdin (part))
     {
-      *reason = g_strdup_printf (t->runs_stdin, part->text);
+      *reason = fill (t->runs_stdin, part->text, NULL);
       return WARDEN_VERDICT_ASK;
     }
-  *reason = g_strdup_printf (t->no_match, min_unmatched ? part->min_text : part->text);
+  *reason = fill (t->no_match, min_unmatched ? part->min_text : part->text, NULL);
   if (!part->no_suggestion)
     *suggestion = min_unmatched ? g_strdup (part->min_text) : suggest (part);
   return WARDEN_VERDICT_ASK;
