@@ -88,12 +88,13 @@ warden_pattern_dup_separator_problem (const char *pattern)
 
 /* Holes are ordinary bytes here that no literal of a valid pattern equals,
  * so only a '*' can take them: then any filling matches as well. */
-gboolean
-warden_pattern_match (const char *pattern,
-                      const char *text,
-                      gsize       n)
+static gboolean
+match_len (const char *pattern,
+           gsize       m,
+           const char *text,
+           gsize       n)
 {
-  gsize p = 0, t = 0, m = strlen (pattern);
+  gsize p = 0, t = 0;
   gssize star = -1;
   gsize mark = 0;
 
@@ -101,6 +102,9 @@ warden_pattern_match (const char *pattern,
     {
       if (p < m && pattern[p] == '*')
         {
+          /* A last '*' takes the rest, whatever it is: most patterns end so. */
+          if (p + 1 == m)
+            return TRUE;
           star = p++;
           mark = t;
         }
@@ -122,6 +126,14 @@ warden_pattern_match (const char *pattern,
     p++;
 
   return p == m;
+}
+
+gboolean
+warden_pattern_match (const char *pattern,
+                      const char *text,
+                      gsize       n)
+{
+  return match_len (pattern, strlen (pattern), text, n);
 }
 
 /* Is there a filling of the holes that matches? A hole can stand for any
@@ -183,6 +195,7 @@ warden_pattern_match_any (const char *pattern,
 typedef struct
 {
   char  *pattern;
+  gsize  len;
   guint  order;
 } Entry;
 
@@ -234,7 +247,7 @@ warden_pattern_set_add (WardenPatternSet *set,
                         const char       *pattern)
 {
   gsize key_len = strcspn (pattern, " ");
-  Entry e = { g_strdup (pattern), set->size++ };
+  Entry e = { g_strdup (pattern), strlen (pattern), set->size++ };
 
   if (memchr (pattern, '*', key_len) != NULL)
     g_array_append_val (set->wild, e);
@@ -266,7 +279,7 @@ first_match (GArray     *entries,
       const Entry *e = &g_array_index (entries, Entry, i);
 
       if (any_filling ? warden_pattern_match_any (e->pattern, text, n)
-                      : warden_pattern_match (e->pattern, text, n))
+                      : match_len (e->pattern, e->len, text, n))
         return e;
     }
   return NULL;

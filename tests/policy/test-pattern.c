@@ -55,6 +55,13 @@ static const MatchCase match_cases[] = {
   { "*z", "xyz", TRUE },
   { "*y*", "xyz", TRUE },
   { "*q*", "xyz", FALSE },
+  /* A last '*' takes the rest at once; the ones before it still backtrack. */
+  { "a*b*", "a-x-b-y", TRUE },
+  { "a*b*", "a-x-c-y", FALSE },
+  { "a*b *", "a-b-b x", TRUE },
+  { "a*b *", "a-b-bx", FALSE },
+  { "*b*", "b", TRUE },
+  { "rm -rf /*", "rm -rf", FALSE },
 };
 
 static void
