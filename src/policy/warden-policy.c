@@ -243,52 +243,43 @@ fill (const char *format,
 {
   const char *args[2] = { a, b };
   gsize lens[2] = { a ? strlen (a) : 0, b ? strlen (b) : 0 };
-  gsize size = strlen (format) + lens[0] + lens[1] + 1;
-  char *out = g_malloc (size);
+  gboolean used[2] = { FALSE, FALSE };
+  /* Each argument goes in at most once, so this is room enough. */
+  char *out = g_malloc (strlen (format) + lens[0] + lens[1] + 1);
   char *o = out;
+  const char *f = format, *pct;
   guint next = 0;
 
-  for (const char *f = format; *f != '\0'; f++)
+  while ((pct = strchr (f, '%')) != NULL)
     {
       guint arg;
 
-      if (*f != '%')
-        {
-          *o++ = *f;
-          continue;
-        }
-      if (f[1] == 's' && next < 2)
+      memcpy (o, f, pct - f);
+      o += pct - f;
+      if (pct[1] == 's' && next < 2)
         {
           arg = next++;
-          f++;
+          f = pct + 2;
         }
-      else if ((f[1] == '1' || f[1] == '2') && f[2] == '$' && f[3] == 's')
+      else if ((pct[1] == '1' || pct[1] == '2') && pct[2] == '$' && pct[3] == 's')
         {
-          arg = f[1] - '1';
-          f += 3;
+          arg = pct[1] - '1';
+          f = pct + 4;
         }
       else
-        {
-          g_free (out);
-          return g_strdup_printf (format, a, b);
-        }
-      if (args[arg] == NULL)
-        {
-          g_free (out);
-          return g_strdup_printf (format, a, b);
-        }
-      /* Each argument fits once; a format naming one twice is rare enough
-       * to leave to printf. */
-      if ((gsize) (o - out) + lens[arg] + strlen (f + 1) + 1 > size)
-        {
-          g_free (out);
-          return g_strdup_printf (format, a, b);
-        }
+        goto use_printf;
+      if (args[arg] == NULL || used[arg])
+        goto use_printf;
+      used[arg] = TRUE;
       memcpy (o, args[arg], lens[arg]);
       o += lens[arg];
     }
-  *o = '\0';
+  strcpy (o, f);
   return out;
+
+use_printf:
+  g_free (out);
+  return g_strdup_printf (format, a, b);
 }
 
 /* Judges one part; returns its verdict and fills @reason, @pattern and
