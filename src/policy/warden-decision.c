@@ -15,6 +15,7 @@
 
 #include "common/warden-json.h"
 #include "common/warden-printable.h"
+#include "common/warden-utf8.h"
 
 struct _WardenDecision
 {
@@ -165,34 +166,12 @@ warden_decision_get_suggestions (WardenDecision *self)
   return self->suggestions ? (const char * const *) self->suggestions->pdata : none;
 }
 
-/* Most of a text is ASCII, which eight bytes at a time settle several
- * times faster than g_utf8_validate(); that validates the rest, from the
- * first byte that is not. */
-static inline gboolean
-is_utf8 (const char *s)
-{
-  gsize n = strlen (s), i = 0;
-
-  for (; i + 8 <= n; i += 8)
-    {
-      guint64 w;
-
-      memcpy (&w, s + i, 8);
-      if (w & G_GUINT64_CONSTANT (0x8080808080808080))
-        break;
-    }
-  for (; i < n; i++)
-    if ((guchar) s[i] >= 0x80)
-      return g_utf8_validate (s + i, n - i, NULL);
-  return TRUE;
-}
-
 static char *
 take_valid (char *s)
 {
   char *valid;
 
-  if (s == NULL || is_utf8 (s))
+  if (s == NULL || warden_utf8_validate (s, strlen (s)))
     return s;
   valid = g_utf8_make_valid (s, -1);
   g_free (s);
@@ -215,7 +194,7 @@ warden_decision_take_part (WardenDecision *self,
     NULL,
   };
 
-  if (suggestion != NULL && !is_utf8 (suggestion))
+  if (suggestion != NULL && !warden_utf8_validate (suggestion, strlen (suggestion)))
     g_clear_pointer (&suggestion, g_free);
   part.suggestion = suggestion;
   g_array_append_val (self->parts, part);
