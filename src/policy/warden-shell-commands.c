@@ -403,17 +403,27 @@ basename_of (const char *name)
   return slash != NULL && slash[1] != '\0' ? slash + 1 : name;
 }
 
+/* TRUE when @list (NULL-terminated, or NULL for none) holds @s. */
 static gboolean
 str_in (const char  *s,
         const char **list)
 {
-  for (guint i = 0; list[i] != NULL; i++)
+  for (guint i = 0; list != NULL && list[i] != NULL; i++)
     if (strcmp (s, list[i]) == 0)
       return TRUE;
   return FALSE;
 }
 
-/* How a wrapper's options are laid out. */
+/* TRUE when the option letters @opts (or NULL for none) hold @o. */
+static gboolean
+opt_in (const char *opts,
+        char        o)
+{
+  return opts != NULL && strchr (opts, o) != NULL;
+}
+
+/* How a wrapper's options are laid out; a field left out (NULL) holds no
+ * option. */
 typedef struct
 {
   const char *name;
@@ -426,7 +436,9 @@ typedef struct
   gboolean     numeric_opt;   /* -N is an option (nice -10) */
   gboolean     bare_shell;    /* with no command, it starts a shell reading stdin */
   const char  *shell_opts;    /* short options that make it run a shell (sudo -s) */
-  const char  *script_opts;   /* short options whose argument is a shell script (su -c) */
+  /* Short options whose argument is a shell script (su -c); set, even to "",
+   * for the wrappers whose options analyze_script_wrapper () reads. */
+  const char  *script_opts;
   const char **script_long;   /* long options whose argument is a shell script */
   gboolean     lax_order;     /* options may follow the positionals (su USER -c CMD) */
 } WrapperSpec;
@@ -452,7 +464,6 @@ static const char *sudo_long_args[] = { "user", "group", "close-from", "chdir", 
 static const char *sudo_long_flags[] = { "askpass", "background", "preserve-env", "set-home",
                                          "login", "non-interactive", "preserve-groups", "stdin",
                                          "shell", NULL };
-static const char *none[] = { NULL };
 static const char *xargs_long_args[] = { "arg-file", "delimiter", "eof", "replace", "max-lines",
                                          "max-args", "max-procs", "max-chars",
                                          "process-slot-var", NULL };
@@ -532,55 +543,75 @@ static const char *watch_long_flags[] = { "no-title", "beep", "errexit", "chgexi
 /* With no command, chroot, unshare, nsenter and su start a shell that reads
  * its script from standard input: nobody can see what it runs. */
 static const WrapperSpec wrappers[] = {
-  { "env",     "uCS", "i0v", env_long_args, env_long_flags, 0, TRUE, FALSE },
-  { "nice",    "n", "", nice_long_args, none, 0, FALSE, TRUE },
-  { "nohup",   "", "", none, none, 0, FALSE, FALSE },
-  { "timeout", "sk", "v", timeout_long_args, timeout_long_flags, 1, FALSE, FALSE },
-  { "time",    "fo", "apqv", time_long_args, time_long_flags, 0, FALSE, FALSE },
-  { "stdbuf",  "ioe", "", stdbuf_long_args, none, 0, FALSE, FALSE },
-  { "setsid",  "", "cfw", none, setsid_long_flags, 0, FALSE, FALSE },
-  { "ionice",  "cn", "tu", ionice_long_args, ionice_long_flags, 0, FALSE, FALSE },
-  { "taskset", "", "ac", none, taskset_long_flags, 1, FALSE, FALSE },
-  { "chroot",  "", "", chroot_long_args, chroot_long_flags, 1, FALSE, FALSE, TRUE },
-  { "sudo",    "ugCDhprtTUR", "AbBEHknNPSsie", sudo_long_args, sudo_long_flags, 0, TRUE, FALSE,
-    FALSE, "sie" },
-  { "doas",    "uC", "ns", none, none, 0, FALSE, FALSE, FALSE, "s" },
-  { "command", "", "p", none, none, 0, FALSE, FALSE },
-  { "builtin", "", "", none, none, 0, FALSE, FALSE },
+  { .name = "env", .short_args = "uCS", .short_flags = "i0v", .long_args = env_long_args,
+    .long_flags = env_long_flags, .assignments = TRUE },
+  { .name = "nice", .short_args = "n", .long_args = nice_long_args, .numeric_opt = TRUE },
+  { .name = "nohup" },
+  { .name = "timeout", .short_args = "sk", .short_flags = "v", .long_args = timeout_long_args,
+    .long_flags = timeout_long_flags, .positionals = 1 },
+  { .name = "time", .short_args = "fo", .short_flags = "apqv", .long_args = time_long_args,
+    .long_flags = time_long_flags },
+  { .name = "stdbuf", .short_args = "ioe", .long_args = stdbuf_long_args },
+  { .name = "setsid", .short_flags = "cfw", .long_flags = setsid_long_flags },
+  { .name = "ionice", .short_args = "cn", .short_flags = "tu", .long_args = ionice_long_args,
+    .long_flags = ionice_long_flags },
+  { .name = "taskset", .short_flags = "ac", .long_flags = taskset_long_flags, .positionals = 1 },
+  { .name = "chroot", .long_args = chroot_long_args, .long_flags = chroot_long_flags,
+    .positionals = 1, .bare_shell = TRUE },
+  { .name = "sudo", .short_args = "ugCDhprtTUR", .short_flags = "AbBEHknNPSsie",
+    .long_args = sudo_long_args, .long_flags = sudo_long_flags, .assignments = TRUE,
+    .shell_opts = "sie" },
+  { .name = "doas", .short_args = "uC", .short_flags = "ns", .shell_opts = "s" },
+  { .name = "command", .short_flags = "p" },
+  { .name = "builtin" },
   /* exec -a NAME is bash's; busybox reads "exec -ax e" as running x (found by
    * the oracle): exec with options asks, though what it wraps is still read. */
-  { "exec",    "a", "cl", none, none, 0, FALSE, FALSE },
-  { "xargs",   "adEILnPs", "0prtxo", xargs_long_args, xargs_long_flags, 0, FALSE, FALSE },
-  { "busybox", "", "", none, none, 0, FALSE, FALSE },
-  { "su",      "cgGsw", "lmpfP", su_long_args, su_long_flags, 1, FALSE, FALSE, TRUE, "s", "c",
-    su_script_long, TRUE },
-  { "runuser", "cgGsuw", "lmpfP", su_long_args, su_long_flags, 1, FALSE, FALSE, TRUE, "s", "c",
-    su_script_long, TRUE },
-  { "flock",   "wEc", "sxunoFv", flock_long_args, flock_long_flags, 1, FALSE, FALSE, FALSE, "",
-    "c", flock_script_long, TRUE },
-  { "unshare", "SGRw", "muinpUCTfrc", unshare_long_args, unshare_long_flags, 0, FALSE, FALSE,
-    TRUE },
-  { "nsenter", "tSG", "amuinpUCTFZe", nsenter_long_args, nsenter_long_flags, 0, FALSE, FALSE,
-    TRUE },
-  { "script",  "cEIOBTm", "aefqr", script_long_args, script_long_flags, 1, FALSE, FALSE, TRUE,
-    "", "c", script_script_long, TRUE },
-  { "setpriv", "", "d", setpriv_long_args, setpriv_long_flags, 0, FALSE, FALSE },
-  { "systemd-run", "u", "rGPtqdS", sdrun_long_args, sdrun_long_flags, 0, FALSE, FALSE,
-    FALSE, "S" },
-  { "setarch", "", "RFLBXSTZ3v", none, setarch_long_flags, 1, FALSE, FALSE, TRUE },
-  { "linux32", "", "RFLBXSTZ3v", none, setarch_long_flags, 0, FALSE, FALSE, TRUE },
-  { "linux64", "", "RFLBXSTZ3v", none, setarch_long_flags, 0, FALSE, FALSE, TRUE },
-  { "chrt", "TPD", "bforidamvRe", chrt_long_args, chrt_long_flags, 1, FALSE, FALSE },
-  { "pkexec", "", "", pkexec_long_args, pkexec_long_flags, 0, FALSE, FALSE, TRUE },
-  { "fakeroot", "lsib", "uhv", fakeroot_long_args, fakeroot_long_flags, 0, FALSE, FALSE, TRUE },
-  { "eatmydata", "", "", none, none, 0, FALSE, FALSE },
-  { "nocache", "n", "", none, none, 0, FALSE, FALSE },
-  { "catchsegv", "", "", none, none, 0, FALSE, FALSE },
-  { "dbus-run-session", "", "", dbus_run_long_args, none, 0, FALSE, FALSE, TRUE },
-  { "xvfb-run", "nsfepw", "al", xvfb_long_args, xvfb_long_flags, 0, FALSE, FALSE },
-  { "sg", "", "", none, none, 1, FALSE, FALSE, TRUE, "", "c", none, TRUE },
-  { "newgrp", "", "", none, none, 1, FALSE, FALSE, TRUE, "", "", none, TRUE },
-  { "watch", "nd", "tbegcpwxqr", watch_long_args, watch_long_flags, 0, FALSE, FALSE },
+  { .name = "exec", .short_args = "a", .short_flags = "cl" },
+  { .name = "xargs", .short_args = "adEILnPs", .short_flags = "0prtxo",
+    .long_args = xargs_long_args, .long_flags = xargs_long_flags },
+  { .name = "busybox" },
+  { .name = "su", .short_args = "cgGsw", .short_flags = "lmpfP", .long_args = su_long_args,
+    .long_flags = su_long_flags, .positionals = 1, .bare_shell = TRUE, .shell_opts = "s",
+    .script_opts = "c", .script_long = su_script_long, .lax_order = TRUE },
+  { .name = "runuser", .short_args = "cgGsuw", .short_flags = "lmpfP", .long_args = su_long_args,
+    .long_flags = su_long_flags, .positionals = 1, .bare_shell = TRUE, .shell_opts = "s",
+    .script_opts = "c", .script_long = su_script_long, .lax_order = TRUE },
+  { .name = "flock", .short_args = "wEc", .short_flags = "sxunoFv", .long_args = flock_long_args,
+    .long_flags = flock_long_flags, .positionals = 1, .script_opts = "c",
+    .script_long = flock_script_long, .lax_order = TRUE },
+  { .name = "unshare", .short_args = "SGRw", .short_flags = "muinpUCTfrc",
+    .long_args = unshare_long_args, .long_flags = unshare_long_flags, .bare_shell = TRUE },
+  { .name = "nsenter", .short_args = "tSG", .short_flags = "amuinpUCTFZe",
+    .long_args = nsenter_long_args, .long_flags = nsenter_long_flags, .bare_shell = TRUE },
+  { .name = "script", .short_args = "cEIOBTm", .short_flags = "aefqr",
+    .long_args = script_long_args, .long_flags = script_long_flags, .positionals = 1,
+    .bare_shell = TRUE, .script_opts = "c", .script_long = script_script_long, .lax_order = TRUE },
+  { .name = "setpriv", .short_flags = "d", .long_args = setpriv_long_args,
+    .long_flags = setpriv_long_flags },
+  { .name = "systemd-run", .short_args = "u", .short_flags = "rGPtqdS",
+    .long_args = sdrun_long_args, .long_flags = sdrun_long_flags, .shell_opts = "S" },
+  { .name = "setarch", .short_flags = "RFLBXSTZ3v", .long_flags = setarch_long_flags,
+    .positionals = 1, .bare_shell = TRUE },
+  { .name = "linux32", .short_flags = "RFLBXSTZ3v", .long_flags = setarch_long_flags,
+    .bare_shell = TRUE },
+  { .name = "linux64", .short_flags = "RFLBXSTZ3v", .long_flags = setarch_long_flags,
+    .bare_shell = TRUE },
+  { .name = "chrt", .short_args = "TPD", .short_flags = "bforidamvRe",
+    .long_args = chrt_long_args, .long_flags = chrt_long_flags, .positionals = 1 },
+  { .name = "pkexec", .long_args = pkexec_long_args, .long_flags = pkexec_long_flags,
+    .bare_shell = TRUE },
+  { .name = "fakeroot", .short_args = "lsib", .short_flags = "uhv",
+    .long_args = fakeroot_long_args, .long_flags = fakeroot_long_flags, .bare_shell = TRUE },
+  { .name = "eatmydata" },
+  { .name = "nocache", .short_args = "n" },
+  { .name = "catchsegv" },
+  { .name = "dbus-run-session", .long_args = dbus_run_long_args, .bare_shell = TRUE },
+  { .name = "xvfb-run", .short_args = "nsfepw", .short_flags = "al", .long_args = xvfb_long_args,
+    .long_flags = xvfb_long_flags },
+  { .name = "sg", .positionals = 1, .bare_shell = TRUE, .script_opts = "c", .lax_order = TRUE },
+  { .name = "newgrp", .positionals = 1, .bare_shell = TRUE, .script_opts = "", .lax_order = TRUE },
+  { .name = "watch", .short_args = "nd", .short_flags = "tbegcpwxqr",
+    .long_args = watch_long_args, .long_flags = watch_long_flags },
 };
 
 static const char *shells[] = { "sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "rbash",
@@ -591,30 +622,12 @@ static const char *foreign_shells[] = { "csh", "tcsh", "fish", "rc", "es", "xons
                                         "elvish", "ion", "pwsh", "osh", "ysh", "oil", "nush",
                                         NULL };
 
-/* A shell by its basename, versions and builds included: bash5.2, ksh93,
- * mksh-static, zsh-5.9. Returns the list it is in, or NULL. */
+/* A shell with a version or a build in its name: bash5.2, ksh93, mksh-static,
+ * zsh-5.9. Returns the list its shell is in, or NULL. */
 static const char **
-shell_kind (const char *base)
+shell_version_kind (const char *base)
 {
-  static GHashTable *exact;
   const char **lists[] = { shells, foreign_shells };
-  const char **kind;
-
-  if (g_once_init_enter (&exact))
-    {
-      GHashTable *table = g_hash_table_new (g_str_hash, g_str_equal);
-
-      for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
-        for (guint i = 0; lists[l][i] != NULL; i++)
-          g_hash_table_insert (table, (gpointer) lists[l][i], lists[l]);
-      g_once_init_leave (&exact, table);
-    }
-
-  kind = g_hash_table_lookup (exact, base);
-  /* Every command is asked about: only a name with a version in it is
-   * compared with each shell's. */
-  if (kind != NULL || strpbrk (base, "0123456789.-_") == NULL)
-    return kind;
 
   for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
     for (guint i = 0; lists[l][i] != NULL; i++)
@@ -708,14 +721,14 @@ wrapper_command_start (const WrapperSpec *spec,
         }
       for (const char *o = a + 1; *o; o++)
         {
-          if (spec->shell_opts != NULL && strchr (spec->shell_opts, *o) != NULL)
+          if (opt_in (spec->shell_opts, *o))
             {
               *why = g_strdup_printf ("%s -%c runs a shell or an editor, which reads what to "
                                       "run from its arguments, files or standard input",
                                       spec->name, *o);
               return -2;
             }
-          if (strchr (spec->short_args, *o) != NULL)
+          if (opt_in (spec->short_args, *o))
             {
               const char *arg = o[1] ? o + 1 : (i + 1 < n ? w[i + 1].text : NULL);
 
@@ -741,7 +754,7 @@ wrapper_command_start (const WrapperSpec *spec,
                 *replace = o[1] ? o + 1 : "{}";
               break;
             }
-          if (strchr (spec->short_flags, *o) == NULL)
+          if (!opt_in (spec->short_flags, *o))
             {
               *why = g_strdup_printf ("unknown option “-%c” of %s", *o, spec->name);
               return -2;
@@ -865,32 +878,6 @@ static const char *sensitive_lower_prefixes[] = { "npm_config_", "yarn_", "pnpm_
 static const char *always_ask[] = { "eval", "source", ".", "alias", "unalias", "trap", "enable",
                                     "hash", "let", "coproc", "select", "function", "complete",
                                     "compgen", "bind", "fc", NULL };
-
-/* TRUE for the names analyze() treats specially; most commands are not. */
-static gboolean
-is_special_name (const char *base)
-{
-  static GHashTable *names;
-
-  if (g_once_init_enter (&names))
-    {
-      GHashTable *table = g_hash_table_new (g_str_hash, g_str_equal);
-      const char **lists[] = { always_ask, var_setters, var_readers, shells };
-      static const char *others[] = { "cd", "pushd", "popd", "find", "test", "[", "set",
-                                      "wait", NULL };
-
-      for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
-        for (guint i = 0; lists[l][i]; i++)
-          g_hash_table_add (table, (gpointer) lists[l][i]);
-      for (guint i = 0; others[i]; i++)
-        g_hash_table_add (table, (gpointer) others[i]);
-      for (guint i = 0; i < G_N_ELEMENTS (wrappers); i++)
-        g_hash_table_add (table, (gpointer) wrappers[i].name);
-      g_once_init_leave (&names, table);
-    }
-
-  return g_hash_table_contains (names, base) || shell_kind (base) != NULL;
-}
 
 /* The variables that make a program run or load something else. */
 static const char *dangerous_vars[] = { "PATH", "HOME", "IFS", "ENV", "BASH_ENV", "CDPATH",
@@ -1044,10 +1031,10 @@ analyze_script_wrapper (Lexer             *L,
         {
           for (const char *o = a + 1; *o && why == NULL; o++)
             {
-              if (spec->shell_opts != NULL && strchr (spec->shell_opts, *o) != NULL)
+              if (opt_in (spec->shell_opts, *o))
                 why = g_strdup_printf ("%s -%c runs a shell the engine does not know",
                                        spec->name, *o);
-              else if (strchr (spec->script_opts, *o) != NULL)
+              else if (opt_in (spec->script_opts, *o))
                 {
                   /* su -c A -c B runs B, but every one is checked. */
                   if (o[1] != '\0' && n_attached < G_N_ELEMENTS (attached))
@@ -1065,7 +1052,7 @@ analyze_script_wrapper (Lexer             *L,
                                            spec->name);
                   break;
                 }
-              else if (strchr (spec->short_args, *o) != NULL)
+              else if (opt_in (spec->short_args, *o))
                 {
                   /* runuser -u USER CMD…: the command follows the options. */
                   if (*o == 'u' && strcmp (spec->name, "runuser") == 0)
@@ -1074,7 +1061,7 @@ analyze_script_wrapper (Lexer             *L,
                     i++;
                   break;
                 }
-              else if (strchr (spec->short_flags, *o) == NULL)
+              else if (!opt_in (spec->short_flags, *o))
                 why = g_strdup_printf ("unknown option “-%c” of %s", *o, spec->name);
             }
           continue;
@@ -1195,6 +1182,398 @@ find_path_prefix (const WordRef *w,
   return g_steal_pointer (&prefix);
 }
 
+/* A simple command as analyze () hands it to the analyser of its name. */
+typedef struct
+{
+  const WordRef     *w;
+  guint              n;
+  const char        *base;         /* the name's last path component */
+  const char        *hole_token;   /* as analyze ()'s */
+  gboolean           append_hole;
+  gboolean           holes;        /* either: words are filled in at run time */
+  const WrapperSpec *spec;         /* wrappers only */
+} Command;
+
+/* eval, source, trap …: they run code the engine cannot see. */
+static void
+analyze_always_ask (Lexer         *L,
+                    Part          *p,
+                    const Command *c)
+{
+  g_autofree char *why = g_strdup_printf ("“%s” runs code the engine cannot see", c->base);
+
+  force_ask (p, FALSE, why);
+}
+
+/* cd, pushd and popd: relative paths after them lead elsewhere. */
+static void
+analyze_cd (Lexer         *L,
+            Part          *p,
+            const Command *c)
+{
+  L->st->cd_seen = TRUE;
+  /* A relative redirection earlier in the same loop runs again after this cd. */
+  if (L->st->loop_id != 0)
+    for (guint i = 0; i < L->st->parts->len; i++)
+      {
+        Part *q = g_ptr_array_index (L->st->parts, i);
+
+        if (q->loop_id == L->st->loop_id && q->relative_redirect)
+          force_ask (q, FALSE, "a relative output redirection runs again after a cd in the "
+                               "same loop");
+      }
+}
+
+static void
+analyze_set (Lexer         *L,
+             Part          *p,
+             const Command *c)
+{
+  const WordRef *w = c->w;
+
+  /* set -k puts "NAME=VALUE" arguments of later commands in their
+   * environment: "ls LD_PRELOAD=x.so". */
+  for (guint i = 1; i < c->n; i++)
+    if ((w[i].text[0] == '-' && w[i].text[1] != '-' && strchr (w[i].text, 'k') != NULL) ||
+        (strcmp (w[i].text, "keyword") == 0 && i > 1 && strcmp (w[i - 1].text, "-o") == 0) ||
+        (w[i].flags & W_NONLITERAL))
+      force_ask (p, FALSE, "set -k makes assignments among later commands' arguments "
+                           "part of their environment");
+}
+
+static void
+analyze_wait (Lexer         *L,
+              Part          *p,
+              const Command *c)
+{
+  for (guint i = 1; i < c->n; i++)
+    if (g_str_has_prefix (c->w[i].text, "-") && strchr (c->w[i].text, 'p') != NULL)
+      force_ask (p, FALSE, "wait -p sets a variable");
+}
+
+static void
+analyze_test (Lexer         *L,
+              Part          *p,
+              const Command *c)
+{
+  const WordRef *w = c->w;
+
+  /* test -v 'a[$(cmd)]' evaluates the subscript. */
+  for (guint i = 1; i + 1 < c->n; i++)
+    if (strcmp (w[i].text, "-v") == 0 &&
+        (strchr (w[i + 1].text, '[') != NULL || (w[i + 1].flags & W_NONLITERAL)))
+      force_ask (p, FALSE, "an array subscript is evaluated as arithmetic, which can run "
+                           "commands in bash");
+}
+
+/* The builtins that set or read the variables their words name. */
+static void
+analyze_variables (Lexer         *L,
+                   Part          *p,
+                   const Command *c)
+{
+  const WordRef *w = c->w;
+  const char *base = c->base;
+  gboolean is_printf = strcmp (base, "printf") == 0;
+  gboolean setter = str_in (base, var_setters);
+
+  for (guint i = 1; i < c->n; i++)
+    {
+      const char *a = w[i].text;
+      /* The words that name variables: all of read's, mapfile's and
+       * declare's, only the one after printf -v. */
+      gboolean names_var = is_printf ? (i > 1 && strcmp (w[i - 1].text, "-v") == 0)
+                                     : a[0] != '-';
+
+      /* An option's name attached to it: printf -vPATH, read -aPATH. */
+      if (a[0] == '-' && a[1] != '\0' && a[2] != '\0' &&
+          ((is_printf && a[1] == 'v') ||
+           (strcmp (base, "read") == 0 && strchr (a + 1, 'a') != NULL)))
+        {
+          a = is_printf ? a + 2 : strchr (a + 1, 'a') + 1;
+          names_var = *a != '\0';
+        }
+
+      if ((strcmp (base, "mapfile") == 0 || strcmp (base, "readarray") == 0) &&
+          a[0] == '-' && strchr (a, 'C') != NULL)
+        {
+          force_ask (p, FALSE, "mapfile -C runs its callback as a command");
+          return;
+        }
+      if (setter && strcmp (base, "export") != 0 && a[0] == '-' && strchr (a, 'n') != NULL)
+        {
+          force_ask (p, FALSE, "a name reference makes later assignments set another "
+                               "variable");
+          return;
+        }
+      if (setter && a[0] == '-' && strchr (a, 'i') != NULL)
+        {
+          force_ask (p, FALSE, "an integer variable's value is evaluated as arithmetic, "
+                               "which can run commands in bash");
+          return;
+        }
+      if (!names_var)
+        continue;
+      if (strchr (a, '[') != NULL)
+        {
+          force_ask (p, FALSE, "an array subscript is evaluated as arithmetic, which can run "
+                               "commands in bash");
+          return;
+        }
+      if (w[i].flags & W_NONLITERAL)
+        {
+          g_autofree char *why = g_strdup_printf ("“%s” sets a variable whose name is not a "
+                                                  "literal word", base);
+          force_ask (p, FALSE, why);
+          return;
+        }
+      if (names_sensitive_var (a))
+        {
+          g_autofree char *why = g_strdup_printf ("“%s” sets %.*s, which changes what later "
+                                                  "commands run", base,
+                                                  (int) strcspn (a, "="), a);
+          force_ask (p, FALSE, why);
+          return;
+        }
+      if (setter && strchr (a, '=') != NULL)
+        force_ask (p, TRUE, "the command sets shell variables");
+    }
+}
+
+static void
+analyze_foreign_shell (Lexer         *L,
+                       Part          *p,
+                       const Command *c)
+{
+  g_autofree char *why = g_strdup_printf ("%s is a shell whose language the engine does not "
+                                          "read", c->base);
+
+  force_ask (p, FALSE, why);
+}
+
+/* sh, bash, dash …: a -c script is read as part of the line. */
+static void
+analyze_shell (Lexer         *L,
+               Part          *p,
+               const Command *c)
+{
+  const WordRef *w = c->w;
+  g_autofree char *why = NULL;
+  int idx = shell_script_index (w, c->n, &why);
+
+  if (idx == -2)
+    force_ask (p, FALSE, why);
+  else if (idx == -3)
+    p->shell_reads_stdin = TRUE;
+  else if (c->holes && (idx < 0 || has_token (w + idx, 1, c->hole_token)))
+    force_ask (p, FALSE, "the shell script is filled in at run time");
+  else if (idx >= 0)
+    parse_script_word (L, p, c->base, &w[idx]);
+  else if (!has_option (w, c->n, 'n', "noexec"))
+    {
+      /* bash build.sh: the file may say anything, and it can change
+       * between this check and the run, so it asks like a script on
+       * standard input does (the exec guard checks what it starts). */
+      force_ask (p, FALSE, "the shell runs a script file, whose commands the engine cannot "
+                           "see");
+    }
+}
+
+/* find -exec, -execdir, -ok and -okdir run a command for each file. */
+static void
+analyze_find (Lexer         *L,
+              Part          *p,
+              const Command *c)
+{
+  const WordRef *w = c->w;
+  guint n = c->n;
+  g_autofree char *prefix = NULL;
+
+  if (c->append_hole || has_token (w + 1, n - 1, c->hole_token))
+    {
+      force_ask (p, FALSE, "find's arguments are filled in at run time");
+      return;
+    }
+  prefix = find_path_prefix (w, n);
+  for (guint i = 1; i < n; i++)
+    {
+      const char *a = w[i].text;
+
+      if (w[i].flags & W_NONLITERAL)
+        {
+          g_autofree char *why = g_strdup_printf ("“%s” may expand to find actions such as "
+                                                  "-exec", a);
+          force_ask (p, FALSE, why);
+          return;
+        }
+      if (strcmp (a, "-exec") == 0 || strcmp (a, "-execdir") == 0 ||
+          strcmp (a, "-ok") == 0 || strcmp (a, "-okdir") == 0)
+        {
+          guint start = i + 1, end = start;
+
+          while (end < n && strcmp (w[end].text, ";") != 0 &&
+                 !(strcmp (w[end].text, "+") == 0 && strcmp (w[end - 1].text, "{}") == 0))
+            end++;
+          gboolean dir_action = strcmp (a, "-execdir") == 0 || strcmp (a, "-okdir") == 0;
+
+          if (dir_action)
+            L->st->cd_seen = TRUE;
+          if (end > start)
+            emit_words (L, w + start, end - start, WARDEN_ORIGIN_WRAPPER, "{}", FALSE,
+                        dir_action || end == n ? NULL : prefix, "find");
+          else
+            force_ask (p, FALSE, "find -exec without a command");
+          i = end;
+        }
+    }
+}
+
+/* env, sudo, xargs, timeout …: what a wrapper runs is a command of its own. */
+static void
+analyze_wrapper (Lexer         *L,
+                 Part          *p,
+                 const Command *c)
+{
+  const WrapperSpec *spec = c->spec;
+  const WordRef *w = c->w;
+  guint n = c->n;
+  g_autofree char *why = NULL;
+  const char *replace = NULL;
+  gboolean changes_dir = FALSE;
+  int start;
+
+  if (spec->script_opts != NULL)
+    {
+      analyze_script_wrapper (L, p, spec, w, n, c->holes);
+      return;
+    }
+
+  start = wrapper_command_start (spec, w, n, &why, &replace, &changes_dir);
+  if (strcmp (spec->name, "exec") == 0 && n > 1 && w[1].text[0] == '-')
+    force_ask (p, FALSE, "exec's options are read differently by bash and busybox");
+  if (start == -1 && spec->bare_shell)
+    {
+      why = g_strdup_printf ("%s with no command starts a shell that reads its script from "
+                             "standard input", spec->name);
+      start = -2;
+    }
+  if (changes_dir)
+    L->st->cd_seen = TRUE;
+  if (start == -2)
+    force_ask (p, FALSE, why);
+  else if (c->holes && (start < 0 || has_token (w + 1, start - 1, c->hole_token)))
+    force_ask (p, FALSE, "the command it runs is filled in at run time");
+  else if (start >= 0 && strcmp (spec->name, "watch") == 0 &&
+           !has_option (w, start, 'x', "exec"))
+    {
+      /* watch runs "sh -c" on its arguments joined by spaces. */
+      g_autofree char *joined = join_words (w + start, n - start, NULL, FALSE, FALSE);
+      WordRef script = { joined, 0 };
+
+      for (int i = start; i < (int) n; i++)
+        script.flags |= w[i].flags & W_NONLITERAL;
+      parse_script_word (L, p, spec->name, &script);
+    }
+  else if (strcmp (spec->name, "xargs") == 0)
+    {
+      /* No command: xargs runs echo. With no input and no -r, it runs
+       * the command once with no argument added, which a pattern such as
+       * "echo *" does not match. */
+      static const WordRef echo = { "echo", 0 };
+      const WordRef *cmd = start >= 0 ? w + start : &echo;
+      guint n_cmd = start >= 0 ? n - start : 1;
+
+      emit_words (L, cmd, n_cmd, WARDEN_ORIGIN_WRAPPER, replace, replace == NULL, NULL,
+                  spec->name);
+      if (replace == NULL && !has_option (w, start >= 0 ? start : (int) n, 'r',
+                                          "no-run-if-empty"))
+        emit_words (L, cmd, n_cmd, WARDEN_ORIGIN_WRAPPER, NULL, FALSE, NULL, spec->name);
+    }
+  else if (start >= 0)
+    emit_words (L, w + start, n - start, WARDEN_ORIGIN_WRAPPER, c->hole_token, c->append_hole,
+                NULL, spec->name);
+}
+
+typedef void (*Analyser) (Lexer *L, Part *p, const Command *c);
+
+typedef struct
+{
+  Analyser           analyse;
+  const WrapperSpec *spec;       /* for analyze_wrapper () */
+} Analysis;
+
+static const Analysis always_ask_analysis = { .analyse = analyze_always_ask };
+static const Analysis variables_analysis = { .analyse = analyze_variables };
+static const Analysis shell_analysis = { .analyse = analyze_shell };
+static const Analysis foreign_shell_analysis = { .analyse = analyze_foreign_shell };
+
+/* The commands with an analyser of their own, besides the lists above. */
+static const struct
+{
+  const char     *name;
+  const Analysis  analysis;
+} named_analyses[] = {
+  { "cd",    { .analyse = analyze_cd } },
+  { "pushd", { .analyse = analyze_cd } },
+  { "popd",  { .analyse = analyze_cd } },
+  { "set",   { .analyse = analyze_set } },
+  { "wait",  { .analyse = analyze_wait } },
+  { "test",  { .analyse = analyze_test } },
+  { "[",     { .analyse = analyze_test } },
+  { "find",  { .analyse = analyze_find } },
+};
+
+/* The analysis of the command named @base, or NULL for the many commands
+ * that need none. Every command is looked up: one hash lookup, and a scan
+ * of the shells' names only for a name with a version in it. */
+static const Analysis *
+analysis_of (const char *base)
+{
+  static GHashTable *table;
+  const char **kind;
+
+  if (g_once_init_enter (&table))
+    {
+      GHashTable *t = g_hash_table_new (g_str_hash, g_str_equal);
+      static Analysis wrapper_analyses[G_N_ELEMENTS (wrappers)];
+      const struct { const char **names; const Analysis *analysis; } lists[] = {
+        { always_ask, &always_ask_analysis },
+        { var_setters, &variables_analysis },
+        { var_readers, &variables_analysis },
+        { shells, &shell_analysis },
+        { foreign_shells, &foreign_shell_analysis },
+      };
+
+      /* No name is in two lists; were one, the first would win. */
+      for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
+        for (guint i = 0; lists[l].names[i] != NULL; i++)
+          if (!g_hash_table_contains (t, lists[l].names[i]))
+            g_hash_table_insert (t, (gpointer) lists[l].names[i], (gpointer) lists[l].analysis);
+      for (guint i = 0; i < G_N_ELEMENTS (named_analyses); i++)
+        if (!g_hash_table_contains (t, named_analyses[i].name))
+          g_hash_table_insert (t, (gpointer) named_analyses[i].name,
+                               (gpointer) &named_analyses[i].analysis);
+      for (guint i = 0; i < G_N_ELEMENTS (wrappers); i++)
+        {
+          wrapper_analyses[i].analyse = analyze_wrapper;
+          wrapper_analyses[i].spec = &wrappers[i];
+          if (!g_hash_table_contains (t, wrappers[i].name))
+            g_hash_table_insert (t, (gpointer) wrappers[i].name, &wrapper_analyses[i]);
+        }
+      g_once_init_leave (&table, t);
+    }
+
+  {
+    const Analysis *analysis = g_hash_table_lookup (table, base);
+
+    if (analysis != NULL || strpbrk (base, "0123456789.-_") == NULL)
+      return analysis;
+  }
+  kind = shell_version_kind (base);
+  return kind == shells ? &shell_analysis : kind == foreign_shells ? &foreign_shell_analysis
+                                                                   : NULL;
+}
+
 /* Judges a command by its name and words, and emits what it wraps. When the
  * command runs under xargs or find -exec, @hole_token marks the words filled
  * in at run time and @append_hole says more words are appended: neither may
@@ -1208,8 +1587,8 @@ analyze (Lexer         *L,
          gboolean       append_hole)
 {
   const char *name = w[0].text;
-  const char *base;
-  gboolean holes = hole_token != NULL || append_hole;
+  const Analysis *analysis;
+  Command c;
 
   if (w[0].flags & W_NONLITERAL)
     {
@@ -1238,275 +1617,17 @@ analyze (Lexer         *L,
       return;
     }
 
-  base = basename_of (name);
-  if (!is_special_name (base))
+  c.base = basename_of (name);
+  analysis = analysis_of (c.base);
+  if (analysis == NULL)
     return;
-
-  if (str_in (base, always_ask))
-    {
-      g_autofree char *why = g_strdup_printf ("“%s” runs code the engine cannot see", base);
-
-      force_ask (p, FALSE, why);
-      return;
-    }
-
-  if (strcmp (base, "cd") == 0 || strcmp (base, "pushd") == 0 || strcmp (base, "popd") == 0)
-    {
-      L->st->cd_seen = TRUE;
-      /* A relative redirection earlier in the same loop runs again after this cd. */
-      if (L->st->loop_id != 0)
-        for (guint i = 0; i < L->st->parts->len; i++)
-          {
-            Part *q = g_ptr_array_index (L->st->parts, i);
-
-            if (q->loop_id == L->st->loop_id && q->relative_redirect)
-              force_ask (q, FALSE, "a relative output redirection runs again after a cd in the "
-                                   "same loop");
-          }
-      return;
-    }
-
-  if (strcmp (base, "set") == 0)
-    {
-      /* set -k puts "NAME=VALUE" arguments of later commands in their
-       * environment: "ls LD_PRELOAD=x.so". */
-      for (guint i = 1; i < n; i++)
-        if ((w[i].text[0] == '-' && w[i].text[1] != '-' && strchr (w[i].text, 'k') != NULL) ||
-            (strcmp (w[i].text, "keyword") == 0 && i > 1 && strcmp (w[i - 1].text, "-o") == 0) ||
-            (w[i].flags & W_NONLITERAL))
-          force_ask (p, FALSE, "set -k makes assignments among later commands' arguments "
-                               "part of their environment");
-      return;
-    }
-
-  if (strcmp (base, "wait") == 0)
-    {
-      for (guint i = 1; i < n; i++)
-        if (g_str_has_prefix (w[i].text, "-") && strchr (w[i].text, 'p') != NULL)
-          force_ask (p, FALSE, "wait -p sets a variable");
-      return;
-    }
-
-  if (strcmp (base, "test") == 0 || strcmp (base, "[") == 0)
-    {
-      /* test -v 'a[$(cmd)]' evaluates the subscript. */
-      for (guint i = 1; i + 1 < n; i++)
-        if (strcmp (w[i].text, "-v") == 0 &&
-            (strchr (w[i + 1].text, '[') != NULL || (w[i + 1].flags & W_NONLITERAL)))
-          force_ask (p, FALSE, "an array subscript is evaluated as arithmetic, which can run "
-                               "commands in bash");
-      return;
-    }
-
-  if (str_in (base, var_setters) || str_in (base, var_readers))
-    {
-      gboolean is_printf = strcmp (base, "printf") == 0;
-      gboolean setter = str_in (base, var_setters);
-
-      for (guint i = 1; i < n; i++)
-        {
-          const char *a = w[i].text;
-          /* The words that name variables: all of read's, mapfile's and
-           * declare's, only the one after printf -v. */
-          gboolean names_var = is_printf ? (i > 1 && strcmp (w[i - 1].text, "-v") == 0)
-                                         : a[0] != '-';
-
-          /* An option's name attached to it: printf -vPATH, read -aPATH. */
-          if (a[0] == '-' && a[1] != '\0' && a[2] != '\0' &&
-              ((is_printf && a[1] == 'v') ||
-               (strcmp (base, "read") == 0 && strchr (a + 1, 'a') != NULL)))
-            {
-              a = is_printf ? a + 2 : strchr (a + 1, 'a') + 1;
-              names_var = *a != '\0';
-            }
-
-          if ((strcmp (base, "mapfile") == 0 || strcmp (base, "readarray") == 0) &&
-              a[0] == '-' && strchr (a, 'C') != NULL)
-            {
-              force_ask (p, FALSE, "mapfile -C runs its callback as a command");
-              return;
-            }
-          if (setter && strcmp (base, "export") != 0 && a[0] == '-' && strchr (a, 'n') != NULL)
-            {
-              force_ask (p, FALSE, "a name reference makes later assignments set another "
-                                   "variable");
-              return;
-            }
-          if (setter && a[0] == '-' && strchr (a, 'i') != NULL)
-            {
-              force_ask (p, FALSE, "an integer variable's value is evaluated as arithmetic, "
-                                   "which can run commands in bash");
-              return;
-            }
-          if (!names_var)
-            continue;
-          if (strchr (a, '[') != NULL)
-            {
-              force_ask (p, FALSE, "an array subscript is evaluated as arithmetic, which can run "
-                                   "commands in bash");
-              return;
-            }
-          if (w[i].flags & W_NONLITERAL)
-            {
-              g_autofree char *why = g_strdup_printf ("“%s” sets a variable whose name is not a "
-                                                      "literal word", base);
-              force_ask (p, FALSE, why);
-              return;
-            }
-          if (names_sensitive_var (a))
-            {
-              g_autofree char *why = g_strdup_printf ("“%s” sets %.*s, which changes what later "
-                                                      "commands run", base,
-                                                      (int) strcspn (a, "="), a);
-              force_ask (p, FALSE, why);
-              return;
-            }
-          if (setter && strchr (a, '=') != NULL)
-            force_ask (p, TRUE, "the command sets shell variables");
-        }
-      return;
-    }
-
-  if (shell_kind (base) == foreign_shells)
-    {
-      g_autofree char *why = g_strdup_printf ("%s is a shell whose language the engine does not "
-                                              "read", base);
-
-      force_ask (p, FALSE, why);
-      return;
-    }
-
-  if (shell_kind (base) == shells)
-    {
-      g_autofree char *why = NULL;
-      int idx = shell_script_index (w, n, &why);
-
-      if (idx == -2)
-        force_ask (p, FALSE, why);
-      else if (idx == -3)
-        p->shell_reads_stdin = TRUE;
-      else if (holes && (idx < 0 || has_token (w + idx, 1, hole_token)))
-        force_ask (p, FALSE, "the shell script is filled in at run time");
-      else if (idx >= 0)
-        parse_script_word (L, p, base, &w[idx]);
-      else if (!has_option (w, n, 'n', "noexec"))
-        {
-          /* bash build.sh: the file may say anything, and it can change
-           * between this check and the run, so it asks like a script on
-           * standard input does (the exec guard checks what it starts). */
-          force_ask (p, FALSE, "the shell runs a script file, whose commands the engine cannot "
-                               "see");
-        }
-      return;
-    }
-
-  if (strcmp (base, "find") == 0)
-    {
-      g_autofree char *prefix = NULL;
-
-      if (append_hole || has_token (w + 1, n - 1, hole_token))
-        {
-          force_ask (p, FALSE, "find's arguments are filled in at run time");
-          return;
-        }
-      prefix = find_path_prefix (w, n);
-      for (guint i = 1; i < n; i++)
-        {
-          const char *a = w[i].text;
-
-          if (w[i].flags & W_NONLITERAL)
-            {
-              g_autofree char *why = g_strdup_printf ("“%s” may expand to find actions such as "
-                                                      "-exec", a);
-              force_ask (p, FALSE, why);
-              return;
-            }
-          if (strcmp (a, "-exec") == 0 || strcmp (a, "-execdir") == 0 ||
-              strcmp (a, "-ok") == 0 || strcmp (a, "-okdir") == 0)
-            {
-              guint start = i + 1, end = start;
-
-              while (end < n && strcmp (w[end].text, ";") != 0 &&
-                     !(strcmp (w[end].text, "+") == 0 && strcmp (w[end - 1].text, "{}") == 0))
-                end++;
-              gboolean dir_action = strcmp (a, "-execdir") == 0 || strcmp (a, "-okdir") == 0;
-
-              if (dir_action)
-                L->st->cd_seen = TRUE;
-              if (end > start)
-                emit_words (L, w + start, end - start, WARDEN_ORIGIN_WRAPPER, "{}", FALSE,
-                            dir_action || end == n ? NULL : prefix, "find");
-              else
-                force_ask (p, FALSE, "find -exec without a command");
-              i = end;
-            }
-        }
-      return;
-    }
-
-  for (guint k = 0; k < G_N_ELEMENTS (wrappers); k++)
-    {
-      const WrapperSpec *spec = &wrappers[k];
-      g_autofree char *why = NULL;
-      const char *replace = NULL;
-      gboolean changes_dir = FALSE;
-      int start;
-
-      if (strcmp (base, spec->name) != 0)
-        continue;
-
-      if (spec->script_opts != NULL)
-        {
-          analyze_script_wrapper (L, p, spec, w, n, holes);
-          return;
-        }
-
-      start = wrapper_command_start (spec, w, n, &why, &replace, &changes_dir);
-      if (strcmp (spec->name, "exec") == 0 && n > 1 && w[1].text[0] == '-')
-        force_ask (p, FALSE, "exec's options are read differently by bash and busybox");
-      if (start == -1 && spec->bare_shell)
-        {
-          why = g_strdup_printf ("%s with no command starts a shell that reads its script from "
-                                 "standard input", spec->name);
-          start = -2;
-        }
-      if (changes_dir)
-        L->st->cd_seen = TRUE;
-      if (start == -2)
-        force_ask (p, FALSE, why);
-      else if (holes && (start < 0 || has_token (w + 1, start - 1, hole_token)))
-        force_ask (p, FALSE, "the command it runs is filled in at run time");
-      else if (start >= 0 && strcmp (spec->name, "watch") == 0 &&
-               !has_option (w, start, 'x', "exec"))
-        {
-          /* watch runs "sh -c" on its arguments joined by spaces. */
-          g_autofree char *joined = join_words (w + start, n - start, NULL, FALSE, FALSE);
-          WordRef script = { joined, 0 };
-
-          for (int i = start; i < (int) n; i++)
-            script.flags |= w[i].flags & W_NONLITERAL;
-          parse_script_word (L, p, spec->name, &script);
-        }
-      else if (strcmp (spec->name, "xargs") == 0)
-        {
-          /* No command: xargs runs echo. With no input and no -r, it runs
-           * the command once with no argument added, which a pattern such as
-           * "echo *" does not match. */
-          static const WordRef echo = { "echo", 0 };
-          const WordRef *cmd = start >= 0 ? w + start : &echo;
-          guint n_cmd = start >= 0 ? n - start : 1;
-
-          emit_words (L, cmd, n_cmd, WARDEN_ORIGIN_WRAPPER, replace, replace == NULL, NULL,
-                      spec->name);
-          if (replace == NULL && !has_option (w, start >= 0 ? start : (int) n, 'r',
-                                              "no-run-if-empty"))
-            emit_words (L, cmd, n_cmd, WARDEN_ORIGIN_WRAPPER, NULL, FALSE, NULL, spec->name);
-        }
-      else if (start >= 0)
-        emit_words (L, w + start, n - start, WARDEN_ORIGIN_WRAPPER, hole_token, append_hole,
-                    NULL, spec->name);
-      return;
-    }
+  c.w = w;
+  c.n = n;
+  c.hole_token = hole_token;
+  c.append_hole = append_hole;
+  c.holes = hole_token != NULL || append_hole;
+  c.spec = analysis->spec;
+  analysis->analyse (L, p, &c);
 }
 
 /* A command made of bare words (what a wrapper runs). */

@@ -298,7 +298,7 @@ read_redirection (Lexer   *L,
                   GArray  *items,
                   GString *op)
 {
-  Item it = { ITEM_REDIR, 0, op, NULL, NULL };
+  Item it = { .kind = ITEM_REDIR, .text = op };
   Token *t = peek (L);
   const char *bare;
 
@@ -484,7 +484,7 @@ parse_simple_command (Lexer      *L,
 
       for (guint i = 0; words[i]; i++)
         {
-          Item it = { ITEM_WORD, 0, string_get (L->st), NULL, NULL };
+          Item it = { .kind = ITEM_WORD, .text = string_get (L->st) };
 
           g_string_append (it.text, words[i]);
           g_array_append_val (items, it);
@@ -501,7 +501,7 @@ parse_simple_command (Lexer      *L,
 
       if (t->type == T_WORD)
         {
-          Item it = { ITEM_WORD, t->flags, NULL, NULL, NULL };
+          Item it = { .kind = ITEM_WORD, .flags = t->flags };
 
           if (!seen_word && (t->flags & W_ASSIGN))
             it.kind = ITEM_ASSIGN;

@@ -1260,7 +1260,7 @@ token_clear (Lexer *L,
 void
 lex_token (Lexer *L)
 {
-  Token t = { T_EOF, 0, NULL, 0, L->st->parts->len, FALSE };
+  Token t = { .type = T_EOF, .parts_before = L->st->parts->len };
   int c;
 
   for (;;)
