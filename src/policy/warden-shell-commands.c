@@ -614,6 +614,10 @@ static const WrapperSpec wrappers[] = {
     .long_args = watch_long_args, .long_flags = watch_long_flags },
 };
 
+/* The shells of the sh family, which the engine reads as sh: the POSIX shells
+ * a sandbox may have as /bin/sh or beside it (dash, bash, busybox's ash and
+ * hush, the Korn shells, yash, posh), and zsh, whose -c scripts the line's
+ * tests read as sh's. */
 static const char *shells[] = { "sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "rbash",
                                 "rksh", "lksh", "pdksh", "oksh", "loksh", "yash", "posh",
                                 "ksh93", "hush", NULL };
@@ -1705,4 +1709,23 @@ shell_script_from_stdin (Lexer  *L,
       return;
     }
   force_ask (p, FALSE, "the shell reads its script from standard input");
+}
+
+/**
+ * warden_shell_name_is_sh:
+ * @name: a program's basename
+ *
+ * Whether @name is a shell of the sh family, whose scripts the engine reads
+ * as sh: sh, bash, dash, ash, hush, ksh and its kin, yash, posh, zsh …,
+ * versions and builds included (bash5.2, ksh93, mksh-static). The parser,
+ * the policy and the agent all ask this one function.
+ *
+ * Returns: %TRUE for a shell of the sh family
+ */
+gboolean
+warden_shell_name_is_sh (const char *name)
+{
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  return analysis_of (name) == &shell_analysis;
 }
