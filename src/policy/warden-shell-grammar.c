@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "warden-shell-private.h"
+#include "common/warden-utf8.h"
 
 static gboolean parse_command     (Lexer *L);
 static void     parse_as_sh_would (Lexer *L, gsize start, gsize end);
@@ -1187,8 +1188,8 @@ parse_as_sh_would (Lexer *L,
   sub.parts = g_ptr_array_new_with_free_func (part_free);
   sub.error = NULL;
   sub.ask = NULL;
-  sub.strings = NULL;
-  sub.arrays = NULL;
+  /* It borrows the line's pools (sub's copies of them), and gives them back
+   * below, with whatever it made. */
   parse_string (&sub, L->s + start, end - start, L->origin, L->what);
   take_workspace_lookup (L->st, &sub);
   if (sub.error == NULL)
@@ -1207,13 +1208,8 @@ parse_as_sh_would (Lexer *L,
   g_free (sub.error);
   g_free (sub.ask);
   g_ptr_array_unref (sub.parts);
-  {
-    State tmp = { 0 };
-
-    tmp.strings = sub.strings;
-    tmp.arrays = sub.arrays;
-    pools_free (g_memdup2 (&tmp, sizeof tmp));
-  }
+  L->st->strings = sub.strings;
+  L->st->arrays = sub.arrays;
 }
 
 /* Adds the parts of @sub that @st does not have yet: the same text with the
@@ -1273,8 +1269,7 @@ read_as (State        *st,
   sub.parts = g_ptr_array_new_with_free_func (part_free);
   sub.error = NULL;
   sub.ask = NULL;
-  sub.strings = NULL;
-  sub.arrays = NULL;
+  /* The pools are borrowed, as in parse_as_sh_would(). */
 
   lexer_init (&L, &sub, s, n, origin, what);
   parse_top (&L);
@@ -1299,13 +1294,8 @@ read_as (State        *st,
   g_free (sub.error);
   g_free (sub.ask);
   g_ptr_array_unref (sub.parts);
-  {
-    State tmp = { 0 };
-
-    tmp.strings = sub.strings;
-    tmp.arrays = sub.arrays;
-    pools_free (g_memdup2 (&tmp, sizeof tmp));
-  }
+  st->strings = sub.strings;
+  st->arrays = sub.arrays;
 }
 
 void
@@ -1361,7 +1351,7 @@ warden_shell_parse (const char               *command,
     }
 
   /* What runs must be what the user is shown; replacement characters are not. */
-  if (!g_utf8_validate_len (command, n, NULL))
+  if (!warden_utf8_validate (command, n))
     {
       parse->error = g_strdup ("the command is not valid UTF-8, so it cannot be shown as it "
                                "would run");

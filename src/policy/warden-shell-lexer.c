@@ -800,9 +800,36 @@ dquote_may_vanish (const char *s,
 
 
 
-/* Reads one word at the current position. With @array_elem, stops quietly
- * on a metacharacter (for arithmetic and ${ } scanning, which call it on a
- * '$'). Returns FALSE on error, or when nothing could be read. */
+/* Bytes that lex_word_into() reads as more than themselves, outside a
+ * brace and inside one (where "." and "," may make a list). Every other
+ * byte is one of a run that is copied at once, which is most of a line. */
+#define WORD_SPECIAL_BYTES \
+  [' '] = 1, ['\t'] = 1, ['\n'] = 1, [';'] = 1, ['&'] = 1, ['|'] = 1, ['('] = 1, [')'] = 1, \
+  ['<'] = 1, ['>'] = 1, ['\\'] = 1, ['\''] = 1, ['"'] = 1, ['$'] = 1, ['`'] = 1, ['*'] = 1, \
+  ['?'] = 1, ['['] = 1, [']'] = 1, ['{'] = 1, ['}'] = 1, ['~'] = 1
+static const guchar word_special[2][256] = {
+  { WORD_SPECIAL_BYTES },
+  { WORD_SPECIAL_BYTES, ['.'] = 1, [','] = 1 },
+};
+#undef WORD_SPECIAL_BYTES
+
+/* g_string_append_len() without its checks for overlap and a negative
+ * length, which cost more than copying a short run. */
+static inline void
+append_run (GString    *out,
+            const char *run,
+            gsize       len)
+{
+  if (out->len + len < out->allocated_len)
+    {
+      memcpy (out->str + out->len, run, len);
+      out->len += len;
+      out->str[out->len] = '\0';
+    }
+  else
+    g_string_append_len (out, run, len);
+}
+
 static gboolean
 lex_word_into (Lexer    *L,
                GString  *out,
@@ -823,6 +850,20 @@ lex_word_into (Lexer    *L,
 
       if (failed (L))
         return FALSE;
+
+      if (c >= 0 && !word_special[brace_open][c])
+        {
+          const guchar *special = word_special[brace_open];
+          gsize j = L->i + 1;
+
+          while (j < L->n && !special[(guchar) L->s[j]])
+            j++;
+          append_run (out, L->s + L->i, j - L->i);
+          L->i = j;
+          literal = TRUE;
+          any = TRUE;
+          continue;
+        }
 
       /* Once a word holds a literal character it cannot vanish: most words
        * are decided at their first character. */
@@ -1231,20 +1272,26 @@ read_heredocs (Lexer *L)
     }
 }
 
-/* Words the parser compares tokens with: reserved words and "-p" of time. */
+/* Words the parser compares tokens with: reserved words and "-p" of time.
+ * Every unquoted word is looked up, so by its length first. */
 static gboolean
 could_be_reserved (const char *w,
                    gsize       n)
 {
-  static const char *words[] = {
-    "{", "}", "!", "if", "fi", "do", "in", "[[", "]]", "-p", "for", "then", "elif", "else",
-    "done", "case", "esac", "time", "while", "until", "select", "coproc", "function",
+  static const char * const by_length[][8] = {
+    [1] = { "{", "}", "!" },
+    [2] = { "if", "fi", "do", "in", "[[", "]]", "-p" },
+    [3] = { "for" },
+    [4] = { "then", "elif", "else", "done", "case", "esac", "time" },
+    [5] = { "while", "until" },
+    [6] = { "select", "coproc" },
+    [8] = { "function" },
   };
 
-  if (n == 0 || n > 8)
+  if (n == 0 || n >= G_N_ELEMENTS (by_length))
     return FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
-    if (words[i][0] == w[0] && strcmp (words[i], w) == 0)
+  for (guint i = 0; i < G_N_ELEMENTS (by_length[n]) && by_length[n][i] != NULL; i++)
+    if (by_length[n][i][0] == w[0] && memcmp (by_length[n][i], w, n) == 0)
       return TRUE;
   return FALSE;
 }
