@@ -21,7 +21,8 @@ struct _WardenDecision
 {
   gatomicrefcount  ref_count;
   WardenVerdict    verdict;
-  char            *reason;
+  const char      *reason;       /* @reason_owned, or a part's reason */
+  char            *reason_owned;
   GArray          *parts;        /* of WardenDecisionPart */
   GPtrArray       *suggestions;  /* NULL-terminated; NULL until the first one */
   int              uncovered;    /* index of the first asking part without one, or -1 */
@@ -97,7 +98,8 @@ warden_decision_new (void)
 
   g_atomic_ref_count_init (&self->ref_count);
   self->verdict = WARDEN_VERDICT_ASK;
-  self->parts = g_array_new (FALSE, TRUE, sizeof (WardenDecisionPart));
+  /* Room for the parts of most lines, so that adding them does not grow it. */
+  self->parts = g_array_sized_new (FALSE, TRUE, sizeof (WardenDecisionPart), 4);
   g_array_set_clear_func (self->parts, part_clear);
   self->uncovered = -1;
   return self;
@@ -119,7 +121,7 @@ warden_decision_unref (WardenDecision *self)
   if (!g_atomic_ref_count_dec (&self->ref_count))
     return;
 
-  g_free (self->reason);
+  g_free (self->reason_owned);
   g_array_unref (self->parts);
   g_clear_pointer (&self->suggestions, g_ptr_array_unref);
   g_free (self);
@@ -255,9 +257,18 @@ warden_decision_set_result (WardenDecision *self,
                             WardenVerdict   verdict,
                             const char     *reason)
 {
+  char *old = g_steal_pointer (&self->reason_owned);
+
   self->verdict = verdict;
-  g_free (self->reason);
-  self->reason = take_valid (g_strdup (reason));
+  self->reason = NULL;
+  /* The engine gives a part's reason, already valid, which lives as long as
+   * the decision: no copy. */
+  for (guint i = 0; reason != NULL && i < self->parts->len; i++)
+    if (g_array_index (self->parts, WardenDecisionPart, i).reason == reason)
+      self->reason = reason;
+  if (self->reason == NULL)
+    self->reason = self->reason_owned = take_valid (g_strdup (reason));
+  g_free (old);
 }
 
 char *

@@ -389,7 +389,9 @@ finish_simple_command (Lexer  *L,
   g_autofree WordRef *heap_words = NULL;
   WordRef *w = stack_words;
   guint n_words = 0;
-  GString *text = g_string_sized_new (64);
+  /* Built in a pooled string and copied out: cheaper than a GString of its
+   * own that grows. */
+  GString *text = string_get (L->st);
   gboolean has_assign = FALSE;
   WardenPartKind kind;
   Part *p;
@@ -419,7 +421,7 @@ finish_simple_command (Lexer  *L,
   p = new_part_at (L, kind, L->origin, first_part);
   if (p == NULL)
     {
-      g_string_free (text, TRUE);
+      string_put (L->st, text);
       return;
     }
 
@@ -437,7 +439,8 @@ finish_simple_command (Lexer  *L,
       else
         g_string_append (text, it->text->str);
     }
-  p->pub.text = g_string_free (text, FALSE);
+  p->pub.text = g_strdup (text->str);
+  string_put (L->st, text);
 
   if (has_assign)
     {
@@ -1323,12 +1326,36 @@ parse_string (State        *st,
   st->dialect_hit = saved_hit;
 }
 
+/* Whether normalize_path() would return @path as it is (the workspace
+ * nearly always is, and it is looked at for every decision). */
+static gboolean
+is_normal_path (const char *path)
+{
+  if (path[0] != '/')
+    return FALSE;
+  if (path[1] == '\0')
+    return TRUE;
+  for (const char *c = path; *c != '\0'; c++)
+    if (c[0] == '/')
+      {
+        const char *e = c + 1;
+
+        /* "//", a trailing "/", "/." and "/.." components */
+        if (*e == '.')
+          e += e[1] == '.' ? 2 : 1;
+        if (*e == '/' || *e == '\0')
+          return FALSE;
+      }
+  return TRUE;
+}
+
 WardenShellParse *
 warden_shell_parse (const char               *command,
                     gssize                    length,
                     const WardenShellOptions *options)
 {
   WardenShellParse *parse = g_new0 (WardenShellParse, 1);
+  const char *given;
   g_autofree char *workspace = NULL;
   State st = { 0 };
   gsize n;
@@ -1336,7 +1363,8 @@ warden_shell_parse (const char               *command,
   g_return_val_if_fail (command != NULL || length == 0, parse);
 
   n = length < 0 ? strlen (command) : (gsize) length;
-  parse->parts = g_ptr_array_new_with_free_func (part_free);
+  /* Room for the parts of most lines, so that adding them does not grow it. */
+  parse->parts = g_ptr_array_new_full (8, part_free);
 
   if (n > WARDEN_SHELL_MAX_LENGTH)
     {
@@ -1358,11 +1386,13 @@ warden_shell_parse (const char               *command,
       return parse;
     }
 
-  workspace = normalize_path (options && options->workspace ? options->workspace : "/workspace");
+  given = options && options->workspace ? options->workspace : "/workspace";
+  if (!is_normal_path (given))
+    workspace = normalize_path (given);
   st.options = options;
   st.parts = parse->parts;
-  st.workspace = workspace;
-  st.workspace_len = strlen (workspace);
+  st.workspace = workspace ? workspace : given;
+  st.workspace_len = strlen (st.workspace);
 
   pools_take (&st);
   parse_string (&st, command, n, WARDEN_ORIGIN_TOP_LEVEL, "");
