@@ -849,6 +849,13 @@ static const Row rows[] = {
     .workspace = "/home/u/proj" },
   { "context/workspace-trailing-slash", "ls > /home/u/proj/out.txt", ALLOWS, .allow = ANY,
     .workspace = "/home/u/proj/" },
+  /* The workspace as given is normalised first, whatever its spelling. */
+  { "context/workspace-dot-and-double-slash", "ls > /home/u/proj/out.txt", ALLOWS, .allow = ANY,
+    .workspace = "/home//u/./proj" },
+  { "context/workspace-dotdot", "ls > /home/u/x/out.txt", ASKS, .allow = ANY,
+    .workspace = "/home/u/x/../proj" },
+  { "context/workspace-dotdot-inside", "ls > /home/u/proj/out.txt", ALLOWS, .allow = ANY,
+    .workspace = "/home/u/x/../proj" },
   { "context/env", "ls", ASKS, .env = S ("FOO=1") },
   { "context/env-with-star", "ls", ASKS, .allow = ANY, .env = S ("LD_PRELOAD=/tmp/x.so") },
   { "context/env-in-allow-always", "ls", ASKS, .mode = ALLOW_ALWAYS, .env = S ("PATH=/tmp") },
