@@ -1215,25 +1215,51 @@ parse_as_sh_would (Lexer *L,
   L->st->arrays = sub.arrays;
 }
 
+/* The last of the first @n parts of @st with @text, or NULL. */
+static Part *
+last_part_with_text (State      *st,
+                     guint       n,
+                     GHashTable *index,
+                     const char *text)
+{
+  if (index != NULL)
+    return g_hash_table_lookup (index, text);
+  for (guint i = n; i > 0; i--)
+    {
+      Part *q = g_ptr_array_index (st->parts, i - 1);
+
+      if (q->pub.text != NULL && strcmp (q->pub.text, text) == 0)
+        return q;
+    }
+  return NULL;
+}
+
 /* Adds the parts of @sub that @st does not have yet: the same text with the
  * same forced answer is shown once. */
 static void
 merge_parts (State *st,
              State *sub)
 {
-  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) index = NULL;
+  guint n = st->parts->len;
 
-  for (guint i = 0; i < st->parts->len; i++)
+  /* A line has a few parts, which a scan compares faster than a table is
+   * made; a long script gets the table. */
+  if (n > 16)
     {
-      Part *p = g_ptr_array_index (st->parts, i);
+      index = g_hash_table_new (g_str_hash, g_str_equal);
+      for (guint i = 0; i < n; i++)
+        {
+          Part *p = g_ptr_array_index (st->parts, i);
 
-      if (p->pub.text != NULL)
-        g_hash_table_insert (seen, p->pub.text, p);
+          if (p->pub.text != NULL)
+            g_hash_table_insert (index, p->pub.text, p);
+        }
     }
   for (guint i = 0; i < sub->parts->len && st->error == NULL; i++)
     {
       Part *p = g_ptr_array_index (sub->parts, i);
-      Part *q = p->pub.text != NULL ? g_hash_table_lookup (seen, p->pub.text) : NULL;
+      Part *q = p->pub.text != NULL ? last_part_with_text (st, n, index, p->pub.text) : NULL;
 
       if (q != NULL && q->pub.kind == p->pub.kind &&
           g_strcmp0 (q->pub.force_ask, p->pub.force_ask) == 0)
