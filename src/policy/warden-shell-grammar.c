@@ -29,11 +29,12 @@ static void     parse_as_sh_would (Lexer *L, gsize start, gsize end);
 GString *
 string_get (State *st)
 {
-  if (st->strings != NULL && st->strings->len > 0)
+  if (st->pools != NULL && st->pools->n_strings > 0)
     {
-      GString *s = g_ptr_array_steal_index_fast (st->strings, st->strings->len - 1);
+      GString *s = st->pools->strings[--st->pools->n_strings];
 
-      g_string_truncate (s, 0);
+      s->len = 0;
+      s->str[0] = '\0';
       return s;
     }
   return g_string_sized_new (32);
@@ -58,10 +59,10 @@ string_put (State   *st,
       g_string_free (s, TRUE);
       return;
     }
-  if (st->strings == NULL)
-    st->strings = g_ptr_array_new ();
-  if (st->strings->len < 64 && s->allocated_len <= 4096)
-    g_ptr_array_add (st->strings, s);
+  if (st->pools == NULL)
+    st->pools = g_new0 (Pools, 1);
+  if (st->pools->n_strings < G_N_ELEMENTS (st->pools->strings) && s->allocated_len <= 4096)
+    st->pools->strings[st->pools->n_strings++] = s;
   else
     g_string_free (s, TRUE);
 }
@@ -69,8 +70,8 @@ string_put (State   *st,
 static GArray *
 array_get (State *st)
 {
-  if (st->arrays != NULL && st->arrays->len > 0)
-    return g_ptr_array_steal_index_fast (st->arrays, st->arrays->len - 1);
+  if (st->pools != NULL && st->pools->n_arrays > 0)
+    return st->pools->arrays[--st->pools->n_arrays];
   return g_array_sized_new (FALSE, TRUE, sizeof (Item), 8);
 }
 
@@ -84,10 +85,10 @@ array_put (State  *st,
       return;
     }
   g_array_set_size (a, 0);
-  if (st->arrays == NULL)
-    st->arrays = g_ptr_array_new ();
-  if (st->arrays->len < 16)
-    g_ptr_array_add (st->arrays, a);
+  if (st->pools == NULL)
+    st->pools = g_new0 (Pools, 1);
+  if (st->pools->n_arrays < G_N_ELEMENTS (st->pools->arrays))
+    st->pools->arrays[st->pools->n_arrays++] = a;
   else
     g_array_unref (a);
 }
@@ -95,56 +96,35 @@ array_put (State  *st,
 static void
 pools_free (gpointer data)
 {
-  State *st = data;
+  Pools *pools = data;
 
-  for (guint i = 0; st->strings && i < st->strings->len; i++)
-    g_string_free (g_ptr_array_index (st->strings, i), TRUE);
-  for (guint i = 0; st->arrays && i < st->arrays->len; i++)
-    g_array_unref (g_ptr_array_index (st->arrays, i));
-  g_clear_pointer (&st->strings, g_ptr_array_unref);
-  g_clear_pointer (&st->arrays, g_ptr_array_unref);
-  g_free (st);
+  if (pools == NULL)
+    return;
+  for (guint i = 0; i < pools->n_strings; i++)
+    g_string_free (pools->strings[i], TRUE);
+  for (guint i = 0; i < pools->n_arrays; i++)
+    g_array_unref (pools->arrays[i]);
+  g_free (pools);
 }
 
-/* The pools outlive a parse, one set per thread, so that deciding the next
- * command allocates almost nothing for its tokens. */
 static GPrivate pools_key = G_PRIVATE_INIT (pools_free);
 
+/* A parse takes its thread's pools, and gives them back when done. */
 static void
 pools_take (State *st)
 {
-  State *saved = g_private_get (&pools_key);
-
-  if (saved != NULL)
-    {
-      st->strings = g_steal_pointer (&saved->strings);
-      st->arrays = g_steal_pointer (&saved->arrays);
-    }
+  st->pools = g_private_get (&pools_key);
+  if (st->pools != NULL)
+    g_private_set (&pools_key, NULL);
 }
 
 static void
 pools_give_back (State *st)
 {
-  State *saved = g_private_get (&pools_key);
-
-  if (saved == NULL)
-    {
-      saved = g_new0 (State, 1);
-      g_private_set (&pools_key, saved);
-    }
-  if (saved->strings == NULL && saved->arrays == NULL)
-    {
-      saved->strings = g_steal_pointer (&st->strings);
-      saved->arrays = g_steal_pointer (&st->arrays);
-    }
+  if (g_private_get (&pools_key) == NULL)
+    g_private_set (&pools_key, g_steal_pointer (&st->pools));
   else
-    {
-      State tmp = { 0 };
-
-      tmp.strings = g_steal_pointer (&st->strings);
-      tmp.arrays = g_steal_pointer (&st->arrays);
-      pools_free (g_memdup2 (&tmp, sizeof tmp));
-    }
+    g_clear_pointer (&st->pools, pools_free);
 }
 
 /* The words of a command in one block: argv, then the strings. */
@@ -1211,8 +1191,7 @@ parse_as_sh_would (Lexer *L,
   g_free (sub.error);
   g_free (sub.ask);
   g_ptr_array_unref (sub.parts);
-  L->st->strings = sub.strings;
-  L->st->arrays = sub.arrays;
+  L->st->pools = sub.pools;
 }
 
 /* The last of the first @n parts of @st with @text, or NULL. */
@@ -1323,8 +1302,7 @@ read_as (State        *st,
   g_free (sub.error);
   g_free (sub.ask);
   g_ptr_array_unref (sub.parts);
-  st->strings = sub.strings;
-  st->arrays = sub.arrays;
+  st->pools = sub.pools;
 }
 
 void

@@ -90,6 +90,18 @@ typedef enum
 /* Readings of one line, all scripts within it counted: beyond this, ask. */
 #define MAX_READINGS 64
 
+/* Strings and item arrays that no token holds, kept for the next: one set
+ * per thread, outliving a parse, so that deciding a command allocates
+ * almost nothing for its tokens. A plain stack: taking one is a few
+ * instructions, which matters at one per token. */
+typedef struct
+{
+  GString *strings[64];
+  guint    n_strings;
+  GArray  *arrays[16];
+  guint    n_arrays;
+} Pools;
+
 typedef struct
 {
   const WardenShellOptions *options;
@@ -110,8 +122,7 @@ typedef struct
   /* Why the whole line asks though it parsed, or NULL. */
   char                     *ask;
   /* Strings and item arrays, reused: a decision must cost microseconds. */
-  GPtrArray                *strings;
-  GPtrArray                *arrays;
+  Pools                    *pools;
 } State;
 
 typedef struct
