@@ -1372,7 +1372,15 @@ analyze_shell (Lexer         *L,
   else if (c->holes && (idx < 0 || has_token (w + idx, 1, c->hole_token)))
     force_ask (p, FALSE, "the shell script is filled in at run time");
   else if (idx >= 0)
-    parse_script_word (L, p, c->base, &w[idx]);
+    {
+      parse_script_word (L, p, c->base, &w[idx]);
+      /* Read as sh to find what the deny list refuses, never to allow:
+       * zsh's ${(e)x} evaluates a value, $~x globs it with qualifiers such
+       * as *(e:cmd:), and every zsh reads ~/.zshenv first. */
+      if (strncmp (c->base, "zsh", 3) == 0)
+        force_ask (p, FALSE, "zsh's language is not sh's: the engine cannot tell what its "
+                             "script runs");
+    }
   else if (!has_option (w, c->n, 'n', "noexec"))
     {
       /* bash build.sh: the file may say anything, and it can change

@@ -630,6 +630,26 @@ static const Row rows[] = {
   { "wrappers/dash-c-deny", "dash -c 'rm -rf /'", DENIES },
   { "wrappers/zsh-c-deny", "zsh -c 'rm -rf /'", DENIES },
   { "wrappers/ksh-c-deny", "ksh -c 'rm -rf /'", DENIES },
+  /* zsh is not sh: ${(e)x} evaluates x's text, $~x globs it with qualifiers
+   * such as *(e:cmd:), and every zsh reads ~/.zshenv. Its script is read to
+   * find what the deny list refuses, never to allow it. */
+  { "wrappers/zsh-c-asks", "zsh -c 'for x in *; do echo ${(e)x}; done'", ASKS,
+    .allow = S ("zsh *", "echo *", "echo") },
+  { "wrappers/zsh-c-plain-asks", "zsh -c 'ls'", ASKS, .allow = S ("zsh *", "ls") },
+  { "wrappers/zsh-glob-subst-asks", "zsh -c 'for x in *; do echo $~x; done'", ASKS,
+    .allow = S ("zsh *", "echo *", "echo") },
+  { "wrappers/zsh-version-c-deny", "zsh-5.9 -c 'rm -rf /'", DENIES },
+  /* ${ cmd; } (ksh93, mksh), ${|cmd;} (mksh) and ${(e)x} (zsh) run code in
+   * other shells; bash and dash refuse them as bad substitutions. */
+  { "expansions/ksh-funsub-asks", "mksh -c 'echo ${ touch x; }'", ASKS,
+    .allow = S ("mksh *", "echo *", "echo") },
+  { "expansions/ksh93-funsub-asks", "ksh93 -c 'echo ${ touch x; }'", ASKS,
+    .allow = S ("ksh93 *", "echo *", "echo") },
+  { "expansions/mksh-valsub-asks", "mksh -c 'echo ${|touch x;}'", ASKS,
+    .allow = S ("mksh *", "echo *", "echo") },
+  { "expansions/bad-substitution-asks", "echo ${(e)x}", ASKS },
+  { "expansions/empty-substitution-asks", "echo ${}", ASKS },
+  { "expansions/special-parameters-run", "echo ${#} ${?} ${!} ${-} ${$} ${#x} ${@} ${*} ${10}", ALLOWS },
   { "wrappers/sh-c-with-arguments-deny", "sh -c 'rm -rf /' sh x", DENIES },
   { "wrappers/bash-option-before-c", "bash -e -c 'ls'", ALLOWS, .allow = S ("bash *", "ls") },
   { "wrappers/bash-combined-options", "bash -lc 'rm -rf /'", NOT_ALLOWED, .allow = ANY },
