@@ -2171,6 +2171,130 @@ test_edit_set_patterns (void)
   g_assert_true (strv_equal (warden_profile_get_allow (profile), reordered));
 }
 
+/* Ask rules: patterns that ask even where an allow pattern matches. */
+
+static void
+test_ask_load (void)
+{
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(WardenProfile) older = NULL;
+  g_autoptr(GError) error = NULL;
+  static const char * const ask[] = { "git push", "git push *", NULL };
+
+  profile = load ("{ \"allow\": [\"git *\"], \"ask\": [\"git push\", \"git push *\", "
+                  "\"git push\"], \"deny\": [\"git push --force *\"] }", &error);
+  g_assert_no_error (error);
+  /* Repeats go quietly, as in the other lists. */
+  g_assert_cmpstrv (warden_profile_get_ask (profile), ask);
+  g_assert_cmpstrv (warden_profile_get_allow (profile), ((const char * const []) { "git *", NULL }));
+
+  /* A profile without the key asks for nothing more. */
+  older = load ("{ \"allow\": [\"git *\"] }", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length ((char **) warden_profile_get_ask (older)), ==, 0);
+}
+
+static void
+test_ask_malformed (void)
+{
+  assert_load_fails ("{ \"ask\": \"git push *\" }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “ask”: is a string, not a list of patterns", NULL);
+  assert_load_fails ("{ \"ask\": { \"git\": true } }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “ask”: is an object, not a list of patterns", NULL);
+  assert_load_fails ("{ \"ask\": [\"git push *\", 7] }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “ask”: item 2 is not a string (it is a number)", NULL);
+  assert_load_fails ("{ \"ask\": [\"\"] }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “ask”: item 1 is not a valid pattern", NULL);
+  assert_load_fails ("{ \"ask\": [\"git push\\u0007 *\"] }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “ask”: item 1 is not a valid pattern", NULL);
+  /* json-glib would cut it to "git push", which asks for less. */
+  assert_load_fails ("{ \"ask\": [\"ls\", \"git push\\u0000 *\"] }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “ask”: item 2 contains a NUL character", NULL);
+}
+
+static void
+test_ask_round_trip (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autoptr(WardenProfileStore) store = warden_profile_store_new (fixture->user_dir);
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(WardenProfile) plain = NULL;
+  g_autoptr(WardenProfile) copy = NULL;
+  g_autoptr(WardenProfile) reloaded = NULL;
+  g_autoptr(JsonObject) object = NULL;
+  g_autoptr(JsonObject) plain_object = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *plain_data = NULL;
+  static const char * const ask[] = { "git push *", "npm publish*", NULL };
+
+  profile = load ("{ \"allow\": [\"git *\"], \"ask\": [\"git push *\", \"npm publish*\"], "
+                  "\"x-later\": { \"ask\": 1 } }", &error);
+  g_assert_no_error (error);
+  written = warden_profile_to_data (profile, NULL);
+  object = parse_object (written);
+  g_assert_true (json_object_has_member (object, "ask"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (object, "ask")), ==, 2);
+  /* Unknown keys are still kept beside it. */
+  g_assert_true (json_object_has_member (object, "x-later"));
+
+  /* Files without ask rules are written as they were. */
+  plain = load ("{ \"allow\": [\"ls\"] }", &error);
+  g_assert_no_error (error);
+  plain_data = warden_profile_to_data (plain, NULL);
+  plain_object = parse_object (plain_data);
+  g_assert_false (json_object_has_member (plain_object, "ask"));
+
+  /* A copy keeps them, and so does the store. */
+  copy = warden_profile_copy (profile, "with-ask");
+  g_assert_cmpstrv (warden_profile_get_ask (copy), ask);
+  g_assert_true (warden_profile_store_save (store, copy, &error));
+  g_assert_no_error (error);
+  reloaded = warden_profile_store_lookup (store, "with-ask", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstrv (warden_profile_get_ask (reloaded), ask);
+}
+
+static void
+test_ask_edit (void)
+{
+  g_autoptr(WardenProfile) profile = warden_profile_new ("edit-ask");
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) property = NULL;
+  guint ask_count = 0, allow_count = 0;
+  static const char * const both[] = { "git push *", "npm publish *", NULL };
+  static const char * const with_bad[] = { "git push *", "", NULL };
+
+  g_signal_connect (profile, "notify::ask", G_CALLBACK (count_notify_cb), &ask_count);
+  g_signal_connect (profile, "notify::allow", G_CALLBACK (count_notify_cb), &allow_count);
+
+  g_assert_true (warden_profile_add_ask (profile, "git push *", &error));
+  g_assert_true (warden_profile_add_ask (profile, "git push *", &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (ask_count, ==, 1);
+  g_assert_cmpuint (allow_count, ==, 0);
+  g_assert_false (warden_profile_add_ask (profile, "git\x01", &error));
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID);
+  g_clear_error (&error);
+
+  g_assert_true (warden_profile_set_ask (profile, both, &error));
+  g_assert_cmpuint (ask_count, ==, 2);
+  g_object_get (profile, "ask", &property, NULL);
+  g_assert_cmpstrv (property, both);
+
+  /* One bad pattern and nothing changes. */
+  g_assert_false (warden_profile_set_ask (profile, with_bad, &error));
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_cmpstrv (warden_profile_get_ask (profile), both);
+
+  g_assert_true (warden_profile_remove_ask (profile, "npm publish *"));
+  g_assert_false (warden_profile_remove_ask (profile, "npm publish *"));
+  g_assert_cmpuint (ask_count, ==, 3);
+  g_assert_cmpstrv (warden_profile_get_ask (profile),
+                    ((const char * const []) { "git push *", NULL }));
+}
+
 static void
 test_store_rename (Fixture       *fixture,
                    gconstpointer  data)
@@ -2380,6 +2504,10 @@ main (int   argc,
   g_test_add_func ("/policy/profile/claude/empty-permissions", test_claude_empty_permissions);
 
   g_test_add_func ("/policy/profile/edit/set-patterns", test_edit_set_patterns);
+  g_test_add_func ("/policy/profile/ask/load", test_ask_load);
+  g_test_add_func ("/policy/profile/ask/malformed", test_ask_malformed);
+  ADD_TEST ("/policy/profile/ask/round-trip", test_ask_round_trip);
+  g_test_add_func ("/policy/profile/ask/edit", test_ask_edit);
   g_test_add_func ("/policy/profile/network/section", test_network_section);
   g_test_add_func ("/policy/profile/network/edit", test_network_edit);
   g_test_add_func ("/policy/profile/network/builtin", test_network_builtin);
