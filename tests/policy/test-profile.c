@@ -2186,7 +2186,8 @@ test_ask_load (void)
   g_assert_no_error (error);
   /* Repeats go quietly, as in the other lists. */
   g_assert_cmpstrv (warden_profile_get_ask (profile), ask);
-  g_assert_cmpstrv (warden_profile_get_allow (profile), ((const char * const []) { "git *", NULL }));
+  g_assert_cmpstrv (warden_profile_get_allow (profile),
+                    ((const char * const []) { "git *", NULL }));
 
   /* A profile without the key asks for nothing more. */
   older = load ("{ \"allow\": [\"git *\"] }", &error);
@@ -2293,6 +2294,26 @@ test_ask_edit (void)
   g_assert_cmpuint (ask_count, ==, 3);
   g_assert_cmpstrv (warden_profile_get_ask (profile),
                     ((const char * const []) { "git push *", NULL }));
+}
+
+/* The policy of a profile asks where its ask rules say, whatever allows it. */
+static void
+test_ask_policy (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(WardenPolicy) policy = NULL;
+  g_autoptr(WardenDecision) push = NULL;
+  g_autoptr(WardenDecision) status = NULL;
+
+  profile = load ("{ \"mode\": \"allow-always\", \"ask\": [\"git push *\"] }", &error);
+  g_assert_no_error (error);
+  policy = warden_policy_new_for_profile (profile);
+  push = warden_policy_check (policy, "git push origin main", -1, NULL);
+  g_assert_cmpint (warden_decision_get_verdict (push), ==, WARDEN_VERDICT_ASK);
+  g_assert_nonnull (strstr (warden_decision_get_reason (push), "ask rule “git push *”"));
+  status = warden_policy_check (policy, "git status", -1, NULL);
+  g_assert_cmpint (warden_decision_get_verdict (status), ==, WARDEN_VERDICT_ALLOW);
 }
 
 static void
@@ -2508,6 +2529,7 @@ main (int   argc,
   g_test_add_func ("/policy/profile/ask/malformed", test_ask_malformed);
   ADD_TEST ("/policy/profile/ask/round-trip", test_ask_round_trip);
   g_test_add_func ("/policy/profile/ask/edit", test_ask_edit);
+  g_test_add_func ("/policy/profile/ask/policy", test_ask_policy);
   g_test_add_func ("/policy/profile/network/section", test_network_section);
   g_test_add_func ("/policy/profile/network/edit", test_network_edit);
   g_test_add_func ("/policy/profile/network/builtin", test_network_builtin);
