@@ -34,9 +34,10 @@ profile_list (void)
     {
       WardenProfile *p = g_ptr_array_index (profiles, i);
 
-      printf ("%-16s %-16s %3u allow %3u deny  %s%s\n", warden_profile_get_id (p),
+      printf ("%-16s %-16s %3u allow %3u ask %3u deny  %s%s\n", warden_profile_get_id (p),
               warden_mode_to_string (warden_profile_get_mode (p)),
-              strv_len0 (warden_profile_get_allow (p)), strv_len0 (warden_profile_get_deny (p)),
+              strv_len0 (warden_profile_get_allow (p)), strv_len0 (warden_profile_get_ask (p)),
+              strv_len0 (warden_profile_get_deny (p)),
               warden_profile_get_name (p), warden_profile_get_builtin (p) ? " (built-in)" : "");
     }
   for (guint i = 0; errors && i < errors->len; i++)
@@ -74,10 +75,11 @@ profile_validate (const char *path)
       warden_cli_error ("%s", error->message);
       return WARDEN_CLI_EXIT_USAGE;
     }
-  printf ("%s: valid profile “%s” (%s, %u allow, %u deny)\n", path,
+  printf ("%s: valid profile “%s” (%s, %u allow, %u ask, %u deny)\n", path,
           warden_profile_get_name (profile),
           warden_mode_to_string (warden_profile_get_mode (profile)),
           strv_len0 (warden_profile_get_allow (profile)),
+          strv_len0 (warden_profile_get_ask (profile)),
           strv_len0 (warden_profile_get_deny (profile)));
   return 0;
 }
@@ -203,8 +205,9 @@ profile_import_claude (int    argc,
     }
   for (guint i = 0; skipped && skipped[i]; i++)
     fprintf (stderr, "skipped rule: %s\n", skipped[i]);
-  printf ("imported %u allow and %u deny patterns\n",
+  printf ("imported %u allow, %u ask and %u deny patterns\n",
           strv_len0 (warden_profile_get_allow (profile)),
+          strv_len0 (warden_profile_get_ask (profile)),
           strv_len0 (warden_profile_get_deny (profile)));
   return store_profile (profile, force);
 }
