@@ -1533,6 +1533,63 @@ test_import_claude (void)
   g_assert_null (strstr (import->err, "git push"));
 }
 
+/* profile import-codex: Codex's rules as a profile, its examples checked
+ * against it; a file that does not hold saves nothing. */
+static void
+test_import_codex (void)
+{
+  g_autoptr(CliEnv) env = cli_env_new ();
+  g_autofree char *rules = fixture ("codex-default.rules");
+  g_autofree char *broken = cli_env_path (env, "broken.rules");
+  g_autofree char *failing = cli_env_path (env, "failing.rules");
+  g_autoptr(CliResult) import = cli_run (env, NULL, "profile", "import-codex", rules);
+  g_autoptr(CliResult) push = NULL;
+  g_autoptr(CliResult) status = NULL;
+  g_autoptr(CliResult) force = NULL;
+  g_autoptr(CliResult) lint = NULL;
+  g_autoptr(CliResult) again = NULL;
+  g_autoptr(CliResult) syntax = NULL;
+  g_autoptr(CliResult) fails = NULL;
+  g_autoptr(CliResult) list = NULL;
+
+  if (!check_status (import, 0))
+    return;
+  assert_contains (import->out, "imported 6 allow, 4 ask and 2 deny patterns");
+  assert_contains (import->out, "saved profile “codex”");
+  /* What was left out is said, with its place in the file. */
+  g_assert_true (has_line_with (import->err, "note:", "codex-default.rules:25:1:",
+                                "network_rule()", NULL));
+
+  push = cli_run (env, NULL, "policy", "check", "--profile", "codex", "--", "git push origin");
+  check_status (push, EXIT_ASK);
+  assert_contains (push->out, "ask rule “git push *”");
+  status = cli_run (env, NULL, "policy", "check", "--profile", "codex", "--", "git status");
+  check_status (status, EXIT_ALLOW);
+  force = cli_run (env, NULL, "policy", "check", "--profile", "codex", "--",
+                   "git push --force origin");
+  check_status (force, EXIT_DENY);
+  lint = cli_run (env, NULL, "policy", "check", "--profile", "codex", "--", "npm run lint");
+  check_status (lint, EXIT_ALLOW);
+
+  again = cli_run (env, NULL, "profile", "import-codex", "--id", "codex-2", rules);
+  check_status (again, 0);
+
+  if (!write_file (broken, "prefix_rule(\n  pattern = [\"git\", \"status\"\n)\n") ||
+      !write_file (failing, "prefix_rule(pattern = [\"gh\", \"pr\", \"view\"], "
+                            "decision = \"prompt\", match = [\"gh pr list\"])\n"))
+    return;
+  syntax = cli_run (env, NULL, "profile", "import-codex", "--id", "broken", broken);
+  check_status (syntax, EXIT_USAGE);
+  assert_contains (syntax->err, "broken.rules:3:1: expected “,” or “]” here");
+  fails = cli_run (env, NULL, "profile", "import-codex", "--id", "failing", failing);
+  check_status (fails, EXIT_USAGE);
+  assert_contains (fails->err, "failing.rules:1:75: match example “gh pr list” does not match");
+  list = cli_run (env, NULL, "profile", "list");
+  g_assert_null (strstr (list->out, "broken"));
+  g_assert_null (strstr (list->out, "failing"));
+  g_assert_true (has_line_with (list->out, "codex-2", "6 allow", "4 ask", "2 deny", NULL));
+}
+
 /* policy check-host: the decision for a host and a port, and why, by
  * exit status as policy check. */
 static void
@@ -1847,6 +1904,7 @@ main (int    argc,
   g_test_add_func ("/cli/profile/list-broken-file", test_profile_list_broken_file);
   g_test_add_func ("/cli/profile/import-claude", test_import_claude);
   g_test_add_func ("/cli/check/ask", test_ask_option);
+  g_test_add_func ("/cli/profile/import-codex", test_import_codex);
   g_test_add_func ("/cli/check/policy-document-examples", test_doc_examples);
 
   ret = g_test_run ();

@@ -16,6 +16,7 @@
 #include <json-glib/json-glib.h>
 
 #include "policy/warden-claude-import.h"
+#include "policy/warden-codex-import.h"
 #include "policy/warden-pattern.h"
 #include "policy/warden-policy.h"
 #include "policy/warden-protected-path.h"
@@ -2320,6 +2321,174 @@ test_ask_policy (void)
   g_assert_cmpint (warden_decision_get_verdict (status), ==, WARDEN_VERDICT_ALLOW);
 }
 
+/* Codex import */
+
+static void
+test_codex_rules (void)
+{
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) notes = NULL;
+  g_autofree char *rules = read_file (PROFILE_FIXTURES "/codex-default.rules");
+  g_autofree char *joined = NULL;
+  static const char * const allow[] = {
+    "git", "git *", "npm run test", "npm run test *", "npm run lint", "npm run lint *", NULL
+  };
+  static const char * const ask[] = { "git push", "git push *", "git fetch", "git fetch *",
+                                      NULL };
+  static const char * const deny[] = { "git push --force", "git push --force *", NULL };
+
+  profile = warden_profile_new_from_codex_data ("from-codex", rules, -1,
+                                                PROFILE_FIXTURES "/codex-default.rules",
+                                                &notes, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (warden_profile_get_name (profile), ==, "Imported from Codex");
+  g_assert_nonnull (strstr (warden_profile_get_description (profile), "codex-default.rules"));
+  g_assert_cmpint (warden_profile_get_mode (profile), ==, WARDEN_MODE_ALLOWLIST);
+  g_assert_cmpstrv (warden_profile_get_allow (profile), allow);
+  g_assert_cmpstrv (warden_profile_get_ask (profile), ask);
+  g_assert_cmpstrv (warden_profile_get_deny (profile), deny);
+
+  /* The network rule is said to be left out, with where it is. */
+  joined = g_strjoinv ("\n", notes);
+  g_assert_cmpuint (g_strv_length (notes), ==, 1);
+  g_assert_nonnull (strstr (joined, "codex-default.rules:25:1: network_rule"));
+  g_assert_nonnull (strstr (joined, "registry.npmjs.org"));
+}
+
+/* Where Warden is stricter than Codex the import goes on and says so; a
+ * rule Warden cannot name exactly is left out when leaving it out only
+ * makes Warden ask. */
+static void
+test_codex_stricter (void)
+{
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) notes = NULL;
+  g_autofree char *joined = NULL;
+
+  profile = warden_profile_new_from_codex_data (
+    "stricter",
+    "prefix_rule(pattern = [\"bash\", \"-lc\"], match = [\"bash -lc 'ls'\"])\n"
+    "prefix_rule(pattern = [\"ls\", \"*.txt\"], match = [[\"ls\", \"*.txt\"]])\n"
+    "prefix_rule(pattern = [\"rm\", \"*\"], decision = \"forbidden\")\n",
+    -1, "x.rules", &notes, &error);
+  g_assert_no_error (error);
+  joined = g_strjoinv ("\n", notes);
+  g_test_message ("%s", joined);
+  /* bash -l reads its startup files first: Warden asks. */
+  g_assert_nonnull (strstr (joined, "x.rules:1:49: match example “bash -lc 'ls'”: Codex allows "
+                                    "it, this profile asks"));
+  /* "*" is a wildcard in a Warden pattern: allowing by it would allow more. */
+  g_assert_nonnull (strstr (joined, "x.rules:2:1: prefix_rule(): not imported"));
+  g_assert_false (g_strv_contains (warden_profile_get_allow (profile), "ls *.txt"));
+  g_assert_nonnull (strstr (joined, "x.rules:2:49: match example “ls *.txt”"));
+  /* A deny or ask rule with it is imported: it only refuses more. */
+  g_assert_true (g_strv_contains (warden_profile_get_deny (profile), "rm * *"));
+  g_assert_nonnull (strstr (joined, "x.rules:3:1: prefix_rule(): “*” is a wildcard"));
+}
+
+static void
+assert_codex_fails (const char *data,
+                    int         code,
+                    ...)
+{
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) notes = NULL;
+  const char *part;
+  va_list args;
+
+  profile = warden_profile_new_from_codex_data ("imported", data, -1, "/p/default.rules",
+                                                &notes, &error);
+  g_assert_null (profile);
+  g_assert_null (notes);
+  g_assert_error (error, WARDEN_POLICY_ERROR, code);
+  g_test_message ("%s", error->message);
+  va_start (args, code);
+  while ((part = va_arg (args, const char *)) != NULL)
+    if (strstr (error->message, part) == NULL)
+      g_error ("“%s” not in the error message “%s”", part, error->message);
+  va_end (args);
+}
+
+static void
+test_codex_syntax (void)
+{
+  assert_codex_fails ("prefix_rule(pattern = [\"git\" \"status\"])", WARDEN_POLICY_ERROR_PARSE,
+                      "/p/default.rules:1:30: ", "“,”", NULL);
+  assert_codex_fails ("prefix_rule(\n  pattern = [\"git],\n)", WARDEN_POLICY_ERROR_PARSE,
+                      "/p/default.rules:2:14: ", "not closed", NULL);
+  assert_codex_fails ("\n\nallowed = [\"git\"]", WARDEN_POLICY_ERROR_PARSE,
+                      "/p/default.rules:3:1: ", "prefix_rule()", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"a\"]", WARDEN_POLICY_ERROR_PARSE,
+                      "/p/default.rules:1:28: ", "“)”", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"a\"]) )", WARDEN_POLICY_ERROR_PARSE,
+                      "/p/default.rules:1:30: ", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"a\\q\"])", WARDEN_POLICY_ERROR_PARSE,
+                      "/p/default.rules:1:26: ", "\\q", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [1])", WARDEN_POLICY_ERROR_PARSE,
+                      "/p/default.rules:1:24: ", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"\xff\"])", WARDEN_POLICY_ERROR_PARSE,
+                      "/p/default.rules:1:25: ", "UTF-8", NULL);
+}
+
+static void
+test_codex_invalid (void)
+{
+  assert_codex_fails ("host_rule(host = \"x\")", WARDEN_POLICY_ERROR_INVALID,
+                      "/p/default.rules:1:1: ", "host_rule", NULL);
+  assert_codex_fails ("prefix_rule(patern = [\"git\"])", WARDEN_POLICY_ERROR_INVALID,
+                      "/p/default.rules:1:13: ", "“patern”", NULL);
+  assert_codex_fails ("prefix_rule([\"git\"])", WARDEN_POLICY_ERROR_INVALID,
+                      "/p/default.rules:1:13: ", "pattern =", NULL);
+  assert_codex_fails ("prefix_rule(decision = \"allow\")", WARDEN_POLICY_ERROR_INVALID,
+                      "/p/default.rules:1:1: ", "pattern", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [])", WARDEN_POLICY_ERROR_INVALID,
+                      "/p/default.rules:1:23: ", "empty", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"git\", []])", WARDEN_POLICY_ERROR_INVALID,
+                      "/p/default.rules:1:31: ", "empty", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"git\", [[\"a\"]]])", WARDEN_POLICY_ERROR_INVALID,
+                      "/p/default.rules:1:32: ", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"rm\"], decision = \"deny\")",
+                      WARDEN_POLICY_ERROR_INVALID, "/p/default.rules:1:42: ", "“deny”",
+                      "allow", "prompt", "forbidden", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"rm\"], justification = \" \")",
+                      WARDEN_POLICY_ERROR_INVALID, "/p/default.rules:1:47: ", "justification",
+                      NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"rm\"], pattern = [\"ls\"])",
+                      WARDEN_POLICY_ERROR_INVALID, "/p/default.rules:1:31: ", "twice", NULL);
+  /* A rule that asks or refuses must not vanish: one Warden cannot carry over fails. */
+  assert_codex_fails ("prefix_rule(pattern = [\"rm\\x07\"], decision = \"forbidden\")",
+                      WARDEN_POLICY_ERROR_INVALID, "/p/default.rules:1:1: ", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"a\", [\"1\", \"2\", \"3\", \"4\"], "
+                      "[\"1\", \"2\", \"3\", \"4\"], [\"1\", \"2\", \"3\", \"4\"], "
+                      "[\"1\", \"2\", \"3\", \"4\"], [\"1\", \"2\"]])",
+                      WARDEN_POLICY_ERROR_INVALID, "/p/default.rules:1:1: ", "too many", NULL);
+}
+
+/* Examples that do not hold fail the import, every one listed. */
+static void
+test_codex_examples_fail (void)
+{
+  assert_codex_fails ("prefix_rule(\n"
+                      "    pattern = [\"gh\", \"pr\", \"view\"],\n"
+                      "    decision = \"prompt\",\n"
+                      "    match = [\"gh pr view 7\", \"gh pr --repo x view 7\"],\n"
+                      "    not_match = [\"gh pr view\"],\n"
+                      ")\n",
+                      WARDEN_POLICY_ERROR_INVALID,
+                      "2 examples do not hold",
+                      "/p/default.rules:4:30: match example “gh pr --repo x view 7” does not "
+                      "match the rule's pattern",
+                      "/p/default.rules:5:18: not_match example “gh pr view” matches the rule's "
+                      "pattern", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"ls\"], match = [\"ls 'a\"])",
+                      WARDEN_POLICY_ERROR_INVALID, "/p/default.rules:1:40: ", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"ls\"], match = [[]])",
+                      WARDEN_POLICY_ERROR_INVALID, "/p/default.rules:1:40: ", "empty", NULL);
+}
+
 static void
 test_store_rename (Fixture       *fixture,
                    gconstpointer  data)
@@ -2529,6 +2698,11 @@ main (int   argc,
   g_test_add_func ("/policy/profile/claude/empty-permissions", test_claude_empty_permissions);
 
   g_test_add_func ("/policy/profile/edit/set-patterns", test_edit_set_patterns);
+  g_test_add_func ("/policy/profile/codex/rules", test_codex_rules);
+  g_test_add_func ("/policy/profile/codex/stricter", test_codex_stricter);
+  g_test_add_func ("/policy/profile/codex/syntax", test_codex_syntax);
+  g_test_add_func ("/policy/profile/codex/invalid", test_codex_invalid);
+  g_test_add_func ("/policy/profile/codex/examples-fail", test_codex_examples_fail);
   g_test_add_func ("/policy/profile/ask/load", test_ask_load);
   g_test_add_func ("/policy/profile/ask/malformed", test_ask_malformed);
   ADD_TEST ("/policy/profile/ask/round-trip", test_ask_round_trip);
