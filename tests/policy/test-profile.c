@@ -336,6 +336,31 @@ test_builtin_trusted (void)
       if (any_matches (deny, everyday[i]))
         g_error ("trusted denies “%s”", everyday[i]);
     }
+
+  /* A push is the one everyday command that reaches past a sandbox you can
+   * throw away: it asks, bare or not; nothing else does. */
+  {
+    g_autoptr(WardenPolicy) policy = warden_policy_new_for_profile (profile);
+    static const struct { const char *command; WardenVerdict verdict; } rows[] = {
+      { "git push", WARDEN_VERDICT_ASK }, { "git push origin main", WARDEN_VERDICT_ASK },
+      { "cd sub && git push --follow-tags", WARDEN_VERDICT_ASK },
+      { "git push --force", WARDEN_VERDICT_DENY }, { "git status", WARDEN_VERDICT_ALLOW },
+      { "git commit -m x", WARDEN_VERDICT_ALLOW }, { "git pull", WARDEN_VERDICT_ALLOW },
+      { "npm install", WARDEN_VERDICT_ALLOW }, { "rm -rf build", WARDEN_VERDICT_ALLOW },
+    };
+
+    g_assert_cmpstrv (warden_profile_get_ask (profile),
+                      ((const char * const []) { "git push", "git push *", NULL }));
+    for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+      {
+        g_autoptr(WardenDecision) d = warden_policy_check (policy, rows[i].command, -1, NULL);
+
+        if (warden_decision_get_verdict (d) != rows[i].verdict)
+          g_error ("trusted: “%s” gives %s: %s", rows[i].command,
+                   warden_verdict_to_string (warden_decision_get_verdict (d)),
+                   warden_decision_get_reason (d));
+      }
+  }
 }
 
 static void
