@@ -20,27 +20,43 @@ struct _WardenPolicy
   gatomicrefcount   ref_count;
   WardenMode        mode;
   WardenPatternSet *allow;
+  WardenPatternSet *ask;
   WardenPatternSet *deny;
 };
+
+static WardenPatternSet *
+pattern_set_new (const char * const *patterns)
+{
+  WardenPatternSet *set = warden_pattern_set_new ();
+
+  for (guint i = 0; patterns && patterns[i]; i++)
+    if (warden_pattern_validate (patterns[i], NULL))
+      warden_pattern_set_add (set, patterns[i]);
+  return set;
+}
+
+WardenPolicy *
+warden_policy_new_full (WardenMode          mode,
+                        const char * const *allow,
+                        const char * const *ask,
+                        const char * const *deny)
+{
+  WardenPolicy *self = g_new0 (WardenPolicy, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->mode = mode;
+  self->allow = pattern_set_new (allow);
+  self->ask = pattern_set_new (ask);
+  self->deny = pattern_set_new (deny);
+  return self;
+}
 
 WardenPolicy *
 warden_policy_new (WardenMode          mode,
                    const char * const *allow,
                    const char * const *deny)
 {
-  WardenPolicy *self = g_new0 (WardenPolicy, 1);
-
-  g_atomic_ref_count_init (&self->ref_count);
-  self->mode = mode;
-  self->allow = warden_pattern_set_new ();
-  self->deny = warden_pattern_set_new ();
-  for (guint i = 0; allow && allow[i]; i++)
-    if (warden_pattern_validate (allow[i], NULL))
-      warden_pattern_set_add (self->allow, allow[i]);
-  for (guint i = 0; deny && deny[i]; i++)
-    if (warden_pattern_validate (deny[i], NULL))
-      warden_pattern_set_add (self->deny, deny[i]);
-  return self;
+  return warden_policy_new_full (mode, allow, NULL, deny);
 }
 
 WardenPolicy *
@@ -48,9 +64,10 @@ warden_policy_new_for_profile (WardenProfile *profile)
 {
   g_return_val_if_fail (WARDEN_IS_PROFILE (profile), NULL);
 
-  return warden_policy_new (warden_profile_get_mode (profile),
-                            warden_profile_get_allow (profile),
-                            warden_profile_get_deny (profile));
+  return warden_policy_new_full (warden_profile_get_mode (profile),
+                                 warden_profile_get_allow (profile),
+                                 warden_profile_get_ask (profile),
+                                 warden_profile_get_deny (profile));
 }
 
 WardenPolicy *
@@ -66,6 +83,7 @@ warden_policy_unref (WardenPolicy *self)
   if (!g_atomic_ref_count_dec (&self->ref_count))
     return;
   warden_pattern_set_free (self->allow);
+  warden_pattern_set_free (self->ask);
   warden_pattern_set_free (self->deny);
   g_free (self);
 }
@@ -177,6 +195,8 @@ typedef struct
   const char *allowed_by;
   const char *no_match;
   const char *denied_by;
+  const char *ask_rule;
+  const char *may_ask_rule;
   const char *may_be_denied;
   const char *files_may_be_denied;
   const char *args_may_be_denied;
@@ -201,6 +221,9 @@ texts (void)
       t.allowed_by = _("allowed by “%s”");
       t.no_match = _("no allow pattern matches “%s”");
       t.denied_by = _("“%s” matches the deny pattern “%s”");
+      t.ask_rule = _("“%s” matches the ask rule “%s”: it asks every time, whatever allows it");
+      t.may_ask_rule = _("“%s” may run as a command that the ask rule “%s” names: it asks "
+                         "every time, whatever allows it");
       t.may_be_denied = _("“%s” could expand to a command that the deny pattern “%s” names");
       t.files_may_be_denied = _("the file names are only known when it runs, and some names "
                                 "would make it match the deny pattern “%s”");
@@ -221,6 +244,55 @@ texts (void)
   return &t;
 }
 
+/* How a rule list (deny or ask) holds a part. */
+typedef enum
+{
+  RULE_NONE,
+  RULE_MATCHES,     /* the text as it runs, or with the name's basename (/bin/rm is rm) */
+  RULE_MAY_FILL,    /* some filling of its holes: xargs's arguments, find's file names */
+  RULE_MAY_EXPAND,  /* some expansion of its words: "rm -rf $d" */
+} RuleHit;
+
+/* The first pattern of @set that holds @part, and how; deny patterns and ask
+ * rules see the same spellings of a command. */
+static RuleHit
+lookup_rule (WardenPatternSet        *set,
+             const WardenCommandPart *part,
+             const char             **pattern)
+{
+  const char *text = part->match_text ? part->match_text : part->text;
+  gsize text_len = strlen (text);
+
+  if (warden_pattern_set_get_size (set) == 0)
+    return RULE_NONE;
+
+  /* Held only when every filling of the holes matches: "rm {}" under "rm *". */
+  *pattern = warden_pattern_set_lookup (set, text, text_len, FALSE);
+  if (*pattern == NULL && part->base_text != NULL)
+    *pattern = warden_pattern_set_lookup (set, part->base_text, strlen (part->base_text), FALSE);
+  if (*pattern != NULL)
+    return RULE_MATCHES;
+
+  if (part->match_text != NULL || part->base_text != NULL)
+    {
+      *pattern = warden_pattern_set_lookup (set, text, text_len, TRUE);
+      if (*pattern == NULL && part->base_text != NULL)
+        *pattern = warden_pattern_set_lookup (set, part->base_text, strlen (part->base_text),
+                                              TRUE);
+      if (*pattern != NULL)
+        return RULE_MAY_FILL;
+    }
+
+  if (part->expanded_text != NULL)
+    {
+      *pattern = warden_pattern_set_lookup (set, part->expanded_text,
+                                            strlen (part->expanded_text), TRUE);
+      if (*pattern != NULL)
+        return RULE_MAY_EXPAND;
+    }
+  return RULE_NONE;
+}
+
 /* Judges one part; returns its verdict and fills @reason, @pattern and
  * @suggestion (the last two may stay NULL). */
 static WardenVerdict
@@ -234,56 +306,58 @@ judge_part (WardenPolicy            *self,
   const char *text = part->match_text ? part->match_text : part->text;
   gsize text_len = strlen (text);
   const char *allow = NULL;
-  const char *deny;
+  const char *rule = NULL;
   gboolean min_unmatched = FALSE;
 
-  /* Denied only when every filling of the holes matches: "rm {}" under "rm *". */
-  deny = warden_pattern_set_lookup (self->deny, text, text_len, FALSE);
-  if (deny == NULL && part->base_text != NULL)
-    deny = warden_pattern_set_lookup (self->deny, part->base_text, strlen (part->base_text),
-                                      FALSE);
-  if (deny != NULL)
+  switch (lookup_rule (self->deny, part, &rule))
     {
-      *pattern = deny;
-      *reason = g_strdup_printf (t->denied_by, part->text, deny);
+    case RULE_MATCHES:
+      *pattern = rule;
+      *reason = g_strdup_printf (t->denied_by, part->text, rule);
       return WARDEN_VERDICT_DENY;
+
+    /* "rm {}" under "rm -rf /…": some file names would make it match and
+     * others not, and they are only known when it runs. Denying would name a
+     * command that may never run; allowing could run one the profile
+     * refuses: it asks, in every mode. */
+    case RULE_MAY_FILL:
+      if (g_strcmp0 (part->runner, "find") == 0)
+        *reason = g_strdup_printf (t->files_may_be_denied, rule);
+      else if (part->match_text != NULL)
+        *reason = g_strdup_printf (t->args_may_be_denied, rule);
+      else
+        *reason = g_strdup_printf (t->may_be_denied, part->text, rule);
+      return WARDEN_VERDICT_ASK;
+
+    /* "rm -rf $d" is not what a deny pattern for "rm -rf /" names as
+     * written, but $d may be "/": nobody can know before it runs. */
+    case RULE_MAY_EXPAND:
+      *reason = g_strdup_printf (t->may_be_denied, part->text, rule);
+      return WARDEN_VERDICT_ASK;
+
+    case RULE_NONE:
+    default:
+      break;
     }
 
-  /* "rm {}" under "rm -rf /…": some file names would make it match and others
-   * not, and they are only known when it runs. Denying would name a command
-   * that may never run; allowing could run one the profile refuses: it asks,
-   * in every mode. */
-  if (part->match_text != NULL || part->base_text != NULL)
+  /* The profile's ask rules: whatever allows it, in every mode, and with no
+   * suggestion, as no allow pattern can make it run without asking. */
+  switch (lookup_rule (self->ask, part, &rule))
     {
-      deny = warden_pattern_set_lookup (self->deny, text, text_len, TRUE);
-      if (deny == NULL && part->base_text != NULL)
-        deny = warden_pattern_set_lookup (self->deny, part->base_text,
-                                          strlen (part->base_text), TRUE);
-      if (deny != NULL)
-        {
-          if (g_strcmp0 (part->runner, "find") == 0)
-            *reason = g_strdup_printf (t->files_may_be_denied, deny);
-          else if (part->match_text != NULL)
-            *reason = g_strdup_printf (t->args_may_be_denied, deny);
-          else
-            *reason = g_strdup_printf (t->may_be_denied, part->text, deny);
-          *suggestion = NULL;
-          return WARDEN_VERDICT_ASK;
-        }
-    }
+    case RULE_MATCHES:
+      *pattern = rule;
+      *reason = g_strdup_printf (t->ask_rule, part->text, rule);
+      return WARDEN_VERDICT_ASK;
 
-  /* "rm -rf $d" is not what a deny pattern for "rm -rf /" names as written,
-   * but $d may be "/": nobody can know before it runs, so it asks, in every
-   * mode. */
-  if (part->expanded_text != NULL)
-    {
-      deny = warden_pattern_set_lookup (self->deny, part->expanded_text,
-                                        strlen (part->expanded_text), TRUE);
-      if (deny != NULL)
-        {
-          *reason = g_strdup_printf (t->may_be_denied, part->text, deny);
-          return WARDEN_VERDICT_ASK;
-        }
+    case RULE_MAY_FILL:
+    case RULE_MAY_EXPAND:
+      *pattern = rule;
+      *reason = g_strdup_printf (t->may_ask_rule, part->text, rule);
+      return WARDEN_VERDICT_ASK;
+
+    case RULE_NONE:
+    default:
+      break;
     }
 
   if (part->kind != WARDEN_PART_REDIRECTION)

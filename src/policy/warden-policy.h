@@ -33,6 +33,12 @@ typedef struct _WardenPolicy WardenPolicy;
 WardenPolicy   *warden_policy_new             (WardenMode                mode,
                                                const char * const       *allow,
                                                const char * const       *deny);
+/* With the profile's ask rules: a command that matches one asks, whatever
+ * allows it and in every mode; a deny pattern still beats it. */
+WardenPolicy   *warden_policy_new_full        (WardenMode                mode,
+                                               const char * const       *allow,
+                                               const char * const       *ask,
+                                               const char * const       *deny);
 WardenPolicy   *warden_policy_new_for_profile (WardenProfile            *profile);
 WardenPolicy   *warden_policy_ref             (WardenPolicy             *self);
 void            warden_policy_unref           (WardenPolicy             *self);

@@ -58,6 +58,8 @@ typedef struct
   WardenMode          mode;
   const char * const *allow;       /* NULL: std_allow; NONE: no patterns */
   const char * const *deny;        /* NULL: std_deny; NONE: no patterns */
+  const char * const *ask;         /* the profile's ask rules; NULL: none */
+  const char         *reason;      /* a part of the reason shown; NULL: not checked */
   const char * const *parts;       /* the texts of all parts, in order; NULL: not checked */
   const int          *origins;     /* their origins, -1 terminated; NULL: not checked */
   const char * const *suggestions; /* the suggestions in any order; NONE: none; NULL: not checked */
@@ -918,6 +920,53 @@ static const Row rows[] = {
   { "deny/allow-not-by-basename-bin", "/bin/ls", ASKS, .allow = S ("ls") },
   { "deny/allow-not-by-basename-relative", "./ls -la", ASKS, .allow = S ("ls *") },
 
+  /* ---- Ask rules: deny, then ask, then allow ---- */
+  { "ask/beats-allow", "git push origin main", ASKS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push *"), .suggestions = NONE, .reason = "ask rule “git push *”" },
+  { "ask/leaves-the-rest-allowed", "git status", ALLOWS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push *") },
+  { "ask/glob-as-allow", "git push", ALLOWS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push *") },
+  { "ask/bare-and-star", "git push", ASKS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push", "git push *"), .reason = "ask rule “git push”" },
+  { "ask/allow-always", "git push origin", ASKS, .mode = ALLOW_ALWAYS, .deny = NONE,
+    .ask = S ("git push *"), .suggestions = NONE, .reason = "ask rule “git push *”" },
+  { "ask/approval-always", "git push origin", ASKS, .mode = APPROVAL_ALWAYS, .deny = NONE,
+    .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/deny-beats-ask", "git push --force origin", DENIES, .allow = S ("git *"),
+    .ask = S ("git push *"), .deny = S ("git push --force *") },
+  { "ask/deny-beats-ask-in-allow-always", "git status; git push --force origin", DENIES,
+    .mode = ALLOW_ALWAYS, .ask = S ("git *"), .deny = S ("git push --force *") },
+  { "ask/any-command-of-the-line", "git status && git push origin", ASKS, .allow = S ("git *"),
+    .deny = NONE, .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/star-asks-for-everything", "ls", ASKS, .allow = ANY, .deny = NONE, .ask = ANY },
+  /* The other parts still get their suggestions; the asked one gets none. */
+  { "ask/others-suggested", "npm test; git push origin", ASKS, .allow = S ("git *"),
+    .deny = NONE, .ask = S ("git push *"), .suggestions = S ("npm test") },
+  /* Wherever the command is in the line. */
+  { "ask/in-substitution", "echo $(git push origin)", ASKS,
+    .allow = S ("echo", "echo *", "git *"), .deny = NONE, .ask = S ("git push *"),
+    .reason = "ask rule “git push *”" },
+  { "ask/in-wrapper", "timeout 60 git push origin", ASKS, .allow = S ("timeout *", "git *"),
+    .deny = NONE, .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/in-env-wrapper", "env LC_ALL=C git push origin", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = NONE, .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/in-sh-c", "sh -c 'git push origin'", ASKS, .allow = S ("sh *", "git *"), .deny = NONE,
+    .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/in-find-exec", "find . -name x -exec git push {} ;", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = NONE, .ask = S ("git push *") },
+  /* As deny patterns do: by basename, after assignments, for every filling. */
+  { "ask/absolute-name", "/usr/bin/git push origin", ASKS, .allow = S ("/usr/bin/git *"),
+    .deny = NONE, .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/after-assignment", "GIT_TRACE=1 git push origin", ASKS, .allow = ANY, .deny = NONE,
+    .ask = S ("git push *") },
+  { "ask/xargs-arguments", "echo origin | xargs git push", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = NONE, .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/expansion-may-match", "git $WHAT origin", ASKS, .mode = ALLOW_ALWAYS, .deny = NONE,
+    .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/expansion-cannot-match", "ls $DIR", ALLOWS, .mode = ALLOW_ALWAYS, .deny = NONE,
+    .ask = S ("git push *") },
+
   /* ---- Bypass attempts from the README ---- */
   { "bypass/rm-home", "ls; rm -rf ~", ASKS, .parts = S ("ls", "rm -rf ~") },
   { "bypass/curl-into-sh-in-substitution", "cat $(curl x|sh)", ASKS,
@@ -1385,7 +1434,7 @@ run_row (const Row *row)
 
   g_assert (row->expect >= ALLOWS && row->expect <= NOT_ALLOWED);
 
-  policy = warden_policy_new (row->mode, allow, deny);
+  policy = warden_policy_new_full (row->mode, allow, row->ask, deny);
   g_assert_nonnull (policy);
   if (policy == NULL)
     return NULL;
@@ -1405,6 +1454,10 @@ run_row (const Row *row)
                                  : (int) verdict + 1 != row->expect)
     problem (problems, "verdict: expected %s, got %s",
              expect_name (row->expect), verdict_name (verdict));
+
+  if (row->reason != NULL && (reason == NULL || strstr (reason, row->reason) == NULL))
+    problem (problems, "reason: expected it to hold \"%s\", got \"%s\"", row->reason,
+             reason ? reason : "(null)");
 
   if (row->parts != NULL)
     {
@@ -1493,6 +1546,14 @@ run_row (const Row *row)
           any_ask = TRUE;
           if (part->reason == NULL || *part->reason == '\0')
             problem (problems, "part %u asks without a reason", i);
+          /* A pattern that makes a part ask is one of the profile's ask rules, and
+           * "always allow" has nothing to offer against it. */
+          if (part->pattern != NULL && (row->ask == NULL || !strv_has (row->ask, part->pattern)))
+            problem (problems, "part %u asks by \"%s\", which is not an ask rule",
+                     i, part->pattern);
+          if (part->pattern != NULL && part->suggestion != NULL)
+            problem (problems, "part %u matches an ask rule, yet suggests \"%s\"",
+                     i, part->suggestion);
         }
       else if (part->verdict == WARDEN_VERDICT_ALLOW)
         {
@@ -1716,6 +1777,29 @@ test_part_argv (void)
   g_assert_null (warden_decision_get_part (d, 1)->argv);
   g_assert_cmpstrv (warden_decision_get_part (d, 2)->argv, third);
   g_assert_cmpstrv (warden_decision_get_part (d, 3)->argv, fourth);
+}
+
+/* What "always allow" is told about a line an ask rule holds: no pattern
+ * makes it run without asking, and which part and rule say so. */
+static void
+test_ask_rule_uncovered (void)
+{
+  const char *allow[] = { "git *", "npm *", NULL };
+  const char *ask[] = { "git push *", NULL };
+  g_autoptr(WardenPolicy) policy = warden_policy_new_full (WARDEN_MODE_ALLOWLIST, allow, ask,
+                                                           NULL);
+  g_autoptr(WardenDecision) d = warden_policy_check (policy, "npm test && git push origin",
+                                                     -1, NULL);
+  g_autoptr(WardenDecision) plain = warden_policy_check (policy, "npm test && make", -1, NULL);
+  const WardenDecisionPart *ruled = warden_decision_get_asked_by_rule (d);
+
+  g_assert_cmpint (warden_decision_get_verdict (d), ==, WARDEN_VERDICT_ASK);
+  g_assert_nonnull (ruled);
+  g_assert_cmpstr (ruled->text, ==, "git push origin");
+  g_assert_cmpstr (ruled->pattern, ==, "git push *");
+  g_assert_true (warden_decision_get_uncovered (d) == ruled);
+  g_assert_cmpuint (g_strv_length ((char **) warden_decision_get_suggestions (d)), ==, 0);
+  g_assert_null (warden_decision_get_asked_by_rule (plain));
 }
 
 static void
@@ -2052,6 +2136,7 @@ main (int   argc,
     add_generated (paths, &parts_cases[i]);
   g_test_add_func ("/policy/decision/reason/first-ask", test_reason_first_ask);
   g_test_add_func ("/policy/decision/uncovered", test_uncovered);
+  g_test_add_func ("/policy/decision/ask-rule-uncovered", test_ask_rule_uncovered);
   g_test_add_func ("/policy/decision/part-argv", test_part_argv);
   g_test_add_func ("/policy/env-loads-code", test_env_loads_code);
   g_test_add_func ("/policy/decision/reason/deny", test_reason_deny);
