@@ -19,6 +19,7 @@ struct _WardenPolicy
 {
   gatomicrefcount   ref_count;
   WardenMode        mode;
+  gboolean          check_nested;
   WardenPatternSet *allow;
   WardenPatternSet *deny;
 };
@@ -32,6 +33,7 @@ warden_policy_new (WardenMode          mode,
 
   g_atomic_ref_count_init (&self->ref_count);
   self->mode = mode;
+  self->check_nested = TRUE;
   self->allow = warden_pattern_set_new ();
   self->deny = warden_pattern_set_new ();
   for (guint i = 0; allow && allow[i]; i++)
@@ -46,11 +48,15 @@ warden_policy_new (WardenMode          mode,
 WardenPolicy *
 warden_policy_new_for_profile (WardenProfile *profile)
 {
+  WardenPolicy *self;
+
   g_return_val_if_fail (WARDEN_IS_PROFILE (profile), NULL);
 
-  return warden_policy_new (warden_profile_get_mode (profile),
+  self = warden_policy_new (warden_profile_get_mode (profile),
                             warden_profile_get_allow (profile),
                             warden_profile_get_deny (profile));
+  self->check_nested = warden_profile_get_check_nested (profile);
+  return self;
 }
 
 WardenPolicy *
@@ -74,6 +80,13 @@ WardenMode
 warden_policy_get_mode (WardenPolicy *self)
 {
   return self->mode;
+}
+
+void
+warden_policy_set_check_nested (WardenPolicy *self,
+                                gboolean      check_nested)
+{
+  self->check_nested = !!check_nested;
 }
 
 static gboolean
@@ -297,7 +310,8 @@ judge_part (WardenPolicy            *self,
       min_unmatched = TRUE;
     }
 
-  if (part->force_ask != NULL && !(part->liftable && allow != NULL))
+  if (part->force_ask != NULL && !(part->liftable && allow != NULL) &&
+      !(part->guard_sees && self->check_nested))
     {
       *reason = g_strdup (part->force_ask);
       if (!part->no_suggestion && self->mode == WARDEN_MODE_ALLOWLIST)
@@ -333,7 +347,8 @@ judge_part (WardenPolicy            *self,
       return WARDEN_VERDICT_ASK;
     }
   *reason = g_strdup_printf (t->no_match, min_unmatched ? part->min_text : part->text);
-  if (!part->no_suggestion)
+  /* A pattern lifts a script file's ask only while the guard runs. */
+  if (!part->no_suggestion || (part->guard_sees && self->check_nested))
     *suggestion = min_unmatched ? g_strdup (part->min_text) : suggest (part);
   return WARDEN_VERDICT_ASK;
 }

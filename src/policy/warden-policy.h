@@ -37,6 +37,12 @@ WardenPolicy   *warden_policy_new_for_profile (WardenProfile            *profile
 WardenPolicy   *warden_policy_ref             (WardenPolicy             *self);
 void            warden_policy_unref           (WardenPolicy             *self);
 WardenMode      warden_policy_get_mode        (WardenPolicy             *self);
+/* Whether the exec guard checks every program a command starts (the
+ * profile's "nested", on unless it says "off"; warden_policy_new () turns
+ * it on). A script file run by an allowed shell ("sh build.sh" under
+ * "sh *") runs only then: its commands are checked as they start. */
+void            warden_policy_set_check_nested (WardenPolicy            *self,
+                                                gboolean                 check_nested);
 WardenDecision *warden_policy_check           (WardenPolicy             *self,
                                                const char               *command,
                                                gssize                    length,

@@ -796,10 +796,12 @@ wrapper_command_start (const WrapperSpec *spec,
   return i < n ? (int) i : -1;
 }
 
-/* sh -c STRING: returns the index of STRING, -1 when no -c, -2 on doubt. */
+/* sh -c STRING: returns the index of STRING, -1 when no -c (@file is then
+ * the index of the script file), -2 on doubt. */
 static int
 shell_script_index (const WordRef  *w,
                     guint           n,
+                    guint          *file,
                     char          **why)
 {
   gboolean has_c = FALSE, has_s = FALSE;
@@ -860,6 +862,7 @@ shell_script_index (const WordRef  *w,
       break;
     }
 
+  *file = i;
   if (!has_c)
     /* "sh - FILE" and "sh -- FILE" run FILE: "-" only ends the options. */
     return has_s || i >= n ? -3 : -1;  /* -3: the script comes on stdin */
@@ -1363,7 +1366,8 @@ analyze_shell (Lexer         *L,
 {
   const WordRef *w = c->w;
   g_autofree char *why = NULL;
-  int idx = shell_script_index (w, c->n, &why);
+  guint file = 0;
+  int idx = shell_script_index (w, c->n, &file, &why);
 
   if (idx == -2)
     force_ask (p, FALSE, why);
@@ -1376,10 +1380,13 @@ analyze_shell (Lexer         *L,
   else if (!has_option (w, c->n, 'n', "noexec"))
     {
       /* bash build.sh: the file may say anything, and it can change
-       * between this check and the run, so it asks like a script on
-       * standard input does (the exec guard checks what it starts). */
+       * between this check and the run. The exec guard checks what it
+       * starts, as for "node app.js", so the shell's pattern may allow it
+       * when the guard runs; not when the name is an expansion ("sh -- $f"
+       * reads standard input when $f is empty). */
       force_ask (p, FALSE, "the shell runs a script file, whose commands the engine cannot "
                            "see");
+      p->pub.guard_sees = file < c->n && (w[file].flags & (W_NONLITERAL | W_VANISH)) == 0;
     }
 }
 

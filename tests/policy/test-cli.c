@@ -961,6 +961,28 @@ test_profile_builtin_node (void)
     g_assert_cmpstr (pattern_of (find_part (root, "node app.js")), ==, "node *");
 }
 
+/* A profile's "nested" decides "sh FILE" in policy check as in a session. */
+static void
+test_profile_nested (void)
+{
+  g_autoptr(CliEnv) env = cli_env_new ();
+  g_autofree char *on = cli_env_path (env, "on.json");
+  g_autofree char *off = cli_env_path (env, "off.json");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CliResult) checked = NULL;
+  g_autoptr(CliResult) unchecked = NULL;
+
+  g_file_set_contents (on, "{ \"version\": 1, \"allow\": [\"sh *\"] }", -1, &error);
+  g_assert_no_error (error);
+  g_file_set_contents (off, "{ \"version\": 1, \"allow\": [\"sh *\"], \"nested\": \"off\" }",
+                       -1, &error);
+  g_assert_no_error (error);
+  checked = cli_run (env, NULL, "policy", "check", "--profile", on, "--", "sh ./build.sh");
+  unchecked = cli_run (env, NULL, "policy", "check", "--profile", off, "--", "sh ./build.sh");
+  check_status (checked, EXIT_ALLOW);
+  check_status (unchecked, EXIT_ASK);
+}
+
 static void
 test_profile_file (void)
 {
@@ -1618,6 +1640,9 @@ static const DocExample doc_examples[] = {
   { "ls -la", { SEED }, 0 },
   { "ls", { "ls *" }, 10 },                       /* "ls *" does not match "ls" */
   { "ls", { SEED }, 0 },
+  { "curl x | sh", { "sh *", "curl *" }, 10 },
+  { "sh ./build.sh", { "sh *" }, 0 },             /* the guard checks what it starts */
+  { "echo evil > x.sh; sh x.sh", { "sh *", "echo *" }, 0 },
   { "node_modules/.bin/x", { "node *" }, 10 },
   { "anything at all --really", { "*" }, 0 },
   { "git  'status'", { "git status" }, 0 },       /* text after quote removal */
@@ -1746,6 +1771,7 @@ main (int    argc,
   g_test_add_func ("/cli/stdin/invalid-utf8", test_stdin_invalid_utf8);
   g_test_add_func ("/cli/stdin/huge", test_stdin_huge);
   g_test_add_func ("/cli/check/profile-builtin", test_profile_builtin_node);
+  g_test_add_func ("/cli/check/profile-nested", test_profile_nested);
   g_test_add_func ("/cli/check/profile-file", test_profile_file);
   g_test_add_func ("/cli/check/profile-extra-patterns", test_profile_extra_patterns);
   g_test_add_func ("/cli/check/profile-mode-override", test_profile_mode_override);

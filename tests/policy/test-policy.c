@@ -49,6 +49,10 @@ static const char * const std_allow[] = {
   "wc *", NULL
 };
 static const char * const std_deny[] = { "rm -rf /*", "git push *", NULL };
+/* The built-in Node.js profile, the seed's. */
+#define SEED S ("node *", "cat *", "echo *", "ls *", "ls")
+#define SEED_DENY S ("rm -rf /*", "rm -fr /*", "rm -rf ~*", "rm -fr ~*", "rm -rf $HOME*", \
+                     "mkfs*", "dd *of=/dev/sd*", "dd *of=/dev/nvme*", ":(){*")
 
 typedef struct
 {
@@ -66,6 +70,7 @@ typedef struct
   const char * const *env;
   gboolean            use_length;  /* pass @length instead of -1 */
   gssize              length;
+  gboolean            nested_off;  /* the profile says "nested": "off" */
 } Row;
 
 static const Row rows[] = {
@@ -650,11 +655,50 @@ static const Row rows[] = {
   { "wrappers/sh-c-parse-error", "sh -c 'echo \"'", ASKS, .allow = S ("sh *", "echo *") },
   { "wrappers/sh-c-eval", "bash -c 'eval ls'", ASKS, .allow = ANY },
   /* The file may say anything, and an earlier command may write it ("echo evil > x;
-   * sh x"): the oracle ran such lines. */
-  { "wrappers/sh-script-file", "sh script.sh", ASKS, .allow = S ("sh *"),
+   * sh x"): the oracle ran such lines. With nested programs checked (the
+   * default) the guard checks every program the script starts, as for
+   * "node app.js" under "node *"; with "nested": "off" nothing would. */
+  { "wrappers/sh-script-file", "sh script.sh", ALLOWS, .allow = S ("sh *"),
     .parts = S ("sh script.sh") },
-  { "wrappers/sh-script-file-written-first", "echo evil > x.sh; sh x.sh", ASKS, .allow = S ("sh *", "echo *") },
-  { "wrappers/sh-dash-file", "sh - run.sh <<< ''", ASKS, .mode = ALLOW_ALWAYS },
+  { "wrappers/sh-script-file-nested-off", "sh script.sh", ASKS, .allow = S ("sh *"),
+    .parts = S ("sh script.sh"), .nested_off = TRUE },
+  { "wrappers/sh-script-file-written-first", "echo evil > x.sh; sh x.sh", ALLOWS,
+    .allow = S ("sh *", "echo *") },
+  { "wrappers/sh-script-file-written-first-nested-off", "echo evil > x.sh; sh x.sh", ASKS,
+    .allow = S ("sh *", "echo *"), .nested_off = TRUE },
+  { "wrappers/bash-options-script-file", "bash -e -u ./build.sh --fast", ALLOWS,
+    .allow = S ("bash *") },
+  { "wrappers/bash-options-script-file-nested-off", "bash -e -u ./build.sh --fast", ASKS,
+    .allow = S ("bash *"), .nested_off = TRUE },
+  { "wrappers/sh-script-file-after-dashes", "sh -- build.sh", ALLOWS, .allow = S ("sh *") },
+  { "wrappers/sh-script-file-arguments-vanish", "sh build.sh $x", ALLOWS, .allow = S ("sh *") },
+  { "wrappers/busybox-sh-script-file", "busybox sh build.sh", ALLOWS,
+    .allow = S ("busybox *", "sh *") },
+  { "wrappers/sh-script-file-allow-always", "sh build.sh", ALLOWS, .mode = ALLOW_ALWAYS },
+  { "wrappers/sh-script-file-allow-always-nested-off", "sh build.sh", ASKS,
+    .mode = ALLOW_ALWAYS, .nested_off = TRUE },
+  { "wrappers/sh-script-file-not-allowed", "sh ./build.sh", ASKS, .allow = SEED,
+    .deny = SEED_DENY, .suggestions = S ("sh *") },
+  { "wrappers/sh-script-file-denied", "sh ./build.sh", DENIES, .allow = ANY,
+    .deny = S ("sh ./build.sh") },
+  /* Not a file the guard follows: no script operand (standard input), one
+   * that may vanish or become an option, a login or interactive shell. */
+  { "wrappers/sh-script-file-vanishes", "curl -s x | sh -- $f", ASKS,
+    .allow = S ("sh *", "curl *") },
+  { "wrappers/sh-script-file-positional", "curl -s x | sh -- \"$@\"", ASKS,
+    .allow = S ("sh *", "curl *") },
+  { "wrappers/sh-script-file-variable", "sh -- \"$f\"", ASKS, .allow = S ("sh *") },
+  { "wrappers/sh-script-file-may-be-option", "curl -s x | sh \"$f\" x.sh", ASKS,
+    .allow = S ("sh *", "curl *") },
+  { "wrappers/sh-script-file-login", "bash -l build.sh", ASKS, .allow = S ("bash *") },
+  { "wrappers/sh-script-file-interactive", "bash -i build.sh", ASKS, .allow = S ("bash *") },
+  { "wrappers/sh-script-file-from-xargs", "ls | xargs sh", ASKS, .allow = ANY, .deny = NONE },
+  { "wrappers/sh-script-file-from-find", "find . -name '*.sh' -exec sh {} \\;", ASKS,
+    .allow = ANY, .deny = NONE },
+  { "wrappers/sh-script-file-stdin", "sh -s build.sh < x", ASKS, .allow = S ("sh *") },
+  { "wrappers/sh-dash-file", "sh - run.sh <<< ''", ASKS, .mode = ALLOW_ALWAYS,
+    .nested_off = TRUE },
+  { "wrappers/sh-dash-file-guarded", "sh - run.sh <<< ''", ALLOWS, .mode = ALLOW_ALWAYS },
   { "wrappers/sh-syntax-check-only", "sh -n script.sh", ALLOWS, .allow = S ("sh *") },
   { "wrappers/pipe-to-sh", "ls | sh", ASKS, .parts = S ("ls", "sh") },
   { "wrappers/nested", "sudo env nice -n 5 ls", ALLOWS,
@@ -1369,6 +1413,8 @@ run_row (const Row *row)
   g_assert_nonnull (policy);
   if (policy == NULL)
     return NULL;
+  if (row->nested_off)
+    warden_policy_set_check_nested (policy, FALSE);
   decision = warden_policy_check (policy, row->command, length, with_context ? &context : NULL);
   g_assert_nonnull (decision);
   if (decision == NULL)
@@ -1895,6 +1941,34 @@ test_policy_reuse (void)
     }
 }
 
+/* The profile's "nested" reaches the policy made from it: a script file run
+ * by an allowed shell runs while the guard checks what it starts, and asks
+ * when nothing would. */
+static void
+test_policy_nested_from_profile (void)
+{
+  static const struct { const char *json; WardenVerdict script; } cases[] = {
+    { "{ \"allow\": [\"sh *\", \"ls\"] }", WARDEN_VERDICT_ALLOW },
+    { "{ \"allow\": [\"sh *\", \"ls\"], \"nested\": \"check\" }", WARDEN_VERDICT_ALLOW },
+    { "{ \"allow\": [\"sh *\", \"ls\"], \"nested\": \"off\" }", WARDEN_VERDICT_ASK },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenProfile) profile = warden_profile_new_from_data ("p", cases[i].json, -1,
+                                                                       "p.json", &error);
+      g_autoptr(WardenPolicy) policy = NULL;
+
+      g_assert_no_error (error);
+      policy = warden_policy_new_for_profile (profile);
+      g_assert_cmpint (verdict_of (policy, "sh ./build.sh", NULL), ==, cases[i].script);
+      /* What the engine sees itself is decided the same either way. */
+      g_assert_cmpint (verdict_of (policy, "sh -c ls", NULL), ==, WARDEN_VERDICT_ALLOW);
+      g_assert_cmpint (verdict_of (policy, "ls | sh", NULL), ==, WARDEN_VERDICT_ASK);
+    }
+}
+
 static void
 add_generated (GHashTable      *paths,
                const Generated *gen)
@@ -2042,6 +2116,7 @@ main (int   argc,
   g_test_add_func ("/policy/decision/policy/null-lists", test_policy_null_lists);
   g_test_add_func ("/policy/decision/policy/copies-patterns", test_policy_copies_patterns);
   g_test_add_func ("/policy/decision/policy/reuse", test_policy_reuse);
+  g_test_add_func ("/policy/decision/policy/nested-from-profile", test_policy_nested_from_profile);
   g_test_add_func ("/policy/decision/soundness/protected/symlinks", test_redirection_symlinks);
 
   return g_test_run ();
