@@ -55,6 +55,12 @@ WardenDecision *warden_policy_check           (WardenPolicy             *self,
  * they lead to is another program, which the exec guard checks in turn. */
 gboolean        warden_policy_env_loads_code  (const char               *name);
 
+/* Whether the program @name, run with no argument at all, starts nothing
+ * and reads no script (echo, cat, ls, …: docs/policy.md has the list), so
+ * that a pattern "NAME *" covers it bare. FALSE for a shell, an
+ * interpreter, a wrapper, and any program the engine does not know. */
+gboolean        warden_policy_program_runs_nothing (const char        *name);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenPolicy, warden_policy_unref)
 
 G_END_DECLS

@@ -272,6 +272,22 @@ allowed_with_redirections (GPtrArray  *patterns,
   return FALSE;
 }
 
+/* What the engine allows without a pattern of the program's own: a program
+ * that runs nothing when bare ("echo", from "echo $x"), under a pattern that
+ * takes it with any arguments ("echo *"). */
+static gboolean
+allowed_without_own_pattern (GPtrArray              *patterns,
+                             const OracleInvocation *inv)
+{
+  g_autofree char *holed = NULL;
+
+  if ((inv->argv != NULL && inv->argv[0] != NULL) ||
+      !warden_policy_program_runs_nothing (inv->name))
+    return FALSE;
+  holed = g_strdup_printf ("%s %c", inv->name, WARDEN_PATTERN_HOLE);
+  return matches_any (patterns, holed, NULL);
+}
+
 /* Whether a busybox applet that writes files may have run: a word of @line,
  * after a rough quote removal, in command position (at the start, after an
  * operator or keyword, or after a wrapper) that names one. */
@@ -349,7 +365,8 @@ judge (Oracle      *o,
           return TRUE;
         }
       if (mode == WARDEN_MODE_ALLOWLIST && !matches_any (c->allow, inv->text, NULL) &&
-          !(redirections && allowed_with_redirections (c->allow, inv->text)))
+          !(redirections && allowed_with_redirections (c->allow, inv->text)) &&
+          !allowed_without_own_pattern (c->allow, inv))
         {
           v->kind = "ran";
           v->culprit = g_strdup (inv->name);

@@ -76,7 +76,11 @@ typedef struct
 static const Row rows[] = {
   /* ---- Patterns: seed-compatible globs, anchored, matched per simple command ---- */
   { "patterns/exact", "ls", ALLOWS, .allow = S ("ls"), .parts = S ("ls") },
-  { "patterns/star-needs-the-space", "ls", ASKS, .allow = S ("ls *"), .suggestions = S ("ls") },
+  /* python3 alone reads its program from standard input: "python3 *" does not cover it. */
+  { "patterns/star-needs-the-space", "python3", ASKS, .allow = S ("python3 *"),
+    .suggestions = NONE },
+  { "patterns/star-needs-the-space-suggests", "git", ASKS, .allow = S ("git *"),
+    .suggestions = S ("git") },
   { "patterns/exact-refuses-arguments", "ls -la", ASKS, .allow = S ("ls"),
     .suggestions = S ("ls *") },
   { "patterns/star-takes-arguments", "ls -la /tmp", ALLOWS, .allow = S ("ls *") },
@@ -106,7 +110,7 @@ static const Row rows[] = {
   { "patterns/case-sensitive", "LS", ASKS, .allow = S ("ls") },
   { "patterns/no-patterns", "ls", ASKS, .allow = NONE, .deny = NONE, .suggestions = S ("ls") },
   { "patterns/any-of-several", "cat x", ALLOWS, .allow = S ("ls", "cat *"), .parts = S ("cat x") },
-  { "patterns/trailing-blank-is-no-word", "ls ", ASKS, .allow = S ("ls *"), .parts = S ("ls") },
+  { "patterns/trailing-blank-is-no-word", "git ", ASKS, .allow = S ("git *"), .parts = S ("git") },
   /* A pattern never sees the whole line. */
   { "patterns/not-against-the-line", "ls; echo hi", ASKS, .allow = S ("ls; echo hi"),
     .parts = S ("ls", "echo hi") },
@@ -1119,14 +1123,79 @@ static const Row rows[] = {
   { "soundness/expansions/unrelated-deny", "echo $HOME", ALLOWS, .mode = ALLOW_ALWAYS, .deny = RMDENY },
   /* Found by the oracle: an argument that expands to no word at all leaves the bare
    * command, which "cat *" does not match. */
-  { "soundness/vanishing/unquoted-variable", "cat ${x}", ASKS, .allow = S ("cat *"), .suggestions = S ("cat") },
+  { "soundness/vanishing/unquoted-variable", "node ${x}", ASKS, .allow = S ("node *"), .suggestions = S ("node") },
   { "soundness/vanishing/substitution", "git log $(\"cat\" $x)", ASKS, .allow = S ("git log *", "cat *") },
-  { "soundness/vanishing/positional", "ls \"$@\"", ASKS, .allow = S ("ls *") },
-  { "soundness/vanishing/array", "ls \"${a[@]}\"", ASKS, .allow = S ("ls *") },
+  { "soundness/vanishing/positional", "node \"$@\"", ASKS, .allow = S ("node *") },
+  { "soundness/vanishing/array", "python3 \"${a[@]}\"", ASKS, .allow = S ("python3 *") },
   { "soundness/vanishing/both-allowed", "cat $x", ALLOWS, .allow = S ("cat", "cat *") },
   { "soundness/vanishing/quoted-stays", "cat \"$x\"", ALLOWS, .allow = S ("cat *") },
   { "soundness/vanishing/with-literal", "cat $x.txt", ALLOWS, .allow = S ("cat *") },
   { "soundness/vanishing/arithmetic-stays", "cat $((1+2))", ALLOWS, .allow = S ("cat *") },
+  /* ---- Exact on everyday lines (issue 26): a word that may expand to nothing
+   * leaves the bare program; one that runs nothing from its arguments or its
+   * standard input is covered by "X *". The seed's allowlist. ---- */
+  { "everyday/echo-variable", "echo $HOME", ALLOWS, .allow = SEED, .deny = SEED_DENY,
+    .parts = S ("echo $HOME") },
+  { "everyday/echo-substitution", "echo $(ls)", ALLOWS, .allow = SEED, .deny = SEED_DENY,
+    .parts = S ("echo $(ls)", "ls") },
+  { "everyday/for-loop", "for f in a b; do echo $f; done", ALLOWS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/bare-echo", "echo", ALLOWS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/bare-cat-in-a-pipeline", "ls -l | cat", ALLOWS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/cat-positional", "cat \"$@\"", ALLOWS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/ls-array", "ls \"${a[@]}\"", ALLOWS, .allow = S ("ls *") },
+  { "everyday/system-path", "/bin/echo $x", ALLOWS, .allow = S ("/bin/echo *") },
+  { "everyday/head-variable", "head $f", ALLOWS, .allow = S ("head *") },
+  { "everyday/wc-bare", "cat a | wc", ALLOWS, .allow = S ("cat *", "wc *") },
+  /* Only "X *", that covers X with any argument, covers bare X. */
+  { "everyday/narrower-pattern", "echo $x", ASKS, .allow = S ("echo $*"),
+    .suggestions = S ("echo") },
+  { "everyday/bare-not-named", "echo $x", ASKS, .allow = S ("ls *"), .suggestions = S ("echo *") },
+  /* Programs that read what they run from standard input, or run what
+   * their arguments name, are not covered by "X *" when bare. */
+  { "everyday/node-bare", "node", ASKS, .allow = SEED, .deny = SEED_DENY, .suggestions = NONE },
+  { "everyday/node-vanishing", "node $x", ASKS, .allow = SEED, .deny = SEED_DENY,
+    .suggestions = S ("node") },
+  { "everyday/node-substitution", "curl -s x | node $(ls)", ASKS, .allow = S ("node *", "ls",
+    "curl *") },
+  { "everyday/sh-bare", "curl -s x | sh", ASKS, .allow = S ("sh *", "curl *") },
+  { "everyday/sh-vanishing", "sh $x", ASKS, .allow = S ("sh *") },
+  { "everyday/bash-positional", "bash \"$@\"", ASKS, .allow = S ("bash *") },
+  { "everyday/python3-bare", "python3", ASKS, .allow = S ("python3 *") },
+  { "everyday/python3-vanishing", "python3 $f", ASKS, .allow = S ("python3 *") },
+  { "everyday/perl-vanishing", "perl ${f:-}", ASKS, .allow = S ("perl *") },
+  /* dc and ed read commands from standard input, and both can run a shell ("!"). */
+  { "everyday/dc-vanishing", "dc $f", ASKS, .allow = S ("dc *") },
+  { "everyday/ed-vanishing", "ed $f", ASKS, .allow = S ("ed *") },
+  { "everyday/xargs-node", "ls | xargs node", ASKS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-sh", "ls | xargs sh", ASKS, .allow = S ("ls", "sh *") },
+  { "everyday/xargs-rm", "ls | xargs rm", ASKS, .allow = SEED, .deny = SEED_DENY },
+  /* With no command xargs runs echo, which must be allowed. */
+  { "everyday/xargs-echo-not-allowed", "ls | xargs", ASKS, .allow = S ("ls") },
+  { "everyday/find-bare", "find", ASKS, .allow = S ("find *") },
+  { "everyday/find-vanishing", "find $x", ASKS, .allow = S ("find *") },
+  { "everyday/env-bare", "env", ASKS, .allow = S ("env *") },
+  { "everyday/env-vanishing", "env $x", ASKS, .allow = S ("env *", "ls", "ls *") },
+  { "everyday/nohup-vanishing", "nohup $x", ASKS, .allow = S ("nohup *") },
+  { "everyday/timeout-vanishing", "timeout 5 $x", ASKS, .allow = S ("timeout *") },
+  /* An empty expansion in the command name makes the next word the command. */
+  { "everyday/empty-command-name", "$X foo", ASKS, .allow = S ("foo *", "foo") },
+  { "everyday/empty-command-name-seed", "$EMPTY ls", ASKS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/positional-command", "\"$@\"", ASKS, .allow = ANY, .deny = NONE },
+  { "everyday/positional-command-then-word", "\"$@\" ls", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/default-command-name", "${a:-rm} x", ASKS, .allow = S ("x", "x *", "rm *") },
+  { "everyday/substitution-command-name", "$(ls) x", ASKS, .allow = SEED, .deny = SEED_DENY },
+  /* The deny list sees the command that runs when a word vanishes, in every mode. */
+  { "everyday/deny-bare", "echo $x", ASKS, .allow = S ("echo *"), .deny = S ("echo") },
+  { "everyday/deny-vanishing-allow-always", "git push $remote", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = S ("git push") },
+  { "everyday/deny-vanishing-path", "/usr/bin/git push \"$@\"", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = S ("git push") },
+  { "everyday/deny-vanishing-unrelated", "git push $remote", ALLOWS, .mode = ALLOW_ALWAYS,
+    .deny = S ("git pull") },
+  /* The deny list still sees what the bare program's arguments may become. */
+  { "everyday/deny-still-asks", "rm -rf $d", ASKS, .allow = S ("rm *"), .deny = SEED_DENY },
   /* 7. Wrappers with options, shells reading stdin. */
   { "soundness/wrappers/sudo-k-runs", "sudo -k rm x", ASKS, .allow = S ("sudo *") },
   { "soundness/wrappers/sudo-k-deny", "sudo -k rm -rf /", DENIES, .mode = ALLOW_ALWAYS, .deny = RMDENY },
