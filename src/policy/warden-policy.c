@@ -288,6 +288,7 @@ typedef struct
   const char *empty;
   const char *all_match;
   const char *runs_stdin;
+  const char *only_runs;
 } Texts;
 
 static const Texts *
@@ -316,6 +317,8 @@ texts (void)
       t.all_match = _("every command matches an allow pattern");
       t.runs_stdin = _("“%s” runs whatever is piped into it, which nobody can check before it "
                        "runs: no pattern can allow that");
+      t.only_runs = _("“%s” does nothing but start the commands after it, each checked on "
+                      "its own");
       g_once_init_leave (&done, 1);
     }
   return &t;
@@ -436,6 +439,11 @@ judge_part (WardenPolicy            *self,
     {
       *pattern = allow;
       *reason = g_strdup_printf (t->allowed_by, allow);
+      return WARDEN_VERDICT_ALLOW;
+    }
+  if (part->only_runs)
+    {
+      *reason = g_strdup_printf (t->only_runs, part->argv[0]);
       return WARDEN_VERDICT_ALLOW;
     }
 

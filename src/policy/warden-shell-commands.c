@@ -1439,6 +1439,62 @@ analyze_find (Lexer         *L,
     }
 }
 
+/* Whether xargs' words before its command (@w[1] … @w[end - 1]) are only
+ * options that cut its input into arguments, read alike by GNU and busybox
+ * xargs: then xargs does nothing of its own but start the command. Not so
+ * with one that sets the child's environment (--process-slot-var), an
+ * optional argument given apart (--eof, -e: is the next word the command?),
+ * the terminal (-o, -p) or anything else. */
+static gboolean
+xargs_only_starts (const WordRef *w,
+                   guint          end)
+{
+  static const char *flags[] = { "null", "no-run-if-empty", "verbose", "exit", NULL };
+  static const char *with_value[] = { "arg-file", "delimiter", "max-args", "max-procs",
+                                      "max-chars", NULL };
+  static const char *attached_only[] = { "eof", "replace", "max-lines", NULL };
+
+  for (guint i = 1; i < end; i++)
+    {
+      const char *a = w[i].text;
+
+      if ((w[i].flags & (W_NONLITERAL | W_VANISH)) || a[0] != '-' || a[1] == '\0')
+        return FALSE;
+      if (strcmp (a, "--") == 0)
+        return i + 1 == end;
+      if (a[1] == '-')
+        {
+          const char *eq = strchr (a, '=');
+          char name[32];
+          gsize len = eq ? (gsize) (eq - a - 2) : strlen (a + 2);
+
+          if (len >= sizeof name)
+            return FALSE;
+          memcpy (name, a + 2, len);
+          name[len] = '\0';
+          if (str_in (name, with_value) && eq == NULL)
+            i++;
+          else if (!(str_in (name, with_value) || (str_in (name, flags) && eq == NULL) ||
+                     (str_in (name, attached_only) && eq != NULL)))
+            return FALSE;
+        }
+      else
+        for (const char *o = a + 1; *o != '\0'; o++)
+          {
+            if (strchr ("0rtx", *o) != NULL)
+              continue;
+            if (strchr ("adEILnPs", *o) == NULL)
+              return FALSE;
+            if (o[1] == '\0')
+              i++;
+            break;
+          }
+      if (i >= end)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* env, sudo, xargs, timeout …: what a wrapper runs is a command of its own. */
 static void
 analyze_wrapper (Lexer         *L,
@@ -1499,6 +1555,13 @@ analyze_wrapper (Lexer         *L,
       if (replace == NULL && !has_option (w, start >= 0 ? start : (int) n, 'r',
                                           "no-run-if-empty"))
         emit_words (L, cmd, n_cmd, WARDEN_ORIGIN_WRAPPER, NULL, FALSE, NULL, spec->name);
+      /* Past its options xargs only starts that command: the system's
+       * xargs, not a program of the workspace that is named so. */
+      p->pub.only_runs = p->pub.force_ask == NULL &&
+                         (strchr (w[0].text, '/') == NULL ||
+                          strcmp (w[0].text, "/usr/bin/xargs") == 0 ||
+                          strcmp (w[0].text, "/bin/xargs") == 0) &&
+                         xargs_only_starts (w, start >= 0 ? (guint) start : n);
     }
   else if (start >= 0)
     emit_words (L, w + start, n - start, WARDEN_ORIGIN_WRAPPER, c->hole_token, c->append_hole,

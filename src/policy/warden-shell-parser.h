@@ -62,6 +62,10 @@ typedef struct
    * program a command starts, an allow pattern that matches @text lifts it:
    * the script's commands are checked as they start, as for "node app.js". */
   gboolean        guard_sees;
+  /* The program does nothing of its own but start the commands that follow
+   * it as WARDEN_ORIGIN_WRAPPER parts (xargs), each judged on its own: it
+   * needs no pattern of its own. */
+  gboolean        only_runs;
   /* TRUE when patterns cannot help, so no "always allow" suggestion is made. */
   gboolean        no_suggestion;
 } WardenCommandPart;

@@ -966,7 +966,7 @@ static void
 test_profile_builtin_everyday (void)
 {
   static const char * const allowed[] = {
-    "echo $HOME", "echo $(ls)", "for f in a b; do echo $f; done", NULL
+    "echo $HOME", "echo $(ls)", "for f in a b; do echo $f; done", "ls | xargs echo", NULL
   };
   static const char * const asked[] = { "node", "node $x", "ls | xargs node", NULL };
   g_autoptr(CliEnv) env = cli_env_new ();
@@ -1668,6 +1668,7 @@ static const DocExample doc_examples[] = {
   { "echo $HOME", { SEED }, 0 },                  /* exact on everyday lines */
   { "echo $(ls)", { SEED }, 0 },
   { "for f in a b; do echo $f; done", { SEED }, 0 },
+  { "ls | xargs echo", { SEED }, 0 },
   { "cat $f", { "cat *" }, 0 },
   { "node $f", { "node *" }, 10 },
   { "curl x | sh", { "sh *", "curl *" }, 10 },

@@ -1140,10 +1140,17 @@ static const Row rows[] = {
     .parts = S ("echo $(ls)", "ls") },
   { "everyday/for-loop", "for f in a b; do echo $f; done", ALLOWS, .allow = SEED,
     .deny = SEED_DENY },
+  /* xargs runs "echo ARGS…" (echo *) and, on empty input, bare echo; it does
+   * nothing of its own, so no "xargs" pattern is needed. */
+  { "everyday/xargs-echo", "ls | xargs echo", ALLOWS, .allow = SEED, .deny = SEED_DENY,
+    .parts = S ("ls", "xargs echo", "echo", "echo") },
   { "everyday/bare-echo", "echo", ALLOWS, .allow = SEED, .deny = SEED_DENY },
   { "everyday/bare-cat-in-a-pipeline", "ls -l | cat", ALLOWS, .allow = SEED, .deny = SEED_DENY },
   { "everyday/cat-positional", "cat \"$@\"", ALLOWS, .allow = SEED, .deny = SEED_DENY },
   { "everyday/ls-array", "ls \"${a[@]}\"", ALLOWS, .allow = S ("ls *") },
+  { "everyday/xargs-default-echo", "ls | xargs", ALLOWS, .allow = SEED, .deny = SEED_DENY,
+    .parts = S ("ls", "xargs", "echo", "echo") },
+  { "everyday/xargs-cat", "ls | xargs -r -n 1 cat", ALLOWS, .allow = SEED, .deny = SEED_DENY },
   { "everyday/system-path", "/bin/echo $x", ALLOWS, .allow = S ("/bin/echo *") },
   { "everyday/head-variable", "head $f", ALLOWS, .allow = S ("head *") },
   { "everyday/wc-bare", "cat a | wc", ALLOWS, .allow = S ("cat *", "wc *") },
@@ -1172,6 +1179,32 @@ static const Row rows[] = {
   { "everyday/xargs-rm", "ls | xargs rm", ASKS, .allow = SEED, .deny = SEED_DENY },
   /* With no command xargs runs echo, which must be allowed. */
   { "everyday/xargs-echo-not-allowed", "ls | xargs", ASKS, .allow = S ("ls") },
+  /* A workspace program named xargs is not xargs. */
+  { "everyday/xargs-workspace-program", "ls | ./xargs echo", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/xargs-deny-still", "ls | xargs echo", DENIES, .allow = SEED, .deny = S ("xargs *") },
+  /* Only options that just cut the input leave xargs with nothing of its own:
+   * one that sets the child's environment, an optional argument the engine
+   * may read differently, or the terminal needs a pattern for xargs. */
+  { "everyday/xargs-plain-options", "ls | xargs -0 -r -n 1 -P2 -I{} -d '\\n' echo {}", ALLOWS,
+    .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-plain-long-options", "ls | xargs --null --max-args=1 --max-procs 2 "
+    "--replace=R --eof=END echo R", ALLOWS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-slot-var", "ls | xargs --process-slot-var=PATH ls", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/xargs-optional-eof", "ls | xargs --eof evil echo", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/xargs-old-eof", "ls | xargs -e evil echo", ASKS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-optional-replace", "ls | xargs --replace evil echo", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/xargs-open-tty", "ls | xargs -o echo", ASKS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-interactive", "ls | xargs -p echo", ASKS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-unknown-option", "ls | xargs --frobnicate echo", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/xargs-options-with-pattern", "ls | xargs -o echo", ALLOWS,
+    .allow = S ("ls", "xargs *", "echo *") },
+  { "everyday/xargs-assignment", "ls | FOO=1 xargs echo", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
   { "everyday/find-bare", "find", ASKS, .allow = S ("find *") },
   { "everyday/find-vanishing", "find $x", ASKS, .allow = S ("find *") },
   { "everyday/env-bare", "env", ASKS, .allow = S ("env *") },
