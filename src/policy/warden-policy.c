@@ -390,7 +390,7 @@ judge_part (WardenPolicy            *self,
     }
 
   /* "git push $r" runs "git push" when $r is empty, which a deny pattern
-   * may name ("echo $x" now runs under "echo *"): it asks, in every mode. */
+   * may name though an allow pattern covers the line: it asks, in every mode. */
   if (part->min_text != NULL && (deny = min_text_denied (self, part)) != NULL)
     {
       *reason = g_strdup_printf (t->may_be_denied, part->text, deny);
