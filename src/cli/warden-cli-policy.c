@@ -79,6 +79,7 @@ build_policy (Options *o)
   g_autoptr(GPtrArray) ask = g_ptr_array_new ();
   g_autoptr(GPtrArray) deny = g_ptr_array_new ();
   g_autoptr(WardenProfile) profile = NULL;
+  WardenPolicy *policy;
   WardenMode mode = WARDEN_MODE_ALLOWLIST;
 
   if (o->profile != NULL)
@@ -115,9 +116,13 @@ build_policy (Options *o)
   g_ptr_array_add (allow, NULL);
   g_ptr_array_add (ask, NULL);
   g_ptr_array_add (deny, NULL);
-  return warden_policy_new_full (mode, (const char * const *) allow->pdata,
-                                 (const char * const *) ask->pdata,
-                                 (const char * const *) deny->pdata);
+  policy = warden_policy_new_full (mode, (const char * const *) allow->pdata,
+                                   (const char * const *) ask->pdata,
+                                   (const char * const *) deny->pdata);
+  /* "sh build.sh" is decided as the profile's sessions decide it. */
+  if (profile != NULL)
+    warden_policy_set_check_nested (policy, warden_profile_get_check_nested (profile));
+  return policy;
 }
 
 /* Splits argv at "--": options before, the command after (words joined by

@@ -19,6 +19,7 @@ struct _WardenPolicy
 {
   gatomicrefcount   ref_count;
   WardenMode        mode;
+  gboolean          check_nested;
   WardenPatternSet *allow;
   WardenPatternSet *ask;
   WardenPatternSet *deny;
@@ -45,6 +46,7 @@ warden_policy_new_full (WardenMode          mode,
 
   g_atomic_ref_count_init (&self->ref_count);
   self->mode = mode;
+  self->check_nested = TRUE;
   self->allow = pattern_set_new (allow);
   self->ask = pattern_set_new (ask);
   self->deny = pattern_set_new (deny);
@@ -62,12 +64,16 @@ warden_policy_new (WardenMode          mode,
 WardenPolicy *
 warden_policy_new_for_profile (WardenProfile *profile)
 {
+  WardenPolicy *self;
+
   g_return_val_if_fail (WARDEN_IS_PROFILE (profile), NULL);
 
-  return warden_policy_new_full (warden_profile_get_mode (profile),
+  self = warden_policy_new_full (warden_profile_get_mode (profile),
                                  warden_profile_get_allow (profile),
                                  warden_profile_get_ask (profile),
                                  warden_profile_get_deny (profile));
+  self->check_nested = warden_profile_get_check_nested (profile);
+  return self;
 }
 
 WardenPolicy *
@@ -92,6 +98,13 @@ WardenMode
 warden_policy_get_mode (WardenPolicy *self)
 {
   return self->mode;
+}
+
+void
+warden_policy_set_check_nested (WardenPolicy *self,
+                                gboolean      check_nested)
+{
+  self->check_nested = !!check_nested;
 }
 
 static gboolean
@@ -179,6 +192,93 @@ reads_script_from_stdin (const WardenCommandPart *part)
   return TRUE;
 }
 
+/* Programs that, run with no argument at all, start nothing and read no
+ * script: they print, or filter standard input to standard output, or fail
+ * for want of an operand. A word that may expand to nothing leaves such a
+ * program bare ("echo $HOME" runs "echo"), and "X *" covers that. Shells,
+ * interpreters (node, python3: a script from standard input), programs that
+ * run others (xargs, find, env and every wrapper) and programs that read
+ * commands from standard input (dc, ed, gdb, sqlite3, all with a "!") are not
+ * here: bare, they run what nobody checked. A closed list: a program not on
+ * it asks. Sorted (strcmp), for bsearch. */
+static const char * const runs_nothing_bare[] = {
+  "[", "b2sum", "base32", "base64", "basename", "basenc", "cat", "cksum", "cmp", "column",
+  "comm", "cut", "date", "df", "diff", "dir", "dirname", "du", "echo", "egrep", "expand",
+  "false", "fgrep", "file", "fmt", "fold", "grep", "groups", "head", "hexdump", "hostname",
+  "id", "join", "ls", "md5sum", "nl", "nproc", "od", "paste", "printenv", "printf", "pwd",
+  "readlink", "realpath", "rev", "sha1sum", "sha224sum", "sha256sum", "sha384sum",
+  "sha512sum", "sort", "stat", "strings", "sum", "tac", "tail", "tee", "test", "tr", "tree",
+  "true", "tty", "uname", "unexpand", "uniq", "vdir", "wc", "whoami", "xxd",
+};
+
+static int
+compare_name (const void *key,
+              const void *item)
+{
+  return strcmp (key, *(const char * const *) item);
+}
+
+gboolean
+warden_policy_program_runs_nothing (const char *name)
+{
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  /* By its name, or in a system folder: ./cat is the workspace's own. */
+  if (g_str_has_prefix (name, "/usr/bin/"))
+    name += strlen ("/usr/bin/");
+  else if (g_str_has_prefix (name, "/bin/"))
+    name += strlen ("/bin/");
+  if (strchr (name, '/') != NULL)
+    return FALSE;
+  return bsearch (name, runs_nothing_bare, G_N_ELEMENTS (runs_nothing_bare),
+                  sizeof runs_nothing_bare[0], compare_name) != NULL;
+}
+
+/* The allow pattern that covers @part's program bare, or NULL: the part
+ * runs the program with no argument (as written, or once the words that
+ * may vanish did), the program runs nothing then, and a pattern matches it
+ * followed by any arguments ("echo *" for "echo"). */
+static const char *
+bare_covered_by (WardenPolicy            *self,
+                 const WardenCommandPart *part)
+{
+  const char *bare = part->min_text ? part->min_text : part->match_text ? NULL : part->text;
+  char text[256];
+  gsize len;
+
+  if (bare == NULL || part->argv == NULL || part->argv[0] == NULL ||
+      strcmp (bare, part->argv[0]) != 0 || !warden_policy_program_runs_nothing (bare))
+    return NULL;
+  len = strlen (bare);
+  if (len + 2 >= sizeof text)
+    return NULL;
+  memcpy (text, bare, len);
+  text[len++] = ' ';
+  text[len++] = WARDEN_PATTERN_HOLE;
+  return warden_pattern_set_lookup (self->allow, text, len, FALSE);
+}
+
+/* The deny pattern that @part's min_text matches, by the name as written or
+ * by its last path component (/bin/rm is rm), or NULL. */
+static const char *
+min_text_rule (WardenPatternSet        *rules,
+               const WardenCommandPart *part)
+{
+  const char *deny = warden_pattern_set_lookup (rules, part->min_text,
+                                                strlen (part->min_text), FALSE);
+  const char *name = part->argv ? part->argv[0] : NULL;
+  const char *slash = name ? strrchr (name, '/') : NULL;
+
+  if (deny == NULL && slash != NULL && slash[1] != '\0' &&
+      g_str_has_prefix (part->min_text, name))
+    {
+      g_autofree char *base = g_strconcat (slash + 1, part->min_text + strlen (name), NULL);
+
+      deny = warden_pattern_set_lookup (rules, base, strlen (base), FALSE);
+    }
+  return deny;
+}
+
 static gboolean
 inside (const char *path,
         const char *dir)
@@ -208,6 +308,7 @@ typedef struct
   const char *empty;
   const char *all_match;
   const char *runs_stdin;
+  const char *only_runs;
 } Texts;
 
 static const Texts *
@@ -239,6 +340,8 @@ texts (void)
       t.all_match = _("every command matches an allow pattern");
       t.runs_stdin = _("“%s” runs whatever is piped into it, which nobody can check before it "
                        "runs: no pattern can allow that");
+      t.only_runs = _("“%s” does nothing but start the commands after it, each checked on "
+                      "its own");
       g_once_init_leave (&done, 1);
     }
   return &t;
@@ -360,18 +463,37 @@ judge_part (WardenPolicy            *self,
       break;
     }
 
+  /* "git push $r" runs "git push" when $r is empty, which a deny pattern
+   * may name though an allow pattern covers the line: it asks, in every mode. */
+  if (part->min_text != NULL && (rule = min_text_rule (self->deny, part)) != NULL)
+    {
+      *reason = g_strdup_printf (t->may_be_denied, part->text, rule);
+      return WARDEN_VERDICT_ASK;
+    }
+  if (part->min_text != NULL && (rule = min_text_rule (self->ask, part)) != NULL)
+    {
+      *pattern = rule;
+      *reason = g_strdup_printf (t->may_ask_rule, part->text, rule);
+      return WARDEN_VERDICT_ASK;
+    }
+
   if (part->kind != WARDEN_PART_REDIRECTION)
     allow = warden_pattern_set_lookup (self->allow, text, text_len, FALSE);
-  /* "cat $f" runs "cat" when $f is empty: that command must be allowed too. */
+  if (allow == NULL && part->kind == WARDEN_PART_COMMAND && part->min_text == NULL)
+    allow = bare_covered_by (self, part);
+  /* "node $f" runs "node" when $f is empty: that command must be allowed
+   * too, or be one that "X *" covers bare ("echo $f" under "echo *"). */
   if (allow != NULL && part->min_text != NULL &&
       warden_pattern_set_lookup (self->allow, part->min_text, strlen (part->min_text),
-                                 FALSE) == NULL)
+                                 FALSE) == NULL &&
+      bare_covered_by (self, part) == NULL)
     {
       allow = NULL;
       min_unmatched = TRUE;
     }
 
-  if (part->force_ask != NULL && !(part->liftable && allow != NULL))
+  if (part->force_ask != NULL && !(part->liftable && allow != NULL) &&
+      !(part->guard_sees && self->check_nested))
     {
       *reason = g_strdup (part->force_ask);
       if (!part->no_suggestion && self->mode == WARDEN_MODE_ALLOWLIST)
@@ -399,6 +521,11 @@ judge_part (WardenPolicy            *self,
       *reason = g_strdup_printf (t->allowed_by, allow);
       return WARDEN_VERDICT_ALLOW;
     }
+  if (part->only_runs)
+    {
+      *reason = g_strdup_printf (t->only_runs, part->argv[0]);
+      return WARDEN_VERDICT_ALLOW;
+    }
 
   /* "sh" would allow every script a download pipes into it. */
   if (reads_script_from_stdin (part))
@@ -407,7 +534,8 @@ judge_part (WardenPolicy            *self,
       return WARDEN_VERDICT_ASK;
     }
   *reason = g_strdup_printf (t->no_match, min_unmatched ? part->min_text : part->text);
-  if (!part->no_suggestion)
+  /* A pattern lifts a script file's ask only while the guard runs. */
+  if (!part->no_suggestion || (part->guard_sees && self->check_nested))
     *suggestion = min_unmatched ? g_strdup (part->min_text) : suggest (part);
   return WARDEN_VERDICT_ASK;
 }

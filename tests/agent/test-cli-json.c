@@ -1250,6 +1250,54 @@ test_nested_script_runner (void)
   env_tear_down (&env);
 }
 
+/* A script file run by an allowed shell runs like "node app.js" under
+ * "node *": what it starts is checked, and only the unlisted program asks.
+ * With "nested": "off" nothing would check it, so the line itself asks. */
+static void
+test_nested_sh_script_file (void)
+{
+  static const char * const profiles[] = {
+    "{\"version\": 1, \"name\": \"Shell\", \"allow\": [\"sh *\", \"ls\", \"ls *\"]}",
+    "{\"version\": 1, \"name\": \"Shell\", \"allow\": [\"sh *\", \"ls\", \"ls *\"], "
+    "\"nested\": \"off\"}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (profiles); i++)
+    {
+      Env env = { 0 };
+      Client *c;
+      Result r;
+      g_autoptr(GPtrArray) events = NULL;
+      JsonObject *asked;
+
+      env_set_up (&env);
+      save_profile (&env, "shell", profiles[i]);
+      touch_workspace (&env, "build.sh", "ls\ntouch made.txt\n");
+      g_queue_push_tail (&env.fake->script,
+                         fake_reply (NULL, "exec", "{\"command\": \"sh ./build.sh\"}", NULL));
+      g_queue_push_tail (&env.fake->script, fake_reply ("Built.", NULL));
+      c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--profile", "shell",
+                        "build");
+      client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+      r = client_finish (c, &events);
+      cli_log_streams (r.out, r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      asked = only_event (events, "approval_required");
+      if (i == 0)
+        {
+          g_assert_cmpstr (str (asked, "command"), ==, "touch made.txt");
+          g_assert_cmpstr (json_array_get_string_element (
+                             json_object_get_array_member (asked, "chain"), 0),
+                           ==, "sh ./build.sh");
+        }
+      else
+        g_assert_cmpstr (str (asked, "command"), ==, "sh ./build.sh");
+      g_assert_true (workspace_has (&env, "made.txt"));
+      result_clear (&r);
+      env_tear_down (&env);
+    }
+}
+
 /* allow-always (the Trusted profile): nothing asks, but a deny rule stops a
  * nested rm -rf ~ all the same, and the model is told. */
 static void
@@ -2680,6 +2728,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/setup-errors-are-events", test_setup_errors_are_events);
   g_test_add_func ("/cli/json/nested-rejected", test_nested_rejected);
   g_test_add_func ("/cli/json/nested-script-runner", test_nested_script_runner);
+  g_test_add_func ("/cli/json/nested-sh-script-file", test_nested_sh_script_file);
   g_test_add_func ("/cli/json/nested-deny-in-allow-always", test_nested_deny_in_allow_always);
   g_test_add_func ("/cli/json/nested-wait-not-timed", test_nested_wait_not_timed);
   g_test_add_func ("/cli/json/nested-no-helper", test_nested_no_helper);

@@ -511,9 +511,9 @@ static void
 test_exit_ask (void)
 {
   g_autoptr(CliEnv) env = cli_env_new ();
-  g_autoptr(CliResult) r = cli_run (env, NULL, "policy", "check", "--allow", "ls *", "--", "ls");
+  g_autoptr(CliResult) r = cli_run (env, NULL, "policy", "check", "--allow", "git *", "--", "git");
 
-  /* "ls *" does not match "ls" alone: the seed's anchored globs. */
+  /* "git *" does not match "git" alone: the seed's anchored globs. */
   check_status (r, EXIT_ASK);
   g_assert_true (g_str_has_prefix (r->out, "ask:"));
 }
@@ -959,6 +959,52 @@ test_profile_builtin_node (void)
   root = parse_decision (node);
   if (root != NULL && find_part (root, "node app.js") != NULL)
     g_assert_cmpstr (pattern_of (find_part (root, "node app.js")), ==, "node *");
+}
+
+/* Issue 26: the seed's own allowlist runs its everyday lines. */
+static void
+test_profile_builtin_everyday (void)
+{
+  static const char * const allowed[] = {
+    "echo $HOME", "echo $(ls)", "for f in a b; do echo $f; done", "ls | xargs echo", NULL
+  };
+  static const char * const asked[] = { "node", "node $x", "ls | xargs node", NULL };
+  g_autoptr(CliEnv) env = cli_env_new ();
+
+  for (guint i = 0; allowed[i] != NULL; i++)
+    {
+      g_autoptr(CliResult) r = cli_run (env, NULL, "policy", "check", "--profile", "node",
+                                        "--", allowed[i]);
+      check_status (r, EXIT_ALLOW);
+    }
+  for (guint i = 0; asked[i] != NULL; i++)
+    {
+      g_autoptr(CliResult) r = cli_run (env, NULL, "policy", "check", "--profile", "node",
+                                        "--", asked[i]);
+      check_status (r, EXIT_ASK);
+    }
+}
+
+/* A profile's "nested" decides "sh FILE" in policy check as in a session. */
+static void
+test_profile_nested (void)
+{
+  g_autoptr(CliEnv) env = cli_env_new ();
+  g_autofree char *on = cli_env_path (env, "on.json");
+  g_autofree char *off = cli_env_path (env, "off.json");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CliResult) checked = NULL;
+  g_autoptr(CliResult) unchecked = NULL;
+
+  g_file_set_contents (on, "{ \"version\": 1, \"allow\": [\"sh *\"] }", -1, &error);
+  g_assert_no_error (error);
+  g_file_set_contents (off, "{ \"version\": 1, \"allow\": [\"sh *\"], \"nested\": \"off\" }",
+                       -1, &error);
+  g_assert_no_error (error);
+  checked = cli_run (env, NULL, "policy", "check", "--profile", on, "--", "sh ./build.sh");
+  unchecked = cli_run (env, NULL, "policy", "check", "--profile", off, "--", "sh ./build.sh");
+  check_status (checked, EXIT_ALLOW);
+  check_status (unchecked, EXIT_ASK);
 }
 
 static void
@@ -1751,8 +1797,18 @@ typedef struct
 
 static const DocExample doc_examples[] = {
   { "ls -la", { SEED }, 0 },
-  { "ls", { "ls *" }, 10 },                       /* "ls *" does not match "ls" */
+  { "git", { "git *" }, 10 },                     /* "git *" does not match "git" */
+  { "ls", { "ls *" }, 0 },                        /* but covers ls bare: it runs nothing */
   { "ls", { SEED }, 0 },
+  { "echo $HOME", { SEED }, 0 },                  /* exact on everyday lines */
+  { "echo $(ls)", { SEED }, 0 },
+  { "for f in a b; do echo $f; done", { SEED }, 0 },
+  { "ls | xargs echo", { SEED }, 0 },
+  { "cat $f", { "cat *" }, 0 },
+  { "node $f", { "node *" }, 10 },
+  { "curl x | sh", { "sh *", "curl *" }, 10 },
+  { "sh ./build.sh", { "sh *" }, 0 },             /* the guard checks what it starts */
+  { "echo evil > x.sh; sh x.sh", { "sh *", "echo *" }, 0 },
   { "node_modules/.bin/x", { "node *" }, 10 },
   { "anything at all --really", { "*" }, 0 },
   { "git  'status'", { "git status" }, 0 },       /* text after quote removal */
@@ -1881,6 +1937,8 @@ main (int    argc,
   g_test_add_func ("/cli/stdin/invalid-utf8", test_stdin_invalid_utf8);
   g_test_add_func ("/cli/stdin/huge", test_stdin_huge);
   g_test_add_func ("/cli/check/profile-builtin", test_profile_builtin_node);
+  g_test_add_func ("/cli/check/profile-builtin-everyday", test_profile_builtin_everyday);
+  g_test_add_func ("/cli/check/profile-nested", test_profile_nested);
   g_test_add_func ("/cli/check/profile-file", test_profile_file);
   g_test_add_func ("/cli/check/profile-extra-patterns", test_profile_extra_patterns);
   g_test_add_func ("/cli/check/profile-mode-override", test_profile_mode_override);
