@@ -26,6 +26,7 @@ struct _WardenDecision
   GArray          *parts;        /* of WardenDecisionPart */
   GPtrArray       *suggestions;  /* NULL-terminated; NULL until the first one */
   int              uncovered;    /* index of the first asking part without one, or -1 */
+  int              ruled;        /* index of the first part an ask rule holds, or -1 */
 };
 
 G_DEFINE_QUARK (warden-policy-error-quark, warden_policy_error)
@@ -102,6 +103,7 @@ warden_decision_new (void)
   self->parts = g_array_sized_new (FALSE, TRUE, sizeof (WardenDecisionPart), 4);
   g_array_set_clear_func (self->parts, part_clear);
   self->uncovered = -1;
+  self->ruled = -1;
   return self;
 }
 
@@ -160,6 +162,13 @@ warden_decision_get_uncovered (WardenDecision *self)
                                                 (guint) self->uncovered) : NULL;
 }
 
+const WardenDecisionPart *
+warden_decision_get_asked_by_rule (WardenDecision *self)
+{
+  return self->ruled >= 0 ? &g_array_index (self->parts, WardenDecisionPart,
+                                            (guint) self->ruled) : NULL;
+}
+
 const char * const *
 warden_decision_get_suggestions (WardenDecision *self)
 {
@@ -202,6 +211,8 @@ warden_decision_take_part (WardenDecision *self,
   g_array_append_val (self->parts, part);
   if (verdict == WARDEN_VERDICT_ASK && suggestion == NULL && self->uncovered < 0)
     self->uncovered = (int) self->parts->len - 1;
+  if (verdict == WARDEN_VERDICT_ASK && pattern != NULL && self->ruled < 0)
+    self->ruled = (int) self->parts->len - 1;
 
   if (suggestion != NULL)
     {
