@@ -17,16 +17,29 @@
 #include "common/warden-printable.h"
 #include "common/warden-utf8.h"
 
+/* A line of up to this many parts, and suggestions, is decided in one
+ * allocation: the arrays start inside the decision and move out only when
+ * they grow past it. */
+#define INLINE_PARTS       4
+#define INLINE_SUGGESTIONS 4
+
 struct _WardenDecision
 {
-  gatomicrefcount  ref_count;
-  WardenVerdict    verdict;
-  const char      *reason;       /* @reason_owned, or a part's reason */
-  char            *reason_owned;
-  GArray          *parts;        /* of WardenDecisionPart */
-  GPtrArray       *suggestions;  /* NULL-terminated; NULL until the first one */
-  int              uncovered;    /* index of the first asking part without one, or -1 */
-  int              ruled;        /* index of the first part an ask rule holds, or -1 */
+  gatomicrefcount      ref_count;
+  WardenVerdict        verdict;
+  const char          *reason;        /* @reason_owned, or a part's reason */
+  char                *reason_owned;
+  WardenDecisionPart  *parts;         /* @inline_parts, or on the heap */
+  guint                n_parts;
+  guint                parts_size;
+  /* NULL-terminated; each is the suggestion of a part, which owns it. */
+  const char         **suggestions;   /* @inline_suggestions, or on the heap */
+  guint                n_suggestions;
+  guint                suggestions_size;  /* not counting the NULL */
+  int                  uncovered;     /* index of the first asking part without one, or -1 */
+  int                  ruled;         /* index of the first part an ask rule holds, or -1 */
+  WardenDecisionPart   inline_parts[INLINE_PARTS];
+  const char          *inline_suggestions[INLINE_SUGGESTIONS + 1];
 };
 
 G_DEFINE_QUARK (warden-policy-error-quark, warden_policy_error)
@@ -81,10 +94,8 @@ warden_origin_to_string (WardenOrigin origin)
 }
 
 static void
-part_clear (gpointer data)
+part_clear (WardenDecisionPart *part)
 {
-  WardenDecisionPart *part = data;
-
   g_free (part->text);
   g_free (part->pattern);
   g_free (part->reason);
@@ -99,9 +110,10 @@ warden_decision_new (void)
 
   g_atomic_ref_count_init (&self->ref_count);
   self->verdict = WARDEN_VERDICT_ASK;
-  /* Room for the parts of most lines, so that adding them does not grow it. */
-  self->parts = g_array_sized_new (FALSE, TRUE, sizeof (WardenDecisionPart), 4);
-  g_array_set_clear_func (self->parts, part_clear);
+  self->parts = self->inline_parts;
+  self->parts_size = INLINE_PARTS;
+  self->suggestions = self->inline_suggestions;
+  self->suggestions_size = INLINE_SUGGESTIONS;
   self->uncovered = -1;
   self->ruled = -1;
   return self;
@@ -124,8 +136,12 @@ warden_decision_unref (WardenDecision *self)
     return;
 
   g_free (self->reason_owned);
-  g_array_unref (self->parts);
-  g_clear_pointer (&self->suggestions, g_ptr_array_unref);
+  for (guint i = 0; i < self->n_parts; i++)
+    part_clear (&self->parts[i]);
+  if (self->parts != self->inline_parts)
+    g_free (self->parts);
+  if (self->suggestions != self->inline_suggestions)
+    g_free (self->suggestions);
   g_free (self);
 }
 
@@ -144,37 +160,52 @@ warden_decision_get_reason (WardenDecision *self)
 guint
 warden_decision_get_n_parts (WardenDecision *self)
 {
-  return self->parts->len;
+  return self->n_parts;
 }
 
 const WardenDecisionPart *
 warden_decision_get_part (WardenDecision *self,
                           guint           index)
 {
-  g_return_val_if_fail (index < self->parts->len, NULL);
-  return &g_array_index (self->parts, WardenDecisionPart, index);
+  g_return_val_if_fail (index < self->n_parts, NULL);
+  return &self->parts[index];
 }
 
 const WardenDecisionPart *
 warden_decision_get_uncovered (WardenDecision *self)
 {
-  return self->uncovered >= 0 ? &g_array_index (self->parts, WardenDecisionPart,
-                                                (guint) self->uncovered) : NULL;
+  return self->uncovered >= 0 ? &self->parts[self->uncovered] : NULL;
 }
 
 const WardenDecisionPart *
 warden_decision_get_asked_by_rule (WardenDecision *self)
 {
-  return self->ruled >= 0 ? &g_array_index (self->parts, WardenDecisionPart,
-                                            (guint) self->ruled) : NULL;
+  return self->ruled >= 0 ? &self->parts[self->ruled] : NULL;
 }
 
 const char * const *
 warden_decision_get_suggestions (WardenDecision *self)
 {
-  static const char * const none[] = { NULL };
+  return (const char * const *) self->suggestions;
+}
 
-  return self->suggestions ? (const char * const *) self->suggestions->pdata : none;
+/* Makes room for one more element in @array (@inline_array at first, of
+ * @size), keeping @extra more (the suggestions' NULL). */
+static gpointer
+grow (gpointer  array,
+      gpointer  inline_array,
+      guint    *size,
+      gsize     element,
+      guint     extra)
+{
+  guint new_size = *size * 2;
+  gpointer bigger = g_malloc_n (new_size + extra, element);
+
+  memcpy (bigger, array, (*size + extra) * element);
+  if (array != inline_array)
+    g_free (array);
+  *size = new_size;
+  return bigger;
 }
 
 static char *
@@ -208,23 +239,25 @@ warden_decision_take_part (WardenDecision *self,
   if (suggestion != NULL && !warden_utf8_validate (suggestion, strlen (suggestion)))
     g_clear_pointer (&suggestion, g_free);
   part.suggestion = suggestion;
-  g_array_append_val (self->parts, part);
+  if (self->n_parts == self->parts_size)
+    self->parts = grow (self->parts, self->inline_parts, &self->parts_size,
+                        sizeof (WardenDecisionPart), 0);
+  self->parts[self->n_parts++] = part;
   if (verdict == WARDEN_VERDICT_ASK && suggestion == NULL && self->uncovered < 0)
-    self->uncovered = (int) self->parts->len - 1;
+    self->uncovered = (int) self->n_parts - 1;
   if (verdict == WARDEN_VERDICT_ASK && pattern != NULL && self->ruled < 0)
-    self->ruled = (int) self->parts->len - 1;
+    self->ruled = (int) self->n_parts - 1;
 
   if (suggestion != NULL)
     {
-      if (self->suggestions == NULL)
-        {
-          self->suggestions = g_ptr_array_new_with_free_func (g_free);
-          g_ptr_array_add (self->suggestions, NULL);
-        }
-      for (guint i = 0; i + 1 < self->suggestions->len; i++)
-        if (strcmp (g_ptr_array_index (self->suggestions, i), suggestion) == 0)
+      for (guint i = 0; i < self->n_suggestions; i++)
+        if (strcmp (self->suggestions[i], suggestion) == 0)
           return;
-      g_ptr_array_insert (self->suggestions, self->suggestions->len - 1, g_strdup (suggestion));
+      if (self->n_suggestions == self->suggestions_size)
+        self->suggestions = grow (self->suggestions, self->inline_suggestions,
+                                  &self->suggestions_size, sizeof (char *), 1);
+      self->suggestions[self->n_suggestions++] = suggestion;
+      self->suggestions[self->n_suggestions] = NULL;
     }
 }
 
@@ -233,8 +266,8 @@ warden_decision_set_part_runner (WardenDecision *self,
                                  guint           index,
                                  const char     *runner)
 {
-  g_return_if_fail (index < self->parts->len);
-  g_array_index (self->parts, WardenDecisionPart, index).runner = g_intern_string (runner);
+  g_return_if_fail (index < self->n_parts);
+  self->parts[index].runner = g_intern_string (runner);
 }
 
 void
@@ -244,8 +277,8 @@ warden_decision_take_part_argv (WardenDecision  *self,
 {
   WardenDecisionPart *part;
 
-  g_return_if_fail (index < self->parts->len);
-  part = &g_array_index (self->parts, WardenDecisionPart, index);
+  g_return_if_fail (index < self->n_parts);
+  part = &self->parts[index];
   g_free (part->argv);
   part->argv = argv;
 }
@@ -274,8 +307,8 @@ warden_decision_set_result (WardenDecision *self,
   self->reason = NULL;
   /* The engine gives a part's reason, already valid, which lives as long as
    * the decision: no copy. */
-  for (guint i = 0; reason != NULL && i < self->parts->len; i++)
-    if (g_array_index (self->parts, WardenDecisionPart, i).reason == reason)
+  for (guint i = 0; reason != NULL && i < self->n_parts; i++)
+    if (self->parts[i].reason == reason)
       self->reason = reason;
   if (self->reason == NULL)
     self->reason = self->reason_owned = take_valid (g_strdup (reason));
@@ -295,9 +328,9 @@ warden_decision_to_json (WardenDecision *self)
   json_builder_add_string_value (b, self->reason);
   json_builder_set_member_name (b, "parts");
   json_builder_begin_array (b);
-  for (guint i = 0; i < self->parts->len; i++)
+  for (guint i = 0; i < self->n_parts; i++)
     {
-      const WardenDecisionPart *part = &g_array_index (self->parts, WardenDecisionPart, i);
+      const WardenDecisionPart *part = &self->parts[i];
 
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "text");

@@ -1116,6 +1116,11 @@ static const Row rows[] = {
   { "suggestions/deduplicated", "rm -f a; rm -f b", ASKS, .allow = NONE, .suggestions = S ("rm *") },
   { "suggestions/one-per-part", "npm test; git status", ASKS, .allow = NONE,
     .suggestions = S ("npm test", "git status") },
+  /* More parts and suggestions than a decision holds in itself (4 of each). */
+  { "suggestions/more-than-four", "npm test; git status; make; cargo build; go vet; tsc -b; make",
+    ASKS, .allow = NONE,
+    .parts = S ("npm test", "git status", "make", "cargo build", "go vet", "tsc -b", "make"),
+    .suggestions = S ("npm test", "git status", "make", "cargo build", "go vet", "tsc *") },
   { "suggestions/pipeline", "ls | wc -l", ASKS, .allow = NONE, .suggestions = S ("ls", "wc *") },
   /* An interpreter reading what is piped into it: no pattern for it, only
    * for the download (issue 13: "always allow curl *" would not make it run). */
