@@ -204,7 +204,18 @@ struct _WardenPatternSet
   GHashTable *by_word;  /* first word → GArray of Entry */
   GArray     *wild;     /* of Entry */
   guint       size;
+  /* The first bytes of by_word's keys (0 for an empty key): a text whose
+   * first byte is none of them needs no hash lookup, which is most texts
+   * against a deny or ask list. */
+  guint64     first_bytes[4];
 };
+
+static inline guchar
+key_byte (const char *key,
+          gsize       key_len)
+{
+  return key_len > 0 ? (guchar) key[0] : 0;
+}
 
 static void
 entries_free (gpointer data)
@@ -255,7 +266,9 @@ warden_pattern_set_add (WardenPatternSet *set,
     {
       g_autofree char *key = g_strndup (pattern, key_len);
       GArray *entries = g_hash_table_lookup (set->by_word, key);
+      guchar first = key_byte (key, key_len);
 
+      set->first_bytes[first / 64] |= G_GUINT64_CONSTANT (1) << (first % 64);
       if (entries == NULL)
         {
           entries = g_array_new (FALSE, FALSE, sizeof (Entry));
@@ -293,24 +306,29 @@ warden_pattern_set_lookup (WardenPatternSet *set,
 {
   const char *space = memchr (text, ' ', n);
   gsize key_len = space ? (gsize) (space - text) : n;
-  char stack_key[128];
-  g_autofree char *heap_key = NULL;
-  const char *key;
-  const Entry *a, *b;
+  guchar first = key_byte (text, key_len);
+  const Entry *a = NULL, *b;
 
   /* Many profiles have no deny patterns, and every part is looked up there. */
   if (set->size == 0)
     return NULL;
-  if (key_len < sizeof stack_key)
-    {
-      memcpy (stack_key, text, key_len);
-      stack_key[key_len] = '\0';
-      key = stack_key;
-    }
-  else
-    key = heap_key = g_strndup (text, key_len);
 
-  a = first_match (g_hash_table_lookup (set->by_word, key), text, n, any_filling);
+  if (set->first_bytes[first / 64] & (G_GUINT64_CONSTANT (1) << (first % 64)))
+    {
+      char stack_key[128];
+      g_autofree char *heap_key = NULL;
+      const char *key;
+
+      if (key_len < sizeof stack_key)
+        {
+          memcpy (stack_key, text, key_len);
+          stack_key[key_len] = '\0';
+          key = stack_key;
+        }
+      else
+        key = heap_key = g_strndup (text, key_len);
+      a = first_match (g_hash_table_lookup (set->by_word, key), text, n, any_filling);
+    }
   b = first_match (set->wild, text, n, any_filling);
 
   if (a && b)

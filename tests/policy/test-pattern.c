@@ -147,6 +147,38 @@ test_set_order_and_index (void)
   g_assert_null (warden_pattern_set_lookup (set, "cat x", 5, FALSE));
 }
 
+/* A set skips its index for a text whose first byte starts none of its
+ * keys: the unindexed patterns still answer, and every byte value and the
+ * empty first word (a text that starts with a space) are keys like others. */
+static void
+test_set_first_byte (void)
+{
+  g_autoptr(WardenPatternSet) set = warden_pattern_set_new ();
+  const char *high = "\xc3\xa9cho x";   /* écho */
+
+  warden_pattern_set_add (set, "rm -rf /*");
+  warden_pattern_set_add (set, "*:(){*");
+  warden_pattern_set_add (set, "\xc3\xa9cho *");
+  warden_pattern_set_add (set, " x");
+
+  g_assert_cmpstr (warden_pattern_set_lookup (set, "rm -rf /", 8, FALSE), ==, "rm -rf /*");
+  g_assert_null (warden_pattern_set_lookup (set, "ls -la", 6, FALSE));
+  g_assert_cmpstr (warden_pattern_set_lookup (set, "f :(){ f; }", 11, FALSE), ==, "*:(){*");
+  g_assert_cmpstr (warden_pattern_set_lookup (set, high, strlen (high), FALSE), ==,
+                   "\xc3\xa9cho *");
+  g_assert_cmpstr (warden_pattern_set_lookup (set, " x", 2, FALSE), ==, " x");
+  g_assert_null (warden_pattern_set_lookup (set, "x", 1, FALSE));
+  /* A text that is empty, and a set whose only patterns are unindexed. */
+  g_assert_null (warden_pattern_set_lookup (set, "", 0, FALSE));
+  {
+    g_autoptr(WardenPatternSet) wild = warden_pattern_set_new ();
+
+    warden_pattern_set_add (wild, "*");
+    g_assert_cmpstr (warden_pattern_set_lookup (wild, "anything", 8, FALSE), ==, "*");
+    g_assert_cmpstr (warden_pattern_set_lookup (wild, "", 0, FALSE), ==, "*");
+  }
+}
+
 static void
 test_set_long_first_word (void)
 {
@@ -201,6 +233,7 @@ main (int    argc,
   g_test_add_func ("/policy/pattern/validate", test_validate);
   g_test_add_func ("/policy/pattern/separator-problem", test_separator_problem);
   g_test_add_func ("/policy/pattern/set-order-and-index", test_set_order_and_index);
+  g_test_add_func ("/policy/pattern/set-first-byte", test_set_first_byte);
   g_test_add_func ("/policy/pattern/set-long-first-word", test_set_long_first_word);
 
   return g_test_run ();
