@@ -417,7 +417,7 @@ finish_simple_command (Lexer  *L,
           judge_redirections (L, p, it);
         }
       else
-        g_string_append (text, it->text->str);
+        append_run (text, it->text->str, strlen (it->text->str));
     }
   p->pub.text = g_strdup (text->str);
   string_put (L->st, text);

@@ -819,23 +819,6 @@ static const guchar word_special[2][256] = {
 };
 #undef WORD_SPECIAL_BYTES
 
-/* g_string_append_len() without its checks for overlap and a negative
- * length, which cost more than copying a short run. */
-static inline void
-append_run (GString    *out,
-            const char *run,
-            gsize       len)
-{
-  if (out->len + len < out->allocated_len)
-    {
-      memcpy (out->str + out->len, run, len);
-      out->len += len;
-      out->str[out->len] = '\0';
-    }
-  else
-    g_string_append_len (out, run, len);
-}
-
 static gboolean
 lex_word_into (Lexer    *L,
                GString  *out,

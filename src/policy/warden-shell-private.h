@@ -13,6 +13,7 @@
 #pragma once
 
 #include <glib.h>
+#include <string.h>
 
 #include "warden-shell-parser.h"
 
@@ -247,6 +248,23 @@ void      shell_script_from_stdin (Lexer *L, Part *p, GArray *items);
 /* Characters, tokens and depth: inline, they are read at every byte */
 
 /* Current byte, after joining backslash-newline line continuations. */
+/* g_string_append_len() without its checks for overlap and a negative
+ * length, which cost more than copying a short run. */
+static inline void
+append_run (GString    *out,
+            const char *run,
+            gsize       len)
+{
+  if (out->len + len < out->allocated_len)
+    {
+      memcpy (out->str + out->len, run, len);
+      out->len += len;
+      out->str[out->len] = '\0';
+    }
+  else
+    g_string_append_len (out, run, len);
+}
+
 static inline int
 peekc (Lexer *L)
 {
