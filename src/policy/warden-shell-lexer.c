@@ -775,8 +775,18 @@ lex_dquote (Lexer    *L,
             return FALSE;
           continue;
         }
-      g_string_append_c (out, c);
-      L->i++;
+      /* The rest of a run of ordinary bytes at once (a '"' in a
+       * here-document only ends the run, and is taken on the next turn). */
+      {
+        gsize stop = end >= 0 ? MIN ((gsize) end, L->n) : L->n;
+        gsize j = L->i + 1;
+
+        while (j < stop && L->s[j] != '"' && L->s[j] != '\\' && L->s[j] != '$' &&
+               L->s[j] != '`')
+          j++;
+        append_run (out, L->s + L->i, j - L->i);
+        L->i = j;
+      }
     }
 }
 
