@@ -148,10 +148,17 @@ entry_of (const char *c,
           gsize       len)
 {
   gboolean found = FALSE;
+  /* The names are lower case; most path components start with a letter
+   * none of them does, and this runs for every component of every
+   * redirection's target. */
+  char first = len > 0 ? g_ascii_tolower (c[0]) : '\0';
 
   for (gsize k = 0; k < G_N_ELEMENTS (entries); k++)
-    if (name_is (c, len, entries[k].name))
+    if (entries[k].name[0] == first && name_is (c, len, entries[k].name))
       return &entries[k];
+  /* Profiles that add names are rare: no lock while none has. */
+  if (g_atomic_pointer_get (&added) == NULL)
+    return NULL;
   g_rw_lock_reader_lock (&added_lock);
   if (added != NULL && len > 0 && len <= 255)
     {
@@ -178,7 +185,7 @@ warden_protected_path_add_names (const char * const *names)
 {
   g_rw_lock_writer_lock (&added_lock);
   if (added == NULL)
-    added = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    g_atomic_pointer_set (&added, g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL));
   for (guint i = 0; names != NULL && names[i]; i++)
     if (warden_protected_name_is_valid (names[i]))
       g_hash_table_add (added, g_ascii_strdown (names[i], -1));

@@ -1425,6 +1425,9 @@ static const Row rows[] = {
   { "soundness/protected/devcontainer-file", "echo '{}' > .devcontainer.json", ASKS, .allow = ANY },
   { "soundness/protected/mise-dot", "echo x >> .mise.toml", ASKS, .allow = ANY },
   { "soundness/protected/mise", "echo x >> mise.toml", ASKS, .allow = ANY },
+  /* Names match whatever their case, the first letter too. */
+  { "soundness/protected/mise-capital", "echo x >> Mise.toml", ASKS, .allow = ANY },
+  { "soundness/protected/warden-db-capitals", "echo x > WARDEN.DB-WAL", ASKS, .allow = ANY },
   { "soundness/protected/mise-local", "echo x >> sub/mise.local.toml", ASKS, .allow = ANY },
   { "soundness/protected/mise-dir", "echo x > .mise/config.toml", ASKS, .allow = ANY },
   { "soundness/protected/mise-config", "echo x > .config/mise/config.toml", ASKS, .allow = ANY },
