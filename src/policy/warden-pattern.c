@@ -199,15 +199,30 @@ typedef struct
   guint  order;
 } Entry;
 
+/* The patterns whose first word is @key, in the order added. */
+typedef struct
+{
+  char   *key;      /* NULL: an empty slot */
+  gsize   key_len;
+  guint   hash;
+  GArray *entries;  /* of Entry */
+} Slot;
+
 struct _WardenPatternSet
 {
-  GHashTable *by_word;  /* first word → GArray of Entry */
-  GArray     *wild;     /* of Entry */
-  guint       size;
-  /* The first bytes of by_word's keys (0 for an empty key): a text whose
-   * first byte is none of them needs no hash lookup, which is most texts
-   * against a deny or ask list. */
-  guint64     first_bytes[4];
+  /* first word → its patterns: open addressing, at most half full. Every
+   * part of every decision is looked up here, several times; hashing the
+   * first word while finding its end, with no copy of it, is a fraction
+   * of a GHashTable lookup. */
+  Slot    *slots;
+  guint    n_slots;   /* a power of two, or 0 */
+  guint    n_keys;
+  GArray  *wild;      /* of Entry */
+  guint    size;
+  /* The first bytes of the keys (0 for an empty key): a text whose first
+   * byte is none of them needs no lookup, which is most texts against a
+   * deny or ask list. */
+  guint64  first_bytes[4];
 };
 
 static inline guchar
@@ -217,11 +232,43 @@ key_byte (const char *key,
   return key_len > 0 ? (guchar) key[0] : 0;
 }
 
-static void
-entries_free (gpointer data)
+/* FNV-1a of @text's first word, whose length goes to @key_len. */
+static inline guint
+hash_first_word (const char *text,
+                 gsize       n,
+                 gsize      *key_len)
 {
-  GArray *entries = data;
+  guint h = 2166136261u;
+  gsize i = 0;
 
+  for (; i < n && text[i] != ' '; i++)
+    h = (h ^ (guchar) text[i]) * 16777619u;
+  *key_len = i;
+  return h;
+}
+
+static Slot *
+find_slot (const WardenPatternSet *set,
+           const char             *key,
+           gsize                   key_len,
+           guint                   hash)
+{
+  guint mask = set->n_slots - 1;
+
+  for (guint i = hash & mask; ; i = (i + 1) & mask)
+    {
+      Slot *slot = &set->slots[i];
+
+      if (slot->key == NULL ||
+          (slot->hash == hash && slot->key_len == key_len &&
+           memcmp (slot->key, key, key_len) == 0))
+        return slot;
+    }
+}
+
+static void
+entries_free (GArray *entries)
+{
   for (guint i = 0; i < entries->len; i++)
     g_free (g_array_index (entries, Entry, i).pattern);
   g_array_unref (entries);
@@ -232,7 +279,6 @@ warden_pattern_set_new (void)
 {
   WardenPatternSet *set = g_new0 (WardenPatternSet, 1);
 
-  set->by_word = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, entries_free);
   set->wild = g_array_new (FALSE, FALSE, sizeof (Entry));
   return set;
 }
@@ -242,9 +288,30 @@ warden_pattern_set_free (WardenPatternSet *set)
 {
   if (set == NULL)
     return;
-  g_hash_table_unref (set->by_word);
+  for (guint i = 0; i < set->n_slots; i++)
+    if (set->slots[i].key != NULL)
+      {
+        g_free (set->slots[i].key);
+        entries_free (set->slots[i].entries);
+      }
+  g_free (set->slots);
   entries_free (set->wild);
   g_free (set);
+}
+
+/* Doubles the table (from 16 slots), keeping it at most half full. */
+static void
+grow_slots (WardenPatternSet *set)
+{
+  Slot *old = set->slots;
+  guint n_old = set->n_slots;
+
+  set->n_slots = n_old ? n_old * 2 : 16;
+  set->slots = g_new0 (Slot, set->n_slots);
+  for (guint i = 0; i < n_old; i++)
+    if (old[i].key != NULL)
+      *find_slot (set, old[i].key, old[i].key_len, old[i].hash) = old[i];
+  g_free (old);
 }
 
 guint
@@ -257,25 +324,31 @@ void
 warden_pattern_set_add (WardenPatternSet *set,
                         const char       *pattern)
 {
-  gsize key_len = strcspn (pattern, " ");
+  gsize key_len;
+  guint hash = hash_first_word (pattern, strlen (pattern), &key_len);
   Entry e = { g_strdup (pattern), strlen (pattern), set->size++ };
+  guchar first = key_byte (pattern, key_len);
+  Slot *slot;
 
   if (memchr (pattern, '*', key_len) != NULL)
-    g_array_append_val (set->wild, e);
-  else
     {
-      g_autofree char *key = g_strndup (pattern, key_len);
-      GArray *entries = g_hash_table_lookup (set->by_word, key);
-      guchar first = key_byte (key, key_len);
-
-      set->first_bytes[first / 64] |= G_GUINT64_CONSTANT (1) << (first % 64);
-      if (entries == NULL)
-        {
-          entries = g_array_new (FALSE, FALSE, sizeof (Entry));
-          g_hash_table_insert (set->by_word, g_steal_pointer (&key), entries);
-        }
-      g_array_append_val (entries, e);
+      g_array_append_val (set->wild, e);
+      return;
     }
+
+  if (2 * (set->n_keys + 1) > set->n_slots)
+    grow_slots (set);
+  slot = find_slot (set, pattern, key_len, hash);
+  if (slot->key == NULL)
+    {
+      slot->key = g_strndup (pattern, key_len);
+      slot->key_len = key_len;
+      slot->hash = hash;
+      slot->entries = g_array_new (FALSE, FALSE, sizeof (Entry));
+      set->n_keys++;
+    }
+  g_array_append_val (slot->entries, e);
+  set->first_bytes[first / 64] |= G_GUINT64_CONSTANT (1) << (first % 64);
 }
 
 static const Entry *
@@ -304,30 +377,25 @@ warden_pattern_set_lookup (WardenPatternSet *set,
                            gsize             n,
                            gboolean          any_filling)
 {
-  const char *space = memchr (text, ' ', n);
-  gsize key_len = space ? (gsize) (space - text) : n;
-  guchar first = key_byte (text, key_len);
   const Entry *a = NULL, *b;
 
   /* Many profiles have no deny patterns, and every part is looked up there. */
   if (set->size == 0)
     return NULL;
 
-  if (set->first_bytes[first / 64] & (G_GUINT64_CONSTANT (1) << (first % 64)))
+  if (set->n_keys > 0)
     {
-      char stack_key[128];
-      g_autofree char *heap_key = NULL;
-      const char *key;
+      guchar first = n > 0 && text[0] != ' ' ? (guchar) text[0] : 0;
 
-      if (key_len < sizeof stack_key)
+      if (set->first_bytes[first / 64] & (G_GUINT64_CONSTANT (1) << (first % 64)))
         {
-          memcpy (stack_key, text, key_len);
-          stack_key[key_len] = '\0';
-          key = stack_key;
+          gsize key_len;
+          guint hash = hash_first_word (text, n, &key_len);
+          Slot *slot = find_slot (set, text, key_len, hash);
+
+          if (slot->key != NULL)
+            a = first_match (slot->entries, text, n, any_filling);
         }
-      else
-        key = heap_key = g_strndup (text, key_len);
-      a = first_match (g_hash_table_lookup (set->by_word, key), text, n, any_filling);
     }
   b = first_match (set->wild, text, n, any_filling);
 

@@ -179,6 +179,37 @@ test_set_first_byte (void)
   }
 }
 
+/* Many first words: the index grows while patterns are added, and each
+ * still finds its own, the first added winning. */
+static void
+test_set_many_words (void)
+{
+  g_autoptr(WardenPatternSet) set = warden_pattern_set_new ();
+
+  for (guint i = 0; i < 300; i++)
+    {
+      g_autofree char *exact = g_strdup_printf ("cmd%u sub", i);
+      g_autofree char *any = g_strdup_printf ("cmd%u *", i);
+
+      warden_pattern_set_add (set, exact);
+      warden_pattern_set_add (set, any);
+    }
+  g_assert_cmpuint (warden_pattern_set_get_size (set), ==, 600);
+  for (guint i = 0; i < 300; i++)
+    {
+      g_autofree char *sub = g_strdup_printf ("cmd%u sub", i);
+      g_autofree char *other = g_strdup_printf ("cmd%u other", i);
+      g_autofree char *bare = g_strdup_printf ("cmd%u", i);
+      g_autofree char *any = g_strdup_printf ("cmd%u *", i);
+
+      g_assert_cmpstr (warden_pattern_set_lookup (set, sub, strlen (sub), FALSE), ==, sub);
+      g_assert_cmpstr (warden_pattern_set_lookup (set, other, strlen (other), FALSE), ==, any);
+      g_assert_null (warden_pattern_set_lookup (set, bare, strlen (bare), FALSE));
+    }
+  g_assert_null (warden_pattern_set_lookup (set, "cmd300 sub", 10, FALSE));
+  g_assert_null (warden_pattern_set_lookup (set, "cmd1x sub", 9, FALSE));
+}
+
 static void
 test_set_long_first_word (void)
 {
@@ -234,6 +265,7 @@ main (int    argc,
   g_test_add_func ("/policy/pattern/separator-problem", test_separator_problem);
   g_test_add_func ("/policy/pattern/set-order-and-index", test_set_order_and_index);
   g_test_add_func ("/policy/pattern/set-first-byte", test_set_first_byte);
+  g_test_add_func ("/policy/pattern/set-many-words", test_set_many_words);
   g_test_add_func ("/policy/pattern/set-long-first-word", test_set_long_first_word);
 
   return g_test_run ();
