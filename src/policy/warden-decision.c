@@ -315,6 +315,16 @@ warden_decision_set_result (WardenDecision *self,
   g_free (old);
 }
 
+void
+warden_decision_set_result_static (WardenDecision *self,
+                                   WardenVerdict   verdict,
+                                   const char     *reason)
+{
+  g_clear_pointer (&self->reason_owned, g_free);
+  self->verdict = verdict;
+  self->reason = reason;
+}
+
 char *
 warden_decision_to_json (WardenDecision *self)
 {

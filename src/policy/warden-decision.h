@@ -83,6 +83,11 @@ void                      warden_decision_take_part_argv  (WardenDecision *self,
 void                      warden_decision_set_result      (WardenDecision *self,
                                                            WardenVerdict   verdict,
                                                            const char     *reason);
+/* The same for a reason that lives as long as the program and is valid
+ * UTF-8 (a translated constant): kept, not copied. */
+void                      warden_decision_set_result_static (WardenDecision *self,
+                                                             WardenVerdict   verdict,
+                                                             const char     *reason);
 
 /* @s with control and format characters escaped (\n, \x1b, \u202e): commands
  * come from a model, and a carriage return or an escape sequence in what is

@@ -354,6 +354,15 @@ texts (void)
                        "runs: no pattern can allow that");
       t.only_runs = _("“%s” does nothing but start the commands after it, each checked on "
                       "its own");
+      /* These are a decision's reason as they are (set_result_static): a
+       * broken translation must not put bytes that are not text on screen. */
+      {
+        const char **whole[] = { &t.asks_every, &t.empty, &t.allows_every, &t.all_match };
+
+        for (guint i = 0; i < G_N_ELEMENTS (whole); i++)
+          if (!g_utf8_validate (*whole[i], -1, NULL))
+            *whole[i] = g_utf8_make_valid (*whole[i], -1);  /* kept for the process */
+      }
       g_once_init_leave (&done, 1);
     }
   return &t;
@@ -683,13 +692,13 @@ warden_policy_check (WardenPolicy             *self,
   else if (first_ask >= 0)
     warden_decision_set_result (decision, WARDEN_VERDICT_ASK, REASON_OF (first_ask));
   else if (parse->parts->len == 0 && self->mode == WARDEN_MODE_APPROVAL_ALWAYS)
-    warden_decision_set_result (decision, WARDEN_VERDICT_ASK, t->asks_every);
+    warden_decision_set_result_static (decision, WARDEN_VERDICT_ASK, t->asks_every);
   else if (parse->parts->len == 0)
-    warden_decision_set_result (decision, WARDEN_VERDICT_ALLOW, t->empty);
+    warden_decision_set_result_static (decision, WARDEN_VERDICT_ALLOW, t->empty);
   else if (self->mode == WARDEN_MODE_ALLOW_ALWAYS)
-    warden_decision_set_result (decision, WARDEN_VERDICT_ALLOW, t->allows_every);
+    warden_decision_set_result_static (decision, WARDEN_VERDICT_ALLOW, t->allows_every);
   else
-    warden_decision_set_result (decision, WARDEN_VERDICT_ALLOW, t->all_match);
+    warden_decision_set_result_static (decision, WARDEN_VERDICT_ALLOW, t->all_match);
 #undef REASON_OF
 
   return decision;
