@@ -27,12 +27,22 @@ warden_utf8_validate (const char *s,
       /* Eight ASCII bytes, none of them NUL, at a time. */
       while (i + 8 <= n)
         {
-          guint64 w;
+          guint64 w, special;
 
           memcpy (&w, p + i, 8);
-          if ((w & HIGH_BITS) != 0 || ((w - LOW_BITS) & ~w & HIGH_BITS) != 0)
-            break;
-          i += 8;
+          /* A high bit for each byte of 0x80 or more, and for the first NUL
+           * (a borrow can mark bytes after it, never before). */
+          special = (w & HIGH_BITS) | ((w - LOW_BITS) & ~w & HIGH_BITS);
+          if (special == 0)
+            {
+              i += 8;
+              continue;
+            }
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN && defined(__GNUC__)
+          /* Straight to the first byte that is not plain ASCII. */
+          i += (gsize) __builtin_ctzll (special) / 8;
+#endif
+          break;
         }
       if (i >= n)
         break;
