@@ -109,22 +109,26 @@ pools_free (gpointer data)
 
 static GPrivate pools_key = G_PRIVATE_INIT (pools_free);
 
-/* A parse takes its thread's pools, and gives them back when done. */
+/* A parse uses its thread's pools in place: they hold only strings and
+ * arrays nobody uses, so even a parse within a parse may share them. */
 static void
 pools_take (State *st)
 {
   st->pools = g_private_get (&pools_key);
-  if (st->pools != NULL)
-    g_private_set (&pools_key, NULL);
+  if (st->pools == NULL && POOLS)
+    {
+      st->pools = g_new0 (Pools, 1);
+      g_private_set (&pools_key, st->pools);
+    }
 }
 
 static void
 pools_give_back (State *st)
 {
-  if (g_private_get (&pools_key) == NULL)
-    g_private_set (&pools_key, g_steal_pointer (&st->pools));
-  else
-    g_clear_pointer (&st->pools, pools_free);
+  /* Made by string_put() or array_put() during the parse: the thread's now. */
+  if (st->pools != NULL && g_private_get (&pools_key) == NULL)
+    g_private_set (&pools_key, st->pools);
+  st->pools = NULL;
 }
 
 /* The words of a command in one block: argv, then the strings. */
