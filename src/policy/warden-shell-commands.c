@@ -636,8 +636,12 @@ shell_version_kind (const char *base)
   for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
     for (guint i = 0; lists[l][i] != NULL; i++)
       {
-        gsize len = strlen (lists[l][i]);
+        gsize len;
 
+        /* Most names share no first letter with any shell. */
+        if (lists[l][i][0] != base[0])
+          continue;
+        len = strlen (lists[l][i]);
         if (strncmp (base, lists[l][i], len) == 0 &&
             (g_ascii_isdigit (base[len]) || base[len] == '.' || base[len] == '-' ||
              base[len] == '_'))
