@@ -196,6 +196,7 @@ typedef struct
 {
   char  *pattern;
   gsize  len;
+  gsize  literal;  /* how many bytes come before the first '*' */
   guint  order;
 } Entry;
 
@@ -326,7 +327,7 @@ warden_pattern_set_add (WardenPatternSet *set,
 {
   gsize key_len;
   guint hash = hash_first_word (pattern, strlen (pattern), &key_len);
-  Entry e = { g_strdup (pattern), strlen (pattern), set->size++ };
+  Entry e = { g_strdup (pattern), strlen (pattern), strcspn (pattern, "*"), set->size++ };
   guchar first = key_byte (pattern, key_len);
   Slot *slot;
 
@@ -364,8 +365,17 @@ first_match (GArray     *entries,
     {
       const Entry *e = &g_array_index (entries, Entry, i);
 
-      if (any_filling ? warden_pattern_match_any (e->pattern, text, n)
-                      : match_len (e->pattern, e->len, text, n))
+      if (any_filling)
+        {
+          if (warden_pattern_match_any (e->pattern, text, n))
+            return e;
+          continue;
+        }
+      /* A set holds many patterns of one program ("git status *", "git diff
+       * *" …): most differ from the text before their first '*'. */
+      if (e->literal > n || memcmp (e->pattern, text, e->literal) != 0)
+        continue;
+      if (match_len (e->pattern, e->len, text, n))
         return e;
     }
   return NULL;
