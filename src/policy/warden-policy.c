@@ -14,6 +14,7 @@
 #include "warden-pattern.h"
 #include "warden-policy.h"
 #include "warden-shell-parser.h"
+#include "warden-spelling.h"
 
 struct _WardenPolicy
 {
@@ -21,6 +22,8 @@ struct _WardenPolicy
   WardenMode        mode;
   WardenPatternSet *allow;
   WardenPatternSet *deny;
+  /* The deny patterns again, for the other spellings of their options. */
+  WardenSpellingSet *deny_spelling;
 };
 
 WardenPolicy *
@@ -34,12 +37,16 @@ warden_policy_new (WardenMode          mode,
   self->mode = mode;
   self->allow = warden_pattern_set_new ();
   self->deny = warden_pattern_set_new ();
+  self->deny_spelling = warden_spelling_set_new ();
   for (guint i = 0; allow && allow[i]; i++)
     if (warden_pattern_validate (allow[i], NULL))
       warden_pattern_set_add (self->allow, allow[i]);
   for (guint i = 0; deny && deny[i]; i++)
     if (warden_pattern_validate (deny[i], NULL))
-      warden_pattern_set_add (self->deny, deny[i]);
+      {
+        warden_pattern_set_add (self->deny, deny[i]);
+        warden_spelling_set_add (self->deny_spelling, deny[i]);
+      }
   return self;
 }
 
@@ -67,6 +74,7 @@ warden_policy_unref (WardenPolicy *self)
     return;
   warden_pattern_set_free (self->allow);
   warden_pattern_set_free (self->deny);
+  warden_spelling_set_free (self->deny_spelling);
   g_free (self);
 }
 
@@ -178,6 +186,7 @@ typedef struct
   const char *no_match;
   const char *denied_by;
   const char *may_be_denied;
+  const char *spelling_may_be_denied;
   const char *files_may_be_denied;
   const char *args_may_be_denied;
   const char *allows_every;
@@ -202,6 +211,8 @@ texts (void)
       t.no_match = _("no allow pattern matches “%s”");
       t.denied_by = _("“%s” matches the deny pattern “%s”");
       t.may_be_denied = _("“%s” could expand to a command that the deny pattern “%s” names");
+      t.spelling_may_be_denied = _("“%s” may be, in another spelling of its options, what the "
+                                   "deny pattern “%s” names");
       t.files_may_be_denied = _("the file names are only known when it runs, and some names "
                                 "would make it match the deny pattern “%s”");
       t.args_may_be_denied = _("its arguments are only known when it runs, and some would make "
@@ -284,6 +295,29 @@ judge_part (WardenPolicy            *self,
           *reason = g_strdup_printf (t->may_be_denied, part->text, deny);
           return WARDEN_VERDICT_ASK;
         }
+    }
+
+  /* "git diff --output=x" is "git diff --output x" to every program. */
+  deny = warden_spelling_set_lookup (self->deny_spelling, text, text_len);
+  if (deny == NULL && part->base_text != NULL)
+    deny = warden_spelling_set_lookup (self->deny_spelling, part->base_text,
+                                       strlen (part->base_text));
+  if (deny != NULL)
+    {
+      *pattern = deny;
+      *reason = g_strdup_printf (t->denied_by, part->text, deny);
+      return WARDEN_VERDICT_DENY;
+    }
+  /* "tree -ao out.txt ." may be "tree -a -o out.txt .": without the
+   * program's option table nobody can say, so it asks, in every mode. */
+  deny = warden_spelling_set_lookup_any (self->deny_spelling, text, text_len);
+  if (deny == NULL && part->expanded_text != NULL)
+    deny = warden_spelling_set_lookup_any (self->deny_spelling, part->expanded_text,
+                                           strlen (part->expanded_text));
+  if (deny != NULL)
+    {
+      *reason = g_strdup_printf (t->spelling_may_be_denied, part->text, deny);
+      return WARDEN_VERDICT_ASK;
     }
 
   if (part->kind != WARDEN_PART_REDIRECTION)
