@@ -1228,7 +1228,10 @@ static const Row rows[] = {
   /* watch -q takes its argument: "3" is no command. */
   { "soundness/optional-args/watch-q-takes-an-argument", "watch -q 3 shutdown", DENIES,
     .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
-  { "soundness/optional-args/watch-dq", "watch -dq 3 rm -rf /", DENIES },
+  { "soundness/optional-args/watch-d-q", "watch -d -q 3 rm -rf /", DENIES },
+  /* -dq is -d with the argument "q" (getopt's "d::"): "3" is the command. */
+  { "soundness/optional-args/watch-dq", "watch -dq 3 ls", ASKS, .allow = S ("watch *", "ls"),
+    .parts = S ("watch -dq 3 ls", "3 ls") },
   { "soundness/optional-args/watch-unknown", "watch -r ls", ASKS, .allow = ANY },
   { "soundness/optional-args/nsenter-root", "nsenter --root rm -rf /", DENIES, .allow = ANY },
   { "soundness/optional-args/nsenter-wd", "nsenter --wd shutdown", DENIES, .mode = ALLOW_ALWAYS,
@@ -1243,6 +1246,12 @@ static const Row rows[] = {
   { "soundness/optional-args/ionice-u", "ionice -u 1000 ls", ALLOWS, .allow = S ("ionice *"),
     .parts = S ("ionice -u 1000 ls") },
   { "soundness/optional-args/sudo-h", "sudo -h rm -rf /", NOT_ALLOWED, .allow = ANY, .deny = NONE },
+  /* Every wrapper's table against the real program: sudo's long --shell and
+   * --login start a shell as -s and -i do. */
+  { "soundness/optional-args/sudo-shell-long", "sudo --shell", ASKS, .allow = S ("sudo *") },
+  { "soundness/optional-args/sudo-login-long", "sudo --login < x.sh", ASKS,
+    .allow = S ("sudo *") },
+  { "soundness/optional-args/sudo-chroot", "sudo -R /srv ls", ASKS, .allow = ANY },
   { "soundness/optional-args/script-timing", "script --timing -c 'rm -rf /' x", DENIES,
     .allow = ANY },
   /* 2. Builtins that run commands. */
@@ -1332,6 +1341,10 @@ static const Row rows[] = {
     .deny = SHUTDOWN },
   { "soundness/spelling/split-options", "rm -r -f /", NOT_ALLOWED, .mode = ALLOW_ALWAYS,
     .deny = SHUTDOWN },
+  { "soundness/spelling/operand-before", "rm -rf build /", NOT_ALLOWED, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/spelling/option-before-subcommand", "systemctl --no-block poweroff", NOT_ALLOWED,
+    .mode = ALLOW_ALWAYS, .deny = S ("systemctl poweroff*") },
   { "soundness/spelling/more-options", "rm -rfv /", NOT_ALLOWED, .mode = ALLOW_ALWAYS,
     .deny = SHUTDOWN },
   { "soundness/spelling/end-of-options", "rm -rf -- /", NOT_ALLOWED, .mode = ALLOW_ALWAYS,
