@@ -1310,6 +1310,13 @@ analyze_script_wrapper (Lexer             *L,
       cmd_start = i;
     }
 
+  /* script with no file writes "typescript" where it runs. */
+  if (spec->positional_writes && seen == 0 && why == NULL)
+    {
+      static const WordRef typescript = { "typescript", 0 };
+
+      judge_written_file (L, p, spec->name, &typescript);
+    }
   if (why != NULL)
     force_ask (p, FALSE, why);
   else if (n_scripts > 0)
