@@ -170,7 +170,8 @@ judge_output_target (State      *st,
                                 "outside the workspace", target);
       if (st->cd_seen)
         return g_strdup_printf ("output redirection to “%s”, relative to a directory changed "
-                                "earlier by cd, pushd or popd", target);
+                                "earlier by cd, chdir, pushd, popd or a wrapper's option",
+                                target);
       *relative = TRUE;
       full = g_strconcat (st->workspace, "/", target, NULL);
     }

@@ -1316,6 +1316,8 @@ static const Row rows[] = {
     .mode = ALLOW_ALWAYS },
   { "soundness/child-env/script-inside", "script -q -c ls out.txt", ALLOWS,
     .allow = S ("script *", "ls") },
+  { "soundness/child-env/script-default-typescript", "cd ..; script -q -c ls", ASKS,
+    .allow = S ("cd *", "script *", "ls") },
   { "soundness/child-env/time-output", "time -o .git/hooks/pre-commit -f evil true", ASKS,
     .mode = ALLOW_ALWAYS },
   { "soundness/child-env/time-output-outside", "time -o /tmp/t true", ASKS, .allow = ANY },
