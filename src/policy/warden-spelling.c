@@ -73,6 +73,10 @@ struct _WardenSpellingSet
   GHashTable *by_name;  /* first word → GPtrArray of Entry, borrowed */
   GPtrArray  *wild;     /* entries whose first word holds a '*' */
   gboolean    equals;   /* some pattern has an "=" reading of its own */
+  /* The first bytes and lengths (mod 64) of the names in by_name: most
+   * commands are no pattern's, and these say so without a lookup. */
+  guint64     name_firsts;
+  guint64     name_lengths;
 };
 
 static void
@@ -288,6 +292,8 @@ warden_spelling_set_add (WardenSpellingSet *set,
         compile_word (e, pattern + start, end - start);
     }
 
+  set->name_firsts |= G_GUINT64_CONSTANT (1) << ((guchar) pattern[0] % 64);
+  set->name_lengths |= G_GUINT64_CONSTANT (1) << (name_len % 64);
   {
     g_autofree char *name = g_strndup (pattern, name_len);
     GPtrArray *list = g_hash_table_lookup (set->by_name, name);
@@ -308,7 +314,9 @@ entries_named (WardenSpellingSet *set,
 {
   char key[128];
 
-  if (len == 0 || len >= sizeof key)
+  if (len == 0 || len >= sizeof key ||
+      !(set->name_firsts & (G_GUINT64_CONSTANT (1) << ((guchar) name[0] % 64))) ||
+      !(set->name_lengths & (G_GUINT64_CONSTANT (1) << (len % 64))))
     return NULL;
   memcpy (key, name, len);
   key[len] = '\0';
@@ -590,38 +598,26 @@ bag_matches (const Entry *e,
   return match_items ((const Item *) e->items->data, e->items->len, t, 0, 0, failed);
 }
 
-const char *
-warden_spelling_set_lookup_any (WardenSpellingSet *set,
-                                const char        *text,
-                                gsize              length)
+/* Kept apart so that the common case, a command no pattern names, does
+ * not pay for this frame's arrays. */
+static G_GNUC_NO_INLINE const char *
+lookup_in_text (GPtrArray * const *lists,
+                guint              n_lists,
+                const char        *text,
+                gsize              length,
+                gsize              name_len)
 {
-  gsize name_len = 0;
-  const char *base;
-  GPtrArray *lists[2] = { NULL, NULL };
   Text t;
   Word stack_words[256];
   g_autofree Word *heap_words = NULL;
   const Entry *best = NULL;
-
-  if (set == NULL || g_hash_table_size (set->by_name) == 0)
-    return NULL;
-
-  while (name_len < length && text[name_len] != ' ')
-    name_len++;
-  base = name_len > 0 ? g_strrstr_len (text, name_len, "/") : NULL;
-  base = base != NULL ? base + 1 : text;
-  lists[0] = entries_named (set, base, text + name_len - base);
-  if (base != text)
-    lists[1] = entries_named (set, text, name_len);
-  if (lists[0] == NULL && lists[1] == NULL)
-    return NULL;
 
   memset (&t, 0, sizeof t);
   t.words = length < G_N_ELEMENTS (stack_words) ? stack_words
                                                  : (heap_words = g_new (Word, length));
   read_text (&t, text, length, name_len);
 
-  for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
+  for (guint l = 0; l < n_lists; l++)
     for (guint i = 0; lists[l] != NULL && i < lists[l]->len; i++)
       {
         const Entry *e = g_ptr_array_index (lists[l], i);
@@ -635,4 +631,28 @@ warden_spelling_set_lookup_any (WardenSpellingSet *set,
           }
       }
   return best != NULL ? best->pattern : NULL;
+}
+
+const char *
+warden_spelling_set_lookup_any (WardenSpellingSet *set,
+                                const char        *text,
+                                gsize              length)
+{
+  gsize name_len = 0;
+  const char *base;
+  GPtrArray *lists[2] = { NULL, NULL };
+
+  if (set == NULL || g_hash_table_size (set->by_name) == 0)
+    return NULL;
+
+  base = text;
+  while (name_len < length && text[name_len] != ' ')
+    if (text[name_len++] == '/')
+      base = text + name_len;
+  lists[0] = entries_named (set, base, text + name_len - base);
+  if (base != text)
+    lists[1] = entries_named (set, text, name_len);
+  if (lists[0] == NULL && lists[1] == NULL)
+    return NULL;
+  return lookup_in_text (lists, G_N_ELEMENTS (lists), text, length, name_len);
 }
