@@ -450,7 +450,8 @@ why_asks (WardenGuardQuestion *question,
  * -c string, or the program's own words (the interpreter's, for a "#!"
  * script). A script run by a system interpreter may instead be allowed as
  * it was started (./test.sh ARGS) when its real words ask; a deny of
- * either form denies. */
+ * either form denies, and an ask rule that names either form asks (the
+ * allow of the other form does not lift it). */
 static WardenDecision *
 judge (WardenNested        *nested,
        WardenGuardQuestion *question,
@@ -479,8 +480,13 @@ judge (WardenNested        *nested,
                                                                   &ctx);
       WardenVerdict verdict = warden_decision_get_verdict (as_started);
 
+      if (warden_decision_get_verdict (decision) == WARDEN_VERDICT_DENY)
+        return g_steal_pointer (&decision);
       if (verdict == WARDEN_VERDICT_DENY ||
+          (warden_decision_get_asked_by_rule (as_started) != NULL &&
+           warden_decision_get_asked_by_rule (decision) == NULL) ||
           (warden_decision_get_verdict (decision) == WARDEN_VERDICT_ASK &&
+           warden_decision_get_asked_by_rule (decision) == NULL &&
            runs_script (question) &&
            (verdict == WARDEN_VERDICT_ALLOW || approved_before (nested, as_started, scope))))
         return g_steal_pointer (&as_started);
@@ -526,8 +532,10 @@ _warden_nested_guard_cb (WardenGuardQuestion *question,
       approve_parts (nested, decision, &scope);
       warden_guard_question_answer (question, TRUE);
     }
+  /* Quiet programs and compiler passes run unasked, unless an ask rule of
+   * the profile names them: the user's own rule wins over Warden's list. */
   else if (approved_before (nested, decision, &scope) ||
-           (forced == NULL &&
+           (forced == NULL && warden_decision_get_asked_by_rule (decision) == NULL &&
             (is_quiet (text) ||
              is_compiler_pass (text, warden_guard_question_get_chain (question)))))
     warden_guard_question_answer (question, TRUE);

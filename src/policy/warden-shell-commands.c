@@ -989,10 +989,12 @@ wrapper_command_start (const WrapperSpec *spec,
   return i < n ? (int) i : -1;
 }
 
-/* sh -c STRING: returns the index of STRING, -1 when no -c, -2 on doubt. */
+/* sh -c STRING: returns the index of STRING, -1 when no -c (@file is then
+ * the index of the script file), -2 on doubt. */
 static int
 shell_script_index (const WordRef  *w,
                     guint           n,
+                    guint          *file,
                     char          **why)
 {
   gboolean has_c = FALSE, has_s = FALSE;
@@ -1053,6 +1055,7 @@ shell_script_index (const WordRef  *w,
       break;
     }
 
+  *file = i;
   if (!has_c)
     /* "sh - FILE" and "sh -- FILE" run FILE: "-" only ends the options. */
     return has_s || i >= n ? -3 : -1;  /* -3: the script comes on stdin */
@@ -1677,7 +1680,8 @@ analyze_shell (Lexer         *L,
 {
   const WordRef *w = c->w;
   g_autofree char *why = NULL;
-  int idx = shell_script_index (w, c->n, &why);
+  guint file = 0;
+  int idx = shell_script_index (w, c->n, &file, &why);
 
   if (idx == -2)
     force_ask (p, FALSE, why);
@@ -1686,14 +1690,25 @@ analyze_shell (Lexer         *L,
   else if (c->holes && (idx < 0 || has_token (w + idx, 1, c->hole_token)))
     force_ask (p, FALSE, "the shell script is filled in at run time");
   else if (idx >= 0)
-    parse_script_word (L, p, c->base, &w[idx]);
+    {
+      parse_script_word (L, p, c->base, &w[idx]);
+      /* Read as sh to find what the deny list refuses, never to allow:
+       * zsh's ${(e)x} evaluates a value, $~x globs it with qualifiers such
+       * as *(e:cmd:), and every zsh reads ~/.zshenv first. */
+      if (strncmp (c->base, "zsh", 3) == 0)
+        force_ask (p, FALSE, "zsh's language is not sh's: the engine cannot tell what its "
+                             "script runs");
+    }
   else if (!has_option (w, c->n, 'n', "noexec"))
     {
       /* bash build.sh: the file may say anything, and it can change
-       * between this check and the run, so it asks like a script on
-       * standard input does (the exec guard checks what it starts). */
+       * between this check and the run. The exec guard checks what it
+       * starts, as for "node app.js", so the shell's pattern may allow it
+       * when the guard runs; not when the name is an expansion ("sh -- $f"
+       * reads standard input when $f is empty). */
       force_ask (p, FALSE, "the shell runs a script file, whose commands the engine cannot "
                            "see");
+      p->pub.guard_sees = file < c->n && (w[file].flags & (W_NONLITERAL | W_VANISH)) == 0;
     }
 }
 
@@ -1744,6 +1759,62 @@ analyze_find (Lexer         *L,
           i = end;
         }
     }
+}
+
+/* Whether xargs' words before its command (@w[1] … @w[end - 1]) are only
+ * options that cut its input into arguments, read alike by GNU and busybox
+ * xargs: then xargs does nothing of its own but start the command. Not so
+ * with one that sets the child's environment (--process-slot-var), an
+ * optional argument given apart (--eof, -e: is the next word the command?),
+ * the terminal (-o, -p) or anything else. */
+static gboolean
+xargs_only_starts (const WordRef *w,
+                   guint          end)
+{
+  static const char *flags[] = { "null", "no-run-if-empty", "verbose", "exit", NULL };
+  static const char *with_value[] = { "arg-file", "delimiter", "max-args", "max-procs",
+                                      "max-chars", NULL };
+  static const char *attached_only[] = { "eof", "replace", "max-lines", NULL };
+
+  for (guint i = 1; i < end; i++)
+    {
+      const char *a = w[i].text;
+
+      if ((w[i].flags & (W_NONLITERAL | W_VANISH)) || a[0] != '-' || a[1] == '\0')
+        return FALSE;
+      if (strcmp (a, "--") == 0)
+        return i + 1 == end;
+      if (a[1] == '-')
+        {
+          const char *eq = strchr (a, '=');
+          char name[32];
+          gsize len = eq ? (gsize) (eq - a - 2) : strlen (a + 2);
+
+          if (len >= sizeof name)
+            return FALSE;
+          memcpy (name, a + 2, len);
+          name[len] = '\0';
+          if (str_in (name, with_value) && eq == NULL)
+            i++;
+          else if (!(str_in (name, with_value) || (str_in (name, flags) && eq == NULL) ||
+                     (str_in (name, attached_only) && eq != NULL)))
+            return FALSE;
+        }
+      else
+        for (const char *o = a + 1; *o != '\0'; o++)
+          {
+            if (strchr ("0rtx", *o) != NULL)
+              continue;
+            if (strchr ("adEILnPs", *o) == NULL)
+              return FALSE;
+            if (o[1] == '\0')
+              i++;
+            break;
+          }
+      if (i >= end)
+        return FALSE;
+    }
+  return TRUE;
 }
 
 /* env, sudo, xargs, timeout …: what a wrapper runs is a command of its own. */
@@ -1811,6 +1882,13 @@ analyze_wrapper (Lexer         *L,
       if (replace == NULL && !has_option (w, start >= 0 ? start : (int) n, 'r',
                                           "no-run-if-empty"))
         emit_words (L, cmd, n_cmd, WARDEN_ORIGIN_WRAPPER, NULL, FALSE, NULL, spec->name);
+      /* Past its options xargs only starts that command: the system's
+       * xargs, not a program of the workspace that is named so. */
+      p->pub.only_runs = p->pub.force_ask == NULL &&
+                         (strchr (w[0].text, '/') == NULL ||
+                          strcmp (w[0].text, "/usr/bin/xargs") == 0 ||
+                          strcmp (w[0].text, "/bin/xargs") == 0) &&
+                         xargs_only_starts (w, start >= 0 ? (guint) start : n);
     }
   else if (start >= 0)
     emit_words (L, w + start, n - start, WARDEN_ORIGIN_WRAPPER, c->hole_token, c->append_hole,

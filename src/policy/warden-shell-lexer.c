@@ -355,6 +355,12 @@ scan_param (Lexer    *L,
       j++;
     name_end = j;
 
+    /* ${(e)x}, ${ cmd; }, ${|cmd;}, ${}: bash and dash refuse them as bad
+     * substitutions, but zsh, ksh93 and mksh run code with them. */
+    if (name_end == name_start && L->st->ask == NULL)
+      L->st->ask = g_strdup ("“${…}” with no parameter name is a bad substitution in sh, "
+                             "and runs code in zsh, ksh93 and mksh");
+
     if (j < L->n && L->s[j] == '[')
       {
         /* Only numbers, @ and * are known without evaluating anything. */

@@ -384,6 +384,7 @@ typedef struct
   Word        longs[STACK_WORDS];  /* "--name" words; len without "=…" */
   guint       n_longs;
   gboolean    hole;
+  gboolean    options;             /* any option word, "--" included */
   Word       *words;               /* everything else, in order */
   guint       n_words;
 } Text;
@@ -445,12 +446,14 @@ read_text (Text       *t,
       else if (len == 2 && w[1] == '-')
         {
           options_done = TRUE;
+          t->options = TRUE;
           after_option = FALSE;
         }
       else if (w[1] == '-')
         {
           const char *eq = memchr (w, '=', len);
 
+          t->options = TRUE;
           /* Past the table's room an option is still an option: with the
            * text this long, a word that may match is kept as one. */
           if (t->n_longs < STACK_WORDS)
@@ -466,6 +469,7 @@ read_text (Text       *t,
         }
       else
         {
+          t->options = TRUE;
           if (t->n_dashed < STACK_WORDS)
             {
               t->dashed[t->n_dashed].s = w;
@@ -587,6 +591,10 @@ bag_matches (const Entry *e,
   g_autofree guint8 *heap_failed = NULL;
   guint8 *failed = stack_failed;
 
+  /* Neither names an option: there is no other spelling to read, and the
+   * glob said all ("git push *" does not hold "git push"). */
+  if (e->opts->len == 0 && !t->options && !t->hole)
+    return FALSE;
   for (guint k = 0; k < e->opts->len; k++)
     if (!option_present (t, &g_array_index (e->opts, Opt, k)))
       return FALSE;

@@ -1145,6 +1145,15 @@ touch_workspace (Env        *env,
   g_assert_true (g_file_set_contents (path, contents, -1, NULL));
 }
 
+static void
+make_executable (Env        *env,
+                 const char *name)
+{
+  g_autofree char *path = g_build_filename (env->workspace, name, NULL);
+
+  g_assert_cmpint (g_chmod (path, 0755), ==, 0);
+}
+
 /* A profile of the user's own, as Preferences would save it. */
 static void
 save_profile (Env        *env,
@@ -1239,6 +1248,54 @@ test_nested_script_runner (void)
                    ==, 0);
   result_clear (&r);
   env_tear_down (&env);
+}
+
+/* A script file run by an allowed shell runs like "node app.js" under
+ * "node *": what it starts is checked, and only the unlisted program asks.
+ * With "nested": "off" nothing would check it, so the line itself asks. */
+static void
+test_nested_sh_script_file (void)
+{
+  static const char * const profiles[] = {
+    "{\"version\": 1, \"name\": \"Shell\", \"allow\": [\"sh *\", \"ls\", \"ls *\"]}",
+    "{\"version\": 1, \"name\": \"Shell\", \"allow\": [\"sh *\", \"ls\", \"ls *\"], "
+    "\"nested\": \"off\"}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (profiles); i++)
+    {
+      Env env = { 0 };
+      Client *c;
+      Result r;
+      g_autoptr(GPtrArray) events = NULL;
+      JsonObject *asked;
+
+      env_set_up (&env);
+      save_profile (&env, "shell", profiles[i]);
+      touch_workspace (&env, "build.sh", "ls\ntouch made.txt\n");
+      g_queue_push_tail (&env.fake->script,
+                         fake_reply (NULL, "exec", "{\"command\": \"sh ./build.sh\"}", NULL));
+      g_queue_push_tail (&env.fake->script, fake_reply ("Built.", NULL));
+      c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--profile", "shell",
+                        "build");
+      client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+      r = client_finish (c, &events);
+      cli_log_streams (r.out, r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      asked = only_event (events, "approval_required");
+      if (i == 0)
+        {
+          g_assert_cmpstr (str (asked, "command"), ==, "touch made.txt");
+          g_assert_cmpstr (json_array_get_string_element (
+                             json_object_get_array_member (asked, "chain"), 0),
+                           ==, "sh ./build.sh");
+        }
+      else
+        g_assert_cmpstr (str (asked, "command"), ==, "sh ./build.sh");
+      g_assert_true (workspace_has (&env, "made.txt"));
+      result_clear (&r);
+      env_tear_down (&env);
+    }
 }
 
 /* allow-always (the Trusted profile): nothing asks, but a deny rule stops a
@@ -1484,19 +1541,17 @@ exec_input (const char *command)
   return json_to_string (node, FALSE);
 }
 
-/* Runs @command under the profile @allow (a JSON list) with one answer per
+/* Runs @command under @profile (a profile's JSON) with one answer per
  * question in @answers ("yes" or "no"), in @backend; returns the events. */
 static GPtrArray *
-run_nested_in (Env                *env,
+run_judged_in (Env                *env,
                const char         *backend,
-               const char         *allow,
+               const char         *profile,
                const char         *command,
                const char * const *answers)
 {
   const char *image = g_getenv ("WARDEN_TEST_IMAGE") ? g_getenv ("WARDEN_TEST_IMAGE")
                                                      : "warden-test-busybox:latest";
-  g_autofree char *profile = g_strdup_printf ("{\"version\": 1, \"name\": \"Judge\", "
-                                              "\"allow\": %s}", allow);
   g_autofree char *input = exec_input (command);
   GPtrArray *events = NULL;
   Client *c;
@@ -1516,6 +1571,20 @@ run_nested_in (Env                *env,
   g_assert_cmpint (r.status, ==, 0);
   result_clear (&r);
   return events;
+}
+
+/* The same under a profile that allows @allow (a JSON list). */
+static GPtrArray *
+run_nested_in (Env                *env,
+               const char         *backend,
+               const char         *allow,
+               const char         *command,
+               const char * const *answers)
+{
+  g_autofree char *profile = g_strdup_printf ("{\"version\": 1, \"name\": \"Judge\", "
+                                              "\"allow\": %s}", allow);
+
+  return run_judged_in (env, backend, profile, command, answers);
 }
 
 #define ANSWERS(...) ((const char * const []) { __VA_ARGS__, NULL })
@@ -1798,6 +1867,92 @@ test_nested_cut_asks (void)
   g_assert_nonnull (strstr (str (asked, "reason"), "bytes"));
   g_assert_false (workspace_has (&env, "marker"));
   env_tear_down (&env);
+}
+
+/* A script under an allowed runner starts what an ask rule names: it asks,
+ * though "touch *" allows it, with its chain; what the rule does not name
+ * runs without asking. */
+static void
+test_nested_ask_rule (void)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *asked;
+
+  env_set_up (&env);
+  touch_workspace (&env, "run.sh", "#!/bin/sh\ntouch a.txt\ntouch pushed.txt\n");
+  make_executable (&env, "run.sh");
+  events = run_judged_in (&env, "bwrap",
+                          "{\"version\": 1, \"allow\": [\"./run.sh\", \"touch *\"], "
+                          "\"ask\": [\"touch pushed*\"]}", "./run.sh", ANSWERS ("yes"));
+  asked = only_event (events, "approval_required");
+  g_assert_cmpstr (str (asked, "command"), ==, "touch pushed.txt");
+  g_assert_nonnull (strstr (str (asked, "reason"), "ask rule “touch pushed*”"));
+  g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (asked, "chain"),
+                                                  0), ==, "sh ./run.sh");
+  /* Always allow is not offered: no allow pattern would make it run unasked. */
+  g_assert_false (json_object_get_boolean_member (asked, "always_allow"));
+  g_assert_true (workspace_has (&env, "a.txt"));
+  g_assert_true (workspace_has (&env, "pushed.txt"));
+  env_tear_down (&env);
+}
+
+/* In allow-always mode, and for a program Warden otherwise lets any command
+ * start (uname reports, changes nothing): the ask rule still asks. */
+static void
+test_nested_ask_rule_quiet (void)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *asked;
+
+  env_set_up (&env);
+  touch_workspace (&env, "run.sh", "#!/bin/sh\nuname -s\ntouch done.txt\n");
+  make_executable (&env, "run.sh");
+  events = run_judged_in (&env, "bwrap",
+                          "{\"version\": 1, \"mode\": \"allow-always\", \"ask\": [\"uname *\"]}",
+                          "./run.sh", ANSWERS ("no"));
+  asked = only_event (events, "approval_required");
+  g_assert_cmpstr (str (asked, "command"), ==, "uname -s");
+  g_assert_true (workspace_has (&env, "done.txt"));
+  g_assert_nonnull (strstr (str (only_event (events, "tool_result"), "result"),
+                            "rejected by the user"));
+  env_tear_down (&env);
+}
+
+/* A script is judged by its real words (sh ./deploy.sh) and as it was
+ * started (./deploy.sh): an ask rule that names either asks, as a deny
+ * pattern that names either denies; an allow of the other form does not
+ * lift it. */
+static void
+test_nested_ask_rule_as_started (void)
+{
+  static const char * const profiles[] = {
+    "{\"version\": 1, \"allow\": [\"./run.sh\", \"sh *\", \"touch *\"], "
+    "\"ask\": [\"./deploy.sh\"]}",
+    "{\"version\": 1, \"allow\": [\"./run.sh\", \"./deploy.sh\", \"touch *\"], "
+    "\"ask\": [\"sh ./deploy.sh\"]}",
+  };
+  static const char * const rules[] = { "ask rule “./deploy.sh”", "ask rule “sh ./deploy.sh”" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (profiles); i++)
+    {
+      Env env = { 0 };
+      g_autoptr(GPtrArray) events = NULL;
+      JsonObject *asked;
+
+      env_set_up (&env);
+      touch_workspace (&env, "run.sh", "#!/bin/sh\n./deploy.sh\n");
+      touch_workspace (&env, "deploy.sh", "#!/bin/sh\ntouch deployed.txt\n");
+      make_executable (&env, "run.sh");
+      make_executable (&env, "deploy.sh");
+      events = run_judged_in (&env, "bwrap", profiles[i], "./run.sh", ANSWERS ("no"));
+      asked = only_event (events, "approval_required");
+      g_assert_cmpstr (str (asked, "command"), ==, "sh ./deploy.sh");
+      g_assert_nonnull (strstr (str (asked, "reason"), rules[i]));
+      g_assert_false (workspace_has (&env, "deployed.txt"));
+      env_tear_down (&env);
+    }
 }
 
 /* A web server on 127.0.0.1 for the network tests: every GET gets
@@ -2573,6 +2728,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/setup-errors-are-events", test_setup_errors_are_events);
   g_test_add_func ("/cli/json/nested-rejected", test_nested_rejected);
   g_test_add_func ("/cli/json/nested-script-runner", test_nested_script_runner);
+  g_test_add_func ("/cli/json/nested-sh-script-file", test_nested_sh_script_file);
   g_test_add_func ("/cli/json/nested-deny-in-allow-always", test_nested_deny_in_allow_always);
   g_test_add_func ("/cli/json/nested-wait-not-timed", test_nested_wait_not_timed);
   g_test_add_func ("/cli/json/nested-no-helper", test_nested_no_helper);
@@ -2590,6 +2746,9 @@ main (int    argc,
   g_test_add_func ("/cli/json/nested-env-approval-exact", test_nested_env_approval_exact);
   g_test_add_func ("/cli/json/nested-approval-per-cwd", test_nested_approval_per_cwd);
   g_test_add_func ("/cli/json/nested-cut-asks", test_nested_cut_asks);
+  g_test_add_func ("/cli/json/nested-ask-rule", test_nested_ask_rule);
+  g_test_add_func ("/cli/json/nested-ask-rule/quiet", test_nested_ask_rule_quiet);
+  g_test_add_func ("/cli/json/nested-ask-rule/as-started", test_nested_ask_rule_as_started);
   g_test_add_data_func ("/cli/json/network-allowlist/bwrap", "bwrap", test_network_allowlist);
   g_test_add_data_func ("/cli/json/network-allowlist/docker", "docker", test_network_allowlist);
   g_test_add_func ("/cli/json/network-always-allow", test_network_always_allow);

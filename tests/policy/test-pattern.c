@@ -191,7 +191,7 @@ test_spelling (void)
 {
   static const char * const patterns[] = {
     "tree *-o *", "rm -rf /*", "git push --force*", "git diff *--output=*", "find *-delete*",
-    "*> /dev/sd*", "/usr/bin/dd *of=/dev/sd*", NULL
+    "*> /dev/sd*", "/usr/bin/dd *of=/dev/sd*", "git fetch *", NULL
   };
   static const struct { const char *text; const char *denied; const char *maybe; } cases[] = {
     { "git diff --output x", "git diff *--output=*", "git diff *--output=*" },
@@ -209,7 +209,11 @@ test_spelling (void)
     { "find . -type d -newer x -ls", NULL, NULL },
     { "find . -deleted", NULL, "find *-delete*" },
     { "ls -la > /dev/sda", NULL, NULL },       /* a wild first word: literal matching only */
-    { "/usr/bin/dd of=/dev/sda if=x", NULL, "/usr/bin/dd *of=/dev/sd*" },
+    { "/usr/bin/dd --x of=/dev/sda", NULL, "/usr/bin/dd *of=/dev/sd*" },
+    /* No option on either side: no other spelling, the glob alone decides. */
+    { "/usr/bin/dd of=/dev/sda if=x", NULL, NULL },
+    { "git fetch", NULL, NULL },
+    { "git -v fetch", NULL, "git fetch *" },
     { "dd of=/dev/sda", NULL, NULL },          /* the pattern names /usr/bin/dd only */
   };
   g_autoptr(WardenSpellingSet) set = warden_spelling_set_new ();

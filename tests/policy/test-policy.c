@@ -49,6 +49,10 @@ static const char * const std_allow[] = {
   "wc *", NULL
 };
 static const char * const std_deny[] = { "rm -rf /*", "git push *", NULL };
+/* The built-in Node.js profile, the seed's. */
+#define SEED S ("node *", "cat *", "echo *", "ls *", "ls")
+#define SEED_DENY S ("rm -rf /*", "rm -fr /*", "rm -rf ~*", "rm -fr ~*", "rm -rf $HOME*", \
+                     "mkfs*", "dd *of=/dev/sd*", "dd *of=/dev/nvme*", ":(){*")
 
 typedef struct
 {
@@ -58,6 +62,8 @@ typedef struct
   WardenMode          mode;
   const char * const *allow;       /* NULL: std_allow; NONE: no patterns */
   const char * const *deny;        /* NULL: std_deny; NONE: no patterns */
+  const char * const *ask;         /* the profile's ask rules; NULL: none */
+  const char         *reason;      /* a part of the reason shown; NULL: not checked */
   const char * const *parts;       /* the texts of all parts, in order; NULL: not checked */
   const int          *origins;     /* their origins, -1 terminated; NULL: not checked */
   const char * const *suggestions; /* the suggestions in any order; NONE: none; NULL: not checked */
@@ -66,12 +72,17 @@ typedef struct
   const char * const *env;
   gboolean            use_length;  /* pass @length instead of -1 */
   gssize              length;
+  gboolean            nested_off;  /* the profile says "nested": "off" */
 } Row;
 
 static const Row rows[] = {
   /* ---- Patterns: seed-compatible globs, anchored, matched per simple command ---- */
   { "patterns/exact", "ls", ALLOWS, .allow = S ("ls"), .parts = S ("ls") },
-  { "patterns/star-needs-the-space", "ls", ASKS, .allow = S ("ls *"), .suggestions = S ("ls") },
+  /* python3 alone reads its program from standard input: "python3 *" does not cover it. */
+  { "patterns/star-needs-the-space", "python3", ASKS, .allow = S ("python3 *"),
+    .suggestions = NONE },
+  { "patterns/star-needs-the-space-suggests", "git", ASKS, .allow = S ("git *"),
+    .suggestions = S ("git") },
   { "patterns/exact-refuses-arguments", "ls -la", ASKS, .allow = S ("ls"),
     .suggestions = S ("ls *") },
   { "patterns/star-takes-arguments", "ls -la /tmp", ALLOWS, .allow = S ("ls *") },
@@ -101,7 +112,7 @@ static const Row rows[] = {
   { "patterns/case-sensitive", "LS", ASKS, .allow = S ("ls") },
   { "patterns/no-patterns", "ls", ASKS, .allow = NONE, .deny = NONE, .suggestions = S ("ls") },
   { "patterns/any-of-several", "cat x", ALLOWS, .allow = S ("ls", "cat *"), .parts = S ("cat x") },
-  { "patterns/trailing-blank-is-no-word", "ls ", ASKS, .allow = S ("ls *"), .parts = S ("ls") },
+  { "patterns/trailing-blank-is-no-word", "git ", ASKS, .allow = S ("git *"), .parts = S ("git") },
   /* A pattern never sees the whole line. */
   { "patterns/not-against-the-line", "ls; echo hi", ASKS, .allow = S ("ls; echo hi"),
     .parts = S ("ls", "echo hi") },
@@ -631,6 +642,26 @@ static const Row rows[] = {
   { "wrappers/dash-c-deny", "dash -c 'rm -rf /'", DENIES },
   { "wrappers/zsh-c-deny", "zsh -c 'rm -rf /'", DENIES },
   { "wrappers/ksh-c-deny", "ksh -c 'rm -rf /'", DENIES },
+  /* zsh is not sh: ${(e)x} evaluates x's text, $~x globs it with qualifiers
+   * such as *(e:cmd:), and every zsh reads ~/.zshenv. Its script is read to
+   * find what the deny list refuses, never to allow it. */
+  { "wrappers/zsh-c-asks", "zsh -c 'for x in *; do echo ${(e)x}; done'", ASKS,
+    .allow = S ("zsh *", "echo *", "echo") },
+  { "wrappers/zsh-c-plain-asks", "zsh -c 'ls'", ASKS, .allow = S ("zsh *", "ls") },
+  { "wrappers/zsh-glob-subst-asks", "zsh -c 'for x in *; do echo $~x; done'", ASKS,
+    .allow = S ("zsh *", "echo *", "echo") },
+  { "wrappers/zsh-version-c-deny", "zsh-5.9 -c 'rm -rf /'", DENIES },
+  /* ${ cmd; } (ksh93, mksh), ${|cmd;} (mksh) and ${(e)x} (zsh) run code in
+   * other shells; bash and dash refuse them as bad substitutions. */
+  { "expansions/ksh-funsub-asks", "mksh -c 'echo ${ touch x; }'", ASKS,
+    .allow = S ("mksh *", "echo *", "echo") },
+  { "expansions/ksh93-funsub-asks", "ksh93 -c 'echo ${ touch x; }'", ASKS,
+    .allow = S ("ksh93 *", "echo *", "echo") },
+  { "expansions/mksh-valsub-asks", "mksh -c 'echo ${|touch x;}'", ASKS,
+    .allow = S ("mksh *", "echo *", "echo") },
+  { "expansions/bad-substitution-asks", "echo ${(e)x}", ASKS },
+  { "expansions/empty-substitution-asks", "echo ${}", ASKS },
+  { "expansions/special-parameters-run", "echo ${#} ${?} ${!} ${-} ${$} ${#x} ${@} ${*} ${10}", ALLOWS },
   { "wrappers/sh-c-with-arguments-deny", "sh -c 'rm -rf /' sh x", DENIES },
   { "wrappers/bash-option-before-c", "bash -e -c 'ls'", ALLOWS, .allow = S ("bash *", "ls") },
   { "wrappers/bash-combined-options", "bash -lc 'rm -rf /'", NOT_ALLOWED, .allow = ANY },
@@ -651,11 +682,50 @@ static const Row rows[] = {
   { "wrappers/sh-c-parse-error", "sh -c 'echo \"'", ASKS, .allow = S ("sh *", "echo *") },
   { "wrappers/sh-c-eval", "bash -c 'eval ls'", ASKS, .allow = ANY },
   /* The file may say anything, and an earlier command may write it ("echo evil > x;
-   * sh x"): the oracle ran such lines. */
-  { "wrappers/sh-script-file", "sh script.sh", ASKS, .allow = S ("sh *"),
+   * sh x"): the oracle ran such lines. With nested programs checked (the
+   * default) the guard checks every program the script starts, as for
+   * "node app.js" under "node *"; with "nested": "off" nothing would. */
+  { "wrappers/sh-script-file", "sh script.sh", ALLOWS, .allow = S ("sh *"),
     .parts = S ("sh script.sh") },
-  { "wrappers/sh-script-file-written-first", "echo evil > x.sh; sh x.sh", ASKS, .allow = S ("sh *", "echo *") },
-  { "wrappers/sh-dash-file", "sh - run.sh <<< ''", ASKS, .mode = ALLOW_ALWAYS },
+  { "wrappers/sh-script-file-nested-off", "sh script.sh", ASKS, .allow = S ("sh *"),
+    .parts = S ("sh script.sh"), .nested_off = TRUE },
+  { "wrappers/sh-script-file-written-first", "echo evil > x.sh; sh x.sh", ALLOWS,
+    .allow = S ("sh *", "echo *") },
+  { "wrappers/sh-script-file-written-first-nested-off", "echo evil > x.sh; sh x.sh", ASKS,
+    .allow = S ("sh *", "echo *"), .nested_off = TRUE },
+  { "wrappers/bash-options-script-file", "bash -e -u ./build.sh --fast", ALLOWS,
+    .allow = S ("bash *") },
+  { "wrappers/bash-options-script-file-nested-off", "bash -e -u ./build.sh --fast", ASKS,
+    .allow = S ("bash *"), .nested_off = TRUE },
+  { "wrappers/sh-script-file-after-dashes", "sh -- build.sh", ALLOWS, .allow = S ("sh *") },
+  { "wrappers/sh-script-file-arguments-vanish", "sh build.sh $x", ALLOWS, .allow = S ("sh *") },
+  { "wrappers/busybox-sh-script-file", "busybox sh build.sh", ALLOWS,
+    .allow = S ("busybox *", "sh *") },
+  { "wrappers/sh-script-file-allow-always", "sh build.sh", ALLOWS, .mode = ALLOW_ALWAYS },
+  { "wrappers/sh-script-file-allow-always-nested-off", "sh build.sh", ASKS,
+    .mode = ALLOW_ALWAYS, .nested_off = TRUE },
+  { "wrappers/sh-script-file-not-allowed", "sh ./build.sh", ASKS, .allow = SEED,
+    .deny = SEED_DENY, .suggestions = S ("sh *") },
+  { "wrappers/sh-script-file-denied", "sh ./build.sh", DENIES, .allow = ANY,
+    .deny = S ("sh ./build.sh") },
+  /* Not a file the guard follows: no script operand (standard input), one
+   * that may vanish or become an option, a login or interactive shell. */
+  { "wrappers/sh-script-file-vanishes", "curl -s x | sh -- $f", ASKS,
+    .allow = S ("sh *", "curl *") },
+  { "wrappers/sh-script-file-positional", "curl -s x | sh -- \"$@\"", ASKS,
+    .allow = S ("sh *", "curl *") },
+  { "wrappers/sh-script-file-variable", "sh -- \"$f\"", ASKS, .allow = S ("sh *") },
+  { "wrappers/sh-script-file-may-be-option", "curl -s x | sh \"$f\" x.sh", ASKS,
+    .allow = S ("sh *", "curl *") },
+  { "wrappers/sh-script-file-login", "bash -l build.sh", ASKS, .allow = S ("bash *") },
+  { "wrappers/sh-script-file-interactive", "bash -i build.sh", ASKS, .allow = S ("bash *") },
+  { "wrappers/sh-script-file-from-xargs", "ls | xargs sh", ASKS, .allow = ANY, .deny = NONE },
+  { "wrappers/sh-script-file-from-find", "find . -name '*.sh' -exec sh {} \\;", ASKS,
+    .allow = ANY, .deny = NONE },
+  { "wrappers/sh-script-file-stdin", "sh -s build.sh < x", ASKS, .allow = S ("sh *") },
+  { "wrappers/sh-dash-file", "sh - run.sh <<< ''", ASKS, .mode = ALLOW_ALWAYS,
+    .nested_off = TRUE },
+  { "wrappers/sh-dash-file-guarded", "sh - run.sh <<< ''", ALLOWS, .mode = ALLOW_ALWAYS },
   { "wrappers/sh-syntax-check-only", "sh -n script.sh", ALLOWS, .allow = S ("sh *") },
   { "wrappers/pipe-to-sh", "ls | sh", ASKS, .parts = S ("ls", "sh") },
   { "wrappers/nested", "sudo env nice -n 5 ls", ALLOWS,
@@ -899,6 +969,58 @@ static const Row rows[] = {
   { "deny/allow-not-by-basename-bin", "/bin/ls", ASKS, .allow = S ("ls") },
   { "deny/allow-not-by-basename-relative", "./ls -la", ASKS, .allow = S ("ls *") },
 
+  /* ---- Ask rules: deny, then ask, then allow ---- */
+  { "ask/beats-allow", "git push origin main", ASKS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push *"), .suggestions = NONE, .reason = "ask rule “git push *”" },
+  { "ask/leaves-the-rest-allowed", "git status", ALLOWS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push *") },
+  { "ask/glob-as-allow", "git push", ALLOWS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push *") },
+  { "ask/bare-and-star", "git push", ASKS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push", "git push *"), .reason = "ask rule “git push”" },
+  { "ask/allow-always", "git push origin", ASKS, .mode = ALLOW_ALWAYS, .deny = NONE,
+    .ask = S ("git push *"), .suggestions = NONE, .reason = "ask rule “git push *”" },
+  { "ask/approval-always", "git push origin", ASKS, .mode = APPROVAL_ALWAYS, .deny = NONE,
+    .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/deny-beats-ask", "git push --force origin", DENIES, .allow = S ("git *"),
+    .ask = S ("git push *"), .deny = S ("git push --force *") },
+  { "ask/deny-beats-ask-in-allow-always", "git status; git push --force origin", DENIES,
+    .mode = ALLOW_ALWAYS, .ask = S ("git *"), .deny = S ("git push --force *") },
+  { "ask/any-command-of-the-line", "git status && git push origin", ASKS, .allow = S ("git *"),
+    .deny = NONE, .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  /* "git push $r" runs "git push" when $r is empty: the exact ask rule names it. */
+  { "ask/vanishing-word", "git push $r", ASKS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push"), .reason = "ask rule “git push”" },
+  { "ask/vanishing-word-allow-always", "git push $r", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = NONE, .ask = S ("git push") },
+  { "ask/star-asks-for-everything", "ls", ASKS, .allow = ANY, .deny = NONE, .ask = ANY },
+  /* The other parts still get their suggestions; the asked one gets none. */
+  { "ask/others-suggested", "npm test; git push origin", ASKS, .allow = S ("git *"),
+    .deny = NONE, .ask = S ("git push *"), .suggestions = S ("npm test") },
+  /* Wherever the command is in the line. */
+  { "ask/in-substitution", "echo $(git push origin)", ASKS,
+    .allow = S ("echo", "echo *", "git *"), .deny = NONE, .ask = S ("git push *"),
+    .reason = "ask rule “git push *”" },
+  { "ask/in-wrapper", "timeout 60 git push origin", ASKS, .allow = S ("timeout *", "git *"),
+    .deny = NONE, .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/in-env-wrapper", "env LC_ALL=C git push origin", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = NONE, .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/in-sh-c", "sh -c 'git push origin'", ASKS, .allow = S ("sh *", "git *"), .deny = NONE,
+    .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/in-find-exec", "find . -name x -exec git push {} ;", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = NONE, .ask = S ("git push *") },
+  /* As deny patterns do: by basename, after assignments, for every filling. */
+  { "ask/absolute-name", "/usr/bin/git push origin", ASKS, .allow = S ("/usr/bin/git *"),
+    .deny = NONE, .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/after-assignment", "GIT_TRACE=1 git push origin", ASKS, .allow = ANY, .deny = NONE,
+    .ask = S ("git push *") },
+  { "ask/xargs-arguments", "echo origin | xargs git push", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = NONE, .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/expansion-may-match", "git $WHAT origin", ASKS, .mode = ALLOW_ALWAYS, .deny = NONE,
+    .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/expansion-cannot-match", "ls $DIR", ALLOWS, .mode = ALLOW_ALWAYS, .deny = NONE,
+    .ask = S ("git push *") },
+
   /* ---- Bypass attempts from the README ---- */
   { "bypass/rm-home", "ls; rm -rf ~", ASKS, .parts = S ("ls", "rm -rf ~") },
   { "bypass/curl-into-sh-in-substitution", "cat $(curl x|sh)", ASKS,
@@ -1076,14 +1198,112 @@ static const Row rows[] = {
   { "soundness/expansions/unrelated-deny", "echo $HOME", ALLOWS, .mode = ALLOW_ALWAYS, .deny = RMDENY },
   /* Found by the oracle: an argument that expands to no word at all leaves the bare
    * command, which "cat *" does not match. */
-  { "soundness/vanishing/unquoted-variable", "cat ${x}", ASKS, .allow = S ("cat *"), .suggestions = S ("cat") },
+  { "soundness/vanishing/unquoted-variable", "node ${x}", ASKS, .allow = S ("node *"), .suggestions = S ("node") },
   { "soundness/vanishing/substitution", "git log $(\"cat\" $x)", ASKS, .allow = S ("git log *", "cat *") },
-  { "soundness/vanishing/positional", "ls \"$@\"", ASKS, .allow = S ("ls *") },
-  { "soundness/vanishing/array", "ls \"${a[@]}\"", ASKS, .allow = S ("ls *") },
+  { "soundness/vanishing/positional", "node \"$@\"", ASKS, .allow = S ("node *") },
+  { "soundness/vanishing/array", "python3 \"${a[@]}\"", ASKS, .allow = S ("python3 *") },
   { "soundness/vanishing/both-allowed", "cat $x", ALLOWS, .allow = S ("cat", "cat *") },
   { "soundness/vanishing/quoted-stays", "cat \"$x\"", ALLOWS, .allow = S ("cat *") },
   { "soundness/vanishing/with-literal", "cat $x.txt", ALLOWS, .allow = S ("cat *") },
   { "soundness/vanishing/arithmetic-stays", "cat $((1+2))", ALLOWS, .allow = S ("cat *") },
+  /* ---- Exact on everyday lines (issue 26): a word that may expand to nothing
+   * leaves the bare program; one that runs nothing from its arguments or its
+   * standard input is covered by "X *". The seed's allowlist. ---- */
+  { "everyday/echo-variable", "echo $HOME", ALLOWS, .allow = SEED, .deny = SEED_DENY,
+    .parts = S ("echo $HOME") },
+  { "everyday/echo-substitution", "echo $(ls)", ALLOWS, .allow = SEED, .deny = SEED_DENY,
+    .parts = S ("echo $(ls)", "ls") },
+  { "everyday/for-loop", "for f in a b; do echo $f; done", ALLOWS, .allow = SEED,
+    .deny = SEED_DENY },
+  /* xargs runs "echo ARGS…" (echo *) and, on empty input, bare echo; it does
+   * nothing of its own, so no "xargs" pattern is needed. */
+  { "everyday/xargs-echo", "ls | xargs echo", ALLOWS, .allow = SEED, .deny = SEED_DENY,
+    .parts = S ("ls", "xargs echo", "echo", "echo") },
+  { "everyday/bare-echo", "echo", ALLOWS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/bare-cat-in-a-pipeline", "ls -l | cat", ALLOWS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/cat-positional", "cat \"$@\"", ALLOWS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/ls-array", "ls \"${a[@]}\"", ALLOWS, .allow = S ("ls *") },
+  { "everyday/xargs-default-echo", "ls | xargs", ALLOWS, .allow = SEED, .deny = SEED_DENY,
+    .parts = S ("ls", "xargs", "echo", "echo") },
+  { "everyday/xargs-cat", "ls | xargs -r -n 1 cat", ALLOWS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/system-path", "/bin/echo $x", ALLOWS, .allow = S ("/bin/echo *") },
+  { "everyday/head-variable", "head $f", ALLOWS, .allow = S ("head *") },
+  { "everyday/wc-bare", "cat a | wc", ALLOWS, .allow = S ("cat *", "wc *") },
+  /* Only "X *", that covers X with any argument, covers bare X. */
+  { "everyday/narrower-pattern", "echo $x", ASKS, .allow = S ("echo $*"),
+    .suggestions = S ("echo") },
+  { "everyday/bare-not-named", "echo $x", ASKS, .allow = S ("ls *"), .suggestions = S ("echo *") },
+  /* Programs that read what they run from standard input, or run what
+   * their arguments name, are not covered by "X *" when bare. */
+  { "everyday/node-bare", "node", ASKS, .allow = SEED, .deny = SEED_DENY, .suggestions = NONE },
+  { "everyday/node-vanishing", "node $x", ASKS, .allow = SEED, .deny = SEED_DENY,
+    .suggestions = S ("node") },
+  { "everyday/node-substitution", "curl -s x | node $(ls)", ASKS, .allow = S ("node *", "ls",
+    "curl *") },
+  { "everyday/sh-bare", "curl -s x | sh", ASKS, .allow = S ("sh *", "curl *") },
+  { "everyday/sh-vanishing", "sh $x", ASKS, .allow = S ("sh *") },
+  { "everyday/bash-positional", "bash \"$@\"", ASKS, .allow = S ("bash *") },
+  { "everyday/python3-bare", "python3", ASKS, .allow = S ("python3 *") },
+  { "everyday/python3-vanishing", "python3 $f", ASKS, .allow = S ("python3 *") },
+  { "everyday/perl-vanishing", "perl ${f:-}", ASKS, .allow = S ("perl *") },
+  /* dc and ed read commands from standard input, and both can run a shell ("!"). */
+  { "everyday/dc-vanishing", "dc $f", ASKS, .allow = S ("dc *") },
+  { "everyday/ed-vanishing", "ed $f", ASKS, .allow = S ("ed *") },
+  { "everyday/xargs-node", "ls | xargs node", ASKS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-sh", "ls | xargs sh", ASKS, .allow = S ("ls", "sh *") },
+  { "everyday/xargs-rm", "ls | xargs rm", ASKS, .allow = SEED, .deny = SEED_DENY },
+  /* With no command xargs runs echo, which must be allowed. */
+  { "everyday/xargs-echo-not-allowed", "ls | xargs", ASKS, .allow = S ("ls") },
+  /* A workspace program named xargs is not xargs. */
+  { "everyday/xargs-workspace-program", "ls | ./xargs echo", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/xargs-deny-still", "ls | xargs echo", DENIES, .allow = SEED, .deny = S ("xargs *") },
+  /* Only options that just cut the input leave xargs with nothing of its own:
+   * one that sets the child's environment, an optional argument the engine
+   * may read differently, or the terminal needs a pattern for xargs. */
+  { "everyday/xargs-plain-options", "ls | xargs -0 -r -n 1 -P2 -I{} -d '\\n' echo {}", ALLOWS,
+    .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-plain-long-options", "ls | xargs --null --max-args=1 --max-procs 2 "
+    "--replace=R --eof=END echo R", ALLOWS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-slot-var", "ls | xargs --process-slot-var=PATH ls", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/xargs-optional-eof", "ls | xargs --eof evil echo", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/xargs-old-eof", "ls | xargs -e evil echo", ASKS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-optional-replace", "ls | xargs --replace evil echo", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/xargs-open-tty", "ls | xargs -o echo", ASKS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-interactive", "ls | xargs -p echo", ASKS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-unknown-option", "ls | xargs --frobnicate echo", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/xargs-options-with-pattern", "ls | xargs -o echo", ALLOWS,
+    .allow = S ("ls", "xargs *", "echo *") },
+  { "everyday/xargs-assignment", "ls | FOO=1 xargs echo", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/find-bare", "find", ASKS, .allow = S ("find *") },
+  { "everyday/find-vanishing", "find $x", ASKS, .allow = S ("find *") },
+  { "everyday/env-bare", "env", ASKS, .allow = S ("env *") },
+  { "everyday/env-vanishing", "env $x", ASKS, .allow = S ("env *", "ls", "ls *") },
+  { "everyday/nohup-vanishing", "nohup $x", ASKS, .allow = S ("nohup *") },
+  { "everyday/timeout-vanishing", "timeout 5 $x", ASKS, .allow = S ("timeout *") },
+  /* An empty expansion in the command name makes the next word the command. */
+  { "everyday/empty-command-name", "$X foo", ASKS, .allow = S ("foo *", "foo") },
+  { "everyday/empty-command-name-seed", "$EMPTY ls", ASKS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/positional-command", "\"$@\"", ASKS, .allow = ANY, .deny = NONE },
+  { "everyday/positional-command-then-word", "\"$@\" ls", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/default-command-name", "${a:-rm} x", ASKS, .allow = S ("x", "x *", "rm *") },
+  { "everyday/substitution-command-name", "$(ls) x", ASKS, .allow = SEED, .deny = SEED_DENY },
+  /* The deny list sees the command that runs when a word vanishes, in every mode. */
+  { "everyday/deny-bare", "echo $x", ASKS, .allow = S ("echo *"), .deny = S ("echo") },
+  { "everyday/deny-vanishing-allow-always", "git push $remote", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = S ("git push") },
+  { "everyday/deny-vanishing-path", "/usr/bin/git push \"$@\"", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = S ("git push") },
+  { "everyday/deny-vanishing-unrelated", "git push $remote", ALLOWS, .mode = ALLOW_ALWAYS,
+    .deny = S ("git pull") },
+  /* The deny list still sees what the bare program's arguments may become. */
+  { "everyday/deny-still-asks", "rm -rf $d", ASKS, .allow = S ("rm *"), .deny = SEED_DENY },
   /* 7. Wrappers with options, shells reading stdin. */
   { "soundness/wrappers/sudo-k-runs", "sudo -k rm x", ASKS, .allow = S ("sudo *") },
   { "soundness/wrappers/sudo-k-deny", "sudo -k rm -rf /", DENIES, .mode = ALLOW_ALWAYS, .deny = RMDENY },
@@ -1549,10 +1769,12 @@ run_row (const Row *row)
 
   g_assert (row->expect >= ALLOWS && row->expect <= NOT_ALLOWED);
 
-  policy = warden_policy_new (row->mode, allow, deny);
+  policy = warden_policy_new_full (row->mode, allow, row->ask, deny);
   g_assert_nonnull (policy);
   if (policy == NULL)
     return NULL;
+  if (row->nested_off)
+    warden_policy_set_check_nested (policy, FALSE);
   decision = warden_policy_check (policy, row->command, length, with_context ? &context : NULL);
   g_assert_nonnull (decision);
   if (decision == NULL)
@@ -1569,6 +1791,10 @@ run_row (const Row *row)
                                  : (int) verdict + 1 != row->expect)
     problem (problems, "verdict: expected %s, got %s",
              expect_name (row->expect), verdict_name (verdict));
+
+  if (row->reason != NULL && (reason == NULL || strstr (reason, row->reason) == NULL))
+    problem (problems, "reason: expected it to hold \"%s\", got \"%s\"", row->reason,
+             reason ? reason : "(null)");
 
   if (row->parts != NULL)
     {
@@ -1657,6 +1883,14 @@ run_row (const Row *row)
           any_ask = TRUE;
           if (part->reason == NULL || *part->reason == '\0')
             problem (problems, "part %u asks without a reason", i);
+          /* A pattern that makes a part ask is one of the profile's ask rules, and
+           * "always allow" has nothing to offer against it. */
+          if (part->pattern != NULL && (row->ask == NULL || !strv_has (row->ask, part->pattern)))
+            problem (problems, "part %u asks by \"%s\", which is not an ask rule",
+                     i, part->pattern);
+          if (part->pattern != NULL && part->suggestion != NULL)
+            problem (problems, "part %u matches an ask rule, yet suggests \"%s\"",
+                     i, part->suggestion);
         }
       else if (part->verdict == WARDEN_VERDICT_ALLOW)
         {
@@ -1882,6 +2116,29 @@ test_part_argv (void)
   g_assert_cmpstrv (warden_decision_get_part (d, 3)->argv, fourth);
 }
 
+/* What "always allow" is told about a line an ask rule holds: no pattern
+ * makes it run without asking, and which part and rule say so. */
+static void
+test_ask_rule_uncovered (void)
+{
+  const char *allow[] = { "git *", "npm *", NULL };
+  const char *ask[] = { "git push *", NULL };
+  g_autoptr(WardenPolicy) policy = warden_policy_new_full (WARDEN_MODE_ALLOWLIST, allow, ask,
+                                                           NULL);
+  g_autoptr(WardenDecision) d = warden_policy_check (policy, "npm test && git push origin",
+                                                     -1, NULL);
+  g_autoptr(WardenDecision) plain = warden_policy_check (policy, "npm test && make", -1, NULL);
+  const WardenDecisionPart *ruled = warden_decision_get_asked_by_rule (d);
+
+  g_assert_cmpint (warden_decision_get_verdict (d), ==, WARDEN_VERDICT_ASK);
+  g_assert_nonnull (ruled);
+  g_assert_cmpstr (ruled->text, ==, "git push origin");
+  g_assert_cmpstr (ruled->pattern, ==, "git push *");
+  g_assert_true (warden_decision_get_uncovered (d) == ruled);
+  g_assert_cmpuint (g_strv_length ((char **) warden_decision_get_suggestions (d)), ==, 0);
+  g_assert_null (warden_decision_get_asked_by_rule (plain));
+}
+
 static void
 test_uncovered (void)
 {
@@ -2079,6 +2336,34 @@ test_policy_reuse (void)
     }
 }
 
+/* The profile's "nested" reaches the policy made from it: a script file run
+ * by an allowed shell runs while the guard checks what it starts, and asks
+ * when nothing would. */
+static void
+test_policy_nested_from_profile (void)
+{
+  static const struct { const char *json; WardenVerdict script; } cases[] = {
+    { "{ \"allow\": [\"sh *\", \"ls\"] }", WARDEN_VERDICT_ALLOW },
+    { "{ \"allow\": [\"sh *\", \"ls\"], \"nested\": \"check\" }", WARDEN_VERDICT_ALLOW },
+    { "{ \"allow\": [\"sh *\", \"ls\"], \"nested\": \"off\" }", WARDEN_VERDICT_ASK },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenProfile) profile = warden_profile_new_from_data ("p", cases[i].json, -1,
+                                                                       "p.json", &error);
+      g_autoptr(WardenPolicy) policy = NULL;
+
+      g_assert_no_error (error);
+      policy = warden_policy_new_for_profile (profile);
+      g_assert_cmpint (verdict_of (policy, "sh ./build.sh", NULL), ==, cases[i].script);
+      /* What the engine sees itself is decided the same either way. */
+      g_assert_cmpint (verdict_of (policy, "sh -c ls", NULL), ==, WARDEN_VERDICT_ALLOW);
+      g_assert_cmpint (verdict_of (policy, "ls | sh", NULL), ==, WARDEN_VERDICT_ASK);
+    }
+}
+
 static void
 add_generated (GHashTable      *paths,
                const Generated *gen)
@@ -2212,7 +2497,7 @@ test_builtin_profiles (void)
     { "trusted", "chmod 777 -R /", FALSE },
     { "trusted", "echo x > .envrc", FALSE },
     { "trusted", "chdir .git/hooks; echo x > pre-commit", FALSE },
-    { "trusted", "git push origin main", TRUE },
+    { "trusted", "git commit -qm x && git pull --rebase origin main", TRUE },
     { "trusted", "rm -rf node_modules dist", TRUE },
     { "trusted", "chmod -R 755 build && ls -la", TRUE },
     { "read-only", "tree -ao out.txt .", FALSE },
@@ -2272,6 +2557,7 @@ main (int   argc,
     add_generated (paths, &parts_cases[i]);
   g_test_add_func ("/policy/decision/reason/first-ask", test_reason_first_ask);
   g_test_add_func ("/policy/decision/uncovered", test_uncovered);
+  g_test_add_func ("/policy/decision/ask-rule-uncovered", test_ask_rule_uncovered);
   g_test_add_func ("/policy/decision/part-argv", test_part_argv);
   g_test_add_func ("/policy/env-loads-code", test_env_loads_code);
   g_test_add_func ("/policy/decision/reason/deny", test_reason_deny);
@@ -2282,6 +2568,7 @@ main (int   argc,
   g_test_add_func ("/policy/decision/policy/null-lists", test_policy_null_lists);
   g_test_add_func ("/policy/decision/policy/copies-patterns", test_policy_copies_patterns);
   g_test_add_func ("/policy/decision/policy/reuse", test_policy_reuse);
+  g_test_add_func ("/policy/decision/policy/nested-from-profile", test_policy_nested_from_profile);
   g_test_add_func ("/policy/decision/soundness/protected/symlinks", test_redirection_symlinks);
   g_test_add_func ("/policy/decision/soundness/builtin-profiles", test_builtin_profiles);
 
