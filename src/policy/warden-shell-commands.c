@@ -1699,7 +1699,8 @@ analyze_shell (Lexer         *L,
         force_ask (p, FALSE, "zsh's language is not sh's: the engine cannot tell what its "
                              "script runs");
     }
-  else if (!has_option (w, c->n, 'n', "noexec"))
+  /* Only an option before the file: "sh x.sh -n" runs x.sh with $1 = -n. */
+  else if (!has_option (w, MIN (file, c->n), 'n', "noexec"))
     {
       /* bash build.sh: the file may say anything, and it can change
        * between this check and the run. The exec guard checks what it

@@ -1475,6 +1475,9 @@ static const Row rows[] = {
   { "soundness/optional-args/script-timing", "script --timing -c 'rm -rf /' x", DENIES,
     .allow = ANY },
   /* 2. Builtins that run commands. */
+  /* Found by the oracle: "-n" after the file is the script's $1, not noexec. */
+  { "soundness/builtins/sh-file-then-n", "sh run.sh -n", ASKS, .allow = S ("sh *"),
+    .nested_off = TRUE },
   { "soundness/builtins/jobs-x", "jobs -x rm -rf /", DENIES },
   { "soundness/builtins/jobs-x-allow-always", "jobs -x shutdown", DENIES, .mode = ALLOW_ALWAYS,
     .deny = SHUTDOWN },
