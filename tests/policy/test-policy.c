@@ -974,6 +974,11 @@ static const Row rows[] = {
     .ask = S ("git push *"), .suggestions = NONE, .reason = "ask rule “git push *”" },
   { "ask/leaves-the-rest-allowed", "git status", ALLOWS, .allow = S ("git *"), .deny = NONE,
     .ask = S ("git push *") },
+  /* Ask rules see the spellings of options that deny patterns see (issue 26). */
+  { "ask/other-spelling", "git -C . push origin", ASKS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push *") },
+  { "ask/other-spelling-equals", "git diff --output x", ASKS, .allow = S ("git *"),
+    .deny = NONE, .ask = S ("git diff --output=*") },
   { "ask/glob-as-allow", "git push", ALLOWS, .allow = S ("git *"), .deny = NONE,
     .ask = S ("git push *") },
   { "ask/bare-and-star", "git push", ASKS, .allow = S ("git *"), .deny = NONE,
