@@ -259,6 +259,23 @@ client_answer (Client     *c,
   g_queue_push_tail (&c->answers, g_strdup (line));
 }
 
+/* Sends @text with each "<NUL>" in it as a NUL byte. */
+static void
+send_with_nul (Proc       *p,
+               const char *text)
+{
+  g_auto(GStrv) pieces = g_strsplit (text, "<NUL>", -1);
+  g_autoptr(GString) bytes = g_string_new (NULL);
+
+  for (guint i = 0; pieces[i] != NULL; i++)
+    {
+      if (i > 0)
+        g_string_append_c (bytes, '\0');
+      g_string_append (bytes, pieces[i]);
+    }
+  proc_send_len (p, bytes->str, bytes->len);
+}
+
 /* Takes the complete lines of c->pending as events; answers what asks. */
 static void
 client_take_lines (Client *c)
@@ -315,7 +332,7 @@ client_take_lines (Client *c)
               g_autofree char *text = g_strjoinv (id, pieces);
               g_autofree char *with_end = g_strconcat (text, "\n", NULL);
 
-              proc_send (c->proc, with_end);
+              send_with_nul (c->proc, with_end);
             }
         }
     }
@@ -975,6 +992,64 @@ test_bad_answers_ignored (void)
       g_assert_nonnull (str (g_ptr_array_index (errors, i), "hint"));
     }
   /* Approved by the last line only, once. */
+  g_assert_cmpstr (str (only_event (events, "tool_call"), "decision"), ==, "approved");
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* An answer is one JSON text, the whole line: a NUL byte, a second value or
+ * anything else after the first, and what json-glib alone lets through
+ * (comments, single quotes, a member twice, U+0000 inside a string, raw
+ * control characters, bytes that are not UTF-8) make the line bad_input,
+ * however good its start (issue 28). */
+static void
+test_answer_lines_exact (void)
+{
+  static const char * const bad[] = {
+    "{\"approval\": \"$ID\", \"approved\": false}<NUL> junk",
+    "<NUL>{\"approval\": \"$ID\", \"approved\": false}",
+    "{\"approval\": \"$ID\", \"approved\": false} {\"approval\": \"$ID\", \"approved\": true}",
+    "{\"approval\": \"$ID\", \"approved\": false} x",
+    "{\"approval\": \"$ID\", \"approved\": false}/* why */",
+    "{'approval': '$ID', 'approved': false}",
+    "{\"approval\": \"$ID\", \"approved\": false, \"approved\": true}",
+    "{\"approval\": \"$ID\\u0000x\", \"approved\": false}",
+    "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"a\\u0000b\"}",
+    "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"a\x01" "b\"}",
+    "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"a\xff" "b\"}",
+    "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"\\ud800\"}",
+  };
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) errors = NULL;
+  g_autoptr(GString) lines = g_string_new (NULL);
+  g_autofree char *count = NULL;
+
+  env_set_up (&env);
+  script_count (env.fake);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    g_string_append_printf (lines, "%s\n", bad[i]);
+  /* A line may end in CR LF. */
+  g_string_append (lines, "{\"approval\": \"$ID\", \"approved\": true}\r");
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "count");
+  client_answer (c, lines->str);
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  errors = events_of (events, "error");
+  for (guint i = 0; i < errors->len; i++)
+    g_test_message ("%s", str (g_ptr_array_index (errors, i), "message"));
+  g_assert_cmpuint (errors->len, ==, G_N_ELEMENTS (bad));
+  for (guint i = 0; i < errors->len; i++)
+    {
+      g_assert_cmpstr (str (g_ptr_array_index (errors, i), "code"), ==, "bad_input");
+      g_assert_nonnull (str (g_ptr_array_index (errors, i), "hint"));
+    }
+  g_assert_nonnull (strstr (str (g_ptr_array_index (errors, 0), "message"), "NUL"));
+  g_assert_nonnull (strstr (str (g_ptr_array_index (errors, 2), "message"), "after"));
   g_assert_cmpstr (str (only_event (events, "tool_call"), "decision"), ==, "approved");
   count = workspace_file (&env, "count.txt");
   g_assert_cmpstr (count, ==, "ran\n");
@@ -2566,6 +2641,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/end-of-input-leaves-pending", test_end_of_input_leaves_pending);
   g_test_add_func ("/cli/json/term-while-waiting", test_term_while_waiting);
   g_test_add_func ("/cli/json/bad-answers-ignored", test_bad_answers_ignored);
+  g_test_add_func ("/cli/json/answer-lines-exact", test_answer_lines_exact);
   g_test_add_func ("/cli/json/uncovered-refuses-always", test_uncovered_refuses_always);
   g_test_add_func ("/cli/json/spoofed-command-exact-and-shown",
                    test_spoofed_command_exact_and_shown);

@@ -809,6 +809,47 @@ test_answer_words (void)
   env_tear_down (&env);
 }
 
+/* A line is text with a length: one with a NUL byte is no answer, however
+ * it starts — not at y/n (where "n\0junk" once rejected), not as feedback,
+ * not as the answer to a question — and is asked again (issue 28). */
+static void
+test_answer_line_nul (void)
+{
+  Env env = { 0 };
+  g_autofree char *count = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf 'a\\\\n' >> count.txt\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch no.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "ask_user", "{\"question\": \"Where?\", \"choices\": "
+                                 "[\"staging\", \"prod\"]}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+
+  r = RUN_BYTES (&env, "n\0junk\ny\n"                  /* approves a */
+                       "n\nuse\0 pnpm\nuse pnpm\n"     /* rejects no.txt: "use pnpm" */
+                       "prod\0 staging\nstaging\n",     /* answers "staging" */
+                 "run", "--sandbox", "bwrap", "answers");
+  g_assert_cmpint (r.status, ==, 0);
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "a\n");
+  g_assert_false (workspace_has (&env, "no.txt"));
+  g_assert_cmpuint (count_of (r.out, "NUL"), ==, 3);
+  second = fake_model_last_message (env.fake, 2);
+  g_assert_nonnull (strstr (second, "User feedback: use pnpm"));
+  third = fake_model_last_message (env.fake, 3);
+  g_assert_nonnull (strstr (third, "staging"));
+  g_assert_null (strstr (third, "prod"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Output that cannot be written */
 
@@ -1634,6 +1675,7 @@ main (int    argc,
   g_test_add_func ("/cli/run/term-and-hup-at-prompt", test_term_and_hup_at_prompt);
   g_test_add_func ("/cli/run/interrupt-while-running", test_interrupt_while_running);
   g_test_add_func ("/cli/run/answer-words", test_answer_words);
+  g_test_add_func ("/cli/run/answer-line-nul", test_answer_line_nul);
   g_test_add_func ("/cli/run/file-size-limit", test_file_size_limit);
   g_test_add_func ("/cli/run/resume-keeps-provider", test_resume_keeps_provider);
   g_test_add_func ("/cli/run/resume-overrides", test_resume_overrides);
