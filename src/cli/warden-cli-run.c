@@ -918,7 +918,8 @@ hint_for (const char *code,
     return g_strdup ("warden-cli sessions list shows the sessions there are.");
   if (strcmp (code, "store") == 0)
     return g_strdup ("Check the disk and the session database; warden-cli sessions move-aside "
-                     "sets a damaged one aside.");
+                     "sets a damaged one aside (with --force, one that opens but holds a "
+                     "damaged row).");
   if (strcmp (code, "provider") == 0)
     return g_strdup_printf ("Check the API key, the model and the network, then %s.", resume);
   if (strcmp (code, "not_recorded") == 0)

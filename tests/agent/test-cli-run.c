@@ -1249,6 +1249,66 @@ test_corrupt_database (void)
   env_tear_down (&env);
 }
 
+/* A message row that does not read back (not JSON, or JSON that is no
+ * message): the resume says which session, which row and the way out, and
+ * exits with the store's status, 1, with --json as a "store" error; the
+ * other sessions go on (issue 28). */
+static void
+test_corrupt_message_row (void)
+{
+  static const struct {
+    const char *json;
+    int         seq;
+  } rows[] = {
+    { "garbage", 1 },
+    { "{\"role\": \"robot\"}", 0 },
+  };
+  Env env = { 0 };
+  g_autofree char *db = NULL;
+  Result r;
+
+  env_set_up (&env);
+  db = db_path (&env);
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *id = NULL;
+      g_autofree char *update = NULL;
+      g_autofree char *row = g_strdup_printf ("message row %d ", rows[i].seq);
+
+      g_queue_push_tail (&env.fake->script, fake_reply ("Hello.", NULL));
+      r = RUN (&env, "", "run", "--sandbox", "bwrap", "hello");
+      g_assert_cmpint (r.status, ==, 0);
+      id = session_id_of (r.err);
+      result_clear (&r);
+      update = g_strdup_printf ("UPDATE messages SET json = '%s' WHERE session_id = '%s' AND "
+                                "seq = %d", rows[i].json, id, rows[i].seq);
+      sql (&env, update);
+
+      r = RUN (&env, "", "run", "--resume", id);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_nonnull (strstr (r.err, id));
+      g_assert_nonnull (strstr (r.err, row));
+      g_assert_nonnull (strstr (r.err, db));
+      g_assert_nonnull (strstr (r.err, "warden-cli sessions move-aside --force"));
+      result_clear (&r);
+
+      r = RUN (&env, "", "run", "--json", "--resume", id);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_nonnull (strstr (r.out, "\"code\":\"store\""));
+      g_assert_nonnull (strstr (r.out, row));
+      g_assert_nonnull (strstr (r.out, "\"exit_code\":1"));
+      result_clear (&r);
+    }
+
+  /* The database itself is sound: a new session runs. */
+  g_queue_push_tail (&env.fake->script, fake_reply ("Hello again.", NULL));
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Hello again."));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* ------------------------------------------------------------------------ */
 /* What the model and the sandbox send is shown, never obeyed by the terminal */
 
@@ -1682,6 +1742,7 @@ main (int    argc,
   g_test_add_func ("/cli/run/resume-in-use", test_resume_in_use);
   g_test_add_func ("/cli/run/sessions-json-any-bytes", test_sessions_json_any_bytes);
   g_test_add_func ("/cli/run/corrupt-database", test_corrupt_database);
+  g_test_add_func ("/cli/run/corrupt-message-row", test_corrupt_message_row);
   g_test_add_func ("/cli/run/prompt-forgery-escaped", test_prompt_forgery_escaped);
   g_test_add_func ("/cli/run/bidi-command-escaped", test_bidi_command_escaped);
   g_test_add_func ("/cli/run/every-part-listed", test_every_part_listed);
