@@ -263,14 +263,22 @@ retrying_cb (WardenAgent *agent,
   event_end (run, b);
 }
 
-/* Progress, for a person watching: standard error. */
+/* Progress: a person watching reads it on standard error, a program gets
+ * the same at the same moment as an event. */
 static void
 waiting_cb (WardenAgent *agent,
             guint        seconds,
             Run         *run)
 {
-  if (seconds > 0)
-    g_printerr ("warden-cli: the model has not answered for %u s; still waiting\n", seconds);
+  JsonBuilder *b;
+
+  if (seconds == 0)
+    return;
+  g_printerr ("warden-cli: the model has not answered for %u s; still waiting\n", seconds);
+  b = event_begin (run, "waiting");
+  add_int (b, "seconds", seconds);
+  add_string (b, "awaiting", "model");
+  event_end (run, b);
 }
 
 void

@@ -1205,6 +1205,169 @@ test_setup_errors_are_events (void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* A model that keeps the client waiting */
+
+typedef struct
+{
+  guint       requests;
+  guint       delay_ms;   /* 0: never answers */
+  const char *reply;
+} SlowModel;
+
+static gboolean
+slow_answer_cb (gpointer user_data)
+{
+  SoupServerMessage *msg = user_data;
+
+  soup_server_message_unpause (msg);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+slow_handler (SoupServer        *server,
+              SoupServerMessage *msg,
+              const char        *path,
+              GHashTable        *query,
+              gpointer           user_data)
+{
+  SlowModel *slow = user_data;
+
+  slow->requests++;
+  soup_server_message_pause (msg);
+  if (slow->delay_ms == 0)
+    return;
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_server_message_set_response (msg, "text/event-stream", SOUP_MEMORY_STATIC, slow->reply,
+                                    strlen (slow->reply));
+  g_timeout_add_full (G_PRIORITY_DEFAULT, slow->delay_ms, slow_answer_cb, g_object_ref (msg),
+                      g_object_unref);
+}
+
+/* Points @env at a server of @slow's instead of the scripted model. */
+static SoupServer *
+slow_model_start (Env       *env,
+                  SlowModel *slow)
+{
+  SoupServer *server = soup_server_new (NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoslist(GUri) uris = NULL;
+
+  soup_server_add_handler (server, NULL, slow_handler, slow, NULL);
+  g_assert_true (soup_server_listen_local (server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
+  uris = soup_server_get_uris (server);
+  g_free (env->fake->url);
+  env->fake->url = g_uri_to_string (uris->data);
+  return server;
+}
+
+/* What standard error said of the wait: the seconds of each "has not
+ * answered for N s". */
+static GArray *
+stderr_waits (const char *err)
+{
+  GArray *seconds = g_array_new (FALSE, FALSE, sizeof (guint));
+  const char *needle = "the model has not answered for ";
+
+  for (const char *s = strstr (err, needle); s != NULL; s = strstr (s + 1, needle))
+    {
+      guint n = (guint) g_ascii_strtoull (s + strlen (needle), NULL, 10);
+
+      g_array_append_val (seconds, n);
+    }
+  return seconds;
+}
+
+/* A program hears what a person hears: a "waiting" event (the seconds,
+ * what is awaited) each time standard error says the model has not
+ * answered, in the same order with the same seconds (issue 28). */
+static void
+test_waiting_events (void)
+{
+  Env env = { 0 };
+  SlowModel silent = { 0, 0, NULL };
+  g_autoptr(SoupServer) server = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) waitings = NULL;
+  g_autoptr(GArray) said = NULL;
+  Client *c;
+  Result r;
+
+  env_set_up (&env);
+  server = slow_model_start (&env, &silent);
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--waiting-notice", "1",
+                    "--idle-timeout", "3", "--max-retries", "0", "hello");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 4);
+  waitings = events_of (events, "waiting");
+  said = stderr_waits (r.err);
+  g_assert_cmpuint (waitings->len, >=, 1);
+  g_assert_cmpuint (waitings->len, ==, said->len);
+  for (guint i = 0; i < waitings->len; i++)
+    {
+      JsonObject *w = g_ptr_array_index (waitings, i);
+
+      g_assert_cmpint (json_object_get_int_member (w, "seconds"), ==,
+                       g_array_index (said, guint, i));
+      g_assert_cmpstr (str (w, "awaiting"), ==, "model");
+    }
+  g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (waitings, 0), "seconds"), ==,
+                   1);
+  g_assert_cmpstr (str (only_event (events, "error"), "code"), ==, "provider");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* A model that answers late: the waiting events come first, then its
+ * words; with the notice turned off (--waiting-notice 0) neither standard
+ * error nor the events say anything of the wait. */
+static void
+test_waiting_then_answer (void)
+{
+  g_autofree char *reply = fake_reply ("Late hello.", NULL);
+  const char *notices[] = { "1", "0" };
+
+  for (guint n = 0; n < G_N_ELEMENTS (notices); n++)
+    {
+      Env env = { 0 };
+      SlowModel slow = { 0, 2500, reply };
+      g_autoptr(SoupServer) server = NULL;
+      g_autoptr(GPtrArray) events = NULL;
+      g_autoptr(GPtrArray) waitings = NULL;
+      g_autoptr(GArray) said = NULL;
+      g_autofree char *text = NULL;
+      Client *c;
+      Result r;
+
+      env_set_up (&env);
+      server = slow_model_start (&env, &slow);
+      c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--waiting-notice",
+                        notices[n], "--idle-timeout", "60", "hello");
+      r = client_finish (c, &events);
+      g_assert_cmpint (r.status, ==, 0);
+      text = text_of (events);
+      g_assert_cmpstr (text, ==, "Late hello.");
+      waitings = events_of (events, "waiting");
+      said = stderr_waits (r.err);
+      g_assert_cmpuint (waitings->len, ==, said->len);
+      if (n == 0)
+        {
+          guint first_text = 0;
+
+          g_assert_cmpuint (waitings->len, >=, 1);
+          while (strcmp (str (g_ptr_array_index (events, first_text), "type"), "text") != 0)
+            first_text++;
+          g_assert_true (g_ptr_array_index (events, first_text - 1) ==
+                         g_ptr_array_index (waitings, waitings->len - 1));
+        }
+      else
+        g_assert_cmpuint (waitings->len, ==, 0);
+      g_assert_cmpuint (slow.requests, ==, 1);
+      result_clear (&r);
+      env_tear_down (&env);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
 /* Programs a command starts (the exec guard) */
 
 #define NODE_RM "{\"command\": \"node -e \\\"require('child_process').execSync('rm -f victim; " \
@@ -2647,6 +2810,8 @@ main (int    argc,
                    test_spoofed_command_exact_and_shown);
   g_test_add_func ("/cli/json/file-approval-diff", test_file_approval_diff);
   g_test_add_func ("/cli/json/setup-errors-are-events", test_setup_errors_are_events);
+  g_test_add_func ("/cli/json/waiting-events", test_waiting_events);
+  g_test_add_func ("/cli/json/waiting-then-answer", test_waiting_then_answer);
   g_test_add_func ("/cli/json/nested-rejected", test_nested_rejected);
   g_test_add_func ("/cli/json/nested-script-runner", test_nested_script_runner);
   g_test_add_func ("/cli/json/nested-deny-in-allow-always", test_nested_deny_in_allow_always);
