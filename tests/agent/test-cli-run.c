@@ -208,6 +208,107 @@ test_silent_model (void)
 }
 
 
+/* A server that takes the whole request and closes the connection without
+ * a word. */
+static void
+hang_up_handler (SoupServer        *server,
+                 SoupServerMessage *msg,
+                 const char        *path,
+                 GHashTable        *query,
+                 gpointer           user_data)
+{
+  g_autoptr(GIOStream) connection = soup_server_message_steal_connection (msg);
+
+  (*(guint *) user_data)++;
+  g_io_stream_close (connection, NULL, NULL);
+}
+
+/* "Could not reach the model" is said of a model that was not reached: not
+ * of one that took the request and hung up before answering, which is said
+ * as such; nothing listening is still "could not reach" (issue 28). */
+static void
+test_reached_then_cut (void)
+{
+  Env env = { 0 };
+  g_autoptr(SoupServer) server = soup_server_new (NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoslist(GUri) uris = NULL;
+  guint requests = 0;
+  Result r;
+
+  env_set_up (&env);
+  soup_server_add_handler (server, NULL, hang_up_handler, &requests, NULL);
+  g_assert_true (soup_server_listen_local (server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
+  uris = soup_server_get_uris (server);
+  g_free (env.fake->url);
+  env.fake->url = g_uri_to_string (uris->data);
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--max-retries", "0", "hello");
+  g_assert_cmpint (r.status, ==, 4);
+  g_assert_cmpuint (requests, >=, 1);
+  g_assert_null (strstr (r.err, "Could not reach"));
+  g_assert_nonnull (strstr (r.err, "before it answered"));
+  result_clear (&r);
+
+  g_free (env.fake->url);
+  env.fake->url = g_strdup ("http://127.0.0.1:9");
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--max-retries", "0", "hello");
+  g_assert_cmpint (r.status, ==, 4);
+  g_assert_nonnull (strstr (r.err, "Could not reach the model"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* The limit in force is the user's: a model that thinks 75 s before its
+ * first byte (past libsoup's own 60 s socket timeout) is waited for with
+ * --idle-timeout 0 (never give up) and with 300, and so is one that sends
+ * its headers at once and its first event 75 s later. One request each:
+ * nothing gave up and tried again, nothing said the model could not be
+ * reached. The three run side by side, the only long wait of the suite
+ * (issue 28). */
+#define THINKING_MS 75000
+
+static void
+test_thinking_model (void)
+{
+  static const struct {
+    const char *idle_timeout;
+    gboolean    headers_first;
+  } cases[] = {
+    { "0", FALSE },
+    { "300", FALSE },
+    { "0", TRUE },
+  };
+  Env env[G_N_ELEMENTS (cases)] = { 0 };
+  Proc *proc[G_N_ELEMENTS (cases)];
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      env_set_up (&env[i]);
+      env[i].fake->delay_ms = THINKING_MS;
+      env[i].fake->headers_first = cases[i].headers_first;
+      g_queue_push_tail (&env[i].fake->script, fake_reply ("Thought it over.", NULL));
+      proc[i] = PROC_START (&env[i], "run", "--sandbox", "bwrap", "--idle-timeout",
+                            cases[i].idle_timeout, "--waiting-notice", "30", "--max-retries",
+                            "0", "think");
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Result r = proc_finish (proc[i]);
+
+      g_test_message ("--idle-timeout %s%s: status %d", cases[i].idle_timeout,
+                      cases[i].headers_first ? ", headers first" : "", r.status);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.out, "Thought it over."));
+      g_assert_null (strstr (r.err, "Could not reach"));
+      g_assert_null (strstr (r.err, "trying again"));
+      /* Told while it waited, as the notice says. */
+      g_assert_nonnull (strstr (r.err, "the model has not answered for 30 s"));
+      g_assert_cmpuint (env[i].fake->requests->len, ==, 1);
+      result_clear (&r);
+      env_tear_down (&env[i]);
+    }
+}
+
 /* An error message says what a server, a file or the user gave: shown, never
  * obeyed (issue 13). */
 static void
@@ -1723,6 +1824,8 @@ main (int    argc,
   g_test_add_func ("/cli/run/max-steps-status", test_max_steps_status);
   g_test_add_func ("/cli/run/provider-error-status", test_provider_error_status);
   g_test_add_func ("/cli/run/silent-model", test_silent_model);
+  g_test_add_func ("/cli/run/thinking-model", test_thinking_model);
+  g_test_add_func ("/cli/run/reached-then-cut", test_reached_then_cut);
   g_test_add_func ("/cli/run/error-message-escaped", test_error_message_escaped);
   g_test_add_func ("/cli/run/resume-after-kill", test_resume_after_kill);
   g_test_add_func ("/cli/run/forged-approval-asks", test_forged_approval_asks);
