@@ -476,8 +476,26 @@ warden_profile_store_save (WardenProfileStore  *self,
     return FALSE;
 
   path = user_path (self, warden_profile_get_id (profile));
-  file = g_file_new_for_path (path);
 
+  /* The file there is kept as the previous version, read first: a FIFO
+   * would block that read, and none of the others is a profile to keep. */
+  {
+    GStatBuf st;
+
+    if (g_stat (path, &st) == 0 && !S_ISREG (st.st_mode))
+      {
+        g_autofree char *shown = g_filename_display_name (path);
+
+        g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_IO,
+                     /* Translators: a path, and what it is: "a FIFO", "a folder" */
+                     _("Could not save profile “%s”: it is %s, not a regular file; move it "
+                       "away and save again"),
+                     shown, file_kind (st.st_mode));
+        return FALSE;
+      }
+  }
+
+  file = g_file_new_for_path (path);
   return warden_profile_save_to_file (profile, file, error);
 }
 

@@ -1486,6 +1486,7 @@ test_profile_list_not_regular (void)
   g_autoptr(CliResult) import = cli_run (env, NULL, "profile", "import", path);
   g_autoptr(CliResult) list = NULL;
   g_autoptr(CliResult) check = NULL;
+  g_autoptr(CliResult) save = NULL;
   FifoWatchdog w = { .fifos = { fifo } };
   GThread *thread;
 
@@ -1499,6 +1500,8 @@ test_profile_list_not_regular (void)
   thread = g_thread_new ("fifo-watchdog", fifo_watchdog_thread, &w);
   list = cli_run (env, NULL, "profile", "list");
   check = cli_run (env, NULL, "policy", "check", "--profile", "stuck", "--", "ls");
+  /* Saving over it is refused too: it would be read as the old version. */
+  save = cli_run (env, NULL, "profile", "import", "--force", "--id", "stuck", path);
   fifo_watchdog_stop (&w, thread);
 
   check_status (list, EXIT_USAGE);
@@ -1511,6 +1514,10 @@ test_profile_list_not_regular (void)
   g_assert_cmpint (check->status, !=, 0);
   assert_contains (check->err, "stuck.json");
   assert_contains (check->err, "not a regular file");
+  check_status (save, EXIT_USAGE);
+  assert_contains (save->err, "a FIFO");
+  g_assert_true (g_file_test (fifo, G_FILE_TEST_EXISTS) &&
+                 !g_file_test (fifo, G_FILE_TEST_IS_REGULAR));
 }
 
 static void
