@@ -14,6 +14,7 @@
 #include "warden-pattern.h"
 #include "warden-policy.h"
 #include "warden-shell-parser.h"
+#include "warden-spelling.h"
 
 struct _WardenPolicy
 {
@@ -23,6 +24,9 @@ struct _WardenPolicy
   WardenPatternSet *allow;
   WardenPatternSet *ask;
   WardenPatternSet *deny;
+  /* The ask and deny patterns again, for other spellings of options. */
+  WardenSpellingSet *ask_spelling;
+  WardenSpellingSet *deny_spelling;
 };
 
 static WardenPatternSet *
@@ -33,6 +37,17 @@ pattern_set_new (const char * const *patterns)
   for (guint i = 0; patterns && patterns[i]; i++)
     if (warden_pattern_validate (patterns[i], NULL))
       warden_pattern_set_add (set, patterns[i]);
+  return set;
+}
+
+static WardenSpellingSet *
+spelling_set_new (const char * const *patterns)
+{
+  WardenSpellingSet *set = warden_spelling_set_new ();
+
+  for (guint i = 0; patterns && patterns[i]; i++)
+    if (warden_pattern_validate (patterns[i], NULL))
+      warden_spelling_set_add (set, patterns[i]);
   return set;
 }
 
@@ -50,6 +65,8 @@ warden_policy_new_full (WardenMode          mode,
   self->allow = pattern_set_new (allow);
   self->ask = pattern_set_new (ask);
   self->deny = pattern_set_new (deny);
+  self->ask_spelling = spelling_set_new (ask);
+  self->deny_spelling = spelling_set_new (deny);
   return self;
 }
 
@@ -91,6 +108,8 @@ warden_policy_unref (WardenPolicy *self)
   warden_pattern_set_free (self->allow);
   warden_pattern_set_free (self->ask);
   warden_pattern_set_free (self->deny);
+  warden_spelling_set_free (self->ask_spelling);
+  warden_spelling_set_free (self->deny_spelling);
   g_free (self);
 }
 
@@ -322,6 +341,7 @@ typedef struct
   const char *ask_rule;
   const char *may_ask_rule;
   const char *may_be_denied;
+  const char *spelling_may_be_denied;
   const char *files_may_be_denied;
   const char *args_may_be_denied;
   const char *allows_every;
@@ -350,6 +370,8 @@ texts (void)
       t.may_ask_rule = _("“%s” may run as a command that the ask rule “%s” names: it asks "
                          "every time, whatever allows it");
       t.may_be_denied = _("“%s” could expand to a command that the deny pattern “%s” names");
+      t.spelling_may_be_denied = _("“%s” may be, in another spelling of its options, what the "
+                                   "deny pattern “%s” names");
       t.files_may_be_denied = _("the file names are only known when it runs, and some names "
                                 "would make it match the deny pattern “%s”");
       t.args_may_be_denied = _("its arguments are only known when it runs, and some would make "
@@ -436,6 +458,7 @@ typedef enum
   RULE_MATCHES,     /* the text as it runs, or with the name's basename (/bin/rm is rm) */
   RULE_MAY_FILL,    /* some filling of its holes: xargs's arguments, find's file names */
   RULE_MAY_EXPAND,  /* some expansion of its words: "rm -rf $d" */
+  RULE_MAY_SPELL,   /* some reading of its options: "tree -ao x" may hold "-o" */
 } RuleHit;
 
 /* The first pattern of @set that holds @part, and how; deny patterns and ask
@@ -476,6 +499,30 @@ lookup_rule (WardenPatternSet        *set,
         return RULE_MAY_EXPAND;
     }
   return RULE_NONE;
+}
+
+/* The first pattern of @set that holds @part in another spelling of its
+ * options (warden-spelling.h): "--opt=value" read as "--opt value" holds as
+ * a match does; the options read as a set only may. */
+static RuleHit
+lookup_spelling (WardenSpellingSet       *set,
+                 const WardenCommandPart *part,
+                 const char             **pattern)
+{
+  const char *text = part->match_text ? part->match_text : part->text;
+  gsize text_len = strlen (text);
+
+  *pattern = warden_spelling_set_lookup (set, text, text_len);
+  if (*pattern == NULL && part->base_text != NULL)
+    *pattern = warden_spelling_set_lookup (set, part->base_text, strlen (part->base_text));
+  if (*pattern != NULL)
+    return RULE_MATCHES;
+
+  *pattern = warden_spelling_set_lookup_any (set, text, text_len);
+  if (*pattern == NULL && part->expanded_text != NULL)
+    *pattern = warden_spelling_set_lookup_any (set, part->expanded_text,
+                                               strlen (part->expanded_text));
+  return *pattern != NULL ? RULE_MAY_SPELL : RULE_NONE;
 }
 
 /* Judges one part; returns its verdict and fills @reason, @pattern and
@@ -520,7 +567,26 @@ judge_part (WardenPolicy            *self,
       *reason = fill (t->may_be_denied, part->text, rule);
       return WARDEN_VERDICT_ASK;
 
+    case RULE_MAY_SPELL:
     case RULE_NONE:
+    default:
+      break;
+    }
+
+  /* "git diff --output=x" is "git diff --output x" to every program, while
+   * "tree -ao out.txt ." may be "tree -a -o out.txt .": without the
+   * program's option table nobody can say, so that asks, in every mode. */
+  switch (lookup_spelling (self->deny_spelling, part, &rule))
+    {
+    case RULE_MATCHES:
+      *pattern = rule;
+      *reason = g_strdup_printf (t->denied_by, part->text, rule);
+      return WARDEN_VERDICT_DENY;
+
+    case RULE_MAY_SPELL:
+      *reason = g_strdup_printf (t->spelling_may_be_denied, part->text, rule);
+      return WARDEN_VERDICT_ASK;
+
     default:
       break;
     }
@@ -540,7 +606,23 @@ judge_part (WardenPolicy            *self,
       *reason = fill (t->may_ask_rule, part->text, rule);
       return WARDEN_VERDICT_ASK;
 
+    case RULE_MAY_SPELL:
     case RULE_NONE:
+    default:
+      break;
+    }
+  switch (lookup_spelling (self->ask_spelling, part, &rule))
+    {
+    case RULE_MATCHES:
+      *pattern = rule;
+      *reason = g_strdup_printf (t->ask_rule, part->text, rule);
+      return WARDEN_VERDICT_ASK;
+
+    case RULE_MAY_SPELL:
+      *pattern = rule;
+      *reason = g_strdup_printf (t->may_ask_rule, part->text, rule);
+      return WARDEN_VERDICT_ASK;
+
     default:
       break;
     }

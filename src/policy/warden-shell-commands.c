@@ -170,7 +170,8 @@ judge_output_target (State      *st,
                                 "outside the workspace", target);
       if (st->cd_seen)
         return g_strdup_printf ("output redirection to “%s”, relative to a directory changed "
-                                "earlier by cd, pushd or popd", target);
+                                "earlier by cd, chdir, pushd, popd or a wrapper's option",
+                                target);
       *relative = TRUE;
       full = g_strconcat (st->workspace, "/", target, NULL);
     }
@@ -423,7 +424,10 @@ opt_in (const char *opts,
 }
 
 /* How a wrapper's options are laid out; a field left out (NULL) holds no
- * option. */
+ * option. Each option has one argument rule (args, optional or flags; one
+ * the table does not know asks), and may have effects besides. The tables
+ * follow the programs' getopt strings and --help (GNU and util-linux as in
+ * Debian 12; busybox's applets take a subset, read alike). */
 typedef struct
 {
   const char *name;
@@ -431,6 +435,27 @@ typedef struct
   const char *short_flags;    /* short options without one */
   const char **long_args;     /* long options that take an argument (without "--") */
   const char **long_flags;
+  /* Options whose argument is optional: it is attached (-dSTR, --eof=STR)
+   * or absent, and the next word is not theirs. */
+  const char  *short_optional;
+  const char **long_optional;
+  /* Options that change what the started program is or loads (another
+   * root, a library, a variable of its environment): the line asks, and
+   * the command is still read for the deny patterns. */
+  const char  *short_ask;
+  const char **long_ask;
+  /* Options that change the directory the command runs in. */
+  const char  *short_chdir;
+  const char **long_chdir;
+  /* Options whose argument is a file the program writes. */
+  const char  *short_writes;
+  const char **long_writes;
+  gboolean     positional_writes;  /* its positional is a file it writes (script) */
+  gboolean     positional_root;    /* its positional is the root the command runs in */
+  const char **shell_long;    /* long options that make it run a shell (sudo --shell) */
+  /* Options that make it run no command (command -v, taskset -p, sudo -l). */
+  const char  *short_no_command;
+  const char **long_no_command;
   guint        positionals;   /* words between the options and the command */
   gboolean     assignments;   /* NAME=VALUE words before the command (env) */
   gboolean     numeric_opt;   /* -N is an option (nice -10) */
@@ -443,30 +468,42 @@ typedef struct
   gboolean     lax_order;     /* options may follow the positionals (su USER -c CMD) */
 } WrapperSpec;
 
-static const char *env_long_args[] = { "unset", "chdir", "split-string", "block-signal",
-                                       "default-signal", "ignore-signal", NULL };
+static const char *env_long_args[] = { "unset", "chdir", "split-string", NULL };
+static const char *env_long_optional[] = { "block-signal", "default-signal", "ignore-signal",
+                                           NULL };
+static const char *chdir_long[] = { "chdir", NULL };
 static const char *env_long_flags[] = { "ignore-environment", "null", "debug",
                                         "list-signal-handling", NULL };
 static const char *nice_long_args[] = { "adjustment", NULL };
 static const char *timeout_long_args[] = { "signal", "kill-after", NULL };
 static const char *timeout_long_flags[] = { "preserve-status", "foreground", "verbose", NULL };
 static const char *time_long_args[] = { "format", "output", NULL };
+static const char *output_long[] = { "output", NULL };
 static const char *time_long_flags[] = { "append", "portability", "verbose", "quiet", NULL };
 static const char *stdbuf_long_args[] = { "input", "output", "error", NULL };
 static const char *setsid_long_flags[] = { "ctty", "fork", "wait", NULL };
-static const char *ionice_long_args[] = { "class", "classdata", NULL };
+static const char *ionice_long_args[] = { "class", "classdata", "uid", "pid", "pgid", NULL };
 static const char *ionice_long_flags[] = { "ignore", NULL };
 static const char *taskset_long_flags[] = { "all-tasks", "cpu-list", NULL };
+static const char *pid_long[] = { "pid", NULL };
+static const char *ionice_no_command[] = { "pid", "pgid", "uid", NULL };
 static const char *chroot_long_args[] = { "userspec", "groups", NULL };
 static const char *chroot_long_flags[] = { "skip-chdir", NULL };
 static const char *sudo_long_args[] = { "user", "group", "close-from", "chdir", "host", "prompt",
-                                        "role", "type", "command-timeout", "other-user", NULL };
+                                        "role", "type", "command-timeout", "other-user", "chroot",
+                                        NULL };
 static const char *sudo_long_flags[] = { "askpass", "background", "preserve-env", "set-home",
-                                         "login", "non-interactive", "preserve-groups", "stdin",
-                                         "shell", NULL };
-static const char *xargs_long_args[] = { "arg-file", "delimiter", "eof", "replace", "max-lines",
-                                         "max-args", "max-procs", "max-chars",
-                                         "process-slot-var", NULL };
+                                         "non-interactive", "preserve-groups", "stdin", NULL };
+/* -h is "-hHOST" or help, and "-h HOST" too: which one, sudo decides. */
+static const char *sudo_long_ask[] = { "chroot", "host", NULL };
+static const char *sudo_shell_long[] = { "shell", "login", "edit", NULL };
+static const char *sudo_no_command[] = { "list", "validate", "version", "help",
+                                         "remove-timestamp", NULL };
+static const char *xargs_long_args[] = { "arg-file", "delimiter", "max-args", "max-procs",
+                                         "max-chars", "process-slot-var", NULL };
+static const char *xargs_long_optional[] = { "eof", "replace", "max-lines", NULL };
+/* It puts a variable of that name in every command's environment. */
+static const char *xargs_long_ask[] = { "process-slot-var", NULL };
 static const char *xargs_long_flags[] = { "null", "interactive", "no-run-if-empty", "verbose",
                                           "exit", "open-tty", "show-limits", NULL };
 
@@ -481,29 +518,36 @@ static const char *flock_long_flags[] = { "shared", "exclusive", "unlock", "nonb
 static const char *flock_script_long[] = { "command", NULL };
 static const char *unshare_long_args[] = { "propagation", "setgroups", "setuid", "setgid",
                                            "map-user", "map-group", "map-users", "map-groups",
-                                           "root", "wd", "load-interp", NULL };
-static const char *unshare_long_flags[] = { "mount", "uts", "ipc", "net", "pid", "user",
-                                            "cgroup", "time", "fork", "kill-child", "mount-proc",
-                                            "map-root-user", "map-current-user", "map-auto",
-                                            "keep-caps", "mount-binfmt", "monotonic",
-                                            "boottime", NULL };
-static const char *nsenter_long_args[] = { "target", "setuid", "setgid", "root", "wd",
-                                           "wdns", "env", NULL };
-static const char *nsenter_long_flags[] = { "all", "mount", "uts", "ipc", "net", "pid", "user",
-                                            "cgroup", "time", "preserve-credentials",
-                                            "no-fork", "follow-context", "join-cgroup", NULL };
+                                           "root", "wd", "load-interp", "monotonic", "boottime",
+                                           NULL };
+static const char *unshare_long_optional[] = { "mount", "uts", "ipc", "net", "pid", "user",
+                                               "cgroup", "time", "kill-child", "mount-proc",
+                                               NULL };
+static const char *unshare_long_flags[] = { "fork", "map-root-user", "map-current-user",
+                                            "map-auto", "keep-caps", "mount-binfmt", NULL };
+static const char *root_long[] = { "root", NULL };
+static const char *wd_long[] = { "wd", "wdns", NULL };
+static const char *nsenter_long_args[] = { "target", "setuid", "setgid", "wdns", NULL };
+static const char *nsenter_long_optional[] = { "mount", "uts", "ipc", "net", "pid", "user",
+                                               "cgroup", "time", "root", "wd", NULL };
+static const char *nsenter_long_flags[] = { "all", "preserve-credentials", "no-fork",
+                                            "follow-context", NULL };
 static const char *script_long_args[] = { "command", "echo", "log-in", "log-out", "log-io",
-                                          "log-timing", "logging-format", "output-limit",
-                                          "timing", NULL };
+                                          "log-timing", "logging-format", "output-limit", NULL };
+static const char *script_long_optional[] = { "timing", NULL };
+static const char *script_long_writes[] = { "log-in", "log-out", "log-io", "log-timing",
+                                            "timing", NULL };
 static const char *script_long_flags[] = { "append", "return", "flush", "force", "quiet",
                                            NULL };
 static const char *script_script_long[] = { "command", NULL };
-static const char *setpriv_long_args[] = { "reuid", "regid", "groups", "inh-caps",
-                                           "ambient-caps", "bounding-set", "securebits",
-                                           "pdeathsig", "selinux-label", "apparmor-profile",
-                                           "landlock-access", "landlock-rule", "ptracer", NULL };
+static const char *setpriv_long_args[] = { "ruid", "euid", "rgid", "egid", "reuid", "regid",
+                                           "groups", "inh-caps", "ambient-caps", "bounding-set",
+                                           "securebits", "pdeathsig", "selinux-label",
+                                           "apparmor-profile", "landlock-access", "landlock-rule",
+                                           "ptracer", NULL };
 static const char *setpriv_long_flags[] = { "clear-groups", "keep-groups", "init-groups",
-                                            "no-new-privs", "nnp", "reset-env", "ruid", NULL };
+                                            "no-new-privs", "nnp", "reset-env", "dump", NULL };
+static const char *dump_long[] = { "dump", NULL };
 /* --property, -p, --setenv and -E are left out on purpose: ExecStartPre=
  * and LD_PRELOAD= run other programs, so they ask as unknown options. */
 static const char *sdrun_long_args[] = { "unit", "description", "slice",
@@ -512,6 +556,7 @@ static const char *sdrun_long_args[] = { "unit", "description", "slice",
                                          "on-startup", "on-unit-active", "on-unit-inactive",
                                          "on-calendar", "on-clock-change", "on-timezone-change",
                                          NULL };
+static const char *sdrun_long_chdir[] = { "working-directory", NULL };
 static const char *sdrun_long_flags[] = { "user", "system", "scope", "remain-after-exit",
                                           "send-sighup", "pty", "pipe", "quiet", "wait",
                                           "collect", "same-dir", "no-block", "no-ask-password",
@@ -530,13 +575,17 @@ static const char *pkexec_long_args[] = { "user", NULL };
 static const char *pkexec_long_flags[] = { "disable-internal-agent", "keep-cwd", NULL };
 /* fakeroot -f and --faked name a program it runs: left out, so they ask. */
 static const char *fakeroot_long_args[] = { "lib", NULL };
+static const char *lib_long[] = { "lib", NULL };
 static const char *fakeroot_long_flags[] = { "unknown-is-real", NULL };
 /* dbus-run-session --dbus-daemon names a program it runs: left out. */
 static const char *dbus_run_long_args[] = { "config-file", NULL };
 static const char *xvfb_long_args[] = { "server-num", "server-args", "auth-file", "error-file",
                                         "wait", "xauth-protocol", NULL };
 static const char *xvfb_long_flags[] = { "auto-servernum", "listen-tcp", NULL };
-static const char *watch_long_args[] = { "interval", "differences", NULL };
+static const char *xvfb_long_writes[] = { "error-file", "auth-file", NULL };
+/* procps-ng's watch (+bced::ghq:n:pvtwx); busybox's takes -n and -t. */
+static const char *watch_long_args[] = { "interval", "equexit", NULL };
+static const char *watch_long_optional[] = { "differences", NULL };
 static const char *watch_long_flags[] = { "no-title", "beep", "errexit", "chgexit", "color",
                                           "precise", "no-wrap", "exec", "no-linewrap", NULL };
 
@@ -544,31 +593,37 @@ static const char *watch_long_flags[] = { "no-title", "beep", "errexit", "chgexi
  * its script from standard input: nobody can see what it runs. */
 static const WrapperSpec wrappers[] = {
   { .name = "env", .short_args = "uCS", .short_flags = "i0v", .long_args = env_long_args,
-    .long_flags = env_long_flags, .assignments = TRUE },
+    .long_flags = env_long_flags, .long_optional = env_long_optional, .short_chdir = "C",
+    .long_chdir = chdir_long, .assignments = TRUE },
   { .name = "nice", .short_args = "n", .long_args = nice_long_args, .numeric_opt = TRUE },
   { .name = "nohup" },
   { .name = "timeout", .short_args = "sk", .short_flags = "v", .long_args = timeout_long_args,
     .long_flags = timeout_long_flags, .positionals = 1 },
   { .name = "time", .short_args = "fo", .short_flags = "apqv", .long_args = time_long_args,
-    .long_flags = time_long_flags },
+    .long_flags = time_long_flags, .short_writes = "o", .long_writes = output_long },
   { .name = "stdbuf", .short_args = "ioe", .long_args = stdbuf_long_args },
   { .name = "setsid", .short_flags = "cfw", .long_flags = setsid_long_flags },
-  { .name = "ionice", .short_args = "cn", .short_flags = "tu", .long_args = ionice_long_args,
-    .long_flags = ionice_long_flags },
-  { .name = "taskset", .short_flags = "ac", .long_flags = taskset_long_flags, .positionals = 1 },
+  { .name = "ionice", .short_args = "cnupP", .short_flags = "t", .long_args = ionice_long_args,
+    .long_flags = ionice_long_flags, .short_no_command = "pPu",
+    .long_no_command = ionice_no_command },
+  { .name = "taskset", .short_flags = "acp", .long_flags = taskset_long_flags, .positionals = 1,
+    .short_no_command = "p", .long_no_command = pid_long },
   { .name = "chroot", .long_args = chroot_long_args, .long_flags = chroot_long_flags,
-    .positionals = 1, .bare_shell = TRUE },
-  { .name = "sudo", .short_args = "ugCDhprtTUR", .short_flags = "AbBEHknNPSsie",
-    .long_args = sudo_long_args, .long_flags = sudo_long_flags, .assignments = TRUE,
-    .shell_opts = "sie" },
+    .positionals = 1, .positional_root = TRUE, .bare_shell = TRUE },
+  { .name = "sudo", .short_args = "ugCDprtTUR", .short_flags = "AbBEHknNPSsie",
+    .long_args = sudo_long_args, .long_flags = sudo_long_flags, .short_optional = "h",
+    .short_ask = "hR", .long_ask = sudo_long_ask, .short_chdir = "D", .long_chdir = chdir_long,
+    .assignments = TRUE, .shell_opts = "sie", .shell_long = sudo_shell_long,
+    .short_no_command = "lvKV", .long_no_command = sudo_no_command },
   { .name = "doas", .short_args = "uC", .short_flags = "ns", .shell_opts = "s" },
-  { .name = "command", .short_flags = "p" },
+  { .name = "command", .short_flags = "pvV", .short_no_command = "vV" },
   { .name = "builtin" },
   /* exec -a NAME is bash's; busybox reads "exec -ax e" as running x (found by
    * the oracle): exec with options asks, though what it wraps is still read. */
   { .name = "exec", .short_args = "a", .short_flags = "cl" },
   { .name = "xargs", .short_args = "adEILnPs", .short_flags = "0prtxo",
-    .long_args = xargs_long_args, .long_flags = xargs_long_flags },
+    .long_args = xargs_long_args, .long_flags = xargs_long_flags, .short_optional = "eil",
+    .long_optional = xargs_long_optional, .long_ask = xargs_long_ask },
   { .name = "busybox" },
   { .name = "su", .short_args = "cgGsw", .short_flags = "lmpfP", .long_args = su_long_args,
     .long_flags = su_long_flags, .positionals = 1, .bare_shell = TRUE, .shell_opts = "s",
@@ -576,42 +631,52 @@ static const WrapperSpec wrappers[] = {
   { .name = "runuser", .short_args = "cgGsuw", .short_flags = "lmpfP", .long_args = su_long_args,
     .long_flags = su_long_flags, .positionals = 1, .bare_shell = TRUE, .shell_opts = "s",
     .script_opts = "c", .script_long = su_script_long, .lax_order = TRUE },
-  { .name = "flock", .short_args = "wEc", .short_flags = "sxunoFv", .long_args = flock_long_args,
+  { .name = "flock", .short_args = "wEc", .short_flags = "sexunoF", .long_args = flock_long_args,
     .long_flags = flock_long_flags, .positionals = 1, .script_opts = "c",
     .script_long = flock_script_long, .lax_order = TRUE },
   { .name = "unshare", .short_args = "SGRw", .short_flags = "muinpUCTfrc",
-    .long_args = unshare_long_args, .long_flags = unshare_long_flags, .bare_shell = TRUE },
-  { .name = "nsenter", .short_args = "tSG", .short_flags = "amuinpUCTFZe",
-    .long_args = nsenter_long_args, .long_flags = nsenter_long_flags, .bare_shell = TRUE },
-  { .name = "script", .short_args = "cEIOBTm", .short_flags = "aefqr",
-    .long_args = script_long_args, .long_flags = script_long_flags, .positionals = 1,
+    .long_args = unshare_long_args, .long_flags = unshare_long_flags,
+    .long_optional = unshare_long_optional, .short_ask = "R", .long_ask = root_long,
+    .short_chdir = "w", .long_chdir = wd_long, .bare_shell = TRUE },
+  { .name = "nsenter", .short_args = "tSGW", .short_flags = "aFZ",
+    .long_args = nsenter_long_args, .long_flags = nsenter_long_flags,
+    .short_optional = "muinpCUTrw", .long_optional = nsenter_long_optional, .short_ask = "r",
+    .long_ask = root_long, .short_chdir = "wW", .long_chdir = wd_long, .bare_shell = TRUE },
+  { .name = "script", .short_args = "cEIOBTmo", .short_flags = "aefq",
+    .long_args = script_long_args, .long_flags = script_long_flags, .short_optional = "t",
+    .long_optional = script_long_optional, .short_writes = "IOBTt",
+    .long_writes = script_long_writes, .positionals = 1, .positional_writes = TRUE,
     .bare_shell = TRUE, .script_opts = "c", .script_long = script_script_long, .lax_order = TRUE },
   { .name = "setpriv", .short_flags = "d", .long_args = setpriv_long_args,
-    .long_flags = setpriv_long_flags },
+    .long_flags = setpriv_long_flags, .short_no_command = "d", .long_no_command = dump_long },
   { .name = "systemd-run", .short_args = "u", .short_flags = "rGPtqdS",
-    .long_args = sdrun_long_args, .long_flags = sdrun_long_flags, .shell_opts = "S" },
+    .long_args = sdrun_long_args, .long_flags = sdrun_long_flags, .long_chdir = sdrun_long_chdir,
+    .shell_opts = "S" },
   { .name = "setarch", .short_flags = "RFLBXSTZ3v", .long_flags = setarch_long_flags,
     .positionals = 1, .bare_shell = TRUE },
   { .name = "linux32", .short_flags = "RFLBXSTZ3v", .long_flags = setarch_long_flags,
     .bare_shell = TRUE },
   { .name = "linux64", .short_flags = "RFLBXSTZ3v", .long_flags = setarch_long_flags,
     .bare_shell = TRUE },
-  { .name = "chrt", .short_args = "TPD", .short_flags = "bforidamvRe",
-    .long_args = chrt_long_args, .long_flags = chrt_long_flags, .positionals = 1 },
+  { .name = "chrt", .short_args = "TPD", .short_flags = "bforidamvRp",
+    .long_args = chrt_long_args, .long_flags = chrt_long_flags, .positionals = 1,
+    .short_no_command = "p", .long_no_command = pid_long },
   { .name = "pkexec", .long_args = pkexec_long_args, .long_flags = pkexec_long_flags,
     .bare_shell = TRUE },
   { .name = "fakeroot", .short_args = "lsib", .short_flags = "uhv",
-    .long_args = fakeroot_long_args, .long_flags = fakeroot_long_flags, .bare_shell = TRUE },
+    .long_args = fakeroot_long_args, .long_flags = fakeroot_long_flags, .short_ask = "l",
+    .long_ask = lib_long, .short_writes = "s", .bare_shell = TRUE },
   { .name = "eatmydata" },
   { .name = "nocache", .short_args = "n" },
   { .name = "catchsegv" },
   { .name = "dbus-run-session", .long_args = dbus_run_long_args, .bare_shell = TRUE },
   { .name = "xvfb-run", .short_args = "nsfepw", .short_flags = "al", .long_args = xvfb_long_args,
-    .long_flags = xvfb_long_flags },
+    .long_flags = xvfb_long_flags, .short_writes = "ef", .long_writes = xvfb_long_writes },
   { .name = "sg", .positionals = 1, .bare_shell = TRUE, .script_opts = "c", .lax_order = TRUE },
   { .name = "newgrp", .positionals = 1, .bare_shell = TRUE, .script_opts = "", .lax_order = TRUE },
-  { .name = "watch", .short_args = "nd", .short_flags = "tbegcpwxqr",
-    .long_args = watch_long_args, .long_flags = watch_long_flags },
+  { .name = "watch", .short_args = "nq", .short_flags = "bcegptwx", .short_optional = "d",
+    .long_args = watch_long_args, .long_flags = watch_long_flags,
+    .long_optional = watch_long_optional },
 };
 
 /* The shells of the sh family, which the engine reads as sh: the POSIX shells
@@ -650,20 +715,203 @@ shell_version_kind (const char *base)
   return NULL;
 }
 
-/* Options that make a wrapper run nothing: command -v, sudo -l, taskset -p. */
-static gboolean
-wrapper_runs_nothing (const char *wrapper,
-                      const char *opt)
+/* What reading a wrapper's options found besides where its command starts. */
+typedef struct
 {
-  if (strcmp (wrapper, "command") == 0)
-    return strcmp (opt, "-v") == 0 || strcmp (opt, "-V") == 0;
-  if (strcmp (wrapper, "sudo") == 0)
-    return opt[1] != '\0' && strchr ("lvKV", opt[1]) != NULL && opt[2] == '\0';
-  if (strcmp (wrapper, "taskset") == 0 || strcmp (wrapper, "chrt") == 0)
-    return strcmp (opt, "-p") == 0 || strcmp (opt, "--pid") == 0;
-  if (strcmp (wrapper, "ionice") == 0)
-    return strcmp (opt, "-p") == 0 || strcmp (opt, "-P") == 0;
-  return FALSE;
+  const char *replace;      /* xargs -I's string, or NULL */
+  gboolean    changes_dir;
+  char       *ask;          /* why the line asks though the command is read */
+  WordRef     writes[4];    /* files an option makes the program write */
+  guint       n_writes;
+} WrapperRead;
+
+static void
+wrapper_read_clear (WrapperRead *r)
+{
+  g_clear_pointer (&r->ask, g_free);
+}
+
+/* The effects of the option @spelled ("-l", "--lib") besides its argument
+ * rule; @arg is its argument, or NULL. */
+static void
+option_effects (const WrapperSpec *spec,
+                WrapperRead       *r,
+                gboolean           asks,
+                gboolean           chdirs,
+                gboolean           writes,
+                const char        *spelled,
+                const char        *arg,
+                guint              arg_flags)
+{
+  if (asks && r->ask == NULL)
+    r->ask = g_strdup_printf ("“%s” of %s changes what the program it starts is or loads (its "
+                              "root, its libraries or its environment), which no pattern for "
+                              "that program describes", spelled, spec->name);
+  if (chdirs)
+    r->changes_dir = TRUE;
+  if (writes && arg != NULL)
+    {
+      if (r->n_writes < G_N_ELEMENTS (r->writes))
+        {
+          r->writes[r->n_writes].text = arg;
+          r->writes[r->n_writes++].flags = arg_flags;
+        }
+      else if (r->ask == NULL)
+        r->ask = g_strdup_printf ("%s writes more files than the engine follows", spec->name);
+    }
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (WrapperRead, wrapper_read_clear)
+
+/* A file a program writes because an option or operand names it (time -o
+ * FILE, script FILE) is judged like an output redirection to it. */
+static void
+judge_written_file (Lexer         *L,
+                    Part          *p,
+                    const char    *program,
+                    const WordRef *file)
+{
+  gboolean relative = FALSE;
+  g_autofree char *why = judge_output_target (L->st, file->text, file->flags, &relative);
+
+  if (why != NULL)
+    {
+      g_autofree char *msg = g_strdup_printf ("%s writes the file it is given: %s", program, why);
+
+      force_ask (p, FALSE, msg);
+    }
+  if (relative)
+    p->relative_redirect = TRUE;
+}
+
+/* A long option of @spec, with its argument and effects. Returns -1 when
+ * it makes the wrapper run no command, -2 (with @why) when the line asks,
+ * else how many words it took after @w[@i] (0 or 1). */
+static int
+read_long_option (const WrapperSpec *spec,
+                  const WordRef     *w,
+                  guint              n,
+                  guint              i,
+                  WrapperRead       *r,
+                  char             **why)
+{
+  const char *a = w[i].text;
+  const char *eq = strchr (a, '=');
+  gsize len = eq ? (gsize) (eq - a - 2) : strlen (a + 2);
+  char stack_name[64];
+  g_autofree char *heap_name = NULL;
+  char *lname = len < sizeof stack_name ? stack_name : (heap_name = g_malloc (len + 1));
+  const char *arg = NULL;
+  guint arg_flags = w[i].flags;
+  int took = 0;
+
+  memcpy (lname, a + 2, len);
+  lname[len] = '\0';
+
+  if (str_in (lname, spec->long_no_command))
+    return -1;
+  if (str_in (lname, spec->shell_long))
+    {
+      *why = g_strdup_printf ("%s %s runs a shell, which reads what to run from its arguments "
+                              "or standard input", spec->name, a);
+      return -2;
+    }
+  if (str_in (lname, spec->long_args))
+    {
+      if (strcmp (lname, "split-string") == 0)
+        {
+          *why = g_strdup ("env --split-string builds a command from a string");
+          return -2;
+        }
+      if (eq != NULL)
+        arg = eq + 1;
+      else if (i + 1 < n)
+        {
+          arg = w[i + 1].text;
+          arg_flags = w[i + 1].flags;
+          took = 1;
+        }
+      else
+        took = 1;
+    }
+  else if (str_in (lname, spec->long_optional))
+    arg = eq != NULL ? eq + 1 : NULL;
+  else if (!str_in (lname, spec->long_flags))
+    {
+      *why = g_strdup_printf ("unknown option “%s” of %s", a, spec->name);
+      return -2;
+    }
+
+  /* --replace alone is --replace={}. */
+  if (strcmp (lname, "replace") == 0 && strcmp (spec->name, "xargs") == 0)
+    r->replace = arg != NULL ? arg : "{}";
+  option_effects (spec, r, str_in (lname, spec->long_ask), str_in (lname, spec->long_chdir),
+                  str_in (lname, spec->long_writes), a, arg, arg_flags);
+  return took;
+}
+
+/* A cluster of short options, -abc or -oFILE; returns as read_long_option (). */
+static int
+read_short_options (const WrapperSpec *spec,
+                    const WordRef     *w,
+                    guint              n,
+                    guint              i,
+                    WrapperRead       *r,
+                    char             **why)
+{
+  const char *a = w[i].text;
+
+  for (const char *o = a + 1; *o; o++)
+    {
+      char spelled[3] = { '-', *o, '\0' };
+      const char *arg = NULL;
+      guint arg_flags = w[i].flags;
+      int took = 0;
+
+      if (opt_in (spec->short_no_command, *o))
+        return -1;
+      if (opt_in (spec->shell_opts, *o))
+        {
+          *why = g_strdup_printf ("%s -%c runs a shell or an editor, which reads what to "
+                                  "run from its arguments, files or standard input",
+                                  spec->name, *o);
+          return -2;
+        }
+      if (opt_in (spec->short_args, *o))
+        {
+          if (strcmp (spec->name, "env") == 0 && *o == 'S')
+            {
+              *why = g_strdup ("env -S builds a command from a string");
+              return -2;
+            }
+          if (o[1] != '\0')
+            arg = o + 1;
+          else if (i + 1 < n)
+            {
+              arg = w[i + 1].text;
+              arg_flags = w[i + 1].flags;
+              took = 1;
+            }
+          else
+            took = 1;
+        }
+      else if (opt_in (spec->short_optional, *o))
+        arg = o[1] != '\0' ? o + 1 : NULL;
+      else if (!opt_in (spec->short_flags, *o))
+        {
+          *why = g_strdup_printf ("unknown option “-%c” of %s", *o, spec->name);
+          return -2;
+        }
+
+      if (strcmp (spec->name, "xargs") == 0 && (*o == 'I' || *o == 'i'))
+        r->replace = arg != NULL ? arg : "{}";
+      option_effects (spec, r, opt_in (spec->short_ask, *o), opt_in (spec->short_chdir, *o),
+                      opt_in (spec->short_writes, *o), spelled, arg, arg_flags);
+      /* An argument ends the cluster. */
+      if (arg != NULL || took > 0)
+        return took;
+    }
+  return 0;
 }
 
 /* Finds where the wrapped command starts. Returns -1 when the wrapper runs
@@ -673,8 +921,7 @@ wrapper_command_start (const WrapperSpec *spec,
                        const WordRef     *w,
                        guint              n,
                        char             **why,
-                       const char       **replace,
-                       gboolean          *changes_dir)
+                       WrapperRead       *r)
 {
   guint i = 1;
   guint positionals = spec->positionals;
@@ -682,6 +929,7 @@ wrapper_command_start (const WrapperSpec *spec,
   for (; i < n; i++)
     {
       const char *a = w[i].text;
+      int took;
 
       if (w[i].flags & W_NONLITERAL)
         {
@@ -698,76 +946,13 @@ wrapper_command_start (const WrapperSpec *spec,
         continue;  /* env - is env -i */
       if (a[0] != '-' || a[1] == '\0')
         break;
-      if (wrapper_runs_nothing (spec->name, a))
-        return -1;
       if (spec->numeric_opt && g_ascii_isdigit (a[1]))
         continue;
-      if (a[1] == '-')
-        {
-          const char *eq = strchr (a, '=');
-          g_autofree char *lname = g_strndup (a + 2, eq ? (gsize) (eq - a - 2) : strlen (a + 2));
-
-          if (str_in (lname, spec->long_args))
-            {
-              if (strcmp (lname, "split-string") == 0)
-                {
-                  *why = g_strdup ("env --split-string builds a command from a string");
-                  return -2;
-                }
-              if (strcmp (lname, "chdir") == 0)
-                *changes_dir = TRUE;
-              if (strcmp (lname, "replace") == 0)
-                *replace = eq ? eq + 1 : (i + 1 < n ? w[i + 1].text : NULL);
-              if (eq == NULL)
-                i++;
-              continue;
-            }
-          if (str_in (lname, spec->long_flags))
-            continue;
-          *why = g_strdup_printf ("unknown option “%s” of %s", a, spec->name);
-          return -2;
-        }
-      for (const char *o = a + 1; *o; o++)
-        {
-          if (opt_in (spec->shell_opts, *o))
-            {
-              *why = g_strdup_printf ("%s -%c runs a shell or an editor, which reads what to "
-                                      "run from its arguments, files or standard input",
-                                      spec->name, *o);
-              return -2;
-            }
-          if (opt_in (spec->short_args, *o))
-            {
-              const char *arg = o[1] ? o + 1 : (i + 1 < n ? w[i + 1].text : NULL);
-
-              if (strcmp (spec->name, "env") == 0 && *o == 'S')
-                {
-                  *why = g_strdup ("env -S builds a command from a string");
-                  return -2;
-                }
-              if (strcmp (spec->name, "env") == 0 && *o == 'C')
-                *changes_dir = TRUE;
-              if (strcmp (spec->name, "sudo") == 0 && *o == 'D')
-                *changes_dir = TRUE;
-              if (strcmp (spec->name, "xargs") == 0 && *o == 'I')
-                *replace = arg;
-              if (o[1] == '\0')
-                i++;
-              break;
-            }
-          if (strcmp (spec->name, "xargs") == 0 && (*o == 'i' || *o == 'e' || *o == 'l'))
-            {
-              /* -i[R], -e[EOF], -l[N]: optional attached arguments. */
-              if (*o == 'i')
-                *replace = o[1] ? o + 1 : "{}";
-              break;
-            }
-          if (!opt_in (spec->short_flags, *o))
-            {
-              *why = g_strdup_printf ("unknown option “-%c” of %s", *o, spec->name);
-              return -2;
-            }
-        }
+      took = a[1] == '-' ? read_long_option (spec, w, n, i, r, why)
+                         : read_short_options (spec, w, n, i, r, why);
+      if (took < 0)
+        return took;
+      i += took;
     }
 
   /* env takes every word with a "=" for a setting, "=x" included. */
@@ -793,6 +978,14 @@ wrapper_command_start (const WrapperSpec *spec,
           *why = g_strdup_printf ("“%s” may expand to anything, so the command %s runs cannot "
                                   "be known", w[i].text, spec->name);
           return -2;
+        }
+      /* chroot DIR: "ls" there is DIR's ls, and it starts in DIR's "/". */
+      if (spec->positional_root)
+        {
+          r->changes_dir = TRUE;
+          if (strcmp (w[i].text, "/") != 0 && r->ask == NULL)
+            r->ask = g_strdup_printf ("%s runs the command in another root, “%s”, where its "
+                                      "name leads to another program", spec->name, w[i].text);
         }
       i++;
     }
@@ -1031,8 +1224,20 @@ analyze_script_wrapper (Lexer             *L,
             why = g_strdup_printf ("%s --shell runs a shell the engine does not know", spec->name);
           else if (str_in (lname, spec->long_args))
             {
+              const WordRef *arg = eq != NULL ? NULL : (i + 1 < n ? &w[i + 1] : NULL);
+              WordRef attached_arg = { eq != NULL ? eq + 1 : "", w[i].flags };
+
+              if (str_in (lname, spec->long_writes) && (eq != NULL || arg != NULL))
+                judge_written_file (L, p, spec->name, eq != NULL ? &attached_arg : arg);
               if (eq == NULL)
                 i++;
+            }
+          else if (str_in (lname, spec->long_optional))
+            {
+              WordRef attached_arg = { eq != NULL ? eq + 1 : "", w[i].flags };
+
+              if (eq != NULL && str_in (lname, spec->long_writes))
+                judge_written_file (L, p, spec->name, &attached_arg);
             }
           else if (!str_in (lname, spec->long_flags))
             why = g_strdup_printf ("unknown option “%s” of %s", a, spec->name);
@@ -1065,11 +1270,24 @@ analyze_script_wrapper (Lexer             *L,
                 }
               else if (opt_in (spec->short_args, *o))
                 {
+                  WordRef attached_arg = { o + 1, w[i].flags };
+
                   /* runuser -u USER CMD…: the command follows the options. */
                   if (*o == 'u' && strcmp (spec->name, "runuser") == 0)
                     positionals = 0;
+                  if (opt_in (spec->short_writes, *o) && (o[1] != '\0' || i + 1 < n))
+                    judge_written_file (L, p, spec->name, o[1] != '\0' ? &attached_arg : &w[i + 1]);
                   if (o[1] == '\0')
                     i++;
+                  break;
+                }
+              else if (opt_in (spec->short_optional, *o))
+                {
+                  /* script -t[FILE]: the next word is not its. */
+                  WordRef attached_arg = { o + 1, w[i].flags };
+
+                  if (o[1] != '\0' && opt_in (spec->short_writes, *o))
+                    judge_written_file (L, p, spec->name, &attached_arg);
                   break;
                 }
               else if (!opt_in (spec->short_flags, *o))
@@ -1080,6 +1298,8 @@ analyze_script_wrapper (Lexer             *L,
       /* A user, a lock file or a typescript file; then a command. */
       if (seen < positionals)
         {
+          if (spec->positional_writes)
+            judge_written_file (L, p, spec->name, &w[i]);
           seen++;
           continue;
         }
@@ -1098,6 +1318,13 @@ analyze_script_wrapper (Lexer             *L,
       cmd_start = i;
     }
 
+  /* script with no file writes "typescript" where it runs. */
+  if (spec->positional_writes && seen == 0 && why == NULL)
+    {
+      static const WordRef typescript = { "typescript", 0 };
+
+      judge_written_file (L, p, spec->name, &typescript);
+    }
   if (why != NULL)
     force_ask (p, FALSE, why);
   else if (n_scripts > 0)
@@ -1233,6 +1460,93 @@ analyze_cd (Lexer         *L,
           force_ask (q, FALSE, "a relative output redirection runs again after a cd in the "
                                "same loop");
       }
+}
+
+/* bash's "jobs -x CMD ARG…" runs CMD, with job specifications (%1) among
+ * the arguments replaced by process group IDs; dash and busybox refuse -x. */
+static void
+analyze_jobs (Lexer         *L,
+              Part          *p,
+              const Command *c)
+{
+  const WordRef *w = c->w;
+  gboolean execute = FALSE;
+  guint i;
+
+  for (i = 1; i < c->n; i++)
+    {
+      const char *a = w[i].text;
+
+      if (w[i].flags & W_NONLITERAL)
+        {
+          force_ask (p, FALSE, "“jobs” runs a command with -x, and a word of it may expand to "
+                               "-x");
+          return;
+        }
+      if (strcmp (a, "--") == 0)
+        {
+          i++;
+          break;
+        }
+      if (a[0] != '-' || a[1] == '\0')
+        break;
+      if (strchr (a, 'x') != NULL)
+        execute = TRUE;
+    }
+  if (!execute || i >= c->n)
+    return;
+  for (guint k = i; k < c->n; k++)
+    if (strchr (w[k].text, '%') != NULL)
+      force_ask (p, FALSE, "jobs -x puts process IDs where its command names jobs");
+  emit_words (L, w + i, c->n - i, WARDEN_ORIGIN_WRAPPER, c->hole_token, c->append_hole, NULL,
+              "jobs");
+}
+
+/* bash's history -w and -a write the history, which history -s fills with
+ * any text, to the file they name, or to $HISTFILE. */
+static void
+analyze_history (Lexer         *L,
+                 Part          *p,
+                 const Command *c)
+{
+  const WordRef *w = c->w;
+  gboolean writes = FALSE;
+  guint i;
+
+  for (i = 1; i < c->n; i++)
+    {
+      const char *a = w[i].text;
+
+      if (w[i].flags & W_NONLITERAL)
+        {
+          force_ask (p, FALSE, "“history” writes a file with -w or -a, and a word of it may "
+                               "expand to those");
+          return;
+        }
+      if (strcmp (a, "--") == 0)
+        {
+          i++;
+          break;
+        }
+      if (a[0] != '-' || a[1] == '\0')
+        break;
+      if (strpbrk (a + 1, "aw") != NULL)
+        writes = TRUE;
+      /* -s and -p take every other word as text, -d an offset. */
+      if (strpbrk (a + 1, "sp") != NULL)
+        {
+          if (writes)
+            force_ask (p, FALSE, "history writes a file, and which one the engine cannot tell");
+          return;
+        }
+    }
+  if (!writes)
+    return;
+  if (i < c->n)
+    judge_written_file (L, p, "history", &w[i]);
+  else
+    force_ask (p, FALSE, "history -w and -a write the file $HISTFILE names, which the engine "
+                         "cannot see");
 }
 
 static void
@@ -1389,7 +1703,8 @@ analyze_shell (Lexer         *L,
         force_ask (p, FALSE, "zsh's language is not sh's: the engine cannot tell what its "
                              "script runs");
     }
-  else if (!has_option (w, c->n, 'n', "noexec"))
+  /* Only an option before the file: "sh x.sh -n" runs x.sh with $1 = -n. */
+  else if (!has_option (w, MIN (file, c->n), 'n', "noexec"))
     {
       /* bash build.sh: the file may say anything, and it can change
        * between this check and the run. The exec guard checks what it
@@ -1517,8 +1832,8 @@ analyze_wrapper (Lexer         *L,
   const WordRef *w = c->w;
   guint n = c->n;
   g_autofree char *why = NULL;
-  const char *replace = NULL;
-  gboolean changes_dir = FALSE;
+  g_auto(WrapperRead) r = { 0 };
+  const char *replace;
   int start;
 
   if (spec->script_opts != NULL)
@@ -1527,7 +1842,12 @@ analyze_wrapper (Lexer         *L,
       return;
     }
 
-  start = wrapper_command_start (spec, w, n, &why, &replace, &changes_dir);
+  start = wrapper_command_start (spec, w, n, &why, &r);
+  replace = r.replace;
+  if (r.ask != NULL)
+    force_ask (p, FALSE, r.ask);
+  for (guint k = 0; k < r.n_writes; k++)
+    judge_written_file (L, p, spec->name, &r.writes[k]);
   if (strcmp (spec->name, "exec") == 0 && n > 1 && w[1].text[0] == '-')
     force_ask (p, FALSE, "exec's options are read differently by bash and busybox");
   if (start == -1 && spec->bare_shell)
@@ -1536,7 +1856,7 @@ analyze_wrapper (Lexer         *L,
                              "standard input", spec->name);
       start = -2;
     }
-  if (changes_dir)
+  if (r.changes_dir)
     L->st->cd_seen = TRUE;
   if (start == -2)
     force_ask (p, FALSE, why);
@@ -1600,8 +1920,11 @@ static const struct
   const Analysis  analysis;
 } named_analyses[] = {
   { "cd",    { .analyse = analyze_cd } },
+  { "chdir", { .analyse = analyze_cd } },   /* dash's and busybox's */
   { "pushd", { .analyse = analyze_cd } },
   { "popd",  { .analyse = analyze_cd } },
+  { "jobs",  { .analyse = analyze_jobs } },
+  { "history", { .analyse = analyze_history } },
   { "set",   { .analyse = analyze_set } },
   { "wait",  { .analyse = analyze_wait } },
   { "test",  { .analyse = analyze_test } },

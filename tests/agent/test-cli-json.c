@@ -259,6 +259,23 @@ client_answer (Client     *c,
   g_queue_push_tail (&c->answers, g_strdup (line));
 }
 
+/* Sends @text with each "<NUL>" in it as a NUL byte. */
+static void
+send_with_nul (Proc       *p,
+               const char *text)
+{
+  g_auto(GStrv) pieces = g_strsplit (text, "<NUL>", -1);
+  g_autoptr(GString) bytes = g_string_new (NULL);
+
+  for (guint i = 0; pieces[i] != NULL; i++)
+    {
+      if (i > 0)
+        g_string_append_c (bytes, '\0');
+      g_string_append (bytes, pieces[i]);
+    }
+  proc_send_len (p, bytes->str, bytes->len);
+}
+
 /* Takes the complete lines of c->pending as events; answers what asks. */
 static void
 client_take_lines (Client *c)
@@ -315,7 +332,7 @@ client_take_lines (Client *c)
               g_autofree char *text = g_strjoinv (id, pieces);
               g_autofree char *with_end = g_strconcat (text, "\n", NULL);
 
-              proc_send (c->proc, with_end);
+              send_with_nul (c->proc, with_end);
             }
         }
     }
@@ -982,6 +999,64 @@ test_bad_answers_ignored (void)
   env_tear_down (&env);
 }
 
+/* An answer is one JSON text, the whole line: a NUL byte, a second value or
+ * anything else after the first, and what json-glib alone lets through
+ * (comments, single quotes, a member twice, U+0000 inside a string, raw
+ * control characters, bytes that are not UTF-8) make the line bad_input,
+ * however good its start (issue 28). */
+static void
+test_answer_lines_exact (void)
+{
+  static const char * const bad[] = {
+    "{\"approval\": \"$ID\", \"approved\": false}<NUL> junk",
+    "<NUL>{\"approval\": \"$ID\", \"approved\": false}",
+    "{\"approval\": \"$ID\", \"approved\": false} {\"approval\": \"$ID\", \"approved\": true}",
+    "{\"approval\": \"$ID\", \"approved\": false} x",
+    "{\"approval\": \"$ID\", \"approved\": false}/* why */",
+    "{'approval': '$ID', 'approved': false}",
+    "{\"approval\": \"$ID\", \"approved\": false, \"approved\": true}",
+    "{\"approval\": \"$ID\\u0000x\", \"approved\": false}",
+    "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"a\\u0000b\"}",
+    "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"a\x01" "b\"}",
+    "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"a\xff" "b\"}",
+    "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"\\ud800\"}",
+  };
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) errors = NULL;
+  g_autoptr(GString) lines = g_string_new (NULL);
+  g_autofree char *count = NULL;
+
+  env_set_up (&env);
+  script_count (env.fake);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    g_string_append_printf (lines, "%s\n", bad[i]);
+  /* A line may end in CR LF. */
+  g_string_append (lines, "{\"approval\": \"$ID\", \"approved\": true}\r");
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "count");
+  client_answer (c, lines->str);
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  errors = events_of (events, "error");
+  for (guint i = 0; i < errors->len; i++)
+    g_test_message ("%s", str (g_ptr_array_index (errors, i), "message"));
+  g_assert_cmpuint (errors->len, ==, G_N_ELEMENTS (bad));
+  for (guint i = 0; i < errors->len; i++)
+    {
+      g_assert_cmpstr (str (g_ptr_array_index (errors, i), "code"), ==, "bad_input");
+      g_assert_nonnull (str (g_ptr_array_index (errors, i), "hint"));
+    }
+  g_assert_nonnull (strstr (str (g_ptr_array_index (errors, 0), "message"), "NUL"));
+  g_assert_nonnull (strstr (str (g_ptr_array_index (errors, 2), "message"), "after"));
+  g_assert_cmpstr (str (only_event (events, "tool_call"), "decision"), ==, "approved");
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* A command no pattern can cover is not offered always allow, and an answer
  * that asks for it is refused; rejecting it works. */
 static void
@@ -1127,6 +1202,169 @@ test_setup_errors_are_events (void)
   assert_finished (more, "error", 2);
   result_clear (&r);
   env_tear_down (&env);
+}
+
+/* ------------------------------------------------------------------------ */
+/* A model that keeps the client waiting */
+
+typedef struct
+{
+  guint       requests;
+  guint       delay_ms;   /* 0: never answers */
+  const char *reply;
+} SlowModel;
+
+static gboolean
+slow_answer_cb (gpointer user_data)
+{
+  SoupServerMessage *msg = user_data;
+
+  soup_server_message_unpause (msg);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+slow_handler (SoupServer        *server,
+              SoupServerMessage *msg,
+              const char        *path,
+              GHashTable        *query,
+              gpointer           user_data)
+{
+  SlowModel *slow = user_data;
+
+  slow->requests++;
+  soup_server_message_pause (msg);
+  if (slow->delay_ms == 0)
+    return;
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_server_message_set_response (msg, "text/event-stream", SOUP_MEMORY_STATIC, slow->reply,
+                                    strlen (slow->reply));
+  g_timeout_add_full (G_PRIORITY_DEFAULT, slow->delay_ms, slow_answer_cb, g_object_ref (msg),
+                      g_object_unref);
+}
+
+/* Points @env at a server of @slow's instead of the scripted model. */
+static SoupServer *
+slow_model_start (Env       *env,
+                  SlowModel *slow)
+{
+  SoupServer *server = soup_server_new (NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoslist(GUri) uris = NULL;
+
+  soup_server_add_handler (server, NULL, slow_handler, slow, NULL);
+  g_assert_true (soup_server_listen_local (server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
+  uris = soup_server_get_uris (server);
+  g_free (env->fake->url);
+  env->fake->url = g_uri_to_string (uris->data);
+  return server;
+}
+
+/* What standard error said of the wait: the seconds of each "has not
+ * answered for N s". */
+static GArray *
+stderr_waits (const char *err)
+{
+  GArray *seconds = g_array_new (FALSE, FALSE, sizeof (guint));
+  const char *needle = "the model has not answered for ";
+
+  for (const char *s = strstr (err, needle); s != NULL; s = strstr (s + 1, needle))
+    {
+      guint n = (guint) g_ascii_strtoull (s + strlen (needle), NULL, 10);
+
+      g_array_append_val (seconds, n);
+    }
+  return seconds;
+}
+
+/* A program hears what a person hears: a "waiting" event (the seconds,
+ * what is awaited) each time standard error says the model has not
+ * answered, in the same order with the same seconds (issue 28). */
+static void
+test_waiting_events (void)
+{
+  Env env = { 0 };
+  SlowModel silent = { 0, 0, NULL };
+  g_autoptr(SoupServer) server = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) waitings = NULL;
+  g_autoptr(GArray) said = NULL;
+  Client *c;
+  Result r;
+
+  env_set_up (&env);
+  server = slow_model_start (&env, &silent);
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--waiting-notice", "1",
+                    "--idle-timeout", "3", "--max-retries", "0", "hello");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 4);
+  waitings = events_of (events, "waiting");
+  said = stderr_waits (r.err);
+  g_assert_cmpuint (waitings->len, >=, 1);
+  g_assert_cmpuint (waitings->len, ==, said->len);
+  for (guint i = 0; i < waitings->len; i++)
+    {
+      JsonObject *w = g_ptr_array_index (waitings, i);
+
+      g_assert_cmpint (json_object_get_int_member (w, "seconds"), ==,
+                       g_array_index (said, guint, i));
+      g_assert_cmpstr (str (w, "awaiting"), ==, "model");
+    }
+  g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (waitings, 0), "seconds"), ==,
+                   1);
+  g_assert_cmpstr (str (only_event (events, "error"), "code"), ==, "provider");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* A model that answers late: the waiting events come first, then its
+ * words; with the notice turned off (--waiting-notice 0) neither standard
+ * error nor the events say anything of the wait. */
+static void
+test_waiting_then_answer (void)
+{
+  g_autofree char *reply = fake_reply ("Late hello.", NULL);
+  const char *notices[] = { "1", "0" };
+
+  for (guint n = 0; n < G_N_ELEMENTS (notices); n++)
+    {
+      Env env = { 0 };
+      SlowModel slow = { 0, 2500, reply };
+      g_autoptr(SoupServer) server = NULL;
+      g_autoptr(GPtrArray) events = NULL;
+      g_autoptr(GPtrArray) waitings = NULL;
+      g_autoptr(GArray) said = NULL;
+      g_autofree char *text = NULL;
+      Client *c;
+      Result r;
+
+      env_set_up (&env);
+      server = slow_model_start (&env, &slow);
+      c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--waiting-notice",
+                        notices[n], "--idle-timeout", "60", "hello");
+      r = client_finish (c, &events);
+      g_assert_cmpint (r.status, ==, 0);
+      text = text_of (events);
+      g_assert_cmpstr (text, ==, "Late hello.");
+      waitings = events_of (events, "waiting");
+      said = stderr_waits (r.err);
+      g_assert_cmpuint (waitings->len, ==, said->len);
+      if (n == 0)
+        {
+          guint first_text = 0;
+
+          g_assert_cmpuint (waitings->len, >=, 1);
+          while (strcmp (str (g_ptr_array_index (events, first_text), "type"), "text") != 0)
+            first_text++;
+          g_assert_true (g_ptr_array_index (events, first_text - 1) ==
+                         g_ptr_array_index (waitings, waitings->len - 1));
+        }
+      else
+        g_assert_cmpuint (waitings->len, ==, 0);
+      g_assert_cmpuint (slow.requests, ==, 1);
+      result_clear (&r);
+      env_tear_down (&env);
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -2721,11 +2959,14 @@ main (int    argc,
   g_test_add_func ("/cli/json/end-of-input-leaves-pending", test_end_of_input_leaves_pending);
   g_test_add_func ("/cli/json/term-while-waiting", test_term_while_waiting);
   g_test_add_func ("/cli/json/bad-answers-ignored", test_bad_answers_ignored);
+  g_test_add_func ("/cli/json/answer-lines-exact", test_answer_lines_exact);
   g_test_add_func ("/cli/json/uncovered-refuses-always", test_uncovered_refuses_always);
   g_test_add_func ("/cli/json/spoofed-command-exact-and-shown",
                    test_spoofed_command_exact_and_shown);
   g_test_add_func ("/cli/json/file-approval-diff", test_file_approval_diff);
   g_test_add_func ("/cli/json/setup-errors-are-events", test_setup_errors_are_events);
+  g_test_add_func ("/cli/json/waiting-events", test_waiting_events);
+  g_test_add_func ("/cli/json/waiting-then-answer", test_waiting_then_answer);
   g_test_add_func ("/cli/json/nested-rejected", test_nested_rejected);
   g_test_add_func ("/cli/json/nested-script-runner", test_nested_script_runner);
   g_test_add_func ("/cli/json/nested-sh-script-file", test_nested_sh_script_file);

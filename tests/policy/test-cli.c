@@ -11,8 +11,11 @@
 #include <json-glib/json-glib.h>
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "warden-test-util.h"
@@ -1528,6 +1531,106 @@ test_ask_option (void)
   assert_contains (help->out, "[--ask PATTERN]");
 }
 
+/* Frees a reader stuck on a FIFO after a while, so that a test of code
+ * that blocks there fails instead of hanging: opening the writing end and
+ * closing it gives the reader its end of file. Once the code no longer
+ * opens the FIFO the open finds no reader and does nothing. */
+typedef struct
+{
+  GMutex      lock;
+  GCond       done_cond;
+  gboolean    done;
+  const char *fifos[4];
+} FifoWatchdog;
+
+static gpointer
+fifo_watchdog_thread (gpointer data)
+{
+  FifoWatchdog *w = data;
+  gint64 end = g_get_monotonic_time () + 20 * G_TIME_SPAN_SECOND;
+
+  g_mutex_lock (&w->lock);
+  while (!w->done)
+    {
+      /* Once stuck, each reader after it is freed at once. */
+      if (!g_cond_wait_until (&w->done_cond, &w->lock, end))
+        end = g_get_monotonic_time () + G_TIME_SPAN_SECOND / 10;
+      for (guint i = 0; !w->done && i < G_N_ELEMENTS (w->fifos) && w->fifos[i] != NULL; i++)
+        {
+          int fd = g_open (w->fifos[i], O_WRONLY | O_NONBLOCK | O_CLOEXEC, 0);
+
+          if (fd >= 0)
+            {
+              g_test_message ("%s: a reader was stuck on it", w->fifos[i]);
+              close (fd);
+            }
+        }
+    }
+  g_mutex_unlock (&w->lock);
+  return NULL;
+}
+
+static void
+fifo_watchdog_stop (FifoWatchdog *w,
+                    GThread      *thread)
+{
+  g_mutex_lock (&w->lock);
+  w->done = TRUE;
+  g_cond_signal (&w->done_cond);
+  g_mutex_unlock (&w->lock);
+  g_thread_join (thread);
+}
+
+/* A FIFO in the profiles folder (or a symlink to one, or a folder named
+ * like a profile) is not read: "profile list" says which and why and lists
+ * the rest, and a profile looked up by that id says it is no file; a link
+ * to a regular file still loads (issue 28). */
+static void
+test_profile_list_not_regular (void)
+{
+  g_autoptr(CliEnv) env = cli_env_new ();
+  g_autofree char *path = fixture ("web-project.json");
+  g_autofree char *fifo = g_build_filename (env->profiles_dir, "stuck.json", NULL);
+  g_autofree char *link = g_build_filename (env->profiles_dir, "stuck-link.json", NULL);
+  g_autofree char *folder = g_build_filename (env->profiles_dir, "folder.json", NULL);
+  g_autofree char *good_link = g_build_filename (env->profiles_dir, "linked.json", NULL);
+  g_autoptr(CliResult) import = cli_run (env, NULL, "profile", "import", path);
+  g_autoptr(CliResult) list = NULL;
+  g_autoptr(CliResult) check = NULL;
+  g_autoptr(CliResult) save = NULL;
+  FifoWatchdog w = { .fifos = { fifo } };
+  GThread *thread;
+
+  if (!check_status (import, 0))
+    return;
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_cmpint (symlink ("stuck.json", link), ==, 0);
+  g_assert_cmpint (g_mkdir (folder, 0700), ==, 0);
+  g_assert_cmpint (symlink ("web-project.json", good_link), ==, 0);
+
+  thread = g_thread_new ("fifo-watchdog", fifo_watchdog_thread, &w);
+  list = cli_run (env, NULL, "profile", "list");
+  check = cli_run (env, NULL, "policy", "check", "--profile", "stuck", "--", "ls");
+  /* Saving over it is refused too: it would be read as the old version. */
+  save = cli_run (env, NULL, "profile", "import", "--force", "--id", "stuck", path);
+  fifo_watchdog_stop (&w, thread);
+
+  check_status (list, EXIT_USAGE);
+  g_assert_true (has_line_with (list->out, "web-project", NULL));
+  g_assert_true (has_line_with (list->out, "linked", NULL));
+  g_assert_true (has_line_with (list->err, "skipped", "stuck.json", "a FIFO",
+                                "not a regular file", NULL));
+  g_assert_true (has_line_with (list->err, "skipped", "stuck-link.json", "a FIFO", NULL));
+  g_assert_true (has_line_with (list->err, "skipped", "folder.json", "a folder", NULL));
+  g_assert_cmpint (check->status, !=, 0);
+  assert_contains (check->err, "stuck.json");
+  assert_contains (check->err, "not a regular file");
+  check_status (save, EXIT_USAGE);
+  assert_contains (save->err, "a FIFO");
+  g_assert_true (g_file_test (fifo, G_FILE_TEST_EXISTS) &&
+                 !g_file_test (fifo, G_FILE_TEST_IS_REGULAR));
+}
+
 static void
 test_import_claude (void)
 {
@@ -1954,6 +2057,7 @@ main (int    argc,
   g_test_add_func ("/cli/profile/show-unknown", test_profile_show_unknown);
   g_test_add_func ("/cli/profile/validate", test_profile_validate);
   g_test_add_func ("/cli/profile/import-list", test_profile_import_list);
+  g_test_add_func ("/cli/profile/list-not-regular", test_profile_list_not_regular);
   g_test_add_func ("/cli/profile/import-force", test_profile_import_force);
   g_test_add_func ("/cli/profile/import-builtin-refused", test_profile_import_builtin_refused);
   g_test_add_func ("/cli/profile/import-errors", test_profile_import_errors);

@@ -152,7 +152,8 @@ static const ParseCase cases[] = {
   { "setsid -f make", { "top:setsid -f make", "wrap:make" } },
   { "ionice -c 3 make", { "top:ionice -c 3 make", "wrap:make" } },
   { "taskset -c 0 make", { "top:taskset -c 0 make", "wrap:make" } },
-  { "chroot /srv make", { "top:chroot /srv make", "wrap:make" } },
+  /* In another root "make" is that root's: the line asks (issue 26). */
+  { "chroot /srv make", { "?top:chroot /srv make", "wrap:make" } },
   { "sudo -u bob make", { "top:sudo -u bob make", "wrap:make" } },
   { "doas -u bob make", { "top:doas -u bob make", "wrap:make" } },
   { "command make", { "top:command make", "wrap:make" } },

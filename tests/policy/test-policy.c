@@ -500,9 +500,10 @@ static const Row rows[] = {
     .parts = S ("taskset 0x1 ls", "ls") },
   { "wrappers/taskset-deny", "taskset -c 0,1 rm -rf /", DENIES },
   { "wrappers/taskset-mask-deny", "taskset 3 rm -rf /", DENIES },
-  { "wrappers/chroot", "chroot /srv/root ls", ALLOWS, .allow = S ("chroot *", "ls"),
+  /* In another root "ls" is that root's ls, which no pattern describes (issue 26). */
+  { "wrappers/chroot", "chroot /srv/root ls", ASKS, .allow = S ("chroot *", "ls"),
     .parts = S ("chroot /srv/root ls", "ls") },
-  { "wrappers/chroot-userspec", "chroot --userspec=1000:1000 /srv/root ls", ALLOWS,
+  { "wrappers/chroot-userspec", "chroot --userspec=1000:1000 / ls", ALLOWS,
     .allow = S ("chroot *", "ls") },
   { "wrappers/chroot-deny", "chroot /srv/root rm -rf /", DENIES },
   { "wrappers/sudo", "sudo -u bob ls", ALLOWS, .allow = S ("sudo *", "ls"),
@@ -980,6 +981,11 @@ static const Row rows[] = {
     .ask = S ("git push *"), .suggestions = NONE, .reason = "ask rule “git push *”" },
   { "ask/leaves-the-rest-allowed", "git status", ALLOWS, .allow = S ("git *"), .deny = NONE,
     .ask = S ("git push *") },
+  /* Ask rules see the spellings of options that deny patterns see (issue 26). */
+  { "ask/other-spelling", "git -C . push origin", ASKS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push *") },
+  { "ask/other-spelling-equals", "git diff --output x", ASKS, .allow = S ("git *"),
+    .deny = NONE, .ask = S ("git diff --output=*") },
   { "ask/glob-as-allow", "git push", ALLOWS, .allow = S ("git *"), .deny = NONE,
     .ask = S ("git push *") },
   { "ask/bare-and-star", "git push", ASKS, .allow = S ("git *"), .deny = NONE,
@@ -1443,6 +1449,192 @@ static const Row rows[] = {
   { "soundness/protected/toml-elsewhere", "echo x > docs/mise.txt", ALLOWS, .allow = SAFE },
   /* 11. Deep and long input: answered, never crashed. */
   { "soundness/limits/deep-dollar-bracket", "echo $[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", ASKS, .allow = ANY },
+
+  /* ---- Issue 26: what programs do with their options ---- */
+#define SHUTDOWN S ("shutdown", "shutdown *", "git push -f*", "git push --force*", "git push * -f", \
+                    "git push * -f *", "rm -rf /*", "chmod -R 777 /*")
+  /* 1. An optional argument is attached or absent: the next word is the command. */
+  { "soundness/optional-args/env-block-signal", "env --block-signal evil", ASKS,
+    .allow = S ("env *"), .parts = S ("env --block-signal evil", "evil") },
+  { "soundness/optional-args/env-block-signal-deny", "env --block-signal rm -rf /", DENIES },
+  { "soundness/optional-args/env-ignore-signal", "env --ignore-signal shutdown", DENIES,
+    .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  { "soundness/optional-args/env-default-signal", "env --default-signal ls -l", ALLOWS,
+    .allow = S ("env *", "ls *"), .parts = S ("env --default-signal ls -l", "ls -l") },
+  { "soundness/optional-args/env-signal-attached", "env --block-signal=INT ls -l", ALLOWS,
+    .allow = S ("env *", "ls *"), .parts = S ("env --block-signal=INT ls -l", "ls -l") },
+  { "soundness/optional-args/xargs-eof", "xargs --eof rm -rf /", DENIES },
+  { "soundness/optional-args/xargs-eof-attached", "xargs --eof=x rm -rf /", DENIES },
+  { "soundness/optional-args/xargs-replace", "xargs --replace rm -rf /{}", DENIES, .allow = ANY },
+  { "soundness/optional-args/xargs-max-lines", "xargs --max-lines rm -rf /", DENIES },
+  { "soundness/optional-args/xargs-e-short", "xargs -e rm -rf /", DENIES },
+  { "soundness/optional-args/xargs-eof-runs-the-next-word", "xargs --eof -r cat", ALLOWS,
+    .allow = S ("xargs *", "cat *"), .parts = S ("xargs --eof -r cat", "cat") },
+  { "soundness/optional-args/watch-d", "watch -d evil", ASKS, .allow = S ("watch *") },
+  { "soundness/optional-args/watch-d-deny", "watch -d git push -f origin", DENIES,
+    .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  { "soundness/optional-args/watch-differences", "watch --differences rm -rf /", DENIES },
+  { "soundness/optional-args/watch-differences-attached", "watch --differences=permanent ls",
+    ALLOWS, .allow = S ("watch *", "ls") },
+  /* watch -q takes its argument: "3" is no command. */
+  { "soundness/optional-args/watch-q-takes-an-argument", "watch -q 3 shutdown", DENIES,
+    .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  { "soundness/optional-args/watch-d-q", "watch -d -q 3 rm -rf /", DENIES },
+  /* -dq is -d with the argument "q" (getopt's "d::"): "3" is the command. */
+  { "soundness/optional-args/watch-dq", "watch -dq 3 ls", ASKS, .allow = S ("watch *", "ls"),
+    .parts = S ("watch -dq 3 ls", "3 ls") },
+  { "soundness/optional-args/watch-unknown", "watch -r ls", ASKS, .allow = ANY },
+  { "soundness/optional-args/nsenter-root", "nsenter --root rm -rf /", DENIES, .allow = ANY },
+  { "soundness/optional-args/nsenter-wd", "nsenter --wd shutdown", DENIES, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/optional-args/setpriv-ruid", "setpriv --ruid 0 shutdown", DENIES,
+    .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  { "soundness/optional-args/setpriv-euid", "setpriv --euid 0 ls", ALLOWS,
+    .allow = S ("setpriv *", "ls"), .parts = S ("setpriv --euid 0 ls", "ls") },
+  { "soundness/optional-args/unshare-boottime", "unshare --boottime 1 shutdown", DENIES,
+    .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  /* ionice -u acts on running processes: every word after it is a user. */
+  { "soundness/optional-args/ionice-u", "ionice -u 1000 ls", ALLOWS, .allow = S ("ionice *"),
+    .parts = S ("ionice -u 1000 ls") },
+  { "soundness/optional-args/sudo-h", "sudo -h rm -rf /", NOT_ALLOWED, .allow = ANY, .deny = NONE },
+  /* Every wrapper's table against the real program: sudo's long --shell and
+   * --login start a shell as -s and -i do. */
+  { "soundness/optional-args/sudo-shell-long", "sudo --shell", ASKS, .allow = S ("sudo *") },
+  { "soundness/optional-args/sudo-login-long", "sudo --login < x.sh", ASKS,
+    .allow = S ("sudo *") },
+  { "soundness/optional-args/sudo-chroot", "sudo -R /srv ls", ASKS, .allow = ANY },
+  { "soundness/optional-args/script-timing", "script --timing -c 'rm -rf /' x", DENIES,
+    .allow = ANY },
+  /* 2. Builtins that run commands. */
+  /* Found by the oracle: "-n" after the file is the script's $1, not noexec. */
+  { "soundness/builtins/sh-file-then-n", "sh run.sh -n", ASKS, .allow = S ("sh *"),
+    .nested_off = TRUE },
+  { "soundness/builtins/jobs-x", "jobs -x rm -rf /", DENIES },
+  { "soundness/builtins/jobs-x-allow-always", "jobs -x shutdown", DENIES, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/builtins/jobs-x-asks", "jobs -x evil", ASKS, .allow = S ("jobs *"),
+    .parts = S ("jobs -x evil", "evil") },
+  { "soundness/builtins/jobs-x-allowed", "jobs -x ls -l", ALLOWS, .allow = S ("jobs *", "ls *"),
+    .parts = S ("jobs -x ls -l", "ls -l") },
+  { "soundness/builtins/jobs-x-wrapped", "builtin jobs -x rm -rf /", DENIES },
+  { "soundness/builtins/jobs-x-jobspec", "jobs -x kill %1", ASKS, .allow = ANY },
+  { "soundness/builtins/jobs-list", "jobs -l", ALLOWS, .allow = S ("jobs *"),
+    .parts = S ("jobs -l") },
+  { "soundness/builtins/chdir", "chdir /tmp; ls > out.txt", ASKS, .allow = S ("chdir *", "ls *") },
+  { "soundness/builtins/chdir-protected", "chdir .git/hooks; echo x > pre-commit", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/builtins/history-write", "history -s evil; history -w .git/hooks/pre-commit", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/builtins/history-append-outside", "history -a /tmp/x", ASKS, .allow = ANY },
+  { "soundness/builtins/history-histfile", "history -w", ASKS, .allow = ANY },
+  { "soundness/builtins/history-inside", "history -w notes.txt", ALLOWS, .allow = S ("history *") },
+  { "soundness/builtins/history-read", "history -r notes.txt", ALLOWS, .allow = S ("history *") },
+  { "soundness/builtins/enable-f", "enable -f ./x.so x", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/builtins/complete-c", "complete -C evil x", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/builtins/bind-x", "bind -x '\"\\C-x\": evil'", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/builtins/fc", "fc -s ls", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/builtins/readarray-callback", "readarray -C evil -c 1 a < f", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/builtins/harmless", "shopt -s nullglob; times; umask 022; type ls; help cd", ALLOWS,
+    .allow = S ("shopt *", "times", "umask *", "type *", "help *") },
+  /* 3. Options that change the started program's environment or load code. */
+  { "soundness/child-env/xargs-process-slot-var", "xargs --process-slot-var=PATH ls", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/xargs-process-slot-var-separate", "xargs --process-slot-var SLOT ls",
+    ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/fakeroot-lib", "fakeroot -l ./x.so ls", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/fakeroot-lib-attached", "fakeroot -l./x.so ls", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/fakeroot-lib-long", "fakeroot --lib=./x.so ls", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/fakeroot-plain", "fakeroot ls -l", ALLOWS,
+    .allow = S ("fakeroot *", "ls *"), .parts = S ("fakeroot ls -l", "ls -l") },
+  { "soundness/child-env/unshare-root", "unshare -R ./root ls", ASKS, .allow = ANY },
+  { "soundness/child-env/unshare-root-long", "unshare --root=./root ls", ASKS, .allow = ANY },
+  { "soundness/child-env/nsenter-root", "nsenter -t 1 -r./root ls", ASKS, .allow = ANY },
+  { "soundness/child-env/chroot-elsewhere", "chroot ./root ls", ASKS, .allow = ANY },
+  { "soundness/child-env/chroot-root", "chroot / ls", ALLOWS, .allow = S ("chroot *", "ls") },
+  { "soundness/child-env/systemd-run-setenv", "systemd-run --setenv=LD_PRELOAD=./x.so ls", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/systemd-run-e", "systemd-run -E LD_PRELOAD=./x.so ls", ASKS,
+    .mode = ALLOW_ALWAYS },
+  /* ... or the directory a -c script's relative redirections land in. */
+  { "soundness/child-env/nsenter-wd", "nsenter --wd=sub sh -c 'ls > out.txt'", ASKS,
+    .allow = ANY },
+  { "soundness/child-env/unshare-wd", "unshare -w sub sh -c 'ls > out.txt'", ASKS, .allow = ANY },
+  { "soundness/child-env/chroot-chdir", "chroot / sh -c 'ls > out.txt'", ASKS, .allow = ANY },
+  /* ... or write a file of their own. */
+  { "soundness/child-env/script-typescript", "script -qc 'echo evil' .git/hooks/pre-commit", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/script-log-out", "script --log-out=.envrc -c ls", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/script-inside", "script -q -c ls out.txt", ALLOWS,
+    .allow = S ("script *", "ls") },
+  { "soundness/child-env/script-default-typescript", "cd ..; script -q -c ls", ASKS,
+    .allow = S ("cd *", "script *", "ls") },
+  { "soundness/child-env/time-output", "time -o .git/hooks/pre-commit -f evil true", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/time-output-outside", "time -o /tmp/t true", ASKS, .allow = ANY },
+  { "soundness/child-env/time-output-inside", "time -o t.txt true", ALLOWS,
+    .allow = S ("time *", "true") },
+  { "soundness/child-env/fakeroot-save", "fakeroot -s .envrc ls", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/xvfb-run-error-file", "xvfb-run -e .envrc ls", ASKS,
+    .mode = ALLOW_ALWAYS },
+  /* 4. Deny patterns see every spelling of an option. */
+  { "soundness/spelling/combined-short", "tree -ao out.txt .", NOT_ALLOWED,
+    .allow = S ("tree *"), .deny = S ("tree *-o *") },
+  { "soundness/spelling/attached-argument", "tree -a -oout.txt .", NOT_ALLOWED,
+    .allow = S ("tree *"), .deny = S ("tree *-o *") },
+  { "soundness/spelling/other-options-allowed", "tree -aL 2 .", ALLOWS, .allow = S ("tree *"),
+    .deny = S ("tree *-o *") },
+  { "soundness/spelling/long-equals", "git diff --output=x", DENIES, .allow = ANY,
+    .deny = S ("git diff *--output *") },
+  { "soundness/spelling/long-separate", "git diff --output x", DENIES, .allow = ANY,
+    .deny = S ("git diff *--output=*") },
+  { "soundness/spelling/long-abbreviated", "git push --forc origin", NOT_ALLOWED,
+    .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  { "soundness/spelling/options-after-operands", "rm / -rf", NOT_ALLOWED, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/spelling/split-options", "rm -r -f /", NOT_ALLOWED, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/spelling/operand-before", "rm -rf build /", NOT_ALLOWED, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/spelling/option-before-subcommand", "systemctl --no-block poweroff", NOT_ALLOWED,
+    .mode = ALLOW_ALWAYS, .deny = S ("systemctl poweroff*") },
+  { "soundness/spelling/more-options", "rm -rfv /", NOT_ALLOWED, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/spelling/end-of-options", "rm -rf -- /", NOT_ALLOWED, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/spelling/option-moved", "chmod 777 -R /", NOT_ALLOWED, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/spelling/global-option-first", "git -C . push --force", NOT_ALLOWED,
+    .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  { "soundness/spelling/through-a-wrapper", "env git push -fq origin", NOT_ALLOWED,
+    .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  { "soundness/spelling/everyday-lines-run", "git push origin main && rm -rf node_modules && "
+    "chmod 755 bin/x && ls -la", ALLOWS, .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  { "soundness/spelling/single-dash-words", "find . -type d -newer x -ls", ALLOWS,
+    .allow = S ("find *"), .deny = S ("find *-delete*") },
+  { "soundness/spelling/other-program", "grep -o x f", ALLOWS, .allow = S ("grep *"),
+    .deny = S ("tree *-o *") },
+  /* 5. Redirections into protected paths, in every form. */
+  { "soundness/protected/clobber", "echo x >| .envrc", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/both", "echo x &> .vscode/tasks.json", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/both-append", "echo x &>> .envrc", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/read-write", "cat <> .envrc", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/fd", "echo x 3> .git/config", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/dup-to-file", "echo x >& .envrc", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/exec-fd", "exec 3> .git/hooks/pre-commit; echo x >&3", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/protected/heredoc", "cat > .envrc <<EOF\nevil\nEOF", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/heredoc-first", "cat <<EOF >> .vscode/tasks.json\n{}\nEOF", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/protected/loop", "for a in b; do echo; done >> .envrc", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/protected/script", "sh -c 'echo x > .envrc'", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/substitution", "ls $(echo x > .envrc)", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/wrapped-script", "xargs -r sh -c 'echo x > .envrc'", ASKS,
+    .mode = ALLOW_ALWAYS, .deny = NONE },
 
 };
 
@@ -2323,6 +2515,62 @@ test_env_loads_code (void)
     }
 }
 
+/* Issue 26: the built-in profiles hold against wrappers' options, builtins
+ * and other spellings of what their deny lists name, and still run the
+ * everyday lines next to them. */
+static void
+test_builtin_profiles (void)
+{
+  static const struct { const char *profile; const char *command; gboolean runs; } lines[] = {
+    { "trusted", "env --ignore-signal shutdown", FALSE },
+    { "trusted", "env --block-signal reboot", FALSE },
+    { "trusted", "watch -d git push -f origin", FALSE },
+    { "trusted", "watch -q 3 shutdown", FALSE },
+    { "trusted", "jobs -x rm -rf /", FALSE },
+    { "trusted", "xargs --eof rm -rf /", FALSE },
+    { "trusted", "nsenter --wd poweroff", FALSE },
+    { "trusted", "setpriv --ruid 0 poweroff", FALSE },
+    { "trusted", "rm / -rf", FALSE },
+    { "trusted", "rm -rfv ~", FALSE },
+    { "trusted", "rm -rf -- /", FALSE },
+    { "trusted", "git push --forc origin", FALSE },
+    { "trusted", "git -C . push -f", FALSE },
+    { "trusted", "chmod 777 -R /", FALSE },
+    { "trusted", "echo x > .envrc", FALSE },
+    { "trusted", "chdir .git/hooks; echo x > pre-commit", FALSE },
+    { "trusted", "git commit -qm x && git pull --rebase origin main", TRUE },
+    { "trusted", "rm -rf node_modules dist", TRUE },
+    { "trusted", "chmod -R 755 build && ls -la", TRUE },
+    { "read-only", "tree -ao out.txt .", FALSE },
+    { "read-only", "tree -a -oout.txt .", FALSE },
+    { "read-only", "git diff --output x", FALSE },
+    { "read-only", "git log --out=x", FALSE },
+    { "read-only", "tree -a -L 2", TRUE },
+    { "read-only", "git log --oneline -5", TRUE },
+    { "read-only", "find . -name '*.c' -type f", TRUE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenProfile) profile = warden_profile_new_builtin (lines[i].profile, &error);
+      g_autoptr(WardenPolicy) policy = NULL;
+      g_autoptr(WardenDecision) d = NULL;
+
+      g_assert_no_error (error);
+      if (profile == NULL)
+        continue;
+      policy = warden_policy_new_for_profile (profile);
+      d = warden_policy_check (policy, lines[i].command, -1, NULL);
+      g_test_message ("%s: %s: %s", lines[i].profile, lines[i].command,
+                      warden_decision_get_reason (d));
+      if (lines[i].runs)
+        g_assert_cmpint (warden_decision_get_verdict (d), ==, WARDEN_VERDICT_ALLOW);
+      else
+        g_assert_cmpint (warden_decision_get_verdict (d), !=, WARDEN_VERDICT_ALLOW);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -2363,6 +2611,7 @@ main (int   argc,
   g_test_add_func ("/policy/decision/policy/reuse", test_policy_reuse);
   g_test_add_func ("/policy/decision/policy/nested-from-profile", test_policy_nested_from_profile);
   g_test_add_func ("/policy/decision/soundness/protected/symlinks", test_redirection_symlinks);
+  g_test_add_func ("/policy/decision/soundness/builtin-profiles", test_builtin_profiles);
 
   return g_test_run ();
 }
