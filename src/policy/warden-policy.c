@@ -580,11 +580,11 @@ judge_part (WardenPolicy            *self,
     {
     case RULE_MATCHES:
       *pattern = rule;
-      *reason = g_strdup_printf (t->denied_by, part->text, rule);
+      *reason = fill (t->denied_by, part->text, rule);
       return WARDEN_VERDICT_DENY;
 
     case RULE_MAY_SPELL:
-      *reason = g_strdup_printf (t->spelling_may_be_denied, part->text, rule);
+      *reason = fill (t->spelling_may_be_denied, part->text, rule);
       return WARDEN_VERDICT_ASK;
 
     default:
@@ -615,12 +615,12 @@ judge_part (WardenPolicy            *self,
     {
     case RULE_MATCHES:
       *pattern = rule;
-      *reason = g_strdup_printf (t->ask_rule, part->text, rule);
+      *reason = fill (t->ask_rule, part->text, rule);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_SPELL:
       *pattern = rule;
-      *reason = g_strdup_printf (t->may_ask_rule, part->text, rule);
+      *reason = fill (t->may_ask_rule, part->text, rule);
       return WARDEN_VERDICT_ASK;
 
     default:
