@@ -144,19 +144,38 @@ warden_pattern_match_any (const char *pattern,
                           gsize       n)
 {
   gsize m = strlen (pattern);
-  g_autofree gboolean *cur = NULL;
-  g_autofree gboolean *next = NULL;
+  guint8 stack[2][256];
+  g_autofree guint8 *heap = NULL;
+  guint8 *cur, *next;
 
   if (memchr (text, WARDEN_PATTERN_HOLE, n) == NULL)
-    return warden_pattern_match (pattern, text, n);
+    return match_len (pattern, m, text, n);
 
-  cur = g_new0 (gboolean, m + 1);
-  next = g_new0 (gboolean, m + 1);
+  /* Before the pattern's first '*' and the text's first hole, only the
+   * same bytes match: most patterns of a list differ there. */
+  for (gsize k = 0; k < m && k < n && pattern[k] != '*' && text[k] != WARDEN_PATTERN_HOLE; k++)
+    if (pattern[k] != text[k])
+      return FALSE;
+
+  /* Two rows of the table, on the stack for any pattern of a profile. */
+  if (m + 1 <= sizeof stack[0])
+    {
+      cur = stack[0];
+      next = stack[1];
+    }
+  else
+    {
+      heap = g_malloc (2 * (m + 1));
+      cur = heap;
+      next = heap + m + 1;
+    }
+  memset (cur, 0, m + 1);
   cur[0] = TRUE;
 
   for (gsize t = 0; ; t++)
     {
       gssize first = -1;
+      guint8 *swap;
 
       /* A star may match nothing. */
       for (gsize i = 0; i < m; i++)
@@ -166,7 +185,7 @@ warden_pattern_match_any (const char *pattern,
       if (t == n)
         break;
 
-      memset (next, 0, (m + 1) * sizeof (gboolean));
+      memset (next, 0, m + 1);
       for (gsize i = 0; i <= m; i++)
         {
           if (!cur[i])
@@ -184,7 +203,9 @@ warden_pattern_match_any (const char *pattern,
         for (gsize j = first; j <= m; j++)
           next[j] = TRUE;
 
-      memcpy (cur, next, (m + 1) * sizeof (gboolean));
+      swap = cur;
+      cur = next;
+      next = swap;
     }
 
   return cur[m];

@@ -81,6 +81,78 @@ test_match (void)
     }
 }
 
+/* The table "some filling matches" fills, written plainly: a hole stands
+ * for any run of the pattern's literals. warden_pattern_match_any() must
+ * answer as this does, with its shortcuts. */
+static gboolean
+reference_match_any (const char *pattern,
+                     const char *text,
+                     gsize       n)
+{
+  gsize m = strlen (pattern);
+  g_autofree gboolean *cur = g_new0 (gboolean, m + 1);
+  g_autofree gboolean *next = g_new0 (gboolean, m + 1);
+
+  cur[0] = TRUE;
+  for (gsize t = 0; ; t++)
+    {
+      gssize first = -1;
+
+      for (gsize i = 0; i < m; i++)
+        if (cur[i] && pattern[i] == '*')
+          cur[i + 1] = TRUE;
+      if (t == n)
+        break;
+      memset (next, 0, (m + 1) * sizeof (gboolean));
+      for (gsize i = 0; i <= m; i++)
+        {
+          if (!cur[i])
+            continue;
+          if (first < 0)
+            first = i;
+          if (i < m && pattern[i] == '*')
+            next[i] = TRUE;
+          else if (i < m && pattern[i] == text[t])
+            next[i + 1] = TRUE;
+        }
+      if (first < 0)
+        return FALSE;
+      if (text[t] == '\001')
+        for (gsize j = first; j <= m; j++)
+          next[j] = TRUE;
+      memcpy (cur, next, (m + 1) * sizeof (gboolean));
+    }
+  return cur[m];
+}
+
+static void
+test_holes_agree (void)
+{
+  static const char pattern_bytes[] = "ab *";
+  static const char text_bytes[] = "ab \001";
+  GRand *rand = g_rand_new_with_seed (26);
+
+  for (guint round = 0; round < 30000; round++)
+    {
+      /* Some patterns longer than the 255 bytes kept on the stack. */
+      gsize pn = round % 100 == 0 ? 300 : (gsize) g_rand_int_range (rand, 0, 9);
+      gsize tn = round % 100 == 0 ? 310 : (gsize) g_rand_int_range (rand, 0, 9);
+      g_autofree char *pattern = g_malloc (pn + 1);
+      g_autofree char *text = g_malloc (tn + 1);
+
+      for (gsize i = 0; i < pn; i++)
+        pattern[i] = pattern_bytes[g_rand_int_range (rand, 0, 4)];
+      pattern[pn] = '\0';
+      for (gsize i = 0; i < tn; i++)
+        text[i] = text_bytes[g_rand_int_range (rand, 0, 4)];
+      text[tn] = '\0';
+      if (warden_pattern_match_any (pattern, text, tn) != reference_match_any (pattern, text, tn))
+        g_error ("pattern “%s” on “%s” (\\001 a hole): expected %s", pattern, text,
+                 reference_match_any (pattern, text, tn) ? "a match" : "no match");
+    }
+  g_rand_free (rand);
+}
+
 /* A hole is text the sandbox fills in later (xargs arguments, find's {}). */
 static void
 test_holes (void)
@@ -321,6 +393,7 @@ main (int    argc,
 
   g_test_add_func ("/policy/pattern/match", test_match);
   g_test_add_func ("/policy/pattern/holes", test_holes);
+  g_test_add_func ("/policy/pattern/holes-agree", test_holes_agree);
   g_test_add_func ("/policy/pattern/validate", test_validate);
   g_test_add_func ("/policy/pattern/separator-problem", test_separator_problem);
   g_test_add_func ("/policy/pattern/set-order-and-index", test_set_order_and_index);
