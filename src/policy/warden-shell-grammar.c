@@ -632,6 +632,7 @@ parse_list (Lexer *L,
             guint  stop)
 {
   guint count = 0;
+  gboolean ended_line = FALSE;
 
   if (!enter (L))
     return 0;
@@ -641,6 +642,10 @@ parse_list (Lexer *L,
       Token *t;
       guint s;
 
+      /* "a;" or "a &" then a newline: that line has been read, and run. */
+      if (ended_line && L->st->depth == L->top_depth + 1 && peek (L)->type == T_NEWLINE)
+        L->lists_done++;
+      ended_line = FALSE;
       skip_newlines (L);
       if (failed (L))
         break;
@@ -668,6 +673,7 @@ parse_list (Lexer *L,
           /* A shell runs each line of a script once it has read it. */
           if (t->type == T_NEWLINE && L->st->depth == L->top_depth + 1)
             L->lists_done++;
+          ended_line = t->type != T_NEWLINE;
           consume (L);
           continue;
         }

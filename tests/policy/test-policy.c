@@ -976,6 +976,17 @@ static const Row rows[] = {
   { "deny/allow-not-by-basename-bin", "/bin/ls", ASKS, .allow = S ("ls") },
   { "deny/allow-not-by-basename-relative", "./ls -la", ASKS, .allow = S ("ls *") },
 
+  /* dash runs "t &" and "> /dev/null evil" before the syntax error on the
+   * next line, also when ";" or "&" ends the line (found by the oracle). */
+  { "dialects/line-run-before-error-semicolon", "t&>/dev/null evil;\nf <(x)", DENIES,
+    .mode = ALLOW_ALWAYS, .deny = S ("evil") },
+  { "dialects/line-run-before-error-ampersand", "t&>/dev/null evil &\nf <(x)", DENIES,
+    .mode = ALLOW_ALWAYS, .deny = S ("evil") },
+  { "dialects/line-run-before-error-comment", "t&>/dev/null evil; # c\nf <(x)", DENIES,
+    .mode = ALLOW_ALWAYS, .deny = S ("evil") },
+  { "dialects/line-run-before-error-allowlist", "t&>/dev/null evil;\nf <(x)", ASKS,
+    .allow = S ("t", "f *") },
+
   /* ---- Ask rules: deny, then ask, then allow ---- */
   { "ask/beats-allow", "git push origin main", ASKS, .allow = S ("git *"), .deny = NONE,
     .ask = S ("git push *"), .suggestions = NONE, .reason = "ask rule “git push *”" },
