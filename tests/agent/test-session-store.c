@@ -755,6 +755,19 @@ assert_taken_over (WardenSessionStore *store,
   warden_session_store_release (store, id);
 }
 
+static void
+assert_taken_over_or_free (WardenSessionStore *store,
+                           const char         *id)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean taken_over = TRUE;
+
+  g_assert_true (warden_session_store_acquire (store, id, "warden-cli", &taken_over, &error));
+  g_assert_no_error (error);
+  g_assert_false (taken_over);
+  warden_session_store_release (store, id);
+}
+
 /* Dead only where that can be told: the same PID namespace of the same boot
  * and the process gone (or another with its pid), or the same machine
  * (host name and machine id) booted since. Anything else is alive. */
@@ -848,6 +861,29 @@ test_lease_liveness (void)
 
     set_owner_sql (store, s->id, owner);
     assert_in_use (store, s->id);
+  }
+  /* What cannot be told is released without --force, and said to be
+   * possibly alive; a gone owner is released as gone. */
+  {
+    g_autofree char *a = owner_with (mine, 0, "old-laptop");
+    g_autofree char *owner = owner_with (a, 4, "00000000-0000-0000-0000-000000000000");
+    g_autofree char *was = NULL;
+    g_autofree char *gone = owner_with (mine, 4, "00000000-0000-0000-0000-000000000000");
+    gboolean maybe_alive = FALSE;
+
+    set_owner_sql (store, s->id, owner);
+    g_assert_true (warden_session_store_release_any (store, s->id, FALSE, &was, &maybe_alive,
+                                                     &error));
+    g_assert_no_error (error);
+    g_assert_nonnull (strstr (was, "old-laptop"));
+    g_assert_true (maybe_alive);
+    g_clear_pointer (&was, g_free);
+    set_owner_sql (store, s->id, gone);
+    g_assert_true (warden_session_store_release_any (store, s->id, FALSE, &was, &maybe_alive,
+                                                     &error));
+    g_assert_nonnull (was);
+    g_assert_false (maybe_alive);
+    assert_taken_over_or_free (store, s->id);
   }
 }
 
