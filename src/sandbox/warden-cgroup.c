@@ -177,7 +177,7 @@ write_control (const char  *dir,
   return FALSE;
 }
 
-/* Groups a Warden left when it died ("warden-PID-N" with no process PID). */
+/* Groups a Warden left when it died ("warden-PID-N-RANDOM" with no process PID). */
 static void
 remove_stale (const char *parent)
 {
