@@ -215,12 +215,17 @@ run_exec (ExecCall *exec)
     {
       warden_tool_call_set_state (exec->call, before);
       warden_tool_call_set_times (exec->call, 0, 0);
-      _warden_agent_run_return (self, 0,
-                                g_error_new (WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NOT_RECORDED,
-                                             _("The command was not started, because Warden "
-                                               "could not record that it starts: %s. Continue "
-                                               "the session when this is solved; the command "
-                                               "runs then."), error->message));
+      /* Another Warden has the session: it runs the command, not this one. */
+      if (g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST))
+        _warden_agent_run_return (self, 0, g_steal_pointer (&error));
+      else
+        _warden_agent_run_return (self, 0,
+                                  g_error_new (WARDEN_AGENT_ERROR,
+                                               WARDEN_AGENT_ERROR_NOT_RECORDED,
+                                               _("The command was not started, because Warden "
+                                                 "could not record that it starts: %s. Continue "
+                                                 "the session when this is solved; the command "
+                                                 "runs then."), error->message));
       exec_call_free (exec);
       return;
     }

@@ -17,4 +17,12 @@ gboolean warden_session_store_run_sql (WardenSessionStore  *self,
                                        const char          *sql,
                                        GError             **error);
 
+/* The lease record a process would write (the tests write others' leases). */
+char    *warden_session_store_owner_of_process (GPid                 pid,
+                                                const char          *program);
+
+/* A lock file of the kind a lease names, held by @fd: its name. */
+char    *warden_session_store_take_lock        (WardenSessionStore  *self,
+                                                int                 *fd);
+
 G_END_DECLS

@@ -4,6 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#define _GNU_SOURCE 1  /* F_OFD_SETLK, F_OFD_GETLK */
+
 #include "config.h"
 
 #define G_LOG_DOMAIN "warden-agent"
@@ -15,6 +17,7 @@
 
 #include <glib/gstdio.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <string.h>
@@ -24,6 +27,8 @@
 
 #define KEY_NAME "approvals.key"
 #define KEY_SIZE 32
+/* What the fence's triggers raise: the lease went elsewhere. */
+#define LEASE_LOST_WORDS "warden-lease-lost"
 
 struct _WardenSessionStore
 {
@@ -31,12 +36,19 @@ struct _WardenSessionStore
   sqlite3 *db;
   char    *path;
   guint8   key[KEY_SIZE];  /* seals approvals and answers; see load_key() */
-  char    *me;             /* this process as a lease owner: host, pid, start time */
+  char    *me;             /* this process as a lease owner: see owner_record() */
+  GHashTable *held;        /* session id -> the lease record it was taken with */
+  char    *lost_id;        /* the session whose fence held last, for the message */
+  char    *lost_to;
 };
 
 G_DEFINE_FINAL_TYPE (WardenSessionStore, warden_session_store, G_TYPE_OBJECT)
 
 G_DEFINE_QUARK (warden-store-error-quark, warden_store_error)
+
+static gboolean install_fence   (WardenSessionStore  *self,
+                                 GError             **error);
+static void     held_lease_free (gpointer             held);
 
 /* Each entry takes the schema one version further; never edit one that shipped. */
 static const char *migrations[] = {
@@ -81,6 +93,22 @@ set_store_error (WardenSessionStore  *self,
                  const char          *what,
                  const char          *words)
 {
+  if (code == SQLITE_CONSTRAINT_TRIGGER && g_strcmp0 (words, LEASE_LOST_WORDS) == 0)
+    {
+      if (self->lost_to != NULL)
+        g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST,
+                     /* Translators: "Could not <save a message>: this Warden no longer holds
+                      * session <id>: <warden-cli, process 12 on laptop> has it now; …" */
+                     _("Could not %s: this Warden no longer holds session “%s”: %s has it now; "
+                       "this Warden stops here and runs nothing more of it"),
+                     what, self->lost_id, self->lost_to);
+      else
+        g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST,
+                     _("Could not %s: this Warden no longer holds session “%s” (it was released "
+                       "with “warden-cli sessions release”); this Warden stops here and runs "
+                       "nothing more of it"), what, self->lost_id);
+      return;
+    }
   switch (code & 0xff)
     {
     case SQLITE_BUSY:
@@ -204,6 +232,9 @@ warden_session_store_finalize (GObject *object)
     sqlite3_close (self->db);
   g_free (self->path);
   g_free (self->me);
+  g_hash_table_unref (self->held);
+  g_free (self->lost_id);
+  g_free (self->lost_to);
   memset (self->key, 0, sizeof self->key);
   G_OBJECT_CLASS (warden_session_store_parent_class)->finalize (object);
 }
@@ -217,6 +248,8 @@ warden_session_store_class_init (WardenSessionStoreClass *klass)
 static void
 warden_session_store_init (WardenSessionStore *self)
 {
+  self->held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                      held_lease_free);
 }
 
 /* Takes group and other permissions away from a file or folder of ours; a
@@ -377,7 +410,7 @@ warden_session_store_new (const char  *path,
    * here says why: a full or read-only disk is not a damaged database. */
   if (!exec_sql (self, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; "
                        "PRAGMA foreign_keys = ON;", error) ||
-      !migrate (self, error))
+      !migrate (self, error) || !install_fence (self, error))
     return NULL;
 
   return g_steal_pointer (&self);
@@ -444,18 +477,87 @@ warden_session_store_move_aside (const char  *path,
 }
 
 /* ------------------------------------------------------------------------ */
-/* The lease: HOST \t PID \t START \t PROGRAM. The start time (from
- * /proc/PID/stat) tells a live owner from a new process that got its pid. */
+/* The lease: HOST \t PID \t START \t PROGRAM \t BOOT \t PIDNS \t MACHINE \t LOCK.
+ *
+ * LOCK names a file in the "leases" folder next to the database that the
+ * owner holds an open-file-description lock on for as long as it holds the
+ * session: the kernel (or the file server) drops it when the owner dies,
+ * and any process that sees the file can ask, whatever its PID namespace
+ * or host name. Where no lock could be taken (LOCK is empty, or the file
+ * system has no locks), the rest decides: a pid means something only in its
+ * PID namespace of one boot, and the record says which (the kernel's boot
+ * id, the namespace's inode), so that a reader elsewhere knows it cannot
+ * check. The start time (from /proc/PID/stat) tells a live owner from a new
+ * process that got its pid. The first four fields are those older Wardens
+ * wrote, so that they keep reading them. */
+
+#define LEASE_FIELDS 8
+
+typedef struct
+{
+  char *me;    /* the lease record it was taken with */
+  char *lock;  /* its lock file, or NULL */
+  int   fd;    /* holding the lock, or -1 */
+} HeldLease;
+
+static void
+held_lease_free (gpointer data)
+{
+  HeldLease *held = data;
+
+  if (held->fd >= 0)
+    close (held->fd);
+  if (held->lock != NULL)
+    g_unlink (held->lock);
+  g_free (held->lock);
+  g_free (held->me);
+  g_free (held);
+}
+
+static char *
+lock_path (WardenSessionStore *self,
+           const char         *token)
+{
+  g_autofree char *dir = g_path_get_dirname (self->path);
+
+  return g_build_filename (dir, "leases", token, NULL);
+}
+
+/* A new lock file, locked: its name, with @fd holding it; NULL where this
+ * file system gives no lock. */
+static char *
+take_lock (WardenSessionStore *self,
+           int                *fd)
+{
+  g_autofree char *token = g_uuid_string_random ();
+  g_autofree char *path = lock_path (self, token);
+  g_autofree char *dir = g_path_get_dirname (path);
+  struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+  *fd = -1;
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    return NULL;
+  *fd = g_open (path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (*fd < 0)
+    return NULL;
+  if (fcntl (*fd, F_OFD_SETLK, &fl) != 0)
+    {
+      close (*fd);
+      *fd = -1;
+      g_unlink (path);
+      return NULL;
+    }
+  return g_steal_pointer (&token);
+}
 
 static guint64
-process_start_time (pid_t pid)
+start_time_in (const char *stat_path)
 {
-  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
   g_autofree char *contents = NULL;
   const char *p;
   guint field = 2;
 
-  if (!g_file_get_contents (path, &contents, NULL, NULL))
+  if (!g_file_get_contents (stat_path, &contents, NULL, NULL))
     return 0;
   /* After the command name, which may hold spaces and parentheses. */
   p = strrchr (contents, ')');
@@ -467,54 +569,279 @@ process_start_time (pid_t pid)
   return g_ascii_strtoull (p, NULL, 10);
 }
 
+static guint64
+process_start_time (pid_t pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+
+  return start_time_in (path);
+}
+
+static char *
+first_line_of (const char *path)
+{
+  g_autofree char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return g_strdup ("");
+  g_strstrip (contents);
+  g_strdelimit (contents, "\t\n", ' ');
+  return g_steal_pointer (&contents);
+}
+
+/* Whether /proc shows this process's own PID namespace: after unshare -p
+ * without a new /proc, it shows the parent's, and a pid read there is not
+ * the pid getpid() gives. */
+static gboolean
+proc_is_ours (void)
+{
+  g_autofree char *self = g_file_read_link ("/proc/self", NULL);
+
+  return self != NULL && g_ascii_strtoll (self, NULL, 10) == (gint64) getpid ();
+}
+
+/* The PID namespace of @pid as /proc names it ("pid:[4026531836]"), or ""
+ * when that cannot be read. */
+static char *
+pid_namespace_of (pid_t pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/ns/pid", (int) pid);
+  char *ns = g_file_read_link (path, NULL);
+
+  return ns != NULL ? ns : g_strdup ("");
+}
+
+/* The lease record of process @pid as seen from here. */
+static char *
+owner_record (pid_t       pid,
+              const char *program)
+{
+  g_autofree char *name = g_strdup (program ? program
+                                            : g_get_prgname () ? g_get_prgname () : "Warden");
+  g_autofree char *host = g_strdup (g_get_host_name ());
+  g_autofree char *boot = first_line_of ("/proc/sys/kernel/random/boot_id");
+  g_autofree char *machine = first_line_of ("/etc/machine-id");
+  g_autofree char *ns = NULL;
+  guint64 start;
+
+  if (pid == getpid ())
+    {
+      /* A /proc of another namespace: nobody could check this pid. */
+      ns = proc_is_ours () ? pid_namespace_of (pid) : g_strdup ("");
+      start = start_time_in ("/proc/self/stat");
+    }
+  else
+    {
+      ns = pid_namespace_of (pid);
+      start = process_start_time (pid);
+    }
+  g_strdelimit (name, "\t\n", ' ');
+  g_strdelimit (host, "\t\n", ' ');
+  return g_strdup_printf ("%s\t%d\t%" G_GUINT64_FORMAT "\t%s\t%s\t%s\t%s\t", host, (int) pid,
+                          start, name, boot, ns, machine);
+}
+
+char *
+warden_session_store_owner_of_process (GPid        pid,
+                                       const char *program)
+{
+  return owner_record ((pid_t) pid, program);
+}
+
+char *
+warden_session_store_take_lock (WardenSessionStore *self,
+                                int                *fd)
+{
+  return take_lock (self, fd);
+}
+
 static const char *
 lease_me (WardenSessionStore *self,
-          const char         *program)
+          const char         *program,
+          const char         *lock)
 {
+  g_autofree char *record = owner_record (getpid (), program);
+
   g_free (self->me);
-  self->me = g_strdup_printf ("%s\t%d\t%" G_GUINT64_FORMAT "\t%s", g_get_host_name (),
-                              (int) getpid (), process_start_time (getpid ()),
-                              program ? program : g_get_prgname () ? g_get_prgname () : "Warden");
+  self->me = g_strconcat (record, lock ? lock : "", NULL);
   return self->me;
 }
 
+/* The same process: host, pid, start time, boot and PID namespace. The
+ * program name is for messages only. A record without the namespace is
+ * nobody's. */
 static gboolean
 same_owner (const char *a,
             const char *b)
 {
-  /* The program name is for messages only. */
-  g_auto(GStrv) x = g_strsplit (a, "\t", 4);
-  g_auto(GStrv) y = g_strsplit (b, "\t", 4);
+  g_auto(GStrv) x = NULL;
+  g_auto(GStrv) y = NULL;
 
-  return g_strv_length (x) >= 3 && g_strv_length (y) >= 3 && strcmp (x[0], y[0]) == 0 &&
-         strcmp (x[1], y[1]) == 0 && strcmp (x[2], y[2]) == 0;
+  if (a == NULL || b == NULL)
+    return FALSE;
+  x = g_strsplit (a, "\t", -1);
+  y = g_strsplit (b, "\t", -1);
+  if (g_strv_length (x) != LEASE_FIELDS || g_strv_length (y) != LEASE_FIELDS ||
+      x[5][0] == '\0' || x[4][0] == '\0')
+    return FALSE;
+  return strcmp (x[0], y[0]) == 0 && strcmp (x[1], y[1]) == 0 && strcmp (x[2], y[2]) == 0 &&
+         strcmp (x[4], y[4]) == 0 && strcmp (x[5], y[5]) == 0;
 }
 
-/* On another host nothing can be checked: it is taken to be alive. */
-static gboolean
-owner_alive (const char *owner)
+typedef enum
 {
-  g_auto(GStrv) f = g_strsplit (owner, "\t", 4);
-  gint64 pid;
+  OWNER_GONE,
+  OWNER_ALIVE,    /* seen here */
+  OWNER_UNKNOWN,  /* cannot be told from here: taken to be alive */
+} OwnerLife;
 
-  if (g_strv_length (f) < 3 || g_strcmp0 (f[0], g_get_host_name ()) != 0)
-    return g_strv_length (f) >= 3;
+/* Asks the kernel, or the file server, whether the owner's lock is held. */
+static OwnerLife
+lock_life (WardenSessionStore *self,
+           const char         *token)
+{
+  g_autofree char *path = NULL;
+  struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+  int fd;
+  int rc;
+
+  if (token[0] == '\0' || strchr (token, '/') != NULL || token[0] == '.')
+    return OWNER_UNKNOWN;
+  path = lock_path (self, token);
+  fd = g_open (path, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
+  if (fd < 0)
+    /* Made before the lease was written, removed after it was given back. */
+    return errno == ENOENT ? OWNER_GONE : OWNER_UNKNOWN;
+  rc = fcntl (fd, F_OFD_GETLK, &fl);
+  close (fd);
+  if (rc != 0)
+    return OWNER_UNKNOWN;
+  return fl.l_type == F_UNLCK ? OWNER_GONE : OWNER_ALIVE;
+}
+
+static OwnerLife
+owner_life (WardenSessionStore *self,
+            const char         *owner)
+{
+  g_auto(GStrv) f = g_strsplit (owner, "\t", -1);
+  g_autofree char *me = owner_record (getpid (), NULL);
+  g_auto(GStrv) m = g_strsplit (me, "\t", -1);
+  OwnerLife life;
+  gint64 pid;
+  guint64 start;
+
+  /* Written by a Warden that did not say where it ran, or not by Warden. */
+  if (g_strv_length (f) != LEASE_FIELDS)
+    return OWNER_UNKNOWN;
+  if ((life = lock_life (self, f[7])) != OWNER_UNKNOWN)
+    return life;
+  if (f[4][0] == '\0' || m[4][0] == '\0')
+    return OWNER_UNKNOWN;
+  if (strcmp (f[4], m[4]) != 0)
+    {
+      /* This machine (its host name and machine id) since booted again:
+       * that boot's processes are gone. */
+      if (f[6][0] != '\0' && strcmp (f[6], m[6]) == 0 && strcmp (f[0], m[0]) == 0)
+        return OWNER_GONE;
+      return OWNER_UNKNOWN;
+    }
+  if (f[5][0] == '\0' || m[5][0] == '\0' || strcmp (f[5], m[5]) != 0)
+    return OWNER_UNKNOWN;
   pid = g_ascii_strtoll (f[1], NULL, 10);
   if (pid <= 0 || pid > G_MAXINT)
-    return FALSE;
-  return process_start_time ((pid_t) pid) == g_ascii_strtoull (f[2], NULL, 10) &&
-         process_start_time ((pid_t) pid) != 0;
+    return OWNER_UNKNOWN;
+  start = process_start_time ((pid_t) pid);
+  if (start == 0)
+    return kill ((pid_t) pid, 0) != 0 && errno == ESRCH ? OWNER_GONE : OWNER_UNKNOWN;
+  return start == g_ascii_strtoull (f[2], NULL, 10) ? OWNER_ALIVE : OWNER_GONE;
+}
+
+static gboolean
+owner_alive (WardenSessionStore *self,
+             const char         *owner)
+{
+  return owner_life (self, owner) != OWNER_GONE;
 }
 
 static char *
 describe_owner (const char *owner)
 {
-  g_auto(GStrv) f = g_strsplit (owner, "\t", 4);
+  g_auto(GStrv) f = g_strsplit (owner, "\t", -1);
+  g_autofree char *me = owner_record (getpid (), NULL);
+  g_auto(GStrv) m = g_strsplit (me, "\t", -1);
 
   if (g_strv_length (f) < 4)
     return g_strdup (owner);
+  if (g_strv_length (f) == LEASE_FIELDS && f[4][0] != '\0' && strcmp (f[4], m[4]) == 0 &&
+      strcmp (f[5], m[5]) != 0)
+    /* Translators: who holds a session: "warden-cli, process 1 on laptop (in
+     * another PID namespace, such as a container)" */
+    return g_strdup_printf (_("%s, process %s on %s (in another PID namespace, such as a "
+                              "container)"), f[3], f[1], f[0]);
   /* Translators: who holds a session: "warden-cli, process 1234 on laptop" */
   return g_strdup_printf (_("%s, process %s on %s"), f[3], f[1], f[0]);
+}
+
+/* The fence, called by the triggers of fence_sql for each row written: TRUE
+ * when the row's session is one this store holds and its lease names
+ * another owner now (or none). */
+static void
+lease_lost_func (sqlite3_context  *ctx,
+                 int               argc,
+                 sqlite3_value   **argv)
+{
+  WardenSessionStore *self = sqlite3_user_data (ctx);
+  const char *id = (const char *) sqlite3_value_text (argv[0]);
+  const char *owner = (const char *) sqlite3_value_text (argv[1]);
+  HeldLease *held;
+
+  if (id == NULL || (held = g_hash_table_lookup (self->held, id)) == NULL ||
+      same_owner (owner, held->me))
+    {
+      sqlite3_result_int (ctx, 0);
+      return;
+    }
+  g_free (self->lost_id);
+  self->lost_id = g_strdup (id);
+  g_free (self->lost_to);
+  self->lost_to = owner != NULL ? describe_owner (owner) : NULL;
+  sqlite3_result_int (ctx, 1);
+}
+
+/* Each write to a session's rows checks, in the write transaction itself,
+ * that this store still holds the session it holds: nothing is written
+ * after the lease went elsewhere. Temporary triggers: they live with this
+ * connection and are not part of the database. The sessions row is fenced
+ * for what the agent writes, not for the lease column. */
+static gboolean
+install_fence (WardenSessionStore  *self,
+               GError             **error)
+{
+  static const char * const tables[] = { "messages", "tool_calls", "host_answers" };
+  static const char * const ops[] = { "INSERT", "UPDATE" };
+
+  if (sqlite3_create_function (self->db, "warden_lease_lost", 2, SQLITE_UTF8, self,
+                               lease_lost_func, NULL, NULL) != SQLITE_OK)
+    return set_sql_error (self, error, _("open the database"));
+  for (guint i = 0; i < G_N_ELEMENTS (tables); i++)
+    for (guint j = 0; j < G_N_ELEMENTS (ops); j++)
+      {
+        g_autofree char *sql =
+          g_strdup_printf ("CREATE TEMP TRIGGER IF NOT EXISTS warden_fence_%s_%u BEFORE %s "
+                           "ON main.%s WHEN warden_lease_lost (NEW.session_id, (SELECT owner "
+                           "FROM main.sessions WHERE id = NEW.session_id)) "
+                           "BEGIN SELECT RAISE (ABORT, '" LEASE_LOST_WORDS "'); END;",
+                           tables[i], j, ops[j], tables[i]);
+
+        if (!exec_sql (self, sql, error))
+          return FALSE;
+      }
+  return exec_sql (self,
+                   "CREATE TEMP TRIGGER IF NOT EXISTS warden_fence_sessions BEFORE UPDATE OF "
+                   "title, updated, workspace, profile, provider, model, sandbox, image, state, "
+                   "input_tokens, output_tokens, base_url ON main.sessions "
+                   "WHEN warden_lease_lost (NEW.id, OLD.owner) "
+                   "BEGIN SELECT RAISE (ABORT, '" LEASE_LOST_WORDS "'); END;", error);
 }
 
 static char *
@@ -560,13 +887,24 @@ warden_session_store_acquire (WardenSessionStore  *self,
                               GError             **error)
 {
   g_autofree char *owner = NULL;
-  const char *me = lease_me (self, program);
+  g_autofree char *lock = NULL;
+  g_autofree char *old_lock = NULL;
+  const char *me;
   sqlite3_stmt *stmt = NULL;
   gboolean found = FALSE;
   gboolean ok;
+  HeldLease *held;
+  int fd = -1;
 
   if (taken_over != NULL)
     *taken_over = FALSE;
+  /* Locked before the lease names it: whoever reads the lease finds the
+   * lock held. A lock this process holds for the session already stays. */
+  held = g_hash_table_lookup (self->held, session_id);
+  if (held == NULL || held->lock == NULL)
+    lock = take_lock (self, &fd);
+  me = lease_me (self, program, held != NULL && held->lock != NULL
+                                ? strrchr (held->me, '\t') + 1 : lock);
   /* Read and written in one write transaction: of two processes that open
    * the session at the same moment, the second sees the first's lease. */
   if (!exec_sql (self, "BEGIN IMMEDIATE", error))
@@ -575,26 +913,38 @@ warden_session_store_acquire (WardenSessionStore  *self,
   if (!found)
     {
       exec_sql (self, "ROLLBACK", NULL);
-      return FALSE;
+      goto failed;
     }
-  if (owner != NULL && !same_owner (owner, me) && owner_alive (owner))
+  if (owner != NULL && !same_owner (owner, me) && owner_alive (self, owner))
     {
       g_autofree char *who = describe_owner (owner);
 
       exec_sql (self, "ROLLBACK", NULL);
       g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_IN_USE,
                    _("Session “%s” is open in another Warden (%s); close it there or let it "
-                     "finish, then try again"), session_id, who);
-      return FALSE;
+                     "finish, then try again. If that Warden is gone and this one cannot "
+                     "tell (it ran in a container, or under another or an old host name), "
+                     "“warden-cli sessions release %s” frees the session"),
+                   session_id, who, session_id);
+      goto failed;
     }
   if (taken_over != NULL)
     *taken_over = owner != NULL && !same_owner (owner, me);
+  /* A gone owner's lock file is left to whoever takes the session over. */
+  if (owner != NULL && !same_owner (owner, me))
+    {
+      g_auto(GStrv) f = g_strsplit (owner, "\t", -1);
+
+      if (g_strv_length (f) == LEASE_FIELDS && f[7][0] != '\0' && f[7][0] != '.' &&
+          strchr (f[7], '/') == NULL)
+        old_lock = lock_path (self, f[7]);
+    }
   if (sqlite3_prepare_v2 (self->db, "UPDATE sessions SET owner = ? WHERE id = ?", -1, &stmt,
                           NULL) != SQLITE_OK)
     {
       set_sql_error (self, error, _("open the session"));
       exec_sql (self, "ROLLBACK", NULL);
-      return FALSE;
+      goto failed;
     }
   sqlite3_bind_text (stmt, 1, me, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text (stmt, 2, session_id, -1, SQLITE_TRANSIENT);
@@ -605,9 +955,45 @@ warden_session_store_acquire (WardenSessionStore  *self,
   if (!ok)
     {
       exec_sql (self, "ROLLBACK", NULL);
-      return FALSE;
+      goto failed;
     }
-  return exec_sql (self, "COMMIT", error);
+  if (!exec_sql (self, "COMMIT", error))
+    {
+      exec_sql (self, "ROLLBACK", NULL);
+      goto failed;
+    }
+  if (old_lock != NULL)
+    g_unlink (old_lock);
+  /* From now on every write for it is fenced on this lease. */
+  if (held != NULL)
+    {
+      g_free (held->me);
+      held->me = g_strdup (me);
+      if (lock != NULL)
+        {
+          held->lock = lock_path (self, lock);
+          held->fd = fd;
+        }
+    }
+  else
+    {
+      held = g_new0 (HeldLease, 1);
+      held->me = g_strdup (me);
+      held->lock = lock != NULL ? lock_path (self, lock) : NULL;
+      held->fd = fd;
+      g_hash_table_replace (self->held, g_strdup (session_id), held);
+    }
+  return TRUE;
+
+failed:
+  if (lock != NULL)
+    {
+      g_autofree char *path = lock_path (self, lock);
+
+      close (fd);
+      g_unlink (path);
+    }
+  return FALSE;
 }
 
 void
@@ -618,6 +1004,14 @@ warden_session_store_release (WardenSessionStore *self,
   gboolean found = FALSE;
   sqlite3_stmt *stmt = NULL;
 
+  /* The lock goes when the lease no longer names it. */
+  g_autoptr(GHashTable) held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                      held_lease_free);
+  gpointer key = NULL;
+  gpointer value = NULL;
+
+  if (g_hash_table_steal_extended (self->held, session_id, &key, &value))
+    g_hash_table_insert (held, key, value);
   if (self->me == NULL)
     return;
   owner = read_owner (self, session_id, &found, NULL);
@@ -633,6 +1027,73 @@ warden_session_store_release (WardenSessionStore *self,
   sqlite3_finalize (stmt);
 }
 
+gboolean
+warden_session_store_release_any (WardenSessionStore  *self,
+                                  const char          *session_id,
+                                  gboolean             force,
+                                  char               **was_owner,
+                                  gboolean            *maybe_alive,
+                                  GError             **error)
+{
+  g_autofree char *owner = NULL;
+  sqlite3_stmt *stmt = NULL;
+  gboolean found = FALSE;
+  OwnerLife life;
+  gboolean ok;
+
+  if (was_owner != NULL)
+    *was_owner = NULL;
+  if (maybe_alive != NULL)
+    *maybe_alive = FALSE;
+  if (!exec_sql (self, "BEGIN IMMEDIATE", error))
+    return FALSE;
+  owner = read_owner (self, session_id, &found, error);
+  if (!found)
+    {
+      exec_sql (self, "ROLLBACK", NULL);
+      return FALSE;
+    }
+  if (owner == NULL)
+    {
+      exec_sql (self, "ROLLBACK", NULL);
+      return TRUE;
+    }
+  life = owner_life (self, owner);
+  if (life == OWNER_ALIVE && !force)
+    {
+      g_autofree char *who = describe_owner (owner);
+
+      exec_sql (self, "ROLLBACK", NULL);
+      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_IN_USE,
+                   _("Session “%s” is open in %s, which is running; close it there, or stop "
+                     "it (--force releases it anyway: it then stops at its next step)"),
+                   session_id, who);
+      return FALSE;
+    }
+  if (sqlite3_prepare_v2 (self->db, "UPDATE sessions SET owner = NULL WHERE id = ?", -1, &stmt,
+                          NULL) != SQLITE_OK)
+    {
+      set_sql_error (self, error, _("release the session"));
+      exec_sql (self, "ROLLBACK", NULL);
+      return FALSE;
+    }
+  sqlite3_bind_text (stmt, 1, session_id, -1, SQLITE_TRANSIENT);
+  ok = sqlite3_step (stmt) == SQLITE_DONE;
+  if (!ok)
+    set_sql_error (self, error, _("release the session"));
+  sqlite3_finalize (stmt);
+  if (!ok || !exec_sql (self, "COMMIT", error))
+    {
+      exec_sql (self, "ROLLBACK", NULL);
+      return FALSE;
+    }
+  if (was_owner != NULL)
+    *was_owner = describe_owner (owner);
+  if (maybe_alive != NULL)
+    *maybe_alive = life != OWNER_GONE;
+  return TRUE;
+}
+
 char *
 warden_session_store_dup_owner (WardenSessionStore *self,
                                 const char         *session_id)
@@ -641,7 +1102,7 @@ warden_session_store_dup_owner (WardenSessionStore *self,
   gboolean found = FALSE;
 
   owner = read_owner (self, session_id, &found, NULL);
-  if (owner == NULL || !owner_alive (owner))
+  if (owner == NULL || !owner_alive (self, owner))
     return NULL;
   return describe_owner (owner);
 }

@@ -23,6 +23,7 @@ typedef enum
   WARDEN_STORE_ERROR_READ_ONLY,  /* the file or its folder cannot be written */
   WARDEN_STORE_ERROR_FULL,       /* the disk (or the user's quota) is full */
   WARDEN_STORE_ERROR_CORRUPT,    /* damaged, or not a database: warden_session_store_move_aside() */
+  WARDEN_STORE_ERROR_LOST,       /* this store held the session; its lease went elsewhere */
 } WardenStoreError;
 
 typedef struct
@@ -118,9 +119,15 @@ gboolean            warden_session_store_move_aside   (const char          *path
                                                        GError             **error);
 
 /* One process at a time drives a session. Takes the session's lease for this
- * process (host, pid and its start time; @program names it in messages),
- * atomically; a lease whose owner process is gone is taken over. Fails with
- * WARDEN_STORE_ERROR_IN_USE, saying who has it, while that owner lives. */
+ * process (host, boot id, PID namespace, pid and its start time; @program
+ * names it in messages), atomically; a lease whose owner is known to be
+ * gone (the same PID namespace of this boot without that process, or this
+ * machine booted since) is taken over. Fails with WARDEN_STORE_ERROR_IN_USE,
+ * saying who has it, while that owner lives or cannot be checked from here.
+ * From then on each write of this store for the session (messages, tool
+ * calls, the session row, host answers) is fenced: it fails with
+ * WARDEN_STORE_ERROR_LOST, writing nothing, once the lease names another
+ * owner or none. */
 gboolean            warden_session_store_acquire      (WardenSessionStore  *self,
                                                        const char          *session_id,
                                                        const char          *program,
@@ -129,6 +136,17 @@ gboolean            warden_session_store_acquire      (WardenSessionStore  *self
 /* Gives the lease back, if this process holds it. */
 void                warden_session_store_release      (WardenSessionStore  *self,
                                                        const char          *session_id);
+/* Frees the session whatever holds it: the way out when the owner is gone
+ * but cannot be checked from here. An owner seen running here is not
+ * released without @force (WARDEN_STORE_ERROR_IN_USE). @was_owner: who held
+ * it, NULL if nobody; @maybe_alive: whether that owner may still run (it
+ * then stops at its next write). */
+gboolean            warden_session_store_release_any  (WardenSessionStore  *self,
+                                                       const char          *session_id,
+                                                       gboolean             force,
+                                                       char               **was_owner,
+                                                       gboolean            *maybe_alive,
+                                                       GError             **error);
 /* Who holds the lease ("warden-cli, process 123 on host"), or NULL. */
 char               *warden_session_store_dup_owner    (WardenSessionStore  *self,
                                                        const char          *session_id);

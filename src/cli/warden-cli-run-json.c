@@ -702,9 +702,16 @@ _warden_cli_json_answer (Run         *run,
               continue;
             }
           warden_cli_error ("%s", error->message);
-          _warden_cli_json_error (run, "store", error->message,
-                                  "Nothing was recorded; resume the session when the database "
-                                  "is writable.");
+          run->lease_lost = g_error_matches (error, WARDEN_STORE_ERROR,
+                                             WARDEN_STORE_ERROR_LOST);
+          if (run->lease_lost)
+            _warden_cli_json_error (run, "lost", error->message,
+                                    "Another Warden has the session now; nothing more runs "
+                                    "here.");
+          else
+            _warden_cli_json_error (run, "store", error->message,
+                                    "Nothing was recorded; resume the session when the "
+                                    "database is writable.");
           return PROMPT_FAILED;
         }
       return PROMPT_ANSWERED;

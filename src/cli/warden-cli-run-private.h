@@ -47,6 +47,7 @@ typedef struct
   gboolean          in_text;     /* the assistant's text is being streamed */
   int               signum;      /* the first of SIGINT, SIGTERM, SIGHUP that came, or 0 */
   int               write_errno; /* standard output failed with this, or 0 */
+  gboolean          lease_lost;  /* an answer was not saved: another Warden has the session */
   gboolean          raw_output;  /* --raw-output: command output as it comes */
   TermFilter        text_filter; /* the model's words */
   TermFilter        out_filter[2]; /* a command's standard output and error, each on its own */

@@ -793,6 +793,7 @@ answer_pending (Run         *run,
           warden_approval_get_while_running (approval))
         return PROMPT_ANSWERED;
       warden_cli_error ("%s", error->message);
+      run->lease_lost = g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST);
       return PROMPT_FAILED;
     }
   return PROMPT_ANSWERED;
@@ -880,7 +881,8 @@ report_stop (Run        *run,
 static int
 status_for (const GError *error)
 {
-  if (g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_IN_USE))
+  if (g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_IN_USE) ||
+      g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST))
     return EXIT_IN_USE;
   if (error->domain == WARDEN_STORE_ERROR && error->code != WARDEN_STORE_ERROR_NOT_FOUND)
     return EXIT_FAILED;
@@ -895,6 +897,7 @@ code_for (const GError *error,
 {
   if (error != NULL && error->domain == WARDEN_STORE_ERROR)
     return error->code == WARDEN_STORE_ERROR_IN_USE ? "in_use"
+           : error->code == WARDEN_STORE_ERROR_LOST ? "lost"
            : error->code == WARDEN_STORE_ERROR_NOT_FOUND ? "not_found" : "store";
   if (error != NULL && error->domain == WARDEN_LLM_ERROR)
     return "provider";
@@ -913,7 +916,13 @@ hint_for (const char *code,
                                        : g_strdup ("warden-cli run --resume SESSION_ID");
 
   if (strcmp (code, "in_use") == 0)
-    return g_strdup_printf ("Let the other process finish or stop it, then %s.", resume);
+    return g_strdup_printf ("Let the other process finish or stop it, then %s; if it is gone "
+                            "(a crash in a container or under another host name), warden-cli "
+                            "sessions release %s frees the session.", resume,
+                            session_id ? session_id : "SESSION_ID");
+  if (strcmp (code, "lost") == 0)
+    return g_strdup ("Another Warden has the session now; warden-cli sessions show tells what "
+                     "became of it.");
   if (strcmp (code, "not_found") == 0)
     return g_strdup ("warden-cli sessions list shows the sessions there are.");
   if (strcmp (code, "store") == 0)
@@ -1220,7 +1229,9 @@ warden_cli_run (int    argc,
             }
           else
             {
-              status = error->domain == WARDEN_LLM_ERROR ? EXIT_PROVIDER : EXIT_FAILED;
+              status = error->domain == WARDEN_LLM_ERROR ? EXIT_PROVIDER
+                       : g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST)
+                       ? EXIT_IN_USE : EXIT_FAILED;
               report_error (&run, status, error);
               reason = "error";
             }
@@ -1250,7 +1261,7 @@ warden_cli_run (int    argc,
             }
           else
             {
-              status = EXIT_FAILED;
+              status = run.lease_lost ? EXIT_IN_USE : EXIT_FAILED;
               reason = "error";
             }
           break;
@@ -1479,6 +1490,37 @@ sessions_move_aside (gboolean force)
   return sessions_flushed (0);
 }
 
+/* The way out of a lease whose owner is gone but cannot be checked from
+ * here; it says what it risks. */
+static int
+sessions_release (const char *id,
+                  gboolean    force)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = warden_session_store_new (NULL, &error);
+  g_autofree char *was = NULL;
+  gboolean maybe_alive = FALSE;
+
+  if (store == NULL ||
+      !warden_session_store_release_any (store, id, force, &was, &maybe_alive, &error))
+    {
+      warden_cli_error ("%s", error->message);
+      return status_for (error);
+    }
+  if (was == NULL)
+    printf ("no Warden holds session %s; it can be resumed\n", id);
+  else
+    {
+      if (maybe_alive)
+        warden_cli_error ("released session %s from %s. If that Warden still runs, it stops "
+                          "at its next step and starts nothing more, but a command it had "
+                          "started goes on and its result is not recorded: check the "
+                          "workspace before you resume", id, was);
+      printf ("released session %s; warden-cli run --resume %s continues it\n", id, id);
+    }
+  return sessions_flushed (0);
+}
+
 int
 warden_cli_sessions (int    argc,
                      char **argv)
@@ -1500,7 +1542,10 @@ warden_cli_sessions (int    argc,
   if ((argc == 2 || (argc == 3 && strcmp (argv[2], "--force") == 0)) &&
       strcmp (argv[1], "move-aside") == 0)
     return sessions_move_aside (argc == 3);
+  if ((argc == 3 || (argc == 4 && strcmp (argv[3], "--force") == 0)) &&
+      strcmp (argv[1], "release") == 0)
+    return sessions_release (argv[2], argc == 4);
   warden_cli_error ("usage: warden-cli sessions list | show SESSION_ID [--json] | "
-                    "move-aside [--force]");
+                    "release SESSION_ID [--force] | move-aside [--force]");
   return WARDEN_CLI_EXIT_USAGE;
 }

@@ -43,7 +43,8 @@ static const char usage[] =
   "  warden-cli run [--provider anthropic|openai] [--model M] [--base-url URL] [--profile ID]\n"
   "                 [--sandbox docker|bwrap|host] [--image IMG] [--network none|allowlist|open]\n"
   "                 [--workspace DIR] [--max-steps N] (TASK | --resume SESSION_ID)\n"
-  "  warden-cli sessions list | show SESSION_ID [--json] | move-aside [--force]\n"
+  "  warden-cli sessions list | show SESSION_ID [--json] | release SESSION_ID [--force]\n"
+  "                    | move-aside [--force]\n"
   "\n"
   "policy check exits with 0 (allow), 10 (ask), 20 (deny) or 2 (usage or profile error).\n"
   "policy check-host judges HOST:PORT (443 by default) by the profile's network section and\n"
@@ -62,6 +63,10 @@ static const char usage[] =
   "Ctrl+C, 129 SIGHUP, 143 SIGTERM); then an unanswered approval still waits for --resume.\n"
   "At an approval: y/yes approves, a/always always allows (then the pattern), n/no rejects\n"
   "(then feedback for the model); anything else asks again.\n"
+  "sessions release frees a session held by a Warden that is gone but cannot be checked from\n"
+  "here (a crash in a container or under another host name); if that Warden still runs, it\n"
+  "stops at its next step, but a command it started goes on unrecorded. One seen running here\n"
+  "is released only with --force.\n"
   "sessions move-aside renames a damaged database (kept for recovery) so Warden starts anew.\n";
 
 void

@@ -177,7 +177,7 @@ write_control (const char  *dir,
   return FALSE;
 }
 
-/* Groups a Warden left when it died ("warden-PID-N" with no process PID). */
+/* Groups a Warden left when it died ("warden-PID-N-RANDOM" with no process PID). */
 static void
 remove_stale (const char *parent)
 {
@@ -211,8 +211,10 @@ warden_cgroup_new (guint     pids_max,
   static guint counter;
   Hierarchies h;
   g_autoptr(WardenCgroup) self = g_new0 (WardenCgroup, 1);
-  g_autofree char *name = g_strdup_printf ("warden-%d-%u", (int) getpid (),
-                                           g_atomic_int_add (&counter, 1));
+  /* The pid alone is not unique: Wardens in other PID namespaces share the
+   * hierarchy, and each may be PID 1 there. */
+  g_autofree char *name = g_strdup_printf ("warden-%d-%u-%08x", (int) getpid (),
+                                           g_atomic_int_add (&counter, 1), g_random_int ());
   g_autofree char *pids = g_strdup_printf ("%u", pids_max);
   g_autofree char *memory = g_strdup_printf ("%" G_GUINT64_FORMAT, memory_max);
   const char *parents[MAX_DIRS];

@@ -92,11 +92,15 @@ launcher_for (Env *env)
                              G_SUBPROCESS_FLAGS_STDERR_PIPE);
 }
 
+const char * const *cli_wrapper = NULL;
+
 GPtrArray *
 cli_argv (const char * const *args)
 {
   GPtrArray *argv = g_ptr_array_new ();
 
+  for (guint i = 0; cli_wrapper != NULL && cli_wrapper[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) cli_wrapper[i]);
   g_ptr_array_add (argv, (gpointer) g_getenv ("WARDEN_CLI"));
   for (guint i = 0; args[i]; i++)
     g_ptr_array_add (argv, (gpointer) args[i]);

@@ -47,6 +47,9 @@ GSubprocessLauncher *launcher_with   (Env                *env,
                                       GSubprocessFlags    flags);
 GSubprocessLauncher *launcher_for    (Env                *env);
 GPtrArray           *cli_argv        (const char * const *args);
+/* When set, the words that run_cli() and proc_start() put before
+ * warden-cli: unshare and its options, for a Warden in namespaces of its own. */
+extern const char * const *cli_wrapper;
 /* The exit status, or -1 when a signal ended the process. */
 int                  exit_status_of  (GSubprocess        *proc);
 void                 result_clear    (Result             *r);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "agent/warden-agent.h"
+#include "agent/warden-session-store-private.h"
 #include "llm/warden-anthropic-provider.h"
 #include "sandbox/warden-docker-client.h"
 
@@ -1573,21 +1574,10 @@ set_owner (Env        *env,
            const char *id,
            GPid        pid)
 {
-  g_autofree char *stat_path = g_strdup_printf ("/proc/%d/stat", (int) pid);
-  g_autofree char *stat = NULL;
-  g_autofree char *owner = NULL;
+  g_autofree char *owner = warden_session_store_owner_of_process (pid, "warden-cli");
   g_autofree char *sql = NULL;
-  const char *p;
-  guint field = 2;
   sqlite3 *db = NULL;
 
-  g_assert_true (g_file_get_contents (stat_path, &stat, NULL, NULL));
-  p = strrchr (stat, ')');
-  for (p++; *p && field < 22; p++)
-    if (*p == ' ')
-      field++;
-  owner = g_strdup_printf ("%s\t%d\t%" G_GUINT64_FORMAT "\twarden-cli", g_get_host_name (),
-                           (int) pid, g_ascii_strtoull (p, NULL, 10));
   g_assert_cmpint (sqlite3_open (env->db, &db), ==, SQLITE_OK);
   sql = sqlite3_mprintf ("UPDATE sessions SET owner = %Q, state = 'running' WHERE id = %Q",
                          owner, id);

@@ -191,6 +191,7 @@ typedef struct
   gint64      seq;
   char       *session;
   gboolean    closed;     /* standard input was closed */
+  Env        *env;
 } Client;
 
 static void
@@ -244,6 +245,7 @@ client_start (Env                *env,
   Client *c = g_new0 (Client, 1);
 
   c->proc = proc_start (env, args);
+  c->env = env;
   c->events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
   c->pending = g_string_new (NULL);
   g_queue_init (&c->answers);
@@ -314,6 +316,19 @@ client_take_lines (Client *c)
             g_subprocess_force_exit (c->proc->proc);
           else if (strcmp (answer, "TERM") == 0)
             g_subprocess_send_signal (c->proc->proc, SIGTERM);
+          else if (g_str_has_prefix (answer, "RELEASED "))
+            {
+              /* "RELEASED LINE": the session is released from elsewhere
+               * (sessions release --force) while the question waits. */
+              g_auto(GStrv) pieces = g_strsplit (answer + 9, "$ID", -1);
+              g_autofree char *text = g_strjoinv (id, pieces);
+              g_autofree char *with_end = g_strconcat (text, "\n", NULL);
+              Result released = RUN (c->env, "", "sessions", "release", c->session, "--force");
+
+              g_assert_cmpint (released.status, ==, 0);
+              result_clear (&released);
+              proc_send (c->proc, with_end);
+            }
           else if (g_str_has_prefix (answer, "AFTER "))
             {
               /* "AFTER MS LINE": a person who takes a while. */
@@ -814,6 +829,46 @@ script_count (FakeModel *fake)
 {
   g_queue_push_tail (&fake->script, fake_reply (NULL, "exec", COUNT_COMMAND, NULL));
   g_queue_push_tail (&fake->script, fake_reply ("Counted once.", NULL));
+}
+
+/* Released from elsewhere while an approval waits: the approval is not
+ * saved, the command does not run, and the client reads why ("lost") and
+ * the exit code 5; a resume then asks again and runs it once. */
+static void
+test_lease_lost (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) first = NULL;
+  g_autoptr(GPtrArray) second = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *count = NULL;
+  JsonObject *error;
+
+  env_set_up (&env);
+  script_count (env.fake);
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "count");
+  client_answer (c, "RELEASED {\"approval\": \"$ID\", \"approved\": true}");
+  r = client_finish (c, &first);
+  g_assert_cmpint (r.status, ==, 5);
+  error = only_event (first, "error");
+  g_assert_cmpstr (str (error, "code"), ==, "lost");
+  g_assert_nonnull (strstr (str (error, "message"), "no longer holds"));
+  assert_finished (first, "error", 5);
+  g_assert_cmpuint (count_of (first, "tool_call"), ==, 0);
+  g_assert_false (workspace_has (&env, "count.txt"));
+  id = g_strdup (str (last_event (first), "session"));
+  result_clear (&r);
+
+  c = CLIENT_START (&env, "run", "--json", "--resume", id);
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+  r = client_finish (c, &second);
+  g_assert_cmpint (r.status, ==, 0);
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  result_clear (&r);
+  env_tear_down (&env);
 }
 
 /* Killed while an approval waits; a second client resumes, gets the same
@@ -2956,6 +3011,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/ask-user", test_ask_user);
   g_test_add_func ("/cli/json/max-steps", test_max_steps);
   g_test_add_func ("/cli/json/kill-then-resume", test_kill_then_resume);
+  g_test_add_func ("/cli/json/lease-lost", test_lease_lost);
   g_test_add_func ("/cli/json/end-of-input-leaves-pending", test_end_of_input_leaves_pending);
   g_test_add_func ("/cli/json/term-while-waiting", test_term_while_waiting);
   g_test_add_func ("/cli/json/bad-answers-ignored", test_bad_answers_ignored);

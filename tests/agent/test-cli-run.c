@@ -1237,6 +1237,228 @@ test_resume_in_use (void)
   env_tear_down (&env);
 }
 
+/* A Warden in a PID namespace of its own (as in a dev container or a
+ * Flatpak-style sandbox that shares the data folder) is PID 1 there. */
+#define IN_PID_NS "unshare", "-pf", "--kill-child", "--mount-proc", "--"
+/* ... and under another host name too. */
+#define IN_NS_AS(host) \
+  "unshare", "-pfu", "--kill-child", "--mount-proc", "--", "sh", "-c", "hostname " host " && exec \"$@\"", "sh"
+
+static Proc *
+proc_start_in (Env                *env,
+               const char * const *wrapper,
+               const char * const *args)
+{
+  Proc *p;
+
+  cli_wrapper = wrapper;
+  p = proc_start (env, args);
+  cli_wrapper = NULL;
+  return p;
+}
+
+static Result
+run_in (Env                *env,
+        const char * const *wrapper,
+        const char         *input,
+        const char * const *args)
+{
+  Result r;
+
+  cli_wrapper = wrapper;
+  r = run_cli (env, input, args);
+  cli_wrapper = NULL;
+  return r;
+}
+
+#define WRAP(...) ((const char * const []) { __VA_ARGS__, NULL })
+#define ARGS(...) ((const char * const []) { __VA_ARGS__, NULL })
+
+/* The owner of a session is judged from where it runs: a Warden in another
+ * PID namespace, recorded as PID 1, is not taken for dead because this
+ * side's PID 1 is another process; a resume there or on the host stops with
+ * 5 and names the way out, and the approved command runs once. */
+static void
+test_lease_pid_namespaces (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autofree char *count = NULL;
+  Proc *first;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", COUNT_COMMAND, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Counted once.", NULL));
+  id = RUN_UNTIL_PROMPT (&env, "run", "--sandbox", "bwrap", "count");
+
+  first = proc_start_in (&env, WRAP (IN_PID_NS), ARGS ("run", "--resume", id));
+  proc_wait_out (first, "reject>");
+
+  /* On the host, whose PID 1 is another process. */
+  r = RUN (&env, "y\n", "run", "--resume", id);
+  g_assert_cmpint (r.status, ==, 5);
+  g_assert_nonnull (strstr (r.err, "process 1 on "));
+  g_assert_nonnull (strstr (r.err, "warden-cli sessions release"));
+  g_assert_null (strstr (r.out, "wants to run"));
+  result_clear (&r);
+
+  /* In a PID namespace of its own, where PID 1 is itself. */
+  r = run_in (&env, WRAP (IN_PID_NS), "y\n", ARGS ("run", "--resume", id));
+  g_assert_cmpint (r.status, ==, 5);
+  g_assert_nonnull (strstr (r.err, "warden-cli sessions release"));
+  result_clear (&r);
+
+  /* Under another host name as well. */
+  r = run_in (&env, WRAP (IN_NS_AS ("box-b")), "y\n", ARGS ("run", "--resume", id));
+  g_assert_cmpint (r.status, ==, 5);
+  result_clear (&r);
+
+  proc_send (first, "y\n");
+  r = proc_finish (first);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Counted once."));
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* The owner's lock is seen from any namespace: a Warden killed in one
+ * namespace under one host name leaves a session that a Warden in another
+ * takes over without help, and the approved command runs once. */
+static void
+test_lease_crash_in_namespace (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autofree char *count = NULL;
+  Proc *first;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", COUNT_COMMAND, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Counted once.", NULL));
+  id = RUN_UNTIL_PROMPT (&env, "run", "--sandbox", "bwrap", "count");
+
+  first = proc_start_in (&env, WRAP (IN_NS_AS ("old-laptop")), ARGS ("run", "--resume", id));
+  proc_wait_out (first, "reject>");
+  r = RUN (&env, "y\n", "run", "--resume", id);
+  g_assert_cmpint (r.status, ==, 5);
+  g_assert_nonnull (strstr (r.err, "on old-laptop"));
+  result_clear (&r);
+
+  g_subprocess_force_exit (first->proc);
+  r = proc_finish (first);
+  result_clear (&r);
+
+  r = run_in (&env, WRAP (IN_NS_AS ("box-b")), "y\n", ARGS ("run", "--resume", id));
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Counted once."));
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* "sessions release" of an owner in another namespace, which its lock
+ * shows alive: refused without --force; with it, the warning says what it
+ * risks. The first owner, still waiting for its answer, has lost the
+ * session: approved there too, it runs nothing; the command runs once, in
+ * the Warden that has the session now. */
+static void
+test_lease_released_while_waiting (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autofree char *count = NULL;
+  Proc *first;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", COUNT_COMMAND, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Counted once.", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Counted twice.", NULL));
+  id = RUN_UNTIL_PROMPT (&env, "run", "--sandbox", "bwrap", "count");
+
+  first = proc_start_in (&env, WRAP (IN_NS_AS ("box-a")), ARGS ("run", "--resume", id));
+  proc_wait_out (first, "reject>");
+
+  r = RUN (&env, "", "sessions", "release", id);
+  g_assert_cmpint (r.status, ==, 5);
+  g_assert_nonnull (strstr (r.err, "process 1 on box-a"));
+  g_assert_nonnull (strstr (r.err, "--force"));
+  result_clear (&r);
+  r = RUN (&env, "", "sessions", "release", id, "--force");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "process 1 on box-a"));
+  g_assert_nonnull (strstr (r.err, "still runs"));
+  result_clear (&r);
+  /* Released already: nothing to do, and it says so. */
+  r = RUN (&env, "", "sessions", "release", id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "no Warden holds"));
+  result_clear (&r);
+
+  r = run_in (&env, WRAP (IN_NS_AS ("box-b")), "y\n", ARGS ("run", "--resume", id));
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Counted once."));
+  result_clear (&r);
+
+  proc_send (first, "y\n");
+  r = proc_finish (first);
+  g_assert_cmpint (r.status, ==, 5);
+  g_assert_nonnull (strstr (r.err, "no longer holds"));
+  g_assert_null (strstr (r.out, "Counted"));
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  g_assert_cmpuint (g_queue_get_length (&env.fake->script), ==, 1);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* An owner that can be checked from here and lives is not released without
+ * --force; with it, that owner stops before it runs anything. */
+static void
+test_lease_release_live_owner (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autofree char *count_path = NULL;
+  Proc *first;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", COUNT_COMMAND, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Counted once.", NULL));
+  id = RUN_UNTIL_PROMPT (&env, "run", "--sandbox", "bwrap", "count");
+
+  /* Another host name, the same PID namespace: the process is seen. */
+  first = proc_start_in (&env, WRAP ("unshare", "-u", "--", "sh", "-c",
+                                     "hostname box-c && exec \"$@\"", "sh"),
+                         ARGS ("run", "--resume", id));
+  proc_wait_out (first, "reject>");
+
+  r = RUN (&env, "", "sessions", "release", id);
+  g_assert_cmpint (r.status, ==, 5);
+  g_assert_nonnull (strstr (r.err, "box-c"));
+  g_assert_nonnull (strstr (r.err, "--force"));
+  result_clear (&r);
+
+  r = RUN (&env, "", "sessions", "release", id, "--force");
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+
+  proc_send (first, "y\n");
+  r = proc_finish (first);
+  g_assert_cmpint (r.status, ==, 5);
+  g_assert_nonnull (strstr (r.err, "no longer holds"));
+  count_path = g_build_filename (env.workspace, "count.txt", NULL);
+  g_assert_false (g_file_test (count_path, G_FILE_TEST_EXISTS));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* ------------------------------------------------------------------------ */
 /* What the store holds, printed */
 
@@ -1843,6 +2065,10 @@ main (int    argc,
   g_test_add_func ("/cli/run/resume-keeps-provider", test_resume_keeps_provider);
   g_test_add_func ("/cli/run/resume-overrides", test_resume_overrides);
   g_test_add_func ("/cli/run/resume-in-use", test_resume_in_use);
+  g_test_add_func ("/cli/run/lease-pid-namespaces", test_lease_pid_namespaces);
+  g_test_add_func ("/cli/run/lease-crash-in-namespace", test_lease_crash_in_namespace);
+  g_test_add_func ("/cli/run/lease-released-while-waiting", test_lease_released_while_waiting);
+  g_test_add_func ("/cli/run/lease-release-live-owner", test_lease_release_live_owner);
   g_test_add_func ("/cli/run/sessions-json-any-bytes", test_sessions_json_any_bytes);
   g_test_add_func ("/cli/run/corrupt-database", test_corrupt_database);
   g_test_add_func ("/cli/run/corrupt-message-row", test_corrupt_message_row);

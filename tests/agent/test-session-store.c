@@ -9,7 +9,9 @@
 #include <glib/gstdio.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agent/warden-session-store.h"
@@ -698,6 +700,272 @@ test_error_result_kept (void)
   g_assert_cmpstr (warden_tool_call_get_subject (back), ==, "missing.txt");
 }
 
+/* ------------------------------------------------------------------------ */
+/* The lease */
+
+/* Field @i of a lease record (HOST PID START PROGRAM BOOT PIDNS MACHINE
+ * LOCK) replaced by @value. */
+static char *
+owner_with (const char *record,
+            guint       i,
+            const char *value)
+{
+  g_auto(GStrv) f = g_strsplit (record, "\t", -1);
+
+  g_assert_cmpuint (g_strv_length (f), ==, 8);
+  g_free (f[i]);
+  f[i] = g_strdup (value);
+  return g_strjoinv ("\t", f);
+}
+
+static void
+set_owner_sql (WardenSessionStore *store,
+               const char         *id,
+               const char         *owner)
+{
+  g_autoptr(GError) error = NULL;
+  char *sql = sqlite3_mprintf ("UPDATE sessions SET owner = %Q WHERE id = %Q", owner, id);
+
+  g_assert_true (warden_session_store_run_sql (store, sql, &error));
+  g_assert_no_error (error);
+  sqlite3_free (sql);
+}
+
+static void
+assert_in_use (WardenSessionStore *store,
+               const char         *id)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (warden_session_store_acquire (store, id, "warden-cli", NULL, &error));
+  g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_IN_USE);
+  g_assert_nonnull (strstr (error->message, "warden-cli sessions release"));
+}
+
+static void
+assert_taken_over (WardenSessionStore *store,
+                   const char         *id)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean taken_over = FALSE;
+
+  g_assert_true (warden_session_store_acquire (store, id, "warden-cli", &taken_over, &error));
+  g_assert_no_error (error);
+  g_assert_true (taken_over);
+  warden_session_store_release (store, id);
+}
+
+static void
+assert_taken_over_or_free (WardenSessionStore *store,
+                           const char         *id)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean taken_over = TRUE;
+
+  g_assert_true (warden_session_store_acquire (store, id, "warden-cli", &taken_over, &error));
+  g_assert_no_error (error);
+  g_assert_false (taken_over);
+  warden_session_store_release (store, id);
+}
+
+/* Dead only where that can be told: the same PID namespace of the same boot
+ * and the process gone (or another with its pid), or the same machine
+ * (host name and machine id) booted since. Anything else is alive. */
+static void
+test_lease_liveness (void)
+{
+  g_autofree char *path = temp_db ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
+  g_autoptr(WardenSessionRecord) s = warden_session_record_new ();
+  const char *argv[] = { "sleep", "600", NULL };
+  g_autofree char *mine = NULL;
+  GPid pid;
+
+  g_assert_no_error (error);
+  s->title = g_strdup ("leased");
+  g_assert_true (warden_session_store_save_session (store, s, &error));
+  mine = warden_session_store_owner_of_process (getpid (), "warden-cli");
+  g_assert_nonnull (mine);
+
+  /* A live process here, then gone. */
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
+                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                &pid, &error));
+  {
+    g_autofree char *owner = warden_session_store_owner_of_process (pid, "warden-cli");
+
+    set_owner_sql (store, s->id, owner);
+    assert_in_use (store, s->id);
+    kill (pid, SIGKILL);
+    waitpid (pid, NULL, 0);
+    g_spawn_close_pid (pid);
+    assert_taken_over (store, s->id);
+  }
+  /* PID 1 of another PID namespace: this side cannot see it. */
+  {
+    g_autofree char *a = owner_with (mine, 1, "1");
+    g_autofree char *owner = owner_with (a, 5, "pid:[4026599999]");
+
+    set_owner_sql (store, s->id, owner);
+    assert_in_use (store, s->id);
+  }
+  /* This process's own pid and start time in another namespace. */
+  {
+    g_autofree char *owner = owner_with (mine, 5, "pid:[4026599999]");
+
+    set_owner_sql (store, s->id, owner);
+    assert_in_use (store, s->id);
+  }
+  /* Another host, another boot. */
+  {
+    g_autofree char *a = owner_with (mine, 0, "old-laptop");
+    g_autofree char *owner = owner_with (a, 4, "00000000-0000-0000-0000-000000000000");
+
+    set_owner_sql (store, s->id, owner);
+    assert_in_use (store, s->id);
+  }
+  /* This machine before its last boot. */
+  {
+    g_autofree char *owner = owner_with (mine, 4, "00000000-0000-0000-0000-000000000000");
+
+    set_owner_sql (store, s->id, owner);
+    assert_taken_over (store, s->id);
+  }
+  /* Its lock held, from any namespace and host name; then released as a
+   * process's death releases it. */
+  {
+    int fd = -1;
+    g_autofree char *lock = warden_session_store_take_lock (store, &fd);
+    g_autofree char *a = owner_with (mine, 0, "box-a");
+    g_autofree char *b = owner_with (a, 5, "pid:[4026599999]");
+    g_autofree char *owner = owner_with (b, 7, lock);
+
+    g_assert_nonnull (lock);
+    set_owner_sql (store, s->id, owner);
+    assert_in_use (store, s->id);
+    close (fd);
+    assert_taken_over (store, s->id);
+  }
+  /* A lock file that is gone: given back. */
+  {
+    g_autofree char *a = owner_with (mine, 5, "pid:[4026599999]");
+    g_autofree char *owner = owner_with (a, 7, "0b5e7a7e-0000-4000-8000-000000000000");
+
+    set_owner_sql (store, s->id, owner);
+    assert_taken_over (store, s->id);
+  }
+  /* Written by a Warden that did not record its namespace. */
+  {
+    g_autofree char *owner = g_strdup_printf ("%s\t1\t5\twarden-cli", g_get_host_name ());
+
+    set_owner_sql (store, s->id, owner);
+    assert_in_use (store, s->id);
+  }
+  /* What cannot be told is released without --force, and said to be
+   * possibly alive; a gone owner is released as gone. */
+  {
+    g_autofree char *a = owner_with (mine, 0, "old-laptop");
+    g_autofree char *owner = owner_with (a, 4, "00000000-0000-0000-0000-000000000000");
+    g_autofree char *was = NULL;
+    g_autofree char *gone = owner_with (mine, 4, "00000000-0000-0000-0000-000000000000");
+    gboolean maybe_alive = FALSE;
+
+    set_owner_sql (store, s->id, owner);
+    g_assert_true (warden_session_store_release_any (store, s->id, FALSE, &was, &maybe_alive,
+                                                     &error));
+    g_assert_no_error (error);
+    g_assert_nonnull (strstr (was, "old-laptop"));
+    g_assert_true (maybe_alive);
+    g_clear_pointer (&was, g_free);
+    set_owner_sql (store, s->id, gone);
+    g_assert_true (warden_session_store_release_any (store, s->id, FALSE, &was, &maybe_alive,
+                                                     &error));
+    g_assert_nonnull (was);
+    g_assert_false (maybe_alive);
+    assert_taken_over_or_free (store, s->id);
+  }
+}
+
+/* Every write for a session this store holds is fenced on still holding
+ * it: a message, a tool call (an answer, the start of a command), the
+ * session row, a host answer. A store that lost it writes nothing. */
+static void
+test_lease_fence (void)
+{
+  g_autofree char *path = temp_db ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
+  g_autoptr(WardenSessionStore) other = warden_session_store_new (path, &error);
+  g_autoptr(WardenSessionRecord) s = warden_session_record_new ();
+  g_autoptr(WardenToolCallRecord) r = warden_tool_call_record_new ();
+  g_autoptr(GPtrArray) messages = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autofree char *was = NULL;
+  g_autofree char *mine = NULL;
+  g_autofree char *elsewhere = NULL;
+  gboolean alive = TRUE;
+
+  g_assert_no_error (error);
+  s->title = g_strdup ("fenced");
+  g_assert_true (warden_session_store_save_session (store, s, &error));
+  g_assert_true (warden_session_store_acquire (store, s->id, "warden-cli", NULL, &error));
+  g_assert_true (warden_session_store_append_message (store, s->id, 0, "{\"n\": 0}", 0, 0,
+                                                      &error));
+  g_assert_no_error (error);
+
+  /* Released from elsewhere, as "warden-cli sessions release" does. */
+  g_assert_true (warden_session_store_release_any (other, s->id, TRUE, &was, &alive, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (was);
+  g_assert_true (alive);
+  g_assert_false (warden_session_store_append_message (store, s->id, 1, "{\"n\": 1}", 0, 0,
+                                                       &error));
+  g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST);
+  g_assert_nonnull (strstr (error->message, "no longer holds"));
+  g_clear_error (&error);
+
+  /* Taken by a Warden in another namespace. */
+  mine = warden_session_store_owner_of_process (getpid (), "warden-cli");
+  elsewhere = owner_with (mine, 5, "pid:[4026599999]");
+  set_owner_sql (other, s->id, elsewhere);
+  r->session_id = g_strdup (s->id);
+  r->tool_use_id = g_strdup ("toolu_1");
+  r->name = g_strdup ("exec");
+  r->state = g_strdup ("running");
+  g_assert_false (warden_session_store_save_tool_call (store, r, &error));
+  g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST);
+  g_clear_error (&error);
+  g_free (s->state);
+  s->state = g_strdup ("running");
+  g_assert_false (warden_session_store_save_session (store, s, &error));
+  g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST);
+  g_clear_error (&error);
+  g_assert_false (warden_session_store_save_host_answer (store, s->id, "example.com", 443, TRUE,
+                                                         &error));
+  g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST);
+  g_clear_error (&error);
+  assert_in_use (store, s->id);
+
+  /* Nothing of it was written; the new owner writes. */
+  messages = warden_session_store_load_messages (other, s->id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (messages->len, ==, 1);
+  calls = warden_session_store_list_tool_calls (other, s->id, &error);
+  g_assert_cmpuint (calls->len, ==, 0);
+  g_assert_true (warden_session_store_append_message (other, s->id, 1, "{\"n\": 1}", 0, 0,
+                                                      &error));
+  g_assert_no_error (error);
+
+  /* A release that is refused while the owner is seen alive here. */
+  set_owner_sql (other, s->id, mine);
+  g_clear_pointer (&was, g_free);
+  g_assert_false (warden_session_store_release_any (other, s->id, FALSE, &was, &alive, &error));
+  g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_IN_USE);
+  g_assert_nonnull (strstr (error->message, "--force"));
+  g_clear_error (&error);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -722,6 +990,8 @@ main (int    argc,
   g_test_add_func ("/agent/store/forged-approval", test_forged_approval);
   g_test_add_func ("/agent/store/key-not-ours", test_key_not_ours);
   g_test_add_func ("/agent/store/key-shared", test_key_shared);
+  g_test_add_func ("/agent/store/lease-liveness", test_lease_liveness);
+  g_test_add_func ("/agent/store/lease-fence", test_lease_fence);
 
   return g_test_run ();
 }
