@@ -80,30 +80,43 @@ custom_copy (WardenAgent  *self,
   return TRUE;
 }
 
-/* The dialog says where "Always allow" saves before the user presses it. */
-static void
-set_saves_into (WardenAgent    *self,
-                WardenApproval *approval)
-{
-  g_autofree char *id = NULL;
-  g_autofree char *name = NULL;
-
-  if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_COMMAND &&
-      custom_copy (self, &id, &name))
-    warden_approval_set_saves_into (approval, name);
-}
-
 void
-_warden_agent_wait_for_user (WardenAgent    *self,
-                             WardenToolCall *call,
-                             WardenApproval *approval)
+_warden_agent_ask (WardenAgent    *self,
+                   WardenToolCall *call,
+                   WardenDecision *decision,
+                   const char     *target,
+                   const char     *reason,
+                   const char     *diff)
 {
-  set_saves_into (self, approval);
-  warden_tool_call_set_state (call, WARDEN_TOOL_CALL_PENDING);
-  warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL, NULL);
-  warden_tool_call_mark_asked (call);
+  g_autoptr(WardenToolCall) asked = call;
+  g_autoptr(WardenApproval) approval = NULL;
+  g_autofree char *copy_id = NULL;
+  g_autofree char *copy_name = NULL;
+  WardenApprovalContext context = {
+    .sandbox = self->config.sandbox,
+    .workspace = _warden_agent_workspace_inside (self),
+    .decision = decision,
+    .target = target,
+    .reason = reason,
+    .diff = diff,
+  };
+
+  /* The dialog says where "Always allow" saves before the user presses it. */
+  if (warden_tool_call_get_kind (call) == WARDEN_TOOL_KIND_EXEC &&
+      custom_copy (self, &copy_id, &copy_name))
+    context.saves_into = copy_name;
+  approval = warden_approval_new_for_call (call, &context);
+
+  /* Asked again after a restart, it has waited since it was first asked. */
+  if (warden_tool_call_get_state (call) != WARDEN_TOOL_CALL_PENDING)
+    {
+      warden_tool_call_set_state (call, WARDEN_TOOL_CALL_PENDING);
+      warden_tool_call_mark_asked (call);
+    }
+  warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL, reason);
+  if (diff != NULL)
+    warden_tool_call_set_diff (call, diff);
   _warden_agent_save_call (self, call);  /* durable before the loop suspends */
-  g_object_unref (call);
 
   g_set_object (&self->pending, approval);
   g_signal_emit (self, AGENT_SIGNAL (APPROVAL), 0, approval);
@@ -162,50 +175,22 @@ _warden_agent_resume_call (WardenAgent    *self,
       }
 
     case WARDEN_TOOL_CALL_PENDING:
-      {
-        g_autoptr(WardenApproval) approval = NULL;
-        WardenApprovalKind akind;
-        const char *subject;
+      /* A file call left waiting: the path is looked up again, and the
+       * prompt names the file it leads to now (nothing of it is on disk). */
+      if (warden_tool_call_get_input (call) != NULL &&
+          (kind == WARDEN_TOOL_KIND_READ || kind == WARDEN_TOOL_KIND_WRITE ||
+           kind == WARDEN_TOOL_KIND_EDIT))
+        _warden_agent_start_file_tool (self, call, TRUE);
+      else if (kind == WARDEN_TOOL_KIND_EXEC && warden_tool_call_get_arg (call, "command"))
+        {
+          /* Checked again as it will run: in its folder, with its variables. */
+          g_autoptr(WardenDecision) decision = _warden_agent_check_command (self, call);
 
-        /* A file call left waiting: the path is looked up again, and the
-         * prompt names the file it leads to now (nothing of it is on disk). */
-        if (warden_tool_call_get_input (call) != NULL &&
-            (kind == WARDEN_TOOL_KIND_READ || kind == WARDEN_TOOL_KIND_WRITE ||
-             kind == WARDEN_TOOL_KIND_EDIT))
-          {
-            _warden_agent_start_file_tool (self, call, TRUE);
-            return TRUE;
-          }
-
-        /* Still waiting, as it was when the session was left. */
-        akind = kind == WARDEN_TOOL_KIND_EXEC ? WARDEN_APPROVAL_COMMAND
-                : kind == WARDEN_TOOL_KIND_ASK_USER ? WARDEN_APPROVAL_QUESTION
-                : WARDEN_APPROVAL_PATH;
-        subject = warden_tool_call_get_arg (call, akind == WARDEN_APPROVAL_COMMAND ? "command"
-                                                  : akind == WARDEN_APPROVAL_QUESTION ? "question"
-                                                  : "path");
-        approval = warden_approval_new (self->info->id, warden_tool_call_get_id (call), akind,
-                                        warden_tool_call_get_name (call), subject);
-        warden_approval_set_details (approval, NULL, self->config.sandbox,
-                                     warden_tool_call_get_reason (call), NULL, NULL, NULL, NULL);
-        if (akind == WARDEN_APPROVAL_COMMAND && warden_tool_call_get_arg (call, "command"))
-          {
-            g_autoptr(WardenDecision) d =
-              warden_policy_check (self->policy, warden_tool_call_get_arg (call, "command"), -1,
-                                   NULL);
-
-            warden_approval_set_details (approval, _warden_agent_workspace_inside (self),
-                                         self->config.sandbox, warden_tool_call_get_reason (call),
-                                         NULL, warden_decision_get_suggestions (d), NULL, NULL);
-            warden_approval_set_decision (approval, d);
-          }
-        set_saves_into (self, approval);
-        g_object_unref (call);
-        g_set_object (&self->pending, approval);
-        g_signal_emit (self, AGENT_SIGNAL (APPROVAL), 0, approval);
-        _warden_agent_run_return (self, WARDEN_AGENT_WAITING, NULL);
-        return TRUE;
-      }
+          _warden_agent_ask (self, call, decision, NULL, NULL, NULL);
+        }
+      else
+        _warden_agent_ask (self, call, NULL, NULL, NULL, NULL);
+      return TRUE;
 
     case WARDEN_TOOL_CALL_NEW:
     case WARDEN_TOOL_CALL_APPROVED:

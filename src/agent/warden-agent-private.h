@@ -179,7 +179,12 @@ void        _warden_agent_tool_done         (WardenAgent         *self,
 void        _warden_agent_save_call         (WardenAgent         *self,
                                              WardenToolCall      *call);
 
-/* warden-agent-tools.c: each takes @call. */
+/* warden-agent-tools.c */
+/* The policy's decision about @call's command where it runs: its cwd, its
+ * environment, the workspace. */
+WardenDecision *_warden_agent_check_command (WardenAgent         *self,
+                                             WardenToolCall      *call);
+/* Each takes @call. */
 void        _warden_agent_start_exec        (WardenAgent         *self,
                                              WardenToolCall      *call);
 void        _warden_agent_start_file_tool   (WardenAgent         *self,
@@ -190,10 +195,15 @@ void        _warden_agent_start_file_tool   (WardenAgent         *self,
 /* The call for the current block: as the store has it, or new. */
 WardenToolCall *_warden_agent_call_for      (WardenAgent          *self,
                                              const WardenLlmBlock *block);
-/* Suspends the loop until the user answers @approval. Takes @call. */
-void        _warden_agent_wait_for_user     (WardenAgent         *self,
+/* Asks the user about @call, and suspends the loop until they answer: the
+ * one way a question is made, fresh or after a restart (see
+ * warden_approval_new_for_call() for the arguments). Takes @call. */
+void        _warden_agent_ask               (WardenAgent         *self,
                                              WardenToolCall      *call,
-                                             WardenApproval      *approval);
+                                             WardenDecision      *decision,
+                                             const char          *target,
+                                             const char          *reason,
+                                             const char          *diff);
 /* A call a resumed session finds settled, started, waiting or rejected:
  * handles it (taking @call) and returns TRUE; FALSE for a call to run. */
 gboolean    _warden_agent_resume_call       (WardenAgent         *self,

@@ -22,34 +22,6 @@
 #include "sandbox/warden-flatpak.h"
 #include "sandbox/warden-host-sandbox.h"
 
-static GStrv
-get_env (JsonObject *input)
-{
-  JsonNode *node = input ? json_object_get_member (input, "env") : NULL;
-  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
-
-  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
-    {
-      JsonObject *env = json_node_get_object (node);
-      g_autoptr(GList) members = json_object_get_members (env);
-
-      for (GList *l = members; l; l = l->next)
-        {
-          JsonNode *value = json_object_get_member (env, l->data);
-
-          if (JSON_NODE_HOLDS_VALUE (value))
-            {
-              g_autofree char *pair = g_strdup_printf ("%s=%s", (char *) l->data,
-                                                       json_node_get_string (value)
-                                                       ? json_node_get_string (value) : "");
-
-              g_strv_builder_add (b, pair);
-            }
-        }
-    }
-  return g_strv_builder_end (b);
-}
-
 /* exec ---------------------------------------------------------------------*/
 
 typedef struct
@@ -369,6 +341,21 @@ ensure_sandbox_and_run (ExecCall *exec)
                                 exec);
 }
 
+WardenDecision *
+_warden_agent_check_command (WardenAgent    *self,
+                             WardenToolCall *call)
+{
+  g_auto(GStrv) env = warden_tool_call_dup_env (call);
+  WardenCheckContext ctx = {
+    .workspace = _warden_agent_workspace_inside (self),
+    .host_workspace = self->config.workspace,
+    .cwd = warden_tool_call_get_arg (call, "cwd"),
+    .env = (const char * const *) env,
+  };
+
+  return warden_policy_check (self->policy, warden_tool_call_get_arg (call, "command"), -1, &ctx);
+}
+
 void
 _warden_agent_start_exec (WardenAgent    *self,
                           WardenToolCall *call)
@@ -376,7 +363,6 @@ _warden_agent_start_exec (WardenAgent    *self,
   const char *command = warden_tool_call_get_arg (call, "command");
   JsonObject *input = warden_tool_call_get_input (call);
   g_autoptr(WardenDecision) decision = NULL;
-  WardenCheckContext ctx = { 0 };
   ExecCall *exec;
 
   if (command == NULL || *command == '\0')
@@ -391,7 +377,7 @@ _warden_agent_start_exec (WardenAgent    *self,
   exec->call = call;
   exec->command = g_strdup (command);
   exec->cwd = g_strdup (warden_tool_call_get_arg (call, "cwd"));
-  exec->env = get_env (input);
+  exec->env = warden_tool_call_dup_env (call);
   exec->timeout_s = (guint) CLAMP (warden_json_get_int (input, "timeout", 300), 1, 24 * 3600);
 
   /* Approved by the user already (a resumed session, or just now). */
@@ -401,11 +387,7 @@ _warden_agent_start_exec (WardenAgent    *self,
       return;
     }
 
-  ctx.workspace = _warden_agent_workspace_inside (self);
-  ctx.host_workspace = self->config.workspace;
-  ctx.cwd = exec->cwd;
-  ctx.env = (const char * const *) exec->env;
-  decision = warden_policy_check (self->policy, command, -1, &ctx);
+  decision = _warden_agent_check_command (self, call);
 
   switch (warden_decision_get_verdict (decision))
     {
@@ -444,29 +426,11 @@ _warden_agent_start_exec (WardenAgent    *self,
     case WARDEN_VERDICT_ASK:
     default:
       {
-        g_autoptr(WardenApproval) approval = warden_approval_new (self->info->id,
-                                                                  warden_tool_call_get_id (call),
-                                                                  WARDEN_APPROVAL_COMMAND, "exec",
-                                                                  command);
-        const char *part = NULL;
-
-        for (guint i = 0; i < warden_decision_get_n_parts (decision); i++)
-          if (warden_decision_get_part (decision, i)->verdict == WARDEN_VERDICT_ASK)
-            {
-              part = warden_decision_get_part (decision, i)->text;
-              break;
-            }
-        warden_approval_set_details (approval,
-                                     exec->cwd ? exec->cwd : _warden_agent_workspace_inside (self),
-                                     self->config.sandbox, warden_decision_get_reason (decision),
-                                     part, warden_decision_get_suggestions (decision), NULL,
-                                     (const char * const *) exec->env);
-        warden_approval_set_decision (approval, decision);
         warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL,
                                        warden_decision_get_reason (decision));
         exec->call = NULL;
         exec_call_free (exec);
-        _warden_agent_wait_for_user (self, call, approval);
+        _warden_agent_ask (self, call, decision, NULL, NULL, NULL);
         return;
       }
     }
@@ -881,22 +845,14 @@ file_tool_done_cb (GObject      *object,
     }
   if (error == NULL && text == NULL && fc->ask)
     {
-      g_autoptr(WardenApproval) approval =
-        warden_approval_new (self->info->id, warden_tool_call_get_id (call), WARDEN_APPROVAL_PATH,
-                             fc->name, fc->target->path);
-
-      warden_approval_set_details (approval, NULL, self->config.sandbox, fc->reason, NULL,
-                                   NULL, NULL, NULL);
-      warden_approval_set_diff (approval, fc->diff);
-      warden_tool_call_set_diff (call, fc->diff);
-      warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL, fc->reason);
       /* In memory only: the database is not trusted to say which file an
        * approval opens (a resumed session looks the path up and asks again). */
       g_clear_pointer (&self->asked_target, warden_workspace_target_free);
       self->asked_target = g_steal_pointer (&fc->target);
       g_free (self->asked_id);
       self->asked_id = g_strdup (warden_tool_call_get_id (call));
-      _warden_agent_wait_for_user (self, g_steal_pointer (&call), approval);
+      _warden_agent_ask (self, g_steal_pointer (&call), NULL, self->asked_target->path,
+                         fc->reason, fc->diff);
       return;
     }
   if (text == NULL)
@@ -958,15 +914,19 @@ _warden_agent_start_file_tool (WardenAgent    *self,
       _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_DENIED, msg, TRUE);
       return;
     }
-  else if (waiting)
-    fc->again = TRUE;
-  else if (writes && self->file_write == WARDEN_FILE_WRITE_ASK)
-    fc->reason = g_strdup ("the profile asks before every write or edit "
-                           "(its files.write rule is “ask”)");
-  /* On the host, writing is as dangerous as a command: ask, as the seed does. */
-  else if (writes && g_strcmp0 (self->config.sandbox, "host") == 0 &&
-           !self->config.host_writes_free)
-    fc->reason = g_strdup ("the host backend does not confine writes");
+  else
+    {
+      /* Left waiting, it asks again whatever the rules say now; the rule
+       * that asks now is still the reason given, as it was the first time. */
+      fc->again = waiting;
+      if (writes && self->file_write == WARDEN_FILE_WRITE_ASK)
+        fc->reason = g_strdup ("the profile asks before every write or edit "
+                               "(its files.write rule is “ask”)");
+      /* On the host, writing is as dangerous as a command: ask, as the seed does. */
+      else if (writes && g_strcmp0 (self->config.sandbox, "host") == 0 &&
+               !self->config.host_writes_free)
+        fc->reason = g_strdup ("the host backend does not confine writes");
+    }
 
   g_signal_emit (self, AGENT_SIGNAL (TOOL_CALL), 0, call);
   fc->call = call;

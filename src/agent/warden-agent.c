@@ -825,13 +825,6 @@ static void
 ask_user (WardenAgent    *self,
           WardenToolCall *call)
 {
-  JsonObject *input = warden_tool_call_get_input (call);
-  const char *question = warden_tool_call_get_arg (call, "question");
-  JsonNode *choices_node = json_object_get_member (input, "choices");
-  g_autoptr(GStrvBuilder) choices = g_strv_builder_new ();
-  g_auto(GStrv) strv = NULL;
-  g_autoptr(WardenApproval) approval = NULL;
-
   if (warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_ANSWERED)
     {
       g_autofree char *answer = g_strdup (warden_tool_call_get_feedback (call) ?: "");
@@ -840,31 +833,13 @@ ask_user (WardenAgent    *self,
       _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_FINISHED, answer, FALSE);
       return;
     }
-  if (question == NULL)
+  if (warden_tool_call_get_arg (call, "question") == NULL)
     {
       _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_FINISHED,
                                "Error: ask_user needs a \"question\"", TRUE);
       return;
     }
-  if (choices_node && JSON_NODE_HOLDS_ARRAY (choices_node))
-    {
-      JsonArray *a = json_node_get_array (choices_node);
-
-      for (guint i = 0; i < json_array_get_length (a); i++)
-        {
-          JsonNode *element = json_array_get_element (a, i);
-
-          if (JSON_NODE_HOLDS_VALUE (element) &&
-              json_node_get_value_type (element) == G_TYPE_STRING)
-            g_strv_builder_add (choices, json_node_get_string (element));
-        }
-    }
-  strv = g_strv_builder_end (choices);
-  approval = warden_approval_new (self->info->id, warden_tool_call_get_id (call),
-                                  WARDEN_APPROVAL_QUESTION, "ask_user", question);
-  warden_approval_set_details (approval, NULL, NULL, NULL, NULL, NULL,
-                               (const char * const *) strv, NULL);
-  _warden_agent_wait_for_user (self, call, approval);
+  _warden_agent_ask (self, call, NULL, NULL, NULL, NULL);
 }
 
 /* The next tool call of the model's answer, or the next request when all

@@ -86,6 +86,66 @@ warden_approval_new (const char         *session_id,
   return self;
 }
 
+WardenApproval *
+warden_approval_new_for_call (WardenToolCall              *call,
+                              const WardenApprovalContext *context)
+{
+  WardenToolKind kind = warden_tool_call_get_kind (call);
+  WardenApproval *self = g_object_new (WARDEN_TYPE_APPROVAL, NULL);
+  const char *reason = context->reason ? context->reason : warden_tool_call_get_reason (call);
+
+  self->session_id = g_strdup (warden_tool_call_get_session_id (call));
+  self->id = g_strdup (warden_tool_call_get_id (call));
+  self->tool_name = g_strdup (warden_tool_call_get_name (call));
+  if (context->decision != NULL)
+    self->decision = warden_decision_ref (context->decision);
+  if (reason == NULL && context->decision != NULL)
+    reason = warden_decision_get_reason (context->decision);
+  self->reason = g_strdup (reason);
+  self->diff = g_strdup (context->diff);
+
+  switch (kind)
+    {
+    case WARDEN_TOOL_KIND_ASK_USER:
+      self->kind = WARDEN_APPROVAL_QUESTION;
+      self->subject = g_strdup (warden_tool_call_get_arg (call, "question"));
+      self->choices = warden_tool_call_dup_choices (call);
+      break;
+
+    case WARDEN_TOOL_KIND_EXEC:
+      self->kind = WARDEN_APPROVAL_COMMAND;
+      self->subject = g_strdup (warden_tool_call_get_arg (call, "command"));
+      self->sandbox = g_strdup (context->sandbox);
+      self->cwd = g_strdup (warden_tool_call_get_arg (call, "cwd") ?: context->workspace);
+      self->env = warden_tool_call_dup_env (call);
+      self->saves_into = g_strdup (context->saves_into);
+      for (guint i = 0; self->decision != NULL &&
+                        i < warden_decision_get_n_parts (self->decision); i++)
+        if (warden_decision_get_part (self->decision, i)->verdict == WARDEN_VERDICT_ASK)
+          {
+            self->part = g_strdup (warden_decision_get_part (self->decision, i)->text);
+            break;
+          }
+      if (self->decision != NULL)
+        self->suggestions = g_strdupv ((char **) warden_decision_get_suggestions (self->decision));
+      break;
+
+    case WARDEN_TOOL_KIND_READ:
+    case WARDEN_TOOL_KIND_WRITE:
+    case WARDEN_TOOL_KIND_EDIT:
+    case WARDEN_TOOL_KIND_GLOB:
+    case WARDEN_TOOL_KIND_GREP:
+    case WARDEN_TOOL_KIND_UNKNOWN:
+    default:
+      self->kind = WARDEN_APPROVAL_PATH;
+      self->subject = g_strdup (context->target ? context->target
+                                                : warden_tool_call_get_arg (call, "path"));
+      self->sandbox = g_strdup (context->sandbox);
+      break;
+    }
+  return self;
+}
+
 void
 warden_approval_set_details (WardenApproval     *self,
                              const char         *cwd,

@@ -9,6 +9,7 @@
 #include <glib-object.h>
 
 #include "policy/warden-decision.h"
+#include "warden-tool-call.h"
 
 G_BEGIN_DECLS
 
@@ -70,6 +71,26 @@ void                warden_approval_set_chain       (WardenApproval     *self,
 gboolean            warden_approval_get_while_running (WardenApproval *self);
 /* NAME=VALUE the command would run with (they are why it asks, then). */
 const char * const *warden_approval_get_env         (WardenApproval *self);
+
+/* What the user is asked about @call comes from the call itself (its
+ * command, folder and environment; its question and choices) and from
+ * what the agent knows around it, here: the one way an approval is made,
+ * when it is first asked and when a session asks it again after a restart,
+ * so the two cannot differ. */
+typedef struct
+{
+  const char     *sandbox;     /* the session's backend: docker, bwrap, host */
+  const char     *workspace;   /* the workspace as commands see it: where an exec without
+                                * a cwd runs */
+  WardenDecision *decision;    /* a command: the policy's, checked with the call's cwd and env */
+  const char     *target;      /* a file tool: the file its path leads to now */
+  const char     *reason;      /* why it asks; NULL: the call's reason, else the decision's */
+  const char     *diff;        /* a write or an edit: what it would change in @target */
+  const char     *saves_into;  /* see warden_approval_get_saves_into() */
+} WardenApprovalContext;
+
+WardenApproval     *warden_approval_new_for_call    (WardenToolCall              *call,
+                                                     const WardenApprovalContext *context);
 
 WardenApproval     *warden_approval_new             (const char          *session_id,
                                                      const char          *id,

@@ -477,6 +477,58 @@ warden_tool_call_get_arg (WardenToolCall *self,
   return warden_json_get_string (warden_tool_call_get_input (self), name);
 }
 
+GStrv
+warden_tool_call_dup_env (WardenToolCall *self)
+{
+  JsonObject *input = warden_tool_call_get_input (self);
+  JsonNode *node = input ? json_object_get_member (input, "env") : NULL;
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *env = json_node_get_object (node);
+      g_autoptr(GList) members = json_object_get_members (env);
+
+      for (GList *l = members; l; l = l->next)
+        {
+          JsonNode *value = json_object_get_member (env, l->data);
+
+          if (JSON_NODE_HOLDS_VALUE (value))
+            {
+              g_autofree char *pair = g_strdup_printf ("%s=%s", (char *) l->data,
+                                                       json_node_get_string (value)
+                                                       ? json_node_get_string (value) : "");
+
+              g_strv_builder_add (b, pair);
+            }
+        }
+    }
+  return g_strv_builder_end (b);
+}
+
+GStrv
+warden_tool_call_dup_choices (WardenToolCall *self)
+{
+  JsonObject *input = warden_tool_call_get_input (self);
+  JsonNode *node = input ? json_object_get_member (input, "choices") : NULL;
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+
+  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *a = json_node_get_array (node);
+
+      for (guint i = 0; i < json_array_get_length (a); i++)
+        {
+          JsonNode *element = json_array_get_element (a, i);
+
+          if (JSON_NODE_HOLDS_VALUE (element) &&
+              json_node_get_value_type (element) == G_TYPE_STRING)
+            g_strv_builder_add (b, json_node_get_string (element));
+        }
+    }
+  return g_strv_builder_end (b);
+}
+
 WardenToolCallState
 warden_tool_call_get_state (WardenToolCall *self)
 {

@@ -81,6 +81,11 @@ const char         *warden_tool_call_get_subject    (WardenToolCall       *self)
 const char         *warden_tool_call_get_arg        (WardenToolCall       *self,
                                                      const char           *name);
 
+/* exec: the "env" argument as NAME=VALUE, in the model's order (empty if none). */
+GStrv               warden_tool_call_dup_env        (WardenToolCall       *self);
+/* ask_user: the "choices" that are strings, in the model's order (empty if none). */
+GStrv               warden_tool_call_dup_choices    (WardenToolCall       *self);
+
 WardenToolCallState warden_tool_call_get_state      (WardenToolCall       *self);
 void                warden_tool_call_set_state      (WardenToolCall       *self,
                                                      WardenToolCallState   state);

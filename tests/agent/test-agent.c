@@ -799,6 +799,55 @@ test_outside_after_restart (void)
   env_tear_down (&env);
 }
 
+/* A question left waiting is asked again after a restart exactly as it was
+ * asked the first time, field by field: a command with its folder and its
+ * environment (which it runs with, so the user must see them), a write the
+ * profile asks about with its diff, a file outside the workspace, a
+ * question with its choices. */
+static void
+test_resumed_approval_same (void)
+{
+  static const struct { const char *profile; const char *tool; const char *input; } rows[] = {
+    { "node", "exec", "{\"command\": \"echo hi\", \"cwd\": \"/workspace/sub\", "
+                      "\"env\": {\"LD_PRELOAD\": \"/workspace/evil.so\"}}" },
+    { "node", "exec", "{\"command\": \"npm test && rm -rf dist\"}" },
+    { "read-only", "edit", "{\"path\": \"notes.txt\", \"old_string\": \"one\", "
+                           "\"new_string\": \"two\"}" },
+    { "node", "read", "{\"path\": \"../outside/NOTES.md\"}" },
+    { "node", "ask_user", "{\"question\": \"Which colour?\", \"choices\": [\"red\", \"blue\"]}" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      Env env = { 0 };
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenApproval) fresh = NULL;
+      g_autofree char *id = NULL;
+
+      g_test_message ("%s %s", rows[i].tool, rows[i].input);
+      env_set_up (&env, "bwrap");
+      g_free (put_under_root (&env, "project/notes.txt", "one\n"));
+      g_free (put_under_root (&env, "outside/NOTES.md", "notes\n"));
+      g_queue_push_tail (&env.fake->script, fake_reply (NULL, rows[i].tool, rows[i].input, NULL));
+      {
+        g_autoptr(WardenAgent) agent = new_agent_with_profile (&env, rows[i].profile, 0);
+
+        g_assert_cmpint (run_agent (agent, "go"), ==, WARDEN_AGENT_WAITING);
+        fresh = g_object_ref (warden_agent_get_pending (agent));
+        id = g_strdup (warden_agent_get_session_id (agent));
+      }
+      {
+        g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider,
+                                                          id, NULL, &error);
+
+        g_assert_no_error (error);
+        g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_WAITING);
+        warden_test_assert_same_approval (fresh, warden_agent_get_pending (agent));
+      }
+      env_tear_down (&env);
+    }
+}
+
 /* Devices and pipes are refused at once, with a reason, and never block. */
 static void
 test_outside_special_files (void)
@@ -1870,6 +1919,7 @@ main (int    argc,
   g_test_add_func ("/agent/files/outside-link-swapped", test_outside_link_swapped);
   g_test_add_func ("/agent/files/outside-special-files", test_outside_special_files);
   g_test_add_func ("/agent/files/outside-after-restart", test_outside_after_restart);
+  g_test_add_func ("/agent/approval/resumed-same", test_resumed_approval_same);
   g_test_add_func ("/agent/files/protected-read-only", test_protected_write_read_only);
   g_test_add_data_func ("/agent/files/read-only-asks-every-write", "read-only",
                         test_read_only_asks_every_write);

@@ -894,6 +894,66 @@ test_end_of_input_leaves_pending (void)
   env_tear_down (&env);
 }
 
+/* The approval_required event of a command left waiting is, after a
+ * restart, the event of the first time but for its place in the stream:
+ * the same folder, the same environment, the same parts and suggestions. */
+static void
+test_resumed_event_same (void)
+{
+  static const char * const calls[] = {
+    "exec", "{\"command\": \"echo hi\", \"cwd\": \"/workspace/sub\", "
+            "\"env\": {\"LD_PRELOAD\": \"/workspace/evil.so\"}}",
+    "exec", "{\"command\": \"ls && touch made\", \"cwd\": \"/workspace/a\"}",
+    "ask_user", "{\"question\": \"Which colour?\", \"choices\": [\"red\", \"blue\"]}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i += 2)
+    {
+      Env env = { 0 };
+      Client *c;
+      Result r;
+      g_autoptr(GPtrArray) events = NULL;
+      g_autoptr(GPtrArray) again = NULL;
+      const char *type = i < 4 ? "approval_required" : "ask_user";
+      JsonObject *asked, *asked_again;
+      g_autoptr(JsonNode) a = NULL;
+      g_autoptr(JsonNode) b = NULL;
+
+      env_set_up (&env);
+      g_queue_push_tail (&env.fake->script, fake_reply (NULL, calls[i], calls[i + 1], NULL));
+      c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "go");
+      r = client_finish (c, &events);
+      g_assert_cmpint (r.status, ==, 6);
+      result_clear (&r);
+      asked = only_event (events, type);
+      c = CLIENT_START (&env, "run", "--json", "--resume", str (asked, "session"));
+      r = client_finish (c, &again);
+      g_assert_cmpint (r.status, ==, 6);
+      result_clear (&r);
+      asked_again = only_event (again, type);
+      if (i == 0)
+        {
+          g_assert_cmpstr (str (asked, "cwd"), ==, "/workspace/sub");
+          g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (asked,
+                                                                                      "env"), 0),
+                           ==, "LD_PRELOAD=/workspace/evil.so");
+        }
+      /* All but the event's number in its stream. */
+      json_object_remove_member (asked, "seq");
+      json_object_remove_member (asked_again, "seq");
+      a = json_node_init_object (json_node_alloc (), asked);
+      b = json_node_init_object (json_node_alloc (), asked_again);
+      if (!json_node_equal (a, b))
+        {
+          g_autofree char *ta = json_to_string (a, TRUE);
+          g_autofree char *tb = json_to_string (b, TRUE);
+
+          g_error ("the resumed event differs:\n%s\n%s", ta, tb);
+        }
+      env_tear_down (&env);
+    }
+}
+
 /* SIGTERM while an approval waits: the finished event says interrupted and
  * names what still waits; exit 143; nothing was recorded. */
 static void
@@ -2563,6 +2623,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/ask-user", test_ask_user);
   g_test_add_func ("/cli/json/max-steps", test_max_steps);
   g_test_add_func ("/cli/json/kill-then-resume", test_kill_then_resume);
+  g_test_add_func ("/cli/json/resumed-event-same", test_resumed_event_same);
   g_test_add_func ("/cli/json/end-of-input-leaves-pending", test_end_of_input_leaves_pending);
   g_test_add_func ("/cli/json/term-while-waiting", test_term_while_waiting);
   g_test_add_func ("/cli/json/bad-answers-ignored", test_bad_answers_ignored);

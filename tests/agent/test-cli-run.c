@@ -289,6 +289,65 @@ test_resume_after_kill (void)
   env_tear_down (&env);
 }
 
+/* The prompt from its first line ("! … wants to run", "? question") to the
+ * answer line. */
+static char *
+prompt_of (const char *out)
+{
+  const char *start = out;
+  const char *end;
+
+  while (start != NULL && !g_str_has_prefix (start, "! ") && !g_str_has_prefix (start, "? "))
+    start = (start = strchr (start, '\n')) ? start + 1 : NULL;
+  g_assert_nonnull (start);
+  end = strstr (start, "> ");
+
+  g_assert_nonnull (end);
+  return g_strndup (start, end - start);
+}
+
+/* A command left waiting is asked again after a restart with what it runs
+ * with: the same folder and the same environment, word for word, as the
+ * first time; and so are a question's choices. */
+static void
+test_resumed_prompt_same (void)
+{
+  static const char * const calls[] = {
+    "exec", "{\"command\": \"echo hi\", \"cwd\": \"/workspace/sub\", "
+            "\"env\": {\"LD_PRELOAD\": \"/workspace/evil.so\"}}",
+    "exec", "{\"command\": \"ls && touch made\", \"cwd\": \"/workspace/a\"}",
+    "ask_user", "{\"question\": \"Which colour?\", \"choices\": [\"red\", \"blue\"]}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i += 2)
+    {
+      Env env = { 0 };
+      Result first, again;
+      g_autofree char *id = NULL;
+      g_autofree char *asked = NULL;
+      g_autofree char *asked_again = NULL;
+
+      env_set_up (&env);
+      g_queue_push_tail (&env.fake->script, fake_reply (NULL, calls[i], calls[i + 1], NULL));
+      first = RUN (&env, "", "run", "--sandbox", "bwrap", "go");
+      g_assert_cmpint (first.status, ==, 6);
+      id = session_id_of (first.err);
+      again = RUN (&env, "", "run", "--resume", id);
+      g_assert_cmpint (again.status, ==, 6);
+      asked = prompt_of (first.out);
+      asked_again = prompt_of (again.out);
+      g_assert_cmpstr (asked_again, ==, asked);
+      if (i == 0)
+        {
+          g_assert_nonnull (strstr (asked, "in /workspace/sub\n"));
+          g_assert_nonnull (strstr (asked, "with LD_PRELOAD=/workspace/evil.so\n"));
+        }
+      result_clear (&first);
+      result_clear (&again);
+      env_tear_down (&env);
+    }
+}
+
 static char *
 db_path (Env *env)
 {
@@ -1624,6 +1683,7 @@ main (int    argc,
   g_test_add_func ("/cli/run/silent-model", test_silent_model);
   g_test_add_func ("/cli/run/error-message-escaped", test_error_message_escaped);
   g_test_add_func ("/cli/run/resume-after-kill", test_resume_after_kill);
+  g_test_add_func ("/cli/run/resumed-prompt-same", test_resumed_prompt_same);
   g_test_add_func ("/cli/run/forged-approval-asks", test_forged_approval_asks);
   g_test_add_func ("/cli/run/approval-bound-to-command", test_approval_bound_to_command);
   g_test_add_func ("/cli/run/refused-workspaces", test_refused_workspaces);
