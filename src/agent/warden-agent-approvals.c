@@ -17,21 +17,50 @@
 
 #include "common/warden-json.h"
 
-WardenToolCall *
-_warden_agent_call_for (WardenAgent          *self,
-                        const WardenLlmBlock *block)
+/* The record of a call as the store has it, or NULL; an id the model used
+ * for a call elsewhere in the conversation gives the record of its own
+ * place instead (@own: its id). */
+static WardenToolCallRecord *
+record_for (WardenAgent          *self,
+            gint64                seq,
+            int                   index,
+            const WardenLlmBlock *block,
+            char                **own)
 {
   g_autoptr(WardenToolCallRecord) r = warden_session_store_get_tool_call (self->store,
                                                                           self->info->id,
                                                                           block->tool_use_id,
                                                                           NULL);
+
+  /* Rows stored before their place was kept are taken as this place. */
+  if (r == NULL || r->seq < 0 || (r->seq == seq && r->block == index))
+    {
+      *own = g_strdup (block->tool_use_id);
+      return g_steal_pointer (&r);
+    }
+  *own = g_strdup_printf ("%s#%" G_GINT64_FORMAT ".%d", block->tool_use_id, seq, index);
+  return warden_session_store_get_tool_call (self->store, self->info->id, *own, NULL);
+}
+
+WardenToolCall *
+_warden_agent_call_for (WardenAgent          *self,
+                        gint64                seq,
+                        int                   index,
+                        const WardenLlmBlock *block)
+{
+  g_autofree char *id = NULL;
+  g_autoptr(WardenToolCallRecord) r = record_for (self, seq, index, block, &id);
   WardenToolCall *call;
 
   if (r == NULL)
-    return warden_tool_call_new (self->info->id, block->tool_use_id, block->tool_name,
-                                 block->tool_input);
+    {
+      call = warden_tool_call_new (self->info->id, id, block->tool_name, block->tool_input);
+      warden_tool_call_set_position (call, seq, index);
+      return call;
+    }
 
   call = warden_tool_call_new_from_record (r);
+  warden_tool_call_set_position (call, seq, index);
   if (warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_APPROVED ||
       warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_ANSWERED)
     {
@@ -44,8 +73,8 @@ _warden_agent_call_for (WardenAgent          *self,
         {
           /* What the user answers next is about this input. */
           g_object_unref (call);
-          call = warden_tool_call_new (self->info->id, block->tool_use_id, block->tool_name,
-                                       block->tool_input);
+          call = warden_tool_call_new (self->info->id, id, block->tool_name, block->tool_input);
+          warden_tool_call_set_position (call, seq, index);
           warden_tool_call_set_state (call, WARDEN_TOOL_CALL_PENDING);
           warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL,
                                          WARDEN_STORE_UNVERIFIED_REASON);
@@ -154,7 +183,7 @@ _warden_agent_resume_call (WardenAgent    *self,
         g_autofree char *result = g_strdup (warden_tool_call_get_result (call) ?: "");
 
         _warden_agent_tool_done (self, call, warden_tool_call_get_state (call), result,
-                                 warden_tool_call_get_state (call) != WARDEN_TOOL_CALL_FINISHED);
+                                 warden_tool_call_get_is_error (call));
         return TRUE;
       }
 
@@ -213,14 +242,14 @@ _warden_agent_close_open_calls (WardenAgent  *self,
     return TRUE;
 
   results = warden_llm_message_new (WARDEN_LLM_ROLE_USER);
-  for (guint b = 0; b < warden_llm_message_get_n_blocks (last); b++)
+  for (guint b = 0, index = 0; b < warden_llm_message_get_n_blocks (last); b++)
     {
       const WardenLlmBlock *block = warden_llm_message_get_block (last, b);
       g_autoptr(WardenToolCall) call = NULL;
 
       if (block->type != WARDEN_LLM_BLOCK_TOOL_USE)
         continue;
-      call = _warden_agent_call_for (self, block);
+      call = _warden_agent_call_for (self, self->messages->len - 1, index++, block);
       if (warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_REJECTED_UNREPORTED)
         {
           g_autofree char *text = _warden_agent_rejection_text (call);

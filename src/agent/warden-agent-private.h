@@ -192,8 +192,12 @@ void        _warden_agent_start_file_tool   (WardenAgent         *self,
                                              gboolean             waiting);
 
 /* warden-agent-approvals.c */
-/* The call for the current block: as the store has it, or new. */
+/* The call of @block, tool call @index of message @seq: as the store has
+ * it, or new. Each place has its own record: a call that repeats an id used
+ * elsewhere in the conversation gets an id of its own, "ID#SEQ.INDEX". */
 WardenToolCall *_warden_agent_call_for      (WardenAgent          *self,
+                                             gint64                seq,
+                                             int                   index,
                                              const WardenLlmBlock *block);
 /* Asks the user about @call, and suspends the loop until they answer: the
  * one way a question is made, fresh or after a restart (see

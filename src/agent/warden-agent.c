@@ -799,6 +799,7 @@ _warden_agent_tool_done (WardenAgent         *self,
                          gboolean             is_error)
 {
   g_autoptr(WardenToolCall) done = call;
+  const WardenLlmBlock *block = current_tool (self);
 
   g_object_freeze_notify (G_OBJECT (done));
   warden_tool_call_set_result (done, result, is_error);
@@ -811,8 +812,10 @@ _warden_agent_tool_done (WardenAgent         *self,
 
   if (self->results == NULL)
     self->results = warden_llm_message_new (WARDEN_LLM_ROLE_USER);
-  warden_llm_message_add_tool_result (self->results, warden_tool_call_get_id (done), result,
-                                      is_error);
+  /* Under the id the model gave, which a repeated one's record does not have. */
+  warden_llm_message_add_tool_result (self->results,
+                                      block ? block->tool_use_id : warden_tool_call_get_id (done),
+                                      result, is_error);
   g_signal_emit (self, AGENT_SIGNAL (TOOL_RESULT), 0, done);
 
   self->tool_index++;
@@ -869,9 +872,23 @@ process_tools (WardenAgent *self)
       return;
     }
 
-  call = _warden_agent_call_for (self, block);
+  call = _warden_agent_call_for (self, self->messages->len - 1, self->tool_index, block);
   if (_warden_agent_resume_call (self, call))
     return;
+
+  /* The model gave this id to another call: this one is not run, and the
+   * model is told, as its result, under the id it gave. */
+  if (strcmp (warden_tool_call_get_id (call), block->tool_use_id) != 0)
+    {
+      g_autofree char *msg = g_strdup_printf ("Error: this tool call repeats the id “%s” of "
+                                              "another tool call in this conversation, so it "
+                                              "was not run. Give every tool call an id of its "
+                                              "own, and make this call again if it is still "
+                                              "needed.", block->tool_use_id);
+
+      _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_FINISHED, msg, TRUE);
+      return;
+    }
 
   if (warden_tool_call_get_input (call) == NULL)
     {

@@ -71,6 +71,11 @@ static const char *migrations[] = {
   "  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
   "  host TEXT NOT NULL, port INTEGER NOT NULL, allowed INTEGER NOT NULL, seal TEXT,"
   "  PRIMARY KEY (session_id, host, port));",
+  /* 6: where a call stands in the conversation (the assistant message and
+   * its tool call), so that a model repeating an id does not take over the
+   * earlier call's record. */
+  "ALTER TABLE tool_calls ADD COLUMN seq INTEGER;"
+  "ALTER TABLE tool_calls ADD COLUMN block INTEGER;",
 };
 
 /* What SQLite's answer means for the user, and what they can do. */
@@ -675,7 +680,11 @@ warden_session_record_free (WardenSessionRecord *info)
 WardenToolCallRecord *
 warden_tool_call_record_new (void)
 {
-  return g_new0 (WardenToolCallRecord, 1);
+  WardenToolCallRecord *r = g_new0 (WardenToolCallRecord, 1);
+
+  r->seq = -1;
+  r->block = -1;
+  return r;
 }
 
 void
@@ -1035,15 +1044,15 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
   if (sqlite3_prepare_v2 (self->db,
                           "INSERT INTO tool_calls (session_id, tool_use_id, ord, name, input_json, "
                           "state, decision, pattern, reason, feedback, result_json, started, "
-                          "finished, asked, answered, answered_via, seal, is_error) "
+                          "finished, asked, answered, answered_via, seal, is_error, seq, block) "
                           "VALUES (?1, ?2, (SELECT COALESCE(MAX(ord), 0) + 1 FROM tool_calls "
                           "WHERE session_id = ?1), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                          "?14, ?15, ?16, ?17) "
+                          "?14, ?15, ?16, ?17, ?18, ?19) "
                           "ON CONFLICT (session_id, tool_use_id) DO UPDATE SET "
                           "name = ?3, input_json = ?4, state = ?5, decision = ?6, pattern = ?7, "
                           "reason = ?8, feedback = ?9, result_json = ?10, started = ?11, "
                           "finished = ?12, asked = ?13, answered = ?14, answered_via = ?15, "
-                          "seal = ?16, is_error = ?17",
+                          "seal = ?16, is_error = ?17, seq = ?18, block = ?19",
                           -1, &stmt, NULL) != SQLITE_OK)
     return set_sql_error (self, error, _("save a tool call"));
   bind_text (stmt, 1, r->session_id);
@@ -1063,6 +1072,10 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
   bind_text (stmt, 15, r->answered_via);
   bind_text (stmt, 16, seal);
   sqlite3_bind_int (stmt, 17, r->is_error ? 1 : 0);
+  if (r->seq >= 0)
+    sqlite3_bind_int64 (stmt, 18, r->seq);
+  if (r->block >= 0)
+    sqlite3_bind_int (stmt, 19, r->block);
   ok = sqlite3_step (stmt) == SQLITE_DONE;
   sqlite3_finalize (stmt);
   return ok ? TRUE : set_sql_error (self, error, _("save a tool call"));
@@ -1070,7 +1083,7 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
 
 #define TOOL_COLUMNS "session_id, tool_use_id, name, input_json, state, decision, pattern, " \
                      "reason, feedback, result_json, started, finished, asked, answered, " \
-                     "answered_via, seal, is_error"
+                     "answered_via, seal, is_error, seq, block"
 
 static WardenToolCallRecord *
 tool_call_from_row (WardenSessionStore *self,
@@ -1094,6 +1107,8 @@ tool_call_from_row (WardenSessionStore *self,
   r->answered = sqlite3_column_int64 (stmt, 13);
   r->answered_via = column_dup (stmt, 14);
   r->is_error = sqlite3_column_int (stmt, 16) != 0;
+  r->seq = sqlite3_column_type (stmt, 17) == SQLITE_NULL ? -1 : sqlite3_column_int64 (stmt, 17);
+  r->block = sqlite3_column_type (stmt, 18) == SQLITE_NULL ? -1 : sqlite3_column_int (stmt, 18);
 
   /* Not sealed by us: the user is asked again, as if the session had
    * stopped while it waited. Rows saved before schema 3 have no seal. */

@@ -71,6 +71,9 @@ typedef struct
   gint64  answered;     /* when the user answered, unix ms */
   char   *answered_via; /* where: dialog, card, notification, cli; NULL if not asked */
   gboolean is_error;    /* the model was given its result as an error */
+  gint64  seq;          /* the assistant message that made it, -1 unknown (rows before
+                         * schema 6) */
+  int     block;        /* which of its tool calls, from 0; -1 unknown */
 } WardenToolCallRecord;
 
 /* The reason a record read back carries when its row was not written by

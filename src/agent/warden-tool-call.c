@@ -54,6 +54,8 @@ struct _WardenToolCall
   char                *answered_via;
 
   char                *diff;
+  gint64               message_seq;
+  int                  block;
 };
 
 G_DEFINE_FINAL_TYPE (WardenToolCall, warden_tool_call, G_TYPE_OBJECT)
@@ -283,6 +285,8 @@ warden_tool_call_init (WardenToolCall *self)
 {
   self->exit_code = -1;
   self->duration_ms = -1;
+  self->message_seq = -1;
+  self->block = -1;
   self->output = g_string_new (NULL);
 }
 
@@ -392,6 +396,8 @@ warden_tool_call_new_from_record (const WardenToolCallRecord *r)
   self->asked = r->asked;
   self->answered = r->answered;
   self->answered_via = g_strdup (r->answered_via);
+  self->message_seq = r->seq;
+  self->block = r->block;
   if (self->kind == WARDEN_TOOL_KIND_EXEC && self->state == WARDEN_TOOL_CALL_FINISHED)
     read_exec_result (self);
   else if (self->result != NULL)
@@ -422,6 +428,8 @@ warden_tool_call_to_record (WardenToolCall *self)
   r->answered = self->answered;
   r->answered_via = g_strdup (self->answered_via);
   r->is_error = self->is_error;
+  r->seq = self->message_seq;
+  r->block = self->block;
   return r;
 }
 
@@ -527,6 +535,27 @@ warden_tool_call_dup_choices (WardenToolCall *self)
         }
     }
   return g_strv_builder_end (b);
+}
+
+gint64
+warden_tool_call_get_message_seq (WardenToolCall *self)
+{
+  return self->message_seq;
+}
+
+int
+warden_tool_call_get_block (WardenToolCall *self)
+{
+  return self->block;
+}
+
+void
+warden_tool_call_set_position (WardenToolCall *self,
+                               gint64          message_seq,
+                               int             block)
+{
+  self->message_seq = message_seq;
+  self->block = block;
 }
 
 WardenToolCallState

@@ -86,6 +86,15 @@ GStrv               warden_tool_call_dup_env        (WardenToolCall       *self)
 /* ask_user: the "choices" that are strings, in the model's order (empty if none). */
 GStrv               warden_tool_call_dup_choices    (WardenToolCall       *self);
 
+/* Where the model made it: the assistant message (its number in the
+ * conversation) and which of its tool calls, from 0; -1 when not known
+ * (rows stored before Warden kept it). */
+gint64              warden_tool_call_get_message_seq (WardenToolCall      *self);
+int                 warden_tool_call_get_block      (WardenToolCall       *self);
+void                warden_tool_call_set_position   (WardenToolCall       *self,
+                                                     gint64                message_seq,
+                                                     int                   block);
+
 WardenToolCallState warden_tool_call_get_state      (WardenToolCall       *self);
 void                warden_tool_call_set_state      (WardenToolCall       *self,
                                                      WardenToolCallState   state);

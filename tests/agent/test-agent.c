@@ -848,6 +848,188 @@ test_resumed_approval_same (void)
     }
 }
 
+/* A reply whose tool call @which (counted from 1) takes the id of call
+ * @like: a model that repeats an id. */
+static char *
+reply_with_repeated_id (char  *reply,
+                        guint  which,
+                        guint  like)
+{
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GString) out = g_string_new (reply);
+  const char *p = reply;
+
+  while ((p = strstr (p, "\"id\":\"toolu_")) != NULL)
+    {
+      p += strlen ("\"id\":\"");
+      g_ptr_array_add (ids, g_strndup (p, strcspn (p, "\"")));
+    }
+  g_assert_cmpuint (ids->len, >=, MAX (which, like));
+  g_string_replace (out, g_ptr_array_index (ids, which - 1), g_ptr_array_index (ids, like - 1), 1);
+  g_free (reply);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static char *
+first_id_of (const char *reply)
+{
+  const char *p = strstr (reply, "\"id\":\"toolu_") + strlen ("\"id\":\"");
+
+  return g_strndup (p, strcspn (p, "\""));
+}
+
+static guint
+count_of (const char *haystack,
+          const char *needle)
+{
+  guint n = 0;
+
+  for (const char *p = haystack; (p = strstr (p, needle)) != NULL; p += strlen (needle))
+    n++;
+  return n;
+}
+
+/* A model that repeats a tool_use id in one answer: each call has a record
+ * of its own, the first runs, and the repeat is not run and is answered
+ * with an error that says why (it was once lost from the record while the
+ * first call's result went back for both). */
+static void
+test_duplicate_tool_use_id (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *id = NULL;
+  char *reply;
+  WardenToolCallRecord *r;
+
+  env_set_up (&env, "bwrap");
+  reply = fake_reply (NULL, "exec", "{\"command\": \"echo one > one.txt\"}",
+                      "exec", "{\"command\": \"echo two > two.txt\"}", NULL);
+  reply = reply_with_repeated_id (reply, 2, 1);
+  id = first_id_of (reply);
+  g_queue_push_tail (&env.fake->script, reply);
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+
+  agent = new_agent (&env, 0);
+  g_assert_cmpint (run_agent (agent, "write two files"), ==, WARDEN_AGENT_FINISHED);
+  g_assert_true (exists_in (env.workspace, "one.txt"));
+  g_assert_false (exists_in (env.workspace, "two.txt"));
+
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_cmpuint (count_of (second, "\"tool_result\""), ==, 2);
+  g_assert_cmpuint (count_of (second, "\\\"exit_code\\\":0"), ==, 1);
+  g_assert_nonnull (strstr (second, "repeats the id"));
+
+  calls = warden_session_store_list_tool_calls (env.store, warden_agent_get_session_id (agent),
+                                                &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (calls->len, ==, 2);
+  r = g_ptr_array_index (calls, 0);
+  g_assert_cmpstr (r->tool_use_id, ==, id);
+  g_assert_cmpstr (r->state, ==, "finished");
+  g_assert_false (r->is_error);
+  r = g_ptr_array_index (calls, 1);
+  g_assert_cmpstr (r->tool_use_id, !=, id);
+  g_assert_true (g_str_has_prefix (r->tool_use_id, id));
+  g_assert_nonnull (strstr (r->input_json, "echo two"));
+  g_assert_cmpstr (r->state, ==, "finished");
+  g_assert_true (r->is_error);
+  g_assert_nonnull (strstr (r->result_json, "repeats the id"));
+  env_tear_down (&env);
+}
+
+/* The same across a restart: the first call waits for the user, Warden
+ * stops; resumed, each call finds its own record again. */
+static void
+test_duplicate_tool_use_id_resumed (void)
+{
+  Env env = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autofree char *session = NULL;
+  g_autofree char *second = NULL;
+  WardenApprovalAnswer yes = { .approved = TRUE };
+  char *reply;
+
+  env_set_up (&env, "bwrap");
+  reply = fake_reply (NULL, "exec", "{\"command\": \"touch one.txt\"}",
+                      "exec", "{\"command\": \"echo two > two.txt\"}", NULL);
+  g_queue_push_tail (&env.fake->script, reply_with_repeated_id (reply, 2, 1));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+  {
+    g_autoptr(WardenAgent) agent = new_agent (&env, 0);
+
+    g_assert_cmpint (run_agent (agent, "two files"), ==, WARDEN_AGENT_WAITING);
+    session = g_strdup (warden_agent_get_session_id (agent));
+  }
+  {
+    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider,
+                                                      session, NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_WAITING);
+    g_assert_cmpstr (warden_approval_get_subject (warden_agent_get_pending (agent)), ==,
+                     "touch one.txt");
+    g_assert_true (warden_agent_resolve (agent, &yes, &error));
+    g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_FINISHED);
+  }
+  g_assert_true (exists_in (env.workspace, "one.txt"));
+  g_assert_false (exists_in (env.workspace, "two.txt"));
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_cmpuint (count_of (second, "\"tool_result\""), ==, 2);
+  g_assert_nonnull (strstr (second, "repeats the id"));
+  calls = warden_session_store_list_tool_calls (env.store, session, &error);
+  g_assert_cmpuint (calls->len, ==, 2);
+  env_tear_down (&env);
+}
+
+/* An id the model used in an earlier answer is no call of this one: the
+ * earlier call's result is not given again in place of running it. */
+static void
+test_duplicate_tool_use_id_across_turns (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autofree char *last = NULL;
+  g_autofree char *first_reply = NULL;
+  g_autofree char *again = NULL;
+  char *reply;
+
+  env_set_up (&env, "bwrap");
+  first_reply = fake_reply (NULL, "exec", "{\"command\": \"echo one > one.txt\"}", NULL);
+  g_queue_push_tail (&env.fake->script, g_strdup (first_reply));
+  g_queue_push_tail (&env.fake->script, fake_reply ("One.", NULL));
+  reply = fake_reply (NULL, "exec", "{\"command\": \"echo two > two.txt\"}", NULL);
+  {
+    g_autoptr(GString) s = g_string_new (reply);
+    g_autofree char *repeated = first_id_of (reply);
+    g_autofree char *earlier = first_id_of (first_reply);
+
+    g_string_replace (s, repeated, earlier, 1);
+    g_free (reply);
+    g_queue_push_tail (&env.fake->script, g_string_free (g_steal_pointer (&s), FALSE));
+  }
+  g_queue_push_tail (&env.fake->script, fake_reply ("Two.", NULL));
+
+  agent = new_agent (&env, 0);
+  g_assert_cmpint (run_agent (agent, "one"), ==, WARDEN_AGENT_FINISHED);
+  g_assert_cmpint (run_agent (agent, "two"), ==, WARDEN_AGENT_FINISHED);
+  g_assert_false (exists_in (env.workspace, "two.txt"));
+  last = fake_model_last_message (env.fake, 3);
+  g_assert_nonnull (strstr (last, "repeats the id"));
+  calls = warden_session_store_list_tool_calls (env.store, warden_agent_get_session_id (agent),
+                                                &error);
+  g_assert_cmpuint (calls->len, ==, 2);
+  again = g_strdup (((WardenToolCallRecord *) g_ptr_array_index (calls, 0))->result_json);
+  g_assert_nonnull (strstr (again, "\"exit_code\":0"));
+  env_tear_down (&env);
+}
+
 /* Devices and pipes are refused at once, with a reason, and never block. */
 static void
 test_outside_special_files (void)
@@ -1920,6 +2102,9 @@ main (int    argc,
   g_test_add_func ("/agent/files/outside-special-files", test_outside_special_files);
   g_test_add_func ("/agent/files/outside-after-restart", test_outside_after_restart);
   g_test_add_func ("/agent/approval/resumed-same", test_resumed_approval_same);
+  g_test_add_func ("/agent/duplicate-id", test_duplicate_tool_use_id);
+  g_test_add_func ("/agent/duplicate-id-resumed", test_duplicate_tool_use_id_resumed);
+  g_test_add_func ("/agent/duplicate-id-across-turns", test_duplicate_tool_use_id_across_turns);
   g_test_add_func ("/agent/files/protected-read-only", test_protected_write_read_only);
   g_test_add_data_func ("/agent/files/read-only-asks-every-write", "read-only",
                         test_read_only_asks_every_write);
