@@ -76,6 +76,8 @@ static const char *migrations[] = {
    * earlier call's record. */
   "ALTER TABLE tool_calls ADD COLUMN seq INTEGER;"
   "ALTER TABLE tool_calls ADD COLUMN block INTEGER;",
+  /* 7: what a write or an edit changed, as the user saw it. */
+  "ALTER TABLE tool_calls ADD COLUMN diff TEXT;",
 };
 
 /* What SQLite's answer means for the user, and what they can do. */
@@ -703,6 +705,7 @@ warden_tool_call_record_free (WardenToolCallRecord *record)
   g_free (record->feedback);
   g_free (record->result_json);
   g_free (record->answered_via);
+  g_free (record->diff);
   g_free (record);
 }
 
@@ -1044,15 +1047,15 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
   if (sqlite3_prepare_v2 (self->db,
                           "INSERT INTO tool_calls (session_id, tool_use_id, ord, name, input_json, "
                           "state, decision, pattern, reason, feedback, result_json, started, "
-                          "finished, asked, answered, answered_via, seal, is_error, seq, block) "
+                          "finished, asked, answered, answered_via, seal, is_error, seq, block, diff) "
                           "VALUES (?1, ?2, (SELECT COALESCE(MAX(ord), 0) + 1 FROM tool_calls "
                           "WHERE session_id = ?1), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                          "?14, ?15, ?16, ?17, ?18, ?19) "
+                          "?14, ?15, ?16, ?17, ?18, ?19, ?20) "
                           "ON CONFLICT (session_id, tool_use_id) DO UPDATE SET "
                           "name = ?3, input_json = ?4, state = ?5, decision = ?6, pattern = ?7, "
                           "reason = ?8, feedback = ?9, result_json = ?10, started = ?11, "
                           "finished = ?12, asked = ?13, answered = ?14, answered_via = ?15, "
-                          "seal = ?16, is_error = ?17, seq = ?18, block = ?19",
+                          "seal = ?16, is_error = ?17, seq = ?18, block = ?19, diff = ?20",
                           -1, &stmt, NULL) != SQLITE_OK)
     return set_sql_error (self, error, _("save a tool call"));
   bind_text (stmt, 1, r->session_id);
@@ -1076,6 +1079,7 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
     sqlite3_bind_int64 (stmt, 18, r->seq);
   if (r->block >= 0)
     sqlite3_bind_int (stmt, 19, r->block);
+  bind_text (stmt, 20, r->diff);
   ok = sqlite3_step (stmt) == SQLITE_DONE;
   sqlite3_finalize (stmt);
   return ok ? TRUE : set_sql_error (self, error, _("save a tool call"));
@@ -1083,7 +1087,7 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
 
 #define TOOL_COLUMNS "session_id, tool_use_id, name, input_json, state, decision, pattern, " \
                      "reason, feedback, result_json, started, finished, asked, answered, " \
-                     "answered_via, seal, is_error, seq, block"
+                     "answered_via, seal, is_error, seq, block, diff"
 
 static WardenToolCallRecord *
 tool_call_from_row (WardenSessionStore *self,
@@ -1109,6 +1113,7 @@ tool_call_from_row (WardenSessionStore *self,
   r->is_error = sqlite3_column_int (stmt, 16) != 0;
   r->seq = sqlite3_column_type (stmt, 17) == SQLITE_NULL ? -1 : sqlite3_column_int64 (stmt, 17);
   r->block = sqlite3_column_type (stmt, 18) == SQLITE_NULL ? -1 : sqlite3_column_int (stmt, 18);
+  r->diff = column_dup (stmt, 19);
 
   /* Not sealed by us: the user is asked again, as if the session had
    * stopped while it waited. Rows saved before schema 3 have no seal. */

@@ -74,6 +74,8 @@ typedef struct
   gint64  seq;          /* the assistant message that made it, -1 unknown (rows before
                          * schema 6) */
   int     block;        /* which of its tool calls, from 0; -1 unknown */
+  char   *diff;         /* a write or an edit: what it changed (or would, asked) as the user
+                         * saw it; NULL for other tools */
 } WardenToolCallRecord;
 
 /* The reason a record read back carries when its row was not written by

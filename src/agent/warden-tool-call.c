@@ -398,6 +398,7 @@ warden_tool_call_new_from_record (const WardenToolCallRecord *r)
   self->answered_via = g_strdup (r->answered_via);
   self->message_seq = r->seq;
   self->block = r->block;
+  self->diff = g_strdup (r->diff);
   if (self->kind == WARDEN_TOOL_KIND_EXEC && self->state == WARDEN_TOOL_CALL_FINISHED)
     read_exec_result (self);
   else if (self->result != NULL)
@@ -430,6 +431,7 @@ warden_tool_call_to_record (WardenToolCall *self)
   r->is_error = self->is_error;
   r->seq = self->message_seq;
   r->block = self->block;
+  r->diff = g_strdup (self->diff);
   return r;
 }
 

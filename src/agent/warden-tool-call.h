@@ -114,10 +114,10 @@ const char         *warden_tool_call_get_feedback   (WardenToolCall       *self)
 void                warden_tool_call_set_feedback   (WardenToolCall       *self,
                                                      const char           *feedback);
 
-/* What a write or an edit changes (asked: would change) in its file, as a
- * unified diff from warden_diff_unified(); NULL for other tools, and for a
- * call read back from the store (the diff is not stored: the file may have
- * changed since, and a diff shown must be true). */
+/* What a write or an edit changed (asked: would change) in its file, as a
+ * unified diff from warden_diff_unified(), as the user saw it then: stored
+ * with the call. NULL for other tools. (A question asked again after a
+ * restart compares the file as it is then, see WardenApproval.) */
 const char         *warden_tool_call_get_diff       (WardenToolCall       *self);
 void                warden_tool_call_set_diff       (WardenToolCall       *self,
                                                      const char           *diff);

@@ -222,6 +222,7 @@ warden_trace_list_events (WardenSessionStore  *store,
       if (r->started > 0 && r->finished >= r->started)
         json_object_set_int_member (event, "duration_ms", r->finished - r->started);
       set_string_or_null (event, "feedback", r->feedback);
+      set_string_or_null (event, "diff", r->diff);
       add_event (events, event, time);
       add_host_events (events, r, time);
 

@@ -27,7 +27,7 @@ GPtrArray *warden_trace_list_events (WardenSessionStore  *store,
  *    {"type": "model_call", "time", "seq", "latency_ms", "input_tokens", "output_tokens"},
  *    {"type": "tool_call", "time", "id", "name", "command" | "path" | "question" | "query",
  *     "cwd"?, "decision", "pattern", "state", "exit_status"?, "timed_out"?, "duration_ms"?,
- *     "feedback"},
+ *     "feedback", "diff" (a write or an edit: what it changed, as the user saw it)},
  *    {"type": "approval", "time", "id", "name", "waited_ms", "answered_via",
  *     "answer": "approved" | "always" | "rejected" | "answered" | null (still waiting)}]}
  * Times are unix milliseconds; absent values are null. */

@@ -1305,6 +1305,18 @@ sessions_list (void)
   return sessions_flushed (0);
 }
 
+/* What a write or an edit changed, under its call: escaped like the prompt's. */
+static void
+print_diff (const char *diff)
+{
+  g_autofree char *shown = warden_printable (diff, -1, WARDEN_PRINTABLE_KEEP_LINES);
+  g_auto(GStrv) lines = g_strsplit (shown, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (lines[i][0] != '\0' || lines[i + 1] != NULL)
+      printf ("    %s\n", lines[i]);
+}
+
 static int
 sessions_show (const char *id,
                gboolean    json)
@@ -1374,6 +1386,7 @@ sessions_show (const char *id,
           MEMBER ("reason", r->reason);
           MEMBER ("feedback", r->feedback);
           MEMBER ("result", r->result_json);
+          MEMBER ("diff", r->diff);
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
@@ -1406,6 +1419,8 @@ sessions_show (const char *id,
       printf ("  %-8s %-9s %-16s %s%s%s\n", name, r->state ? r->state : "",
               r->decision ? r->decision : "", input, r->feedback ? "  feedback: " : "",
               feedback);
+      if (r->diff != NULL)
+        print_diff (r->diff);
     }
   return sessions_flushed (0);
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "agent/warden-agent.h"
+#include "agent/warden-trace.h"
 #include "llm/warden-anthropic-provider.h"
 #include "sandbox/warden-docker-client.h"
 
@@ -1263,6 +1264,73 @@ test_file_diffs (void)
   env_tear_down (&env);
 }
 
+/* The diffs the user saw are kept with their calls: a session opened again
+ * has them, and so does its trace. */
+static void
+test_file_diffs_stored (void)
+{
+  Env env = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) records = NULL;
+  g_autofree char *session = NULL;
+  g_autofree char *trace = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  JsonArray *events;
+  guint diffs = 0;
+
+  env_set_up (&env, "bwrap");
+  g_free (put_under_root (&env, "project/src/a.txt", "one\ntwo\nthree\n"));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "edit", "{\"path\": \"src/a.txt\", \"old_string\": \"two\", "
+                                 "\"new_string\": \"deux\"}",
+                                 "read", "{\"path\": \"src/a.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Edited.", NULL));
+  {
+    g_autoptr(WardenAgent) agent = new_agent (&env, 0);
+
+    g_assert_cmpint (run_agent (agent, "edit a file"), ==, WARDEN_AGENT_FINISHED);
+    session = g_strdup (warden_agent_get_session_id (agent));
+  }
+  /* The file changes again afterwards: what the call did stays what it did. */
+  g_free (put_under_root (&env, "project/src/a.txt", "other\n"));
+
+  records = warden_session_store_list_tool_calls (env.store, session, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (records->len, ==, 2);
+  {
+    g_autoptr(WardenToolCall) edit = warden_tool_call_new_from_record (g_ptr_array_index (records, 0));
+    g_autoptr(WardenToolCall) read = warden_tool_call_new_from_record (g_ptr_array_index (records, 1));
+
+    g_assert_cmpstr (warden_tool_call_get_diff (edit), ==,
+                     "@@ -1,3 +1,3 @@\n one\n-two\n+deux\n three\n");
+    g_assert_null (warden_tool_call_get_diff (read));
+  }
+
+  trace = warden_trace_to_json (env.store, session, &error);
+  g_assert_no_error (error);
+  root = json_from_string (trace, &error);
+  g_assert_no_error (error);
+  events = json_object_get_array_member (json_node_get_object (root), "events");
+  for (guint i = 0; i < json_array_get_length (events); i++)
+    {
+      JsonObject *event = json_array_get_object_element (events, i);
+
+      if (g_strcmp0 (json_object_get_string_member (event, "type"), "tool_call") != 0)
+        continue;
+      g_assert_true (json_object_has_member (event, "diff"));
+      if (g_strcmp0 (json_object_get_string_member (event, "name"), "edit") == 0)
+        {
+          g_assert_cmpstr (json_object_get_string_member (event, "diff"), ==,
+                           "@@ -1,3 +1,3 @@\n one\n-two\n+deux\n three\n");
+          diffs++;
+        }
+      else
+        g_assert_true (json_object_get_null_member (event, "diff"));
+    }
+  g_assert_cmpuint (diffs, ==, 1);
+  env_tear_down (&env);
+}
+
 /* files.write "ask": the approval holds the diff and the path before
  * anything changes; after the yes, the call's diff is what was done. */
 static void
@@ -2114,6 +2182,7 @@ main (int    argc,
   g_test_add_func ("/agent/files/write-never", test_files_write_never);
   g_test_add_func ("/agent/files/diffs", test_file_diffs);
   g_test_add_func ("/agent/files/diff-asked", test_file_diff_asked);
+  g_test_add_func ("/agent/files/diffs-stored", test_file_diffs_stored);
   g_test_add_func ("/agent/approval/always-allow-names-copy", test_always_allow_names_copy);
   g_test_add_func ("/agent/files/grep-catastrophic", test_grep_catastrophic);
   g_test_add_func ("/agent/files/stopped", test_file_tool_stopped);

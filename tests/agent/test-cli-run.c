@@ -1634,6 +1634,38 @@ test_sessions_show_escaped (void)
   env_tear_down (&env);
 }
 
+/* What a write or an edit changed is kept: "sessions show" prints it, as
+ * text (escaped like everything the model wrote) and in its JSON. */
+static void
+test_sessions_show_diff (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autoptr(JsonNode) session = NULL;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "write", "{\"path\": \"hello.txt\", "
+                                 "\"content\": \"hello\\n\\u001b[2Jworld\\n\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Written.", NULL));
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "write hello");
+  g_assert_cmpint (r.status, ==, 0);
+  id = session_id_of (r.err);
+  result_clear (&r);
+
+  r = RUN (&env, "", "sessions", "show", id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\n    @@ -0,0 +1,2 @@\n    +hello\n    +\\x1b[2Jworld\n"));
+  g_assert_false (has_byte (&r, '\x1b'));
+  result_clear (&r);
+
+  session = show_session (&env, id);
+  g_assert_cmpstr (json_object_get_string_member (tool_call (session, 0), "diff"), ==,
+                   "@@ -0,0 +1,2 @@\n+hello\n+\x1b[2Jworld\n");
+  env_tear_down (&env);
+}
+
 /* The folder and the variables a command would run with, and a path a
  * file tool asks for, are the model's too: escaped in the prompt. */
 static void
@@ -1712,6 +1744,7 @@ main (int    argc,
   g_test_add_func ("/cli/run/always-allow-not-offered-when-uncovered",
                    test_always_allow_not_offered_when_uncovered);
   g_test_add_func ("/cli/run/sessions-show-escaped", test_sessions_show_escaped);
+  g_test_add_func ("/cli/run/sessions-show-diff", test_sessions_show_diff);
   g_test_add_func ("/cli/run/cwd-env-path-escaped", test_cwd_env_path_escaped);
 
   return g_test_run ();
