@@ -166,6 +166,27 @@ _warden_agent_rejection_text (WardenToolCall *call)
   return g_strdup_printf ("%s rejected by user: %s", what, subject ? subject : "");
 }
 
+/* The questions a command left waiting when Warden stopped with it. */
+static void
+interrupt_questions (WardenAgent *self,
+                     const char  *parent_id)
+{
+  g_autoptr(GPtrArray) records = warden_session_store_list_tool_calls (self->store,
+                                                                       self->info->id, NULL);
+
+  for (guint i = 0; records != NULL && i < records->len; i++)
+    {
+      WardenToolCallRecord *r = g_ptr_array_index (records, i);
+      g_autoptr(WardenToolCall) row = NULL;
+
+      if (g_strcmp0 (r->parent_id, parent_id) != 0 || g_strcmp0 (r->state, "pending") != 0)
+        continue;
+      row = warden_tool_call_new_from_record (r);
+      warden_tool_call_set_state (row, WARDEN_TOOL_CALL_INTERRUPTED);
+      _warden_agent_save_call (self, row);
+    }
+}
+
 gboolean
 _warden_agent_resume_call (WardenAgent    *self,
                            WardenToolCall *call)
@@ -188,7 +209,9 @@ _warden_agent_resume_call (WardenAgent    *self,
       }
 
     case WARDEN_TOOL_CALL_RUNNING:
-      /* Started, never finished: the process died around it. Not again. */
+      /* Started, never finished: the process died around it. Not again;
+       * what it asked then was never answered. */
+      interrupt_questions (self, warden_tool_call_get_id (call));
       _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_INTERRUPTED,
                                "Error: this command was started but Warden stopped before it "
                                "finished; it was not run again. Check its effects before "

@@ -79,13 +79,13 @@ struct _WardenNested
   WardenAgent    *self;         /* not a reference: the agent owns us */
   char           *call_id;
   char           *command;      /* the command that runs */
-  JsonArray      *hosts;        /* its host decisions, for its result and the trace */
+  GPtrArray      *rows;         /* WardenToolCall: what it asked about, and the programs and
+                                 * hosts refused or allowed on the way, in order: stored,
+                                 * and what its result tells the model */
   GHashTable     *approved;     /* simple commands that run without asking again in this
                                  * command: their words, folder and code-loading
                                  * variables (see part_key ()) */
   GQueue          waiting;      /* of Asked *, for the user, in the order they came */
-  guint           n_asked;
-  GString        *report;       /* what the model is told with the result */
 };
 
 /* What an approval of a started program covers besides its words: the
@@ -118,11 +118,13 @@ typedef struct
   char                *text;
   char                *reason;     /* why a program the policy allows asks, or NULL */
   Scope                scope;
+  WardenToolCall      *row;        /* once it is asked */
 } Asked;
 
 static void
 asked_free (Asked *asked)
 {
+  g_clear_object (&asked->row);
   g_clear_pointer (&asked->question, warden_guard_question_unref);
   g_clear_pointer (&asked->decision, warden_decision_unref);
   /* Unanswered, it counts as refused. */
@@ -294,17 +296,6 @@ runs_script (WardenGuardQuestion *question)
   return name != NULL && g_strv_contains (interpreters, name);
 }
 
-static char *
-chain_text (WardenGuardQuestion *question)
-{
-  const char * const *chain = warden_guard_question_get_chain (question);
-  GString *text = g_string_new (NULL);
-
-  for (guint i = 0; chain != NULL && chain[i] != NULL; i++)
-    g_string_append_printf (text, "%s “%s”", i == 0 ? "started by" : ", started by", chain[i]);
-  return g_string_free (text, FALSE);
-}
-
 static void ask_next (WardenNested *nested);
 
 /* The folder the command's own parts run in: its cwd in the sandbox, or
@@ -328,6 +319,159 @@ command_folder (WardenAgent    *self,
   return g_canonicalize_filename (cwd != NULL ? cwd : inside, inside);
 }
 
+/* A row of this command's: a question about a program or a host, or a
+ * decision about one made without the user. */
+static WardenToolCall *
+new_row (WardenNested   *nested,
+         WardenToolKind  kind,
+         JsonBuilder    *input)
+{
+  g_autofree char *id = g_strdup_printf ("%s/%u", nested->call_id, nested->rows->len + 1);
+  g_autoptr(JsonNode) node = json_builder_get_root (input);
+  WardenToolCall *row = warden_tool_call_new_question (nested->self->info->id, id, kind,
+                                                       nested->call_id, node);
+
+  g_ptr_array_add (nested->rows, row);
+  return row;
+}
+
+/* Settled at once, by the profile or an earlier answer: its time is when
+ * (a question's are when it was asked and answered). */
+static void
+settle_row (WardenNested       *nested,
+            WardenToolCall     *row,
+            WardenToolCallState state,
+            WardenToolDecision  decision,
+            WardenDecidedBy     by,
+            const char         *pattern,
+            const char         *reason)
+{
+  gint64 now = g_get_real_time () / 1000;
+
+  warden_tool_call_set_decision (row, decision, pattern, reason);
+  warden_tool_call_set_decided_by (row, by);
+  warden_tool_call_set_state (row, state);
+  warden_tool_call_set_times (row, now, now);
+  _warden_agent_save_call (nested->self, row);
+}
+
+/* The user is asked about @row now. */
+static void
+ask_row (WardenNested   *nested,
+         WardenToolCall *row,
+         const char     *reason)
+{
+  warden_tool_call_set_state (row, WARDEN_TOOL_CALL_PENDING);
+  warden_tool_call_set_decision (row, WARDEN_TOOL_DECISION_ASKED, NULL, reason);
+  warden_tool_call_mark_asked (row);
+  _warden_agent_save_call (nested->self, row);
+}
+
+/* The user's answer about @row. */
+static void
+answer_row (WardenNested               *nested,
+            WardenToolCall             *row,
+            const WardenApprovalAnswer *answer,
+            const char                 *pattern)
+{
+  warden_tool_call_set_decision (row, !answer->approved ? WARDEN_TOOL_DECISION_REJECTED
+                                      : answer->allow_always ? WARDEN_TOOL_DECISION_APPROVED_ALWAYS
+                                      : WARDEN_TOOL_DECISION_APPROVED, pattern, NULL);
+  if (!answer->approved)
+    warden_tool_call_set_feedback (row, answer->feedback);
+  warden_tool_call_mark_answered (row, answer->via);
+  warden_tool_call_set_state (row, answer->approved ? WARDEN_TOOL_CALL_FINISHED
+                                                    : WARDEN_TOOL_CALL_REJECTED);
+  _warden_agent_save_call (nested->self, row);
+}
+
+/* Its question went unanswered: the command ended, or the connection. */
+static void
+asked_done (WardenNested *nested,
+            Asked        *asked)
+{
+  if (asked->row != NULL && warden_tool_call_get_state (asked->row) == WARDEN_TOOL_CALL_PENDING)
+    {
+      warden_tool_call_set_state (asked->row, WARDEN_TOOL_CALL_INTERRUPTED);
+      _warden_agent_save_call (nested->self, asked->row);
+    }
+  asked_free (asked);
+}
+
+static void
+add_string_member (JsonBuilder *b,
+                   const char  *name,
+                   const char  *value)
+{
+  json_builder_set_member_name (b, name);
+  if (value != NULL)
+    json_builder_add_string_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+/* What a program row holds: see warden_tool_call_new_question(). */
+static JsonBuilder *
+program_input (WardenGuardQuestion *question,
+               const char          *text,
+               const Scope         *scope)
+{
+  const char * const *argv = warden_guard_question_get_argv (question);
+  const char * const *chain = warden_guard_question_get_chain (question);
+  JsonBuilder *b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  add_string_member (b, "command", text);
+  json_builder_set_member_name (b, "argv");
+  json_builder_begin_array (b);
+  for (guint i = 0; argv != NULL && argv[i] != NULL; i++)
+    json_builder_add_string_value (b, argv[i]);
+  json_builder_end_array (b);
+  add_string_member (b, "cwd", warden_guard_question_get_cwd (question));
+  json_builder_set_member_name (b, "env");
+  json_builder_begin_object (b);
+  for (guint i = 0; scope->env != NULL && scope->env[i] != NULL; i++)
+    {
+      const char *eq = strchr (scope->env[i], '=');
+      g_autofree char *name = eq ? g_strndup (scope->env[i], eq - scope->env[i])
+                                 : g_strdup (scope->env[i]);
+
+      add_string_member (b, name, eq ? eq + 1 : "");
+    }
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "chain");
+  json_builder_begin_array (b);
+  for (guint i = 0; chain != NULL && chain[i] != NULL; i++)
+    json_builder_add_string_value (b, chain[i]);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  return b;
+}
+
+static JsonBuilder *
+host_input (WardenNested *nested,
+            const char   *host,
+            guint         port)
+{
+  g_autofree char *shown = warden_network_suggest (host, port);
+  JsonBuilder *b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  add_string_member (b, "host", shown);
+  add_string_member (b, "name", host);
+  json_builder_set_member_name (b, "port");
+  json_builder_add_int_value (b, port);
+  add_string_member (b, "by_command", nested->command);
+  json_builder_end_object (b);
+  return b;
+}
+
+GPtrArray *
+_warden_nested_get_rows (WardenNested *nested)
+{
+  return nested != NULL ? nested->rows : NULL;
+}
+
 WardenNested *
 _warden_nested_new (WardenAgent *self,
                     const char  *call_id,
@@ -341,9 +485,8 @@ _warden_nested_new (WardenAgent *self,
   nested->self = self;
   nested->call_id = g_strdup (call_id);
   nested->command = g_strdup (command);
-  nested->hosts = json_array_new ();
+  nested->rows = g_ptr_array_new_with_free_func (g_object_unref);
   nested->approved = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  nested->report = g_string_new (NULL);
   g_queue_init (&nested->waiting);
   /* The command itself was allowed or approved, every part of it: when the
    * shell starts them, they are what was approved. */
@@ -369,21 +512,13 @@ _warden_nested_free (WardenNested *nested)
       g_clear_object (&self->nested_pending);
       g_signal_emit (self, AGENT_SIGNAL (APPROVAL_WITHDRAWN), 0);
     }
-  g_queue_clear_full (&nested->waiting, (GDestroyNotify) asked_free);
+  while (!g_queue_is_empty (&nested->waiting))
+    asked_done (nested, g_queue_pop_head (&nested->waiting));
   g_hash_table_unref (nested->approved);
-  g_string_free (nested->report, TRUE);
-  json_array_unref (nested->hosts);
+  g_ptr_array_unref (nested->rows);
   g_free (nested->call_id);
   g_free (nested->command);
   g_free (nested);
-}
-
-char *
-_warden_nested_take_report (WardenNested *nested)
-{
-  if (nested == NULL || nested->report->len == 0)
-    return NULL;
-  return g_strdup (nested->report->str);
 }
 
 static int
@@ -493,15 +628,19 @@ static void
 deny_by_profile (WardenNested        *nested,
                  WardenGuardQuestion *question,
                  const char          *text,
+                 const Scope         *scope,
                  WardenDecision      *decision)
 {
-  g_autofree char *chain = chain_text (question);
+  g_autoptr(JsonBuilder) input = program_input (question, text, scope);
+  WardenToolCall *row = new_row (nested, WARDEN_TOOL_KIND_PROGRAM, input);
+  const char *pattern = NULL;
 
   warden_guard_question_answer (question, FALSE);
-  g_string_append_printf (nested->report,
-                          "A program this command started was denied by the user's "
-                          "profile and did not run: “%s” (%s): %s\n", text, chain,
-                          warden_decision_get_reason (decision));
+  for (guint i = 0; i < warden_decision_get_n_parts (decision) && pattern == NULL; i++)
+    if (warden_decision_get_part (decision, i)->verdict == WARDEN_VERDICT_DENY)
+      pattern = warden_decision_get_part (decision, i)->pattern;
+  settle_row (nested, row, WARDEN_TOOL_CALL_DENIED, WARDEN_TOOL_DECISION_DENIED,
+              WARDEN_DECIDED_BY_PROFILE, pattern, warden_decision_get_reason (decision));
 }
 
 void
@@ -521,7 +660,7 @@ _warden_nested_guard_cb (WardenGuardQuestion *question,
   verdict = warden_decision_get_verdict (decision);
   forced = why_asks (question, &scope);
   if (verdict == WARDEN_VERDICT_DENY)
-    deny_by_profile (nested, question, text, decision);
+    deny_by_profile (nested, question, text, &scope, decision);
   else if (verdict == WARDEN_VERDICT_ALLOW && forced == NULL)
     {
       approve_parts (nested, decision, &scope);
@@ -551,78 +690,75 @@ _warden_nested_guard_cb (WardenGuardQuestion *question,
   scope_clear (&scope);
 }
 
+/* The approval that asks the user about @row, as every question is made. */
+static void
+put_before_user (WardenNested   *nested,
+                 WardenToolCall *row,
+                 WardenDecision *decision)
+{
+  WardenAgent *self = nested->self;
+  WardenApprovalContext context = {
+    .sandbox = self->config.sandbox,
+    .workspace = _warden_agent_workspace_inside (self),
+    .decision = decision,
+  };
+
+  self->nested_pending = warden_approval_new_for_call (row, &context);
+  g_signal_emit (self, AGENT_SIGNAL (APPROVAL), 0, self->nested_pending);
+}
+
 /* The user decides about a host now. */
 static void
 ask_host (WardenNested *nested,
           Asked        *asked)
 {
-  WardenAgent *self = nested->self;
-  g_autoptr(WardenApproval) approval = NULL;
-  g_autofree char *id = g_strdup_printf ("%s/%u", nested->call_id, ++nested->n_asked);
+  g_autoptr(JsonBuilder) input = host_input (nested, asked->host, asked->port);
   g_autofree char *reason = g_strdup_printf (_("no host pattern of the profile matches “%s”"),
                                              asked->text);
-  const char *suggestions[] = { asked->text, NULL };
 
-  approval = warden_approval_new (self->info->id, id, WARDEN_APPROVAL_HOST, "network",
-                                  asked->text);
-  /* The part is what wants it: the command that runs. */
-  warden_approval_set_details (approval, NULL, self->config.sandbox, reason, nested->command,
-                               suggestions, NULL, NULL);
-  self->nested_pending = g_object_ref (approval);
-  g_signal_emit (self, AGENT_SIGNAL (APPROVAL), 0, approval);
+  asked->row = g_object_ref (new_row (nested, WARDEN_TOOL_KIND_HOST, input));
+  ask_row (nested, asked->row, reason);
+  put_before_user (nested, asked->row, NULL);
+}
+
+/* The terminal shows what was refused, among the command's output. */
+static void
+say_refused (WardenNested    *nested,
+             const char      *where,
+             WardenDecidedBy  by)
+{
+  g_autofree char *said = g_strdup_printf (_("[warden] refused a connection to %s (%s)"), where,
+                                           by == WARDEN_DECIDED_BY_PROFILE
+                                           ? _("the profile denies it")
+                                           : by == WARDEN_DECIDED_BY_USER
+                                           ? _("you refused it")
+                                           : _("you refused it before in this session"));
+  g_autofree char *line = g_strconcat (said, "\r\n", NULL);
+
+  g_signal_emit (nested->self, AGENT_SIGNAL (OUTPUT), 0, (int) WARDEN_STREAM_STDERR, line);
 }
 
 void
-_warden_nested_note_host (WardenNested *nested,
-                          const char   *host,
-                          guint         port,
-                          gboolean      allowed,
-                          const char   *by,
-                          const char   *pattern)
+_warden_nested_note_host (WardenNested    *nested,
+                          const char      *host,
+                          guint            port,
+                          gboolean         allowed,
+                          WardenDecidedBy  by,
+                          const char      *pattern)
 {
-  JsonObject *entry = json_object_new ();
-  /* host:port, [v6]:port */
-  g_autofree char *where = warden_network_suggest (host, port);
+  g_autoptr(JsonBuilder) input = host_input (nested, host, port);
+  WardenToolCall *row = new_row (nested, WARDEN_TOOL_KIND_HOST, input);
 
-  json_object_set_string_member (entry, "host", host);
-  json_object_set_int_member (entry, "port", port);
-  json_object_set_string_member (entry, "decision", allowed ? "allowed" : "refused");
-  json_object_set_string_member (entry, "by", by);
-  if (pattern != NULL)
-    json_object_set_string_member (entry, "pattern", pattern);
-  json_object_set_int_member (entry, "time", g_get_real_time () / 1000);
-  json_array_add_object_element (nested->hosts, entry);
-  /* The terminal shows what was refused, among the command's output. */
+  if (by == WARDEN_DECIDED_BY_PROFILE)
+    settle_row (nested, row, allowed ? WARDEN_TOOL_CALL_FINISHED : WARDEN_TOOL_CALL_DENIED,
+                allowed ? WARDEN_TOOL_DECISION_AUTO_ALLOWED : WARDEN_TOOL_DECISION_DENIED, by,
+                pattern, NULL);
+  else
+    settle_row (nested, row, allowed ? WARDEN_TOOL_CALL_FINISHED : WARDEN_TOOL_CALL_REJECTED,
+                allowed ? WARDEN_TOOL_DECISION_APPROVED : WARDEN_TOOL_DECISION_REJECTED, by,
+                pattern, NULL);
   if (!allowed)
-    {
-      g_autofree char *said = g_strdup_printf (_("[warden] refused a connection to %s (%s)"),
-                                               where,
-                                               strcmp (by, "profile") == 0 ? _("the profile denies it")
-                                               : strcmp (by, "user") == 0 ? _("you refused it")
-                                               : _("you refused it before in this session"));
-      g_autofree char *line = g_strconcat (said, "\r\n", NULL);
-
-      g_signal_emit (nested->self, AGENT_SIGNAL (OUTPUT), 0, (int) WARDEN_STREAM_STDERR, line);
-    }
-  if (!allowed && strcmp (by, "user") != 0)
-    g_string_append_printf (nested->report,
-                            "A connection this command opened to %s was refused%s%s%s\n",
-                            where,
-                            strcmp (by, "profile") == 0 ? " by the user's profile (" : "",
-                            strcmp (by, "profile") == 0 && pattern ? pattern : "",
-                            strcmp (by, "profile") == 0 ? ")" : "");
-}
-
-JsonNode *
-_warden_nested_take_hosts (WardenNested *nested)
-{
-  JsonNode *node;
-
-  if (nested == NULL || json_array_get_length (nested->hosts) == 0)
-    return NULL;
-  node = json_node_new (JSON_NODE_ARRAY);
-  json_node_set_array (node, nested->hosts);
-  return node;
+    say_refused (nested, warden_tool_call_get_subject (row), by);
 }
 
 /* The connection that waited went away (its program gave up, or was
@@ -647,7 +783,7 @@ host_closed_cb (WardenNetRequest *request,
           g_clear_object (&self->nested_pending);
           g_signal_emit (self, AGENT_SIGNAL (APPROVAL_WITHDRAWN), 0);
         }
-      asked_free (asked);
+      asked_done (nested, asked);
       ask_next (nested);
       return;
     }
@@ -681,13 +817,11 @@ static void
 ask_next (WardenNested *nested)
 {
   WardenAgent *self = nested->self;
-  g_autoptr(WardenApproval) approval = NULL;
-  g_autofree char *id = NULL;
   Asked *asked;
 
   while (self->nested_pending == NULL && (asked = g_queue_peek_head (&nested->waiting)) != NULL)
     {
-      const WardenDecisionPart *part = NULL;
+      g_autoptr(JsonBuilder) input = NULL;
 
       if (asked->request != NULL)
         {
@@ -704,9 +838,9 @@ ask_next (WardenNested *nested)
                   warden_net_request_answer (asked->request, allowed, allowed ? NULL :
                                              _("the user refused it"));
                   _warden_nested_note_host (nested, asked->host, asked->port, allowed,
-                                            "session", NULL);
+                                            WARDEN_DECIDED_BY_SESSION, NULL);
                 }
-              asked_free (g_queue_pop_head (&nested->waiting));
+              asked_done (nested, g_queue_pop_head (&nested->waiting));
               continue;
             }
           ask_host (nested, asked);
@@ -717,28 +851,44 @@ ask_next (WardenNested *nested)
       if (approved_before (nested, asked->decision, &asked->scope))
         {
           warden_guard_question_answer (asked->question, TRUE);
-          asked_free (g_queue_pop_head (&nested->waiting));
+          asked_done (nested, g_queue_pop_head (&nested->waiting));
           continue;
         }
-      id = g_strdup_printf ("%s/%u", nested->call_id, ++nested->n_asked);
-      approval = warden_approval_new (self->info->id, id, WARDEN_APPROVAL_COMMAND, "exec",
-                                      asked->text);
-      for (guint i = 0; i < warden_decision_get_n_parts (asked->decision) && part == NULL; i++)
-        if (warden_decision_get_part (asked->decision, i)->verdict == WARDEN_VERDICT_ASK)
-          part = warden_decision_get_part (asked->decision, i);
-      warden_approval_set_details (approval, warden_guard_question_get_cwd (asked->question),
-                                   self->config.sandbox,
-                                   asked->reason ? asked->reason
-                                                 : warden_decision_get_reason (asked->decision),
-                                   part ? part->text : NULL,
-                                   warden_decision_get_suggestions (asked->decision), NULL,
-                                   (const char * const *) asked->scope.env);
-      warden_approval_set_decision (approval, asked->decision);
-      warden_approval_set_chain (approval, warden_guard_question_get_chain (asked->question));
-      self->nested_pending = g_object_ref (approval);
-      g_signal_emit (self, AGENT_SIGNAL (APPROVAL), 0, approval);
+      input = program_input (asked->question, asked->text, &asked->scope);
+      asked->row = g_object_ref (new_row (nested, WARDEN_TOOL_KIND_PROGRAM, input));
+      ask_row (nested, asked->row, asked->reason ? asked->reason
+                                                 : warden_decision_get_reason (asked->decision));
+      put_before_user (nested, asked->row, asked->decision);
       return;
     }
+}
+
+/* The pattern "Always allow" saves for @approval: the one the user gave, or
+ * every suggestion; NULL with @error when none can make it run unasked. */
+static char *
+always_pattern (WardenApproval              *approval,
+                const WardenApprovalAnswer  *answer,
+                GError                     **error)
+{
+  WardenDecision *decision = warden_approval_get_decision (approval);
+  const WardenDecisionPart *uncovered = decision ? warden_decision_get_uncovered (decision)
+                                                 : NULL;
+  const char * const *suggestions = warden_approval_get_suggestions (approval);
+
+  if (answer->pattern != NULL && *answer->pattern != '\0')
+    return g_strdup (answer->pattern);
+  if (uncovered != NULL)
+    {
+      g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED,
+                   "No pattern can allow “%s” (%s): allow it once, or reject it",
+                   uncovered->text, uncovered->reason);
+      return NULL;
+    }
+  if (suggestions[0] != NULL)
+    return g_strjoinv ("\n", (char **) suggestions);
+  g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED,
+               "No pattern to save: give one");
+  return NULL;
 }
 
 gboolean
@@ -749,6 +899,7 @@ _warden_nested_resolve (WardenAgent                 *self,
   WardenNested *nested = self->nested;
   Asked *asked = nested ? g_queue_peek_head (&nested->waiting) : NULL;
   WardenApproval *approval = self->nested_pending;
+  g_autofree char *pattern = NULL;
 
   if (asked == NULL || approval == NULL)
     {
@@ -756,16 +907,20 @@ _warden_nested_resolve (WardenAgent                 *self,
                    "Nothing is waiting for an answer");
       return FALSE;
     }
+  if (answer->approved && answer->allow_always)
+    {
+      pattern = always_pattern (approval, answer, error);
+      if (pattern == NULL ||
+          !(asked->request != NULL ? _warden_agent_allow_host_always (self, pattern, error)
+                                   : _warden_agent_allow_always (self, pattern, error)))
+        return FALSE;
+    }
+
+  asked = g_queue_pop_head (&nested->waiting);
+  g_clear_object (&self->nested_pending);
+  answer_row (nested, asked->row, answer, pattern);
   if (asked->request != NULL)
     {
-      const char *pattern = answer->pattern != NULL && *answer->pattern != '\0'
-                            ? answer->pattern : asked->text;
-
-      if (answer->approved && answer->allow_always &&
-          !_warden_agent_allow_host_always (self, pattern, error))
-        return FALSE;
-      asked = g_queue_pop_head (&nested->waiting);
-      g_clear_object (&self->nested_pending);
       if (self->net_answers != NULL)
         g_hash_table_insert (self->net_answers, g_strdup (asked->text),
                              GINT_TO_POINTER (answer->approved ? 1 : 2));
@@ -782,73 +937,17 @@ _warden_nested_resolve (WardenAgent                 *self,
       warden_net_request_answer (asked->request, answer->approved,
                                  answer->approved ? NULL
                                                   : _("the user refused it"));
-      _warden_nested_note_host (nested, asked->host, asked->port, answer->approved, "user",
-                                answer->approved && answer->allow_always ? pattern : NULL);
       if (!answer->approved)
-        {
-          g_string_append_printf (nested->report,
-                                  "A connection this command opened to %s was refused by the "
-                                  "user\n", asked->text);
-          if (answer->feedback != NULL && *answer->feedback != '\0')
-            {
-              JsonObject *last = json_array_get_object_element (
-                nested->hosts, json_array_get_length (nested->hosts) - 1);
-
-              json_object_set_string_member (last, "feedback", answer->feedback);
-              g_string_append_printf (nested->report, "User feedback: %s\n", answer->feedback);
-            }
-        }
-      asked_free (asked);
-      ask_next (nested);
-      return TRUE;
+        say_refused (nested, asked->text, WARDEN_DECIDED_BY_USER);
     }
-
-  if (answer->approved && answer->allow_always)
-    {
-      const WardenDecisionPart *uncovered = warden_decision_get_uncovered (asked->decision);
-      const char * const *suggestions = warden_approval_get_suggestions (approval);
-      g_autofree char *pattern = NULL;
-
-      if (uncovered != NULL && (answer->pattern == NULL || *answer->pattern == '\0'))
-        {
-          g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED,
-                       "No pattern can allow “%s” (%s): allow it once, or reject it",
-                       uncovered->text, uncovered->reason);
-          return FALSE;
-        }
-      if (answer->pattern != NULL && *answer->pattern != '\0')
-        pattern = g_strdup (answer->pattern);
-      else if (suggestions[0] != NULL)
-        pattern = g_strjoinv ("\n", (char **) suggestions);
-      if (pattern == NULL)
-        {
-          g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED,
-                       "No pattern to save: give one");
-          return FALSE;
-        }
-      if (!_warden_agent_allow_always (self, pattern, error))
-        return FALSE;
-    }
-
-  asked = g_queue_pop_head (&nested->waiting);
-  g_clear_object (&self->nested_pending);
-  if (answer->approved)
+  else if (answer->approved)
     {
       approve_parts (nested, asked->decision, &asked->scope);
       warden_guard_question_answer (asked->question, TRUE);
     }
   else
-    {
-      g_autofree char *chain = chain_text (asked->question);
-
-      warden_guard_question_answer (asked->question, FALSE);
-      g_string_append_printf (nested->report,
-                              "A program this command started was rejected by the user and "
-                              "did not run: “%s” (%s)\n", asked->text, chain);
-      if (answer->feedback != NULL && *answer->feedback != '\0')
-        g_string_append_printf (nested->report, "User feedback: %s\n", answer->feedback);
-    }
-  asked_free (asked);
+    warden_guard_question_answer (asked->question, FALSE);
+  asked_done (nested, asked);
   ask_next (nested);
   return TRUE;
 }

@@ -102,13 +102,15 @@ decide_cb (WardenNetRequest *request,
       g_autofree char *message = g_strdup_printf (_("the profile denies it (%s)"), pattern);
 
       warden_net_request_answer (request, FALSE, message);
-      _warden_nested_note_host (self->nested, host, port, FALSE, "profile", pattern);
+      _warden_nested_note_host (self->nested, host, port, FALSE, WARDEN_DECIDED_BY_PROFILE,
+                                pattern);
       return;
     }
   if (verdict == WARDEN_VERDICT_ALLOW)
     {
       warden_net_request_answer (request, TRUE, NULL);
-      _warden_nested_note_host (self->nested, host, port, TRUE, "profile", pattern);
+      _warden_nested_note_host (self->nested, host, port, TRUE, WARDEN_DECIDED_BY_PROFILE,
+                                pattern);
       return;
     }
   key = warden_network_suggest (host, port);
@@ -119,7 +121,8 @@ decide_cb (WardenNetRequest *request,
 
       warden_net_request_answer (request, allowed,
                                  allowed ? NULL : _("the user refused it"));
-      _warden_nested_note_host (self->nested, host, port, allowed, "session", NULL);
+      _warden_nested_note_host (self->nested, host, port, allowed, WARDEN_DECIDED_BY_SESSION,
+                                NULL);
       return;
     }
   _warden_nested_ask_host (self->nested, request, host, port);

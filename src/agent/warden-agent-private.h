@@ -120,8 +120,6 @@ WardenNested *_warden_nested_new          (WardenAgent                *self,
 void          _warden_nested_free         (WardenNested               *nested);
 void          _warden_nested_guard_cb     (WardenGuardQuestion        *question,
                                            gpointer                    nested);
-/* What the model is told of the programs refused, or NULL. */
-char         *_warden_nested_take_report  (WardenNested               *nested);
 gboolean      _warden_nested_resolve      (WardenAgent                *self,
                                            const WardenApprovalAnswer *answer,
                                            GError                    **error);
@@ -132,15 +130,17 @@ void          _warden_nested_ask_host     (WardenNested               *nested,
                                            WardenNetRequest           *request,
                                            const char                 *host,
                                            guint                       port);
-/* Records a host decision made without the user (profile, session). */
+/* Records a host decision made without the user (the profile, an earlier
+ * answer in the session). */
 void          _warden_nested_note_host    (WardenNested               *nested,
                                            const char                 *host,
                                            guint                       port,
                                            gboolean                    allowed,
-                                           const char                 *by,
+                                           WardenDecidedBy             by,
                                            const char                 *pattern);
-/* The host decisions of the command, a JSON array for its result, or NULL. */
-JsonNode     *_warden_nested_take_hosts   (WardenNested               *nested);
+/* The command's rows (WardenToolCall), stored as they came: what it asked,
+ * and the programs and hosts refused or allowed on the way. */
+GPtrArray    *_warden_nested_get_rows     (WardenNested               *nested);
 
 /* warden-agent-approvals.c */
 gboolean      _warden_agent_allow_always  (WardenAgent                *self,

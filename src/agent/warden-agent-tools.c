@@ -85,12 +85,12 @@ exec_done_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenExecResult) res = warden_sandbox_exec_finish (WARDEN_SANDBOX (object), result,
                                                                 &error);
-  g_autoptr(JsonBuilder) b = NULL;
   g_autofree char *json = NULL;
-  g_autofree char *nested = _warden_nested_take_report (self->nested);
-  g_autoptr(JsonNode) hosts = _warden_nested_take_hosts (self->nested);
+  g_autoptr(GPtrArray) rows = _warden_nested_get_rows (self->nested);
 
   /* What the command started is settled with it. */
+  if (rows != NULL)
+    g_ptr_array_ref (rows);
   g_clear_pointer (&self->nested, _warden_nested_free);
   g_clear_handle_id (&self->idle_id, g_source_remove);
   self->idle_id = g_timeout_add_seconds (self->config.idle_seconds, idle_destroy_cb, self);
@@ -132,37 +132,7 @@ exec_done_cb (GObject      *object,
   warden_tool_call_set_exec_result (exec->call, res->exit_code, res->stdout_text,
                                     res->stderr_text, res->duration_us / 1000, res->truncated,
                                     res->timed_out);
-  b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "exit_code");
-  json_builder_add_int_value (b, res->exit_code);
-  json_builder_set_member_name (b, "stdout");
-  json_builder_add_string_value (b, res->stdout_text);
-  json_builder_set_member_name (b, "stderr");
-  json_builder_add_string_value (b, res->stderr_text);
-  json_builder_set_member_name (b, "duration_ms");
-  json_builder_add_int_value (b, res->duration_us / 1000);
-  json_builder_set_member_name (b, "truncated");
-  json_builder_add_boolean_value (b, res->truncated);
-  if (res->timed_out)
-    {
-      json_builder_set_member_name (b, "timed_out");
-      json_builder_add_boolean_value (b, TRUE);
-    }
-  if (nested != NULL)
-    {
-      /* Why a program it started failed: the user's answer, or the rule. */
-      json_builder_set_member_name (b, "nested_programs");
-      json_builder_add_string_value (b, nested);
-    }
-  if (hosts != NULL)
-    {
-      /* Every host it reached or was refused, and who decided. */
-      json_builder_set_member_name (b, "network");
-      json_builder_add_value (b, g_steal_pointer (&hosts));
-    }
-  json_builder_end_object (b);
-  json = warden_json_builder_to_string (b, FALSE);
+  json = warden_tool_call_exec_result_json (res, rows);
   _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED, json,
                            FALSE);
   exec_call_free (exec);

@@ -112,12 +112,24 @@ warden_approval_new_for_call (WardenToolCall              *call,
       self->choices = warden_tool_call_dup_choices (call);
       break;
 
+    case WARDEN_TOOL_KIND_HOST:
+      self->kind = WARDEN_APPROVAL_HOST;
+      self->subject = g_strdup (warden_tool_call_get_subject (call));
+      self->sandbox = g_strdup (context->sandbox);
+      /* The part is what wants it: the command that runs. */
+      self->part = g_strdup (warden_tool_call_get_arg (call, "by_command"));
+      self->suggestions = g_new0 (char *, 2);
+      self->suggestions[0] = g_strdup (self->subject);
+      break;
+
     case WARDEN_TOOL_KIND_EXEC:
+    case WARDEN_TOOL_KIND_PROGRAM:
       self->kind = WARDEN_APPROVAL_COMMAND;
       self->subject = g_strdup (warden_tool_call_get_arg (call, "command"));
       self->sandbox = g_strdup (context->sandbox);
       self->cwd = g_strdup (warden_tool_call_get_arg (call, "cwd") ?: context->workspace);
       self->env = warden_tool_call_dup_env (call);
+      self->chain = warden_tool_call_dup_chain (call);
       self->saves_into = g_strdup (context->saves_into);
       for (guint i = 0; self->decision != NULL &&
                         i < warden_decision_get_n_parts (self->decision); i++)

@@ -1379,9 +1379,13 @@ sessions_show (const char *id,
           json_builder_begin_object (b);
           MEMBER ("id", r->tool_use_id);
           MEMBER ("name", r->name);
+          /* A question a command asked while it ran: program or host, and the command. */
+          MEMBER ("kind", r->kind);
+          MEMBER ("parent", r->parent_id);
           MEMBER ("input", r->input_json);
           MEMBER ("state", r->state);
           MEMBER ("decision", r->decision);
+          MEMBER ("decided_by", r->decided_by);
           MEMBER ("pattern", r->pattern);
           MEMBER ("reason", r->reason);
           MEMBER ("feedback", r->feedback);
@@ -1416,7 +1420,9 @@ sessions_show (const char *id,
       g_autofree char *input = one_line (r->input_json);
       g_autofree char *feedback = one_line (r->feedback);
 
-      printf ("  %-8s %-9s %-16s %s%s%s\n", name, r->state ? r->state : "",
+      /* What a command asked while it ran stands under it. */
+      printf ("%s%-8s %-9s %-16s %s%s%s\n", r->parent_id ? "    " : "  ", name,
+              r->state ? r->state : "",
               r->decision ? r->decision : "", input, r->feedback ? "  feedback: " : "",
               feedback);
       if (r->diff != NULL)

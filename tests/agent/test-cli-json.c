@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent/warden-session-store-private.h"
+#include "agent/warden-trace.h"
 #include "cli-harness.h"
 #include "fake-model.h"
 #include "warden-test-util.h"
@@ -1265,6 +1266,104 @@ test_nested_rejected (void)
   env_tear_down (&env);
 }
 
+/* The trace of @session, from the store in @env's data folder. */
+static GPtrArray *
+trace_of (Env        *env,
+          const char *session)
+{
+  g_autofree char *db = g_build_filename (env->root, "data", "warden", "warden.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = warden_session_store_new (db, &error);
+  GPtrArray *events;
+
+  g_assert_no_error (error);
+  events = warden_trace_list_events (store, session, &error);
+  g_assert_no_error (error);
+  return events;
+}
+
+/* The one row of "sessions show --json" with @id. */
+static JsonObject *
+row_with_id (JsonNode   *session,
+             const char *id)
+{
+  JsonArray *calls = json_object_get_array_member (json_node_get_object (session), "tool_calls");
+
+  for (guint i = 0; i < json_array_get_length (calls); i++)
+    if (g_strcmp0 (str (json_array_get_object_element (calls, i), "id"), id) == 0)
+      return json_array_get_object_element (calls, i);
+  g_error ("no row %s", id);
+  return NULL;
+}
+
+/* Every question is a row: a program a command started that the user
+ * rejected, and one the profile denied, are stored under their command with
+ * who decided, and the trace shows them from there. */
+static void
+test_nested_questions_are_rows (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) trace = NULL;
+  g_autoptr(JsonNode) session = NULL;
+  JsonObject *asked, *row, *program = NULL;
+  const char *exec_id;
+
+  env_set_up (&env);
+  touch_workspace (&env, "victim", "precious\n");
+  g_queue_push_tail (&env.fake->script, fake_reply ("Cleaning.", "exec", NODE_RM, NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"node -e \\\"require('child_process')"
+                                 ".execSync('rm -rf ~')\\\"\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("I will leave it.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "clean up");
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"keep it\"}");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  asked = only_event (events, "approval_required");
+  exec_id = str (g_ptr_array_index (events_of (events, "tool_result"), 0), "id");
+
+  session = show_session (&env, str (asked, "session"));
+  row = row_with_id (session, str (asked, "id"));
+  g_assert_cmpstr (str (row, "kind"), ==, "program");
+  g_assert_cmpstr (str (row, "parent"), ==, exec_id);
+  g_assert_cmpstr (str (row, "state"), ==, "rejected");
+  g_assert_cmpstr (str (row, "decision"), ==, "rejected");
+  g_assert_cmpstr (str (row, "decided_by"), ==, "user");
+  g_assert_cmpstr (str (row, "feedback"), ==, "keep it");
+
+  trace = trace_of (&env, str (asked, "session"));
+  for (guint i = 0; i < trace->len; i++)
+    {
+      JsonObject *e = g_ptr_array_index (trace, i);
+
+      if (g_strcmp0 (str (e, "type"), "program") != 0)
+        continue;
+      if (g_strcmp0 (str (e, "question"), str (asked, "id")) == 0)
+        {
+          program = e;
+          g_assert_cmpstr (str (e, "id"), ==, exec_id);
+          g_assert_cmpstr (str (e, "command"), ==, "sh -c 'rm -f victim; echo removed'");
+          g_assert_cmpstr (str (e, "decision"), ==, "refused");
+          g_assert_cmpstr (str (e, "by"), ==, "user");
+          g_assert_cmpstr (str (e, "feedback"), ==, "keep it");
+        }
+      else
+        {
+          /* The second command's rm -rf ~, denied by the profile's rule. */
+          g_assert_nonnull (strstr (str (e, "command"), "rm -rf ~"));
+          g_assert_cmpstr (str (e, "decision"), ==, "refused");
+          g_assert_cmpstr (str (e, "by"), ==, "profile");
+          g_assert_nonnull (str (e, "pattern"));
+        }
+    }
+  g_assert_nonnull (program);
+  env_tear_down (&env);
+}
+
 /* A script run by an allowed runner starts an unlisted program: it asks,
  * once; approved, it runs; the allowed one beside it does not ask. */
 static void
@@ -2416,6 +2515,56 @@ test_network_always_allow (void)
   g_assert_true (g_file_get_contents (saved_path, &saved, NULL, NULL));
   want = g_strdup_printf ("\"new.test:%u\"", port);
   g_assert_nonnull (strstr (saved, want));
+
+  /* Each host decision is a row under its command: the user's answer, then
+   * the profile's with the saved pattern. The trace reads the rows, not
+   * what the model was given. */
+  {
+    const char *session = str (only_event (events, "session"), "id");
+    g_autoptr(JsonNode) shown = show_session (&env, session);
+    g_autoptr(GPtrArray) trace = NULL;
+    g_autofree char *db = g_build_filename (env.root, "data", "warden", "warden.db", NULL);
+    g_autofree char *pattern = g_strdup_printf ("new.test:%u", port);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(WardenSessionStore) store = warden_session_store_new (db, &error);
+    JsonArray *calls = json_object_get_array_member (json_node_get_object (shown), "tool_calls");
+    guint hosts = 0;
+
+    for (guint i = 0; i < json_array_get_length (calls); i++)
+      {
+        JsonObject *row = json_array_get_object_element (calls, i);
+
+        if (g_strcmp0 (str (row, "kind"), "host") != 0)
+          continue;
+        g_assert_nonnull (str (row, "parent"));
+        g_assert_cmpstr (str (row, "pattern"), ==, pattern);
+        g_assert_cmpstr (str (row, "decision"), ==, hosts == 0 ? "approved-always"
+                                                               : "auto-allowed");
+        g_assert_cmpstr (str (row, "decided_by"), ==, hosts == 0 ? "user" : "profile");
+        hosts++;
+      }
+    g_assert_cmpuint (hosts, ==, 2);
+
+    g_assert_no_error (error);
+    g_assert_true (warden_session_store_run_sql (store, "UPDATE tool_calls SET result_json = "
+                                                 "'{}' WHERE kind IS NULL", &error));
+    g_assert_no_error (error);
+    trace = trace_of (&env, session);
+    hosts = 0;
+    for (guint i = 0; i < trace->len; i++)
+      {
+        JsonObject *e = g_ptr_array_index (trace, i);
+
+        if (g_strcmp0 (str (e, "type"), "host") != 0)
+          continue;
+        g_assert_cmpstr (str (e, "host"), ==, "new.test");
+        g_assert_cmpint (json_object_get_int_member (e, "port"), ==, port);
+        g_assert_cmpstr (str (e, "decision"), ==, "allowed");
+        g_assert_cmpstr (str (e, "by"), ==, hosts == 0 ? "user" : "profile");
+        hosts++;
+      }
+    g_assert_cmpuint (hosts, ==, 2);
+  }
   g_socket_service_stop (server);
   result_clear (&r);
   env_tear_down (&env);
@@ -2623,6 +2772,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/ask-user", test_ask_user);
   g_test_add_func ("/cli/json/max-steps", test_max_steps);
   g_test_add_func ("/cli/json/kill-then-resume", test_kill_then_resume);
+  g_test_add_func ("/cli/json/nested-questions-are-rows", test_nested_questions_are_rows);
   g_test_add_func ("/cli/json/resumed-event-same", test_resumed_event_same);
   g_test_add_func ("/cli/json/end-of-input-leaves-pending", test_end_of_input_leaves_pending);
   g_test_add_func ("/cli/json/term-while-waiting", test_term_while_waiting);
