@@ -364,9 +364,25 @@ warden_agent_resolve (WardenAgent                 *self,
   g_autoptr(WardenToolCall) call = NULL;
   WardenApproval *approval = self->pending;
 
-  /* A program a running command started: the command goes on meanwhile. */
-  if (approval == NULL && self->nested_pending != NULL)
-    return _warden_nested_resolve (self, answer, error);
+  /* What a running command asked: the command goes on meanwhile. */
+  if (approval == NULL && self->command != NULL &&
+      warden_command_run_get_pending (self->command) != NULL)
+    {
+      g_autoptr(GError) local = NULL;
+
+      if (warden_command_run_resolve (self->command, answer, &local))
+        return TRUE;
+      /* The agent's errors are the API: no pattern can do it is a failure
+       * to answer that way, the question still waits. */
+      if (local->domain == WARDEN_COMMAND_RUN_ERROR)
+        g_set_error_literal (error, WARDEN_AGENT_ERROR,
+                             local->code == WARDEN_COMMAND_RUN_ERROR_NO_PENDING
+                             ? WARDEN_AGENT_ERROR_NO_PENDING : WARDEN_AGENT_ERROR_FAILED,
+                             local->message);
+      else
+        g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
   if (approval == NULL)
     {
       g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NO_PENDING,

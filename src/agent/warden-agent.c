@@ -144,15 +144,15 @@ warden_agent_dispose (GObject *object)
   if (self->waiting_id)
     g_clear_signal_handler (&self->waiting_id, self->provider);
   g_clear_handle_id (&self->idle_id, g_source_remove);
-  g_clear_pointer (&self->nested, _warden_nested_free);
-  g_clear_object (&self->nested_pending);
+  _warden_agent_clear_command (self);
   if (self->store != NULL && self->info != NULL && self->info->id != NULL && self->leased)
     warden_session_store_release (self->store, self->info->id);
   self->leased = FALSE;
   if (self->sandbox != NULL && (self->sandbox_ready || self->sandbox_given_up))
     warden_sandbox_destroy_async (self->sandbox, NULL, NULL, NULL);
   g_clear_object (&self->sandbox);
-  _warden_agent_network_clear (self);
+  g_clear_object (&self->hosts);
+  g_clear_object (&self->profile);
   g_clear_object (&self->provider);
   g_clear_object (&self->store);
   g_clear_object (&self->profiles);
@@ -291,13 +291,12 @@ _warden_agent_load_policy (WardenAgent  *self,
   g_clear_pointer (&self->policy, warden_policy_unref);
   self->policy = warden_policy_new_for_profile (profile);
   self->file_write = warden_profile_get_file_write (profile);
-  self->check_nested = warden_profile_get_check_nested (profile);
-  self->net_profile_has = warden_profile_has_network (profile);
-  self->net_profile_mode = warden_profile_get_network_mode (profile);
-  g_strfreev (self->net_allow);
-  self->net_allow = g_strdupv ((char **) warden_profile_get_network_allow (profile));
-  g_strfreev (self->net_deny);
-  self->net_deny = g_strdupv ((char **) warden_profile_get_network_deny (profile));
+  g_set_object (&self->profile, profile);
+  /* What runs now is judged by the profile as it is now. */
+  if (self->hosts != NULL)
+    warden_host_gate_set_profile (self->hosts, profile);
+  if (self->command != NULL)
+    warden_command_run_set_policy (self->command, self->policy);
   return TRUE;
 }
 
@@ -530,7 +529,9 @@ warden_agent_get_session_id (WardenAgent *self)
 WardenApproval *
 warden_agent_get_pending (WardenAgent *self)
 {
-  return self->pending != NULL ? self->pending : self->nested_pending;
+  if (self->pending != NULL)
+    return self->pending;
+  return self->command != NULL ? warden_command_run_get_pending (self->command) : NULL;
 }
 
 guint
@@ -554,7 +555,8 @@ warden_agent_get_programs_unchecked (WardenAgent *self)
 {
   g_return_val_if_fail (WARDEN_IS_AGENT (self), FALSE);
 
-  return self->sandbox != NULL && self->sandbox_ready && self->check_nested &&
+  return self->sandbox != NULL && self->sandbox_ready &&
+         warden_profile_get_check_nested (self->profile) &&
          warden_sandbox_get_guard_unavailable (self->sandbox) != NULL;
 }
 
@@ -567,7 +569,7 @@ warden_agent_get_network_unavailable (WardenAgent *self)
 
   if (self->sandbox == NULL || !self->sandbox_ready)
     return FALSE;
-  notice = _warden_agent_network_notice (self);
+  notice = self->hosts ? warden_host_gate_dup_notice (self->hosts, self->sandbox) : NULL;
   return notice != NULL;
 }
 

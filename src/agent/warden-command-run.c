@@ -1,16 +1,20 @@
-/* warden-agent-nested.c: programs a running command starts, checked against the profile
+/* warden-command-run.c: one command of the model's, from its start to its result
  *
  * Copyright 2026 The Warden authors
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The sandbox's exec guard stops every program a command starts, at any
- * depth, before it runs, and asks here. The answer comes from the same
- * policy as the model's own commands: allowed runs, denied is killed, and
- * what asks goes to the user as an approval with its chain ("rm -rf dist",
- * started by "sh -c …", started by "npm test"), one at a time; the program
- * waits meanwhile, the rest of the tree goes on, and the command's time
- * limit stops. What was refused goes back to the model with the command's
- * result.
+ * It runs the command in the sandbox and owns everything that happens
+ * while it runs: the output, the time limit and its hold, the programs the
+ * exec guard stops and the hosts the network proxy holds. The guard stops
+ * every program the command starts, at any depth, before it runs, and asks
+ * here. The answer comes from the same policy as the model's own commands:
+ * allowed runs, denied is killed, and what asks goes to the user as an
+ * approval with its chain ("rm -rf dist", started by "sh -c …", started by
+ * "npm test"), one at a time; the program waits meanwhile, the rest of the
+ * tree goes on, and the command's time limit stops. Every question and
+ * every refusal is a row under the command; what the model reads of them
+ * is written from the rows with the command's result. It reaches the agent
+ * only through its signals.
  */
 
 #include "config.h"
@@ -19,10 +23,12 @@
 
 #include <string.h>
 
-#include "warden-agent-private.h"
-
 #include <glib/gi18n.h>
 
+#include "warden-command-run.h"
+
+#include "common/warden-json.h"
+#include "policy/warden-network.h"
 #include "policy/warden-pattern.h"
 
 /* Programs that are fine whenever a command starts them: they report on
@@ -74,19 +80,54 @@ is_compiler_pass (const char         *text,
          g_strv_contains (passes, program);
 }
 
-struct _WardenNested
+struct _WardenCommandRun
 {
-  WardenAgent    *self;         /* not a reference: the agent owns us */
-  char           *call_id;
-  char           *command;      /* the command that runs */
-  GPtrArray      *rows;         /* WardenToolCall: what it asked about, and the programs and
-                                 * hosts refused or allowed on the way, in order: stored,
-                                 * and what its result tells the model */
-  GHashTable     *approved;     /* simple commands that run without asking again in this
-                                 * command: their words, folder and code-loading
-                                 * variables (see part_key ()) */
-  GQueue          waiting;      /* of Asked *, for the user, in the order they came */
+  GObject             parent_instance;
+
+  WardenSessionStore *store;
+  WardenPolicy       *policy;
+  WardenSandbox      *sandbox;
+  char               *sandbox_name;
+  char               *workspace;
+  char               *host_workspace;
+  gboolean            check_programs;
+  GHashTable         *host_answers;
+
+  WardenToolCall     *call;
+  char               *call_id;
+  char               *command;      /* the command that runs */
+  char               *cwd;
+  GStrv               env;
+  guint               timeout_s;
+  WardenExecHold     *hold;         /* its time limit, held while the user decides */
+  GPtrArray          *rows;         /* WardenToolCall: what it asked about, and the programs and
+                                     * hosts refused or allowed on the way, in order: stored,
+                                     * and what its result tells the model */
+  GHashTable         *approved;     /* simple commands that run without asking again in this
+                                     * command: their words, folder and code-loading
+                                     * variables (see part_key ()) */
+  GQueue              waiting;      /* of Asked *, for the user, in the order they came */
+  WardenApproval     *pending;      /* the head of @waiting, before the user */
+  char               *result;       /* what the model reads, once it ended */
+  gboolean            finished;
 };
+
+G_DEFINE_FINAL_TYPE (WardenCommandRun, warden_command_run, G_TYPE_OBJECT)
+
+G_DEFINE_QUARK (warden-command-run-error-quark, warden_command_run_error)
+
+enum
+{
+  SIGNAL_OUTPUT,
+  SIGNAL_QUESTION,
+  SIGNAL_QUESTION_WITHDRAWN,
+  SIGNAL_ALWAYS_ALLOW,
+  SIGNAL_FINISHED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 
 /* What an approval of a started program covers besides its words: the
  * folder it runs in and the variables that load code into it. */
@@ -183,35 +224,35 @@ part_key (const WardenDecisionPart *part,
  * @scope: sh -c 'a && b' allowed or approved, then a and b as it starts
  * them. */
 static void
-approve_parts (WardenNested   *nested,
+approve_parts (WardenCommandRun *self,
                WardenDecision *decision,
                const Scope    *scope)
 {
   if (scope->once)
     return;
   for (guint i = 0; decision != NULL && i < warden_decision_get_n_parts (decision); i++)
-    g_hash_table_add (nested->approved,
+    g_hash_table_add (self->approved,
                       part_key (warden_decision_get_part (decision, i), scope->cwd,
                                 (const char * const *) scope->env));
 }
 
 static gboolean
-was_approved (WardenNested             *nested,
+was_approved (WardenCommandRun         *self,
               const WardenDecisionPart *part,
               const Scope              *scope)
 {
   g_autofree char *here = part_key (part, scope->cwd, (const char * const *) scope->env);
   g_autofree char *anywhere = part_key (part, NULL, (const char * const *) scope->env);
 
-  return g_hash_table_contains (nested->approved, here) ||
-         g_hash_table_contains (nested->approved, anywhere);
+  return g_hash_table_contains (self->approved, here) ||
+         g_hash_table_contains (self->approved, anywhere);
 }
 
 /* Every part of @decision that asks was allowed or approved already in
  * @scope; with code-loading variables, every part (the profile's allow of
  * a program is no allow of whatever LD_PRELOAD loads into it). */
 static gboolean
-approved_before (WardenNested   *nested,
+approved_before (WardenCommandRun *self,
                  WardenDecision *decision,
                  const Scope    *scope)
 {
@@ -224,7 +265,7 @@ approved_before (WardenNested   *nested,
       const WardenDecisionPart *part = warden_decision_get_part (decision, i);
 
       if ((part->verdict != WARDEN_VERDICT_ALLOW || !plain) &&
-          !was_approved (nested, part, scope))
+          !was_approved (self, part, scope))
         return FALSE;
     }
   return TRUE;
@@ -296,18 +337,18 @@ runs_script (WardenGuardQuestion *question)
   return name != NULL && g_strv_contains (interpreters, name);
 }
 
-static void ask_next (WardenNested *nested);
+static void ask_next (WardenCommandRun *self);
 
 /* The folder the command's own parts run in: its cwd in the sandbox, or
  * any when the line changes folder itself (cd build && make: the user
  * approved that line, and make runs in build). */
 static char *
-command_folder (WardenAgent    *self,
-                const char     *cwd,
-                WardenDecision *decision)
+command_folder (WardenCommandRun *self,
+                WardenDecision   *decision)
 {
   static const char * const movers[] = { "cd", "pushd", "popd", NULL };
-  const char *inside = _warden_agent_workspace_inside (self);
+  const char *inside = self->workspace;
+  const char *cwd = self->cwd;
 
   for (guint i = 0; i < warden_decision_get_n_parts (decision); i++)
     {
@@ -319,26 +360,39 @@ command_folder (WardenAgent    *self,
   return g_canonicalize_filename (cwd != NULL ? cwd : inside, inside);
 }
 
+/* Durable as it changes; a failure is only logged, as nothing waits on it. */
+static void
+save_row (WardenCommandRun *self,
+          WardenToolCall   *row)
+{
+  g_autoptr(WardenToolCallRecord) record = warden_tool_call_to_record (row);
+  g_autoptr(GError) error = NULL;
+
+  if (!warden_session_store_save_tool_call (self->store, record, &error))
+    g_warning ("%s", error->message);
+}
+
 /* A row of this command's: a question about a program or a host, or a
  * decision about one made without the user. */
 static WardenToolCall *
-new_row (WardenNested   *nested,
+new_row (WardenCommandRun *self,
          WardenToolKind  kind,
          JsonBuilder    *input)
 {
-  g_autofree char *id = g_strdup_printf ("%s/%u", nested->call_id, nested->rows->len + 1);
+  g_autofree char *id = g_strdup_printf ("%s/%u", self->call_id, self->rows->len + 1);
   g_autoptr(JsonNode) node = json_builder_get_root (input);
-  WardenToolCall *row = warden_tool_call_new_question (nested->self->info->id, id, kind,
-                                                       nested->call_id, node);
+  WardenToolCall *row = warden_tool_call_new_question (warden_tool_call_get_session_id (self->call), id,
+                                                       kind,
+                                                       self->call_id, node);
 
-  g_ptr_array_add (nested->rows, row);
+  g_ptr_array_add (self->rows, row);
   return row;
 }
 
 /* Settled at once, by the profile or an earlier answer: its time is when
  * (a question's are when it was asked and answered). */
 static void
-settle_row (WardenNested       *nested,
+settle_row (WardenCommandRun   *self,
             WardenToolCall     *row,
             WardenToolCallState state,
             WardenToolDecision  decision,
@@ -352,24 +406,24 @@ settle_row (WardenNested       *nested,
   warden_tool_call_set_decided_by (row, by);
   warden_tool_call_set_state (row, state);
   warden_tool_call_set_times (row, now, now);
-  _warden_agent_save_call (nested->self, row);
+  save_row (self, row);
 }
 
 /* The user is asked about @row now. */
 static void
-ask_row (WardenNested   *nested,
+ask_row (WardenCommandRun *self,
          WardenToolCall *row,
          const char     *reason)
 {
   warden_tool_call_set_state (row, WARDEN_TOOL_CALL_PENDING);
   warden_tool_call_set_decision (row, WARDEN_TOOL_DECISION_ASKED, NULL, reason);
   warden_tool_call_mark_asked (row);
-  _warden_agent_save_call (nested->self, row);
+  save_row (self, row);
 }
 
 /* The user's answer about @row. */
 static void
-answer_row (WardenNested               *nested,
+answer_row (WardenCommandRun           *self,
             WardenToolCall             *row,
             const WardenApprovalAnswer *answer,
             const char                 *pattern)
@@ -382,18 +436,18 @@ answer_row (WardenNested               *nested,
   warden_tool_call_mark_answered (row, answer->via);
   warden_tool_call_set_state (row, answer->approved ? WARDEN_TOOL_CALL_FINISHED
                                                     : WARDEN_TOOL_CALL_REJECTED);
-  _warden_agent_save_call (nested->self, row);
+  save_row (self, row);
 }
 
 /* Its question went unanswered: the command ended, or the connection. */
 static void
-asked_done (WardenNested *nested,
+asked_done (WardenCommandRun *self,
             Asked        *asked)
 {
   if (asked->row != NULL && warden_tool_call_get_state (asked->row) == WARDEN_TOOL_CALL_PENDING)
     {
       warden_tool_call_set_state (asked->row, WARDEN_TOOL_CALL_INTERRUPTED);
-      _warden_agent_save_call (nested->self, asked->row);
+      save_row (self, asked->row);
     }
   asked_free (asked);
 }
@@ -449,7 +503,7 @@ program_input (WardenGuardQuestion *question,
 }
 
 static JsonBuilder *
-host_input (WardenNested *nested,
+host_input (WardenCommandRun *self,
             const char   *host,
             guint         port)
 {
@@ -461,64 +515,167 @@ host_input (WardenNested *nested,
   add_string_member (b, "name", host);
   json_builder_set_member_name (b, "port");
   json_builder_add_int_value (b, port);
-  add_string_member (b, "by_command", nested->command);
+  add_string_member (b, "by_command", self->command);
   json_builder_end_object (b);
   return b;
 }
 
 GPtrArray *
-_warden_nested_get_rows (WardenNested *nested)
+warden_command_run_get_rows (WardenCommandRun *self)
 {
-  return nested != NULL ? nested->rows : NULL;
+  g_return_val_if_fail (WARDEN_IS_COMMAND_RUN (self), NULL);
+  return self->rows;
 }
 
-WardenNested *
-_warden_nested_new (WardenAgent *self,
-                    const char  *call_id,
-                    const char  *command,
-                    const char  *cwd)
+WardenToolCall *
+warden_command_run_get_call (WardenCommandRun *self)
 {
-  WardenNested *nested = g_new0 (WardenNested, 1);
-  g_autoptr(WardenDecision) decision = NULL;
-  Scope scope = { 0 };
+  g_return_val_if_fail (WARDEN_IS_COMMAND_RUN (self), NULL);
+  return self->call;
+}
 
-  nested->self = self;
-  nested->call_id = g_strdup (call_id);
-  nested->command = g_strdup (command);
-  nested->rows = g_ptr_array_new_with_free_func (g_object_unref);
-  nested->approved = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_queue_init (&nested->waiting);
-  /* The command itself was allowed or approved, every part of it: when the
-   * shell starts them, they are what was approved. */
-  decision = warden_policy_check (self->policy, command, -1, NULL);
-  scope.cwd = command_folder (self, cwd, decision);
-  approve_parts (nested, decision, &scope);
-  scope_clear (&scope);
-  return nested;
+const char *
+warden_command_run_get_result (WardenCommandRun *self)
+{
+  g_return_val_if_fail (WARDEN_IS_COMMAND_RUN (self), NULL);
+  return self->result;
+}
+
+WardenApproval *
+warden_command_run_get_pending (WardenCommandRun *self)
+{
+  g_return_val_if_fail (WARDEN_IS_COMMAND_RUN (self), NULL);
+  return self->pending;
 }
 
 void
-_warden_nested_free (WardenNested *nested)
+warden_command_run_set_policy (WardenCommandRun *self,
+                               WardenPolicy     *policy)
 {
-  WardenAgent *self;
+  g_return_if_fail (WARDEN_IS_COMMAND_RUN (self));
+  warden_policy_ref (policy);
+  g_clear_pointer (&self->policy, warden_policy_unref);
+  self->policy = policy;
+}
 
-  if (nested == NULL)
-    return;
-  self = nested->self;
-  /* The command ended: what still waited is not asked any more (the guard
-   * killed it with the command). */
-  if (self->nested_pending != NULL)
+/* The command ended: what still waited is not asked any more (the guard
+ * killed it with the command, the proxy closed its connection). */
+static void
+withdraw_all (WardenCommandRun *self)
+{
+  if (self->pending != NULL)
     {
-      g_clear_object (&self->nested_pending);
-      g_signal_emit (self, AGENT_SIGNAL (APPROVAL_WITHDRAWN), 0);
+      g_clear_object (&self->pending);
+      g_signal_emit (self, signals[SIGNAL_QUESTION_WITHDRAWN], 0);
     }
-  while (!g_queue_is_empty (&nested->waiting))
-    asked_done (nested, g_queue_pop_head (&nested->waiting));
-  g_hash_table_unref (nested->approved);
-  g_ptr_array_unref (nested->rows);
-  g_free (nested->call_id);
-  g_free (nested->command);
-  g_free (nested);
+  while (!g_queue_is_empty (&self->waiting))
+    asked_done (self, g_queue_pop_head (&self->waiting));
+}
+
+static void
+warden_command_run_dispose (GObject *object)
+{
+  WardenCommandRun *self = WARDEN_COMMAND_RUN (object);
+
+  withdraw_all (self);
+  g_clear_object (&self->store);
+  g_clear_object (&self->sandbox);
+  g_clear_object (&self->call);
+  g_clear_object (&self->pending);
+  G_OBJECT_CLASS (warden_command_run_parent_class)->dispose (object);
+}
+
+static void
+warden_command_run_finalize (GObject *object)
+{
+  WardenCommandRun *self = WARDEN_COMMAND_RUN (object);
+
+  g_clear_pointer (&self->policy, warden_policy_unref);
+  g_clear_pointer (&self->host_answers, g_hash_table_unref);
+  g_clear_pointer (&self->hold, warden_exec_hold_unref);
+  g_clear_pointer (&self->rows, g_ptr_array_unref);
+  g_clear_pointer (&self->approved, g_hash_table_unref);
+  g_free (self->sandbox_name);
+  g_free (self->workspace);
+  g_free (self->host_workspace);
+  g_free (self->call_id);
+  g_free (self->command);
+  g_free (self->cwd);
+  g_strfreev (self->env);
+  g_free (self->result);
+  G_OBJECT_CLASS (warden_command_run_parent_class)->finalize (object);
+}
+
+static void
+warden_command_run_class_init (WardenCommandRunClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = warden_command_run_dispose;
+  object_class->finalize = warden_command_run_finalize;
+
+  signals[SIGNAL_OUTPUT] =
+    g_signal_new ("output", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_STRING);
+  signals[SIGNAL_QUESTION] =
+    g_signal_new ("question", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, WARDEN_TYPE_APPROVAL);
+  signals[SIGNAL_QUESTION_WITHDRAWN] =
+    g_signal_new ("question-withdrawn", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                  NULL, NULL, G_TYPE_NONE, 0);
+  /* The first handler's word is final: the pattern is saved once. */
+  signals[SIGNAL_ALWAYS_ALLOW] =
+    g_signal_new ("always-allow", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  g_signal_accumulator_first_wins, NULL, NULL, G_TYPE_BOOLEAN, 3, G_TYPE_STRING,
+                  G_TYPE_BOOLEAN, G_TYPE_POINTER);
+  signals[SIGNAL_FINISHED] =
+    g_signal_new ("finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_POINTER);
+}
+
+static void
+warden_command_run_init (WardenCommandRun *self)
+{
+  self->rows = g_ptr_array_new_with_free_func (g_object_unref);
+  self->approved = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->hold = warden_exec_hold_new ();
+  g_queue_init (&self->waiting);
+}
+
+WardenCommandRun *
+warden_command_run_new (WardenToolCall               *call,
+                        const WardenCommandRunConfig *config)
+{
+  WardenCommandRun *self;
+  g_autoptr(WardenDecision) decision = NULL;
+  Scope scope = { 0 };
+
+  g_return_val_if_fail (WARDEN_IS_TOOL_CALL (call), NULL);
+  g_return_val_if_fail (config != NULL && config->policy != NULL, NULL);
+
+  self = g_object_new (WARDEN_TYPE_COMMAND_RUN, NULL);
+  self->store = g_object_ref (config->store);
+  self->policy = warden_policy_ref (config->policy);
+  self->sandbox = config->sandbox ? g_object_ref (config->sandbox) : NULL;
+  self->sandbox_name = g_strdup (config->sandbox_name);
+  self->workspace = g_strdup (config->workspace);
+  self->host_workspace = g_strdup (config->host_workspace);
+  self->check_programs = config->check_programs;
+  self->host_answers = config->host_answers ? g_hash_table_ref (config->host_answers) : NULL;
+  self->call = g_object_ref (call);
+  self->call_id = g_strdup (warden_tool_call_get_id (call));
+  self->command = g_strdup (warden_tool_call_get_arg (call, "command"));
+  self->cwd = g_strdup (warden_tool_call_get_arg (call, "cwd"));
+  self->env = warden_tool_call_dup_env (call);
+  self->timeout_s = (guint) CLAMP (warden_json_get_int (warden_tool_call_get_input (call),
+                                                        "timeout", 300), 1, 24 * 3600);
+  /* The command itself was allowed or approved, every part of it: when the
+   * shell starts them, they are what was approved. */
+  decision = warden_policy_check (self->policy, self->command, -1, NULL);
+  scope.cwd = command_folder (self, decision);
+  approve_parts (self, decision, &scope);
+  scope_clear (&scope);
+  return self;
 }
 
 static int
@@ -588,20 +745,19 @@ why_asks (WardenGuardQuestion *question,
  * it was started (./test.sh ARGS) when its real words ask; a deny of
  * either form denies. */
 static WardenDecision *
-judge (WardenNested        *nested,
+judge (WardenCommandRun    *self,
        WardenGuardQuestion *question,
        const char          *text,
        const Scope         *scope)
 {
-  WardenAgent *self = nested->self;
   const char * const *argv = warden_guard_question_get_argv (question);
   guint at = warden_guard_question_get_script (question);
   g_autoptr(WardenDecision) decision = NULL;
   WardenCheckContext ctx = { 0 };
   const char *script;
 
-  ctx.workspace = _warden_agent_workspace_inside (self);
-  ctx.host_workspace = self->config.workspace;
+  ctx.workspace = self->workspace;
+  ctx.host_workspace = self->host_workspace;
   ctx.cwd = warden_guard_question_get_cwd (question);
   /* A shell started with a script (node's execSync, make's recipes, npm's
    * scripts): the script's commands decide, as if the model had sent them;
@@ -618,36 +774,36 @@ judge (WardenNested        *nested,
       if (verdict == WARDEN_VERDICT_DENY ||
           (warden_decision_get_verdict (decision) == WARDEN_VERDICT_ASK &&
            runs_script (question) &&
-           (verdict == WARDEN_VERDICT_ALLOW || approved_before (nested, as_started, scope))))
+           (verdict == WARDEN_VERDICT_ALLOW || approved_before (self, as_started, scope))))
         return g_steal_pointer (&as_started);
     }
   return g_steal_pointer (&decision);
 }
 
 static void
-deny_by_profile (WardenNested        *nested,
+deny_by_profile (WardenCommandRun    *self,
                  WardenGuardQuestion *question,
                  const char          *text,
                  const Scope         *scope,
                  WardenDecision      *decision)
 {
   g_autoptr(JsonBuilder) input = program_input (question, text, scope);
-  WardenToolCall *row = new_row (nested, WARDEN_TOOL_KIND_PROGRAM, input);
+  WardenToolCall *row = new_row (self, WARDEN_TOOL_KIND_PROGRAM, input);
   const char *pattern = NULL;
 
   warden_guard_question_answer (question, FALSE);
   for (guint i = 0; i < warden_decision_get_n_parts (decision) && pattern == NULL; i++)
     if (warden_decision_get_part (decision, i)->verdict == WARDEN_VERDICT_DENY)
       pattern = warden_decision_get_part (decision, i)->pattern;
-  settle_row (nested, row, WARDEN_TOOL_CALL_DENIED, WARDEN_TOOL_DECISION_DENIED,
+  settle_row (self, row, WARDEN_TOOL_CALL_DENIED, WARDEN_TOOL_DECISION_DENIED,
               WARDEN_DECIDED_BY_PROFILE, pattern, warden_decision_get_reason (decision));
 }
 
-void
-_warden_nested_guard_cb (WardenGuardQuestion *question,
-                         gpointer             user_data)
+static void
+guard_cb (WardenGuardQuestion *question,
+          gpointer             user_data)
 {
-  WardenNested *nested = user_data;
+  WardenCommandRun *self = user_data;
   g_autofree char *text = warden_guard_quote_argv (warden_guard_question_get_argv (question));
   g_autoptr(WardenDecision) decision = NULL;
   g_autofree char *forced = NULL;
@@ -656,17 +812,17 @@ _warden_nested_guard_cb (WardenGuardQuestion *question,
   Asked *asked;
 
   scope_for (question, &scope);
-  decision = judge (nested, question, text, &scope);
+  decision = judge (self, question, text, &scope);
   verdict = warden_decision_get_verdict (decision);
   forced = why_asks (question, &scope);
   if (verdict == WARDEN_VERDICT_DENY)
-    deny_by_profile (nested, question, text, &scope, decision);
+    deny_by_profile (self, question, text, &scope, decision);
   else if (verdict == WARDEN_VERDICT_ALLOW && forced == NULL)
     {
-      approve_parts (nested, decision, &scope);
+      approve_parts (self, decision, &scope);
       warden_guard_question_answer (question, TRUE);
     }
-  else if (approved_before (nested, decision, &scope) ||
+  else if (approved_before (self, decision, &scope) ||
            (forced == NULL &&
             (is_quiet (text) ||
              is_compiler_pass (text, warden_guard_question_get_chain (question)))))
@@ -683,8 +839,8 @@ _warden_nested_guard_cb (WardenGuardQuestion *question,
       else
         asked->reason = g_steal_pointer (&forced);
       asked->scope = scope;
-      g_queue_push_tail (&nested->waiting, asked);
-      ask_next (nested);
+      g_queue_push_tail (&self->waiting, asked);
+      ask_next (self);
       return;
     }
   scope_clear (&scope);
@@ -692,38 +848,37 @@ _warden_nested_guard_cb (WardenGuardQuestion *question,
 
 /* The approval that asks the user about @row, as every question is made. */
 static void
-put_before_user (WardenNested   *nested,
+put_before_user (WardenCommandRun *self,
                  WardenToolCall *row,
                  WardenDecision *decision)
 {
-  WardenAgent *self = nested->self;
   WardenApprovalContext context = {
-    .sandbox = self->config.sandbox,
-    .workspace = _warden_agent_workspace_inside (self),
+    .sandbox = self->sandbox_name,
+    .workspace = self->workspace,
     .decision = decision,
   };
 
-  self->nested_pending = warden_approval_new_for_call (row, &context);
-  g_signal_emit (self, AGENT_SIGNAL (APPROVAL), 0, self->nested_pending);
+  self->pending = warden_approval_new_for_call (row, &context);
+  g_signal_emit (self, signals[SIGNAL_QUESTION], 0, self->pending);
 }
 
 /* The user decides about a host now. */
 static void
-ask_host (WardenNested *nested,
+ask_host (WardenCommandRun *self,
           Asked        *asked)
 {
-  g_autoptr(JsonBuilder) input = host_input (nested, asked->host, asked->port);
+  g_autoptr(JsonBuilder) input = host_input (self, asked->host, asked->port);
   g_autofree char *reason = g_strdup_printf (_("no host pattern of the profile matches “%s”"),
                                              asked->text);
 
-  asked->row = g_object_ref (new_row (nested, WARDEN_TOOL_KIND_HOST, input));
-  ask_row (nested, asked->row, reason);
-  put_before_user (nested, asked->row, NULL);
+  asked->row = g_object_ref (new_row (self, WARDEN_TOOL_KIND_HOST, input));
+  ask_row (self, asked->row, reason);
+  put_before_user (self, asked->row, NULL);
 }
 
 /* The terminal shows what was refused, among the command's output. */
 static void
-say_refused (WardenNested    *nested,
+say_refused (WardenCommandRun *self,
              const char      *where,
              WardenDecidedBy  by)
 {
@@ -735,30 +890,30 @@ say_refused (WardenNested    *nested,
                                            : _("you refused it before in this session"));
   g_autofree char *line = g_strconcat (said, "\r\n", NULL);
 
-  g_signal_emit (nested->self, AGENT_SIGNAL (OUTPUT), 0, (int) WARDEN_STREAM_STDERR, line);
+  g_signal_emit (self, signals[SIGNAL_OUTPUT], 0, (int) WARDEN_STREAM_STDERR, line);
 }
 
 void
-_warden_nested_note_host (WardenNested    *nested,
+warden_command_run_note_host (WardenCommandRun *self,
                           const char      *host,
                           guint            port,
                           gboolean         allowed,
                           WardenDecidedBy  by,
                           const char      *pattern)
 {
-  g_autoptr(JsonBuilder) input = host_input (nested, host, port);
-  WardenToolCall *row = new_row (nested, WARDEN_TOOL_KIND_HOST, input);
+  g_autoptr(JsonBuilder) input = host_input (self, host, port);
+  WardenToolCall *row = new_row (self, WARDEN_TOOL_KIND_HOST, input);
 
   if (by == WARDEN_DECIDED_BY_PROFILE)
-    settle_row (nested, row, allowed ? WARDEN_TOOL_CALL_FINISHED : WARDEN_TOOL_CALL_DENIED,
+    settle_row (self, row, allowed ? WARDEN_TOOL_CALL_FINISHED : WARDEN_TOOL_CALL_DENIED,
                 allowed ? WARDEN_TOOL_DECISION_AUTO_ALLOWED : WARDEN_TOOL_DECISION_DENIED, by,
                 pattern, NULL);
   else
-    settle_row (nested, row, allowed ? WARDEN_TOOL_CALL_FINISHED : WARDEN_TOOL_CALL_REJECTED,
+    settle_row (self, row, allowed ? WARDEN_TOOL_CALL_FINISHED : WARDEN_TOOL_CALL_REJECTED,
                 allowed ? WARDEN_TOOL_DECISION_APPROVED : WARDEN_TOOL_DECISION_REJECTED, by,
                 pattern, NULL);
   if (!allowed)
-    say_refused (nested, warden_tool_call_get_subject (row), by);
+    say_refused (self, warden_tool_call_get_subject (row), by);
 }
 
 /* The connection that waited went away (its program gave up, or was
@@ -767,30 +922,29 @@ static void
 host_closed_cb (WardenNetRequest *request,
                 gpointer          user_data)
 {
-  WardenNested *nested = user_data;
-  WardenAgent *self = nested->self;
-  Asked *head = g_queue_peek_head (&nested->waiting);
+  WardenCommandRun *self = user_data;
+  Asked *head = g_queue_peek_head (&self->waiting);
 
-  for (GList *l = nested->waiting.head; l != NULL; l = l->next)
+  for (GList *l = self->waiting.head; l != NULL; l = l->next)
     {
       Asked *asked = l->data;
 
       if (asked->request != request)
         continue;
-      g_queue_delete_link (&nested->waiting, l);
-      if (asked == head && self->nested_pending != NULL)
+      g_queue_delete_link (&self->waiting, l);
+      if (asked == head && self->pending != NULL)
         {
-          g_clear_object (&self->nested_pending);
-          g_signal_emit (self, AGENT_SIGNAL (APPROVAL_WITHDRAWN), 0);
+          g_clear_object (&self->pending);
+          g_signal_emit (self, signals[SIGNAL_QUESTION_WITHDRAWN], 0);
         }
-      asked_done (nested, asked);
-      ask_next (nested);
+      asked_done (self, asked);
+      ask_next (self);
       return;
     }
 }
 
 void
-_warden_nested_ask_host (WardenNested     *nested,
+warden_command_run_ask_host (WardenCommandRun *self,
                          WardenNetRequest *request,
                          const char       *host,
                          guint             port)
@@ -798,35 +952,31 @@ _warden_nested_ask_host (WardenNested     *nested,
   Asked *asked = g_new0 (Asked, 1);
 
   asked->request = warden_net_request_ref (request);
-  warden_net_request_set_closed_func (request, host_closed_cb, nested, NULL);
+  warden_net_request_set_closed_func (request, host_closed_cb, self, NULL);
   asked->host = g_strdup (host);
   asked->port = port;
   asked->text = warden_network_suggest (host, port);
   /* The time the user takes is not the command's. */
-  if (nested->self->net_hold != NULL)
-    {
-      asked->hold = warden_exec_hold_ref (nested->self->net_hold);
-      warden_exec_hold_push (asked->hold);
-    }
-  g_queue_push_tail (&nested->waiting, asked);
-  ask_next (nested);
+  asked->hold = warden_exec_hold_ref (self->hold);
+  warden_exec_hold_push (asked->hold);
+  g_queue_push_tail (&self->waiting, asked);
+  ask_next (self);
 }
 
 /* The next waiting program goes to the user, when none is being asked. */
 static void
-ask_next (WardenNested *nested)
+ask_next (WardenCommandRun *self)
 {
-  WardenAgent *self = nested->self;
   Asked *asked;
 
-  while (self->nested_pending == NULL && (asked = g_queue_peek_head (&nested->waiting)) != NULL)
+  while (self->pending == NULL && (asked = g_queue_peek_head (&self->waiting)) != NULL)
     {
       g_autoptr(JsonBuilder) input = NULL;
 
       if (asked->request != NULL)
         {
-          gpointer answer = self->net_answers ? g_hash_table_lookup (self->net_answers,
-                                                                     asked->text) : NULL;
+          gpointer answer = self->host_answers ? g_hash_table_lookup (self->host_answers,
+                                                                      asked->text) : NULL;
 
           /* Answered meanwhile for another connection, or given up. */
           if (answer != NULL || warden_net_request_is_closed (asked->request))
@@ -837,28 +987,28 @@ ask_next (WardenNested *nested)
 
                   warden_net_request_answer (asked->request, allowed, allowed ? NULL :
                                              _("the user refused it"));
-                  _warden_nested_note_host (nested, asked->host, asked->port, allowed,
-                                            WARDEN_DECIDED_BY_SESSION, NULL);
+                  warden_command_run_note_host (self, asked->host, asked->port, allowed,
+                                                WARDEN_DECIDED_BY_SESSION, NULL);
                 }
-              asked_done (nested, g_queue_pop_head (&nested->waiting));
+              asked_done (self, g_queue_pop_head (&self->waiting));
               continue;
             }
-          ask_host (nested, asked);
+          ask_host (self, asked);
           return;
         }
 
       /* Approved meanwhile, as part of another: it runs. */
-      if (approved_before (nested, asked->decision, &asked->scope))
+      if (approved_before (self, asked->decision, &asked->scope))
         {
           warden_guard_question_answer (asked->question, TRUE);
-          asked_done (nested, g_queue_pop_head (&nested->waiting));
+          asked_done (self, g_queue_pop_head (&self->waiting));
           continue;
         }
       input = program_input (asked->question, asked->text, &asked->scope);
-      asked->row = g_object_ref (new_row (nested, WARDEN_TOOL_KIND_PROGRAM, input));
-      ask_row (nested, asked->row, asked->reason ? asked->reason
+      asked->row = g_object_ref (new_row (self, WARDEN_TOOL_KIND_PROGRAM, input));
+      ask_row (self, asked->row, asked->reason ? asked->reason
                                                  : warden_decision_get_reason (asked->decision));
-      put_before_user (nested, asked->row, asked->decision);
+      put_before_user (self, asked->row, asked->decision);
       return;
     }
 }
@@ -879,57 +1029,63 @@ always_pattern (WardenApproval              *approval,
     return g_strdup (answer->pattern);
   if (uncovered != NULL)
     {
-      g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED,
-                   "No pattern can allow “%s” (%s): allow it once, or reject it",
+      g_set_error (error, WARDEN_COMMAND_RUN_ERROR, WARDEN_COMMAND_RUN_ERROR_NO_PATTERN,
+                   _("No pattern can allow “%s” (%s): allow it once, or reject it"),
                    uncovered->text, uncovered->reason);
       return NULL;
     }
   if (suggestions[0] != NULL)
     return g_strjoinv ("\n", (char **) suggestions);
-  g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED,
-               "No pattern to save: give one");
+  g_set_error (error, WARDEN_COMMAND_RUN_ERROR, WARDEN_COMMAND_RUN_ERROR_NO_PATTERN,
+               _("No pattern to save: give one"));
   return NULL;
 }
 
 gboolean
-_warden_nested_resolve (WardenAgent                 *self,
-                        const WardenApprovalAnswer  *answer,
-                        GError                     **error)
+warden_command_run_resolve (WardenCommandRun            *self,
+                            const WardenApprovalAnswer  *answer,
+                            GError                     **error)
 {
-  WardenNested *nested = self->nested;
-  Asked *asked = nested ? g_queue_peek_head (&nested->waiting) : NULL;
-  WardenApproval *approval = self->nested_pending;
+  Asked *asked = g_queue_peek_head (&self->waiting);
   g_autofree char *pattern = NULL;
 
-  if (asked == NULL || approval == NULL)
+  g_return_val_if_fail (WARDEN_IS_COMMAND_RUN (self), FALSE);
+
+  if (asked == NULL || self->pending == NULL)
     {
-      g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NO_PENDING,
-                   "Nothing is waiting for an answer");
+      g_set_error (error, WARDEN_COMMAND_RUN_ERROR, WARDEN_COMMAND_RUN_ERROR_NO_PENDING,
+                   _("Nothing is waiting for an answer"));
       return FALSE;
     }
   if (answer->approved && answer->allow_always)
     {
-      pattern = always_pattern (approval, answer, error);
-      if (pattern == NULL ||
-          !(asked->request != NULL ? _warden_agent_allow_host_always (self, pattern, error)
-                                   : _warden_agent_allow_always (self, pattern, error)))
+      gboolean saved = FALSE;
+
+      pattern = always_pattern (self->pending, answer, error);
+      if (pattern == NULL)
+        return FALSE;
+      g_signal_emit (self, signals[SIGNAL_ALWAYS_ALLOW], 0, pattern, asked->request != NULL,
+                     error, &saved);
+      if (!saved)
         return FALSE;
     }
 
-  asked = g_queue_pop_head (&nested->waiting);
-  g_clear_object (&self->nested_pending);
-  answer_row (nested, asked->row, answer, pattern);
+  asked = g_queue_pop_head (&self->waiting);
+  g_clear_object (&self->pending);
+  answer_row (self, asked->row, answer, pattern);
   if (asked->request != NULL)
     {
-      if (self->net_answers != NULL)
-        g_hash_table_insert (self->net_answers, g_strdup (asked->text),
+      if (self->host_answers != NULL)
+        g_hash_table_insert (self->host_answers, g_strdup (asked->text),
                              GINT_TO_POINTER (answer->approved ? 1 : 2));
       /* It holds for the session, resumed too; not saved, it is asked again
        * then, which is the safe way to lose it. */
       {
         g_autoptr(GError) save_error = NULL;
 
-        if (!warden_session_store_save_host_answer (self->store, self->info->id, asked->host,
+        if (!warden_session_store_save_host_answer (self->store,
+                                                    warden_tool_call_get_session_id (self->call),
+                                                    asked->host,
                                                     asked->port, answer->approved,
                                                     &save_error))
           g_warning ("%s", save_error->message);
@@ -938,16 +1094,83 @@ _warden_nested_resolve (WardenAgent                 *self,
                                  answer->approved ? NULL
                                                   : _("the user refused it"));
       if (!answer->approved)
-        say_refused (nested, asked->text, WARDEN_DECIDED_BY_USER);
+        say_refused (self, asked->text, WARDEN_DECIDED_BY_USER);
     }
   else if (answer->approved)
     {
-      approve_parts (nested, asked->decision, &asked->scope);
+      approve_parts (self, asked->decision, &asked->scope);
       warden_guard_question_answer (asked->question, TRUE);
     }
   else
     warden_guard_question_answer (asked->question, FALSE);
-  asked_done (nested, asked);
-  ask_next (nested);
+  asked_done (self, asked);
+  ask_next (self);
   return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Running it */
+
+static void
+output_cb (WardenStream  stream,
+           const char   *data,
+           gsize         length,
+           gpointer      user_data)
+{
+  WardenCommandRun *self = user_data;
+  g_autofree char *text = g_utf8_make_valid (data, length);
+
+  warden_tool_call_append_output (self->call, (int) stream, text);
+  g_signal_emit (self, signals[SIGNAL_OUTPUT], 0, (int) stream, text);
+}
+
+static void
+exec_done_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(WardenCommandRun) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) res = warden_sandbox_exec_finish (WARDEN_SANDBOX (object), result,
+                                                                &error);
+
+  /* What the command started is settled with it. */
+  withdraw_all (self);
+  self->finished = TRUE;
+  if (res != NULL)
+    {
+      warden_tool_call_set_exec_result (self->call, res->exit_code, res->stdout_text,
+                                        res->stderr_text, res->duration_us / 1000,
+                                        res->truncated, res->timed_out);
+      self->result = warden_tool_call_exec_result_json (res, self->rows);
+    }
+  g_signal_emit (self, signals[SIGNAL_FINISHED], 0, error);
+}
+
+void
+warden_command_run_start (WardenCommandRun *self,
+                          GCancellable     *cancellable)
+{
+  WardenExecRequest request = { 0 };
+
+  g_return_if_fail (WARDEN_IS_COMMAND_RUN (self));
+  g_return_if_fail (self->sandbox != NULL);
+
+  /* Every program the command starts is checked too, where the sandbox
+   * has the exec guard (it said so when it was ready, otherwise). */
+  if (self->check_programs && warden_sandbox_get_guard_unavailable (self->sandbox) == NULL)
+    {
+      request.guard_func = guard_cb;
+      request.guard_data = self;
+    }
+  /* A host it wants to reach may wait for the user: not on its time. */
+  request.hold = self->hold;
+  request.command = self->command;
+  request.cwd = self->cwd;
+  request.env = (const char * const *) self->env;
+  request.timeout_ms = self->timeout_s * 1000;
+  request.output_func = output_cb;
+  request.output_data = self;
+  warden_sandbox_exec_async (self->sandbox, &request, cancellable, exec_done_cb,
+                             g_object_ref (self));
 }
