@@ -8,6 +8,8 @@
 
 #define G_LOG_DOMAIN "warden-agent"
 
+#include <glib/gi18n.h>
+
 #include "warden-approval.h"
 
 struct _WardenApproval
@@ -283,4 +285,54 @@ warden_approval_set_saves_into (WardenApproval *self,
   g_return_if_fail (WARDEN_IS_APPROVAL (self));
   g_free (self->saves_into);
   self->saves_into = g_strdup (profile_name);
+}
+
+const char *
+warden_approval_get_heading (WardenApproval *self)
+{
+  g_return_val_if_fail (WARDEN_IS_APPROVAL (self), NULL);
+
+  switch (self->kind)
+    {
+    case WARDEN_APPROVAL_QUESTION:
+      return _("The agent asks");
+    case WARDEN_APPROVAL_PATH:
+      return _("File access needs approval");
+    case WARDEN_APPROVAL_HOST:
+      return _("A command wants to reach a host");
+    case WARDEN_APPROVAL_COMMAND:
+    default:
+      return self->chain != NULL ? _("A program the command started needs approval")
+                                 : _("Command needs approval");
+    }
+}
+
+static void
+add_origin (GStrvBuilder           *b,
+            const char             *format,
+            const char             *command,
+            WardenApprovalShowFunc  show)
+{
+  g_autofree char *shown = show != NULL ? show (command) : g_strdup (command);
+  g_autofree char *line = g_strdup_printf (format, shown);
+
+  g_strv_builder_add (b, line);
+}
+
+GStrv
+warden_approval_dup_origins (WardenApproval         *self,
+                             WardenApprovalShowFunc  show)
+{
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+
+  g_return_val_if_fail (WARDEN_IS_APPROVAL (self), NULL);
+
+  /* A host: the command that wants it, which waits only in that connection. */
+  if (self->kind == WARDEN_APPROVAL_HOST && self->part != NULL)
+    add_origin (b, _("wanted by %s"), self->part, show);
+  /* Translators: one line per program that led to the one asked about:
+   * "started by npm test" */
+  for (guint i = 0; self->chain != NULL && self->chain[i] != NULL; i++)
+    add_origin (b, _("started by %s"), self->chain[i], show);
+  return g_strv_builder_end (b);
 }

@@ -69,6 +69,19 @@ void                warden_approval_set_chain       (WardenApproval     *self,
 /* Asked while a command runs, for something it does (a program it starts,
  * a host it wants to reach): it waits, and the command's end withdraws it. */
 gboolean            warden_approval_get_while_running (WardenApproval *self);
+/* The one description of a question, which every front end (the dialog,
+ * the card, the notification, warden-cli's prompt and its --json events)
+ * lays out, none words it itself: the heading ("Command needs approval",
+ * translated), what it is about (warden_approval_get_subject()), and where
+ * it comes from, one line each ("wanted by npm install" for a host;
+ * "started by sh -c …", "started by npm test" for a program, nearest
+ * first). @show renders each command line in them as the front end shows
+ * code (escaped, marked up); NULL: as it is. Never NULL; empty for the
+ * model's own calls. */
+typedef char *(*WardenApprovalShowFunc) (const char *command);
+const char         *warden_approval_get_heading     (WardenApproval *self);
+GStrv               warden_approval_dup_origins     (WardenApproval         *self,
+                                                     WardenApprovalShowFunc  show);
 /* NAME=VALUE the command would run with (they are why it asks, then). */
 const char * const *warden_approval_get_env         (WardenApproval *self);
 

@@ -381,9 +381,8 @@ new_row (WardenCommandRun *self,
 {
   g_autofree char *id = g_strdup_printf ("%s/%u", self->call_id, self->rows->len + 1);
   g_autoptr(JsonNode) node = json_builder_get_root (input);
-  WardenToolCall *row = warden_tool_call_new_question (warden_tool_call_get_session_id (self->call), id,
-                                                       kind,
-                                                       self->call_id, node);
+  WardenToolCall *row = warden_tool_call_new_question (warden_tool_call_get_session_id (self->call),
+                                                       id, kind, self->call_id, node);
 
   g_ptr_array_add (self->rows, row);
   return row;

@@ -394,6 +394,7 @@ announce_pending (Run            *run,
     {
       b = event_begin (run, "ask_user");
       add_string (b, "id", warden_approval_get_id (approval));
+      add_string (b, "heading", warden_approval_get_heading (approval));
       add_string (b, "question", subject);
       add_string (b, "shown", subject_shown);
       add_strv (b, "choices", warden_approval_get_choices (approval));
@@ -403,6 +404,13 @@ announce_pending (Run            *run,
 
   b = event_begin (run, "approval_required");
   add_string (b, "id", warden_approval_get_id (approval));
+  /* Worded as every front end words it (warden_approval_get_heading()). */
+  add_string (b, "heading", warden_approval_get_heading (approval));
+  {
+    g_auto(GStrv) origins = warden_approval_dup_origins (approval, NULL);
+
+    add_strv (b, "origins", (const char * const *) origins);
+  }
   add_string (b, "kind", kind == WARDEN_APPROVAL_COMMAND ? "command"
                          : kind == WARDEN_APPROVAL_HOST ? "host" : "file");
   add_string (b, "tool", warden_approval_get_tool_name (approval));

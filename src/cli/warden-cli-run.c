@@ -624,8 +624,9 @@ answer_pending (Run         *run,
   if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_QUESTION)
     {
       const char * const *choices = warden_approval_get_choices (approval);
+      g_autofree char *head = g_strdup_printf ("? %s:", warden_approval_get_heading (approval));
 
-      show_subject (run, "?", warden_approval_get_subject (approval));
+      show_subject (run, head, warden_approval_get_subject (approval));
       for (guint i = 0; choices[i]; i++)
         {
           g_autofree char *choice = one_line (choices[i]);
@@ -640,13 +641,10 @@ answer_pending (Run         *run,
     }
   else
     {
-      g_autofree char *tool = one_line (warden_approval_get_tool_name (approval));
-      const char * const *chain = warden_approval_get_chain (approval);
-      gboolean host = warden_approval_get_kind (approval) == WARDEN_APPROVAL_HOST;
-      g_autofree char *head = host ? g_strdup ("! the command wants to reach:")
-                              : chain != NULL
-                              ? g_strdup ("! a program the command started wants to run:")
-                              : g_strdup_printf ("! %s wants to run:", tool);
+      g_autofree char *head = g_strdup_printf ("! %s:", warden_approval_get_heading (approval));
+      /* Where it comes from: the command that wants a host, what started
+       * a program, up to the model's command. */
+      g_auto(GStrv) origins = warden_approval_dup_origins (approval, one_line);
       WardenDecision *decision = warden_approval_get_decision (approval);
       /* A part no pattern can cover: always allow would save nothing and
        * the command would ask again, so it is not offered. */
@@ -655,21 +653,8 @@ answer_pending (Run         *run,
       g_autofree char *suggestion = one_line (suggestions[0]);
 
       show_subject (run, head, warden_approval_get_subject (approval));
-      /* A host: which command wants it. */
-      if (host && warden_approval_get_part (approval) != NULL)
-        {
-          g_autofree char *command = one_line (warden_approval_get_part (approval));
-
-          out (run, "  by the command %s\n", command);
-        }
-      /* How it came to run: the program that started it, and so on up to
-       * the model's command. */
-      for (guint i = 0; chain != NULL && chain[i] != NULL; i++)
-        {
-          g_autofree char *link = one_line (chain[i]);
-
-          out (run, "  started by %s\n", link);
-        }
+      for (guint i = 0; origins[i] != NULL; i++)
+        out (run, "  %s\n", origins[i]);
       if (warden_approval_get_cwd (approval))
         {
           g_autofree char *cwd = one_line (warden_approval_get_cwd (approval));

@@ -1250,6 +1250,20 @@ test_nested_rejected (void)
   g_assert_cmpuint (json_array_get_length (chain), ==, 2);
   g_assert_true (g_str_has_prefix (json_array_get_string_element (chain, 0), "node -e "));
   g_assert_true (g_str_has_prefix (json_array_get_string_element (chain, 1), "sh -c 'node -e"));
+  /* Described as the window and the terminal describe it. */
+  g_assert_cmpstr (str (asked, "heading"), ==, "A program the command started needs approval");
+  {
+    JsonArray *origins = json_object_get_array_member (asked, "origins");
+
+    g_assert_cmpuint (json_array_get_length (origins), ==, 2);
+    for (guint i = 0; i < 2; i++)
+      {
+        g_autofree char *want = g_strconcat ("started by ",
+                                             json_array_get_string_element (chain, i), NULL);
+
+        g_assert_cmpstr (json_array_get_string_element (origins, i), ==, want);
+      }
+  }
   /* The script decides: rm asks, echo is allowed; sh itself is the way. */
   g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (asked,
                                                                                 "suggestions"),
@@ -1315,8 +1329,8 @@ test_nested_questions_are_rows (void)
   touch_workspace (&env, "victim", "precious\n");
   g_queue_push_tail (&env.fake->script, fake_reply ("Cleaning.", "exec", NODE_RM, NULL));
   g_queue_push_tail (&env.fake->script,
-                     fake_reply (NULL, "exec", "{\"command\": \"node -e \\\"require('child_process')"
-                                 ".execSync('rm -rf ~')\\\"\"}", NULL));
+                     fake_reply (NULL, "exec", "{\"command\": \"node -e \\\"require("
+                                 "'child_process').execSync('rm -rf ~')\\\"\"}", NULL));
   g_queue_push_tail (&env.fake->script, fake_reply ("I will leave it.", NULL));
   c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "clean up");
   client_answer (c, "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"keep it\"}");
@@ -2453,8 +2467,8 @@ test_network_terminal_prompt (void)
   g_unsetenv ("WARDEN_NET_HOSTS");
   g_test_message ("%s", r.out);
   g_assert_cmpint (r.status, ==, 0);
-  want = g_strdup_printf ("! the command wants to reach: asked.test:%u\n", port);
-  by = g_strdup_printf ("  by the command curl -sS http://asked.test:%u/t\n", port);
+  want = g_strdup_printf ("! A command wants to reach a host: asked.test:%u\n", port);
+  by = g_strdup_printf ("  wanted by curl -sS http://asked.test:%u/t\n", port);
   g_assert_nonnull (strstr (r.out, want));
   g_assert_nonnull (strstr (r.out, by));
   g_assert_nonnull (strstr (r.out, "[y] approve, [a] always allow, [n] reject> "));
@@ -2693,7 +2707,7 @@ test_example_approve (void)
 
   r = RUN_EXAMPLE (&env, "approve.py", "n\nuse pnpm\n", "--sandbox", "bwrap", "add chalk");
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.out, "! exec wants to run: npm install chalk"));
+  g_assert_nonnull (strstr (r.out, "! Command needs approval: npm install chalk"));
   g_assert_nonnull (strstr (r.out, "OK, pnpm then."));
   second = fake_model_last_message (env.fake, 1);
   g_assert_nonnull (strstr (second, "User feedback: use pnpm"));
@@ -2702,7 +2716,7 @@ test_example_approve (void)
   /* The next task asks; the person's input ends: pending, exit 6. */
   r = RUN_EXAMPLE (&env, "approve.py", "", "--sandbox", "bwrap", "log it");
   g_assert_cmpint (r.status, ==, 6);
-  g_assert_nonnull (strstr (r.out, "wants to run: printf 'ok\\033[2J\\n' > log"));
+  g_assert_nonnull (strstr (r.out, "Command needs approval: printf 'ok\\033[2J\\n' > log"));
   g_assert_nonnull (strstr (r.err, "--resume"));
   g_assert_false (workspace_has (&env, "log"));
   {
