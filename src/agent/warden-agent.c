@@ -442,6 +442,30 @@ override_str (char       **field,
   return TRUE;
 }
 
+/* Message @index of the session does not read back: the session cannot go
+ * on. The user is told which session, which row and the way out; it is the
+ * store's error (the database holds what Warden did not write), not a
+ * setup error. */
+static void
+set_bad_row_error (WardenSessionStore  *store,
+                   const char          *session_id,
+                   guint                index,
+                   const GError        *why,
+                   GError             **error)
+{
+  g_autoptr(GArray) seqs = warden_session_store_list_message_seqs (store, session_id, NULL);
+  gint64 seq = seqs != NULL && index < seqs->len ? g_array_index (seqs, gint64, index) : index;
+
+  g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_CORRUPT,
+               /* Translators: a session id, a number, a file, and why the row
+                * does not read (json-glib's words) */
+               _("Session %s cannot be resumed: its message row %lld in %s "
+                 "cannot be read (%s). The other sessions are not affected; to start over "
+                 "without this database, set it aside with “warden-cli sessions move-aside "
+                 "--force” (the old file is kept)"),
+               session_id, (long long) seq, warden_session_store_get_path (store), why->message);
+}
+
 WardenAgent *
 warden_agent_open (WardenSessionStore  *store,
                    WardenProfileStore  *profiles,
@@ -507,14 +531,17 @@ warden_agent_open (WardenSessionStore  *store,
     return NULL;
   for (guint i = 0; i < stored->len; i++)
     {
-      g_autoptr(JsonNode) node = json_from_string (g_ptr_array_index (stored, i), error);
-      WardenLlmMessage *message;
+      g_autoptr(GError) local_error = NULL;
+      g_autoptr(JsonNode) node = json_from_string (g_ptr_array_index (stored, i), &local_error);
+      WardenLlmMessage *message = NULL;
 
-      if (node == NULL)
-        return NULL;
-      message = warden_llm_message_new_from_json (node, error);
+      if (node != NULL)
+        message = warden_llm_message_new_from_json (node, &local_error);
       if (message == NULL)
-        return NULL;
+        {
+          set_bad_row_error (store, session_id, i, local_error, error);
+          return NULL;
+        }
       g_ptr_array_add (self->messages, message);
     }
   return g_steal_pointer (&self);

@@ -30,6 +30,7 @@
 #include "common/warden-json.h"
 #include "policy/warden-network.h"
 #include "policy/warden-pattern.h"
+#include "policy/warden-shell-parser.h"
 
 /* Programs that are fine whenever a command starts them: they report on
  * the system or the repository and change nothing. A profile's deny rules
@@ -271,13 +272,11 @@ approved_before (WardenCommandRun *self,
   return TRUE;
 }
 
-static const char * const shells[] = { "sh", "bash", "dash", "ash", "ksh", "mksh", "zsh",
-                                       NULL };
 /* Programs that run a script file named in their arguments (versions cut:
- * python3.11 is python). env runs none itself: "#!/usr/bin/env node" makes
- * it start node, which the guard checks in its turn. */
-static const char * const interpreters[] = { "sh", "bash", "dash", "ash", "ksh", "mksh", "zsh",
-                                             "python", "node", "nodejs", "perl", "ruby", "php",
+ * python3.11 is python), besides the shells of the sh family. env runs none
+ * itself: "#!/usr/bin/env node" makes it start node, which the guard checks
+ * in its turn. */
+static const char * const interpreters[] = { "python", "node", "nodejs", "perl", "ruby", "php",
                                              "env", NULL };
 /* Read-only in every sandbox: what is there is the system's, not a file the
  * command wrote. */
@@ -320,7 +319,7 @@ shell_script (WardenGuardQuestion *question)
   if (argv[0] == NULL || argv[1] == NULL || argv[2] == NULL || strcmp (argv[1], "-c") != 0)
     return NULL;
   name = system_name (warden_guard_question_get_exe (question), argv[0]);
-  return name != NULL && g_strv_contains (shells, name) ? argv[2] : NULL;
+  return name != NULL && warden_shell_name_is_sh (name) ? argv[2] : NULL;
 }
 
 /* A "#!" script run by an interpreter of the system: the script's own
@@ -334,7 +333,7 @@ runs_script (WardenGuardQuestion *question)
   if (warden_guard_question_get_script (question) == 0)
     return FALSE;
   name = system_name (warden_guard_question_get_exe (question), argv[0]);
-  return name != NULL && g_strv_contains (interpreters, name);
+  return name != NULL && (warden_shell_name_is_sh (name) || g_strv_contains (interpreters, name));
 }
 
 static void ask_next (WardenCommandRun *self);
@@ -742,7 +741,8 @@ why_asks (WardenGuardQuestion *question,
  * -c string, or the program's own words (the interpreter's, for a "#!"
  * script). A script run by a system interpreter may instead be allowed as
  * it was started (./test.sh ARGS) when its real words ask; a deny of
- * either form denies. */
+ * either form denies, and an ask rule that names either form asks (the
+ * allow of the other form does not lift it). */
 static WardenDecision *
 judge (WardenCommandRun    *self,
        WardenGuardQuestion *question,
@@ -770,8 +770,13 @@ judge (WardenCommandRun    *self,
                                                                   &ctx);
       WardenVerdict verdict = warden_decision_get_verdict (as_started);
 
+      if (warden_decision_get_verdict (decision) == WARDEN_VERDICT_DENY)
+        return g_steal_pointer (&decision);
       if (verdict == WARDEN_VERDICT_DENY ||
+          (warden_decision_get_asked_by_rule (as_started) != NULL &&
+           warden_decision_get_asked_by_rule (decision) == NULL) ||
           (warden_decision_get_verdict (decision) == WARDEN_VERDICT_ASK &&
+           warden_decision_get_asked_by_rule (decision) == NULL &&
            runs_script (question) &&
            (verdict == WARDEN_VERDICT_ALLOW || approved_before (self, as_started, scope))))
         return g_steal_pointer (&as_started);
@@ -821,8 +826,10 @@ guard_cb (WardenGuardQuestion *question,
       approve_parts (self, decision, &scope);
       warden_guard_question_answer (question, TRUE);
     }
+  /* Quiet programs and compiler passes run unasked, unless an ask rule of
+   * the profile names them: the user's own rule wins over Warden's list. */
   else if (approved_before (self, decision, &scope) ||
-           (forced == NULL &&
+           (forced == NULL && warden_decision_get_asked_by_rule (decision) == NULL &&
             (is_quiet (text) ||
              is_compiler_pass (text, warden_guard_question_get_chain (question)))))
     warden_guard_question_answer (question, TRUE);

@@ -1052,6 +1052,37 @@ warden_session_store_load_messages (WardenSessionStore  *self,
   return list;
 }
 
+GArray *
+warden_session_store_list_message_seqs (WardenSessionStore  *self,
+                                        const char          *session_id,
+                                        GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  g_autoptr(GArray) seqs = g_array_new (FALSE, FALSE, sizeof (gint64));
+  int rc;
+
+  if (sqlite3_prepare_v2 (self->db, "SELECT seq FROM messages WHERE session_id = ? ORDER BY seq",
+                          -1, &stmt, NULL) != SQLITE_OK)
+    {
+      set_sql_error (self, error, _("read the messages"));
+      return NULL;
+    }
+  bind_text (stmt, 1, session_id);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      gint64 seq = sqlite3_column_int64 (stmt, 0);
+
+      g_array_append_val (seqs, seq);
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      set_sql_error (self, error, _("read the messages"));
+      return NULL;
+    }
+  return g_steal_pointer (&seqs);
+}
+
 /* What a resumed session acts on without asking the user again: an approved
  * tool call runs, an answered question's answer goes to the model, a waiting
  * one shows its reason in the prompt. The seal binds that state to the

@@ -184,6 +184,11 @@ GPtrArray          *warden_session_store_list_model_calls (WardenSessionStore *s
 GPtrArray          *warden_session_store_load_messages  (WardenSessionStore *self,
                                                          const char         *session_id,
                                                          GError            **error);
+/* The seq of each message load_messages() gives, in its order (a GArray of
+ * gint64): the key of its row, for a message that names one. */
+GArray             *warden_session_store_list_message_seqs (WardenSessionStore *self,
+                                                            const char         *session_id,
+                                                            GError            **error);
 
 /* Inserts or replaces the record with the same session and tool_use_id. */
 gboolean            warden_session_store_save_tool_call (WardenSessionStore        *self,

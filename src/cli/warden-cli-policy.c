@@ -25,6 +25,7 @@ typedef struct
   char     *profile;
   char     *mode;
   GStrv     allow;
+  GStrv     ask;
   GStrv     deny;
   char     *workspace;
   char     *cwd;
@@ -40,6 +41,7 @@ options_clear (Options *o)
   g_free (o->profile);
   g_free (o->mode);
   g_strfreev (o->allow);
+  g_strfreev (o->ask);
   g_strfreev (o->deny);
   g_free (o->workspace);
   g_free (o->cwd);
@@ -48,14 +50,36 @@ options_clear (Options *o)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Options, options_clear)
 
+/* Adds each of @patterns to @out; FALSE (said) when one is not a pattern. */
+static gboolean
+add_patterns (GPtrArray   *out,
+              char       **patterns,
+              const char  *option)
+{
+  for (guint i = 0; patterns != NULL && patterns[i] != NULL; i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (!warden_pattern_validate (patterns[i], &error))
+        {
+          warden_cli_error ("%s “%s”: %s", option, patterns[i], error->message);
+          return FALSE;
+        }
+      g_ptr_array_add (out, patterns[i]);
+    }
+  return TRUE;
+}
+
 /* Builds the policy the options describe: the profile, if any, with the
  * extra patterns and mode applied; otherwise an ad-hoc allowlist. */
 static WardenPolicy *
 build_policy (Options *o)
 {
   g_autoptr(GPtrArray) allow = g_ptr_array_new ();
+  g_autoptr(GPtrArray) ask = g_ptr_array_new ();
   g_autoptr(GPtrArray) deny = g_ptr_array_new ();
   g_autoptr(WardenProfile) profile = NULL;
+  WardenPolicy *policy;
   WardenMode mode = WARDEN_MODE_ALLOWLIST;
 
   if (o->profile != NULL)
@@ -73,6 +97,8 @@ build_policy (Options *o)
         g_ptr_array_add (allow, (gpointer) *p);
       for (const char * const *p = warden_profile_get_deny (profile); p && *p; p++)
         g_ptr_array_add (deny, (gpointer) *p);
+      for (const char * const *p = warden_profile_get_ask (profile); p && *p; p++)
+        g_ptr_array_add (ask, (gpointer) *p);
     }
 
   if (o->mode != NULL && !warden_mode_from_string (o->mode, &mode))
@@ -82,33 +108,21 @@ build_policy (Options *o)
       return NULL;
     }
 
-  for (guint i = 0; o->allow && o->allow[i]; i++)
-    {
-      g_autoptr(GError) error = NULL;
-
-      if (!warden_pattern_validate (o->allow[i], &error))
-        {
-          warden_cli_error ("--allow “%s”: %s", o->allow[i], error->message);
-          return NULL;
-        }
-      g_ptr_array_add (allow, o->allow[i]);
-    }
-  for (guint i = 0; o->deny && o->deny[i]; i++)
-    {
-      g_autoptr(GError) error = NULL;
-
-      if (!warden_pattern_validate (o->deny[i], &error))
-        {
-          warden_cli_error ("--deny “%s”: %s", o->deny[i], error->message);
-          return NULL;
-        }
-      g_ptr_array_add (deny, o->deny[i]);
-    }
+  if (!add_patterns (allow, o->allow, "--allow") ||
+      !add_patterns (ask, o->ask, "--ask") ||
+      !add_patterns (deny, o->deny, "--deny"))
+    return NULL;
 
   g_ptr_array_add (allow, NULL);
+  g_ptr_array_add (ask, NULL);
   g_ptr_array_add (deny, NULL);
-  return warden_policy_new (mode, (const char * const *) allow->pdata,
-                            (const char * const *) deny->pdata);
+  policy = warden_policy_new_full (mode, (const char * const *) allow->pdata,
+                                   (const char * const *) ask->pdata,
+                                   (const char * const *) deny->pdata);
+  /* "sh build.sh" is decided as the profile's sessions decide it. */
+  if (profile != NULL)
+    warden_policy_set_check_nested (policy, warden_profile_get_check_nested (profile));
+  return policy;
 }
 
 /* Splits argv at "--": options before, the command after (words joined by
@@ -137,6 +151,8 @@ parse_options (const char  *name,
   ENTRY ("profile", 'p', G_OPTION_ARG_STRING, &o->profile, "Profile id or file", "ID|FILE");
   ENTRY ("allow", 'a', G_OPTION_ARG_STRING_ARRAY, &o->allow, "Also allow PATTERN", "PATTERN");
   ENTRY ("deny", 'd', G_OPTION_ARG_STRING_ARRAY, &o->deny, "Also deny PATTERN", "PATTERN");
+  ENTRY ("ask", 0, G_OPTION_ARG_STRING_ARRAY, &o->ask,
+         "Also ask for PATTERN, whatever allows it", "PATTERN");
   ENTRY ("mode", 'm', G_OPTION_ARG_STRING, &o->mode,
          "allowlist (default), approval-always or allow-always", "MODE");
   if (with_check_options)
@@ -599,8 +615,9 @@ policy_bench (int    argc,
 static const char policy_usage[] =
   "Usage:\n"
   "  warden-cli policy check [--profile ID|FILE] [--mode MODE] [--allow PATTERN]...\n"
-  "                          [--deny PATTERN]... [--workspace DIR] [--cwd DIR]\n"
-  "                          [--env NAME=VALUE]... [--json] (--stdin | -- COMMAND)\n"
+  "                          [--ask PATTERN]... [--deny PATTERN]... [--workspace DIR]\n"
+  "                          [--cwd DIR] [--env NAME=VALUE]... [--json]\n"
+  "                          (--stdin | -- COMMAND)\n"
   "  warden-cli policy check-host [--profile ID|FILE] [--allow HOST_PATTERN]...\n"
   "                               [--deny HOST_PATTERN]... HOST[:PORT]\n"
   "  warden-cli policy suggest [--profile ID|FILE] [--allow PATTERN]... (--stdin | -- COMMAND)\n"

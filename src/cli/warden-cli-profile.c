@@ -15,6 +15,7 @@
 #include "warden-cli.h"
 
 #include "policy/warden-claude-import.h"
+#include "policy/warden-codex-import.h"
 #include "policy/warden-profile-store.h"
 
 static guint
@@ -34,9 +35,10 @@ profile_list (void)
     {
       WardenProfile *p = g_ptr_array_index (profiles, i);
 
-      printf ("%-16s %-16s %3u allow %3u deny  %s%s\n", warden_profile_get_id (p),
+      printf ("%-16s %-16s %3u allow %3u ask %3u deny  %s%s\n", warden_profile_get_id (p),
               warden_mode_to_string (warden_profile_get_mode (p)),
-              strv_len0 (warden_profile_get_allow (p)), strv_len0 (warden_profile_get_deny (p)),
+              strv_len0 (warden_profile_get_allow (p)), strv_len0 (warden_profile_get_ask (p)),
+              strv_len0 (warden_profile_get_deny (p)),
               warden_profile_get_name (p), warden_profile_get_builtin (p) ? " (built-in)" : "");
     }
   for (guint i = 0; errors && i < errors->len; i++)
@@ -74,10 +76,11 @@ profile_validate (const char *path)
       warden_cli_error ("%s", error->message);
       return WARDEN_CLI_EXIT_USAGE;
     }
-  printf ("%s: valid profile “%s” (%s, %u allow, %u deny)\n", path,
+  printf ("%s: valid profile “%s” (%s, %u allow, %u ask, %u deny)\n", path,
           warden_profile_get_name (profile),
           warden_mode_to_string (warden_profile_get_mode (profile)),
           strv_len0 (warden_profile_get_allow (profile)),
+          strv_len0 (warden_profile_get_ask (profile)),
           strv_len0 (warden_profile_get_deny (profile)));
   return 0;
 }
@@ -203,8 +206,45 @@ profile_import_claude (int    argc,
     }
   for (guint i = 0; skipped && skipped[i]; i++)
     fprintf (stderr, "skipped rule: %s\n", skipped[i]);
-  printf ("imported %u allow and %u deny patterns\n",
+  printf ("imported %u allow, %u ask and %u deny patterns\n",
           strv_len0 (warden_profile_get_allow (profile)),
+          strv_len0 (warden_profile_get_ask (profile)),
+          strv_len0 (warden_profile_get_deny (profile)));
+  return store_profile (profile, force);
+}
+
+static int
+profile_import_codex (int    argc,
+                      char **argv)
+{
+  g_autofree char *id = NULL;
+  gboolean force = FALSE;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  gsize len;
+  g_auto(GStrv) notes = NULL;
+  g_autoptr(WardenProfile) profile = NULL;
+
+  if (!parse_import_options (&argc, &argv, &id, &force))
+    return WARDEN_CLI_EXIT_USAGE;
+
+  if (!g_file_get_contents (argv[1], &data, &len, &error))
+    {
+      warden_cli_error ("%s", error->message);
+      return WARDEN_CLI_EXIT_USAGE;
+    }
+  profile = warden_profile_new_from_codex_data (id ? id : "codex", data, len, argv[1], &notes,
+                                                &error);
+  if (profile == NULL)
+    {
+      warden_cli_error ("%s", error->message);
+      return WARDEN_CLI_EXIT_USAGE;
+    }
+  for (guint i = 0; notes && notes[i]; i++)
+    fprintf (stderr, "note: %s\n", notes[i]);
+  printf ("imported %u allow, %u ask and %u deny patterns\n",
+          strv_len0 (warden_profile_get_allow (profile)),
+          strv_len0 (warden_profile_get_ask (profile)),
           strv_len0 (warden_profile_get_deny (profile)));
   return store_profile (profile, force);
 }
@@ -255,10 +295,12 @@ warden_cli_profile (int    argc,
     return profile_import (argc - 1, argv + 1);
   if (g_strcmp0 (sub, "import-claude") == 0)
     return profile_import_claude (argc - 1, argv + 1);
+  if (g_strcmp0 (sub, "import-codex") == 0)
+    return profile_import_codex (argc - 1, argv + 1);
   if (g_strcmp0 (sub, "export") == 0 && argc == 4)
     return profile_export (argv[2], argv[3]);
 
   warden_cli_error ("usage: warden-cli profile list | show ID | validate FILE | import FILE | "
-                    "export ID FILE | import-claude FILE");
+                    "export ID FILE | import-claude FILE | import-codex FILE");
   return WARDEN_CLI_EXIT_USAGE;
 }

@@ -25,6 +25,12 @@
 
 #define EVENTS_VERSION 1
 
+/* What an answer looks like: the hint of every bad_input event. */
+static const char answer_hint[] =
+  "Send one JSON object on a line: {\"approval\": ID, \"approved\": true or false, "
+  "\"allow_always\": false, \"pattern\": \"…\", \"feedback\": \"…\"} or "
+  "{\"answer\": ID, \"text\": \"…\"}. The question is still pending.";
+
 /* ------------------------------------------------------------------------ */
 /* Writing events */
 
@@ -257,14 +263,22 @@ retrying_cb (WardenAgent *agent,
   event_end (run, b);
 }
 
-/* Progress, for a person watching: standard error. */
+/* Progress: a person watching reads it on standard error, a program gets
+ * the same at the same moment as an event. */
 static void
 waiting_cb (WardenAgent *agent,
             guint        seconds,
             Run         *run)
 {
-  if (seconds > 0)
-    g_printerr ("warden-cli: the model has not answered for %u s; still waiting\n", seconds);
+  JsonBuilder *b;
+
+  if (seconds == 0)
+    return;
+  g_printerr ("warden-cli: the model has not answered for %u s; still waiting\n", seconds);
+  b = event_begin (run, "waiting");
+  add_int (b, "seconds", seconds);
+  add_string (b, "awaiting", "model");
+  event_end (run, b);
 }
 
 void
@@ -288,6 +302,13 @@ _warden_cli_json_notice (Run        *run,
 
   add_string (b, "message", message);
   event_end (run, b);
+}
+
+void
+_warden_cli_json_bad_line (Run        *run,
+                           const char *message)
+{
+  _warden_cli_json_error (run, "bad_input", message, answer_hint);
 }
 
 void
@@ -487,11 +508,6 @@ announce_pending (Run            *run,
   event_end (run, b);
 }
 
-static const char answer_hint[] =
-  "Send one JSON object on a line: {\"approval\": ID, \"approved\": true or false, "
-  "\"allow_always\": false, \"pattern\": \"…\", \"feedback\": \"…\"} or "
-  "{\"answer\": ID, \"text\": \"…\"}. The question is still pending.";
-
 /* Reads a member that must be of @type when it is there; FALSE (and an
  * error event) when it is something else. */
 static gboolean
@@ -520,12 +536,12 @@ optional_member (Run         *run,
 }
 
 /* Takes one line of input as an answer to @approval: TRUE with @answer
- * filled (its strings are @parser's), or FALSE after an error event (the
+ * filled (its strings are @root's), or FALSE after an error event (the
  * question still waits). */
 static gboolean
 parse_answer (Run                  *run,
               WardenApproval       *approval,
-              JsonParser           *parser,
+              JsonNode            **root,
               const char           *line,
               WardenApprovalAnswer *answer)
 {
@@ -536,19 +552,24 @@ parse_answer (Run                  *run,
   gboolean question = warden_approval_get_kind (approval) == WARDEN_APPROVAL_QUESTION;
   const char *id;
 
-  if (!json_parser_load_from_data (parser, line, -1, &error))
+  /* The whole line is one JSON text, or it is no answer: what json-glib
+   * alone reads past (a second value, a comment, a member twice) would make
+   * a line that says two things mean one of them. */
+  *root = warden_json_parse_exact (line, strlen (line), &error);
+  if (*root == NULL)
     {
-      g_autofree char *message = g_strdup_printf ("the line is not JSON: %s", error->message);
+      g_autofree char *message = g_strdup_printf ("the line is not one JSON text: %s",
+                                                  error->message);
 
       _warden_cli_json_error (run, "bad_input", message, answer_hint);
       return FALSE;
     }
-  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+  if (!JSON_NODE_HOLDS_OBJECT (*root))
     {
       _warden_cli_json_error (run, "bad_input", "the line is not a JSON object", answer_hint);
       return FALSE;
     }
-  object = json_node_get_object (json_parser_get_root (parser));
+  object = json_node_get_object (*root);
   id_member = json_object_has_member (object, "approval") ? "approval"
               : json_object_has_member (object, "answer") ? "answer" : NULL;
   if (id_member == NULL)
@@ -660,7 +681,7 @@ _warden_cli_json_answer (Run         *run,
   for (;;)
     {
       g_autofree char *line = NULL;
-      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(JsonNode) root = NULL;
       g_autoptr(GError) error = NULL;
       WardenApprovalAnswer answer = { 0 };
       PromptResult result;
@@ -669,9 +690,10 @@ _warden_cli_json_answer (Run         *run,
         return PROMPT_STOPPED;
       if ((result = _warden_cli_run_read_line (run, &line)) != PROMPT_ANSWERED)
         return result;
-      if (*line == '\0')
+      /* Blank lines are skipped (JSON's own white space). */
+      if (line[strspn (line, " \t\r")] == '\0')
         continue;
-      if (!parse_answer (run, approval, parser, line, &answer))
+      if (!parse_answer (run, approval, &root, line, &answer))
         continue;
       answer.via = "script";
       if (!warden_agent_resolve (agent, &answer, &error))

@@ -78,7 +78,8 @@ typedef enum
 gboolean      _warden_cli_run_write     (Run          *run,
                                          const char   *text);
 /* One line of standard input, without its end, read while the main loop
- * runs (a signal stops the wait). */
+ * runs (a signal stops the wait). Never a line with a NUL byte: that one
+ * is said to be no answer, and the next is read. */
 PromptResult  _warden_cli_run_read_line (Run          *run,
                                          char        **line_out);
 
@@ -104,6 +105,10 @@ void          _warden_cli_json_finished (Run          *run,
                                          const char   *pending,
                                          int           status);
 void          _warden_cli_json_withdrawn (Run         *run);
+/* A line of input that is no answer: a bad_input error event, with what an
+ * answer looks like; the question still waits. */
+void          _warden_cli_json_bad_line (Run          *run,
+                                         const char   *message);
 void          _warden_cli_json_notice   (Run          *run,
                                          const char   *message);
 void          _warden_cli_json_clear    (Run          *run);

@@ -458,50 +458,80 @@ tool_result_cb (WardenAgent    *agent,
 
 /* One line from standard input, without its end, read while the main loop
  * runs so that a signal stops the wait. PROMPT_NO_ANSWER at the end of
- * input, PROMPT_STOPPED after a signal or a failed write. */
+ * input, PROMPT_STOPPED after a signal or a failed write. A line is text
+ * with a length: one that holds a NUL byte is no answer, whatever comes
+ * before it (a C string would end there, "n\0junk" reading as "n"); it is
+ * said so (with --json, a bad_input event) and the next line is read. With
+ * --json the line comes as it was sent, for the JSON reader to judge; a
+ * person's line is trimmed and made valid UTF-8. */
 PromptResult
 _warden_cli_run_read_line (Run   *run,
                            char **line_out)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *line = NULL;
-
-  /* A loop of its own: a prompt for a program a running command started
-   * comes while the run's loop runs. */
-  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
-  Run reading = { 0 };
-
-  *line_out = NULL;
-  if (g_cancellable_is_cancelled (run->cancellable))
-    return PROMPT_STOPPED;
-  reading.loop = loop;
-  g_data_input_stream_read_line_async (run->input, G_PRIORITY_DEFAULT,
-                                       run->prompt_cancellable ? run->prompt_cancellable
-                                                               : run->cancellable,
-                                       result_cb, &reading);
-  g_main_loop_run (loop);
-  line = g_data_input_stream_read_line_finish (run->input, reading.result, NULL, &error);
-  g_clear_object (&reading.result);
-  /* A line that came with the signal is not an answer either. */
-  if (g_cancellable_is_cancelled (run->cancellable))
-    return PROMPT_STOPPED;
-  if (run->prompt_cancellable != NULL && g_cancellable_is_cancelled (run->prompt_cancellable))
+  for (;;)
     {
-      if (!run->json)
-        out (run, "\n");
-      return PROMPT_WITHDRAWN;
-    }
-  if (error != NULL)
-    warden_cli_error ("could not read the answer: %s", error->message);
+      g_autoptr(GError) error = NULL;
+      g_autofree char *line = NULL;
+      gsize length = 0;
+      const char *nul;
 
-  /* A script's answers are not echoed: end the prompt's line ourselves
-   * (not among JSON events). */
-  if (!run->json && !isatty (STDIN_FILENO) && !out (run, "%s\n", line ? line : ""))
-    return PROMPT_STOPPED;
-  if (line == NULL)
-    return PROMPT_NO_ANSWER;
-  *line_out = g_utf8_make_valid (g_strstrip (line), -1);
-  return PROMPT_ANSWERED;
+      /* A loop of its own: a prompt for a program a running command started
+       * comes while the run's loop runs. */
+      g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+      Run reading = { 0 };
+
+      *line_out = NULL;
+      if (g_cancellable_is_cancelled (run->cancellable))
+        return PROMPT_STOPPED;
+      reading.loop = loop;
+      g_data_input_stream_read_line_async (run->input, G_PRIORITY_DEFAULT,
+                                           run->prompt_cancellable ? run->prompt_cancellable
+                                                                   : run->cancellable,
+                                           result_cb, &reading);
+      g_main_loop_run (loop);
+      line = g_data_input_stream_read_line_finish (run->input, reading.result, &length, &error);
+      g_clear_object (&reading.result);
+      /* A line that came with the signal is not an answer either. */
+      if (g_cancellable_is_cancelled (run->cancellable))
+        return PROMPT_STOPPED;
+      if (run->prompt_cancellable != NULL && g_cancellable_is_cancelled (run->prompt_cancellable))
+        {
+          if (!run->json)
+            out (run, "\n");
+          return PROMPT_WITHDRAWN;
+        }
+      if (error != NULL)
+        warden_cli_error ("could not read the answer: %s", error->message);
+
+      nul = line != NULL ? memchr (line, '\0', length) : NULL;
+      /* A script's answers are not echoed: end the prompt's line ourselves
+       * (not among JSON events), its NUL shown, not written. */
+      if (!run->json && !isatty (STDIN_FILENO))
+        {
+          g_autofree char *shown = nul ? warden_printable (line, length, WARDEN_PRINTABLE_ONE_LINE)
+                                       : NULL;
+
+          if (!out (run, "%s\n", shown ? shown : line ? line : ""))
+            return PROMPT_STOPPED;
+        }
+      if (line == NULL)
+        return PROMPT_NO_ANSWER;
+      if (nul != NULL)
+        {
+          g_autofree char *message = g_strdup_printf ("the line holds a NUL byte (at byte %"
+                                                      G_GSIZE_FORMAT "), so it is not an "
+                                                      "answer", (gsize) (nul - line) + 1);
+
+          if (run->json)
+            _warden_cli_json_bad_line (run, message);
+          else if (!out (run, "  %s; type it again> ", message))
+            return PROMPT_STOPPED;
+          continue;
+        }
+      *line_out = run->json ? g_steal_pointer (&line)
+                            : g_utf8_make_valid (g_strstrip (line), -1);
+      return PROMPT_ANSWERED;
+    }
 }
 
 static gboolean
@@ -873,7 +903,8 @@ hint_for (const char *code,
     return g_strdup ("warden-cli sessions list shows the sessions there are.");
   if (strcmp (code, "store") == 0)
     return g_strdup ("Check the disk and the session database; warden-cli sessions move-aside "
-                     "sets a damaged one aside.");
+                     "sets a damaged one aside (with --force, one that opens but holds a "
+                     "damaged row).");
   if (strcmp (code, "provider") == 0)
     return g_strdup_printf ("Check the API key, the model and the network, then %s.", resume);
   if (strcmp (code, "not_recorded") == 0)

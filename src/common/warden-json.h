@@ -26,6 +26,18 @@ char        *warden_json_builder_to_string (JsonBuilder *builder,
 char        *warden_json_fix            (const char *text,
                                          gssize      length);
 
+/* Reads @length bytes as exactly one JSON text (RFC 8259), for what a
+ * program sends Warden: whitespace around it and nothing else. Refused,
+ * with the byte offset in the message, where json-glib 1.6 alone would read
+ * something or drop the rest: a NUL byte, a second value or anything after
+ * the first, comments, single quotes, bytes that are not UTF-8, raw control
+ * characters, U+0000 or a lone surrogate in a string (a C string would end
+ * there), a member named twice (which one counts?), nesting deeper than
+ * 64. G_IO_ERROR_INVALID_DATA. */
+JsonNode    *warden_json_parse_exact    (const char *data,
+                                         gsize       length,
+                                         GError    **error);
+
 /* @member of @object if it is a string, else NULL (also for a NULL object). */
 const char  *warden_json_get_string     (JsonObject *object,
                                          const char *member);

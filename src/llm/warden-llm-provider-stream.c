@@ -34,6 +34,7 @@ typedef struct
   gsize              whole_limit;
   GError            *event_error;   /* what an event said went wrong */
   gint64             retry_after_ms;
+  gboolean           sent;          /* the whole request went out: the server was reached */
   gboolean           done;          /* the answer said it was complete */
   gboolean           eof;           /* the body was read to its end */
 
@@ -109,6 +110,8 @@ attempt_free (gpointer data)
   warden_llm_clear_source (&attempt->caller_source);
   attempt_abandon_body (attempt);
   g_clear_object (&attempt->cancellable);
+  if (attempt->msg != NULL)
+    g_signal_handlers_disconnect_by_data (attempt->msg, attempt);
   /* Not through attempt->self: the task may have dropped it already. */
   if (attempt->answer != NULL)
     attempt->answer_free (attempt->answer);
@@ -335,9 +338,19 @@ attempt_start_watch (GTask *task)
   attempt_schedule_watch (attempt);
 }
 
+static void
+wrote_body_cb (SoupMessage *msg,
+               Attempt     *attempt)
+{
+  attempt->sent = TRUE;
+}
+
+/* Before any answer: @sent says whether the request had gone out whole,
+ * which a model that could not be reached never takes. */
 static GError *
 transport_error (WardenLlmProvider *self,
-                 const GError      *error)
+                 const GError      *error,
+                 gboolean           sent)
 {
   const char *base_url = warden_llm_provider_get_base_url (self);
 
@@ -345,6 +358,13 @@ transport_error (WardenLlmProvider *self,
   if (error->domain == G_TLS_ERROR)
     return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_FAILED,
                         _("Could not make a secure connection to %s: %s"),
+                        base_url, error->message);
+
+  if (sent)
+    return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_STREAM_CUT,
+                        /* Translators: a URL, and what went wrong */
+                        _("The model at %s took the request, but the connection broke "
+                          "before it answered: %s"),
                         base_url, error->message);
 
   return g_error_new (WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NETWORK,
@@ -677,7 +697,7 @@ send_cb (GObject      *object,
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         attempt_return_error (task, g_steal_pointer (&error));
       else
-        attempt_return_error (task, transport_error (self, error));
+        attempt_return_error (task, transport_error (self, error, attempt->sent));
       return;
     }
 
@@ -757,6 +777,7 @@ warden_llm_provider_attempt_async (WardenLlmProvider   *self,
    * sent again; it may: the base class repeats failed requests anyway, and
    * reusing the connection saves a TLS handshake per turn of the agent. */
   soup_message_add_flags (attempt->msg, SOUP_MESSAGE_IDEMPOTENT);
+  g_signal_connect (attempt->msg, "wrote-body", G_CALLBACK (wrote_body_cb), attempt);
   soup_message_headers_replace (soup_message_get_request_headers (attempt->msg),
                                 "accept", "text/event-stream");
   klass->add_headers (self, soup_message_get_request_headers (attempt->msg));

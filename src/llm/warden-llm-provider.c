@@ -314,8 +314,13 @@ warden_llm_provider_init (WardenLlmProvider *self)
   priv->retry_after_cap_s = DEFAULT_RETRY_AFTER_CAP_S;
   priv->max_retries = DEFAULT_MAX_RETRIES;
   /* No socket timeout: "idle-timeout" is the one limit, on what the model
-   * sends rather than on bytes, which pings keep flowing. */
-  priv->session = soup_session_new_with_options ("user-agent", USER_AGENT, NULL);
+   * sends rather than on bytes, which pings keep flowing. libsoup's own
+   * default is 60 s, which cut a model that thinks longer before its first
+   * byte whatever the user chose (issue 28); its "idle-timeout" only closes
+   * pooled connections that wait for no answer. */
+  priv->session = soup_session_new_with_options ("user-agent", USER_AGENT,
+                                                 "timeout", 0,
+                                                 NULL);
 }
 
 const char *

@@ -24,8 +24,9 @@ typedef enum
                                        * retry-after past the cap */
   WARDEN_LLM_ERROR_CONTEXT_TOO_LONG,  /* the conversation no longer fits */
   WARDEN_LLM_ERROR_BAD_RESPONSE,      /* invalid JSON (the message gives the position) */
-  WARDEN_LLM_ERROR_STREAM_CUT,        /* the stream ended before the message did, after the
-                                       * retries */
+  WARDEN_LLM_ERROR_STREAM_CUT,        /* the stream ended before the message did, or the
+                                       * connection broke after the request went out and
+                                       * before any answer, after the retries */
   WARDEN_LLM_ERROR_NETWORK,           /* could not connect, after the retries */
   WARDEN_LLM_ERROR_NOT_CONFIGURED,    /* no API key, no server */
   WARDEN_LLM_ERROR_FAILED,            /* anything else, with the API's own message */
@@ -137,7 +138,9 @@ void               warden_llm_provider_set_max_retries     (WardenLlmProvider *s
  * Time. While the model sends nothing of the answer (no response, or only
  * pings and comments), "waiting" is emitted each
  * "waiting-notice" (30) seconds, and after "idle-timeout" (120) seconds
- * the attempt is abandoned, to be retried. An answer that keeps coming is
+ * the attempt is abandoned, to be retried. That is the only limit: the
+ * session has no socket timeout (0 means the model is waited for as long
+ * as it takes). An answer that keeps coming is
  * never cut, however long it takes. So a model that never answers is given
  * up on, with TIMED_OUT, after at most
  *   (max-retries + 1) × idle-timeout + the backoff (31 s)

@@ -204,21 +204,12 @@ import_rules (WardenProfile  *profile,
         }
 
       rule = json_node_get_string (element);
-
-      if (is_ask)
-        {
-          g_ptr_array_add (skipped,
-                           g_strdup_printf (_("%s (in “ask”): not needed, Warden asks before "
-                                              "every command the profile does not allow"),
-                                            rule));
-          continue;
-        }
-
       patterns = warden_claude_rule_to_patterns (rule, &local_error);
       if (patterns == NULL)
         {
           /* A Bash rule that cannot be carried over must not vanish quietly:
-           * a missing deny rule would let through what the user refused. */
+           * a missing deny or ask rule would let through what the user
+           * refused or wanted to see first. */
           if (is_bash_rule (rule))
             {
               set_settings_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
@@ -235,9 +226,9 @@ import_rules (WardenProfile  *profile,
 
       for (guint j = 0; patterns[j] != NULL; j++)
         {
-          gboolean added = is_deny
-                             ? warden_profile_add_deny (profile, patterns[j], error)
-                             : warden_profile_add_allow (profile, patterns[j], error);
+          gboolean added = is_deny ? warden_profile_add_deny (profile, patterns[j], error)
+                           : is_ask ? warden_profile_add_ask (profile, patterns[j], error)
+                                    : warden_profile_add_allow (profile, patterns[j], error);
 
           /* Cannot fail: warden_claude_rule_to_patterns() validated them. */
           if (!added)
@@ -330,8 +321,8 @@ warden_profile_new_from_claude_data (const char  *id,
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
       set_settings_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
-                          _("key “permissions”: is not an object with “allow” and “deny” "
-                            "lists"));
+                          _("key “permissions”: is not an object with “allow”, “ask” and "
+                            "“deny” lists"));
       return NULL;
     }
 

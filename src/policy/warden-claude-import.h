@@ -18,8 +18,10 @@ G_BEGIN_DECLS
 GStrv          warden_claude_rule_to_patterns      (const char  *rule,
                                                     GError     **error);
 /* Reads a Claude Code settings file (settings.json, settings.local.json):
- * its "permissions": {"allow": […], "deny": […]}. Rules that are not Bash
- * rules are skipped and listed in @skipped (may be NULL). */
+ * its "permissions": {"allow": […], "ask": […], "deny": […]}, each list
+ * into the profile's list of that name (Claude's ask rules ask even where
+ * an allow rule matches, as Warden's do). Rules that are not Bash rules are
+ * skipped and listed in @skipped (may be NULL). */
 WardenProfile *warden_profile_new_from_claude_data (const char  *id,
                                                     const char  *data,
                                                     gssize       length,

@@ -24,6 +24,7 @@ struct _WardenDecision
   GArray          *parts;        /* of WardenDecisionPart */
   GPtrArray       *suggestions;  /* NULL-terminated */
   int              uncovered;    /* index of the first asking part without one, or -1 */
+  int              ruled;        /* index of the first part an ask rule holds, or -1 */
 };
 
 G_DEFINE_QUARK (warden-policy-error-quark, warden_policy_error)
@@ -100,6 +101,7 @@ warden_decision_new (void)
   g_array_set_clear_func (self->parts, part_clear);
   self->suggestions = g_ptr_array_new_with_free_func (g_free);
   self->uncovered = -1;
+  self->ruled = -1;
   g_ptr_array_add (self->suggestions, NULL);
   return self;
 }
@@ -159,6 +161,13 @@ warden_decision_get_uncovered (WardenDecision *self)
                                                 (guint) self->uncovered) : NULL;
 }
 
+const WardenDecisionPart *
+warden_decision_get_asked_by_rule (WardenDecision *self)
+{
+  return self->ruled >= 0 ? &g_array_index (self->parts, WardenDecisionPart,
+                                            (guint) self->ruled) : NULL;
+}
+
 const char * const *
 warden_decision_get_suggestions (WardenDecision *self)
 {
@@ -199,6 +208,8 @@ warden_decision_take_part (WardenDecision *self,
   g_array_append_val (self->parts, part);
   if (verdict == WARDEN_VERDICT_ASK && suggestion == NULL && self->uncovered < 0)
     self->uncovered = (int) self->parts->len - 1;
+  if (verdict == WARDEN_VERDICT_ASK && pattern != NULL && self->ruled < 0)
+    self->ruled = (int) self->parts->len - 1;
 
   if (suggestion != NULL)
     {

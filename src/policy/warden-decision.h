@@ -17,7 +17,9 @@ typedef struct
   char          *text;        /* the simple command as matched */
   WardenOrigin   origin;
   WardenVerdict  verdict;
-  char          *pattern;     /* the allow or deny pattern that decided, or NULL */
+  /* The pattern that decided, or NULL: an allow pattern (verdict allow), a
+   * deny pattern (deny), or an ask rule of the profile (ask). */
+  char          *pattern;
   char          *reason;      /* a sentence for the user */
   char          *suggestion;  /* an "always allow" pattern, or NULL */
   /* For WARDEN_ORIGIN_WRAPPER: the program that runs it ("find", "xargs",
@@ -47,6 +49,10 @@ const char * const       *warden_decision_get_suggestions (WardenDecision *self)
  * what is piped into it, eval of a variable, a command name that expands),
  * or NULL: "always allow" cannot make this command run without asking. */
 const WardenDecisionPart *warden_decision_get_uncovered   (WardenDecision *self);
+/* The first part that asks because it matches one of the profile's ask
+ * rules (its @pattern), or NULL. It is uncovered too: no answer makes it run
+ * without asking next time. */
+const WardenDecisionPart *warden_decision_get_asked_by_rule (WardenDecision *self);
 char                     *warden_decision_to_json         (WardenDecision *self);
 
 /* For the policy engine. */

@@ -14,43 +14,83 @@
 #include "warden-pattern.h"
 #include "warden-policy.h"
 #include "warden-shell-parser.h"
+#include "warden-spelling.h"
 
 struct _WardenPolicy
 {
   gatomicrefcount   ref_count;
   WardenMode        mode;
+  gboolean          check_nested;
   WardenPatternSet *allow;
+  WardenPatternSet *ask;
   WardenPatternSet *deny;
+  /* The ask and deny patterns again, for other spellings of options. */
+  WardenSpellingSet *ask_spelling;
+  WardenSpellingSet *deny_spelling;
 };
+
+static WardenPatternSet *
+pattern_set_new (const char * const *patterns)
+{
+  WardenPatternSet *set = warden_pattern_set_new ();
+
+  for (guint i = 0; patterns && patterns[i]; i++)
+    if (warden_pattern_validate (patterns[i], NULL))
+      warden_pattern_set_add (set, patterns[i]);
+  return set;
+}
+
+static WardenSpellingSet *
+spelling_set_new (const char * const *patterns)
+{
+  WardenSpellingSet *set = warden_spelling_set_new ();
+
+  for (guint i = 0; patterns && patterns[i]; i++)
+    if (warden_pattern_validate (patterns[i], NULL))
+      warden_spelling_set_add (set, patterns[i]);
+  return set;
+}
+
+WardenPolicy *
+warden_policy_new_full (WardenMode          mode,
+                        const char * const *allow,
+                        const char * const *ask,
+                        const char * const *deny)
+{
+  WardenPolicy *self = g_new0 (WardenPolicy, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->mode = mode;
+  self->check_nested = TRUE;
+  self->allow = pattern_set_new (allow);
+  self->ask = pattern_set_new (ask);
+  self->deny = pattern_set_new (deny);
+  self->ask_spelling = spelling_set_new (ask);
+  self->deny_spelling = spelling_set_new (deny);
+  return self;
+}
 
 WardenPolicy *
 warden_policy_new (WardenMode          mode,
                    const char * const *allow,
                    const char * const *deny)
 {
-  WardenPolicy *self = g_new0 (WardenPolicy, 1);
-
-  g_atomic_ref_count_init (&self->ref_count);
-  self->mode = mode;
-  self->allow = warden_pattern_set_new ();
-  self->deny = warden_pattern_set_new ();
-  for (guint i = 0; allow && allow[i]; i++)
-    if (warden_pattern_validate (allow[i], NULL))
-      warden_pattern_set_add (self->allow, allow[i]);
-  for (guint i = 0; deny && deny[i]; i++)
-    if (warden_pattern_validate (deny[i], NULL))
-      warden_pattern_set_add (self->deny, deny[i]);
-  return self;
+  return warden_policy_new_full (mode, allow, NULL, deny);
 }
 
 WardenPolicy *
 warden_policy_new_for_profile (WardenProfile *profile)
 {
+  WardenPolicy *self;
+
   g_return_val_if_fail (WARDEN_IS_PROFILE (profile), NULL);
 
-  return warden_policy_new (warden_profile_get_mode (profile),
-                            warden_profile_get_allow (profile),
-                            warden_profile_get_deny (profile));
+  self = warden_policy_new_full (warden_profile_get_mode (profile),
+                                 warden_profile_get_allow (profile),
+                                 warden_profile_get_ask (profile),
+                                 warden_profile_get_deny (profile));
+  self->check_nested = warden_profile_get_check_nested (profile);
+  return self;
 }
 
 WardenPolicy *
@@ -66,7 +106,10 @@ warden_policy_unref (WardenPolicy *self)
   if (!g_atomic_ref_count_dec (&self->ref_count))
     return;
   warden_pattern_set_free (self->allow);
+  warden_pattern_set_free (self->ask);
   warden_pattern_set_free (self->deny);
+  warden_spelling_set_free (self->ask_spelling);
+  warden_spelling_set_free (self->deny_spelling);
   g_free (self);
 }
 
@@ -74,6 +117,13 @@ WardenMode
 warden_policy_get_mode (WardenPolicy *self)
 {
   return self->mode;
+}
+
+void
+warden_policy_set_check_nested (WardenPolicy *self,
+                                gboolean      check_nested)
+{
+  self->check_nested = !!check_nested;
 }
 
 static gboolean
@@ -114,9 +164,9 @@ suggest (const WardenCommandPart *part)
 static gboolean
 reads_script_from_stdin (const WardenCommandPart *part)
 {
-  static const char * const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash",
-                                         "busybox", "fish", "python", "python3", "perl", "ruby",
-                                         "node", "php", NULL };
+  /* Besides the shells of the sh family: "busybox sh", fish, interpreters. */
+  static const char * const readers[] = { "busybox", "fish", "python", "python3", "perl", "ruby",
+                                          "node", "php", NULL };
   const char *name;
   gboolean options_done = FALSE;
   guint first = 1;
@@ -124,7 +174,7 @@ reads_script_from_stdin (const WardenCommandPart *part)
   if (part->argv == NULL || part->argv[0] == NULL)
     return FALSE;
   name = strrchr (part->argv[0], '/') ? strrchr (part->argv[0], '/') + 1 : part->argv[0];
-  if (!g_strv_contains (shells, name))
+  if (!warden_shell_name_is_sh (name) && !g_strv_contains (readers, name))
     return FALSE;
   /* "busybox sh" is the shell. */
   if (strcmp (name, "busybox") == 0)
@@ -161,6 +211,93 @@ reads_script_from_stdin (const WardenCommandPart *part)
   return TRUE;
 }
 
+/* Programs that, run with no argument at all, start nothing and read no
+ * script: they print, or filter standard input to standard output, or fail
+ * for want of an operand. A word that may expand to nothing leaves such a
+ * program bare ("echo $HOME" runs "echo"), and "X *" covers that. Shells,
+ * interpreters (node, python3: a script from standard input), programs that
+ * run others (xargs, find, env and every wrapper) and programs that read
+ * commands from standard input (dc, ed, gdb, sqlite3, all with a "!") are not
+ * here: bare, they run what nobody checked. A closed list: a program not on
+ * it asks. Sorted (strcmp), for bsearch. */
+static const char * const runs_nothing_bare[] = {
+  "[", "b2sum", "base32", "base64", "basename", "basenc", "cat", "cksum", "cmp", "column",
+  "comm", "cut", "date", "df", "diff", "dir", "dirname", "du", "echo", "egrep", "expand",
+  "false", "fgrep", "file", "fmt", "fold", "grep", "groups", "head", "hexdump", "hostname",
+  "id", "join", "ls", "md5sum", "nl", "nproc", "od", "paste", "printenv", "printf", "pwd",
+  "readlink", "realpath", "rev", "sha1sum", "sha224sum", "sha256sum", "sha384sum",
+  "sha512sum", "sort", "stat", "strings", "sum", "tac", "tail", "tee", "test", "tr", "tree",
+  "true", "tty", "uname", "unexpand", "uniq", "vdir", "wc", "whoami", "xxd",
+};
+
+static int
+compare_name (const void *key,
+              const void *item)
+{
+  return strcmp (key, *(const char * const *) item);
+}
+
+gboolean
+warden_policy_program_runs_nothing (const char *name)
+{
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  /* By its name, or in a system folder: ./cat is the workspace's own. */
+  if (g_str_has_prefix (name, "/usr/bin/"))
+    name += strlen ("/usr/bin/");
+  else if (g_str_has_prefix (name, "/bin/"))
+    name += strlen ("/bin/");
+  if (strchr (name, '/') != NULL)
+    return FALSE;
+  return bsearch (name, runs_nothing_bare, G_N_ELEMENTS (runs_nothing_bare),
+                  sizeof runs_nothing_bare[0], compare_name) != NULL;
+}
+
+/* The allow pattern that covers @part's program bare, or NULL: the part
+ * runs the program with no argument (as written, or once the words that
+ * may vanish did), the program runs nothing then, and a pattern matches it
+ * followed by any arguments ("echo *" for "echo"). */
+static const char *
+bare_covered_by (WardenPolicy            *self,
+                 const WardenCommandPart *part)
+{
+  const char *bare = part->min_text ? part->min_text : part->match_text ? NULL : part->text;
+  char text[256];
+  gsize len;
+
+  if (bare == NULL || part->argv == NULL || part->argv[0] == NULL ||
+      strcmp (bare, part->argv[0]) != 0 || !warden_policy_program_runs_nothing (bare))
+    return NULL;
+  len = strlen (bare);
+  if (len + 2 >= sizeof text)
+    return NULL;
+  memcpy (text, bare, len);
+  text[len++] = ' ';
+  text[len++] = WARDEN_PATTERN_HOLE;
+  return warden_pattern_set_lookup (self->allow, text, len, FALSE);
+}
+
+/* The deny pattern that @part's min_text matches, by the name as written or
+ * by its last path component (/bin/rm is rm), or NULL. */
+static const char *
+min_text_rule (WardenPatternSet        *rules,
+               const WardenCommandPart *part)
+{
+  const char *deny = warden_pattern_set_lookup (rules, part->min_text,
+                                                strlen (part->min_text), FALSE);
+  const char *name = part->argv ? part->argv[0] : NULL;
+  const char *slash = name ? strrchr (name, '/') : NULL;
+
+  if (deny == NULL && slash != NULL && slash[1] != '\0' &&
+      g_str_has_prefix (part->min_text, name))
+    {
+      g_autofree char *base = g_strconcat (slash + 1, part->min_text + strlen (name), NULL);
+
+      deny = warden_pattern_set_lookup (rules, base, strlen (base), FALSE);
+    }
+  return deny;
+}
+
 static gboolean
 inside (const char *path,
         const char *dir)
@@ -177,7 +314,10 @@ typedef struct
   const char *allowed_by;
   const char *no_match;
   const char *denied_by;
+  const char *ask_rule;
+  const char *may_ask_rule;
   const char *may_be_denied;
+  const char *spelling_may_be_denied;
   const char *files_may_be_denied;
   const char *args_may_be_denied;
   const char *allows_every;
@@ -188,6 +328,7 @@ typedef struct
   const char *empty;
   const char *all_match;
   const char *runs_stdin;
+  const char *only_runs;
 } Texts;
 
 static const Texts *
@@ -201,7 +342,12 @@ texts (void)
       t.allowed_by = _("allowed by “%s”");
       t.no_match = _("no allow pattern matches “%s”");
       t.denied_by = _("“%s” matches the deny pattern “%s”");
+      t.ask_rule = _("“%s” matches the ask rule “%s”: it asks every time, whatever allows it");
+      t.may_ask_rule = _("“%s” may run as a command that the ask rule “%s” names: it asks "
+                         "every time, whatever allows it");
       t.may_be_denied = _("“%s” could expand to a command that the deny pattern “%s” names");
+      t.spelling_may_be_denied = _("“%s” may be, in another spelling of its options, what the "
+                                   "deny pattern “%s” names");
       t.files_may_be_denied = _("the file names are only known when it runs, and some names "
                                 "would make it match the deny pattern “%s”");
       t.args_may_be_denied = _("its arguments are only known when it runs, and some would make "
@@ -216,9 +362,85 @@ texts (void)
       t.all_match = _("every command matches an allow pattern");
       t.runs_stdin = _("“%s” runs whatever is piped into it, which nobody can check before it "
                        "runs: no pattern can allow that");
+      t.only_runs = _("“%s” does nothing but start the commands after it, each checked on "
+                      "its own");
       g_once_init_leave (&done, 1);
     }
   return &t;
+}
+
+/* How a rule list (deny or ask) holds a part. */
+typedef enum
+{
+  RULE_NONE,
+  RULE_MATCHES,     /* the text as it runs, or with the name's basename (/bin/rm is rm) */
+  RULE_MAY_FILL,    /* some filling of its holes: xargs's arguments, find's file names */
+  RULE_MAY_EXPAND,  /* some expansion of its words: "rm -rf $d" */
+  RULE_MAY_SPELL,   /* some reading of its options: "tree -ao x" may hold "-o" */
+} RuleHit;
+
+/* The first pattern of @set that holds @part, and how; deny patterns and ask
+ * rules see the same spellings of a command. */
+static RuleHit
+lookup_rule (WardenPatternSet        *set,
+             const WardenCommandPart *part,
+             const char             **pattern)
+{
+  const char *text = part->match_text ? part->match_text : part->text;
+  gsize text_len = strlen (text);
+
+  if (warden_pattern_set_get_size (set) == 0)
+    return RULE_NONE;
+
+  /* Held only when every filling of the holes matches: "rm {}" under "rm *". */
+  *pattern = warden_pattern_set_lookup (set, text, text_len, FALSE);
+  if (*pattern == NULL && part->base_text != NULL)
+    *pattern = warden_pattern_set_lookup (set, part->base_text, strlen (part->base_text), FALSE);
+  if (*pattern != NULL)
+    return RULE_MATCHES;
+
+  if (part->match_text != NULL || part->base_text != NULL)
+    {
+      *pattern = warden_pattern_set_lookup (set, text, text_len, TRUE);
+      if (*pattern == NULL && part->base_text != NULL)
+        *pattern = warden_pattern_set_lookup (set, part->base_text, strlen (part->base_text),
+                                              TRUE);
+      if (*pattern != NULL)
+        return RULE_MAY_FILL;
+    }
+
+  if (part->expanded_text != NULL)
+    {
+      *pattern = warden_pattern_set_lookup (set, part->expanded_text,
+                                            strlen (part->expanded_text), TRUE);
+      if (*pattern != NULL)
+        return RULE_MAY_EXPAND;
+    }
+  return RULE_NONE;
+}
+
+/* The first pattern of @set that holds @part in another spelling of its
+ * options (warden-spelling.h): "--opt=value" read as "--opt value" holds as
+ * a match does; the options read as a set only may. */
+static RuleHit
+lookup_spelling (WardenSpellingSet       *set,
+                 const WardenCommandPart *part,
+                 const char             **pattern)
+{
+  const char *text = part->match_text ? part->match_text : part->text;
+  gsize text_len = strlen (text);
+
+  *pattern = warden_spelling_set_lookup (set, text, text_len);
+  if (*pattern == NULL && part->base_text != NULL)
+    *pattern = warden_spelling_set_lookup (set, part->base_text, strlen (part->base_text));
+  if (*pattern != NULL)
+    return RULE_MATCHES;
+
+  *pattern = warden_spelling_set_lookup_any (set, text, text_len);
+  if (*pattern == NULL && part->expanded_text != NULL)
+    *pattern = warden_spelling_set_lookup_any (set, part->expanded_text,
+                                               strlen (part->expanded_text));
+  return *pattern != NULL ? RULE_MAY_SPELL : RULE_NONE;
 }
 
 /* Judges one part; returns its verdict and fills @reason, @pattern and
@@ -234,70 +456,126 @@ judge_part (WardenPolicy            *self,
   const char *text = part->match_text ? part->match_text : part->text;
   gsize text_len = strlen (text);
   const char *allow = NULL;
-  const char *deny;
+  const char *rule = NULL;
   gboolean min_unmatched = FALSE;
 
-  /* Denied only when every filling of the holes matches: "rm {}" under "rm *". */
-  deny = warden_pattern_set_lookup (self->deny, text, text_len, FALSE);
-  if (deny == NULL && part->base_text != NULL)
-    deny = warden_pattern_set_lookup (self->deny, part->base_text, strlen (part->base_text),
-                                      FALSE);
-  if (deny != NULL)
+  switch (lookup_rule (self->deny, part, &rule))
     {
-      *pattern = deny;
-      *reason = g_strdup_printf (t->denied_by, part->text, deny);
+    case RULE_MATCHES:
+      *pattern = rule;
+      *reason = g_strdup_printf (t->denied_by, part->text, rule);
       return WARDEN_VERDICT_DENY;
+
+    /* "rm {}" under "rm -rf /…": some file names would make it match and
+     * others not, and they are only known when it runs. Denying would name a
+     * command that may never run; allowing could run one the profile
+     * refuses: it asks, in every mode. */
+    case RULE_MAY_FILL:
+      if (g_strcmp0 (part->runner, "find") == 0)
+        *reason = g_strdup_printf (t->files_may_be_denied, rule);
+      else if (part->match_text != NULL)
+        *reason = g_strdup_printf (t->args_may_be_denied, rule);
+      else
+        *reason = g_strdup_printf (t->may_be_denied, part->text, rule);
+      return WARDEN_VERDICT_ASK;
+
+    /* "rm -rf $d" is not what a deny pattern for "rm -rf /" names as
+     * written, but $d may be "/": nobody can know before it runs. */
+    case RULE_MAY_EXPAND:
+      *reason = g_strdup_printf (t->may_be_denied, part->text, rule);
+      return WARDEN_VERDICT_ASK;
+
+    case RULE_MAY_SPELL:
+    case RULE_NONE:
+    default:
+      break;
     }
 
-  /* "rm {}" under "rm -rf /…": some file names would make it match and others
-   * not, and they are only known when it runs. Denying would name a command
-   * that may never run; allowing could run one the profile refuses: it asks,
-   * in every mode. */
-  if (part->match_text != NULL || part->base_text != NULL)
+  /* "git diff --output=x" is "git diff --output x" to every program, while
+   * "tree -ao out.txt ." may be "tree -a -o out.txt .": without the
+   * program's option table nobody can say, so that asks, in every mode. */
+  switch (lookup_spelling (self->deny_spelling, part, &rule))
     {
-      deny = warden_pattern_set_lookup (self->deny, text, text_len, TRUE);
-      if (deny == NULL && part->base_text != NULL)
-        deny = warden_pattern_set_lookup (self->deny, part->base_text,
-                                          strlen (part->base_text), TRUE);
-      if (deny != NULL)
-        {
-          if (g_strcmp0 (part->runner, "find") == 0)
-            *reason = g_strdup_printf (t->files_may_be_denied, deny);
-          else if (part->match_text != NULL)
-            *reason = g_strdup_printf (t->args_may_be_denied, deny);
-          else
-            *reason = g_strdup_printf (t->may_be_denied, part->text, deny);
-          *suggestion = NULL;
-          return WARDEN_VERDICT_ASK;
-        }
+    case RULE_MATCHES:
+      *pattern = rule;
+      *reason = g_strdup_printf (t->denied_by, part->text, rule);
+      return WARDEN_VERDICT_DENY;
+
+    case RULE_MAY_SPELL:
+      *reason = g_strdup_printf (t->spelling_may_be_denied, part->text, rule);
+      return WARDEN_VERDICT_ASK;
+
+    default:
+      break;
     }
 
-  /* "rm -rf $d" is not what a deny pattern for "rm -rf /" names as written,
-   * but $d may be "/": nobody can know before it runs, so it asks, in every
-   * mode. */
-  if (part->expanded_text != NULL)
+  /* The profile's ask rules: whatever allows it, in every mode, and with no
+   * suggestion, as no allow pattern can make it run without asking. */
+  switch (lookup_rule (self->ask, part, &rule))
     {
-      deny = warden_pattern_set_lookup (self->deny, part->expanded_text,
-                                        strlen (part->expanded_text), TRUE);
-      if (deny != NULL)
-        {
-          *reason = g_strdup_printf (t->may_be_denied, part->text, deny);
-          return WARDEN_VERDICT_ASK;
-        }
+    case RULE_MATCHES:
+      *pattern = rule;
+      *reason = g_strdup_printf (t->ask_rule, part->text, rule);
+      return WARDEN_VERDICT_ASK;
+
+    case RULE_MAY_FILL:
+    case RULE_MAY_EXPAND:
+      *pattern = rule;
+      *reason = g_strdup_printf (t->may_ask_rule, part->text, rule);
+      return WARDEN_VERDICT_ASK;
+
+    case RULE_MAY_SPELL:
+    case RULE_NONE:
+    default:
+      break;
+    }
+  switch (lookup_spelling (self->ask_spelling, part, &rule))
+    {
+    case RULE_MATCHES:
+      *pattern = rule;
+      *reason = g_strdup_printf (t->ask_rule, part->text, rule);
+      return WARDEN_VERDICT_ASK;
+
+    case RULE_MAY_SPELL:
+      *pattern = rule;
+      *reason = g_strdup_printf (t->may_ask_rule, part->text, rule);
+      return WARDEN_VERDICT_ASK;
+
+    default:
+      break;
+    }
+
+  /* "git push $r" runs "git push" when $r is empty, which a deny pattern
+   * may name though an allow pattern covers the line: it asks, in every mode. */
+  if (part->min_text != NULL && (rule = min_text_rule (self->deny, part)) != NULL)
+    {
+      *reason = g_strdup_printf (t->may_be_denied, part->text, rule);
+      return WARDEN_VERDICT_ASK;
+    }
+  if (part->min_text != NULL && (rule = min_text_rule (self->ask, part)) != NULL)
+    {
+      *pattern = rule;
+      *reason = g_strdup_printf (t->may_ask_rule, part->text, rule);
+      return WARDEN_VERDICT_ASK;
     }
 
   if (part->kind != WARDEN_PART_REDIRECTION)
     allow = warden_pattern_set_lookup (self->allow, text, text_len, FALSE);
-  /* "cat $f" runs "cat" when $f is empty: that command must be allowed too. */
+  if (allow == NULL && part->kind == WARDEN_PART_COMMAND && part->min_text == NULL)
+    allow = bare_covered_by (self, part);
+  /* "node $f" runs "node" when $f is empty: that command must be allowed
+   * too, or be one that "X *" covers bare ("echo $f" under "echo *"). */
   if (allow != NULL && part->min_text != NULL &&
       warden_pattern_set_lookup (self->allow, part->min_text, strlen (part->min_text),
-                                 FALSE) == NULL)
+                                 FALSE) == NULL &&
+      bare_covered_by (self, part) == NULL)
     {
       allow = NULL;
       min_unmatched = TRUE;
     }
 
-  if (part->force_ask != NULL && !(part->liftable && allow != NULL))
+  if (part->force_ask != NULL && !(part->liftable && allow != NULL) &&
+      !(part->guard_sees && self->check_nested))
     {
       *reason = g_strdup (part->force_ask);
       if (!part->no_suggestion && self->mode == WARDEN_MODE_ALLOWLIST)
@@ -325,6 +603,11 @@ judge_part (WardenPolicy            *self,
       *reason = g_strdup_printf (t->allowed_by, allow);
       return WARDEN_VERDICT_ALLOW;
     }
+  if (part->only_runs)
+    {
+      *reason = g_strdup_printf (t->only_runs, part->argv[0]);
+      return WARDEN_VERDICT_ALLOW;
+    }
 
   /* "sh" would allow every script a download pipes into it. */
   if (reads_script_from_stdin (part))
@@ -333,7 +616,8 @@ judge_part (WardenPolicy            *self,
       return WARDEN_VERDICT_ASK;
     }
   *reason = g_strdup_printf (t->no_match, min_unmatched ? part->min_text : part->text);
-  if (!part->no_suggestion)
+  /* A pattern lifts a script file's ask only while the guard runs. */
+  if (!part->no_suggestion || (part->guard_sees && self->check_nested))
     *suggestion = min_unmatched ? g_strdup (part->min_text) : suggest (part);
   return WARDEN_VERDICT_ASK;
 }

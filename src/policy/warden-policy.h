@@ -33,10 +33,22 @@ typedef struct _WardenPolicy WardenPolicy;
 WardenPolicy   *warden_policy_new             (WardenMode                mode,
                                                const char * const       *allow,
                                                const char * const       *deny);
+/* With the profile's ask rules: a command that matches one asks, whatever
+ * allows it and in every mode; a deny pattern still beats it. */
+WardenPolicy   *warden_policy_new_full        (WardenMode                mode,
+                                               const char * const       *allow,
+                                               const char * const       *ask,
+                                               const char * const       *deny);
 WardenPolicy   *warden_policy_new_for_profile (WardenProfile            *profile);
 WardenPolicy   *warden_policy_ref             (WardenPolicy             *self);
 void            warden_policy_unref           (WardenPolicy             *self);
 WardenMode      warden_policy_get_mode        (WardenPolicy             *self);
+/* Whether the exec guard checks every program a command starts (the
+ * profile's "nested", on unless it says "off"; warden_policy_new () turns
+ * it on). A script file run by an allowed shell ("sh build.sh" under
+ * "sh *") runs only then: its commands are checked as they start. */
+void            warden_policy_set_check_nested (WardenPolicy            *self,
+                                                gboolean                 check_nested);
 WardenDecision *warden_policy_check           (WardenPolicy             *self,
                                                const char               *command,
                                                gssize                    length,
@@ -48,6 +60,12 @@ WardenDecision *warden_policy_check           (WardenPolicy             *self,
  * docs/policy.md). PATH, HOME, GIT_* and npm_config_* are not on it: what
  * they lead to is another program, which the exec guard checks in turn. */
 gboolean        warden_policy_env_loads_code  (const char               *name);
+
+/* Whether the program @name, run with no argument at all, starts nothing
+ * and reads no script (echo, cat, ls, …: docs/policy.md has the list), so
+ * that a pattern "NAME *" covers it bare. FALSE for a shell, an
+ * interpreter, a wrapper, and any program the engine does not know. */
+gboolean        warden_policy_program_runs_nothing (const char        *name);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenPolicy, warden_policy_unref)
 

@@ -13,6 +13,7 @@
 #include "warden-profile-store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -205,6 +206,80 @@ user_path (WardenProfileStore *self,
   return g_build_filename (self->user_dir, basename, NULL);
 }
 
+/* What a file that is no profile is, for the message. */
+static const char *
+file_kind (mode_t mode)
+{
+  if (S_ISDIR (mode))
+    return _("a folder");
+  if (S_ISFIFO (mode))
+    return _("a FIFO");
+  if (S_ISSOCK (mode))
+    return _("a socket");
+  if (S_ISCHR (mode) || S_ISBLK (mode))
+    return _("a device");
+  return _("not a file");
+}
+
+/* A user profile, read only from a regular file (a symlink to one too). The
+ * open does not block: a FIFO there would hang whoever lists the profiles
+ * until something wrote to it, and a device could be anything. NOT_FOUND
+ * when there is no file. */
+static WardenProfile *
+load_user_file (const char  *path,
+                const char  *id,
+                GError     **error)
+{
+  g_autoptr(GByteArray) contents = g_byte_array_new ();
+  g_autofree char *shown = g_filename_display_name (path);
+  int fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
+  struct stat st;
+
+  if (fd < 0 || fstat (fd, &st) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, WARDEN_POLICY_ERROR,
+                   saved_errno == ENOENT ? WARDEN_POLICY_ERROR_NOT_FOUND : WARDEN_POLICY_ERROR_IO,
+                   _("Could not read profile “%s”: %s"), shown, g_strerror (saved_errno));
+      if (fd >= 0)
+        close (fd);
+      return NULL;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_IO,
+                   /* Translators: a path, and what it is: "a FIFO", "a folder" */
+                   _("profile “%s”: it is %s, not a regular file, so it is not read"), shown,
+                   file_kind (st.st_mode));
+      close (fd);
+      return NULL;
+    }
+  for (;;)
+    {
+      guint8 buffer[8192];
+      gssize n = read (fd, buffer, sizeof buffer);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int saved_errno = errno;
+
+          g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_IO,
+                       _("Could not read profile “%s”: %s"), shown, g_strerror (saved_errno));
+          close (fd);
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      g_byte_array_append (contents, buffer, n);
+    }
+  close (fd);
+  return warden_profile_new_from_data (id, (const char *) contents->data, contents->len, shown,
+                                       error);
+}
+
 static int
 compare_strings (gconstpointer a,
                  gconstpointer b)
@@ -268,7 +343,6 @@ warden_profile_store_list (WardenProfileStore  *self,
       const char *basename = g_ptr_array_index (names, i);
       g_autofree char *id = g_strndup (basename, strlen (basename) - strlen (".json"));
       g_autofree char *path = g_build_filename (self->user_dir, basename, NULL);
-      g_autoptr(GFile) file = NULL;
       GError *error = NULL;
       WardenProfile *profile;
 
@@ -293,8 +367,7 @@ warden_profile_store_list (WardenProfileStore  *self,
           continue;
         }
 
-      file = g_file_new_for_path (path);
-      profile = warden_profile_new_from_file (file, &error);
+      profile = load_user_file (path, id, &error);
       if (profile != NULL)
         g_ptr_array_add (profiles, profile);
       else
@@ -314,7 +387,6 @@ warden_profile_store_lookup (WardenProfileStore  *self,
 {
   g_autoptr(GError) local_error = NULL;
   g_autoptr(WardenProfile) profile = NULL;
-  g_autoptr(GFile) file = NULL;
   g_autofree char *path = NULL;
 
   g_return_val_if_fail (WARDEN_IS_PROFILE_STORE (self), NULL);
@@ -334,8 +406,7 @@ warden_profile_store_lookup (WardenProfileStore  *self,
     return warden_profile_new_builtin (id, error);
 
   path = user_path (self, id);
-  file = g_file_new_for_path (path);
-  profile = warden_profile_new_from_file (file, &local_error);
+  profile = load_user_file (path, id, &local_error);
   if (profile == NULL)
     {
       if (g_error_matches (local_error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_NOT_FOUND))
@@ -405,8 +476,26 @@ warden_profile_store_save (WardenProfileStore  *self,
     return FALSE;
 
   path = user_path (self, warden_profile_get_id (profile));
-  file = g_file_new_for_path (path);
 
+  /* The file there is kept as the previous version, read first: a FIFO
+   * would block that read, and none of the others is a profile to keep. */
+  {
+    GStatBuf st;
+
+    if (g_stat (path, &st) == 0 && !S_ISREG (st.st_mode))
+      {
+        g_autofree char *shown = g_filename_display_name (path);
+
+        g_set_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_IO,
+                     /* Translators: a path, and what it is: "a FIFO", "a folder" */
+                     _("Could not save profile “%s”: it is %s, not a regular file; move it "
+                       "away and save again"),
+                     shown, file_kind (st.st_mode));
+        return FALSE;
+      }
+  }
+
+  file = g_file_new_for_path (path);
   return warden_profile_save_to_file (profile, file, error);
 }
 

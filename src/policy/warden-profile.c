@@ -40,6 +40,7 @@ struct _WardenProfile
   WardenMode  mode;
   GPtrArray  *allow;        /* NULL-terminated, of char * */
   GPtrArray  *deny;
+  GPtrArray  *ask;          /* ask even where an allow pattern matches, and in allow-always */
   JsonObject *unknown;      /* members this version does not know, written back as read */
   WardenFileWrite file_write;
   JsonObject *files_unknown;  /* the same inside "files" */
@@ -66,6 +67,7 @@ enum {
   PROP_MODE,
   PROP_ALLOW,
   PROP_DENY,
+  PROP_ASK,
   PROP_BUILTIN,
   PROP_FILE_WRITE,
   PROP_CHECK_NESTED,
@@ -83,7 +85,8 @@ static GParamSpec *properties[N_PROPS];
 GResource *warden_get_resource (void);
 
 static const char * const known_keys[] = {
-  "version", "name", "description", "mode", "allow", "deny", "files", "nested", "network", NULL
+  "version", "name", "description", "mode", "allow", "deny", "ask", "files", "nested", "network",
+  NULL
 };
 
 static const char * const file_write_names[] = { "allow", "ask", "never" };
@@ -233,6 +236,7 @@ warden_profile_finalize (GObject *object)
   g_clear_pointer (&self->description, g_free);
   g_clear_pointer (&self->allow, g_ptr_array_unref);
   g_clear_pointer (&self->deny, g_ptr_array_unref);
+  g_clear_pointer (&self->ask, g_ptr_array_unref);
   g_clear_pointer (&self->unknown, json_object_unref);
   g_clear_pointer (&self->files_unknown, json_object_unref);
   g_clear_pointer (&self->network_allow, g_ptr_array_unref);
@@ -275,6 +279,10 @@ warden_profile_get_property (GObject    *object,
 
     case PROP_DENY:
       g_value_take_boxed (value, pattern_array_dup (self->deny));
+      break;
+
+    case PROP_ASK:
+      g_value_take_boxed (value, pattern_array_dup (self->ask));
       break;
 
     case PROP_BUILTIN:
@@ -389,6 +397,12 @@ warden_profile_class_init (WardenProfileClass *klass)
                         G_TYPE_STRV,
                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
+  /* Patterns that ask whatever allows them; deny still beats them. */
+  properties[PROP_ASK] =
+    g_param_spec_boxed ("ask", NULL, NULL,
+                        G_TYPE_STRV,
+                        (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
   /* A WardenFileWrite, like the mode. */
   properties[PROP_FILE_WRITE] =
     g_param_spec_int ("file-write", NULL, NULL,
@@ -431,6 +445,7 @@ warden_profile_init (WardenProfile *self)
   self->mode = WARDEN_MODE_ALLOWLIST;
   self->allow = pattern_array_new ();
   self->deny = pattern_array_new ();
+  self->ask = pattern_array_new ();
   self->unknown = json_object_new ();
   self->files_unknown = json_object_new ();
   self->network_allow = pattern_array_new ();
@@ -1041,6 +1056,7 @@ warden_profile_new_from_data (const char  *id,
 
   if (!load_patterns (object, "allow", "allow", FALSE, self->allow, source_name, error) ||
       !load_patterns (object, "deny", "deny", FALSE, self->deny, source_name, error) ||
+      !load_patterns (object, "ask", "ask", FALSE, self->ask, source_name, error) ||
       !load_files (self, object, source_name, error) ||
       !load_nested (self, object, source_name, error) ||
       !load_network (self, object, source_name, error))
@@ -1153,6 +1169,8 @@ warden_profile_copy (WardenProfile *self,
     g_ptr_array_add (copy->allow, g_strdup (g_ptr_array_index (self->allow, i)));
   for (guint i = 0; i < self->deny->len; i++)
     g_ptr_array_add (copy->deny, g_strdup (g_ptr_array_index (self->deny, i)));
+  for (guint i = 0; i < self->ask->len; i++)
+    g_ptr_array_add (copy->ask, g_strdup (g_ptr_array_index (self->ask, i)));
 
   json_object_iter_init_ordered (&iter, self->unknown);
   while (json_object_iter_next_ordered (&iter, &member_name, &member))
@@ -1219,6 +1237,9 @@ warden_profile_to_data (WardenProfile *self,
   json_object_set_string_member (object, "mode", warden_mode_to_string (self->mode));
   json_object_set_member (object, "allow", pattern_array_to_node (self->allow));
   json_object_set_member (object, "deny", pattern_array_to_node (self->deny));
+  /* Only when there are some: a file without ask rules stays as it was. */
+  if (self->ask->len > 0)
+    json_object_set_member (object, "ask", pattern_array_to_node (self->ask));
   /* Left out where it says what its absence says, so older files stay as
    * they were. */
   if (self->has_files || self->file_write != WARDEN_FILE_WRITE_ALLOW)
@@ -1531,6 +1552,14 @@ warden_profile_get_deny (WardenProfile *self)
   return pattern_array_peek (self->deny);
 }
 
+const char * const *
+warden_profile_get_ask (WardenProfile *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), NULL);
+
+  return pattern_array_peek (self->ask);
+}
+
 static gboolean
 add_pattern (WardenProfile  *self,
              GPtrArray      *array,
@@ -1597,6 +1626,17 @@ warden_profile_add_deny (WardenProfile  *self,
 }
 
 gboolean
+warden_profile_add_ask (WardenProfile  *self,
+                        const char     *pattern,
+                        GError        **error)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return add_pattern (self, self->ask, properties[PROP_ASK], pattern, error);
+}
+
+gboolean
 warden_profile_remove_allow (WardenProfile *self,
                              const char    *pattern)
 {
@@ -1612,6 +1652,15 @@ warden_profile_remove_deny (WardenProfile *self,
   g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
 
   return remove_pattern (self, self->deny, properties[PROP_DENY], pattern);
+}
+
+gboolean
+warden_profile_remove_ask (WardenProfile *self,
+                           const char    *pattern)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
+
+  return remove_pattern (self, self->ask, properties[PROP_ASK], pattern);
 }
 
 gboolean
@@ -1686,6 +1735,17 @@ warden_profile_set_deny (WardenProfile       *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   return set_patterns (self, self->deny, properties[PROP_DENY], patterns, error);
+}
+
+gboolean
+warden_profile_set_ask (WardenProfile       *self,
+                        const char * const  *patterns,
+                        GError             **error)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return set_patterns (self, self->ask, properties[PROP_ASK], patterns, error);
 }
 
 gboolean

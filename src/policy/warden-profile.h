@@ -85,6 +85,10 @@ void                warden_profile_set_check_nested  (WardenProfile  *self,
                                                       gboolean        check);
 const char * const *warden_profile_get_allow         (WardenProfile  *self);
 const char * const *warden_profile_get_deny          (WardenProfile  *self);
+/* The "ask" list (the "ask" property): a command that matches one of these
+ * asks even where an allow pattern matches and in allow-always mode; a deny
+ * pattern still beats it. Empty for profiles without the key. */
+const char * const *warden_profile_get_ask           (WardenProfile  *self);
 /* Returns FALSE and sets @error for an invalid pattern; adding a pattern
  * that is there already is not an error and changes nothing. */
 gboolean            warden_profile_add_allow         (WardenProfile  *self,
@@ -93,9 +97,14 @@ gboolean            warden_profile_add_allow         (WardenProfile  *self,
 gboolean            warden_profile_add_deny          (WardenProfile  *self,
                                                       const char     *pattern,
                                                       GError        **error);
+gboolean            warden_profile_add_ask           (WardenProfile  *self,
+                                                      const char     *pattern,
+                                                      GError        **error);
 gboolean            warden_profile_remove_allow      (WardenProfile  *self,
                                                       const char     *pattern);
 gboolean            warden_profile_remove_deny       (WardenProfile  *self,
+                                                      const char     *pattern);
+gboolean            warden_profile_remove_ask        (WardenProfile  *self,
                                                       const char     *pattern);
 /* Replaces the whole list, in the order given (the order is the order they
  * are matched and shown in). Validates every pattern first: on an invalid
@@ -105,6 +114,9 @@ gboolean            warden_profile_set_allow         (WardenProfile       *self,
                                                       const char * const  *patterns,
                                                       GError             **error);
 gboolean            warden_profile_set_deny          (WardenProfile       *self,
+                                                      const char * const  *patterns,
+                                                      GError             **error);
+gboolean            warden_profile_set_ask           (WardenProfile       *self,
                                                       const char * const  *patterns,
                                                       GError             **error);
 /* The "network" section: which hosts the sandbox may reach (see

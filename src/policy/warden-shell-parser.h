@@ -57,6 +57,15 @@ typedef struct
    * @liftable, an allow pattern that matches @text lifts it (assignments). */
   char           *force_ask;
   gboolean        liftable;
+  /* With @force_ask: it asks only because the engine cannot see what a
+   * script file holds ("sh build.sh"). When the exec guard checks every
+   * program a command starts, an allow pattern that matches @text lifts it:
+   * the script's commands are checked as they start, as for "node app.js". */
+  gboolean        guard_sees;
+  /* The program does nothing of its own but start the commands that follow
+   * it as WARDEN_ORIGIN_WRAPPER parts (xargs), each judged on its own: it
+   * needs no pattern of its own. */
+  gboolean        only_runs;
   /* TRUE when patterns cannot help, so no "always allow" suggestion is made. */
   gboolean        no_suggestion;
 } WardenCommandPart;
@@ -86,6 +95,8 @@ WardenShellParse *warden_shell_parse      (const char               *command,
                                            gssize                    length,
                                            const WardenShellOptions *options);
 void              warden_shell_parse_free (WardenShellParse         *parse);
+
+gboolean          warden_shell_name_is_sh (const char               *name);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenShellParse, warden_shell_parse_free)
 

@@ -857,13 +857,20 @@ setup (WardenApprovalDialog *self)
       if (uncovered != NULL)
         {
           /* Saving a pattern would only pretend: the command would still ask. */
-          g_autofree char *part = warden_printable (uncovered->text, -1,
+          const WardenDecisionPart *ruled = warden_decision_get_asked_by_rule (decision);
+          g_autofree char *part = warden_printable (ruled ? ruled->text : uncovered->text, -1,
                                                     WARDEN_PRINTABLE_ONE_LINE);
-          g_autofree char *why = warden_printable (uncovered->reason, -1,
-                                                   WARDEN_PRINTABLE_ONE_LINE);
-          g_autofree char *text = g_strdup_printf (_("Always allow cannot make this command run "
-                                                     "without asking: no pattern can allow “%s” "
-                                                     "(%s)."), part, why);
+          g_autofree char *why = warden_printable (ruled ? ruled->pattern : uncovered->reason,
+                                                   -1, WARDEN_PRINTABLE_ONE_LINE);
+          /* Translators: the first %s is a pattern of the profile, the second a command */
+          g_autofree char *text = ruled != NULL
+                                  ? g_strdup_printf (_("Always allow is not offered: the "
+                                                       "profile’s ask rule “%s” asks before "
+                                                       "“%s” every time, whatever allows it."),
+                                                     why, part)
+                                  : g_strdup_printf (_("Always allow cannot make this command "
+                                                       "run without asking: no pattern can "
+                                                       "allow “%s” (%s)."), part, why);
 
           gtk_editable_set_text (self->pattern_entry, "");
           gtk_widget_set_sensitive (GTK_WIDGET (self->pattern_entry), FALSE);

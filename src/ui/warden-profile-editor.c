@@ -27,10 +27,11 @@ typedef struct
   gboolean             hosts; /* host patterns (the network section), not commands */
 } PatternList;
 
-enum { LIST_ALLOW, LIST_DENY, LIST_NET_ALLOW, LIST_NET_DENY, N_LISTS };
+enum { LIST_ALLOW, LIST_ASK, LIST_DENY, LIST_NET_ALLOW, LIST_NET_DENY, N_LISTS };
 
 /* The action target of each list's rows. */
-static const char * const list_names[N_LISTS] = { "allow", "deny", "net-allow", "net-deny" };
+static const char * const list_names[N_LISTS] = { "allow", "ask", "deny", "net-allow",
+                                                  "net-deny" };
 
 struct _WardenProfileEditor
 {
@@ -67,6 +68,10 @@ struct _WardenProfileEditor
   AdwEntryRow         *allow_add_row;
   GtkButton           *allow_add_button;
   GtkLabel            *allow_error_label;
+  AdwPreferencesGroup *ask_group;
+  AdwEntryRow         *ask_add_row;
+  GtkButton           *ask_add_button;
+  GtkLabel            *ask_error_label;
   AdwPreferencesGroup *deny_group;
   AdwEntryRow         *deny_add_row;
   GtkButton           *deny_add_button;
@@ -172,6 +177,7 @@ list_patterns (WardenProfileEditor *self,
 {
   switch (which)
     {
+    case LIST_ASK:       return warden_profile_get_ask (self->profile);
     case LIST_DENY:      return warden_profile_get_deny (self->profile);
     case LIST_NET_ALLOW: return warden_profile_get_network_allow (self->profile);
     case LIST_NET_DENY:  return warden_profile_get_network_deny (self->profile);
@@ -188,6 +194,7 @@ list_set_patterns (WardenProfileEditor  *self,
 {
   switch (which)
     {
+    case LIST_ASK:       return warden_profile_set_ask (self->profile, patterns, error);
     case LIST_DENY:      return warden_profile_set_deny (self->profile, patterns, error);
     case LIST_NET_ALLOW: return warden_profile_set_network_allow (self->profile, patterns, error);
     case LIST_NET_DENY:  return warden_profile_set_network_deny (self->profile, patterns, error);
@@ -325,6 +332,7 @@ pattern_row_new (WardenProfileEditor *self,
                  const char          *pattern)
 {
   g_autofree char *label = g_strdup_printf (which == LIST_DENY ? _("Denied pattern %u")
+                                            : which == LIST_ASK ? _("Ask pattern %u")
                                             : which == LIST_NET_ALLOW ? _("Allowed host %u")
                                             : which == LIST_NET_DENY ? _("Denied host %u")
                                             : _("Allowed pattern %u"),
@@ -444,6 +452,9 @@ add_from_entry (WardenProfileEditor  *self,
     case LIST_DENY:
       added = warden_profile_add_deny (self->profile, pattern, error);
       break;
+    case LIST_ASK:
+      added = warden_profile_add_ask (self->profile, pattern, error);
+      break;
     case LIST_NET_ALLOW:
       added = warden_profile_add_network_allow (self->profile, pattern, error);
       break;
@@ -541,6 +552,8 @@ remove_action (GtkWidget  *widget,
   pattern = g_strdup (patterns[index]);
   if (which == LIST_DENY)
     warden_profile_remove_deny (self->profile, pattern);
+  else if (which == LIST_ASK)
+    warden_profile_remove_ask (self->profile, pattern);
   else if (which == LIST_ALLOW)
     warden_profile_remove_allow (self->profile, pattern);
   else
@@ -664,6 +677,13 @@ part_sentence (const WardenDecisionPart  *part,
       /* Translators: %s is the deny pattern that matched */
       verdict = g_strdup_printf (_("refused: it matches the deny pattern %s"), pattern);
       verdict_markup = format_monospace (_("refused: it matches the deny pattern %s"), pattern);
+    }
+  else if (part->verdict == WARDEN_VERDICT_ASK && pattern != NULL)
+    {
+      /* Translators: %s is the profile's ask rule that matched */
+      verdict = g_strdup_printf (_("asks every time: it matches the ask rule %s"), pattern);
+      verdict_markup = format_monospace (_("asks every time: it matches the ask rule %s"),
+                                         pattern);
     }
   else
     {
@@ -966,6 +986,8 @@ set_profile (WardenProfileEditor *self,
   g_signal_connect_object (profile, "notify::allow", G_CALLBACK (profile_patterns_notify_cb),
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (profile, "notify::deny", G_CALLBACK (profile_patterns_notify_cb),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (profile, "notify::ask", G_CALLBACK (profile_patterns_notify_cb),
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (profile, "notify::mode", G_CALLBACK (profile_mode_notify_cb),
                            self, G_CONNECT_SWAPPED);
@@ -1385,6 +1407,10 @@ warden_profile_editor_class_init (WardenProfileEditorClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, allow_add_row);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, allow_add_button);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, allow_error_label);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, ask_group);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, ask_add_row);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, ask_add_button);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, ask_error_label);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, deny_group);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, deny_add_row);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, deny_add_button);
@@ -1432,6 +1458,10 @@ warden_profile_editor_init (WardenProfileEditor *self)
   self->part_rows = g_ptr_array_new ();
   self->lists[LIST_ALLOW] = (PatternList) {
     self->allow_group, self->allow_add_row, self->allow_add_button, self->allow_error_label,
+    g_ptr_array_new ()
+  };
+  self->lists[LIST_ASK] = (PatternList) {
+    self->ask_group, self->ask_add_row, self->ask_add_button, self->ask_error_label,
     g_ptr_array_new ()
   };
   self->lists[LIST_DENY] = (PatternList) {
@@ -1526,27 +1556,39 @@ warden_profile_editor_dup_try_lines (WardenProfileEditor *self)
   return g_strv_builder_end (lines);
 }
 
+static guint
+list_of_verdict (WardenVerdict verdict)
+{
+  switch (verdict)
+    {
+    case WARDEN_VERDICT_ASK:   return LIST_ASK;
+    case WARDEN_VERDICT_DENY:  return LIST_DENY;
+    case WARDEN_VERDICT_ALLOW:
+    default:                   return LIST_ALLOW;
+    }
+}
+
 GtkEditable *
 warden_profile_editor_get_add_entry (WardenProfileEditor *self,
-                                     gboolean             deny)
+                                     WardenVerdict        list)
 {
   g_return_val_if_fail (WARDEN_IS_PROFILE_EDITOR (self), NULL);
 
-  return GTK_EDITABLE (self->lists[deny ? LIST_DENY : LIST_ALLOW].add_row);
+  return GTK_EDITABLE (self->lists[list_of_verdict (list)].add_row);
 }
 
 const char *
 warden_profile_editor_get_add_error (WardenProfileEditor *self,
-                                     gboolean             deny)
+                                     WardenVerdict        list)
 {
-  PatternList *list;
+  PatternList *patterns;
 
   g_return_val_if_fail (WARDEN_IS_PROFILE_EDITOR (self), NULL);
 
-  list = &self->lists[deny ? LIST_DENY : LIST_ALLOW];
-  if (!gtk_widget_get_visible (GTK_WIDGET (list->error_label)))
+  patterns = &self->lists[list_of_verdict (list)];
+  if (!gtk_widget_get_visible (GTK_WIDGET (patterns->error_label)))
     return NULL;
-  return gtk_label_get_text (list->error_label);
+  return gtk_label_get_text (patterns->error_label);
 }
 
 gboolean
@@ -1571,6 +1613,18 @@ warden_profile_editor_add_deny (WardenProfileEditor  *self,
 
   gtk_editable_set_text (GTK_EDITABLE (self->deny_add_row), pattern);
   return add_from_entry (self, LIST_DENY, error);
+}
+
+gboolean
+warden_profile_editor_add_ask (WardenProfileEditor  *self,
+                               const char           *pattern,
+                               GError              **error)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE_EDITOR (self), FALSE);
+  g_return_val_if_fail (pattern != NULL, FALSE);
+
+  gtk_editable_set_text (GTK_EDITABLE (self->ask_add_row), pattern);
+  return add_from_entry (self, LIST_ASK, error);
 }
 
 GtkEditable *

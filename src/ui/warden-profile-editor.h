@@ -36,17 +36,21 @@ const char    *warden_profile_editor_get_try_result  (WardenProfileEditor  *self
 /* What the user reads for each command of the line, without markup:
  * "ls — allowed by ls *", "rm {} (run by find for each file) — asks: …". */
 GStrv          warden_profile_editor_dup_try_lines   (WardenProfileEditor  *self);
-/* The "add a pattern" entry of the allow (@deny FALSE) or deny list, and
- * the validation message shown under it (NULL when there is none). */
+/* The "add a pattern" entry of a list, named by the verdict its patterns
+ * give (WARDEN_VERDICT_ALLOW: allowed, _ASK: the ask rules, _DENY: denied),
+ * and the validation message shown under it (NULL when there is none). */
 GtkEditable   *warden_profile_editor_get_add_entry   (WardenProfileEditor  *self,
-                                                      gboolean              deny);
+                                                      WardenVerdict         list);
 const char    *warden_profile_editor_get_add_error   (WardenProfileEditor  *self,
-                                                      gboolean              deny);
+                                                      WardenVerdict         list);
 /* Types @pattern into the add entry and presses Add. */
 gboolean       warden_profile_editor_add_allow       (WardenProfileEditor  *self,
                                                       const char           *pattern,
                                                       GError              **error);
 gboolean       warden_profile_editor_add_deny        (WardenProfileEditor  *self,
+                                                      const char           *pattern,
+                                                      GError              **error);
+gboolean       warden_profile_editor_add_ask         (WardenProfileEditor  *self,
                                                       const char           *pattern,
                                                       GError              **error);
 

@@ -139,10 +139,20 @@ run_cli (Env                *env,
          const char         *input,
          const char * const *args)
 {
+  return run_cli_len (env, input, strlen (input), args);
+}
+
+/* The same with @input of @length bytes, NUL among them. */
+Result
+run_cli_len (Env                *env,
+             const char         *input,
+             gsize               length,
+             const char * const *args)
+{
   g_autoptr(GSubprocessLauncher) launcher = launcher_for (env);
   g_autoptr(GPtrArray) argv = cli_argv (args);
   g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GBytes) in = g_bytes_new (input, strlen (input));
+  g_autoptr(GBytes) in = g_bytes_new (input, length);
   g_autoptr(GBytes) out = NULL;
   g_autoptr(GBytes) err = NULL;
   g_autoptr(GError) error = NULL;
@@ -310,8 +320,17 @@ void
 proc_send (Proc       *p,
            const char *text)
 {
-  g_output_stream_write_all (g_subprocess_get_stdin_pipe (p->proc), text, strlen (text), NULL,
-                             NULL, NULL);
+  proc_send_len (p, text, strlen (text));
+}
+
+/* The same for bytes that may hold NUL. */
+void
+proc_send_len (Proc       *p,
+               const char *data,
+               gsize       length)
+{
+  g_output_stream_write_all (g_subprocess_get_stdin_pipe (p->proc), data, length, NULL, NULL,
+                             NULL);
 }
 
 static void

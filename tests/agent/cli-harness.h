@@ -56,6 +56,10 @@ char                *bytes_to_str    (GBytes             *bytes,
 Result               run_cli         (Env                *env,
                                       const char         *input,
                                       const char * const *args);
+Result               run_cli_len     (Env                *env,
+                                      const char         *input,
+                                      gsize               length,
+                                      const char * const *args);
 char                *session_id_of   (const char         *err);
 /* What "sessions show --json" says of the session. */
 JsonNode            *show_session    (Env                *env,
@@ -82,10 +86,16 @@ void                 proc_wait_out   (Proc               *p,
 char                *proc_session_id (Proc               *p);
 void                 proc_send       (Proc               *p,
                                       const char         *text);
+void                 proc_send_len   (Proc               *p,
+                                      const char         *data,
+                                      gsize               length);
 /* Reads the rest of both outputs, waits for the end and frees @p. */
 Result               proc_finish     (Proc               *p);
 
 #define RUN(env, input, ...) run_cli ((env), (input), (const char * const []) { __VA_ARGS__, NULL })
+/* @input a string literal, NUL bytes and all. */
+#define RUN_BYTES(env, input, ...) \
+  run_cli_len ((env), (input), sizeof (input) - 1, (const char * const []) { __VA_ARGS__, NULL })
 #define PROC_START(env, ...) proc_start ((env), (const char * const []) { __VA_ARGS__, NULL })
 
 /* Logs what a run printed, each line cut at 4 KiB. */

@@ -93,6 +93,75 @@ fake_reply (const char *text,
   return g_string_free (out, FALSE);
 }
 
+/* A model that thinks before it answers (issue 28: longer than libsoup's
+ * own socket timeout). */
+typedef struct
+{
+  SoupServerMessage *msg;
+  char              *sse;
+} Delayed;
+
+static void
+delayed_free (gpointer data)
+{
+  Delayed *delayed = data;
+
+  g_object_unref (delayed->msg);
+  g_free (delayed->sse);
+  g_free (delayed);
+}
+
+static gboolean
+delayed_answer_cb (gpointer user_data)
+{
+  Delayed *delayed = user_data;
+  SoupMessageBody *body = soup_server_message_get_response_body (delayed->msg);
+
+  if (delayed->sse != NULL)
+    {
+      soup_message_body_append (body, SOUP_MEMORY_COPY, delayed->sse, strlen (delayed->sse));
+      soup_message_body_complete (body);
+    }
+  soup_server_message_unpause (delayed->msg);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+headers_now_cb (gpointer user_data)
+{
+  soup_server_message_unpause (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+answer_later (FakeModel         *fake,
+              SoupServerMessage *msg,
+              char              *sse)
+{
+  Delayed *delayed = g_new0 (Delayed, 1);
+
+  delayed->msg = g_object_ref (msg);
+  soup_server_message_set_status (msg, 200, NULL);
+  if (fake->headers_first)
+    {
+      SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
+
+      soup_message_headers_set_content_type (headers, "text/event-stream", NULL);
+      soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
+      delayed->sse = sse;
+      g_idle_add_full (G_PRIORITY_DEFAULT, headers_now_cb, g_object_ref (msg), g_object_unref);
+    }
+  else
+    {
+      soup_server_message_set_response (msg, "text/event-stream", SOUP_MEMORY_COPY, sse,
+                                        strlen (sse));
+      g_free (sse);
+    }
+  soup_server_message_pause (msg);
+  g_timeout_add_full (G_PRIORITY_DEFAULT, fake->delay_ms, delayed_answer_cb, delayed,
+                      delayed_free);
+}
+
 static void
 fake_handler (SoupServer        *server,
               SoupServerMessage *msg,
@@ -130,6 +199,11 @@ fake_handler (SoupServer        *server,
   g_ptr_array_add (fake->requests, node);
   if (sse == NULL)
     sse = fake_reply ("I am out of script.", NULL);
+  if (fake->delay_ms > 0)
+    {
+      answer_later (fake, msg, g_steal_pointer (&sse));
+      return;
+    }
   soup_server_message_set_status (msg, 200, NULL);
   soup_server_message_set_response (msg, "text/event-stream", SOUP_MEMORY_COPY, sse,
                                     strlen (sse));

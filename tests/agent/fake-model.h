@@ -17,6 +17,8 @@ typedef struct
   GQueue      script;     /* of char *: whole SSE bodies, answered in order */
   GPtrArray  *requests;   /* of JsonNode: the bodies received */
   char       *url;        /* the base URL, as ANTHROPIC_BASE_URL takes it */
+  guint       delay_ms;   /* each answer waits this long before its first byte… */
+  gboolean    headers_first; /* …or before its first event, the headers sent at once */
 } FakeModel;
 
 FakeModel *fake_model_new          (void);

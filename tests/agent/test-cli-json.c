@@ -260,6 +260,23 @@ client_answer (Client     *c,
   g_queue_push_tail (&c->answers, g_strdup (line));
 }
 
+/* Sends @text with each "<NUL>" in it as a NUL byte. */
+static void
+send_with_nul (Proc       *p,
+               const char *text)
+{
+  g_auto(GStrv) pieces = g_strsplit (text, "<NUL>", -1);
+  g_autoptr(GString) bytes = g_string_new (NULL);
+
+  for (guint i = 0; pieces[i] != NULL; i++)
+    {
+      if (i > 0)
+        g_string_append_c (bytes, '\0');
+      g_string_append (bytes, pieces[i]);
+    }
+  proc_send_len (p, bytes->str, bytes->len);
+}
+
 /* Takes the complete lines of c->pending as events; answers what asks. */
 static void
 client_take_lines (Client *c)
@@ -316,7 +333,7 @@ client_take_lines (Client *c)
               g_autofree char *text = g_strjoinv (id, pieces);
               g_autofree char *with_end = g_strconcat (text, "\n", NULL);
 
-              proc_send (c->proc, with_end);
+              send_with_nul (c->proc, with_end);
             }
         }
     }
@@ -1043,6 +1060,64 @@ test_bad_answers_ignored (void)
   env_tear_down (&env);
 }
 
+/* An answer is one JSON text, the whole line: a NUL byte, a second value or
+ * anything else after the first, and what json-glib alone lets through
+ * (comments, single quotes, a member twice, U+0000 inside a string, raw
+ * control characters, bytes that are not UTF-8) make the line bad_input,
+ * however good its start (issue 28). */
+static void
+test_answer_lines_exact (void)
+{
+  static const char * const bad[] = {
+    "{\"approval\": \"$ID\", \"approved\": false}<NUL> junk",
+    "<NUL>{\"approval\": \"$ID\", \"approved\": false}",
+    "{\"approval\": \"$ID\", \"approved\": false} {\"approval\": \"$ID\", \"approved\": true}",
+    "{\"approval\": \"$ID\", \"approved\": false} x",
+    "{\"approval\": \"$ID\", \"approved\": false}/* why */",
+    "{'approval': '$ID', 'approved': false}",
+    "{\"approval\": \"$ID\", \"approved\": false, \"approved\": true}",
+    "{\"approval\": \"$ID\\u0000x\", \"approved\": false}",
+    "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"a\\u0000b\"}",
+    "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"a\x01" "b\"}",
+    "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"a\xff" "b\"}",
+    "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"\\ud800\"}",
+  };
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) errors = NULL;
+  g_autoptr(GString) lines = g_string_new (NULL);
+  g_autofree char *count = NULL;
+
+  env_set_up (&env);
+  script_count (env.fake);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    g_string_append_printf (lines, "%s\n", bad[i]);
+  /* A line may end in CR LF. */
+  g_string_append (lines, "{\"approval\": \"$ID\", \"approved\": true}\r");
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "count");
+  client_answer (c, lines->str);
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  errors = events_of (events, "error");
+  for (guint i = 0; i < errors->len; i++)
+    g_test_message ("%s", str (g_ptr_array_index (errors, i), "message"));
+  g_assert_cmpuint (errors->len, ==, G_N_ELEMENTS (bad));
+  for (guint i = 0; i < errors->len; i++)
+    {
+      g_assert_cmpstr (str (g_ptr_array_index (errors, i), "code"), ==, "bad_input");
+      g_assert_nonnull (str (g_ptr_array_index (errors, i), "hint"));
+    }
+  g_assert_nonnull (strstr (str (g_ptr_array_index (errors, 0), "message"), "NUL"));
+  g_assert_nonnull (strstr (str (g_ptr_array_index (errors, 2), "message"), "after"));
+  g_assert_cmpstr (str (only_event (events, "tool_call"), "decision"), ==, "approved");
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* A command no pattern can cover is not offered always allow, and an answer
  * that asks for it is refused; rejecting it works. */
 static void
@@ -1191,6 +1266,169 @@ test_setup_errors_are_events (void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* A model that keeps the client waiting */
+
+typedef struct
+{
+  guint       requests;
+  guint       delay_ms;   /* 0: never answers */
+  const char *reply;
+} SlowModel;
+
+static gboolean
+slow_answer_cb (gpointer user_data)
+{
+  SoupServerMessage *msg = user_data;
+
+  soup_server_message_unpause (msg);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+slow_handler (SoupServer        *server,
+              SoupServerMessage *msg,
+              const char        *path,
+              GHashTable        *query,
+              gpointer           user_data)
+{
+  SlowModel *slow = user_data;
+
+  slow->requests++;
+  soup_server_message_pause (msg);
+  if (slow->delay_ms == 0)
+    return;
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_server_message_set_response (msg, "text/event-stream", SOUP_MEMORY_STATIC, slow->reply,
+                                    strlen (slow->reply));
+  g_timeout_add_full (G_PRIORITY_DEFAULT, slow->delay_ms, slow_answer_cb, g_object_ref (msg),
+                      g_object_unref);
+}
+
+/* Points @env at a server of @slow's instead of the scripted model. */
+static SoupServer *
+slow_model_start (Env       *env,
+                  SlowModel *slow)
+{
+  SoupServer *server = soup_server_new (NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoslist(GUri) uris = NULL;
+
+  soup_server_add_handler (server, NULL, slow_handler, slow, NULL);
+  g_assert_true (soup_server_listen_local (server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
+  uris = soup_server_get_uris (server);
+  g_free (env->fake->url);
+  env->fake->url = g_uri_to_string (uris->data);
+  return server;
+}
+
+/* What standard error said of the wait: the seconds of each "has not
+ * answered for N s". */
+static GArray *
+stderr_waits (const char *err)
+{
+  GArray *seconds = g_array_new (FALSE, FALSE, sizeof (guint));
+  const char *needle = "the model has not answered for ";
+
+  for (const char *s = strstr (err, needle); s != NULL; s = strstr (s + 1, needle))
+    {
+      guint n = (guint) g_ascii_strtoull (s + strlen (needle), NULL, 10);
+
+      g_array_append_val (seconds, n);
+    }
+  return seconds;
+}
+
+/* A program hears what a person hears: a "waiting" event (the seconds,
+ * what is awaited) each time standard error says the model has not
+ * answered, in the same order with the same seconds (issue 28). */
+static void
+test_waiting_events (void)
+{
+  Env env = { 0 };
+  SlowModel silent = { 0, 0, NULL };
+  g_autoptr(SoupServer) server = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) waitings = NULL;
+  g_autoptr(GArray) said = NULL;
+  Client *c;
+  Result r;
+
+  env_set_up (&env);
+  server = slow_model_start (&env, &silent);
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--waiting-notice", "1",
+                    "--idle-timeout", "3", "--max-retries", "0", "hello");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 4);
+  waitings = events_of (events, "waiting");
+  said = stderr_waits (r.err);
+  g_assert_cmpuint (waitings->len, >=, 1);
+  g_assert_cmpuint (waitings->len, ==, said->len);
+  for (guint i = 0; i < waitings->len; i++)
+    {
+      JsonObject *w = g_ptr_array_index (waitings, i);
+
+      g_assert_cmpint (json_object_get_int_member (w, "seconds"), ==,
+                       g_array_index (said, guint, i));
+      g_assert_cmpstr (str (w, "awaiting"), ==, "model");
+    }
+  g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (waitings, 0), "seconds"), ==,
+                   1);
+  g_assert_cmpstr (str (only_event (events, "error"), "code"), ==, "provider");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* A model that answers late: the waiting events come first, then its
+ * words; with the notice turned off (--waiting-notice 0) neither standard
+ * error nor the events say anything of the wait. */
+static void
+test_waiting_then_answer (void)
+{
+  g_autofree char *reply = fake_reply ("Late hello.", NULL);
+  const char *notices[] = { "1", "0" };
+
+  for (guint n = 0; n < G_N_ELEMENTS (notices); n++)
+    {
+      Env env = { 0 };
+      SlowModel slow = { 0, 2500, reply };
+      g_autoptr(SoupServer) server = NULL;
+      g_autoptr(GPtrArray) events = NULL;
+      g_autoptr(GPtrArray) waitings = NULL;
+      g_autoptr(GArray) said = NULL;
+      g_autofree char *text = NULL;
+      Client *c;
+      Result r;
+
+      env_set_up (&env);
+      server = slow_model_start (&env, &slow);
+      c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--waiting-notice",
+                        notices[n], "--idle-timeout", "60", "hello");
+      r = client_finish (c, &events);
+      g_assert_cmpint (r.status, ==, 0);
+      text = text_of (events);
+      g_assert_cmpstr (text, ==, "Late hello.");
+      waitings = events_of (events, "waiting");
+      said = stderr_waits (r.err);
+      g_assert_cmpuint (waitings->len, ==, said->len);
+      if (n == 0)
+        {
+          guint first_text = 0;
+
+          g_assert_cmpuint (waitings->len, >=, 1);
+          while (strcmp (str (g_ptr_array_index (events, first_text), "type"), "text") != 0)
+            first_text++;
+          g_assert_true (g_ptr_array_index (events, first_text - 1) ==
+                         g_ptr_array_index (waitings, waitings->len - 1));
+        }
+      else
+        g_assert_cmpuint (waitings->len, ==, 0);
+      g_assert_cmpuint (slow.requests, ==, 1);
+      result_clear (&r);
+      env_tear_down (&env);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
 /* Programs a command starts (the exec guard) */
 
 #define NODE_RM "{\"command\": \"node -e \\\"require('child_process').execSync('rm -f victim; " \
@@ -1204,6 +1442,15 @@ touch_workspace (Env        *env,
   g_autofree char *path = g_build_filename (env->workspace, name, NULL);
 
   g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+}
+
+static void
+make_executable (Env        *env,
+                 const char *name)
+{
+  g_autofree char *path = g_build_filename (env->workspace, name, NULL);
+
+  g_assert_cmpint (g_chmod (path, 0755), ==, 0);
 }
 
 /* A profile of the user's own, as Preferences would save it. */
@@ -1412,6 +1659,54 @@ test_nested_script_runner (void)
                    ==, 0);
   result_clear (&r);
   env_tear_down (&env);
+}
+
+/* A script file run by an allowed shell runs like "node app.js" under
+ * "node *": what it starts is checked, and only the unlisted program asks.
+ * With "nested": "off" nothing would check it, so the line itself asks. */
+static void
+test_nested_sh_script_file (void)
+{
+  static const char * const profiles[] = {
+    "{\"version\": 1, \"name\": \"Shell\", \"allow\": [\"sh *\", \"ls\", \"ls *\"]}",
+    "{\"version\": 1, \"name\": \"Shell\", \"allow\": [\"sh *\", \"ls\", \"ls *\"], "
+    "\"nested\": \"off\"}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (profiles); i++)
+    {
+      Env env = { 0 };
+      Client *c;
+      Result r;
+      g_autoptr(GPtrArray) events = NULL;
+      JsonObject *asked;
+
+      env_set_up (&env);
+      save_profile (&env, "shell", profiles[i]);
+      touch_workspace (&env, "build.sh", "ls\ntouch made.txt\n");
+      g_queue_push_tail (&env.fake->script,
+                         fake_reply (NULL, "exec", "{\"command\": \"sh ./build.sh\"}", NULL));
+      g_queue_push_tail (&env.fake->script, fake_reply ("Built.", NULL));
+      c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--profile", "shell",
+                        "build");
+      client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+      r = client_finish (c, &events);
+      cli_log_streams (r.out, r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      asked = only_event (events, "approval_required");
+      if (i == 0)
+        {
+          g_assert_cmpstr (str (asked, "command"), ==, "touch made.txt");
+          g_assert_cmpstr (json_array_get_string_element (
+                             json_object_get_array_member (asked, "chain"), 0),
+                           ==, "sh ./build.sh");
+        }
+      else
+        g_assert_cmpstr (str (asked, "command"), ==, "sh ./build.sh");
+      g_assert_true (workspace_has (&env, "made.txt"));
+      result_clear (&r);
+      env_tear_down (&env);
+    }
 }
 
 /* allow-always (the Trusted profile): nothing asks, but a deny rule stops a
@@ -1657,19 +1952,17 @@ exec_input (const char *command)
   return json_to_string (node, FALSE);
 }
 
-/* Runs @command under the profile @allow (a JSON list) with one answer per
+/* Runs @command under @profile (a profile's JSON) with one answer per
  * question in @answers ("yes" or "no"), in @backend; returns the events. */
 static GPtrArray *
-run_nested_in (Env                *env,
+run_judged_in (Env                *env,
                const char         *backend,
-               const char         *allow,
+               const char         *profile,
                const char         *command,
                const char * const *answers)
 {
   const char *image = g_getenv ("WARDEN_TEST_IMAGE") ? g_getenv ("WARDEN_TEST_IMAGE")
                                                      : "warden-test-busybox:latest";
-  g_autofree char *profile = g_strdup_printf ("{\"version\": 1, \"name\": \"Judge\", "
-                                              "\"allow\": %s}", allow);
   g_autofree char *input = exec_input (command);
   GPtrArray *events = NULL;
   Client *c;
@@ -1689,6 +1982,20 @@ run_nested_in (Env                *env,
   g_assert_cmpint (r.status, ==, 0);
   result_clear (&r);
   return events;
+}
+
+/* The same under a profile that allows @allow (a JSON list). */
+static GPtrArray *
+run_nested_in (Env                *env,
+               const char         *backend,
+               const char         *allow,
+               const char         *command,
+               const char * const *answers)
+{
+  g_autofree char *profile = g_strdup_printf ("{\"version\": 1, \"name\": \"Judge\", "
+                                              "\"allow\": %s}", allow);
+
+  return run_judged_in (env, backend, profile, command, answers);
 }
 
 #define ANSWERS(...) ((const char * const []) { __VA_ARGS__, NULL })
@@ -1971,6 +2278,92 @@ test_nested_cut_asks (void)
   g_assert_nonnull (strstr (str (asked, "reason"), "bytes"));
   g_assert_false (workspace_has (&env, "marker"));
   env_tear_down (&env);
+}
+
+/* A script under an allowed runner starts what an ask rule names: it asks,
+ * though "touch *" allows it, with its chain; what the rule does not name
+ * runs without asking. */
+static void
+test_nested_ask_rule (void)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *asked;
+
+  env_set_up (&env);
+  touch_workspace (&env, "run.sh", "#!/bin/sh\ntouch a.txt\ntouch pushed.txt\n");
+  make_executable (&env, "run.sh");
+  events = run_judged_in (&env, "bwrap",
+                          "{\"version\": 1, \"allow\": [\"./run.sh\", \"touch *\"], "
+                          "\"ask\": [\"touch pushed*\"]}", "./run.sh", ANSWERS ("yes"));
+  asked = only_event (events, "approval_required");
+  g_assert_cmpstr (str (asked, "command"), ==, "touch pushed.txt");
+  g_assert_nonnull (strstr (str (asked, "reason"), "ask rule “touch pushed*”"));
+  g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (asked, "chain"),
+                                                  0), ==, "sh ./run.sh");
+  /* Always allow is not offered: no allow pattern would make it run unasked. */
+  g_assert_false (json_object_get_boolean_member (asked, "always_allow"));
+  g_assert_true (workspace_has (&env, "a.txt"));
+  g_assert_true (workspace_has (&env, "pushed.txt"));
+  env_tear_down (&env);
+}
+
+/* In allow-always mode, and for a program Warden otherwise lets any command
+ * start (uname reports, changes nothing): the ask rule still asks. */
+static void
+test_nested_ask_rule_quiet (void)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *asked;
+
+  env_set_up (&env);
+  touch_workspace (&env, "run.sh", "#!/bin/sh\nuname -s\ntouch done.txt\n");
+  make_executable (&env, "run.sh");
+  events = run_judged_in (&env, "bwrap",
+                          "{\"version\": 1, \"mode\": \"allow-always\", \"ask\": [\"uname *\"]}",
+                          "./run.sh", ANSWERS ("no"));
+  asked = only_event (events, "approval_required");
+  g_assert_cmpstr (str (asked, "command"), ==, "uname -s");
+  g_assert_true (workspace_has (&env, "done.txt"));
+  g_assert_nonnull (strstr (str (only_event (events, "tool_result"), "result"),
+                            "rejected by the user"));
+  env_tear_down (&env);
+}
+
+/* A script is judged by its real words (sh ./deploy.sh) and as it was
+ * started (./deploy.sh): an ask rule that names either asks, as a deny
+ * pattern that names either denies; an allow of the other form does not
+ * lift it. */
+static void
+test_nested_ask_rule_as_started (void)
+{
+  static const char * const profiles[] = {
+    "{\"version\": 1, \"allow\": [\"./run.sh\", \"sh *\", \"touch *\"], "
+    "\"ask\": [\"./deploy.sh\"]}",
+    "{\"version\": 1, \"allow\": [\"./run.sh\", \"./deploy.sh\", \"touch *\"], "
+    "\"ask\": [\"sh ./deploy.sh\"]}",
+  };
+  static const char * const rules[] = { "ask rule “./deploy.sh”", "ask rule “sh ./deploy.sh”" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (profiles); i++)
+    {
+      Env env = { 0 };
+      g_autoptr(GPtrArray) events = NULL;
+      JsonObject *asked;
+
+      env_set_up (&env);
+      touch_workspace (&env, "run.sh", "#!/bin/sh\n./deploy.sh\n");
+      touch_workspace (&env, "deploy.sh", "#!/bin/sh\ntouch deployed.txt\n");
+      make_executable (&env, "run.sh");
+      make_executable (&env, "deploy.sh");
+      events = run_judged_in (&env, "bwrap", profiles[i], "./run.sh", ANSWERS ("no"));
+      asked = only_event (events, "approval_required");
+      g_assert_cmpstr (str (asked, "command"), ==, "sh ./deploy.sh");
+      g_assert_nonnull (strstr (str (asked, "reason"), rules[i]));
+      g_assert_false (workspace_has (&env, "deployed.txt"));
+      env_tear_down (&env);
+    }
 }
 
 /* A web server on 127.0.0.1 for the network tests: every GET gets
@@ -2791,13 +3184,17 @@ main (int    argc,
   g_test_add_func ("/cli/json/end-of-input-leaves-pending", test_end_of_input_leaves_pending);
   g_test_add_func ("/cli/json/term-while-waiting", test_term_while_waiting);
   g_test_add_func ("/cli/json/bad-answers-ignored", test_bad_answers_ignored);
+  g_test_add_func ("/cli/json/answer-lines-exact", test_answer_lines_exact);
   g_test_add_func ("/cli/json/uncovered-refuses-always", test_uncovered_refuses_always);
   g_test_add_func ("/cli/json/spoofed-command-exact-and-shown",
                    test_spoofed_command_exact_and_shown);
   g_test_add_func ("/cli/json/file-approval-diff", test_file_approval_diff);
   g_test_add_func ("/cli/json/setup-errors-are-events", test_setup_errors_are_events);
+  g_test_add_func ("/cli/json/waiting-events", test_waiting_events);
+  g_test_add_func ("/cli/json/waiting-then-answer", test_waiting_then_answer);
   g_test_add_func ("/cli/json/nested-rejected", test_nested_rejected);
   g_test_add_func ("/cli/json/nested-script-runner", test_nested_script_runner);
+  g_test_add_func ("/cli/json/nested-sh-script-file", test_nested_sh_script_file);
   g_test_add_func ("/cli/json/nested-deny-in-allow-always", test_nested_deny_in_allow_always);
   g_test_add_func ("/cli/json/nested-wait-not-timed", test_nested_wait_not_timed);
   g_test_add_func ("/cli/json/nested-no-helper", test_nested_no_helper);
@@ -2815,6 +3212,9 @@ main (int    argc,
   g_test_add_func ("/cli/json/nested-env-approval-exact", test_nested_env_approval_exact);
   g_test_add_func ("/cli/json/nested-approval-per-cwd", test_nested_approval_per_cwd);
   g_test_add_func ("/cli/json/nested-cut-asks", test_nested_cut_asks);
+  g_test_add_func ("/cli/json/nested-ask-rule", test_nested_ask_rule);
+  g_test_add_func ("/cli/json/nested-ask-rule/quiet", test_nested_ask_rule_quiet);
+  g_test_add_func ("/cli/json/nested-ask-rule/as-started", test_nested_ask_rule_as_started);
   g_test_add_data_func ("/cli/json/network-allowlist/bwrap", "bwrap", test_network_allowlist);
   g_test_add_data_func ("/cli/json/network-allowlist/docker", "docker", test_network_allowlist);
   g_test_add_func ("/cli/json/network-always-allow", test_network_always_allow);

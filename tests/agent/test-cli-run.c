@@ -208,6 +208,107 @@ test_silent_model (void)
 }
 
 
+/* A server that takes the whole request and closes the connection without
+ * a word. */
+static void
+hang_up_handler (SoupServer        *server,
+                 SoupServerMessage *msg,
+                 const char        *path,
+                 GHashTable        *query,
+                 gpointer           user_data)
+{
+  g_autoptr(GIOStream) connection = soup_server_message_steal_connection (msg);
+
+  (*(guint *) user_data)++;
+  g_io_stream_close (connection, NULL, NULL);
+}
+
+/* "Could not reach the model" is said of a model that was not reached: not
+ * of one that took the request and hung up before answering, which is said
+ * as such; nothing listening is still "could not reach" (issue 28). */
+static void
+test_reached_then_cut (void)
+{
+  Env env = { 0 };
+  g_autoptr(SoupServer) server = soup_server_new (NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoslist(GUri) uris = NULL;
+  guint requests = 0;
+  Result r;
+
+  env_set_up (&env);
+  soup_server_add_handler (server, NULL, hang_up_handler, &requests, NULL);
+  g_assert_true (soup_server_listen_local (server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
+  uris = soup_server_get_uris (server);
+  g_free (env.fake->url);
+  env.fake->url = g_uri_to_string (uris->data);
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--max-retries", "0", "hello");
+  g_assert_cmpint (r.status, ==, 4);
+  g_assert_cmpuint (requests, >=, 1);
+  g_assert_null (strstr (r.err, "Could not reach"));
+  g_assert_nonnull (strstr (r.err, "before it answered"));
+  result_clear (&r);
+
+  g_free (env.fake->url);
+  env.fake->url = g_strdup ("http://127.0.0.1:9");
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--max-retries", "0", "hello");
+  g_assert_cmpint (r.status, ==, 4);
+  g_assert_nonnull (strstr (r.err, "Could not reach the model"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* The limit in force is the user's: a model that thinks 75 s before its
+ * first byte (past libsoup's own 60 s socket timeout) is waited for with
+ * --idle-timeout 0 (never give up) and with 300, and so is one that sends
+ * its headers at once and its first event 75 s later. One request each:
+ * nothing gave up and tried again, nothing said the model could not be
+ * reached. The three run side by side, the only long wait of the suite
+ * (issue 28). */
+#define THINKING_MS 75000
+
+static void
+test_thinking_model (void)
+{
+  static const struct {
+    const char *idle_timeout;
+    gboolean    headers_first;
+  } cases[] = {
+    { "0", FALSE },
+    { "300", FALSE },
+    { "0", TRUE },
+  };
+  Env env[G_N_ELEMENTS (cases)] = { 0 };
+  Proc *proc[G_N_ELEMENTS (cases)];
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      env_set_up (&env[i]);
+      env[i].fake->delay_ms = THINKING_MS;
+      env[i].fake->headers_first = cases[i].headers_first;
+      g_queue_push_tail (&env[i].fake->script, fake_reply ("Thought it over.", NULL));
+      proc[i] = PROC_START (&env[i], "run", "--sandbox", "bwrap", "--idle-timeout",
+                            cases[i].idle_timeout, "--waiting-notice", "30", "--max-retries",
+                            "0", "think");
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Result r = proc_finish (proc[i]);
+
+      g_test_message ("--idle-timeout %s%s: status %d", cases[i].idle_timeout,
+                      cases[i].headers_first ? ", headers first" : "", r.status);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.out, "Thought it over."));
+      g_assert_null (strstr (r.err, "Could not reach"));
+      g_assert_null (strstr (r.err, "trying again"));
+      /* Told while it waited, as the notice says. */
+      g_assert_nonnull (strstr (r.err, "the model has not answered for 30 s"));
+      g_assert_cmpuint (env[i].fake->requests->len, ==, 1);
+      result_clear (&r);
+      env_tear_down (&env[i]);
+    }
+}
+
 /* An error message says what a server, a file or the user gave: shown, never
  * obeyed (issue 13). */
 static void
@@ -868,6 +969,47 @@ test_answer_words (void)
   env_tear_down (&env);
 }
 
+/* A line is text with a length: one with a NUL byte is no answer, however
+ * it starts — not at y/n (where "n\0junk" once rejected), not as feedback,
+ * not as the answer to a question — and is asked again (issue 28). */
+static void
+test_answer_line_nul (void)
+{
+  Env env = { 0 };
+  g_autofree char *count = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf 'a\\\\n' >> count.txt\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch no.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "ask_user", "{\"question\": \"Where?\", \"choices\": "
+                                 "[\"staging\", \"prod\"]}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+
+  r = RUN_BYTES (&env, "n\0junk\ny\n"                  /* approves a */
+                       "n\nuse\0 pnpm\nuse pnpm\n"     /* rejects no.txt: "use pnpm" */
+                       "prod\0 staging\nstaging\n",     /* answers "staging" */
+                 "run", "--sandbox", "bwrap", "answers");
+  g_assert_cmpint (r.status, ==, 0);
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "a\n");
+  g_assert_false (workspace_has (&env, "no.txt"));
+  g_assert_cmpuint (count_of (r.out, "NUL"), ==, 3);
+  second = fake_model_last_message (env.fake, 2);
+  g_assert_nonnull (strstr (second, "User feedback: use pnpm"));
+  third = fake_model_last_message (env.fake, 3);
+  g_assert_nonnull (strstr (third, "staging"));
+  g_assert_null (strstr (third, "prod"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Output that cannot be written */
 
@@ -1263,6 +1405,66 @@ test_corrupt_database (void)
   r = RUN (&env, "", "sessions", "move-aside");
   g_assert_cmpint (r.status, ==, 2);
   g_assert_true (g_file_test (db, G_FILE_TEST_EXISTS));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* A message row that does not read back (not JSON, or JSON that is no
+ * message): the resume says which session, which row and the way out, and
+ * exits with the store's status, 1, with --json as a "store" error; the
+ * other sessions go on (issue 28). */
+static void
+test_corrupt_message_row (void)
+{
+  static const struct {
+    const char *json;
+    int         seq;
+  } rows[] = {
+    { "garbage", 1 },
+    { "{\"role\": \"robot\"}", 0 },
+  };
+  Env env = { 0 };
+  g_autofree char *db = NULL;
+  Result r;
+
+  env_set_up (&env);
+  db = db_path (&env);
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *id = NULL;
+      g_autofree char *update = NULL;
+      g_autofree char *row = g_strdup_printf ("message row %d ", rows[i].seq);
+
+      g_queue_push_tail (&env.fake->script, fake_reply ("Hello.", NULL));
+      r = RUN (&env, "", "run", "--sandbox", "bwrap", "hello");
+      g_assert_cmpint (r.status, ==, 0);
+      id = session_id_of (r.err);
+      result_clear (&r);
+      update = g_strdup_printf ("UPDATE messages SET json = '%s' WHERE session_id = '%s' AND "
+                                "seq = %d", rows[i].json, id, rows[i].seq);
+      sql (&env, update);
+
+      r = RUN (&env, "", "run", "--resume", id);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_nonnull (strstr (r.err, id));
+      g_assert_nonnull (strstr (r.err, row));
+      g_assert_nonnull (strstr (r.err, db));
+      g_assert_nonnull (strstr (r.err, "warden-cli sessions move-aside --force"));
+      result_clear (&r);
+
+      r = RUN (&env, "", "run", "--json", "--resume", id);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_nonnull (strstr (r.out, "\"code\":\"store\""));
+      g_assert_nonnull (strstr (r.out, row));
+      g_assert_nonnull (strstr (r.out, "\"exit_code\":1"));
+      result_clear (&r);
+    }
+
+  /* The database itself is sound: a new session runs. */
+  g_queue_push_tail (&env.fake->script, fake_reply ("Hello again.", NULL));
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Hello again."));
   result_clear (&r);
   env_tear_down (&env);
 }
@@ -1713,6 +1915,8 @@ main (int    argc,
   g_test_add_func ("/cli/run/max-steps-status", test_max_steps_status);
   g_test_add_func ("/cli/run/provider-error-status", test_provider_error_status);
   g_test_add_func ("/cli/run/silent-model", test_silent_model);
+  g_test_add_func ("/cli/run/thinking-model", test_thinking_model);
+  g_test_add_func ("/cli/run/reached-then-cut", test_reached_then_cut);
   g_test_add_func ("/cli/run/error-message-escaped", test_error_message_escaped);
   g_test_add_func ("/cli/run/resume-after-kill", test_resume_after_kill);
   g_test_add_func ("/cli/run/resumed-prompt-same", test_resumed_prompt_same);
@@ -1726,12 +1930,14 @@ main (int    argc,
   g_test_add_func ("/cli/run/term-and-hup-at-prompt", test_term_and_hup_at_prompt);
   g_test_add_func ("/cli/run/interrupt-while-running", test_interrupt_while_running);
   g_test_add_func ("/cli/run/answer-words", test_answer_words);
+  g_test_add_func ("/cli/run/answer-line-nul", test_answer_line_nul);
   g_test_add_func ("/cli/run/file-size-limit", test_file_size_limit);
   g_test_add_func ("/cli/run/resume-keeps-provider", test_resume_keeps_provider);
   g_test_add_func ("/cli/run/resume-overrides", test_resume_overrides);
   g_test_add_func ("/cli/run/resume-in-use", test_resume_in_use);
   g_test_add_func ("/cli/run/sessions-json-any-bytes", test_sessions_json_any_bytes);
   g_test_add_func ("/cli/run/corrupt-database", test_corrupt_database);
+  g_test_add_func ("/cli/run/corrupt-message-row", test_corrupt_message_row);
   g_test_add_func ("/cli/run/prompt-forgery-escaped", test_prompt_forgery_escaped);
   g_test_add_func ("/cli/run/bidi-command-escaped", test_bidi_command_escaped);
   g_test_add_func ("/cli/run/every-part-listed", test_every_part_listed);

@@ -172,6 +172,24 @@ static const char * const wrappers[] = {
   "flock -w1 x ", "flock -w 1 -x x ", "flock -nx x ", "timeout -k1s 5 ", "timeout -vk 1 5 ",
   "taskset -pc 0 ", "ionice -c3 -n7 ", "stdbuf -i0 -o0 -e0 ", "env --unset=X ",
   "env --ignore-environment ", "env -C. ", "sudo -- -u ", "doas -nu root ",
+  /* optional arguments: attached or absent, never the next word (issue 26) */
+  "env --block-signal ", "env --ignore-signal ", "env --default-signal ",
+  "env --block-signal=INT ", "env --default-signal=PIPE ", "env --list-signal-handling ",
+  "xargs --eof ", "xargs --eof=x ", "xargs --replace ", "xargs --replace=R ",
+  "xargs --max-lines ", "xargs --max-lines=1 ", "xargs -e ", "xargs -ex ", "xargs -l ",
+  "xargs -l1 ", "xargs -i ", "xargs -iR ", "watch -d ", "watch -d -q 1 ", "watch -dq 1 ",
+  "watch -q 1 ", "watch -n 1 ", "watch -x ", "watch --differences ",
+  "watch --differences=permanent ", "watch -t -x ", "watch ", "nsenter --wd ",
+  "nsenter --root ", "nsenter -w ", "nsenter -r ", "nsenter --wd=dir ", "nsenter -W dir ",
+  "unshare --boottime 1 ", "unshare --monotonic 1 ", "unshare --mount ", "unshare --net=x ",
+  "setpriv --ruid 0 ", "setpriv --euid 0 ", "setpriv --nnp ", "setpriv --reset-env ",
+  "ionice -u 0 ", "ionice -p 1 ", "taskset -p 1 ", "sudo -h ", "sudo --shell ",
+  "sudo --login ", "sudo -R . ", "script --timing -c ", "script -t -c ",
+  /* options that change the program started or write a file (issue 26) */
+  "xargs --process-slot-var=PATH ", "xargs --process-slot-var SLOT ", "fakeroot ",
+  "fakeroot -l ./x.so ", "fakeroot -u ", "fakeroot -s .envrc ", "chroot . ",
+  "unshare -R . ", "unshare -w dir ", "time -o .git/hooks/pre-commit ", "time -o ../x ",
+  "time -f %%e -o out.txt ",
   NULL
 };
 
@@ -205,6 +223,36 @@ static const char * const script_files[] = {
   "sudo sh run.sh", "timeout 5 sh run.sh", "env sh run.sh", "sh -c . ./run.sh",
   "sh -c '. \"$0\"' ./run.sh", "sh -c '. \"$1\"' x ./run.sh", "sh \"$x\"run.sh",
   "sh +x run.sh", "sh -o errexit run.sh", "bash -O extglob run.sh", "sh -c ':' run.sh", NULL
+};
+
+/* Every builtin of bash, dash and busybox sh, with a payload where it could
+ * run one: the engine must know which run a command (jobs -x, eval, trap,
+ * compgen -C …), which change what later commands run or where they write
+ * (cd, chdir, hash, alias, history -w …) and which do neither. */
+static const char * const builtin_lines[] = {
+  /* run a command */
+  "jobs -x %P", "jobs -x %S", "builtin jobs -x %P", "command jobs -x %P", "jobs -x %P %%1",
+  "jobs -x -- %P", "eval %Q", "eval %P", ". ./run.sh", "source run.sh", "exec %P",
+  "command %P", "builtin %P", "builtin eval %Q", "coproc %P", "time %P", "trap %Q EXIT",
+  "compgen -C %P x", "complete -C %P x", "mapfile -C %P -c 1 x < a.txt",
+  "readarray -C %P -c 1 x < a.txt", "bind -x '\"\\C-x\": %P'", "fc -e %P", "fc -s",
+  "enable -f ./x.so x", "command -v %P", "command -V %P", "type %P", "type -P %P", "help %P",
+  "hash -p ./run.sh ls; ls", "alias ls=%P; ls", "alias ls=%P\nls",
+  "shopt -s expand_aliases; alias ls=%P\nls",
+  /* change where later commands write */
+  "chdir dir; %S > x", "chdir ..; %S > x", "chdir dir && %S > ../../x", "chdir .git; %S > config",
+  "cd dir; %S > x", "pushd dir; %S > x", "popd; %S > x",
+  "history -s %P; history -w .git/hooks/pre-commit", "history -s %P; history -a ../x",
+  "set -o history; history -s %P; history -w .git/config", "history -w ../x",
+  "history -s x; history -w out.txt", "umask 0; %S > x", "enable -n echo; echo x",
+  /* neither */
+  "times; %S", "ulimit -n 64; %S", "dirs; %S", "caller; %S", "disown; %S", "wait; %S",
+  "kill -0 $$; %S", "getopts a x; %S", "compopt -o default; %S", "read -e x < a.txt; %S",
+  "fg; %S", "bg; %S", "shift; %S", "help cd; %S", "type ls; %S", "true; :; false || %S",
+  "let x=1; %S", "local x; %S", "pwd; %S", "test -n x && %S", "[ -n x ] && %S",
+  "history; %S", "jobs -l; %S", "jobs; %S", "exit; %P", "break; %S", "continue; %S",
+  "shopt -s nullglob; %S", "set -a; %S", "unset -f x; %S", "echo $(jobs -x %P)",
+  NULL
 };
 
 static const char * const stdin_shells[] = {
@@ -660,8 +708,10 @@ gen_item (OracleGen *g,
     expand (g, out, pick (g, stdin_shells));
   else if (r < 79)
     expand (g, out, pick (g, script_files));
-  else if (r < 97)
+  else if (r < 93)
     expand (g, out, pick (g, specials));
+  else if (r < 98)
+    expand (g, out, pick (g, builtin_lines));
   else
     gen_payload (g, out);
 }
@@ -1048,6 +1098,8 @@ static const char * const builtins[] = {
   "printf", "test", "echo", "true", "false", ":", "exec", "command", "builtin", "type",
   "hash", "getopts", "mapfile", "readarray", "wait", "umask", "pushd", "popd", "kill", "let",
   "shift", "return", "break", "continue", "trap", "alias", "source", "eval", "pwd", "times",
+  "jobs", "chdir", "history", "compgen", "complete", "compopt", "bind", "fc", "enable", "help",
+  "caller", "dirs", "disown", "ulimit", "exit", "fg", "bg", "coproc",
   NULL
 };
 

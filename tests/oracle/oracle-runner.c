@@ -83,7 +83,7 @@ const char * const oracle_stub_names[] = {
   /* wrappers, exec'd for real or emulated by the stub */
   "env", "xargs", "find", "timeout", "nice", "nohup", "flock", "stdbuf", "setsid", "ionice",
   "taskset", "setpriv", "script", "time", "sudo", "doas", "su", "runuser", "unshare",
-  "nsenter", "chroot", "systemd-run", "command",
+  "nsenter", "chroot", "systemd-run", "command", "watch", "fakeroot",
   /* shells */
   "sh", "dash", "bash", "rbash", "busybox", "ash", "ksh", "mksh", "rksh", "pdksh", "zsh",
   "yash", "posh",
@@ -322,6 +322,15 @@ runner_reset (Runner *r)
       put_dir (r->ws, trap_dirs[i]);
       put_file (dir, "x", trap, trap_length, 0755);
     }
+  /* xargs --process-slot-var=PATH gives each command PATH=0, 1 …: "ls" is
+   * then 0/ls. */
+  {
+    g_autofree char *slot = g_build_filename (r->ws, "0", NULL);
+
+    put_dir (r->ws, "0");
+    for (guint i = 0; trap_names[i] != NULL; i++)
+      put_file (slot, trap_names[i], trap, trap_length, 0755);
+  }
 }
 
 static gboolean

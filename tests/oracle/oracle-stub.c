@@ -13,7 +13,7 @@
  *  - a few read-only filters exec the real program too (cat, grep, base64,
  *    …), so "cat <<EOF | sh" feeds sh what bash would;
  *  - wrappers that need privileges the sandbox drops (sudo, su, doas,
- *    unshare, chroot, …) are emulated: their options are skipped the way the
+ *    unshare, chroot, …) or that would not end (watch) are emulated: their options are skipped the way the
  *    tool reads them and the wrapped command is exec'd, or a shell that reads
  *    its script from standard input;
  *  - everything else exits at once.
@@ -423,6 +423,65 @@ emulate_skip_options (int                 argc,
   exec_shell (NULL);
 }
 
+/* procps-ng's watch (+bced::ghq:n:pvtwx), run once: "sh -c" on its
+ * arguments joined by spaces, or them as they are with -x. -d's argument is
+ * optional, so only ever attached. */
+static void
+emulate_watch (int    argc,
+               char **argv)
+{
+  static const char * const long_with_arg[] = { "--interval", "--equexit", NULL };
+  size_t size = 1;
+  int i = 1, exec = 0;
+  char *script, *p;
+
+  for (; i < argc; i++)
+    {
+      const char *a = argv[i];
+
+      if (streq (a, "--"))
+        {
+          i++;
+          break;
+        }
+      if (a[0] != '-' || a[1] == '\0')
+        break;
+      if (a[1] == '-')
+        {
+          if (streq (a, "--exec"))
+            exec = 1;
+          else if (long_takes_next (a, long_with_arg))
+            i++;
+          continue;
+        }
+      for (const char *c = a + 1; *c != '\0'; c++)
+        {
+          if (*c == 'x')
+            exec = 1;
+          else if (*c == 'n' || *c == 'q')
+            {
+              if (c[1] == '\0')
+                i++;
+              break;
+            }
+          else if (*c == 'd')
+            break;
+        }
+    }
+  if (i >= argc)
+    _exit (1);
+  if (exec)
+    exec_or_die (argv + i);
+  for (int k = i; k < argc; k++)
+    size += strlen (argv[k]) + 1;
+  script = p = malloc (size);
+  if (script == NULL)
+    abort ();
+  for (int k = i; k < argc; k++)
+    p += sprintf (p, "%s%s", k > i ? " " : "", argv[k]);
+  exec_shell (script);
+}
+
 static void
 emulate_command (int    argc,
                  char **argv)
@@ -450,10 +509,15 @@ main (int    argc,
 {
   static const char * const unshare_long[] = {
     "--setuid", "--setgid", "--root", "--wd", "--propagation", "--setgroups", "--map-user",
-    "--map-group", "--map-users", "--map-groups", NULL,
+    "--map-group", "--map-users", "--map-groups", "--monotonic", "--boottime", "--load-interp",
+    NULL,
   };
+  /* --root[=DIR] and --wd[=DIR] take no word of their own. */
   static const char * const nsenter_long[] = {
-    "--target", "--setuid", "--setgid", NULL,
+    "--target", "--setuid", "--setgid", "--wdns", NULL,
+  };
+  static const char * const fakeroot_long[] = {
+    "--lib", "--faked", "--fd-base", NULL,
   };
   static const char * const chroot_long[] = {
     "--userspec", "--groups", NULL,
@@ -509,13 +573,17 @@ main (int    argc,
   else if (streq (name, "unshare"))
     emulate_skip_options (argc, argv, "SGRw", unshare_long, 0);
   else if (streq (name, "nsenter"))
-    emulate_skip_options (argc, argv, "tSG", nsenter_long, 0);
+    emulate_skip_options (argc, argv, "tSGW", nsenter_long, 0);
   else if (streq (name, "chroot"))
     emulate_skip_options (argc, argv, "", chroot_long, 1);
   else if (streq (name, "systemd-run"))
     emulate_skip_options (argc, argv, "upEHM", systemd_run_long, 0);
   else if (streq (name, "command"))
     emulate_command (argc, argv);
+  else if (streq (name, "watch"))
+    emulate_watch (argc, argv);
+  else if (streq (name, "fakeroot"))
+    emulate_skip_options (argc, argv, "lfisb", fakeroot_long, 0);
 
   return 0;
 }

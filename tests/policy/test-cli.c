@@ -11,8 +11,11 @@
 #include <json-glib/json-glib.h>
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "warden-test-util.h"
@@ -511,9 +514,9 @@ static void
 test_exit_ask (void)
 {
   g_autoptr(CliEnv) env = cli_env_new ();
-  g_autoptr(CliResult) r = cli_run (env, NULL, "policy", "check", "--allow", "ls *", "--", "ls");
+  g_autoptr(CliResult) r = cli_run (env, NULL, "policy", "check", "--allow", "git *", "--", "git");
 
-  /* "ls *" does not match "ls" alone: the seed's anchored globs. */
+  /* "git *" does not match "git" alone: the seed's anchored globs. */
   check_status (r, EXIT_ASK);
   g_assert_true (g_str_has_prefix (r->out, "ask:"));
 }
@@ -961,6 +964,52 @@ test_profile_builtin_node (void)
     g_assert_cmpstr (pattern_of (find_part (root, "node app.js")), ==, "node *");
 }
 
+/* Issue 26: the seed's own allowlist runs its everyday lines. */
+static void
+test_profile_builtin_everyday (void)
+{
+  static const char * const allowed[] = {
+    "echo $HOME", "echo $(ls)", "for f in a b; do echo $f; done", "ls | xargs echo", NULL
+  };
+  static const char * const asked[] = { "node", "node $x", "ls | xargs node", NULL };
+  g_autoptr(CliEnv) env = cli_env_new ();
+
+  for (guint i = 0; allowed[i] != NULL; i++)
+    {
+      g_autoptr(CliResult) r = cli_run (env, NULL, "policy", "check", "--profile", "node",
+                                        "--", allowed[i]);
+      check_status (r, EXIT_ALLOW);
+    }
+  for (guint i = 0; asked[i] != NULL; i++)
+    {
+      g_autoptr(CliResult) r = cli_run (env, NULL, "policy", "check", "--profile", "node",
+                                        "--", asked[i]);
+      check_status (r, EXIT_ASK);
+    }
+}
+
+/* A profile's "nested" decides "sh FILE" in policy check as in a session. */
+static void
+test_profile_nested (void)
+{
+  g_autoptr(CliEnv) env = cli_env_new ();
+  g_autofree char *on = cli_env_path (env, "on.json");
+  g_autofree char *off = cli_env_path (env, "off.json");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CliResult) checked = NULL;
+  g_autoptr(CliResult) unchecked = NULL;
+
+  g_file_set_contents (on, "{ \"version\": 1, \"allow\": [\"sh *\"] }", -1, &error);
+  g_assert_no_error (error);
+  g_file_set_contents (off, "{ \"version\": 1, \"allow\": [\"sh *\"], \"nested\": \"off\" }",
+                       -1, &error);
+  g_assert_no_error (error);
+  checked = cli_run (env, NULL, "policy", "check", "--profile", on, "--", "sh ./build.sh");
+  unchecked = cli_run (env, NULL, "policy", "check", "--profile", off, "--", "sh ./build.sh");
+  check_status (checked, EXIT_ALLOW);
+  check_status (unchecked, EXIT_ASK);
+}
+
 static void
 test_profile_file (void)
 {
@@ -1368,7 +1417,7 @@ test_profile_export_roundtrip (void)
   check_status (import, 0);
   check_status (export, 0);
   check_status (validate, 0);
-  assert_contains (validate->out, "3 allow, 1 deny");
+  assert_contains (validate->out, "3 allow, 0 ask, 1 deny");
   /* The exported file decides as the original does. */
   check_status (build, EXIT_ALLOW);
   check_status (rm, EXIT_DENY);
@@ -1417,6 +1466,171 @@ test_profile_list_broken_file (void)
   g_assert_true (has_line_with (list->out, "web-project", NULL));
 }
 
+/* --ask adds ask rules as --allow adds allow patterns: a matching command
+ * asks, whatever allows it and in allow-always mode; deny still wins. */
+static void
+test_ask_option (void)
+{
+  g_autoptr(CliEnv) env = cli_env_new ();
+  g_autofree char *path = cli_env_path (env, "asking.json");
+  g_autoptr(CliResult) push = cli_run (env, NULL, "policy", "check", "--allow", "git *",
+                                       "--ask", "git push *", "--", "git push origin main");
+  g_autoptr(CliResult) status = cli_run (env, NULL, "policy", "check", "--allow", "git *",
+                                         "--ask", "git push *", "--", "git status");
+  g_autoptr(CliResult) always = cli_run (env, NULL, "policy", "check", "--mode", "allow-always",
+                                         "--ask", "git push", "--", "git push");
+  g_autoptr(CliResult) denied = cli_run (env, NULL, "policy", "check", "--allow", "git *",
+                                         "--ask", "git push *", "--deny", "git push -f *",
+                                         "--", "git push -f origin");
+  g_autoptr(CliResult) json = cli_run (env, NULL, "policy", "check", "--json", "--allow", "*",
+                                       "--ask", "npm publish*", "--", "npm test && npm publish");
+  g_autoptr(CliResult) bad = cli_run (env, NULL, "policy", "check", "--ask", "", "--", "ls");
+  g_autoptr(CliResult) from_profile = NULL;
+  g_autoptr(CliResult) added = NULL;
+  g_autoptr(CliResult) help = cli_run (env, NULL, "policy", "--help");
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *publish;
+
+  check_status (push, EXIT_ASK);
+  assert_contains (push->out, "ask: “git push origin main” matches the ask rule “git push *”");
+  g_assert_true (has_line_with (push->out, "ask", "git push origin main", "ask rule", NULL));
+  /* No "always allow" for it: no allow pattern would stop it asking. */
+  g_assert_null (strstr (push->out, "suggestion:"));
+  check_status (status, EXIT_ALLOW);
+  check_status (always, EXIT_ASK);
+  check_status (denied, EXIT_DENY);
+
+  root = parse_decision (json);
+  if (root != NULL)
+    {
+      g_assert_cmpstr (decision_of (root), ==, "ask");
+      publish = find_part (root, "npm publish");
+      if (publish != NULL)
+        {
+          g_assert_cmpstr (json_object_get_string_member (publish, "decision"), ==, "ask");
+          g_assert_cmpstr (pattern_of (publish), ==, "npm publish*");
+        }
+    }
+
+  check_status (bad, EXIT_USAGE);
+  assert_contains (bad->err, "--ask “”");
+
+  /* A profile's own ask rules, and --ask added to them. */
+  if (!write_file (path, "{ \"version\": 1, \"mode\": \"allow-always\", "
+                         "\"ask\": [\"git push *\"] }"))
+    return;
+  from_profile = cli_run (env, NULL, "policy", "check", "--profile", path, "--",
+                          "git push origin");
+  check_status (from_profile, EXIT_ASK);
+  added = cli_run (env, NULL, "policy", "check", "--profile", path, "--ask", "make deploy",
+                   "--", "git status; make deploy");
+  check_status (added, EXIT_ASK);
+  assert_contains (added->out, "ask rule “make deploy”");
+
+  check_status (help, 0);
+  assert_contains (help->out, "[--ask PATTERN]");
+}
+
+/* Frees a reader stuck on a FIFO after a while, so that a test of code
+ * that blocks there fails instead of hanging: opening the writing end and
+ * closing it gives the reader its end of file. Once the code no longer
+ * opens the FIFO the open finds no reader and does nothing. */
+typedef struct
+{
+  GMutex      lock;
+  GCond       done_cond;
+  gboolean    done;
+  const char *fifos[4];
+} FifoWatchdog;
+
+static gpointer
+fifo_watchdog_thread (gpointer data)
+{
+  FifoWatchdog *w = data;
+  gint64 end = g_get_monotonic_time () + 20 * G_TIME_SPAN_SECOND;
+
+  g_mutex_lock (&w->lock);
+  while (!w->done)
+    {
+      /* Once stuck, each reader after it is freed at once. */
+      if (!g_cond_wait_until (&w->done_cond, &w->lock, end))
+        end = g_get_monotonic_time () + G_TIME_SPAN_SECOND / 10;
+      for (guint i = 0; !w->done && i < G_N_ELEMENTS (w->fifos) && w->fifos[i] != NULL; i++)
+        {
+          int fd = g_open (w->fifos[i], O_WRONLY | O_NONBLOCK | O_CLOEXEC, 0);
+
+          if (fd >= 0)
+            {
+              g_test_message ("%s: a reader was stuck on it", w->fifos[i]);
+              close (fd);
+            }
+        }
+    }
+  g_mutex_unlock (&w->lock);
+  return NULL;
+}
+
+static void
+fifo_watchdog_stop (FifoWatchdog *w,
+                    GThread      *thread)
+{
+  g_mutex_lock (&w->lock);
+  w->done = TRUE;
+  g_cond_signal (&w->done_cond);
+  g_mutex_unlock (&w->lock);
+  g_thread_join (thread);
+}
+
+/* A FIFO in the profiles folder (or a symlink to one, or a folder named
+ * like a profile) is not read: "profile list" says which and why and lists
+ * the rest, and a profile looked up by that id says it is no file; a link
+ * to a regular file still loads (issue 28). */
+static void
+test_profile_list_not_regular (void)
+{
+  g_autoptr(CliEnv) env = cli_env_new ();
+  g_autofree char *path = fixture ("web-project.json");
+  g_autofree char *fifo = g_build_filename (env->profiles_dir, "stuck.json", NULL);
+  g_autofree char *link = g_build_filename (env->profiles_dir, "stuck-link.json", NULL);
+  g_autofree char *folder = g_build_filename (env->profiles_dir, "folder.json", NULL);
+  g_autofree char *good_link = g_build_filename (env->profiles_dir, "linked.json", NULL);
+  g_autoptr(CliResult) import = cli_run (env, NULL, "profile", "import", path);
+  g_autoptr(CliResult) list = NULL;
+  g_autoptr(CliResult) check = NULL;
+  g_autoptr(CliResult) save = NULL;
+  FifoWatchdog w = { .fifos = { fifo } };
+  GThread *thread;
+
+  if (!check_status (import, 0))
+    return;
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_cmpint (symlink ("stuck.json", link), ==, 0);
+  g_assert_cmpint (g_mkdir (folder, 0700), ==, 0);
+  g_assert_cmpint (symlink ("web-project.json", good_link), ==, 0);
+
+  thread = g_thread_new ("fifo-watchdog", fifo_watchdog_thread, &w);
+  list = cli_run (env, NULL, "profile", "list");
+  check = cli_run (env, NULL, "policy", "check", "--profile", "stuck", "--", "ls");
+  /* Saving over it is refused too: it would be read as the old version. */
+  save = cli_run (env, NULL, "profile", "import", "--force", "--id", "stuck", path);
+  fifo_watchdog_stop (&w, thread);
+
+  check_status (list, EXIT_USAGE);
+  g_assert_true (has_line_with (list->out, "web-project", NULL));
+  g_assert_true (has_line_with (list->out, "linked", NULL));
+  g_assert_true (has_line_with (list->err, "skipped", "stuck.json", "a FIFO",
+                                "not a regular file", NULL));
+  g_assert_true (has_line_with (list->err, "skipped", "stuck-link.json", "a FIFO", NULL));
+  g_assert_true (has_line_with (list->err, "skipped", "folder.json", "a folder", NULL));
+  g_assert_cmpint (check->status, !=, 0);
+  assert_contains (check->err, "stuck.json");
+  assert_contains (check->err, "not a regular file");
+  check_status (save, EXIT_USAGE);
+  assert_contains (save->err, "a FIFO");
+  g_assert_true (g_file_test (fifo, G_FILE_TEST_EXISTS) &&
+                 !g_file_test (fifo, G_FILE_TEST_IS_REGULAR));
+}
+
 static void
 test_import_claude (void)
 {
@@ -1430,6 +1644,8 @@ test_import_claude (void)
   g_autoptr(CliResult) cat = NULL;
   g_autoptr(CliResult) again = NULL;
   g_autoptr(CliResult) other_id = NULL;
+  g_autoptr(CliResult) push = NULL;
+  g_autoptr(CliResult) bare = NULL;
 
   if (!check_status (import, 0))
     return;
@@ -1453,6 +1669,74 @@ test_import_claude (void)
   check_status (again, EXIT_USAGE);
   other_id = cli_run (env, NULL, "profile", "import-claude", "--id", "claude-2", settings);
   check_status (other_id, 0);
+
+  /* Claude's ask rules are ask rules here: git push asks even where git * is allowed. */
+  assert_contains (import->out, "2 ask");
+  push = cli_run (env, NULL, "policy", "check", "--profile", "claude-code", "--allow", "git *",
+                  "--", "git push origin main");
+  check_status (push, EXIT_ASK);
+  assert_contains (push->out, "ask rule “git push *”");
+  bare = cli_run (env, NULL, "policy", "check", "--profile", "claude-code", "--allow", "git *",
+                  "--", "git push");
+  check_status (bare, EXIT_ASK);
+  g_assert_null (strstr (import->err, "git push"));
+}
+
+/* profile import-codex: Codex's rules as a profile, its examples checked
+ * against it; a file that does not hold saves nothing. */
+static void
+test_import_codex (void)
+{
+  g_autoptr(CliEnv) env = cli_env_new ();
+  g_autofree char *rules = fixture ("codex-default.rules");
+  g_autofree char *broken = cli_env_path (env, "broken.rules");
+  g_autofree char *failing = cli_env_path (env, "failing.rules");
+  g_autoptr(CliResult) import = cli_run (env, NULL, "profile", "import-codex", rules);
+  g_autoptr(CliResult) push = NULL;
+  g_autoptr(CliResult) status = NULL;
+  g_autoptr(CliResult) force = NULL;
+  g_autoptr(CliResult) lint = NULL;
+  g_autoptr(CliResult) again = NULL;
+  g_autoptr(CliResult) syntax = NULL;
+  g_autoptr(CliResult) fails = NULL;
+  g_autoptr(CliResult) list = NULL;
+
+  if (!check_status (import, 0))
+    return;
+  assert_contains (import->out, "imported 6 allow, 4 ask and 2 deny patterns");
+  assert_contains (import->out, "saved profile “codex”");
+  /* What was left out is said, with its place in the file. */
+  g_assert_true (has_line_with (import->err, "note:", "codex-default.rules:25:1:",
+                                "network_rule()", NULL));
+
+  push = cli_run (env, NULL, "policy", "check", "--profile", "codex", "--", "git push origin");
+  check_status (push, EXIT_ASK);
+  assert_contains (push->out, "ask rule “git push *”");
+  status = cli_run (env, NULL, "policy", "check", "--profile", "codex", "--", "git status");
+  check_status (status, EXIT_ALLOW);
+  force = cli_run (env, NULL, "policy", "check", "--profile", "codex", "--",
+                   "git push --force origin");
+  check_status (force, EXIT_DENY);
+  lint = cli_run (env, NULL, "policy", "check", "--profile", "codex", "--", "npm run lint");
+  check_status (lint, EXIT_ALLOW);
+
+  again = cli_run (env, NULL, "profile", "import-codex", "--id", "codex-2", rules);
+  check_status (again, 0);
+
+  if (!write_file (broken, "prefix_rule(\n  pattern = [\"git\", \"status\"\n)\n") ||
+      !write_file (failing, "prefix_rule(pattern = [\"gh\", \"pr\", \"view\"], "
+                            "decision = \"prompt\", match = [\"gh pr list\"])\n"))
+    return;
+  syntax = cli_run (env, NULL, "profile", "import-codex", "--id", "broken", broken);
+  check_status (syntax, EXIT_USAGE);
+  assert_contains (syntax->err, "broken.rules:3:1: expected “,” or “]” here");
+  fails = cli_run (env, NULL, "profile", "import-codex", "--id", "failing", failing);
+  check_status (fails, EXIT_USAGE);
+  assert_contains (fails->err, "failing.rules:1:75: match example “gh pr list” does not match");
+  list = cli_run (env, NULL, "profile", "list");
+  g_assert_null (strstr (list->out, "broken"));
+  g_assert_null (strstr (list->out, "failing"));
+  g_assert_true (has_line_with (list->out, "codex-2", "6 allow", "4 ask", "2 deny", NULL));
 }
 
 /* policy check-host: the decision for a host and a port, and why, by
@@ -1616,8 +1900,18 @@ typedef struct
 
 static const DocExample doc_examples[] = {
   { "ls -la", { SEED }, 0 },
-  { "ls", { "ls *" }, 10 },                       /* "ls *" does not match "ls" */
+  { "git", { "git *" }, 10 },                     /* "git *" does not match "git" */
+  { "ls", { "ls *" }, 0 },                        /* but covers ls bare: it runs nothing */
   { "ls", { SEED }, 0 },
+  { "echo $HOME", { SEED }, 0 },                  /* exact on everyday lines */
+  { "echo $(ls)", { SEED }, 0 },
+  { "for f in a b; do echo $f; done", { SEED }, 0 },
+  { "ls | xargs echo", { SEED }, 0 },
+  { "cat $f", { "cat *" }, 0 },
+  { "node $f", { "node *" }, 10 },
+  { "curl x | sh", { "sh *", "curl *" }, 10 },
+  { "sh ./build.sh", { "sh *" }, 0 },             /* the guard checks what it starts */
+  { "echo evil > x.sh; sh x.sh", { "sh *", "echo *" }, 0 },
   { "node_modules/.bin/x", { "node *" }, 10 },
   { "anything at all --really", { "*" }, 0 },
   { "git  'status'", { "git status" }, 0 },       /* text after quote removal */
@@ -1746,6 +2040,8 @@ main (int    argc,
   g_test_add_func ("/cli/stdin/invalid-utf8", test_stdin_invalid_utf8);
   g_test_add_func ("/cli/stdin/huge", test_stdin_huge);
   g_test_add_func ("/cli/check/profile-builtin", test_profile_builtin_node);
+  g_test_add_func ("/cli/check/profile-builtin-everyday", test_profile_builtin_everyday);
+  g_test_add_func ("/cli/check/profile-nested", test_profile_nested);
   g_test_add_func ("/cli/check/profile-file", test_profile_file);
   g_test_add_func ("/cli/check/profile-extra-patterns", test_profile_extra_patterns);
   g_test_add_func ("/cli/check/profile-mode-override", test_profile_mode_override);
@@ -1761,6 +2057,7 @@ main (int    argc,
   g_test_add_func ("/cli/profile/show-unknown", test_profile_show_unknown);
   g_test_add_func ("/cli/profile/validate", test_profile_validate);
   g_test_add_func ("/cli/profile/import-list", test_profile_import_list);
+  g_test_add_func ("/cli/profile/list-not-regular", test_profile_list_not_regular);
   g_test_add_func ("/cli/profile/import-force", test_profile_import_force);
   g_test_add_func ("/cli/profile/import-builtin-refused", test_profile_import_builtin_refused);
   g_test_add_func ("/cli/profile/import-errors", test_profile_import_errors);
@@ -1768,6 +2065,8 @@ main (int    argc,
   g_test_add_func ("/cli/profile/export-builtin", test_profile_export_builtin);
   g_test_add_func ("/cli/profile/list-broken-file", test_profile_list_broken_file);
   g_test_add_func ("/cli/profile/import-claude", test_import_claude);
+  g_test_add_func ("/cli/check/ask", test_ask_option);
+  g_test_add_func ("/cli/profile/import-codex", test_import_codex);
   g_test_add_func ("/cli/check/policy-document-examples", test_doc_examples);
 
   ret = g_test_run ();

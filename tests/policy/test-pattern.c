@@ -11,6 +11,7 @@
 #include "policy/warden-pattern.h"
 #include "policy/warden-policy-types.h"
 #include "policy/warden-policy.h"
+#include "policy/warden-spelling.h"
 
 typedef struct
 {
@@ -183,6 +184,65 @@ test_separator_problem (void)
     }
 }
 
+/* Deny patterns against other spellings of options: "=" denies, the set
+ * reading may. The first pattern in the order added wins. */
+static void
+test_spelling (void)
+{
+  static const char * const patterns[] = {
+    "tree *-o *", "rm -rf /*", "git push --force*", "git diff *--output=*", "find *-delete*",
+    "*> /dev/sd*", "/usr/bin/dd *of=/dev/sd*", "git fetch *", NULL
+  };
+  static const struct { const char *text; const char *denied; const char *maybe; } cases[] = {
+    { "git diff --output x", "git diff *--output=*", "git diff *--output=*" },
+    { "git diff --output=x", "git diff *--output=*", "git diff *--output=*" },
+    { "tree -ao out.txt .", NULL, "tree *-o *" },
+    { "/usr/bin/tree -a -oout.txt", NULL, "tree *-o *" },
+    { "tree -aL 2", NULL, NULL },
+    { "rm / -rf", NULL, "rm -rf /*" },
+    { "rm -r -f -v -- /", NULL, "rm -rf /*" },
+    { "rm -rf build dist", NULL, NULL },
+    { "rm -rf \x01", NULL, "rm -rf /*" },
+    { "rm -f ./\x01", NULL, NULL },
+    { "git -c a=b push --forc", NULL, "git push --force*" },
+    { "git push --follow-tags", NULL, NULL },
+    { "find . -type d -newer x -ls", NULL, NULL },
+    { "find . -deleted", NULL, "find *-delete*" },
+    { "ls -la > /dev/sda", NULL, NULL },       /* a wild first word: literal matching only */
+    { "/usr/bin/dd --x of=/dev/sda", NULL, "/usr/bin/dd *of=/dev/sd*" },
+    /* No option on either side: no other spelling, the glob alone decides. */
+    { "/usr/bin/dd of=/dev/sda if=x", NULL, NULL },
+    { "git fetch", NULL, NULL },
+    { "git -v fetch", NULL, "git fetch *" },
+    { "dd of=/dev/sda", NULL, NULL },          /* the pattern names /usr/bin/dd only */
+  };
+  g_autoptr(WardenSpellingSet) set = warden_spelling_set_new ();
+  g_autoptr(GString) long_text = g_string_new ("rm");
+
+  for (guint i = 0; patterns[i] != NULL; i++)
+    warden_spelling_set_add (set, patterns[i]);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strcompress (cases[i].text);
+
+      g_test_message ("%s", cases[i].text);
+      g_assert_cmpstr (warden_spelling_set_lookup (set, text, strlen (text)), ==,
+                       cases[i].denied);
+      g_assert_cmpstr (warden_spelling_set_lookup_any (set, text, strlen (text)), ==,
+                       cases[i].maybe);
+    }
+
+  /* Past the words and options a frame holds, the answer is the same. */
+  for (guint i = 0; i < 200; i++)
+    g_string_append_printf (long_text, " -v%u f%u", i, i);
+  g_string_append (long_text, " -rf /");
+  g_assert_cmpstr (warden_spelling_set_lookup_any (set, long_text->str, long_text->len), ==,
+                   "rm -rf /*");
+  g_string_truncate (long_text, long_text->len - strlen (" -rf /"));
+  g_assert_null (warden_spelling_set_lookup_any (set, long_text->str, long_text->len));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -195,6 +255,7 @@ main (int    argc,
   g_test_add_func ("/policy/pattern/separator-problem", test_separator_problem);
   g_test_add_func ("/policy/pattern/set-order-and-index", test_set_order_and_index);
   g_test_add_func ("/policy/pattern/set-long-first-word", test_set_long_first_word);
+  g_test_add_func ("/policy/pattern/spelling", test_spelling);
 
   return g_test_run ();
 }

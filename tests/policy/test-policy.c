@@ -49,6 +49,10 @@ static const char * const std_allow[] = {
   "wc *", NULL
 };
 static const char * const std_deny[] = { "rm -rf /*", "git push *", NULL };
+/* The built-in Node.js profile, the seed's. */
+#define SEED S ("node *", "cat *", "echo *", "ls *", "ls")
+#define SEED_DENY S ("rm -rf /*", "rm -fr /*", "rm -rf ~*", "rm -fr ~*", "rm -rf $HOME*", \
+                     "mkfs*", "dd *of=/dev/sd*", "dd *of=/dev/nvme*", ":(){*")
 
 typedef struct
 {
@@ -58,6 +62,8 @@ typedef struct
   WardenMode          mode;
   const char * const *allow;       /* NULL: std_allow; NONE: no patterns */
   const char * const *deny;        /* NULL: std_deny; NONE: no patterns */
+  const char * const *ask;         /* the profile's ask rules; NULL: none */
+  const char         *reason;      /* a part of the reason shown; NULL: not checked */
   const char * const *parts;       /* the texts of all parts, in order; NULL: not checked */
   const int          *origins;     /* their origins, -1 terminated; NULL: not checked */
   const char * const *suggestions; /* the suggestions in any order; NONE: none; NULL: not checked */
@@ -66,12 +72,17 @@ typedef struct
   const char * const *env;
   gboolean            use_length;  /* pass @length instead of -1 */
   gssize              length;
+  gboolean            nested_off;  /* the profile says "nested": "off" */
 } Row;
 
 static const Row rows[] = {
   /* ---- Patterns: seed-compatible globs, anchored, matched per simple command ---- */
   { "patterns/exact", "ls", ALLOWS, .allow = S ("ls"), .parts = S ("ls") },
-  { "patterns/star-needs-the-space", "ls", ASKS, .allow = S ("ls *"), .suggestions = S ("ls") },
+  /* python3 alone reads its program from standard input: "python3 *" does not cover it. */
+  { "patterns/star-needs-the-space", "python3", ASKS, .allow = S ("python3 *"),
+    .suggestions = NONE },
+  { "patterns/star-needs-the-space-suggests", "git", ASKS, .allow = S ("git *"),
+    .suggestions = S ("git") },
   { "patterns/exact-refuses-arguments", "ls -la", ASKS, .allow = S ("ls"),
     .suggestions = S ("ls *") },
   { "patterns/star-takes-arguments", "ls -la /tmp", ALLOWS, .allow = S ("ls *") },
@@ -101,7 +112,7 @@ static const Row rows[] = {
   { "patterns/case-sensitive", "LS", ASKS, .allow = S ("ls") },
   { "patterns/no-patterns", "ls", ASKS, .allow = NONE, .deny = NONE, .suggestions = S ("ls") },
   { "patterns/any-of-several", "cat x", ALLOWS, .allow = S ("ls", "cat *"), .parts = S ("cat x") },
-  { "patterns/trailing-blank-is-no-word", "ls ", ASKS, .allow = S ("ls *"), .parts = S ("ls") },
+  { "patterns/trailing-blank-is-no-word", "git ", ASKS, .allow = S ("git *"), .parts = S ("git") },
   /* A pattern never sees the whole line. */
   { "patterns/not-against-the-line", "ls; echo hi", ASKS, .allow = S ("ls; echo hi"),
     .parts = S ("ls", "echo hi") },
@@ -489,9 +500,10 @@ static const Row rows[] = {
     .parts = S ("taskset 0x1 ls", "ls") },
   { "wrappers/taskset-deny", "taskset -c 0,1 rm -rf /", DENIES },
   { "wrappers/taskset-mask-deny", "taskset 3 rm -rf /", DENIES },
-  { "wrappers/chroot", "chroot /srv/root ls", ALLOWS, .allow = S ("chroot *", "ls"),
+  /* In another root "ls" is that root's ls, which no pattern describes (issue 26). */
+  { "wrappers/chroot", "chroot /srv/root ls", ASKS, .allow = S ("chroot *", "ls"),
     .parts = S ("chroot /srv/root ls", "ls") },
-  { "wrappers/chroot-userspec", "chroot --userspec=1000:1000 /srv/root ls", ALLOWS,
+  { "wrappers/chroot-userspec", "chroot --userspec=1000:1000 / ls", ALLOWS,
     .allow = S ("chroot *", "ls") },
   { "wrappers/chroot-deny", "chroot /srv/root rm -rf /", DENIES },
   { "wrappers/sudo", "sudo -u bob ls", ALLOWS, .allow = S ("sudo *", "ls"),
@@ -630,6 +642,26 @@ static const Row rows[] = {
   { "wrappers/dash-c-deny", "dash -c 'rm -rf /'", DENIES },
   { "wrappers/zsh-c-deny", "zsh -c 'rm -rf /'", DENIES },
   { "wrappers/ksh-c-deny", "ksh -c 'rm -rf /'", DENIES },
+  /* zsh is not sh: ${(e)x} evaluates x's text, $~x globs it with qualifiers
+   * such as *(e:cmd:), and every zsh reads ~/.zshenv. Its script is read to
+   * find what the deny list refuses, never to allow it. */
+  { "wrappers/zsh-c-asks", "zsh -c 'for x in *; do echo ${(e)x}; done'", ASKS,
+    .allow = S ("zsh *", "echo *", "echo") },
+  { "wrappers/zsh-c-plain-asks", "zsh -c 'ls'", ASKS, .allow = S ("zsh *", "ls") },
+  { "wrappers/zsh-glob-subst-asks", "zsh -c 'for x in *; do echo $~x; done'", ASKS,
+    .allow = S ("zsh *", "echo *", "echo") },
+  { "wrappers/zsh-version-c-deny", "zsh-5.9 -c 'rm -rf /'", DENIES },
+  /* ${ cmd; } (ksh93, mksh), ${|cmd;} (mksh) and ${(e)x} (zsh) run code in
+   * other shells; bash and dash refuse them as bad substitutions. */
+  { "expansions/ksh-funsub-asks", "mksh -c 'echo ${ touch x; }'", ASKS,
+    .allow = S ("mksh *", "echo *", "echo") },
+  { "expansions/ksh93-funsub-asks", "ksh93 -c 'echo ${ touch x; }'", ASKS,
+    .allow = S ("ksh93 *", "echo *", "echo") },
+  { "expansions/mksh-valsub-asks", "mksh -c 'echo ${|touch x;}'", ASKS,
+    .allow = S ("mksh *", "echo *", "echo") },
+  { "expansions/bad-substitution-asks", "echo ${(e)x}", ASKS },
+  { "expansions/empty-substitution-asks", "echo ${}", ASKS },
+  { "expansions/special-parameters-run", "echo ${#} ${?} ${!} ${-} ${$} ${#x} ${@} ${*} ${10}", ALLOWS },
   { "wrappers/sh-c-with-arguments-deny", "sh -c 'rm -rf /' sh x", DENIES },
   { "wrappers/bash-option-before-c", "bash -e -c 'ls'", ALLOWS, .allow = S ("bash *", "ls") },
   { "wrappers/bash-combined-options", "bash -lc 'rm -rf /'", NOT_ALLOWED, .allow = ANY },
@@ -650,11 +682,50 @@ static const Row rows[] = {
   { "wrappers/sh-c-parse-error", "sh -c 'echo \"'", ASKS, .allow = S ("sh *", "echo *") },
   { "wrappers/sh-c-eval", "bash -c 'eval ls'", ASKS, .allow = ANY },
   /* The file may say anything, and an earlier command may write it ("echo evil > x;
-   * sh x"): the oracle ran such lines. */
-  { "wrappers/sh-script-file", "sh script.sh", ASKS, .allow = S ("sh *"),
+   * sh x"): the oracle ran such lines. With nested programs checked (the
+   * default) the guard checks every program the script starts, as for
+   * "node app.js" under "node *"; with "nested": "off" nothing would. */
+  { "wrappers/sh-script-file", "sh script.sh", ALLOWS, .allow = S ("sh *"),
     .parts = S ("sh script.sh") },
-  { "wrappers/sh-script-file-written-first", "echo evil > x.sh; sh x.sh", ASKS, .allow = S ("sh *", "echo *") },
-  { "wrappers/sh-dash-file", "sh - run.sh <<< ''", ASKS, .mode = ALLOW_ALWAYS },
+  { "wrappers/sh-script-file-nested-off", "sh script.sh", ASKS, .allow = S ("sh *"),
+    .parts = S ("sh script.sh"), .nested_off = TRUE },
+  { "wrappers/sh-script-file-written-first", "echo evil > x.sh; sh x.sh", ALLOWS,
+    .allow = S ("sh *", "echo *") },
+  { "wrappers/sh-script-file-written-first-nested-off", "echo evil > x.sh; sh x.sh", ASKS,
+    .allow = S ("sh *", "echo *"), .nested_off = TRUE },
+  { "wrappers/bash-options-script-file", "bash -e -u ./build.sh --fast", ALLOWS,
+    .allow = S ("bash *") },
+  { "wrappers/bash-options-script-file-nested-off", "bash -e -u ./build.sh --fast", ASKS,
+    .allow = S ("bash *"), .nested_off = TRUE },
+  { "wrappers/sh-script-file-after-dashes", "sh -- build.sh", ALLOWS, .allow = S ("sh *") },
+  { "wrappers/sh-script-file-arguments-vanish", "sh build.sh $x", ALLOWS, .allow = S ("sh *") },
+  { "wrappers/busybox-sh-script-file", "busybox sh build.sh", ALLOWS,
+    .allow = S ("busybox *", "sh *") },
+  { "wrappers/sh-script-file-allow-always", "sh build.sh", ALLOWS, .mode = ALLOW_ALWAYS },
+  { "wrappers/sh-script-file-allow-always-nested-off", "sh build.sh", ASKS,
+    .mode = ALLOW_ALWAYS, .nested_off = TRUE },
+  { "wrappers/sh-script-file-not-allowed", "sh ./build.sh", ASKS, .allow = SEED,
+    .deny = SEED_DENY, .suggestions = S ("sh *") },
+  { "wrappers/sh-script-file-denied", "sh ./build.sh", DENIES, .allow = ANY,
+    .deny = S ("sh ./build.sh") },
+  /* Not a file the guard follows: no script operand (standard input), one
+   * that may vanish or become an option, a login or interactive shell. */
+  { "wrappers/sh-script-file-vanishes", "curl -s x | sh -- $f", ASKS,
+    .allow = S ("sh *", "curl *") },
+  { "wrappers/sh-script-file-positional", "curl -s x | sh -- \"$@\"", ASKS,
+    .allow = S ("sh *", "curl *") },
+  { "wrappers/sh-script-file-variable", "sh -- \"$f\"", ASKS, .allow = S ("sh *") },
+  { "wrappers/sh-script-file-may-be-option", "curl -s x | sh \"$f\" x.sh", ASKS,
+    .allow = S ("sh *", "curl *") },
+  { "wrappers/sh-script-file-login", "bash -l build.sh", ASKS, .allow = S ("bash *") },
+  { "wrappers/sh-script-file-interactive", "bash -i build.sh", ASKS, .allow = S ("bash *") },
+  { "wrappers/sh-script-file-from-xargs", "ls | xargs sh", ASKS, .allow = ANY, .deny = NONE },
+  { "wrappers/sh-script-file-from-find", "find . -name '*.sh' -exec sh {} \\;", ASKS,
+    .allow = ANY, .deny = NONE },
+  { "wrappers/sh-script-file-stdin", "sh -s build.sh < x", ASKS, .allow = S ("sh *") },
+  { "wrappers/sh-dash-file", "sh - run.sh <<< ''", ASKS, .mode = ALLOW_ALWAYS,
+    .nested_off = TRUE },
+  { "wrappers/sh-dash-file-guarded", "sh - run.sh <<< ''", ALLOWS, .mode = ALLOW_ALWAYS },
   { "wrappers/sh-syntax-check-only", "sh -n script.sh", ALLOWS, .allow = S ("sh *") },
   { "wrappers/pipe-to-sh", "ls | sh", ASKS, .parts = S ("ls", "sh") },
   { "wrappers/nested", "sudo env nice -n 5 ls", ALLOWS,
@@ -898,6 +969,63 @@ static const Row rows[] = {
   { "deny/allow-not-by-basename-bin", "/bin/ls", ASKS, .allow = S ("ls") },
   { "deny/allow-not-by-basename-relative", "./ls -la", ASKS, .allow = S ("ls *") },
 
+  /* ---- Ask rules: deny, then ask, then allow ---- */
+  { "ask/beats-allow", "git push origin main", ASKS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push *"), .suggestions = NONE, .reason = "ask rule “git push *”" },
+  { "ask/leaves-the-rest-allowed", "git status", ALLOWS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push *") },
+  /* Ask rules see the spellings of options that deny patterns see (issue 26). */
+  { "ask/other-spelling", "git -C . push origin", ASKS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push *") },
+  { "ask/other-spelling-equals", "git diff --output x", ASKS, .allow = S ("git *"),
+    .deny = NONE, .ask = S ("git diff --output=*") },
+  { "ask/glob-as-allow", "git push", ALLOWS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push *") },
+  { "ask/bare-and-star", "git push", ASKS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push", "git push *"), .reason = "ask rule “git push”" },
+  { "ask/allow-always", "git push origin", ASKS, .mode = ALLOW_ALWAYS, .deny = NONE,
+    .ask = S ("git push *"), .suggestions = NONE, .reason = "ask rule “git push *”" },
+  { "ask/approval-always", "git push origin", ASKS, .mode = APPROVAL_ALWAYS, .deny = NONE,
+    .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/deny-beats-ask", "git push --force origin", DENIES, .allow = S ("git *"),
+    .ask = S ("git push *"), .deny = S ("git push --force *") },
+  { "ask/deny-beats-ask-in-allow-always", "git status; git push --force origin", DENIES,
+    .mode = ALLOW_ALWAYS, .ask = S ("git *"), .deny = S ("git push --force *") },
+  { "ask/any-command-of-the-line", "git status && git push origin", ASKS, .allow = S ("git *"),
+    .deny = NONE, .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  /* "git push $r" runs "git push" when $r is empty: the exact ask rule names it. */
+  { "ask/vanishing-word", "git push $r", ASKS, .allow = S ("git *"), .deny = NONE,
+    .ask = S ("git push"), .reason = "ask rule “git push”" },
+  { "ask/vanishing-word-allow-always", "git push $r", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = NONE, .ask = S ("git push") },
+  { "ask/star-asks-for-everything", "ls", ASKS, .allow = ANY, .deny = NONE, .ask = ANY },
+  /* The other parts still get their suggestions; the asked one gets none. */
+  { "ask/others-suggested", "npm test; git push origin", ASKS, .allow = S ("git *"),
+    .deny = NONE, .ask = S ("git push *"), .suggestions = S ("npm test") },
+  /* Wherever the command is in the line. */
+  { "ask/in-substitution", "echo $(git push origin)", ASKS,
+    .allow = S ("echo", "echo *", "git *"), .deny = NONE, .ask = S ("git push *"),
+    .reason = "ask rule “git push *”" },
+  { "ask/in-wrapper", "timeout 60 git push origin", ASKS, .allow = S ("timeout *", "git *"),
+    .deny = NONE, .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/in-env-wrapper", "env LC_ALL=C git push origin", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = NONE, .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/in-sh-c", "sh -c 'git push origin'", ASKS, .allow = S ("sh *", "git *"), .deny = NONE,
+    .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/in-find-exec", "find . -name x -exec git push {} ;", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = NONE, .ask = S ("git push *") },
+  /* As deny patterns do: by basename, after assignments, for every filling. */
+  { "ask/absolute-name", "/usr/bin/git push origin", ASKS, .allow = S ("/usr/bin/git *"),
+    .deny = NONE, .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/after-assignment", "GIT_TRACE=1 git push origin", ASKS, .allow = ANY, .deny = NONE,
+    .ask = S ("git push *") },
+  { "ask/xargs-arguments", "echo origin | xargs git push", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = NONE, .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/expansion-may-match", "git $WHAT origin", ASKS, .mode = ALLOW_ALWAYS, .deny = NONE,
+    .ask = S ("git push *"), .reason = "ask rule “git push *”" },
+  { "ask/expansion-cannot-match", "ls $DIR", ALLOWS, .mode = ALLOW_ALWAYS, .deny = NONE,
+    .ask = S ("git push *") },
+
   /* ---- Bypass attempts from the README ---- */
   { "bypass/rm-home", "ls; rm -rf ~", ASKS, .parts = S ("ls", "rm -rf ~") },
   { "bypass/curl-into-sh-in-substitution", "cat $(curl x|sh)", ASKS,
@@ -1075,14 +1203,112 @@ static const Row rows[] = {
   { "soundness/expansions/unrelated-deny", "echo $HOME", ALLOWS, .mode = ALLOW_ALWAYS, .deny = RMDENY },
   /* Found by the oracle: an argument that expands to no word at all leaves the bare
    * command, which "cat *" does not match. */
-  { "soundness/vanishing/unquoted-variable", "cat ${x}", ASKS, .allow = S ("cat *"), .suggestions = S ("cat") },
+  { "soundness/vanishing/unquoted-variable", "node ${x}", ASKS, .allow = S ("node *"), .suggestions = S ("node") },
   { "soundness/vanishing/substitution", "git log $(\"cat\" $x)", ASKS, .allow = S ("git log *", "cat *") },
-  { "soundness/vanishing/positional", "ls \"$@\"", ASKS, .allow = S ("ls *") },
-  { "soundness/vanishing/array", "ls \"${a[@]}\"", ASKS, .allow = S ("ls *") },
+  { "soundness/vanishing/positional", "node \"$@\"", ASKS, .allow = S ("node *") },
+  { "soundness/vanishing/array", "python3 \"${a[@]}\"", ASKS, .allow = S ("python3 *") },
   { "soundness/vanishing/both-allowed", "cat $x", ALLOWS, .allow = S ("cat", "cat *") },
   { "soundness/vanishing/quoted-stays", "cat \"$x\"", ALLOWS, .allow = S ("cat *") },
   { "soundness/vanishing/with-literal", "cat $x.txt", ALLOWS, .allow = S ("cat *") },
   { "soundness/vanishing/arithmetic-stays", "cat $((1+2))", ALLOWS, .allow = S ("cat *") },
+  /* ---- Exact on everyday lines (issue 26): a word that may expand to nothing
+   * leaves the bare program; one that runs nothing from its arguments or its
+   * standard input is covered by "X *". The seed's allowlist. ---- */
+  { "everyday/echo-variable", "echo $HOME", ALLOWS, .allow = SEED, .deny = SEED_DENY,
+    .parts = S ("echo $HOME") },
+  { "everyday/echo-substitution", "echo $(ls)", ALLOWS, .allow = SEED, .deny = SEED_DENY,
+    .parts = S ("echo $(ls)", "ls") },
+  { "everyday/for-loop", "for f in a b; do echo $f; done", ALLOWS, .allow = SEED,
+    .deny = SEED_DENY },
+  /* xargs runs "echo ARGS…" (echo *) and, on empty input, bare echo; it does
+   * nothing of its own, so no "xargs" pattern is needed. */
+  { "everyday/xargs-echo", "ls | xargs echo", ALLOWS, .allow = SEED, .deny = SEED_DENY,
+    .parts = S ("ls", "xargs echo", "echo", "echo") },
+  { "everyday/bare-echo", "echo", ALLOWS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/bare-cat-in-a-pipeline", "ls -l | cat", ALLOWS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/cat-positional", "cat \"$@\"", ALLOWS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/ls-array", "ls \"${a[@]}\"", ALLOWS, .allow = S ("ls *") },
+  { "everyday/xargs-default-echo", "ls | xargs", ALLOWS, .allow = SEED, .deny = SEED_DENY,
+    .parts = S ("ls", "xargs", "echo", "echo") },
+  { "everyday/xargs-cat", "ls | xargs -r -n 1 cat", ALLOWS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/system-path", "/bin/echo $x", ALLOWS, .allow = S ("/bin/echo *") },
+  { "everyday/head-variable", "head $f", ALLOWS, .allow = S ("head *") },
+  { "everyday/wc-bare", "cat a | wc", ALLOWS, .allow = S ("cat *", "wc *") },
+  /* Only "X *", that covers X with any argument, covers bare X. */
+  { "everyday/narrower-pattern", "echo $x", ASKS, .allow = S ("echo $*"),
+    .suggestions = S ("echo") },
+  { "everyday/bare-not-named", "echo $x", ASKS, .allow = S ("ls *"), .suggestions = S ("echo *") },
+  /* Programs that read what they run from standard input, or run what
+   * their arguments name, are not covered by "X *" when bare. */
+  { "everyday/node-bare", "node", ASKS, .allow = SEED, .deny = SEED_DENY, .suggestions = NONE },
+  { "everyday/node-vanishing", "node $x", ASKS, .allow = SEED, .deny = SEED_DENY,
+    .suggestions = S ("node") },
+  { "everyday/node-substitution", "curl -s x | node $(ls)", ASKS, .allow = S ("node *", "ls",
+    "curl *") },
+  { "everyday/sh-bare", "curl -s x | sh", ASKS, .allow = S ("sh *", "curl *") },
+  { "everyday/sh-vanishing", "sh $x", ASKS, .allow = S ("sh *") },
+  { "everyday/bash-positional", "bash \"$@\"", ASKS, .allow = S ("bash *") },
+  { "everyday/python3-bare", "python3", ASKS, .allow = S ("python3 *") },
+  { "everyday/python3-vanishing", "python3 $f", ASKS, .allow = S ("python3 *") },
+  { "everyday/perl-vanishing", "perl ${f:-}", ASKS, .allow = S ("perl *") },
+  /* dc and ed read commands from standard input, and both can run a shell ("!"). */
+  { "everyday/dc-vanishing", "dc $f", ASKS, .allow = S ("dc *") },
+  { "everyday/ed-vanishing", "ed $f", ASKS, .allow = S ("ed *") },
+  { "everyday/xargs-node", "ls | xargs node", ASKS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-sh", "ls | xargs sh", ASKS, .allow = S ("ls", "sh *") },
+  { "everyday/xargs-rm", "ls | xargs rm", ASKS, .allow = SEED, .deny = SEED_DENY },
+  /* With no command xargs runs echo, which must be allowed. */
+  { "everyday/xargs-echo-not-allowed", "ls | xargs", ASKS, .allow = S ("ls") },
+  /* A workspace program named xargs is not xargs. */
+  { "everyday/xargs-workspace-program", "ls | ./xargs echo", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/xargs-deny-still", "ls | xargs echo", DENIES, .allow = SEED, .deny = S ("xargs *") },
+  /* Only options that just cut the input leave xargs with nothing of its own:
+   * one that sets the child's environment, an optional argument the engine
+   * may read differently, or the terminal needs a pattern for xargs. */
+  { "everyday/xargs-plain-options", "ls | xargs -0 -r -n 1 -P2 -I{} -d '\\n' echo {}", ALLOWS,
+    .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-plain-long-options", "ls | xargs --null --max-args=1 --max-procs 2 "
+    "--replace=R --eof=END echo R", ALLOWS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-slot-var", "ls | xargs --process-slot-var=PATH ls", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/xargs-optional-eof", "ls | xargs --eof evil echo", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/xargs-old-eof", "ls | xargs -e evil echo", ASKS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-optional-replace", "ls | xargs --replace evil echo", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/xargs-open-tty", "ls | xargs -o echo", ASKS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-interactive", "ls | xargs -p echo", ASKS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/xargs-unknown-option", "ls | xargs --frobnicate echo", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/xargs-options-with-pattern", "ls | xargs -o echo", ALLOWS,
+    .allow = S ("ls", "xargs *", "echo *") },
+  { "everyday/xargs-assignment", "ls | FOO=1 xargs echo", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/find-bare", "find", ASKS, .allow = S ("find *") },
+  { "everyday/find-vanishing", "find $x", ASKS, .allow = S ("find *") },
+  { "everyday/env-bare", "env", ASKS, .allow = S ("env *") },
+  { "everyday/env-vanishing", "env $x", ASKS, .allow = S ("env *", "ls", "ls *") },
+  { "everyday/nohup-vanishing", "nohup $x", ASKS, .allow = S ("nohup *") },
+  { "everyday/timeout-vanishing", "timeout 5 $x", ASKS, .allow = S ("timeout *") },
+  /* An empty expansion in the command name makes the next word the command. */
+  { "everyday/empty-command-name", "$X foo", ASKS, .allow = S ("foo *", "foo") },
+  { "everyday/empty-command-name-seed", "$EMPTY ls", ASKS, .allow = SEED, .deny = SEED_DENY },
+  { "everyday/positional-command", "\"$@\"", ASKS, .allow = ANY, .deny = NONE },
+  { "everyday/positional-command-then-word", "\"$@\" ls", ASKS, .allow = SEED,
+    .deny = SEED_DENY },
+  { "everyday/default-command-name", "${a:-rm} x", ASKS, .allow = S ("x", "x *", "rm *") },
+  { "everyday/substitution-command-name", "$(ls) x", ASKS, .allow = SEED, .deny = SEED_DENY },
+  /* The deny list sees the command that runs when a word vanishes, in every mode. */
+  { "everyday/deny-bare", "echo $x", ASKS, .allow = S ("echo *"), .deny = S ("echo") },
+  { "everyday/deny-vanishing-allow-always", "git push $remote", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = S ("git push") },
+  { "everyday/deny-vanishing-path", "/usr/bin/git push \"$@\"", ASKS, .mode = ALLOW_ALWAYS,
+    .deny = S ("git push") },
+  { "everyday/deny-vanishing-unrelated", "git push $remote", ALLOWS, .mode = ALLOW_ALWAYS,
+    .deny = S ("git pull") },
+  /* The deny list still sees what the bare program's arguments may become. */
+  { "everyday/deny-still-asks", "rm -rf $d", ASKS, .allow = S ("rm *"), .deny = SEED_DENY },
   /* 7. Wrappers with options, shells reading stdin. */
   { "soundness/wrappers/sudo-k-runs", "sudo -k rm x", ASKS, .allow = S ("sudo *") },
   { "soundness/wrappers/sudo-k-deny", "sudo -k rm -rf /", DENIES, .mode = ALLOW_ALWAYS, .deny = RMDENY },
@@ -1113,6 +1339,14 @@ static const Row rows[] = {
   { "soundness/wrappers/rbash", "rbash -c evil", ASKS, .allow = S ("rbash *") },
   { "soundness/wrappers/mksh-stdin", "mksh", ASKS, .allow = S ("mksh", "mksh *") },
   { "soundness/wrappers/versioned-shell", "bash5.2 -c evil", ASKS, .allow = S ("bash5.2 *") },
+  /* Every shell the parser reads as sh is one that runs what it is fed: no
+   * "X *" is suggested for it, as none is for sh. */
+  { "soundness/wrappers/yash-stdin-like-sh", "yash <<< ls", ASKS, .allow = S ("ls"),
+    .suggestions = NONE },
+  { "soundness/wrappers/versioned-shell-stdin", "bash5.2 <<< ls", ASKS, .allow = S ("ls"),
+    .suggestions = NONE },
+  { "soundness/wrappers/static-shell-stdin", "mksh-static <<< ls", ASKS, .allow = S ("ls"),
+    .suggestions = NONE },
   { "soundness/wrappers/foreign-shell", "fish -c ls", ASKS, .allow = S ("fish *", "ls") },
   { "soundness/wrappers/watch-joins-a-script", "watch 'ls; evil'", ASKS, .allow = S ("watch *", "ls") },
   { "soundness/wrappers/setarch", "setarch x86_64 evil", ASKS, .allow = S ("setarch *") },
@@ -1189,6 +1423,192 @@ static const Row rows[] = {
   { "soundness/protected/toml-elsewhere", "echo x > docs/mise.txt", ALLOWS, .allow = SAFE },
   /* 11. Deep and long input: answered, never crashed. */
   { "soundness/limits/deep-dollar-bracket", "echo $[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[$[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", ASKS, .allow = ANY },
+
+  /* ---- Issue 26: what programs do with their options ---- */
+#define SHUTDOWN S ("shutdown", "shutdown *", "git push -f*", "git push --force*", "git push * -f", \
+                    "git push * -f *", "rm -rf /*", "chmod -R 777 /*")
+  /* 1. An optional argument is attached or absent: the next word is the command. */
+  { "soundness/optional-args/env-block-signal", "env --block-signal evil", ASKS,
+    .allow = S ("env *"), .parts = S ("env --block-signal evil", "evil") },
+  { "soundness/optional-args/env-block-signal-deny", "env --block-signal rm -rf /", DENIES },
+  { "soundness/optional-args/env-ignore-signal", "env --ignore-signal shutdown", DENIES,
+    .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  { "soundness/optional-args/env-default-signal", "env --default-signal ls -l", ALLOWS,
+    .allow = S ("env *", "ls *"), .parts = S ("env --default-signal ls -l", "ls -l") },
+  { "soundness/optional-args/env-signal-attached", "env --block-signal=INT ls -l", ALLOWS,
+    .allow = S ("env *", "ls *"), .parts = S ("env --block-signal=INT ls -l", "ls -l") },
+  { "soundness/optional-args/xargs-eof", "xargs --eof rm -rf /", DENIES },
+  { "soundness/optional-args/xargs-eof-attached", "xargs --eof=x rm -rf /", DENIES },
+  { "soundness/optional-args/xargs-replace", "xargs --replace rm -rf /{}", DENIES, .allow = ANY },
+  { "soundness/optional-args/xargs-max-lines", "xargs --max-lines rm -rf /", DENIES },
+  { "soundness/optional-args/xargs-e-short", "xargs -e rm -rf /", DENIES },
+  { "soundness/optional-args/xargs-eof-runs-the-next-word", "xargs --eof -r cat", ALLOWS,
+    .allow = S ("xargs *", "cat *"), .parts = S ("xargs --eof -r cat", "cat") },
+  { "soundness/optional-args/watch-d", "watch -d evil", ASKS, .allow = S ("watch *") },
+  { "soundness/optional-args/watch-d-deny", "watch -d git push -f origin", DENIES,
+    .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  { "soundness/optional-args/watch-differences", "watch --differences rm -rf /", DENIES },
+  { "soundness/optional-args/watch-differences-attached", "watch --differences=permanent ls",
+    ALLOWS, .allow = S ("watch *", "ls") },
+  /* watch -q takes its argument: "3" is no command. */
+  { "soundness/optional-args/watch-q-takes-an-argument", "watch -q 3 shutdown", DENIES,
+    .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  { "soundness/optional-args/watch-d-q", "watch -d -q 3 rm -rf /", DENIES },
+  /* -dq is -d with the argument "q" (getopt's "d::"): "3" is the command. */
+  { "soundness/optional-args/watch-dq", "watch -dq 3 ls", ASKS, .allow = S ("watch *", "ls"),
+    .parts = S ("watch -dq 3 ls", "3 ls") },
+  { "soundness/optional-args/watch-unknown", "watch -r ls", ASKS, .allow = ANY },
+  { "soundness/optional-args/nsenter-root", "nsenter --root rm -rf /", DENIES, .allow = ANY },
+  { "soundness/optional-args/nsenter-wd", "nsenter --wd shutdown", DENIES, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/optional-args/setpriv-ruid", "setpriv --ruid 0 shutdown", DENIES,
+    .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  { "soundness/optional-args/setpriv-euid", "setpriv --euid 0 ls", ALLOWS,
+    .allow = S ("setpriv *", "ls"), .parts = S ("setpriv --euid 0 ls", "ls") },
+  { "soundness/optional-args/unshare-boottime", "unshare --boottime 1 shutdown", DENIES,
+    .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  /* ionice -u acts on running processes: every word after it is a user. */
+  { "soundness/optional-args/ionice-u", "ionice -u 1000 ls", ALLOWS, .allow = S ("ionice *"),
+    .parts = S ("ionice -u 1000 ls") },
+  { "soundness/optional-args/sudo-h", "sudo -h rm -rf /", NOT_ALLOWED, .allow = ANY, .deny = NONE },
+  /* Every wrapper's table against the real program: sudo's long --shell and
+   * --login start a shell as -s and -i do. */
+  { "soundness/optional-args/sudo-shell-long", "sudo --shell", ASKS, .allow = S ("sudo *") },
+  { "soundness/optional-args/sudo-login-long", "sudo --login < x.sh", ASKS,
+    .allow = S ("sudo *") },
+  { "soundness/optional-args/sudo-chroot", "sudo -R /srv ls", ASKS, .allow = ANY },
+  { "soundness/optional-args/script-timing", "script --timing -c 'rm -rf /' x", DENIES,
+    .allow = ANY },
+  /* 2. Builtins that run commands. */
+  /* Found by the oracle: "-n" after the file is the script's $1, not noexec. */
+  { "soundness/builtins/sh-file-then-n", "sh run.sh -n", ASKS, .allow = S ("sh *"),
+    .nested_off = TRUE },
+  { "soundness/builtins/jobs-x", "jobs -x rm -rf /", DENIES },
+  { "soundness/builtins/jobs-x-allow-always", "jobs -x shutdown", DENIES, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/builtins/jobs-x-asks", "jobs -x evil", ASKS, .allow = S ("jobs *"),
+    .parts = S ("jobs -x evil", "evil") },
+  { "soundness/builtins/jobs-x-allowed", "jobs -x ls -l", ALLOWS, .allow = S ("jobs *", "ls *"),
+    .parts = S ("jobs -x ls -l", "ls -l") },
+  { "soundness/builtins/jobs-x-wrapped", "builtin jobs -x rm -rf /", DENIES },
+  { "soundness/builtins/jobs-x-jobspec", "jobs -x kill %1", ASKS, .allow = ANY },
+  { "soundness/builtins/jobs-list", "jobs -l", ALLOWS, .allow = S ("jobs *"),
+    .parts = S ("jobs -l") },
+  { "soundness/builtins/chdir", "chdir /tmp; ls > out.txt", ASKS, .allow = S ("chdir *", "ls *") },
+  { "soundness/builtins/chdir-protected", "chdir .git/hooks; echo x > pre-commit", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/builtins/history-write", "history -s evil; history -w .git/hooks/pre-commit", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/builtins/history-append-outside", "history -a /tmp/x", ASKS, .allow = ANY },
+  { "soundness/builtins/history-histfile", "history -w", ASKS, .allow = ANY },
+  { "soundness/builtins/history-inside", "history -w notes.txt", ALLOWS, .allow = S ("history *") },
+  { "soundness/builtins/history-read", "history -r notes.txt", ALLOWS, .allow = S ("history *") },
+  { "soundness/builtins/enable-f", "enable -f ./x.so x", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/builtins/complete-c", "complete -C evil x", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/builtins/bind-x", "bind -x '\"\\C-x\": evil'", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/builtins/fc", "fc -s ls", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/builtins/readarray-callback", "readarray -C evil -c 1 a < f", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/builtins/harmless", "shopt -s nullglob; times; umask 022; type ls; help cd", ALLOWS,
+    .allow = S ("shopt *", "times", "umask *", "type *", "help *") },
+  /* 3. Options that change the started program's environment or load code. */
+  { "soundness/child-env/xargs-process-slot-var", "xargs --process-slot-var=PATH ls", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/xargs-process-slot-var-separate", "xargs --process-slot-var SLOT ls",
+    ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/fakeroot-lib", "fakeroot -l ./x.so ls", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/fakeroot-lib-attached", "fakeroot -l./x.so ls", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/fakeroot-lib-long", "fakeroot --lib=./x.so ls", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/fakeroot-plain", "fakeroot ls -l", ALLOWS,
+    .allow = S ("fakeroot *", "ls *"), .parts = S ("fakeroot ls -l", "ls -l") },
+  { "soundness/child-env/unshare-root", "unshare -R ./root ls", ASKS, .allow = ANY },
+  { "soundness/child-env/unshare-root-long", "unshare --root=./root ls", ASKS, .allow = ANY },
+  { "soundness/child-env/nsenter-root", "nsenter -t 1 -r./root ls", ASKS, .allow = ANY },
+  { "soundness/child-env/chroot-elsewhere", "chroot ./root ls", ASKS, .allow = ANY },
+  { "soundness/child-env/chroot-root", "chroot / ls", ALLOWS, .allow = S ("chroot *", "ls") },
+  { "soundness/child-env/systemd-run-setenv", "systemd-run --setenv=LD_PRELOAD=./x.so ls", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/systemd-run-e", "systemd-run -E LD_PRELOAD=./x.so ls", ASKS,
+    .mode = ALLOW_ALWAYS },
+  /* ... or the directory a -c script's relative redirections land in. */
+  { "soundness/child-env/nsenter-wd", "nsenter --wd=sub sh -c 'ls > out.txt'", ASKS,
+    .allow = ANY },
+  { "soundness/child-env/unshare-wd", "unshare -w sub sh -c 'ls > out.txt'", ASKS, .allow = ANY },
+  { "soundness/child-env/chroot-chdir", "chroot / sh -c 'ls > out.txt'", ASKS, .allow = ANY },
+  /* ... or write a file of their own. */
+  { "soundness/child-env/script-typescript", "script -qc 'echo evil' .git/hooks/pre-commit", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/script-log-out", "script --log-out=.envrc -c ls", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/script-inside", "script -q -c ls out.txt", ALLOWS,
+    .allow = S ("script *", "ls") },
+  { "soundness/child-env/script-default-typescript", "cd ..; script -q -c ls", ASKS,
+    .allow = S ("cd *", "script *", "ls") },
+  { "soundness/child-env/time-output", "time -o .git/hooks/pre-commit -f evil true", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/time-output-outside", "time -o /tmp/t true", ASKS, .allow = ANY },
+  { "soundness/child-env/time-output-inside", "time -o t.txt true", ALLOWS,
+    .allow = S ("time *", "true") },
+  { "soundness/child-env/fakeroot-save", "fakeroot -s .envrc ls", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/child-env/xvfb-run-error-file", "xvfb-run -e .envrc ls", ASKS,
+    .mode = ALLOW_ALWAYS },
+  /* 4. Deny patterns see every spelling of an option. */
+  { "soundness/spelling/combined-short", "tree -ao out.txt .", NOT_ALLOWED,
+    .allow = S ("tree *"), .deny = S ("tree *-o *") },
+  { "soundness/spelling/attached-argument", "tree -a -oout.txt .", NOT_ALLOWED,
+    .allow = S ("tree *"), .deny = S ("tree *-o *") },
+  { "soundness/spelling/other-options-allowed", "tree -aL 2 .", ALLOWS, .allow = S ("tree *"),
+    .deny = S ("tree *-o *") },
+  { "soundness/spelling/long-equals", "git diff --output=x", DENIES, .allow = ANY,
+    .deny = S ("git diff *--output *") },
+  { "soundness/spelling/long-separate", "git diff --output x", DENIES, .allow = ANY,
+    .deny = S ("git diff *--output=*") },
+  { "soundness/spelling/long-abbreviated", "git push --forc origin", NOT_ALLOWED,
+    .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  { "soundness/spelling/options-after-operands", "rm / -rf", NOT_ALLOWED, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/spelling/split-options", "rm -r -f /", NOT_ALLOWED, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/spelling/operand-before", "rm -rf build /", NOT_ALLOWED, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/spelling/option-before-subcommand", "systemctl --no-block poweroff", NOT_ALLOWED,
+    .mode = ALLOW_ALWAYS, .deny = S ("systemctl poweroff*") },
+  { "soundness/spelling/more-options", "rm -rfv /", NOT_ALLOWED, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/spelling/end-of-options", "rm -rf -- /", NOT_ALLOWED, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/spelling/option-moved", "chmod 777 -R /", NOT_ALLOWED, .mode = ALLOW_ALWAYS,
+    .deny = SHUTDOWN },
+  { "soundness/spelling/global-option-first", "git -C . push --force", NOT_ALLOWED,
+    .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  { "soundness/spelling/through-a-wrapper", "env git push -fq origin", NOT_ALLOWED,
+    .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  { "soundness/spelling/everyday-lines-run", "git push origin main && rm -rf node_modules && "
+    "chmod 755 bin/x && ls -la", ALLOWS, .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
+  { "soundness/spelling/single-dash-words", "find . -type d -newer x -ls", ALLOWS,
+    .allow = S ("find *"), .deny = S ("find *-delete*") },
+  { "soundness/spelling/other-program", "grep -o x f", ALLOWS, .allow = S ("grep *"),
+    .deny = S ("tree *-o *") },
+  /* 5. Redirections into protected paths, in every form. */
+  { "soundness/protected/clobber", "echo x >| .envrc", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/both", "echo x &> .vscode/tasks.json", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/both-append", "echo x &>> .envrc", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/read-write", "cat <> .envrc", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/fd", "echo x 3> .git/config", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/dup-to-file", "echo x >& .envrc", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/exec-fd", "exec 3> .git/hooks/pre-commit; echo x >&3", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/protected/heredoc", "cat > .envrc <<EOF\nevil\nEOF", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/heredoc-first", "cat <<EOF >> .vscode/tasks.json\n{}\nEOF", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/protected/loop", "for a in b; do echo; done >> .envrc", ASKS,
+    .mode = ALLOW_ALWAYS },
+  { "soundness/protected/script", "sh -c 'echo x > .envrc'", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/substitution", "ls $(echo x > .envrc)", ASKS, .mode = ALLOW_ALWAYS },
+  { "soundness/protected/wrapped-script", "xargs -r sh -c 'echo x > .envrc'", ASKS,
+    .mode = ALLOW_ALWAYS, .deny = NONE },
 
 };
 
@@ -1357,10 +1777,12 @@ run_row (const Row *row)
 
   g_assert (row->expect >= ALLOWS && row->expect <= NOT_ALLOWED);
 
-  policy = warden_policy_new (row->mode, allow, deny);
+  policy = warden_policy_new_full (row->mode, allow, row->ask, deny);
   g_assert_nonnull (policy);
   if (policy == NULL)
     return NULL;
+  if (row->nested_off)
+    warden_policy_set_check_nested (policy, FALSE);
   decision = warden_policy_check (policy, row->command, length, with_context ? &context : NULL);
   g_assert_nonnull (decision);
   if (decision == NULL)
@@ -1377,6 +1799,10 @@ run_row (const Row *row)
                                  : (int) verdict + 1 != row->expect)
     problem (problems, "verdict: expected %s, got %s",
              expect_name (row->expect), verdict_name (verdict));
+
+  if (row->reason != NULL && (reason == NULL || strstr (reason, row->reason) == NULL))
+    problem (problems, "reason: expected it to hold \"%s\", got \"%s\"", row->reason,
+             reason ? reason : "(null)");
 
   if (row->parts != NULL)
     {
@@ -1465,6 +1891,14 @@ run_row (const Row *row)
           any_ask = TRUE;
           if (part->reason == NULL || *part->reason == '\0')
             problem (problems, "part %u asks without a reason", i);
+          /* A pattern that makes a part ask is one of the profile's ask rules, and
+           * "always allow" has nothing to offer against it. */
+          if (part->pattern != NULL && (row->ask == NULL || !strv_has (row->ask, part->pattern)))
+            problem (problems, "part %u asks by \"%s\", which is not an ask rule",
+                     i, part->pattern);
+          if (part->pattern != NULL && part->suggestion != NULL)
+            problem (problems, "part %u matches an ask rule, yet suggests \"%s\"",
+                     i, part->suggestion);
         }
       else if (part->verdict == WARDEN_VERDICT_ALLOW)
         {
@@ -1690,6 +2124,29 @@ test_part_argv (void)
   g_assert_cmpstrv (warden_decision_get_part (d, 3)->argv, fourth);
 }
 
+/* What "always allow" is told about a line an ask rule holds: no pattern
+ * makes it run without asking, and which part and rule say so. */
+static void
+test_ask_rule_uncovered (void)
+{
+  const char *allow[] = { "git *", "npm *", NULL };
+  const char *ask[] = { "git push *", NULL };
+  g_autoptr(WardenPolicy) policy = warden_policy_new_full (WARDEN_MODE_ALLOWLIST, allow, ask,
+                                                           NULL);
+  g_autoptr(WardenDecision) d = warden_policy_check (policy, "npm test && git push origin",
+                                                     -1, NULL);
+  g_autoptr(WardenDecision) plain = warden_policy_check (policy, "npm test && make", -1, NULL);
+  const WardenDecisionPart *ruled = warden_decision_get_asked_by_rule (d);
+
+  g_assert_cmpint (warden_decision_get_verdict (d), ==, WARDEN_VERDICT_ASK);
+  g_assert_nonnull (ruled);
+  g_assert_cmpstr (ruled->text, ==, "git push origin");
+  g_assert_cmpstr (ruled->pattern, ==, "git push *");
+  g_assert_true (warden_decision_get_uncovered (d) == ruled);
+  g_assert_cmpuint (g_strv_length ((char **) warden_decision_get_suggestions (d)), ==, 0);
+  g_assert_null (warden_decision_get_asked_by_rule (plain));
+}
+
 static void
 test_uncovered (void)
 {
@@ -1887,6 +2344,34 @@ test_policy_reuse (void)
     }
 }
 
+/* The profile's "nested" reaches the policy made from it: a script file run
+ * by an allowed shell runs while the guard checks what it starts, and asks
+ * when nothing would. */
+static void
+test_policy_nested_from_profile (void)
+{
+  static const struct { const char *json; WardenVerdict script; } cases[] = {
+    { "{ \"allow\": [\"sh *\", \"ls\"] }", WARDEN_VERDICT_ALLOW },
+    { "{ \"allow\": [\"sh *\", \"ls\"], \"nested\": \"check\" }", WARDEN_VERDICT_ALLOW },
+    { "{ \"allow\": [\"sh *\", \"ls\"], \"nested\": \"off\" }", WARDEN_VERDICT_ASK },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenProfile) profile = warden_profile_new_from_data ("p", cases[i].json, -1,
+                                                                       "p.json", &error);
+      g_autoptr(WardenPolicy) policy = NULL;
+
+      g_assert_no_error (error);
+      policy = warden_policy_new_for_profile (profile);
+      g_assert_cmpint (verdict_of (policy, "sh ./build.sh", NULL), ==, cases[i].script);
+      /* What the engine sees itself is decided the same either way. */
+      g_assert_cmpint (verdict_of (policy, "sh -c ls", NULL), ==, WARDEN_VERDICT_ALLOW);
+      g_assert_cmpint (verdict_of (policy, "ls | sh", NULL), ==, WARDEN_VERDICT_ASK);
+    }
+}
+
 static void
 add_generated (GHashTable      *paths,
                const Generated *gen)
@@ -1997,6 +2482,62 @@ test_env_loads_code (void)
     }
 }
 
+/* Issue 26: the built-in profiles hold against wrappers' options, builtins
+ * and other spellings of what their deny lists name, and still run the
+ * everyday lines next to them. */
+static void
+test_builtin_profiles (void)
+{
+  static const struct { const char *profile; const char *command; gboolean runs; } lines[] = {
+    { "trusted", "env --ignore-signal shutdown", FALSE },
+    { "trusted", "env --block-signal reboot", FALSE },
+    { "trusted", "watch -d git push -f origin", FALSE },
+    { "trusted", "watch -q 3 shutdown", FALSE },
+    { "trusted", "jobs -x rm -rf /", FALSE },
+    { "trusted", "xargs --eof rm -rf /", FALSE },
+    { "trusted", "nsenter --wd poweroff", FALSE },
+    { "trusted", "setpriv --ruid 0 poweroff", FALSE },
+    { "trusted", "rm / -rf", FALSE },
+    { "trusted", "rm -rfv ~", FALSE },
+    { "trusted", "rm -rf -- /", FALSE },
+    { "trusted", "git push --forc origin", FALSE },
+    { "trusted", "git -C . push -f", FALSE },
+    { "trusted", "chmod 777 -R /", FALSE },
+    { "trusted", "echo x > .envrc", FALSE },
+    { "trusted", "chdir .git/hooks; echo x > pre-commit", FALSE },
+    { "trusted", "git commit -qm x && git pull --rebase origin main", TRUE },
+    { "trusted", "rm -rf node_modules dist", TRUE },
+    { "trusted", "chmod -R 755 build && ls -la", TRUE },
+    { "read-only", "tree -ao out.txt .", FALSE },
+    { "read-only", "tree -a -oout.txt .", FALSE },
+    { "read-only", "git diff --output x", FALSE },
+    { "read-only", "git log --out=x", FALSE },
+    { "read-only", "tree -a -L 2", TRUE },
+    { "read-only", "git log --oneline -5", TRUE },
+    { "read-only", "find . -name '*.c' -type f", TRUE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenProfile) profile = warden_profile_new_builtin (lines[i].profile, &error);
+      g_autoptr(WardenPolicy) policy = NULL;
+      g_autoptr(WardenDecision) d = NULL;
+
+      g_assert_no_error (error);
+      if (profile == NULL)
+        continue;
+      policy = warden_policy_new_for_profile (profile);
+      d = warden_policy_check (policy, lines[i].command, -1, NULL);
+      g_test_message ("%s: %s: %s", lines[i].profile, lines[i].command,
+                      warden_decision_get_reason (d));
+      if (lines[i].runs)
+        g_assert_cmpint (warden_decision_get_verdict (d), ==, WARDEN_VERDICT_ALLOW);
+      else
+        g_assert_cmpint (warden_decision_get_verdict (d), !=, WARDEN_VERDICT_ALLOW);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -2024,6 +2565,7 @@ main (int   argc,
     add_generated (paths, &parts_cases[i]);
   g_test_add_func ("/policy/decision/reason/first-ask", test_reason_first_ask);
   g_test_add_func ("/policy/decision/uncovered", test_uncovered);
+  g_test_add_func ("/policy/decision/ask-rule-uncovered", test_ask_rule_uncovered);
   g_test_add_func ("/policy/decision/part-argv", test_part_argv);
   g_test_add_func ("/policy/env-loads-code", test_env_loads_code);
   g_test_add_func ("/policy/decision/reason/deny", test_reason_deny);
@@ -2034,7 +2576,9 @@ main (int   argc,
   g_test_add_func ("/policy/decision/policy/null-lists", test_policy_null_lists);
   g_test_add_func ("/policy/decision/policy/copies-patterns", test_policy_copies_patterns);
   g_test_add_func ("/policy/decision/policy/reuse", test_policy_reuse);
+  g_test_add_func ("/policy/decision/policy/nested-from-profile", test_policy_nested_from_profile);
   g_test_add_func ("/policy/decision/soundness/protected/symlinks", test_redirection_symlinks);
+  g_test_add_func ("/policy/decision/soundness/builtin-profiles", test_builtin_profiles);
 
   return g_test_run ();
 }

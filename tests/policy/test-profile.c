@@ -16,6 +16,7 @@
 #include <json-glib/json-glib.h>
 
 #include "policy/warden-claude-import.h"
+#include "policy/warden-codex-import.h"
 #include "policy/warden-pattern.h"
 #include "policy/warden-policy.h"
 #include "policy/warden-protected-path.h"
@@ -335,6 +336,31 @@ test_builtin_trusted (void)
       if (any_matches (deny, everyday[i]))
         g_error ("trusted denies “%s”", everyday[i]);
     }
+
+  /* A push is the one everyday command that reaches past a sandbox you can
+   * throw away: it asks, bare or not; nothing else does. */
+  {
+    g_autoptr(WardenPolicy) policy = warden_policy_new_for_profile (profile);
+    static const struct { const char *command; WardenVerdict verdict; } rows[] = {
+      { "git push", WARDEN_VERDICT_ASK }, { "git push origin main", WARDEN_VERDICT_ASK },
+      { "cd sub && git push --follow-tags", WARDEN_VERDICT_ASK },
+      { "git push --force", WARDEN_VERDICT_DENY }, { "git status", WARDEN_VERDICT_ALLOW },
+      { "git commit -m x", WARDEN_VERDICT_ALLOW }, { "git pull", WARDEN_VERDICT_ALLOW },
+      { "npm install", WARDEN_VERDICT_ALLOW }, { "rm -rf build", WARDEN_VERDICT_ALLOW },
+    };
+
+    g_assert_cmpstrv (warden_profile_get_ask (profile),
+                      ((const char * const []) { "git push", "git push *", NULL }));
+    for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+      {
+        g_autoptr(WardenDecision) d = warden_policy_check (policy, rows[i].command, -1, NULL);
+
+        if (warden_decision_get_verdict (d) != rows[i].verdict)
+          g_error ("trusted: “%s” gives %s: %s", rows[i].command,
+                   warden_verdict_to_string (warden_decision_get_verdict (d)),
+                   warden_decision_get_reason (d));
+      }
+  }
 }
 
 static void
@@ -2031,6 +2057,7 @@ test_claude_settings (Fixture       *fixture,
     "ls", "ls *", NULL
   };
   static const char * const deny[] = { "curl", "curl *", "git push --force *", NULL };
+  static const char * const ask[] = { "git push", "git push *", NULL };
 
   profile = warden_profile_new_from_claude_data ("from-claude", settings, -1,
                                                  PROFILE_FIXTURES "/claude-settings.json",
@@ -2044,9 +2071,11 @@ test_claude_settings (Fixture       *fixture,
   g_assert_cmpint (warden_profile_get_mode (profile), ==, WARDEN_MODE_ALLOWLIST);
   g_assert_cmpstrv (warden_profile_get_allow (profile), allow);
   g_assert_cmpstrv (warden_profile_get_deny (profile), deny);
+  /* Claude's ask rules ask here too, where an allow pattern would match. */
+  g_assert_cmpstrv (warden_profile_get_ask (profile), ask);
 
   /* Everything left out is reported, with the list it came from. */
-  g_assert_cmpuint (g_strv_length (skipped), ==, 8);
+  g_assert_cmpuint (g_strv_length (skipped), ==, 7);
   joined = g_strjoinv ("\n", skipped);
   g_assert_nonnull (strstr (joined, "Read(~/.zshrc) (in “allow”): not a shell command rule"));
   g_assert_nonnull (strstr (joined, "Edit(src/**) (in “allow”)"));
@@ -2054,7 +2083,7 @@ test_claude_settings (Fixture       *fixture,
   g_assert_nonnull (strstr (joined, "mcp__github__list_issues (in “allow”)"));
   g_assert_nonnull (strstr (joined, "Read(./.env) (in “deny”)"));
   g_assert_nonnull (strstr (joined, "Read(./secrets/**) (in “deny”)"));
-  g_assert_nonnull (strstr (joined, "Bash(git push:*) (in “ask”)"));
+  g_assert_null (strstr (joined, "git push"));
   g_assert_nonnull (strstr (joined, "defaultMode “acceptEdits”"));
 
   /* The result is an ordinary user profile. */
@@ -2064,6 +2093,7 @@ test_claude_settings (Fixture       *fixture,
   g_assert_no_error (error);
   g_assert_cmpstrv (warden_profile_get_allow (reloaded), allow);
   g_assert_cmpstrv (warden_profile_get_deny (reloaded), deny);
+  g_assert_cmpstrv (warden_profile_get_ask (reloaded), ask);
 }
 
 static void
@@ -2169,6 +2199,319 @@ test_edit_set_patterns (void)
   g_assert_true (warden_profile_set_deny (profile, NULL, &error));
   g_assert_cmpuint (g_strv_length ((char **) warden_profile_get_deny (profile)), ==, 0);
   g_assert_true (strv_equal (warden_profile_get_allow (profile), reordered));
+}
+
+/* Ask rules: patterns that ask even where an allow pattern matches. */
+
+static void
+test_ask_load (void)
+{
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(WardenProfile) older = NULL;
+  g_autoptr(GError) error = NULL;
+  static const char * const ask[] = { "git push", "git push *", NULL };
+
+  profile = load ("{ \"allow\": [\"git *\"], \"ask\": [\"git push\", \"git push *\", "
+                  "\"git push\"], \"deny\": [\"git push --force *\"] }", &error);
+  g_assert_no_error (error);
+  /* Repeats go quietly, as in the other lists. */
+  g_assert_cmpstrv (warden_profile_get_ask (profile), ask);
+  g_assert_cmpstrv (warden_profile_get_allow (profile),
+                    ((const char * const []) { "git *", NULL }));
+
+  /* A profile without the key asks for nothing more. */
+  older = load ("{ \"allow\": [\"git *\"] }", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length ((char **) warden_profile_get_ask (older)), ==, 0);
+}
+
+static void
+test_ask_malformed (void)
+{
+  assert_load_fails ("{ \"ask\": \"git push *\" }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “ask”: is a string, not a list of patterns", NULL);
+  assert_load_fails ("{ \"ask\": { \"git\": true } }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “ask”: is an object, not a list of patterns", NULL);
+  assert_load_fails ("{ \"ask\": [\"git push *\", 7] }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “ask”: item 2 is not a string (it is a number)", NULL);
+  assert_load_fails ("{ \"ask\": [\"\"] }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “ask”: item 1 is not a valid pattern", NULL);
+  assert_load_fails ("{ \"ask\": [\"git push\\u0007 *\"] }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “ask”: item 1 is not a valid pattern", NULL);
+  /* json-glib would cut it to "git push", which asks for less. */
+  assert_load_fails ("{ \"ask\": [\"ls\", \"git push\\u0000 *\"] }", WARDEN_POLICY_ERROR_INVALID,
+                     "key “ask”: item 2 contains a NUL character", NULL);
+}
+
+static void
+test_ask_round_trip (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autoptr(WardenProfileStore) store = warden_profile_store_new (fixture->user_dir);
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(WardenProfile) plain = NULL;
+  g_autoptr(WardenProfile) copy = NULL;
+  g_autoptr(WardenProfile) reloaded = NULL;
+  g_autoptr(JsonObject) object = NULL;
+  g_autoptr(JsonObject) plain_object = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *plain_data = NULL;
+  static const char * const ask[] = { "git push *", "npm publish*", NULL };
+
+  profile = load ("{ \"allow\": [\"git *\"], \"ask\": [\"git push *\", \"npm publish*\"], "
+                  "\"x-later\": { \"ask\": 1 } }", &error);
+  g_assert_no_error (error);
+  written = warden_profile_to_data (profile, NULL);
+  object = parse_object (written);
+  g_assert_true (json_object_has_member (object, "ask"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (object, "ask")), ==, 2);
+  /* Unknown keys are still kept beside it. */
+  g_assert_true (json_object_has_member (object, "x-later"));
+
+  /* Files without ask rules are written as they were. */
+  plain = load ("{ \"allow\": [\"ls\"] }", &error);
+  g_assert_no_error (error);
+  plain_data = warden_profile_to_data (plain, NULL);
+  plain_object = parse_object (plain_data);
+  g_assert_false (json_object_has_member (plain_object, "ask"));
+
+  /* A copy keeps them, and so does the store. */
+  copy = warden_profile_copy (profile, "with-ask");
+  g_assert_cmpstrv (warden_profile_get_ask (copy), ask);
+  g_assert_true (warden_profile_store_save (store, copy, &error));
+  g_assert_no_error (error);
+  reloaded = warden_profile_store_lookup (store, "with-ask", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstrv (warden_profile_get_ask (reloaded), ask);
+}
+
+static void
+test_ask_edit (void)
+{
+  g_autoptr(WardenProfile) profile = warden_profile_new ("edit-ask");
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) property = NULL;
+  guint ask_count = 0, allow_count = 0;
+  static const char * const both[] = { "git push *", "npm publish *", NULL };
+  static const char * const with_bad[] = { "git push *", "", NULL };
+
+  g_signal_connect (profile, "notify::ask", G_CALLBACK (count_notify_cb), &ask_count);
+  g_signal_connect (profile, "notify::allow", G_CALLBACK (count_notify_cb), &allow_count);
+
+  g_assert_true (warden_profile_add_ask (profile, "git push *", &error));
+  g_assert_true (warden_profile_add_ask (profile, "git push *", &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (ask_count, ==, 1);
+  g_assert_cmpuint (allow_count, ==, 0);
+  g_assert_false (warden_profile_add_ask (profile, "git\x01", &error));
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID);
+  g_clear_error (&error);
+
+  g_assert_true (warden_profile_set_ask (profile, both, &error));
+  g_assert_cmpuint (ask_count, ==, 2);
+  g_object_get (profile, "ask", &property, NULL);
+  g_assert_cmpstrv (property, both);
+
+  /* One bad pattern and nothing changes. */
+  g_assert_false (warden_profile_set_ask (profile, with_bad, &error));
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_cmpstrv (warden_profile_get_ask (profile), both);
+
+  g_assert_true (warden_profile_remove_ask (profile, "npm publish *"));
+  g_assert_false (warden_profile_remove_ask (profile, "npm publish *"));
+  g_assert_cmpuint (ask_count, ==, 3);
+  g_assert_cmpstrv (warden_profile_get_ask (profile),
+                    ((const char * const []) { "git push *", NULL }));
+}
+
+/* The policy of a profile asks where its ask rules say, whatever allows it. */
+static void
+test_ask_policy (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(WardenPolicy) policy = NULL;
+  g_autoptr(WardenDecision) push = NULL;
+  g_autoptr(WardenDecision) status = NULL;
+
+  profile = load ("{ \"mode\": \"allow-always\", \"ask\": [\"git push *\"] }", &error);
+  g_assert_no_error (error);
+  policy = warden_policy_new_for_profile (profile);
+  push = warden_policy_check (policy, "git push origin main", -1, NULL);
+  g_assert_cmpint (warden_decision_get_verdict (push), ==, WARDEN_VERDICT_ASK);
+  g_assert_nonnull (strstr (warden_decision_get_reason (push), "ask rule “git push *”"));
+  status = warden_policy_check (policy, "git status", -1, NULL);
+  g_assert_cmpint (warden_decision_get_verdict (status), ==, WARDEN_VERDICT_ALLOW);
+}
+
+/* Codex import */
+
+static void
+test_codex_rules (void)
+{
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) notes = NULL;
+  g_autofree char *rules = read_file (PROFILE_FIXTURES "/codex-default.rules");
+  g_autofree char *joined = NULL;
+  static const char * const allow[] = {
+    "git", "git *", "npm run test", "npm run test *", "npm run lint", "npm run lint *", NULL
+  };
+  static const char * const ask[] = { "git push", "git push *", "git fetch", "git fetch *",
+                                      NULL };
+  static const char * const deny[] = { "git push --force", "git push --force *", NULL };
+
+  profile = warden_profile_new_from_codex_data ("from-codex", rules, -1,
+                                                PROFILE_FIXTURES "/codex-default.rules",
+                                                &notes, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (warden_profile_get_name (profile), ==, "Imported from Codex");
+  g_assert_nonnull (strstr (warden_profile_get_description (profile), "codex-default.rules"));
+  g_assert_cmpint (warden_profile_get_mode (profile), ==, WARDEN_MODE_ALLOWLIST);
+  g_assert_cmpstrv (warden_profile_get_allow (profile), allow);
+  g_assert_cmpstrv (warden_profile_get_ask (profile), ask);
+  g_assert_cmpstrv (warden_profile_get_deny (profile), deny);
+
+  /* The network rule is said to be left out, with where it is. */
+  joined = g_strjoinv ("\n", notes);
+  g_assert_cmpuint (g_strv_length (notes), ==, 1);
+  g_assert_nonnull (strstr (joined, "codex-default.rules:25:1: network_rule"));
+  g_assert_nonnull (strstr (joined, "registry.npmjs.org"));
+}
+
+/* Where Warden is stricter than Codex the import goes on and says so; a
+ * rule Warden cannot name exactly is left out when leaving it out only
+ * makes Warden ask. */
+static void
+test_codex_stricter (void)
+{
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) notes = NULL;
+  g_autofree char *joined = NULL;
+
+  profile = warden_profile_new_from_codex_data (
+    "stricter",
+    "prefix_rule(pattern = [\"bash\", \"-lc\"], match = [\"bash -lc 'ls'\"])\n"
+    "prefix_rule(pattern = [\"ls\", \"*.txt\"], match = [[\"ls\", \"*.txt\"]])\n"
+    "prefix_rule(pattern = [\"rm\", \"*\"], decision = \"forbidden\")\n",
+    -1, "x.rules", &notes, &error);
+  g_assert_no_error (error);
+  joined = g_strjoinv ("\n", notes);
+  g_test_message ("%s", joined);
+  /* bash -l reads its startup files first: Warden asks. */
+  g_assert_nonnull (strstr (joined, "x.rules:1:49: match example “bash -lc 'ls'”: Codex allows "
+                                    "it, this profile asks"));
+  /* "*" is a wildcard in a Warden pattern: allowing by it would allow more. */
+  g_assert_nonnull (strstr (joined, "x.rules:2:1: prefix_rule(): not imported"));
+  g_assert_false (g_strv_contains (warden_profile_get_allow (profile), "ls *.txt"));
+  g_assert_nonnull (strstr (joined, "x.rules:2:49: match example “ls *.txt”"));
+  /* A deny or ask rule with it is imported: it only refuses more. */
+  g_assert_true (g_strv_contains (warden_profile_get_deny (profile), "rm * *"));
+  g_assert_nonnull (strstr (joined, "x.rules:3:1: prefix_rule(): “*” is a wildcard"));
+}
+
+static void
+assert_codex_fails (const char *data,
+                    int         code,
+                    ...)
+{
+  g_autoptr(WardenProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) notes = NULL;
+  const char *part;
+  va_list args;
+
+  profile = warden_profile_new_from_codex_data ("imported", data, -1, "/p/default.rules",
+                                                &notes, &error);
+  g_assert_null (profile);
+  g_assert_null (notes);
+  g_assert_error (error, WARDEN_POLICY_ERROR, code);
+  g_test_message ("%s", error->message);
+  va_start (args, code);
+  while ((part = va_arg (args, const char *)) != NULL)
+    if (strstr (error->message, part) == NULL)
+      g_error ("“%s” not in the error message “%s”", part, error->message);
+  va_end (args);
+}
+
+static void
+test_codex_syntax (void)
+{
+  assert_codex_fails ("prefix_rule(pattern = [\"git\" \"status\"])", WARDEN_POLICY_ERROR_PARSE,
+                      "/p/default.rules:1:30: ", "“,”", NULL);
+  assert_codex_fails ("prefix_rule(\n  pattern = [\"git],\n)", WARDEN_POLICY_ERROR_PARSE,
+                      "/p/default.rules:2:14: ", "not closed", NULL);
+  assert_codex_fails ("\n\nallowed = [\"git\"]", WARDEN_POLICY_ERROR_PARSE,
+                      "/p/default.rules:3:1: ", "prefix_rule()", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"a\"]", WARDEN_POLICY_ERROR_PARSE,
+                      "/p/default.rules:1:28: ", "“)”", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"a\"]) )", WARDEN_POLICY_ERROR_PARSE,
+                      "/p/default.rules:1:30: ", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"a\\q\"])", WARDEN_POLICY_ERROR_PARSE,
+                      "/p/default.rules:1:26: ", "\\q", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [1])", WARDEN_POLICY_ERROR_PARSE,
+                      "/p/default.rules:1:24: ", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"\xff\"])", WARDEN_POLICY_ERROR_PARSE,
+                      "/p/default.rules:1:25: ", "UTF-8", NULL);
+}
+
+static void
+test_codex_invalid (void)
+{
+  assert_codex_fails ("host_rule(host = \"x\")", WARDEN_POLICY_ERROR_INVALID,
+                      "/p/default.rules:1:1: ", "host_rule", NULL);
+  assert_codex_fails ("prefix_rule(patern = [\"git\"])", WARDEN_POLICY_ERROR_INVALID,
+                      "/p/default.rules:1:13: ", "“patern”", NULL);
+  assert_codex_fails ("prefix_rule([\"git\"])", WARDEN_POLICY_ERROR_INVALID,
+                      "/p/default.rules:1:13: ", "pattern =", NULL);
+  assert_codex_fails ("prefix_rule(decision = \"allow\")", WARDEN_POLICY_ERROR_INVALID,
+                      "/p/default.rules:1:1: ", "pattern", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [])", WARDEN_POLICY_ERROR_INVALID,
+                      "/p/default.rules:1:23: ", "empty", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"git\", []])", WARDEN_POLICY_ERROR_INVALID,
+                      "/p/default.rules:1:31: ", "empty", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"git\", [[\"a\"]]])", WARDEN_POLICY_ERROR_INVALID,
+                      "/p/default.rules:1:32: ", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"rm\"], decision = \"deny\")",
+                      WARDEN_POLICY_ERROR_INVALID, "/p/default.rules:1:42: ", "“deny”",
+                      "allow", "prompt", "forbidden", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"rm\"], justification = \" \")",
+                      WARDEN_POLICY_ERROR_INVALID, "/p/default.rules:1:47: ", "justification",
+                      NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"rm\"], pattern = [\"ls\"])",
+                      WARDEN_POLICY_ERROR_INVALID, "/p/default.rules:1:31: ", "twice", NULL);
+  /* A rule that asks or refuses must not vanish: one Warden cannot carry over fails. */
+  assert_codex_fails ("prefix_rule(pattern = [\"rm\\x07\"], decision = \"forbidden\")",
+                      WARDEN_POLICY_ERROR_INVALID, "/p/default.rules:1:1: ", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"a\", [\"1\", \"2\", \"3\", \"4\"], "
+                      "[\"1\", \"2\", \"3\", \"4\"], [\"1\", \"2\", \"3\", \"4\"], "
+                      "[\"1\", \"2\", \"3\", \"4\"], [\"1\", \"2\"]])",
+                      WARDEN_POLICY_ERROR_INVALID, "/p/default.rules:1:1: ", "too many", NULL);
+}
+
+/* Examples that do not hold fail the import, every one listed. */
+static void
+test_codex_examples_fail (void)
+{
+  assert_codex_fails ("prefix_rule(\n"
+                      "    pattern = [\"gh\", \"pr\", \"view\"],\n"
+                      "    decision = \"prompt\",\n"
+                      "    match = [\"gh pr view 7\", \"gh pr --repo x view 7\"],\n"
+                      "    not_match = [\"gh pr view\"],\n"
+                      ")\n",
+                      WARDEN_POLICY_ERROR_INVALID,
+                      "2 examples do not hold",
+                      "/p/default.rules:4:30: match example “gh pr --repo x view 7” does not "
+                      "match the rule's pattern",
+                      "/p/default.rules:5:18: not_match example “gh pr view” matches the rule's "
+                      "pattern", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"ls\"], match = [\"ls 'a\"])",
+                      WARDEN_POLICY_ERROR_INVALID, "/p/default.rules:1:40: ", NULL);
+  assert_codex_fails ("prefix_rule(pattern = [\"ls\"], match = [[]])",
+                      WARDEN_POLICY_ERROR_INVALID, "/p/default.rules:1:40: ", "empty", NULL);
 }
 
 static void
@@ -2380,6 +2723,16 @@ main (int   argc,
   g_test_add_func ("/policy/profile/claude/empty-permissions", test_claude_empty_permissions);
 
   g_test_add_func ("/policy/profile/edit/set-patterns", test_edit_set_patterns);
+  g_test_add_func ("/policy/profile/codex/rules", test_codex_rules);
+  g_test_add_func ("/policy/profile/codex/stricter", test_codex_stricter);
+  g_test_add_func ("/policy/profile/codex/syntax", test_codex_syntax);
+  g_test_add_func ("/policy/profile/codex/invalid", test_codex_invalid);
+  g_test_add_func ("/policy/profile/codex/examples-fail", test_codex_examples_fail);
+  g_test_add_func ("/policy/profile/ask/load", test_ask_load);
+  g_test_add_func ("/policy/profile/ask/malformed", test_ask_malformed);
+  ADD_TEST ("/policy/profile/ask/round-trip", test_ask_round_trip);
+  g_test_add_func ("/policy/profile/ask/edit", test_ask_edit);
+  g_test_add_func ("/policy/profile/ask/policy", test_ask_policy);
   g_test_add_func ("/policy/profile/network/section", test_network_section);
   g_test_add_func ("/policy/profile/network/edit", test_network_edit);
   g_test_add_func ("/policy/profile/network/builtin", test_network_builtin);

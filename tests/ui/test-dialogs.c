@@ -780,6 +780,43 @@ test_approval_always_uncovered (void)
   g_assert_nonnull (strstr (text, "no pattern can allow “sh”"));
 }
 
+/* A part that an ask rule of the profile names: approving runs it once;
+ * Always allow is not offered, as no pattern would stop it asking, and the
+ * dialog names the rule. */
+static void
+test_approval_always_ask_rule (void)
+{
+  g_autoptr(WardenProfile) profile = warden_profile_new ("asking");
+  g_autoptr(WardenPolicy) policy = NULL;
+  g_autoptr(WardenDecision) decision = NULL;
+  g_autoptr(WardenApproval) approval = NULL;
+  g_autoptr(WardenApprovalDialog) dialog = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  const char *command = "git status && git push origin main";
+
+  g_assert_true (warden_profile_add_allow (profile, "git *", &error));
+  g_assert_true (warden_profile_add_ask (profile, "git push *", &error));
+  g_assert_no_error (error);
+  policy = warden_policy_new_for_profile (profile);
+  decision = warden_policy_check (policy, command, -1, NULL);
+  approval = warden_approval_new ("s1", "toolu_9", WARDEN_APPROVAL_COMMAND, "exec", command);
+  warden_approval_set_details (approval, "/workspace", "docker",
+                               warden_decision_get_reason (decision), NULL,
+                               warden_decision_get_suggestions (decision), NULL, NULL);
+  warden_approval_set_decision (approval, decision);
+  dialog = g_object_ref_sink (warden_approval_dialog_new (parent_window (), approval, profile,
+                                                          "/workspace", NULL));
+  gtk_window_present (GTK_WINDOW (dialog));
+  wait_armed (dialog);
+
+  g_assert_false (adw_message_dialog_has_response (ADW_MESSAGE_DIALOG (dialog), "always"));
+  g_assert_true (adw_message_dialog_has_response (ADW_MESSAGE_DIALOG (dialog), "once"));
+  text = visible_text (GTK_WIDGET (dialog), NULL);
+  g_assert_nonnull (strstr (text, "Always allow is not offered: the profile’s ask rule "
+                                  "“git push *” asks before “git push origin main” every time"));
+}
+
 /* What the agent said before the call, above the command. */
 static void
 test_approval_context (void)
@@ -1685,6 +1722,7 @@ main (int    argc,
   g_test_add_func ("/ui/approval-dialog/lists-parts", test_approval_lists_parts);
   g_test_add_func ("/ui/approval-dialog/always-every-part", test_approval_always_every_part);
   g_test_add_func ("/ui/approval-dialog/always-uncovered", test_approval_always_uncovered);
+  g_test_add_func ("/ui/approval-dialog/always-ask-rule", test_approval_always_ask_rule);
   g_test_add_func ("/ui/approval-dialog/context", test_approval_context);
   g_test_add_func ("/ui/approval-dialog/started-program", test_approval_started_program);
   g_test_add_func ("/ui/approval-dialog/host", test_approval_host);

@@ -327,13 +327,13 @@ test_editor_validates_as_you_type (Fixture       *fixture,
   g_autoptr(GError) error = NULL;
   GtkWidget *window;
   WardenProfileEditor *editor = WARDEN_PROFILE_EDITOR (show_editor (fixture, profile, &window));
-  GtkEditable *entry = warden_profile_editor_get_add_entry (editor, FALSE);
+  GtkEditable *entry = warden_profile_editor_get_add_entry (editor, WARDEN_VERDICT_ALLOW);
 
   /* A tab cannot be in a pattern: marked while typing, with the reason. */
   gtk_editable_set_text (entry, "ls\t-la");
   g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "error"));
-  g_assert_nonnull (warden_profile_editor_get_add_error (editor, FALSE));
-  g_assert_nonnull (strstr (warden_profile_editor_get_add_error (editor, FALSE),
+  g_assert_nonnull (warden_profile_editor_get_add_error (editor, WARDEN_VERDICT_ALLOW));
+  g_assert_nonnull (strstr (warden_profile_editor_get_add_error (editor, WARDEN_VERDICT_ALLOW),
                             "control character"));
 
   /* And it cannot be added. */
@@ -345,11 +345,12 @@ test_editor_validates_as_you_type (Fixture       *fixture,
   /* Fixing it clears the mark. */
   gtk_editable_set_text (entry, "ls -la");
   g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (entry), "error"));
-  g_assert_null (warden_profile_editor_get_add_error (editor, FALSE));
+  g_assert_null (warden_profile_editor_get_add_error (editor, WARDEN_VERDICT_ALLOW));
 
   /* The deny list checks the same way. */
-  gtk_editable_set_text (warden_profile_editor_get_add_entry (editor, TRUE), "rm\x01");
-  g_assert_nonnull (warden_profile_editor_get_add_error (editor, TRUE));
+  gtk_editable_set_text (warden_profile_editor_get_add_entry (editor, WARDEN_VERDICT_DENY),
+                         "rm\x01");
+  g_assert_nonnull (warden_profile_editor_get_add_error (editor, WARDEN_VERDICT_DENY));
 
   wait_for (editor_idle, editor);
   on_disk = reload (fixture, "typing");
@@ -373,7 +374,8 @@ test_editor_add_saves (Fixture       *fixture,
   g_assert_true (warden_profile_editor_add_allow (editor, "npm run *", &error));
   g_assert_true (warden_profile_editor_add_deny (editor, "npm publish *", &error));
   /* The entry is ready for the next one. */
-  g_assert_cmpstr (gtk_editable_get_text (warden_profile_editor_get_add_entry (editor, FALSE)),
+  g_assert_cmpstr (gtk_editable_get_text (warden_profile_editor_get_add_entry (
+                                            editor, WARDEN_VERDICT_ALLOW)),
                    ==, "");
 
   wait_for (editor_idle, editor);
@@ -1024,8 +1026,8 @@ test_editor_rows_remove_save (Fixture       *fixture,
                                               "allow", 1));
 
   /* The add entry and the patterns' rows draw in monospace. */
-  g_assert_cmpstr (font_family_of (GTK_WIDGET (warden_profile_editor_get_add_entry (editor,
-                                                                                    FALSE))),
+  g_assert_cmpstr (font_family_of (GTK_WIDGET (warden_profile_editor_get_add_entry (
+                                                 editor, WARDEN_VERDICT_ALLOW))),
                    ==, "monospace");
   g_assert_cmpstr (font_family_of (GTK_WIDGET (warden_profile_editor_get_try_entry (editor))),
                    ==, "monospace");
@@ -1040,6 +1042,99 @@ test_editor_rows_remove_save (Fixture       *fixture,
   close_window (window);
 }
 
+/* Scrolls the page so that @widget is at its top (for a screenshot). */
+static void
+scroll_to_top (GtkWidget *widget)
+{
+  GtkWidget *scrolled = gtk_widget_get_ancestor (widget, GTK_TYPE_SCROLLED_WINDOW);
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+  graphene_point_t at;
+
+  g_assert_true (gtk_widget_compute_point (widget, scrolled, &GRAPHENE_POINT_INIT (0, 0), &at));
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_value (adjustment) + at.y - 12);
+  spin (300);
+}
+
+/* Ask rules are edited like the other lists: typed, checked as typed,
+ * saved, shown in rows that can be removed; a command they name asks in
+ * Try a command as in warden-cli, whatever allows it. */
+static void
+test_editor_ask_rules (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autoptr(WardenProfile) profile = save_user_profile (fixture, "asking",
+                                                        (const char *[]) { "git *", NULL });
+  g_autofree char *path = g_build_filename (fixture->user_dir, "asking.json", NULL);
+  g_autoptr(WardenProfile) on_disk = NULL;
+  g_autoptr(WardenProfile) removed = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) lines = NULL;
+  GtkWidget *window;
+  WardenProfileEditor *editor;
+  GtkEditable *entry;
+  GtkEditable *try_entry;
+  CliVerdict cli;
+
+  load_style ();
+  editor = WARDEN_PROFILE_EDITOR (show_editor (fixture, profile, &window));
+  entry = warden_profile_editor_get_add_entry (editor, WARDEN_VERDICT_ASK);
+  g_assert_true (entry != warden_profile_editor_get_add_entry (editor, WARDEN_VERDICT_ALLOW));
+  g_assert_true (entry != warden_profile_editor_get_add_entry (editor, WARDEN_VERDICT_DENY));
+  g_assert_cmpstr (font_family_of (GTK_WIDGET (entry)), ==, "monospace");
+
+  /* Checked as it is typed, as the other lists are. */
+  x_focus (GTK_WIDGET (entry));
+  x_type ("git push && npm publish");
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "warning"));
+  g_assert_nonnull (strstr (warden_profile_editor_get_add_error (editor, WARDEN_VERDICT_ASK),
+                            "“&&” separates commands"));
+  g_assert_false (warden_profile_editor_add_ask (editor, "git\x01push", &error));
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID);
+  g_clear_error (&error);
+
+  gtk_editable_set_text (entry, "");
+  x_type ("git push *");
+  g_assert_null (warden_profile_editor_get_add_error (editor, WARDEN_VERDICT_ASK));
+  /* Enter adds it, as the Add button does. */
+  x_xdotool ("key Return");
+  spin (300);
+  g_assert_cmpstr (gtk_editable_get_text (entry), ==, "");
+  g_assert_true (warden_profile_editor_add_ask (editor, "npm publish*", &error));
+  g_assert_no_error (error);
+  wait_for (editor_idle, editor);
+  on_disk = reload (fixture, "asking");
+  g_assert_cmpstrv (warden_profile_get_ask (on_disk),
+                    ((const char *[]) { "git push *", "npm publish*", NULL }));
+  g_assert_cmpstrv (warden_profile_get_allow (on_disk), ((const char *[]) { "git *", NULL }));
+  scroll_to_top (gtk_widget_get_ancestor (GTK_WIDGET (entry), ADW_TYPE_PREFERENCES_GROUP));
+  x_screenshot ("editor-ask-list.png");
+
+  /* Try a command says why it asks, and agrees with warden-cli. */
+  try_entry = warden_profile_editor_get_try_entry (editor);
+  x_focus (GTK_WIDGET (try_entry));
+  x_type ("git status && git push origin main");
+  g_assert_cmpstr (warden_profile_editor_get_try_result (editor), ==, "ask");
+  lines = warden_profile_editor_dup_try_lines (editor);
+  g_assert_cmpstrv (lines, ((const char *[]) {
+                      "git status — allowed by git *",
+                      "git push origin main — asks every time: it matches the ask rule "
+                      "git push *", NULL }));
+  cli = cli_check (path, "git status && git push origin main");
+  g_assert_cmpstr (cli.verdict, ==, "ask");
+  g_assert_cmpint (cli.status, ==, EXIT_ASK);
+  g_free (cli.verdict);
+  x_screenshot ("editor-ask-rules.png");
+
+  /* A row's remove button takes it out, and saves. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.remove", "(su)",
+                                             "ask", 0));
+  wait_for (editor_idle, editor);
+  removed = reload (fixture, "asking");
+  g_assert_cmpstrv (warden_profile_get_ask (removed), ((const char *[]) { "npm publish*", NULL }));
+  g_assert_cmpstr (warden_profile_editor_get_try_result (editor), ==, "allow");
+  close_window (window);
+}
+
 /* A pattern with a separator never matches the line it looks like: it is
  * flagged while the user types it, with the reason, and the flag goes when
  * the pattern is one command. */
@@ -1051,14 +1146,14 @@ test_editor_flags_separator (Fixture       *fixture,
                                                         (const char *[]) { "ls", NULL });
   GtkWidget *window;
   WardenProfileEditor *editor = WARDEN_PROFILE_EDITOR (show_editor (fixture, profile, &window));
-  GtkEditable *entry = warden_profile_editor_get_add_entry (editor, FALSE);
+  GtkEditable *entry = warden_profile_editor_get_add_entry (editor, WARDEN_VERDICT_ALLOW);
   const char *message;
 
   x_focus (GTK_WIDGET (entry));
   x_type ("npm test && npm run build");
   g_assert_cmpstr (gtk_editable_get_text (entry), ==, "npm test && npm run build");
   g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "warning"));
-  message = warden_profile_editor_get_add_error (editor, FALSE);
+  message = warden_profile_editor_get_add_error (editor, WARDEN_VERDICT_ALLOW);
   g_assert_nonnull (message);
   g_assert_nonnull (strstr (message, "“&&” separates commands"));
   g_test_message ("flagged: %s", message);
@@ -1068,14 +1163,15 @@ test_editor_flags_separator (Fixture       *fixture,
   gtk_editable_set_text (entry, "");
   x_type ("npm run *");
   g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (entry), "warning"));
-  g_assert_null (warden_profile_editor_get_add_error (editor, FALSE));
+  g_assert_null (warden_profile_editor_get_add_error (editor, WARDEN_VERDICT_ALLOW));
 
   /* The deny list, with a pipe. */
-  entry = warden_profile_editor_get_add_entry (editor, TRUE);
+  entry = warden_profile_editor_get_add_entry (editor, WARDEN_VERDICT_DENY);
   x_focus (GTK_WIDGET (entry));
   x_type ("curl * | sh");
   g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "warning"));
-  g_assert_nonnull (strstr (warden_profile_editor_get_add_error (editor, TRUE), "“|”"));
+  g_assert_nonnull (strstr (warden_profile_editor_get_add_error (editor, WARDEN_VERDICT_DENY),
+                            "“|”"));
   close_window (window);
 }
 
@@ -1638,6 +1734,7 @@ main (int   argc,
   ADD_TEST ("/ui/preferences/editor/add-saves", test_editor_add_saves);
   ADD_TEST ("/ui/preferences/editor/rows-remove-save", test_editor_rows_remove_save);
   ADD_TEST ("/ui/preferences/editor/flags-separator", test_editor_flags_separator);
+  ADD_TEST ("/ui/preferences/editor/ask-rules", test_editor_ask_rules);
   ADD_TEST ("/ui/preferences/editor/try-speaks-plainly", test_editor_try_speaks_plainly);
   ADD_TEST ("/ui/preferences/editor/try-matches-cli", test_editor_try_matches_cli);
   ADD_TEST ("/ui/preferences/editor/builtin-read-only", test_editor_builtin_read_only);
