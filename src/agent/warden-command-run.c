@@ -14,7 +14,9 @@
  * tree goes on, and the command's time limit stops. Every question and
  * every refusal is a row under the command; what the model reads of them
  * is written from the rows with the command's result. It reaches the agent
- * only through its signals.
+ * only through its signals. The rules Warden adds for started programs
+ * (quiet ones, a compiler's passes, which is a shell) are the policy's:
+ * src/policy/warden-started-program.h.
  */
 
 #include "config.h"
@@ -29,57 +31,7 @@
 
 #include "common/warden-json.h"
 #include "policy/warden-network.h"
-#include "policy/warden-pattern.h"
-#include "policy/warden-shell-parser.h"
-
-/* Programs that are fine whenever a command starts them: they report on
- * the system or the repository and change nothing. A profile's deny rules
- * still come first. */
-static const char * const quiet_patterns[] = {
-  "uname", "uname *", "nproc", "getconf *", "id", "id *", "whoami", "hostname", "locale",
-  "locale *", "tput *", "which *", "basename *", "dirname *", "realpath *", "readlink *",
-  "pwd", "true", "false", "date", "date +*", "sleep *", "test *", "[ *",
-  "git rev-parse *", "git --version", "git config --get *", "git describe *",
-  "git symbolic-ref *", "git status *", "git ls-files *", "node --version", "node -v",
-  "npm --version", "python3 --version", "python3 -V", "cc --version", "gcc --version",
-  "gcc -dumpversion", "gcc -dumpmachine", "pkg-config --*", NULL
-};
-
-/* A compiler driver's own passes: what an allowed cc starts to compile. */
-static const char * const drivers[] = { "cc", "gcc", "g++", "c++", "clang", "clang++",
-                                        "collect2", "gcc-12", "g++-12", NULL };
-static const char * const passes[] = { "cc1", "cc1plus", "cc1obj", "as", "collect2", "ld",
-                                       "ld.bfd", "ld.gold", "lto-wrapper", "lto1", NULL };
-
-/* The program of @text when it is a system one: a bare name (the guard names
- * a program by its name only when it is the one in a system directory) or
- * one of gcc's own directories; NULL for any other path, such as a program
- * the command made in the workspace. */
-static char *
-system_program (const char *text)
-{
-  static const char * const gcc_dirs[] = { "/usr/lib/gcc/", "/usr/libexec/gcc/", NULL };
-  g_autofree char *word = g_strndup (text, strcspn (text, " "));
-
-  if (strchr (word, '/') == NULL)
-    return g_steal_pointer (&word);
-  for (guint i = 0; gcc_dirs[i] != NULL; i++)
-    if (g_str_has_prefix (word, gcc_dirs[i]) && strstr (word, "/../") == NULL)
-      return g_path_get_basename (word);
-  return NULL;
-}
-
-/* @text is a compiler pass started by a compiler driver, both the system's. */
-static gboolean
-is_compiler_pass (const char         *text,
-                  const char * const *chain)
-{
-  g_autofree char *program = system_program (text);
-  g_autofree char *parent = chain && chain[0] ? system_program (chain[0]) : NULL;
-
-  return program != NULL && parent != NULL && g_strv_contains (drivers, parent) &&
-         g_strv_contains (passes, program);
-}
+#include "policy/warden-started-program.h"
 
 struct _WardenCommandRun
 {
@@ -185,15 +137,6 @@ asked_free (Asked *asked)
   g_free (asked);
 }
 
-static gboolean
-is_quiet (const char *text)
-{
-  for (guint i = 0; quiet_patterns[i] != NULL; i++)
-    if (warden_pattern_match (quiet_patterns[i], text, strlen (text)))
-      return TRUE;
-  return FALSE;
-}
-
 /* What an approval of @part covers: the program's words, each one as it is
  * (length first, so "rm 'old build'" is not "rm old build"); the text for a
  * part that starts nothing. Redirections are not words: "tr a b < in" is
@@ -272,54 +215,13 @@ approved_before (WardenCommandRun *self,
   return TRUE;
 }
 
-/* Programs that run a script file named in their arguments (versions cut:
- * python3.11 is python), besides the shells of the sh family. env runs none
- * itself: "#!/usr/bin/env node" makes it start node, which the guard checks
- * in its turn. */
-static const char * const interpreters[] = { "python", "node", "nodejs", "perl", "ruby", "php",
-                                             "env", NULL };
-/* Read-only in every sandbox: what is there is the system's, not a file the
- * command wrote. */
-static const char * const system_dirs[] = { "/bin", "/usr/bin", "/sbin", "/usr/sbin",
-                                            "/usr/local/bin", NULL };
-
-/* The name the system program @exe runs as (busybox: as its argv[0]
- * says), with a version cut off; NULL when @exe is not in a system
- * folder. */
-static char *
-system_name (const char *exe,
-             const char *argv0)
-{
-  g_autofree char *dir = g_path_get_dirname (exe);
-  g_autofree char *name = g_path_get_basename (exe);
-  gsize len;
-
-  if (!g_strv_contains (system_dirs, dir) || strstr (exe, "/../") != NULL)
-    return NULL;
-  if (strcmp (name, "busybox") == 0 && argv0 != NULL)
-    {
-      g_free (name);
-      name = g_path_get_basename (argv0);
-    }
-  len = strlen (name);
-  while (len > 0 && (g_ascii_isdigit (name[len - 1]) || name[len - 1] == '.'))
-    len--;
-  name[len] = '\0';
-  return g_steal_pointer (&name);
-}
-
 /* The SCRIPT of "sh -c SCRIPT [NAME ARGS…]" when what runs is one of the
- * system's shells (not a file merely named ./sh), or NULL. */
+ * system's shells, or NULL. */
 static const char *
 shell_script (WardenGuardQuestion *question)
 {
-  const char * const *argv = warden_guard_question_get_argv (question);
-  g_autofree char *name = NULL;
-
-  if (argv[0] == NULL || argv[1] == NULL || argv[2] == NULL || strcmp (argv[1], "-c") != 0)
-    return NULL;
-  name = system_name (warden_guard_question_get_exe (question), argv[0]);
-  return name != NULL && warden_shell_name_is_sh (name) ? argv[2] : NULL;
+  return warden_started_program_shell_script (warden_guard_question_get_exe (question),
+                                              warden_guard_question_get_argv (question));
 }
 
 /* A "#!" script run by an interpreter of the system: the script's own
@@ -327,13 +229,9 @@ shell_script (WardenGuardQuestion *question)
 static gboolean
 runs_script (WardenGuardQuestion *question)
 {
-  const char * const *argv = warden_guard_question_get_argv (question);
-  g_autofree char *name = NULL;
-
-  if (warden_guard_question_get_script (question) == 0)
-    return FALSE;
-  name = system_name (warden_guard_question_get_exe (question), argv[0]);
-  return name != NULL && (warden_shell_name_is_sh (name) || g_strv_contains (interpreters, name));
+  return warden_guard_question_get_script (question) > 0 &&
+         warden_started_program_runs_scripts (warden_guard_question_get_exe (question),
+                                              warden_guard_question_get_argv (question)[0]);
 }
 
 static void ask_next (WardenCommandRun *self);
@@ -676,28 +574,13 @@ warden_command_run_new (WardenToolCall               *call,
   return self;
 }
 
-static int
-compare_strings (gconstpointer a,
-                 gconstpointer b)
-{
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
-}
-
 /* What an answer about @question covers (see Scope). */
 static void
 scope_for (WardenGuardQuestion *question,
            Scope               *scope)
 {
-  const char * const *env = warden_guard_question_get_env (question);
-  GPtrArray *loading = g_ptr_array_new ();
-
-  for (guint i = 0; env != NULL && env[i] != NULL; i++)
-    if (warden_policy_env_loads_code (env[i]))
-      g_ptr_array_add (loading, g_strdup (env[i]));
-  g_ptr_array_sort (loading, compare_strings);
-  g_ptr_array_add (loading, NULL);
   scope->cwd = g_strdup (warden_guard_question_get_cwd (question));
-  scope->env = (char **) g_ptr_array_free (loading, FALSE);
+  scope->env = warden_started_program_loading_env (warden_guard_question_get_env (question));
   scope->once = warden_guard_question_get_cut (question) > 0;
 }
 
@@ -830,8 +713,9 @@ guard_cb (WardenGuardQuestion *question,
    * the profile names them: the user's own rule wins over Warden's list. */
   else if (approved_before (self, decision, &scope) ||
            (forced == NULL && warden_decision_get_asked_by_rule (decision) == NULL &&
-            (is_quiet (text) ||
-             is_compiler_pass (text, warden_guard_question_get_chain (question)))))
+            (warden_started_program_is_quiet (text) ||
+             warden_started_program_is_compiler_pass (text,
+                                                      warden_guard_question_get_chain (question)))))
     warden_guard_question_answer (question, TRUE);
   else
     {
