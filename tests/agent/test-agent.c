@@ -1031,6 +1031,85 @@ test_duplicate_tool_use_id_across_turns (void)
   env_tear_down (&env);
 }
 
+typedef struct
+{
+  WardenAgent *agent;
+  WardenSessionStore *store;
+  guint        compared;
+} RowCheck;
+
+/* A question asked while a command runs is made from its stored row: the
+ * row read back makes the same approval, field by field (the policy's
+ * decision is the policy's, given as it is when asked). Then rejected. */
+static void
+row_same_cb (WardenAgent    *agent,
+             WardenApproval *approval,
+             RowCheck       *check)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenToolCallRecord) r = NULL;
+  g_autoptr(WardenToolCall) row = NULL;
+  g_autoptr(WardenApproval) again = NULL;
+  WardenApprovalContext context = {
+    .sandbox = "bwrap",
+    .workspace = "/workspace",
+    .decision = warden_approval_get_decision (approval),
+  };
+  WardenApprovalAnswer no = { .approved = FALSE, .feedback = "not now" };
+
+  if (!warden_approval_get_while_running (approval))
+    return;
+  r = warden_session_store_get_tool_call (check->store, warden_approval_get_session_id (approval),
+                                          warden_approval_get_id (approval), &error);
+  g_assert_no_error (error);
+  row = warden_tool_call_new_from_record (r);
+  g_assert_cmpint (warden_tool_call_get_state (row), ==, WARDEN_TOOL_CALL_PENDING);
+  again = warden_approval_new_for_call (row, &context);
+  warden_test_assert_same_approval (approval, again);
+  check->compared++;
+  g_assert_true (warden_agent_resolve (agent, &no, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_question_rows_same (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *profile = NULL;
+  g_autofree char *hosts = NULL;
+  RowCheck check = { 0 };
+
+  env_set_up (&env, "bwrap");
+  g_assert_cmpint (g_mkdir_with_parents (env.profiles_dir, 0700), ==, 0);
+  profile = g_build_filename (env.profiles_dir, "net.json", NULL);
+  g_assert_true (g_file_set_contents (profile,
+                                      "{\"version\": 1, \"name\": \"Net\", "
+                                      "\"allow\": [\"curl *\", \"node *\"], "
+                                      "\"network\": {\"mode\": \"allowlist\"}}", -1, NULL));
+  hosts = g_build_filename (env.root, "hosts", NULL);
+  g_assert_true (g_file_set_contents (hosts, "127.0.0.1 asked.test\n", -1, NULL));
+  g_setenv ("WARDEN_NET_HOSTS", hosts, TRUE);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"curl -sS http://asked.test:9/\"}",
+                                 "exec", "{\"command\": \"node -e \\\"require('child_process')"
+                                 ".execSync('touch made')\\\"\", \"cwd\": \"/workspace\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Neither.", NULL));
+
+  agent = new_agent_with_profile (&env, "net", 0);
+  check.agent = agent;
+  check.store = env.store;
+  g_signal_connect (agent, "approval", G_CALLBACK (row_same_cb), &check);
+  g_assert_cmpint (run_agent (agent, "fetch and touch"), ==, WARDEN_AGENT_FINISHED);
+  g_unsetenv ("WARDEN_NET_HOSTS");
+  /* The host, then the program. */
+  g_assert_cmpuint (check.compared, ==, 2);
+  g_assert_false (exists_in (env.workspace, "made"));
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
 /* Devices and pipes are refused at once, with a reason, and never block. */
 static void
 test_outside_special_files (void)
@@ -2170,6 +2249,7 @@ main (int    argc,
   g_test_add_func ("/agent/files/outside-special-files", test_outside_special_files);
   g_test_add_func ("/agent/files/outside-after-restart", test_outside_after_restart);
   g_test_add_func ("/agent/approval/resumed-same", test_resumed_approval_same);
+  g_test_add_func ("/agent/approval/question-rows-same", test_question_rows_same);
   g_test_add_func ("/agent/duplicate-id", test_duplicate_tool_use_id);
   g_test_add_func ("/agent/duplicate-id-resumed", test_duplicate_tool_use_id_resumed);
   g_test_add_func ("/agent/duplicate-id-across-turns", test_duplicate_tool_use_id_across_turns);
