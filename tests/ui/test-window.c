@@ -998,6 +998,7 @@ test_resumed_approval_same (void)
                                     warden_session_get_pending (warden_window_get_session (window)));
   g_assert_true (label_shows (GTK_WIDGET (dialog), "/workspace/sub"));
   g_assert_true (label_shows (GTK_WIDGET (dialog), "LD_PRELOAD=/workspace/evil.so"));
+  x_screenshot ("approval-resumed.png");
   warden_approval_dialog_respond (dialog, "reject");
   wait_until (session_idle, NULL, 30, "the end of the turn");
 }
