@@ -135,27 +135,6 @@ text_delta_cb (WardenAgent *agent,
   event_end (run, b);
 }
 
-/* Who settled a call, from what the store calls its decision. */
-static const char *
-decided_by (WardenToolDecision decision)
-{
-  switch (decision)
-    {
-    case WARDEN_TOOL_DECISION_AUTO_ALLOWED:
-    case WARDEN_TOOL_DECISION_DENIED:
-      return "profile";
-    case WARDEN_TOOL_DECISION_APPROVED:
-    case WARDEN_TOOL_DECISION_APPROVED_ALWAYS:
-    case WARDEN_TOOL_DECISION_REJECTED:
-    case WARDEN_TOOL_DECISION_ANSWERED:
-      return "user";
-    case WARDEN_TOOL_DECISION_NONE:
-    case WARDEN_TOOL_DECISION_ASKED:
-    default:
-      return NULL;
-    }
-}
-
 static void
 announce (Run            *run,
           WardenToolCall *call)
@@ -173,7 +152,9 @@ announce (Run            *run,
   else
     json_builder_add_null_value (b);
   add_string (b, "decision", warden_tool_decision_to_string (decision));
-  add_string (b, "decided_by", decided_by (decision));
+  add_string (b, "decided_by",
+              warden_tool_call_get_decided_by (call) == WARDEN_DECIDED_BY_NONE
+              ? NULL : warden_decided_by_to_string (warden_tool_call_get_decided_by (call)));
   add_string (b, "pattern", warden_tool_call_get_pattern (call));
   add_string (b, "reason", warden_tool_call_get_reason (call));
   event_end (run, b);
