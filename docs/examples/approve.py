@@ -47,8 +47,10 @@ def read_answer(prompt):
 def decide_by_person(event):
     """Shows an approval_required event and asks; returns the answer to send
     (without its id), or None to leave the question pending."""
-    what = "run" if event["kind"] == "command" else "touch"
-    print(f"\n! {event['tool']} wants to {what}: {event['shown']}")
+    # Worded as the window and warden-cli word it: heading, subject, origins.
+    print(f"\n! {printable(event['heading'])}: {event['shown']}")
+    for origin in event["origins"]:
+        print(f"  {printable(origin)}")
     if event.get("cwd"):
         print(f"  in {printable(event['cwd'])}")
     for setting in event["env"]:

@@ -17,21 +17,50 @@
 
 #include "common/warden-json.h"
 
-WardenToolCall *
-_warden_agent_call_for (WardenAgent          *self,
-                        const WardenLlmBlock *block)
+/* The record of a call as the store has it, or NULL; an id the model used
+ * for a call elsewhere in the conversation gives the record of its own
+ * place instead (@own: its id). */
+static WardenToolCallRecord *
+record_for (WardenAgent          *self,
+            gint64                seq,
+            int                   index,
+            const WardenLlmBlock *block,
+            char                **own)
 {
   g_autoptr(WardenToolCallRecord) r = warden_session_store_get_tool_call (self->store,
                                                                           self->info->id,
                                                                           block->tool_use_id,
                                                                           NULL);
+
+  /* Rows stored before their place was kept are taken as this place. */
+  if (r == NULL || r->seq < 0 || (r->seq == seq && r->block == index))
+    {
+      *own = g_strdup (block->tool_use_id);
+      return g_steal_pointer (&r);
+    }
+  *own = g_strdup_printf ("%s#%" G_GINT64_FORMAT ".%d", block->tool_use_id, seq, index);
+  return warden_session_store_get_tool_call (self->store, self->info->id, *own, NULL);
+}
+
+WardenToolCall *
+_warden_agent_call_for (WardenAgent          *self,
+                        gint64                seq,
+                        int                   index,
+                        const WardenLlmBlock *block)
+{
+  g_autofree char *id = NULL;
+  g_autoptr(WardenToolCallRecord) r = record_for (self, seq, index, block, &id);
   WardenToolCall *call;
 
   if (r == NULL)
-    return warden_tool_call_new (self->info->id, block->tool_use_id, block->tool_name,
-                                 block->tool_input);
+    {
+      call = warden_tool_call_new (self->info->id, id, block->tool_name, block->tool_input);
+      warden_tool_call_set_position (call, seq, index);
+      return call;
+    }
 
   call = warden_tool_call_new_from_record (r);
+  warden_tool_call_set_position (call, seq, index);
   if (warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_APPROVED ||
       warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_ANSWERED)
     {
@@ -44,8 +73,8 @@ _warden_agent_call_for (WardenAgent          *self,
         {
           /* What the user answers next is about this input. */
           g_object_unref (call);
-          call = warden_tool_call_new (self->info->id, block->tool_use_id, block->tool_name,
-                                       block->tool_input);
+          call = warden_tool_call_new (self->info->id, id, block->tool_name, block->tool_input);
+          warden_tool_call_set_position (call, seq, index);
           warden_tool_call_set_state (call, WARDEN_TOOL_CALL_PENDING);
           warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL,
                                          WARDEN_STORE_UNVERIFIED_REASON);
@@ -80,30 +109,43 @@ custom_copy (WardenAgent  *self,
   return TRUE;
 }
 
-/* The dialog says where "Always allow" saves before the user presses it. */
-static void
-set_saves_into (WardenAgent    *self,
-                WardenApproval *approval)
-{
-  g_autofree char *id = NULL;
-  g_autofree char *name = NULL;
-
-  if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_COMMAND &&
-      custom_copy (self, &id, &name))
-    warden_approval_set_saves_into (approval, name);
-}
-
 void
-_warden_agent_wait_for_user (WardenAgent    *self,
-                             WardenToolCall *call,
-                             WardenApproval *approval)
+_warden_agent_ask (WardenAgent    *self,
+                   WardenToolCall *call,
+                   WardenDecision *decision,
+                   const char     *target,
+                   const char     *reason,
+                   const char     *diff)
 {
-  set_saves_into (self, approval);
-  warden_tool_call_set_state (call, WARDEN_TOOL_CALL_PENDING);
-  warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL, NULL);
-  warden_tool_call_mark_asked (call);
+  g_autoptr(WardenToolCall) asked = call;
+  g_autoptr(WardenApproval) approval = NULL;
+  g_autofree char *copy_id = NULL;
+  g_autofree char *copy_name = NULL;
+  WardenApprovalContext context = {
+    .sandbox = self->config.sandbox,
+    .workspace = _warden_agent_workspace_inside (self),
+    .decision = decision,
+    .target = target,
+    .reason = reason,
+    .diff = diff,
+  };
+
+  /* The dialog says where "Always allow" saves before the user presses it. */
+  if (warden_tool_call_get_kind (call) == WARDEN_TOOL_KIND_EXEC &&
+      custom_copy (self, &copy_id, &copy_name))
+    context.saves_into = copy_name;
+  approval = warden_approval_new_for_call (call, &context);
+
+  /* Asked again after a restart, it has waited since it was first asked. */
+  if (warden_tool_call_get_state (call) != WARDEN_TOOL_CALL_PENDING)
+    {
+      warden_tool_call_set_state (call, WARDEN_TOOL_CALL_PENDING);
+      warden_tool_call_mark_asked (call);
+    }
+  warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL, reason);
+  if (diff != NULL)
+    warden_tool_call_set_diff (call, diff);
   _warden_agent_save_call (self, call);  /* durable before the loop suspends */
-  g_object_unref (call);
 
   g_set_object (&self->pending, approval);
   g_signal_emit (self, AGENT_SIGNAL (APPROVAL), 0, approval);
@@ -124,6 +166,27 @@ _warden_agent_rejection_text (WardenToolCall *call)
   return g_strdup_printf ("%s rejected by user: %s", what, subject ? subject : "");
 }
 
+/* The questions a command left waiting when Warden stopped with it. */
+static void
+interrupt_questions (WardenAgent *self,
+                     const char  *parent_id)
+{
+  g_autoptr(GPtrArray) records = warden_session_store_list_tool_calls (self->store,
+                                                                       self->info->id, NULL);
+
+  for (guint i = 0; records != NULL && i < records->len; i++)
+    {
+      WardenToolCallRecord *r = g_ptr_array_index (records, i);
+      g_autoptr(WardenToolCall) row = NULL;
+
+      if (g_strcmp0 (r->parent_id, parent_id) != 0 || g_strcmp0 (r->state, "pending") != 0)
+        continue;
+      row = warden_tool_call_new_from_record (r);
+      warden_tool_call_set_state (row, WARDEN_TOOL_CALL_INTERRUPTED);
+      _warden_agent_save_call (self, row);
+    }
+}
+
 gboolean
 _warden_agent_resume_call (WardenAgent    *self,
                            WardenToolCall *call)
@@ -141,12 +204,14 @@ _warden_agent_resume_call (WardenAgent    *self,
         g_autofree char *result = g_strdup (warden_tool_call_get_result (call) ?: "");
 
         _warden_agent_tool_done (self, call, warden_tool_call_get_state (call), result,
-                                 warden_tool_call_get_state (call) != WARDEN_TOOL_CALL_FINISHED);
+                                 warden_tool_call_get_is_error (call));
         return TRUE;
       }
 
     case WARDEN_TOOL_CALL_RUNNING:
-      /* Started, never finished: the process died around it. Not again. */
+      /* Started, never finished: the process died around it. Not again;
+       * what it asked then was never answered. */
+      interrupt_questions (self, warden_tool_call_get_id (call));
       _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_INTERRUPTED,
                                "Error: this command was started but Warden stopped before it "
                                "finished; it was not run again. Check its effects before "
@@ -162,50 +227,22 @@ _warden_agent_resume_call (WardenAgent    *self,
       }
 
     case WARDEN_TOOL_CALL_PENDING:
-      {
-        g_autoptr(WardenApproval) approval = NULL;
-        WardenApprovalKind akind;
-        const char *subject;
+      /* A file call left waiting: the path is looked up again, and the
+       * prompt names the file it leads to now (nothing of it is on disk). */
+      if (warden_tool_call_get_input (call) != NULL &&
+          (kind == WARDEN_TOOL_KIND_READ || kind == WARDEN_TOOL_KIND_WRITE ||
+           kind == WARDEN_TOOL_KIND_EDIT))
+        _warden_agent_start_file_tool (self, call, TRUE);
+      else if (kind == WARDEN_TOOL_KIND_EXEC && warden_tool_call_get_arg (call, "command"))
+        {
+          /* Checked again as it will run: in its folder, with its variables. */
+          g_autoptr(WardenDecision) decision = _warden_agent_check_command (self, call);
 
-        /* A file call left waiting: the path is looked up again, and the
-         * prompt names the file it leads to now (nothing of it is on disk). */
-        if (warden_tool_call_get_input (call) != NULL &&
-            (kind == WARDEN_TOOL_KIND_READ || kind == WARDEN_TOOL_KIND_WRITE ||
-             kind == WARDEN_TOOL_KIND_EDIT))
-          {
-            _warden_agent_start_file_tool (self, call, TRUE);
-            return TRUE;
-          }
-
-        /* Still waiting, as it was when the session was left. */
-        akind = kind == WARDEN_TOOL_KIND_EXEC ? WARDEN_APPROVAL_COMMAND
-                : kind == WARDEN_TOOL_KIND_ASK_USER ? WARDEN_APPROVAL_QUESTION
-                : WARDEN_APPROVAL_PATH;
-        subject = warden_tool_call_get_arg (call, akind == WARDEN_APPROVAL_COMMAND ? "command"
-                                                  : akind == WARDEN_APPROVAL_QUESTION ? "question"
-                                                  : "path");
-        approval = warden_approval_new (self->info->id, warden_tool_call_get_id (call), akind,
-                                        warden_tool_call_get_name (call), subject);
-        warden_approval_set_details (approval, NULL, self->config.sandbox,
-                                     warden_tool_call_get_reason (call), NULL, NULL, NULL, NULL);
-        if (akind == WARDEN_APPROVAL_COMMAND && warden_tool_call_get_arg (call, "command"))
-          {
-            g_autoptr(WardenDecision) d =
-              warden_policy_check (self->policy, warden_tool_call_get_arg (call, "command"), -1,
-                                   NULL);
-
-            warden_approval_set_details (approval, _warden_agent_workspace_inside (self),
-                                         self->config.sandbox, warden_tool_call_get_reason (call),
-                                         NULL, warden_decision_get_suggestions (d), NULL, NULL);
-            warden_approval_set_decision (approval, d);
-          }
-        set_saves_into (self, approval);
-        g_object_unref (call);
-        g_set_object (&self->pending, approval);
-        g_signal_emit (self, AGENT_SIGNAL (APPROVAL), 0, approval);
-        _warden_agent_run_return (self, WARDEN_AGENT_WAITING, NULL);
-        return TRUE;
-      }
+          _warden_agent_ask (self, call, decision, NULL, NULL, NULL);
+        }
+      else
+        _warden_agent_ask (self, call, NULL, NULL, NULL, NULL);
+      return TRUE;
 
     case WARDEN_TOOL_CALL_NEW:
     case WARDEN_TOOL_CALL_APPROVED:
@@ -228,14 +265,14 @@ _warden_agent_close_open_calls (WardenAgent  *self,
     return TRUE;
 
   results = warden_llm_message_new (WARDEN_LLM_ROLE_USER);
-  for (guint b = 0; b < warden_llm_message_get_n_blocks (last); b++)
+  for (guint b = 0, index = 0; b < warden_llm_message_get_n_blocks (last); b++)
     {
       const WardenLlmBlock *block = warden_llm_message_get_block (last, b);
       g_autoptr(WardenToolCall) call = NULL;
 
       if (block->type != WARDEN_LLM_BLOCK_TOOL_USE)
         continue;
-      call = _warden_agent_call_for (self, block);
+      call = _warden_agent_call_for (self, self->messages->len - 1, index++, block);
       if (warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_REJECTED_UNREPORTED)
         {
           g_autofree char *text = _warden_agent_rejection_text (call);
@@ -327,9 +364,25 @@ warden_agent_resolve (WardenAgent                 *self,
   g_autoptr(WardenToolCall) call = NULL;
   WardenApproval *approval = self->pending;
 
-  /* A program a running command started: the command goes on meanwhile. */
-  if (approval == NULL && self->nested_pending != NULL)
-    return _warden_nested_resolve (self, answer, error);
+  /* What a running command asked: the command goes on meanwhile. */
+  if (approval == NULL && self->command != NULL &&
+      warden_command_run_get_pending (self->command) != NULL)
+    {
+      g_autoptr(GError) local = NULL;
+
+      if (warden_command_run_resolve (self->command, answer, &local))
+        return TRUE;
+      /* The agent's errors are the API: no pattern can do it is a failure
+       * to answer that way, the question still waits. */
+      if (local->domain == WARDEN_COMMAND_RUN_ERROR)
+        g_set_error_literal (error, WARDEN_AGENT_ERROR,
+                             local->code == WARDEN_COMMAND_RUN_ERROR_NO_PENDING
+                             ? WARDEN_AGENT_ERROR_NO_PENDING : WARDEN_AGENT_ERROR_FAILED,
+                             local->message);
+      else
+        g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
   if (approval == NULL)
     {
       g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NO_PENDING,

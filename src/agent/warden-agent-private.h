@@ -6,6 +6,10 @@
  *   warden-agent-approvals.c  asking the user, their answers, and what a resumed
  *                             session does with calls it finds half-done
  *
+ * A command that runs is a WardenCommandRun of its own (what it starts,
+ * what it asks), the session's network a WardenHostGate: the agent hears
+ * from them through their signals only.
+ *
  * Copyright 2026 The Warden authors
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -16,11 +20,11 @@
 
 #include <json-glib/json-glib.h>
 
-#include "policy/warden-network.h"
 #include "policy/warden-policy.h"
-#include "sandbox/warden-net-proxy.h"
 #include "sandbox/warden-sandbox.h"
 #include "sandbox/warden-workspace.h"
+#include "warden-command-run.h"
+#include "warden-host-gate.h"
 #include "warden-tool-call.h"
 
 G_BEGIN_DECLS
@@ -37,6 +41,7 @@ struct _WardenAgent
 
   GPtrArray          *messages;     /* WardenLlmMessage, the whole conversation */
   GPtrArray          *tools;        /* WardenLlmTool */
+  WardenProfile      *profile;      /* the session's, as last loaded */
   WardenPolicy       *policy;
   WardenWorkspace    *workspace;
   WardenSandbox      *sandbox;
@@ -44,22 +49,9 @@ struct _WardenAgent
   gboolean            sandbox_given_up;  /* the engine went away mid-command */
   guint               idle_id;
 
-  WardenApproval     *pending;
-  gboolean            check_nested;   /* the profile checks programs commands start */
-  struct _WardenNested *nested;       /* the running command's exec guard questions */
-  WardenApproval     *nested_pending; /* one of them, before the user now */
-
-  /* Network by profile (warden-agent-network.c). */
-  gboolean            net_profile_has;  /* the profile has a network section */
-  WardenNetworkMode   net_profile_mode;
-  char              **net_allow;        /* its host patterns */
-  char              **net_deny;
-  WardenNetworkMode   net_mode;         /* the sandbox's, once made */
-  WardenNetProxy     *net_proxy;        /* allowlist: the sandbox's way out */
-  char               *net_dir;          /* the proxy socket's folder */
-  GHashTable         *net_answers;      /* "host:port" → the user's answer, for the session */
-  WardenExecHold     *net_hold;         /* the running command's time limit */
-  char               *net_unavailable;  /* why an allowlist cannot work here: no network */
+  WardenApproval     *pending;        /* the loop's own question */
+  WardenCommandRun   *command;        /* the command that runs, and what it asks */
+  WardenHostGate     *hosts;          /* the session's network */
   gboolean            leased;         /* this process holds the session's lease */
   guint               steps;
   WardenFileWrite     file_write;     /* the profile's rule for write and edit */
@@ -93,54 +85,6 @@ enum
 
 extern guint _warden_agent_signals[WARDEN_AGENT_N_SIGNALS];
 #define AGENT_SIGNAL(name) (_warden_agent_signals[WARDEN_AGENT_SIGNAL_##name])
-
-typedef struct _WardenNested WardenNested;
-
-/* warden-agent-network.c */
-/* The sandbox's network: the profile's, unless the settings or the command
- * line say otherwise; makes the proxy for an allowlist. */
-gboolean      _warden_agent_network_setup (WardenAgent                *self,
-                                           WardenSandboxConfig        *config,
-                                           GError                    **error);
-void          _warden_agent_network_clear (WardenAgent                *self);
-/* Said when the sandbox is ready: an allowlist this sandbox cannot carry
- * out (it has no network then), or NULL. */
-char         *_warden_agent_network_notice (WardenAgent               *self);
-gboolean      _warden_agent_allow_host_always (WardenAgent            *self,
-                                           const char                 *pattern,
-                                           GError                    **error);
-
-/* warden-agent-nested.c */
-/* @cwd: the exec call's (NULL: the workspace), where the command's own
- * parts count as approved. */
-WardenNested *_warden_nested_new          (WardenAgent                *self,
-                                           const char                 *call_id,
-                                           const char                 *command,
-                                           const char                 *cwd);
-void          _warden_nested_free         (WardenNested               *nested);
-void          _warden_nested_guard_cb     (WardenGuardQuestion        *question,
-                                           gpointer                    nested);
-/* What the model is told of the programs refused, or NULL. */
-char         *_warden_nested_take_report  (WardenNested               *nested);
-gboolean      _warden_nested_resolve      (WardenAgent                *self,
-                                           const WardenApprovalAnswer *answer,
-                                           GError                    **error);
-/* A host the running command wants to reach, that the profile neither
- * allows nor denies and the user has not answered in this session: asked
- * like a program, the connection waiting meanwhile. */
-void          _warden_nested_ask_host     (WardenNested               *nested,
-                                           WardenNetRequest           *request,
-                                           const char                 *host,
-                                           guint                       port);
-/* Records a host decision made without the user (profile, session). */
-void          _warden_nested_note_host    (WardenNested               *nested,
-                                           const char                 *host,
-                                           guint                       port,
-                                           gboolean                    allowed,
-                                           const char                 *by,
-                                           const char                 *pattern);
-/* The host decisions of the command, a JSON array for its result, or NULL. */
-JsonNode     *_warden_nested_take_hosts   (WardenNested               *nested);
 
 /* warden-agent-approvals.c */
 gboolean      _warden_agent_allow_always  (WardenAgent                *self,
@@ -179,7 +123,14 @@ void        _warden_agent_tool_done         (WardenAgent         *self,
 void        _warden_agent_save_call         (WardenAgent         *self,
                                              WardenToolCall      *call);
 
-/* warden-agent-tools.c: each takes @call. */
+/* warden-agent-tools.c */
+/* The policy's decision about @call's command where it runs: its cwd, its
+ * environment, the workspace. */
+WardenDecision *_warden_agent_check_command (WardenAgent         *self,
+                                             WardenToolCall      *call);
+/* The running command goes (it ended, or the agent does). */
+void        _warden_agent_clear_command     (WardenAgent         *self);
+/* Each takes @call. */
 void        _warden_agent_start_exec        (WardenAgent         *self,
                                              WardenToolCall      *call);
 void        _warden_agent_start_file_tool   (WardenAgent         *self,
@@ -187,13 +138,22 @@ void        _warden_agent_start_file_tool   (WardenAgent         *self,
                                              gboolean             waiting);
 
 /* warden-agent-approvals.c */
-/* The call for the current block: as the store has it, or new. */
+/* The call of @block, tool call @index of message @seq: as the store has
+ * it, or new. Each place has its own record: a call that repeats an id used
+ * elsewhere in the conversation gets an id of its own, "ID#SEQ.INDEX". */
 WardenToolCall *_warden_agent_call_for      (WardenAgent          *self,
+                                             gint64                seq,
+                                             int                   index,
                                              const WardenLlmBlock *block);
-/* Suspends the loop until the user answers @approval. Takes @call. */
-void        _warden_agent_wait_for_user     (WardenAgent         *self,
+/* Asks the user about @call, and suspends the loop until they answer: the
+ * one way a question is made, fresh or after a restart (see
+ * warden_approval_new_for_call() for the arguments). Takes @call. */
+void        _warden_agent_ask               (WardenAgent         *self,
                                              WardenToolCall      *call,
-                                             WardenApproval      *approval);
+                                             WardenDecision      *decision,
+                                             const char          *target,
+                                             const char          *reason,
+                                             const char          *diff);
 /* A call a resumed session finds settled, started, waiting or rejected:
  * handles it (taking @call) and returns TRUE; FALSE for a call to run. */
 gboolean    _warden_agent_resume_call       (WardenAgent         *self,

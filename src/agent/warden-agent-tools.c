@@ -22,44 +22,13 @@
 #include "sandbox/warden-flatpak.h"
 #include "sandbox/warden-host-sandbox.h"
 
-static GStrv
-get_env (JsonObject *input)
-{
-  JsonNode *node = input ? json_object_get_member (input, "env") : NULL;
-  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
-
-  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
-    {
-      JsonObject *env = json_node_get_object (node);
-      g_autoptr(GList) members = json_object_get_members (env);
-
-      for (GList *l = members; l; l = l->next)
-        {
-          JsonNode *value = json_object_get_member (env, l->data);
-
-          if (JSON_NODE_HOLDS_VALUE (value))
-            {
-              g_autofree char *pair = g_strdup_printf ("%s=%s", (char *) l->data,
-                                                       json_node_get_string (value)
-                                                       ? json_node_get_string (value) : "");
-
-              g_strv_builder_add (b, pair);
-            }
-        }
-    }
-  return g_strv_builder_end (b);
-}
-
 /* exec ---------------------------------------------------------------------*/
 
+/* An exec on its way to the sandbox, while the sandbox is prepared. */
 typedef struct
 {
   WardenAgent    *self;
   WardenToolCall *call;
-  char           *command;
-  char           *cwd;
-  GStrv           env;
-  guint           timeout_s;
 } ExecCall;
 
 static void
@@ -67,24 +36,7 @@ exec_call_free (ExecCall *exec)
 {
   g_object_unref (exec->self);
   g_clear_object (&exec->call);
-  g_free (exec->command);
-  g_free (exec->cwd);
-  g_strfreev (exec->env);
   g_free (exec);
-}
-
-static void
-exec_output_cb (WardenStream  stream,
-                const char   *data,
-                gsize         length,
-                gpointer      user_data)
-{
-  ExecCall *exec = user_data;
-  g_autofree char *text = g_utf8_make_valid (data, length);
-
-  warden_tool_call_append_output (exec->call, (int) stream, text);
-  g_signal_emit (exec->self, AGENT_SIGNAL (OUTPUT), 0, (int) stream,
-                 text);
 }
 
 static gboolean
@@ -103,44 +55,80 @@ idle_destroy_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* The running command's, passed on. */
 static void
-exec_done_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
+command_output_cb (WardenCommandRun *command,
+                   int               stream,
+                   const char       *text,
+                   WardenAgent      *self)
 {
-  ExecCall *exec = user_data;
-  WardenAgent *self = exec->self;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(WardenExecResult) res = warden_sandbox_exec_finish (WARDEN_SANDBOX (object), result,
-                                                                &error);
-  g_autoptr(JsonBuilder) b = NULL;
-  g_autofree char *json = NULL;
-  g_autofree char *nested = _warden_nested_take_report (self->nested);
-  g_autoptr(JsonNode) hosts = _warden_nested_take_hosts (self->nested);
+  g_signal_emit (self, AGENT_SIGNAL (OUTPUT), 0, stream, text);
+}
 
-  /* What the command started is settled with it. */
-  g_clear_pointer (&self->nested, _warden_nested_free);
+static void
+command_question_cb (WardenCommandRun *command,
+                     WardenApproval   *approval,
+                     WardenAgent      *self)
+{
+  g_signal_emit (self, AGENT_SIGNAL (APPROVAL), 0, approval);
+}
+
+static void
+command_question_withdrawn_cb (WardenCommandRun *command,
+                               WardenAgent      *self)
+{
+  g_signal_emit (self, AGENT_SIGNAL (APPROVAL_WITHDRAWN), 0);
+}
+
+static gboolean
+command_always_allow_cb (WardenCommandRun  *command,
+                         const char        *pattern,
+                         gboolean           host,
+                         GError           **error,
+                         WardenAgent       *self)
+{
+  return _warden_agent_save_pattern (self, pattern, host, error);
+}
+
+void
+_warden_agent_clear_command (WardenAgent *self)
+{
+  if (self->command == NULL)
+    return;
+  g_signal_handlers_disconnect_by_data (self->command, self);
+  if (self->hosts != NULL)
+    warden_host_gate_set_command (self->hosts, NULL);
+  g_clear_object (&self->command);
+}
+
+static void
+command_finished_cb (WardenCommandRun *command,
+                     const GError     *error,
+                     WardenAgent      *self)
+{
+  g_autoptr(WardenCommandRun) done = g_object_ref (command);
+  g_autoptr(WardenToolCall) call = g_object_ref (warden_command_run_get_call (command));
+
+  _warden_agent_clear_command (self);
   g_clear_handle_id (&self->idle_id, g_source_remove);
   self->idle_id = g_timeout_add_seconds (self->config.idle_seconds, idle_destroy_cb, self);
 
-  if (res == NULL)
+  if (error != NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      g_autofree char *msg = NULL;
+      /* Stopped while it ran: the record says so now, not "running" until
+       * a resume; the model reads it before the next words. */
+      warden_tool_call_set_result (call, "Error: stopped by the user while it ran", TRUE);
+      warden_tool_call_set_times (call, warden_tool_call_get_started (call),
+                                  g_get_real_time () / 1000);
+      warden_tool_call_set_state (call, WARDEN_TOOL_CALL_INTERRUPTED);
+      _warden_agent_save_call (self, call);
+      _warden_agent_run_return (self, 0, g_error_copy (error));
+      return;
+    }
+  if (error != NULL)
+    {
+      g_autofree char *msg = g_strdup_printf ("Error: %s", error->message);
 
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          /* Stopped while it ran: the record says so now, not "running" until
-           * a resume; the model reads it before the next words. */
-          warden_tool_call_set_result (exec->call, "Error: stopped by the user while it ran",
-                                       TRUE);
-          warden_tool_call_set_times (exec->call, warden_tool_call_get_started (exec->call),
-                                      g_get_real_time () / 1000);
-          warden_tool_call_set_state (exec->call, WARDEN_TOOL_CALL_INTERRUPTED);
-          _warden_agent_save_call (self, exec->call);
-          _warden_agent_run_return (self, 0, g_steal_pointer (&error));
-          exec_call_free (exec);
-          return;
-        }
       /* A lost engine may have run it to the end: the model must not take
        * it for a command that failed (the sandbox's message says so). The
        * sandbox gave its container up; the next command prepares it again. */
@@ -150,50 +138,12 @@ exec_done_cb (GObject      *object,
           self->sandbox_given_up = TRUE;
           _warden_agent_emit_sandbox_state (self, "stopped", 0, error->message);
         }
-      msg = g_strdup_printf ("Error: %s", error->message);
-      _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED,
-                               msg, TRUE);
-      exec_call_free (exec);
+      _warden_agent_tool_done (self, g_steal_pointer (&call), WARDEN_TOOL_CALL_FINISHED, msg,
+                               TRUE);
       return;
     }
-
-  warden_tool_call_set_exec_result (exec->call, res->exit_code, res->stdout_text,
-                                    res->stderr_text, res->duration_us / 1000, res->truncated,
-                                    res->timed_out);
-  b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "exit_code");
-  json_builder_add_int_value (b, res->exit_code);
-  json_builder_set_member_name (b, "stdout");
-  json_builder_add_string_value (b, res->stdout_text);
-  json_builder_set_member_name (b, "stderr");
-  json_builder_add_string_value (b, res->stderr_text);
-  json_builder_set_member_name (b, "duration_ms");
-  json_builder_add_int_value (b, res->duration_us / 1000);
-  json_builder_set_member_name (b, "truncated");
-  json_builder_add_boolean_value (b, res->truncated);
-  if (res->timed_out)
-    {
-      json_builder_set_member_name (b, "timed_out");
-      json_builder_add_boolean_value (b, TRUE);
-    }
-  if (nested != NULL)
-    {
-      /* Why a program it started failed: the user's answer, or the rule. */
-      json_builder_set_member_name (b, "nested_programs");
-      json_builder_add_string_value (b, nested);
-    }
-  if (hosts != NULL)
-    {
-      /* Every host it reached or was refused, and who decided. */
-      json_builder_set_member_name (b, "network");
-      json_builder_add_value (b, g_steal_pointer (&hosts));
-    }
-  json_builder_end_object (b);
-  json = warden_json_builder_to_string (b, FALSE);
-  _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED, json,
-                           FALSE);
-  exec_call_free (exec);
+  _warden_agent_tool_done (self, g_steal_pointer (&call), WARDEN_TOOL_CALL_FINISHED,
+                           warden_command_run_get_result (done), FALSE);
 }
 
 static void
@@ -201,9 +151,18 @@ run_exec (ExecCall *exec)
 {
   WardenAgent *self = exec->self;
   WardenToolCallState before = warden_tool_call_get_state (exec->call);
-  WardenExecRequest request = { 0 };
   g_autoptr(WardenToolCallRecord) record = NULL;
   g_autoptr(GError) error = NULL;
+  WardenCommandRunConfig config = {
+    .store = self->store,
+    .policy = self->policy,
+    .sandbox = self->sandbox,
+    .sandbox_name = self->config.sandbox,
+    .workspace = _warden_agent_workspace_inside (self),
+    .host_workspace = self->config.workspace,
+    .check_programs = warden_profile_get_check_nested (self->profile),
+    .host_answers = warden_host_gate_get_answers (self->hosts),
+  };
 
   /* Exactly once: "running" is on disk before the command starts. If it
    * cannot be written, the command does not start: after a crash it would
@@ -231,28 +190,17 @@ run_exec (ExecCall *exec)
     }
 
   g_signal_emit (self, AGENT_SIGNAL (TOOL_CALL), 0, exec->call);
-  /* Every program the command starts is checked too, where the sandbox
-   * has the exec guard (it said so when it was ready, otherwise). */
-  _warden_nested_free (self->nested);
-  self->nested = _warden_nested_new (self, warden_tool_call_get_id (exec->call), exec->command,
-                                     exec->cwd);
-  if (self->check_nested && warden_sandbox_get_guard_unavailable (self->sandbox) == NULL)
-    {
-      request.guard_func = _warden_nested_guard_cb;
-      request.guard_data = self->nested;
-    }
-  /* A host it wants to reach may wait for the user: not on its time. */
-  g_clear_pointer (&self->net_hold, warden_exec_hold_unref);
-  self->net_hold = warden_exec_hold_new ();
-  request.hold = self->net_hold;
-  request.command = exec->command;
-  request.cwd = exec->cwd;
-  request.env = (const char * const *) exec->env;
-  request.timeout_ms = exec->timeout_s * 1000;
-  request.output_func = exec_output_cb;
-  request.output_data = exec;
-  warden_sandbox_exec_async (self->sandbox, &request, g_task_get_cancellable (self->run),
-                             exec_done_cb, exec);
+  _warden_agent_clear_command (self);
+  self->command = warden_command_run_new (exec->call, &config);
+  g_signal_connect (self->command, "output", G_CALLBACK (command_output_cb), self);
+  g_signal_connect (self->command, "question", G_CALLBACK (command_question_cb), self);
+  g_signal_connect (self->command, "question-withdrawn",
+                    G_CALLBACK (command_question_withdrawn_cb), self);
+  g_signal_connect (self->command, "always-allow", G_CALLBACK (command_always_allow_cb), self);
+  g_signal_connect (self->command, "finished", G_CALLBACK (command_finished_cb), self);
+  warden_host_gate_set_command (self->hosts, self->command);
+  warden_command_run_start (self->command, g_task_get_cancellable (self->run));
+  exec_call_free (exec);
 }
 
 static void
@@ -304,10 +252,11 @@ prepare_cb (GObject      *object,
    * and this sandbox cannot. */
   {
     g_autofree char *guard = NULL;
-    g_autofree char *network = _warden_agent_network_notice (self);
+    g_autofree char *network = warden_host_gate_dup_notice (self->hosts, self->sandbox);
     g_autofree char *notice = NULL;
 
-    if (self->check_nested && warden_sandbox_get_guard_unavailable (self->sandbox) != NULL)
+    if (warden_profile_get_check_nested (self->profile) &&
+        warden_sandbox_get_guard_unavailable (self->sandbox) != NULL)
       guard = g_strdup_printf (_("Programs that commands start are not checked in this sandbox "
                                  "(%s): only the commands the model sends are checked against "
                                  "the profile."),
@@ -328,6 +277,12 @@ ensure_sandbox_and_run (ExecCall *exec)
   WardenAgent *self = exec->self;
   g_autoptr(WardenSandboxConfig) config = NULL;
   g_autoptr(GError) error = NULL;
+
+  if (self->hosts == NULL)
+    {
+      self->hosts = warden_host_gate_new (self->store, self->info->id);
+      warden_host_gate_set_profile (self->hosts, self->profile);
+    }
 
   if (self->sandbox != NULL && self->sandbox_ready)
     {
@@ -351,7 +306,8 @@ ensure_sandbox_and_run (ExecCall *exec)
   /* Then the network, which makes the proxy of an allowlist. */
   if (!warden_flatpak_check_backend (self->config.sandbox, &error) ||
       !warden_flatpak_check_workspace (self->config.workspace, &error) ||
-      !_warden_agent_network_setup (self, config, &error))
+      !warden_host_gate_setup (self->hosts, self->config.sandbox, self->config.network_mode,
+                               self->config.network, config, &error))
     {
       g_autofree char *msg = g_strdup_printf ("The sandbox could not be prepared: %s",
                                               error->message);
@@ -374,14 +330,27 @@ ensure_sandbox_and_run (ExecCall *exec)
                                 exec);
 }
 
+WardenDecision *
+_warden_agent_check_command (WardenAgent    *self,
+                             WardenToolCall *call)
+{
+  g_auto(GStrv) env = warden_tool_call_dup_env (call);
+  WardenCheckContext ctx = {
+    .workspace = _warden_agent_workspace_inside (self),
+    .host_workspace = self->config.workspace,
+    .cwd = warden_tool_call_get_arg (call, "cwd"),
+    .env = (const char * const *) env,
+  };
+
+  return warden_policy_check (self->policy, warden_tool_call_get_arg (call, "command"), -1, &ctx);
+}
+
 void
 _warden_agent_start_exec (WardenAgent    *self,
                           WardenToolCall *call)
 {
   const char *command = warden_tool_call_get_arg (call, "command");
-  JsonObject *input = warden_tool_call_get_input (call);
   g_autoptr(WardenDecision) decision = NULL;
-  WardenCheckContext ctx = { 0 };
   ExecCall *exec;
 
   if (command == NULL || *command == '\0')
@@ -394,10 +363,6 @@ _warden_agent_start_exec (WardenAgent    *self,
   exec = g_new0 (ExecCall, 1);
   exec->self = g_object_ref (self);
   exec->call = call;
-  exec->command = g_strdup (command);
-  exec->cwd = g_strdup (warden_tool_call_get_arg (call, "cwd"));
-  exec->env = get_env (input);
-  exec->timeout_s = (guint) CLAMP (warden_json_get_int (input, "timeout", 300), 1, 24 * 3600);
 
   /* Approved by the user already (a resumed session, or just now). */
   if (warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_APPROVED)
@@ -406,11 +371,7 @@ _warden_agent_start_exec (WardenAgent    *self,
       return;
     }
 
-  ctx.workspace = _warden_agent_workspace_inside (self);
-  ctx.host_workspace = self->config.workspace;
-  ctx.cwd = exec->cwd;
-  ctx.env = (const char * const *) exec->env;
-  decision = warden_policy_check (self->policy, command, -1, &ctx);
+  decision = _warden_agent_check_command (self, call);
 
   switch (warden_decision_get_verdict (decision))
     {
@@ -449,29 +410,11 @@ _warden_agent_start_exec (WardenAgent    *self,
     case WARDEN_VERDICT_ASK:
     default:
       {
-        g_autoptr(WardenApproval) approval = warden_approval_new (self->info->id,
-                                                                  warden_tool_call_get_id (call),
-                                                                  WARDEN_APPROVAL_COMMAND, "exec",
-                                                                  command);
-        const char *part = NULL;
-
-        for (guint i = 0; i < warden_decision_get_n_parts (decision); i++)
-          if (warden_decision_get_part (decision, i)->verdict == WARDEN_VERDICT_ASK)
-            {
-              part = warden_decision_get_part (decision, i)->text;
-              break;
-            }
-        warden_approval_set_details (approval,
-                                     exec->cwd ? exec->cwd : _warden_agent_workspace_inside (self),
-                                     self->config.sandbox, warden_decision_get_reason (decision),
-                                     part, warden_decision_get_suggestions (decision), NULL,
-                                     (const char * const *) exec->env);
-        warden_approval_set_decision (approval, decision);
         warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL,
                                        warden_decision_get_reason (decision));
         exec->call = NULL;
         exec_call_free (exec);
-        _warden_agent_wait_for_user (self, call, approval);
+        _warden_agent_ask (self, call, decision, NULL, NULL, NULL);
         return;
       }
     }
@@ -886,22 +829,14 @@ file_tool_done_cb (GObject      *object,
     }
   if (error == NULL && text == NULL && fc->ask)
     {
-      g_autoptr(WardenApproval) approval =
-        warden_approval_new (self->info->id, warden_tool_call_get_id (call), WARDEN_APPROVAL_PATH,
-                             fc->name, fc->target->path);
-
-      warden_approval_set_details (approval, NULL, self->config.sandbox, fc->reason, NULL,
-                                   NULL, NULL, NULL);
-      warden_approval_set_diff (approval, fc->diff);
-      warden_tool_call_set_diff (call, fc->diff);
-      warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_ASKED, NULL, fc->reason);
       /* In memory only: the database is not trusted to say which file an
        * approval opens (a resumed session looks the path up and asks again). */
       g_clear_pointer (&self->asked_target, warden_workspace_target_free);
       self->asked_target = g_steal_pointer (&fc->target);
       g_free (self->asked_id);
       self->asked_id = g_strdup (warden_tool_call_get_id (call));
-      _warden_agent_wait_for_user (self, g_steal_pointer (&call), approval);
+      _warden_agent_ask (self, g_steal_pointer (&call), NULL, self->asked_target->path,
+                         fc->reason, fc->diff);
       return;
     }
   if (text == NULL)
@@ -963,15 +898,19 @@ _warden_agent_start_file_tool (WardenAgent    *self,
       _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_DENIED, msg, TRUE);
       return;
     }
-  else if (waiting)
-    fc->again = TRUE;
-  else if (writes && self->file_write == WARDEN_FILE_WRITE_ASK)
-    fc->reason = g_strdup ("the profile asks before every write or edit "
-                           "(its files.write rule is “ask”)");
-  /* On the host, writing is as dangerous as a command: ask, as the seed does. */
-  else if (writes && g_strcmp0 (self->config.sandbox, "host") == 0 &&
-           !self->config.host_writes_free)
-    fc->reason = g_strdup ("the host backend does not confine writes");
+  else
+    {
+      /* Left waiting, it asks again whatever the rules say now; the rule
+       * that asks now is still the reason given, as it was the first time. */
+      fc->again = waiting;
+      if (writes && self->file_write == WARDEN_FILE_WRITE_ASK)
+        fc->reason = g_strdup ("the profile asks before every write or edit "
+                               "(its files.write rule is “ask”)");
+      /* On the host, writing is as dangerous as a command: ask, as the seed does. */
+      else if (writes && g_strcmp0 (self->config.sandbox, "host") == 0 &&
+               !self->config.host_writes_free)
+        fc->reason = g_strdup ("the host backend does not confine writes");
+    }
 
   g_signal_emit (self, AGENT_SIGNAL (TOOL_CALL), 0, call);
   fc->call = call;

@@ -144,15 +144,15 @@ warden_agent_dispose (GObject *object)
   if (self->waiting_id)
     g_clear_signal_handler (&self->waiting_id, self->provider);
   g_clear_handle_id (&self->idle_id, g_source_remove);
-  g_clear_pointer (&self->nested, _warden_nested_free);
-  g_clear_object (&self->nested_pending);
+  _warden_agent_clear_command (self);
   if (self->store != NULL && self->info != NULL && self->info->id != NULL && self->leased)
     warden_session_store_release (self->store, self->info->id);
   self->leased = FALSE;
   if (self->sandbox != NULL && (self->sandbox_ready || self->sandbox_given_up))
     warden_sandbox_destroy_async (self->sandbox, NULL, NULL, NULL);
   g_clear_object (&self->sandbox);
-  _warden_agent_network_clear (self);
+  g_clear_object (&self->hosts);
+  g_clear_object (&self->profile);
   g_clear_object (&self->provider);
   g_clear_object (&self->store);
   g_clear_object (&self->profiles);
@@ -291,13 +291,12 @@ _warden_agent_load_policy (WardenAgent  *self,
   g_clear_pointer (&self->policy, warden_policy_unref);
   self->policy = warden_policy_new_for_profile (profile);
   self->file_write = warden_profile_get_file_write (profile);
-  self->check_nested = warden_profile_get_check_nested (profile);
-  self->net_profile_has = warden_profile_has_network (profile);
-  self->net_profile_mode = warden_profile_get_network_mode (profile);
-  g_strfreev (self->net_allow);
-  self->net_allow = g_strdupv ((char **) warden_profile_get_network_allow (profile));
-  g_strfreev (self->net_deny);
-  self->net_deny = g_strdupv ((char **) warden_profile_get_network_deny (profile));
+  g_set_object (&self->profile, profile);
+  /* What runs now is judged by the profile as it is now. */
+  if (self->hosts != NULL)
+    warden_host_gate_set_profile (self->hosts, profile);
+  if (self->command != NULL)
+    warden_command_run_set_policy (self->command, self->policy);
   return TRUE;
 }
 
@@ -557,7 +556,9 @@ warden_agent_get_session_id (WardenAgent *self)
 WardenApproval *
 warden_agent_get_pending (WardenAgent *self)
 {
-  return self->pending != NULL ? self->pending : self->nested_pending;
+  if (self->pending != NULL)
+    return self->pending;
+  return self->command != NULL ? warden_command_run_get_pending (self->command) : NULL;
 }
 
 guint
@@ -581,7 +582,8 @@ warden_agent_get_programs_unchecked (WardenAgent *self)
 {
   g_return_val_if_fail (WARDEN_IS_AGENT (self), FALSE);
 
-  return self->sandbox != NULL && self->sandbox_ready && self->check_nested &&
+  return self->sandbox != NULL && self->sandbox_ready &&
+         warden_profile_get_check_nested (self->profile) &&
          warden_sandbox_get_guard_unavailable (self->sandbox) != NULL;
 }
 
@@ -594,7 +596,7 @@ warden_agent_get_network_unavailable (WardenAgent *self)
 
   if (self->sandbox == NULL || !self->sandbox_ready)
     return FALSE;
-  notice = _warden_agent_network_notice (self);
+  notice = self->hosts ? warden_host_gate_dup_notice (self->hosts, self->sandbox) : NULL;
   return notice != NULL;
 }
 
@@ -826,6 +828,7 @@ _warden_agent_tool_done (WardenAgent         *self,
                          gboolean             is_error)
 {
   g_autoptr(WardenToolCall) done = call;
+  const WardenLlmBlock *block = current_tool (self);
 
   g_object_freeze_notify (G_OBJECT (done));
   warden_tool_call_set_result (done, result, is_error);
@@ -838,8 +841,10 @@ _warden_agent_tool_done (WardenAgent         *self,
 
   if (self->results == NULL)
     self->results = warden_llm_message_new (WARDEN_LLM_ROLE_USER);
-  warden_llm_message_add_tool_result (self->results, warden_tool_call_get_id (done), result,
-                                      is_error);
+  /* Under the id the model gave, which a repeated one's record does not have. */
+  warden_llm_message_add_tool_result (self->results,
+                                      block ? block->tool_use_id : warden_tool_call_get_id (done),
+                                      result, is_error);
   g_signal_emit (self, AGENT_SIGNAL (TOOL_RESULT), 0, done);
 
   self->tool_index++;
@@ -852,13 +857,6 @@ static void
 ask_user (WardenAgent    *self,
           WardenToolCall *call)
 {
-  JsonObject *input = warden_tool_call_get_input (call);
-  const char *question = warden_tool_call_get_arg (call, "question");
-  JsonNode *choices_node = json_object_get_member (input, "choices");
-  g_autoptr(GStrvBuilder) choices = g_strv_builder_new ();
-  g_auto(GStrv) strv = NULL;
-  g_autoptr(WardenApproval) approval = NULL;
-
   if (warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_ANSWERED)
     {
       g_autofree char *answer = g_strdup (warden_tool_call_get_feedback (call) ?: "");
@@ -867,31 +865,13 @@ ask_user (WardenAgent    *self,
       _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_FINISHED, answer, FALSE);
       return;
     }
-  if (question == NULL)
+  if (warden_tool_call_get_arg (call, "question") == NULL)
     {
       _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_FINISHED,
                                "Error: ask_user needs a \"question\"", TRUE);
       return;
     }
-  if (choices_node && JSON_NODE_HOLDS_ARRAY (choices_node))
-    {
-      JsonArray *a = json_node_get_array (choices_node);
-
-      for (guint i = 0; i < json_array_get_length (a); i++)
-        {
-          JsonNode *element = json_array_get_element (a, i);
-
-          if (JSON_NODE_HOLDS_VALUE (element) &&
-              json_node_get_value_type (element) == G_TYPE_STRING)
-            g_strv_builder_add (choices, json_node_get_string (element));
-        }
-    }
-  strv = g_strv_builder_end (choices);
-  approval = warden_approval_new (self->info->id, warden_tool_call_get_id (call),
-                                  WARDEN_APPROVAL_QUESTION, "ask_user", question);
-  warden_approval_set_details (approval, NULL, NULL, NULL, NULL, NULL,
-                               (const char * const *) strv, NULL);
-  _warden_agent_wait_for_user (self, call, approval);
+  _warden_agent_ask (self, call, NULL, NULL, NULL, NULL);
 }
 
 /* The next tool call of the model's answer, or the next request when all
@@ -921,9 +901,23 @@ process_tools (WardenAgent *self)
       return;
     }
 
-  call = _warden_agent_call_for (self, block);
+  call = _warden_agent_call_for (self, self->messages->len - 1, self->tool_index, block);
   if (_warden_agent_resume_call (self, call))
     return;
+
+  /* The model gave this id to another call: this one is not run, and the
+   * model is told, as its result, under the id it gave. */
+  if (strcmp (warden_tool_call_get_id (call), block->tool_use_id) != 0)
+    {
+      g_autofree char *msg = g_strdup_printf ("Error: this tool call repeats the id “%s” of "
+                                              "another tool call in this conversation, so it "
+                                              "was not run. Give every tool call an id of its "
+                                              "own, and make this call again if it is still "
+                                              "needed.", block->tool_use_id);
+
+      _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_FINISHED, msg, TRUE);
+      return;
+    }
 
   if (warden_tool_call_get_input (call) == NULL)
     {

@@ -8,6 +8,8 @@
 
 #define G_LOG_DOMAIN "warden-agent"
 
+#include <glib/gi18n.h>
+
 #include "warden-approval.h"
 
 struct _WardenApproval
@@ -83,6 +85,78 @@ warden_approval_new (const char         *session_id,
   self->kind = kind;
   self->tool_name = g_strdup (tool_name);
   self->subject = g_strdup (subject);
+  return self;
+}
+
+WardenApproval *
+warden_approval_new_for_call (WardenToolCall              *call,
+                              const WardenApprovalContext *context)
+{
+  WardenToolKind kind = warden_tool_call_get_kind (call);
+  WardenApproval *self = g_object_new (WARDEN_TYPE_APPROVAL, NULL);
+  const char *reason = context->reason ? context->reason : warden_tool_call_get_reason (call);
+
+  self->session_id = g_strdup (warden_tool_call_get_session_id (call));
+  self->id = g_strdup (warden_tool_call_get_id (call));
+  self->tool_name = g_strdup (warden_tool_call_get_name (call));
+  if (context->decision != NULL)
+    self->decision = warden_decision_ref (context->decision);
+  if (reason == NULL && context->decision != NULL)
+    reason = warden_decision_get_reason (context->decision);
+  self->reason = g_strdup (reason);
+  self->diff = g_strdup (context->diff);
+
+  switch (kind)
+    {
+    case WARDEN_TOOL_KIND_ASK_USER:
+      self->kind = WARDEN_APPROVAL_QUESTION;
+      self->subject = g_strdup (warden_tool_call_get_arg (call, "question"));
+      self->choices = warden_tool_call_dup_choices (call);
+      break;
+
+    case WARDEN_TOOL_KIND_HOST:
+      self->kind = WARDEN_APPROVAL_HOST;
+      self->subject = g_strdup (warden_tool_call_get_subject (call));
+      self->sandbox = g_strdup (context->sandbox);
+      /* The part is what wants it: the command that runs. */
+      self->part = g_strdup (warden_tool_call_get_arg (call, "by_command"));
+      self->suggestions = g_new0 (char *, 2);
+      self->suggestions[0] = g_strdup (self->subject);
+      break;
+
+    case WARDEN_TOOL_KIND_EXEC:
+    case WARDEN_TOOL_KIND_PROGRAM:
+      self->kind = WARDEN_APPROVAL_COMMAND;
+      self->subject = g_strdup (warden_tool_call_get_arg (call, "command"));
+      self->sandbox = g_strdup (context->sandbox);
+      self->cwd = g_strdup (warden_tool_call_get_arg (call, "cwd") ?: context->workspace);
+      self->env = warden_tool_call_dup_env (call);
+      self->chain = warden_tool_call_dup_chain (call);
+      self->saves_into = g_strdup (context->saves_into);
+      for (guint i = 0; self->decision != NULL &&
+                        i < warden_decision_get_n_parts (self->decision); i++)
+        if (warden_decision_get_part (self->decision, i)->verdict == WARDEN_VERDICT_ASK)
+          {
+            self->part = g_strdup (warden_decision_get_part (self->decision, i)->text);
+            break;
+          }
+      if (self->decision != NULL)
+        self->suggestions = g_strdupv ((char **) warden_decision_get_suggestions (self->decision));
+      break;
+
+    case WARDEN_TOOL_KIND_READ:
+    case WARDEN_TOOL_KIND_WRITE:
+    case WARDEN_TOOL_KIND_EDIT:
+    case WARDEN_TOOL_KIND_GLOB:
+    case WARDEN_TOOL_KIND_GREP:
+    case WARDEN_TOOL_KIND_UNKNOWN:
+    default:
+      self->kind = WARDEN_APPROVAL_PATH;
+      self->subject = g_strdup (context->target ? context->target
+                                                : warden_tool_call_get_arg (call, "path"));
+      self->sandbox = g_strdup (context->sandbox);
+      break;
+    }
   return self;
 }
 
@@ -211,4 +285,54 @@ warden_approval_set_saves_into (WardenApproval *self,
   g_return_if_fail (WARDEN_IS_APPROVAL (self));
   g_free (self->saves_into);
   self->saves_into = g_strdup (profile_name);
+}
+
+const char *
+warden_approval_get_heading (WardenApproval *self)
+{
+  g_return_val_if_fail (WARDEN_IS_APPROVAL (self), NULL);
+
+  switch (self->kind)
+    {
+    case WARDEN_APPROVAL_QUESTION:
+      return _("The agent asks");
+    case WARDEN_APPROVAL_PATH:
+      return _("File access needs approval");
+    case WARDEN_APPROVAL_HOST:
+      return _("A command wants to reach a host");
+    case WARDEN_APPROVAL_COMMAND:
+    default:
+      return self->chain != NULL ? _("A program the command started needs approval")
+                                 : _("Command needs approval");
+    }
+}
+
+static void
+add_origin (GStrvBuilder           *b,
+            const char             *format,
+            const char             *command,
+            WardenApprovalShowFunc  show)
+{
+  g_autofree char *shown = show != NULL ? show (command) : g_strdup (command);
+  g_autofree char *line = g_strdup_printf (format, shown);
+
+  g_strv_builder_add (b, line);
+}
+
+GStrv
+warden_approval_dup_origins (WardenApproval         *self,
+                             WardenApprovalShowFunc  show)
+{
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+
+  g_return_val_if_fail (WARDEN_IS_APPROVAL (self), NULL);
+
+  /* A host: the command that wants it, which waits only in that connection. */
+  if (self->kind == WARDEN_APPROVAL_HOST && self->part != NULL)
+    add_origin (b, _("wanted by %s"), self->part, show);
+  /* Translators: one line per program that led to the one asked about:
+   * "started by npm test" */
+  for (guint i = 0; self->chain != NULL && self->chain[i] != NULL; i++)
+    add_origin (b, _("started by %s"), self->chain[i], show);
+  return g_strv_builder_end (b);
 }

@@ -9,6 +9,7 @@
 #include <glib-object.h>
 
 #include "policy/warden-decision.h"
+#include "warden-tool-call.h"
 
 G_BEGIN_DECLS
 
@@ -68,8 +69,41 @@ void                warden_approval_set_chain       (WardenApproval     *self,
 /* Asked while a command runs, for something it does (a program it starts,
  * a host it wants to reach): it waits, and the command's end withdraws it. */
 gboolean            warden_approval_get_while_running (WardenApproval *self);
+/* The one description of a question, which every front end (the dialog,
+ * the card, the notification, warden-cli's prompt and its --json events)
+ * lays out, none words it itself: the heading ("Command needs approval",
+ * translated), what it is about (warden_approval_get_subject()), and where
+ * it comes from, one line each ("wanted by npm install" for a host;
+ * "started by sh -c …", "started by npm test" for a program, nearest
+ * first). @show renders each command line in them as the front end shows
+ * code (escaped, marked up); NULL: as it is. Never NULL; empty for the
+ * model's own calls. */
+typedef char *(*WardenApprovalShowFunc) (const char *command);
+const char         *warden_approval_get_heading     (WardenApproval *self);
+GStrv               warden_approval_dup_origins     (WardenApproval         *self,
+                                                     WardenApprovalShowFunc  show);
 /* NAME=VALUE the command would run with (they are why it asks, then). */
 const char * const *warden_approval_get_env         (WardenApproval *self);
+
+/* What the user is asked about @call comes from the call itself (its
+ * command, folder and environment; its question and choices) and from
+ * what the agent knows around it, here: the one way an approval is made,
+ * when it is first asked and when a session asks it again after a restart,
+ * so the two cannot differ. */
+typedef struct
+{
+  const char     *sandbox;     /* the session's backend: docker, bwrap, host */
+  const char     *workspace;   /* the workspace as commands see it: where an exec without
+                                * a cwd runs */
+  WardenDecision *decision;    /* a command: the policy's, checked with the call's cwd and env */
+  const char     *target;      /* a file tool: the file its path leads to now */
+  const char     *reason;      /* why it asks; NULL: the call's reason, else the decision's */
+  const char     *diff;        /* a write or an edit: what it would change in @target */
+  const char     *saves_into;  /* see warden_approval_get_saves_into() */
+} WardenApprovalContext;
+
+WardenApproval     *warden_approval_new_for_call    (WardenToolCall              *call,
+                                                     const WardenApprovalContext *context);
 
 WardenApproval     *warden_approval_new             (const char          *session_id,
                                                      const char          *id,

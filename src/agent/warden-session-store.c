@@ -25,6 +25,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/warden-json.h"
+#include "policy/warden-network.h"
+
 #define KEY_NAME "approvals.key"
 #define KEY_SIZE 32
 /* What the fence's triggers raise: the lease went elsewhere. */
@@ -83,6 +86,19 @@ static const char *migrations[] = {
   "  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
   "  host TEXT NOT NULL, port INTEGER NOT NULL, allowed INTEGER NOT NULL, seal TEXT,"
   "  PRIMARY KEY (session_id, host, port));",
+  /* 6: every question is a row. Where a call stands in the conversation
+   * (the assistant message and its tool call), so that a model repeating an
+   * id does not take over the earlier call's record; what a write or an
+   * edit changed, as the user saw it; the programs and hosts a command
+   * asked about, with their command (parent_id) and who decided. The host
+   * decisions that older rows kept inside their result become rows of their
+   * own (see migrate_hosts ()). */
+  "ALTER TABLE tool_calls ADD COLUMN seq INTEGER;"
+  "ALTER TABLE tool_calls ADD COLUMN block INTEGER;"
+  "ALTER TABLE tool_calls ADD COLUMN diff TEXT;"
+  "ALTER TABLE tool_calls ADD COLUMN kind TEXT;"
+  "ALTER TABLE tool_calls ADD COLUMN parent_id TEXT;"
+  "ALTER TABLE tool_calls ADD COLUMN decided_by TEXT;",
 };
 
 /* What SQLite's answer means for the user, and what they can do. */
@@ -177,6 +193,57 @@ exec_sql (WardenSessionStore  *self,
   return TRUE;
 }
 
+static char *compute_seal (WardenSessionStore         *self,
+                           const WardenToolCallRecord *r);
+static gboolean insert_host_rows (WardenSessionStore  *self,
+                                  const char          *session_id,
+                                  const char          *parent_id,
+                                  gint64               ord,
+                                  const char          *input_json,
+                                  const char          *result_json,
+                                  gint64               time,
+                                  GError             **error);
+
+/* Schema 6: a command's host decisions were kept inside its result
+ * ("network": [{host, port, decision, by, pattern?, feedback?, time}]);
+ * each becomes a row of its own, as Warden writes them now, so that
+ * whatever reads the log reads rows. */
+static gboolean
+migrate_hosts (WardenSessionStore  *self,
+               GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  int rc;
+
+  if (sqlite3_prepare_v2 (self->db, "SELECT session_id, tool_use_id, ord, input_json, "
+                          "result_json, started FROM tool_calls WHERE name = 'exec' AND "
+                          "instr (result_json, '\"network\"') > 0", -1, &stmt,
+                          NULL) != SQLITE_OK)
+    return set_sql_error (self, error, _("update the database"));
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      char **row = g_new0 (char *, 7);
+
+      for (int i = 0; i < 6; i++)
+        row[i] = g_strdup ((const char *) sqlite3_column_text (stmt, i));
+      g_ptr_array_add (rows, row);
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    return set_sql_error (self, error, _("update the database"));
+  for (guint i = 0; i < rows->len; i++)
+    {
+      char **row = g_ptr_array_index (rows, i);
+
+      if (!insert_host_rows (self, row[0], row[1], row[2] ? g_ascii_strtoll (row[2], NULL, 10) : 0,
+                             row[3], row[4], row[5] ? g_ascii_strtoll (row[5], NULL, 10) : 0,
+                             error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 migrate (WardenSessionStore  *self,
          GError             **error)
@@ -213,9 +280,10 @@ migrate (WardenSessionStore  *self,
       if (version == (int) G_N_ELEMENTS (migrations))
         return exec_sql (self, "COMMIT", error);
 
-      sql = g_strdup_printf ("%s PRAGMA user_version = %d; COMMIT;", migrations[version],
-                             version + 1);
-      if (!exec_sql (self, sql, error))
+      sql = g_strdup_printf ("PRAGMA user_version = %d; COMMIT;", version + 1);
+      if (!exec_sql (self, migrations[version], error) ||
+          (version + 1 == 6 && !migrate_hosts (self, error)) ||
+          !exec_sql (self, sql, error))
         {
           exec_sql (self, "ROLLBACK", NULL);
           return FALSE;
@@ -1136,7 +1204,11 @@ warden_session_record_free (WardenSessionRecord *info)
 WardenToolCallRecord *
 warden_tool_call_record_new (void)
 {
-  return g_new0 (WardenToolCallRecord, 1);
+  WardenToolCallRecord *r = g_new0 (WardenToolCallRecord, 1);
+
+  r->seq = -1;
+  r->block = -1;
+  return r;
 }
 
 void
@@ -1155,6 +1227,10 @@ warden_tool_call_record_free (WardenToolCallRecord *record)
   g_free (record->feedback);
   g_free (record->result_json);
   g_free (record->answered_via);
+  g_free (record->diff);
+  g_free (record->kind);
+  g_free (record->parent_id);
+  g_free (record->decided_by);
   g_free (record);
 }
 
@@ -1527,15 +1603,17 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
   if (sqlite3_prepare_v2 (self->db,
                           "INSERT INTO tool_calls (session_id, tool_use_id, ord, name, input_json, "
                           "state, decision, pattern, reason, feedback, result_json, started, "
-                          "finished, asked, answered, answered_via, seal, is_error) "
+                          "finished, asked, answered, answered_via, seal, is_error, seq, block, diff, kind, "
+                          "parent_id, decided_by) "
                           "VALUES (?1, ?2, (SELECT COALESCE(MAX(ord), 0) + 1 FROM tool_calls "
                           "WHERE session_id = ?1), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                          "?14, ?15, ?16, ?17) "
+                          "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23) "
                           "ON CONFLICT (session_id, tool_use_id) DO UPDATE SET "
                           "name = ?3, input_json = ?4, state = ?5, decision = ?6, pattern = ?7, "
                           "reason = ?8, feedback = ?9, result_json = ?10, started = ?11, "
                           "finished = ?12, asked = ?13, answered = ?14, answered_via = ?15, "
-                          "seal = ?16, is_error = ?17",
+                          "seal = ?16, is_error = ?17, seq = ?18, block = ?19, diff = ?20, kind = ?21, "
+                          "parent_id = ?22, decided_by = ?23",
                           -1, &stmt, NULL) != SQLITE_OK)
     return set_sql_error (self, error, _("save a tool call"));
   bind_text (stmt, 1, r->session_id);
@@ -1555,14 +1633,135 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
   bind_text (stmt, 15, r->answered_via);
   bind_text (stmt, 16, seal);
   sqlite3_bind_int (stmt, 17, r->is_error ? 1 : 0);
+  if (r->seq >= 0)
+    sqlite3_bind_int64 (stmt, 18, r->seq);
+  if (r->block >= 0)
+    sqlite3_bind_int (stmt, 19, r->block);
+  bind_text (stmt, 20, r->diff);
+  bind_text (stmt, 21, r->kind);
+  bind_text (stmt, 22, r->parent_id);
+  bind_text (stmt, 23, r->decided_by);
   ok = sqlite3_step (stmt) == SQLITE_DONE;
   sqlite3_finalize (stmt);
   return ok ? TRUE : set_sql_error (self, error, _("save a tool call"));
 }
 
+/* The rows of the "network" member of an old exec result (see
+ * migrate_hosts ()); a result that does not parse has none. */
+static gboolean
+insert_host_rows (WardenSessionStore  *self,
+                  const char          *session_id,
+                  const char          *parent_id,
+                  gint64               ord,
+                  const char          *input_json,
+                  const char          *result_json,
+                  gint64               time,
+                  GError             **error)
+{
+  g_autoptr(JsonNode) result = result_json ? json_from_string (result_json, NULL) : NULL;
+  g_autoptr(JsonNode) input = input_json ? json_from_string (input_json, NULL) : NULL;
+  const char *command = input && JSON_NODE_HOLDS_OBJECT (input)
+                        ? warden_json_get_string (json_node_get_object (input), "command") : NULL;
+  JsonNode *network;
+  JsonArray *hosts;
+
+  if (result == NULL || !JSON_NODE_HOLDS_OBJECT (result) ||
+      (network = json_object_get_member (json_node_get_object (result), "network")) == NULL ||
+      !JSON_NODE_HOLDS_ARRAY (network))
+    return TRUE;
+  hosts = json_node_get_array (network);
+  for (guint i = 0; i < json_array_get_length (hosts); i++)
+    {
+      JsonNode *element = json_array_get_element (hosts, i);
+      g_autoptr(WardenToolCallRecord) r = warden_tool_call_record_new ();
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+      g_autofree char *seal = NULL;
+      g_autofree char *shown = NULL;
+      JsonObject *entry;
+      const char *host, *by;
+      gboolean allowed;
+      gint64 port;
+      sqlite3_stmt *stmt = NULL;
+      gboolean ok;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        continue;
+      entry = json_node_get_object (element);
+      host = warden_json_get_string (entry, "host");
+      port = warden_json_get_int (entry, "port", 0);
+      by = warden_json_get_string (entry, "by");
+      allowed = g_strcmp0 (warden_json_get_string (entry, "decision"), "allowed") == 0;
+      if (host == NULL || port <= 0 || port > 65535)
+        continue;
+      shown = warden_network_suggest (host, (guint) port);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "host");
+      json_builder_add_string_value (b, shown);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, host);
+      json_builder_set_member_name (b, "port");
+      json_builder_add_int_value (b, port);
+      json_builder_set_member_name (b, "by_command");
+      json_builder_add_string_value (b, command);
+      json_builder_end_object (b);
+
+      r->session_id = g_strdup (session_id);
+      r->tool_use_id = g_strdup_printf ("%s/%u", parent_id, i + 1);
+      r->name = g_strdup ("network");
+      r->kind = g_strdup ("host");
+      r->parent_id = g_strdup (parent_id);
+      r->input_json = warden_json_builder_to_string (b, FALSE);
+      r->decided_by = g_strdup (g_strcmp0 (by, "profile") == 0 ? "profile"
+                                : g_strcmp0 (by, "session") == 0 ? "session" : "user");
+      r->pattern = g_strdup (warden_json_get_string (entry, "pattern"));
+      r->feedback = g_strdup (warden_json_get_string (entry, "feedback"));
+      if (g_strcmp0 (r->decided_by, "profile") == 0)
+        {
+          r->decision = g_strdup (allowed ? "auto-allowed" : "denied");
+          r->state = g_strdup (allowed ? "finished" : "denied");
+        }
+      else
+        {
+          r->decision = g_strdup (!allowed ? "rejected" : r->pattern ? "approved-always"
+                                                                     : "approved");
+          r->state = g_strdup (allowed ? "finished" : "rejected");
+        }
+      r->started = r->finished = warden_json_get_int (entry, "time", time);
+      seal = compute_seal (self, r);
+      if (sqlite3_prepare_v2 (self->db,
+                              "INSERT OR IGNORE INTO tool_calls (session_id, tool_use_id, ord, "
+                              "name, kind, parent_id, input_json, state, decision, decided_by, "
+                              "pattern, feedback, started, finished, seal) VALUES (?1, ?2, ?3, "
+                              "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)", -1, &stmt,
+                              NULL) != SQLITE_OK)
+        return set_sql_error (self, error, _("update the database"));
+      bind_text (stmt, 1, r->session_id);
+      bind_text (stmt, 2, r->tool_use_id);
+      sqlite3_bind_int64 (stmt, 3, ord);
+      bind_text (stmt, 4, r->name);
+      bind_text (stmt, 5, r->kind);
+      bind_text (stmt, 6, r->parent_id);
+      bind_text (stmt, 7, r->input_json);
+      bind_text (stmt, 8, r->state);
+      bind_text (stmt, 9, r->decision);
+      bind_text (stmt, 10, r->decided_by);
+      bind_text (stmt, 11, r->pattern);
+      bind_text (stmt, 12, r->feedback);
+      sqlite3_bind_int64 (stmt, 13, r->started);
+      sqlite3_bind_int64 (stmt, 14, r->finished);
+      bind_text (stmt, 15, seal);
+      ok = sqlite3_step (stmt) == SQLITE_DONE;
+      sqlite3_finalize (stmt);
+      if (!ok)
+        return set_sql_error (self, error, _("update the database"));
+    }
+  return TRUE;
+}
+
 #define TOOL_COLUMNS "session_id, tool_use_id, name, input_json, state, decision, pattern, " \
                      "reason, feedback, result_json, started, finished, asked, answered, " \
-                     "answered_via, seal, is_error"
+                     "answered_via, seal, is_error, seq, block, diff, kind, parent_id, " \
+                     "decided_by"
 
 static WardenToolCallRecord *
 tool_call_from_row (WardenSessionStore *self,
@@ -1586,6 +1785,12 @@ tool_call_from_row (WardenSessionStore *self,
   r->answered = sqlite3_column_int64 (stmt, 13);
   r->answered_via = column_dup (stmt, 14);
   r->is_error = sqlite3_column_int (stmt, 16) != 0;
+  r->seq = sqlite3_column_type (stmt, 17) == SQLITE_NULL ? -1 : sqlite3_column_int64 (stmt, 17);
+  r->block = sqlite3_column_type (stmt, 18) == SQLITE_NULL ? -1 : sqlite3_column_int (stmt, 18);
+  r->diff = column_dup (stmt, 19);
+  r->kind = column_dup (stmt, 20);
+  r->parent_id = column_dup (stmt, 21);
+  r->decided_by = column_dup (stmt, 22);
 
   /* Not sealed by us: the user is asked again, as if the session had
    * stopped while it waited. Rows saved before schema 3 have no seal. */

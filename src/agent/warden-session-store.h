@@ -50,7 +50,8 @@ WardenSessionRecord *warden_session_record_new  (void);
 void               warden_session_record_free (WardenSessionRecord *info);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenSessionRecord, warden_session_record_free)
 
-/* A tool call and what became of it: the audit log. */
+/* A tool call and what became of it: the audit log. Every question is a
+ * row: the model's calls, and what their commands asked while they ran. */
 typedef struct
 {
   char   *session_id;
@@ -72,6 +73,15 @@ typedef struct
   gint64  answered;     /* when the user answered, unix ms */
   char   *answered_via; /* where: dialog, card, notification, cli; NULL if not asked */
   gboolean is_error;    /* the model was given its result as an error */
+  gint64  seq;          /* the assistant message that made it, -1 unknown (rows before
+                         * schema 6) */
+  int     block;        /* which of its tool calls, from 0; -1 unknown */
+  char   *diff;         /* a write or an edit: what it changed (or would, asked) as the user
+                         * saw it; NULL for other tools */
+  char   *kind;         /* a question asked while a command runs: "program" or "host";
+                         * NULL for the model's own calls (their name says) */
+  char   *parent_id;    /* that command's tool_use_id */
+  char   *decided_by;   /* profile, user, session, none; NULL in rows before schema 6 */
 } WardenToolCallRecord;
 
 /* The reason a record read back carries when its row was not written by

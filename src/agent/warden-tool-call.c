@@ -54,6 +54,10 @@ struct _WardenToolCall
   char                *answered_via;
 
   char                *diff;
+  gint64               message_seq;
+  int                  block;
+  char                *parent_id;
+  WardenDecidedBy      decided_by;
 };
 
 G_DEFINE_FINAL_TYPE (WardenToolCall, warden_tool_call, G_TYPE_OBJECT)
@@ -130,6 +134,15 @@ static const char *kind_names[] = {
   [WARDEN_TOOL_KIND_GLOB] = "glob",
   [WARDEN_TOOL_KIND_GREP] = "grep",
   [WARDEN_TOOL_KIND_ASK_USER] = "ask_user",
+  [WARDEN_TOOL_KIND_PROGRAM] = "program",
+  [WARDEN_TOOL_KIND_HOST] = "host",
+};
+
+static const char *decided_by_names[] = {
+  [WARDEN_DECIDED_BY_NONE] = "none",
+  [WARDEN_DECIDED_BY_PROFILE] = "profile",
+  [WARDEN_DECIDED_BY_USER] = "user",
+  [WARDEN_DECIDED_BY_SESSION] = "session",
 };
 
 const char *
@@ -167,10 +180,54 @@ warden_tool_decision_from_string (const char *text)
 WardenToolKind
 warden_tool_kind_from_name (const char *name)
 {
-  for (guint i = 1; name != NULL && i < G_N_ELEMENTS (kind_names); i++)
+  for (guint i = 1; name != NULL && i < WARDEN_TOOL_KIND_PROGRAM; i++)
     if (strcmp (name, kind_names[i]) == 0)
       return (WardenToolKind) i;
   return WARDEN_TOOL_KIND_UNKNOWN;
+}
+
+const char *
+warden_tool_kind_to_string (WardenToolKind kind)
+{
+  g_return_val_if_fail (kind < G_N_ELEMENTS (kind_names), "");
+  return kind_names[kind];
+}
+
+const char *
+warden_decided_by_to_string (WardenDecidedBy decided_by)
+{
+  g_return_val_if_fail (decided_by < G_N_ELEMENTS (decided_by_names), "none");
+  return decided_by_names[decided_by];
+}
+
+WardenDecidedBy
+warden_decided_by_from_string (const char *text)
+{
+  for (guint i = 0; text != NULL && i < G_N_ELEMENTS (decided_by_names); i++)
+    if (strcmp (text, decided_by_names[i]) == 0)
+      return (WardenDecidedBy) i;
+  return WARDEN_DECIDED_BY_NONE;
+}
+
+/* What a decision says of who made it, for rows that do not say. */
+static WardenDecidedBy
+decided_by_of (WardenToolDecision decision)
+{
+  switch (decision)
+    {
+    case WARDEN_TOOL_DECISION_AUTO_ALLOWED:
+    case WARDEN_TOOL_DECISION_DENIED:
+      return WARDEN_DECIDED_BY_PROFILE;
+    case WARDEN_TOOL_DECISION_APPROVED:
+    case WARDEN_TOOL_DECISION_APPROVED_ALWAYS:
+    case WARDEN_TOOL_DECISION_REJECTED:
+    case WARDEN_TOOL_DECISION_ANSWERED:
+      return WARDEN_DECIDED_BY_USER;
+    case WARDEN_TOOL_DECISION_NONE:
+    case WARDEN_TOOL_DECISION_ASKED:
+    default:
+      return WARDEN_DECIDED_BY_NONE;
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -193,6 +250,7 @@ warden_tool_call_finalize (GObject *object)
   g_string_free (self->output, TRUE);
   g_free (self->answered_via);
   g_free (self->diff);
+  g_free (self->parent_id);
   G_OBJECT_CLASS (warden_tool_call_parent_class)->finalize (object);
 }
 
@@ -283,6 +341,8 @@ warden_tool_call_init (WardenToolCall *self)
 {
   self->exit_code = -1;
   self->duration_ms = -1;
+  self->message_seq = -1;
+  self->block = -1;
   self->output = g_string_new (NULL);
 }
 
@@ -309,6 +369,9 @@ make_subject (WardenToolCall *self)
 {
   static const char *members[] = { "command", "path", "question", "pattern", NULL };
   JsonObject *input = warden_tool_call_get_input (self);
+
+  if (self->kind == WARDEN_TOOL_KIND_HOST)
+    return g_strdup (warden_json_get_string (input, "host") ?: "");
 
   for (guint i = 0; members[i] != NULL; i++)
     {
@@ -339,6 +402,28 @@ warden_tool_call_new (const char *session_id,
   self->kind = warden_tool_kind_from_name (name);
   self->input = input ? json_node_ref (input) : NULL;
   self->input_json = input ? warden_json_to_string (input, FALSE) : NULL;
+  self->subject = make_subject (self);
+  return self;
+}
+
+WardenToolCall *
+warden_tool_call_new_question (const char     *session_id,
+                               const char     *id,
+                               WardenToolKind  kind,
+                               const char     *parent_id,
+                               JsonNode       *input)
+{
+  WardenToolCall *self;
+
+  g_return_val_if_fail (kind == WARDEN_TOOL_KIND_PROGRAM || kind == WARDEN_TOOL_KIND_HOST, NULL);
+
+  /* Named as the tool a view shows it under: the command ran it, the
+   * network wants it. */
+  self = warden_tool_call_new (session_id, id,
+                               kind == WARDEN_TOOL_KIND_PROGRAM ? "exec" : "network", input);
+  self->kind = kind;
+  self->parent_id = g_strdup (parent_id);
+  g_free (self->subject);
   self->subject = make_subject (self);
   return self;
 }
@@ -375,11 +460,19 @@ warden_tool_call_new_from_record (const WardenToolCallRecord *r)
 
   if (input != NULL && !JSON_NODE_HOLDS_OBJECT (input))
     g_clear_pointer (&input, json_node_unref);
-  self = warden_tool_call_new (r->session_id, r->tool_use_id, r->name, input);
+  if (r->kind != NULL && (strcmp (r->kind, "program") == 0 || strcmp (r->kind, "host") == 0))
+    self = warden_tool_call_new_question (r->session_id, r->tool_use_id,
+                                          strcmp (r->kind, "program") == 0
+                                          ? WARDEN_TOOL_KIND_PROGRAM : WARDEN_TOOL_KIND_HOST,
+                                          r->parent_id, input);
+  else
+    self = warden_tool_call_new (r->session_id, r->tool_use_id, r->name, input);
   /* The text the store holds is what a seal covers: kept as it is. */
   replace (&self->input_json, r->input_json);
   self->state = warden_tool_call_state_from_string (r->state);
   self->decision = warden_tool_decision_from_string (r->decision);
+  self->decided_by = r->decided_by != NULL ? warden_decided_by_from_string (r->decided_by)
+                                           : decided_by_of (self->decision);
   self->pattern = g_strdup (r->pattern);
   self->reason = g_strdup (r->reason);
   self->feedback = g_strdup (r->feedback);
@@ -392,6 +485,9 @@ warden_tool_call_new_from_record (const WardenToolCallRecord *r)
   self->asked = r->asked;
   self->answered = r->answered;
   self->answered_via = g_strdup (r->answered_via);
+  self->message_seq = r->seq;
+  self->block = r->block;
+  self->diff = g_strdup (r->diff);
   if (self->kind == WARDEN_TOOL_KIND_EXEC && self->state == WARDEN_TOOL_CALL_FINISHED)
     read_exec_result (self);
   else if (self->result != NULL)
@@ -422,6 +518,13 @@ warden_tool_call_to_record (WardenToolCall *self)
   r->answered = self->answered;
   r->answered_via = g_strdup (self->answered_via);
   r->is_error = self->is_error;
+  r->seq = self->message_seq;
+  r->block = self->block;
+  r->diff = g_strdup (self->diff);
+  if (self->kind == WARDEN_TOOL_KIND_PROGRAM || self->kind == WARDEN_TOOL_KIND_HOST)
+    r->kind = g_strdup (kind_names[self->kind]);
+  r->parent_id = g_strdup (self->parent_id);
+  r->decided_by = g_strdup (decided_by_names[self->decided_by]);
   return r;
 }
 
@@ -451,6 +554,12 @@ warden_tool_call_get_kind (WardenToolCall *self)
   return self->kind;
 }
 
+const char *
+warden_tool_call_get_parent_id (WardenToolCall *self)
+{
+  return self->parent_id;
+}
+
 JsonObject *
 warden_tool_call_get_input (WardenToolCall *self)
 {
@@ -475,6 +584,105 @@ warden_tool_call_get_arg (WardenToolCall *self,
                           const char     *name)
 {
   return warden_json_get_string (warden_tool_call_get_input (self), name);
+}
+
+GStrv
+warden_tool_call_dup_env (WardenToolCall *self)
+{
+  JsonObject *input = warden_tool_call_get_input (self);
+  JsonNode *node = input ? json_object_get_member (input, "env") : NULL;
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *env = json_node_get_object (node);
+      g_autoptr(GList) members = json_object_get_members (env);
+
+      for (GList *l = members; l; l = l->next)
+        {
+          JsonNode *value = json_object_get_member (env, l->data);
+
+          if (JSON_NODE_HOLDS_VALUE (value))
+            {
+              g_autofree char *pair = g_strdup_printf ("%s=%s", (char *) l->data,
+                                                       json_node_get_string (value)
+                                                       ? json_node_get_string (value) : "");
+
+              g_strv_builder_add (b, pair);
+            }
+        }
+    }
+  return g_strv_builder_end (b);
+}
+
+GStrv
+warden_tool_call_dup_choices (WardenToolCall *self)
+{
+  JsonObject *input = warden_tool_call_get_input (self);
+  JsonNode *node = input ? json_object_get_member (input, "choices") : NULL;
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+
+  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *a = json_node_get_array (node);
+
+      for (guint i = 0; i < json_array_get_length (a); i++)
+        {
+          JsonNode *element = json_array_get_element (a, i);
+
+          if (JSON_NODE_HOLDS_VALUE (element) &&
+              json_node_get_value_type (element) == G_TYPE_STRING)
+            g_strv_builder_add (b, json_node_get_string (element));
+        }
+    }
+  return g_strv_builder_end (b);
+}
+
+gint64
+warden_tool_call_get_message_seq (WardenToolCall *self)
+{
+  return self->message_seq;
+}
+
+int
+warden_tool_call_get_block (WardenToolCall *self)
+{
+  return self->block;
+}
+
+void
+warden_tool_call_set_position (WardenToolCall *self,
+                               gint64          message_seq,
+                               int             block)
+{
+  self->message_seq = message_seq;
+  self->block = block;
+}
+
+GStrv
+warden_tool_call_dup_chain (WardenToolCall *self)
+{
+  JsonObject *input = warden_tool_call_get_input (self);
+  JsonNode *node = input ? json_object_get_member (input, "chain") : NULL;
+  g_autoptr(GStrvBuilder) b = NULL;
+
+  if (self->kind != WARDEN_TOOL_KIND_PROGRAM)
+    return NULL;
+  b = g_strv_builder_new ();
+  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *a = json_node_get_array (node);
+
+      for (guint i = 0; i < json_array_get_length (a); i++)
+        {
+          JsonNode *element = json_array_get_element (a, i);
+
+          if (JSON_NODE_HOLDS_VALUE (element) &&
+              json_node_get_value_type (element) == G_TYPE_STRING)
+            g_strv_builder_add (b, json_node_get_string (element));
+        }
+    }
+  return g_strv_builder_end (b);
 }
 
 WardenToolCallState
@@ -534,7 +742,21 @@ warden_tool_call_set_decision (WardenToolCall     *self,
       self->decision = decision;
       notify (self, PROP_DECISION);
     }
+  self->decided_by = decided_by_of (decision);
   g_object_thaw_notify (G_OBJECT (self));
+}
+
+WardenDecidedBy
+warden_tool_call_get_decided_by (WardenToolCall *self)
+{
+  return self->decided_by;
+}
+
+void
+warden_tool_call_set_decided_by (WardenToolCall  *self,
+                                 WardenDecidedBy  decided_by)
+{
+  self->decided_by = decided_by;
 }
 
 const char *
@@ -754,4 +976,147 @@ warden_tool_call_mark_answered (WardenToolCall *self,
   if (replace (&self->answered_via, via))
     notify (self, PROP_ANSWERED_VIA);
   g_object_thaw_notify (G_OBJECT (self));
+}
+
+/* ------------------------------------------------------------------------ */
+/* What the model reads */
+
+/* "started by “a”, started by “b”" */
+static char *
+chain_text (WardenToolCall *row)
+{
+  g_auto(GStrv) chain = warden_tool_call_dup_chain (row);
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; chain != NULL && chain[i] != NULL; i++)
+    g_string_append_printf (text, "%s “%s”", i == 0 ? "started by" : ", started by", chain[i]);
+  return g_string_free (text, FALSE);
+}
+
+/* Why what @row asked about did not happen, for the model; nothing for what
+ * was allowed, or never decided. */
+static void
+report_row (GString        *report,
+            WardenToolCall *row)
+{
+  const char *subject = warden_tool_call_get_subject (row);
+  const char *feedback = row->feedback;
+
+  if (row->kind == WARDEN_TOOL_KIND_PROGRAM)
+    {
+      g_autofree char *chain = chain_text (row);
+
+      if (row->decision == WARDEN_TOOL_DECISION_DENIED)
+        g_string_append_printf (report, "A program this command started was denied by the "
+                                "user's profile and did not run: “%s” (%s): %s\n", subject,
+                                chain, row->reason ? row->reason : "");
+      else if (row->decision == WARDEN_TOOL_DECISION_REJECTED)
+        g_string_append_printf (report, "A program this command started was rejected by the "
+                                "user and did not run: “%s” (%s)\n", subject, chain);
+      else
+        return;
+    }
+  else if (row->decision == WARDEN_TOOL_DECISION_DENIED)
+    g_string_append_printf (report, "A connection this command opened to %s was refused by the "
+                            "user's profile (%s)\n", subject, row->pattern ? row->pattern : "");
+  else if (row->decision == WARDEN_TOOL_DECISION_REJECTED &&
+           row->decided_by == WARDEN_DECIDED_BY_SESSION)
+    g_string_append_printf (report, "A connection this command opened to %s was refused\n",
+                            subject);
+  else if (row->decision == WARDEN_TOOL_DECISION_REJECTED)
+    g_string_append_printf (report, "A connection this command opened to %s was refused by the "
+                            "user\n", subject);
+  else
+    return;
+  if (row->decision == WARDEN_TOOL_DECISION_REJECTED && feedback != NULL && *feedback != '\0')
+    g_string_append_printf (report, "User feedback: %s\n", feedback);
+}
+
+static void
+add_host_entry (JsonBuilder    *b,
+                WardenToolCall *row)
+{
+  JsonObject *input = warden_tool_call_get_input (row);
+  gboolean allowed = row->decision == WARDEN_TOOL_DECISION_AUTO_ALLOWED ||
+                     row->decision == WARDEN_TOOL_DECISION_APPROVED ||
+                     row->decision == WARDEN_TOOL_DECISION_APPROVED_ALWAYS;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "host");
+  json_builder_add_string_value (b, warden_json_get_string (input, "name"));
+  json_builder_set_member_name (b, "port");
+  json_builder_add_int_value (b, warden_json_get_int (input, "port", 0));
+  json_builder_set_member_name (b, "decision");
+  json_builder_add_string_value (b, allowed ? "allowed" : "refused");
+  json_builder_set_member_name (b, "by");
+  json_builder_add_string_value (b, decided_by_names[row->decided_by]);
+  if (row->pattern != NULL)
+    {
+      json_builder_set_member_name (b, "pattern");
+      json_builder_add_string_value (b, row->pattern);
+    }
+  if (!allowed && row->feedback != NULL && *row->feedback != '\0')
+    {
+      json_builder_set_member_name (b, "feedback");
+      json_builder_add_string_value (b, row->feedback);
+    }
+  json_builder_set_member_name (b, "time");
+  json_builder_add_int_value (b, row->answered ? row->answered : row->started);
+  json_builder_end_object (b);
+}
+
+char *
+warden_tool_call_exec_result_json (const WardenExecResult *res,
+                                   GPtrArray              *questions)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(GString) report = g_string_new (NULL);
+  guint hosts = 0;
+
+  for (guint i = 0; questions != NULL && i < questions->len; i++)
+    {
+      WardenToolCall *row = g_ptr_array_index (questions, i);
+
+      report_row (report, row);
+      hosts += row->kind == WARDEN_TOOL_KIND_HOST && row->decided_by != WARDEN_DECIDED_BY_NONE;
+    }
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "exit_code");
+  json_builder_add_int_value (b, res->exit_code);
+  json_builder_set_member_name (b, "stdout");
+  json_builder_add_string_value (b, res->stdout_text);
+  json_builder_set_member_name (b, "stderr");
+  json_builder_add_string_value (b, res->stderr_text);
+  json_builder_set_member_name (b, "duration_ms");
+  json_builder_add_int_value (b, res->duration_us / 1000);
+  json_builder_set_member_name (b, "truncated");
+  json_builder_add_boolean_value (b, res->truncated);
+  if (res->timed_out)
+    {
+      json_builder_set_member_name (b, "timed_out");
+      json_builder_add_boolean_value (b, TRUE);
+    }
+  if (report->len > 0)
+    {
+      /* Why a program it started failed: the user's answer, or the rule. */
+      json_builder_set_member_name (b, "nested_programs");
+      json_builder_add_string_value (b, report->str);
+    }
+  if (hosts > 0)
+    {
+      /* Every host it reached or was refused, and who decided. */
+      json_builder_set_member_name (b, "network");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < questions->len; i++)
+        {
+          WardenToolCall *row = g_ptr_array_index (questions, i);
+
+          if (row->kind == WARDEN_TOOL_KIND_HOST && row->decided_by != WARDEN_DECIDED_BY_NONE)
+            add_host_entry (b, row);
+        }
+      json_builder_end_array (b);
+    }
+  json_builder_end_object (b);
+  return warden_json_builder_to_string (b, FALSE);
 }

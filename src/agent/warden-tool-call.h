@@ -8,6 +8,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "sandbox/warden-sandbox.h"
 #include "warden-session-store.h"
 
 G_BEGIN_DECLS
@@ -22,6 +23,9 @@ typedef enum
   WARDEN_TOOL_KIND_GLOB,
   WARDEN_TOOL_KIND_GREP,
   WARDEN_TOOL_KIND_ASK_USER,
+  /* Not the model's: asked while one of its commands runs (a parent). */
+  WARDEN_TOOL_KIND_PROGRAM,   /* a program the command started (the exec guard) */
+  WARDEN_TOOL_KIND_HOST,      /* a host the command wants to reach (the network proxy) */
 } WardenToolKind;
 
 /* The life of a call. Stored as text (warden_tool_call_state_to_string()). */
@@ -52,6 +56,16 @@ typedef enum
   WARDEN_TOOL_DECISION_ANSWERED,         /* ask_user */
 } WardenToolDecision;
 
+/* Who decided it. Stored as text; a row from before it was stored says it
+ * by its decision. */
+typedef enum
+{
+  WARDEN_DECIDED_BY_NONE,     /* nobody yet, or it needed no decision */
+  WARDEN_DECIDED_BY_PROFILE,  /* the profile's rules */
+  WARDEN_DECIDED_BY_USER,     /* the user, asked now */
+  WARDEN_DECIDED_BY_SESSION,  /* the user's earlier answer in this session */
+} WardenDecidedBy;
+
 #define WARDEN_TYPE_TOOL_CALL (warden_tool_call_get_type ())
 
 G_DECLARE_FINAL_TYPE (WardenToolCall, warden_tool_call, WARDEN, TOOL_CALL, GObject)
@@ -62,6 +76,15 @@ WardenToolCall     *warden_tool_call_new            (const char           *sessi
                                                      const char           *id,
                                                      const char           *name,
                                                      JsonNode             *input);
+/* A question asked while the command @parent_id runs (@kind PROGRAM or
+ * HOST), as a call of its own. @input: for a program {"command", "argv",
+ * "cwd", "env" (the variables that load code), "chain"}; for a host
+ * {"host" ("name:port", "[v6]:port"), "name", "port", "by_command"}. */
+WardenToolCall     *warden_tool_call_new_question   (const char           *session_id,
+                                                     const char           *id,
+                                                     WardenToolKind        kind,
+                                                     const char           *parent_id,
+                                                     JsonNode             *input);
 /* As the store has it; an exec's stored result is read into its fields. */
 WardenToolCall     *warden_tool_call_new_from_record (const WardenToolCallRecord *record);
 /* The row to store. */
@@ -71,6 +94,8 @@ const char         *warden_tool_call_get_id         (WardenToolCall       *self)
 const char         *warden_tool_call_get_session_id (WardenToolCall       *self);
 const char         *warden_tool_call_get_name       (WardenToolCall       *self);
 WardenToolKind      warden_tool_call_get_kind       (WardenToolCall       *self);
+/* The model's command that a program or a host question belongs to, or NULL. */
+const char         *warden_tool_call_get_parent_id  (WardenToolCall       *self);
 /* The arguments (NULL if they were not an object); their text as stored. */
 JsonObject         *warden_tool_call_get_input      (WardenToolCall       *self);
 const char         *warden_tool_call_get_input_json (WardenToolCall       *self);
@@ -80,6 +105,23 @@ const char         *warden_tool_call_get_subject    (WardenToolCall       *self)
 /* A string argument, or NULL. */
 const char         *warden_tool_call_get_arg        (WardenToolCall       *self,
                                                      const char           *name);
+
+/* exec: the "env" argument as NAME=VALUE, in the model's order (empty if none). */
+GStrv               warden_tool_call_dup_env        (WardenToolCall       *self);
+/* ask_user: the "choices" that are strings, in the model's order (empty if none). */
+GStrv               warden_tool_call_dup_choices    (WardenToolCall       *self);
+/* A program: what started it, nearest first, each as a command line; NULL
+ * for any other call. */
+GStrv               warden_tool_call_dup_chain      (WardenToolCall       *self);
+
+/* Where the model made it: the assistant message (its number in the
+ * conversation) and which of its tool calls, from 0; -1 when not known
+ * (rows stored before Warden kept it). */
+gint64              warden_tool_call_get_message_seq (WardenToolCall      *self);
+int                 warden_tool_call_get_block      (WardenToolCall       *self);
+void                warden_tool_call_set_position   (WardenToolCall       *self,
+                                                     gint64                message_seq,
+                                                     int                   block);
 
 WardenToolCallState warden_tool_call_get_state      (WardenToolCall       *self);
 void                warden_tool_call_set_state      (WardenToolCall       *self,
@@ -95,15 +137,21 @@ void                warden_tool_call_set_decision   (WardenToolCall       *self,
                                                      WardenToolDecision    decision,
                                                      const char           *pattern,
                                                      const char           *reason);
+/* Who decided: set_decision() sets what its decision says (the profile
+ * for auto-allowed and denied, the user for the answers); a host allowed by
+ * an earlier answer is set to SESSION after it. */
+WardenDecidedBy     warden_tool_call_get_decided_by (WardenToolCall       *self);
+void                warden_tool_call_set_decided_by (WardenToolCall       *self,
+                                                     WardenDecidedBy       decided_by);
 /* The user's words with a rejection, or the answer to ask_user. */
 const char         *warden_tool_call_get_feedback   (WardenToolCall       *self);
 void                warden_tool_call_set_feedback   (WardenToolCall       *self,
                                                      const char           *feedback);
 
-/* What a write or an edit changes (asked: would change) in its file, as a
- * unified diff from warden_diff_unified(); NULL for other tools, and for a
- * call read back from the store (the diff is not stored: the file may have
- * changed since, and a diff shown must be true). */
+/* What a write or an edit changed (asked: would change) in its file, as a
+ * unified diff from warden_diff_unified(), as the user saw it then: stored
+ * with the call. NULL for other tools. (A question asked again after a
+ * restart compares the file as it is then, see WardenApproval.) */
 const char         *warden_tool_call_get_diff       (WardenToolCall       *self);
 void                warden_tool_call_set_diff       (WardenToolCall       *self,
                                                      const char           *diff);
@@ -132,6 +180,14 @@ void                warden_tool_call_set_exec_result (WardenToolCall      *self,
                                                       gboolean             truncated,
                                                       gboolean             timed_out);
 
+/* What the model is given of a command that ran (@res) and of what it
+ * asked while it ran (@questions: its program and host rows, in order):
+ * {"exit_code", "stdout", "stderr", "duration_ms", "truncated",
+ * "timed_out"?, "nested_programs"? (what was refused, and why),
+ * "network"? (every host decision)}. The one writer of that JSON. */
+char               *warden_tool_call_exec_result_json (const WardenExecResult *res,
+                                                       GPtrArray              *questions);
+
 /* Unix milliseconds, 0 if not (yet). */
 gint64              warden_tool_call_get_started    (WardenToolCall       *self);
 gint64              warden_tool_call_get_finished   (WardenToolCall       *self);
@@ -151,7 +207,11 @@ const char         *warden_tool_call_state_to_string    (WardenToolCallState  st
 WardenToolCallState warden_tool_call_state_from_string  (const char          *text);
 const char         *warden_tool_decision_to_string      (WardenToolDecision   decision);
 WardenToolDecision  warden_tool_decision_from_string    (const char          *text);
+/* A tool the model can call by @name (never PROGRAM or HOST). */
 WardenToolKind      warden_tool_kind_from_name          (const char          *name);
+const char         *warden_tool_kind_to_string          (WardenToolKind       kind);
+const char         *warden_decided_by_to_string         (WardenDecidedBy      decided_by);
+WardenDecidedBy     warden_decided_by_from_string       (const char          *text);
 
 /* Signals:
  *   "output" (int stream, const char *text)  a running command's output as it arrives

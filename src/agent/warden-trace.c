@@ -2,6 +2,10 @@
  *
  * Copyright 2026 The Warden authors
  * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Read from the store's rows: every question is one, a program a command
+ * started and a host it wanted too, so nothing is parsed back out of what
+ * the model was given.
  */
 
 #include "config.h"
@@ -14,47 +18,126 @@
 
 #include "common/warden-json.h"
 
-typedef struct
+void
+warden_trace_event_free (WardenTraceEvent *event)
 {
-  JsonObject *object;
-  gint64      time;
-  guint       index;  /* keeps events of the same millisecond in the order they were added */
-} Event;
-
-static void
-event_free (gpointer data)
-{
-  Event *event = data;
-
-  json_object_unref (event->object);
+  if (event == NULL)
+    return;
+  g_clear_object (&event->call);
   g_free (event);
 }
 
-static void
-add_event (GPtrArray  *events,
-           JsonObject *object,
-           gint64      time)
+typedef struct
 {
-  Event *event = g_new0 (Event, 1);
+  WardenTraceEvent *event;
+  guint             index;  /* keeps events of the same millisecond in the order they were added */
+} Slot;
 
-  event->object = object;
+static void
+add (GPtrArray        *events,
+     WardenTraceKind   kind,
+     gint64            time,
+     WardenToolCall   *call)
+{
+  WardenTraceEvent *event = g_new0 (WardenTraceEvent, 1);
+
+  event->kind = kind;
   event->time = time;
-  event->index = events->len;
-  json_object_set_int_member (object, "time", time);
+  event->call = call ? g_object_ref (call) : NULL;
   g_ptr_array_add (events, event);
 }
 
 static int
-event_compare (gconstpointer a,
-               gconstpointer b)
+slot_compare (gconstpointer a,
+              gconstpointer b)
 {
-  const Event *ea = *(const Event * const *) a;
-  const Event *eb = *(const Event * const *) b;
+  const Slot *sa = a;
+  const Slot *sb = b;
 
-  if (ea->time != eb->time)
-    return ea->time < eb->time ? -1 : 1;
-  return ea->index < eb->index ? -1 : ea->index > eb->index;
+  if (sa->event->time != sb->event->time)
+    return sa->event->time < sb->event->time ? -1 : 1;
+  return sa->index < sb->index ? -1 : sa->index > sb->index;
 }
+
+GPtrArray *
+warden_trace_list (WardenSessionStore  *store,
+                   const char          *session_id,
+                   GError             **error)
+{
+  g_autoptr(GPtrArray) model_calls = NULL;
+  g_autoptr(GPtrArray) tool_calls = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GArray) slots = NULL;
+  GPtrArray *result;
+  gint64 last_time = 0;
+
+  g_return_val_if_fail (WARDEN_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  model_calls = warden_session_store_list_model_calls (store, session_id, error);
+  if (model_calls == NULL)
+    return NULL;
+  tool_calls = warden_session_store_list_tool_calls (store, session_id, error);
+  if (tool_calls == NULL)
+    return NULL;
+
+  events = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_trace_event_free);
+  for (guint i = 0; i < model_calls->len; i++)
+    {
+      const WardenModelCallRecord *m = g_ptr_array_index (model_calls, i);
+      WardenTraceEvent *event;
+
+      /* The store has when the answer was complete; a timeline starts an
+       * event when it began, which puts the call before the tools it asked for. */
+      add (events, WARDEN_TRACE_MODEL_CALL, m->created - MAX (m->latency_ms, 0), NULL);
+      event = g_ptr_array_index (events, events->len - 1);
+      event->model = *m;
+    }
+
+  for (guint i = 0; i < tool_calls->len; i++)
+    {
+      g_autoptr(WardenToolCall) call = warden_tool_call_new_from_record (g_ptr_array_index (tool_calls, i));
+      WardenToolKind kind = warden_tool_call_get_kind (call);
+      gint64 started = warden_tool_call_get_started (call);
+      gint64 asked = warden_tool_call_get_asked (call);
+      gint64 answered = warden_tool_call_get_answered (call);
+      gint64 time = started ? started : asked ? asked : warden_tool_call_get_finished (call);
+
+      /* A program or a host is where it was decided: its answer, if asked. */
+      if (kind == WARDEN_TOOL_KIND_PROGRAM || kind == WARDEN_TOOL_KIND_HOST)
+        time = answered ? answered : time;
+      /* A call with no time at all (cut short before anything happened)
+       * stays where it was saved, after the call before it. */
+      if (time == 0)
+        time = last_time;
+      last_time = time;
+
+      add (events, kind == WARDEN_TOOL_KIND_PROGRAM ? WARDEN_TRACE_PROGRAM
+                   : kind == WARDEN_TOOL_KIND_HOST ? WARDEN_TRACE_HOST : WARDEN_TRACE_TOOL_CALL,
+           time, call);
+      if (asked > 0)
+        add (events, WARDEN_TRACE_APPROVAL, asked, call);
+    }
+
+  /* In time order; stable, as g_ptr_array_sort is not. */
+  slots = g_array_sized_new (FALSE, FALSE, sizeof (Slot), events->len);
+  for (guint i = 0; i < events->len; i++)
+    {
+      Slot slot = { g_ptr_array_index (events, i), i };
+
+      g_array_append_val (slots, slot);
+    }
+  g_array_sort (slots, slot_compare);
+  result = g_ptr_array_new_full (events->len, (GDestroyNotify) warden_trace_event_free);
+  for (guint i = 0; i < slots->len; i++)
+    g_ptr_array_add (result, g_array_index (slots, Slot, i).event);
+  /* The events moved to @result. */
+  g_ptr_array_set_free_func (events, NULL);
+  return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* As JSON */
 
 static void
 set_string_or_null (JsonObject *object,
@@ -70,9 +153,8 @@ set_string_or_null (JsonObject *object,
 /* The member of the tool's input that says what it acts on. A glob or grep
  * pattern goes under "query" so that it is not read as the policy pattern. */
 static void
-set_subject (JsonObject *event,
-             const char *tool_name,
-             const char *input_json)
+set_subject (JsonObject     *event,
+             WardenToolCall *call)
 {
   static const struct { const char *input; const char *output; } fields[] = {
     { "command", "command" },
@@ -80,18 +162,10 @@ set_subject (JsonObject *event,
     { "question", "question" },
     { "pattern", "query" },
   };
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  JsonObject *input;
-
-  if (input_json == NULL || !json_parser_load_from_data (parser, input_json, -1, NULL))
-    return;
-  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-    return;
-  input = json_node_get_object (json_parser_get_root (parser));
 
   for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
     {
-      const char *value = warden_json_get_string (input, fields[i].input);
+      const char *value = warden_tool_call_get_arg (call, fields[i].input);
 
       if (value != NULL)
         {
@@ -99,66 +173,138 @@ set_subject (JsonObject *event,
           break;
         }
     }
+  if (warden_tool_call_get_kind (call) == WARDEN_TOOL_KIND_EXEC &&
+      warden_tool_call_get_arg (call, "cwd") != NULL)
+    json_object_set_string_member (event, "cwd", warden_tool_call_get_arg (call, "cwd"));
+}
 
-  if (g_strcmp0 (tool_name, "exec") == 0)
+static const char *
+approval_answer (WardenToolCall *call)
+{
+  if (warden_tool_call_get_answered (call) == 0)
+    return NULL;
+  switch (warden_tool_call_get_decision (call))
     {
-      JsonNode *cwd = json_object_get_member (input, "cwd");
-
-      if (cwd != NULL && JSON_NODE_HOLDS_VALUE (cwd) &&
-          json_node_get_value_type (cwd) == G_TYPE_STRING)
-        json_object_set_string_member (event, "cwd", json_node_get_string (cwd));
+    case WARDEN_TOOL_DECISION_APPROVED_ALWAYS:
+      return "always";
+    case WARDEN_TOOL_DECISION_APPROVED:
+      return "approved";
+    case WARDEN_TOOL_DECISION_REJECTED:
+      return "rejected";
+    default:
+      /* ask_user: the answer itself is in "feedback" of the tool call. */
+      return "answered";
     }
 }
 
-/* An exec result is {"exit_code", "stdout", "stderr", "duration_ms", "truncated",
- * "timed_out"?}; any other tool's result, or an error, is plain text. */
-static void
-set_exit_status (JsonObject *event,
-                 const char *result_json)
+/* What became of a program or a host: allowed, refused, or nothing yet. */
+static const char *
+outcome (WardenToolCall *call)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  JsonObject *result;
-  JsonNode *node;
-
-  if (result_json == NULL || result_json[0] != '{' ||
-      !json_parser_load_from_data (parser, result_json, -1, NULL) ||
-      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-    return;
-  result = json_node_get_object (json_parser_get_root (parser));
-
-  node = json_object_get_member (result, "exit_code");
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-      json_node_get_value_type (node) == G_TYPE_INT64)
-    json_object_set_int_member (event, "exit_status", json_node_get_int (node));
-
-  node = json_object_get_member (result, "timed_out");
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-      json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node))
-    json_object_set_boolean_member (event, "timed_out", TRUE);
+  switch (warden_tool_call_get_decision (call))
+    {
+    case WARDEN_TOOL_DECISION_AUTO_ALLOWED:
+    case WARDEN_TOOL_DECISION_APPROVED:
+    case WARDEN_TOOL_DECISION_APPROVED_ALWAYS:
+      return "allowed";
+    case WARDEN_TOOL_DECISION_DENIED:
+    case WARDEN_TOOL_DECISION_REJECTED:
+      return "refused";
+    default:
+      return NULL;
+    }
 }
 
-/* Every host a command reached or was refused ("network" of its result),
- * as events of their own: {"type": "host", "id", "host", "port",
- * "decision": "allowed"/"refused", "by": "profile"/"user"/"session",
- * "pattern"?, "feedback"?}. */
-static void
-add_host_events (GPtrArray                  *events,
-                 const WardenToolCallRecord *r,
-                 gint64                      fallback_time);
-
 static const char *
-approval_answer (const WardenToolCallRecord *r)
+decided_by (WardenToolCall *call)
 {
-  if (r->answered == 0)
-    return NULL;
-  if (g_strcmp0 (r->decision, "approved-always") == 0)
-    return "always";
-  if (g_strcmp0 (r->decision, "approved") == 0)
-    return "approved";
-  if (g_strcmp0 (r->decision, "rejected") == 0)
-    return "rejected";
-  /* ask_user: the answer itself is in "feedback" of the tool call. */
-  return "answered";
+  WardenDecidedBy by = warden_tool_call_get_decided_by (call);
+
+  return by == WARDEN_DECIDED_BY_NONE ? NULL : warden_decided_by_to_string (by);
+}
+
+static JsonObject *
+event_to_json (const WardenTraceEvent *e)
+{
+  JsonObject *event = json_object_new ();
+  WardenToolCall *call = e->call;
+
+  switch (e->kind)
+    {
+    case WARDEN_TRACE_MODEL_CALL:
+      json_object_set_string_member (event, "type", "model_call");
+      json_object_set_int_member (event, "seq", e->model.seq);
+      json_object_set_int_member (event, "latency_ms", e->model.latency_ms);
+      json_object_set_int_member (event, "input_tokens", e->model.input_tokens);
+      json_object_set_int_member (event, "output_tokens", e->model.output_tokens);
+      break;
+
+    case WARDEN_TRACE_TOOL_CALL:
+      json_object_set_string_member (event, "type", "tool_call");
+      set_string_or_null (event, "id", warden_tool_call_get_id (call));
+      set_string_or_null (event, "name", warden_tool_call_get_name (call));
+      set_subject (event, call);
+      json_object_set_string_member (event, "decision",
+                                     warden_tool_decision_to_string (warden_tool_call_get_decision (call)));
+      set_string_or_null (event, "pattern", warden_tool_call_get_pattern (call));
+      json_object_set_string_member (event, "state",
+                                     warden_tool_call_state_to_string (warden_tool_call_get_state (call)));
+      if (warden_tool_call_get_kind (call) == WARDEN_TOOL_KIND_EXEC &&
+          warden_tool_call_get_exit_code (call) >= 0)
+        json_object_set_int_member (event, "exit_status", warden_tool_call_get_exit_code (call));
+      if (warden_tool_call_get_timed_out (call))
+        json_object_set_boolean_member (event, "timed_out", TRUE);
+      if (warden_tool_call_get_started (call) > 0 &&
+          warden_tool_call_get_finished (call) >= warden_tool_call_get_started (call))
+        json_object_set_int_member (event, "duration_ms", warden_tool_call_get_finished (call) -
+                                                          warden_tool_call_get_started (call));
+      set_string_or_null (event, "feedback", warden_tool_call_get_feedback (call));
+      set_string_or_null (event, "diff", warden_tool_call_get_diff (call));
+      break;
+
+    case WARDEN_TRACE_PROGRAM:
+    case WARDEN_TRACE_HOST:
+      json_object_set_string_member (event, "type",
+                                     e->kind == WARDEN_TRACE_PROGRAM ? "program" : "host");
+      set_string_or_null (event, "id", warden_tool_call_get_parent_id (call));
+      set_string_or_null (event, "question", warden_tool_call_get_id (call));
+      if (e->kind == WARDEN_TRACE_PROGRAM)
+        {
+          set_string_or_null (event, "command", warden_tool_call_get_arg (call, "command"));
+          set_string_or_null (event, "cwd", warden_tool_call_get_arg (call, "cwd"));
+        }
+      else
+        {
+          set_string_or_null (event, "host", warden_tool_call_get_arg (call, "name"));
+          json_object_set_int_member (event, "port",
+                                      warden_json_get_int (warden_tool_call_get_input (call),
+                                                           "port", 0));
+        }
+      set_string_or_null (event, "decision", outcome (call));
+      set_string_or_null (event, "by", decided_by (call));
+      set_string_or_null (event, "pattern", warden_tool_call_get_pattern (call));
+      if (e->kind == WARDEN_TRACE_PROGRAM)
+        set_string_or_null (event, "reason", warden_tool_call_get_reason (call));
+      set_string_or_null (event, "feedback", warden_tool_call_get_feedback (call));
+      break;
+
+    case WARDEN_TRACE_APPROVAL:
+    default:
+      json_object_set_string_member (event, "type", "approval");
+      set_string_or_null (event, "id", warden_tool_call_get_id (call));
+      set_string_or_null (event, "name", warden_tool_call_get_name (call));
+      if (warden_tool_call_get_answered (call) > 0)
+        json_object_set_int_member (event, "waited_ms",
+                                    MAX (warden_tool_call_get_answered (call) -
+                                         warden_tool_call_get_asked (call), 0));
+      else
+        json_object_set_null_member (event, "waited_ms");
+      set_string_or_null (event, "answered_via", warden_tool_call_get_answered_via (call));
+      set_string_or_null (event, "answer", approval_answer (call));
+      break;
+    }
+  json_object_set_int_member (event, "time", e->time);
+  return event;
 }
 
 GPtrArray *
@@ -166,91 +312,14 @@ warden_trace_list_events (WardenSessionStore  *store,
                           const char          *session_id,
                           GError             **error)
 {
-  g_autoptr(GPtrArray) model_calls = NULL;
-  g_autoptr(GPtrArray) tool_calls = NULL;
-  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) events = warden_trace_list (store, session_id, error);
   GPtrArray *result;
-  gint64 last_time = 0;
 
-  g_return_val_if_fail (WARDEN_IS_SESSION_STORE (store), NULL);
-  g_return_val_if_fail (session_id != NULL, NULL);
-
-  model_calls = warden_session_store_list_model_calls (store, session_id, error);
-  if (model_calls == NULL)
+  if (events == NULL)
     return NULL;
-  tool_calls = warden_session_store_list_tool_calls (store, session_id, error);
-  if (tool_calls == NULL)
-    return NULL;
-
-  events = g_ptr_array_new_with_free_func (event_free);
-
-  for (guint i = 0; i < model_calls->len; i++)
-    {
-      const WardenModelCallRecord *m = g_ptr_array_index (model_calls, i);
-      JsonObject *event = json_object_new ();
-
-      json_object_set_string_member (event, "type", "model_call");
-      json_object_set_int_member (event, "seq", m->seq);
-      json_object_set_int_member (event, "latency_ms", m->latency_ms);
-      json_object_set_int_member (event, "input_tokens", m->input_tokens);
-      json_object_set_int_member (event, "output_tokens", m->output_tokens);
-      /* The store has when the answer was complete; a timeline starts an
-       * event when it began, which puts the call before the tools it asked for. */
-      add_event (events, event, m->created - MAX (m->latency_ms, 0));
-    }
-
-  for (guint i = 0; i < tool_calls->len; i++)
-    {
-      const WardenToolCallRecord *r = g_ptr_array_index (tool_calls, i);
-      JsonObject *event = json_object_new ();
-      gint64 time = r->started ? r->started : r->asked ? r->asked : r->finished;
-
-      /* A call with no time at all (cut short before anything happened)
-       * stays where it was saved, after the call before it. */
-      if (time == 0)
-        time = last_time;
-      last_time = time;
-
-      json_object_set_string_member (event, "type", "tool_call");
-      set_string_or_null (event, "id", r->tool_use_id);
-      set_string_or_null (event, "name", r->name);
-      set_subject (event, r->name, r->input_json);
-      set_string_or_null (event, "decision", r->decision);
-      set_string_or_null (event, "pattern", r->pattern);
-      set_string_or_null (event, "state", r->state);
-      set_exit_status (event, r->result_json);
-      if (r->started > 0 && r->finished >= r->started)
-        json_object_set_int_member (event, "duration_ms", r->finished - r->started);
-      set_string_or_null (event, "feedback", r->feedback);
-      add_event (events, event, time);
-      add_host_events (events, r, time);
-
-      if (r->asked > 0)
-        {
-          JsonObject *approval = json_object_new ();
-
-          json_object_set_string_member (approval, "type", "approval");
-          set_string_or_null (approval, "id", r->tool_use_id);
-          set_string_or_null (approval, "name", r->name);
-          if (r->answered > 0)
-            json_object_set_int_member (approval, "waited_ms", MAX (r->answered - r->asked, 0));
-          else
-            json_object_set_null_member (approval, "waited_ms");
-          set_string_or_null (approval, "answered_via", r->answered_via);
-          set_string_or_null (approval, "answer", approval_answer (r));
-          add_event (events, approval, r->asked);
-        }
-    }
-
-  g_ptr_array_sort (events, event_compare);
-
   result = g_ptr_array_new_full (events->len, (GDestroyNotify) json_object_unref);
   for (guint i = 0; i < events->len; i++)
-    {
-      Event *event = g_ptr_array_index (events, i);
-
-      g_ptr_array_add (result, json_object_ref (event->object));
-    }
+    g_ptr_array_add (result, event_to_json (g_ptr_array_index (events, i)));
   return result;
 }
 
@@ -265,7 +334,6 @@ warden_trace_to_json (WardenSessionStore  *store,
   JsonObject *document;
   JsonObject *session;
   JsonArray *array;
-  char *text;
 
   g_return_val_if_fail (WARDEN_IS_SESSION_STORE (store), NULL);
   g_return_val_if_fail (session_id != NULL, NULL);
@@ -301,51 +369,5 @@ warden_trace_to_json (WardenSessionStore  *store,
 
   root = json_node_init_object (json_node_alloc (), document);
   json_object_unref (document);
-
-  text = warden_json_to_string (root, TRUE);
-
-  return text;
-}
-
-static void
-add_host_events (GPtrArray                  *events,
-                 const WardenToolCallRecord *r,
-                 gint64                      fallback_time)
-{
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  JsonObject *result;
-  JsonNode *node;
-  JsonArray *hosts;
-
-  if (r->result_json == NULL || r->result_json[0] != '{' ||
-      !json_parser_load_from_data (parser, r->result_json, -1, NULL) ||
-      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-    return;
-  result = json_node_get_object (json_parser_get_root (parser));
-  node = json_object_get_member (result, "network");
-  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
-    return;
-  hosts = json_node_get_array (node);
-  for (guint i = 0; i < json_array_get_length (hosts); i++)
-    {
-      JsonNode *element = json_array_get_element (hosts, i);
-      JsonObject *entry;
-      JsonObject *event;
-      gint64 time;
-
-      if (!JSON_NODE_HOLDS_OBJECT (element))
-        continue;
-      entry = json_node_get_object (element);
-      event = json_object_new ();
-      json_object_set_string_member (event, "type", "host");
-      set_string_or_null (event, "id", r->tool_use_id);
-      set_string_or_null (event, "host", json_object_get_string_member_with_default (entry, "host", NULL));
-      json_object_set_int_member (event, "port", json_object_get_int_member_with_default (entry, "port", 0));
-      set_string_or_null (event, "decision", json_object_get_string_member_with_default (entry, "decision", NULL));
-      set_string_or_null (event, "by", json_object_get_string_member_with_default (entry, "by", NULL));
-      set_string_or_null (event, "pattern", json_object_get_string_member_with_default (entry, "pattern", NULL));
-      set_string_or_null (event, "feedback", json_object_get_string_member_with_default (entry, "feedback", NULL));
-      time = json_object_get_int_member_with_default (entry, "time", fallback_time);
-      add_event (events, event, time);
-    }
+  return warden_json_to_string (root, TRUE);
 }

@@ -9,13 +9,37 @@
 #include <json-glib/json-glib.h>
 
 #include "warden-session-store.h"
+#include "warden-tool-call.h"
 
 G_BEGIN_DECLS
 
-/* The events of @session_id in time order, a GPtrArray of JsonObject
- * (json_object_unref): each has "type" ("model_call", "tool_call" or
- * "approval") and "time" (unix milliseconds), and the members that
- * warden_trace_to_json() documents. */
+typedef enum
+{
+  WARDEN_TRACE_MODEL_CALL,  /* a request to the model */
+  WARDEN_TRACE_TOOL_CALL,   /* a call of the model's */
+  WARDEN_TRACE_PROGRAM,     /* a program a command started: refused, or asked about */
+  WARDEN_TRACE_HOST,        /* a host a command wanted to reach */
+  WARDEN_TRACE_APPROVAL,    /* the user was asked about a call, a program or a host */
+} WardenTraceKind;
+
+/* One event of the timeline, read from the store's rows. */
+typedef struct
+{
+  WardenTraceKind        kind;
+  gint64                 time;   /* unix milliseconds */
+  WardenModelCallRecord  model;  /* MODEL_CALL */
+  WardenToolCall        *call;   /* the others: the row it is about */
+} WardenTraceEvent;
+
+void       warden_trace_event_free  (WardenTraceEvent    *event);
+
+/* The events of @session_id in time order, a GPtrArray of WardenTraceEvent. */
+GPtrArray *warden_trace_list        (WardenSessionStore  *store,
+                                     const char          *session_id,
+                                     GError             **error);
+/* The same as JSON objects (json_object_unref), each with "type"
+ * ("model_call", "tool_call", "program", "host" or "approval"), "time" and
+ * the members that warden_trace_to_json() documents. */
 GPtrArray *warden_trace_list_events (WardenSessionStore  *store,
                                      const char          *session_id,
                                      GError             **error);
@@ -27,12 +51,19 @@ GPtrArray *warden_trace_list_events (WardenSessionStore  *store,
  *    {"type": "model_call", "time", "seq", "latency_ms", "input_tokens", "output_tokens"},
  *    {"type": "tool_call", "time", "id", "name", "command" | "path" | "question" | "query",
  *     "cwd"?, "decision", "pattern", "state", "exit_status"?, "timed_out"?, "duration_ms"?,
- *     "feedback"},
+ *     "feedback", "diff" (a write or an edit: what it changed, as the user saw it)},
+ *    {"type": "program", "time", "id" (the command's), "question" (its own), "command",
+ *     "cwd", "decision": "allowed" | "refused" | null (never answered), "by": "profile" |
+ *     "user" | null, "pattern", "reason", "feedback"},
+ *    {"type": "host", "time", "id" (the command's), "question", "host", "port", "decision",
+ *     "by": "profile" | "user" | "session" | null, "pattern", "feedback"},
  *    {"type": "approval", "time", "id", "name", "waited_ms", "answered_via",
  *     "answer": "approved" | "always" | "rejected" | "answered" | null (still waiting)}]}
  * Times are unix milliseconds; absent values are null. */
 char      *warden_trace_to_json     (WardenSessionStore  *store,
                                      const char          *session_id,
                                      GError             **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenTraceEvent, warden_trace_event_free)
 
 G_END_DECLS

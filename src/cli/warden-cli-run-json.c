@@ -135,27 +135,6 @@ text_delta_cb (WardenAgent *agent,
   event_end (run, b);
 }
 
-/* Who settled a call, from what the store calls its decision. */
-static const char *
-decided_by (WardenToolDecision decision)
-{
-  switch (decision)
-    {
-    case WARDEN_TOOL_DECISION_AUTO_ALLOWED:
-    case WARDEN_TOOL_DECISION_DENIED:
-      return "profile";
-    case WARDEN_TOOL_DECISION_APPROVED:
-    case WARDEN_TOOL_DECISION_APPROVED_ALWAYS:
-    case WARDEN_TOOL_DECISION_REJECTED:
-    case WARDEN_TOOL_DECISION_ANSWERED:
-      return "user";
-    case WARDEN_TOOL_DECISION_NONE:
-    case WARDEN_TOOL_DECISION_ASKED:
-    default:
-      return NULL;
-    }
-}
-
 static void
 announce (Run            *run,
           WardenToolCall *call)
@@ -173,7 +152,9 @@ announce (Run            *run,
   else
     json_builder_add_null_value (b);
   add_string (b, "decision", warden_tool_decision_to_string (decision));
-  add_string (b, "decided_by", decided_by (decision));
+  add_string (b, "decided_by",
+              warden_tool_call_get_decided_by (call) == WARDEN_DECIDED_BY_NONE
+              ? NULL : warden_decided_by_to_string (warden_tool_call_get_decided_by (call)));
   add_string (b, "pattern", warden_tool_call_get_pattern (call));
   add_string (b, "reason", warden_tool_call_get_reason (call));
   event_end (run, b);
@@ -415,6 +396,7 @@ announce_pending (Run            *run,
     {
       b = event_begin (run, "ask_user");
       add_string (b, "id", warden_approval_get_id (approval));
+      add_string (b, "heading", warden_approval_get_heading (approval));
       add_string (b, "question", subject);
       add_string (b, "shown", subject_shown);
       add_strv (b, "choices", warden_approval_get_choices (approval));
@@ -424,6 +406,13 @@ announce_pending (Run            *run,
 
   b = event_begin (run, "approval_required");
   add_string (b, "id", warden_approval_get_id (approval));
+  /* Worded as every front end words it (warden_approval_get_heading()). */
+  add_string (b, "heading", warden_approval_get_heading (approval));
+  {
+    g_auto(GStrv) origins = warden_approval_dup_origins (approval, NULL);
+
+    add_strv (b, "origins", (const char * const *) origins);
+  }
   add_string (b, "kind", kind == WARDEN_APPROVAL_COMMAND ? "command"
                          : kind == WARDEN_APPROVAL_HOST ? "host" : "file");
   add_string (b, "tool", warden_approval_get_tool_name (approval));

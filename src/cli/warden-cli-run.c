@@ -654,8 +654,9 @@ answer_pending (Run         *run,
   if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_QUESTION)
     {
       const char * const *choices = warden_approval_get_choices (approval);
+      g_autofree char *head = g_strdup_printf ("? %s:", warden_approval_get_heading (approval));
 
-      show_subject (run, "?", warden_approval_get_subject (approval));
+      show_subject (run, head, warden_approval_get_subject (approval));
       for (guint i = 0; choices[i]; i++)
         {
           g_autofree char *choice = one_line (choices[i]);
@@ -670,13 +671,10 @@ answer_pending (Run         *run,
     }
   else
     {
-      g_autofree char *tool = one_line (warden_approval_get_tool_name (approval));
-      const char * const *chain = warden_approval_get_chain (approval);
-      gboolean host = warden_approval_get_kind (approval) == WARDEN_APPROVAL_HOST;
-      g_autofree char *head = host ? g_strdup ("! the command wants to reach:")
-                              : chain != NULL
-                              ? g_strdup ("! a program the command started wants to run:")
-                              : g_strdup_printf ("! %s wants to run:", tool);
+      g_autofree char *head = g_strdup_printf ("! %s:", warden_approval_get_heading (approval));
+      /* Where it comes from: the command that wants a host, what started
+       * a program, up to the model's command. */
+      g_auto(GStrv) origins = warden_approval_dup_origins (approval, one_line);
       WardenDecision *decision = warden_approval_get_decision (approval);
       /* A part no pattern can cover: always allow would save nothing and
        * the command would ask again, so it is not offered. */
@@ -685,21 +683,8 @@ answer_pending (Run         *run,
       g_autofree char *suggestion = one_line (suggestions[0]);
 
       show_subject (run, head, warden_approval_get_subject (approval));
-      /* A host: which command wants it. */
-      if (host && warden_approval_get_part (approval) != NULL)
-        {
-          g_autofree char *command = one_line (warden_approval_get_part (approval));
-
-          out (run, "  by the command %s\n", command);
-        }
-      /* How it came to run: the program that started it, and so on up to
-       * the model's command. */
-      for (guint i = 0; chain != NULL && chain[i] != NULL; i++)
-        {
-          g_autofree char *link = one_line (chain[i]);
-
-          out (run, "  started by %s\n", link);
-        }
+      for (guint i = 0; origins[i] != NULL; i++)
+        out (run, "  %s\n", origins[i]);
       if (warden_approval_get_cwd (approval))
         {
           g_autofree char *cwd = one_line (warden_approval_get_cwd (approval));
@@ -1347,6 +1332,18 @@ sessions_list (void)
   return sessions_flushed (0);
 }
 
+/* What a write or an edit changed, under its call: escaped like the prompt's. */
+static void
+print_diff (const char *diff)
+{
+  g_autofree char *shown = warden_printable (diff, -1, WARDEN_PRINTABLE_KEEP_LINES);
+  g_auto(GStrv) lines = g_strsplit (shown, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (lines[i][0] != '\0' || lines[i + 1] != NULL)
+      printf ("    %s\n", lines[i]);
+}
+
 static int
 sessions_show (const char *id,
                gboolean    json)
@@ -1409,13 +1406,18 @@ sessions_show (const char *id,
           json_builder_begin_object (b);
           MEMBER ("id", r->tool_use_id);
           MEMBER ("name", r->name);
+          /* A question a command asked while it ran: program or host, and the command. */
+          MEMBER ("kind", r->kind);
+          MEMBER ("parent", r->parent_id);
           MEMBER ("input", r->input_json);
           MEMBER ("state", r->state);
           MEMBER ("decision", r->decision);
+          MEMBER ("decided_by", r->decided_by);
           MEMBER ("pattern", r->pattern);
           MEMBER ("reason", r->reason);
           MEMBER ("feedback", r->feedback);
           MEMBER ("result", r->result_json);
+          MEMBER ("diff", r->diff);
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
@@ -1445,9 +1447,13 @@ sessions_show (const char *id,
       g_autofree char *input = one_line (r->input_json);
       g_autofree char *feedback = one_line (r->feedback);
 
-      printf ("  %-8s %-9s %-16s %s%s%s\n", name, r->state ? r->state : "",
+      /* What a command asked while it ran stands under it. */
+      printf ("%s%-8s %-9s %-16s %s%s%s\n", r->parent_id ? "    " : "  ", name,
+              r->state ? r->state : "",
               r->decision ? r->decision : "", input, r->feedback ? "  feedback: " : "",
               feedback);
+      if (r->diff != NULL)
+        print_diff (r->diff);
     }
   return sessions_flushed (0);
 }

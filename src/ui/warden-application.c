@@ -786,6 +786,7 @@ announce_approval (WardenApplication *self,
   g_autoptr(GNotification) notification = NULL;
   g_autofree char *id = NULL;
   g_autofree char *body = NULL;
+  g_auto(GStrv) origins = warden_approval_dup_origins (approval, NULL);
   char *token;
   Ticket *ticket;
   const char *title;
@@ -794,24 +795,8 @@ announce_approval (WardenApplication *self,
   if (window != NULL && warden_window_is_showing (window, session))
     return;
 
-  switch (warden_approval_get_kind (approval))
-    {
-    case WARDEN_APPROVAL_QUESTION:
-      title = _("Needs your answer");
-      break;
-    case WARDEN_APPROVAL_PATH:
-      title = _("File access needs approval");
-      break;
-    case WARDEN_APPROVAL_HOST:
-      title = _("A command wants to reach a host");
-      break;
-    case WARDEN_APPROVAL_COMMAND:
-    default:
-      title = warden_approval_get_chain (approval) != NULL
-              ? _("A program the command started needs approval")
-              : _("Command needs approval");
-      break;
-    }
+  /* Worded as the dialog and the card word it. */
+  title = warden_approval_get_heading (approval);
 
   /* Buttons of an earlier notification of this session answer nothing now. */
   forget_tickets (self, session);
@@ -826,25 +811,12 @@ announce_approval (WardenApplication *self,
   /* A question names its project; a command is shown alone, as it will run. */
   if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_QUESTION)
     body = project_body (session, warden_approval_get_subject (approval));
-  else if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_HOST &&
-           warden_approval_get_part (approval) != NULL)
+  else if (origins[0] != NULL)
     {
-      /* "registry.npmjs.org:443 — wanted by npm install" */
-      g_autofree char *wanted = g_strdup_printf (_("wanted by %s"),
-                                                 warden_approval_get_part (approval));
+      /* Where it comes from too, the nearest: "registry.npmjs.org:443 —
+       * wanted by npm install", "rm -rf dist — started by npm test". */
       g_autofree char *both = g_strconcat (warden_approval_get_subject (approval), " — ",
-                                           wanted, NULL);
-
-      body = notification_body (both);
-    }
-  else if (warden_approval_get_chain (approval) != NULL &&
-           warden_approval_get_chain (approval)[0] != NULL)
-    {
-      /* What started it too: "rm -rf dist — started by npm test". */
-      g_autofree char *started = g_strdup_printf (_("started by %s"),
-                                                  warden_approval_get_chain (approval)[0]);
-      g_autofree char *both = g_strconcat (warden_approval_get_subject (approval), " — ",
-                                           started, NULL);
+                                           origins[0], NULL);
 
       body = notification_body (both);
     }

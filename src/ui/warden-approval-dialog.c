@@ -207,6 +207,15 @@ also_saved (WardenApprovalDialog *self,
 
 /* Where what is asked about comes from ("started by …", "wanted by …"),
  * under it. */
+/* A command line in a label's markup, as code. */
+static char *
+code_markup (const char *text)
+{
+  g_autofree char *escaped = warden_printable_markup (text, -1, WARDEN_PRINTABLE_ONE_LINE);
+
+  return g_strdup_printf ("<tt>%s</tt>", escaped);
+}
+
 static void
 add_origin_label (WardenApprovalDialog *self,
                   const char           *markup)
@@ -752,7 +761,7 @@ setup (WardenApprovalDialog *self)
     {
       const char * const *choices = warden_approval_get_choices (self->approval);
 
-      adw_message_dialog_set_heading (dialog, _("The agent asks"));
+      adw_message_dialog_set_heading (dialog, warden_approval_get_heading (self->approval));
       adw_message_dialog_set_body (dialog, subject ? subject : "");
       gtk_widget_set_visible (self->command_box, FALSE);
       gtk_widget_set_visible (GTK_WIDGET (self->where_label), FALSE);
@@ -789,46 +798,18 @@ setup (WardenApprovalDialog *self)
       return;
     }
 
-  adw_message_dialog_set_heading (dialog, kind == WARDEN_APPROVAL_PATH
-                                          ? _("File access needs approval")
-                                          : kind == WARDEN_APPROVAL_HOST
-                                          ? _("A command wants to reach a host")
-                                          : warden_approval_get_chain (self->approval) != NULL
-                                          ? _("A program the command started needs approval")
-                                          : _("Command needs approval"));
+  adw_message_dialog_set_heading (dialog, warden_approval_get_heading (self->approval));
   show_command (self, subject);
   {
-    /* A program a running command started: what led to it, nearest first.
-     * Only it waits; the command goes on. */
-    const char * const *chain = warden_approval_get_chain (self->approval);
+    /* Where it comes from: the command that wants a host (it waits
+     * meanwhile), what started a program (only it waits; the command goes on). */
+    g_auto(GStrv) origins = warden_approval_dup_origins (self->approval, code_markup);
 
-    /* A host: the command that wants it, which waits meanwhile. */
-    if (kind == WARDEN_APPROVAL_HOST && warden_approval_get_part (self->approval) != NULL)
+    if (origins[0] != NULL)
       {
-        g_autofree char *command = warden_printable_markup (warden_approval_get_part (self->approval),
-                                                            -1, WARDEN_PRINTABLE_ONE_LINE);
-        g_autofree char *tt = g_strdup_printf ("<tt>%s</tt>", command);
-        g_autofree char *markup = g_strdup_printf (_("wanted by %s"), tt);
+        g_autofree char *markup = g_strjoinv ("\n", origins);
 
         add_origin_label (self, markup);
-      }
-    if (chain != NULL && chain[0] != NULL)
-      {
-        g_autoptr(GString) markup = g_string_new (NULL);
-
-        for (guint i = 0; chain[i] != NULL; i++)
-          {
-            g_autofree char *link = warden_printable_markup (chain[i], -1,
-                                                             WARDEN_PRINTABLE_ONE_LINE);
-            g_autofree char *tt = g_strdup_printf ("<tt>%s</tt>", link);
-
-            if (i > 0)
-              g_string_append_c (markup, '\n');
-            /* Translators: one line per program that led to the one asked
-             * about: "started by npm test" */
-            g_string_append_printf (markup, _("started by %s"), tt);
-          }
-        add_origin_label (self, markup->str);
       }
   }
   {

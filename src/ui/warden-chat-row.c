@@ -804,6 +804,15 @@ button_new (WardenChatRow *self,
   return button;
 }
 
+/* A command line in a label's markup, as code, on one line. */
+static char *
+command_markup (const char *text)
+{
+  g_autofree char *escaped = warden_printable_markup (text, -1, WARDEN_PRINTABLE_ONE_LINE);
+
+  return g_strdup_printf ("<tt>%s</tt>", escaped);
+}
+
 static GtkWidget *
 approval_box_new (WardenChatRow  *self,
                   WardenApproval *approval)
@@ -883,43 +892,22 @@ approval_box_new (WardenChatRow  *self,
     gtk_label_set_text (GTK_LABEL (why), _("This needs your approval."));
   gtk_box_append (GTK_BOX (box), why);
 
-  /* A host: the command that wants to reach it. */
-  if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_HOST &&
-      warden_approval_get_part (approval) != NULL)
-    {
-      GtkWidget *wanted = label_new ("approval-chain");
-      g_autofree char *command = warden_printable_markup (warden_approval_get_part (approval), -1,
-                                                          WARDEN_PRINTABLE_ONE_LINE);
-      g_autofree char *tt = g_strdup_printf ("<tt>%s</tt>", command);
-      g_autofree char *markup = g_strdup_printf (_("wanted by %s"), tt);
+  /* Where it comes from: the command that wants a host, what started a
+   * program, worded as every front end words it. */
+  {
+    g_auto(GStrv) origins = warden_approval_dup_origins (approval, command_markup);
 
-      gtk_label_set_markup (GTK_LABEL (wanted), markup);
-      gtk_label_set_wrap (GTK_LABEL (wanted), TRUE);
-      gtk_label_set_wrap_mode (GTK_LABEL (wanted), PANGO_WRAP_WORD_CHAR);
-      gtk_box_append (GTK_BOX (box), wanted);
-    }
-  /* A program the running command started: what led to it. */
-  if (warden_approval_get_chain (approval) != NULL)
-    {
-      const char * const *chain = warden_approval_get_chain (approval);
-      GtkWidget *started = label_new ("approval-chain");
-      g_autoptr(GString) markup = g_string_new (NULL);
+    if (origins[0] != NULL)
+      {
+        GtkWidget *from = label_new ("approval-chain");
+        g_autofree char *markup = g_strjoinv ("\n", origins);
 
-      for (guint i = 0; chain[i] != NULL; i++)
-        {
-          g_autofree char *link = warden_printable_markup (chain[i], -1,
-                                                           WARDEN_PRINTABLE_ONE_LINE);
-          g_autofree char *tt = g_strdup_printf ("<tt>%s</tt>", link);
-
-          if (i > 0)
-            g_string_append_c (markup, '\n');
-          g_string_append_printf (markup, _("started by %s"), tt);
-        }
-      gtk_label_set_markup (GTK_LABEL (started), markup->str);
-      gtk_label_set_wrap (GTK_LABEL (started), TRUE);
-      gtk_label_set_wrap_mode (GTK_LABEL (started), PANGO_WRAP_WORD_CHAR);
-      gtk_box_append (GTK_BOX (box), started);
-    }
+        gtk_label_set_markup (GTK_LABEL (from), markup);
+        gtk_label_set_wrap (GTK_LABEL (from), TRUE);
+        gtk_label_set_wrap_mode (GTK_LABEL (from), PANGO_WRAP_WORD_CHAR);
+        gtk_box_append (GTK_BOX (box), from);
+      }
+  }
 
   self->entry = gtk_entry_new ();
   gtk_entry_set_placeholder_text (GTK_ENTRY (self->entry),

@@ -229,6 +229,9 @@ load_history (WardenSession *self)
     {
       WardenToolCallRecord *r = g_ptr_array_index (records, i);
 
+      /* What a command asked while it ran is its command's, in the trace. */
+      if (r->parent_id != NULL)
+        continue;
       if (!g_hash_table_contains (self->tools, r->tool_use_id))
         add_tool_item (self, warden_chat_item_new_for_call (g_hash_table_lookup (calls,
                                                                                  r->tool_use_id)));

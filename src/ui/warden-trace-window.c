@@ -140,16 +140,64 @@ make_label (const char *text,
   return label;
 }
 
-/* @calls: the session's tool calls by id, for how each was decided. */
-static GtkWidget *
-make_row (JsonObject *event,
-          GHashTable *calls)
+/* "Allowed by the profile (pattern)", "by you", "as you answered before":
+ * who decided about a program or a host. */
+static char *
+describe_by (WardenToolCall *call)
 {
-  const char *type = warden_json_get_string (event, "type");
+  const char *pattern = warden_tool_call_get_pattern (call);
+
+  switch (warden_tool_call_get_decided_by (call))
+    {
+    case WARDEN_DECIDED_BY_PROFILE:
+      return pattern ? g_strdup_printf (_("by the profile (%s)"), pattern)
+                     : g_strdup (_("by the profile"));
+    case WARDEN_DECIDED_BY_USER:
+      return g_strdup (_("by you"));
+    case WARDEN_DECIDED_BY_SESSION:
+      return g_strdup (_("as you answered before in this session"));
+    case WARDEN_DECIDED_BY_NONE:
+    default:
+      return NULL;
+    }
+}
+
+static gboolean
+was_allowed (WardenToolCall *call)
+{
+  WardenToolDecision decision = warden_tool_call_get_decision (call);
+
+  return decision == WARDEN_TOOL_DECISION_AUTO_ALLOWED ||
+         decision == WARDEN_TOOL_DECISION_APPROVED ||
+         decision == WARDEN_TOOL_DECISION_APPROVED_ALWAYS;
+}
+
+static const char *
+approval_answer (WardenToolCall *call)
+{
+  if (warden_tool_call_get_answered (call) == 0)
+    return NULL;
+  switch (warden_tool_call_get_decision (call))
+    {
+    case WARDEN_TOOL_DECISION_APPROVED_ALWAYS:
+      return "always";
+    case WARDEN_TOOL_DECISION_APPROVED:
+      return "approved";
+    case WARDEN_TOOL_DECISION_REJECTED:
+      return "rejected";
+    default:
+      return "answered";
+    }
+}
+
+static GtkWidget *
+make_row (const WardenTraceEvent *event)
+{
+  WardenToolCall *call = event->call;
   GtkWidget *row = gtk_list_box_row_new ();
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  g_autofree char *time = format_time (warden_json_get_int (event, "time", 0));
+  g_autofree char *time = format_time (event->time);
   g_autoptr(GPtrArray) details = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *title = NULL;
   const char *code = NULL;
@@ -161,89 +209,102 @@ make_row (JsonObject *event,
   gtk_widget_set_margin_end (box, 12);
   gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
 
-  if (g_strcmp0 (type, "model_call") == 0)
+  switch (event->kind)
     {
-      g_autofree char *latency = format_duration (warden_json_get_int (event, "latency_ms", 0));
-      g_autofree char *in = format_count (warden_json_get_int (event, "input_tokens", 0));
-      g_autofree char *out = format_count (warden_json_get_int (event, "output_tokens", 0));
+    case WARDEN_TRACE_MODEL_CALL:
+      {
+        g_autofree char *latency = format_duration (event->model.latency_ms);
+        g_autofree char *in = format_count (event->model.input_tokens);
+        g_autofree char *out = format_count (event->model.output_tokens);
 
-      /* Translators: "Model · 1.8 s · 1,203 in / 310 out tokens" */
-      title = g_strdup_printf (_("Model · %s · %s in / %s out tokens"), latency, in, out);
+        /* Translators: "Model · 1.8 s · 1,203 in / 310 out tokens" */
+        title = g_strdup_printf (_("Model · %s · %s in / %s out tokens"), latency, in, out);
+      }
+      break;
+
+    case WARDEN_TRACE_TOOL_CALL:
+      {
+        const char *feedback = warden_tool_call_get_feedback (call);
+        char *decision = describe_decision (call);
+        gint64 started = warden_tool_call_get_started (call);
+        gint64 finished = warden_tool_call_get_finished (call);
+
+        title = g_strdup (warden_tool_call_get_name (call) ? warden_tool_call_get_name (call)
+                                                          : _("Tool"));
+        code = warden_tool_call_get_subject (call);
+        if (code != NULL && *code == '\0')
+          code = NULL;
+        if (decision != NULL)
+          g_ptr_array_add (details, decision);
+        if (started > 0 && finished >= started)
+          g_ptr_array_add (details, format_duration (finished - started));
+        if (warden_tool_call_get_kind (call) == WARDEN_TOOL_KIND_EXEC &&
+            warden_tool_call_get_exit_code (call) >= 0)
+          g_ptr_array_add (details, g_strdup_printf (_("exit status %d"),
+                                                     warden_tool_call_get_exit_code (call)));
+        if (warden_tool_call_get_timed_out (call))
+          g_ptr_array_add (details, g_strdup (_("timed out")));
+        if (warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_INTERRUPTED)
+          g_ptr_array_add (details, g_strdup (_("interrupted")));
+        if (feedback != NULL && feedback[0] != '\0')
+          g_ptr_array_add (details, g_strdup_printf (_("“%s”"), feedback));
+      }
+      break;
+
+    case WARDEN_TRACE_APPROVAL:
+      {
+        const char *via = describe_via (warden_tool_call_get_answered_via (call));
+        const char *answer = describe_answer (approval_answer (call));
+
+        title = g_strdup (_("Approval"));
+        if (warden_tool_call_get_answered (call) > 0)
+          {
+            g_autofree char *duration =
+              format_duration (MAX (warden_tool_call_get_answered (call) -
+                                    warden_tool_call_get_asked (call), 0));
+
+            g_ptr_array_add (details, g_strdup_printf (_("waited %s"), duration));
+          }
+        else
+          g_ptr_array_add (details, g_strdup (_("waiting for an answer")));
+        if (via != NULL)
+          g_ptr_array_add (details, g_strdup (via));
+        if (answer != NULL)
+          g_ptr_array_add (details, g_strdup (answer));
+      }
+      break;
+
+    case WARDEN_TRACE_PROGRAM:
+    case WARDEN_TRACE_HOST:
+      {
+        gboolean host = event->kind == WARDEN_TRACE_HOST;
+        const char *feedback = warden_tool_call_get_feedback (call);
+        char *by = describe_by (call);
+
+        if (warden_tool_call_get_decided_by (call) == WARDEN_DECIDED_BY_NONE)
+          title = g_strdup (host ? _("Host not answered") : _("Program not answered"));
+        else if (was_allowed (call))
+          title = g_strdup (host ? _("Host reached") : _("Program allowed"));
+        else
+          title = g_strdup (host ? _("Host refused") : _("Program refused"));
+        code = host ? warden_tool_call_get_arg (call, "name")
+                    : warden_tool_call_get_arg (call, "command");
+        if (host && code != NULL)
+          g_ptr_array_add (details,
+                           g_strdup_printf (_("port %d"),
+                                            (int) warden_json_get_int (warden_tool_call_get_input (call),
+                                                                       "port", 0)));
+        if (by != NULL)
+          g_ptr_array_add (details, by);
+        if (feedback != NULL && feedback[0] != '\0')
+          g_ptr_array_add (details, g_strdup_printf (_("“%s”"), feedback));
+      }
+      break;
+
+    default:
+      title = g_strdup ("");
+      break;
     }
-  else if (g_strcmp0 (type, "tool_call") == 0)
-    {
-      const char *feedback = warden_json_get_string (event, "feedback");
-      WardenToolCall *call = g_hash_table_lookup (calls, warden_json_get_string (event, "id") ?: "");
-      char *decision = call ? describe_decision (call) : NULL;
-      gint64 duration = warden_json_get_int (event, "duration_ms", -1);
-      gint64 exit_status = warden_json_get_int (event, "exit_status", G_MININT64);
-
-      title = g_strdup (warden_json_get_string (event, "name") ? warden_json_get_string (event, "name") : _("Tool"));
-      code = warden_json_get_string (event, "command");
-      if (code == NULL)
-        code = warden_json_get_string (event, "path");
-      if (code == NULL)
-        code = warden_json_get_string (event, "question");
-      if (code == NULL)
-        code = warden_json_get_string (event, "query");
-
-      if (decision != NULL)
-        g_ptr_array_add (details, decision);
-      if (duration >= 0)
-        g_ptr_array_add (details, format_duration (duration));
-      if (exit_status != G_MININT64)
-        g_ptr_array_add (details, g_strdup_printf (_("exit status %d"), (int) exit_status));
-      if (json_object_has_member (event, "timed_out"))
-        g_ptr_array_add (details, g_strdup (_("timed out")));
-      if (call && warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_INTERRUPTED)
-        g_ptr_array_add (details, g_strdup (_("interrupted")));
-      if (feedback != NULL && feedback[0] != '\0')
-        g_ptr_array_add (details, g_strdup_printf (_("“%s”"), feedback));
-    }
-  else if (g_strcmp0 (type, "approval") == 0)
-    {
-      const char *via = describe_via (warden_json_get_string (event, "answered_via"));
-      const char *answer = describe_answer (warden_json_get_string (event, "answer"));
-      gint64 waited = warden_json_get_int (event, "waited_ms", -1);
-
-      title = g_strdup (_("Approval"));
-      if (waited >= 0)
-        {
-          g_autofree char *duration = format_duration (waited);
-
-          g_ptr_array_add (details, g_strdup_printf (_("waited %s"), duration));
-        }
-      else
-        g_ptr_array_add (details, g_strdup (_("waiting for an answer")));
-      if (via != NULL)
-        g_ptr_array_add (details, g_strdup (via));
-      if (answer != NULL)
-        g_ptr_array_add (details, g_strdup (answer));
-    }
-  else if (g_strcmp0 (type, "host") == 0)
-    {
-      const char *by = warden_json_get_string (event, "by");
-      const char *pattern = warden_json_get_string (event, "pattern");
-      const char *feedback = warden_json_get_string (event, "feedback");
-      gboolean allowed = g_strcmp0 (warden_json_get_string (event, "decision"), "allowed") == 0;
-
-      title = g_strdup (allowed ? _("Host reached") : _("Host refused"));
-      code = warden_json_get_string (event, "host");
-      if (code != NULL)
-        g_ptr_array_add (details, g_strdup_printf (_("port %d"),
-                                                   (int) warden_json_get_int (event, "port", 0)));
-      if (g_strcmp0 (by, "profile") == 0)
-        g_ptr_array_add (details, pattern ? g_strdup_printf (_("by the profile (%s)"), pattern)
-                                          : g_strdup (_("by the profile")));
-      else if (g_strcmp0 (by, "user") == 0)
-        g_ptr_array_add (details, g_strdup (_("by you")));
-      else if (g_strcmp0 (by, "session") == 0)
-        g_ptr_array_add (details, g_strdup (_("as you answered before in this session")));
-      if (feedback != NULL && feedback[0] != '\0')
-        g_ptr_array_add (details, g_strdup_printf (_("“%s”"), feedback));
-    }
-  else
-    title = g_strdup (type ? type : "");
 
   label = make_label (title, "heading");
   gtk_widget_set_hexpand (label, TRUE);
@@ -292,21 +353,28 @@ set_summary (WardenTraceWindow *self,
 
   for (guint i = 0; i < events->len; i++)
     {
-      JsonObject *event = g_ptr_array_index (events, i);
-      const char *type = warden_json_get_string (event, "type");
+      const WardenTraceEvent *event = g_ptr_array_index (events, i);
 
-      if (g_strcmp0 (type, "model_call") == 0)
+      switch (event->kind)
         {
+        case WARDEN_TRACE_MODEL_CALL:
           model_calls++;
-          in += warden_json_get_int (event, "input_tokens", 0);
-          out += warden_json_get_int (event, "output_tokens", 0);
-        }
-      else if (g_strcmp0 (type, "tool_call") == 0)
-        tool_calls++;
-      else if (g_strcmp0 (type, "approval") == 0)
-        {
+          in += event->model.input_tokens;
+          out += event->model.output_tokens;
+          break;
+        case WARDEN_TRACE_TOOL_CALL:
+          tool_calls++;
+          break;
+        case WARDEN_TRACE_APPROVAL:
           approvals++;
-          waited += MAX (warden_json_get_int (event, "waited_ms", 0), 0);
+          if (warden_tool_call_get_answered (event->call) > 0)
+            waited += MAX (warden_tool_call_get_answered (event->call) -
+                           warden_tool_call_get_asked (event->call), 0);
+          break;
+        case WARDEN_TRACE_PROGRAM:
+        case WARDEN_TRACE_HOST:
+        default:
+          break;
         }
     }
 
@@ -326,8 +394,6 @@ void
 warden_trace_window_refresh (WardenTraceWindow *self)
 {
   g_autoptr(GPtrArray) events = NULL;
-  g_autoptr(GPtrArray) records = NULL;
-  g_autoptr(GHashTable) calls = NULL;
   g_autoptr(GError) error = NULL;
   GtkWidget *child;
 
@@ -339,7 +405,7 @@ warden_trace_window_refresh (WardenTraceWindow *self)
 
   /* The store's connection belongs to the main thread (SQLite without its
    * mutex), and a trace is a few small indexed reads: read it here. */
-  events = warden_trace_list_events (self->store, self->session_id, &error);
+  events = warden_trace_list (self->store, self->session_id, &error);
   if (events == NULL)
     {
       g_autofree char *text = g_strdup_printf (_("Could not read the session’s trace: %s"),
@@ -349,16 +415,8 @@ warden_trace_window_refresh (WardenTraceWindow *self)
       return;
     }
 
-  calls = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_object_unref);
-  records = warden_session_store_list_tool_calls (self->store, self->session_id, NULL);
-  for (guint i = 0; records != NULL && i < records->len; i++)
-    {
-      WardenToolCall *call = warden_tool_call_new_from_record (g_ptr_array_index (records, i));
-
-      g_hash_table_replace (calls, (gpointer) warden_tool_call_get_id (call), call);
-    }
   for (guint i = 0; i < events->len; i++)
-    gtk_list_box_append (self->list_box, make_row (g_ptr_array_index (events, i), calls));
+    gtk_list_box_append (self->list_box, make_row (g_ptr_array_index (events, i)));
   self->n_events = events->len;
   set_summary (self, events);
 }

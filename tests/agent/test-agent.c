@@ -18,6 +18,7 @@
 
 #include "agent/warden-agent.h"
 #include "agent/warden-session-store-private.h"
+#include "agent/warden-trace.h"
 #include "llm/warden-anthropic-provider.h"
 #include "sandbox/warden-docker-client.h"
 
@@ -800,6 +801,316 @@ test_outside_after_restart (void)
   env_tear_down (&env);
 }
 
+/* A question left waiting is asked again after a restart exactly as it was
+ * asked the first time, field by field: a command with its folder and its
+ * environment (which it runs with, so the user must see them), a write the
+ * profile asks about with its diff, a file outside the workspace, a
+ * question with its choices. */
+static void
+test_resumed_approval_same (void)
+{
+  static const struct { const char *profile; const char *tool; const char *input; } rows[] = {
+    { "node", "exec", "{\"command\": \"echo hi\", \"cwd\": \"/workspace/sub\", "
+                      "\"env\": {\"LD_PRELOAD\": \"/workspace/evil.so\"}}" },
+    { "node", "exec", "{\"command\": \"npm test && rm -rf dist\"}" },
+    { "read-only", "edit", "{\"path\": \"notes.txt\", \"old_string\": \"one\", "
+                           "\"new_string\": \"two\"}" },
+    { "node", "read", "{\"path\": \"../outside/NOTES.md\"}" },
+    { "node", "ask_user", "{\"question\": \"Which colour?\", \"choices\": [\"red\", \"blue\"]}" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      Env env = { 0 };
+      g_autoptr(GError) error = NULL;
+      g_autoptr(WardenApproval) fresh = NULL;
+      g_autofree char *id = NULL;
+
+      g_test_message ("%s %s", rows[i].tool, rows[i].input);
+      env_set_up (&env, "bwrap");
+      g_free (put_under_root (&env, "project/notes.txt", "one\n"));
+      g_free (put_under_root (&env, "outside/NOTES.md", "notes\n"));
+      g_queue_push_tail (&env.fake->script, fake_reply (NULL, rows[i].tool, rows[i].input, NULL));
+      {
+        g_autoptr(WardenAgent) agent = new_agent_with_profile (&env, rows[i].profile, 0);
+
+        g_assert_cmpint (run_agent (agent, "go"), ==, WARDEN_AGENT_WAITING);
+        fresh = g_object_ref (warden_agent_get_pending (agent));
+        id = g_strdup (warden_agent_get_session_id (agent));
+      }
+      {
+        g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider,
+                                                          id, NULL, &error);
+
+        g_assert_no_error (error);
+        g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_WAITING);
+        warden_test_assert_same_approval (fresh, warden_agent_get_pending (agent));
+      }
+      env_tear_down (&env);
+    }
+}
+
+/* A reply whose tool call @which (counted from 1) takes the id of call
+ * @like: a model that repeats an id. */
+static char *
+reply_with_repeated_id (char  *reply,
+                        guint  which,
+                        guint  like)
+{
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GString) out = g_string_new (reply);
+  const char *p = reply;
+
+  while ((p = strstr (p, "\"id\":\"toolu_")) != NULL)
+    {
+      p += strlen ("\"id\":\"");
+      g_ptr_array_add (ids, g_strndup (p, strcspn (p, "\"")));
+    }
+  g_assert_cmpuint (ids->len, >=, MAX (which, like));
+  g_string_replace (out, g_ptr_array_index (ids, which - 1), g_ptr_array_index (ids, like - 1), 1);
+  g_free (reply);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static char *
+first_id_of (const char *reply)
+{
+  const char *p = strstr (reply, "\"id\":\"toolu_") + strlen ("\"id\":\"");
+
+  return g_strndup (p, strcspn (p, "\""));
+}
+
+static guint
+count_of (const char *haystack,
+          const char *needle)
+{
+  guint n = 0;
+
+  for (const char *p = haystack; (p = strstr (p, needle)) != NULL; p += strlen (needle))
+    n++;
+  return n;
+}
+
+/* A model that repeats a tool_use id in one answer: each call has a record
+ * of its own, the first runs, and the repeat is not run and is answered
+ * with an error that says why (it was once lost from the record while the
+ * first call's result went back for both). */
+static void
+test_duplicate_tool_use_id (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *id = NULL;
+  char *reply;
+  WardenToolCallRecord *r;
+
+  env_set_up (&env, "bwrap");
+  reply = fake_reply (NULL, "exec", "{\"command\": \"echo one > one.txt\"}",
+                      "exec", "{\"command\": \"echo two > two.txt\"}", NULL);
+  reply = reply_with_repeated_id (reply, 2, 1);
+  id = first_id_of (reply);
+  g_queue_push_tail (&env.fake->script, reply);
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+
+  agent = new_agent (&env, 0);
+  g_assert_cmpint (run_agent (agent, "write two files"), ==, WARDEN_AGENT_FINISHED);
+  g_assert_true (exists_in (env.workspace, "one.txt"));
+  g_assert_false (exists_in (env.workspace, "two.txt"));
+
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_cmpuint (count_of (second, "\"tool_result\""), ==, 2);
+  g_assert_cmpuint (count_of (second, "\\\"exit_code\\\":0"), ==, 1);
+  g_assert_nonnull (strstr (second, "repeats the id"));
+
+  calls = warden_session_store_list_tool_calls (env.store, warden_agent_get_session_id (agent),
+                                                &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (calls->len, ==, 2);
+  r = g_ptr_array_index (calls, 0);
+  g_assert_cmpstr (r->tool_use_id, ==, id);
+  g_assert_cmpstr (r->state, ==, "finished");
+  g_assert_false (r->is_error);
+  r = g_ptr_array_index (calls, 1);
+  g_assert_cmpstr (r->tool_use_id, !=, id);
+  g_assert_true (g_str_has_prefix (r->tool_use_id, id));
+  g_assert_nonnull (strstr (r->input_json, "echo two"));
+  g_assert_cmpstr (r->state, ==, "finished");
+  g_assert_true (r->is_error);
+  g_assert_nonnull (strstr (r->result_json, "repeats the id"));
+  env_tear_down (&env);
+}
+
+/* The same across a restart: the first call waits for the user, Warden
+ * stops; resumed, each call finds its own record again. */
+static void
+test_duplicate_tool_use_id_resumed (void)
+{
+  Env env = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autofree char *session = NULL;
+  g_autofree char *second = NULL;
+  WardenApprovalAnswer yes = { .approved = TRUE };
+  char *reply;
+
+  env_set_up (&env, "bwrap");
+  reply = fake_reply (NULL, "exec", "{\"command\": \"touch one.txt\"}",
+                      "exec", "{\"command\": \"echo two > two.txt\"}", NULL);
+  g_queue_push_tail (&env.fake->script, reply_with_repeated_id (reply, 2, 1));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+  {
+    g_autoptr(WardenAgent) agent = new_agent (&env, 0);
+
+    g_assert_cmpint (run_agent (agent, "two files"), ==, WARDEN_AGENT_WAITING);
+    session = g_strdup (warden_agent_get_session_id (agent));
+  }
+  {
+    g_autoptr(WardenAgent) agent = warden_agent_open (env.store, env.profiles, env.provider,
+                                                      session, NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_WAITING);
+    g_assert_cmpstr (warden_approval_get_subject (warden_agent_get_pending (agent)), ==,
+                     "touch one.txt");
+    g_assert_true (warden_agent_resolve (agent, &yes, &error));
+    g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_FINISHED);
+  }
+  g_assert_true (exists_in (env.workspace, "one.txt"));
+  g_assert_false (exists_in (env.workspace, "two.txt"));
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_cmpuint (count_of (second, "\"tool_result\""), ==, 2);
+  g_assert_nonnull (strstr (second, "repeats the id"));
+  calls = warden_session_store_list_tool_calls (env.store, session, &error);
+  g_assert_cmpuint (calls->len, ==, 2);
+  env_tear_down (&env);
+}
+
+/* An id the model used in an earlier answer is no call of this one: the
+ * earlier call's result is not given again in place of running it. */
+static void
+test_duplicate_tool_use_id_across_turns (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autofree char *last = NULL;
+  g_autofree char *first_reply = NULL;
+  g_autofree char *again = NULL;
+  char *reply;
+
+  env_set_up (&env, "bwrap");
+  first_reply = fake_reply (NULL, "exec", "{\"command\": \"echo one > one.txt\"}", NULL);
+  g_queue_push_tail (&env.fake->script, g_strdup (first_reply));
+  g_queue_push_tail (&env.fake->script, fake_reply ("One.", NULL));
+  reply = fake_reply (NULL, "exec", "{\"command\": \"echo two > two.txt\"}", NULL);
+  {
+    g_autoptr(GString) s = g_string_new (reply);
+    g_autofree char *repeated = first_id_of (reply);
+    g_autofree char *earlier = first_id_of (first_reply);
+
+    g_string_replace (s, repeated, earlier, 1);
+    g_free (reply);
+    g_queue_push_tail (&env.fake->script, g_string_free (g_steal_pointer (&s), FALSE));
+  }
+  g_queue_push_tail (&env.fake->script, fake_reply ("Two.", NULL));
+
+  agent = new_agent (&env, 0);
+  g_assert_cmpint (run_agent (agent, "one"), ==, WARDEN_AGENT_FINISHED);
+  g_assert_cmpint (run_agent (agent, "two"), ==, WARDEN_AGENT_FINISHED);
+  g_assert_false (exists_in (env.workspace, "two.txt"));
+  last = fake_model_last_message (env.fake, 3);
+  g_assert_nonnull (strstr (last, "repeats the id"));
+  calls = warden_session_store_list_tool_calls (env.store, warden_agent_get_session_id (agent),
+                                                &error);
+  g_assert_cmpuint (calls->len, ==, 2);
+  again = g_strdup (((WardenToolCallRecord *) g_ptr_array_index (calls, 0))->result_json);
+  g_assert_nonnull (strstr (again, "\"exit_code\":0"));
+  env_tear_down (&env);
+}
+
+typedef struct
+{
+  WardenAgent *agent;
+  WardenSessionStore *store;
+  guint        compared;
+} RowCheck;
+
+/* A question asked while a command runs is made from its stored row: the
+ * row read back makes the same approval, field by field (the policy's
+ * decision is the policy's, given as it is when asked). Then rejected. */
+static void
+row_same_cb (WardenAgent    *agent,
+             WardenApproval *approval,
+             RowCheck       *check)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenToolCallRecord) r = NULL;
+  g_autoptr(WardenToolCall) row = NULL;
+  g_autoptr(WardenApproval) again = NULL;
+  WardenApprovalContext context = {
+    .sandbox = "bwrap",
+    .workspace = "/workspace",
+    .decision = warden_approval_get_decision (approval),
+  };
+  WardenApprovalAnswer no = { .approved = FALSE, .feedback = "not now" };
+
+  if (!warden_approval_get_while_running (approval))
+    return;
+  r = warden_session_store_get_tool_call (check->store, warden_approval_get_session_id (approval),
+                                          warden_approval_get_id (approval), &error);
+  g_assert_no_error (error);
+  row = warden_tool_call_new_from_record (r);
+  g_assert_cmpint (warden_tool_call_get_state (row), ==, WARDEN_TOOL_CALL_PENDING);
+  again = warden_approval_new_for_call (row, &context);
+  warden_test_assert_same_approval (approval, again);
+  check->compared++;
+  g_assert_true (warden_agent_resolve (agent, &no, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_question_rows_same (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *profile = NULL;
+  g_autofree char *hosts = NULL;
+  RowCheck check = { 0 };
+
+  env_set_up (&env, "bwrap");
+  g_assert_cmpint (g_mkdir_with_parents (env.profiles_dir, 0700), ==, 0);
+  profile = g_build_filename (env.profiles_dir, "net.json", NULL);
+  g_assert_true (g_file_set_contents (profile,
+                                      "{\"version\": 1, \"name\": \"Net\", "
+                                      "\"allow\": [\"curl *\", \"node *\"], "
+                                      "\"network\": {\"mode\": \"allowlist\"}}", -1, NULL));
+  hosts = g_build_filename (env.root, "hosts", NULL);
+  g_assert_true (g_file_set_contents (hosts, "127.0.0.1 asked.test\n", -1, NULL));
+  g_setenv ("WARDEN_NET_HOSTS", hosts, TRUE);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"curl -sS http://asked.test:9/\"}",
+                                 "exec", "{\"command\": \"node -e \\\"require('child_process')"
+                                 ".execSync('touch made')\\\"\", \"cwd\": \"/workspace\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Neither.", NULL));
+
+  agent = new_agent_with_profile (&env, "net", 0);
+  check.agent = agent;
+  check.store = env.store;
+  g_signal_connect (agent, "approval", G_CALLBACK (row_same_cb), &check);
+  g_assert_cmpint (run_agent (agent, "fetch and touch"), ==, WARDEN_AGENT_FINISHED);
+  g_unsetenv ("WARDEN_NET_HOSTS");
+  /* The host, then the program. */
+  g_assert_cmpuint (check.compared, ==, 2);
+  g_assert_false (exists_in (env.workspace, "made"));
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
 /* Devices and pipes are refused at once, with a reason, and never block. */
 static void
 test_outside_special_files (void)
@@ -1030,6 +1341,73 @@ test_file_diffs (void)
   second = fake_model_last_message (env.fake, 1);
   g_assert_null (strstr (second, "@@"));
   g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* The diffs the user saw are kept with their calls: a session opened again
+ * has them, and so does its trace. */
+static void
+test_file_diffs_stored (void)
+{
+  Env env = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) records = NULL;
+  g_autofree char *session = NULL;
+  g_autofree char *trace = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  JsonArray *events;
+  guint diffs = 0;
+
+  env_set_up (&env, "bwrap");
+  g_free (put_under_root (&env, "project/src/a.txt", "one\ntwo\nthree\n"));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "edit", "{\"path\": \"src/a.txt\", \"old_string\": \"two\", "
+                                 "\"new_string\": \"deux\"}",
+                                 "read", "{\"path\": \"src/a.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Edited.", NULL));
+  {
+    g_autoptr(WardenAgent) agent = new_agent (&env, 0);
+
+    g_assert_cmpint (run_agent (agent, "edit a file"), ==, WARDEN_AGENT_FINISHED);
+    session = g_strdup (warden_agent_get_session_id (agent));
+  }
+  /* The file changes again afterwards: what the call did stays what it did. */
+  g_free (put_under_root (&env, "project/src/a.txt", "other\n"));
+
+  records = warden_session_store_list_tool_calls (env.store, session, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (records->len, ==, 2);
+  {
+    g_autoptr(WardenToolCall) edit = warden_tool_call_new_from_record (g_ptr_array_index (records, 0));
+    g_autoptr(WardenToolCall) read = warden_tool_call_new_from_record (g_ptr_array_index (records, 1));
+
+    g_assert_cmpstr (warden_tool_call_get_diff (edit), ==,
+                     "@@ -1,3 +1,3 @@\n one\n-two\n+deux\n three\n");
+    g_assert_null (warden_tool_call_get_diff (read));
+  }
+
+  trace = warden_trace_to_json (env.store, session, &error);
+  g_assert_no_error (error);
+  root = json_from_string (trace, &error);
+  g_assert_no_error (error);
+  events = json_object_get_array_member (json_node_get_object (root), "events");
+  for (guint i = 0; i < json_array_get_length (events); i++)
+    {
+      JsonObject *event = json_array_get_object_element (events, i);
+
+      if (g_strcmp0 (json_object_get_string_member (event, "type"), "tool_call") != 0)
+        continue;
+      g_assert_true (json_object_has_member (event, "diff"));
+      if (g_strcmp0 (json_object_get_string_member (event, "name"), "edit") == 0)
+        {
+          g_assert_cmpstr (json_object_get_string_member (event, "diff"), ==,
+                           "@@ -1,3 +1,3 @@\n one\n-two\n+deux\n three\n");
+          diffs++;
+        }
+      else
+        g_assert_true (json_object_get_null_member (event, "diff"));
+    }
+  g_assert_cmpuint (diffs, ==, 1);
   env_tear_down (&env);
 }
 
@@ -1860,6 +2238,11 @@ main (int    argc,
   g_test_add_func ("/agent/files/outside-link-swapped", test_outside_link_swapped);
   g_test_add_func ("/agent/files/outside-special-files", test_outside_special_files);
   g_test_add_func ("/agent/files/outside-after-restart", test_outside_after_restart);
+  g_test_add_func ("/agent/approval/resumed-same", test_resumed_approval_same);
+  g_test_add_func ("/agent/approval/question-rows-same", test_question_rows_same);
+  g_test_add_func ("/agent/duplicate-id", test_duplicate_tool_use_id);
+  g_test_add_func ("/agent/duplicate-id-resumed", test_duplicate_tool_use_id_resumed);
+  g_test_add_func ("/agent/duplicate-id-across-turns", test_duplicate_tool_use_id_across_turns);
   g_test_add_func ("/agent/files/protected-read-only", test_protected_write_read_only);
   g_test_add_data_func ("/agent/files/read-only-asks-every-write", "read-only",
                         test_read_only_asks_every_write);
@@ -1869,6 +2252,7 @@ main (int    argc,
   g_test_add_func ("/agent/files/write-never", test_files_write_never);
   g_test_add_func ("/agent/files/diffs", test_file_diffs);
   g_test_add_func ("/agent/files/diff-asked", test_file_diff_asked);
+  g_test_add_func ("/agent/files/diffs-stored", test_file_diffs_stored);
   g_test_add_func ("/agent/approval/always-allow-names-copy", test_always_allow_names_copy);
   g_test_add_func ("/agent/files/grep-catastrophic", test_grep_catastrophic);
   g_test_add_func ("/agent/files/stopped", test_file_tool_stopped);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent/warden-session-store-private.h"
+#include "agent/warden-trace.h"
 #include "cli-harness.h"
 #include "fake-model.h"
 #include "warden-test-util.h"
@@ -966,6 +967,66 @@ test_end_of_input_leaves_pending (void)
   env_tear_down (&env);
 }
 
+/* The approval_required event of a command left waiting is, after a
+ * restart, the event of the first time but for its place in the stream:
+ * the same folder, the same environment, the same parts and suggestions. */
+static void
+test_resumed_event_same (void)
+{
+  static const char * const calls[] = {
+    "exec", "{\"command\": \"echo hi\", \"cwd\": \"/workspace/sub\", "
+            "\"env\": {\"LD_PRELOAD\": \"/workspace/evil.so\"}}",
+    "exec", "{\"command\": \"ls && touch made\", \"cwd\": \"/workspace/a\"}",
+    "ask_user", "{\"question\": \"Which colour?\", \"choices\": [\"red\", \"blue\"]}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i += 2)
+    {
+      Env env = { 0 };
+      Client *c;
+      Result r;
+      g_autoptr(GPtrArray) events = NULL;
+      g_autoptr(GPtrArray) again = NULL;
+      const char *type = i < 4 ? "approval_required" : "ask_user";
+      JsonObject *asked, *asked_again;
+      g_autoptr(JsonNode) a = NULL;
+      g_autoptr(JsonNode) b = NULL;
+
+      env_set_up (&env);
+      g_queue_push_tail (&env.fake->script, fake_reply (NULL, calls[i], calls[i + 1], NULL));
+      c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "go");
+      r = client_finish (c, &events);
+      g_assert_cmpint (r.status, ==, 6);
+      result_clear (&r);
+      asked = only_event (events, type);
+      c = CLIENT_START (&env, "run", "--json", "--resume", str (asked, "session"));
+      r = client_finish (c, &again);
+      g_assert_cmpint (r.status, ==, 6);
+      result_clear (&r);
+      asked_again = only_event (again, type);
+      if (i == 0)
+        {
+          g_assert_cmpstr (str (asked, "cwd"), ==, "/workspace/sub");
+          g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (asked,
+                                                                                      "env"), 0),
+                           ==, "LD_PRELOAD=/workspace/evil.so");
+        }
+      /* All but the event's number in its stream. */
+      json_object_remove_member (asked, "seq");
+      json_object_remove_member (asked_again, "seq");
+      a = json_node_init_object (json_node_alloc (), asked);
+      b = json_node_init_object (json_node_alloc (), asked_again);
+      if (!json_node_equal (a, b))
+        {
+          g_autofree char *ta = json_to_string (a, TRUE);
+          g_autofree char *tb = json_to_string (b, TRUE);
+
+          g_error ("the resumed event differs:\n%s\n%s", ta, tb);
+        }
+      env_tear_down (&env);
+    }
+}
+
 /* SIGTERM while an approval waits: the finished event says interrupted and
  * names what still waits; exit 143; nothing was recorded. */
 static void
@@ -1491,6 +1552,20 @@ test_nested_rejected (void)
   g_assert_cmpuint (json_array_get_length (chain), ==, 2);
   g_assert_true (g_str_has_prefix (json_array_get_string_element (chain, 0), "node -e "));
   g_assert_true (g_str_has_prefix (json_array_get_string_element (chain, 1), "sh -c 'node -e"));
+  /* Described as the window and the terminal describe it. */
+  g_assert_cmpstr (str (asked, "heading"), ==, "A program the command started needs approval");
+  {
+    JsonArray *origins = json_object_get_array_member (asked, "origins");
+
+    g_assert_cmpuint (json_array_get_length (origins), ==, 2);
+    for (guint i = 0; i < 2; i++)
+      {
+        g_autofree char *want = g_strconcat ("started by ",
+                                             json_array_get_string_element (chain, i), NULL);
+
+        g_assert_cmpstr (json_array_get_string_element (origins, i), ==, want);
+      }
+  }
   /* The script decides: rm asks, echo is allowed; sh itself is the way. */
   g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (asked,
                                                                                 "suggestions"),
@@ -1504,6 +1579,104 @@ test_nested_rejected (void)
   g_assert_nonnull (strstr (second, "User feedback: keep it"));
   assert_finished (events, "done", 0);
   result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* The trace of @session, from the store in @env's data folder. */
+static GPtrArray *
+trace_of (Env        *env,
+          const char *session)
+{
+  g_autofree char *db = g_build_filename (env->root, "data", "warden", "warden.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = warden_session_store_new (db, &error);
+  GPtrArray *events;
+
+  g_assert_no_error (error);
+  events = warden_trace_list_events (store, session, &error);
+  g_assert_no_error (error);
+  return events;
+}
+
+/* The one row of "sessions show --json" with @id. */
+static JsonObject *
+row_with_id (JsonNode   *session,
+             const char *id)
+{
+  JsonArray *calls = json_object_get_array_member (json_node_get_object (session), "tool_calls");
+
+  for (guint i = 0; i < json_array_get_length (calls); i++)
+    if (g_strcmp0 (str (json_array_get_object_element (calls, i), "id"), id) == 0)
+      return json_array_get_object_element (calls, i);
+  g_error ("no row %s", id);
+  return NULL;
+}
+
+/* Every question is a row: a program a command started that the user
+ * rejected, and one the profile denied, are stored under their command with
+ * who decided, and the trace shows them from there. */
+static void
+test_nested_questions_are_rows (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) trace = NULL;
+  g_autoptr(JsonNode) session = NULL;
+  JsonObject *asked, *row, *program = NULL;
+  const char *exec_id;
+
+  env_set_up (&env);
+  touch_workspace (&env, "victim", "precious\n");
+  g_queue_push_tail (&env.fake->script, fake_reply ("Cleaning.", "exec", NODE_RM, NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"node -e \\\"require("
+                                 "'child_process').execSync('rm -rf ~')\\\"\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("I will leave it.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "clean up");
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"keep it\"}");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  asked = only_event (events, "approval_required");
+  exec_id = str (g_ptr_array_index (events_of (events, "tool_result"), 0), "id");
+
+  session = show_session (&env, str (asked, "session"));
+  row = row_with_id (session, str (asked, "id"));
+  g_assert_cmpstr (str (row, "kind"), ==, "program");
+  g_assert_cmpstr (str (row, "parent"), ==, exec_id);
+  g_assert_cmpstr (str (row, "state"), ==, "rejected");
+  g_assert_cmpstr (str (row, "decision"), ==, "rejected");
+  g_assert_cmpstr (str (row, "decided_by"), ==, "user");
+  g_assert_cmpstr (str (row, "feedback"), ==, "keep it");
+
+  trace = trace_of (&env, str (asked, "session"));
+  for (guint i = 0; i < trace->len; i++)
+    {
+      JsonObject *e = g_ptr_array_index (trace, i);
+
+      if (g_strcmp0 (str (e, "type"), "program") != 0)
+        continue;
+      if (g_strcmp0 (str (e, "question"), str (asked, "id")) == 0)
+        {
+          program = e;
+          g_assert_cmpstr (str (e, "id"), ==, exec_id);
+          g_assert_cmpstr (str (e, "command"), ==, "sh -c 'rm -f victim; echo removed'");
+          g_assert_cmpstr (str (e, "decision"), ==, "refused");
+          g_assert_cmpstr (str (e, "by"), ==, "user");
+          g_assert_cmpstr (str (e, "feedback"), ==, "keep it");
+        }
+      else
+        {
+          /* The second command's rm -rf ~, denied by the profile's rule. */
+          g_assert_nonnull (strstr (str (e, "command"), "rm -rf ~"));
+          g_assert_cmpstr (str (e, "decision"), ==, "refused");
+          g_assert_cmpstr (str (e, "by"), ==, "profile");
+          g_assert_nonnull (str (e, "pattern"));
+        }
+    }
+  g_assert_nonnull (program);
   env_tear_down (&env);
 }
 
@@ -2742,8 +2915,8 @@ test_network_terminal_prompt (void)
   g_unsetenv ("WARDEN_NET_HOSTS");
   g_test_message ("%s", r.out);
   g_assert_cmpint (r.status, ==, 0);
-  want = g_strdup_printf ("! the command wants to reach: asked.test:%u\n", port);
-  by = g_strdup_printf ("  by the command curl -sS http://asked.test:%u/t\n", port);
+  want = g_strdup_printf ("! A command wants to reach a host: asked.test:%u\n", port);
+  by = g_strdup_printf ("  wanted by curl -sS http://asked.test:%u/t\n", port);
   g_assert_nonnull (strstr (r.out, want));
   g_assert_nonnull (strstr (r.out, by));
   g_assert_nonnull (strstr (r.out, "[y] approve, [a] always allow, [n] reject> "));
@@ -2804,6 +2977,56 @@ test_network_always_allow (void)
   g_assert_true (g_file_get_contents (saved_path, &saved, NULL, NULL));
   want = g_strdup_printf ("\"new.test:%u\"", port);
   g_assert_nonnull (strstr (saved, want));
+
+  /* Each host decision is a row under its command: the user's answer, then
+   * the profile's with the saved pattern. The trace reads the rows, not
+   * what the model was given. */
+  {
+    const char *session = str (only_event (events, "session"), "id");
+    g_autoptr(JsonNode) shown = show_session (&env, session);
+    g_autoptr(GPtrArray) trace = NULL;
+    g_autofree char *db = g_build_filename (env.root, "data", "warden", "warden.db", NULL);
+    g_autofree char *pattern = g_strdup_printf ("new.test:%u", port);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(WardenSessionStore) store = warden_session_store_new (db, &error);
+    JsonArray *calls = json_object_get_array_member (json_node_get_object (shown), "tool_calls");
+    guint hosts = 0;
+
+    for (guint i = 0; i < json_array_get_length (calls); i++)
+      {
+        JsonObject *row = json_array_get_object_element (calls, i);
+
+        if (g_strcmp0 (str (row, "kind"), "host") != 0)
+          continue;
+        g_assert_nonnull (str (row, "parent"));
+        g_assert_cmpstr (str (row, "pattern"), ==, pattern);
+        g_assert_cmpstr (str (row, "decision"), ==, hosts == 0 ? "approved-always"
+                                                               : "auto-allowed");
+        g_assert_cmpstr (str (row, "decided_by"), ==, hosts == 0 ? "user" : "profile");
+        hosts++;
+      }
+    g_assert_cmpuint (hosts, ==, 2);
+
+    g_assert_no_error (error);
+    g_assert_true (warden_session_store_run_sql (store, "UPDATE tool_calls SET result_json = "
+                                                 "'{}' WHERE kind IS NULL", &error));
+    g_assert_no_error (error);
+    trace = trace_of (&env, session);
+    hosts = 0;
+    for (guint i = 0; i < trace->len; i++)
+      {
+        JsonObject *e = g_ptr_array_index (trace, i);
+
+        if (g_strcmp0 (str (e, "type"), "host") != 0)
+          continue;
+        g_assert_cmpstr (str (e, "host"), ==, "new.test");
+        g_assert_cmpint (json_object_get_int_member (e, "port"), ==, port);
+        g_assert_cmpstr (str (e, "decision"), ==, "allowed");
+        g_assert_cmpstr (str (e, "by"), ==, hosts == 0 ? "user" : "profile");
+        hosts++;
+      }
+    g_assert_cmpuint (hosts, ==, 2);
+  }
   g_socket_service_stop (server);
   result_clear (&r);
   env_tear_down (&env);
@@ -2932,7 +3155,7 @@ test_example_approve (void)
 
   r = RUN_EXAMPLE (&env, "approve.py", "n\nuse pnpm\n", "--sandbox", "bwrap", "add chalk");
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.out, "! exec wants to run: npm install chalk"));
+  g_assert_nonnull (strstr (r.out, "! Command needs approval: npm install chalk"));
   g_assert_nonnull (strstr (r.out, "OK, pnpm then."));
   second = fake_model_last_message (env.fake, 1);
   g_assert_nonnull (strstr (second, "User feedback: use pnpm"));
@@ -2941,7 +3164,7 @@ test_example_approve (void)
   /* The next task asks; the person's input ends: pending, exit 6. */
   r = RUN_EXAMPLE (&env, "approve.py", "", "--sandbox", "bwrap", "log it");
   g_assert_cmpint (r.status, ==, 6);
-  g_assert_nonnull (strstr (r.out, "wants to run: printf 'ok\\033[2J\\n' > log"));
+  g_assert_nonnull (strstr (r.out, "Command needs approval: printf 'ok\\033[2J\\n' > log"));
   g_assert_nonnull (strstr (r.err, "--resume"));
   g_assert_false (workspace_has (&env, "log"));
   {
@@ -3012,6 +3235,8 @@ main (int    argc,
   g_test_add_func ("/cli/json/max-steps", test_max_steps);
   g_test_add_func ("/cli/json/kill-then-resume", test_kill_then_resume);
   g_test_add_func ("/cli/json/lease-lost", test_lease_lost);
+  g_test_add_func ("/cli/json/nested-questions-are-rows", test_nested_questions_are_rows);
+  g_test_add_func ("/cli/json/resumed-event-same", test_resumed_event_same);
   g_test_add_func ("/cli/json/end-of-input-leaves-pending", test_end_of_input_leaves_pending);
   g_test_add_func ("/cli/json/term-while-waiting", test_term_while_waiting);
   g_test_add_func ("/cli/json/bad-answers-ignored", test_bad_answers_ignored);

@@ -17,6 +17,7 @@
 #include "agent/warden-session-store.h"
 #include "agent/warden-session-store-private.h"
 #include "agent/warden-tool-call.h"
+#include "agent/warden-trace.h"
 
 static char *
 temp_db (void)
@@ -279,6 +280,113 @@ test_migrates_schema_1 (void)
   g_assert_cmpstr (back->state, ==, "finished");
   g_assert_cmpint (back->asked, ==, 0);
   g_assert_null (back->answered_via);
+}
+
+/* A database of the schema before every question was a row (5): its rows
+ * read as they were, and the host decisions its commands kept inside their
+ * results become rows of their own, which the trace shows. */
+static void
+test_migrates_schema_5 (void)
+{
+  g_autofree char *path = temp_db ();
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  WardenToolCallRecord *r;
+  guint hosts = 0;
+  sqlite3 *db = NULL;
+
+  g_mkdir_with_parents (dir, 0700);
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db,
+    "CREATE TABLE sessions (id TEXT PRIMARY KEY, title TEXT, created INTEGER, updated INTEGER,"
+    " workspace TEXT, profile TEXT, provider TEXT, model TEXT, sandbox TEXT, image TEXT,"
+    " state TEXT, input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0,"
+    " base_url TEXT, owner TEXT);"
+    "CREATE TABLE messages (session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+    " seq INTEGER NOT NULL, json TEXT NOT NULL, input_tokens INTEGER, output_tokens INTEGER,"
+    " created INTEGER, latency_ms INTEGER, PRIMARY KEY (session_id, seq));"
+    "CREATE TABLE tool_calls (session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+    " tool_use_id TEXT NOT NULL, ord INTEGER, name TEXT, input_json TEXT, state TEXT,"
+    " decision TEXT, pattern TEXT, reason TEXT, feedback TEXT, result_json TEXT,"
+    " started INTEGER, finished INTEGER, asked INTEGER DEFAULT 0, answered INTEGER DEFAULT 0,"
+    " answered_via TEXT, seal TEXT, is_error INTEGER DEFAULT 0,"
+    " PRIMARY KEY (session_id, tool_use_id));"
+    "CREATE TABLE host_answers (session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE"
+    " CASCADE, host TEXT NOT NULL, port INTEGER NOT NULL, allowed INTEGER NOT NULL, seal TEXT,"
+    " PRIMARY KEY (session_id, host, port));"
+    "INSERT INTO sessions (id, title) VALUES ('old', 'Old session');"
+    "INSERT INTO tool_calls (session_id, tool_use_id, ord, name, input_json, state, decision,"
+    " result_json, started, finished) VALUES ('old', 't1', 1, 'exec',"
+    " '{\"command\":\"npm install\"}', 'finished', 'auto-allowed',"
+    " '{\"exit_code\":0,\"stdout\":\"\",\"stderr\":\"\",\"duration_ms\":900,\"network\":["
+    "{\"host\":\"registry.npmjs.org\",\"port\":443,\"decision\":\"allowed\",\"by\":\"profile\","
+    "\"pattern\":\"registry.npmjs.org:443\",\"time\":1000100},"
+    "{\"host\":\"evil.example\",\"port\":443,\"decision\":\"refused\",\"by\":\"user\","
+    "\"feedback\":\"no uploads\",\"time\":1000200}]}', 1000000, 1000900);"
+    "INSERT INTO tool_calls (session_id, tool_use_id, ord, name, input_json, state, result_json)"
+    " VALUES ('old', 't2', 2, 'exec', '{\"command\":\"ls\"}', 'finished', 'not json, \"network\"');"
+    "PRAGMA user_version = 5;", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+
+  store = warden_session_store_new (path, &error);
+  g_assert_no_error (error);
+  rows = warden_session_store_list_tool_calls (store, "old", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (rows->len, ==, 4);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      g_autoptr(WardenToolCall) call = NULL;
+
+      r = g_ptr_array_index (rows, i);
+      call = warden_tool_call_new_from_record (r);
+      if (r->kind == NULL)
+        {
+          g_assert_cmpint (r->seq, ==, -1);
+          g_assert_null (r->parent_id);
+          continue;
+        }
+      g_assert_cmpstr (r->kind, ==, "host");
+      g_assert_cmpstr (r->parent_id, ==, "t1");
+      g_assert_cmpint (warden_tool_call_get_kind (call), ==, WARDEN_TOOL_KIND_HOST);
+      g_assert_cmpstr (warden_tool_call_get_arg (call, "by_command"), ==, "npm install");
+      if (hosts++ == 0)
+        {
+          g_assert_cmpstr (warden_tool_call_get_subject (call), ==, "registry.npmjs.org:443");
+          g_assert_cmpint (warden_tool_call_get_decision (call), ==,
+                           WARDEN_TOOL_DECISION_AUTO_ALLOWED);
+          g_assert_cmpint (warden_tool_call_get_decided_by (call), ==, WARDEN_DECIDED_BY_PROFILE);
+          g_assert_cmpstr (r->pattern, ==, "registry.npmjs.org:443");
+        }
+      else
+        {
+          g_assert_cmpstr (warden_tool_call_get_subject (call), ==, "evil.example:443");
+          g_assert_cmpint (warden_tool_call_get_decision (call), ==,
+                           WARDEN_TOOL_DECISION_REJECTED);
+          g_assert_cmpint (warden_tool_call_get_decided_by (call), ==, WARDEN_DECIDED_BY_USER);
+          g_assert_cmpstr (r->feedback, ==, "no uploads");
+        }
+    }
+  g_assert_cmpuint (hosts, ==, 2);
+
+  events = warden_trace_list_events (store, "old", &error);
+  g_assert_no_error (error);
+  hosts = 0;
+  for (guint i = 0; i < events->len; i++)
+    {
+      JsonObject *e = g_ptr_array_index (events, i);
+
+      if (g_strcmp0 (json_object_get_string_member (e, "type"), "host") != 0)
+        continue;
+      g_assert_cmpstr (json_object_get_string_member (e, "id"), ==, "t1");
+      g_assert_cmpint (json_object_get_int_member (e, "time"), ==, hosts == 0 ? 1000100 : 1000200);
+      g_assert_cmpstr (json_object_get_string_member (e, "decision"), ==,
+                       hosts == 0 ? "allowed" : "refused");
+      hosts++;
+    }
+  g_assert_cmpuint (hosts, ==, 2);
 }
 
 static void
@@ -981,6 +1089,7 @@ main (int    argc,
   g_test_add_func ("/agent/store/newer-schema", test_newer_schema);
   g_test_add_func ("/agent/store/trace-and-delete", test_trace_and_delete);
   g_test_add_func ("/agent/store/migrates-schema-1", test_migrates_schema_1);
+  g_test_add_func ("/agent/store/migrates-schema-5", test_migrates_schema_5);
   g_test_add_func ("/agent/store/not-a-database", test_not_a_database);
   g_test_add_func ("/agent/store/corrupt-move-aside", test_corrupt_move_aside);
   g_test_add_func ("/agent/store/read-only-and-full", test_read_only_and_full);

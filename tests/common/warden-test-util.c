@@ -95,3 +95,66 @@ warden_test_expected_rootless (void)
 {
   return g_strcmp0 (g_getenv ("WARDEN_TEST_ROOTLESS"), "1") == 0;
 }
+
+static void
+assert_same_strv (const char         *field,
+                  const char * const *a,
+                  const char * const *b)
+{
+  g_autofree char *ja = a ? g_strjoinv ("\n", (char **) a) : g_strdup ("(null)");
+  g_autofree char *jb = b ? g_strjoinv ("\n", (char **) b) : g_strdup ("(null)");
+
+  if (g_strcmp0 (ja, jb) != 0)
+    g_error ("approvals differ in %s: [%s] and [%s]", field, ja, jb);
+}
+
+#define SAME_STR(field) \
+  G_STMT_START { \
+    if (g_strcmp0 (warden_approval_get_##field (a), warden_approval_get_##field (b)) != 0) \
+      g_error ("approvals differ in " #field ": “%s” and “%s”", \
+               warden_approval_get_##field (a), warden_approval_get_##field (b)); \
+  } G_STMT_END
+
+void
+warden_test_assert_same_approval (WardenApproval *a,
+                                  WardenApproval *b)
+{
+  WardenDecision *da = warden_approval_get_decision (a);
+  WardenDecision *db = warden_approval_get_decision (b);
+
+  SAME_STR (id);
+  SAME_STR (session_id);
+  g_assert_cmpint (warden_approval_get_kind (a), ==, warden_approval_get_kind (b));
+  SAME_STR (tool_name);
+  SAME_STR (subject);
+  SAME_STR (cwd);
+  SAME_STR (sandbox);
+  SAME_STR (reason);
+  SAME_STR (part);
+  SAME_STR (diff);
+  SAME_STR (saves_into);
+  assert_same_strv ("suggestions", warden_approval_get_suggestions (a),
+                    warden_approval_get_suggestions (b));
+  assert_same_strv ("choices", warden_approval_get_choices (a), warden_approval_get_choices (b));
+  assert_same_strv ("env", warden_approval_get_env (a), warden_approval_get_env (b));
+  assert_same_strv ("chain", warden_approval_get_chain (a), warden_approval_get_chain (b));
+  g_assert_cmpint (warden_approval_get_while_running (a), ==,
+                   warden_approval_get_while_running (b));
+  g_assert_cmpint (da == NULL, ==, db == NULL);
+  if (da == NULL)
+    return;
+  g_assert_cmpint (warden_decision_get_verdict (da), ==, warden_decision_get_verdict (db));
+  g_assert_cmpstr (warden_decision_get_reason (da), ==, warden_decision_get_reason (db));
+  g_assert_cmpuint (warden_decision_get_n_parts (da), ==, warden_decision_get_n_parts (db));
+  for (guint i = 0; i < warden_decision_get_n_parts (da); i++)
+    {
+      const WardenDecisionPart *pa = warden_decision_get_part (da, i);
+      const WardenDecisionPart *pb = warden_decision_get_part (db, i);
+
+      g_assert_cmpstr (pa->text, ==, pb->text);
+      g_assert_cmpint (pa->verdict, ==, pb->verdict);
+      g_assert_cmpstr (pa->reason, ==, pb->reason);
+      g_assert_cmpstr (pa->pattern, ==, pb->pattern);
+      g_assert_cmpstr (pa->suggestion, ==, pb->suggestion);
+    }
+}

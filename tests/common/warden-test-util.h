@@ -8,6 +8,7 @@
 
 #include <gio/gio.h>
 
+#include "agent/warden-approval.h"
 #include "sandbox/warden-docker-client.h"
 
 G_BEGIN_DECLS
@@ -35,5 +36,10 @@ gboolean  warden_test_skip_without_docker (void);
  * it runs rootless. */
 WardenDockerEngineKind warden_test_expected_engine   (void);
 gboolean               warden_test_expected_rootless (void);
+
+/* @b shows the user what @a does, field by field: a question asked again
+ * after a restart is the question asked the first time. */
+void      warden_test_assert_same_approval (WardenApproval *a,
+                                            WardenApproval *b);
 
 G_END_DECLS

@@ -1367,6 +1367,39 @@ save_call (WardenSessionStore *store,
   g_assert_no_error (error);
 }
 
+/* A host a command wanted, as the agent stores it: a row under the command. */
+static void
+save_host (WardenSessionStore *store,
+           const char         *session_id,
+           const char         *parent,
+           const char         *id,
+           const char         *host,
+           const char         *decision,
+           const char         *decided_by,
+           const char         *pattern,
+           const char         *feedback,
+           gint64              time)
+{
+  g_autoptr(WardenToolCallRecord) r = warden_tool_call_record_new ();
+  g_autoptr(GError) error = NULL;
+
+  r->session_id = g_strdup (session_id);
+  r->tool_use_id = g_strdup (id);
+  r->name = g_strdup ("network");
+  r->kind = g_strdup ("host");
+  r->parent_id = g_strdup (parent);
+  r->input_json = g_strdup_printf ("{\"host\":\"%s:443\",\"name\":\"%s\",\"port\":443,"
+                                   "\"by_command\":\"npm install\"}", host, host);
+  r->state = g_strdup (g_strcmp0 (decision, "rejected") == 0 ? "rejected" : "finished");
+  r->decision = g_strdup (decision);
+  r->decided_by = g_strdup (decided_by);
+  r->pattern = g_strdup (pattern);
+  r->feedback = g_strdup (feedback);
+  r->started = r->finished = time;
+  warden_session_store_save_tool_call (store, r, &error);
+  g_assert_no_error (error);
+}
+
 static void
 trace_fixture_set_up (TraceFixture  *f,
                       gconstpointer  data)
@@ -1566,18 +1599,16 @@ test_trace_hosts (TraceFixture  *f,
   g_autoptr(WardenTraceWindow) window = NULL;
   g_autoptr(GPtrArray) mono = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *text = NULL;
-  g_autofree char *result = g_strdup_printf (
-    "{\"exit_code\":0,\"stdout\":\"\",\"stderr\":\"\",\"duration_ms\":900,\"network\":["
-    "{\"host\":\"registry.npmjs.org\",\"port\":443,\"decision\":\"allowed\",\"by\":\"profile\","
-    "\"pattern\":\"registry.npmjs.org:443\",\"time\":%" G_GINT64_FORMAT "},"
-    "{\"host\":\"evil.example\",\"port\":443,\"decision\":\"refused\",\"by\":\"user\","
-    "\"feedback\":\"no uploads\",\"time\":%" G_GINT64_FORMAT "}]}",
-    f->t0 + 50100, f->t0 + 50200);
   guint hosts = 0;
 
   save_call (f->store, f->session_id, "n", "{\"command\":\"npm install\"}", "finished",
-             "auto-allowed", "npm install", NULL, result, f->t0 + 50000, f->t0 + 50900, 0, 0,
-             NULL);
+             "auto-allowed", "npm install", NULL,
+             "{\"exit_code\":0,\"stdout\":\"\",\"stderr\":\"\",\"duration_ms\":900}",
+             f->t0 + 50000, f->t0 + 50900, 0, 0, NULL);
+  save_host (f->store, f->session_id, "n", "n/1", "registry.npmjs.org", "auto-allowed",
+             "profile", "registry.npmjs.org:443", NULL, f->t0 + 50100);
+  save_host (f->store, f->session_id, "n", "n/2", "evil.example", "rejected", "user", NULL,
+             "no uploads", f->t0 + 50200);
   events = warden_trace_list_events (f->store, f->session_id, &error);
   g_assert_no_error (error);
   for (guint i = 0; i < events->len; i++)

@@ -581,7 +581,7 @@ test_task_question (void)
 
   wait_until (has_pending, session, 60, "the question");
   wait_notified (&n, "proj-question");
-  g_assert_cmpstr (n.summary, ==, "Needs your answer");
+  g_assert_cmpstr (n.summary, ==, "The agent asks");
   g_assert_cmpstr (n.body, ==, "proj-question: Which branch?");
 
   g_queue_push_tail (&fake->script, fake_reply ("Thanks.", NULL));

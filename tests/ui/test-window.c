@@ -949,6 +949,114 @@ test_pending_survives_restart (void)
   g_assert_true (g_file_test (made, G_FILE_TEST_EXISTS));
 }
 
+/* A command that waited when Warden stopped is asked again in the window
+ * as it was asked the first time: the folder it runs in and the
+ * environment it runs with show, as they did then. */
+static void
+test_resumed_approval_same (void)
+{
+  g_autofree char *workspace = new_workspace ("resumed-same");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = NULL;
+  g_autoptr(WardenProfileStore) profiles = NULL;
+  g_autoptr(WardenLlmProvider) provider = NULL;
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(WardenApproval) fresh = NULL;
+  g_autofree char *id = NULL;
+  WardenAgentConfig config = { 0 };
+  WardenAgentOutcome outcome = WARDEN_AGENT_FINISHED;
+  GAsyncResult *result = NULL;
+  WardenApprovalDialog *dialog;
+
+  store = warden_session_store_new (NULL, &error);
+  g_assert_no_error (error);
+  profiles = warden_profile_store_new (NULL);
+  provider = warden_anthropic_provider_new ("test-key", fake->url, "fake-model");
+  config.workspace = workspace;
+  config.profile = (char *) "node";
+  config.sandbox = (char *) "bwrap";
+  agent = warden_agent_new (store, profiles, provider, &config, &error);
+  g_assert_no_error (error);
+  g_queue_push_tail (&fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"echo hi\", \"cwd\": "
+                                 "\"/workspace/sub\", \"env\": {\"LD_PRELOAD\": "
+                                 "\"/workspace/evil.so\"}}", NULL));
+  warden_agent_run_async (agent, "greet", NULL, warden_test_keep_result_cb, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (warden_agent_run_finish (agent, result, &outcome, &error));
+  g_assert_cmpint (outcome, ==, WARDEN_AGENT_WAITING);
+  g_object_unref (result);
+  fresh = g_object_ref (warden_agent_get_pending (agent));
+  id = g_strdup (warden_agent_get_session_id (agent));
+  g_clear_object (&agent);
+
+  g_queue_push_tail (&fake->script, fake_reply ("Not then.", NULL));
+  g_assert_true (warden_window_select_session (window, id));
+  dialog = wait_for_dialog ();
+  warden_test_assert_same_approval (fresh,
+                                    warden_session_get_pending (warden_window_get_session (window)));
+  g_assert_true (label_shows (GTK_WIDGET (dialog), "/workspace/sub"));
+  g_assert_true (label_shows (GTK_WIDGET (dialog), "LD_PRELOAD=/workspace/evil.so"));
+  x_screenshot ("approval-resumed.png");
+  warden_approval_dialog_respond (dialog, "reject");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+}
+
+/* A session opened again shows what its writes and edits changed, as the
+ * user saw it when they ran. */
+static void
+test_reopened_diff (void)
+{
+  g_autofree char *workspace = new_workspace ("reopened-diff");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = NULL;
+  g_autoptr(WardenProfileStore) profiles = NULL;
+  g_autoptr(WardenLlmProvider) provider = NULL;
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *id = NULL;
+  WardenAgentConfig config = { 0 };
+  WardenAgentOutcome outcome = WARDEN_AGENT_WAITING;
+  GAsyncResult *result = NULL;
+  GListModel *items;
+  guint diffs = 0;
+
+  store = warden_session_store_new (NULL, &error);
+  g_assert_no_error (error);
+  profiles = warden_profile_store_new (NULL);
+  provider = warden_anthropic_provider_new ("test-key", fake->url, "fake-model");
+  config.workspace = workspace;
+  config.profile = (char *) "node";
+  config.sandbox = (char *) "bwrap";
+  agent = warden_agent_new (store, profiles, provider, &config, &error);
+  g_assert_no_error (error);
+  g_queue_push_tail (&fake->script,
+                     fake_reply (NULL, "write", "{\"path\": \"hello.txt\", \"content\": "
+                                 "\"hello\\n\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Written.", NULL));
+  warden_agent_run_async (agent, "write", NULL, warden_test_keep_result_cb, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (warden_agent_run_finish (agent, result, &outcome, &error));
+  g_assert_cmpint (outcome, ==, WARDEN_AGENT_FINISHED);
+  g_object_unref (result);
+  id = g_strdup (warden_agent_get_session_id (agent));
+  g_clear_object (&agent);
+
+  g_assert_true (warden_window_select_session (window, id));
+  items = warden_session_get_items (warden_window_get_session (window));
+  for (guint i = 0; i < g_list_model_get_n_items (items); i++)
+    {
+      g_autoptr(WardenChatItem) item = g_list_model_get_item (items, i);
+
+      if (warden_chat_item_get_kind (item) != WARDEN_CHAT_ITEM_TOOL)
+        continue;
+      g_assert_cmpstr (warden_chat_item_get_diff (item), ==, "@@ -0,0 +1 @@\n+hello\n");
+      diffs++;
+    }
+  g_assert_cmpuint (diffs, ==, 1);
+}
+
 static gboolean
 label_shows (GtkWidget  *widget,
              const char *text)
@@ -2358,6 +2466,8 @@ main (int    argc,
   g_test_add_func ("/ui/window/network-error-banner", test_network_error_banner);
   g_test_add_func ("/ui/window/silent-model-banner", test_silent_model_banner);
   g_test_add_func ("/ui/window/pending-survives-restart", test_pending_survives_restart);
+  g_test_add_func ("/ui/window/resumed-approval-same", test_resumed_approval_same);
+  g_test_add_func ("/ui/window/reopened-diff", test_reopened_diff);
   g_test_add_func ("/ui/window/host-warning", test_host_warning);
   g_test_add_func ("/ui/window/refused-workspace", test_refused_workspace);
   g_test_add_func ("/ui/window/long-session", test_long_session);
