@@ -407,18 +407,17 @@ warden_agent_resolve (WardenAgent                 *self,
 
       if (answer->allow_always && warden_approval_get_kind (approval) == WARDEN_APPROVAL_COMMAND)
         {
-          WardenDecision *decision = warden_approval_get_decision (approval);
-          const WardenDecisionPart *uncovered =
-            decision ? warden_decision_get_uncovered (decision) : NULL;
+          const char *uncovered_text = NULL, *uncovered_reason = NULL;
           const char * const *suggestions = warden_approval_get_suggestions (approval);
 
           /* Saving a pattern that would not make the command run without
            * asking only pretends: say so, and nothing is saved. */
-          if (uncovered != NULL && (answer->pattern == NULL || *answer->pattern == '\0'))
+          if (warden_approval_get_uncovered (approval, &uncovered_text, &uncovered_reason) &&
+              (answer->pattern == NULL || *answer->pattern == '\0'))
             {
               g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED,
                            _("No pattern can allow “%s” (%s): allow the command once, "
-                             "or reject it"), uncovered->text, uncovered->reason);
+                             "or reject it"), uncovered_text, uncovered_reason);
               return FALSE;
             }
           if (answer->pattern && *answer->pattern)

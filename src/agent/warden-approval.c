@@ -214,6 +214,46 @@ warden_approval_get_env (WardenApproval *self)
   return self->env ? (const char * const *) self->env : empty;
 }
 
+gboolean
+warden_approval_get_uncovered (WardenApproval  *self,
+                               const char     **text,
+                               const char     **reason)
+{
+  const WardenDecisionPart *part;
+
+  g_return_val_if_fail (WARDEN_IS_APPROVAL (self), FALSE);
+
+  part = self->decision ? warden_decision_get_uncovered (self->decision) : NULL;
+  if (part != NULL)
+    {
+      if (text)
+        *text = part->text;
+      if (reason)
+        *reason = part->reason ? part->reason : "";
+      return TRUE;
+    }
+  /* A line that asks as a whole (unparsed, a construct that asks, run with
+   * environment variables) asks again whatever pattern is saved. */
+  if (self->decision != NULL && warden_decision_get_line_asks (self->decision))
+    {
+      if (text)
+        *text = self->subject;
+      if (reason)
+        *reason = warden_decision_get_reason (self->decision);
+      return TRUE;
+    }
+  /* LD_PRELOAD=… asks each time: a pattern is about the words alone. */
+  if (self->kind == WARDEN_APPROVAL_COMMAND && self->env != NULL && self->env[0] != NULL)
+    {
+      if (text)
+        *text = self->env[0];
+      if (reason)
+        *reason = _("a command run with a variable that loads code asks every time");
+      return TRUE;
+    }
+  return FALSE;
+}
+
 WardenDecision *
 warden_approval_get_decision (WardenApproval *self)
 {

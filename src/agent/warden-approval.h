@@ -84,6 +84,12 @@ GStrv               warden_approval_dup_origins     (WardenApproval         *sel
                                                      WardenApprovalShowFunc  show);
 /* NAME=VALUE the command would run with (they are why it asks, then). */
 const char * const *warden_approval_get_env         (WardenApproval *self);
+/* Whether "Always allow" cannot make the command run without asking, and
+ * why: a part no pattern covers (@text, @reason), or an environment that
+ * loads code, which asks every time whatever the profile allows. */
+gboolean            warden_approval_get_uncovered   (WardenApproval  *self,
+                                                     const char     **text,
+                                                     const char     **reason);
 
 /* What the user is asked about @call comes from the call itself (its
  * command, folder and environment; its question and choices) and from

@@ -910,18 +910,16 @@ always_pattern (WardenApproval              *approval,
                 const WardenApprovalAnswer  *answer,
                 GError                     **error)
 {
-  WardenDecision *decision = warden_approval_get_decision (approval);
-  const WardenDecisionPart *uncovered = decision ? warden_decision_get_uncovered (decision)
-                                                 : NULL;
+  const char *uncovered_text = NULL, *uncovered_reason = NULL;
   const char * const *suggestions = warden_approval_get_suggestions (approval);
 
   if (answer->pattern != NULL && *answer->pattern != '\0')
     return g_strdup (answer->pattern);
-  if (uncovered != NULL)
+  if (warden_approval_get_uncovered (approval, &uncovered_text, &uncovered_reason))
     {
       g_set_error (error, WARDEN_COMMAND_RUN_ERROR, WARDEN_COMMAND_RUN_ERROR_NO_PATTERN,
                    _("No pattern can allow “%s” (%s): allow it once, or reject it"),
-                   uncovered->text, uncovered->reason);
+                   uncovered_text, uncovered_reason);
       return NULL;
     }
   if (suggestions[0] != NULL)

@@ -461,18 +461,18 @@ announce_pending (Run            *run,
     }
   else if (kind == WARDEN_APPROVAL_COMMAND)
     {
-      WardenDecision *decision = warden_approval_get_decision (approval);
-      const WardenDecisionPart *uncovered = decision ? warden_decision_get_uncovered (decision)
-                                                     : NULL;
+      const char *uncovered_text = NULL, *uncovered_reason = NULL;
+      gboolean uncovered = warden_approval_get_uncovered (approval, &uncovered_text,
+                                                          &uncovered_reason);
 
       add_strv (b, "suggestions", warden_approval_get_suggestions (approval));
-      add_bool (b, "always_allow", uncovered == NULL);
+      add_bool (b, "always_allow", !uncovered);
       json_builder_set_member_name (b, "uncovered");
-      if (uncovered != NULL)
+      if (uncovered)
         {
           json_builder_begin_object (b);
-          add_string (b, "text", uncovered->text);
-          add_string (b, "reason", uncovered->reason);
+          add_string (b, "text", uncovered_text);
+          add_string (b, "reason", uncovered_reason);
           json_builder_end_object (b);
         }
       else
@@ -620,16 +620,14 @@ parse_answer (Run                  *run,
     }
   if (answer->allow_always)
     {
-      WardenDecision *decision = warden_approval_get_decision (approval);
-      const WardenDecisionPart *uncovered = decision ? warden_decision_get_uncovered (decision)
-                                                     : NULL;
+      const char *uncovered_text = NULL, *uncovered_reason = NULL;
       g_autofree char *message = NULL;
 
       if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_PATH)
         message = g_strdup ("a file approval cannot be always allowed; approve it once");
-      else if (uncovered != NULL)
+      else if (warden_approval_get_uncovered (approval, &uncovered_text, &uncovered_reason))
         message = g_strdup_printf ("no pattern can always allow “%s” (%s); approve it once",
-                                   uncovered->text, uncovered->reason ?: "");
+                                   uncovered_text, uncovered_reason);
       if (message != NULL)
         {
           _warden_cli_json_error (run, "not_allowed", message,

@@ -675,11 +675,11 @@ answer_pending (Run         *run,
       /* Where it comes from: the command that wants a host, what started
        * a program, up to the model's command. */
       g_auto(GStrv) origins = warden_approval_dup_origins (approval, one_line);
-      WardenDecision *decision = warden_approval_get_decision (approval);
       /* A part no pattern can cover: always allow would save nothing and
        * the command would ask again, so it is not offered. */
-      const WardenDecisionPart *uncovered = decision ? warden_decision_get_uncovered (decision)
-                                                     : NULL;
+      const char *uncovered_text = NULL, *uncovered_reason = NULL;
+      gboolean uncovered = warden_approval_get_uncovered (approval, &uncovered_text,
+                                                          &uncovered_reason);
       g_autofree char *suggestion = one_line (suggestions[0]);
 
       show_subject (run, head, warden_approval_get_subject (approval));
@@ -711,10 +711,10 @@ answer_pending (Run         *run,
             if (lines[i][0] != '\0' || lines[i + 1] != NULL)
               out (run, "    %s\n", lines[i]);
         }
-      if (uncovered != NULL)
+      if (uncovered)
         {
-          g_autofree char *text = one_line (uncovered->text);
-          g_autofree char *why = one_line (uncovered->reason);
+          g_autofree char *text = one_line (uncovered_text);
+          g_autofree char *why = one_line (uncovered_reason);
 
           out (run, "  no pattern can always allow “%s” (%s)\n", text, why);
         }
@@ -735,7 +735,7 @@ answer_pending (Run         *run,
           if ((result = _warden_cli_run_read_line (run, &line)) != PROMPT_ANSWERED)
             return result;
           if (is_answer (line, "y", "yes") || is_answer (line, "n", "no") ||
-              (uncovered == NULL && is_answer (line, "a", "always")))
+              (!uncovered && is_answer (line, "a", "always")))
             break;
           out (run, uncovered ? "  answer y (yes) to approve once, n (no) to reject\n"
                               : "  answer y (yes) to approve, a (always) to always allow, "

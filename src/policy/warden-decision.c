@@ -37,6 +37,7 @@ struct _WardenDecision
   guint                n_suggestions;
   guint                suggestions_size;  /* not counting the NULL */
   int                  uncovered;     /* index of the first asking part without one, or -1 */
+  gboolean             line_asks;     /* asks as a whole, whatever the patterns */
   int                  ruled;         /* index of the first part an ask rule holds, or -1 */
   WardenDecisionPart   inline_parts[INLINE_PARTS];
   const char          *inline_suggestions[INLINE_SUGGESTIONS + 1];
@@ -180,6 +181,18 @@ const WardenDecisionPart *
 warden_decision_get_uncovered (WardenDecision *self)
 {
   return self->uncovered >= 0 ? &self->parts[self->uncovered] : NULL;
+}
+
+gboolean
+warden_decision_get_line_asks (WardenDecision *self)
+{
+  return self->line_asks;
+}
+
+void
+warden_decision_set_line_asks (WardenDecision *self)
+{
+  self->line_asks = TRUE;
 }
 
 const WardenDecisionPart *

@@ -49,6 +49,10 @@ const char * const       *warden_decision_get_suggestions (WardenDecision *self)
  * what is piped into it, eval of a variable, a command name that expands),
  * or NULL: "always allow" cannot make this command run without asking. */
 const WardenDecisionPart *warden_decision_get_uncovered   (WardenDecision *self);
+/* Whether the line asks as a whole (it cannot be parsed, a construct in it
+ * asks, it runs with environment variables): no pattern can change that. */
+gboolean                  warden_decision_get_line_asks   (WardenDecision *self);
+void                      warden_decision_set_line_asks   (WardenDecision *self);
 /* The first part that asks because it matches one of the profile's ask
  * rules (its @pattern), or NULL. It is uncovered too: no answer makes it run
  * without asking next time. */

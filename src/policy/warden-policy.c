@@ -778,11 +778,18 @@ warden_policy_check (WardenPolicy             *self,
       g_autofree char *reason = g_strdup_printf (t->unparsed, parse->error);
 
       warden_decision_set_result (decision, WARDEN_VERDICT_ASK, reason);
+      warden_decision_set_line_asks (decision);
     }
   else if (parse->ask != NULL)
-    warden_decision_set_result (decision, WARDEN_VERDICT_ASK, parse->ask);
+    {
+      warden_decision_set_result (decision, WARDEN_VERDICT_ASK, parse->ask);
+      warden_decision_set_line_asks (decision);
+    }
   else if (env_reason != NULL)
-    warden_decision_set_result (decision, WARDEN_VERDICT_ASK, env_reason);
+    {
+      warden_decision_set_result (decision, WARDEN_VERDICT_ASK, env_reason);
+      warden_decision_set_line_asks (decision);
+    }
   else if (first_ask >= 0)
     warden_decision_set_result (decision, WARDEN_VERDICT_ASK, REASON_OF (first_ask));
   else if (parse->parts->len == 0 && self->mode == WARDEN_MODE_APPROVAL_ALWAYS)

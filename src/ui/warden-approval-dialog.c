@@ -851,16 +851,16 @@ setup (WardenApprovalDialog *self)
     {
       const char * const *suggestions = warden_approval_get_suggestions (self->approval);
       WardenDecision *decision = warden_approval_get_decision (self->approval);
-      const WardenDecisionPart *uncovered = decision ? warden_decision_get_uncovered (decision)
-                                                     : NULL;
+      const char *uncovered_text = NULL, *uncovered_reason = NULL;
 
-      if (uncovered != NULL)
+      if (warden_approval_get_uncovered (self->approval, &uncovered_text, &uncovered_reason))
         {
           /* Saving a pattern would only pretend: the command would still ask. */
-          const WardenDecisionPart *ruled = warden_decision_get_asked_by_rule (decision);
-          g_autofree char *part = warden_printable (ruled ? ruled->text : uncovered->text, -1,
+          const WardenDecisionPart *ruled = decision ? warden_decision_get_asked_by_rule (decision)
+                                                     : NULL;
+          g_autofree char *part = warden_printable (ruled ? ruled->text : uncovered_text, -1,
                                                     WARDEN_PRINTABLE_ONE_LINE);
-          g_autofree char *why = warden_printable (ruled ? ruled->pattern : uncovered->reason,
+          g_autofree char *why = warden_printable (ruled ? ruled->pattern : uncovered_reason,
                                                    -1, WARDEN_PRINTABLE_ONE_LINE);
           /* Translators: the first %s is a pattern of the profile, the second a command */
           g_autofree char *text = ruled != NULL

@@ -1010,6 +1010,12 @@ test_resumed_event_same (void)
           g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (asked,
                                                                                       "env"), 0),
                            ==, "LD_PRELOAD=/workspace/evil.so");
+          /* A pattern is about the words: it could not stop the asking. */
+          g_assert_false (json_object_get_boolean_member (asked, "always_allow"));
+          g_assert_cmpstr (str (json_object_get_object_member (asked, "uncovered"), "text"), ==,
+                           "echo hi");
+          g_assert_nonnull (strstr (str (json_object_get_object_member (asked, "uncovered"),
+                                         "reason"), "LD_PRELOAD"));
         }
       /* All but the event's number in its stream. */
       json_object_remove_member (asked, "seq");

@@ -442,6 +442,11 @@ test_resumed_prompt_same (void)
         {
           g_assert_nonnull (strstr (asked, "in /workspace/sub\n"));
           g_assert_nonnull (strstr (asked, "with LD_PRELOAD=/workspace/evil.so\n"));
+          /* Always allow is not offered: a pattern could not stop the asking. */
+          g_assert_nonnull (strstr (asked, "no pattern can always allow “echo hi” "
+                                           "(the command is run with environment variables "
+                                           "(LD_PRELOAD)"));
+          g_assert_null (strstr (asked, "[a] always allow"));
         }
       result_clear (&first);
       result_clear (&again);

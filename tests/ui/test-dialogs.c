@@ -208,10 +208,9 @@ wait_armed (WardenApprovalDialog *dialog)
 }
 
 static WardenApprovalDialog *
-command_dialog (void)
+command_dialog_with_env (const char * const *env)
 {
   static const char * const suggestions[] = { "npm run *", "curl *", NULL };
-  static const char * const env[] = { "NODE_OPTIONS=--inspect", NULL };
   g_autoptr(WardenApproval) approval = NULL;
   g_autoptr(WardenProfile) profile = node_profile ();
   WardenApprovalDialog *dialog;
@@ -229,7 +228,31 @@ command_dialog (void)
   return dialog;
 }
 
+static WardenApprovalDialog *
+command_dialog (void)
+{
+  return command_dialog_with_env (NULL);
+}
+
 /* The approval dialog */
+
+/* A command run with environment variables asks every time, whatever the
+ * profile allows: Always allow is not offered, and the dialog says why. */
+static void
+test_approval_env_not_always (void)
+{
+  static const char * const env[] = { "NODE_OPTIONS=--inspect", NULL };
+  g_autoptr(WardenApprovalDialog) dialog = command_dialog_with_env (env);
+  g_autoptr(GPtrArray) mono = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *text = visible_text (GTK_WIDGET (dialog), mono);
+
+  g_assert_true (strv_has (mono, "NODE_OPTIONS=--inspect"));
+  g_assert_false (adw_message_dialog_has_response (ADW_MESSAGE_DIALOG (dialog), "always"));
+  g_assert_false (gtk_widget_get_sensitive (
+    GTK_WIDGET (warden_approval_dialog_get_pattern_entry (dialog))));
+  g_assert_nonnull (strstr (text, "NODE_OPTIONS=--inspect"));
+  g_assert_nonnull (strstr (text, "Always allow cannot make this command run without asking"));
+}
 
 static void
 test_approval_shows_command (void)
@@ -242,10 +265,9 @@ test_approval_shows_command (void)
   g_assert_cmpstr (adw_message_dialog_get_heading (md), ==, "Command needs approval");
   g_assert_cmpstr (warden_approval_dialog_get_approval_id (dialog), ==, "toolu_1");
 
-  /* The command, the part that asked and the environment, in monospace. */
+  /* The command and the part that asked, in monospace. */
   g_assert_true (strv_has (mono, "npm run dev && curl -s https://example.com"));
   g_assert_true (strv_has (mono, "npm run dev"));
-  g_assert_true (strv_has (mono, "NODE_OPTIONS=--inspect"));
   /* Why, where and in what. */
   g_assert_nonnull (strstr (text, "No pattern of the profile allows “npm run dev”."));
   g_assert_nonnull (strstr (text, "/workspace/app"));
@@ -1707,6 +1729,7 @@ main (int    argc,
   adw_init ();
 
   g_test_add_func ("/ui/approval-dialog/shows-command", test_approval_shows_command);
+  g_test_add_func ("/ui/approval-dialog/env-not-always", test_approval_env_not_always);
   g_test_add_func ("/ui/approval-dialog/invalid-pattern", test_approval_invalid_pattern);
   g_test_add_func ("/ui/approval-dialog/would-allow", test_approval_would_allow);
   g_test_add_func ("/ui/approval-dialog/would-allow-live", test_approval_would_allow_live);
