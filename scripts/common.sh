@@ -4,15 +4,25 @@
 WARDEN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILDDIR=${BUILDDIR:-$WARDEN_ROOT/_build}
 
-# Debian 12 / Ubuntu package names of what the build and the tests need.
-WARDEN_PACKAGES=(
+# Debian 12 / Ubuntu package names. scripts/run installs what the build and
+# the app need; scripts/test adds what only the tests use (an sshd, X server,
+# valgrind …): opening the window must not start an ssh server.
+WARDEN_BUILD_PACKAGES=(
   meson ninja-build gcc pkg-config gettext
   libglib2.0-dev libjson-glib-dev libsoup-3.0-dev libsqlite3-dev
   libgtk-4-dev libadwaita-1-dev libvte-2.91-gtk4-dev libsecret-1-dev
-  # install hooks and the data checks: icon cache, desktop database, validators
+  # install hooks and the data checks meson sets up: icon cache, desktop
+  # database, validators
   libgtk-4-bin desktop-file-utils appstream
-  # the bwrap sandbox: its network namespace's way out, its system call filter
-  bubblewrap slirp4netns libseccomp-dev
+  # the exec guard's system call filter
+  libseccomp-dev
+)
+WARDEN_APP_PACKAGES=(
+  # the sandbox where no Docker engine is: bubblewrap and its network
+  # namespace's way out
+  bubblewrap slirp4netns
+)
+WARDEN_TEST_PACKAGES=(
   # the ssh engine tests start their own sshd and reach the engine through ssh
   openssh-server openssh-client
   # the differential oracle runs allowed lines under every /bin/sh Warden meets
@@ -46,9 +56,21 @@ install_missing () {
     "${missing[@]}"
 }
 
+# The packages `build` installs: the build's and the app's, and with
+# "tests" the test suite's too.
+warden_packages () {
+  printf '%s\n' "${WARDEN_BUILD_PACKAGES[@]}" "${WARDEN_APP_PACKAGES[@]}"
+  if [ "${1:-}" = tests ]; then
+    printf '%s\n' "${WARDEN_TEST_PACKAGES[@]}"
+  fi
+}
+
 # Progress goes to standard error, so what Warden prints stays clean.
+# `build tests` also installs what the suite needs.
 build () {
-  install_missing "${WARDEN_PACKAGES[@]}" >&2
+  local packages
+  mapfile -t packages < <(warden_packages "${1:-}")
+  install_missing "${packages[@]}" >&2
   if [ ! -f "$BUILDDIR/build.ninja" ]; then
     meson setup "$BUILDDIR" "$WARDEN_ROOT" >&2
   fi
