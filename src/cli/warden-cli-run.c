@@ -25,6 +25,7 @@
 #include "agent/warden-tool-call.h"
 #include "common/warden-json.h"
 #include "common/warden-printable.h"
+#include "llm/warden-llm-settings.h"
 #include "llm/warden-openai-provider.h"
 #include "sandbox/warden-sandbox.h"
 
@@ -961,6 +962,19 @@ report_error (Run          *run,
     }
 }
 
+/* libsecret would start a bus of its own (or wait for one) where there is
+ * none: over ssh and in CI the keyring is not asked at all. */
+static gboolean
+session_bus_reachable (void)
+{
+  g_autofree char *bus = NULL;
+
+  if (g_getenv ("DBUS_SESSION_BUS_ADDRESS") != NULL)
+    return TRUE;
+  bus = g_build_filename (g_get_user_runtime_dir (), "bus", NULL);
+  return g_file_test (bus, G_FILE_TEST_EXISTS);
+}
+
 /* The provider a session goes on with: the one it was recorded with, but for
  * what the flags change (another provider takes its own model and address). */
 static WardenLlmProvider *
@@ -1092,21 +1106,32 @@ warden_cli_run (int    argc,
   if (provider == NULL && provider_name == NULL && resumed == NULL &&
       g_error_matches (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED))
     {
-      /* Nothing configured: a local Ollama is better than nothing. */
-      g_autofree char *ollama_model = NULL;
+      /* Nothing in the environment: the model chosen in the window's
+       * Preferences, its key from the keyring; with none, a local Ollama. */
+      g_autoptr(GSettings) settings = warden_llm_settings_new ();
+      g_autoptr(WardenCredentials) credentials = session_bus_reachable ()
+                                                 ? warden_credentials_new () : NULL;
+      g_autoptr(GError) settings_error = NULL;
 
-      warden_openai_provider_probe_ollama_async (NULL, NULL, result_cb, &run);
+      warden_llm_provider_new_for_settings_async (settings, credentials, model, base_url, NULL,
+                                                  result_cb, &run);
       g_main_loop_run (loop);
-      ollama_model = warden_openai_provider_probe_ollama_finish (run.result, NULL);
+      provider = warden_llm_provider_new_for_settings_finish (run.result, &settings_error);
       g_clear_object (&run.result);
-      if (ollama_model != NULL)
+      if (provider != NULL)
         {
-          fprintf (stderr, "warden-cli: no API key is set; using the Ollama server at %s with "
-                   "%s (set ANTHROPIC_API_KEY or OPENAI_API_KEY for another)\n",
-                   WARDEN_OLLAMA_BASE_URL, model ? model : ollama_model);
           g_clear_error (&error);
-          provider = warden_openai_provider_new (NULL, WARDEN_OLLAMA_BASE_URL,
-                                                 model ? model : ollama_model);
+          fprintf (stderr, "warden-cli: no API key in the environment; using %s with model %s "
+                   "at %s (Warden's Preferences and keyring, or a local Ollama; set "
+                   "ANTHROPIC_API_KEY or OPENAI_API_KEY for another)\n",
+                   warden_llm_provider_get_name (provider),
+                   warden_llm_provider_get_model (provider),
+                   warden_llm_provider_get_base_url (provider));
+        }
+      else if (settings != NULL)
+        {
+          /* What the environment lacks, and what the Preferences lack. */
+          g_prefix_error (&error, "%s; ", settings_error->message);
         }
     }
   if (provider == NULL)

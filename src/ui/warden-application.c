@@ -134,27 +134,7 @@ warden_application_default_sandbox (WardenApplication *self)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The model: the settings say which; the key comes from the environment or
- * the keyring (never from a file); with nothing set, a local Ollama. */
-
-typedef struct
-{
-  GSettings         *settings;
-  WardenCredentials *credentials;
-  char              *anthropic_key;
-  gboolean           anthropic_done;
-  char              *openai_key;
-} ProviderLookup;
-
-static void
-provider_lookup_free (ProviderLookup *lookup)
-{
-  g_object_unref (lookup->settings);
-  g_object_unref (lookup->credentials);
-  g_free (lookup->anthropic_key);
-  g_free (lookup->openai_key);
-  g_free (lookup);
-}
+/* The model: warden_llm_provider_new_for_settings_async() decides which. */
 
 static void
 set_provider (WardenApplication *self,
@@ -182,159 +162,6 @@ set_provider (WardenApplication *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROVIDER]);
 }
 
-static const char *
-nonempty (const char *s)
-{
-  return s && *s ? s : NULL;
-}
-
-static void
-ollama_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  ProviderLookup *lookup = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-  g_autofree char *model = warden_openai_provider_probe_ollama_finish (result, &error);
-  g_autofree char *configured = NULL;
-  g_autofree char *base_url = NULL;
-
-  if (model == NULL)
-    {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_task_return_error (task, g_steal_pointer (&error));
-      else
-        g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
-                                 _("No API key was found, and no Ollama server answers (%s)"),
-                                 error ? error->message : _("it has no model"));
-      return;
-    }
-  configured = g_settings_get_string (lookup->settings, "model");
-  base_url = g_settings_get_string (lookup->settings, "base-url");
-  g_task_return_pointer (task,
-                         warden_openai_provider_new (NULL,
-                                                     nonempty (base_url) ? base_url
-                                                                         : WARDEN_OLLAMA_BASE_URL,
-                                                     nonempty (configured) ? configured : model),
-                         g_object_unref);
-}
-
-static void
-decide_provider (GTask *task)
-{
-  ProviderLookup *lookup = g_task_get_task_data (task);
-  g_autofree char *name = g_settings_get_string (lookup->settings, "provider");
-  g_autofree char *model = g_settings_get_string (lookup->settings, "model");
-  g_autofree char *base_url = g_settings_get_string (lookup->settings, "base-url");
-  /* Taken out of the environment in main(): commands cannot read them there. */
-  const char *anthropic = warden_env_keys_get ("ANTHROPIC_API_KEY");
-  const char *openai = warden_env_keys_get ("OPENAI_API_KEY");
-  WardenLlmProvider *provider = NULL;
-  gboolean is_auto = g_strcmp0 (name, "auto") == 0;
-
-  if (anthropic == NULL)
-    anthropic = nonempty (lookup->anthropic_key);
-  if (openai == NULL)
-    openai = nonempty (lookup->openai_key);
-
-  if (g_strcmp0 (name, "anthropic") == 0 || (is_auto && anthropic != NULL))
-    {
-      if (anthropic != NULL)
-        provider = warden_anthropic_provider_new (anthropic,
-                                                  nonempty (base_url)
-                                                  ? base_url
-                                                  : nonempty (g_getenv ("ANTHROPIC_BASE_URL")),
-                                                  nonempty (model));
-    }
-  else if (g_strcmp0 (name, "openai") == 0 ||
-           (is_auto && (openai != NULL || nonempty (g_getenv ("OPENAI_BASE_URL")))))
-    {
-      const char *url = nonempty (base_url) ? base_url : nonempty (g_getenv ("OPENAI_BASE_URL"));
-
-      if (openai != NULL || url != NULL)
-        provider = warden_openai_provider_new (openai, url, nonempty (model));
-    }
-  else if (is_auto || g_strcmp0 (name, "ollama") == 0)
-    {
-      warden_openai_provider_probe_ollama_async (nonempty (base_url),
-                                                 g_task_get_cancellable (task),
-                                                 ollama_cb, g_object_ref (task));
-      return;
-    }
-
-  if (provider != NULL)
-    g_task_return_pointer (task, provider, g_object_unref);
-  else
-    g_task_return_new_error (task, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_NOT_CONFIGURED,
-                             _("No API key is set for this provider: enter one under API Key"));
-}
-
-/* The keys are looked up one provider after the other: anthropic, openai. */
-static void
-key_cb (GObject      *object,
-        GAsyncResult *result,
-        gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  ProviderLookup *lookup = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-  char *key = warden_credentials_lookup_finish (WARDEN_CREDENTIALS (object), result, &error);
-  gboolean first = !lookup->anthropic_done;
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  /* No keyring: the environment may still have a key. */
-  if (error != NULL)
-    g_message ("%s", error->message);
-  if (first)
-    {
-      lookup->anthropic_key = key;
-      lookup->anthropic_done = TRUE;
-      GCancellable *cancellable = g_task_get_cancellable (task);
-
-      warden_credentials_lookup_async (lookup->credentials, "openai", cancellable, key_cb,
-                                       g_steal_pointer (&task));
-      return;
-    }
-  lookup->openai_key = key;
-  decide_provider (task);
-}
-
-void
-warden_application_build_provider_async (GSettings           *settings,
-                                         WardenCredentials   *credentials,
-                                         GCancellable        *cancellable,
-                                         GAsyncReadyCallback  callback,
-                                         gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  ProviderLookup *lookup = g_new0 (ProviderLookup, 1);
-
-  g_return_if_fail (G_IS_SETTINGS (settings));
-  g_return_if_fail (WARDEN_IS_CREDENTIALS (credentials));
-
-  lookup->settings = g_object_ref (settings);
-  lookup->credentials = g_object_ref (credentials);
-  task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (task, warden_application_build_provider_async);
-  g_task_set_task_data (task, lookup, (GDestroyNotify) provider_lookup_free);
-  warden_credentials_lookup_async (credentials, "anthropic", cancellable, key_cb,
-                                   g_steal_pointer (&task));
-}
-
-WardenLlmProvider *
-warden_application_build_provider_finish (GAsyncResult  *result,
-                                          GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 static void
 reload_cb (GObject      *object,
            GAsyncResult *result,
@@ -342,8 +169,8 @@ reload_cb (GObject      *object,
 {
   g_autoptr(WardenApplication) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(WardenLlmProvider) provider = warden_application_build_provider_finish (result,
-                                                                                   &error);
+  g_autoptr(WardenLlmProvider) provider =
+    warden_llm_provider_new_for_settings_finish (result, &error);
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
@@ -359,9 +186,9 @@ warden_application_reload_provider (WardenApplication *self)
 
   /* A new model applies to new sessions and to sessions opened later;
    * running ones keep theirs. */
-  warden_application_build_provider_async (self->settings, self->credentials,
-                                           self->provider_cancellable, reload_cb,
-                                           g_object_ref (self));
+  warden_llm_provider_new_for_settings_async (self->settings, self->credentials, NULL, NULL,
+                                              self->provider_cancellable, reload_cb,
+                                              g_object_ref (self));
 }
 
 static void

@@ -11,7 +11,8 @@
 #include "agent/warden-session-store.h"
 #include "llm/warden-llm-provider.h"
 #include "policy/warden-profile-store.h"
-#include "warden-credentials.h"
+#include "llm/warden-credentials.h"
+#include "llm/warden-llm-settings.h"
 #include "warden-session.h"
 
 G_BEGIN_DECLS
@@ -37,17 +38,6 @@ WardenCredentials  *warden_application_get_credentials     (WardenApplication  *
 WardenLlmProvider  *warden_application_get_provider        (WardenApplication  *self);
 /* Builds the provider again from the settings, the environment and the keyring. */
 void                warden_application_reload_provider     (WardenApplication  *self);
-/* The provider @settings name, with its key from the environment or
- * @credentials; for "auto" or "ollama" a local Ollama is probed.
- * WARDEN_LLM_ERROR_NOT_CONFIGURED, saying what to set, when none is. */
-void                warden_application_build_provider_async  (GSettings           *settings,
-                                                              WardenCredentials   *credentials,
-                                                              GCancellable        *cancellable,
-                                                              GAsyncReadyCallback  callback,
-                                                              gpointer             user_data);
-WardenLlmProvider  *warden_application_build_provider_finish (GAsyncResult        *result,
-                                                              GError             **error);
-
 /* Open sessions live in the application, so an approval from a
  * notification reaches its session whatever the windows show. */
 WardenSession      *warden_application_open_session        (WardenApplication  *self,

@@ -1415,7 +1415,7 @@ test_provider_cb (GObject      *object,
   g_autoptr(GPtrArray) messages = NULL;
   WardenLlmMessage *message;
 
-  call->provider = warden_application_build_provider_finish (result, &error);
+  call->provider = warden_llm_provider_new_for_settings_finish (result, &error);
   if (call->provider == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -1459,8 +1459,8 @@ test_connection_action (GtkWidget  *widget,
 
   hold (self);
   call->self = g_object_ref (self);
-  warden_application_build_provider_async (self->settings, self->credentials,
-                                           self->test_cancellable, test_provider_cb, call);
+  warden_llm_provider_new_for_settings_async (self->settings, self->credentials, NULL, NULL,
+                                              self->test_cancellable, test_provider_cb, call);
 }
 
 /* What "Automatic" is now: docker when an engine answers, else bwrap (as

@@ -9,7 +9,7 @@
 #include <adwaita.h>
 
 #include "policy/warden-profile-store.h"
-#include "warden-credentials.h"
+#include "llm/warden-credentials.h"
 #include "warden-profile-editor.h"
 
 G_BEGIN_DECLS

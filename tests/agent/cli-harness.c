@@ -82,6 +82,15 @@ launcher_with (Env             *env,
   g_subprocess_launcher_unsetenv (launcher, "OPENAI_API_KEY");
   g_subprocess_launcher_unsetenv (launcher, "OPENAI_BASE_URL");
   g_subprocess_launcher_set_cwd (launcher, env->workspace);
+  for (guint i = 0; cli_env != NULL && cli_env[i] != NULL; i++)
+    {
+      g_auto(GStrv) pair = g_strsplit (cli_env[i], "=", 2);
+
+      if (pair[1] != NULL)
+        g_subprocess_launcher_setenv (launcher, pair[0], pair[1], TRUE);
+      else
+        g_subprocess_launcher_unsetenv (launcher, pair[0]);
+    }
   return launcher;
 }
 
@@ -93,6 +102,7 @@ launcher_for (Env *env)
 }
 
 const char * const *cli_wrapper = NULL;
+const char * const *cli_env = NULL;
 
 GPtrArray *
 cli_argv (const char * const *args)

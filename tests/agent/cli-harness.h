@@ -50,6 +50,9 @@ GPtrArray           *cli_argv        (const char * const *args);
 /* When set, the words that run_cli() and proc_start() put before
  * warden-cli: unshare and its options, for a Warden in namespaces of its own. */
 extern const char * const *cli_wrapper;
+/* When set, what launcher_with() changes in warden-cli's environment last:
+ * "NAME=VALUE" sets, a bare "NAME" removes. */
+extern const char * const *cli_env;
 /* The exit status, or -1 when a signal ended the process. */
 int                  exit_status_of  (GSubprocess        *proc);
 void                 result_clear    (Result             *r);

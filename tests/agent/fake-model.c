@@ -197,6 +197,9 @@ fake_handler (SoupServer        *server,
   sse = g_queue_pop_head (&fake->script);
   node = json_from_string (data, NULL);
   g_ptr_array_add (fake->requests, node);
+  g_free (fake->api_key);
+  fake->api_key = g_strdup (soup_message_headers_get_one (
+    soup_server_message_get_request_headers (msg), "x-api-key"));
   if (sse == NULL)
     sse = fake_reply ("I am out of script.", NULL);
   if (fake->delay_ms > 0)
@@ -239,6 +242,7 @@ fake_model_free (FakeModel *fake)
   soup_server_disconnect (fake->server);
   g_object_unref (fake->server);
   g_free (fake->url);
+  g_free (fake->api_key);
   g_free (fake);
 }
 

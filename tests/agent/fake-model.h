@@ -19,6 +19,7 @@ typedef struct
   char       *url;        /* the base URL, as ANTHROPIC_BASE_URL takes it */
   guint       delay_ms;   /* each answer waits this long before its first byte… */
   gboolean    headers_first; /* …or before its first event, the headers sent at once */
+  char       *api_key;    /* the x-api-key of the last request */
 } FakeModel;
 
 FakeModel *fake_model_new          (void);

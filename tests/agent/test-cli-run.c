@@ -1231,6 +1231,85 @@ test_resume_keeps_provider (void)
   fake_openai_free (openai);
 }
 
+/* Sets @key of Warden's settings the way the window does, through
+ * GSettings (its keyfile backend here, under the test's config folder). */
+static void
+set_setting (Env        *env,
+             const char *key,
+             const char *value)
+{
+  g_autoptr(GSubprocessLauncher) launcher = launcher_with (env, G_SUBPROCESS_FLAGS_NONE);
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+
+  proc = g_subprocess_launcher_spawn (launcher, &error, "gsettings", "set",
+                                      "io.github.wardenapp.Warden", key, value, NULL);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_wait_check (proc, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* The model chosen in the window's Preferences is the one warden-cli uses
+ * when the environment names none; an option still wins over it. */
+static void
+test_settings_reach_cli (void)
+{
+  Env env = { 0 };
+  FakeOpenai *openai = fake_openai_new ();
+  g_autofree char *schemas = g_test_build_filename (G_TEST_BUILT, "..", "data", NULL);
+  g_autofree char *schema_env = g_strconcat ("GSETTINGS_SCHEMA_DIR=", schemas, NULL);
+  g_autofree char *runtime = NULL;
+  g_autofree char *runtime_env = NULL;
+  g_autofree char *quoted_url = NULL;
+  g_autofree char *id = NULL;
+  g_autoptr(JsonNode) session = NULL;
+  g_autoptr(JsonNode) second = NULL;
+  Result r;
+
+  env_set_up (&env);
+  runtime = g_build_filename (env.root, "runtime", NULL);
+  g_assert_cmpint (g_mkdir (runtime, 0700), ==, 0);
+  runtime_env = g_strconcat ("XDG_RUNTIME_DIR=", runtime, NULL);
+  /* No key nor model in the environment, and no keyring to ask. */
+  cli_env = (const char * const []) { "GSETTINGS_BACKEND=keyfile", schema_env, runtime_env,
+                                      "DBUS_SESSION_BUS_ADDRESS", "ANTHROPIC_API_KEY",
+                                      "ANTHROPIC_BASE_URL", NULL };
+  quoted_url = g_strdup_printf ("'%s'", openai->url);
+  set_setting (&env, "provider", "'openai'");
+  set_setting (&env, "base-url", quoted_url);
+  set_setting (&env, "model", "'model-from-preferences'");
+  g_queue_push_tail (&openai->script, openai_reply ("Hello from the settings.", NULL));
+  g_queue_push_tail (&openai->script, openai_reply ("Hello again.", NULL));
+
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "say hello");
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Hello from the settings."));
+  g_assert_nonnull (strstr (r.err, "Preferences"));
+  g_assert_cmpuint (openai->requests, ==, 1);
+  g_assert_cmpuint (env.fake->requests->len, ==, 0);
+  id = session_id_of (r.err);
+  session = show_session (&env, id);
+  g_assert_cmpstr (member (session, "provider"), ==, "openai");
+  g_assert_cmpstr (member (session, "model"), ==, "model-from-preferences");
+  g_assert_cmpstr (member (session, "base_url"), ==, openai->url);
+  result_clear (&r);
+
+  /* --model wins over the setting. */
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--model", "model-from-option", "again");
+  g_assert_cmpint (r.status, ==, 0);
+  g_free (id);
+  id = session_id_of (r.err);
+  second = show_session (&env, id);
+  g_assert_cmpstr (member (second, "model"), ==, "model-from-option");
+  g_assert_cmpstr (member (second, "base_url"), ==, openai->url);
+  result_clear (&r);
+
+  cli_env = NULL;
+  env_tear_down (&env);
+  fake_openai_free (openai);
+}
+
 /* --max-steps, --sandbox and --profile given to --resume hold, and are
  * recorded. */
 static void
@@ -2161,6 +2240,7 @@ main (int    argc,
   g_test_add_func ("/cli/run/file-size-limit", test_file_size_limit);
   g_test_add_func ("/cli/run/resume-keeps-provider", test_resume_keeps_provider);
   g_test_add_func ("/cli/run/resume-overrides", test_resume_overrides);
+  g_test_add_func ("/cli/run/settings-reach-cli", test_settings_reach_cli);
   g_test_add_func ("/cli/run/resume-in-use", test_resume_in_use);
   g_test_add_func ("/cli/run/lease-pid-namespaces", test_lease_pid_namespaces);
   g_test_add_func ("/cli/run/lease-crash-in-namespace", test_lease_crash_in_namespace);

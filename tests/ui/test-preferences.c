@@ -16,7 +16,7 @@
 #include "fake-model.h"
 #include "policy/warden-profile-store.h"
 #include "sandbox/warden-docker-client.h"
-#include "warden-credentials.h"
+#include "llm/warden-credentials.h"
 #include "warden-preferences-window.h"
 #include "warden-profile-editor.h"
 #include "warden-trace-window.h"
@@ -263,6 +263,64 @@ test_credentials_round_trip (void)
   openai_key = lookup_key (credentials, "openai", &error);
   g_assert_cmpstr (openai_key, ==, "sk-openai-other");
   clear_key (credentials, "openai");
+}
+
+static void
+cli_done_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* A key saved in Preferences reaches warden-cli through the keyring: the
+ * environment has none, and the model hears the keyring's. */
+static void
+test_credentials_reach_cli (void)
+{
+  g_autoptr(WardenCredentials) credentials = warden_credentials_new ();
+  g_autoptr(FakeModel) fake = fake_model_new ();
+  g_autoptr(GAsyncResult) stored = NULL;
+  g_autoptr(GAsyncResult) done = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("warden-test-cli-key-XXXXXX", NULL);
+  g_autofree char *data = g_build_filename (dir, "data", NULL);
+  g_autofree char *project = g_build_filename (dir, "project", NULL);
+  g_autofree char *stderr_text = NULL;
+  const char *secret = "sk-ant-from-the-keyring-31";
+
+  g_assert_cmpint (g_mkdir (project, 0700), ==, 0);
+  warden_credentials_store_async (credentials, "anthropic", secret, NULL,
+                                  warden_test_keep_result_cb, &stored);
+  g_assert_true (warden_credentials_store_finish (credentials, wait_for_result (&stored),
+                                                  &error));
+  g_queue_push_tail (&fake->script, fake_reply ("Hello from the keyring.", NULL));
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_unsetenv (launcher, "ANTHROPIC_API_KEY");
+  g_subprocess_launcher_unsetenv (launcher, "OPENAI_API_KEY");
+  g_subprocess_launcher_unsetenv (launcher, "OPENAI_BASE_URL");
+  g_subprocess_launcher_setenv (launcher, "ANTHROPIC_BASE_URL", fake->url, TRUE);
+  g_subprocess_launcher_setenv (launcher, "XDG_DATA_HOME", data, TRUE);
+  g_subprocess_launcher_set_cwd (launcher, project);
+  proc = g_subprocess_launcher_spawn (launcher, &error, g_getenv ("WARDEN_CLI"), "run",
+                                      "--sandbox", "bwrap", "say hello", NULL);
+  g_assert_no_error (error);
+  /* The fake model answers from this main context while the CLI runs. */
+  g_subprocess_communicate_utf8_async (proc, NULL, NULL, cli_done_cb, &done);
+  wait_for_result (&done);
+  g_assert_true (g_subprocess_communicate_utf8_finish (proc, done, NULL, &stderr_text, &error));
+  g_test_message ("warden-cli: %s", stderr_text);
+  g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
+  g_assert_cmpuint (fake->requests->len, ==, 1);
+  g_assert_cmpstr (fake->api_key, ==, secret);
+  g_assert_nonnull (strstr (stderr_text, "keyring"));
+
+  clear_key (credentials, "anthropic");
+  warden_test_remove_tree (dir);
 }
 
 static void
@@ -1728,6 +1786,7 @@ main (int   argc,
 
   g_test_add_func ("/ui/preferences/credentials/round-trip", test_credentials_round_trip);
   g_test_add_func ("/ui/preferences/credentials/env-var", test_credentials_env_var);
+  g_test_add_func ("/ui/preferences/credentials/reach-cli", test_credentials_reach_cli);
   g_test_add_func ("/ui/preferences/credentials/no-service", test_credentials_no_service);
 
   ADD_TEST ("/ui/preferences/editor/validates-as-you-type", test_editor_validates_as_you_type);

@@ -6,7 +6,7 @@
 
 #include "config.h"
 
-#define G_LOG_DOMAIN "warden-ui"
+#define G_LOG_DOMAIN "warden-llm"
 
 #include <glib/gi18n.h>
 
