@@ -85,18 +85,19 @@ _warden_agent_call_for (WardenAgent          *self,
 }
 
 /* The id and name of the copy "Always allow" saves into when the session's
- * profile is built in; FALSE when it saves into the profile itself. The
+ * profile is built in or a file; FALSE when it saves into the profile itself. The
  * name is the copy's if it exists, else the one it will be given. */
 static gboolean
 custom_copy (WardenAgent  *self,
              char        **id,
              char        **name)
 {
-  g_autoptr(WardenProfile) profile = warden_profile_store_lookup (self->profiles,
-                                                                  self->config.profile, NULL);
+  g_autoptr(WardenProfile) profile = _warden_agent_lookup_profile (self, NULL);
   g_autoptr(WardenProfile) existing = NULL;
 
-  if (profile == NULL || !warden_profile_get_builtin (profile))
+  /* A profile file (run --profile FILE) is not Warden's to write either. */
+  if (profile == NULL ||
+      !(warden_profile_get_builtin (profile) || g_path_is_absolute (self->config.profile)))
     return FALSE;
   *id = g_strdup_printf ("%s-custom", warden_profile_get_id (profile));
   existing = warden_profile_store_lookup (self->profiles, *id, NULL);
@@ -314,12 +315,11 @@ _warden_agent_save_pattern (WardenAgent  *self,
                             gboolean      host,
                             GError      **error)
 {
-  g_autoptr(WardenProfile) profile = warden_profile_store_lookup (self->profiles,
-                                                                  self->config.profile, error);
+  g_autoptr(WardenProfile) profile = _warden_agent_lookup_profile (self, error);
 
   if (profile == NULL)
     return FALSE;
-  if (warden_profile_get_builtin (profile))
+  if (warden_profile_get_builtin (profile) || g_path_is_absolute (self->config.profile))
     {
       g_autofree char *id = NULL;
       g_autofree char *name = NULL;

@@ -101,6 +101,8 @@ gboolean      _warden_agent_save_pattern  (WardenAgent                *self,
 void        _warden_agent_run_return        (WardenAgent         *self,
                                              WardenAgentOutcome   outcome,
                                              GError              *error);
+WardenProfile *_warden_agent_lookup_profile (WardenAgent       *self,
+                                             GError           **error);
 gboolean    _warden_agent_load_policy       (WardenAgent         *self,
                                              GError             **error);
 gboolean    _warden_agent_append_message    (WardenAgent         *self,

@@ -279,12 +279,27 @@ retrying_cb (WardenLlmProvider *provider,
   g_signal_emit (user_data, AGENT_SIGNAL (RETRYING), 0, attempt, delay_ms, reason);
 }
 
+/* The session's profile: an id in the store, or (warden-cli run --profile
+ * FILE, a CI job's own) the absolute path of a file, read as it is now and
+ * never written by Warden. */
+WardenProfile *
+_warden_agent_lookup_profile (WardenAgent  *self,
+                              GError      **error)
+{
+  if (g_path_is_absolute (self->config.profile))
+    {
+      g_autoptr(GFile) file = g_file_new_for_path (self->config.profile);
+
+      return warden_profile_new_from_file (file, error);
+    }
+  return warden_profile_store_lookup (self->profiles, self->config.profile, error);
+}
+
 gboolean
 _warden_agent_load_policy (WardenAgent  *self,
              GError      **error)
 {
-  g_autoptr(WardenProfile) profile = warden_profile_store_lookup (self->profiles,
-                                                                  self->config.profile, error);
+  g_autoptr(WardenProfile) profile = _warden_agent_lookup_profile (self, error);
 
   if (profile == NULL)
     return FALSE;
@@ -512,6 +527,24 @@ warden_agent_open (WardenSessionStore  *store,
   changed |= override_str (&self->info->provider, warden_llm_provider_get_name (provider));
   changed |= override_str (&self->info->model, warden_llm_provider_get_model (provider));
   changed |= override_str (&self->info->base_url, warden_llm_provider_get_base_url (provider));
+  /* A profile file in the workspace (a CI job's, from its repository): the
+   * session's own commands could have changed it since it was first read.
+   * Named again with --profile, reading it is the user's choice. */
+  if (self->info->profile != NULL && g_path_is_absolute (self->info->profile) &&
+      (overrides == NULL || overrides->profile == NULL) && self->info->workspace != NULL)
+    {
+      g_autofree char *inside = g_strconcat (self->info->workspace, G_DIR_SEPARATOR_S, NULL);
+
+      if (g_str_has_prefix (self->info->profile, inside))
+        {
+          g_set_error (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_FAILED,
+                       _("Session “%s” uses the profile file %s, which is in its workspace: "
+                         "its commands could have changed it. Check it, then resume with "
+                         "--profile naming it (or another profile)"),
+                       session_id, self->info->profile);
+          return NULL;
+        }
+    }
   /* Nobody else holds the lease, so nothing runs it: a "running" left by a
    * process that died mid-step is stopped. */
   if (g_strcmp0 (self->info->state, "running") == 0)

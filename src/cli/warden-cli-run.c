@@ -1015,7 +1015,9 @@ warden_cli_run (int    argc,
     { "provider", 0, 0, G_OPTION_ARG_STRING, &provider_name, "anthropic or openai", "NAME" },
     { "model", 0, 0, G_OPTION_ARG_STRING, &model, "The model", "MODEL" },
     { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url, "The API's address", "URL" },
-    { "profile", 'p', 0, G_OPTION_ARG_STRING, &profile, "Allowlist profile (default node)", "ID" },
+    { "profile", 'p', 0, G_OPTION_ARG_STRING, &profile,
+      "Allowlist profile: an id, or a profile file used as it is (default: the window's "
+      "default profile, else node)", "ID|FILE" },
     { "sandbox", 's', 0, G_OPTION_ARG_STRING, &sandbox, "docker, bwrap or host", "BACKEND" },
     { "image", 'i', 0, G_OPTION_ARG_STRING, &image, "Docker image", "IMAGE" },
     { "network", 'n', 0, G_OPTION_ARG_STRING, &network,
@@ -1088,6 +1090,18 @@ warden_cli_run (int    argc,
     run.session_id = resume;
   if (argc >= 2)
     task = g_strjoinv (" ", argv + 1);
+  if (profile != NULL && (strchr (profile, '/') != NULL || g_str_has_suffix (profile, ".json")))
+    {
+      /* A file (a CI job's own profile): used as it is, by its absolute
+       * path, so that a resumed session reads the same file. */
+      g_autofree char *path = g_canonicalize_filename (profile, NULL);
+      g_autoptr(WardenProfile) loaded = warden_cli_load_profile (path, &error);
+
+      if (loaded == NULL)
+        return fail (&run, WARDEN_CLI_EXIT_USAGE, error, NULL);
+      g_free (profile);
+      profile = g_steal_pointer (&path);
+    }
 
   store = warden_session_store_new (NULL, &error);
   if (store == NULL)

@@ -40,7 +40,7 @@ static const char usage[] =
   "                          [--workspace DIR] [--timeout SECONDS] -- COMMAND\n"
   "  warden-cli sandbox cleanup\n"
   "  warden-cli sandbox bench [--image IMG] [-n N]\n"
-  "  warden-cli run [--provider anthropic|openai] [--model M] [--base-url URL] [--profile ID]\n"
+  "  warden-cli run [--provider anthropic|openai] [--model M] [--base-url URL] [--profile ID|FILE]\n"
   "                 [--sandbox docker|bwrap|host] [--image IMG] [--network none|allowlist|open]\n"
   "                 [--workspace DIR] [--max-steps N] (TASK | --resume SESSION_ID)\n"
   "  warden-cli sessions list | show SESSION_ID [--json] | release SESSION_ID [--force]\n"

@@ -131,6 +131,82 @@ test_always_allow_and_sessions (void)
   env_tear_down (&env);
 }
 
+/* A CI job carries its profile as a file: --profile FILE uses it as it is,
+ * without importing it; Always allow does not write into it; resumed, a
+ * file in the workspace (that the session could change) is not read again
+ * unless named. */
+static void
+test_profile_file (void)
+{
+  Env env = { 0 };
+  Result r, list;
+  g_autofree char *id = NULL;
+  g_autofree char *outside = NULL;
+  g_autofree char *inside = NULL;
+  const char *profile_json = "{\"version\": 1, \"id\": \"ci-job\", \"name\": \"CI job\", "
+                             "\"mode\": \"allowlist\", \"allow\": [\"touch *\"]}";
+
+  env_set_up (&env);
+  outside = g_build_filename (env.root, "ci-profile.json", NULL);
+  g_assert_true (g_file_set_contents (outside, profile_json, -1, NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch by-file.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Made.", NULL));
+
+  /* No answer on standard input: it runs because the file allows it. */
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--profile", outside, "make a file");
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (workspace_has (&env, "by-file.txt"));
+  result_clear (&r);
+  list = RUN (&env, "", "profile", "list");
+  g_assert_cmpint (list.status, ==, 0);
+  g_assert_null (strstr (list.out, "CI job"));
+  result_clear (&list);
+
+  /* Always allow copies it, as it copies a built-in one: the file stays as
+   * it was. */
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"mkdir made-dir\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+  r = RUN (&env, "a\n\n", "run", "--sandbox", "bwrap", "--profile", outside, "make a dir");
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (workspace_has (&env, "made-dir"));
+  {
+    g_autofree char *after = NULL;
+
+    g_assert_true (g_file_get_contents (outside, &after, NULL, NULL));
+    g_assert_cmpstr (after, ==, profile_json);
+  }
+  result_clear (&r);
+  list = RUN (&env, "", "profile", "list");
+  g_assert_nonnull (strstr (list.out, "ci-profile-custom"));
+  result_clear (&list);
+
+  /* A relative path, inside the workspace: read at the start; a resume
+   * does not read it again by itself. */
+  inside = g_build_filename (env.workspace, "ci-profile.json", NULL);
+  g_assert_true (g_file_set_contents (inside, profile_json, -1, NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"rm -r made-dir\"}", NULL));
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--profile", "./ci-profile.json", "clean up");
+  g_assert_cmpint (r.status, !=, 0);   /* the rm asks; no answer */
+  id = session_id_of (r.err);
+  result_clear (&r);
+  r = RUN (&env, "y\n", "run", "--resume", id);
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_nonnull (strstr (r.err, "in its workspace"));
+  g_assert_true (workspace_has (&env, "made-dir"));
+  result_clear (&r);
+
+  /* A file that is not a profile is a setup error, before any session. */
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--profile", "./missing.json", "x");
+  g_assert_cmpint (r.status, ==, 2);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 static void
 test_max_steps_status (void)
 {
@@ -2218,6 +2294,7 @@ main (int    argc,
   g_test_add_func ("/cli/run/reject-with-feedback", test_reject_with_feedback);
   g_test_add_func ("/cli/run/end-of-input-leaves-pending", test_end_of_input_leaves_pending);
   g_test_add_func ("/cli/run/always-allow-and-sessions", test_always_allow_and_sessions);
+  g_test_add_func ("/cli/run/profile-file", test_profile_file);
   g_test_add_func ("/cli/run/max-steps-status", test_max_steps_status);
   g_test_add_func ("/cli/run/provider-error-status", test_provider_error_status);
   g_test_add_func ("/cli/run/silent-model", test_silent_model);
