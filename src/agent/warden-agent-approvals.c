@@ -316,6 +316,7 @@ _warden_agent_save_pattern (WardenAgent  *self,
                             GError      **error)
 {
   g_autoptr(WardenProfile) profile = _warden_agent_lookup_profile (self, error);
+  g_autofree char *from = NULL;   /* the built-in profile (or file) it leaves */
 
   if (profile == NULL)
     return FALSE;
@@ -334,7 +335,7 @@ _warden_agent_save_pattern (WardenAgent  *self,
       profile = fresh ? warden_profile_copy (builtin, id) : g_steal_pointer (&existing);
       if (fresh)
         warden_profile_set_name (profile, name);
-      g_free (self->config.profile);
+      from = g_steal_pointer (&self->config.profile);
       self->config.profile = g_strdup (id);
       g_free (self->info->profile);
       self->info->profile = g_strdup (id);
@@ -351,7 +352,17 @@ _warden_agent_save_pattern (WardenAgent  *self,
   }
   if (!warden_profile_store_save (self->profiles, profile, error))
     return FALSE;
-  return _warden_agent_load_policy (self, error);
+  if (!_warden_agent_load_policy (self, error))
+    return FALSE;
+  if (from != NULL)
+    {
+      g_autofree char *path = g_build_filename (warden_profile_store_get_user_dir (self->profiles),
+                                                self->config.profile, NULL);
+      g_autofree char *file = g_strconcat (path, ".json", NULL);
+
+      g_signal_emit (self, AGENT_SIGNAL (PROFILE_COPIED), 0, from, self->config.profile, file);
+    }
+  return TRUE;
 }
 
 gboolean

@@ -223,6 +223,11 @@ warden_agent_class_init (WardenAgentClass *klass)
   AGENT_SIGNAL (APPROVAL_WITHDRAWN) =
     g_signal_new ("approval-withdrawn", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                   NULL, NULL, G_TYPE_NONE, 0);
+  /* Always allow moved the session from a built-in profile (or a file) to
+   * the user's copy of it: new sessions should start there too. */
+  AGENT_SIGNAL (PROFILE_COPIED) =
+    g_signal_new ("profile-copied", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                  NULL, NULL, G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
 }
 
 void

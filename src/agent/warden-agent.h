@@ -156,6 +156,10 @@ gboolean           warden_agent_close_finish (WardenAgent          *self,
  *                 command started waits, and the run goes on: answer it with
  *                 warden_agent_resolve(), without a new run
  *   "approval-withdrawn" ()                          that program's command ended first
+ *   "profile-copied" (const char *from, const char *to, const char *path)
+ *                 Always allow copied the built-in profile (or file) @from to the
+ *                 user's profile @to, saved at @path, which the session uses now;
+ *                 a front end makes @to the default where @from was
  *   "output"      (int stream, const char *data)     a command's output as it arrives
  *   "retrying"    (guint attempt, guint delay_ms, const char *reason)
  *                 the request goes again: its text will stream again from the start

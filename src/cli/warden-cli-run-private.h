@@ -62,6 +62,7 @@ typedef struct
   gboolean          nested_unanswered; /* input ended at a started program's prompt */
   char             *asking_id;   /* --json: the started program asked about now */
   GCancellable     *prompt_cancellable; /* ends that program's prompt when it is withdrawn */
+  GSettings        *settings;          /* the window's settings; NULL without the schema */
 } Run;
 
 /* What became of a prompt. */

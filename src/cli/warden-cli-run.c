@@ -962,6 +962,35 @@ report_error (Run          *run,
     }
 }
 
+/* Always allow copied a built-in profile: the copy is where new runs
+ * start, here and in the window, when the built-in one was the default. */
+static void
+profile_copied_cb (WardenAgent *agent,
+                   const char  *from,
+                   const char  *to,
+                   const char  *path,
+                   Run         *run)
+{
+  g_autofree char *shown = warden_printable (path, -1, 0);
+  g_autofree char *message = NULL;
+  g_autofree char *current = run->settings
+                             ? g_settings_get_string (run->settings, "default-profile") : NULL;
+
+  if (current != NULL && (g_strcmp0 (current, from) == 0 || g_strcmp0 (current, to) == 0))
+    {
+      g_settings_set_string (run->settings, "default-profile", to);
+      g_settings_sync ();
+      message = g_strdup_printf ("always allow saved into your profile %s (%s); new sessions, "
+                                 "here and in the window, use it", to, shown);
+    }
+  else
+    message = g_strdup_printf ("always allow saved into your profile %s (%s); this session uses "
+                               "it, new runs with --profile %s", to, shown, to);
+  warden_cli_error ("%s", message);
+  if (run->json)
+    _warden_cli_json_notice (run, message);
+}
+
 /* libsecret would start a bus of its own (or wait for one) where there is
  * none: over ssh and in CI the keyring is not asked at all. */
 static gboolean
@@ -1053,6 +1082,7 @@ warden_cli_run (int    argc,
   g_autoptr(WardenSessionRecord) resumed = NULL;
   g_autoptr(WardenProfileStore) profiles = NULL;
   g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(GSettings) settings = NULL;
   g_autofree char *task = NULL;
   Run run = { 0 };
   const char *reason = "done";    /* why it stopped, for the finished event */
@@ -1103,6 +1133,12 @@ warden_cli_run (int    argc,
       profile = g_steal_pointer (&path);
     }
 
+  /* What the window's Preferences set: the model, the default profile. */
+  settings = warden_llm_settings_new ();
+  run.settings = settings;
+  if (profile == NULL && settings != NULL)
+    profile = g_settings_get_string (settings, "default-profile");
+
   store = warden_session_store_new (NULL, &error);
   if (store == NULL)
     return fail (&run, status_for (error), error, NULL);
@@ -1122,7 +1158,6 @@ warden_cli_run (int    argc,
     {
       /* Nothing in the environment: the model chosen in the window's
        * Preferences, its key from the keyring; with none, a local Ollama. */
-      g_autoptr(GSettings) settings = warden_llm_settings_new ();
       g_autoptr(WardenCredentials) credentials = session_bus_reachable ()
                                                  ? warden_credentials_new () : NULL;
       g_autoptr(GError) settings_error = NULL;
@@ -1233,6 +1268,7 @@ warden_cli_run (int    argc,
   g_signal_connect (agent, "approval", G_CALLBACK (approval_cb), &run);
   g_signal_connect (agent, "approval-withdrawn", G_CALLBACK (approval_withdrawn_cb), &run);
   g_signal_connect (agent, "sandbox-state", G_CALLBACK (sandbox_state_cb), &run);
+  g_signal_connect (agent, "profile-copied", G_CALLBACK (profile_copied_cb), &run);
   for (guint i = 0; i < G_N_ELEMENTS (watches); i++)
     watches[i].id = g_unix_signal_add (watches[i].signum, signal_cb, &watches[i]);
 

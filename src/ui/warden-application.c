@@ -238,10 +238,26 @@ static void session_failed_cb   (WardenSession     *session,
                                  const GError      *error,
                                  WardenApplication *self);
 
+/* Always allow copied the built-in default profile: new sessions start
+ * on the copy, in the window and in warden-cli, as the dialog said. */
+static void
+session_profile_copied_cb (WardenSession     *session,
+                           const char        *from,
+                           const char        *to,
+                           WardenApplication *self)
+{
+  g_autofree char *current = g_settings_get_string (self->settings, "default-profile");
+
+  if (g_strcmp0 (current, from) == 0)
+    g_settings_set_string (self->settings, "default-profile", to);
+}
+
 static WardenSession *
 adopt_session (WardenApplication *self,
                WardenSession     *session)
 {
+  g_signal_connect_object (session, "profile-copied", G_CALLBACK (session_profile_copied_cb),
+                           self, 0);
   g_signal_connect_object (session, "approval", G_CALLBACK (session_approval_cb), self, 0);
   g_signal_connect_object (session, "approval-resolved",
                            G_CALLBACK (session_approval_resolved_cb), self, 0);

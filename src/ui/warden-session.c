@@ -70,6 +70,7 @@ enum
   APPROVAL_RESOLVED,
   FAILED,
   FINISHED,
+  PROFILE_COPIED,
   N_SIGNALS
 };
 
@@ -352,6 +353,17 @@ approval_withdrawn_cb (WardenAgent   *agent,
 }
 
 static void
+profile_copied_cb (WardenAgent   *agent,
+                   const char    *from,
+                   const char    *to,
+                   const char    *path,
+                   WardenSession *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
+  g_signal_emit (self, signals[PROFILE_COPIED], 0, from, to);
+}
+
+static void
 sandbox_state_cb (WardenAgent   *agent,
                   const char    *state,
                   double         fraction,
@@ -504,6 +516,7 @@ connect_agent (WardenSession *self)
                            self, 0);
   g_signal_connect_object (self->agent, "output", G_CALLBACK (output_cb), self, 0);
   g_signal_connect_object (self->agent, "sandbox-state", G_CALLBACK (sandbox_state_cb), self, 0);
+  g_signal_connect_object (self->agent, "profile-copied", G_CALLBACK (profile_copied_cb), self, 0);
 }
 
 static void
@@ -1115,6 +1128,11 @@ warden_session_class_init (WardenSessionClass *klass)
                                   NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
   signals[FINISHED] = g_signal_new ("finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                     NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
+  /* The agent's "profile-copied": Always allow moved the session to the
+   * user's copy of a built-in profile (from, to). */
+  signals[PROFILE_COPIED] = g_signal_new ("profile-copied", G_TYPE_FROM_CLASS (klass),
+                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+                                          2, G_TYPE_STRING, G_TYPE_STRING);
 }
 
 static void

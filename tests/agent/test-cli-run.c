@@ -1386,6 +1386,49 @@ test_settings_reach_cli (void)
   fake_openai_free (openai);
 }
 
+/* Always allow on a built-in profile: the copy it makes becomes the default
+ * for new runs (the window's setting, which warden-cli reads too), so the
+ * next run does not ask the same question; one copy, however often. */
+static void
+test_always_allow_sticks (void)
+{
+  Env env = { 0 };
+  g_autofree char *schemas = g_test_build_filename (G_TEST_BUILT, "..", "data", NULL);
+  g_autofree char *schema_env = g_strconcat ("GSETTINGS_SCHEMA_DIR=", schemas, NULL);
+  Result r;
+
+  env_set_up (&env);
+  cli_env = (const char * const []) { "GSETTINGS_BACKEND=keyfile", schema_env, NULL };
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch a.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Made.", NULL));
+  r = RUN (&env, "a\n\n", "run", "--sandbox", "bwrap", "make a.txt");
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "node-custom"));
+  g_assert_nonnull (strstr (r.err, "new sessions"));
+  result_clear (&r);
+
+  /* No --profile, no answer on standard input: it runs unasked. */
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch b.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Made again.", NULL));
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "make b.txt");
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (workspace_has (&env, "b.txt"));
+  g_assert_null (strstr (r.out, "needs approval"));
+  result_clear (&r);
+
+  r = RUN (&env, "", "profile", "list");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "node-custom"));
+  g_assert_cmpuint (count_of (r.out, "-custom"), ==, 1);
+  result_clear (&r);
+  cli_env = NULL;
+  env_tear_down (&env);
+}
+
 /* --max-steps, --sandbox and --profile given to --resume hold, and are
  * recorded. */
 static void
@@ -2318,6 +2361,7 @@ main (int    argc,
   g_test_add_func ("/cli/run/resume-keeps-provider", test_resume_keeps_provider);
   g_test_add_func ("/cli/run/resume-overrides", test_resume_overrides);
   g_test_add_func ("/cli/run/settings-reach-cli", test_settings_reach_cli);
+  g_test_add_func ("/cli/run/always-allow-sticks", test_always_allow_sticks);
   g_test_add_func ("/cli/run/resume-in-use", test_resume_in_use);
   g_test_add_func ("/cli/run/lease-pid-namespaces", test_lease_pid_namespaces);
   g_test_add_func ("/cli/run/lease-crash-in-namespace", test_lease_crash_in_namespace);

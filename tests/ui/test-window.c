@@ -444,6 +444,15 @@ test_always_allow_saves_pattern (void)
   g_assert_cmpstr (warden_session_get_profile (session), ==, "node-custom");
   /* Issue 14, item 4: the header shows the session's new profile by its name. */
   g_assert_cmpstr (shown_profile (), ==, "Node.js (yours)");
+  /* Issue 30, item 1: the copy is where new sessions start, here and in
+   * warden-cli (which reads the same setting). */
+  {
+    g_autofree char *default_profile =
+      g_settings_get_string (warden_application_get_settings (app), "default-profile");
+
+    g_assert_cmpstr (default_profile, ==, "node-custom");
+    g_settings_reset (warden_application_get_settings (app), "default-profile");
+  }
   wait_until (terminal_has, "always $ wc -c /etc/hostname", 5, "the command's prompt line");
 
   /* The same kind of command now runs without asking. */
