@@ -26,7 +26,17 @@
 
 #define PROFILE_FIXTURES TEST_FIXTURES "/profiles"
 
-static const char * const seed_allow[] = { "node *", "cat *", "echo *", "ls *", "ls", NULL };
+/* The built-in node profile's allow list (issue 30: the read-only set and a
+ * Node.js project's everyday commands), in its order. */
+static const char * const node_allow[] = {
+  "node", "node *", "npm test", "npm test *", "npm t", "npm run", "npm run *", "npm ci",
+  "npm ls", "npm ls *", "npm outdated", "ls", "ls *", "cat *", "head *", "tail *", "wc *",
+  "file *", "stat *", "find", "find *", "grep *", "rg *", "tree", "tree *", "pwd", "du",
+  "du *", "df", "df *", "which *", "realpath *", "readlink *", "basename *", "dirname *",
+  "diff *", "cmp *", "md5sum *", "sha256sum *", "echo", "echo *", "date", "whoami", "uname",
+  "uname *", "git status", "git status *", "git diff", "git diff *", "git log", "git log *",
+  "git show", "git show *", "git branch", NULL
+};
 
 typedef struct
 {
@@ -209,8 +219,14 @@ test_builtin_node (void)
 
   g_assert_cmpstr (warden_profile_get_name (profile), ==, "Node.js");
   g_assert_cmpint (warden_profile_get_mode (profile), ==, WARDEN_MODE_ALLOWLIST);
-  /* Exactly the seed framework's list, in its order. */
-  g_assert_true (strv_equal (warden_profile_get_allow (profile), seed_allow));
+  g_assert_true (strv_equal (warden_profile_get_allow (profile), node_allow));
+  /* A day's work runs; installing something new asks. */
+  g_assert_true (any_matches (warden_profile_get_allow (profile), "npm test"));
+  g_assert_true (any_matches (warden_profile_get_allow (profile), "npm run lint"));
+  g_assert_true (any_matches (warden_profile_get_allow (profile), "git status"));
+  g_assert_true (any_matches (warden_profile_get_allow (profile), "grep -r x ."));
+  g_assert_false (any_matches (warden_profile_get_allow (profile), "npm install chalk"));
+  g_assert_false (any_matches (warden_profile_get_allow (profile), "npx create-thing"));
 
   deny = warden_profile_get_deny (profile);
   g_assert_true (g_strv_contains (deny, "rm -rf /*"));
@@ -280,7 +296,13 @@ test_builtin_python (void)
   allow = warden_profile_get_allow (profile);
   g_assert_true (any_matches (allow, "python3 manage.py test"));
   g_assert_true (any_matches (allow, "python3"));
-  g_assert_true (any_matches (allow, "pip install -r requirements.txt"));
+  g_assert_false (any_matches (allow, "pip install -r requirements.txt"));
+  g_assert_true (any_matches (allow, "pip list"));
+  g_assert_true (any_matches (allow, "python -m pytest -q"));
+  g_assert_true (any_matches (allow, "git diff"));
+  g_assert_true (any_matches (allow, "grep -rn TODO src"));
+  /* python3 * would cover it: an ask rule keeps installing a question. */
+  g_assert_true (any_matches (warden_profile_get_ask (profile), "python3 -m pip install x"));
   g_assert_true (any_matches (allow, "pytest"));
   g_assert_true (any_matches (allow, "pytest -x tests/"));
   g_assert_true (any_matches (allow, "cat setup.py"));
@@ -430,7 +452,7 @@ test_builtin_export (Fixture       *fixture,
   g_assert_cmpstr (warden_profile_get_id (exported), ==, "node-export");
   g_assert_false (warden_profile_get_builtin (exported));
   g_assert_cmpstr (warden_profile_get_name (exported), ==, "Node.js");
-  g_assert_true (strv_equal (warden_profile_get_allow (exported), seed_allow));
+  g_assert_true (strv_equal (warden_profile_get_allow (exported), node_allow));
   g_assert_true (strv_equal (warden_profile_get_deny (exported),
                              warden_profile_get_deny (profile)));
 }
@@ -452,12 +474,12 @@ test_builtin_copy (Fixture       *fixture,
   copy = warden_profile_copy (builtin, "my-node");
   g_assert_false (warden_profile_get_builtin (copy));
   g_assert_cmpstr (warden_profile_get_id (copy), ==, "my-node");
-  g_assert_true (strv_equal (warden_profile_get_allow (copy), seed_allow));
+  g_assert_true (strv_equal (warden_profile_get_allow (copy), node_allow));
 
   /* Changing the copy leaves the original alone. */
-  g_assert_true (warden_profile_add_allow (copy, "npm test", &error));
+  g_assert_true (warden_profile_add_allow (copy, "make", &error));
   g_assert_no_error (error);
-  g_assert_true (strv_equal (warden_profile_get_allow (builtin), seed_allow));
+  g_assert_true (strv_equal (warden_profile_get_allow (builtin), node_allow));
 
   g_assert_true (warden_profile_store_save (store, copy, &error));
   g_assert_no_error (error);
@@ -1895,7 +1917,7 @@ test_store_lookup_async (Fixture       *fixture,
   warden_profile_store_lookup_async (store, "node", NULL, async_ready_cb, &result);
   profile = warden_profile_store_lookup_finish (store, wait_for_result (&result), &error);
   g_assert_no_error (error);
-  g_assert_true (strv_equal (warden_profile_get_allow (profile), seed_allow));
+  g_assert_true (strv_equal (warden_profile_get_allow (profile), node_allow));
   g_clear_object (&result);
 
   warden_profile_store_lookup_async (store, "missing", NULL, async_ready_cb, &result);
