@@ -3096,6 +3096,107 @@ test_nested_prompt_counts (void)
   env_tear_down (&env);
 }
 
+/* Issue 30: how many questions a typical small task asks under each
+ * built-in profile — fixing a failing test in a small Node.js and a small
+ * Python project, driven by a scripted model as a real one goes about it:
+ * look, read, search, run the tests, edit, run them again, look at git.
+ * The table goes to the test log and the README; a language profile asks
+ * nothing for its own language's task. */
+static const char * const node_task[] = {
+  "exec", "{\"command\": \"ls\"}",
+  "exec", "{\"command\": \"cat package.json\"}",
+  "exec", "{\"command\": \"grep -rn add src test\"}",
+  "exec", "{\"command\": \"npm test\"}",
+  "edit", "{\"path\": \"src/add.js\", \"old_string\": \"a - b\", \"new_string\": \"a + b\"}",
+  "exec", "{\"command\": \"npm test\"}",
+  "exec", "{\"command\": \"git status\"}",
+  "exec", "{\"command\": \"git diff\"}",
+  NULL
+};
+static const char * const python_task[] = {
+  "exec", "{\"command\": \"ls\"}",
+  "exec", "{\"command\": \"cat pyproject.toml\"}",
+  "exec", "{\"command\": \"grep -rn 'def add' .\"}",
+  "exec", "{\"command\": \"python3 -m pytest -q\"}",
+  "edit", "{\"path\": \"calc.py\", \"old_string\": \"a - b\", \"new_string\": \"a + b\"}",
+  "exec", "{\"command\": \"pytest -q\"}",
+  "exec", "{\"command\": \"git status\"}",
+  "exec", "{\"command\": \"git diff\"}",
+  NULL
+};
+
+static guint
+questions_for (const char         *profile,
+               const char * const *task)
+{
+  Env env = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) asked = NULL;
+  g_autoptr(GPtrArray) results = NULL;
+  Client *c;
+  Result r;
+
+  env_set_up (&env);
+  touch_workspace (&env, "package.json", "{ \"name\": \"tiny\", \"scripts\": { \"test\": "
+                   "\"node test/add.test.js\" } }\n");
+  {
+    g_autofree char *src = g_build_filename (env.workspace, "src", NULL);
+
+    g_assert_cmpint (g_mkdir (src, 0755), ==, 0);
+  }
+  touch_workspace (&env, "src/add.js", "module.exports = (a, b) => a - b;\n");
+  touch_workspace (&env, "pyproject.toml", "[project]\nname = \"calc\"\n");
+  touch_workspace (&env, "calc.py", "def add(a, b):\n    return a - b\n");
+  for (guint i = 0; task[i] != NULL; i += 2)
+    g_queue_push_tail (&env.fake->script, fake_reply (NULL, task[i], task[i + 1], NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Fixed.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--profile", profile,
+                    "fix the failing test");
+  for (guint n = 0; n < 20; n++)
+    client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  asked = events_of (events, "approval_required");
+  for (guint n = 0; n < asked->len; n++)
+    {
+      JsonObject *q = g_ptr_array_index (asked, n);
+
+      g_test_message ("  %s asked: %s", profile,
+                      json_object_has_member (q, "command") ? str (q, "command")
+                      : json_object_has_member (q, "path") ? str (q, "path") : str (q, "host"));
+    }
+  /* Every step was taken: the model heard each result. */
+  results = events_of (events, "tool_result");
+  g_assert_cmpuint (results->len, ==, g_strv_length ((char **) task) / 2);
+  result_clear (&r);
+  env_tear_down (&env);
+  return asked->len;
+}
+
+static void
+test_question_counts (void)
+{
+  static const struct { const char *profile; guint node; guint python; } expected[] = {
+    { "node", 0, 2 }, { "python", 5, 0 }, { "read-only", 5, 3 }, { "strict", 10, 8 },
+    { "trusted", 0, 0 },
+  };
+  guint node[G_N_ELEMENTS (expected)], python[G_N_ELEMENTS (expected)];
+
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      node[i] = questions_for (expected[i].profile, node_task);
+      python[i] = questions_for (expected[i].profile, python_task);
+    }
+  g_test_message ("questions for a small task: profile, Node.js task, Python task");
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    g_test_message ("%-10s %u %u", expected[i].profile, node[i], python[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      g_assert_cmpuint (node[i], ==, expected[i].node);
+      g_assert_cmpuint (python[i], ==, expected[i].python);
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* The example clients of docs/examples, with a person typing on their input */
 
@@ -3261,6 +3362,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/nested-wait-not-timed", test_nested_wait_not_timed);
   g_test_add_func ("/cli/json/nested-no-helper", test_nested_no_helper);
   g_test_add_func ("/cli/json/nested-prompt-counts", test_nested_prompt_counts);
+  g_test_add_func ("/cli/json/question-counts", test_question_counts);
   g_test_add_func ("/cli/json/nested-fake-compiler", test_nested_fake_compiler);
   g_test_add_func ("/cli/json/nested-approved-words", test_nested_approved_words);
   g_test_add_func ("/cli/json/nested-approved-redirection", test_nested_approved_redirection);

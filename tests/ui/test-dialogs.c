@@ -192,7 +192,7 @@ node_profile (void)
 }
 
 static const char * const earlier[] = {
-  "npm run lint", "npm test", "rm -rf x", "ls; npm run build", "ls", "npm run lint", NULL
+  "yarn run lint", "yarn test", "rm -rf x", "ls; yarn run build", "ls", "yarn run lint", NULL
 };
 
 /* The approving buttons wake up a moment after the dialog appears. */
@@ -210,16 +210,16 @@ wait_armed (WardenApprovalDialog *dialog)
 static WardenApprovalDialog *
 command_dialog_with_env (const char * const *env)
 {
-  static const char * const suggestions[] = { "npm run *", "curl *", NULL };
+  static const char * const suggestions[] = { "yarn run *", "curl *", NULL };
   g_autoptr(WardenApproval) approval = NULL;
   g_autoptr(WardenProfile) profile = node_profile ();
   WardenApprovalDialog *dialog;
 
   approval = warden_approval_new ("s1", "toolu_1", WARDEN_APPROVAL_COMMAND, "exec",
-                                  "npm run dev && curl -s https://example.com");
+                                  "yarn run dev && curl -s https://example.com");
   warden_approval_set_details (approval, "/workspace/app", "docker",
-                               "No pattern of the profile allows “npm run dev”.",
-                               "npm run dev", suggestions, NULL, env);
+                               "No pattern of the profile allows “yarn run dev”.",
+                               "yarn run dev", suggestions, NULL, env);
   dialog = warden_approval_dialog_new (parent_window (), approval, profile, "/workspace",
                                        earlier);
   g_object_ref_sink (dialog);
@@ -266,16 +266,16 @@ test_approval_shows_command (void)
   g_assert_cmpstr (warden_approval_dialog_get_approval_id (dialog), ==, "toolu_1");
 
   /* The command and the part that asked, in monospace. */
-  g_assert_true (strv_has (mono, "npm run dev && curl -s https://example.com"));
-  g_assert_true (strv_has (mono, "npm run dev"));
+  g_assert_true (strv_has (mono, "yarn run dev && curl -s https://example.com"));
+  g_assert_true (strv_has (mono, "yarn run dev"));
   /* Why, where and in what. */
-  g_assert_nonnull (strstr (text, "No pattern of the profile allows “npm run dev”."));
+  g_assert_nonnull (strstr (text, "No pattern of the profile allows “yarn run dev”."));
   g_assert_nonnull (strstr (text, "/workspace/app"));
   g_assert_nonnull (strstr (text, "Docker"));
 
   /* The pattern to save starts as the first suggestion, in monospace. */
   g_assert_cmpstr (gtk_editable_get_text (warden_approval_dialog_get_pattern_entry (dialog)), ==,
-                   "npm run *");
+                   "yarn run *");
   g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (warden_approval_dialog_get_pattern_entry (dialog)),
                                            "monospace"));
   g_assert_cmpstr (gtk_editable_get_text (warden_approval_dialog_get_feedback_entry (dialog)), ==, "");
@@ -313,10 +313,10 @@ test_approval_invalid_pattern (void)
   g_assert_cmpuint (answer.count, ==, 0);
   g_assert_true (is_toplevel (dialog));
 
-  gtk_editable_set_text (entry, "npm\trun *");
+  gtk_editable_set_text (entry, "yarn\trun *");
   g_assert_false (adw_message_dialog_get_response_enabled (md, "always"));
 
-  gtk_editable_set_text (entry, "npm *");
+  gtk_editable_set_text (entry, "yarn *");
   g_assert_true (adw_message_dialog_get_response_enabled (md, "always"));
   g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (entry), "error"));
 
@@ -331,12 +331,12 @@ test_approval_would_allow (void)
   g_autoptr(GPtrArray) list = NULL;
   static const char * const dangerous[] = { "rm -rf /", "rm -rf build", NULL };
 
-  /* "npm test" does not match; "rm -rf x" does not; "ls; npm run build" does,
+  /* "yarn test" does not match; "rm -rf x" does not; "ls; yarn run build" does,
    * because the profile allows "ls" and the pattern the rest; the repeat counts once. */
-  list = warden_approval_dialog_would_allow (profile, "npm run *", "/workspace", NULL, earlier);
+  list = warden_approval_dialog_would_allow (profile, "yarn run *", "/workspace", NULL, earlier);
   g_assert_cmpuint (list->len, ==, 2);
-  g_assert_cmpstr (g_ptr_array_index (list, 0), ==, "npm run lint");
-  g_assert_cmpstr (g_ptr_array_index (list, 1), ==, "ls; npm run build");
+  g_assert_cmpstr (g_ptr_array_index (list, 0), ==, "yarn run lint");
+  g_assert_cmpstr (g_ptr_array_index (list, 1), ==, "ls; yarn run build");
   g_clear_pointer (&list, g_ptr_array_unref);
 
   /* What the profile allows already is not news. */
@@ -364,22 +364,22 @@ test_approval_would_allow_live (void)
   g_autofree char *text = visible_text (GTK_WIDGET (dialog), mono);
 
   g_assert_nonnull (strstr (text, "This pattern would also have allowed:"));
-  g_assert_true (strv_has (mono, "npm run lint"));
-  g_assert_true (strv_has (mono, "ls; npm run build"));
-  g_assert_false (strv_has (mono, "npm test"));
+  g_assert_true (strv_has (mono, "yarn run lint"));
+  g_assert_true (strv_has (mono, "ls; yarn run build"));
+  g_assert_false (strv_has (mono, "yarn test"));
   g_assert_false (strv_has (mono, "rm -rf x"));
 
-  gtk_editable_set_text (entry, "npm *");
+  gtk_editable_set_text (entry, "yarn *");
   g_clear_pointer (&mono, g_ptr_array_unref);
   mono = g_ptr_array_new_with_free_func (g_free);
   g_free (visible_text (GTK_WIDGET (dialog), mono));
-  g_assert_true (strv_has (mono, "npm test"));
+  g_assert_true (strv_has (mono, "yarn test"));
 
   gtk_editable_set_text (entry, "");
   g_clear_pointer (&mono, g_ptr_array_unref);
   mono = g_ptr_array_new_with_free_func (g_free);
   g_free (visible_text (GTK_WIDGET (dialog), mono));
-  g_assert_false (strv_has (mono, "npm run lint"));
+  g_assert_false (strv_has (mono, "yarn run lint"));
 
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
@@ -433,13 +433,13 @@ test_approval_always_edited (void)
   Answer answer = { 0 };
 
   g_signal_connect (dialog, "answered", G_CALLBACK (answered_cb), &answer);
-  gtk_editable_set_text (warden_approval_dialog_get_pattern_entry (dialog), "npm run dev");
+  gtk_editable_set_text (warden_approval_dialog_get_pattern_entry (dialog), "yarn run dev");
   warden_approval_dialog_respond (dialog, "always");
 
   g_assert_cmpuint (answer.count, ==, 1);
   g_assert_true (answer.approved);
   g_assert_true (answer.allow_always);
-  g_assert_cmpstr (answer.text, ==, "npm run dev");
+  g_assert_cmpstr (answer.text, ==, "yarn run dev");
   g_free (answer.text);
 }
 
