@@ -37,6 +37,7 @@ struct _WardenProfile
   char       *id;
   char       *name;         /* NULL: the id stands for it */
   char       *description;  /* NULL: none */
+  char       *image;        /* the container image its sessions use; NULL: the default */
   WardenMode  mode;
   GPtrArray  *allow;        /* NULL-terminated, of char * */
   GPtrArray  *deny;
@@ -64,6 +65,7 @@ enum {
   PROP_ID,
   PROP_NAME,
   PROP_DESCRIPTION,
+  PROP_IMAGE,
   PROP_MODE,
   PROP_ALLOW,
   PROP_DENY,
@@ -85,8 +87,8 @@ static GParamSpec *properties[N_PROPS];
 GResource *warden_get_resource (void);
 
 static const char * const known_keys[] = {
-  "version", "name", "description", "mode", "allow", "deny", "ask", "files", "nested", "network",
-  NULL
+  "version", "name", "description", "image", "mode", "allow", "deny", "ask", "files", "nested",
+  "network", NULL
 };
 
 static const char * const file_write_names[] = { "allow", "ask", "never" };
@@ -234,6 +236,7 @@ warden_profile_finalize (GObject *object)
   g_clear_pointer (&self->id, g_free);
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->description, g_free);
+  g_clear_pointer (&self->image, g_free);
   g_clear_pointer (&self->allow, g_ptr_array_unref);
   g_clear_pointer (&self->deny, g_ptr_array_unref);
   g_clear_pointer (&self->ask, g_ptr_array_unref);
@@ -267,6 +270,10 @@ warden_profile_get_property (GObject    *object,
 
     case PROP_DESCRIPTION:
       g_value_set_string (value, warden_profile_get_description (self));
+      break;
+
+    case PROP_IMAGE:
+      g_value_set_string (value, warden_profile_get_image (self));
       break;
 
     case PROP_MODE:
@@ -336,6 +343,10 @@ warden_profile_set_property (GObject      *object,
       warden_profile_set_description (self, g_value_get_string (value));
       break;
 
+    case PROP_IMAGE:
+      warden_profile_set_image (self, g_value_get_string (value));
+      break;
+
     case PROP_MODE:
       warden_profile_set_mode (self, g_value_get_int (value));
       break;
@@ -378,6 +389,12 @@ warden_profile_class_init (WardenProfileClass *klass)
 
   properties[PROP_DESCRIPTION] =
     g_param_spec_string ("description", NULL, NULL,
+                         NULL,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /* The container image the profile's sessions run in; NULL: Warden's default. */
+  properties[PROP_IMAGE] =
+    g_param_spec_string ("image", NULL, NULL,
                          NULL,
                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
@@ -1032,9 +1049,17 @@ warden_profile_new_from_data (const char  *id,
 
   if (!load_string_member (object, "name", &self->name, source_name, error) ||
       !load_string_member (object, "description", &self->description, source_name, error) ||
+      !load_string_member (object, "image", &self->image, source_name, error) ||
       !load_string_member (object, "mode", &mode_string, source_name, error))
     return NULL;
 
+  if (self->image != NULL && !warden_profile_image_is_valid (self->image))
+    {
+      set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
+                         _("key “image”: “%s” is not an image name such as “node:20-slim”"),
+                         self->image);
+      return NULL;
+    }
   if (self->name != NULL && self->name[0] == '\0')
     {
       set_profile_error (error, WARDEN_POLICY_ERROR_INVALID, source_name,
@@ -1163,6 +1188,7 @@ warden_profile_copy (WardenProfile *self,
   copy = warden_profile_new (new_id);
   copy->name = g_strdup (self->name);
   copy->description = g_strdup (self->description);
+  copy->image = g_strdup (self->image);
   copy->mode = self->mode;
 
   for (guint i = 0; i < self->allow->len; i++)
@@ -1234,6 +1260,8 @@ warden_profile_to_data (WardenProfile *self,
   json_object_set_string_member (object, "name", warden_profile_get_name (self));
   if (self->description != NULL)
     json_object_set_string_member (object, "description", self->description);
+  if (self->image != NULL)
+    json_object_set_string_member (object, "image", self->image);
   json_object_set_string_member (object, "mode", warden_mode_to_string (self->mode));
   json_object_set_member (object, "allow", pattern_array_to_node (self->allow));
   json_object_set_member (object, "deny", pattern_array_to_node (self->deny));
@@ -1470,6 +1498,49 @@ warden_profile_set_description (WardenProfile *self,
   g_free (self->description);
   self->description = g_strdup (description);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DESCRIPTION]);
+}
+
+/* A Docker image reference as a person types one: registry/name:tag or
+ * @digest, no spaces or control characters, at most 255 bytes. */
+gboolean
+warden_profile_image_is_valid (const char *image)
+{
+  gsize len;
+
+  if (image == NULL || *image == '\0' || (len = strlen (image)) > 255 ||
+      !g_utf8_validate (image, -1, NULL))
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    if (!(g_ascii_isalnum (image[i]) || strchr ("._-/:@", image[i]) != NULL))
+      return FALSE;
+  return g_ascii_isalnum (image[0]);
+}
+
+const char *
+warden_profile_get_image (WardenProfile *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), NULL);
+
+  return self->image;
+}
+
+/* NULL or "" goes back to Warden's default image. */
+gboolean
+warden_profile_set_image (WardenProfile *self,
+                          const char    *image)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE (self), FALSE);
+
+  if (image != NULL && *image == '\0')
+    image = NULL;
+  if (image != NULL && !warden_profile_image_is_valid (image))
+    return FALSE;
+  if (g_strcmp0 (self->image, image) == 0)
+    return TRUE;
+  g_free (self->image);
+  self->image = g_strdup (image);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_IMAGE]);
+  return TRUE;
 }
 
 WardenMode

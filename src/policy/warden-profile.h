@@ -67,6 +67,12 @@ const char         *warden_profile_get_id            (WardenProfile  *self);
 const char         *warden_profile_get_name          (WardenProfile  *self);
 void                warden_profile_set_name          (WardenProfile  *self,
                                                       const char     *name);
+/* The container image the profile's sessions run in, or NULL for Warden's
+ * default; a name such as "node:20-slim" (warden_profile_image_is_valid()). */
+const char         *warden_profile_get_image         (WardenProfile  *self);
+gboolean            warden_profile_set_image         (WardenProfile  *self,
+                                                      const char     *image);
+gboolean            warden_profile_image_is_valid    (const char     *image);
 const char         *warden_profile_get_description   (WardenProfile  *self);
 void                warden_profile_set_description   (WardenProfile  *self,
                                                       const char     *description);

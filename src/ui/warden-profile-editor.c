@@ -60,6 +60,7 @@ struct _WardenProfileEditor
   AdwPreferencesGroup *builtin_group;
   AdwEntryRow         *name_row;
   AdwEntryRow         *description_row;
+  AdwEntryRow         *image_row;
   AdwComboRow         *mode_row;
   AdwComboRow         *file_write_row;
   AdwActionRow        *nested_row;
@@ -948,6 +949,10 @@ sync_from_profile (WardenProfileEditor *self)
                          g_strcmp0 (name, warden_profile_get_id (self->profile)) == 0 ? "" : name);
   gtk_editable_set_text (GTK_EDITABLE (self->description_row),
                          warden_profile_get_description (self->profile));
+  gtk_editable_set_text (GTK_EDITABLE (self->image_row),
+                         warden_profile_get_image (self->profile)
+                         ? warden_profile_get_image (self->profile) : "");
+  gtk_editable_set_editable (GTK_EDITABLE (self->image_row), !read_only);
   gtk_editable_set_editable (GTK_EDITABLE (self->name_row), !read_only);
   gtk_editable_set_editable (GTK_EDITABLE (self->description_row), !read_only);
   gtk_widget_set_sensitive (GTK_WIDGET (self->mode_row), !read_only);
@@ -1029,6 +1034,26 @@ description_changed_cb (WardenProfileEditor *self,
     return;
 
   warden_profile_set_description (self->profile, text[0] != '\0' ? text : NULL);
+  queue_save (self);
+}
+
+/* Saved as it is typed, once it is an image name; until then the row says
+ * it is not one and the profile keeps the last good one. */
+static void
+image_changed_cb (WardenProfileEditor *self,
+                  GtkEditable         *editable)
+{
+  const char *text = gtk_editable_get_text (editable);
+  gboolean valid = text[0] == '\0' || warden_profile_image_is_valid (text);
+
+  if (valid)
+    gtk_widget_remove_css_class (GTK_WIDGET (editable), "error");
+  else
+    gtk_widget_add_css_class (GTK_WIDGET (editable), "error");
+  if (self->updating || is_read_only (self) || !valid)
+    return;
+
+  warden_profile_set_image (self->profile, text);
   queue_save (self);
 }
 
@@ -1399,6 +1424,7 @@ warden_profile_editor_class_init (WardenProfileEditorClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, builtin_group);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, name_row);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, description_row);
+  gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, image_row);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, mode_row);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, file_write_row);
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, nested_row);
@@ -1433,6 +1459,7 @@ warden_profile_editor_class_init (WardenProfileEditorClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenProfileEditor, net_deny_error_label);
   gtk_widget_class_bind_template_callback (widget_class, name_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, description_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, image_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, mode_selected_cb);
   gtk_widget_class_bind_template_callback (widget_class, file_write_selected_cb);
   gtk_widget_class_bind_template_callback (widget_class, nested_switch_cb);
@@ -1525,6 +1552,14 @@ warden_profile_editor_get_save_error (WardenProfileEditor *self)
   g_return_val_if_fail (WARDEN_IS_PROFILE_EDITOR (self), NULL);
 
   return self->save_error;
+}
+
+GtkEditable *
+warden_profile_editor_get_image_entry (WardenProfileEditor *self)
+{
+  g_return_val_if_fail (WARDEN_IS_PROFILE_EDITOR (self), NULL);
+
+  return GTK_EDITABLE (self->image_row);
 }
 
 GtkEditable *

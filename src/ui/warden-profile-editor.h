@@ -30,6 +30,8 @@ const GError  *warden_profile_editor_get_save_error  (WardenProfileEditor  *self
 
 /* For tests: what the user types into, and what they see. */
 GtkEditable   *warden_profile_editor_get_try_entry   (WardenProfileEditor  *self);
+/* The container image row: what the profile's sessions run in. */
+GtkEditable   *warden_profile_editor_get_image_entry (WardenProfileEditor  *self);
 /* The verdict shown for the command in the try entry, as `warden-cli policy
  * check` prints it ("allow", "ask" or "deny"), or NULL when it is empty. */
 const char    *warden_profile_editor_get_try_result  (WardenProfileEditor  *self);

@@ -310,6 +310,51 @@ test_builtin_python (void)
   g_assert_false (any_matches (allow, "rm -rf build"));
 }
 
+/* Issue 30: each built-in profile names the image its sessions run in (a
+ * Node.js one has node and npm), and a profile file can name its own. */
+static void
+test_image (void)
+{
+  static const struct { const char *id; const char *image; } builtins[] = {
+    { "node", "node:20-slim" }, { "python", "python:3-slim" },
+    { "read-only", "debian:bookworm-slim" }, { "strict", "debian:bookworm-slim" },
+    { "trusted", "debian:bookworm-slim" },
+  };
+  g_autoptr(WardenProfile) own = NULL;
+  g_autoptr(WardenProfile) reloaded = NULL;
+  g_autoptr(WardenProfile) none = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (builtins); i++)
+    {
+      g_autoptr(WardenProfile) profile = warden_profile_new_builtin (builtins[i].id, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpstr (warden_profile_get_image (profile), ==, builtins[i].image);
+    }
+
+  own = load ("{\"version\": 1, \"image\": \"registry.example.com/team/ci:2024-05\"}",
+              &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (warden_profile_get_image (own), ==, "registry.example.com/team/ci:2024-05");
+  data = warden_profile_to_data (own, NULL);
+  reloaded = load (data, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (warden_profile_get_image (reloaded), ==,
+                   "registry.example.com/team/ci:2024-05");
+  /* Empty goes back to the default; what is no image name is refused. */
+  g_assert_true (warden_profile_set_image (reloaded, ""));
+  g_assert_null (warden_profile_get_image (reloaded));
+  g_assert_false (warden_profile_set_image (reloaded, "node:20 --privileged"));
+  g_assert_false (warden_profile_set_image (reloaded, "-v/:/host"));
+  g_assert_null (warden_profile_get_image (reloaded));
+  none = load ("{\"version\": 1, \"image\": \"node; rm -rf /\"}", &error);
+  g_assert_null (none);
+  g_assert_error (error, WARDEN_POLICY_ERROR, WARDEN_POLICY_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "image"));
+}
+
 static void
 test_builtin_strict (void)
 {
@@ -2667,6 +2712,7 @@ main (int   argc,
 
   g_test_add_func ("/policy/profile/builtin/ids", test_builtin_ids);
   g_test_add_func ("/policy/profile/builtin/node", test_builtin_node);
+  g_test_add_func ("/policy/profile/image", test_image);
   g_test_add_func ("/policy/profile/builtin/read-only", test_builtin_read_only);
   g_test_add_func ("/policy/profile/builtin/python", test_builtin_python);
   g_test_add_func ("/policy/profile/builtin/strict", test_builtin_strict);

@@ -416,6 +416,37 @@ test_editor_validates_as_you_type (Fixture       *fixture,
   close_window (window);
 }
 
+/* Issue 30: the image a profile's sessions run in is edited with it; what is
+ * no image name is marked and not saved. */
+static void
+test_editor_image (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(WardenProfile) profile = save_user_profile (fixture, "imaged",
+                                                        (const char *[]) { "ls", NULL });
+  g_autoptr(WardenProfile) on_disk = NULL;
+  g_autoptr(WardenProfile) cleared = NULL;
+  GtkWidget *window;
+  WardenProfileEditor *editor = WARDEN_PROFILE_EDITOR (show_editor (fixture, profile, &window));
+  GtkEditable *entry = warden_profile_editor_get_image_entry (editor);
+
+  g_assert_cmpstr (gtk_editable_get_text (entry), ==, "");
+  gtk_editable_set_text (entry, "node:20 --privileged");
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "error"));
+  gtk_editable_set_text (entry, "node:22-slim");
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (entry), "error"));
+  wait_for (editor_idle, editor);
+  on_disk = reload (fixture, "imaged");
+  g_assert_cmpstr (warden_profile_get_image (on_disk), ==, "node:22-slim");
+
+  /* Emptied: Warden's default again. */
+  gtk_editable_set_text (entry, "");
+  wait_for (editor_idle, editor);
+  cleared = reload (fixture, "imaged");
+  g_assert_null (warden_profile_get_image (cleared));
+  close_window (window);
+}
+
 static void
 test_editor_add_saves (Fixture       *fixture,
                        gconstpointer  data)
@@ -1790,6 +1821,7 @@ main (int   argc,
   g_test_add_func ("/ui/preferences/credentials/no-service", test_credentials_no_service);
 
   ADD_TEST ("/ui/preferences/editor/validates-as-you-type", test_editor_validates_as_you_type);
+  ADD_TEST ("/ui/preferences/editor/image", test_editor_image);
   ADD_TEST ("/ui/preferences/editor/add-saves", test_editor_add_saves);
   ADD_TEST ("/ui/preferences/editor/rows-remove-save", test_editor_rows_remove_save);
   ADD_TEST ("/ui/preferences/editor/flags-separator", test_editor_flags_separator);
