@@ -300,7 +300,12 @@ ensure_sandbox_and_run (ExecCall *exec)
     }
 
   config = warden_sandbox_config_new (self->config.workspace);
-  config->image = g_strdup (self->config.image ? self->config.image : "debian:bookworm-slim");
+  /* The image the user chose for this session, else the one its profile
+   * names (node:20-slim for the built-in Node.js one), else Debian. */
+  config->image = g_strdup (self->config.image ? self->config.image
+                            : self->profile && warden_profile_get_image (self->profile)
+                            ? warden_profile_get_image (self->profile)
+                            : WARDEN_DEFAULT_IMAGE);
   config->memory_bytes = self->config.memory_bytes;
   config->cpus = self->config.cpus;
   /* Then the network, which makes the proxy of an allowlist. */

@@ -305,7 +305,7 @@ warden_cli_sandbox_bench (int    argc,
   workspace = g_dir_make_tmp ("warden-bench-XXXXXX", NULL);
   config = warden_sandbox_config_new (workspace);
   config->image = g_strdup (image ? image : (g_getenv ("WARDEN_IMAGE") ? g_getenv ("WARDEN_IMAGE")
-                                                                       : "debian:bookworm-slim"));
+                                                                       : WARDEN_DEFAULT_IMAGE));
   printf ("image=%s rounds=%d\n", config->image, n);
   fflush (stdout);
   /* One engine after the other: two at once would share the machine. */

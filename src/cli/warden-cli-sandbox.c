@@ -213,7 +213,7 @@ sandbox_exec (int    argc,
     config = warden_sandbox_config_new (real);
   }
   config->image = g_strdup (image ? image : (g_getenv ("WARDEN_IMAGE") ? g_getenv ("WARDEN_IMAGE")
-                                                                       : "debian:bookworm-slim"));
+                                                                       : WARDEN_DEFAULT_IMAGE));
   config->network = network != NULL && strcmp (network, "bridge") == 0;
 
   if (backend == NULL)

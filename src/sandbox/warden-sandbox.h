@@ -12,6 +12,9 @@
 
 G_BEGIN_DECLS
 
+/* The image where nothing names one: neither the session, nor its profile. */
+#define WARDEN_DEFAULT_IMAGE "debian:bookworm-slim"
+
 #define WARDEN_SANDBOX_ERROR (warden_sandbox_error_quark ())
 
 typedef enum

@@ -334,7 +334,8 @@ warden_application_create_session (WardenApplication  *self,
   config.workspace = (char *) workspace;
   config.profile = (char *) profile;
   config.sandbox = (char *) sandbox;
-  config.image = image;
+  /* Empty: the image the session's profile names. */
+  config.image = image[0] != '\0' ? image : NULL;
   config.network = g_settings_get_boolean (self->settings, "network");
   config.max_steps = g_settings_get_uint (self->settings, "max-steps");
   config.memory_bytes = (guint64) g_settings_get_uint (self->settings, "memory-limit-mb")

@@ -2045,6 +2045,58 @@ run_judged_in (Env                *env,
   return events;
 }
 
+/* Issue 30: with no image given, a session runs in the one its profile
+ * names (the built-in Node.js profile names node:20-slim); given one, that. */
+static void
+test_profile_image_docker (void)
+{
+  const char *image = g_getenv ("WARDEN_TEST_IMAGE") ? g_getenv ("WARDEN_TEST_IMAGE")
+                                                     : "warden-test-busybox:latest";
+  g_autofree char *profile = g_strdup_printf ("{\"version\": 1, \"name\": \"Imaged\", "
+                                              "\"image\": \"%s\", \"allow\": [\"cat *\"]}",
+                                              image);
+  g_autofree char *missing = g_strdup_printf ("{\"version\": 1, \"name\": \"Missing\", "
+                                              "\"image\": \"warden-test-no-such-image:0\", "
+                                              "\"allow\": [\"cat *\"]}");
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) results = NULL;
+  Env env = { 0 };
+  Client *c;
+  Result r;
+
+  env_set_up (&env);
+  save_profile (&env, "imaged", profile);
+  save_profile (&env, "missing", missing);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"cat /etc/hostname\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "docker", "--profile", "imaged", "look");
+  r = client_finish (c, &events);
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  results = events_of (events, "tool_result");
+  g_assert_cmpuint (results->len, ==, 1);
+  g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (results, 0), "exit_code"), ==,
+                   0);
+  result_clear (&r);
+  g_clear_pointer (&events, g_ptr_array_unref);
+  g_clear_pointer (&results, g_ptr_array_unref);
+
+  /* --image wins over the profile's, which is not there. */
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"cat /etc/hostname\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "docker", "--image", image,
+                    "--profile", "missing", "look");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  results = events_of (events, "tool_result");
+  g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (results, 0), "exit_code"), ==,
+                   0);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* The same under a profile that allows @allow (a JSON list). */
 static GPtrArray *
 run_nested_in (Env                *env,
@@ -3363,6 +3415,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/nested-no-helper", test_nested_no_helper);
   g_test_add_func ("/cli/json/nested-prompt-counts", test_nested_prompt_counts);
   g_test_add_func ("/cli/json/question-counts", test_question_counts);
+  g_test_add_func ("/cli/json/profile-image/docker", test_profile_image_docker);
   g_test_add_func ("/cli/json/nested-fake-compiler", test_nested_fake_compiler);
   g_test_add_func ("/cli/json/nested-approved-words", test_nested_approved_words);
   g_test_add_func ("/cli/json/nested-approved-redirection", test_nested_approved_redirection);
