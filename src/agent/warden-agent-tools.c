@@ -291,6 +291,9 @@ prepare_cb (GObject      *object,
                                               ? "stopped" : "failed", 0, error->message);
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
+          /* An approved command that waited for its sandbox did not start. */
+          if (warden_tool_call_get_state (exec->call) == WARDEN_TOOL_CALL_APPROVED)
+            not_started (self, exec->call, _warden_agent_stop_cause (self));
           _warden_agent_run_return (self, 0, g_steal_pointer (&error));
           exec_call_free (exec);
           return;

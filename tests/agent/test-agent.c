@@ -462,6 +462,17 @@ nth_call (Env         *env,
 }
 
 static void
+stop_at_preparing_cb (WardenAgent *agent,
+                      const char  *state,
+                      double       fraction,
+                      const char  *message,
+                      Stopper     *stopper)
+{
+  if (g_strcmp0 (state, "preparing") == 0 && !g_cancellable_is_cancelled (stopper->cancellable))
+    stop_now (agent, stopper);
+}
+
+static void
 run_until_stopped (WardenAgent *agent,
                    Stopper     *stopper)
 {
@@ -553,6 +564,46 @@ test_stop_before_and_after_start (gconstpointer data)
       g_assert_null (strstr (last, "by the user"));
       g_assert_nonnull (strstr (last, "signal"));
     }
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* A signal while the sandbox is made for an approved command: it did not
+ * start, stays approved with the cause, and runs once when the run goes on. */
+static void
+test_stop_while_preparing (void)
+{
+  Env env = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(WardenToolCallRecord) r = NULL;
+  g_autofree char *count = NULL;
+  WardenApprovalAnswer answer = { .approved = TRUE };
+  Stopper stopper = { NULL, WARDEN_TOOL_END_SIGNAL };
+  gulong id;
+
+  env_set_up (&env, "bwrap");
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf x >> count.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Noted.", NULL));
+  agent = new_agent (&env, 0);
+  g_assert_cmpint (run_agent (agent, "count"), ==, WARDEN_AGENT_WAITING);
+  g_assert_true (warden_agent_resolve (agent, &answer, &error));
+  stopper.cancellable = g_cancellable_new ();
+  id = g_signal_connect (agent, "sandbox-state", G_CALLBACK (stop_at_preparing_cb), &stopper);
+  run_until_stopped (agent, &stopper);
+  g_signal_handler_disconnect (agent, id);
+  g_clear_object (&stopper.cancellable);
+  g_assert_false (g_file_test (g_build_filename (env.workspace, "count.txt", NULL),
+                               G_FILE_TEST_EXISTS));
+  r = nth_call (&env, agent, 0);
+  g_assert_cmpstr (r->state, ==, "approved");
+  g_assert_cmpstr (r->ended_by, ==, "signal");
+  g_assert_cmpint (r->began, ==, 0);
+
+  g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_FINISHED);
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "x");
   g_clear_object (&agent);
   env_tear_down (&env);
 }
@@ -2374,6 +2425,7 @@ main (int    argc,
   g_test_add_func ("/agent/faults/state-while-running", test_fault_state_while_running);
   g_test_add_func ("/agent/faults/resume-overrides", test_fault_resume_overrides);
   g_test_add_func ("/agent/interrupted-not-rerun", test_interrupted_not_rerun);
+  g_test_add_func ("/agent/stop-while-preparing", test_stop_while_preparing);
   g_test_add_data_func ("/agent/stop-before-and-after-start/user",
                         GINT_TO_POINTER (WARDEN_TOOL_END_USER), test_stop_before_and_after_start);
   g_test_add_data_func ("/agent/stop-before-and-after-start/signal",
