@@ -328,22 +328,25 @@ client_take_lines (Client *c)
           else if (g_str_has_prefix (answer, "CLOSE_OUT ") ||
                    g_str_has_prefix (answer, "CLOSE_IN "))
             {
-              /* "CLOSE_OUT LINE": the answer, then the client stops reading
-               * (its end of standard output closed) at once; "CLOSE_IN
-               * LINE": the answer, then the end of input. */
+              /* "CLOSE_OUT LINE": the client stops reading (its end of
+               * standard output closed) as it answers: closed first, so
+               * that nothing Warden writes after the answer is read,
+               * however the two processes are scheduled. "CLOSE_IN LINE":
+               * the answer, then the end of input. */
               gboolean out = g_str_has_prefix (answer, "CLOSE_OUT ");
               g_auto(GStrv) pieces = g_strsplit (answer + (out ? 10 : 9), "$ID", -1);
               g_autofree char *text = g_strjoinv (id, pieces);
               g_autofree char *with_end = g_strconcat (text, "\n", NULL);
 
-              proc_send (c->proc, with_end);
               if (out)
                 {
                   g_input_stream_close (g_subprocess_get_stdout_pipe (c->proc->proc), NULL,
                                         NULL);
                   c->out_closed = TRUE;
+                  proc_send (c->proc, with_end);
                   return;
                 }
+              proc_send (c->proc, with_end);
               g_output_stream_close (g_subprocess_get_stdin_pipe (c->proc->proc), NULL, NULL);
               c->closed = TRUE;
             }
