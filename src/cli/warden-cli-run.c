@@ -100,21 +100,23 @@ write_signal_cb (int signum)
 {
 }
 
-/* Past the file size limit (ulimit -f) a write then fails with EFBIG, and
- * to a pipe whose reader went away with EPIPE, which is reported, instead
- * of SIGXFSZ or SIGPIPE ending the process without a word (and with it an
- * approved command that was about to start, and the record of why). A
- * handler rather than SIG_IGN: the commands Warden runs get the default
- * back when they start, an ignored signal they would inherit. */
+/* Past the file size limit (ulimit -f) a write then fails with EFBIG, which
+ * is reported, instead of SIGXFSZ ending the process without a word. With
+ * @pipe (run), a write to a pipe whose reader went away fails with EPIPE
+ * instead of SIGPIPE ending it: the run stops as it would for a full disk,
+ * and records why, so an approved command about to start is still approved
+ * afterwards. A handler rather than SIG_IGN: the commands Warden runs get
+ * the default back when they start, an ignored signal they would inherit. */
 static void
-catch_write_signals (void)
+catch_write_signals (gboolean pipe)
 {
   struct sigaction action = { 0 };
 
   action.sa_handler = write_signal_cb;
   sigemptyset (&action.sa_mask);
   sigaction (SIGXFSZ, &action, NULL);
-  sigaction (SIGPIPE, &action, NULL);
+  if (pipe)
+    sigaction (SIGPIPE, &action, NULL);
 }
 
 /* Everything "run" prints goes through here: a write that fails (a full
@@ -1064,7 +1066,7 @@ warden_cli_run (int    argc,
   /* Known before the options parse, so that a usage error is an event too. */
   for (int i = 1; i < argc && strcmp (argv[i], "--") != 0; i++)
     run.json |= strcmp (argv[i], "--json") == 0;
-  catch_write_signals ();
+  catch_write_signals (TRUE);
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx, run_description);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
@@ -1555,7 +1557,7 @@ int
 warden_cli_sessions (int    argc,
                      char **argv)
 {
-  catch_write_signals ();
+  catch_write_signals (FALSE);
   if (argc == 2 && strcmp (argv[1], "list") == 0)
     return sessions_list ();
   if ((argc == 3 || argc == 4) && strcmp (argv[1], "show") == 0)
