@@ -1778,6 +1778,56 @@ test_nested_rejected (void)
   env_tear_down (&env);
 }
 
+/* Input ends while a program the command started waits: the command is
+ * stopped (exit 6), recorded as ended by the end of input after it started,
+ * and the resumed session tells the model that, not that the user stopped
+ * it; it is not run again. */
+static void
+test_nested_input_ended (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) again = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *read = NULL;
+  JsonObject *result;
+
+  env_set_up (&env);
+  touch_workspace (&env, "victim", "precious\n");
+  g_queue_push_tail (&env.fake->script, fake_reply ("Cleaning.", "exec", NODE_RM, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("I will leave it.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "clean up");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 6);
+  assert_finished (events, "pending", 6);
+  g_assert_true (workspace_has (&env, "victim"));
+  id = g_strdup (str (only_event (events, "approval_required"), "session"));
+  {
+    g_autoptr(JsonNode) stored = show_session (&env, id);
+    JsonObject *call = tool_call (stored, 0);
+
+    g_assert_cmpstr (json_object_get_string_member (call, "state"), ==, "interrupted");
+    g_assert_cmpstr (json_object_get_string_member (call, "ended_by"), ==, "input_ended");
+    g_assert_true (json_object_get_boolean_member (call, "started"));
+  }
+  result_clear (&r);
+
+  c = CLIENT_START (&env, "run", "--json", "--resume", id);
+  r = client_finish (c, &again);
+  g_assert_cmpint (r.status, ==, 0);
+  result = only_event (again, "tool_result");
+  g_assert_cmpstr (str (result, "state"), ==, "interrupted");
+  g_assert_cmpstr (str (result, "ended_by"), ==, "input_ended");
+  g_assert_nonnull (strstr (str (result, "result"), "input ended"));
+  read = model_read (&env);
+  g_assert_null (strstr (read, "stopped by the user"));
+  g_assert_true (workspace_has (&env, "victim"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* The trace of @session, from the store in @env's data folder. */
 static GPtrArray *
 trace_of (Env        *env,
@@ -3453,6 +3503,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/nested-deny-in-allow-always", test_nested_deny_in_allow_always);
   g_test_add_func ("/cli/json/nested-wait-not-timed", test_nested_wait_not_timed);
   g_test_add_func ("/cli/json/nested-no-helper", test_nested_no_helper);
+  g_test_add_func ("/cli/json/nested-input-ended", test_nested_input_ended);
   g_test_add_func ("/cli/json/nested-prompt-counts", test_nested_prompt_counts);
   g_test_add_func ("/cli/json/nested-fake-compiler", test_nested_fake_compiler);
   g_test_add_func ("/cli/json/nested-approved-words", test_nested_approved_words);
