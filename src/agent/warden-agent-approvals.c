@@ -212,12 +212,15 @@ _warden_agent_resume_call (WardenAgent    *self,
     case WARDEN_TOOL_CALL_RUNNING:
       /* Started, never finished: the process died around it. Not again;
        * what it asked then was never answered. */
-      interrupt_questions (self, warden_tool_call_get_id (call));
-      _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_INTERRUPTED,
-                               "Error: this command was started but Warden stopped before it "
-                               "finished; it was not run again. Check its effects before "
-                               "repeating it.", TRUE);
-      return TRUE;
+      {
+        g_autofree char *text = warden_tool_end_dup_message (WARDEN_TOOL_END_WARDEN_STOPPED,
+                                                             TRUE);
+
+        interrupt_questions (self, warden_tool_call_get_id (call));
+        warden_tool_call_set_end (call, WARDEN_TOOL_END_WARDEN_STOPPED, TRUE);
+        _warden_agent_tool_done (self, call, WARDEN_TOOL_CALL_INTERRUPTED, text, TRUE);
+        return TRUE;
+      }
 
     case WARDEN_TOOL_CALL_REJECTED_UNREPORTED:
       {
@@ -284,10 +287,14 @@ _warden_agent_close_open_calls (WardenAgent  *self,
         }
       else if (!warden_tool_call_is_settled (call))
         {
-          warden_tool_call_set_result (call,
-                                       warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_RUNNING
-                                       ? "Error: stopped by the user while it ran"
-                                       : "Error: stopped by the user before it ran", TRUE);
+          /* Started, never finished: Warden stopped around it. Else it
+           * waited, or never started: the user went on without it. */
+          gboolean ran = warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_RUNNING;
+          WardenToolEnd cause = ran ? WARDEN_TOOL_END_WARDEN_STOPPED : WARDEN_TOOL_END_NEW_TASK;
+          g_autofree char *text = warden_tool_end_dup_message (cause, ran);
+
+          warden_tool_call_set_result (call, text, TRUE);
+          warden_tool_call_set_end (call, cause, ran);
           warden_tool_call_set_state (call, WARDEN_TOOL_CALL_INTERRUPTED);
           _warden_agent_save_call (self, call);
         }

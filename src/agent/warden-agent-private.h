@@ -59,6 +59,7 @@ struct _WardenAgent
   char               *asked_id;       /* its tool call */
 
   GTask              *run;          /* the run in progress */
+  WardenToolEnd       stop_cause;   /* why its cancellable is cancelled; NONE: the user */
   WardenLlmMessage   *results;      /* tool results of the current assistant message */
   guint               tool_index;
   gint64              request_started;  /* monotonic µs, for the trace's latency */
@@ -121,6 +122,8 @@ void        _warden_agent_tool_done         (WardenAgent         *self,
                                              WardenToolCallState  state,
                                              const char          *result,
                                              gboolean             is_error);
+/* Why the run was cancelled (never NONE). */
+WardenToolEnd _warden_agent_stop_cause      (WardenAgent         *self);
 /* Durable before anything acts on it; a failure is only logged where the
  * caller has nothing better to do (see run_exec() for where it matters). */
 void        _warden_agent_save_call         (WardenAgent         *self,

@@ -101,6 +101,32 @@ _warden_agent_clear_command (WardenAgent *self)
   g_clear_object (&self->command);
 }
 
+/* What a command was before it was to start: approved by the user, or new
+ * (the profile allows it, and is asked again when it runs). */
+static WardenToolCallState
+state_before_start (WardenToolCall *call)
+{
+  WardenToolDecision decision = warden_tool_call_get_decision (call);
+
+  return decision == WARDEN_TOOL_DECISION_APPROVED ||
+         decision == WARDEN_TOOL_DECISION_APPROVED_ALWAYS ? WARDEN_TOOL_CALL_APPROVED
+                                                          : WARDEN_TOOL_CALL_NEW;
+}
+
+/* The run was stopped (@cause) before @call's command started: it stays to
+ * run, with why its run was cut. If that cannot be written, the record says
+ * "running" and a resume takes it for started: never run twice. */
+static void
+not_started (WardenAgent    *self,
+             WardenToolCall *call,
+             WardenToolEnd   cause)
+{
+  warden_tool_call_set_state (call, state_before_start (call));
+  warden_tool_call_set_times (call, 0, 0);
+  warden_tool_call_set_end (call, cause, FALSE);
+  _warden_agent_save_call (self, call);
+}
+
 static void
 command_finished_cb (WardenCommandRun *command,
                      const GError     *error,
@@ -115,11 +141,27 @@ command_finished_cb (WardenCommandRun *command,
 
   if (error != NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      /* Stopped while it ran: the record says so now, not "running" until
-       * a resume; the model reads it before the next words. */
-      warden_tool_call_set_result (call, "Error: stopped by the user while it ran", TRUE);
+      WardenToolEnd cause = _warden_agent_stop_cause (self);
+
+      if (!warden_command_run_get_started (done))
+        {
+          /* Stopped before the sandbox had it: nothing of it ran. It is
+           * what it was before it was to start (approved, or allowed by the
+           * profile), and runs when the session goes on. */
+          not_started (self, call, cause);
+          _warden_agent_run_return (self, 0, g_error_copy (error));
+          return;
+        }
+      /* Stopped while it ran: the record says so now, and why, not
+       * "running" until a resume; the model reads it before the next words. */
+      {
+        g_autofree char *text = warden_tool_end_dup_message (cause, TRUE);
+
+        warden_tool_call_set_result (call, text, TRUE);
+      }
       warden_tool_call_set_times (call, warden_tool_call_get_started (call),
                                   g_get_real_time () / 1000);
+      warden_tool_call_set_end (call, cause, TRUE);
       warden_tool_call_set_state (call, WARDEN_TOOL_CALL_INTERRUPTED);
       _warden_agent_save_call (self, call);
       _warden_agent_run_return (self, 0, g_error_copy (error));
@@ -164,9 +206,21 @@ run_exec (ExecCall *exec)
     .host_answers = warden_host_gate_get_answers (self->hosts),
   };
 
+  /* Stopped already (a signal, a closed output while the sandbox was
+   * prepared): it does not start, and stays to run. */
+  if (g_cancellable_set_error_if_cancelled (g_task_get_cancellable (self->run), &error))
+    {
+      if (before == WARDEN_TOOL_CALL_APPROVED)
+        not_started (self, exec->call, _warden_agent_stop_cause (self));
+      _warden_agent_run_return (self, 0, g_steal_pointer (&error));
+      exec_call_free (exec);
+      return;
+    }
+
   /* Exactly once: "running" is on disk before the command starts. If it
    * cannot be written, the command does not start: after a crash it would
    * look as if it never ran, and run again. */
+  warden_tool_call_set_end (exec->call, WARDEN_TOOL_END_NONE, TRUE);
   warden_tool_call_set_state (exec->call, WARDEN_TOOL_CALL_RUNNING);
   warden_tool_call_set_times (exec->call, g_get_real_time () / 1000, 0);
   record = warden_tool_call_to_record (exec->call);
@@ -174,6 +228,7 @@ run_exec (ExecCall *exec)
     {
       warden_tool_call_set_state (exec->call, before);
       warden_tool_call_set_times (exec->call, 0, 0);
+      warden_tool_call_set_end (exec->call, WARDEN_TOOL_END_NONE, FALSE);
       /* Another Warden has the session: it runs the command, not this one. */
       if (g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST))
         _warden_agent_run_return (self, 0, g_steal_pointer (&error));
@@ -236,6 +291,9 @@ prepare_cb (GObject      *object,
                                               ? "stopped" : "failed", 0, error->message);
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
+          /* An approved command that waited for its sandbox did not start. */
+          if (warden_tool_call_get_state (exec->call) == WARDEN_TOOL_CALL_APPROVED)
+            not_started (self, exec->call, _warden_agent_stop_cause (self));
           _warden_agent_run_return (self, 0, g_steal_pointer (&error));
           exec_call_free (exec);
           return;

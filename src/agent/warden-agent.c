@@ -704,6 +704,8 @@ _warden_agent_run_return (WardenAgent        *self,
 {
   g_autoptr(GTask) task = g_steal_pointer (&self->run);
 
+  /* Said for this run's cancel, which is over now. */
+  self->stop_cause = WARDEN_TOOL_END_NONE;
   if (task == NULL)
     {
       g_clear_error (&error);
@@ -870,6 +872,16 @@ _warden_agent_tool_done (WardenAgent         *self,
 
   g_object_freeze_notify (G_OBJECT (done));
   warden_tool_call_set_result (done, result, is_error);
+  /* Why it ended; a call cut short was told so by its caller. */
+  if (state == WARDEN_TOOL_CALL_FINISHED)
+    warden_tool_call_set_end (done, warden_tool_call_get_timed_out (done)
+                                    ? WARDEN_TOOL_END_TIMED_OUT : WARDEN_TOOL_END_FINISHED,
+                              warden_tool_call_get_kind (done) != WARDEN_TOOL_KIND_EXEC ||
+                              warden_tool_call_get_started (done) != 0);
+  else if (state == WARDEN_TOOL_CALL_DENIED || state == WARDEN_TOOL_CALL_REJECTED)
+    warden_tool_call_set_end (done, state == WARDEN_TOOL_CALL_DENIED ? WARDEN_TOOL_END_DENIED
+                                                                     : WARDEN_TOOL_END_REJECTED,
+                              FALSE);
   if (warden_tool_call_get_finished (done) == 0)
     warden_tool_call_set_times (done, warden_tool_call_get_started (done),
                                 g_get_real_time () / 1000);
@@ -1069,6 +1081,22 @@ warden_agent_run_async (WardenAgent         *self,
   /* Running from now on, approved commands and file tools included. */
   save_state (self, "running");
   continue_loop (self);
+}
+
+void
+warden_agent_set_stop_cause (WardenAgent   *self,
+                             WardenToolEnd  cause)
+{
+  g_return_if_fail (WARDEN_IS_AGENT (self));
+
+  if (self->stop_cause == WARDEN_TOOL_END_NONE)
+    self->stop_cause = cause;
+}
+
+WardenToolEnd
+_warden_agent_stop_cause (WardenAgent *self)
+{
+  return self->stop_cause != WARDEN_TOOL_END_NONE ? self->stop_cause : WARDEN_TOOL_END_USER;
 }
 
 gboolean

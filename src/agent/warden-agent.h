@@ -127,6 +127,13 @@ gboolean           warden_agent_run_finish  (WardenAgent             *self,
                                              GAsyncResult            *result,
                                              WardenAgentOutcome      *outcome,
                                              GError                 **error);
+/* Why the caller cancels the run's GCancellable, said just before it does:
+ * what a call the cancel stops records, and what the model reads of it (a
+ * command stopped before it started stays approved and runs when the
+ * session goes on). The first cause of a run holds; a cancel without one
+ * is the user's Stop (WARDEN_TOOL_END_USER). */
+void               warden_agent_set_stop_cause (WardenAgent          *self,
+                                                WardenToolEnd         cause);
 
 /* Records the user's answer to the pending approval (durably, before the
  * loop goes on); then call warden_agent_run_async() with no task. */

@@ -63,6 +63,7 @@ struct _WardenCommandRun
   WardenApproval     *pending;      /* the head of @waiting, before the user */
   char               *result;       /* what the model reads, once it ended */
   gboolean            finished;
+  gboolean            started;      /* handed to the sandbox: it may have run */
 };
 
 G_DEFINE_FINAL_TYPE (WardenCommandRun, warden_command_run, G_TYPE_OBJECT)
@@ -428,6 +429,12 @@ warden_command_run_get_call (WardenCommandRun *self)
 {
   g_return_val_if_fail (WARDEN_IS_COMMAND_RUN (self), NULL);
   return self->call;
+}
+
+gboolean
+warden_command_run_get_started (WardenCommandRun *self)
+{
+  return self->started;
 }
 
 const char *
@@ -1025,6 +1032,7 @@ exec_done_cb (GObject      *object,
   /* What the command started is settled with it. */
   withdraw_all (self);
   self->finished = TRUE;
+  self->started = warden_sandbox_exec_get_started (WARDEN_SANDBOX (object), result);
   if (res != NULL)
     {
       warden_tool_call_set_exec_result (self->call, res->exit_code, res->stdout_text,

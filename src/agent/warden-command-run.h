@@ -57,6 +57,9 @@ void              warden_command_run_start      (WardenCommandRun              *
 /* After "finished": what the model is given (warden_tool_call_exec_result_json()),
  * or NULL when it did not run to an end (the error said why). */
 const char       *warden_command_run_get_result (WardenCommandRun              *self);
+/* After "finished": whether it was handed to the sandbox to start; FALSE
+ * when it was stopped before (nothing of it ran). */
+gboolean          warden_command_run_get_started (WardenCommandRun             *self);
 /* What it asked about, and the programs and hosts refused or allowed on
  * the way (WardenToolCall rows, in order). */
 GPtrArray        *warden_command_run_get_rows   (WardenCommandRun              *self);

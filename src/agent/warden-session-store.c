@@ -100,6 +100,10 @@ static const char *migrations[] = {
   "ALTER TABLE tool_calls ADD COLUMN kind TEXT;"
   "ALTER TABLE tool_calls ADD COLUMN parent_id TEXT;"
   "ALTER TABLE tool_calls ADD COLUMN decided_by TEXT;",
+  /* 7: why a call ended, and whether it started: an approved command whose
+   * run was cut before it started is still approved, and runs on resume. */
+  "ALTER TABLE tool_calls ADD COLUMN ended_by TEXT;"
+  "ALTER TABLE tool_calls ADD COLUMN began INTEGER;",
 };
 
 /* What SQLite's answer means for the user, and what they can do. */
@@ -1236,6 +1240,7 @@ warden_tool_call_record_new (void)
 
   r->seq = -1;
   r->block = -1;
+  r->began = -1;
   return r;
 }
 
@@ -1259,6 +1264,7 @@ warden_tool_call_record_free (WardenToolCallRecord *record)
   g_free (record->kind);
   g_free (record->parent_id);
   g_free (record->decided_by);
+  g_free (record->ended_by);
   g_free (record);
 }
 
@@ -1599,6 +1605,18 @@ compute_seal (WardenSessionStore         *self,
       if (fields[i] != NULL)
         g_hmac_update (hmac, (const guchar *) fields[i], -1);
     }
+  /* Since schema 7, whether it started and why its run ended: an approved
+   * call that did not start runs on resume. Rows from before have neither,
+   * and their seals stay as they were written. */
+  if (r->ended_by != NULL || r->began >= 0)
+    {
+      g_autofree char *tail = g_strdup_printf ("|ended_by%s%" G_GSIZE_FORMAT ":%s|began:%d",
+                                               r->ended_by ? "" : "-null",
+                                               r->ended_by ? strlen (r->ended_by) : 0,
+                                               r->ended_by ? r->ended_by : "", r->began);
+
+      g_hmac_update (hmac, (const guchar *) tail, -1);
+    }
   return g_strdup (g_hmac_get_string (hmac));
 }
 
@@ -1632,16 +1650,16 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
                           "INSERT INTO tool_calls (session_id, tool_use_id, ord, name, input_json, "
                           "state, decision, pattern, reason, feedback, result_json, started, "
                           "finished, asked, answered, answered_via, seal, is_error, seq, block, diff, kind, "
-                          "parent_id, decided_by) "
+                          "parent_id, decided_by, ended_by, began) "
                           "VALUES (?1, ?2, (SELECT COALESCE(MAX(ord), 0) + 1 FROM tool_calls "
                           "WHERE session_id = ?1), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                          "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23) "
+                          "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25) "
                           "ON CONFLICT (session_id, tool_use_id) DO UPDATE SET "
                           "name = ?3, input_json = ?4, state = ?5, decision = ?6, pattern = ?7, "
                           "reason = ?8, feedback = ?9, result_json = ?10, started = ?11, "
                           "finished = ?12, asked = ?13, answered = ?14, answered_via = ?15, "
                           "seal = ?16, is_error = ?17, seq = ?18, block = ?19, diff = ?20, kind = ?21, "
-                          "parent_id = ?22, decided_by = ?23",
+                          "parent_id = ?22, decided_by = ?23, ended_by = ?24, began = ?25",
                           -1, &stmt, NULL) != SQLITE_OK)
     return set_sql_error (self, error, _("save a tool call"));
   bind_text (stmt, 1, r->session_id);
@@ -1669,6 +1687,9 @@ warden_session_store_save_tool_call (WardenSessionStore          *self,
   bind_text (stmt, 21, r->kind);
   bind_text (stmt, 22, r->parent_id);
   bind_text (stmt, 23, r->decided_by);
+  bind_text (stmt, 24, r->ended_by);
+  if (r->began >= 0)
+    sqlite3_bind_int (stmt, 25, r->began);
   ok = sqlite3_step (stmt) == SQLITE_DONE;
   sqlite3_finalize (stmt);
   return ok ? TRUE : set_sql_error (self, error, _("save a tool call"));
@@ -1789,7 +1810,7 @@ insert_host_rows (WardenSessionStore  *self,
 #define TOOL_COLUMNS "session_id, tool_use_id, name, input_json, state, decision, pattern, " \
                      "reason, feedback, result_json, started, finished, asked, answered, " \
                      "answered_via, seal, is_error, seq, block, diff, kind, parent_id, " \
-                     "decided_by"
+                     "decided_by, ended_by, began"
 
 static WardenToolCallRecord *
 tool_call_from_row (WardenSessionStore *self,
@@ -1819,6 +1840,8 @@ tool_call_from_row (WardenSessionStore *self,
   r->kind = column_dup (stmt, 20);
   r->parent_id = column_dup (stmt, 21);
   r->decided_by = column_dup (stmt, 22);
+  r->ended_by = column_dup (stmt, 23);
+  r->began = sqlite3_column_type (stmt, 24) == SQLITE_NULL ? -1 : sqlite3_column_int (stmt, 24);
 
   /* Not sealed by us: the user is asked again, as if the session had
    * stopped while it waited. Rows saved before schema 3 have no seal. */

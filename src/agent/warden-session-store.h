@@ -82,6 +82,10 @@ typedef struct
                          * NULL for the model's own calls (their name says) */
   char   *parent_id;    /* that command's tool_use_id */
   char   *decided_by;   /* profile, user, session, none; NULL in rows before schema 6 */
+  char   *ended_by;     /* why it ended, or why its run was cut before it started
+                         * (warden_tool_end_to_string()); NULL: not, or a row before schema 7 */
+  int     began;        /* 1 it started (a command handed to the sandbox), 0 it did not,
+                         * -1 not known (rows before schema 7) */
 } WardenToolCallRecord;
 
 /* The reason a record read back carries when its row was not written by

@@ -58,6 +58,8 @@ struct _WardenToolCall
   int                  block;
   char                *parent_id;
   WardenDecidedBy      decided_by;
+  WardenToolEnd        ended_by;
+  gboolean             began;
 };
 
 G_DEFINE_FINAL_TYPE (WardenToolCall, warden_tool_call, G_TYPE_OBJECT)
@@ -138,6 +140,23 @@ static const char *kind_names[] = {
   [WARDEN_TOOL_KIND_HOST] = "host",
 };
 
+static const char *end_names[] = {
+  [WARDEN_TOOL_END_NONE] = NULL,
+  [WARDEN_TOOL_END_FINISHED] = "finished",
+  [WARDEN_TOOL_END_TIMED_OUT] = "timed_out",
+  [WARDEN_TOOL_END_DENIED] = "denied",
+  [WARDEN_TOOL_END_REJECTED] = "rejected",
+  [WARDEN_TOOL_END_USER] = "user",
+  [WARDEN_TOOL_END_CLOSED] = "closed",
+  [WARDEN_TOOL_END_SIGNAL] = "signal",
+  [WARDEN_TOOL_END_OUTPUT_FAILED] = "output_failed",
+  [WARDEN_TOOL_END_INPUT_ENDED] = "input_ended",
+  [WARDEN_TOOL_END_LOST] = "lost",
+  [WARDEN_TOOL_END_FAILED] = "failed",
+  [WARDEN_TOOL_END_WARDEN_STOPPED] = "warden_stopped",
+  [WARDEN_TOOL_END_NEW_TASK] = "new_task",
+};
+
 static const char *decided_by_names[] = {
   [WARDEN_DECIDED_BY_NONE] = "none",
   [WARDEN_DECIDED_BY_PROFILE] = "profile",
@@ -207,6 +226,66 @@ warden_decided_by_from_string (const char *text)
     if (strcmp (text, decided_by_names[i]) == 0)
       return (WardenDecidedBy) i;
   return WARDEN_DECIDED_BY_NONE;
+}
+
+const char *
+warden_tool_end_to_string (WardenToolEnd ended_by)
+{
+  g_return_val_if_fail (ended_by < G_N_ELEMENTS (end_names), NULL);
+  return end_names[ended_by];
+}
+
+WardenToolEnd
+warden_tool_end_from_string (const char *text)
+{
+  for (guint i = 1; text != NULL && i < G_N_ELEMENTS (end_names); i++)
+    if (strcmp (text, end_names[i]) == 0)
+      return (WardenToolEnd) i;
+  return WARDEN_TOOL_END_NONE;
+}
+
+char *
+warden_tool_end_dup_message (WardenToolEnd ended_by,
+                             gboolean      began)
+{
+  const char *when = began ? "while it ran" : "before it ran";
+  const char *why;
+
+  switch (ended_by)
+    {
+    case WARDEN_TOOL_END_CLOSED:
+      why = "the user closed Warden";
+      break;
+    case WARDEN_TOOL_END_SIGNAL:
+      why = "Warden was ended by a signal (such as SIGTERM), not with its Stop button or Ctrl+C";
+      break;
+    case WARDEN_TOOL_END_OUTPUT_FAILED:
+      why = "Warden could not write its output (the program reading it went away, or the "
+            "disk is full)";
+      break;
+    case WARDEN_TOOL_END_INPUT_ENDED:
+      why = "a program it started needed the user's approval, and no answer could come "
+            "(the input ended)";
+      break;
+    case WARDEN_TOOL_END_LOST:
+      why = "another Warden took over the session";
+      break;
+    case WARDEN_TOOL_END_FAILED:
+      why = "Warden could not record an answer";
+      break;
+    case WARDEN_TOOL_END_WARDEN_STOPPED:
+      return g_strdup ("Error: this command was started but Warden stopped before it "
+                       "finished; it was not run again. Check its effects before repeating it.");
+    case WARDEN_TOOL_END_NEW_TASK:
+      return g_strdup_printf ("Error: not run: the user went on with a new message %s", when);
+    case WARDEN_TOOL_END_USER:
+    default:
+      return g_strdup_printf ("Error: stopped by the user %s", when);
+    }
+  if (began)
+    return g_strdup_printf ("Error: stopped while it ran: %s. It was not run again; check its "
+                            "effects before repeating it.", why);
+  return g_strdup_printf ("Error: stopped before it ran: %s", why);
 }
 
 /* What a decision says of who made it, for rows that do not say. */
@@ -488,6 +567,13 @@ warden_tool_call_new_from_record (const WardenToolCallRecord *r)
   self->message_seq = r->seq;
   self->block = r->block;
   self->diff = g_strdup (r->diff);
+  self->ended_by = warden_tool_end_from_string (r->ended_by);
+  /* Rows before schema 7 do not say: what was running or has ended counts
+   * as started, so that nothing is taken for a call to run again. */
+  self->began = r->began >= 0 ? r->began != 0
+                              : self->state == WARDEN_TOOL_CALL_RUNNING ||
+                                self->state == WARDEN_TOOL_CALL_FINISHED ||
+                                self->state == WARDEN_TOOL_CALL_INTERRUPTED;
   if (self->kind == WARDEN_TOOL_KIND_EXEC && self->state == WARDEN_TOOL_CALL_FINISHED)
     read_exec_result (self);
   else if (self->result != NULL)
@@ -518,6 +604,8 @@ warden_tool_call_to_record (WardenToolCall *self)
   r->answered = self->answered;
   r->answered_via = g_strdup (self->answered_via);
   r->is_error = self->is_error;
+  r->ended_by = g_strdup (warden_tool_end_to_string (self->ended_by));
+  r->began = self->began ? 1 : 0;
   r->seq = self->message_seq;
   r->block = self->block;
   r->diff = g_strdup (self->diff);
@@ -699,6 +787,27 @@ warden_tool_call_set_state (WardenToolCall      *self,
     return;
   self->state = state;
   notify (self, PROP_STATE);
+}
+
+WardenToolEnd
+warden_tool_call_get_ended_by (WardenToolCall *self)
+{
+  return self->ended_by;
+}
+
+gboolean
+warden_tool_call_get_began (WardenToolCall *self)
+{
+  return self->began;
+}
+
+void
+warden_tool_call_set_end (WardenToolCall *self,
+                          WardenToolEnd   ended_by,
+                          gboolean        began)
+{
+  self->ended_by = ended_by;
+  self->began = began;
 }
 
 gboolean

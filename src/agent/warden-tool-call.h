@@ -43,6 +43,30 @@ typedef enum
   WARDEN_TOOL_CALL_INTERRUPTED,          /* started or waiting when stopped; never run again */
 } WardenToolCallState;
 
+/* Why a call ended, or why its run was cut before it started (the call is
+ * then still approved, or new, and runs when the session goes on). Stored
+ * as text (warden_tool_end_to_string()); what the model reads of a call
+ * that did not run to its end says this cause, and only USER says the user
+ * stopped it. */
+typedef enum
+{
+  WARDEN_TOOL_END_NONE,            /* not ended, or a row from before it was kept */
+  WARDEN_TOOL_END_FINISHED,        /* it ran to its end (its result may be an error) */
+  WARDEN_TOOL_END_TIMED_OUT,       /* its time limit */
+  WARDEN_TOOL_END_DENIED,          /* the profile refused it */
+  WARDEN_TOOL_END_REJECTED,        /* the user refused it */
+  WARDEN_TOOL_END_USER,            /* the user pressed Stop (Ctrl+C) */
+  WARDEN_TOOL_END_CLOSED,          /* the user closed the session's window */
+  WARDEN_TOOL_END_SIGNAL,          /* Warden was told to stop by a signal (SIGTERM, SIGHUP) */
+  WARDEN_TOOL_END_OUTPUT_FAILED,   /* Warden's output could not be written (a reader that
+                                    * went away, a full disk) */
+  WARDEN_TOOL_END_INPUT_ENDED,     /* input ended where an answer was needed */
+  WARDEN_TOOL_END_LOST,            /* another Warden took the session */
+  WARDEN_TOOL_END_FAILED,          /* Warden could not record an answer */
+  WARDEN_TOOL_END_WARDEN_STOPPED,  /* Warden stopped (a crash, a kill) before it finished */
+  WARDEN_TOOL_END_NEW_TASK,        /* the user went on with a new message instead */
+} WardenToolEnd;
+
 /* What decided it. */
 typedef enum
 {
@@ -126,6 +150,18 @@ void                warden_tool_call_set_position   (WardenToolCall       *self,
 WardenToolCallState warden_tool_call_get_state      (WardenToolCall       *self);
 void                warden_tool_call_set_state      (WardenToolCall       *self,
                                                      WardenToolCallState   state);
+/* Why it ended (or why its last run was cut before it started), and
+ * whether it started: a command handed to the sandbox, a file tool begun.
+ * A call that never started is not ended: it runs when the session goes on. */
+WardenToolEnd       warden_tool_call_get_ended_by   (WardenToolCall       *self);
+gboolean            warden_tool_call_get_began      (WardenToolCall       *self);
+void                warden_tool_call_set_end        (WardenToolCall       *self,
+                                                     WardenToolEnd         ended_by,
+                                                     gboolean              began);
+/* What the model reads of a command or a file tool cut by @ended_by
+ * (after it began: @began), as "Error: …". */
+char               *warden_tool_end_dup_message     (WardenToolEnd        ended_by,
+                                                     gboolean             began);
 /* Settled: its result is final (finished, rejected, denied, interrupted). */
 gboolean            warden_tool_call_is_settled     (WardenToolCall       *self);
 
@@ -211,6 +247,9 @@ WardenToolDecision  warden_tool_decision_from_string    (const char          *te
 WardenToolKind      warden_tool_kind_from_name          (const char          *name);
 const char         *warden_tool_kind_to_string          (WardenToolKind       kind);
 const char         *warden_decided_by_to_string         (WardenDecidedBy      decided_by);
+/* NULL for NONE. */
+const char         *warden_tool_end_to_string           (WardenToolEnd        ended_by);
+WardenToolEnd       warden_tool_end_from_string         (const char          *text);
 WardenDecidedBy     warden_decided_by_from_string       (const char          *text);
 
 /* Signals:

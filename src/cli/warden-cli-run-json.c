@@ -226,6 +226,11 @@ tool_result_cb (WardenAgent    *agent,
   add_string (b, "feedback", warden_tool_call_get_feedback (call));
   add_string (b, "diff", warden_tool_call_get_diff (call));
   add_string (b, "result", warden_tool_call_get_result (call) ?: "");
+  /* Why it ended (what the result says to the model), and whether it
+   * started: a command stopped before it started is not settled, it runs
+   * when the session goes on. */
+  add_string (b, "ended_by", warden_tool_end_to_string (warden_tool_call_get_ended_by (call)));
+  add_bool (b, "started", warden_tool_call_get_began (call));
   event_end (run, b);
 }
 

@@ -44,6 +44,7 @@ typedef struct
   GAsyncResult     *result;
   GCancellable     *cancellable;
   GDataInputStream *input;
+  WardenAgent      *agent;       /* once made; not owned */
   gboolean          in_text;     /* the assistant's text is being streamed */
   int               signum;      /* the first of SIGINT, SIGTERM, SIGHUP that came, or 0 */
   int               write_errno; /* standard output failed with this, or 0 */
@@ -75,8 +76,12 @@ typedef enum
   PROMPT_WITHDRAWN,  /* a started program's command ended: nothing to answer */
 } PromptResult;
 
+/* Cancels the run for @cause (what a command it stops records and the
+ * model reads); the first cause holds. */
+void          _warden_cli_run_stop      (Run          *run,
+                                         WardenToolEnd cause);
 /* Writes @text to standard output and flushes; a failed write cancels the
- * run and is remembered in write_errno. */
+ * run (WARDEN_TOOL_END_OUTPUT_FAILED) and is remembered in write_errno. */
 gboolean      _warden_cli_run_write     (Run          *run,
                                          const char   *text);
 /* One line of standard input, without its end, read while the main loop

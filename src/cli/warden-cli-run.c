@@ -78,29 +78,46 @@ signal_cb (gpointer user_data)
 
   if (watch->run->signum == 0)
     watch->run->signum = watch->signum;
-  g_cancellable_cancel (watch->run->cancellable);
+  /* Ctrl+C is the person at the terminal; SIGTERM and SIGHUP come from
+   * elsewhere (a closed terminal, a service manager, a script). */
+  _warden_cli_run_stop (watch->run, watch->signum == SIGINT ? WARDEN_TOOL_END_USER
+                                                             : WARDEN_TOOL_END_SIGNAL);
   if (watch->run->prompt_cancellable != NULL)
     g_cancellable_cancel (watch->run->prompt_cancellable);
   return G_SOURCE_CONTINUE;
 }
 
+void
+_warden_cli_run_stop (Run           *run,
+                      WardenToolEnd  cause)
+{
+  if (run->agent != NULL)
+    warden_agent_set_stop_cause (run->agent, cause);
+  g_cancellable_cancel (run->cancellable);
+}
+
 static void
-file_size_limit_cb (int signum)
+write_signal_cb (int signum)
 {
 }
 
 /* Past the file size limit (ulimit -f) a write then fails with EFBIG, which
- * is reported, instead of SIGXFSZ ending the process without a word. A
- * handler rather than SIG_IGN: the commands Warden runs get the default
- * back when they start, an ignored signal they would inherit. */
+ * is reported, instead of SIGXFSZ ending the process without a word. With
+ * @pipe (run), a write to a pipe whose reader went away fails with EPIPE
+ * instead of SIGPIPE ending it: the run stops as it would for a full disk,
+ * and records why, so an approved command about to start is still approved
+ * afterwards. A handler rather than SIG_IGN: the commands Warden runs get
+ * the default back when they start, an ignored signal they would inherit. */
 static void
-catch_file_size_limit (void)
+catch_write_signals (gboolean pipe)
 {
   struct sigaction action = { 0 };
 
-  action.sa_handler = file_size_limit_cb;
+  action.sa_handler = write_signal_cb;
   sigemptyset (&action.sa_mask);
   sigaction (SIGXFSZ, &action, NULL);
+  if (pipe)
+    sigaction (SIGPIPE, &action, NULL);
 }
 
 /* Everything "run" prints goes through here: a write that fails (a full
@@ -116,7 +133,7 @@ _warden_cli_run_write (Run        *run,
   if (fputs (text, stdout) == EOF || fflush (stdout) != 0)
     {
       run->write_errno = errno != 0 ? errno : EIO;
-      g_cancellable_cancel (run->cancellable);
+      _warden_cli_run_stop (run, WARDEN_TOOL_END_OUTPUT_FAILED);
       return FALSE;
     }
   return TRUE;
@@ -803,10 +820,10 @@ approval_cb (WardenAgent    *agent,
   if (result == PROMPT_NO_ANSWER)
     {
       run->nested_unanswered = TRUE;
-      g_cancellable_cancel (run->cancellable);
+      _warden_cli_run_stop (run, WARDEN_TOOL_END_INPUT_ENDED);
     }
   else if (result == PROMPT_FAILED)
-    g_cancellable_cancel (run->cancellable);
+    _warden_cli_run_stop (run, run->lease_lost ? WARDEN_TOOL_END_LOST : WARDEN_TOOL_END_FAILED);
 }
 
 /* What the sandbox says when it is ready: a gap in what is checked. */
@@ -1095,7 +1112,7 @@ warden_cli_run (int    argc,
   /* Known before the options parse, so that a usage error is an event too. */
   for (int i = 1; i < argc && strcmp (argv[i], "--") != 0; i++)
     run.json |= strcmp (argv[i], "--json") == 0;
-  catch_file_size_limit ();
+  catch_write_signals (TRUE);
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx, run_description);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
@@ -1221,6 +1238,7 @@ warden_cli_run (int    argc,
     }
   if (agent == NULL)
     return fail (&run, status_for (error), error, NULL);
+  run.agent = agent;
   {
     g_autoptr(WardenSessionRecord) info = warden_session_store_get_session (
       store, warden_agent_get_session_id (agent), NULL);
@@ -1493,6 +1511,14 @@ sessions_show (const char *id,
           MEMBER ("feedback", r->feedback);
           MEMBER ("result", r->result_json);
           MEMBER ("diff", r->diff);
+          /* Why it ended (or why its run was cut before it started), and
+           * whether it started; null in rows from before they were kept. */
+          MEMBER ("ended_by", r->ended_by);
+          json_builder_set_member_name (b, "started");
+          if (r->began >= 0)
+            json_builder_add_boolean_value (b, r->began != 0);
+          else
+            json_builder_add_null_value (b);
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
@@ -1606,7 +1632,7 @@ int
 warden_cli_sessions (int    argc,
                      char **argv)
 {
-  catch_file_size_limit ();
+  catch_write_signals (FALSE);
   if (argc == 2 && strcmp (argv[1], "list") == 0)
     return sessions_list ();
   if ((argc == 3 || argc == 4) && strcmp (argv[1], "show") == 0)

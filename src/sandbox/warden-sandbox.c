@@ -693,6 +693,7 @@ typedef struct
   char              *after_note;
   WardenExecResult  *result;
   GError            *error;
+  gboolean           handed;    /* given to the backend to start */
 } Exec;
 
 static void
@@ -795,27 +796,38 @@ close_doors_thread (GTask        *task,
   g_task_return_boolean (task, TRUE);
 }
 
+/* The command ended, or was stopped before it started. */
+static void
+exec_ended (WardenSandbox *self,
+            GTask         *task)
+{
+  Exec *exec = g_task_get_task_data (task);
+  g_autoptr(GTask) close_task = NULL;
+
+  if (exec->before == NULL)
+    {
+      exec_return (task);
+      g_object_unref (task);
+      return;
+    }
+  /* Timed out, stopped or failed alike: whatever ran is gone now. */
+  close_task = g_task_new (self, NULL, doors_closed_cb, task);
+  g_task_set_source_tag (close_task, close_doors_thread);
+  g_task_set_task_data (close_task, exec, NULL);
+  g_task_run_in_thread (close_task, close_doors_thread);
+}
+
 static void
 exec_cb (GObject      *object,
          GAsyncResult *result,
          gpointer      user_data)
 {
   WardenSandbox *self = WARDEN_SANDBOX (object);
-  g_autoptr(GTask) task = user_data;
+  GTask *task = user_data;
   Exec *exec = g_task_get_task_data (task);
-  g_autoptr(GTask) close_task = NULL;
 
   exec->result = WARDEN_SANDBOX_GET_CLASS (self)->exec_finish (self, result, &exec->error);
-  if (exec->before == NULL)
-    {
-      exec_return (task);
-      return;
-    }
-  /* Timed out, stopped or failed alike: whatever ran is gone now. */
-  close_task = g_task_new (self, NULL, doors_closed_cb, g_steal_pointer (&task));
-  g_task_set_source_tag (close_task, close_doors_thread);
-  g_task_set_task_data (close_task, exec, NULL);
-  g_task_run_in_thread (close_task, close_doors_thread);
+  exec_ended (self, task);
 }
 
 static void
@@ -824,6 +836,14 @@ exec_start (GTask *task)
   WardenSandbox *self = g_task_get_source_object (task);
   Exec *exec = g_task_get_task_data (task);
 
+  /* Stopped before it was handed on (while the doors were looked at, say):
+   * nothing of it ran, and the caller can tell (exec_get_started()). */
+  if (g_cancellable_set_error_if_cancelled (g_task_get_cancellable (task), &exec->error))
+    {
+      exec_ended (self, task);
+      return;
+    }
+  exec->handed = TRUE;
   WARDEN_SANDBOX_GET_CLASS (self)->exec_async (self, exec->request, g_task_get_cancellable (task),
                                                exec_cb, task);
 }
@@ -914,6 +934,17 @@ warden_sandbox_exec_finish (WardenSandbox  *self,
 {
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+gboolean
+warden_sandbox_exec_get_started (WardenSandbox *self,
+                                 GAsyncResult  *result)
+{
+  Exec *exec;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), TRUE);
+  exec = g_task_get_task_data (G_TASK (result));
+  return exec == NULL || exec->handed;
 }
 
 void

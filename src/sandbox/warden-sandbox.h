@@ -211,6 +211,13 @@ void                       warden_sandbox_exec_async         (WardenSandbox     
 WardenExecResult          *warden_sandbox_exec_finish        (WardenSandbox            *self,
                                                               GAsyncResult             *result,
                                                               GError                  **error);
+/* Whether the exec of @result was handed to the backend to start: FALSE
+ * when it was cancelled before (G_IO_ERROR_CANCELLED), nothing of it having
+ * run. TRUE does not say it ran: a backend may still have been stopped
+ * before the program started, which is then taken as started (never run
+ * twice). */
+gboolean                   warden_sandbox_exec_get_started   (WardenSandbox            *self,
+                                                              GAsyncResult             *result);
 void                       warden_sandbox_destroy_async      (WardenSandbox            *self,
                                                               GCancellable             *cancellable,
                                                               GAsyncReadyCallback       callback,

@@ -867,11 +867,22 @@ warden_session_continue (WardenSession  *self,
   return start_run (self, NULL, error);
 }
 
+/* @cause: what the call it stops records, and the model reads. */
+static void
+stop_for (WardenSession *self,
+          WardenToolEnd  cause)
+{
+  if (self->cancellable == NULL)
+    return;
+  if (self->agent != NULL)
+    warden_agent_set_stop_cause (self->agent, cause);
+  g_cancellable_cancel (self->cancellable);
+}
+
 void
 warden_session_stop (WardenSession *self)
 {
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
+  stop_for (self, WARDEN_TOOL_END_USER);
 }
 
 gboolean
@@ -985,7 +996,7 @@ warden_session_close_async (WardenSession       *self,
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
 
   g_task_set_source_tag (task, warden_session_close_async);
-  warden_session_stop (self);
+  stop_for (self, WARDEN_TOOL_END_CLOSED);
   if (self->agent == NULL)
     {
       g_task_return_boolean (task, TRUE);

@@ -352,7 +352,10 @@ splice_cb (GObject      *object,
            GAsyncResult *result,
            gpointer      user_data)
 {
-  g_output_stream_splice_finish (G_OUTPUT_STREAM (object), result, NULL);
+  /* A source the test closed itself (a client that stopped reading) fails
+   * the splice: what was read stays. */
+  if (g_output_stream_splice_finish (G_OUTPUT_STREAM (object), result, NULL) < 0)
+    g_output_stream_close (G_OUTPUT_STREAM (object), NULL, NULL);
   *(guint *) user_data += 1;
 }
 

@@ -412,6 +412,202 @@ test_interrupted_not_rerun (void)
   env_tear_down (&env);
 }
 
+/* A front end stopping the run (@cause) when the agent says so: at the
+ * command's announcement (before it is handed to the sandbox), or at its
+ * first output (it has started). */
+typedef struct
+{
+  GCancellable  *cancellable;
+  WardenToolEnd  cause;
+} Stopper;
+
+static void
+stop_now (WardenAgent *agent,
+          Stopper     *stopper)
+{
+  warden_agent_set_stop_cause (agent, stopper->cause);
+  g_cancellable_cancel (stopper->cancellable);
+}
+
+static void
+stop_at_call_cb (WardenAgent    *agent,
+                 WardenToolCall *call,
+                 Stopper        *stopper)
+{
+  stop_now (agent, stopper);
+}
+
+static void
+stop_at_output_cb (WardenAgent *agent,
+                   int          stream,
+                   const char  *text,
+                   Stopper     *stopper)
+{
+  stop_now (agent, stopper);
+}
+
+/* The @i-th tool call of the session, as stored. */
+static WardenToolCallRecord *
+nth_call (Env         *env,
+          WardenAgent *agent,
+          guint        i)
+{
+  g_autoptr(GError) error = NULL;
+  const char *id = warden_agent_get_session_id (agent);
+  g_autoptr(GPtrArray) calls = warden_session_store_list_tool_calls (env->store, id, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (calls->len, >, i);
+  return g_ptr_array_steal_index (calls, i);
+}
+
+static void
+stop_at_preparing_cb (WardenAgent *agent,
+                      const char  *state,
+                      double       fraction,
+                      const char  *message,
+                      Stopper     *stopper)
+{
+  if (g_strcmp0 (state, "preparing") == 0 && !g_cancellable_is_cancelled (stopper->cancellable))
+    stop_now (agent, stopper);
+}
+
+static void
+run_until_stopped (WardenAgent *agent,
+                   Stopper     *stopper)
+{
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+
+  warden_agent_run_async (agent, NULL, stopper->cancellable, warden_test_keep_result_cb, &res);
+  while (res == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_false (warden_agent_run_finish (agent, res, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_object_unref (res);
+}
+
+/* Stopped as an approved command is announced, before the sandbox has it
+ * (the window's Stop, a signal): it did not run, it is still approved, and
+ * the run that goes on runs it exactly once; the model never reads that it
+ * was stopped. Stopped once it printed (it started): it stays ended, and the
+ * model reads the true cause, "by the user" only for the user's Stop. */
+static void
+test_stop_before_and_after_start (gconstpointer data)
+{
+  WardenToolEnd cause = GPOINTER_TO_INT (data);
+  Env env = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(WardenToolCallRecord) r = NULL;
+  g_autofree char *count = NULL;
+  g_autofree char *last = NULL;
+  WardenApprovalAnswer answer = { .approved = TRUE };
+  Stopper stopper = { NULL, cause };
+  gulong id;
+
+  env_set_up (&env, "bwrap");
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf x >> count.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf y >> count.txt; echo on; "
+                                 "sleep 60\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Noted.", NULL));
+  agent = new_agent (&env, 0);
+
+  /* Before it starts. */
+  g_assert_cmpint (run_agent (agent, "count"), ==, WARDEN_AGENT_WAITING);
+  g_assert_true (warden_agent_resolve (agent, &answer, &error));
+  stopper.cancellable = g_cancellable_new ();
+  id = g_signal_connect (agent, "tool-call", G_CALLBACK (stop_at_call_cb), &stopper);
+  run_until_stopped (agent, &stopper);
+  g_signal_handler_disconnect (agent, id);
+  g_clear_object (&stopper.cancellable);
+  g_assert_false (g_file_test (g_build_filename (env.workspace, "count.txt", NULL),
+                               G_FILE_TEST_EXISTS));
+  r = nth_call (&env, agent, 0);
+  g_assert_cmpstr (r->state, ==, "approved");
+  g_assert_cmpstr (r->ended_by, ==, warden_tool_end_to_string (cause));
+  g_assert_cmpint (r->began, ==, 0);
+  g_clear_pointer (&r, warden_tool_call_record_free);
+
+  /* It goes on: the approved command runs once, and the next one asks. */
+  g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_WAITING);
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "x");
+  last = fake_model_last_message (env.fake, 1);
+  g_assert_null (strstr (last, "stopped"));
+
+  /* After it started. */
+  g_assert_true (warden_agent_resolve (agent, &answer, &error));
+  stopper.cancellable = g_cancellable_new ();
+  id = g_signal_connect (agent, "output", G_CALLBACK (stop_at_output_cb), &stopper);
+  run_until_stopped (agent, &stopper);
+  g_signal_handler_disconnect (agent, id);
+  g_clear_object (&stopper.cancellable);
+  r = nth_call (&env, agent, 1);
+  g_assert_cmpstr (r->state, ==, "interrupted");
+  g_assert_cmpstr (r->ended_by, ==, warden_tool_end_to_string (cause));
+  g_assert_cmpint (r->began, ==, 1);
+  g_clear_pointer (&r, warden_tool_call_record_free);
+
+  g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_FINISHED);
+  g_free (count);
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "xy");
+  g_free (last);
+  last = fake_model_last_message (env.fake, 2);
+  if (cause == WARDEN_TOOL_END_USER)
+    g_assert_nonnull (strstr (last, "stopped by the user while it ran"));
+  else
+    {
+      g_assert_null (strstr (last, "by the user"));
+      g_assert_nonnull (strstr (last, "signal"));
+    }
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* A signal while the sandbox is made for an approved command: it did not
+ * start, stays approved with the cause, and runs once when the run goes on. */
+static void
+test_stop_while_preparing (void)
+{
+  Env env = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(WardenToolCallRecord) r = NULL;
+  g_autofree char *count = NULL;
+  WardenApprovalAnswer answer = { .approved = TRUE };
+  Stopper stopper = { NULL, WARDEN_TOOL_END_SIGNAL };
+  gulong id;
+
+  env_set_up (&env, "bwrap");
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf x >> count.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Noted.", NULL));
+  agent = new_agent (&env, 0);
+  g_assert_cmpint (run_agent (agent, "count"), ==, WARDEN_AGENT_WAITING);
+  g_assert_true (warden_agent_resolve (agent, &answer, &error));
+  stopper.cancellable = g_cancellable_new ();
+  id = g_signal_connect (agent, "sandbox-state", G_CALLBACK (stop_at_preparing_cb), &stopper);
+  run_until_stopped (agent, &stopper);
+  g_signal_handler_disconnect (agent, id);
+  g_clear_object (&stopper.cancellable);
+  g_assert_false (g_file_test (g_build_filename (env.workspace, "count.txt", NULL),
+                               G_FILE_TEST_EXISTS));
+  r = nth_call (&env, agent, 0);
+  g_assert_cmpstr (r->state, ==, "approved");
+  g_assert_cmpstr (r->ended_by, ==, "signal");
+  g_assert_cmpint (r->began, ==, 0);
+
+  g_assert_cmpint (run_agent (agent, NULL), ==, WARDEN_AGENT_FINISHED);
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "x");
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
 /* Mistakes of the model come back to it as error results; the loop goes on. */
 static void
 test_bad_tool_calls (void)
@@ -2229,6 +2425,12 @@ main (int    argc,
   g_test_add_func ("/agent/faults/state-while-running", test_fault_state_while_running);
   g_test_add_func ("/agent/faults/resume-overrides", test_fault_resume_overrides);
   g_test_add_func ("/agent/interrupted-not-rerun", test_interrupted_not_rerun);
+  g_test_add_func ("/agent/stop-while-preparing", test_stop_while_preparing);
+  g_test_add_data_func ("/agent/stop-before-and-after-start/user",
+                        GINT_TO_POINTER (WARDEN_TOOL_END_USER), test_stop_before_and_after_start);
+  g_test_add_data_func ("/agent/stop-before-and-after-start/signal",
+                        GINT_TO_POINTER (WARDEN_TOOL_END_SIGNAL),
+                        test_stop_before_and_after_start);
   g_test_add_func ("/agent/bad-tool-calls", test_bad_tool_calls);
   g_test_add_func ("/agent/ask-user", test_ask_user);
   g_test_add_func ("/agent/file-tools", test_file_tools);

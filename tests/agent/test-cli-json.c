@@ -192,6 +192,8 @@ typedef struct
   gint64      seq;
   char       *session;
   gboolean    closed;     /* standard input was closed */
+  gboolean    out_closed; /* the client stopped reading: standard output was closed */
+  gboolean    term_on_output; /* SIGTERM at the first output event: the command has started */
   Env        *env;
 } Client;
 
@@ -302,6 +304,12 @@ client_take_lines (Client *c)
       g_ptr_array_add (c->events, json_object_ref (event));
       type = json_object_get_string_member (event, "type");
 
+      if (c->term_on_output && strcmp (type, "output") == 0)
+        {
+          c->term_on_output = FALSE;
+          g_subprocess_send_signal (c->proc->proc, SIGTERM);
+        }
+
       if (strcmp (type, "approval_required") == 0 || strcmp (type, "ask_user") == 0)
         {
           g_autofree char *answer = g_queue_pop_head (&c->answers);
@@ -317,6 +325,31 @@ client_take_lines (Client *c)
             g_subprocess_force_exit (c->proc->proc);
           else if (strcmp (answer, "TERM") == 0)
             g_subprocess_send_signal (c->proc->proc, SIGTERM);
+          else if (g_str_has_prefix (answer, "CLOSE_OUT ") ||
+                   g_str_has_prefix (answer, "CLOSE_IN "))
+            {
+              /* "CLOSE_OUT LINE": the client stops reading (its end of
+               * standard output closed) as it answers: closed first, so
+               * that nothing Warden writes after the answer is read,
+               * however the two processes are scheduled. "CLOSE_IN LINE":
+               * the answer, then the end of input. */
+              gboolean out = g_str_has_prefix (answer, "CLOSE_OUT ");
+              g_auto(GStrv) pieces = g_strsplit (answer + (out ? 10 : 9), "$ID", -1);
+              g_autofree char *text = g_strjoinv (id, pieces);
+              g_autofree char *with_end = g_strconcat (text, "\n", NULL);
+
+              if (out)
+                {
+                  g_input_stream_close (g_subprocess_get_stdout_pipe (c->proc->proc), NULL,
+                                        NULL);
+                  c->out_closed = TRUE;
+                  proc_send (c->proc, with_end);
+                  return;
+                }
+              proc_send (c->proc, with_end);
+              g_output_stream_close (g_subprocess_get_stdin_pipe (c->proc->proc), NULL, NULL);
+              c->closed = TRUE;
+            }
           else if (g_str_has_prefix (answer, "RELEASED "))
             {
               /* "RELEASED LINE": the session is released from elsewhere
@@ -367,14 +400,15 @@ client_finish (Client     *c,
     {
       gsize before = c->proc->out->len;
 
-      if (!read_more (out, c->proc->out))
+      if (c->out_closed || !read_more (out, c->proc->out))
         break;
       g_string_append (c->pending, c->proc->out->str + before);
       client_take_lines (c);
     }
   r = proc_finish (c->proc);
-  /* Nothing but whole event lines on standard output. */
-  g_assert_cmpstr (c->pending->str, ==, "");
+  /* Nothing but whole event lines on standard output (all of it was read). */
+  if (!c->out_closed)
+    g_assert_cmpstr (c->pending->str, ==, "");
   g_assert_cmpuint (strlen (r.out), ==, r.out_len);
   *events_out = c->events;
   g_string_free (c->pending, TRUE);
@@ -868,6 +902,162 @@ test_lease_lost (void)
   g_assert_cmpint (r.status, ==, 0);
   count = workspace_file (&env, "count.txt");
   g_assert_cmpstr (count, ==, "ran\n");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* Every request the model got, as one text. */
+static char *
+model_read (Env *env)
+{
+  GString *all = g_string_new (NULL);
+
+  for (guint i = 0; i < env->fake->requests->len; i++)
+    {
+      g_autofree char *text = json_to_string (g_ptr_array_index (env->fake->requests, i), FALSE);
+
+      g_string_append (all, text);
+    }
+  return g_string_free (all, FALSE);
+}
+
+/* The client approves and stops reading at once (its end of standard
+ * output closed): the approved command does not start, the store keeps it
+ * approved and not started, and a resume runs it exactly once, without
+ * asking again; the model never reads that the user stopped it. */
+static void
+test_closed_output_after_approval (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) first = NULL;
+  g_autoptr(GPtrArray) second = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *count = NULL;
+  g_autofree char *read = NULL;
+
+  env_set_up (&env);
+  script_count (env.fake);
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "count");
+  client_answer (c, "CLOSE_OUT {\"approval\": \"$ID\", \"approved\": true}");
+  r = client_finish (c, &first);
+  /* The output failed: 1, and the way on. */
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "could not write the output"));
+  id = g_strdup (str (only_event (first, "approval_required"), "session"));
+  g_assert_true (has_resume_hint (r.err, id));
+  g_assert_false (workspace_has (&env, "count.txt"));
+  {
+    g_autoptr(JsonNode) stored = show_session (&env, id);
+    JsonObject *call = tool_call (stored, 0);
+
+    g_assert_cmpstr (json_object_get_string_member (call, "state"), ==, "approved");
+    g_assert_cmpstr (json_object_get_string_member (call, "decision"), ==, "approved");
+    g_assert_cmpstr (json_object_get_string_member (call, "ended_by"), ==, "output_failed");
+    g_assert_false (json_object_get_boolean_member (call, "started"));
+  }
+  result_clear (&r);
+
+  c = CLIENT_START (&env, "run", "--json", "--resume", id);
+  r = client_finish (c, &second);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (count_of (second, "approval_required"), ==, 0);
+  g_assert_cmpstr (str (only_event (second, "tool_result"), "state"), ==, "finished");
+  g_assert_true (json_object_get_boolean_member (only_event (second, "tool_result"), "started"));
+  g_assert_cmpstr (str (only_event (second, "tool_result"), "ended_by"), ==, "finished");
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  assert_finished (second, "done", 0);
+  read = model_read (&env);
+  g_assert_null (strstr (read, "stopped by the user"));
+  g_assert_null (strstr (read, "was started but"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* The client approves and ends its input at once: the command runs, once,
+ * and the run goes on to its end (nothing more was asked). */
+static void
+test_closed_input_after_approval (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *count = NULL;
+  g_autofree char *read = NULL;
+
+  env_set_up (&env);
+  script_count (env.fake);
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "count");
+  client_answer (c, "CLOSE_IN {\"approval\": \"$ID\", \"approved\": true}");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  assert_finished (events, "done", 0);
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  g_assert_cmpstr (str (only_event (events, "tool_result"), "ended_by"), ==, "finished");
+  read = model_read (&env);
+  g_assert_null (strstr (read, "stopped by the user"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* SIGTERM once the approved command has started (its first output came):
+ * it is stopped and stays ended, the store says a signal ended it after it
+ * started, and the resumed session tells the model so, not that the user
+ * stopped it; the command does not run again. */
+static void
+test_term_after_start (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) first = NULL;
+  g_autoptr(GPtrArray) second = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *count = NULL;
+  g_autofree char *read = NULL;
+  const char *result;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec",
+                                 "{\"command\": \"printf 'ran\\\\n' >> count.txt; "
+                                 "echo started; sleep 60\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Noted.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "count");
+  c->term_on_output = TRUE;
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+  r = client_finish (c, &first);
+  g_assert_cmpint (r.status, ==, 143);
+  assert_finished (first, "interrupted", 143);
+  id = g_strdup (str (only_event (first, "approval_required"), "session"));
+  {
+    g_autoptr(JsonNode) stored = show_session (&env, id);
+    JsonObject *call = tool_call (stored, 0);
+
+    g_assert_cmpstr (json_object_get_string_member (call, "state"), ==, "interrupted");
+    g_assert_cmpstr (json_object_get_string_member (call, "ended_by"), ==, "signal");
+    g_assert_true (json_object_get_boolean_member (call, "started"));
+  }
+  result_clear (&r);
+
+  c = CLIENT_START (&env, "run", "--json", "--resume", id);
+  r = client_finish (c, &second);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (count_of (second, "approval_required"), ==, 0);
+  g_assert_cmpstr (str (only_event (second, "tool_result"), "state"), ==, "interrupted");
+  g_assert_cmpstr (str (only_event (second, "tool_result"), "ended_by"), ==, "signal");
+  result = str (only_event (second, "tool_result"), "result");
+  g_assert_nonnull (strstr (result, "signal"));
+  g_assert_null (strstr (result, "by the user"));
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  read = model_read (&env);
+  g_assert_null (strstr (read, "stopped by the user"));
+  g_assert_nonnull (strstr (read, "signal"));
   result_clear (&r);
   env_tear_down (&env);
 }
@@ -1584,6 +1774,56 @@ test_nested_rejected (void)
   second = fake_model_last_message (env.fake, 1);
   g_assert_nonnull (strstr (second, "User feedback: keep it"));
   assert_finished (events, "done", 0);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* Input ends while a program the command started waits: the command is
+ * stopped (exit 6), recorded as ended by the end of input after it started,
+ * and the resumed session tells the model that, not that the user stopped
+ * it; it is not run again. */
+static void
+test_nested_input_ended (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) again = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *read = NULL;
+  JsonObject *result;
+
+  env_set_up (&env);
+  touch_workspace (&env, "victim", "precious\n");
+  g_queue_push_tail (&env.fake->script, fake_reply ("Cleaning.", "exec", NODE_RM, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("I will leave it.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "clean up");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 6);
+  assert_finished (events, "pending", 6);
+  g_assert_true (workspace_has (&env, "victim"));
+  id = g_strdup (str (only_event (events, "approval_required"), "session"));
+  {
+    g_autoptr(JsonNode) stored = show_session (&env, id);
+    JsonObject *call = tool_call (stored, 0);
+
+    g_assert_cmpstr (json_object_get_string_member (call, "state"), ==, "interrupted");
+    g_assert_cmpstr (json_object_get_string_member (call, "ended_by"), ==, "input_ended");
+    g_assert_true (json_object_get_boolean_member (call, "started"));
+  }
+  result_clear (&r);
+
+  c = CLIENT_START (&env, "run", "--json", "--resume", id);
+  r = client_finish (c, &again);
+  g_assert_cmpint (r.status, ==, 0);
+  result = only_event (again, "tool_result");
+  g_assert_cmpstr (str (result, "state"), ==, "interrupted");
+  g_assert_cmpstr (str (result, "ended_by"), ==, "input_ended");
+  g_assert_nonnull (strstr (str (result, "result"), "input ended"));
+  read = model_read (&env);
+  g_assert_null (strstr (read, "stopped by the user"));
+  g_assert_true (workspace_has (&env, "victim"));
   result_clear (&r);
   env_tear_down (&env);
 }
@@ -3394,6 +3634,9 @@ main (int    argc,
   g_test_add_func ("/cli/json/max-steps", test_max_steps);
   g_test_add_func ("/cli/json/kill-then-resume", test_kill_then_resume);
   g_test_add_func ("/cli/json/lease-lost", test_lease_lost);
+  g_test_add_func ("/cli/json/closed-output-after-approval", test_closed_output_after_approval);
+  g_test_add_func ("/cli/json/closed-input-after-approval", test_closed_input_after_approval);
+  g_test_add_func ("/cli/json/term-after-start", test_term_after_start);
   g_test_add_func ("/cli/json/nested-questions-are-rows", test_nested_questions_are_rows);
   g_test_add_func ("/cli/json/resumed-event-same", test_resumed_event_same);
   g_test_add_func ("/cli/json/end-of-input-leaves-pending", test_end_of_input_leaves_pending);
@@ -3413,6 +3656,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/nested-deny-in-allow-always", test_nested_deny_in_allow_always);
   g_test_add_func ("/cli/json/nested-wait-not-timed", test_nested_wait_not_timed);
   g_test_add_func ("/cli/json/nested-no-helper", test_nested_no_helper);
+  g_test_add_func ("/cli/json/nested-input-ended", test_nested_input_ended);
   g_test_add_func ("/cli/json/nested-prompt-counts", test_nested_prompt_counts);
   g_test_add_func ("/cli/json/question-counts", test_question_counts);
   g_test_add_func ("/cli/json/profile-image/docker", test_profile_image_docker);

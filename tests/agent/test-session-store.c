@@ -342,6 +342,12 @@ test_migrates_schema_5 (void)
 
       r = g_ptr_array_index (rows, i);
       call = warden_tool_call_new_from_record (r);
+      /* Older rows do not say why they ended, nor whether they started:
+       * what finished counts as started, what was refused as not. */
+      g_assert_null (r->ended_by);
+      g_assert_cmpint (r->began, ==, -1);
+      g_assert_cmpint (warden_tool_call_get_began (call), ==,
+                       g_strcmp0 (r->state, "finished") == 0);
       if (r->kind == NULL)
         {
           g_assert_cmpint (r->seq, ==, -1);
@@ -710,6 +716,64 @@ test_forged_approval (void)
   g_free (state);
   state = state_of (store, other->id, "toolu_1");
   g_assert_cmpstr (state, ==, "approved");
+  g_free (state);
+}
+
+/* Whether an approved call started, and why its run was cut, are kept and
+ * sealed: an approved command that did not start runs on resume, so a
+ * writer without the key cannot make a started one look unstarted (nor
+ * change its cause). A row written before they were kept (neither set)
+ * keeps the seal it was written with. */
+static void
+test_not_started_sealed (void)
+{
+  g_autofree char *path = temp_db ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
+  g_autoptr(WardenSessionRecord) s = warden_session_record_new ();
+  g_autoptr(WardenToolCallRecord) cut = NULL;
+  g_autoptr(WardenToolCallRecord) older = NULL;
+  g_autoptr(WardenToolCallRecord) back = NULL;
+  g_autofree char *text = NULL;
+  char *state;
+
+  g_assert_no_error (error);
+  g_assert_true (warden_session_store_save_session (store, s, &error));
+  cut = exec_record (s->id, "toolu_1", "make", "approved");
+  cut->ended_by = g_strdup ("output_failed");
+  cut->began = 0;
+  older = exec_record (s->id, "toolu_2", "ls", "approved");
+  g_assert_cmpint (older->began, ==, -1);
+  g_assert_true (warden_session_store_save_tool_call (store, cut, &error));
+  g_assert_true (warden_session_store_save_tool_call (store, older, &error));
+  g_assert_no_error (error);
+
+  back = warden_session_store_get_tool_call (store, s->id, "toolu_1", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (back->state, ==, "approved");
+  g_assert_cmpstr (back->ended_by, ==, "output_failed");
+  g_assert_cmpint (back->began, ==, 0);
+  g_clear_pointer (&back, warden_tool_call_record_free);
+  back = warden_session_store_get_tool_call (store, s->id, "toolu_2", &error);
+  g_assert_cmpstr (back->state, ==, "approved");
+  g_assert_null (back->ended_by);
+  g_assert_cmpint (back->began, ==, -1);
+
+  /* Said to have started: not believed, asked again. */
+  text = g_strdup_printf ("UPDATE tool_calls SET began = 1 WHERE session_id = '%s' AND "
+                          "tool_use_id = 'toolu_1'", s->id);
+  sql (path, text);
+  state = state_of (store, s->id, "toolu_1");
+  g_assert_cmpstr (state, ==, "pending");
+  g_free (state);
+
+  /* A cause written into the older row: not believed either. */
+  g_free (text);
+  text = g_strdup_printf ("UPDATE tool_calls SET ended_by = 'user' WHERE session_id = '%s' AND "
+                          "tool_use_id = 'toolu_2'", s->id);
+  sql (path, text);
+  state = state_of (store, s->id, "toolu_2");
+  g_assert_cmpstr (state, ==, "pending");
   g_free (state);
 }
 
@@ -1103,6 +1167,7 @@ main (int    argc,
   g_test_add_func ("/agent/store/file-modes-new", test_file_modes_new);
   g_test_add_func ("/agent/store/file-modes-tightened", test_file_modes_tightened);
   g_test_add_func ("/agent/store/forged-approval", test_forged_approval);
+  g_test_add_func ("/agent/store/not-started-sealed", test_not_started_sealed);
   g_test_add_func ("/agent/store/key-not-ours", test_key_not_ours);
   g_test_add_func ("/agent/store/key-shared", test_key_shared);
   g_test_add_func ("/agent/store/lease-liveness", test_lease_liveness);

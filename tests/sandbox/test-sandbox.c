@@ -376,6 +376,44 @@ test_cancel (Fixture *f, gconstpointer data)
                   (g_get_monotonic_time () - start) / 1000.0);
 }
 
+/* Cancelled before the sandbox had it: the command never starts, and the
+ * caller is told so (an approved command then stays to run); cancelled
+ * once it ran, it counts as started. */
+static void
+test_cancel_before_start (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  WardenExecRequest request = { .command = "touch started" };
+  g_autofree char *marker = g_build_filename (f->workspace, "started", NULL);
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenExecResult) r = NULL;
+
+  SKIP_IF_NO_SANDBOX (f);
+  g_cancellable_cancel (cancellable);
+  warden_sandbox_exec_async (f->sandbox, &request, cancellable, warden_test_keep_result_cb, &res);
+  wait_result (&res, 30);
+  r = warden_sandbox_exec_finish (f->sandbox, res, &error);
+  g_assert_null (r);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_false (warden_sandbox_exec_get_started (f->sandbox, res));
+  g_clear_object (&res);
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+
+  /* The sandbox goes on as before: the next command runs, and is started. */
+  g_clear_error (&error);
+  g_clear_object (&cancellable);
+  cancellable = g_cancellable_new ();
+  warden_sandbox_exec_async (f->sandbox, &request, cancellable, warden_test_keep_result_cb, &res);
+  wait_result (&res, 30);
+  r = warden_sandbox_exec_finish (f->sandbox, res, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (r->exit_code, ==, 0);
+  g_assert_true (warden_sandbox_exec_get_started (f->sandbox, res));
+  g_clear_object (&res);
+  g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+}
+
 /* The first 20% and the last 80% of 100,000 characters, with a marker. */
 static void
 test_output_cap (Fixture *f, gconstpointer data)
@@ -3787,6 +3825,7 @@ main (int    argc,
       add (b, "environment", test_environment);
       add (b, "timeout-kills-tree", test_timeout_kills_tree);
       add (b, "cancel", test_cancel);
+      add (b, "cancel-before-start", test_cancel_before_start);
       add (b, "output-cap", test_output_cap);
       add (b, "big-output", test_big_output);
       add (b, "invalid-utf8", test_invalid_utf8);

@@ -1276,6 +1276,23 @@ test_stop (void)
   g_assert_cmpstr (output, ==, "waiting\n");
   /* Issue 14, item 6: the terminal pane's block ends as stopped. */
   wait_until (terminal_has, "[interrupted", 5, "the terminal's [interrupted] line");
+  /* Issue 28, item 3: the record says the user stopped it after it started. */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(WardenSessionStore) store = warden_session_store_new (NULL, &error);
+    g_autoptr(GPtrArray) calls = NULL;
+    WardenToolCallRecord *r;
+
+    g_assert_no_error (error);
+    calls = warden_session_store_list_tool_calls (store, warden_session_get_id (session), &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (calls->len, ==, 1);
+    r = g_ptr_array_index (calls, 0);
+    g_assert_cmpstr (r->state, ==, "interrupted");
+    g_assert_cmpstr (r->ended_by, ==, "user");
+    g_assert_cmpint (r->began, ==, 1);
+    g_assert_cmpstr (r->result_json, ==, "Error: stopped by the user while it ran");
+  }
 }
 
 /* The trace from the header menu, and rename and delete from the session menu. */
