@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "common/warden-json.h"
+#include "common/warden-sandbox-paths.h"
 #include "warden-cgroup.h"
 #include "warden-sandbox-private.h"
 #include "warden-seccomp.h"
@@ -88,11 +89,6 @@ static const char *etc_files[] = { "/etc/passwd", "/etc/group", "/etc/alternativ
                                    NULL };
 static const char *etc_network_files[] = { "/etc/hosts", "/etc/ssl", "/etc/ca-certificates",
                                            "/etc/pki", NULL };
-
-/* Where the exec guard's helper is inside the sandbox. */
-#define GUARD_INSIDE "/run/warden-guard"
-/* Where the network proxy's socket is, for the relay. */
-#define PROXY_INSIDE "/run/warden-net.sock"
 
 static GPtrArray *
 build_argv (WardenBwrapSandbox      *self,
@@ -229,11 +225,11 @@ build_argv (WardenBwrapSandbox      *self,
 
   if (guard != NULL || relay != NULL)
     {
-      ADD ("--ro-bind"); ADD (guard ? guard : relay); ADD (GUARD_INSIDE);
+      ADD ("--ro-bind"); ADD (guard ? guard : relay); ADD (WARDEN_SANDBOX_GUARD);
     }
   if (relay != NULL)
     {
-      ADD ("--ro-bind"); ADD (config->proxy_socket); ADD (PROXY_INSIDE);
+      ADD ("--ro-bind"); ADD (config->proxy_socket); ADD (WARDEN_SANDBOX_PROXY_SOCKET);
     }
 
   /* Last: everything above is mounted, now nothing else can be. */
@@ -242,12 +238,12 @@ build_argv (WardenBwrapSandbox      *self,
   /* The relay first: it starts the rest, and is not traced. */
   if (relay != NULL)
     {
-      ADD (GUARD_INSIDE); ADD ("--relay"); ADD_PRINTF ("%d", WARDEN_SANDBOX_PROXY_PORT);
-      ADD (PROXY_INSIDE); ADD ("--");
+      ADD (WARDEN_SANDBOX_GUARD); ADD ("--relay"); ADD_PRINTF ("%d", WARDEN_SANDBOX_PROXY_PORT);
+      ADD (WARDEN_SANDBOX_PROXY_SOCKET); ADD ("--");
     }
   if (guard != NULL)
     {
-      ADD (GUARD_INSIDE); ADD ("--fd"); ADD_PRINTF ("%d", FD_GUARD); ADD ("--");
+      ADD (WARDEN_SANDBOX_GUARD); ADD ("--fd"); ADD_PRINTF ("%d", FD_GUARD); ADD ("--");
     }
   ADD ("/bin/sh"); ADD ("-c"); ADD (request->command);
 #undef ADD
@@ -1007,7 +1003,7 @@ warden_bwrap_sandbox_new (const WardenSandboxConfig *config)
 {
   return g_object_new (WARDEN_TYPE_BWRAP_SANDBOX,
                        "config", config,
-                       "backend-name", "bwrap",
+                       "kind", WARDEN_SANDBOX_KIND_BWRAP,
                        "confined", TRUE,
                        NULL);
 }

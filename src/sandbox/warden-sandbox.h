@@ -9,6 +9,7 @@
 #include <gio/gio.h>
 
 #include "warden-exec-guard.h"
+#include "warden-sandbox-kind.h"
 
 G_BEGIN_DECLS
 
@@ -33,7 +34,7 @@ typedef enum
 typedef struct
 {
   char     *workspace;          /* the project folder on the host (absolute) */
-  char     *workspace_inside;   /* where commands see it; default "/workspace" */
+  char     *workspace_inside;   /* where commands see it; default WARDEN_SANDBOX_WORKSPACE */
   char     *image;              /* docker only */
   gboolean  network;            /* FALSE: no network at all (the default) */
   char    **env;                /* NAME=VALUE for every command, or NULL */
@@ -168,9 +169,13 @@ struct _WardenSandboxClass
 
 GQuark                     warden_sandbox_error_quark        (void);
 
+/* The backend of @kind (not WARDEN_SANDBOX_KIND_AUTO: resolve it first). */
+WardenSandbox             *warden_sandbox_new_for_kind       (WardenSandboxKind          kind,
+                                                              const WardenSandboxConfig *config);
+
 const WardenSandboxConfig *warden_sandbox_get_config         (WardenSandbox            *self);
-/* "docker", "bwrap" or "host". */
-const char                *warden_sandbox_get_backend_name   (WardenSandbox            *self);
+/* The backend's kind: never WARDEN_SANDBOX_KIND_AUTO. */
+WardenSandboxKind          warden_sandbox_get_kind           (WardenSandbox            *self);
 /* FALSE for the host backend: commands run with the user's full rights. */
 gboolean                   warden_sandbox_get_confined       (WardenSandbox            *self);
 const char                *warden_sandbox_get_workspace      (WardenSandbox            *self);

@@ -528,7 +528,7 @@ test_host_is_unconfined (Fixture *f, gconstpointer data)
 
   SKIP_IF_NO_SANDBOX (f);
   g_assert_false (warden_sandbox_get_confined (f->sandbox));
-  g_assert_cmpstr (warden_sandbox_get_backend_name (f->sandbox), ==, "host");
+  g_assert_cmpint (warden_sandbox_get_kind (f->sandbox), ==, WARDEN_SANDBOX_KIND_HOST);
   r = run (f, "pwd");
   g_assert_cmpstr (g_strstrip (r->stdout_text), ==, f->workspace);
 }
@@ -541,7 +541,7 @@ test_docker_info (Fixture *f, gconstpointer data)
 {
   SKIP_IF_NO_SANDBOX (f);
   g_assert_true (warden_sandbox_get_confined (f->sandbox));
-  g_assert_cmpstr (warden_sandbox_get_backend_name (f->sandbox), ==, "docker");
+  g_assert_cmpint (warden_sandbox_get_kind (f->sandbox), ==, WARDEN_SANDBOX_KIND_DOCKER);
   g_assert_nonnull (warden_sandbox_get_container_id (f->sandbox));
   g_assert_cmpstr (warden_sandbox_get_image (f->sandbox), ==, test_image ());
   g_assert_cmpstr (warden_sandbox_get_workspace_inside (f->sandbox), ==, "/workspace");
