@@ -169,12 +169,12 @@ build_argv (WardenBwrapSandbox      *self,
       ADD ("--ro-bind-try"); ADD (etc_files[i]); ADD (etc_files[i]);
     }
   /* Through the proxy: certificates, no resolver (the proxy resolves). */
-  if (config->network || config->proxy_socket != NULL)
+  if (config->network == WARDEN_NETWORK_OPEN || config->proxy_socket != NULL)
     for (guint i = 0; etc_network_files[i]; i++)
       {
         ADD ("--ro-bind-try"); ADD (etc_network_files[i]); ADD (etc_network_files[i]);
       }
-  if (config->network)
+  if (config->network == WARDEN_NETWORK_OPEN)
     {
       ADD ("--ro-bind-data"); ADD_PRINTF ("%d", FD_RESOLV); ADD ("/etc/resolv.conf");
     }
@@ -568,7 +568,7 @@ info_read_cb (GObject      *object,
       return;
     }
 
-  if (config->network)
+  if (config->network == WARDEN_NETWORK_OPEN)
     {
       if (!start_network (task, &error))
         bwrap_exec_fail (task, g_steal_pointer (&error));
@@ -689,7 +689,7 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
     }
 
   /* The way out through Warden's proxy: the helper relays to it. */
-  if (config->proxy_socket != NULL && !config->network)
+  if (config->proxy_socket != NULL && config->network != WARDEN_NETWORK_OPEN)
     {
       relay_path = warden_guard_get_helper_path ();
       if (relay_path == NULL)
@@ -708,7 +708,7 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  if (config->network)
+  if (config->network == WARDEN_NETWORK_OPEN)
     {
       g_autoptr(GBytes) resolv = g_bytes_new_static (SANDBOX_RESOLV_CONF,
                                                      strlen (SANDBOX_RESOLV_CONF));
@@ -912,7 +912,7 @@ warden_bwrap_sandbox_prepare_async (WardenSandbox       *sandbox,
     }
   g_free (self->slirp4netns);
   self->slirp4netns = g_find_program_in_path ("slirp4netns");
-  if (config->network && self->slirp4netns == NULL)
+  if (config->network == WARDEN_NETWORK_OPEN && self->slirp4netns == NULL)
     {
       /* Never the host's own network namespace: its abstract sockets are
        * the X server, the session bus… */

@@ -396,7 +396,7 @@ container_config (WardenDockerSandbox *self)
       /* The way out through Warden's proxy; a connection to a socket in a
        * read-only mount is allowed. (Not relabelled on SELinux, as the
        * helper is not.) */
-      if (config->proxy_socket != NULL && !config->network)
+      if (config->proxy_socket != NULL && config->network != WARDEN_NETWORK_OPEN)
         add_bind_mount (b, config->proxy_socket, WARDEN_SANDBOX_PROXY_SOCKET, TRUE);
     }
   for (guint i = 0; i < mounts->len; i++)
@@ -461,7 +461,7 @@ container_config (WardenDockerSandbox *self)
   json_builder_set_member_name (b, "CgroupnsMode");
   json_builder_add_string_value (b, "private");
   json_builder_set_member_name (b, "NetworkMode");
-  json_builder_add_string_value (b, config->network ? "bridge" : "none");
+  json_builder_add_string_value (b, config->network == WARDEN_NETWORK_OPEN ? "bridge" : "none");
   json_builder_set_member_name (b, "Memory");
   json_builder_add_int_value (b, memory);
   /* Memory plus swap: the same figure allows no swap at all. */
@@ -756,7 +756,7 @@ start_runner (WardenDockerSandbox *self,
   const char * const *argv = relayed + 5;
   RunnerWait *wait;
 
-  if (config->proxy_socket != NULL && !config->network)
+  if (config->proxy_socket != NULL && config->network != WARDEN_NETWORK_OPEN)
     argv = relayed;
 
   g_clear_pointer (&self->runner, warden_warm_runner_free);

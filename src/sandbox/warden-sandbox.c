@@ -398,7 +398,7 @@ warden_sandbox_build_env (WardenSandbox           *self,
   env = g_environ_setenv (env, "TERM", "xterm-256color", TRUE);
   /* The way out, where there is one: curl, git, pip and npm take these.
    * A program that ignores them finds no route and no resolver. */
-  if (config->proxy_socket != NULL && !config->network)
+  if (config->proxy_socket != NULL && config->network != WARDEN_NETWORK_OPEN)
     {
       g_autofree char *http = g_strdup_printf ("http://127.0.0.1:%d", WARDEN_SANDBOX_PROXY_PORT);
       g_autofree char *socks = g_strdup_printf ("socks5h://127.0.0.1:%d",

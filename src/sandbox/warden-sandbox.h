@@ -8,6 +8,7 @@
 
 #include <gio/gio.h>
 
+#include "policy/warden-network.h"
 #include "warden-exec-guard.h"
 #include "warden-sandbox-kind.h"
 
@@ -36,7 +37,9 @@ typedef struct
   char     *workspace;          /* the project folder on the host (absolute) */
   char     *workspace_inside;   /* where commands see it; default WARDEN_SANDBOX_WORKSPACE */
   char     *image;              /* docker only */
-  gboolean  network;            /* FALSE: no network at all (the default) */
+  /* NONE: no network at all (the default); OPEN: every host; ALLOWLIST:
+   * only through @proxy_socket (none without it). */
+  WardenNetworkMode network;
   char    **env;                /* NAME=VALUE for every command, or NULL */
   char     *setup_command;      /* run once by prepare, e.g. "npm install", or NULL */
   guint64   memory_bytes;       /* docker and bwrap: 0 means 2 GiB */
@@ -45,7 +48,7 @@ typedef struct
   char    **cap_add;            /* docker: capabilities kept; all others dropped */
   guint64   tmp_bytes;          /* docker and bwrap: size of /tmp; 0 means 1 GiB */
   /* The unix socket of Warden's network proxy on this machine: with
-   * @network FALSE, the sandbox's only way out (bwrap and a local Docker
+   * @network not OPEN, the sandbox's only way out (bwrap and a local Docker
    * engine). Its programs reach it at 127.0.0.1:WARDEN_SANDBOX_PROXY_PORT,
    * through HTTP_PROXY, HTTPS_PROXY and ALL_PROXY. NULL: none. */
   char     *proxy_socket;

@@ -9,6 +9,7 @@
 #include <adwaita.h>
 
 #include "policy/warden-profile-store.h"
+#include "sandbox/warden-sandbox-kind.h"
 #include "warden-credentials.h"
 #include "warden-profile-editor.h"
 
@@ -42,8 +43,8 @@ const char          *warden_preferences_window_get_key_status  (WardenPreference
 GtkWidget           *warden_preferences_window_get_test_button (WardenPreferencesWindow *self);
 const char          *warden_preferences_window_get_connection_result
                                                                (WardenPreferencesWindow *self);
-/* What "Automatic" resolves to now ("docker" or "bwrap"), or NULL while the
+/* What Automatic resolves to now (docker or bwrap), or AUTO while the
  * Docker engine has not answered yet (get_busy() is TRUE then). */
-const char          *warden_preferences_window_get_sandbox_auto (WardenPreferencesWindow *self);
+WardenSandboxKind    warden_preferences_window_get_sandbox_auto (WardenPreferencesWindow *self);
 
 G_END_DECLS

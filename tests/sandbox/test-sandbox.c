@@ -2412,7 +2412,7 @@ test_bwrap_network_own_namespace (void)
     loopback = listen_on (loopback_address);
   }
 
-  config->network = TRUE;
+  config->network = WARDEN_NETWORK_OPEN;
   sandbox = prepare_sandbox ("bwrap", config, &error);
   g_assert_no_error (error);
 
@@ -2490,7 +2490,7 @@ test_bwrap_network_needs_slirp4netns (void)
   g_assert_nonnull (bwrap);
   g_assert_cmpint (symlink (bwrap, link), ==, 0);
   g_setenv ("PATH", bin, TRUE);
-  config->network = TRUE;
+  config->network = WARDEN_NETWORK_OPEN;
   sandbox = prepare_sandbox ("bwrap", config, &error);
   g_setenv ("PATH", saved_path, TRUE);
 
@@ -3159,7 +3159,7 @@ test_bwrap_slirp4netns_confined (void)
   WardenSandbox *sandbox;
   GPid slirp = 0;
 
-  config->network = TRUE;
+  config->network = WARDEN_NETWORK_OPEN;
   sandbox = prepare_sandbox ("bwrap", config, &error);
   g_assert_no_error (error);
 

@@ -73,9 +73,10 @@ dump_state (void)
   g_printerr ("--- terminal:\n%s\n--- banner: %s\n", text, warden_window_get_banner (window));
   if (session == NULL)
     return;
-  g_printerr ("--- session state %s, sandbox %s (%s)\n", warden_session_get_state (session),
-              warden_session_get_sandbox_state (session),
-              warden_session_get_sandbox_message (session));
+  if (warden_session_get_agent (session) != NULL)
+    g_printerr ("--- session state %s, sandbox %d (%s)\n", warden_session_get_state (session),
+                warden_agent_get_sandbox_state (warden_session_get_agent (session)),
+                warden_agent_get_sandbox_message (warden_session_get_agent (session)));
   for (guint i = 0; i < g_list_model_get_n_items (warden_session_get_items (session)); i++)
     {
       g_autoptr(WardenChatItem) item = g_list_model_get_item (warden_session_get_items (session), i);
@@ -180,7 +181,7 @@ start_session (const char *name)
   g_autofree char *workspace = new_workspace (name);
   WardenSession *session;
 
-  session = warden_application_create_session (app, workspace, "node", "bwrap", name, &error);
+  session = warden_application_create_session (app, workspace, "node", WARDEN_SANDBOX_KIND_BWRAP, name, &error);
   g_assert_no_error (error);
   g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
   g_assert_true (warden_window_get_session (window) == session);
@@ -294,11 +295,11 @@ test_docker_session (void)
     }
 
   workspace = new_workspace ("docker");
-  session = warden_application_create_session (app, workspace, "node", "docker", "docker",
+  session = warden_application_create_session (app, workspace, "node", WARDEN_SANDBOX_KIND_DOCKER, "docker",
                                                &error);
   g_assert_no_error (error);
   g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
-  g_assert_cmpstr (warden_session_get_sandbox (session), ==, "docker");
+  g_assert_cmpint (warden_session_get_sandbox (session), ==, WARDEN_SANDBOX_KIND_DOCKER);
 
   g_queue_push_tail (&fake->script, fake_reply ("Hello.", "exec",
                                                 "{\"command\":\"echo from the container\"}",
@@ -307,7 +308,8 @@ test_docker_session (void)
   type_and_send ("say hello");
   wait_until (terminal_has, "\nfrom the container\n", 120, "the container's output");
   wait_until (session_idle, NULL, 30, "the end of the turn");
-  g_assert_cmpstr (warden_session_get_sandbox_state (session), ==, "ready");
+  g_assert_cmpint (warden_agent_get_sandbox_state (warden_session_get_agent (session)), ==,
+                   WARDEN_SANDBOX_STATE_READY);
   /* The header names the engine that runs it. */
   g_assert_true (g_str_has_prefix (warden_window_get_sandbox_status (window),
                                    "Sandbox ready · Docker "));
@@ -927,7 +929,7 @@ test_pending_survives_restart (void)
   provider = warden_anthropic_provider_new ("test-key", fake->url, "fake-model");
   config.workspace = workspace;
   config.profile = (char *) "node";
-  config.sandbox = (char *) "bwrap";
+  config.sandbox = WARDEN_SANDBOX_KIND_BWRAP;
   agent = warden_agent_new (store, profiles, provider, &config, &error);
   g_assert_no_error (error);
   g_queue_push_tail (&fake->script, fake_reply (NULL, "exec",
@@ -974,7 +976,7 @@ test_resumed_approval_same (void)
   provider = warden_anthropic_provider_new ("test-key", fake->url, "fake-model");
   config.workspace = workspace;
   config.profile = (char *) "node";
-  config.sandbox = (char *) "bwrap";
+  config.sandbox = WARDEN_SANDBOX_KIND_BWRAP;
   agent = warden_agent_new (store, profiles, provider, &config, &error);
   g_assert_no_error (error);
   g_queue_push_tail (&fake->script,
@@ -1027,7 +1029,7 @@ test_reopened_diff (void)
   provider = warden_anthropic_provider_new ("test-key", fake->url, "fake-model");
   config.workspace = workspace;
   config.profile = (char *) "node";
-  config.sandbox = (char *) "bwrap";
+  config.sandbox = WARDEN_SANDBOX_KIND_BWRAP;
   agent = warden_agent_new (store, profiles, provider, &config, &error);
   g_assert_no_error (error);
   g_queue_push_tail (&fake->script,
@@ -1109,7 +1111,7 @@ test_host_warning (void)
   WardenAgentConfig config = { 0 };
   WardenSession *session;
 
-  session = warden_application_create_session (app, workspace, "node", "host", "on the host",
+  session = warden_application_create_session (app, workspace, "node", WARDEN_SANDBOX_KIND_HOST, "on the host",
                                                &error);
   g_assert_no_error (error);
   g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
@@ -1123,7 +1125,7 @@ test_host_warning (void)
   provider = warden_anthropic_provider_new ("test-key", fake->url, "fake-model");
   config.workspace = workspace;
   config.profile = (char *) "node";
-  config.sandbox = (char *) "host";
+  config.sandbox = WARDEN_SANDBOX_KIND_HOST;
   agent = warden_agent_new (store, profiles, provider, &config, &error);
   g_assert_no_error (error);
   id = g_strdup (warden_agent_get_session_id (agent));
@@ -1144,7 +1146,7 @@ test_refused_workspace (void)
 {
   g_autoptr(GError) error = NULL;
 
-  g_assert_null (warden_application_create_session (app, g_get_home_dir (), "node", "bwrap",
+  g_assert_null (warden_application_create_session (app, g_get_home_dir (), "node", WARDEN_SANDBOX_KIND_BWRAP,
                                                     "home", &error));
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message, "cannot be a workspace"));
@@ -1787,7 +1789,7 @@ test_one_title (void)
   WardenSession *session;
   GtkWindow *dialog;
 
-  session = warden_application_create_session (app, workspace, "node", "bwrap", NULL, &error);
+  session = warden_application_create_session (app, workspace, "node", WARDEN_SANDBOX_KIND_BWRAP, NULL, &error);
   g_assert_no_error (error);
   id = g_strdup (warden_session_get_id (session));
   g_assert_true (warden_window_select_session (window, id));
@@ -1831,7 +1833,7 @@ test_one_title (void)
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, window_title);
 
   /* A session left without a task is not kept. */
-  session = warden_application_create_session (app, empty_workspace, "node", "bwrap", NULL,
+  session = warden_application_create_session (app, empty_workspace, "node", WARDEN_SANDBOX_KIND_BWRAP, NULL,
                                                &error);
   g_assert_no_error (error);
   empty_id = g_strdup (warden_session_get_id (session));
@@ -1916,7 +1918,7 @@ test_empty_session (void)
   WardenSession *session;
   GtkTextIter start, end;
 
-  session = warden_application_create_session (app, workspace, "node", "bwrap", NULL, &error);
+  session = warden_application_create_session (app, workspace, "node", WARDEN_SANDBOX_KIND_BWRAP, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
   gtk_text_buffer_set_text (buffer, "", 0);
