@@ -121,9 +121,11 @@ static const struct { const char *name; const char *description; const char *sch
 static char *
 system_prompt (WardenAgent *self)
 {
+  WardenSandboxKind kind = self->config.sandbox;
+
   return g_strdup_printf (system_prompt_template, _warden_agent_workspace_inside (self),
-                          self->config.sandbox == WARDEN_SANDBOX_KIND_HOST
-                          ? "host (unconfined)" : warden_sandbox_kind_to_string (self->config.sandbox));
+                          kind == WARDEN_SANDBOX_KIND_HOST ? "host (unconfined)"
+                                                           : warden_sandbox_kind_to_string (kind));
 }
 
 /* ------------------------------------------------------------------------ */

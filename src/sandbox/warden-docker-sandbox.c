@@ -750,9 +750,9 @@ start_runner (WardenDockerSandbox *self,
   /* With the profile's hosts, the runner is started by the relay to the
    * proxy: the container's one way out, for as long as the runner lives.
    * Commands started by a Docker exec (no runner) have none. */
-  const char *relayed[] = { WARDEN_SANDBOX_GUARD, "--relay", port, WARDEN_SANDBOX_PROXY_SOCKET, "--",
-                            WARDEN_SANDBOX_GUARD, "--serve", "--socket", WARDEN_SANDBOX_GUARD_DIR "/runner.sock",
-                            NULL };
+  const char *relayed[] = { WARDEN_SANDBOX_GUARD, "--relay", port, WARDEN_SANDBOX_PROXY_SOCKET,
+                            "--", WARDEN_SANDBOX_GUARD, "--serve", "--socket",
+                            WARDEN_SANDBOX_GUARD_DIR "/runner.sock", NULL };
   const char * const *argv = relayed + 5;
   RunnerWait *wait;
 

@@ -203,6 +203,98 @@ test_allowed_runs (gconstpointer data)
   env_tear_down (&env);
 }
 
+/* What a view follows of the sandbox: its state as a property that
+ * notifies, from none through preparing to ready, then stopped once the
+ * session closes it; with a gap in what it holds to said in its message. */
+static void
+record_state_cb (WardenAgent *agent,
+                 GParamSpec  *pspec,
+                 GArray      *states)
+{
+  WardenSandboxState state = warden_agent_get_sandbox_state (agent);
+
+  g_array_append_val (states, state);
+}
+
+static void
+test_sandbox_properties (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(GArray) states = g_array_new (FALSE, FALSE, sizeof (WardenSandboxState));
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  WardenSandboxState state;
+
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"echo hi\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+  agent = new_agent (&env, 0);
+  g_assert_cmpint (warden_agent_get_sandbox_kind (agent), ==, WARDEN_SANDBOX_KIND_BWRAP);
+  g_assert_cmpint (warden_agent_get_sandbox_state (agent), ==, WARDEN_SANDBOX_STATE_NONE);
+  g_signal_connect (agent, "notify::sandbox-state", G_CALLBACK (record_state_cb), states);
+
+  g_assert_cmpint (run_agent (agent, "say hi"), ==, WARDEN_AGENT_FINISHED);
+  g_assert_cmpuint (states->len, ==, 2);
+  g_assert_cmpint (g_array_index (states, WardenSandboxState, 0), ==,
+                   WARDEN_SANDBOX_STATE_PREPARING);
+  g_assert_cmpint (g_array_index (states, WardenSandboxState, 1), ==, WARDEN_SANDBOX_STATE_READY);
+  g_object_get (agent, "sandbox-state", &state, NULL);
+  g_assert_cmpint (state, ==, WARDEN_SANDBOX_STATE_READY);
+  g_assert_cmpfloat (warden_agent_get_sandbox_fraction (agent), ==, 1);
+
+  warden_agent_close_async (agent, NULL, warden_test_keep_result_cb, &res);
+  while (res == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (warden_agent_close_finish (agent, res, &error));
+  g_assert_no_error (error);
+  g_object_unref (res);
+  g_assert_cmpuint (states->len, ==, 3);
+  g_assert_cmpint (warden_agent_get_sandbox_state (agent), ==, WARDEN_SANDBOX_STATE_STOPPED);
+  g_assert_null (warden_agent_get_sandbox_message (agent));
+
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* A sandbox that cannot be made says so: failed, and why, for the header. */
+static void
+test_sandbox_failed_state (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *old_host = g_strdup (g_getenv ("DOCKER_HOST"));
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  WardenAgentOutcome outcome;
+
+  /* An engine that is not there. */
+  g_setenv ("DOCKER_HOST", "unix:///nonexistent/warden-test/docker.sock", TRUE);
+  env_set_up (&env, WARDEN_SANDBOX_KIND_DOCKER);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"echo hi\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("It did not run.", NULL));
+  agent = new_agent (&env, 0);
+
+  warden_agent_run_async (agent, "say hi", NULL, warden_test_keep_result_cb, &res);
+  while (res == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  /* Whether the turn goes on or stops with the error, the state is the same. */
+  warden_agent_run_finish (agent, res, &outcome, &error);
+  g_object_unref (res);
+  g_assert_cmpint (warden_agent_get_sandbox_state (agent), ==, WARDEN_SANDBOX_STATE_FAILED);
+  g_assert_nonnull (warden_agent_get_sandbox_message (agent));
+  g_assert_nonnull (strstr (warden_agent_get_sandbox_message (agent), "/nonexistent/warden-test"));
+
+  if (old_host != NULL)
+    g_setenv ("DOCKER_HOST", old_host, TRUE);
+  else
+    g_unsetenv ("DOCKER_HOST");
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
 /* A command the profile does not allow waits; a rejection with feedback
  * reaches the model word for word. */
 static void
@@ -2220,6 +2312,8 @@ main (int    argc,
       g_test_add_data_func (c, kind, test_always_allow);
       g_test_add_data_func (d, kind, test_survives_crash);
     }
+  g_test_add_func ("/agent/sandbox/properties", test_sandbox_properties);
+  g_test_add_func ("/agent/sandbox/failed-state", test_sandbox_failed_state);
   g_test_add_func ("/agent/max-steps", test_max_steps);
   g_test_add_func ("/agent/faults/control-bytes", test_fault_control_bytes);
   g_test_add_func ("/agent/faults/lease", test_fault_lease);

@@ -181,7 +181,8 @@ start_session (const char *name)
   g_autofree char *workspace = new_workspace (name);
   WardenSession *session;
 
-  session = warden_application_create_session (app, workspace, "node", WARDEN_SANDBOX_KIND_BWRAP, name, &error);
+  session = warden_application_create_session (app, workspace, "node",
+                                               WARDEN_SANDBOX_KIND_BWRAP, name, &error);
   g_assert_no_error (error);
   g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
   g_assert_true (warden_window_get_session (window) == session);
@@ -295,8 +296,8 @@ test_docker_session (void)
     }
 
   workspace = new_workspace ("docker");
-  session = warden_application_create_session (app, workspace, "node", WARDEN_SANDBOX_KIND_DOCKER, "docker",
-                                               &error);
+  session = warden_application_create_session (app, workspace, "node",
+                                               WARDEN_SANDBOX_KIND_DOCKER, "docker", &error);
   g_assert_no_error (error);
   g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
   g_assert_cmpint (warden_session_get_sandbox (session), ==, WARDEN_SANDBOX_KIND_DOCKER);
@@ -1111,8 +1112,8 @@ test_host_warning (void)
   WardenAgentConfig config = { 0 };
   WardenSession *session;
 
-  session = warden_application_create_session (app, workspace, "node", WARDEN_SANDBOX_KIND_HOST, "on the host",
-                                               &error);
+  session = warden_application_create_session (app, workspace, "node",
+                                               WARDEN_SANDBOX_KIND_HOST, "on the host", &error);
   g_assert_no_error (error);
   g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
   g_assert_cmpuint (count_notices (session, "no sandbox"), ==, 1);
@@ -1146,8 +1147,8 @@ test_refused_workspace (void)
 {
   g_autoptr(GError) error = NULL;
 
-  g_assert_null (warden_application_create_session (app, g_get_home_dir (), "node", WARDEN_SANDBOX_KIND_BWRAP,
-                                                    "home", &error));
+  g_assert_null (warden_application_create_session (app, g_get_home_dir (), "node",
+                                                    WARDEN_SANDBOX_KIND_BWRAP, "home", &error));
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message, "cannot be a workspace"));
 }
@@ -1789,7 +1790,8 @@ test_one_title (void)
   WardenSession *session;
   GtkWindow *dialog;
 
-  session = warden_application_create_session (app, workspace, "node", WARDEN_SANDBOX_KIND_BWRAP, NULL, &error);
+  session = warden_application_create_session (app, workspace, "node",
+                                               WARDEN_SANDBOX_KIND_BWRAP, NULL, &error);
   g_assert_no_error (error);
   id = g_strdup (warden_session_get_id (session));
   g_assert_true (warden_window_select_session (window, id));
@@ -1833,8 +1835,8 @@ test_one_title (void)
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, window_title);
 
   /* A session left without a task is not kept. */
-  session = warden_application_create_session (app, empty_workspace, "node", WARDEN_SANDBOX_KIND_BWRAP, NULL,
-                                               &error);
+  session = warden_application_create_session (app, empty_workspace, "node",
+                                               WARDEN_SANDBOX_KIND_BWRAP, NULL, &error);
   g_assert_no_error (error);
   empty_id = g_strdup (warden_session_get_id (session));
   g_assert_true (warden_window_select_session (window, empty_id));
@@ -1918,7 +1920,8 @@ test_empty_session (void)
   WardenSession *session;
   GtkTextIter start, end;
 
-  session = warden_application_create_session (app, workspace, "node", WARDEN_SANDBOX_KIND_BWRAP, NULL, &error);
+  session = warden_application_create_session (app, workspace, "node",
+                                               WARDEN_SANDBOX_KIND_BWRAP, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
   gtk_text_buffer_set_text (buffer, "", 0);
