@@ -1500,10 +1500,10 @@ test_window_sandbox_automatic (Fixture       *fixture,
   warden_preferences_window_show_page (window, "sandbox");
   x_screenshot ("prefs-sandbox.png");
   g_assert_nonnull (strstr (adw_action_row_get_subtitle (row),
-                            g_str_equal (expected, "docker")
+                            expected == WARDEN_SANDBOX_KIND_DOCKER
                             ? "Now: Docker" : "Now: bubblewrap"));
   /* The engine found is named, with where it answers. */
-  if (g_str_equal (expected, "docker"))
+  if (expected == WARDEN_SANDBOX_KIND_DOCKER)
     g_assert_nonnull (strstr (adw_action_row_get_subtitle (row),
                               warden_docker_client_get_host (docker)));
   close_window (GTK_WIDGET (window));

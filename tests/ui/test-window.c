@@ -314,6 +314,7 @@ test_docker_session (void)
   /* The header names the engine that runs it. */
   g_assert_true (g_str_has_prefix (warden_window_get_sandbox_status (window),
                                    "Sandbox ready · Docker "));
+  x_screenshot ("docker-session.png");
 
   /* Closed, the container goes, and the header says so. */
   {
