@@ -2403,6 +2403,9 @@ warden_window_init (WardenWindow *self)
   self->agent_signals = g_signal_group_new (WARDEN_TYPE_AGENT);
   g_signal_group_connect_swapped (self->agent_signals, "notify::sandbox-state",
                                   G_CALLBACK (update_sandbox), self);
+  /* A second failure for another reason is no new state: its banner is new. */
+  g_signal_group_connect_swapped (self->agent_signals, "notify::sandbox-message",
+                                  G_CALLBACK (update_sandbox), self);
   self->agent_bindings = g_binding_group_new ();
   g_binding_group_bind_full (self->agent_bindings, "sandbox-fraction",
                              self->sandbox_progress, "fraction", G_BINDING_SYNC_CREATE,
