@@ -119,10 +119,12 @@ sandbox_exec (int    argc,
   g_autofree char *workspace = NULL;
   g_autofree char *cwd = NULL;
   WardenSandboxKind kind;
+  WardenNetworkMode network_mode = WARDEN_NETWORK_NONE;
   g_auto(GStrv) env = NULL;
   int timeout = 0;
   GOptionEntry entries[] = {
-    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "docker, bwrap or host", "BACKEND" },
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "docker, bwrap, host or auto",
+      "BACKEND" },
     { "image", 'i', 0, G_OPTION_ARG_STRING, &image, "The Docker image", "IMAGE" },
     { "network", 'n', 0, G_OPTION_ARG_STRING, &network, "none (default) or bridge", "NETWORK" },
     { "workspace", 'w', 0, G_OPTION_ARG_FILENAME, &workspace,
@@ -187,7 +189,9 @@ sandbox_exec (int    argc,
         return WARDEN_CLI_EXIT_USAGE;
       }
   }
-  if (network != NULL && strcmp (network, "none") != 0 && strcmp (network, "bridge") != 0)
+  /* No proxy runs here: an allowlist would be no network at all. */
+  if (network != NULL && (!warden_network_mode_from_string (network, &network_mode) ||
+                          network_mode == WARDEN_NETWORK_ALLOWLIST))
     {
       warden_cli_error ("--network is none or bridge, not “%s”", network);
       return WARDEN_CLI_EXIT_USAGE;
@@ -216,8 +220,7 @@ sandbox_exec (int    argc,
   }
   config->image = g_strdup (image ? image : (g_getenv ("WARDEN_IMAGE") ? g_getenv ("WARDEN_IMAGE")
                                                                        : "debian:bookworm-slim"));
-  config->network = network != NULL && strcmp (network, "bridge") == 0 ? WARDEN_NETWORK_OPEN
-                                                                       : WARDEN_NETWORK_NONE;
+  config->network = network_mode;
 
   if (!warden_cli_parse_backend (backend, loop, &kind))
     return WARDEN_CLI_EXIT_USAGE;

@@ -660,6 +660,15 @@ test_unknown_sandbox (void)
       g_assert_nonnull (strstr (r.err, "use docker, bwrap, host or auto"));
       result_clear (&r);
     }
+  /* sandbox exec has no proxy: an allowlist would be no network, said so. */
+  {
+    Result r = RUN (&env, "", "sandbox", "exec", "--backend", "host", "--network", "allowlist",
+                    "--", "true");
+
+    g_assert_cmpint (r.status, ==, 2);
+    g_assert_nonnull (strstr (r.err, "--network is none or bridge"));
+    result_clear (&r);
+  }
   g_assert_cmpuint (env.fake->requests->len, ==, 0);
   env_tear_down (&env);
 }
