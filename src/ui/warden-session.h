@@ -59,6 +59,7 @@ const char         *warden_session_get_profile   (WardenSession           *self)
 gboolean            warden_session_set_profile   (WardenSession           *self,
                                                   const char              *profile_id,
                                                   GError                 **error);
+/* The backend its commands run in: the agent's, or the stored row's before it has one. */
 WardenSandboxKind   warden_session_get_sandbox   (WardenSession           *self);
 const char         *warden_session_get_model     (WardenSession           *self);
 WardenAgent        *warden_session_get_agent     (WardenSession           *self);
