@@ -47,6 +47,9 @@ struct _WardenAgent
   WardenSandbox      *sandbox;
   gboolean            sandbox_ready;
   gboolean            sandbox_given_up;  /* the engine went away mid-command */
+  WardenSandboxState  sandbox_state;     /* and its fraction and message: properties */
+  double              sandbox_fraction;
+  char               *sandbox_message;
   guint               idle_id;
 
   WardenApproval     *pending;        /* the loop's own question */
@@ -78,7 +81,6 @@ enum
   WARDEN_AGENT_SIGNAL_OUTPUT,
   WARDEN_AGENT_SIGNAL_RETRYING,
   WARDEN_AGENT_SIGNAL_TOOL_USE_START,
-  WARDEN_AGENT_SIGNAL_SANDBOX_STATE,
   WARDEN_AGENT_SIGNAL_WAITING,
   WARDEN_AGENT_SIGNAL_APPROVAL_WITHDRAWN,
   WARDEN_AGENT_SIGNAL_PROFILE_COPIED,
@@ -111,10 +113,10 @@ gboolean    _warden_agent_append_message    (WardenAgent         *self,
                                              WardenLlmMessage    *message,
                                              GError             **error);
 const char *_warden_agent_workspace_inside  (WardenAgent         *self);
-void        _warden_agent_emit_sandbox_state (WardenAgent        *self,
-                                              const char         *state,
-                                              double              fraction,
-                                              const char         *message);
+void        _warden_agent_set_sandbox_state (WardenAgent        *self,
+                                             WardenSandboxState  state,
+                                             double              fraction,
+                                             const char         *message);
 /* Gives the model the call's result, records it, and goes on with the next
  * call. Takes @call. */
 void        _warden_agent_tool_done         (WardenAgent         *self,

@@ -17,10 +17,7 @@
 #include "common/warden-diff.h"
 #include "common/warden-json.h"
 #include "policy/warden-protected-path.h"
-#include "sandbox/warden-bwrap-sandbox.h"
-#include "sandbox/warden-docker-sandbox.h"
 #include "sandbox/warden-flatpak.h"
-#include "sandbox/warden-host-sandbox.h"
 
 /* exec ---------------------------------------------------------------------*/
 
@@ -50,7 +47,7 @@ idle_destroy_cb (gpointer user_data)
       warden_sandbox_destroy_async (self->sandbox, NULL, NULL, NULL);
       g_clear_object (&self->sandbox);
       self->sandbox_ready = FALSE;
-      _warden_agent_emit_sandbox_state (self, "stopped", 0, NULL);
+      _warden_agent_set_sandbox_state (self, WARDEN_SANDBOX_STATE_STOPPED, 0, NULL);
     }
   return G_SOURCE_REMOVE;
 }
@@ -178,7 +175,7 @@ command_finished_cb (WardenCommandRun *command,
         {
           self->sandbox_ready = FALSE;
           self->sandbox_given_up = TRUE;
-          _warden_agent_emit_sandbox_state (self, "stopped", 0, error->message);
+          _warden_agent_set_sandbox_state (self, WARDEN_SANDBOX_STATE_STOPPED, 0, error->message);
         }
       _warden_agent_tool_done (self, g_steal_pointer (&call), WARDEN_TOOL_CALL_FINISHED, msg,
                                TRUE);
@@ -199,7 +196,7 @@ run_exec (ExecCall *exec)
     .store = self->store,
     .policy = self->policy,
     .sandbox = self->sandbox,
-    .sandbox_name = self->config.sandbox,
+    .sandbox_kind = self->config.sandbox,
     .workspace = _warden_agent_workspace_inside (self),
     .host_workspace = self->config.workspace,
     .check_programs = warden_profile_get_check_nested (self->profile),
@@ -264,7 +261,7 @@ sandbox_progress_cb (WardenSandbox *sandbox,
                      const char    *message,
                      WardenAgent   *self)
 {
-  _warden_agent_emit_sandbox_state (self, "preparing", fraction, message);
+  _warden_agent_set_sandbox_state (self, WARDEN_SANDBOX_STATE_PREPARING, fraction, message);
 }
 
 static void
@@ -286,9 +283,10 @@ prepare_cb (GObject      *object,
         warden_sandbox_destroy_async (self->sandbox, NULL, NULL, NULL);
       self->sandbox_given_up = FALSE;
       g_clear_object (&self->sandbox);
-      _warden_agent_emit_sandbox_state (self, g_error_matches (error, G_IO_ERROR,
-                                                               G_IO_ERROR_CANCELLED)
-                                              ? "stopped" : "failed", 0, error->message);
+      _warden_agent_set_sandbox_state (self, g_error_matches (error, G_IO_ERROR,
+                                                              G_IO_ERROR_CANCELLED)
+                                             ? WARDEN_SANDBOX_STATE_STOPPED
+                                             : WARDEN_SANDBOX_STATE_FAILED, 0, error->message);
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
           /* An approved command that waited for its sandbox did not start. */
@@ -323,7 +321,7 @@ prepare_cb (GObject      *object,
       notice = g_strconcat (guard, " ", network, NULL);
     else
       notice = g_strdup (guard ? guard : network);
-    _warden_agent_emit_sandbox_state (self, "ready", 1, notice);
+    _warden_agent_set_sandbox_state (self, WARDEN_SANDBOX_STATE_READY, 1, notice);
   }
   run_exec (exec);
 }
@@ -351,7 +349,7 @@ ensure_sandbox_and_run (ExecCall *exec)
    * again, and removes what it left behind first. */
   if (self->sandbox != NULL)
     {
-      _warden_agent_emit_sandbox_state (self, "preparing", 0, NULL);
+      _warden_agent_set_sandbox_state (self, WARDEN_SANDBOX_STATE_PREPARING, 0, NULL);
       warden_sandbox_prepare_async (self->sandbox, g_task_get_cancellable (self->run),
                                     prepare_cb, exec);
       return;
@@ -369,26 +367,21 @@ ensure_sandbox_and_run (ExecCall *exec)
   /* Then the network, which makes the proxy of an allowlist. */
   if (!warden_flatpak_check_backend (self->config.sandbox, &error) ||
       !warden_flatpak_check_workspace (self->config.workspace, &error) ||
-      !warden_host_gate_setup (self->hosts, self->config.sandbox, self->config.network_mode,
-                               self->config.network, config, &error))
+      !warden_host_gate_setup (self->hosts, self->config.sandbox, self->config.network,
+                               self->config.network_override, config, &error))
     {
       g_autofree char *msg = g_strdup_printf ("The sandbox could not be prepared: %s",
                                               error->message);
 
-      _warden_agent_emit_sandbox_state (self, "failed", 0, error->message);
+      _warden_agent_set_sandbox_state (self, WARDEN_SANDBOX_STATE_FAILED, 0, error->message);
       _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED,
                                msg, TRUE);
       exec_call_free (exec);
       return;
     }
-  if (g_strcmp0 (self->config.sandbox, "docker") == 0)
-    self->sandbox = warden_docker_sandbox_new (config);
-  else if (g_strcmp0 (self->config.sandbox, "host") == 0)
-    self->sandbox = warden_host_sandbox_new (config);
-  else
-    self->sandbox = warden_bwrap_sandbox_new (config);
+  self->sandbox = warden_sandbox_new_for_kind (self->config.sandbox, config);
   g_signal_connect_object (self->sandbox, "progress", G_CALLBACK (sandbox_progress_cb), self, 0);
-  _warden_agent_emit_sandbox_state (self, "preparing", 0, NULL);
+  _warden_agent_set_sandbox_state (self, WARDEN_SANDBOX_STATE_PREPARING, 0, NULL);
   warden_sandbox_prepare_async (self->sandbox, g_task_get_cancellable (self->run), prepare_cb,
                                 exec);
 }
@@ -970,7 +963,7 @@ _warden_agent_start_file_tool (WardenAgent    *self,
         fc->reason = g_strdup ("the profile asks before every write or edit "
                                "(its files.write rule is “ask”)");
       /* On the host, writing is as dangerous as a command: ask, as the seed does. */
-      else if (writes && g_strcmp0 (self->config.sandbox, "host") == 0 &&
+      else if (writes && self->config.sandbox == WARDEN_SANDBOX_KIND_HOST &&
                !self->config.host_writes_free)
         fc->reason = g_strdup ("the host backend does not confine writes");
     }

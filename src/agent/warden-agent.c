@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/warden-json.h"
+#include "common/warden-sandbox-paths.h"
 #include "sandbox/warden-workspace-check.h"
 
 #define DEFAULT_MAX_STEPS 30
@@ -26,6 +27,17 @@ G_DEFINE_FINAL_TYPE (WardenAgent, warden_agent, G_TYPE_OBJECT)
 G_DEFINE_QUARK (warden-agent-error-quark, warden_agent_error)
 
 guint _warden_agent_signals[WARDEN_AGENT_N_SIGNALS];
+
+enum
+{
+  PROP_0,
+  PROP_SANDBOX_STATE,
+  PROP_SANDBOX_FRACTION,
+  PROP_SANDBOX_MESSAGE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 static void process_tools (WardenAgent *self);
 
@@ -109,12 +121,11 @@ static const struct { const char *name; const char *description; const char *sch
 static char *
 system_prompt (WardenAgent *self)
 {
-  const char *inside = g_strcmp0 (self->config.sandbox, "host") == 0 ? self->config.workspace
-                                                                     : "/workspace";
+  WardenSandboxKind kind = self->config.sandbox;
 
-  return g_strdup_printf (system_prompt_template, inside,
-                          g_strcmp0 (self->config.sandbox, "host") == 0 ? "host (unconfined)"
-                                                                        : self->config.sandbox);
+  return g_strdup_printf (system_prompt_template, _warden_agent_workspace_inside (self),
+                          kind == WARDEN_SANDBOX_KIND_HOST ? "host (unconfined)"
+                                                           : warden_sandbox_kind_to_string (kind));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -125,9 +136,7 @@ config_clear (WardenAgentConfig *config)
 {
   g_free (config->workspace);
   g_free (config->profile);
-  g_free (config->sandbox);
   g_free (config->image);
-  g_free (config->network_mode);
 }
 
 static void
@@ -174,7 +183,32 @@ warden_agent_finalize (GObject *object)
   g_clear_pointer (&self->results, warden_llm_message_unref);
   g_clear_pointer (&self->asked_target, warden_workspace_target_free);
   g_clear_pointer (&self->asked_id, g_free);
+  g_clear_pointer (&self->sandbox_message, g_free);
   G_OBJECT_CLASS (warden_agent_parent_class)->finalize (object);
+}
+
+static void
+warden_agent_get_property (GObject    *object,
+                           guint       prop_id,
+                           GValue     *value,
+                           GParamSpec *pspec)
+{
+  WardenAgent *self = WARDEN_AGENT (object);
+
+  switch (prop_id)
+    {
+    case PROP_SANDBOX_STATE:
+      g_value_set_enum (value, self->sandbox_state);
+      break;
+    case PROP_SANDBOX_FRACTION:
+      g_value_set_double (value, self->sandbox_fraction);
+      break;
+    case PROP_SANDBOX_MESSAGE:
+      g_value_set_string (value, self->sandbox_message);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
@@ -184,6 +218,21 @@ warden_agent_class_init (WardenAgentClass *klass)
 
   object_class->dispose = warden_agent_dispose;
   object_class->finalize = warden_agent_finalize;
+  object_class->get_property = warden_agent_get_property;
+
+  properties[PROP_SANDBOX_STATE] =
+    g_param_spec_enum ("sandbox-state", NULL, NULL, WARDEN_TYPE_SANDBOX_STATE,
+                       WARDEN_SANDBOX_STATE_NONE,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* While preparing: how far (the image pull), or -1 when not known. */
+  properties[PROP_SANDBOX_FRACTION] =
+    g_param_spec_double ("sandbox-fraction", NULL, NULL, -1, 1, 0,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Preparing: what it does; ready: what it cannot hold to; failed: why. */
+  properties[PROP_SANDBOX_MESSAGE] =
+    g_param_spec_string ("sandbox-message", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   AGENT_SIGNAL (TEXT_DELTA) =
     g_signal_new ("text-delta", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
@@ -214,10 +263,6 @@ warden_agent_class_init (WardenAgentClass *klass)
   AGENT_SIGNAL (WAITING) =
     g_signal_new ("waiting", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_UINT);
-  /* preparing (with progress), ready, stopped or failed (with the error). */
-  AGENT_SIGNAL (SANDBOX_STATE) =
-    g_signal_new ("sandbox-state", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
-                  NULL, G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_DOUBLE, G_TYPE_STRING);
   /* The approval of a program a command started cannot be answered any
    * more: the command ended, or was stopped, and the program with it. */
   AGENT_SIGNAL (APPROVAL_WITHDRAWN) =
@@ -230,13 +275,63 @@ warden_agent_class_init (WardenAgentClass *klass)
                   NULL, NULL, G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
 }
 
+/* Notified together: a view that hears of one reads all three as they are. */
 void
-_warden_agent_emit_sandbox_state (WardenAgent *self,
-                                  const char  *state,
-                                  double       fraction,
-                                  const char  *message)
+_warden_agent_set_sandbox_state (WardenAgent        *self,
+                                 WardenSandboxState  state,
+                                 double              fraction,
+                                 const char         *message)
 {
-  g_signal_emit (self, AGENT_SIGNAL (SANDBOX_STATE), 0, state, fraction, message);
+  g_object_freeze_notify (G_OBJECT (self));
+  if (g_strcmp0 (self->sandbox_message, message) != 0)
+    {
+      g_free (self->sandbox_message);
+      self->sandbox_message = g_strdup (message);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SANDBOX_MESSAGE]);
+    }
+  if (self->sandbox_fraction != fraction)
+    {
+      self->sandbox_fraction = fraction;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SANDBOX_FRACTION]);
+    }
+  if (self->sandbox_state != state)
+    {
+      self->sandbox_state = state;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SANDBOX_STATE]);
+    }
+  g_object_thaw_notify (G_OBJECT (self));
+}
+
+WardenSandboxKind
+warden_agent_get_sandbox_kind (WardenAgent *self)
+{
+  g_return_val_if_fail (WARDEN_IS_AGENT (self), WARDEN_SANDBOX_KIND_BWRAP);
+
+  return self->config.sandbox;
+}
+
+WardenSandboxState
+warden_agent_get_sandbox_state (WardenAgent *self)
+{
+  g_return_val_if_fail (WARDEN_IS_AGENT (self), WARDEN_SANDBOX_STATE_NONE);
+
+  return self->sandbox_state;
+}
+
+double
+warden_agent_get_sandbox_fraction (WardenAgent *self)
+{
+  g_return_val_if_fail (WARDEN_IS_AGENT (self), 0);
+
+  return self->sandbox_fraction;
+}
+
+const char *
+warden_agent_get_sandbox_message (WardenAgent *self)
+{
+  g_return_val_if_fail (WARDEN_IS_AGENT (self), NULL);
+
+  return self->sandbox_message;
 }
 
 static void
@@ -409,9 +504,7 @@ setup (WardenAgent         *self,
   }
 
   self->workspace = warden_workspace_new (self->config.workspace,
-                                          g_strcmp0 (self->config.sandbox, "host") == 0
-                                          ? self->config.workspace : "/workspace",
-                                          error);
+                                          _warden_agent_workspace_inside (self), error);
   if (self->workspace == NULL)
     return FALSE;
   return _warden_agent_load_policy (self, error);
@@ -429,9 +522,9 @@ warden_agent_new (WardenSessionStore       *store,
   self->config = *config;
   self->config.workspace = g_canonicalize_filename (config->workspace, NULL);
   self->config.profile = g_strdup (config->profile ? config->profile : "node");
-  self->config.sandbox = g_strdup (config->sandbox ? config->sandbox : "bwrap");
+  if (config->sandbox == WARDEN_SANDBOX_KIND_AUTO)
+    self->config.sandbox = WARDEN_SANDBOX_KIND_BWRAP;
   self->config.image = g_strdup (config->image);
-  self->config.network_mode = g_strdup (config->network_mode);
   if (!setup (self, store, profiles, provider, error))
     return NULL;
 
@@ -441,7 +534,7 @@ warden_agent_new (WardenSessionStore       *store,
   self->info->provider = g_strdup (warden_llm_provider_get_name (provider));
   self->info->model = g_strdup (warden_llm_provider_get_model (provider));
   self->info->base_url = g_strdup (warden_llm_provider_get_base_url (provider));
-  self->info->sandbox = g_strdup (self->config.sandbox);
+  self->info->sandbox = g_strdup (warden_sandbox_kind_to_string (self->config.sandbox));
   self->info->image = g_strdup (self->config.image);
   self->info->state = g_strdup ("idle");
   if (!warden_session_store_save_session (store, self->info, error) ||
@@ -518,12 +611,14 @@ warden_agent_open (WardenSessionStore  *store,
   if (overrides != NULL)
     {
       changed |= override_str (&self->info->profile, overrides->profile);
-      changed |= override_str (&self->info->sandbox, overrides->sandbox);
+      if (overrides->sandbox != WARDEN_SANDBOX_KIND_AUTO)
+        changed |= override_str (&self->info->sandbox,
+                                 warden_sandbox_kind_to_string (overrides->sandbox));
       changed |= override_str (&self->info->image, overrides->image);
       self->config.max_steps = overrides->max_steps;
       self->config.history = overrides->history;
       self->config.network = overrides->network;
-      self->config.network_mode = g_strdup (overrides->network_mode);
+      self->config.network_override = overrides->network_override;
       self->config.host_writes_free = overrides->host_writes_free;
       self->config.idle_seconds = overrides->idle_seconds;
       self->config.memory_bytes = overrides->memory_bytes;
@@ -559,7 +654,11 @@ warden_agent_open (WardenSessionStore  *store,
 
   self->config.workspace = g_strdup (self->info->workspace);
   self->config.profile = g_strdup (self->info->profile);
-  self->config.sandbox = g_strdup (self->info->sandbox ? self->info->sandbox : "bwrap");
+  /* A row without a backend (or one this Warden does not know) is bwrap's,
+   * the default. */
+  if (!warden_sandbox_kind_from_string (self->info->sandbox, &self->config.sandbox) ||
+      self->config.sandbox == WARDEN_SANDBOX_KIND_AUTO)
+    self->config.sandbox = WARDEN_SANDBOX_KIND_BWRAP;
   self->config.image = g_strdup (self->info->image);
   if (!setup (self, store, profiles, provider, error))
     return NULL;
@@ -828,7 +927,8 @@ request_model (WardenAgent *self)
 const char *
 _warden_agent_workspace_inside (WardenAgent *self)
 {
-  return g_strcmp0 (self->config.sandbox, "host") == 0 ? self->config.workspace : "/workspace";
+  return self->config.sandbox == WARDEN_SANDBOX_KIND_HOST ? self->config.workspace
+                                                          : WARDEN_SANDBOX_WORKSPACE;
 }
 
 static const WardenLlmBlock *
@@ -1150,7 +1250,7 @@ warden_agent_close_async (WardenAgent         *self,
       return;
     }
   self->sandbox_ready = FALSE;
-  _warden_agent_emit_sandbox_state (self, "stopped", 0, NULL);
+  _warden_agent_set_sandbox_state (self, WARDEN_SANDBOX_STATE_STOPPED, 0, NULL);
   warden_sandbox_destroy_async (sandbox, cancellable, close_cb, g_steal_pointer (&task));
 }
 

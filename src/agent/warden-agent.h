@@ -9,7 +9,9 @@
 #include <gio/gio.h>
 
 #include "llm/warden-llm-provider.h"
+#include "policy/warden-network.h"
 #include "policy/warden-profile-store.h"
+#include "sandbox/warden-sandbox-kind.h"
 #include "warden-approval.h"
 #include "warden-session-store.h"
 #include "warden-tool-call.h"
@@ -43,12 +45,14 @@ typedef struct
 {
   char     *workspace;         /* the project folder on the host */
   char     *profile;           /* profile id (default "node") */
-  char     *sandbox;           /* docker, bwrap or host (default bwrap) */
+  /* AUTO: bwrap for a new session; in overrides, the stored one. */
+  WardenSandboxKind  sandbox;
   char     *image;             /* docker */
-  gboolean  network;           /* the old switch: "open" for a profile without a network
-                                * section, else "none" */
-  char     *network_mode;      /* "none", "allowlist" or "open" over the profile's (warden-cli
-                                * --network); NULL: the profile's. Not stored. */
+  /* The network: with @network_override, @network over the profile's
+   * (warden-cli --network; not stored); else the profile's, and @network
+   * only for a profile without a network section (the settings' switch). */
+  WardenNetworkMode  network;
+  gboolean  network_override;
   guint     max_steps;         /* 0: 30 */
   guint     history;           /* messages sent to the model; 0: 50 */
   gboolean  host_writes_free;  /* host backend: write and edit do not ask */
@@ -95,8 +99,17 @@ WardenApproval    *warden_agent_get_pending    (WardenAgent *self);
  * 4.3.1, rootless", "Docker 20.10.24"); NULL for bwrap and host, or before
  * the sandbox is ready. */
 char              *warden_agent_dup_engine_description (WardenAgent *self);
+/* The backend the session's commands run in (never AUTO). */
+WardenSandboxKind  warden_agent_get_sandbox_kind     (WardenAgent *self);
+/* Where the session's sandbox stands, how far it is made (a fraction in
+ * [0, 1], or -1 when not known) and what it says: while preparing, what
+ * it does; when ready, what it cannot hold to; when failed, why. The
+ * properties of the same names notify their changes. */
+WardenSandboxState warden_agent_get_sandbox_state    (WardenAgent *self);
+double             warden_agent_get_sandbox_fraction (WardenAgent *self);
+const char        *warden_agent_get_sandbox_message  (WardenAgent *self);
 /* What the ready sandbox cannot hold to, for a view's header (the
- * "sandbox-state" message says why): programs its commands start are not
+ * "sandbox-message" says why): programs its commands start are not
  * checked; the profile's hosts cannot be reached one by one, so it has no
  * network. */
 gboolean           warden_agent_get_programs_unchecked  (WardenAgent *self);
@@ -170,9 +183,11 @@ gboolean           warden_agent_close_finish (WardenAgent          *self,
  *   "output"      (int stream, const char *data)     a command's output as it arrives
  *   "retrying"    (guint attempt, guint delay_ms, const char *reason)
  *                 the request goes again: its text will stream again from the start
- *   "sandbox-state" (const char *state, double fraction, const char *message)
- *                 preparing (fraction and message: the image pull), ready,
- *                 stopped, or failed (message: why)
+ *
+ * Properties (read-only, notified):
+ *   "sandbox-state"    (WardenSandboxState)
+ *   "sandbox-fraction" (double)
+ *   "sandbox-message"  (const char *)
  */
 
 G_END_DECLS

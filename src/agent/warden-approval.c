@@ -21,7 +21,7 @@ struct _WardenApproval
   char               *tool_name;
   char               *subject;
   char               *cwd;
-  char               *sandbox;
+  WardenSandboxKind   sandbox;
   char               *reason;
   char               *part;
   GStrv               suggestions;
@@ -47,7 +47,6 @@ warden_approval_finalize (GObject *object)
   g_free (self->tool_name);
   g_free (self->subject);
   g_free (self->cwd);
-  g_free (self->sandbox);
   g_free (self->reason);
   g_free (self->part);
   g_strfreev (self->suggestions);
@@ -117,7 +116,7 @@ warden_approval_new_for_call (WardenToolCall              *call,
     case WARDEN_TOOL_KIND_HOST:
       self->kind = WARDEN_APPROVAL_HOST;
       self->subject = g_strdup (warden_tool_call_get_subject (call));
-      self->sandbox = g_strdup (context->sandbox);
+      self->sandbox = context->sandbox;
       /* The part is what wants it: the command that runs. */
       self->part = g_strdup (warden_tool_call_get_arg (call, "by_command"));
       self->suggestions = g_new0 (char *, 2);
@@ -128,7 +127,7 @@ warden_approval_new_for_call (WardenToolCall              *call,
     case WARDEN_TOOL_KIND_PROGRAM:
       self->kind = WARDEN_APPROVAL_COMMAND;
       self->subject = g_strdup (warden_tool_call_get_arg (call, "command"));
-      self->sandbox = g_strdup (context->sandbox);
+      self->sandbox = context->sandbox;
       self->cwd = g_strdup (warden_tool_call_get_arg (call, "cwd") ?: context->workspace);
       self->env = warden_tool_call_dup_env (call);
       self->chain = warden_tool_call_dup_chain (call);
@@ -154,7 +153,7 @@ warden_approval_new_for_call (WardenToolCall              *call,
       self->kind = WARDEN_APPROVAL_PATH;
       self->subject = g_strdup (context->target ? context->target
                                                 : warden_tool_call_get_arg (call, "path"));
-      self->sandbox = g_strdup (context->sandbox);
+      self->sandbox = context->sandbox;
       break;
     }
   return self;
@@ -163,7 +162,7 @@ warden_approval_new_for_call (WardenToolCall              *call,
 void
 warden_approval_set_details (WardenApproval     *self,
                              const char         *cwd,
-                             const char         *sandbox,
+                             WardenSandboxKind   sandbox,
                              const char         *reason,
                              const char         *part,
                              const char * const *suggestions,
@@ -172,8 +171,7 @@ warden_approval_set_details (WardenApproval     *self,
 {
   g_free (self->cwd);
   self->cwd = g_strdup (cwd);
-  g_free (self->sandbox);
-  self->sandbox = g_strdup (sandbox);
+  self->sandbox = sandbox;
   g_free (self->reason);
   self->reason = g_strdup (reason);
   g_free (self->part);
@@ -192,7 +190,7 @@ WardenApprovalKind warden_approval_get_kind (WardenApproval *self) { return self
 const char *warden_approval_get_tool_name (WardenApproval *self) { return self->tool_name; }
 const char *warden_approval_get_subject (WardenApproval *self) { return self->subject; }
 const char *warden_approval_get_cwd (WardenApproval *self) { return self->cwd; }
-const char *warden_approval_get_sandbox (WardenApproval *self) { return self->sandbox; }
+WardenSandboxKind warden_approval_get_sandbox (WardenApproval *self) { return self->sandbox; }
 const char *warden_approval_get_reason (WardenApproval *self) { return self->reason; }
 const char *warden_approval_get_part (WardenApproval *self) { return self->part; }
 

@@ -33,7 +33,8 @@ const char         *warden_approval_get_tool_name   (WardenApproval *self);
 /* The command (exec), the path (file tools) or the question (ask_user). */
 const char         *warden_approval_get_subject     (WardenApproval *self);
 const char         *warden_approval_get_cwd         (WardenApproval *self);
-const char         *warden_approval_get_sandbox     (WardenApproval *self);
+/* WARDEN_SANDBOX_KIND_AUTO where none is said (a question). */
+WardenSandboxKind   warden_approval_get_sandbox     (WardenApproval *self);
 /* Why it asks, and the part of the command that made it ask. */
 const char         *warden_approval_get_reason      (WardenApproval *self);
 const char         *warden_approval_get_part        (WardenApproval *self);
@@ -98,7 +99,7 @@ gboolean            warden_approval_get_uncovered   (WardenApproval  *self,
  * so the two cannot differ. */
 typedef struct
 {
-  const char     *sandbox;     /* the session's backend: docker, bwrap, host */
+  WardenSandboxKind sandbox;   /* the session's backend */
   const char     *workspace;   /* the workspace as commands see it: where an exec without
                                 * a cwd runs */
   WardenDecision *decision;    /* a command: the policy's, checked with the call's cwd and env */
@@ -118,7 +119,7 @@ WardenApproval     *warden_approval_new             (const char          *sessio
                                                      const char          *subject);
 void                warden_approval_set_details     (WardenApproval      *self,
                                                      const char          *cwd,
-                                                     const char          *sandbox,
+                                                     WardenSandboxKind    sandbox,
                                                      const char          *reason,
                                                      const char          *part,
                                                      const char * const  *suggestions,

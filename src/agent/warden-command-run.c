@@ -40,7 +40,7 @@ struct _WardenCommandRun
   WardenSessionStore *store;
   WardenPolicy       *policy;
   WardenSandbox      *sandbox;
-  char               *sandbox_name;
+  WardenSandboxKind   sandbox_kind;
   char               *workspace;
   char               *host_workspace;
   gboolean            check_programs;
@@ -498,7 +498,6 @@ warden_command_run_finalize (GObject *object)
   g_clear_pointer (&self->hold, warden_exec_hold_unref);
   g_clear_pointer (&self->rows, g_ptr_array_unref);
   g_clear_pointer (&self->approved, g_hash_table_unref);
-  g_free (self->sandbox_name);
   g_free (self->workspace);
   g_free (self->host_workspace);
   g_free (self->call_id);
@@ -560,7 +559,7 @@ warden_command_run_new (WardenToolCall               *call,
   self->store = g_object_ref (config->store);
   self->policy = warden_policy_ref (config->policy);
   self->sandbox = config->sandbox ? g_object_ref (config->sandbox) : NULL;
-  self->sandbox_name = g_strdup (config->sandbox_name);
+  self->sandbox_kind = config->sandbox_kind;
   self->workspace = g_strdup (config->workspace);
   self->host_workspace = g_strdup (config->host_workspace);
   self->check_programs = config->check_programs;
@@ -750,7 +749,7 @@ put_before_user (WardenCommandRun *self,
                  WardenDecision *decision)
 {
   WardenApprovalContext context = {
-    .sandbox = self->sandbox_name,
+    .sandbox = self->sandbox_kind,
     .workspace = self->workspace,
     .decision = decision,
   };

@@ -34,7 +34,7 @@ typedef struct
   WardenSessionStore *store;           /* where its rows go, durable as they change */
   WardenPolicy       *policy;          /* what decides about the programs it starts */
   WardenSandbox      *sandbox;         /* ready */
-  const char         *sandbox_name;    /* docker, bwrap or host, as approvals name it */
+  WardenSandboxKind   sandbox_kind;    /* @sandbox's, as approvals name it */
   const char         *workspace;       /* the workspace as the command sees it */
   const char         *host_workspace;  /* the workspace on this computer */
   gboolean            check_programs;  /* the exec guard asks about every program it starts */

@@ -41,7 +41,7 @@ struct _WardenHostGate
   WardenNetworkMode   profile_mode;
   char              **allow;        /* its host patterns */
   char              **deny;
-  char               *backend;      /* the sandbox's, once made */
+  WardenSandboxKind   kind;         /* the sandbox's, once made */
   WardenNetworkMode   mode;
   WardenNetProxy     *proxy;        /* allowlist: the sandbox's way out */
   char               *dir;          /* the proxy socket's folder */
@@ -114,7 +114,6 @@ warden_host_gate_finalize (GObject *object)
   g_free (self->session_id);
   g_strfreev (self->allow);
   g_strfreev (self->deny);
-  g_free (self->backend);
   g_clear_pointer (&self->answers, g_hash_table_unref);
   g_free (self->unavailable);
   G_OBJECT_CLASS (warden_host_gate_parent_class)->finalize (object);
@@ -245,33 +244,29 @@ decide_cb (WardenNetRequest *request,
 
 gboolean
 warden_host_gate_setup (WardenHostGate       *self,
-                        const char           *backend,
-                        const char           *mode_override,
-                        gboolean              network_switch,
+                        WardenSandboxKind     kind,
+                        WardenNetworkMode     mode,
+                        gboolean              mode_override,
                         WardenSandboxConfig  *config,
                         GError              **error)
 {
   g_autofree char *path = NULL;
   g_autoptr(GError) local_error = NULL;
-  WardenNetworkMode mode;
 
   g_return_val_if_fail (WARDEN_IS_HOST_GATE (self), FALSE);
 
-  g_free (self->backend);
-  self->backend = g_strdup (backend);
-  /* warden-cli --network, recorded with the session; then the profile's;
-   * a profile that says nothing keeps what the network switch said. */
-  if (mode_override != NULL && warden_network_mode_from_string (mode_override, &mode))
+  self->kind = kind;
+  /* warden-cli --network; then the profile's; a profile that says nothing
+   * keeps what the settings' switch said. */
+  if (mode_override || !self->profile_has)
     self->mode = mode;
-  else if (self->profile_has)
-    self->mode = self->profile_mode;
   else
-    self->mode = network_switch ? WARDEN_NETWORK_OPEN : WARDEN_NETWORK_NONE;
-  config->network = self->mode == WARDEN_NETWORK_OPEN;
+    self->mode = self->profile_mode;
+  config->network = self->mode;
   if (self->mode != WARDEN_NETWORK_ALLOWLIST)
     return TRUE;
   /* The host backend has no network namespace of its own to hold to it. */
-  if (g_strcmp0 (backend, "host") == 0)
+  if (kind == WARDEN_SANDBOX_KIND_HOST)
     return TRUE;
   /* The relay in the sandbox is the guard's helper: without it, no way out. */
   g_clear_pointer (&self->unavailable, g_free);
@@ -332,11 +327,11 @@ warden_host_gate_dup_notice (WardenHostGate *self,
   g_return_val_if_fail (WARDEN_IS_HOST_GATE (self), NULL);
 
   why = self->unavailable;
-  if (self->mode != WARDEN_NETWORK_ALLOWLIST || g_strcmp0 (self->backend, "host") == 0)
+  if (self->mode != WARDEN_NETWORK_ALLOWLIST || self->kind == WARDEN_SANDBOX_KIND_HOST)
     return NULL;
   /* The Docker backend carries the relay where it has the guard: a local
    * engine, with the helper mounted. */
-  if (why == NULL && g_strcmp0 (self->backend, "docker") == 0 && sandbox != NULL)
+  if (why == NULL && self->kind == WARDEN_SANDBOX_KIND_DOCKER && sandbox != NULL)
     why = warden_sandbox_get_guard_unavailable (sandbox);
   if (why == NULL)
     return NULL;

@@ -26,14 +26,14 @@ WardenHostGate *warden_host_gate_new         (WardenSessionStore   *store,
  * an edit, or an "Always allow"). */
 void            warden_host_gate_set_profile (WardenHostGate       *self,
                                               WardenProfile        *profile);
-/* Before the sandbox is made: the mode (@mode_override, warden-cli --network,
- * over the profile's; a profile that says nothing keeps @network_switch),
- * and for an allowlist the proxy, whose socket goes into @config.
- * @backend: docker, bwrap or host. */
+/* Before the sandbox of @kind is made: the mode (@mode with @mode_override,
+ * warden-cli --network, over the profile's; else the profile's, and @mode
+ * for a profile that says nothing), into @config, and for an allowlist the
+ * proxy, whose socket goes into @config too. */
 gboolean        warden_host_gate_setup       (WardenHostGate       *self,
-                                              const char           *backend,
-                                              const char           *mode_override,
-                                              gboolean              network_switch,
+                                              WardenSandboxKind     kind,
+                                              WardenNetworkMode     mode,
+                                              gboolean              mode_override,
                                               WardenSandboxConfig  *config,
                                               GError              **error);
 /* Said when the sandbox is ready: an allowlist this sandbox cannot carry

@@ -16,6 +16,7 @@
 
 #include "warden-cli.h"
 
+#include "common/warden-sandbox-paths.h"
 #include "policy/warden-network.h"
 #include "policy/warden-pattern.h"
 #include "policy/warden-policy.h"
@@ -325,7 +326,7 @@ policy_check (int       argc,
   if (policy == NULL)
     return WARDEN_CLI_EXIT_USAGE;
 
-  ctx.workspace = o.workspace ? o.workspace : "/workspace";
+  ctx.workspace = o.workspace ? o.workspace : WARDEN_SANDBOX_WORKSPACE;
   ctx.cwd = o.cwd;
   ctx.env = (const char * const *) o.env;
   if (ctx.workspace[0] != '/')

@@ -447,7 +447,11 @@ announce_pending (Run            *run,
     }
   else
     json_builder_add_null_value (b);
-  add_string (b, "sandbox", warden_approval_get_sandbox (approval));
+  /* Not said for a question. */
+  if (warden_approval_get_sandbox (approval) != WARDEN_SANDBOX_KIND_AUTO)
+    add_string (b, "sandbox", warden_sandbox_kind_to_string (warden_approval_get_sandbox (approval)));
+  else
+    add_string (b, "sandbox", NULL);
   add_string (b, "reason", warden_approval_get_reason (approval));
   json_builder_set_member_name (b, "parts");
   json_builder_begin_array (b);

@@ -829,12 +829,12 @@ approval_cb (WardenAgent    *agent,
 /* What the sandbox says when it is ready: a gap in what is checked. */
 static void
 sandbox_state_cb (WardenAgent *agent,
-                  const char  *state,
-                  double       fraction,
-                  const char  *message,
+                  GParamSpec  *pspec,
                   Run         *run)
 {
-  if (g_strcmp0 (state, "ready") != 0 || message == NULL)
+  const char *message = warden_agent_get_sandbox_message (agent);
+
+  if (warden_agent_get_sandbox_state (agent) != WARDEN_SANDBOX_STATE_READY || message == NULL)
     return;
   warden_cli_error ("%s", message);
   if (run->json)
@@ -1051,6 +1051,8 @@ warden_cli_run (int    argc,
   g_autofree char *network = NULL;
   g_autofree char *workspace = NULL;
   g_autofree char *resume = NULL;
+  WardenSandboxKind sandbox_kind = WARDEN_SANDBOX_KIND_AUTO;
+  WardenNetworkMode network_mode = WARDEN_NETWORK_NONE;
   int max_steps = 0;
   gboolean raw_output = FALSE;
   gboolean json = FALSE;
@@ -1064,7 +1066,8 @@ warden_cli_run (int    argc,
     { "profile", 'p', 0, G_OPTION_ARG_STRING, &profile,
       "Allowlist profile: an id, or a profile file used as it is (default: the window's "
       "default profile, else node)", "ID|FILE" },
-    { "sandbox", 's', 0, G_OPTION_ARG_STRING, &sandbox, "docker, bwrap or host", "BACKEND" },
+    { "sandbox", 's', 0, G_OPTION_ARG_STRING, &sandbox, "docker, bwrap, host or auto",
+      "BACKEND" },
     { "image", 'i', 0, G_OPTION_ARG_STRING, &image, "Docker image", "IMAGE" },
     { "network", 'n', 0, G_OPTION_ARG_STRING, &network,
       "none, allowlist (the profile's hosts, others asked about) or open; default: the profile's",
@@ -1120,13 +1123,10 @@ warden_cli_run (int    argc,
   run.json = json;
   if ((resume == NULL) == (argc < 2))
     return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL, "give a TASK, or --resume SESSION_ID");
-  {
-    WardenNetworkMode mode;
-
-    if (network != NULL && !warden_network_mode_from_string (network, &mode))
-      return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL,
-                   "--network is none, allowlist or open");
-  }
+  if (network != NULL && !warden_network_mode_from_string (network, &network_mode))
+    return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL, "--network is none, allowlist or open");
+  if (sandbox != NULL && !warden_sandbox_kind_from_string (sandbox, &sandbox_kind))
+    return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL, "--sandbox is docker, bwrap, host or auto");
   if (max_steps < 0)
     return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL,
                  "--max-steps takes a number of steps, 1 or more");
@@ -1215,9 +1215,11 @@ warden_cli_run (int    argc,
       WardenAgentConfig overrides = { 0 };
 
       overrides.profile = profile;
-      overrides.sandbox = sandbox;
+      /* auto: the session's own. */
+      overrides.sandbox = sandbox_kind;
       overrides.image = image;
-      overrides.network_mode = network;
+      overrides.network = network_mode;
+      overrides.network_override = network != NULL;
       overrides.max_steps = (guint) max_steps;
       agent = warden_agent_open (store, profiles, provider, resume, &overrides, &error);
     }
@@ -1228,11 +1230,12 @@ warden_cli_run (int    argc,
 
       config.workspace = workspace ? workspace : here;
       config.profile = profile;
-      if (sandbox == NULL)
-        sandbox = warden_cli_default_backend (loop);
-      config.sandbox = sandbox;
+      if (sandbox_kind == WARDEN_SANDBOX_KIND_AUTO)
+        sandbox_kind = warden_cli_default_backend (loop);
+      config.sandbox = sandbox_kind;
       config.image = image;
-      config.network_mode = network;
+      config.network = network_mode;
+      config.network_override = network != NULL;
       config.max_steps = (guint) max_steps;
       agent = warden_agent_new (store, profiles, provider, &config, &error);
     }
@@ -1248,7 +1251,7 @@ warden_cli_run (int    argc,
 
     /* Every time, new or resumed: nothing else stands between the model and
      * this account but the profile and the user's answers. */
-    if (info != NULL && g_strcmp0 (info->sandbox, "host") == 0)
+    if (warden_agent_get_sandbox_kind (agent) == WARDEN_SANDBOX_KIND_HOST)
       {
         const char *warning =
           "warning: the host backend runs commands on this computer as you, with no sandbox: "
@@ -1285,7 +1288,7 @@ warden_cli_run (int    argc,
     }
   g_signal_connect (agent, "approval", G_CALLBACK (approval_cb), &run);
   g_signal_connect (agent, "approval-withdrawn", G_CALLBACK (approval_withdrawn_cb), &run);
-  g_signal_connect (agent, "sandbox-state", G_CALLBACK (sandbox_state_cb), &run);
+  g_signal_connect (agent, "notify::sandbox-state", G_CALLBACK (sandbox_state_cb), &run);
   g_signal_connect (agent, "profile-copied", G_CALLBACK (profile_copied_cb), &run);
   for (guint i = 0; i < G_N_ELEMENTS (watches); i++)
     watches[i].id = g_unix_signal_add (watches[i].signum, signal_cb, &watches[i]);

@@ -15,10 +15,8 @@
 
 #include "warden-cli.h"
 
-#include "sandbox/warden-bwrap-sandbox.h"
 #include "sandbox/warden-docker-client.h"
 #include "sandbox/warden-docker-sandbox.h"
-#include "sandbox/warden-host-sandbox.h"
 #include "sandbox/warden-workspace-check.h"
 
 #define EXIT_TIMEOUT 124
@@ -80,7 +78,7 @@ output_cb (WardenStream  stream,
 }
 
 /* Docker if an engine answers, otherwise bubblewrap. */
-char *
+WardenSandboxKind
 warden_cli_default_backend (GMainLoop *loop)
 {
   g_autoptr(WardenDockerClient) client = warden_docker_client_new_from_env (NULL);
@@ -88,24 +86,27 @@ warden_cli_default_backend (GMainLoop *loop)
   gboolean ok;
 
   if (client == NULL)
-    return g_strdup ("bwrap");
+    return WARDEN_SANDBOX_KIND_BWRAP;
   warden_docker_client_ping_async (client, NULL, waiter_cb, &w);
   ok = warden_docker_client_ping_finish (client, waiter_run (&w), NULL);
   waiter_clear (&w);
-  return g_strdup (ok ? "docker" : "bwrap");
+  return ok ? WARDEN_SANDBOX_KIND_DOCKER : WARDEN_SANDBOX_KIND_BWRAP;
 }
 
-static WardenSandbox *
-new_sandbox (const char                *backend,
-             const WardenSandboxConfig *config)
+gboolean
+warden_cli_parse_backend (const char        *text,
+                          GMainLoop         *loop,
+                          WardenSandboxKind *kind)
 {
-  if (g_strcmp0 (backend, "docker") == 0)
-    return warden_docker_sandbox_new (config);
-  if (g_strcmp0 (backend, "bwrap") == 0)
-    return warden_bwrap_sandbox_new (config);
-  if (g_strcmp0 (backend, "host") == 0)
-    return warden_host_sandbox_new (config);
-  return NULL;
+  *kind = WARDEN_SANDBOX_KIND_AUTO;
+  if (text != NULL && !warden_sandbox_kind_from_string (text, kind))
+    {
+      warden_cli_error ("unknown backend “%s”: use docker, bwrap, host or auto", text);
+      return FALSE;
+    }
+  if (*kind == WARDEN_SANDBOX_KIND_AUTO)
+    *kind = warden_cli_default_backend (loop);
+  return TRUE;
 }
 
 static int
@@ -117,10 +118,13 @@ sandbox_exec (int    argc,
   g_autofree char *network = NULL;
   g_autofree char *workspace = NULL;
   g_autofree char *cwd = NULL;
+  WardenSandboxKind kind;
+  WardenNetworkMode network_mode = WARDEN_NETWORK_NONE;
   g_auto(GStrv) env = NULL;
   int timeout = 0;
   GOptionEntry entries[] = {
-    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "docker, bwrap or host", "BACKEND" },
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "docker, bwrap, host or auto",
+      "BACKEND" },
     { "image", 'i', 0, G_OPTION_ARG_STRING, &image, "The Docker image", "IMAGE" },
     { "network", 'n', 0, G_OPTION_ARG_STRING, &network, "none (default) or bridge", "NETWORK" },
     { "workspace", 'w', 0, G_OPTION_ARG_FILENAME, &workspace,
@@ -185,7 +189,9 @@ sandbox_exec (int    argc,
         return WARDEN_CLI_EXIT_USAGE;
       }
   }
-  if (network != NULL && strcmp (network, "none") != 0 && strcmp (network, "bridge") != 0)
+  /* No proxy runs here: an allowlist would be no network at all. */
+  if (network != NULL && (!warden_network_mode_from_string (network, &network_mode) ||
+                          network_mode == WARDEN_NETWORK_ALLOWLIST))
     {
       warden_cli_error ("--network is none or bridge, not “%s”", network);
       return WARDEN_CLI_EXIT_USAGE;
@@ -214,16 +220,11 @@ sandbox_exec (int    argc,
   }
   config->image = g_strdup (image ? image : (g_getenv ("WARDEN_IMAGE") ? g_getenv ("WARDEN_IMAGE")
                                                                        : WARDEN_DEFAULT_IMAGE));
-  config->network = network != NULL && strcmp (network, "bridge") == 0;
+  config->network = network_mode;
 
-  if (backend == NULL)
-    backend = warden_cli_default_backend (loop);
-  sandbox = new_sandbox (backend, config);
-  if (sandbox == NULL)
-    {
-      warden_cli_error ("unknown backend “%s”: use docker, bwrap or host", backend);
-      return WARDEN_CLI_EXIT_USAGE;
-    }
+  if (!warden_cli_parse_backend (backend, loop, &kind))
+    return WARDEN_CLI_EXIT_USAGE;
+  sandbox = warden_sandbox_new_for_kind (kind, config);
   if (!warden_sandbox_get_confined (sandbox))
     warden_cli_error ("note: the host backend does not confine the command");
   g_signal_connect (sandbox, "progress", G_CALLBACK (progress_cb), NULL);

@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "policy/warden-profile.h"
+#include "sandbox/warden-sandbox-kind.h"
 
 G_BEGIN_DECLS
 
@@ -34,8 +35,13 @@ int            warden_cli_sessions     (int          argc,
  * in .json). */
 WardenProfile *warden_cli_load_profile (const char  *spec,
                                         GError     **error);
-/* "docker" when an engine answers, else "bwrap"; runs @loop while it asks. */
-char          *warden_cli_default_backend (GMainLoop *loop);
+/* Docker when an engine answers, else bwrap; runs @loop while it asks. */
+WardenSandboxKind warden_cli_default_backend (GMainLoop *loop);
+/* @text as --sandbox gives it ("auto" resolved), or FALSE after saying
+ * what it takes. */
+gboolean       warden_cli_parse_backend (const char        *text,
+                                         GMainLoop         *loop,
+                                         WardenSandboxKind *kind);
 void           warden_cli_error        (const char  *format,
                                         ...) G_GNUC_PRINTF (1, 2);
 

@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "common/warden-sandbox-paths.h"
 #include "warden-pattern.h"
 #include "warden-policy.h"
 #include "warden-shell-parser.h"
@@ -721,7 +722,7 @@ warden_policy_check (WardenPolicy             *self,
   g_return_val_if_fail (command != NULL || length == 0, decision);
 
   /* The parser resolves "." and ".." in the workspace itself. */
-  options.workspace = context && context->workspace ? context->workspace : "/workspace";
+  options.workspace = context && context->workspace ? context->workspace : WARDEN_SANDBOX_WORKSPACE;
   options.host_workspace = context ? context->host_workspace : NULL;
   if (context && context->cwd)
     {

@@ -16,7 +16,7 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  /* The workspace inside the sandbox; NULL means "/workspace". */
+  /* The workspace inside the sandbox; NULL means WARDEN_SANDBOX_WORKSPACE. */
   const char         *workspace;
   /* The exec call's working directory; NULL means the workspace. */
   const char         *cwd;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "warden-shell-private.h"
+#include "common/warden-sandbox-paths.h"
 #include "common/warden-utf8.h"
 
 static gboolean parse_command     (Lexer *L);
@@ -1403,7 +1404,7 @@ warden_shell_parse (const char               *command,
       return parse;
     }
 
-  given = options && options->workspace ? options->workspace : "/workspace";
+  given = options && options->workspace ? options->workspace : WARDEN_SANDBOX_WORKSPACE;
   if (!is_normal_path (given))
     workspace = normalize_path (given);
   st.options = options;

@@ -72,7 +72,7 @@ typedef struct
 
 typedef struct
 {
-  /* The workspace directory, absolute; NULL means "/workspace". */
+  /* The workspace directory, absolute; NULL means WARDEN_SANDBOX_WORKSPACE. */
   const char *workspace;
   /* TRUE when the command runs in a directory outside the workspace:
    * relative redirection targets then count as outside. */

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "common/warden-json.h"
+#include "common/warden-sandbox-paths.h"
 #include "warden-cgroup.h"
 #include "warden-sandbox-private.h"
 #include "warden-seccomp.h"
@@ -88,11 +89,6 @@ static const char *etc_files[] = { "/etc/passwd", "/etc/group", "/etc/alternativ
                                    NULL };
 static const char *etc_network_files[] = { "/etc/hosts", "/etc/ssl", "/etc/ca-certificates",
                                            "/etc/pki", NULL };
-
-/* Where the exec guard's helper is inside the sandbox. */
-#define GUARD_INSIDE "/run/warden-guard"
-/* Where the network proxy's socket is, for the relay. */
-#define PROXY_INSIDE "/run/warden-net.sock"
 
 static GPtrArray *
 build_argv (WardenBwrapSandbox      *self,
@@ -173,12 +169,12 @@ build_argv (WardenBwrapSandbox      *self,
       ADD ("--ro-bind-try"); ADD (etc_files[i]); ADD (etc_files[i]);
     }
   /* Through the proxy: certificates, no resolver (the proxy resolves). */
-  if (config->network || config->proxy_socket != NULL)
+  if (config->network == WARDEN_NETWORK_OPEN || config->proxy_socket != NULL)
     for (guint i = 0; etc_network_files[i]; i++)
       {
         ADD ("--ro-bind-try"); ADD (etc_network_files[i]); ADD (etc_network_files[i]);
       }
-  if (config->network)
+  if (config->network == WARDEN_NETWORK_OPEN)
     {
       ADD ("--ro-bind-data"); ADD_PRINTF ("%d", FD_RESOLV); ADD ("/etc/resolv.conf");
     }
@@ -229,11 +225,11 @@ build_argv (WardenBwrapSandbox      *self,
 
   if (guard != NULL || relay != NULL)
     {
-      ADD ("--ro-bind"); ADD (guard ? guard : relay); ADD (GUARD_INSIDE);
+      ADD ("--ro-bind"); ADD (guard ? guard : relay); ADD (WARDEN_SANDBOX_GUARD);
     }
   if (relay != NULL)
     {
-      ADD ("--ro-bind"); ADD (config->proxy_socket); ADD (PROXY_INSIDE);
+      ADD ("--ro-bind"); ADD (config->proxy_socket); ADD (WARDEN_SANDBOX_PROXY_SOCKET);
     }
 
   /* Last: everything above is mounted, now nothing else can be. */
@@ -242,12 +238,12 @@ build_argv (WardenBwrapSandbox      *self,
   /* The relay first: it starts the rest, and is not traced. */
   if (relay != NULL)
     {
-      ADD (GUARD_INSIDE); ADD ("--relay"); ADD_PRINTF ("%d", WARDEN_SANDBOX_PROXY_PORT);
-      ADD (PROXY_INSIDE); ADD ("--");
+      ADD (WARDEN_SANDBOX_GUARD); ADD ("--relay"); ADD_PRINTF ("%d", WARDEN_SANDBOX_PROXY_PORT);
+      ADD (WARDEN_SANDBOX_PROXY_SOCKET); ADD ("--");
     }
   if (guard != NULL)
     {
-      ADD (GUARD_INSIDE); ADD ("--fd"); ADD_PRINTF ("%d", FD_GUARD); ADD ("--");
+      ADD (WARDEN_SANDBOX_GUARD); ADD ("--fd"); ADD_PRINTF ("%d", FD_GUARD); ADD ("--");
     }
   ADD ("/bin/sh"); ADD ("-c"); ADD (request->command);
 #undef ADD
@@ -572,7 +568,7 @@ info_read_cb (GObject      *object,
       return;
     }
 
-  if (config->network)
+  if (config->network == WARDEN_NETWORK_OPEN)
     {
       if (!start_network (task, &error))
         bwrap_exec_fail (task, g_steal_pointer (&error));
@@ -693,7 +689,7 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
     }
 
   /* The way out through Warden's proxy: the helper relays to it. */
-  if (config->proxy_socket != NULL && !config->network)
+  if (config->proxy_socket != NULL && config->network != WARDEN_NETWORK_OPEN)
     {
       relay_path = warden_guard_get_helper_path ();
       if (relay_path == NULL)
@@ -712,7 +708,7 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  if (config->network)
+  if (config->network == WARDEN_NETWORK_OPEN)
     {
       g_autoptr(GBytes) resolv = g_bytes_new_static (SANDBOX_RESOLV_CONF,
                                                      strlen (SANDBOX_RESOLV_CONF));
@@ -916,7 +912,7 @@ warden_bwrap_sandbox_prepare_async (WardenSandbox       *sandbox,
     }
   g_free (self->slirp4netns);
   self->slirp4netns = g_find_program_in_path ("slirp4netns");
-  if (config->network && self->slirp4netns == NULL)
+  if (config->network == WARDEN_NETWORK_OPEN && self->slirp4netns == NULL)
     {
       /* Never the host's own network namespace: its abstract sockets are
        * the X server, the session bus… */
@@ -1007,7 +1003,7 @@ warden_bwrap_sandbox_new (const WardenSandboxConfig *config)
 {
   return g_object_new (WARDEN_TYPE_BWRAP_SANDBOX,
                        "config", config,
-                       "backend-name", "bwrap",
+                       "kind", WARDEN_SANDBOX_KIND_BWRAP,
                        "confined", TRUE,
                        NULL);
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/warden-json.h"
+#include "common/warden-sandbox-paths.h"
 #include "warden-sandbox-private.h"
 #include "warden-flatpak.h"
 #include "warden-warm-runner.h"
@@ -61,12 +62,6 @@ struct _WardenDockerSandbox
   char               *guard_unavailable; /* or why the container has no guard */
   guint               guard_seq;
 };
-
-/* Where the exec guard's helper and its sockets are inside the container. */
-#define GUARD_INSIDE     "/run/warden-guard"
-#define GUARD_DIR_INSIDE "/run/warden-guard.d"
-/* The network proxy's socket, for the warm runner's relay. */
-#define PROXY_INSIDE     "/run/warden-net.sock"
 
 G_DEFINE_FINAL_TYPE (WardenDockerSandbox, warden_docker_sandbox, WARDEN_TYPE_SANDBOX)
 
@@ -384,7 +379,7 @@ container_config (WardenDockerSandbox *self)
       json_builder_begin_array (b);
       add_relabelled_bind (b, config->workspace, inside, FALSE);
       if (self->guard_dir != NULL)
-        add_relabelled_bind (b, self->guard_dir, GUARD_DIR_INSIDE, TRUE);
+        add_relabelled_bind (b, self->guard_dir, WARDEN_SANDBOX_GUARD_DIR, TRUE);
       json_builder_end_array (b);
     }
   json_builder_set_member_name (b, "Mounts");
@@ -393,16 +388,16 @@ container_config (WardenDockerSandbox *self)
     add_bind_mount (b, config->workspace, inside, FALSE);
   if (self->guard_dir != NULL)
     {
-      add_bind_mount (b, warden_guard_get_helper_path (), GUARD_INSIDE, TRUE);
+      add_bind_mount (b, warden_guard_get_helper_path (), WARDEN_SANDBOX_GUARD, TRUE);
       /* Read-only: connecting to a socket needs no write, and nothing in
        * the sandbox may put a socket of its own where Warden looks. */
       if (!relabel)
-        add_bind_mount (b, self->guard_dir, GUARD_DIR_INSIDE, TRUE);
+        add_bind_mount (b, self->guard_dir, WARDEN_SANDBOX_GUARD_DIR, TRUE);
       /* The way out through Warden's proxy; a connection to a socket in a
        * read-only mount is allowed. (Not relabelled on SELinux, as the
        * helper is not.) */
-      if (config->proxy_socket != NULL && !config->network)
-        add_bind_mount (b, config->proxy_socket, PROXY_INSIDE, TRUE);
+      if (config->proxy_socket != NULL && config->network != WARDEN_NETWORK_OPEN)
+        add_bind_mount (b, config->proxy_socket, WARDEN_SANDBOX_PROXY_SOCKET, TRUE);
     }
   for (guint i = 0; i < mounts->len; i++)
     {
@@ -466,7 +461,7 @@ container_config (WardenDockerSandbox *self)
   json_builder_set_member_name (b, "CgroupnsMode");
   json_builder_add_string_value (b, "private");
   json_builder_set_member_name (b, "NetworkMode");
-  json_builder_add_string_value (b, config->network ? "bridge" : "none");
+  json_builder_add_string_value (b, config->network == WARDEN_NETWORK_OPEN ? "bridge" : "none");
   json_builder_set_member_name (b, "Memory");
   json_builder_add_int_value (b, memory);
   /* Memory plus swap: the same figure allows no swap at all. */
@@ -755,13 +750,13 @@ start_runner (WardenDockerSandbox *self,
   /* With the profile's hosts, the runner is started by the relay to the
    * proxy: the container's one way out, for as long as the runner lives.
    * Commands started by a Docker exec (no runner) have none. */
-  const char *relayed[] = { GUARD_INSIDE, "--relay", port, PROXY_INSIDE, "--",
-                            GUARD_INSIDE, "--serve", "--socket", GUARD_DIR_INSIDE "/runner.sock",
-                            NULL };
+  const char *relayed[] = { WARDEN_SANDBOX_GUARD, "--relay", port, WARDEN_SANDBOX_PROXY_SOCKET,
+                            "--", WARDEN_SANDBOX_GUARD, "--serve", "--socket",
+                            WARDEN_SANDBOX_GUARD_DIR "/runner.sock", NULL };
   const char * const *argv = relayed + 5;
   RunnerWait *wait;
 
-  if (config->proxy_socket != NULL && !config->network)
+  if (config->proxy_socket != NULL && config->network != WARDEN_NETWORK_OPEN)
     argv = relayed;
 
   g_clear_pointer (&self->runner, warden_warm_runner_free);
@@ -1079,7 +1074,7 @@ warden_docker_sandbox_prepare_async (WardenSandbox       *sandbox,
 static const char exec_wrapper[] = "echo \"$$\" >&2; exec /bin/sh -c \"$1\"";
 /* The same through the exec guard, whose socket is "$2". */
 static const char exec_guarded_wrapper[] =
-  "echo \"$$\" >&2; exec " GUARD_INSIDE " --socket \"$2\" -- /bin/sh -c \"$1\"";
+  "echo \"$$\" >&2; exec " WARDEN_SANDBOX_GUARD " --socket \"$2\" -- /bin/sh -c \"$1\"";
 
 /* Kills every process in the container except PID 1 (docker-init), its
  * oldest child (the container's own command, started before anything else),
@@ -2104,7 +2099,7 @@ warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
           return;
         }
       warden_exec_watch_adopt_guard (de->watch, guard);
-      socket_inside = g_build_filename (GUARD_DIR_INSIDE, name, NULL);
+      socket_inside = g_build_filename (WARDEN_SANDBOX_GUARD_DIR, name, NULL);
       argv[2] = exec_guarded_wrapper;
       argv[5] = socket_inside;
     }
@@ -2318,7 +2313,7 @@ warden_docker_sandbox_new (const WardenSandboxConfig *config)
 {
   return g_object_new (WARDEN_TYPE_DOCKER_SANDBOX,
                        "config", config,
-                       "backend-name", "docker",
+                       "kind", WARDEN_SANDBOX_KIND_DOCKER,
                        "confined", TRUE,
                        NULL);
 }

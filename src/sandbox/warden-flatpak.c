@@ -35,16 +35,15 @@ warden_flatpak_is_sandboxed (void)
 }
 
 gboolean
-warden_flatpak_check_backend_at (const char  *info_path,
-                                 const char  *backend,
-                                 GError     **error)
+warden_flatpak_check_backend_at (const char         *info_path,
+                                 WardenSandboxKind   kind,
+                                 GError            **error)
 {
-  g_return_val_if_fail (backend != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   /* Flatpak's seccomp filter refuses the user namespaces bwrap needs, and the
    * way around it (flatpak-spawn --host) would hand Warden the whole host. */
-  if (g_strcmp0 (backend, "bwrap") == 0 && warden_flatpak_is_sandboxed_at (info_path))
+  if (kind == WARDEN_SANDBOX_KIND_BWRAP && warden_flatpak_is_sandboxed_at (info_path))
     {
       g_set_error_literal (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE,
                            _("bubblewrap cannot run inside the Flatpak sandbox; use Docker "
@@ -56,10 +55,10 @@ warden_flatpak_check_backend_at (const char  *info_path,
 }
 
 gboolean
-warden_flatpak_check_backend (const char  *backend,
-                              GError     **error)
+warden_flatpak_check_backend (WardenSandboxKind   kind,
+                              GError            **error)
 {
-  return warden_flatpak_check_backend_at (FLATPAK_INFO_PATH, backend, error);
+  return warden_flatpak_check_backend_at (FLATPAK_INFO_PATH, kind, error);
 }
 
 static gboolean

@@ -122,7 +122,7 @@ warden_host_sandbox_new (const WardenSandboxConfig *config)
   copy->workspace_inside = g_strdup (copy->workspace);
   return g_object_new (WARDEN_TYPE_HOST_SANDBOX,
                        "config", copy,
-                       "backend-name", "host",
+                       "kind", WARDEN_SANDBOX_KIND_HOST,
                        "confined", FALSE,
                        NULL);
 }

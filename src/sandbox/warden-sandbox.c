@@ -22,15 +22,19 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "common/warden-sandbox-paths.h"
 #include "policy/warden-protected-path.h"
+#include "warden-bwrap-sandbox.h"
+#include "warden-docker-sandbox.h"
 #include "warden-git-doors.h"
+#include "warden-host-sandbox.h"
 #include "warden-output-collector.h"
 #include "warden-workspace-check.h"
 
 typedef struct
 {
   WardenSandboxConfig *config;
-  char                *backend_name;
+  WardenSandboxKind    kind;
   gboolean             confined;
   WardenGitDoors      *git_doors;   /* confined only; made by the first exec */
   WardenGitSnapshot   *git_baseline; /* the doors as the last command left them */
@@ -44,7 +48,7 @@ enum
 {
   PROP_0,
   PROP_CONFIG,
-  PROP_BACKEND_NAME,
+  PROP_KIND,
   PROP_CONFINED,
   N_PROPS
 };
@@ -69,7 +73,7 @@ warden_sandbox_config_new (const char *workspace)
   WardenSandboxConfig *config = g_new0 (WardenSandboxConfig, 1);
 
   config->workspace = g_strdup (workspace);
-  config->workspace_inside = g_strdup ("/workspace");
+  config->workspace_inside = g_strdup (WARDEN_SANDBOX_WORKSPACE);
   return config;
 }
 
@@ -170,7 +174,6 @@ warden_sandbox_finalize (GObject *object)
   WardenSandboxPrivate *priv = warden_sandbox_get_instance_private (self);
 
   g_clear_pointer (&priv->config, warden_sandbox_config_free);
-  g_clear_pointer (&priv->backend_name, g_free);
   g_clear_pointer (&priv->git_baseline, warden_git_snapshot_free);
   g_clear_pointer (&priv->git_doors, warden_git_doors_free);
   g_clear_pointer (&priv->protected_found, g_ptr_array_unref);
@@ -192,8 +195,8 @@ warden_sandbox_get_property (GObject    *object,
     case PROP_CONFIG:
       g_value_set_boxed (value, priv->config);
       break;
-    case PROP_BACKEND_NAME:
-      g_value_set_string (value, priv->backend_name);
+    case PROP_KIND:
+      g_value_set_enum (value, priv->kind);
       break;
     case PROP_CONFINED:
       g_value_set_boolean (value, priv->confined);
@@ -217,8 +220,8 @@ warden_sandbox_set_property (GObject      *object,
     case PROP_CONFIG:
       priv->config = g_value_dup_boxed (value);
       break;
-    case PROP_BACKEND_NAME:
-      priv->backend_name = g_value_dup_string (value);
+    case PROP_KIND:
+      priv->kind = g_value_get_enum (value);
       break;
     case PROP_CONFINED:
       priv->confined = g_value_get_boolean (value);
@@ -260,9 +263,10 @@ warden_sandbox_class_init (WardenSandboxClass *klass)
   properties[PROP_CONFIG] =
     g_param_spec_boxed ("config", NULL, NULL, WARDEN_TYPE_SANDBOX_CONFIG,
                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_BACKEND_NAME] =
-    g_param_spec_string ("backend-name", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  /* Set by each backend: never WARDEN_SANDBOX_KIND_AUTO. */
+  properties[PROP_KIND] =
+    g_param_spec_enum ("kind", NULL, NULL, WARDEN_TYPE_SANDBOX_KIND, WARDEN_SANDBOX_KIND_BWRAP,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
   /* FALSE only for the host backend: every caller can see that. */
   properties[PROP_CONFINED] =
     g_param_spec_boolean ("confined", NULL, NULL, TRUE,
@@ -295,12 +299,32 @@ warden_sandbox_get_config (WardenSandbox *self)
   return priv->config;
 }
 
-const char *
-warden_sandbox_get_backend_name (WardenSandbox *self)
+WardenSandboxKind
+warden_sandbox_get_kind (WardenSandbox *self)
 {
   WardenSandboxPrivate *priv = warden_sandbox_get_instance_private (self);
 
-  return priv->backend_name;
+  return priv->kind;
+}
+
+WardenSandbox *
+warden_sandbox_new_for_kind (WardenSandboxKind          kind,
+                             const WardenSandboxConfig *config)
+{
+  g_return_val_if_fail (config != NULL, NULL);
+
+  switch (kind)
+    {
+    case WARDEN_SANDBOX_KIND_DOCKER:
+      return warden_docker_sandbox_new (config);
+    case WARDEN_SANDBOX_KIND_BWRAP:
+      return warden_bwrap_sandbox_new (config);
+    case WARDEN_SANDBOX_KIND_HOST:
+      return warden_host_sandbox_new (config);
+    case WARDEN_SANDBOX_KIND_AUTO:
+    default:
+      g_return_val_if_reached (NULL);
+    }
 }
 
 gboolean
@@ -322,7 +346,7 @@ warden_sandbox_get_workspace_inside (WardenSandbox *self)
 {
   const WardenSandboxConfig *config = warden_sandbox_get_config (self);
 
-  return config->workspace_inside ? config->workspace_inside : "/workspace";
+  return config->workspace_inside ? config->workspace_inside : WARDEN_SANDBOX_WORKSPACE;
 }
 
 const char *
@@ -374,7 +398,7 @@ warden_sandbox_build_env (WardenSandbox           *self,
   env = g_environ_setenv (env, "TERM", "xterm-256color", TRUE);
   /* The way out, where there is one: curl, git, pip and npm take these.
    * A program that ignores them finds no route and no resolver. */
-  if (config->proxy_socket != NULL && !config->network)
+  if (config->proxy_socket != NULL && config->network != WARDEN_NETWORK_OPEN)
     {
       g_autofree char *http = g_strdup_printf ("http://127.0.0.1:%d", WARDEN_SANDBOX_PROXY_PORT);
       g_autofree char *socks = g_strdup_printf ("socks5h://127.0.0.1:%d",

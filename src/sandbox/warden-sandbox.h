@@ -8,7 +8,9 @@
 
 #include <gio/gio.h>
 
+#include "policy/warden-network.h"
 #include "warden-exec-guard.h"
+#include "warden-sandbox-kind.h"
 
 G_BEGIN_DECLS
 
@@ -36,9 +38,11 @@ typedef enum
 typedef struct
 {
   char     *workspace;          /* the project folder on the host (absolute) */
-  char     *workspace_inside;   /* where commands see it; default "/workspace" */
+  char     *workspace_inside;   /* where commands see it; default WARDEN_SANDBOX_WORKSPACE */
   char     *image;              /* docker only */
-  gboolean  network;            /* FALSE: no network at all (the default) */
+  /* NONE: no network at all (the default); OPEN: every host; ALLOWLIST:
+   * only through @proxy_socket (none without it). */
+  WardenNetworkMode network;
   char    **env;                /* NAME=VALUE for every command, or NULL */
   char     *setup_command;      /* run once by prepare, e.g. "npm install", or NULL */
   guint64   memory_bytes;       /* docker and bwrap: 0 means 2 GiB */
@@ -47,7 +51,7 @@ typedef struct
   char    **cap_add;            /* docker: capabilities kept; all others dropped */
   guint64   tmp_bytes;          /* docker and bwrap: size of /tmp; 0 means 1 GiB */
   /* The unix socket of Warden's network proxy on this machine: with
-   * @network FALSE, the sandbox's only way out (bwrap and a local Docker
+   * @network not OPEN, the sandbox's only way out (bwrap and a local Docker
    * engine). Its programs reach it at 127.0.0.1:WARDEN_SANDBOX_PROXY_PORT,
    * through HTTP_PROXY, HTTPS_PROXY and ALL_PROXY. NULL: none. */
   char     *proxy_socket;
@@ -171,9 +175,13 @@ struct _WardenSandboxClass
 
 GQuark                     warden_sandbox_error_quark        (void);
 
+/* The backend of @kind (not WARDEN_SANDBOX_KIND_AUTO: resolve it first). */
+WardenSandbox             *warden_sandbox_new_for_kind       (WardenSandboxKind          kind,
+                                                              const WardenSandboxConfig *config);
+
 const WardenSandboxConfig *warden_sandbox_get_config         (WardenSandbox            *self);
-/* "docker", "bwrap" or "host". */
-const char                *warden_sandbox_get_backend_name   (WardenSandbox            *self);
+/* The backend's kind: never WARDEN_SANDBOX_KIND_AUTO. */
+WardenSandboxKind          warden_sandbox_get_kind           (WardenSandbox            *self);
 /* FALSE for the host backend: commands run with the user's full rights. */
 gboolean                   warden_sandbox_get_confined       (WardenSandbox            *self);
 const char                *warden_sandbox_get_workspace      (WardenSandbox            *self);

@@ -34,7 +34,7 @@ struct _WardenApplication
   WardenCredentials  *credentials;
   WardenLlmProvider  *provider;
   GCancellable       *provider_cancellable;
-  char               *default_sandbox;   /* "docker" or "bwrap", once probed */
+  WardenSandboxKind   default_sandbox;   /* docker or bwrap once probed, else AUTO */
   GHashTable         *sessions;          /* id → WardenSession */
   GHashTable         *tickets;           /* notification token → Ticket */
   GCancellable       *cancellable;
@@ -127,10 +127,11 @@ warden_application_get_provider (WardenApplication *self)
   return self->provider;
 }
 
-const char *
+WardenSandboxKind
 warden_application_default_sandbox (WardenApplication *self)
 {
-  return self->default_sandbox ? self->default_sandbox : "bwrap";
+  return self->default_sandbox != WARDEN_SANDBOX_KIND_AUTO ? self->default_sandbox
+                                                           : WARDEN_SANDBOX_KIND_BWRAP;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -307,7 +308,7 @@ WardenSession *
 warden_application_create_session (WardenApplication  *self,
                                    const char         *workspace,
                                    const char         *profile,
-                                   const char         *sandbox,
+                                   WardenSandboxKind   sandbox,
                                    const char         *title,
                                    GError            **error)
 {
@@ -324,7 +325,7 @@ warden_application_create_session (WardenApplication  *self,
                      "Preferences"));
       return NULL;
     }
-  if (sandbox == NULL || g_strcmp0 (sandbox, "auto") == 0)
+  if (sandbox == WARDEN_SANDBOX_KIND_AUTO)
     sandbox = warden_application_default_sandbox (self);
   /* Inside Flatpak bubblewrap cannot run: say so now, not at the first command. */
   if (!warden_flatpak_check_backend (sandbox, error) ||
@@ -333,10 +334,12 @@ warden_application_create_session (WardenApplication  *self,
 
   config.workspace = (char *) workspace;
   config.profile = (char *) profile;
-  config.sandbox = (char *) sandbox;
+  config.sandbox = sandbox;
   /* Empty: the image the session's profile names. */
   config.image = image[0] != '\0' ? image : NULL;
-  config.network = g_settings_get_boolean (self->settings, "network");
+  /* The old switch: for a profile without a network section. */
+  config.network = g_settings_get_boolean (self->settings, "network") ? WARDEN_NETWORK_OPEN
+                                                                      : WARDEN_NETWORK_NONE;
   config.max_steps = g_settings_get_uint (self->settings, "max-steps");
   config.memory_bytes = (guint64) g_settings_get_uint (self->settings, "memory-limit-mb")
                         * 1024 * 1024;
@@ -941,8 +944,7 @@ ping_cb (GObject      *object,
 
   if (warden_docker_client_ping_finish (client, result, NULL))
     {
-      g_free (self->default_sandbox);
-      self->default_sandbox = g_strdup ("docker");
+      self->default_sandbox = WARDEN_SANDBOX_KIND_DOCKER;
       /* Containers of a Warden that crashed: only at start, when none of ours run. */
       warden_docker_sandbox_cleanup_async (client, self->cancellable, NULL, NULL);
     }
@@ -1094,7 +1096,6 @@ warden_application_finalize (GObject *object)
   WardenApplication *self = WARDEN_APPLICATION (object);
 
   g_clear_error (&self->store_error);
-  g_free (self->default_sandbox);
   G_OBJECT_CLASS (warden_application_parent_class)->finalize (object);
 }
 

@@ -46,14 +46,14 @@ WardenSession      *warden_application_open_session        (WardenApplication  *
 WardenSession      *warden_application_create_session      (WardenApplication  *self,
                                                             const char         *workspace,
                                                             const char         *profile,
-                                                            const char         *sandbox,
+                                                            WardenSandboxKind   sandbox,
                                                             const char         *title,
                                                             GError            **error);
 gboolean            warden_application_delete_session      (WardenApplication  *self,
                                                             const char         *id,
                                                             GError            **error);
-/* "auto" resolved: docker when an engine answers, else bwrap. */
-const char         *warden_application_default_sandbox     (WardenApplication  *self);
+/* Automatic resolved: docker when an engine answers, else bwrap. */
+WardenSandboxKind   warden_application_default_sandbox     (WardenApplication  *self);
 
 /* Signals: "sessions-changed" — a session was created, renamed or deleted;
  *          "profiles-changed" — Preferences closed, profiles may differ. */

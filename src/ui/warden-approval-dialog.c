@@ -559,17 +559,23 @@ static char *
 describe_where (WardenApproval *approval)
 {
   const char *cwd = warden_approval_get_cwd (approval);
-  const char *sandbox = warden_approval_get_sandbox (approval);
   const char *sandbox_name = NULL;
 
-  if (g_strcmp0 (sandbox, "docker") == 0)
-    sandbox_name = _("Docker container");
-  else if (g_strcmp0 (sandbox, "bwrap") == 0)
-    sandbox_name = _("Bubblewrap sandbox");
-  else if (g_strcmp0 (sandbox, "host") == 0)
-    sandbox_name = _("host, without a sandbox");
-  else if (sandbox != NULL && sandbox[0] != '\0')
-    sandbox_name = sandbox;
+  switch (warden_approval_get_sandbox (approval))
+    {
+    case WARDEN_SANDBOX_KIND_DOCKER:
+      sandbox_name = _("Docker container");
+      break;
+    case WARDEN_SANDBOX_KIND_BWRAP:
+      sandbox_name = _("Bubblewrap sandbox");
+      break;
+    case WARDEN_SANDBOX_KIND_HOST:
+      sandbox_name = _("host, without a sandbox");
+      break;
+    case WARDEN_SANDBOX_KIND_AUTO:    /* none said */
+    default:
+      break;
+    }
 
   if (cwd != NULL && cwd[0] != '\0' && sandbox_name != NULL)
     /* Translators: "In /workspace/src · Docker container" */

@@ -15,7 +15,10 @@
 #include "sandbox/warden-workspace-check.h"
 
 /* In the order of the sandbox row's items. */
-static const char * const sandbox_ids[] = { "auto", "docker", "bwrap", "host" };
+static const WardenSandboxKind sandbox_kinds[] = {
+  WARDEN_SANDBOX_KIND_AUTO, WARDEN_SANDBOX_KIND_DOCKER, WARDEN_SANDBOX_KIND_BWRAP,
+  WARDEN_SANDBOX_KIND_HOST,
+};
 
 struct _WardenNewSessionDialog
 {
@@ -163,8 +166,8 @@ create_action (GtkWidget  *widget,
   guint sandbox_index = adw_combo_row_get_selected (self->sandbox_row);
   const char *profile = profile_index < self->profile_ids->len
                         ? g_ptr_array_index (self->profile_ids, profile_index) : "";
-  const char *sandbox = sandbox_index < G_N_ELEMENTS (sandbox_ids)
-                        ? sandbox_ids[sandbox_index] : "auto";
+  WardenSandboxKind sandbox = sandbox_index < G_N_ELEMENTS (sandbox_kinds)
+                              ? sandbox_kinds[sandbox_index] : WARDEN_SANDBOX_KIND_AUTO;
   g_autofree char *title = NULL;
 
   if (!self->workspace_ok)
@@ -270,7 +273,7 @@ warden_new_session_dialog_new (GtkWindow          *parent,
                                WardenProfileStore *profiles,
                                const char         *workspace,
                                const char         *profile,
-                               const char         *sandbox)
+                               WardenSandboxKind   sandbox)
 {
   WardenNewSessionDialog *self;
 
@@ -282,8 +285,8 @@ warden_new_session_dialog_new (GtkWindow          *parent,
                        NULL);
 
   fill_profiles (self, profiles, profile);
-  for (guint i = 0; i < G_N_ELEMENTS (sandbox_ids); i++)
-    if (g_strcmp0 (sandbox_ids[i], sandbox) == 0)
+  for (guint i = 0; i < G_N_ELEMENTS (sandbox_kinds); i++)
+    if (sandbox_kinds[i] == sandbox)
       adw_combo_row_set_selected (self->sandbox_row, i);
   warden_new_session_dialog_set_workspace (self, workspace);
   /* The keys go to the title, not to Cancel: Ctrl+N, then Enter creates. */
@@ -330,7 +333,7 @@ warden_new_session_dialog_class_init (WardenNewSessionDialogClass *klass)
    * WardenNewSessionDialog::create:
    * @workspace: the folder, a local path
    * @profile: the profile's id
-   * @sandbox: "auto", "docker", "bwrap" or "host"
+   * @sandbox: a #WardenSandboxKind, AUTO for Automatic
    * @title: the title, "" for none
    */
   signals[CREATE] = g_signal_new ("create",
@@ -338,7 +341,8 @@ warden_new_session_dialog_class_init (WardenNewSessionDialogClass *klass)
                                   G_SIGNAL_RUN_LAST,
                                   0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 4,
-                                  G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
+                                  G_TYPE_STRING, G_TYPE_STRING, WARDEN_TYPE_SANDBOX_KIND,
+                                  G_TYPE_STRING);
 
   gtk_widget_class_install_action (widget_class, "new-session.create", NULL, create_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);

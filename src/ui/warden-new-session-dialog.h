@@ -10,6 +10,8 @@
 
 #include "policy/warden-profile-store.h"
 
+#include "sandbox/warden-sandbox-kind.h"
+
 G_BEGIN_DECLS
 
 #define WARDEN_TYPE_NEW_SESSION_DIALOG (warden_new_session_dialog_get_type ())
@@ -17,15 +19,15 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (WardenNewSessionDialog, warden_new_session_dialog, WARDEN,
                       NEW_SESSION_DIALOG, AdwWindow)
 
-/* Any of @workspace, @profile (an id) and @sandbox ("auto", "docker",
- * "bwrap", "host") may be NULL. Emits "create" (const char *workspace,
- * const char *profile, const char *sandbox, const char *title; title is ""
- * when none was given), then closes. */
+/* @workspace and @profile (an id) may be NULL; @sandbox AUTO is
+ * Automatic. Emits "create" (const char *workspace, const char *profile,
+ * WardenSandboxKind sandbox, const char *title; title is "" when none was
+ * given), then closes. */
 WardenNewSessionDialog *warden_new_session_dialog_new             (GtkWindow              *parent,
                                                                    WardenProfileStore     *profiles,
                                                                    const char             *workspace,
                                                                    const char             *profile,
-                                                                   const char             *sandbox);
+                                                                   WardenSandboxKind       sandbox);
 const char             *warden_new_session_dialog_get_workspace   (WardenNewSessionDialog *self);
 /* Checks, without blocking, that @path is a folder that can be a workspace
  * (warden_workspace_check(): not $HOME, nothing holding Warden's own state

@@ -52,7 +52,8 @@ struct _WardenPreferencesWindow
   GtkSpinner           *test_spinner;
   GtkWidget            *test_button;
   GCancellable         *test_cancellable;   /* the connection test under way */
-  char                 *sandbox_auto;       /* what "auto" is now: docker, bwrap or NULL */
+  WardenSandboxKind     sandbox_auto;       /* what Automatic is now: docker, bwrap, or AUTO
+                                             * while not known */
   AdwComboRow          *sandbox_row;
   AdwEntryRow          *image_row;
   GtkSwitch            *network_switch;
@@ -80,7 +81,11 @@ static GParamSpec *properties[N_PROPS];
 
 /* In the order of the combo rows' items. */
 static const char * const provider_choices[] = { "auto", "anthropic", "openai", "ollama", NULL };
-static const char * const sandbox_choices[] = { "auto", "docker", "bwrap", "host", NULL };
+/* In the order of the sandbox row's items. */
+static const WardenSandboxKind sandbox_kinds[] = {
+  WARDEN_SANDBOX_KIND_AUTO, WARDEN_SANDBOX_KIND_DOCKER, WARDEN_SANDBOX_KIND_BWRAP,
+  WARDEN_SANDBOX_KIND_HOST,
+};
 static const char * const page_names[] = { "model", "sandbox", "profiles", NULL };
 
 static void refresh_profiles (WardenPreferencesWindow *self);
@@ -141,6 +146,35 @@ choice_set_mapping (const GValue       *value,
   if (index >= g_strv_length ((char **) choices))
     return NULL;
   return g_variant_new_string (choices[index]);
+}
+
+/* The setting's text is read and written as the kind's, nowhere else: one
+ * this Warden does not know is Automatic. */
+static gboolean
+sandbox_get_mapping (GValue   *value,
+                     GVariant *variant,
+                     gpointer  user_data)
+{
+  WardenSandboxKind kind = WARDEN_SANDBOX_KIND_AUTO;
+
+  warden_sandbox_kind_from_string (g_variant_get_string (variant, NULL), &kind);
+  g_value_set_uint (value, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (sandbox_kinds); i++)
+    if (sandbox_kinds[i] == kind)
+      g_value_set_uint (value, i);
+  return TRUE;
+}
+
+static GVariant *
+sandbox_set_mapping (const GValue       *value,
+                     const GVariantType *expected_type,
+                     gpointer            user_data)
+{
+  guint index = g_value_get_uint (value);
+
+  if (index >= G_N_ELEMENTS (sandbox_kinds))
+    return NULL;
+  return g_variant_new_string (warden_sandbox_kind_to_string (sandbox_kinds[index]));
 }
 
 /* Must always succeed: GSettings aborts when a mapping rejects the default,
@@ -1469,19 +1503,18 @@ test_connection_action (GtkWidget  *widget,
 /* @engine: which one answers ("Podman 4.3.1, rootless") and where. */
 static void
 set_sandbox_auto (WardenPreferencesWindow *self,
-                  const char              *backend,
+                  WardenSandboxKind        kind,
                   const char              *engine,
                   const char              *host)
 {
   g_autofree char *subtitle = NULL;
 
-  g_free (self->sandbox_auto);
-  self->sandbox_auto = g_strdup (backend);
-  if (g_strcmp0 (backend, "docker") == 0 && engine != NULL)
+  self->sandbox_auto = kind;
+  if (kind == WARDEN_SANDBOX_KIND_DOCKER && engine != NULL)
     /* Translators: "… Now: Podman 4.3.1, rootless, at unix:///run/user/1000/podman/podman.sock." */
     subtitle = g_strdup_printf (_("Automatic uses a container engine (Docker or Podman) when one "
                                   "answers, else bubblewrap. Now: %s, at %s."), engine, host);
-  else if (g_strcmp0 (backend, "docker") == 0)
+  else if (kind == WARDEN_SANDBOX_KIND_DOCKER)
     subtitle = g_strdup (_("Automatic uses a container engine (Docker or Podman) when one "
                            "answers, else bubblewrap. Now: an engine answers."));
   else
@@ -1503,7 +1536,8 @@ sandbox_engine_cb (GObject      *object,
   if (warden_docker_client_query_engine_finish (docker, result, &error))
     engine = warden_docker_client_dup_engine_description (docker);
   if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    set_sandbox_auto (self, "docker", engine, warden_docker_client_get_host (docker));
+    set_sandbox_auto (self, WARDEN_SANDBOX_KIND_DOCKER, engine,
+                      warden_docker_client_get_host (docker));
   release (self);
 }
 
@@ -1525,7 +1559,7 @@ sandbox_ping_cb (GObject      *object,
                                                sandbox_engine_cb, g_object_ref (self));
     }
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    set_sandbox_auto (self, "bwrap", NULL, NULL);
+    set_sandbox_auto (self, WARDEN_SANDBOX_KIND_BWRAP, NULL, NULL);
   release (self);
 }
 
@@ -1536,7 +1570,7 @@ probe_sandbox (WardenPreferencesWindow *self)
 
   if (docker == NULL)
     {
-      set_sandbox_auto (self, "bwrap", NULL, NULL);
+      set_sandbox_auto (self, WARDEN_SANDBOX_KIND_BWRAP, NULL, NULL);
       return;
     }
   adw_action_row_set_subtitle (ADW_ACTION_ROW (self->sandbox_row),
@@ -1568,8 +1602,8 @@ warden_preferences_window_constructed (GObject *object)
                    G_SETTINGS_BIND_DEFAULT);
 
   g_settings_bind_with_mapping (self->settings, "sandbox", self->sandbox_row, "selected",
-                                G_SETTINGS_BIND_DEFAULT, choice_get_mapping, choice_set_mapping,
-                                (gpointer) sandbox_choices, NULL);
+                                G_SETTINGS_BIND_DEFAULT, sandbox_get_mapping, sandbox_set_mapping,
+                                NULL, NULL);
   g_settings_bind (self->settings, "image", self->image_row, "text", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "network", self->network_switch, "active",
                    G_SETTINGS_BIND_DEFAULT);
@@ -1629,7 +1663,6 @@ warden_preferences_window_finalize (GObject *object)
   WardenPreferencesWindow *self = (WardenPreferencesWindow *)object;
 
   g_clear_pointer (&self->profile_ids, g_strfreev);
-  g_clear_pointer (&self->sandbox_auto, g_free);
   g_clear_pointer (&self->profile_rows, g_ptr_array_unref);
   g_clear_pointer (&self->problem_rows, g_ptr_array_unref);
 
@@ -1876,10 +1909,10 @@ warden_preferences_window_get_test_button (WardenPreferencesWindow *self)
   return self->test_button;
 }
 
-const char *
+WardenSandboxKind
 warden_preferences_window_get_sandbox_auto (WardenPreferencesWindow *self)
 {
-  g_return_val_if_fail (WARDEN_IS_PREFERENCES_WINDOW (self), NULL);
+  g_return_val_if_fail (WARDEN_IS_PREFERENCES_WINDOW (self), WARDEN_SANDBOX_KIND_AUTO);
 
   return self->sandbox_auto;
 }

@@ -10,6 +10,7 @@
 
 #include "policy/warden-profile-store.h"
 #include "llm/warden-credentials.h"
+#include "sandbox/warden-sandbox-kind.h"
 #include "warden-profile-editor.h"
 
 G_BEGIN_DECLS
@@ -42,8 +43,8 @@ const char          *warden_preferences_window_get_key_status  (WardenPreference
 GtkWidget           *warden_preferences_window_get_test_button (WardenPreferencesWindow *self);
 const char          *warden_preferences_window_get_connection_result
                                                                (WardenPreferencesWindow *self);
-/* What "Automatic" resolves to now ("docker" or "bwrap"), or NULL while the
+/* What Automatic resolves to now (docker or bwrap), or AUTO while the
  * Docker engine has not answered yet (get_busy() is TRUE then). */
-const char          *warden_preferences_window_get_sandbox_auto (WardenPreferencesWindow *self);
+WardenSandboxKind    warden_preferences_window_get_sandbox_auto (WardenPreferencesWindow *self);
 
 G_END_DECLS

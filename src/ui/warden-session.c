@@ -31,9 +31,6 @@ struct _WardenSession
   gboolean            go_on;         /* answered while the step was still ending */
 
   char               *state;
-  char               *sandbox_state;
-  double              sandbox_fraction;
-  char               *sandbox_message;
   char               *nested_id;     /* the started program asked about now */
   gboolean            unguarded_said; /* the chat says programs are not checked */
   guint               model_silent;  /* seconds the model has sent nothing; 0: it answers */
@@ -52,9 +49,7 @@ enum
   PROP_STATE,
   PROP_BUSY,
   PROP_PENDING,
-  PROP_SANDBOX_STATE,
-  PROP_SANDBOX_FRACTION,
-  PROP_SANDBOX_MESSAGE,
+  PROP_AGENT,
   PROP_MODEL_SILENT,
   N_PROPS
 };
@@ -128,7 +123,7 @@ item_for_call (WardenSession  *self,
 static void
 warn_if_host (WardenSession *self)
 {
-  if (g_strcmp0 (self->info->sandbox, "host") != 0)
+  if (warden_session_get_sandbox (self) != WARDEN_SANDBOX_KIND_HOST)
     return;
   append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_NOTICE,
                                            _("This session has no sandbox: it runs commands on "
@@ -352,6 +347,9 @@ approval_withdrawn_cb (WardenAgent   *agent,
   g_signal_emit (self, signals[APPROVAL_RESOLVED], 0, id);
 }
 
+/* Ready, with a gap in what is checked (no exec guard there): said in the
+ * chat once, as the host warning is. The header follows the agent's
+ * sandbox properties itself. */
 static void
 profile_copied_cb (WardenAgent   *agent,
                    const char    *from,
@@ -365,26 +363,17 @@ profile_copied_cb (WardenAgent   *agent,
 
 static void
 sandbox_state_cb (WardenAgent   *agent,
-                  const char    *state,
-                  double         fraction,
-                  const char    *message,
+                  GParamSpec    *pspec,
                   WardenSession *self)
 {
-  g_free (self->sandbox_state);
-  self->sandbox_state = g_strdup (state);
-  self->sandbox_fraction = fraction;
-  g_free (self->sandbox_message);
-  self->sandbox_message = g_strdup (message);
-  /* Ready, with a gap in what is checked (no exec guard there): said in
-   * the chat once, as the host warning is. */
-  if (g_strcmp0 (state, "ready") == 0 && message != NULL && !self->unguarded_said)
+  const char *message = warden_agent_get_sandbox_message (agent);
+
+  if (warden_agent_get_sandbox_state (agent) == WARDEN_SANDBOX_STATE_READY && message != NULL &&
+      !self->unguarded_said)
     {
       self->unguarded_said = TRUE;
       append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_NOTICE, message));
     }
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SANDBOX_FRACTION]);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SANDBOX_MESSAGE]);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SANDBOX_STATE]);
 }
 
 static gboolean start_run (WardenSession  *self,
@@ -515,8 +504,10 @@ connect_agent (WardenSession *self)
   g_signal_connect_object (self->agent, "approval-withdrawn", G_CALLBACK (approval_withdrawn_cb),
                            self, 0);
   g_signal_connect_object (self->agent, "output", G_CALLBACK (output_cb), self, 0);
-  g_signal_connect_object (self->agent, "sandbox-state", G_CALLBACK (sandbox_state_cb), self, 0);
+  g_signal_connect_object (self->agent, "notify::sandbox-state", G_CALLBACK (sandbox_state_cb),
+                           self, 0);
   g_signal_connect_object (self->agent, "profile-copied", G_CALLBACK (profile_copied_cb), self, 0);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AGENT]);
 }
 
 static void
@@ -745,10 +736,20 @@ warden_session_set_profile (WardenSession  *self,
   return TRUE;
 }
 
-const char *
+WardenSandboxKind
 warden_session_get_sandbox (WardenSession *self)
 {
-  return self->info->sandbox;
+  WardenSandboxKind kind = WARDEN_SANDBOX_KIND_BWRAP;
+
+  g_return_val_if_fail (WARDEN_IS_SESSION (self), kind);
+
+  if (self->agent != NULL)
+    return warden_agent_get_sandbox_kind (self->agent);
+  /* Not opened yet (no model): the stored row's, as the agent would read it. */
+  if (!warden_sandbox_kind_from_string (self->info->sandbox, &kind) ||
+      kind == WARDEN_SANDBOX_KIND_AUTO)
+    kind = WARDEN_SANDBOX_KIND_BWRAP;
+  return kind;
 }
 
 const char *
@@ -812,17 +813,7 @@ warden_session_get_pending (WardenSession *self)
   return self->agent ? warden_agent_get_pending (self->agent) : NULL;
 }
 
-const char *
-warden_session_get_sandbox_state (WardenSession *self)
-{
-  return self->sandbox_state;
-}
 
-double
-warden_session_get_sandbox_fraction (WardenSession *self)
-{
-  return self->sandbox_fraction;
-}
 
 guint
 warden_session_get_model_silent (WardenSession *self)
@@ -831,11 +822,6 @@ warden_session_get_model_silent (WardenSession *self)
   return self->model_silent;
 }
 
-const char *
-warden_session_get_sandbox_message (WardenSession *self)
-{
-  return self->sandbox_message;
-}
 
 gboolean
 warden_session_send (WardenSession  *self,
@@ -1046,8 +1032,6 @@ warden_session_finalize (GObject *object)
   g_clear_object (&self->profiles);
   g_clear_pointer (&self->info, warden_session_record_free);
   g_free (self->state);
-  g_free (self->sandbox_state);
-  g_free (self->sandbox_message);
   g_free (self->nested_id);
   g_free (self->derived_title);
   G_OBJECT_CLASS (warden_session_parent_class)->finalize (object);
@@ -1078,14 +1062,8 @@ warden_session_get_property (GObject    *object,
     case PROP_PENDING:
       g_value_set_object (value, warden_session_get_pending (self));
       break;
-    case PROP_SANDBOX_STATE:
-      g_value_set_string (value, self->sandbox_state);
-      break;
-    case PROP_SANDBOX_FRACTION:
-      g_value_set_double (value, self->sandbox_fraction);
-      break;
-    case PROP_SANDBOX_MESSAGE:
-      g_value_set_string (value, self->sandbox_message);
+    case PROP_AGENT:
+      g_value_set_object (value, self->agent);
       break;
     case PROP_MODEL_SILENT:
       g_value_set_uint (value, self->model_silent);
@@ -1111,11 +1089,9 @@ warden_session_class_init (WardenSessionClass *klass)
   properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE, flags);
   properties[PROP_PENDING] = g_param_spec_object ("pending", NULL, NULL, WARDEN_TYPE_APPROVAL,
                                                   flags);
-  properties[PROP_SANDBOX_STATE] = g_param_spec_string ("sandbox-state", NULL, NULL, NULL, flags);
-  properties[PROP_SANDBOX_FRACTION] = g_param_spec_double ("sandbox-fraction", NULL, NULL,
-                                                           0, 1, 0, flags);
-  properties[PROP_SANDBOX_MESSAGE] = g_param_spec_string ("sandbox-message", NULL, NULL, NULL,
-                                                          flags);
+  /* Set once, when the session gets a model: views bind to its sandbox
+   * properties through it. */
+  properties[PROP_AGENT] = g_param_spec_object ("agent", NULL, NULL, WARDEN_TYPE_AGENT, flags);
   /* Seconds the model has sent nothing of its answer (a notice each 30 s); 0 once it answers. */
   properties[PROP_MODEL_SILENT] = g_param_spec_uint ("model-silent", NULL, NULL, 0, G_MAXUINT, 0,
                                                      flags);
@@ -1152,5 +1128,4 @@ warden_session_init (WardenSession *self)
   self->items = g_list_store_new (WARDEN_TYPE_CHAT_ITEM);
   self->tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->state = g_strdup ("idle");
-  self->sandbox_state = g_strdup ("none");
 }

@@ -59,7 +59,8 @@ const char         *warden_session_get_profile   (WardenSession           *self)
 gboolean            warden_session_set_profile   (WardenSession           *self,
                                                   const char              *profile_id,
                                                   GError                 **error);
-const char         *warden_session_get_sandbox   (WardenSession           *self);
+/* The backend its commands run in: the agent's, or the stored row's before it has one. */
+WardenSandboxKind   warden_session_get_sandbox   (WardenSession           *self);
 const char         *warden_session_get_model     (WardenSession           *self);
 WardenAgent        *warden_session_get_agent     (WardenSession           *self);
 /* The conversation: a GListModel of WardenChatItem. */
@@ -74,10 +75,6 @@ const char         *warden_session_get_state     (WardenSession           *self)
 gboolean            warden_session_get_busy      (WardenSession           *self);
 /* The approval or question waiting for the user, or NULL. */
 WardenApproval     *warden_session_get_pending   (WardenSession           *self);
-/* none, preparing, ready, stopped, failed; with the pull progress and the error. */
-const char         *warden_session_get_sandbox_state   (WardenSession *self);
-double              warden_session_get_sandbox_fraction (WardenSession *self);
-const char         *warden_session_get_sandbox_message (WardenSession *self);
 /* Seconds the model has sent nothing of its answer; 0 when it answers. */
 guint               warden_session_get_model_silent    (WardenSession *self);
 
@@ -109,8 +106,8 @@ gboolean            warden_session_close_finish  (WardenSession           *self,
                                                   GAsyncResult            *result,
                                                   GError                 **error);
 
-/* Properties: "title", "profile", "state", "busy", "pending", "sandbox-state",
- * "sandbox-fraction", "sandbox-message".
+/* Properties: "title", "profile", "state", "busy", "pending", "agent" (the
+ * sandbox's state, progress and message are the agent's), "model-silent".
  * Signals:
  *   "command-started"  (WardenChatItem *item)   an exec began: its prompt line
  *   "command-output"   (const char *data)       its output as it arrives

@@ -73,6 +73,9 @@ struct _WardenWindow
   WardenSession        *session;
   GSignalGroup         *session_signals;   /* on session, whichever it is */
   GSignalGroup         *items_signals;     /* on its chat items */
+  GBindingGroup        *session_bindings;  /* from the session: its agent, to the two below */
+  GSignalGroup         *agent_signals;     /* on the session's agent: its sandbox state */
+  GBindingGroup        *agent_bindings;    /* from it: the sandbox's progress and message */
   GHashTable           *opened;            /* id → WardenSession this window opened */
   GtkStringList        *profile_names;     /* what the header's dropdown shows */
   GPtrArray            *profile_ids;       /* the id of each */
@@ -799,10 +802,12 @@ update_title (WardenWindow *self)
     /* Translators: the header's subtitle while an approval or a question
      * waits: "Waiting for you · <folder> · <sandbox>" */
     subtitle = g_strdup_printf (_("Waiting for you · %s · %s"), workspace_label (self),
-                                warden_session_get_sandbox (self->session));
+                                warden_sandbox_kind_to_string (
+                                  warden_session_get_sandbox (self->session)));
   else
     subtitle = g_strdup_printf ("%s · %s · %s", workspace_label (self),
-                                warden_session_get_sandbox (self->session),
+                                warden_sandbox_kind_to_string (
+                                  warden_session_get_sandbox (self->session)),
                                 model ? model : _("no model"));
   adw_window_title_set_subtitle (self->window_title, subtitle);
 }
@@ -929,21 +934,35 @@ profile_selected_cb (GtkDropDown  *dropdown,
   switch_profile (self, g_ptr_array_index (self->profile_ids, selected));
 }
 
+/* -1 is "not known": an empty bar. */
+static gboolean
+fraction_to_bar (GBinding     *binding,
+                 const GValue *from,
+                 GValue       *to,
+                 gpointer      user_data)
+{
+  g_value_set_double (to, CLAMP (g_value_get_double (from), 0, 1));
+  return TRUE;
+}
+
+/* The progress bar and the tooltips are bound to the agent's properties;
+ * this says the state in words. */
 static void
 update_sandbox (WardenWindow *self)
 {
-  const char *state = self->session ? warden_session_get_sandbox_state (self->session) : "none";
-  const char *message = self->session ? warden_session_get_sandbox_message (self->session) : NULL;
-  gboolean preparing = g_strcmp0 (state, "preparing") == 0;
-  gboolean failed = g_strcmp0 (state, "failed") == 0;
   WardenAgent *agent = self->session ? warden_session_get_agent (self->session) : NULL;
+  WardenSandboxState state = agent ? warden_agent_get_sandbox_state (agent)
+                                   : WARDEN_SANDBOX_STATE_NONE;
+  const char *message = agent ? warden_agent_get_sandbox_message (agent) : NULL;
+  gboolean preparing = state == WARDEN_SANDBOX_STATE_PREPARING;
+  gboolean failed = state == WARDEN_SANDBOX_STATE_FAILED;
   g_autofree char *engine = agent ? warden_agent_dup_engine_description (agent) : NULL;
   g_autofree char *ready = NULL;
   const char *label = "";
 
   if (preparing)
     label = _("Preparing sandbox…");
-  else if (g_strcmp0 (state, "ready") == 0)
+  else if (state == WARDEN_SANDBOX_STATE_READY)
     {
       /* The tooltip says why, for a gap in what it holds to. */
       const char *base = agent && warden_agent_get_programs_unchecked (agent)
@@ -956,7 +975,7 @@ update_sandbox (WardenWindow *self)
       ready = engine ? g_strdup_printf ("%s · %s", base, engine) : g_strdup (base);
       label = ready;
     }
-  else if (g_strcmp0 (state, "stopped") == 0)
+  else if (state == WARDEN_SANDBOX_STATE_STOPPED)
     label = _("Sandbox stopped");
   else if (failed)
     label = _("Sandbox failed");
@@ -965,14 +984,7 @@ update_sandbox (WardenWindow *self)
   /* Narrow, the header has no room for the bar; the banner says what fails. */
   gtk_widget_set_visible (GTK_WIDGET (self->sandbox_progress),
                           preparing && !adw_leaflet_get_folded (self->leaflet));
-  if (preparing)
-    {
-      gtk_progress_bar_set_fraction (self->sandbox_progress,
-                                     warden_session_get_sandbox_fraction (self->session));
-      gtk_widget_set_tooltip_text (GTK_WIDGET (self->sandbox_progress), message);
-    }
   gtk_widget_set_visible (GTK_WIDGET (self->sandbox_retry), failed);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->sandbox_label), message);
   if (failed && message != NULL)
     {
       g_autofree char *text = g_strdup_printf (_("The sandbox could not start: %s"), message);
@@ -1353,15 +1365,19 @@ session_profile_cb (WardenSession *session,
 }
 
 static const char *
-sandbox_name (const char *sandbox)
+sandbox_name (WardenSandboxKind kind)
 {
-  if (g_strcmp0 (sandbox, "docker") == 0)
-    return _("Docker container");
-  if (g_strcmp0 (sandbox, "bwrap") == 0)
-    return _("Bubblewrap");
-  if (g_strcmp0 (sandbox, "host") == 0)
-    return _("None: commands run on this computer");
-  return sandbox;
+  switch (kind)
+    {
+    case WARDEN_SANDBOX_KIND_DOCKER:
+      return _("Docker container");
+    case WARDEN_SANDBOX_KIND_HOST:
+      return _("None: commands run on this computer");
+    case WARDEN_SANDBOX_KIND_BWRAP:
+    case WARDEN_SANDBOX_KIND_AUTO:
+    default:
+      return _("Bubblewrap");
+    }
 }
 
 /* A session without a task yet: where it works, in what, under which
@@ -1482,6 +1498,8 @@ set_session_full (WardenWindow  *self,
   hide_banner (self);
   left = self->session ? g_object_ref (self->session) : NULL;
   g_set_object (&self->session, session);
+  /* First: the agent is the one of this session when its handlers run. */
+  g_binding_group_set_source (self->session_bindings, session);
   g_signal_group_set_target (self->session_signals, session);
   g_signal_group_set_target (self->items_signals,
                              session ? warden_session_get_items (session) : NULL);
@@ -1591,7 +1609,7 @@ static void
 new_session_create_cb (WardenNewSessionDialog *dialog,
                        const char             *workspace,
                        const char             *profile,
-                       const char             *sandbox,
+                       WardenSandboxKind       sandbox,
                        const char             *title,
                        WardenWindow           *self)
 {
@@ -1627,7 +1645,8 @@ warden_window_new_session (WardenWindow *self)
 {
   g_autofree char *workspace = g_settings_get_string (self->settings, "default-workspace");
   g_autofree char *profile = g_settings_get_string (self->settings, "default-profile");
-  g_autofree char *sandbox = g_settings_get_string (self->settings, "sandbox");
+  g_autofree char *setting = g_settings_get_string (self->settings, "sandbox");
+  WardenSandboxKind sandbox = WARDEN_SANDBOX_KIND_AUTO;
   WardenNewSessionDialog *dialog;
 
   if (self->new_session_dialog != NULL)
@@ -1640,6 +1659,8 @@ warden_window_new_session (WardenWindow *self)
       g_free (workspace);
       workspace = g_get_current_dir ();
     }
+  /* A setting this Warden does not know is Automatic. */
+  warden_sandbox_kind_from_string (setting, &sandbox);
   dialog = warden_new_session_dialog_new (GTK_WINDOW (self),
                                           warden_application_get_profiles (self->app),
                                           workspace, profile, sandbox);
@@ -2201,6 +2222,15 @@ warden_window_dispose (GObject *object)
   if (self->items_signals != NULL)
     g_signal_group_set_target (self->items_signals, NULL);
   g_clear_object (&self->items_signals);
+  if (self->session_bindings != NULL)
+    g_binding_group_set_source (self->session_bindings, NULL);
+  g_clear_object (&self->session_bindings);
+  if (self->agent_signals != NULL)
+    g_signal_group_set_target (self->agent_signals, NULL);
+  g_clear_object (&self->agent_signals);
+  if (self->agent_bindings != NULL)
+    g_binding_group_set_source (self->agent_bindings, NULL);
+  g_clear_object (&self->agent_bindings);
   g_clear_object (&self->session);
   g_clear_pointer (&self->opened, g_hash_table_unref);
   g_clear_object (&self->settings);
@@ -2367,4 +2397,26 @@ warden_window_init (WardenWindow *self)
   self->items_signals = g_signal_group_new (G_TYPE_LIST_MODEL);
   g_signal_group_connect (self->items_signals, "items-changed", G_CALLBACK (items_changed_cb),
                           self);
+
+  /* The sandbox's state, progress and message are the agent's: a session
+   * gets its agent when it gets a model, so both follow its "agent". */
+  self->agent_signals = g_signal_group_new (WARDEN_TYPE_AGENT);
+  g_signal_group_connect_swapped (self->agent_signals, "notify::sandbox-state",
+                                  G_CALLBACK (update_sandbox), self);
+  /* A second failure for another reason is no new state: its banner is new. */
+  g_signal_group_connect_swapped (self->agent_signals, "notify::sandbox-message",
+                                  G_CALLBACK (update_sandbox), self);
+  self->agent_bindings = g_binding_group_new ();
+  g_binding_group_bind_full (self->agent_bindings, "sandbox-fraction",
+                             self->sandbox_progress, "fraction", G_BINDING_SYNC_CREATE,
+                             fraction_to_bar, NULL, NULL, NULL);
+  g_binding_group_bind (self->agent_bindings, "sandbox-message",
+                        self->sandbox_progress, "tooltip-text", G_BINDING_SYNC_CREATE);
+  g_binding_group_bind (self->agent_bindings, "sandbox-message",
+                        self->sandbox_label, "tooltip-text", G_BINDING_SYNC_CREATE);
+  self->session_bindings = g_binding_group_new ();
+  g_binding_group_bind (self->session_bindings, "agent", self->agent_signals, "target",
+                        G_BINDING_SYNC_CREATE);
+  g_binding_group_bind (self->session_bindings, "agent", self->agent_bindings, "source",
+                        G_BINDING_SYNC_CREATE);
 }

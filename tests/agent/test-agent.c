@@ -39,13 +39,13 @@ typedef struct
   WardenSessionStore *store;
   WardenProfileStore *profiles;
   WardenLlmProvider  *provider;
-  const char         *sandbox;
+  WardenSandboxKind   sandbox;
 } Env;
 
 
 static void
-env_set_up (Env        *env,
-            const char *sandbox)
+env_set_up (Env               *env,
+            WardenSandboxKind  sandbox)
 {
   g_autoptr(GError) error = NULL;
 
@@ -89,7 +89,7 @@ new_agent_with_profile (Env        *env,
 
   config.workspace = env->workspace;
   config.profile = (char *) profile;
-  config.sandbox = (char *) env->sandbox;
+  config.sandbox = env->sandbox;
   config.image = (char *) (g_getenv ("WARDEN_TEST_IMAGE") ? g_getenv ("WARDEN_TEST_IMAGE")
                                                           : "warden-test-busybox:latest");
   config.max_steps = max_steps;
@@ -136,9 +136,9 @@ workspace_file (Env        *env,
 }
 
 static gboolean
-skip_docker (const char *sandbox)
+skip_docker (WardenSandboxKind sandbox)
 {
-  return strcmp (sandbox, "docker") == 0 && warden_test_skip_without_docker ();
+  return sandbox == WARDEN_SANDBOX_KIND_DOCKER && warden_test_skip_without_docker ();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -160,9 +160,9 @@ test_allowed_runs (gconstpointer data)
   g_autofree char *out = NULL;
   g_autofree char *second = NULL;
 
-  if (skip_docker (data))
+  if (skip_docker (GPOINTER_TO_INT (data)))
     return;
-  env_set_up (&env, data);
+  env_set_up (&env, GPOINTER_TO_INT (data));
   g_queue_push_tail (&env.fake->script,
                      fake_reply ("I'll write it.", "exec", "{\"command\": \"echo hello > out.txt\"}",
                             NULL));
@@ -203,6 +203,98 @@ test_allowed_runs (gconstpointer data)
   env_tear_down (&env);
 }
 
+/* What a view follows of the sandbox: its state as a property that
+ * notifies, from none through preparing to ready, then stopped once the
+ * session closes it; with a gap in what it holds to said in its message. */
+static void
+record_state_cb (WardenAgent *agent,
+                 GParamSpec  *pspec,
+                 GArray      *states)
+{
+  WardenSandboxState state = warden_agent_get_sandbox_state (agent);
+
+  g_array_append_val (states, state);
+}
+
+static void
+test_sandbox_properties (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(GArray) states = g_array_new (FALSE, FALSE, sizeof (WardenSandboxState));
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  WardenSandboxState state;
+
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"echo hi\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+  agent = new_agent (&env, 0);
+  g_assert_cmpint (warden_agent_get_sandbox_kind (agent), ==, WARDEN_SANDBOX_KIND_BWRAP);
+  g_assert_cmpint (warden_agent_get_sandbox_state (agent), ==, WARDEN_SANDBOX_STATE_NONE);
+  g_signal_connect (agent, "notify::sandbox-state", G_CALLBACK (record_state_cb), states);
+
+  g_assert_cmpint (run_agent (agent, "say hi"), ==, WARDEN_AGENT_FINISHED);
+  g_assert_cmpuint (states->len, ==, 2);
+  g_assert_cmpint (g_array_index (states, WardenSandboxState, 0), ==,
+                   WARDEN_SANDBOX_STATE_PREPARING);
+  g_assert_cmpint (g_array_index (states, WardenSandboxState, 1), ==, WARDEN_SANDBOX_STATE_READY);
+  g_object_get (agent, "sandbox-state", &state, NULL);
+  g_assert_cmpint (state, ==, WARDEN_SANDBOX_STATE_READY);
+  g_assert_cmpfloat (warden_agent_get_sandbox_fraction (agent), ==, 1);
+
+  warden_agent_close_async (agent, NULL, warden_test_keep_result_cb, &res);
+  while (res == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (warden_agent_close_finish (agent, res, &error));
+  g_assert_no_error (error);
+  g_object_unref (res);
+  g_assert_cmpuint (states->len, ==, 3);
+  g_assert_cmpint (warden_agent_get_sandbox_state (agent), ==, WARDEN_SANDBOX_STATE_STOPPED);
+  g_assert_null (warden_agent_get_sandbox_message (agent));
+
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* A sandbox that cannot be made says so: failed, and why, for the header. */
+static void
+test_sandbox_failed_state (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *old_host = g_strdup (g_getenv ("DOCKER_HOST"));
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  WardenAgentOutcome outcome;
+
+  /* An engine that is not there. */
+  g_setenv ("DOCKER_HOST", "unix:///nonexistent/warden-test/docker.sock", TRUE);
+  env_set_up (&env, WARDEN_SANDBOX_KIND_DOCKER);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"echo hi\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("It did not run.", NULL));
+  agent = new_agent (&env, 0);
+
+  warden_agent_run_async (agent, "say hi", NULL, warden_test_keep_result_cb, &res);
+  while (res == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  /* Whether the turn goes on or stops with the error, the state is the same. */
+  warden_agent_run_finish (agent, res, &outcome, &error);
+  g_object_unref (res);
+  g_assert_cmpint (warden_agent_get_sandbox_state (agent), ==, WARDEN_SANDBOX_STATE_FAILED);
+  g_assert_nonnull (warden_agent_get_sandbox_message (agent));
+  g_assert_nonnull (strstr (warden_agent_get_sandbox_message (agent), "/nonexistent/warden-test"));
+
+  if (old_host != NULL)
+    g_setenv ("DOCKER_HOST", old_host, TRUE);
+  else
+    g_unsetenv ("DOCKER_HOST");
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
 /* A command the profile does not allow waits; a rejection with feedback
  * reaches the model word for word. */
 static void
@@ -215,9 +307,9 @@ test_reject_with_feedback (gconstpointer data)
   WardenApproval *approval;
   WardenApprovalAnswer answer = { .approved = FALSE, .feedback = "use pnpm instead" };
 
-  if (skip_docker (data))
+  if (skip_docker (GPOINTER_TO_INT (data)))
     return;
-  env_set_up (&env, data);
+  env_set_up (&env, GPOINTER_TO_INT (data));
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "exec", "{\"command\": \"npm install chalk\"}", NULL));
   g_queue_push_tail (&env.fake->script, fake_reply ("I will use pnpm.", NULL));
@@ -255,9 +347,9 @@ test_always_allow (gconstpointer data)
   g_autofree char *saved = NULL;
   WardenApprovalAnswer answer = { .approved = TRUE, .allow_always = TRUE, .pattern = "touch *" };
 
-  if (skip_docker (data))
+  if (skip_docker (GPOINTER_TO_INT (data)))
     return;
-  env_set_up (&env, data);
+  env_set_up (&env, GPOINTER_TO_INT (data));
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "exec", "{\"command\": \"touch one.txt\"}", NULL));
   g_queue_push_tail (&env.fake->script,
@@ -299,7 +391,7 @@ test_max_steps (void)
   Env env = { 0 };
   g_autoptr(WardenAgent) agent = NULL;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   for (guint i = 0; i < 10; i++)
     g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", "{\"command\": \"ls\"}", NULL));
 
@@ -322,9 +414,9 @@ test_survives_crash (gconstpointer data)
   WardenApprovalAnswer answer = { .approved = TRUE };
   const char *command = "{\"command\": \"printf 'ran\\\\n' >> count.txt\"}";
 
-  if (skip_docker (data))
+  if (skip_docker (GPOINTER_TO_INT (data)))
     return;
-  env_set_up (&env, data);
+  env_set_up (&env, GPOINTER_TO_INT (data));
   g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", command, NULL));
   g_queue_push_tail (&env.fake->script, fake_reply ("Counted.", NULL));
 
@@ -375,7 +467,7 @@ test_interrupted_not_rerun (void)
   g_autoptr(WardenToolCallRecord) r = NULL;
   WardenApprovalAnswer answer = { .approved = TRUE };
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "exec", "{\"command\": \"printf x >> count.txt\"}", NULL));
   g_queue_push_tail (&env.fake->script, fake_reply ("Noted.", NULL));
@@ -506,7 +598,7 @@ test_stop_before_and_after_start (gconstpointer data)
   Stopper stopper = { NULL, cause };
   gulong id;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "exec", "{\"command\": \"printf x >> count.txt\"}", NULL));
   g_queue_push_tail (&env.fake->script,
@@ -582,7 +674,7 @@ test_stop_while_preparing (void)
   Stopper stopper = { NULL, WARDEN_TOOL_END_SIGNAL };
   gulong id;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "exec", "{\"command\": \"printf x >> count.txt\"}", NULL));
   g_queue_push_tail (&env.fake->script, fake_reply ("Noted.", NULL));
@@ -616,7 +708,7 @@ test_bad_tool_calls (void)
   g_autoptr(WardenAgent) agent = NULL;
   g_autofree char *second = NULL;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "frobnicate", "{}", "exec", "{\"cmd\": \"ls\"}",
                             "read", "{\"path\": \"/etc/passwd\"}", NULL));
@@ -649,7 +741,7 @@ test_ask_user (void)
   g_autofree char *second = NULL;
   WardenApprovalAnswer answer = { .answer = "blue" };
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "ask_user",
                             "{\"question\": \"Which colour?\", \"choices\": [\"red\", \"blue\"]}",
@@ -678,7 +770,7 @@ test_file_tools (void)
   g_autofree char *content = NULL;
   g_autofree char *second = NULL;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "write", "{\"path\": \"src/a.txt\", \"content\": \"one\\ntwo\\n\"}",
                             "edit", "{\"path\": \"/workspace/src/a.txt\", \"old_string\": \"two\", "
@@ -728,7 +820,7 @@ test_history_window (void)
   WardenAgentConfig config = { 0 };
   g_autoptr(GError) error = NULL;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   for (guint turn = 0; turn < 3; turn++)
     {
       g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", "{\"command\": \"ls\"}",
@@ -736,7 +828,7 @@ test_history_window (void)
       g_queue_push_tail (&env.fake->script, fake_reply ("ok", NULL));
     }
   config.workspace = env.workspace;
-  config.sandbox = (char *) "bwrap";
+  config.sandbox = WARDEN_SANDBOX_KIND_BWRAP;
   config.history = 4;
   agent = warden_agent_new (env.store, env.profiles, env.provider, &config, &error);
   g_assert_no_error (error);
@@ -762,7 +854,7 @@ test_new_task_after_stop (void)
   g_autoptr(WardenAgent) agent = NULL;
   g_autofree char *last = NULL;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "exec", "{\"command\": \"npm install chalk\"}", NULL));
   g_queue_push_tail (&env.fake->script, fake_reply ("Fine.", NULL));
@@ -856,7 +948,7 @@ test_outside_read_through_link (void)
   WardenApproval *approval;
   WardenApprovalAnswer yes = { .approved = TRUE };
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   secret = put_under_root (&env, "home/.ssh/id_ed25519", "PRIVATE KEY\n");
   notes = g_build_filename (env.root, "home", "proj", "NOTES.md", NULL);
   g_assert_cmpint (g_mkdir_with_parents (env.root, 0755), ==, 0);
@@ -911,7 +1003,7 @@ test_outside_link_swapped (void)
   g_autofree char *second = NULL;
   WardenApprovalAnswer yes = { .approved = TRUE };
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_free (put_under_root (&env, "home/.ssh/id_ed25519", "PRIVATE KEY\n"));
   plain = put_under_root (&env, "home/proj/plain.md", "just notes\n");
   notes = g_build_filename (env.root, "home", "proj", "NOTES.md", NULL);
@@ -952,7 +1044,7 @@ test_outside_after_restart (void)
   g_autofree char *last = NULL;
   WardenApprovalAnswer yes = { .approved = TRUE };
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   notes = put_under_root (&env, "home/proj/NOTES.md", "the notes\n");
   expected = real_path (notes);
   g_queue_push_tail (&env.fake->script,
@@ -1023,7 +1115,7 @@ test_resumed_approval_same (void)
       g_autofree char *id = NULL;
 
       g_test_message ("%s %s", rows[i].tool, rows[i].input);
-      env_set_up (&env, "bwrap");
+      env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
       g_free (put_under_root (&env, "project/notes.txt", "one\n"));
       g_free (put_under_root (&env, "outside/NOTES.md", "notes\n"));
       g_queue_push_tail (&env.fake->script, fake_reply (NULL, rows[i].tool, rows[i].input, NULL));
@@ -1103,7 +1195,7 @@ test_duplicate_tool_use_id (void)
   char *reply;
   WardenToolCallRecord *r;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   reply = fake_reply (NULL, "exec", "{\"command\": \"echo one > one.txt\"}",
                       "exec", "{\"command\": \"echo two > two.txt\"}", NULL);
   reply = reply_with_repeated_id (reply, 2, 1);
@@ -1152,7 +1244,7 @@ test_duplicate_tool_use_id_resumed (void)
   WardenApprovalAnswer yes = { .approved = TRUE };
   char *reply;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   reply = fake_reply (NULL, "exec", "{\"command\": \"touch one.txt\"}",
                       "exec", "{\"command\": \"echo two > two.txt\"}", NULL);
   g_queue_push_tail (&env.fake->script, reply_with_repeated_id (reply, 2, 1));
@@ -1198,7 +1290,7 @@ test_duplicate_tool_use_id_across_turns (void)
   g_autofree char *again = NULL;
   char *reply;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   first_reply = fake_reply (NULL, "exec", "{\"command\": \"echo one > one.txt\"}", NULL);
   g_queue_push_tail (&env.fake->script, g_strdup (first_reply));
   g_queue_push_tail (&env.fake->script, fake_reply ("One.", NULL));
@@ -1248,7 +1340,7 @@ row_same_cb (WardenAgent    *agent,
   g_autoptr(WardenToolCall) row = NULL;
   g_autoptr(WardenApproval) again = NULL;
   WardenApprovalContext context = {
-    .sandbox = "bwrap",
+    .sandbox = WARDEN_SANDBOX_KIND_BWRAP,
     .workspace = "/workspace",
     .decision = warden_approval_get_decision (approval),
   };
@@ -1277,7 +1369,7 @@ test_question_rows_same (void)
   g_autofree char *hosts = NULL;
   RowCheck check = { 0 };
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_assert_cmpint (g_mkdir_with_parents (env.profiles_dir, 0700), ==, 0);
   profile = g_build_filename (env.profiles_dir, "net.json", NULL);
   g_assert_true (g_file_set_contents (profile,
@@ -1316,7 +1408,7 @@ test_outside_special_files (void)
   g_autofree char *fifo = NULL;
   g_autofree char *second = NULL;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   fifo = g_build_filename (env.root, "pipe", NULL);
   g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
   g_queue_push_tail (&env.fake->script,
@@ -1348,7 +1440,7 @@ test_protected_write_read_only (void)
   const char *attack = "{\"path\": \".git/config\", "
                        "\"content\": \"[core]\\n\\tfsmonitor = touch /tmp/pwned\\n\"}";
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   config = put_under_root (&env, "project/.git/config", "[core]\n\tbare = false\n");
   g_queue_push_tail (&env.fake->script, fake_reply (NULL, "write", attack, NULL));
   g_queue_push_tail (&env.fake->script, fake_reply ("Ok.", NULL));
@@ -1398,7 +1490,7 @@ test_read_only_asks_every_write (gconstpointer data)
   g_autofree char *content = NULL;
   WardenApprovalAnswer yes = { .approved = TRUE };
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   notes = put_under_root (&env, "project/notes.txt", "one\n");
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "edit", "{\"path\": \"notes.txt\", \"old_string\": \"one\", "
@@ -1438,7 +1530,7 @@ test_protected_write_allow_always (void)
   WardenApprovalAnswer yes = { .approved = TRUE };
   WardenApprovalAnswer no = { .approved = FALSE };
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_free (put_under_root (&env, "project/.git/hooks/README", "hooks\n"));
   hooks = g_build_filename (env.workspace, ".git", "hooks", NULL);
   hook = g_build_filename (hooks, "pre-commit", NULL);
@@ -1517,7 +1609,7 @@ test_file_diffs (void)
   g_autoptr(GPtrArray) calls = g_ptr_array_new_with_free_func (g_object_unref);
   g_autofree char *second = NULL;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_free (put_under_root (&env, "project/src/a.txt", "one\ntwo\nthree\n"));
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "edit", "{\"path\": \"src/a.txt\", \"old_string\": \"two\", "
@@ -1554,7 +1646,7 @@ test_file_diffs_stored (void)
   JsonArray *events;
   guint diffs = 0;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_free (put_under_root (&env, "project/src/a.txt", "one\ntwo\nthree\n"));
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "edit", "{\"path\": \"src/a.txt\", \"old_string\": \"two\", "
@@ -1622,7 +1714,7 @@ test_file_diff_asked (void)
   WardenApprovalAnswer yes = { .approved = TRUE };
   WardenApproval *pending;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_assert_cmpint (g_mkdir_with_parents (env.profiles_dir, 0700), ==, 0);
   profile = g_build_filename (env.profiles_dir, "careful.json", NULL);
   g_assert_true (g_file_set_contents (profile,
@@ -1676,7 +1768,7 @@ test_always_allow_names_copy (void)
                                   .pattern = "curl -s *" };
   g_autofree char *into = NULL;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "exec", "{\"command\": \"curl -s https://example.com\"}",
                                  NULL));
@@ -1705,7 +1797,7 @@ test_files_write_never (void)
   g_autofree char *second = NULL;
   g_autoptr(GPtrArray) calls = NULL;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_assert_cmpint (g_mkdir_with_parents (env.profiles_dir, 0700), ==, 0);
   profile = g_build_filename (env.profiles_dir, "look.json", NULL);
   g_assert_true (g_file_set_contents (profile,
@@ -1748,7 +1840,7 @@ test_grep_catastrophic (void)
   g_autofree char *second = NULL;
   gint64 start;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   for (guint i = 0; i < 200; i++)
     g_string_append (lines, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\n");
   g_free (put_under_root (&env, "project/a.txt", lines->str));
@@ -1787,7 +1879,7 @@ test_file_tool_stopped (void)
   GAsyncResult *res = NULL;
   guint results = 0;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_free (put_under_root (&env, "project/a.txt", "needle\n"));
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "grep", "{\"pattern\": \"needle\"}", NULL));
@@ -1834,7 +1926,7 @@ test_file_tool_stopped_while_searching (void)
   guint results = 0;
   gint64 cancelled_at;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   for (guint i = 0; i < 5000; i++)
     g_string_append_printf (lines, "line %u: the quick brown fox jumps over it\n", i);
   for (guint i = 0; i < 100; i++)
@@ -1881,7 +1973,7 @@ test_fault_control_bytes (void)
   g_autofree char *id = NULL;
   g_autoptr(GPtrArray) stored = NULL;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "exec",
                                  "{\"command\": \"cat data.gz\"}", NULL));
@@ -1930,7 +2022,7 @@ test_fault_bad_tool_input (void)
   g_autofree char *second = NULL;
   g_autofree char *third = NULL;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "exec", "{\"command\": \"echo x > made.txt", NULL));
   g_queue_push_tail (&env.fake->script, fake_reply ("Sorry, again.", NULL));
@@ -2036,10 +2128,10 @@ test_fault_engine_lost (void)
   EngineFault fault = { 0 };
   WardenAgentOutcome outcome;
 
-  if (skip_docker ("docker"))
+  if (skip_docker (WARDEN_SANDBOX_KIND_DOCKER))
     return;
   before = own_containers ();
-  env_set_up (&env, "docker");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_DOCKER);
   fault.proxy = warden_test_proxy_new ();
   g_setenv ("DOCKER_HOST", fault.proxy->host, TRUE);
   /* Commands through the Engine API, as with a remote engine: the warm
@@ -2108,7 +2200,7 @@ test_always_allow_covers_all_parts (void)
   WardenApprovalAnswer always = { .approved = TRUE, .allow_always = TRUE };
   g_autoptr(WardenProfile) saved = NULL;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "exec", "{\"command\": \"touch a.txt; mkdir -p b\"}", NULL));
   g_queue_push_tail (&env.fake->script,
@@ -2174,7 +2266,7 @@ test_fault_lease (void)
   const char *argv[] = { "sleep", "600", NULL };
   GPid pid;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   {
     g_autoptr(WardenAgent) agent = new_agent (&env, 0);
 
@@ -2231,7 +2323,7 @@ test_fault_running_mark (void)
   sqlite3 *db = NULL;
   g_autofree char *count = NULL;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "exec", "{\"command\": \"printf 'ran\\\\n' >> count.txt\"}",
                                  NULL));
@@ -2294,7 +2386,7 @@ test_fault_state_while_running (void)
   WardenApprovalAnswer yes = { .approved = TRUE };
   StateSeen seen = { 0 };
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   g_queue_push_tail (&env.fake->script,
                      fake_reply (NULL, "exec", "{\"command\": \"touch approved.txt\"}", NULL));
   g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
@@ -2327,7 +2419,7 @@ test_fault_max_steps_state (void)
   g_autoptr(WardenAgent) agent = NULL;
   g_autoptr(WardenSessionRecord) info = NULL;
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   for (guint i = 0; i < 3; i++)
     g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", "{\"command\": \"ls\"}", NULL));
   agent = new_agent (&env, 2);
@@ -2349,7 +2441,7 @@ test_fault_resume_overrides (void)
   g_autoptr(WardenSessionRecord) info = NULL;
   WardenAgentConfig overrides = { 0 };
 
-  env_set_up (&env, "bwrap");
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
   {
     g_autoptr(WardenAgent) agent = new_agent_with_profile (&env, "strict", 0);
 
@@ -2397,23 +2489,27 @@ int
 main (int    argc,
       char **argv)
 {
-  const char *sandboxes[] = { "bwrap", "docker" };
+  const WardenSandboxKind sandboxes[] = { WARDEN_SANDBOX_KIND_BWRAP, WARDEN_SANDBOX_KIND_DOCKER };
 
   g_setenv ("WARDEN_LLM_RETRY_BASE_MS", "1", TRUE);
   g_test_init (&argc, &argv, NULL);
 
   for (guint i = 0; i < G_N_ELEMENTS (sandboxes); i++)
     {
-      g_autofree char *a = g_strdup_printf ("/agent/%s/allowed-runs", sandboxes[i]);
-      g_autofree char *b = g_strdup_printf ("/agent/%s/reject-with-feedback", sandboxes[i]);
-      g_autofree char *c = g_strdup_printf ("/agent/%s/always-allow", sandboxes[i]);
-      g_autofree char *d = g_strdup_printf ("/agent/%s/survives-crash", sandboxes[i]);
+      const char *name = warden_sandbox_kind_to_string (sandboxes[i]);
+      gconstpointer kind = GINT_TO_POINTER (sandboxes[i]);
+      g_autofree char *a = g_strdup_printf ("/agent/%s/allowed-runs", name);
+      g_autofree char *b = g_strdup_printf ("/agent/%s/reject-with-feedback", name);
+      g_autofree char *c = g_strdup_printf ("/agent/%s/always-allow", name);
+      g_autofree char *d = g_strdup_printf ("/agent/%s/survives-crash", name);
 
-      g_test_add_data_func (a, sandboxes[i], test_allowed_runs);
-      g_test_add_data_func (b, sandboxes[i], test_reject_with_feedback);
-      g_test_add_data_func (c, sandboxes[i], test_always_allow);
-      g_test_add_data_func (d, sandboxes[i], test_survives_crash);
+      g_test_add_data_func (a, kind, test_allowed_runs);
+      g_test_add_data_func (b, kind, test_reject_with_feedback);
+      g_test_add_data_func (c, kind, test_always_allow);
+      g_test_add_data_func (d, kind, test_survives_crash);
     }
+  g_test_add_func ("/agent/sandbox/properties", test_sandbox_properties);
+  g_test_add_func ("/agent/sandbox/failed-state", test_sandbox_failed_state);
   g_test_add_func ("/agent/max-steps", test_max_steps);
   g_test_add_func ("/agent/faults/control-bytes", test_fault_control_bytes);
   g_test_add_func ("/agent/faults/lease", test_fault_lease);

@@ -712,6 +712,43 @@ test_refused_workspaces (void)
   env_tear_down (&env);
 }
 
+/* A backend that is not one is a usage error, said before a session is
+ * made: not stored, and not run in bwrap instead. */
+static void
+test_unknown_sandbox (void)
+{
+  static const char * const names[] = { "bubblewrap", "Docker", "podman", "" };
+  Env env = { 0 };
+
+  env_set_up (&env);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      Result r = RUN (&env, "", "run", "--sandbox", names[i], "look around");
+
+      g_test_message ("--sandbox “%s”", names[i]);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, "--sandbox is docker, bwrap, host or auto"));
+      g_assert_null (strstr (r.err, "session "));
+      result_clear (&r);
+
+      r = RUN (&env, "", "sandbox", "exec", "--backend", names[i], "--", "true");
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, "use docker, bwrap, host or auto"));
+      result_clear (&r);
+    }
+  /* sandbox exec has no proxy: an allowlist would be no network, said so. */
+  {
+    Result r = RUN (&env, "", "sandbox", "exec", "--backend", "host", "--network", "allowlist",
+                    "--", "true");
+
+    g_assert_cmpint (r.status, ==, 2);
+    g_assert_nonnull (strstr (r.err, "--network is none or bridge"));
+    result_clear (&r);
+  }
+  g_assert_cmpuint (env.fake->requests->len, ==, 0);
+  env_tear_down (&env);
+}
+
 /* A session from before the check, in $HOME: it does not resume there. */
 static void
 test_refused_on_resume (void)
@@ -2339,6 +2376,7 @@ main (int    argc,
   g_test_add_func ("/cli/run/always-allow-and-sessions", test_always_allow_and_sessions);
   g_test_add_func ("/cli/run/profile-file", test_profile_file);
   g_test_add_func ("/cli/run/max-steps-status", test_max_steps_status);
+  g_test_add_func ("/cli/run/unknown-sandbox", test_unknown_sandbox);
   g_test_add_func ("/cli/run/provider-error-status", test_provider_error_status);
   g_test_add_func ("/cli/run/silent-model", test_silent_model);
   g_test_add_func ("/cli/run/thinking-model", test_thinking_model);

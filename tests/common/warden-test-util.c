@@ -128,7 +128,7 @@ warden_test_assert_same_approval (WardenApproval *a,
   SAME_STR (tool_name);
   SAME_STR (subject);
   SAME_STR (cwd);
-  SAME_STR (sandbox);
+  g_assert_cmpint (warden_approval_get_sandbox (a), ==, warden_approval_get_sandbox (b));
   SAME_STR (reason);
   SAME_STR (part);
   SAME_STR (diff);

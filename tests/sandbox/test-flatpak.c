@@ -72,7 +72,7 @@ test_is_sandboxed_here (void)
   g_assert_cmpint (warden_flatpak_is_sandboxed (), ==,
                    g_file_test ("/.flatpak-info", G_FILE_TEST_EXISTS));
   if (!warden_flatpak_is_sandboxed ())
-    g_assert_true (warden_flatpak_check_backend ("bwrap", NULL));
+    g_assert_true (warden_flatpak_check_backend (WARDEN_SANDBOX_KIND_BWRAP, NULL));
 }
 
 static void
@@ -81,7 +81,8 @@ test_bwrap_inside (Fixture       *fixture,
 {
   g_autoptr(GError) error = NULL;
 
-  g_assert_false (warden_flatpak_check_backend_at (fixture->info_path, "bwrap", &error));
+  g_assert_false (warden_flatpak_check_backend_at (fixture->info_path, WARDEN_SANDBOX_KIND_BWRAP,
+                                                   &error));
   g_assert_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE);
   /* What the user reads: why, and the two ways on. */
   g_assert_nonnull (strstr (error->message, "bubblewrap cannot run inside the Flatpak sandbox"));
@@ -93,7 +94,8 @@ static void
 test_others_inside (Fixture       *fixture,
                     gconstpointer  data)
 {
-  const char *backends[] = { "docker", "host", "auto" };
+  const WardenSandboxKind backends[] = { WARDEN_SANDBOX_KIND_DOCKER, WARDEN_SANDBOX_KIND_HOST,
+                                          WARDEN_SANDBOX_KIND_AUTO };
 
   for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
     {
@@ -108,7 +110,8 @@ static void
 test_all_outside (Fixture       *fixture,
                   gconstpointer  data)
 {
-  const char *backends[] = { "bwrap", "docker", "host", "auto" };
+  const WardenSandboxKind backends[] = { WARDEN_SANDBOX_KIND_BWRAP, WARDEN_SANDBOX_KIND_DOCKER,
+                                          WARDEN_SANDBOX_KIND_HOST, WARDEN_SANDBOX_KIND_AUTO };
 
   for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
     {

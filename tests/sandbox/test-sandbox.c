@@ -566,7 +566,7 @@ test_host_is_unconfined (Fixture *f, gconstpointer data)
 
   SKIP_IF_NO_SANDBOX (f);
   g_assert_false (warden_sandbox_get_confined (f->sandbox));
-  g_assert_cmpstr (warden_sandbox_get_backend_name (f->sandbox), ==, "host");
+  g_assert_cmpint (warden_sandbox_get_kind (f->sandbox), ==, WARDEN_SANDBOX_KIND_HOST);
   r = run (f, "pwd");
   g_assert_cmpstr (g_strstrip (r->stdout_text), ==, f->workspace);
 }
@@ -579,7 +579,7 @@ test_docker_info (Fixture *f, gconstpointer data)
 {
   SKIP_IF_NO_SANDBOX (f);
   g_assert_true (warden_sandbox_get_confined (f->sandbox));
-  g_assert_cmpstr (warden_sandbox_get_backend_name (f->sandbox), ==, "docker");
+  g_assert_cmpint (warden_sandbox_get_kind (f->sandbox), ==, WARDEN_SANDBOX_KIND_DOCKER);
   g_assert_nonnull (warden_sandbox_get_container_id (f->sandbox));
   g_assert_cmpstr (warden_sandbox_get_image (f->sandbox), ==, test_image ());
   g_assert_cmpstr (warden_sandbox_get_workspace_inside (f->sandbox), ==, "/workspace");
@@ -2450,7 +2450,7 @@ test_bwrap_network_own_namespace (void)
     loopback = listen_on (loopback_address);
   }
 
-  config->network = TRUE;
+  config->network = WARDEN_NETWORK_OPEN;
   sandbox = prepare_sandbox ("bwrap", config, &error);
   g_assert_no_error (error);
 
@@ -2528,7 +2528,7 @@ test_bwrap_network_needs_slirp4netns (void)
   g_assert_nonnull (bwrap);
   g_assert_cmpint (symlink (bwrap, link), ==, 0);
   g_setenv ("PATH", bin, TRUE);
-  config->network = TRUE;
+  config->network = WARDEN_NETWORK_OPEN;
   sandbox = prepare_sandbox ("bwrap", config, &error);
   g_setenv ("PATH", saved_path, TRUE);
 
@@ -3197,7 +3197,7 @@ test_bwrap_slirp4netns_confined (void)
   WardenSandbox *sandbox;
   GPid slirp = 0;
 
-  config->network = TRUE;
+  config->network = WARDEN_NETWORK_OPEN;
   sandbox = prepare_sandbox ("bwrap", config, &error);
   g_assert_no_error (error);
 

@@ -762,7 +762,8 @@ test_row_approval_chain (RowFixture    *f,
   g_autoptr(WardenApproval) approval =
     warden_approval_new ("s1", "call-8/1", WARDEN_APPROVAL_COMMAND, "exec", "rm -rf dist");
 
-  warden_approval_set_details (approval, "/work", "bwrap", "no allow pattern matches “rm -rf dist”",
+  warden_approval_set_details (approval, "/work", WARDEN_SANDBOX_KIND_BWRAP,
+                               "no allow pattern matches “rm -rf dist”",
                                "rm -rf dist", NULL, NULL, NULL);
   warden_approval_set_chain (approval, chain);
   warden_chat_row_set_item (f->row, item);
@@ -786,7 +787,8 @@ test_row_approval (RowFixture    *f,
   gboolean approved = TRUE;
   gboolean always = TRUE;
 
-  warden_approval_set_details (approval, "/work", "docker", "Not in the allow list", "sh",
+  warden_approval_set_details (approval, "/work", WARDEN_SANDBOX_KIND_DOCKER,
+                               "Not in the allow list", "sh",
                                NULL, NULL, NULL);
   warden_chat_row_set_item (f->row, item);
   g_assert_null (find_button (root, "Allow Once"));
@@ -847,7 +849,8 @@ test_row_question (RowFixture    *f,
   gboolean approved = FALSE;
   gboolean always = TRUE;
 
-  warden_approval_set_details (approval, NULL, NULL, NULL, NULL, NULL, choices, NULL);
+  warden_approval_set_details (approval, NULL, WARDEN_SANDBOX_KIND_AUTO,
+                               NULL, NULL, NULL, choices, NULL);
   warden_chat_item_set_approval (item, approval);
   warden_chat_row_set_item (f->row, item);
 
@@ -1271,7 +1274,7 @@ test_row_diff_from_approval (RowFixture    *f,
   if (g_getenv ("WARDEN_SCREENSHOT_DIR") != NULL)
     {
       load_style ();
-      warden_approval_set_details (approval, NULL, "bwrap",
+      warden_approval_set_details (approval, NULL, WARDEN_SANDBOX_KIND_BWRAP,
                                    "the profile asks before every write or edit", NULL, NULL,
                                    NULL, NULL);
       warden_chat_item_set_approval (item, NULL);

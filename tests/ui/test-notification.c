@@ -115,7 +115,8 @@ start_session (const char  *name,
 
   g_mkdir_with_parents (workspace, 0777);
   g_chmod (workspace, 0777);
-  session = warden_application_create_session (app, workspace, "node", "bwrap", name, &error);
+  session = warden_application_create_session (app, workspace, "node",
+                                               WARDEN_SANDBOX_KIND_BWRAP, name, &error);
   g_assert_no_error (error);
   for (guint i = 0; commands[i] != NULL; i++)
     {
@@ -528,8 +529,8 @@ start_scripted (const char *name,
   WardenSession *session;
 
   g_mkdir_with_parents (workspace, 0777);
-  session = warden_application_create_session (app, workspace, "node", "bwrap", "a task",
-                                               &error);
+  session = warden_application_create_session (app, workspace, "node",
+                                               WARDEN_SANDBOX_KIND_BWRAP, "a task", &error);
   g_assert_no_error (error);
   g_queue_push_tail (&fake->script, sse);
   g_assert_true (warden_session_send (session, "go on", &error));

@@ -1571,7 +1571,7 @@ test_window_sandbox_automatic (Fixture       *fixture,
   g_autoptr(WardenCredentials) credentials = warden_credentials_new ();
   WardenPreferencesWindow *window = new_window (fixture, settings, credentials);
   AdwActionRow *row = template_child (window, "sandbox_row");
-  const char *expected = "bwrap";
+  WardenSandboxKind expected = WARDEN_SANDBOX_KIND_BWRAP;
   g_autoptr(WardenDockerClient) docker = warden_docker_client_new_from_env (NULL);
 
   /* The engine, asked the same way. */
@@ -1581,18 +1581,18 @@ test_window_sandbox_automatic (Fixture       *fixture,
 
       warden_docker_client_ping_async (docker, NULL, warden_test_keep_result_cb, &ping);
       if (warden_docker_client_ping_finish (docker, wait_for_result (&ping), NULL))
-        expected = "docker";
+        expected = WARDEN_SANDBOX_KIND_DOCKER;
     }
 
-  g_assert_cmpstr (warden_preferences_window_get_sandbox_auto (window), ==, expected);
+  g_assert_cmpint (warden_preferences_window_get_sandbox_auto (window), ==, expected);
   g_test_message ("Automatic: %s", adw_action_row_get_subtitle (row));
   warden_preferences_window_show_page (window, "sandbox");
   x_screenshot ("prefs-sandbox.png");
   g_assert_nonnull (strstr (adw_action_row_get_subtitle (row),
-                            g_str_equal (expected, "docker")
+                            expected == WARDEN_SANDBOX_KIND_DOCKER
                             ? "Now: Docker" : "Now: bubblewrap"));
   /* The engine found is named, with where it answers. */
-  if (g_str_equal (expected, "docker"))
+  if (expected == WARDEN_SANDBOX_KIND_DOCKER)
     g_assert_nonnull (strstr (adw_action_row_get_subtitle (row),
                               warden_docker_client_get_host (docker)));
   close_window (GTK_WIDGET (window));

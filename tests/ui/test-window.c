@@ -73,9 +73,10 @@ dump_state (void)
   g_printerr ("--- terminal:\n%s\n--- banner: %s\n", text, warden_window_get_banner (window));
   if (session == NULL)
     return;
-  g_printerr ("--- session state %s, sandbox %s (%s)\n", warden_session_get_state (session),
-              warden_session_get_sandbox_state (session),
-              warden_session_get_sandbox_message (session));
+  if (warden_session_get_agent (session) != NULL)
+    g_printerr ("--- session state %s, sandbox %d (%s)\n", warden_session_get_state (session),
+                warden_agent_get_sandbox_state (warden_session_get_agent (session)),
+                warden_agent_get_sandbox_message (warden_session_get_agent (session)));
   for (guint i = 0; i < g_list_model_get_n_items (warden_session_get_items (session)); i++)
     {
       g_autoptr(WardenChatItem) item = g_list_model_get_item (warden_session_get_items (session), i);
@@ -180,7 +181,8 @@ start_session (const char *name)
   g_autofree char *workspace = new_workspace (name);
   WardenSession *session;
 
-  session = warden_application_create_session (app, workspace, "node", "bwrap", name, &error);
+  session = warden_application_create_session (app, workspace, "node",
+                                               WARDEN_SANDBOX_KIND_BWRAP, name, &error);
   g_assert_no_error (error);
   g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
   g_assert_true (warden_window_get_session (window) == session);
@@ -294,11 +296,11 @@ test_docker_session (void)
     }
 
   workspace = new_workspace ("docker");
-  session = warden_application_create_session (app, workspace, "node", "docker", "docker",
-                                               &error);
+  session = warden_application_create_session (app, workspace, "node",
+                                               WARDEN_SANDBOX_KIND_DOCKER, "docker", &error);
   g_assert_no_error (error);
   g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
-  g_assert_cmpstr (warden_session_get_sandbox (session), ==, "docker");
+  g_assert_cmpint (warden_session_get_sandbox (session), ==, WARDEN_SANDBOX_KIND_DOCKER);
 
   g_queue_push_tail (&fake->script, fake_reply ("Hello.", "exec",
                                                 "{\"command\":\"echo from the container\"}",
@@ -307,10 +309,12 @@ test_docker_session (void)
   type_and_send ("say hello");
   wait_until (terminal_has, "\nfrom the container\n", 120, "the container's output");
   wait_until (session_idle, NULL, 30, "the end of the turn");
-  g_assert_cmpstr (warden_session_get_sandbox_state (session), ==, "ready");
+  g_assert_cmpint (warden_agent_get_sandbox_state (warden_session_get_agent (session)), ==,
+                   WARDEN_SANDBOX_STATE_READY);
   /* The header names the engine that runs it. */
   g_assert_true (g_str_has_prefix (warden_window_get_sandbox_status (window),
                                    "Sandbox ready · Docker "));
+  x_screenshot ("docker-session.png");
 
   /* Closed, the container goes, and the header says so. */
   {
@@ -938,7 +942,7 @@ test_pending_survives_restart (void)
   provider = warden_anthropic_provider_new ("test-key", fake->url, "fake-model");
   config.workspace = workspace;
   config.profile = (char *) "node";
-  config.sandbox = (char *) "bwrap";
+  config.sandbox = WARDEN_SANDBOX_KIND_BWRAP;
   agent = warden_agent_new (store, profiles, provider, &config, &error);
   g_assert_no_error (error);
   g_queue_push_tail (&fake->script, fake_reply (NULL, "exec",
@@ -985,7 +989,7 @@ test_resumed_approval_same (void)
   provider = warden_anthropic_provider_new ("test-key", fake->url, "fake-model");
   config.workspace = workspace;
   config.profile = (char *) "node";
-  config.sandbox = (char *) "bwrap";
+  config.sandbox = WARDEN_SANDBOX_KIND_BWRAP;
   agent = warden_agent_new (store, profiles, provider, &config, &error);
   g_assert_no_error (error);
   g_queue_push_tail (&fake->script,
@@ -1038,7 +1042,7 @@ test_reopened_diff (void)
   provider = warden_anthropic_provider_new ("test-key", fake->url, "fake-model");
   config.workspace = workspace;
   config.profile = (char *) "node";
-  config.sandbox = (char *) "bwrap";
+  config.sandbox = WARDEN_SANDBOX_KIND_BWRAP;
   agent = warden_agent_new (store, profiles, provider, &config, &error);
   g_assert_no_error (error);
   g_queue_push_tail (&fake->script,
@@ -1120,8 +1124,8 @@ test_host_warning (void)
   WardenAgentConfig config = { 0 };
   WardenSession *session;
 
-  session = warden_application_create_session (app, workspace, "node", "host", "on the host",
-                                               &error);
+  session = warden_application_create_session (app, workspace, "node",
+                                               WARDEN_SANDBOX_KIND_HOST, "on the host", &error);
   g_assert_no_error (error);
   g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
   g_assert_cmpuint (count_notices (session, "no sandbox"), ==, 1);
@@ -1134,7 +1138,7 @@ test_host_warning (void)
   provider = warden_anthropic_provider_new ("test-key", fake->url, "fake-model");
   config.workspace = workspace;
   config.profile = (char *) "node";
-  config.sandbox = (char *) "host";
+  config.sandbox = WARDEN_SANDBOX_KIND_HOST;
   agent = warden_agent_new (store, profiles, provider, &config, &error);
   g_assert_no_error (error);
   id = g_strdup (warden_agent_get_session_id (agent));
@@ -1155,8 +1159,8 @@ test_refused_workspace (void)
 {
   g_autoptr(GError) error = NULL;
 
-  g_assert_null (warden_application_create_session (app, g_get_home_dir (), "node", "bwrap",
-                                                    "home", &error));
+  g_assert_null (warden_application_create_session (app, g_get_home_dir (), "node",
+                                                    WARDEN_SANDBOX_KIND_BWRAP, "home", &error));
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message, "cannot be a workspace"));
 }
@@ -1815,7 +1819,8 @@ test_one_title (void)
   WardenSession *session;
   GtkWindow *dialog;
 
-  session = warden_application_create_session (app, workspace, "node", "bwrap", NULL, &error);
+  session = warden_application_create_session (app, workspace, "node",
+                                               WARDEN_SANDBOX_KIND_BWRAP, NULL, &error);
   g_assert_no_error (error);
   id = g_strdup (warden_session_get_id (session));
   g_assert_true (warden_window_select_session (window, id));
@@ -1859,8 +1864,8 @@ test_one_title (void)
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, window_title);
 
   /* A session left without a task is not kept. */
-  session = warden_application_create_session (app, empty_workspace, "node", "bwrap", NULL,
-                                               &error);
+  session = warden_application_create_session (app, empty_workspace, "node",
+                                               WARDEN_SANDBOX_KIND_BWRAP, NULL, &error);
   g_assert_no_error (error);
   empty_id = g_strdup (warden_session_get_id (session));
   g_assert_true (warden_window_select_session (window, empty_id));
@@ -1944,7 +1949,8 @@ test_empty_session (void)
   WardenSession *session;
   GtkTextIter start, end;
 
-  session = warden_application_create_session (app, workspace, "node", "bwrap", NULL, &error);
+  session = warden_application_create_session (app, workspace, "node",
+                                               WARDEN_SANDBOX_KIND_BWRAP, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
   gtk_text_buffer_set_text (buffer, "", 0);
