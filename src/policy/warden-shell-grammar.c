@@ -67,30 +67,44 @@ string_put (State   *st,
     g_string_free (s, TRUE);
 }
 
-static GArray *
+static void
+items_free_storage (Items *a)
+{
+  if (a->v != a->inline_v)
+    g_free (a->v);
+  g_free (a);
+}
+
+static Items *
 array_get (State *st)
 {
+  Items *a;
+
   if (st->pools != NULL && st->pools->n_arrays > 0)
     return st->pools->arrays[--st->pools->n_arrays];
-  return g_array_sized_new (FALSE, TRUE, sizeof (Item), 8);
+  a = g_new (Items, 1);
+  a->v = a->inline_v;
+  a->len = 0;
+  a->size = G_N_ELEMENTS (a->inline_v);
+  return a;
 }
 
 static void
-array_put (State  *st,
-           GArray *a)
+array_put (State *st,
+           Items *a)
 {
   if (!POOLS)
     {
-      g_array_unref (a);
+      items_free_storage (a);
       return;
     }
-  g_array_set_size (a, 0);
+  a->len = 0;
   if (st->pools == NULL)
     st->pools = g_new0 (Pools, 1);
   if (st->pools->n_arrays < G_N_ELEMENTS (st->pools->arrays))
     st->pools->arrays[st->pools->n_arrays++] = a;
   else
-    g_array_unref (a);
+    items_free_storage (a);
 }
 
 static void
@@ -103,7 +117,7 @@ pools_free (gpointer data)
   for (guint i = 0; i < pools->n_strings; i++)
     g_string_free (pools->strings[i], TRUE);
   for (guint i = 0; i < pools->n_arrays; i++)
-    g_array_unref (pools->arrays[i]);
+    items_free_storage (pools->arrays[i]);
   g_free (pools);
 }
 
@@ -267,11 +281,11 @@ force_ask (Part       *p,
 /* Gives the items' strings and the array back to the pools. */
 static void
 items_free (Lexer  *L,
-            GArray *items)
+            Items  *items)
 {
   for (guint i = 0; i < items->len; i++)
     {
-      Item *it = &g_array_index (items, Item, i);
+      Item *it = &items->v[i];
 
       string_put (L->st, it->text);
       string_put (L->st, it->target);
@@ -282,7 +296,7 @@ items_free (Lexer  *L,
 /* Reads the target of the redirection operator just consumed. */
 static gboolean
 read_redirection (Lexer   *L,
-                  GArray  *items,
+                  Items   *items,
                   GString *op)
 {
   Item it = { .kind = ITEM_REDIR, .text = op };
@@ -312,14 +326,14 @@ read_redirection (Lexer   *L,
       g_ptr_array_add (L->heredocs, h);
       it.heredoc = h;
     }
-  g_array_append_val (items, it);
+  items_append (items, &it);
   return TRUE;
 }
 
 /* Reads redirections following a compound command. */
 static void
 read_trailing_redirections (Lexer  *L,
-                            GArray *items)
+                            Items  *items)
 {
   while (!failed (L) && peek (L)->type == T_REDIR)
     read_redirection (L, items, steal_text (L));
@@ -328,7 +342,7 @@ read_trailing_redirections (Lexer  *L,
 /* Emits the part for redirections of a group or loop. */
 static void
 emit_compound_redirections (Lexer  *L,
-                            GArray *items)
+                            Items  *items)
 {
   Part *p;
   GString *text;
@@ -341,7 +355,7 @@ emit_compound_redirections (Lexer  *L,
   /* Reading a file into a loop needs no word from the user. */
   for (guint i = 0; i < items->len; i++)
     {
-      Item *it = &g_array_index (items, Item, i);
+      Item *it = &items->v[i];
 
       if (strchr (it->text->str, '>') != NULL || (it->flags & W_NONLITERAL))
         worth_showing = TRUE;
@@ -355,7 +369,7 @@ emit_compound_redirections (Lexer  *L,
   text = g_string_new (NULL);
   for (guint i = 0; i < items->len; i++)
     {
-      Item *it = &g_array_index (items, Item, i);
+      Item *it = &items->v[i];
 
       if (i > 0)
         g_string_append_c (text, ' ');
@@ -368,7 +382,7 @@ emit_compound_redirections (Lexer  *L,
 
 static void
 finish_simple_command (Lexer  *L,
-                       GArray *items,
+                       Items  *items,
                        guint   first_part)
 {
   WordRef stack_words[32];
@@ -384,7 +398,7 @@ finish_simple_command (Lexer  *L,
 
   for (guint i = 0; i < items->len; i++)
     {
-      Item *it = &g_array_index (items, Item, i);
+      Item *it = &items->v[i];
 
       if (it->kind == ITEM_WORD)
         {
@@ -413,7 +427,7 @@ finish_simple_command (Lexer  *L,
 
   for (guint i = 0; i < items->len; i++)
     {
-      Item *it = &g_array_index (items, Item, i);
+      Item *it = &items->v[i];
 
       if (i > 0)
         g_string_append_c (text, ' ');
@@ -437,11 +451,11 @@ finish_simple_command (Lexer  *L,
 
   if (n_words > 0)
     {
-      gboolean text_differs = has_assign || g_array_index (items, Item, 0).kind != ITEM_WORD ||
+      gboolean text_differs = has_assign || items->v[0].kind != ITEM_WORD ||
                               strchr (w[0].text, '/') != NULL;
 
       for (guint i = 0; i < items->len && !text_differs; i++)
-        if (g_array_index (items, Item, i).kind == ITEM_REDIR)
+        if (items->v[i].kind == ITEM_REDIR)
           text_differs = TRUE;
 
       p->pub.argv = make_argv (w, n_words);
@@ -464,7 +478,7 @@ static gboolean
 parse_simple_command (Lexer      *L,
                       const char *prefix)
 {
-  GArray *items = array_get (L->st);
+  Items *items = array_get (L->st);
   gboolean seen_word = FALSE;
   guint first_part = peek (L)->parts_before;
 
@@ -477,7 +491,7 @@ parse_simple_command (Lexer      *L,
           Item it = { .kind = ITEM_WORD, .text = string_get (L->st) };
 
           g_string_append (it.text, words[i]);
-          g_array_append_val (items, it);
+          items_append (items, &it);
         }
       seen_word = TRUE;
     }
@@ -500,7 +514,7 @@ parse_simple_command (Lexer      *L,
               seen_word = TRUE;
               /* name ( ) compound: a function definition. */
               it.text = steal_text (L);
-              g_array_append_val (items, it);
+              items_append (items, &it);
               if (peek (L)->type == T_LPAREN && items->len == 1)
                 {
                   Part *p;
@@ -526,7 +540,7 @@ parse_simple_command (Lexer      *L,
               continue;
             }
           it.text = steal_text (L);
-          g_array_append_val (items, it);
+          items_append (items, &it);
           continue;
         }
       if (t->type == T_REDIR)
@@ -1127,7 +1141,7 @@ parse_command (Lexer *L)
 
   if (compound && !failed (L))
     {
-      GArray *redirs = array_get (L->st);
+      Items  *redirs = array_get (L->st);
 
       read_trailing_redirections (L, redirs);
       emit_compound_redirections (L, redirs);

@@ -99,7 +99,7 @@ typedef struct
 {
   GString *strings[64];
   guint    n_strings;
-  GArray  *arrays[16];
+  struct _Items *arrays[16];
   guint    n_arrays;
 } Pools;
 
@@ -164,6 +164,33 @@ typedef struct
   GString  *target;   /* redirections only */
   Heredoc  *heredoc;  /* << and <<- only */
 } Item;
+
+/* The items of a simple command: GArray's append, a call that checks and
+ * may grow, cost as much as lexing the word; this one is inline. */
+typedef struct _Items
+{
+  Item  *v;
+  guint  len;
+  guint  size;
+  Item   inline_v[8];
+} Items;
+
+static inline void
+items_append (Items      *items,
+              const Item *it)
+{
+  if (G_UNLIKELY (items->len == items->size))
+    {
+      Item *v = g_new (Item, items->size * 2);
+
+      memcpy (v, items->v, items->len * sizeof (Item));
+      if (items->v != items->inline_v)
+        g_free (items->v);
+      items->v = v;
+      items->size *= 2;
+    }
+  items->v[items->len++] = *it;
+}
 
 /* Private fields of WardenCommandPart, kept beside it. */
 struct _Part
@@ -238,11 +265,11 @@ void      append_redirection_text (GString *text, Item *it);
 char     *join_words              (const WordRef *words, guint n, const char *hole_token,
                                    gboolean append_hole, gboolean basename_first);
 char     *join_expanded           (const WordRef *words, guint n);
-char     *join_without_vanishing  (const WordRef *words, guint n, GArray *items);
+char     *join_without_vanishing  (const WordRef *words, guint n, Items *items);
 gboolean  names_sensitive_var     (const char *arg);
 void      analyze                 (Lexer *L, Part *p, const WordRef *w, guint n,
                                    const char *hole_token, gboolean append_hole);
-void      shell_script_from_stdin (Lexer *L, Part *p, GArray *items);
+void      shell_script_from_stdin (Lexer *L, Part *p, Items *items);
 
 /* ------------------------------------------------------------------------ */
 /* Characters, tokens and depth: inline, they are read at every byte */
