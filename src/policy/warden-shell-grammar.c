@@ -151,16 +151,24 @@ make_argv (const WordRef *w,
            guint          n)
 {
   gsize size = (n + 1) * sizeof (char *);
+  gsize lens[32];
   char **argv;
   char *p;
 
+  /* Each word's length is taken once (most commands have few words). */
   for (guint i = 0; i < n; i++)
-    size += strlen (w[i].text) + 1;
+    {
+      gsize len = strlen (w[i].text) + 1;
+
+      if (i < G_N_ELEMENTS (lens))
+        lens[i] = len;
+      size += len;
+    }
   argv = g_malloc (size);
   p = (char *) (argv + n + 1);
   for (guint i = 0; i < n; i++)
     {
-      gsize len = strlen (w[i].text) + 1;
+      gsize len = i < G_N_ELEMENTS (lens) ? lens[i] : strlen (w[i].text) + 1;
 
       argv[i] = memcpy (p, w[i].text, len);
       p += len;
@@ -190,6 +198,15 @@ fail (Lexer   *L,
   return FALSE;
 }
 
+/* g_free() of a field that is most often NULL (or taken by the policy):
+ * the call through the PLT to free() costs more than the test. */
+static inline void
+free_set (gpointer p)
+{
+  if (p != NULL)
+    g_free (p);
+}
+
 static void
 part_free (gpointer data)
 {
@@ -198,13 +215,13 @@ part_free (gpointer data)
   if (p == NULL)
     return;
 
-  g_free (p->pub.text);
-  g_free (p->pub.match_text);
-  g_free (p->pub.base_text);
-  g_free (p->pub.expanded_text);
-  g_free (p->pub.min_text);
-  g_free (p->pub.argv);
-  g_free (p->pub.force_ask);
+  free_set (p->pub.text);
+  free_set (p->pub.match_text);
+  free_set (p->pub.base_text);
+  free_set (p->pub.expanded_text);
+  free_set (p->pub.min_text);
+  free_set (p->pub.argv);
+  free_set (p->pub.force_ask);
   g_free (p);
 }
 
@@ -1441,7 +1458,7 @@ warden_shell_parse_free (WardenShellParse *parse)
   if (parse == NULL)
     return;
   g_ptr_array_unref (parse->parts);
-  g_free (parse->error);
-  g_free (parse->ask);
+  free_set (parse->error);
+  free_set (parse->ask);
   g_free (parse);
 }
