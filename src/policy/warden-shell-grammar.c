@@ -118,6 +118,11 @@ pools_free (gpointer data)
     g_string_free (pools->strings[i], TRUE);
   for (guint i = 0; i < pools->n_arrays; i++)
     items_free_storage (pools->arrays[i]);
+  if (pools->parse != NULL)
+    {
+      g_ptr_array_unref (pools->parse->parts);
+      g_free (pools->parse);
+    }
   g_free (pools);
 }
 
@@ -1401,18 +1406,27 @@ warden_shell_parse (const char               *command,
                     gssize                    length,
                     const WardenShellOptions *options)
 {
-  WardenShellParse *parse = g_new (WardenShellParse, 1);
+  WardenShellParse *parse;
   const char *given;
   g_autofree char *workspace = NULL;
   State st = { 0 };
   gsize n;
 
-  memset (parse, 0, sizeof *parse);  /* not g_new0: see new_part_at() */
+  pools_take (&st);
+  if (st.pools != NULL && st.pools->parse != NULL)
+    parse = g_steal_pointer (&st.pools->parse);
+  else
+    {
+      parse = g_new (WardenShellParse, 1);
+      /* Room for the parts of most lines, so that adding them does not grow it. */
+      parse->parts = g_ptr_array_new_full (8, part_free);
+    }
+  pools_give_back (&st);
+  parse->error = NULL;
+  parse->ask = NULL;
   g_return_val_if_fail (command != NULL || length == 0, parse);
 
   n = length < 0 ? strlen (command) : (gsize) length;
-  /* Room for the parts of most lines, so that adding them does not grow it. */
-  parse->parts = g_ptr_array_new_full (8, part_free);
 
   if (n > WARDEN_SHELL_MAX_LENGTH)
     {
@@ -1455,10 +1469,21 @@ warden_shell_parse (const char               *command,
 void
 warden_shell_parse_free (WardenShellParse *parse)
 {
+  Pools *pools;
+
   if (parse == NULL)
     return;
-  g_ptr_array_unref (parse->parts);
+  pools = POOLS ? g_private_get (&pools_key) : NULL;
   free_set (parse->error);
   free_set (parse->ask);
+  /* Kept for the thread's next parse, emptied (which frees the parts); a
+   * long script's array is not kept at its size. */
+  if (pools != NULL && pools->parse == NULL && parse->parts->len <= 64)
+    {
+      g_ptr_array_set_size (parse->parts, 0);
+      pools->parse = parse;
+      return;
+    }
+  g_ptr_array_unref (parse->parts);
   g_free (parse);
 }

@@ -101,6 +101,9 @@ typedef struct
   guint    n_strings;
   struct _Items *arrays[16];
   guint    n_arrays;
+  /* A parse and its array of parts, emptied by warden_shell_parse_free():
+   * making and freeing them was a twentieth of a decision. */
+  WardenShellParse *parse;
 } Pools;
 
 typedef struct
