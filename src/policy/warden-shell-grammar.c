@@ -261,7 +261,11 @@ new_part_at (Lexer          *L,
   p->pub.kind = kind;
   p->pub.origin = origin;
   p->loop_id = L->st->loop_id;
-  g_ptr_array_insert (L->st->parts, MIN (index, L->st->parts->len), p);
+  /* Most parts come last: g_ptr_array_add() is the cheaper call. */
+  if (index >= L->st->parts->len)
+    g_ptr_array_add (L->st->parts, p);
+  else
+    g_ptr_array_insert (L->st->parts, index, p);
   return p;
 }
 
@@ -461,7 +465,8 @@ finish_simple_command (Lexer  *L,
       else
         append_run (text, it->text->str, strlen (it->text->str));
     }
-  p->pub.text = g_strdup (text->str);
+  /* Its words were appended by their strlen(): no NUL within. */
+  p->pub.text = g_memdup2 (text->str, text->len + 1);
   string_put (L->st, text);
 
   if (has_assign)

@@ -135,6 +135,7 @@ typedef struct
   const char   *s;
   gsize         n;
   gsize         i;
+  gboolean      continued;  /* @s holds a backslash-newline, a line continuation */
   WardenOrigin  origin;
   gboolean      have_tok;
   Token         tok;
@@ -298,8 +299,9 @@ append_run (GString    *out,
 static inline int
 peekc (Lexer *L)
 {
-  while (L->i + 1 < L->n && L->s[L->i] == '\\' && L->s[L->i + 1] == '\n')
-    L->i += 2;
+  if (G_UNLIKELY (L->continued))
+    while (L->i + 1 < L->n && L->s[L->i] == '\\' && L->s[L->i + 1] == '\n')
+      L->i += 2;
   return L->i < L->n ? (guchar) L->s[L->i] : -1;
 }
 
