@@ -247,24 +247,36 @@ take_valid (char *s)
   return valid;
 }
 
-void
-warden_decision_take_part (WardenDecision *self,
-                           char           *text,
-                           WardenOrigin    origin,
-                           WardenVerdict   verdict,
-                           const char     *pattern,
-                           char           *reason,
-                           char           *suggestion)
+static void
+take_part (WardenDecision *self,
+           char           *text,
+           WardenOrigin    origin,
+           WardenVerdict   verdict,
+           const char     *pattern,
+           char           *reason,
+           char           *suggestion,
+           gboolean        derived)
 {
   /* Commands may hold any bytes; what is shown and saved must be UTF-8, and
    * a suggestion that is not cannot become a pattern. */
+  gboolean text_valid = text == NULL || warden_utf8_validate (text, strlen (text));
   WardenDecisionPart part = {
-    take_valid (text), origin, verdict, g_strdup (pattern), take_valid (reason), NULL, NULL,
-    NULL,
+    text, origin, verdict, g_strdup (pattern), reason, NULL, NULL, NULL,
   };
 
-  if (suggestion != NULL && !warden_utf8_validate (suggestion, strlen (suggestion)))
-    g_clear_pointer (&suggestion, g_free);
+  if (!text_valid)
+    {
+      part.text = g_utf8_make_valid (text, -1);
+      g_free (text);
+    }
+  /* Made of a valid text's words, valid patterns and valid constants only,
+   * they are valid too. */
+  if (!derived || !text_valid)
+    {
+      part.reason = take_valid (reason);
+      if (suggestion != NULL && !warden_utf8_validate (suggestion, strlen (suggestion)))
+        g_clear_pointer (&suggestion, g_free);
+    }
   part.suggestion = suggestion;
   if (self->n_parts == self->parts_size)
     self->parts = grow (self->parts, self->inline_parts, &self->parts_size,
@@ -286,6 +298,30 @@ warden_decision_take_part (WardenDecision *self,
       self->suggestions[self->n_suggestions++] = suggestion;
       self->suggestions[self->n_suggestions] = NULL;
     }
+}
+
+void
+warden_decision_take_part (WardenDecision *self,
+                           char           *text,
+                           WardenOrigin    origin,
+                           WardenVerdict   verdict,
+                           const char     *pattern,
+                           char           *reason,
+                           char           *suggestion)
+{
+  take_part (self, text, origin, verdict, pattern, reason, suggestion, FALSE);
+}
+
+void
+warden_decision_take_part_derived (WardenDecision *self,
+                                   char           *text,
+                                   WardenOrigin    origin,
+                                   WardenVerdict   verdict,
+                                   const char     *pattern,
+                                   char           *reason,
+                                   char           *suggestion)
+{
+  take_part (self, text, origin, verdict, pattern, reason, suggestion, TRUE);
 }
 
 void

@@ -388,14 +388,23 @@ texts (void)
                        "runs: no pattern can allow that");
       t.only_runs = _("“%s” does nothing but start the commands after it, each checked on "
                       "its own");
-      /* These are a decision's reason as they are (set_result_static): a
-       * broken translation must not put bytes that are not text on screen. */
+      /* A broken translation must not put bytes that are not text on
+       * screen: some are a decision's reason as they are
+       * (set_result_static), the others are filled with valid text and
+       * patterns, whose reasons are then not checked again
+       * (warden_decision_take_part_derived). */
       {
-        const char **whole[] = { &t.asks_every, &t.empty, &t.allows_every, &t.all_match };
+        const char **all[] = {
+          &t.allowed_by, &t.no_match, &t.denied_by, &t.ask_rule, &t.may_ask_rule,
+          &t.may_be_denied, &t.spelling_may_be_denied, &t.files_may_be_denied,
+          &t.args_may_be_denied, &t.allows_every, &t.asks_every, &t.redirections_only,
+          &t.unparsed, &t.env, &t.empty, &t.all_match, &t.runs_stdin, &t.only_runs,
+        };
 
-        for (guint i = 0; i < G_N_ELEMENTS (whole); i++)
-          if (!g_utf8_validate (*whole[i], -1, NULL))
-            *whole[i] = g_utf8_make_valid (*whole[i], -1);  /* kept for the process */
+        G_STATIC_ASSERT (G_N_ELEMENTS (all) == sizeof (Texts) / sizeof (const char *));
+        for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+          if (!g_utf8_validate (*all[i], -1, NULL))
+            *all[i] = g_utf8_make_valid (*all[i], -1);  /* kept for the process */
       }
       g_once_init_leave (&done, 1);
     }
@@ -526,13 +535,15 @@ lookup_spelling (WardenSpellingSet       *set,
 }
 
 /* Judges one part; returns its verdict and fills @reason, @pattern and
- * @suggestion (the last two may stay NULL). */
+ * @suggestion (the last two may stay NULL). Clears @derived when the reason
+ * holds more than the part's words, patterns and the texts above. */
 static WardenVerdict
 judge_part (WardenPolicy            *self,
             const WardenCommandPart *part,
             const char             **pattern,
             char                   **reason,
-            char                   **suggestion)
+            char                   **suggestion,
+            gboolean                *derived)
 {
   const Texts *t = texts ();
   const char *text = part->match_text ? part->match_text : part->text;
@@ -659,6 +670,8 @@ judge_part (WardenPolicy            *self,
   if (part->force_ask != NULL && !(part->liftable && allow != NULL) &&
       !(part->guard_sees && self->check_nested))
     {
+      /* The parser's words for it may quote anything. */
+      *derived = FALSE;
       *reason = g_strdup (part->force_ask);
       if (!part->no_suggestion && self->mode == WARDEN_MODE_ALLOWLIST)
         *suggestion = suggest (part);
@@ -755,14 +768,19 @@ warden_policy_check (WardenPolicy             *self,
       const char *pattern = NULL;
       char *reason = NULL;
       char *suggestion = NULL;
-      WardenVerdict verdict = judge_part (self, part, &pattern, &reason, &suggestion);
+      gboolean derived = TRUE;
+      WardenVerdict verdict = judge_part (self, part, &pattern, &reason, &suggestion, &derived);
 
       if (verdict == WARDEN_VERDICT_DENY && first_deny < 0)
         first_deny = i;
       if (verdict == WARDEN_VERDICT_ASK && first_ask < 0)
         first_ask = i;
-      warden_decision_take_part (decision, g_steal_pointer (&part->text), part->origin, verdict,
-                                 pattern, reason, suggestion);
+      if (derived)
+        warden_decision_take_part_derived (decision, g_steal_pointer (&part->text), part->origin,
+                                           verdict, pattern, reason, suggestion);
+      else
+        warden_decision_take_part (decision, g_steal_pointer (&part->text), part->origin,
+                                   verdict, pattern, reason, suggestion);
       if (part->runner != NULL)
         warden_decision_set_part_runner (decision, i, part->runner);
       /* @name points into the block, and goes with it. */
