@@ -26,34 +26,18 @@ static void     parse_as_sh_would (Lexer *L, gsize start, gsize end);
 /* ------------------------------------------------------------------------ */
 /* Errors and state */
 
+/* string_get() and string_put() (warden-shell-private.h) when the pools
+ * have no string, or no room for one. */
 GString *
-string_get (State *st)
+string_get_slow (State *st)
 {
-  if (st->pools != NULL && st->pools->n_strings > 0)
-    {
-      GString *s = st->pools->strings[--st->pools->n_strings];
-
-      s->len = 0;
-      s->str[0] = '\0';
-      return s;
-    }
   return g_string_sized_new (32);
 }
 
-/* The fuzz build frees at once, so that AddressSanitizer sees a string
- * used after it was given back. */
-#ifdef WARDEN_FUZZING
-# define POOLS 0
-#else
-# define POOLS 1
-#endif
-
 void
-string_put (State   *st,
-            GString *s)
+string_put_slow (State   *st,
+                 GString *s)
 {
-  if (s == NULL)
-    return;
   if (!POOLS)
     {
       g_string_free (s, TRUE);

@@ -35,7 +35,7 @@ arithmetic_on_variables (Lexer *L)
 }
 
 /* NAME=, NAME+= or NAME[…]= at the start of raw source text. */
-static gboolean
+static inline gboolean
 raw_is_assignment (const char *s,
                    gsize       n)
 {

@@ -209,8 +209,8 @@ struct _Part
  * symbols carry the _warden_shell_ prefix, so nothing else in libwarden can
  * meet them. */
 #define fail(...)                    _warden_shell_fail (__VA_ARGS__)
-#define string_get(...)              _warden_shell_string_get (__VA_ARGS__)
-#define string_put(...)              _warden_shell_string_put (__VA_ARGS__)
+#define string_get_slow(...)         _warden_shell_string_get_slow (__VA_ARGS__)
+#define string_put_slow(...)         _warden_shell_string_put_slow (__VA_ARGS__)
 #define make_argv(...)               _warden_shell_make_argv (__VA_ARGS__)
 #define new_part(...)                _warden_shell_new_part (__VA_ARGS__)
 #define force_ask(...)               _warden_shell_force_ask (__VA_ARGS__)
@@ -240,8 +240,8 @@ struct _Part
 /* warden-shell-grammar.c */
 G_GNUC_PRINTF (2, 3)
 gboolean  fail         (Lexer *L, const char *format, ...);
-GString  *string_get   (State *st);
-void      string_put   (State *st, GString *s);
+GString  *string_get_slow (State *st);
+void      string_put_slow (State *st, GString *s);
 char    **make_argv    (const WordRef *w, guint n);
 Part     *new_part     (Lexer *L, WardenPartKind kind, WardenOrigin origin);
 void      force_ask    (Part *p, gboolean liftable, const char *reason);
@@ -274,6 +274,45 @@ gboolean  names_sensitive_var     (const char *arg);
 void      analyze                 (Lexer *L, Part *p, const WordRef *w, guint n,
                                    const char *hole_token, gboolean append_hole);
 void      shell_script_from_stdin (Lexer *L, Part *p, Items *items);
+
+/* ------------------------------------------------------------------------ */
+/* Strings from the pools: inline, there are one or two for every token */
+
+/* The fuzz build frees at once, so that AddressSanitizer sees a string
+ * used after it was given back. */
+#ifdef WARDEN_FUZZING
+# define POOLS 0
+#else
+# define POOLS 1
+#endif
+
+static inline GString *
+string_get (State *st)
+{
+  if (G_LIKELY (st->pools != NULL && st->pools->n_strings > 0))
+    {
+      GString *s = st->pools->strings[--st->pools->n_strings];
+
+      s->len = 0;
+      s->str[0] = '\0';
+      return s;
+    }
+  return string_get_slow (st);
+}
+
+static inline void
+string_put (State   *st,
+            GString *s)
+{
+  if (s == NULL)
+    return;
+  if (POOLS && G_LIKELY (st->pools != NULL &&
+                         st->pools->n_strings < G_N_ELEMENTS (st->pools->strings) &&
+                         s->allocated_len <= 4096))
+    st->pools->strings[st->pools->n_strings++] = s;
+  else
+    string_put_slow (st, s);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Characters, tokens and depth: inline, they are read at every byte */
