@@ -102,6 +102,8 @@ pools_free (gpointer data)
     g_string_free (pools->strings[i], TRUE);
   for (guint i = 0; i < pools->n_arrays; i++)
     items_free_storage (pools->arrays[i]);
+  for (guint i = 0; i < pools->n_parts; i++)
+    g_free (pools->parts[i]);
   if (pools->parse != NULL)
     {
       g_ptr_array_unref (pools->parse->parts);
@@ -200,6 +202,7 @@ static void
 part_free (gpointer data)
 {
   Part *p = data;
+  Pools *pools;
 
   if (p == NULL)
     return;
@@ -211,7 +214,11 @@ part_free (gpointer data)
   free_set (p->pub.min_text);
   free_set (p->pub.argv);
   free_set (p->pub.force_ask);
-  g_free (p);
+  pools = POOLS ? g_private_get (&pools_key) : NULL;
+  if (pools != NULL && pools->n_parts < G_N_ELEMENTS (pools->parts))
+    pools->parts[pools->n_parts++] = p;
+  else
+    g_free (p);
 }
 
 static void
@@ -240,7 +247,10 @@ new_part_at (Lexer          *L,
     }
 
   /* Not g_new0: glibc's calloc() bypasses its per-thread cache. */
-  p = g_new (Part, 1);
+  if (L->st->pools != NULL && L->st->pools->n_parts > 0)
+    p = L->st->pools->parts[--L->st->pools->n_parts];
+  else
+    p = g_new (Part, 1);
   memset (p, 0, sizeof *p);
   p->pub.kind = kind;
   p->pub.origin = origin;

@@ -104,6 +104,9 @@ typedef struct
   /* A parse and its array of parts, emptied by warden_shell_parse_free():
    * making and freeing them was a twentieth of a decision. */
   WardenShellParse *parse;
+  /* Parts freed, for the next: a line has a few. */
+  struct _Part *parts[16];
+  guint    n_parts;
 } Pools;
 
 typedef struct
