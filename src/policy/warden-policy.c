@@ -143,6 +143,7 @@ static char *
 suggest (const WardenCommandPart *part)
 {
   const char *text = part->match_text ? part->match_text : part->text;
+  gsize text_len = strlen (text);
   gsize name_len, sub_len = 0, len;
   g_autofree char *s = NULL;
 
@@ -163,10 +164,10 @@ suggest (const WardenCommandPart *part)
       len += sub_len;
     }
   s[len] = '\0';
-  if (strcmp (s, text) != 0)
+  if (len != text_len || memcmp (s, text, len) != 0)
     memcpy (s + len, " *", 3);
 
-  if (!warden_pattern_match (s, text, strlen (text)))
+  if (!warden_pattern_match (s, text, text_len))
     return NULL;
   return g_steal_pointer (&s);
 }
@@ -475,11 +476,10 @@ typedef enum
 static RuleHit
 lookup_rule (WardenPatternSet        *set,
              const WardenCommandPart *part,
+             const char              *text,
+             gsize                    text_len,
              const char             **pattern)
 {
-  const char *text = part->match_text ? part->match_text : part->text;
-  gsize text_len = strlen (text);
-
   if (warden_pattern_set_get_size (set) == 0)
     return RULE_NONE;
 
@@ -516,11 +516,10 @@ lookup_rule (WardenPatternSet        *set,
 static RuleHit
 lookup_spelling (WardenSpellingSet       *set,
                  const WardenCommandPart *part,
+                 const char              *text,
+                 gsize                    text_len,
                  const char             **pattern)
 {
-  const char *text = part->match_text ? part->match_text : part->text;
-  gsize text_len = strlen (text);
-
   *pattern = warden_spelling_set_lookup (set, text, text_len);
   if (*pattern == NULL && part->base_text != NULL)
     *pattern = warden_spelling_set_lookup (set, part->base_text, strlen (part->base_text));
@@ -552,7 +551,7 @@ judge_part (WardenPolicy            *self,
   const char *rule = NULL;
   gboolean min_unmatched = FALSE;
 
-  switch (lookup_rule (self->deny, part, &rule))
+  switch (lookup_rule (self->deny, part, text, text_len, &rule))
     {
     case RULE_MATCHES:
       *pattern = rule;
@@ -587,7 +586,7 @@ judge_part (WardenPolicy            *self,
   /* "git diff --output=x" is "git diff --output x" to every program, while
    * "tree -ao out.txt ." may be "tree -a -o out.txt .": without the
    * program's option table nobody can say, so that asks, in every mode. */
-  switch (lookup_spelling (self->deny_spelling, part, &rule))
+  switch (lookup_spelling (self->deny_spelling, part, text, text_len, &rule))
     {
     case RULE_MATCHES:
       *pattern = rule;
@@ -604,7 +603,7 @@ judge_part (WardenPolicy            *self,
 
   /* The profile's ask rules: whatever allows it, in every mode, and with no
    * suggestion, as no allow pattern can make it run without asking. */
-  switch (lookup_rule (self->ask, part, &rule))
+  switch (lookup_rule (self->ask, part, text, text_len, &rule))
     {
     case RULE_MATCHES:
       *pattern = rule;
@@ -622,7 +621,7 @@ judge_part (WardenPolicy            *self,
     default:
       break;
     }
-  switch (lookup_spelling (self->ask_spelling, part, &rule))
+  switch (lookup_spelling (self->ask_spelling, part, text, text_len, &rule))
     {
     case RULE_MATCHES:
       *pattern = rule;
