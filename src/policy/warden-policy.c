@@ -164,10 +164,14 @@ suggest (const WardenCommandPart *part)
       len += sub_len;
     }
   s[len] = '\0';
-  if (len != text_len || memcmp (s, text, len) != 0)
-    memcpy (s + len, " *", 3);
+  if (len == text_len && memcmp (s, text, len) == 0)
+    return g_steal_pointer (&s);
+  memcpy (s + len, " *", 3);
 
-  if (!warden_pattern_match (s, text, text_len))
+  /* Its only '*' is the last byte (the name has none, nor has a
+   * subcommand), so it matches exactly the texts that start with what
+   * comes before: warden_pattern_match() would say the same. */
+  if (text_len <= len || memcmp (s, text, len + 1) != 0)
     return NULL;
   return g_steal_pointer (&s);
 }
