@@ -130,9 +130,8 @@ pools_take (State *st)
 static void
 pools_give_back (State *st)
 {
-  /* Made by string_put() or array_put() during the parse: the thread's now. */
-  if (st->pools != NULL && g_private_get (&pools_key) == NULL)
-    g_private_set (&pools_key, st->pools);
+  /* pools_take() made them the thread's (or there are none: the fuzz
+   * build's), so nothing made during the parse is left to hand over. */
   st->pools = NULL;
 }
 
@@ -198,15 +197,11 @@ free_set (gpointer p)
     g_free (p);
 }
 
+/* Frees @p's strings, and keeps @p in @pools for the next part (or frees it). */
 static void
-part_free (gpointer data)
+part_release (Pools *pools,
+              Part  *p)
 {
-  Part *p = data;
-  Pools *pools;
-
-  if (p == NULL)
-    return;
-
   free_set (p->pub.text);
   free_set (p->pub.match_text);
   free_set (p->pub.base_text);
@@ -214,11 +209,17 @@ part_free (gpointer data)
   free_set (p->pub.min_text);
   free_set (p->pub.argv);
   free_set (p->pub.force_ask);
-  pools = POOLS ? g_private_get (&pools_key) : NULL;
   if (pools != NULL && pools->n_parts < G_N_ELEMENTS (pools->parts))
     pools->parts[pools->n_parts++] = p;
   else
     g_free (p);
+}
+
+static void
+part_free (gpointer data)
+{
+  if (data != NULL)
+    part_release (POOLS ? g_private_get (&pools_key) : NULL, data);
 }
 
 static void
@@ -1420,7 +1421,6 @@ warden_shell_parse (const char               *command,
       /* Room for the parts of most lines, so that adding them does not grow it. */
       parse->parts = g_ptr_array_new_full (8, part_free);
     }
-  pools_give_back (&st);
   parse->error = NULL;
   parse->ask = NULL;
   g_return_val_if_fail (command != NULL || length == 0, parse);
@@ -1455,7 +1455,6 @@ warden_shell_parse (const char               *command,
   st.workspace = workspace ? workspace : given;
   st.workspace_len = strlen (st.workspace);
 
-  pools_take (&st);
   parse_string (&st, command, n, WARDEN_ORIGIN_TOP_LEVEL, "");
   parse->error = st.error;
   parse->ask = st.ask;
@@ -1479,7 +1478,14 @@ warden_shell_parse_free (WardenShellParse *parse)
    * long script's array is not kept at its size. */
   if (pools != NULL && pools->parse == NULL && parse->parts->len <= 64)
     {
+      /* The parts go back with one look at the thread's pools, not one
+       * each through the array's free function. */
+      for (guint i = 0; i < parse->parts->len; i++)
+        if (parse->parts->pdata[i] != NULL)
+          part_release (pools, parse->parts->pdata[i]);
+      g_ptr_array_set_free_func (parse->parts, NULL);
       g_ptr_array_set_size (parse->parts, 0);
+      g_ptr_array_set_free_func (parse->parts, part_free);
       pools->parse = parse;
       return;
     }
