@@ -39,6 +39,8 @@ struct _WardenDecision
   int                  uncovered;     /* index of the first asking part without one, or -1 */
   gboolean             line_asks;     /* asks as a whole, whatever the patterns */
   int                  ruled;         /* index of the first part an ask rule holds, or -1 */
+  /* Bit i: part i's pattern lies in its reason's block, freed with it. */
+  guint64              pattern_in_reason;
   WardenDecisionPart   inline_parts[INLINE_PARTS];
   const char          *inline_suggestions[INLINE_SUGGESTIONS + 1];
 };
@@ -104,10 +106,12 @@ free_set (gpointer p)
 }
 
 static void
-part_clear (WardenDecisionPart *part)
+part_clear (WardenDecisionPart *part,
+            gboolean            pattern_in_reason)
 {
   free_set (part->text);
-  free_set (part->pattern);
+  if (!pattern_in_reason)
+    free_set (part->pattern);
   free_set (part->reason);
   free_set (part->suggestion);
   free_set (part->argv);
@@ -152,7 +156,8 @@ warden_decision_unref (WardenDecision *self)
 
   free_set (self->reason_owned);
   for (guint i = 0; i < self->n_parts; i++)
-    part_clear (&self->parts[i]);
+    part_clear (&self->parts[i],
+                i < 64 && (self->pattern_in_reason & (G_GUINT64_CONSTANT (1) << i)) != 0);
   if (self->parts != self->inline_parts)
     g_free (self->parts);
   if (self->suggestions != self->inline_suggestions)
@@ -255,13 +260,16 @@ take_part (WardenDecision *self,
            const char     *pattern,
            char           *reason,
            char           *suggestion,
-           gboolean        derived)
+           gboolean        derived,
+           gboolean        pattern_in_reason)
 {
   /* Commands may hold any bytes; what is shown and saved must be UTF-8, and
    * a suggestion that is not cannot become a pattern. */
   gboolean text_valid = text == NULL || warden_utf8_validate (text, strlen (text));
+  gboolean borrow = pattern_in_reason && derived && text_valid && self->n_parts < 64;
   WardenDecisionPart part = {
-    text, origin, verdict, g_strdup (pattern), reason, NULL, NULL, NULL,
+    text, origin, verdict, borrow ? (char *) pattern : g_strdup (pattern), reason, NULL, NULL,
+    NULL,
   };
 
   if (!text_valid)
@@ -281,6 +289,8 @@ take_part (WardenDecision *self,
   if (self->n_parts == self->parts_size)
     self->parts = grow (self->parts, self->inline_parts, &self->parts_size,
                         sizeof (WardenDecisionPart), 0);
+  if (borrow)
+    self->pattern_in_reason |= G_GUINT64_CONSTANT (1) << self->n_parts;
   self->parts[self->n_parts++] = part;
   if (verdict == WARDEN_VERDICT_ASK && suggestion == NULL && self->uncovered < 0)
     self->uncovered = (int) self->n_parts - 1;
@@ -309,7 +319,7 @@ warden_decision_take_part (WardenDecision *self,
                            char           *reason,
                            char           *suggestion)
 {
-  take_part (self, text, origin, verdict, pattern, reason, suggestion, FALSE);
+  take_part (self, text, origin, verdict, pattern, reason, suggestion, FALSE, FALSE);
 }
 
 void
@@ -319,9 +329,10 @@ warden_decision_take_part_derived (WardenDecision *self,
                                    WardenVerdict   verdict,
                                    const char     *pattern,
                                    char           *reason,
-                                   char           *suggestion)
+                                   char           *suggestion,
+                                   gboolean        pattern_in_reason)
 {
-  take_part (self, text, origin, verdict, pattern, reason, suggestion, TRUE);
+  take_part (self, text, origin, verdict, pattern, reason, suggestion, TRUE, pattern_in_reason);
 }
 
 void

@@ -418,17 +418,24 @@ texts (void)
 
 /* @format with its %s (or %1$s, %2$s) replaced by @a and @b: a reason is
  * made for every part of every decision, and vasprintf() costs more than
- * matching the patterns did. Any other directive goes to g_strdup_printf(). */
+ * matching the patterns did. Any other directive goes to g_strdup_printf().
+ * With @keep, a copy of it follows the reason's NUL in the same block, and
+ * @kept points at it: the part's pattern, which the decision keeps there
+ * rather than in an allocation of its own. */
 static char *
-fill (const char *format,
-      const char *a,
-      const char *b)
+fill_keeping (const char  *format,
+              const char  *a,
+              const char  *b,
+              const char  *keep,
+              const char **kept)
 {
   const char *args[2] = { a, b };
   gsize lens[2] = { a ? strlen (a) : 0, b ? strlen (b) : 0 };
+  gsize keep_len = keep ? strlen (keep) + 1 : 0;
   gboolean used[2] = { FALSE, FALSE };
   /* Each argument goes in at most once, so this is room enough. */
-  char *out = g_malloc (strlen (format) + lens[0] + lens[1] + 1);
+  gsize room = strlen (format) + lens[0] + lens[1] + 1;
+  char *out = g_malloc (room + keep_len);
   char *o = out;
   const char *f = format, *pct;
   guint next = 0;
@@ -458,11 +465,28 @@ fill (const char *format,
       o += lens[arg];
     }
   strcpy (o, f);
+  if (keep != NULL)
+    *kept = memcpy (out + room, keep, keep_len);
   return out;
 
 use_printf:
   g_free (out);
-  return g_strdup_printf (format, a, b);
+  out = g_strdup_printf (format, a, b);
+  if (keep != NULL)
+    {
+      room = strlen (out) + 1;
+      out = g_realloc (out, room + keep_len);
+      *kept = memcpy (out + room, keep, keep_len);
+    }
+  return out;
+}
+
+static char *
+fill (const char *format,
+      const char *a,
+      const char *b)
+{
+  return fill_keeping (format, a, b, NULL, NULL);
 }
 
 /* How a rule list (deny or ask) holds a part. */
@@ -538,8 +562,9 @@ lookup_spelling (WardenSpellingSet       *set,
 }
 
 /* Judges one part; returns its verdict and fills @reason, @pattern and
- * @suggestion (the last two may stay NULL). Clears @derived when the reason
- * holds more than the part's words, patterns and the texts above. */
+ * @suggestion (the last two may stay NULL). A pattern is a copy that lies in
+ * the reason's block (fill_keeping()). Clears @derived when the reason holds
+ * more than the part's words, patterns and the texts above. */
 static WardenVerdict
 judge_part (WardenPolicy            *self,
             const WardenCommandPart *part,
@@ -558,8 +583,7 @@ judge_part (WardenPolicy            *self,
   switch (lookup_rule (self->deny, part, text, text_len, &rule))
     {
     case RULE_MATCHES:
-      *pattern = rule;
-      *reason = fill (t->denied_by, part->text, rule);
+      *reason = fill_keeping (t->denied_by, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_DENY;
 
     /* "rm {}" under "rm -rf /…": some file names would make it match and
@@ -593,8 +617,7 @@ judge_part (WardenPolicy            *self,
   switch (lookup_spelling (self->deny_spelling, part, text, text_len, &rule))
     {
     case RULE_MATCHES:
-      *pattern = rule;
-      *reason = fill (t->denied_by, part->text, rule);
+      *reason = fill_keeping (t->denied_by, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_DENY;
 
     case RULE_MAY_SPELL:
@@ -610,14 +633,12 @@ judge_part (WardenPolicy            *self,
   switch (lookup_rule (self->ask, part, text, text_len, &rule))
     {
     case RULE_MATCHES:
-      *pattern = rule;
-      *reason = fill (t->ask_rule, part->text, rule);
+      *reason = fill_keeping (t->ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_FILL:
     case RULE_MAY_EXPAND:
-      *pattern = rule;
-      *reason = fill (t->may_ask_rule, part->text, rule);
+      *reason = fill_keeping (t->may_ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_SPELL:
@@ -628,13 +649,11 @@ judge_part (WardenPolicy            *self,
   switch (lookup_spelling (self->ask_spelling, part, text, text_len, &rule))
     {
     case RULE_MATCHES:
-      *pattern = rule;
-      *reason = fill (t->ask_rule, part->text, rule);
+      *reason = fill_keeping (t->ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_SPELL:
-      *pattern = rule;
-      *reason = fill (t->may_ask_rule, part->text, rule);
+      *reason = fill_keeping (t->may_ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     default:
@@ -650,8 +669,7 @@ judge_part (WardenPolicy            *self,
     }
   if (part->min_text != NULL && (rule = min_text_rule (self->ask, part)) != NULL)
     {
-      *pattern = rule;
-      *reason = fill (t->may_ask_rule, part->text, rule);
+      *reason = fill_keeping (t->may_ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
     }
 
@@ -697,8 +715,7 @@ judge_part (WardenPolicy            *self,
     }
   if (allow != NULL)
     {
-      *pattern = allow;
-      *reason = fill (t->allowed_by, allow, NULL);
+      *reason = fill_keeping (t->allowed_by, allow, NULL, allow, pattern);
       return WARDEN_VERDICT_ALLOW;
     }
   if (part->only_runs)
@@ -780,7 +797,8 @@ warden_policy_check (WardenPolicy             *self,
         first_ask = i;
       if (derived)
         warden_decision_take_part_derived (decision, g_steal_pointer (&part->text), part->origin,
-                                           verdict, pattern, reason, suggestion);
+                                           verdict, pattern, reason, suggestion,
+                                           pattern != NULL);
       else
         warden_decision_take_part (decision, g_steal_pointer (&part->text), part->origin,
                                    verdict, pattern, reason, suggestion);
