@@ -39,6 +39,8 @@ struct _WardenDecision
   int                  uncovered;     /* index of the first asking part without one, or -1 */
   gboolean             line_asks;     /* asks as a whole, whatever the patterns */
   int                  ruled;         /* index of the first part an ask rule holds, or -1 */
+  /* Bit i: part i's pattern lies in its reason's block, freed with it. */
+  guint64              pattern_in_reason;
   WardenDecisionPart   inline_parts[INLINE_PARTS];
   const char          *inline_suggestions[INLINE_SUGGESTIONS + 1];
 };
@@ -94,14 +96,25 @@ warden_origin_to_string (WardenOrigin origin)
     }
 }
 
-static void
-part_clear (WardenDecisionPart *part)
+/* g_free() of a field that is often NULL: the call through the PLT to
+ * free() costs more than the test, and a decision has a dozen of them. */
+static inline void
+free_set (gpointer p)
 {
-  g_free (part->text);
-  g_free (part->pattern);
-  g_free (part->reason);
-  g_free (part->suggestion);
-  g_free (part->argv);
+  if (p != NULL)
+    g_free (p);
+}
+
+static void
+part_clear (WardenDecisionPart *part,
+            gboolean            pattern_in_reason)
+{
+  free_set (part->text);
+  if (!pattern_in_reason)
+    free_set (part->pattern);
+  free_set (part->reason);
+  free_set (part->suggestion);
+  free_set (part->argv);
 }
 
 WardenDecision *
@@ -141,9 +154,10 @@ warden_decision_unref (WardenDecision *self)
   if (!g_atomic_ref_count_dec (&self->ref_count))
     return;
 
-  g_free (self->reason_owned);
+  free_set (self->reason_owned);
   for (guint i = 0; i < self->n_parts; i++)
-    part_clear (&self->parts[i]);
+    part_clear (&self->parts[i],
+                i < 64 && (self->pattern_in_reason & (G_GUINT64_CONSTANT (1) << i)) != 0);
   if (self->parts != self->inline_parts)
     g_free (self->parts);
   if (self->suggestions != self->inline_suggestions)
@@ -238,28 +252,45 @@ take_valid (char *s)
   return valid;
 }
 
-void
-warden_decision_take_part (WardenDecision *self,
-                           char           *text,
-                           WardenOrigin    origin,
-                           WardenVerdict   verdict,
-                           const char     *pattern,
-                           char           *reason,
-                           char           *suggestion)
+static void
+take_part (WardenDecision *self,
+           char           *text,
+           WardenOrigin    origin,
+           WardenVerdict   verdict,
+           const char     *pattern,
+           char           *reason,
+           char           *suggestion,
+           gboolean        derived,
+           gboolean        pattern_in_reason)
 {
   /* Commands may hold any bytes; what is shown and saved must be UTF-8, and
    * a suggestion that is not cannot become a pattern. */
+  gboolean text_valid = text == NULL || warden_utf8_validate (text, strlen (text));
+  gboolean borrow = pattern_in_reason && derived && text_valid && self->n_parts < 64;
   WardenDecisionPart part = {
-    take_valid (text), origin, verdict, g_strdup (pattern), take_valid (reason), NULL, NULL,
+    text, origin, verdict, borrow ? (char *) pattern : g_strdup (pattern), reason, NULL, NULL,
     NULL,
   };
 
-  if (suggestion != NULL && !warden_utf8_validate (suggestion, strlen (suggestion)))
-    g_clear_pointer (&suggestion, g_free);
+  if (!text_valid)
+    {
+      part.text = g_utf8_make_valid (text, -1);
+      g_free (text);
+    }
+  /* Made of a valid text's words, valid patterns and valid constants only,
+   * they are valid too. */
+  if (!derived || !text_valid)
+    {
+      part.reason = take_valid (reason);
+      if (suggestion != NULL && !warden_utf8_validate (suggestion, strlen (suggestion)))
+        g_clear_pointer (&suggestion, g_free);
+    }
   part.suggestion = suggestion;
   if (self->n_parts == self->parts_size)
     self->parts = grow (self->parts, self->inline_parts, &self->parts_size,
                         sizeof (WardenDecisionPart), 0);
+  if (borrow)
+    self->pattern_in_reason |= G_GUINT64_CONSTANT (1) << self->n_parts;
   self->parts[self->n_parts++] = part;
   if (verdict == WARDEN_VERDICT_ASK && suggestion == NULL && self->uncovered < 0)
     self->uncovered = (int) self->n_parts - 1;
@@ -277,6 +308,31 @@ warden_decision_take_part (WardenDecision *self,
       self->suggestions[self->n_suggestions++] = suggestion;
       self->suggestions[self->n_suggestions] = NULL;
     }
+}
+
+void
+warden_decision_take_part (WardenDecision *self,
+                           char           *text,
+                           WardenOrigin    origin,
+                           WardenVerdict   verdict,
+                           const char     *pattern,
+                           char           *reason,
+                           char           *suggestion)
+{
+  take_part (self, text, origin, verdict, pattern, reason, suggestion, FALSE, FALSE);
+}
+
+void
+warden_decision_take_part_derived (WardenDecision *self,
+                                   char           *text,
+                                   WardenOrigin    origin,
+                                   WardenVerdict   verdict,
+                                   const char     *pattern,
+                                   char           *reason,
+                                   char           *suggestion,
+                                   gboolean        pattern_in_reason)
+{
+  take_part (self, text, origin, verdict, pattern, reason, suggestion, TRUE, pattern_in_reason);
 }
 
 void

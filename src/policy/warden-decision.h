@@ -76,6 +76,19 @@ void                      warden_decision_take_part       (WardenDecision *self,
                                                            const char     *pattern,
                                                            char           *reason,
                                                            char           *suggestion);
+/* The same, for a @reason and a @suggestion made only of the words of
+ * @text, valid patterns and valid constants: when @text is valid UTF-8, so
+ * are they, and they are not checked again. With @pattern_in_reason,
+ * @pattern lies in @reason's allocation (after its NUL) and is kept there,
+ * not copied. */
+void                      warden_decision_take_part_derived (WardenDecision *self,
+                                                             char           *text,
+                                                             WardenOrigin    origin,
+                                                             WardenVerdict   verdict,
+                                                             const char     *pattern,
+                                                             char           *reason,
+                                                             char           *suggestion,
+                                                             gboolean        pattern_in_reason);
 /* @runner is interned. */
 void                      warden_decision_set_part_runner (WardenDecision *self,
                                                            guint           index,

@@ -144,6 +144,7 @@ static char *
 suggest (const WardenCommandPart *part)
 {
   const char *text = part->match_text ? part->match_text : part->text;
+  gsize text_len = strlen (text);
   gsize name_len, sub_len = 0, len;
   g_autofree char *s = NULL;
 
@@ -164,10 +165,14 @@ suggest (const WardenCommandPart *part)
       len += sub_len;
     }
   s[len] = '\0';
-  if (strcmp (s, text) != 0)
-    memcpy (s + len, " *", 3);
+  if (len == text_len && memcmp (s, text, len) == 0)
+    return g_steal_pointer (&s);
+  memcpy (s + len, " *", 3);
 
-  if (!warden_pattern_match (s, text, strlen (text)))
+  /* Its only '*' is the last byte (the name has none, nor has a
+   * subcommand), so it matches exactly the texts that start with what
+   * comes before: warden_pattern_match() would say the same. */
+  if (text_len <= len || memcmp (s, text, len + 1) != 0)
     return NULL;
   return g_steal_pointer (&s);
 }
@@ -389,14 +394,23 @@ texts (void)
                        "runs: no pattern can allow that");
       t.only_runs = _("“%s” does nothing but start the commands after it, each checked on "
                       "its own");
-      /* These are a decision's reason as they are (set_result_static): a
-       * broken translation must not put bytes that are not text on screen. */
+      /* A broken translation must not put bytes that are not text on
+       * screen: some are a decision's reason as they are
+       * (set_result_static), the others are filled with valid text and
+       * patterns, whose reasons are then not checked again
+       * (warden_decision_take_part_derived). */
       {
-        const char **whole[] = { &t.asks_every, &t.empty, &t.allows_every, &t.all_match };
+        const char **all[] = {
+          &t.allowed_by, &t.no_match, &t.denied_by, &t.ask_rule, &t.may_ask_rule,
+          &t.may_be_denied, &t.spelling_may_be_denied, &t.files_may_be_denied,
+          &t.args_may_be_denied, &t.allows_every, &t.asks_every, &t.redirections_only,
+          &t.unparsed, &t.env, &t.empty, &t.all_match, &t.runs_stdin, &t.only_runs,
+        };
 
-        for (guint i = 0; i < G_N_ELEMENTS (whole); i++)
-          if (!g_utf8_validate (*whole[i], -1, NULL))
-            *whole[i] = g_utf8_make_valid (*whole[i], -1);  /* kept for the process */
+        G_STATIC_ASSERT (G_N_ELEMENTS (all) == sizeof (Texts) / sizeof (const char *));
+        for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+          if (!g_utf8_validate (*all[i], -1, NULL))
+            *all[i] = g_utf8_make_valid (*all[i], -1);  /* kept for the process */
       }
       g_once_init_leave (&done, 1);
     }
@@ -405,17 +419,24 @@ texts (void)
 
 /* @format with its %s (or %1$s, %2$s) replaced by @a and @b: a reason is
  * made for every part of every decision, and vasprintf() costs more than
- * matching the patterns did. Any other directive goes to g_strdup_printf(). */
+ * matching the patterns did. Any other directive goes to g_strdup_printf().
+ * With @keep, a copy of it follows the reason's NUL in the same block, and
+ * @kept points at it: the part's pattern, which the decision keeps there
+ * rather than in an allocation of its own. */
 static char *
-fill (const char *format,
-      const char *a,
-      const char *b)
+fill_keeping (const char  *format,
+              const char  *a,
+              const char  *b,
+              const char  *keep,
+              const char **kept)
 {
   const char *args[2] = { a, b };
   gsize lens[2] = { a ? strlen (a) : 0, b ? strlen (b) : 0 };
+  gsize keep_len = keep ? strlen (keep) + 1 : 0;
   gboolean used[2] = { FALSE, FALSE };
   /* Each argument goes in at most once, so this is room enough. */
-  char *out = g_malloc (strlen (format) + lens[0] + lens[1] + 1);
+  gsize room = strlen (format) + lens[0] + lens[1] + 1;
+  char *out = g_malloc (room + keep_len);
   char *o = out;
   const char *f = format, *pct;
   guint next = 0;
@@ -445,11 +466,28 @@ fill (const char *format,
       o += lens[arg];
     }
   strcpy (o, f);
+  if (keep != NULL)
+    *kept = memcpy (out + room, keep, keep_len);
   return out;
 
 use_printf:
   g_free (out);
-  return g_strdup_printf (format, a, b);
+  out = g_strdup_printf (format, a, b);
+  if (keep != NULL)
+    {
+      room = strlen (out) + 1;
+      out = g_realloc (out, room + keep_len);
+      *kept = memcpy (out + room, keep, keep_len);
+    }
+  return out;
+}
+
+static char *
+fill (const char *format,
+      const char *a,
+      const char *b)
+{
+  return fill_keeping (format, a, b, NULL, NULL);
 }
 
 /* How a rule list (deny or ask) holds a part. */
@@ -467,11 +505,10 @@ typedef enum
 static RuleHit
 lookup_rule (WardenPatternSet        *set,
              const WardenCommandPart *part,
+             const char              *text,
+             gsize                    text_len,
              const char             **pattern)
 {
-  const char *text = part->match_text ? part->match_text : part->text;
-  gsize text_len = strlen (text);
-
   if (warden_pattern_set_get_size (set) == 0)
     return RULE_NONE;
 
@@ -508,11 +545,10 @@ lookup_rule (WardenPatternSet        *set,
 static RuleHit
 lookup_spelling (WardenSpellingSet       *set,
                  const WardenCommandPart *part,
+                 const char              *text,
+                 gsize                    text_len,
                  const char             **pattern)
 {
-  const char *text = part->match_text ? part->match_text : part->text;
-  gsize text_len = strlen (text);
-
   *pattern = warden_spelling_set_lookup (set, text, text_len);
   if (*pattern == NULL && part->base_text != NULL)
     *pattern = warden_spelling_set_lookup (set, part->base_text, strlen (part->base_text));
@@ -527,13 +563,16 @@ lookup_spelling (WardenSpellingSet       *set,
 }
 
 /* Judges one part; returns its verdict and fills @reason, @pattern and
- * @suggestion (the last two may stay NULL). */
+ * @suggestion (the last two may stay NULL). A pattern is a copy that lies in
+ * the reason's block (fill_keeping()). Clears @derived when the reason holds
+ * more than the part's words, patterns and the texts above. */
 static WardenVerdict
 judge_part (WardenPolicy            *self,
             const WardenCommandPart *part,
             const char             **pattern,
             char                   **reason,
-            char                   **suggestion)
+            char                   **suggestion,
+            gboolean                *derived)
 {
   const Texts *t = texts ();
   const char *text = part->match_text ? part->match_text : part->text;
@@ -542,11 +581,10 @@ judge_part (WardenPolicy            *self,
   const char *rule = NULL;
   gboolean min_unmatched = FALSE;
 
-  switch (lookup_rule (self->deny, part, &rule))
+  switch (lookup_rule (self->deny, part, text, text_len, &rule))
     {
     case RULE_MATCHES:
-      *pattern = rule;
-      *reason = fill (t->denied_by, part->text, rule);
+      *reason = fill_keeping (t->denied_by, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_DENY;
 
     /* "rm {}" under "rm -rf /…": some file names would make it match and
@@ -577,11 +615,10 @@ judge_part (WardenPolicy            *self,
   /* "git diff --output=x" is "git diff --output x" to every program, while
    * "tree -ao out.txt ." may be "tree -a -o out.txt .": without the
    * program's option table nobody can say, so that asks, in every mode. */
-  switch (lookup_spelling (self->deny_spelling, part, &rule))
+  switch (lookup_spelling (self->deny_spelling, part, text, text_len, &rule))
     {
     case RULE_MATCHES:
-      *pattern = rule;
-      *reason = fill (t->denied_by, part->text, rule);
+      *reason = fill_keeping (t->denied_by, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_DENY;
 
     case RULE_MAY_SPELL:
@@ -594,17 +631,15 @@ judge_part (WardenPolicy            *self,
 
   /* The profile's ask rules: whatever allows it, in every mode, and with no
    * suggestion, as no allow pattern can make it run without asking. */
-  switch (lookup_rule (self->ask, part, &rule))
+  switch (lookup_rule (self->ask, part, text, text_len, &rule))
     {
     case RULE_MATCHES:
-      *pattern = rule;
-      *reason = fill (t->ask_rule, part->text, rule);
+      *reason = fill_keeping (t->ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_FILL:
     case RULE_MAY_EXPAND:
-      *pattern = rule;
-      *reason = fill (t->may_ask_rule, part->text, rule);
+      *reason = fill_keeping (t->may_ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_SPELL:
@@ -612,16 +647,14 @@ judge_part (WardenPolicy            *self,
     default:
       break;
     }
-  switch (lookup_spelling (self->ask_spelling, part, &rule))
+  switch (lookup_spelling (self->ask_spelling, part, text, text_len, &rule))
     {
     case RULE_MATCHES:
-      *pattern = rule;
-      *reason = fill (t->ask_rule, part->text, rule);
+      *reason = fill_keeping (t->ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_SPELL:
-      *pattern = rule;
-      *reason = fill (t->may_ask_rule, part->text, rule);
+      *reason = fill_keeping (t->may_ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     default:
@@ -637,8 +670,7 @@ judge_part (WardenPolicy            *self,
     }
   if (part->min_text != NULL && (rule = min_text_rule (self->ask, part)) != NULL)
     {
-      *pattern = rule;
-      *reason = fill (t->may_ask_rule, part->text, rule);
+      *reason = fill_keeping (t->may_ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
     }
 
@@ -660,6 +692,8 @@ judge_part (WardenPolicy            *self,
   if (part->force_ask != NULL && !(part->liftable && allow != NULL) &&
       !(part->guard_sees && self->check_nested))
     {
+      /* The parser's words for it may quote anything. */
+      *derived = FALSE;
       *reason = g_strdup (part->force_ask);
       if (!part->no_suggestion && self->mode == WARDEN_MODE_ALLOWLIST)
         *suggestion = suggest (part);
@@ -682,8 +716,7 @@ judge_part (WardenPolicy            *self,
     }
   if (allow != NULL)
     {
-      *pattern = allow;
-      *reason = fill (t->allowed_by, allow, NULL);
+      *reason = fill_keeping (t->allowed_by, allow, NULL, allow, pattern);
       return WARDEN_VERDICT_ALLOW;
     }
   if (part->only_runs)
@@ -756,14 +789,20 @@ warden_policy_check (WardenPolicy             *self,
       const char *pattern = NULL;
       char *reason = NULL;
       char *suggestion = NULL;
-      WardenVerdict verdict = judge_part (self, part, &pattern, &reason, &suggestion);
+      gboolean derived = TRUE;
+      WardenVerdict verdict = judge_part (self, part, &pattern, &reason, &suggestion, &derived);
 
       if (verdict == WARDEN_VERDICT_DENY && first_deny < 0)
         first_deny = i;
       if (verdict == WARDEN_VERDICT_ASK && first_ask < 0)
         first_ask = i;
-      warden_decision_take_part (decision, g_steal_pointer (&part->text), part->origin, verdict,
-                                 pattern, reason, suggestion);
+      if (derived)
+        warden_decision_take_part_derived (decision, g_steal_pointer (&part->text), part->origin,
+                                           verdict, pattern, reason, suggestion,
+                                           pattern != NULL);
+      else
+        warden_decision_take_part (decision, g_steal_pointer (&part->text), part->origin,
+                                   verdict, pattern, reason, suggestion);
       if (part->runner != NULL)
         warden_decision_set_part_runner (decision, i, part->runner);
       /* @name points into the block, and goes with it. */

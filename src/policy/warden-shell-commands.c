@@ -356,7 +356,7 @@ join_expanded (const WordRef *words,
 char *
 join_without_vanishing (const WordRef *words,
                         guint          n,
-                        GArray        *items)
+                        Items         *items)
 {
   GString *s;
   gboolean any = FALSE;
@@ -382,7 +382,7 @@ join_without_vanishing (const WordRef *words,
 
   for (guint i = 0, word = 0; i < items->len; i++)
     {
-      Item *it = &g_array_index (items, Item, i);
+      Item *it = &items->v[i];
 
       if (it->kind == ITEM_WORD && word++ > 0 && (it->flags & W_VANISH))
         continue;
@@ -1932,18 +1932,84 @@ static const struct
   { "find",  { .analyse = analyze_find } },
 };
 
+/* The names with an analysis, in an open-addressing table of their own:
+ * every command is looked up (twice, with the policy's question whether it
+ * is a shell), and GHashTable's lookup, with g_str_hash() called through a
+ * pointer, cost more than the rest of deciding about most commands. */
+typedef struct
+{
+  const char     *name;   /* NULL: an empty slot */
+  guint32         hash;
+  const Analysis *analysis;
+} AnalysisSlot;
+
+typedef struct
+{
+  AnalysisSlot *slots;
+  guint32       mask;
+} AnalysisTable;
+
+/* A hash of the length and the first, second and last bytes, which tell
+ * the names of the table apart well enough (a probe compares the whole
+ * name): a multiply for every byte, as FNV has, made it the slow part of
+ * the lookup. Also says whether @name holds a byte of a version or a build
+ * ("0123456789.-_"), for which shell_version_kind() has to look. */
+static inline guint32
+name_hash (const char *name,
+           gboolean   *versioned)
+{
+  static const guchar version_byte[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['.'] = 1, ['-'] = 1, ['_'] = 1,
+  };
+  const guchar *c = (const guchar *) name;
+  gboolean v = FALSE;
+  gsize n = 0;
+  guint32 h;
+
+  for (; c[n] != '\0'; n++)
+    v |= version_byte[c[n]];
+  *versioned = v;
+  if (n == 0)
+    return 0;
+  h = ((guint32) n ^ (guint32) c[0] << 8 ^ (guint32) c[1] << 16 ^ (guint32) c[n - 1] << 24) *
+      2654435761u;
+  /* The table takes the low bits: bring the high ones, mixed best, down. */
+  return h ^ (h >> 16);
+}
+
+static void
+analysis_table_add (AnalysisTable  *t,
+                    const char     *name,
+                    const Analysis *analysis)
+{
+  gboolean versioned;
+  guint32 h = name_hash (name, &versioned);
+  guint32 i = h & t->mask;
+
+  /* No name is in two lists; were one, the first would win. */
+  for (; t->slots[i].name != NULL; i = (i + 1) & t->mask)
+    if (t->slots[i].hash == h && strcmp (t->slots[i].name, name) == 0)
+      return;
+  t->slots[i].name = name;
+  t->slots[i].hash = h;
+  t->slots[i].analysis = analysis;
+}
+
 /* The analysis of the command named @base, or NULL for the many commands
- * that need none. Every command is looked up: one hash lookup, and a scan
- * of the shells' names only for a name with a version in it. */
+ * that need none. Every command is looked up: one probe of the table, and a
+ * scan of the shells' names only for a name with a version in it. */
 static const Analysis *
 analysis_of (const char *base)
 {
-  static GHashTable *table;
+  static AnalysisTable *table;
   const char **kind;
+  gboolean versioned;
+  guint32 h;
 
   if (g_once_init_enter (&table))
     {
-      GHashTable *t = g_hash_table_new (g_str_hash, g_str_equal);
+      AnalysisTable *t = g_new0 (AnalysisTable, 1);
       static Analysis wrapper_analyses[G_N_ELEMENTS (wrappers)];
       const struct { const char **names; const Analysis *analysis; } lists[] = {
         { always_ask, &always_ask_analysis },
@@ -1952,32 +2018,38 @@ analysis_of (const char *base)
         { shells, &shell_analysis },
         { foreign_shells, &foreign_shell_analysis },
       };
+      guint n = G_N_ELEMENTS (named_analyses) + G_N_ELEMENTS (wrappers);
+      guint size = 16;
 
-      /* No name is in two lists; were one, the first would win. */
+      for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
+        n += g_strv_length ((char **) lists[l].names);
+      /* At most a quarter full: a name no command has meets an empty slot
+       * at once. */
+      while (size < 4 * n)
+        size *= 2;
+      t->slots = g_new0 (AnalysisSlot, size);
+      t->mask = size - 1;
+
       for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
         for (guint i = 0; lists[l].names[i] != NULL; i++)
-          if (!g_hash_table_contains (t, lists[l].names[i]))
-            g_hash_table_insert (t, (gpointer) lists[l].names[i], (gpointer) lists[l].analysis);
+          analysis_table_add (t, lists[l].names[i], lists[l].analysis);
       for (guint i = 0; i < G_N_ELEMENTS (named_analyses); i++)
-        if (!g_hash_table_contains (t, named_analyses[i].name))
-          g_hash_table_insert (t, (gpointer) named_analyses[i].name,
-                               (gpointer) &named_analyses[i].analysis);
+        analysis_table_add (t, named_analyses[i].name, &named_analyses[i].analysis);
       for (guint i = 0; i < G_N_ELEMENTS (wrappers); i++)
         {
           wrapper_analyses[i].analyse = analyze_wrapper;
           wrapper_analyses[i].spec = &wrappers[i];
-          if (!g_hash_table_contains (t, wrappers[i].name))
-            g_hash_table_insert (t, (gpointer) wrappers[i].name, &wrapper_analyses[i]);
+          analysis_table_add (t, wrappers[i].name, &wrapper_analyses[i]);
         }
       g_once_init_leave (&table, t);
     }
 
-  {
-    const Analysis *analysis = g_hash_table_lookup (table, base);
-
-    if (analysis != NULL || strpbrk (base, "0123456789.-_") == NULL)
-      return analysis;
-  }
+  h = name_hash (base, &versioned);
+  for (guint32 i = h & table->mask; table->slots[i].name != NULL; i = (i + 1) & table->mask)
+    if (table->slots[i].hash == h && strcmp (table->slots[i].name, base) == 0)
+      return table->slots[i].analysis;
+  if (!versioned)
+    return NULL;
   kind = shell_version_kind (base);
   return kind == shells ? &shell_analysis : kind == foreign_shells ? &foreign_shell_analysis
                                                                    : NULL;
@@ -2082,13 +2154,13 @@ emit_words (Lexer         *L,
 void
 shell_script_from_stdin (Lexer  *L,
                          Part   *p,
-                         GArray *items)
+                         Items  *items)
 {
   Item *input = NULL;
 
   for (guint i = 0; i < items->len; i++)
     {
-      Item *it = &g_array_index (items, Item, i);
+      Item *it = &items->v[i];
 
       if (it->kind == ITEM_REDIR && (it->text->str[0] == '<' || it->text->str[0] == '0'))
         input = it;

@@ -27,34 +27,18 @@ static void     parse_as_sh_would (Lexer *L, gsize start, gsize end);
 /* ------------------------------------------------------------------------ */
 /* Errors and state */
 
+/* string_get() and string_put() (warden-shell-private.h) when the pools
+ * have no string, or no room for one. */
 GString *
-string_get (State *st)
+string_get_slow (State *st)
 {
-  if (st->pools != NULL && st->pools->n_strings > 0)
-    {
-      GString *s = st->pools->strings[--st->pools->n_strings];
-
-      s->len = 0;
-      s->str[0] = '\0';
-      return s;
-    }
   return g_string_sized_new (32);
 }
 
-/* The fuzz build frees at once, so that AddressSanitizer sees a string
- * used after it was given back. */
-#ifdef WARDEN_FUZZING
-# define POOLS 0
-#else
-# define POOLS 1
-#endif
-
 void
-string_put (State   *st,
-            GString *s)
+string_put_slow (State   *st,
+                 GString *s)
 {
-  if (s == NULL)
-    return;
   if (!POOLS)
     {
       g_string_free (s, TRUE);
@@ -68,30 +52,44 @@ string_put (State   *st,
     g_string_free (s, TRUE);
 }
 
-static GArray *
+static void
+items_free_storage (Items *a)
+{
+  if (a->v != a->inline_v)
+    g_free (a->v);
+  g_free (a);
+}
+
+static Items *
 array_get (State *st)
 {
+  Items *a;
+
   if (st->pools != NULL && st->pools->n_arrays > 0)
     return st->pools->arrays[--st->pools->n_arrays];
-  return g_array_sized_new (FALSE, TRUE, sizeof (Item), 8);
+  a = g_new (Items, 1);
+  a->v = a->inline_v;
+  a->len = 0;
+  a->size = G_N_ELEMENTS (a->inline_v);
+  return a;
 }
 
 static void
-array_put (State  *st,
-           GArray *a)
+array_put (State *st,
+           Items *a)
 {
   if (!POOLS)
     {
-      g_array_unref (a);
+      items_free_storage (a);
       return;
     }
-  g_array_set_size (a, 0);
+  a->len = 0;
   if (st->pools == NULL)
     st->pools = g_new0 (Pools, 1);
   if (st->pools->n_arrays < G_N_ELEMENTS (st->pools->arrays))
     st->pools->arrays[st->pools->n_arrays++] = a;
   else
-    g_array_unref (a);
+    items_free_storage (a);
 }
 
 static void
@@ -104,7 +102,14 @@ pools_free (gpointer data)
   for (guint i = 0; i < pools->n_strings; i++)
     g_string_free (pools->strings[i], TRUE);
   for (guint i = 0; i < pools->n_arrays; i++)
-    g_array_unref (pools->arrays[i]);
+    items_free_storage (pools->arrays[i]);
+  for (guint i = 0; i < pools->n_parts; i++)
+    g_free (pools->parts[i]);
+  if (pools->parse != NULL)
+    {
+      g_ptr_array_unref (pools->parse->parts);
+      g_free (pools->parse);
+    }
   g_free (pools);
 }
 
@@ -126,9 +131,8 @@ pools_take (State *st)
 static void
 pools_give_back (State *st)
 {
-  /* Made by string_put() or array_put() during the parse: the thread's now. */
-  if (st->pools != NULL && g_private_get (&pools_key) == NULL)
-    g_private_set (&pools_key, st->pools);
+  /* pools_take() made them the thread's (or there are none: the fuzz
+   * build's), so nothing made during the parse is left to hand over. */
   st->pools = NULL;
 }
 
@@ -138,16 +142,24 @@ make_argv (const WordRef *w,
            guint          n)
 {
   gsize size = (n + 1) * sizeof (char *);
+  gsize lens[32];
   char **argv;
   char *p;
 
+  /* Each word's length is taken once (most commands have few words). */
   for (guint i = 0; i < n; i++)
-    size += strlen (w[i].text) + 1;
+    {
+      gsize len = strlen (w[i].text) + 1;
+
+      if (i < G_N_ELEMENTS (lens))
+        lens[i] = len;
+      size += len;
+    }
   argv = g_malloc (size);
   p = (char *) (argv + n + 1);
   for (guint i = 0; i < n; i++)
     {
-      gsize len = strlen (w[i].text) + 1;
+      gsize len = i < G_N_ELEMENTS (lens) ? lens[i] : strlen (w[i].text) + 1;
 
       argv[i] = memcpy (p, w[i].text, len);
       p += len;
@@ -177,22 +189,38 @@ fail (Lexer   *L,
   return FALSE;
 }
 
+/* g_free() of a field that is most often NULL (or taken by the policy):
+ * the call through the PLT to free() costs more than the test. */
+static inline void
+free_set (gpointer p)
+{
+  if (p != NULL)
+    g_free (p);
+}
+
+/* Frees @p's strings, and keeps @p in @pools for the next part (or frees it). */
+static void
+part_release (Pools *pools,
+              Part  *p)
+{
+  free_set (p->pub.text);
+  free_set (p->pub.match_text);
+  free_set (p->pub.base_text);
+  free_set (p->pub.expanded_text);
+  free_set (p->pub.min_text);
+  free_set (p->pub.argv);
+  free_set (p->pub.force_ask);
+  if (pools != NULL && pools->n_parts < G_N_ELEMENTS (pools->parts))
+    pools->parts[pools->n_parts++] = p;
+  else
+    g_free (p);
+}
+
 static void
 part_free (gpointer data)
 {
-  Part *p = data;
-
-  if (p == NULL)
-    return;
-
-  g_free (p->pub.text);
-  g_free (p->pub.match_text);
-  g_free (p->pub.base_text);
-  g_free (p->pub.expanded_text);
-  g_free (p->pub.min_text);
-  g_free (p->pub.argv);
-  g_free (p->pub.force_ask);
-  g_free (p);
+  if (data != NULL)
+    part_release (POOLS ? g_private_get (&pools_key) : NULL, data);
 }
 
 static void
@@ -221,12 +249,19 @@ new_part_at (Lexer          *L,
     }
 
   /* Not g_new0: glibc's calloc() bypasses its per-thread cache. */
-  p = g_new (Part, 1);
+  if (L->st->pools != NULL && L->st->pools->n_parts > 0)
+    p = L->st->pools->parts[--L->st->pools->n_parts];
+  else
+    p = g_new (Part, 1);
   memset (p, 0, sizeof *p);
   p->pub.kind = kind;
   p->pub.origin = origin;
   p->loop_id = L->st->loop_id;
-  g_ptr_array_insert (L->st->parts, MIN (index, L->st->parts->len), p);
+  /* Most parts come last: g_ptr_array_add() is the cheaper call. */
+  if (index >= L->st->parts->len)
+    g_ptr_array_add (L->st->parts, p);
+  else
+    g_ptr_array_insert (L->st->parts, index, p);
   return p;
 }
 
@@ -268,11 +303,11 @@ force_ask (Part       *p,
 /* Gives the items' strings and the array back to the pools. */
 static void
 items_free (Lexer  *L,
-            GArray *items)
+            Items  *items)
 {
   for (guint i = 0; i < items->len; i++)
     {
-      Item *it = &g_array_index (items, Item, i);
+      Item *it = &items->v[i];
 
       string_put (L->st, it->text);
       string_put (L->st, it->target);
@@ -283,7 +318,7 @@ items_free (Lexer  *L,
 /* Reads the target of the redirection operator just consumed. */
 static gboolean
 read_redirection (Lexer   *L,
-                  GArray  *items,
+                  Items   *items,
                   GString *op)
 {
   Item it = { .kind = ITEM_REDIR, .text = op };
@@ -313,14 +348,14 @@ read_redirection (Lexer   *L,
       g_ptr_array_add (L->heredocs, h);
       it.heredoc = h;
     }
-  g_array_append_val (items, it);
+  items_append (items, &it);
   return TRUE;
 }
 
 /* Reads redirections following a compound command. */
 static void
 read_trailing_redirections (Lexer  *L,
-                            GArray *items)
+                            Items  *items)
 {
   while (!failed (L) && peek (L)->type == T_REDIR)
     read_redirection (L, items, steal_text (L));
@@ -329,7 +364,7 @@ read_trailing_redirections (Lexer  *L,
 /* Emits the part for redirections of a group or loop. */
 static void
 emit_compound_redirections (Lexer  *L,
-                            GArray *items)
+                            Items  *items)
 {
   Part *p;
   GString *text;
@@ -342,7 +377,7 @@ emit_compound_redirections (Lexer  *L,
   /* Reading a file into a loop needs no word from the user. */
   for (guint i = 0; i < items->len; i++)
     {
-      Item *it = &g_array_index (items, Item, i);
+      Item *it = &items->v[i];
 
       if (strchr (it->text->str, '>') != NULL || (it->flags & W_NONLITERAL))
         worth_showing = TRUE;
@@ -356,7 +391,7 @@ emit_compound_redirections (Lexer  *L,
   text = g_string_new (NULL);
   for (guint i = 0; i < items->len; i++)
     {
-      Item *it = &g_array_index (items, Item, i);
+      Item *it = &items->v[i];
 
       if (i > 0)
         g_string_append_c (text, ' ');
@@ -369,7 +404,7 @@ emit_compound_redirections (Lexer  *L,
 
 static void
 finish_simple_command (Lexer  *L,
-                       GArray *items,
+                       Items  *items,
                        guint   first_part)
 {
   WordRef stack_words[32];
@@ -385,7 +420,7 @@ finish_simple_command (Lexer  *L,
 
   for (guint i = 0; i < items->len; i++)
     {
-      Item *it = &g_array_index (items, Item, i);
+      Item *it = &items->v[i];
 
       if (it->kind == ITEM_WORD)
         {
@@ -414,7 +449,7 @@ finish_simple_command (Lexer  *L,
 
   for (guint i = 0; i < items->len; i++)
     {
-      Item *it = &g_array_index (items, Item, i);
+      Item *it = &items->v[i];
 
       if (i > 0)
         g_string_append_c (text, ' ');
@@ -426,7 +461,8 @@ finish_simple_command (Lexer  *L,
       else
         append_run (text, it->text->str, strlen (it->text->str));
     }
-  p->pub.text = g_strdup (text->str);
+  /* Its words were appended by their strlen(): no NUL within. */
+  p->pub.text = g_memdup2 (text->str, text->len + 1);
   string_put (L->st, text);
 
   if (has_assign)
@@ -438,11 +474,11 @@ finish_simple_command (Lexer  *L,
 
   if (n_words > 0)
     {
-      gboolean text_differs = has_assign || g_array_index (items, Item, 0).kind != ITEM_WORD ||
+      gboolean text_differs = has_assign || items->v[0].kind != ITEM_WORD ||
                               strchr (w[0].text, '/') != NULL;
 
       for (guint i = 0; i < items->len && !text_differs; i++)
-        if (g_array_index (items, Item, i).kind == ITEM_REDIR)
+        if (items->v[i].kind == ITEM_REDIR)
           text_differs = TRUE;
 
       p->pub.argv = make_argv (w, n_words);
@@ -465,7 +501,7 @@ static gboolean
 parse_simple_command (Lexer      *L,
                       const char *prefix)
 {
-  GArray *items = array_get (L->st);
+  Items *items = array_get (L->st);
   gboolean seen_word = FALSE;
   guint first_part = peek (L)->parts_before;
 
@@ -478,7 +514,7 @@ parse_simple_command (Lexer      *L,
           Item it = { .kind = ITEM_WORD, .text = string_get (L->st) };
 
           g_string_append (it.text, words[i]);
-          g_array_append_val (items, it);
+          items_append (items, &it);
         }
       seen_word = TRUE;
     }
@@ -501,7 +537,7 @@ parse_simple_command (Lexer      *L,
               seen_word = TRUE;
               /* name ( ) compound: a function definition. */
               it.text = steal_text (L);
-              g_array_append_val (items, it);
+              items_append (items, &it);
               if (peek (L)->type == T_LPAREN && items->len == 1)
                 {
                   Part *p;
@@ -527,7 +563,7 @@ parse_simple_command (Lexer      *L,
               continue;
             }
           it.text = steal_text (L);
-          g_array_append_val (items, it);
+          items_append (items, &it);
           continue;
         }
       if (t->type == T_REDIR)
@@ -1128,7 +1164,7 @@ parse_command (Lexer *L)
 
   if (compound && !failed (L))
     {
-      GArray *redirs = array_get (L->st);
+      Items  *redirs = array_get (L->st);
 
       read_trailing_redirections (L, redirs);
       emit_compound_redirections (L, redirs);
@@ -1371,18 +1407,26 @@ warden_shell_parse (const char               *command,
                     gssize                    length,
                     const WardenShellOptions *options)
 {
-  WardenShellParse *parse = g_new (WardenShellParse, 1);
+  WardenShellParse *parse;
   const char *given;
   g_autofree char *workspace = NULL;
   State st = { 0 };
   gsize n;
 
-  memset (parse, 0, sizeof *parse);  /* not g_new0: see new_part_at() */
+  pools_take (&st);
+  if (st.pools != NULL && st.pools->parse != NULL)
+    parse = g_steal_pointer (&st.pools->parse);
+  else
+    {
+      parse = g_new (WardenShellParse, 1);
+      /* Room for the parts of most lines, so that adding them does not grow it. */
+      parse->parts = g_ptr_array_new_full (8, part_free);
+    }
+  parse->error = NULL;
+  parse->ask = NULL;
   g_return_val_if_fail (command != NULL || length == 0, parse);
 
   n = length < 0 ? strlen (command) : (gsize) length;
-  /* Room for the parts of most lines, so that adding them does not grow it. */
-  parse->parts = g_ptr_array_new_full (8, part_free);
 
   if (n > WARDEN_SHELL_MAX_LENGTH)
     {
@@ -1412,7 +1456,6 @@ warden_shell_parse (const char               *command,
   st.workspace = workspace ? workspace : given;
   st.workspace_len = strlen (st.workspace);
 
-  pools_take (&st);
   parse_string (&st, command, n, WARDEN_ORIGIN_TOP_LEVEL, "");
   parse->error = st.error;
   parse->ask = st.ask;
@@ -1425,10 +1468,28 @@ warden_shell_parse (const char               *command,
 void
 warden_shell_parse_free (WardenShellParse *parse)
 {
+  Pools *pools;
+
   if (parse == NULL)
     return;
+  pools = POOLS ? g_private_get (&pools_key) : NULL;
+  free_set (parse->error);
+  free_set (parse->ask);
+  /* Kept for the thread's next parse, emptied (which frees the parts); a
+   * long script's array is not kept at its size. */
+  if (pools != NULL && pools->parse == NULL && parse->parts->len <= 64)
+    {
+      /* The parts go back with one look at the thread's pools, not one
+       * each through the array's free function. */
+      for (guint i = 0; i < parse->parts->len; i++)
+        if (parse->parts->pdata[i] != NULL)
+          part_release (pools, parse->parts->pdata[i]);
+      g_ptr_array_set_free_func (parse->parts, NULL);
+      g_ptr_array_set_size (parse->parts, 0);
+      g_ptr_array_set_free_func (parse->parts, part_free);
+      pools->parse = parse;
+      return;
+    }
   g_ptr_array_unref (parse->parts);
-  g_free (parse->error);
-  g_free (parse->ask);
   g_free (parse);
 }

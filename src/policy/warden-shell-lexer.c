@@ -35,7 +35,7 @@ arithmetic_on_variables (Lexer *L)
 }
 
 /* NAME=, NAME+= or NAME[…]= at the start of raw source text. */
-static gboolean
+static inline gboolean
 raw_is_assignment (const char *s,
                    gsize       n)
 {
@@ -1550,6 +1550,10 @@ lexer_init (Lexer        *L,
   L->st = st;
   L->s = s;
   L->n = n;
+  /* Most lines have none: peekc() then need not look for one at every byte. */
+  for (const char *b = n > 0 ? memchr (s, '\\', n) : NULL; b != NULL && !L->continued;
+       b = memchr (b + 1, '\\', n - (gsize) (b + 1 - s)))
+    L->continued = b + 1 < s + n && b[1] == '\n';
   L->origin = origin;
   L->what = what;
 }

@@ -84,7 +84,10 @@ typedef struct
 
 typedef struct
 {
-  GPtrArray *parts;   /* of WardenCommandPart, in source order */
+  /* Of WardenCommandPart, in source order. The parse's own: the parse and
+   * the array are reused after warden_shell_parse_free(), so take no
+   * reference to it. */
+  GPtrArray *parts;
   /* Set when the line cannot be parsed or passes a limit: the answer is ask. */
   char      *error;
   /* Set when the line parsed but asks whatever the patterns say. */

@@ -99,8 +99,14 @@ typedef struct
 {
   GString *strings[64];
   guint    n_strings;
-  GArray  *arrays[16];
+  struct _Items *arrays[16];
   guint    n_arrays;
+  /* A parse and its array of parts, emptied by warden_shell_parse_free():
+   * making and freeing them was a twentieth of a decision. */
+  WardenShellParse *parse;
+  /* Parts freed, for the next: a line has a few. */
+  struct _Part *parts[16];
+  guint    n_parts;
 } Pools;
 
 typedef struct
@@ -132,6 +138,7 @@ typedef struct
   const char   *s;
   gsize         n;
   gsize         i;
+  gboolean      continued;  /* @s holds a backslash-newline, a line continuation */
   WardenOrigin  origin;
   gboolean      have_tok;
   Token         tok;
@@ -165,6 +172,33 @@ typedef struct
   Heredoc  *heredoc;  /* << and <<- only */
 } Item;
 
+/* The items of a simple command: GArray's append, a call that checks and
+ * may grow, cost as much as lexing the word; this one is inline. */
+typedef struct _Items
+{
+  Item  *v;
+  guint  len;
+  guint  size;
+  Item   inline_v[8];
+} Items;
+
+static inline void
+items_append (Items      *items,
+              const Item *it)
+{
+  if (G_UNLIKELY (items->len == items->size))
+    {
+      Item *v = g_new (Item, items->size * 2);
+
+      memcpy (v, items->v, items->len * sizeof (Item));
+      if (items->v != items->inline_v)
+        g_free (items->v);
+      items->v = v;
+      items->size *= 2;
+    }
+  items->v[items->len++] = *it;
+}
+
 /* Private fields of WardenCommandPart, kept beside it. */
 struct _Part
 {
@@ -178,8 +212,8 @@ struct _Part
  * symbols carry the _warden_shell_ prefix, so nothing else in libwarden can
  * meet them. */
 #define fail(...)                    _warden_shell_fail (__VA_ARGS__)
-#define string_get(...)              _warden_shell_string_get (__VA_ARGS__)
-#define string_put(...)              _warden_shell_string_put (__VA_ARGS__)
+#define string_get_slow(...)         _warden_shell_string_get_slow (__VA_ARGS__)
+#define string_put_slow(...)         _warden_shell_string_put_slow (__VA_ARGS__)
 #define make_argv(...)               _warden_shell_make_argv (__VA_ARGS__)
 #define new_part(...)                _warden_shell_new_part (__VA_ARGS__)
 #define force_ask(...)               _warden_shell_force_ask (__VA_ARGS__)
@@ -209,8 +243,8 @@ struct _Part
 /* warden-shell-grammar.c */
 G_GNUC_PRINTF (2, 3)
 gboolean  fail         (Lexer *L, const char *format, ...);
-GString  *string_get   (State *st);
-void      string_put   (State *st, GString *s);
+GString  *string_get_slow (State *st);
+void      string_put_slow (State *st, GString *s);
 char    **make_argv    (const WordRef *w, guint n);
 Part     *new_part     (Lexer *L, WardenPartKind kind, WardenOrigin origin);
 void      force_ask    (Part *p, gboolean liftable, const char *reason);
@@ -238,11 +272,50 @@ void      append_redirection_text (GString *text, Item *it);
 char     *join_words              (const WordRef *words, guint n, const char *hole_token,
                                    gboolean append_hole, gboolean basename_first);
 char     *join_expanded           (const WordRef *words, guint n);
-char     *join_without_vanishing  (const WordRef *words, guint n, GArray *items);
+char     *join_without_vanishing  (const WordRef *words, guint n, Items *items);
 gboolean  names_sensitive_var     (const char *arg);
 void      analyze                 (Lexer *L, Part *p, const WordRef *w, guint n,
                                    const char *hole_token, gboolean append_hole);
-void      shell_script_from_stdin (Lexer *L, Part *p, GArray *items);
+void      shell_script_from_stdin (Lexer *L, Part *p, Items *items);
+
+/* ------------------------------------------------------------------------ */
+/* Strings from the pools: inline, there are one or two for every token */
+
+/* The fuzz build frees at once, so that AddressSanitizer sees a string
+ * used after it was given back. */
+#ifdef WARDEN_FUZZING
+# define POOLS 0
+#else
+# define POOLS 1
+#endif
+
+static inline GString *
+string_get (State *st)
+{
+  if (G_LIKELY (st->pools != NULL && st->pools->n_strings > 0))
+    {
+      GString *s = st->pools->strings[--st->pools->n_strings];
+
+      s->len = 0;
+      s->str[0] = '\0';
+      return s;
+    }
+  return string_get_slow (st);
+}
+
+static inline void
+string_put (State   *st,
+            GString *s)
+{
+  if (s == NULL)
+    return;
+  if (POOLS && G_LIKELY (st->pools != NULL &&
+                         st->pools->n_strings < G_N_ELEMENTS (st->pools->strings) &&
+                         s->allocated_len <= 4096))
+    st->pools->strings[st->pools->n_strings++] = s;
+  else
+    string_put_slow (st, s);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Characters, tokens and depth: inline, they are read at every byte */
@@ -268,8 +341,9 @@ append_run (GString    *out,
 static inline int
 peekc (Lexer *L)
 {
-  while (L->i + 1 < L->n && L->s[L->i] == '\\' && L->s[L->i + 1] == '\n')
-    L->i += 2;
+  if (G_UNLIKELY (L->continued))
+    while (L->i + 1 < L->n && L->s[L->i] == '\\' && L->s[L->i + 1] == '\n')
+      L->i += 2;
   return L->i < L->n ? (guchar) L->s[L->i] : -1;
 }
 

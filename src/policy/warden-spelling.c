@@ -134,11 +134,16 @@ equals_reading (const char *text,
     {
       gsize start = i, end, core;
 
+      /* The word's end, and its core after the leading "*": strspn()
+       * would cost more than the word. */
+      core = start;
+      while (core < length && text[core] == '*')
+        core++;
+      i = core;
       while (i < length && text[i] != ' ')
         i++;
       end = i;
       i++;
-      core = start + strspn (text + start, "*");
       if (core + 2 < end && text[core] == '-' && text[core + 1] == '-' && text[core + 2] != '=')
         {
           const char *eq = memchr (text + core + 2, '=', end - core - 2);
@@ -336,17 +341,22 @@ warden_spelling_set_lookup (WardenSpellingSet *set,
 
   if (set == NULL || set->entries->len == 0)
     return NULL;
+  /* No "=" in the text, and none of the patterns reads otherwise. */
+  if (!set->equals && memchr (text, '=', length) == NULL)
+    return NULL;
+  while (name_len < length && text[name_len] != ' ')
+    name_len++;
+  lists[0] = entries_named (set, text, name_len);
+  lists[1] = set->wild;
+  /* No pattern names the command: nothing to read again. */
+  if (lists[0] == NULL && set->wild->len == 0)
+    return NULL;
   reading = equals_reading (text, length);
   /* Neither the text nor any pattern reads otherwise: the ordinary match
    * said all there is to say. */
   if (reading == NULL && !set->equals)
     return NULL;
   t = reading != NULL ? reading : text;
-
-  while (name_len < length && text[name_len] != ' ')
-    name_len++;
-  lists[0] = entries_named (set, text, name_len);
-  lists[1] = set->wild;
   for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
     for (guint i = 0; lists[l] != NULL && i < lists[l]->len; i++)
       {

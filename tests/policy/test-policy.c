@@ -2147,6 +2147,37 @@ test_reason_first_ask (void)
 /* What "always allow" cannot cover is said, with the part that needs it. */
 /* Each part carries the program's words as they are: the text joins them,
  * so "rm 'old build'" and "rm old build" read alike there, not here. */
+/* Each part's pattern is the one that decided it, for a line of more parts
+ * than a decision keeps its patterns in place for (64), and for a part
+ * whose text is not UTF-8 (its reason is made valid, its pattern kept). */
+static void
+test_part_patterns_many (void)
+{
+  g_autoptr(WardenPolicy) policy = warden_policy_new (WARDEN_MODE_ALLOWLIST,
+                                                      (const char *[]) { "ls *", "cat x", NULL },
+                                                      NULL);
+  g_autoptr(GString) line = g_string_new (NULL);
+  g_autoptr(WardenDecision) d = NULL;
+
+  for (guint i = 0; i < 70; i++)
+    g_string_append_printf (line, "%sls d%u; cat x", i > 0 ? "; " : "", i);
+  g_string_append (line, "; ls $'\\xff'");
+  d = warden_policy_check (policy, line->str, -1, NULL);
+
+  g_assert_cmpint (warden_decision_get_verdict (d), ==, WARDEN_VERDICT_ALLOW);
+  /* The last, with $'…', twice: as bash reads it and as dash does. */
+  g_assert_cmpuint (warden_decision_get_n_parts (d), ==, 142);
+  for (guint i = 0; i < 142; i++)
+    {
+      const WardenDecisionPart *part = warden_decision_get_part (d, i);
+
+      g_assert_cmpstr (part->pattern, ==, i % 2 == 0 || i >= 140 ? "ls *" : "cat x");
+      g_assert_true (g_utf8_validate (part->reason, -1, NULL));
+      g_assert_nonnull (strstr (part->reason, part->pattern));
+    }
+  g_assert_cmpstr (warden_decision_get_part (d, 140)->text, ==, "ls \xef\xbf\xbd");
+}
+
 static void
 test_part_argv (void)
 {
@@ -2611,6 +2642,7 @@ main (int   argc,
   g_test_add_func ("/policy/decision/uncovered", test_uncovered);
   g_test_add_func ("/policy/decision/ask-rule-uncovered", test_ask_rule_uncovered);
   g_test_add_func ("/policy/decision/part-argv", test_part_argv);
+  g_test_add_func ("/policy/decision/part-patterns-many", test_part_patterns_many);
   g_test_add_func ("/policy/env-loads-code", test_env_loads_code);
   g_test_add_func ("/policy/decision/reason/deny", test_reason_deny);
   g_test_add_func ("/policy/decision/reason/patterns", test_reason_patterns);
