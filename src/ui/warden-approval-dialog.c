@@ -62,6 +62,7 @@ struct _WardenApprovalDialog
   GtkWidget        *would_allow_title;
   GtkBox           *would_allow_box;
   GtkEditable      *feedback_entry;
+  GtkLabel         *keys_label;
   GtkEditable      *answer_entry;
   GtkWidget        *diff_slot;
   GtkWidget        *choices_box;
@@ -303,11 +304,43 @@ pattern_changed_cb (WardenApprovalDialog *self)
   update_would_allow (self, pattern, valid && !host);
 }
 
+/* What the keys do, under the feedback field.
+ * Translators: Alt+O and Alt+R are the mnemonics of “Allow _once” and
+ * “_Reject”: name the keys your translations of those underline. */
+#define KEYS_TEXT N_("Alt+O allows once · Alt+R rejects · Ctrl+Return rejects with your words")
+
+/* Return alone answers nothing: a person who typed "yes" and pressed it
+ * meant to approve, and one who pressed it by habit meant nothing. The
+ * label says which keys answer. */
 static void
 feedback_activate_cb (WardenApprovalDialog *self)
 {
-  /* Words typed here go with a rejection, so Enter sends them. */
-  warden_approval_dialog_respond (self, "reject");
+  const char *text = gtk_editable_get_text (self->feedback_entry);
+
+  /* Translators: the keys are the mnemonics of “Allow _once” and “_Reject”. */
+  gtk_label_set_text (self->keys_label,
+                      text[0] != '\0'
+                      ? _("Return does not answer: Ctrl+Return rejects with these words, "
+                          "Alt+O allows once")
+                      : _("Return does not answer: Alt+O allows once, Alt+R rejects"));
+  gtk_widget_remove_css_class (GTK_WIDGET (self->keys_label), "dim-label");
+  gtk_widget_add_css_class (GTK_WIDGET (self->keys_label), "warning");
+}
+
+/* Ctrl+Return in the feedback field: a rejection, with its words. */
+static gboolean
+feedback_key_pressed_cb (WardenApprovalDialog  *self,
+                         guint                  keyval,
+                         guint                  keycode,
+                         GdkModifierType        state)
+{
+  if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter || keyval == GDK_KEY_ISO_Enter) &&
+      (state & GDK_CONTROL_MASK) != 0)
+    {
+      warden_approval_dialog_respond (self, "reject");
+      return GDK_EVENT_STOP;
+    }
+  return GDK_EVENT_PROPAGATE;
 }
 
 static void
@@ -522,6 +555,15 @@ warden_approval_dialog_get_pattern_entry (WardenApprovalDialog *self)
   g_return_val_if_fail (WARDEN_IS_APPROVAL_DIALOG (self), NULL);
 
   return self->pattern_entry;
+}
+
+/* What the dialog says the keys do (it changes after a stray Return). */
+const char *
+warden_approval_dialog_get_keys_text (WardenApprovalDialog *self)
+{
+  g_return_val_if_fail (WARDEN_IS_APPROVAL_DIALOG (self), NULL);
+
+  return gtk_label_get_text (self->keys_label);
 }
 
 GtkEditable *
@@ -775,6 +817,7 @@ setup (WardenApprovalDialog *self)
       gtk_widget_set_visible (self->part_box, FALSE);
       gtk_widget_set_visible (self->always_box, FALSE);
       gtk_widget_set_visible (GTK_WIDGET (self->feedback_entry), FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->keys_label), FALSE);
       gtk_widget_set_visible (GTK_WIDGET (self->answer_entry), TRUE);
 
       /* Buttons of their own, not responses: a message dialog stacks its
@@ -849,8 +892,9 @@ setup (WardenApprovalDialog *self)
   adw_message_dialog_set_response_appearance (dialog, "reject", ADW_RESPONSE_DESTRUCTIVE);
   adw_message_dialog_add_response (dialog, "once", _("Allow _once"));
   adw_message_dialog_set_response_appearance (dialog, "once", ADW_RESPONSE_SUGGESTED);
-  /* No default response: Enter must never approve. The keyboard starts in
-   * the feedback entry, where Enter rejects. */
+  /* No default response: Enter must never approve, nor reject. The keyboard
+   * starts in the feedback entry, where Ctrl+Return rejects with its words. */
+  gtk_label_set_text (self->keys_label, _(KEYS_TEXT));
   gtk_window_set_focus (GTK_WINDOW (self), GTK_WIDGET (self->feedback_entry));
 
   if (kind == WARDEN_APPROVAL_COMMAND)
@@ -1035,12 +1079,14 @@ warden_approval_dialog_class_init (WardenApprovalDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, would_allow_title);
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, would_allow_box);
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, feedback_entry);
+  gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, keys_label);
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, answer_entry);
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, diff_slot);
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, choices_box);
   gtk_widget_class_bind_template_child (widget_class, WardenApprovalDialog, saves_into_label);
   gtk_widget_class_bind_template_callback (widget_class, pattern_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, feedback_activate_cb);
+  gtk_widget_class_bind_template_callback (widget_class, feedback_key_pressed_cb);
   gtk_widget_class_bind_template_callback (widget_class, answer_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, answer_activate_cb);
 }

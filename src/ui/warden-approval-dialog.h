@@ -34,6 +34,7 @@ void                  warden_approval_dialog_set_context       (WardenApprovalDi
                                                                 const char           *text);
 const char           *warden_approval_dialog_get_approval_id   (WardenApprovalDialog *self);
 GtkEditable          *warden_approval_dialog_get_pattern_entry (WardenApprovalDialog *self);
+const char        *warden_approval_dialog_get_keys_text      (WardenApprovalDialog *self);
 GtkEditable          *warden_approval_dialog_get_feedback_entry (WardenApprovalDialog *self);
 /* The free-text answer to a question. */
 GtkEditable          *warden_approval_dialog_get_answer_entry  (WardenApprovalDialog *self);

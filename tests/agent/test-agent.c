@@ -555,12 +555,11 @@ nth_call (Env         *env,
 
 static void
 stop_at_preparing_cb (WardenAgent *agent,
-                      const char  *state,
-                      double       fraction,
-                      const char  *message,
+                      GParamSpec  *pspec,
                       Stopper     *stopper)
 {
-  if (g_strcmp0 (state, "preparing") == 0 && !g_cancellable_is_cancelled (stopper->cancellable))
+  if (warden_agent_get_sandbox_state (agent) == WARDEN_SANDBOX_STATE_PREPARING &&
+      !g_cancellable_is_cancelled (stopper->cancellable))
     stop_now (agent, stopper);
 }
 
@@ -682,7 +681,8 @@ test_stop_while_preparing (void)
   g_assert_cmpint (run_agent (agent, "count"), ==, WARDEN_AGENT_WAITING);
   g_assert_true (warden_agent_resolve (agent, &answer, &error));
   stopper.cancellable = g_cancellable_new ();
-  id = g_signal_connect (agent, "sandbox-state", G_CALLBACK (stop_at_preparing_cb), &stopper);
+  id = g_signal_connect (agent, "notify::sandbox-state", G_CALLBACK (stop_at_preparing_cb),
+                         &stopper);
   run_until_stopped (agent, &stopper);
   g_signal_handler_disconnect (agent, id);
   g_clear_object (&stopper.cancellable);

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <adwaita.h>
+#include <gdk/x11/gdkx.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -463,12 +464,72 @@ test_approval_click (void)
 
   g_signal_connect (other, "answered", G_CALLBACK (answered_cb), &other_answer);
   gtk_editable_set_text (warden_approval_dialog_get_feedback_entry (other), "No network, please");
+  /* Return alone answers nothing (issue 32): the dialog says which keys do. */
   g_signal_emit_by_name (warden_approval_dialog_get_feedback_entry (other), "activate");
+  g_assert_cmpuint (other_answer.count, ==, 0);
+  g_assert_nonnull (strstr (warden_approval_dialog_get_keys_text (other), "Ctrl+Return"));
+  warden_approval_dialog_respond (other, "reject");
   g_assert_cmpuint (other_answer.count, ==, 1);
   g_assert_false (other_answer.approved);
   g_assert_cmpstr (other_answer.text, ==, "No network, please");
   g_assert_false (is_toplevel (other));
 
+  g_free (answer.text);
+  g_free (other_answer.text);
+}
+
+/* Gives @toplevel the X input focus, as a click on it would. */
+static void
+x_focus (GtkWidget *toplevel)
+{
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (toplevel));
+  g_autofree char *args = g_strdup_printf ("windowfocus --sync %lu",
+                                           (gulong) gdk_x11_surface_get_xid (surface));
+
+  x_xdotool (args);
+  x_spin (200);
+}
+
+/* Issue 32, item 1, through real keys: typing "yes" and Return in the field
+ * where the keyboard starts answers nothing; Ctrl+Return rejects with the
+ * words; Alt+O allows once. */
+static void
+test_approval_keys (void)
+{
+  g_autoptr(WardenApprovalDialog) dialog = command_dialog ();
+  g_autoptr(WardenApprovalDialog) other = NULL;
+  Answer answer = { 0 };
+  Answer other_answer = { 0 };
+
+  g_signal_connect (dialog, "answered", G_CALLBACK (answered_cb), &answer);
+  g_assert_nonnull (strstr (warden_approval_dialog_get_keys_text (dialog), "Alt+O"));
+  x_focus (GTK_WIDGET (dialog));
+  x_xdotool ("type --delay 30 yes");
+  x_xdotool ("key Return");
+  x_spin (300);
+  g_assert_cmpuint (answer.count, ==, 0);
+  g_assert_true (is_toplevel (dialog));
+  g_assert_cmpstr (gtk_editable_get_text (warden_approval_dialog_get_feedback_entry (dialog)), ==,
+                   "yes");
+  g_assert_nonnull (strstr (warden_approval_dialog_get_keys_text (dialog), "does not answer"));
+  x_screenshot ("approval-keys.png");
+
+  x_xdotool ("key ctrl+Return");
+  for (guint i = 0; i < 200 && answer.count == 0; i++)
+    x_spin (25);
+  g_assert_cmpuint (answer.count, ==, 1);
+  g_assert_false (answer.approved);
+  g_assert_cmpstr (answer.text, ==, "yes");
+
+  other = command_dialog ();
+  g_signal_connect (other, "answered", G_CALLBACK (answered_cb), &other_answer);
+  x_focus (GTK_WIDGET (other));
+  x_xdotool ("key alt+o");
+  for (guint i = 0; i < 200 && other_answer.count == 0; i++)
+    x_spin (25);
+  g_assert_cmpuint (other_answer.count, ==, 1);
+  g_assert_true (other_answer.approved);
+  g_assert_false (other_answer.allow_always);
   g_free (answer.text);
   g_free (other_answer.text);
 }
@@ -1743,6 +1804,7 @@ main (int    argc,
   g_test_add_func ("/ui/approval-dialog/once", test_approval_once);
   g_test_add_func ("/ui/approval-dialog/always-edited", test_approval_always_edited);
   g_test_add_func ("/ui/approval-dialog/click", test_approval_click);
+  g_test_add_func ("/ui/approval-dialog/keys", test_approval_keys);
   g_test_add_func ("/ui/approval-dialog/closed-unanswered", test_approval_closed_unanswered);
   g_test_add_func ("/ui/approval-dialog/no-stray-approve", test_approval_no_stray_approve);
   g_test_add_func ("/ui/approval-dialog/long-command", test_approval_long_command);
