@@ -43,6 +43,9 @@ struct _WardenApprovalDialog
   GtkLabel         *context_label;
   GtkWidget        *command_box;
   GtkScrolledWindow *command_scroller;
+  char             *command;       /* as it will run, for wrapping again */
+  guint             wrap_columns;  /* characters a row of it holds */
+  guint             rewrap_id;
   GtkLabel         *lines_label;
   GtkLabel         *line_numbers;
   GtkLabel         *subject_label;
@@ -632,40 +635,134 @@ describe_where (WardenApproval *approval)
 /* The command as it is, not as it reads: every hidden or direction-changing
  * character escaped, each line numbered, in a view of bounded height so a
  * long command cannot push the rest of the dialog off the screen. */
+/* Where a long line wraps before the dialog knows its width: the end of a
+ * line, where a second command usually sits, must not be hidden behind a
+ * scrollbar. Once laid out, rows are as wide as the view (rewrap_cb). */
+#define WRAP_COLUMNS 64
+#define MIN_WRAP_COLUMNS 16
+
+static void
+render_command (WardenApprovalDialog *self,
+                const char           *subject)
+{
+  guint columns = self->wrap_columns ? self->wrap_columns : WRAP_COLUMNS;
+  g_autoptr(GString) markup = g_string_new (NULL);
+  g_autoptr(GString) numbers = g_string_new (NULL);
+  guint lines = 0, rows = 0;
+
+  if (subject == NULL)
+    subject = "";
+
+  /* Each line cut in rows of @columns characters, each row escaped on
+   * its own. The gutter numbers the lines and marks a row that goes on
+   * from the one above with ↪: the mark is outside the text, so a command
+   * cannot draw one where a new line starts. */
+  for (const char *line = subject; ; )
+    {
+      const char *end = strchr (line, '\n');
+      const char *row = line;
+
+      if (end == NULL)
+        end = line + strlen (line);
+      lines++;
+      do
+        {
+          const char *cut = row;
+          g_autofree char *escaped = NULL;
+
+          for (guint n = 0; n < columns && cut < end; n++)
+            cut = g_utf8_find_next_char (cut, end) ? g_utf8_find_next_char (cut, end) : end;
+          escaped = warden_printable_markup (row, cut - row, WARDEN_PRINTABLE_ONE_LINE);
+          if (rows > 0)
+            {
+              g_string_append_c (markup, '\n');
+              g_string_append_c (numbers, '\n');
+            }
+          g_string_append (markup, escaped);
+          if (row == line)
+            g_string_append_printf (numbers, "%u", lines);
+          else
+            g_string_append (numbers, "↪");
+          rows++;
+          row = cut;
+        }
+      while (row < end);
+      if (*end == '\0')
+        break;
+      line = end + 1;
+    }
+  gtk_label_set_markup (self->subject_label, markup->str);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->subject_label), NULL);
+  gtk_label_set_text (self->line_numbers, numbers->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->line_numbers), rows > 1);
+}
+
+/* The view's width is known (or changed): as many characters to a row as
+ * it shows, at least MIN_WRAP_COLUMNS (narrower, it scrolls sideways). */
+static gboolean
+rewrap_cb (gpointer user_data)
+{
+  WardenApprovalDialog *self = user_data;
+  GtkAdjustment *h = gtk_scrolled_window_get_hadjustment (self->command_scroller);
+  g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self->subject_label),
+                                                                  "0000000000");
+  double page = gtk_adjustment_get_page_size (h);
+  int gutter = gtk_widget_get_visible (GTK_WIDGET (self->line_numbers))
+               ? gtk_widget_get_width (GTK_WIDGET (self->line_numbers)) + 8 : 0;
+  int ten = 0;
+  guint columns;
+
+  self->rewrap_id = 0;
+  pango_layout_get_pixel_size (layout, &ten, NULL);
+  if (ten <= 0 || page <= 0 || self->command == NULL)
+    return G_SOURCE_REMOVE;
+  /* A gutter may appear with the first wrap: leave room for three digits. */
+  if (gutter == 0)
+    gutter = 3 * ten / 10 + 8;
+  columns = MAX (MIN_WRAP_COLUMNS, (guint) ((page - gutter - 4) * 10 / ten));
+  if (columns != self->wrap_columns)
+    {
+      self->wrap_columns = columns;
+      render_command (self, self->command);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static void
+command_width_cb (WardenApprovalDialog *self)
+{
+  if (self->rewrap_id == 0)
+    self->rewrap_id = g_idle_add (rewrap_cb, self);
+}
+
 static void
 show_command (WardenApprovalDialog *self,
               const char           *subject)
 {
-  g_autofree char *markup = NULL;
-  g_autoptr(GString) numbers = g_string_new (NULL);
   guint lines = 1, empty = 0;
-  gboolean line_empty = TRUE;
 
   if (subject == NULL)
     subject = "";
-  markup = warden_printable_markup (subject, -1, WARDEN_PRINTABLE_KEEP_LINES);
-  gtk_label_set_markup (self->subject_label, markup);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->subject_label), NULL);
-
-  /* Empty lines are how a command pushes its real part out of sight. */
-  for (const char *p = subject; ; p++)
+  g_free (self->command);
+  self->command = g_strdup (subject);
+  render_command (self, subject);
+  for (const char *line = subject; ; )
     {
-      if (*p == '\n' || *p == '\0')
-        {
-          if (line_empty)
-            empty++;
-          if (*p == '\0')
-            break;
-          lines++;
-          line_empty = TRUE;
-        }
-      else if (*p != ' ' && *p != '\t')
-        line_empty = FALSE;
+      const char *end = strchr (line, '\n');
+      gboolean line_empty = TRUE;
+
+      if (end == NULL)
+        end = line + strlen (line);
+      for (const char *p = line; p < end; p++)
+        if (*p != ' ' && *p != '\t')
+          line_empty = FALSE;
+      if (line_empty)
+        empty++;
+      if (*end == '\0')
+        break;
+      lines++;
+      line = end + 1;
     }
-  for (guint i = 1; i <= lines; i++)
-    g_string_append_printf (numbers, i < lines ? "%u\n" : "%u", i);
-  gtk_label_set_text (self->line_numbers, numbers->str);
-  gtk_widget_set_visible (GTK_WIDGET (self->line_numbers), lines > 1);
 
   if (lines > 1)
     {
@@ -1011,6 +1108,7 @@ warden_approval_dialog_dispose (GObject *object)
   WardenApprovalDialog *self = WARDEN_APPROVAL_DIALOG (object);
 
   g_clear_handle_id (&self->arm_id, g_source_remove);
+  g_clear_handle_id (&self->rewrap_id, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), WARDEN_TYPE_APPROVAL_DIALOG);
   g_clear_object (&self->approval);
   g_clear_object (&self->profile);
@@ -1024,6 +1122,7 @@ warden_approval_dialog_finalize (GObject *object)
   WardenApprovalDialog *self = WARDEN_APPROVAL_DIALOG (object);
 
   g_free (self->workspace);
+  g_free (self->command);
   g_strfreev (self->earlier_commands);
 
   G_OBJECT_CLASS (warden_approval_dialog_parent_class)->finalize (object);
@@ -1095,6 +1194,9 @@ static void
 warden_approval_dialog_init (WardenApprovalDialog *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  g_signal_connect_object (gtk_scrolled_window_get_hadjustment (self->command_scroller),
+                           "notify::page-size", G_CALLBACK (command_width_cb), self,
+                           G_CONNECT_SWAPPED);
   /* Until it is shown, nothing can be pressed by accident: armed. */
   self->armed = TRUE;
 }
