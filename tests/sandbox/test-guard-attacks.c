@@ -98,7 +98,7 @@ fixture_set_up (Fixture       *f,
           return;
         }
       config->image = g_strdup (image ? image : "warden-test-busybox:latest");
-      f->sandbox = warden_docker_sandbox_new (config);
+      f->sandbox = warden_test_docker_sandbox_new (config);
     }
   else
     f->sandbox = warden_bwrap_sandbox_new (config);
