@@ -110,7 +110,7 @@ fixture_prepare (Fixture *f)
   config = warden_sandbox_config_new (f->workspace);
   config->image = g_strdup (test_image ());
   if (strcmp (f->backend, "docker") == 0)
-    f->sandbox = warden_docker_sandbox_new (config);
+    f->sandbox = warden_test_docker_sandbox_new (config);
   else if (strcmp (f->backend, "bwrap") == 0)
     f->sandbox = warden_bwrap_sandbox_new (config);
   else
@@ -1108,7 +1108,7 @@ new_sandbox (const char                *backend,
              const WardenSandboxConfig *config)
 {
   if (strcmp (backend, "docker") == 0)
-    return warden_docker_sandbox_new (config);
+    return warden_test_docker_sandbox_new (config);
   if (strcmp (backend, "bwrap") == 0)
     return warden_bwrap_sandbox_new (config);
   return warden_host_sandbox_new (config);
