@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "sandbox/warden-docker-client.h"
+#include "sandbox/warden-docker-sandbox.h"
 
 void
 warden_test_remove_tree (const char *path)
@@ -69,6 +70,19 @@ warden_test_docker_usable (void)
   ok = warden_docker_client_ping_finish (client, res, NULL);
   g_object_unref (res);
   return ok;
+}
+
+WardenSandbox *
+warden_test_docker_sandbox_new (const WardenSandboxConfig *config)
+{
+  static WardenDockerClient *client;
+
+  if (client == NULL)
+    client = warden_docker_client_new_from_env (NULL);
+  /* No client to share: the sandbox makes its own, and says why not. */
+  if (client == NULL)
+    return warden_docker_sandbox_new (config);
+  return warden_docker_sandbox_new_for_client (config, client);
 }
 
 gboolean

@@ -10,6 +10,7 @@
 
 #include "agent/warden-approval.h"
 #include "sandbox/warden-docker-client.h"
+#include "sandbox/warden-sandbox.h"
 
 G_BEGIN_DECLS
 
@@ -30,6 +31,13 @@ gboolean  warden_test_docker_usable  (void);
 /* For tests that need Docker: TRUE (and the test is skipped) without an
  * engine; under CI=true its absence fails the test instead. */
 gboolean  warden_test_skip_without_docker (void);
+
+/* A docker sandbox for @config on the one client the program's tests
+ * share (DOCKER_HOST or the default socket). A new client asks the engine
+ * what it is first (/version and /info: about 5 s together on Podman 4.3,
+ * where a container takes 1 s), and the answer is the same for every test;
+ * the tests of that asking make clients of their own. */
+WardenSandbox *warden_test_docker_sandbox_new (const WardenSandboxConfig *config);
 
 /* The engine the docker tests run against, as the suite's entry says in
  * WARDEN_TEST_ENGINE: "podman", else Docker. WARDEN_TEST_ROOTLESS=1 when

@@ -56,7 +56,7 @@ fixture_set_up (Fixture       *f,
       if (warden_test_skip_without_docker ())
         return;
       config->image = g_strdup (image ? image : "warden-test-busybox:latest");
-      f->sandbox = warden_docker_sandbox_new (config);
+      f->sandbox = warden_test_docker_sandbox_new (config);
     }
   else if (g_strcmp0 (data, "host") == 0)
     f->sandbox = warden_host_sandbox_new (config);

@@ -79,17 +79,18 @@ typedef struct
   char          *workspace;
   WardenSandbox *sandbox;
   const char    *backend;
+  gboolean       shared;
 } Fixture;
 
+/* Makes @f->workspace and prepares a sandbox of @f->backend for it; none
+ * (skipped, or failed under CI) when the engine does not answer. */
 static void
-fixture_set_up (Fixture       *f,
-                gconstpointer  data)
+fixture_prepare (Fixture *f)
 {
   g_autoptr(WardenSandboxConfig) config = NULL;
   g_autoptr(GError) error = NULL;
   GAsyncResult *res = NULL;
 
-  f->backend = data;
   f->workspace = g_dir_make_tmp ("warden-test-sandbox-XXXXXX", &error);
   g_assert_no_error (error);
   /* The docker user (this uid) must be able to write it. */
@@ -109,7 +110,7 @@ fixture_set_up (Fixture       *f,
   config = warden_sandbox_config_new (f->workspace);
   config->image = g_strdup (test_image ());
   if (strcmp (f->backend, "docker") == 0)
-    f->sandbox = warden_docker_sandbox_new (config);
+    f->sandbox = warden_test_docker_sandbox_new (config);
   else if (strcmp (f->backend, "bwrap") == 0)
     f->sandbox = warden_bwrap_sandbox_new (config);
   else
@@ -122,8 +123,7 @@ fixture_set_up (Fixture       *f,
 }
 
 static void
-fixture_tear_down (Fixture       *f,
-                   gconstpointer  data)
+fixture_release (Fixture *f)
 {
   if (f->sandbox != NULL)
     {
@@ -137,7 +137,70 @@ fixture_tear_down (Fixture       *f,
       g_clear_object (&f->sandbox);
     }
   warden_test_remove_tree (f->workspace);
-  g_free (f->workspace);
+  g_clear_pointer (&f->workspace, g_free);
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  f->backend = data;
+  fixture_prepare (f);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  fixture_release (f);
+}
+
+/* The tests that only run commands and look at what comes back, changing
+ * nothing a later one looks at, share one sandbox per backend: a container
+ * costs seconds to make and remove (Podman's most), and what they check
+ * does not depend on it being new. The sandbox goes when the last of them
+ * for its backend has run (or at the end, when -p or -s left some out). */
+static gboolean need_backend (const char *backend);
+
+static const char *shared_backends[] = { "bwrap", "host", "docker" };
+static Fixture shared_fixtures[G_N_ELEMENTS (shared_backends)];
+static guint shared_left[G_N_ELEMENTS (shared_backends)];
+
+static guint
+shared_index (const char *backend)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (shared_backends); i++)
+    if (strcmp (shared_backends[i], backend) == 0)
+      return i;
+  g_assert_not_reached ();
+}
+
+static void
+shared_set_up (Fixture       *f,
+               gconstpointer  data)
+{
+  Fixture *shared = &shared_fixtures[shared_index (data)];
+
+  if (shared->workspace == NULL)
+    {
+      shared->backend = data;
+      fixture_prepare (shared);
+    }
+  else if (shared->sandbox == NULL && strcmp (shared->backend, "docker") == 0)
+    /* Skipped or failed the first time: say so for this one too. */
+    need_backend (shared->backend);
+  *f = *shared;
+  f->shared = TRUE;
+}
+
+static void
+shared_tear_down (Fixture       *f,
+                  gconstpointer  data)
+{
+  guint i = shared_index (data);
+
+  if (--shared_left[i] == 0)
+    fixture_release (&shared_fixtures[i]);
 }
 
 typedef struct
@@ -1083,7 +1146,7 @@ new_sandbox (const char                *backend,
              const WardenSandboxConfig *config)
 {
   if (strcmp (backend, "docker") == 0)
-    return warden_docker_sandbox_new (config);
+    return warden_test_docker_sandbox_new (config);
   if (strcmp (backend, "bwrap") == 0)
     return warden_bwrap_sandbox_new (config);
   return warden_host_sandbox_new (config);
@@ -1189,6 +1252,60 @@ destroy_sandbox (WardenSandbox *sandbox)
   g_assert_no_error (error);
   g_clear_object (&res);
   g_object_unref (sandbox);
+}
+
+/* Prepares a sandbox of @backend for each of @workspaces (NULL-ended) at
+ * once: the engine makes their containers side by side, where one after
+ * the other costs seconds each (Podman's most). */
+static GPtrArray *
+prepare_sandboxes (const char         *backend,
+                   const char * const *workspaces)
+{
+  guint n = g_strv_length ((char **) workspaces);
+  GPtrArray *sandboxes = g_ptr_array_new ();
+  g_autofree GAsyncResult **res = g_new0 (GAsyncResult *, n);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspaces[i]);
+
+      config->image = g_strdup (test_image ());
+      g_ptr_array_add (sandboxes, new_sandbox (backend, config));
+      warden_sandbox_prepare_async (g_ptr_array_index (sandboxes, i), NULL,
+                                    warden_test_keep_result_cb, &res[i]);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      warden_sandbox_prepare_finish (g_ptr_array_index (sandboxes, i),
+                                     wait_result (&res[i], 120), &error);
+      g_assert_no_error (error);
+      g_clear_object (&res[i]);
+    }
+  return sandboxes;
+}
+
+/* Destroys @sandboxes at once, and frees the array. */
+static void
+destroy_sandboxes (GPtrArray *sandboxes)
+{
+  g_autofree GAsyncResult **res = g_new0 (GAsyncResult *, sandboxes->len);
+
+  for (guint i = 0; i < sandboxes->len; i++)
+    warden_sandbox_destroy_async (g_ptr_array_index (sandboxes, i), NULL,
+                                  warden_test_keep_result_cb, &res[i]);
+  for (guint i = 0; i < sandboxes->len; i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      warden_sandbox_destroy_finish (g_ptr_array_index (sandboxes, i),
+                                     wait_result (&res[i], 60), &error);
+      g_assert_no_error (error);
+      g_clear_object (&res[i]);
+      g_object_unref (g_ptr_array_index (sandboxes, i));
+    }
+  g_ptr_array_unref (sandboxes);
 }
 
 static WardenExecResult *
@@ -1529,63 +1646,80 @@ static const GitDoorAttack git_door_attacks[] = {
 };
 
 /* Each attack works on the host as such (else the test proves nothing),
- * and leaves nothing behind that runs when done through the sandbox. */
+ * and leaves nothing behind that runs when done through the sandbox. A
+ * workspace and sandbox for each attack, made at once. */
 static void
 test_git_doors (gconstpointer data)
 {
   const char *backend = data;
+  guint n = G_N_ELEMENTS (git_door_attacks);
+  char *workspaces[G_N_ELEMENTS (git_door_attacks) + 1] = { NULL };
+  char *markers[G_N_ELEMENTS (git_door_attacks)] = { NULL };
+  char *before[G_N_ELEMENTS (git_door_attacks)] = { NULL };
+  GPtrArray *sandboxes;
 
   if (!need_backend (backend) || !have_git ())
     return;
 
-  for (guint i = 0; i < G_N_ELEMENTS (git_door_attacks); i++)
+  for (guint i = 0; i < n; i++)
     {
       const GitDoorAttack *a = &git_door_attacks[i];
-      g_autofree char *markers = make_workspace ("marker");
-      g_autofree char *marker = g_build_filename (markers, "pwned", NULL);
-      g_autofree char *attack = replace_marker (a->attack, marker);
+      g_autofree char *marker = NULL;
+      g_autofree char *attack = NULL;
       g_autofree char *control = make_workspace ("control");
-      g_autofree char *workspace = make_workspace ("doors");
-      g_autoptr(WardenSandboxConfig) config = warden_sandbox_config_new (workspace);
-      g_autoptr(GError) error = NULL;
-      g_autoptr(WardenExecResult) r = NULL;
-      g_autofree char *before = NULL;
-      g_autofree char *after = NULL;
-      WardenSandbox *sandbox;
 
-      g_test_message ("attack %s", a->name);
+      markers[i] = make_workspace ("marker");
+      marker = g_build_filename (markers[i], "pwned", NULL);
+      attack = replace_marker (a->attack, marker);
+      g_test_message ("attack %s, on the host", a->name);
       g_assert_true (host_sh (control, a->setup));
       g_assert_true (host_sh (control, attack));
       host_sh (control, a->trigger);
       g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
       g_unlink (marker);
+      host_sh (control, "rm -rf ../$(basename $PWD)-wt");
+      warden_test_remove_tree (control);
 
-      g_assert_true (host_sh (workspace, a->setup));
+      workspaces[i] = make_workspace ("doors");
+      g_assert_true (host_sh (workspaces[i], a->setup));
       if (a->restored != NULL)
-        before = read_file (workspace, a->restored);
-      config->image = g_strdup (test_image ());
-      sandbox = prepare_sandbox (backend, config, &error);
-      g_assert_no_error (error);
-      r = exec_in (sandbox, attack, 30000);
+        before[i] = read_file (workspaces[i], a->restored);
+    }
+
+  sandboxes = prepare_sandboxes (backend, (const char * const *) workspaces);
+  for (guint i = 0; i < n; i++)
+    {
+      const GitDoorAttack *a = &git_door_attacks[i];
+      g_autofree char *marker = g_build_filename (markers[i], "pwned", NULL);
+      g_autofree char *attack = replace_marker (a->attack, marker);
+      g_autoptr(WardenExecResult) r = NULL;
+      g_autofree char *after = NULL;
+
+      g_test_message ("attack %s, in the sandbox", a->name);
+      r = exec_in (g_ptr_array_index (sandboxes, i), attack, 30000);
       g_test_message ("%s: exit %d, %s", a->name, r->exit_code, r->stderr_text);
-      host_sh (workspace, a->trigger);
+      host_sh (workspaces[i], a->trigger);
       g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
       if (a->moved != NULL)
-        g_assert_true (quarantined (workspace, a->moved, NULL));
+        g_assert_true (quarantined (workspaces[i], a->moved, NULL));
       if (a->noted)
         g_assert_nonnull (strstr (r->stderr_text, "warden-quarantine"));
       if (a->restored != NULL)
         {
-          after = read_file (workspace, a->restored);
-          g_assert_cmpstr (after, ==, before);
+          after = read_file (workspaces[i], a->restored);
+          g_assert_cmpstr (after, ==, before[i]);
         }
+    }
 
-      destroy_sandbox (sandbox);
-      host_sh (control, "rm -rf ../$(basename $PWD)-wt");
-      host_sh (workspace, "rm -rf ../$(basename $PWD)-wt");
-      warden_test_remove_tree (control);
-      warden_test_remove_tree (workspace);
-      warden_test_remove_tree (markers);
+  destroy_sandboxes (sandboxes);
+  for (guint i = 0; i < n; i++)
+    {
+      host_sh (workspaces[i], "rm -rf ../$(basename $PWD)-wt");
+      warden_test_remove_tree (workspaces[i]);
+      warden_test_remove_tree (markers[i]);
+      g_free (workspaces[i]);
+      g_free (markers[i]);
+      g_free (before[i]);
     }
 }
 
@@ -3268,6 +3402,18 @@ add (const char  *backend,
   g_test_add (path, Fixture, backend, fixture_set_up, func, fixture_tear_down);
 }
 
+/* A test that may share its backend's sandbox with others (shared_set_up). */
+static void
+add_shared (const char  *backend,
+            const char  *name,
+            FixtureFunc  func)
+{
+  g_autofree char *path = g_strdup_printf ("/sandbox/%s/%s", backend, name);
+
+  shared_left[shared_index (backend)]++;
+  g_test_add (path, Fixture, backend, shared_set_up, func, shared_tear_down);
+}
+
 static void assert_guard_dir_read_only (WardenSandbox *sandbox);
 
 /* On an SELinux host the workspace is bound with ":z" so that the container
@@ -3636,63 +3782,80 @@ start_stray (WardenSandbox       *sandbox,
   g_assert_not_reached ();
 }
 
-/* A warm-runner command leaves a process behind (@data: a setsid'd shell
- * in the background, a child made with CLONE_UNTRACED that the runner does
- * not follow, a child that never stops for the runner, one whose PID
- * keeps changing, or one that was there beside the runner), which writes
- * late.txt 2 s later: it is gone when the command returns, and the runner is still
- * there for the next command. */
+/* Warm-runner commands leave a process behind, one way each: one that was
+ * there beside the runner (started through the engine, as one that got out
+ * of its trace would be), a setsid'd shell in the background, a child made
+ * with CLONE_UNTRACED that the runner does not follow, a child that never
+ * stops for the runner, one whose PID keeps changing. Each writes late.txt
+ * 2 s later: it is gone when its command returns, and the runner is still
+ * there for the next command. A sandbox for each (nothing of one may sweep
+ * another's), made at once, and one wait past the 2 s for all. */
 static void
-test_docker_warm_leftover (gconstpointer data)
+test_docker_warm_leftover (void)
 {
-  const char *mode = data;
-  g_autofree char *workspace = NULL;
+  static const char *modes[] = { "stray", "setsid", "untraced", "sleeper", "hopper" };
   g_autofree char *helper = g_test_build_filename (G_TEST_BUILT, "sandbox", "leftover", NULL);
   g_autofree char *contents = NULL;
-  g_autofree char *copy = NULL;
-  g_autofree char *command = NULL;
-  g_autoptr(WardenExecResult) r = NULL;
+  char *workspaces[G_N_ELEMENTS (modes) + 1] = { NULL };
   WardenDockerClient *stray_client = NULL;
   GAsyncResult *stray_res = NULL;
+  GPtrArray *sandboxes;
   gsize length;
-  WardenSandbox *sandbox;
 
   if (!need_docker ())
     return;
-  workspace = make_workspace ("leftover");
-  copy = g_build_filename (workspace, "leftover", NULL);
   g_assert_true (g_file_get_contents (helper, &contents, &length, NULL));
-  g_assert_true (g_file_set_contents (copy, contents, length, NULL));
-  g_assert_cmpint (g_chmod (copy, 0755), ==, 0);
-  sandbox = prepare_docker (workspace);
-  g_assert_true (ran_by_runner (sandbox));
-
-  if (strcmp (mode, "stray") == 0)
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
     {
-      /* A process the runner never knew, started beside it (as one that
-       * got out of its trace would be): a warm command's end sweeps it. */
-      start_stray (sandbox, &stray_client, &stray_res);
-      command = g_strdup ("true");
+      g_autofree char *copy = NULL;
+
+      workspaces[i] = make_workspace ("leftover");
+      copy = g_build_filename (workspaces[i], "leftover", NULL);
+      g_assert_true (g_file_set_contents (copy, contents, length, NULL));
+      g_assert_cmpint (g_chmod (copy, 0755), ==, 0);
     }
-  else if (strcmp (mode, "setsid") == 0)
-    command = g_strdup ("setsid sh -c 'sleep 2; echo late > late.txt' "
-                        "</dev/null >/dev/null 2>&1 &");
-  else
-    command = g_strdup_printf ("./leftover %s late.txt", mode);
-  r = exec_in (sandbox, command, 30000);
-  g_test_message ("%s: exit %d, %s", mode, r->exit_code, r->stderr_text);
+  sandboxes = prepare_sandboxes ("docker", (const char * const *) workspaces);
+
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+    {
+      WardenSandbox *sandbox = g_ptr_array_index (sandboxes, i);
+      const char *mode = modes[i];
+      g_autofree char *command = NULL;
+      g_autoptr(WardenExecResult) r = NULL;
+
+      g_assert_true (ran_by_runner (sandbox));
+      if (strcmp (mode, "stray") == 0)
+        {
+          start_stray (sandbox, &stray_client, &stray_res);
+          command = g_strdup ("true");
+        }
+      else if (strcmp (mode, "setsid") == 0)
+        command = g_strdup ("setsid sh -c 'sleep 2; echo late > late.txt' "
+                            "</dev/null >/dev/null 2>&1 &");
+      else
+        command = g_strdup_printf ("./leftover %s late.txt", mode);
+      r = exec_in (sandbox, command, 30000);
+      g_test_message ("%s: exit %d, %s", mode, r->exit_code, r->stderr_text);
+    }
+  /* Past the last one's 2 s, so past every one's. */
   g_usleep (4 * G_USEC_PER_SEC);
-  g_assert_false (exists (workspace, "late.txt"));
-  g_assert_true (ran_by_runner (sandbox));
-  if (stray_client != NULL)
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
     {
-      warden_docker_client_exec_start_finish (stray_client, wait_result (&stray_res, 30), NULL);
-      g_clear_object (&stray_res);
-      g_clear_object (&stray_client);
+      g_test_message ("%s: late.txt %s", modes[i],
+                      exists (workspaces[i], "late.txt") ? "written" : "not written");
+      g_assert_false (exists (workspaces[i], "late.txt"));
+      g_assert_true (ran_by_runner (g_ptr_array_index (sandboxes, i)));
     }
+  warden_docker_client_exec_start_finish (stray_client, wait_result (&stray_res, 30), NULL);
+  g_clear_object (&stray_res);
+  g_clear_object (&stray_client);
 
-  destroy_sandbox (sandbox);
-  warden_test_remove_tree (workspace);
+  destroy_sandboxes (sandboxes);
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+    {
+      warden_test_remove_tree (workspaces[i]);
+      g_free (workspaces[i]);
+    }
 }
 
 static void
@@ -3711,80 +3874,109 @@ pause_container (WardenSandbox *sandbox,
   g_clear_object (&res);
 }
 
-/* The warm runner stops answering (@data: SIGSTOP of it from outside
+/* The warm runner stops answering, four ways: SIGSTOP of it from outside
  * before a command, during one, during one that then reaches its time
- * limit, or a pause of the container): the command fails as a sandbox
+ * limit, or a pause of the container. The command fails as a sandbox
  * failure — never exit 0 — within the time the runner is given, and the
- * next command runs, soon from a new runner. */
+ * next command runs, soon from a new runner. A sandbox for each way, side
+ * by side: the runner's time (seconds) is waited out once for all four. */
 static void
-test_docker_runner_stops_answering (gconstpointer data)
+test_docker_runner_stops_answering (void)
 {
-  const char *how = data;
-  g_autofree char *workspace = NULL;
-  g_autoptr(GArray) runner = NULL;
-  g_autoptr(WardenExecResult) r = NULL;
-  g_autoptr(WardenExecResult) next = NULL;
-  g_autoptr(GError) error = NULL;
-  WardenExecRequest request = { .command = "echo ran", .timeout_ms = 60000 };
-  Seen seen = { g_string_new (NULL), g_string_new (NULL), 0, 0, 0 };
-  GAsyncResult *res = NULL;
-  WardenSandbox *sandbox;
+  static const char *ways[] = { "sigstop", "sigstop-mid-command", "sigstop-time-limit",
+                                "pause" };
+  guint n = G_N_ELEMENTS (ways);
+  char *workspaces[G_N_ELEMENTS (ways) + 1] = { NULL };
+  GAsyncResult *res[G_N_ELEMENTS (ways)] = { NULL };
+  Seen seen[G_N_ELEMENTS (ways)];
+  GPtrArray *sandboxes;
   gint64 start;
 
   if (!need_docker ())
     return;
-  workspace = make_workspace ("runner-stops");
-  sandbox = prepare_docker (workspace);
-  g_assert_true (ran_by_runner (sandbox));
-  runner = container_pids (sandbox, RUNNER_CMDLINE);
-  g_assert_cmpuint (runner->len, ==, 1);
+  for (guint i = 0; i < n; i++)
+    {
+      workspaces[i] = make_workspace ("runner-stops");
+      seen[i] = (Seen) { g_string_new (NULL), g_string_new (NULL), 0, 0, 0 };
+    }
+  sandboxes = prepare_sandboxes ("docker", (const char * const *) workspaces);
 
   start = g_get_monotonic_time ();
-  if (strcmp (how, "sigstop-time-limit") == 0)
+  for (guint i = 0; i < n; i++)
     {
-      /* Its time limit comes first: the kill is not confirmed. */
-      request.command = "echo started; sleep 60";
-      request.timeout_ms = 2000;
-      request.output_func = seen_cb;
-      request.output_data = &seen;
-      warden_sandbox_exec_async (sandbox, &request, NULL, warden_test_keep_result_cb, &res);
-      while (seen.chunks == 0 && res == NULL)
-        g_main_context_iteration (NULL, TRUE);
-      g_assert_cmpint (kill (g_array_index (runner, int, 0), SIGSTOP), ==, 0);
-    }
-  else if (strcmp (how, "sigstop-mid-command") == 0)
-    {
-      start_command (sandbox, "echo started; sleep 60; echo done", &seen, &res);
-      g_assert_cmpint (kill (g_array_index (runner, int, 0), SIGSTOP), ==, 0);
-    }
-  else
-    {
-      if (strcmp (how, "pause") == 0)
-        pause_container (sandbox, TRUE);
+      WardenSandbox *sandbox = g_ptr_array_index (sandboxes, i);
+      const char *how = ways[i];
+      WardenExecRequest request = { .command = "echo ran", .timeout_ms = 60000 };
+      g_autoptr(GArray) runner = NULL;
+
+      g_assert_true (ran_by_runner (sandbox));
+      runner = container_pids (sandbox, RUNNER_CMDLINE);
+      g_assert_cmpuint (runner->len, ==, 1);
+      if (strcmp (how, "sigstop-time-limit") == 0)
+        {
+          /* Its time limit comes first: the kill is not confirmed. */
+          request.command = "echo started; sleep 60";
+          request.timeout_ms = 2000;
+          request.output_func = seen_cb;
+          request.output_data = &seen[i];
+          warden_sandbox_exec_async (sandbox, &request, NULL, warden_test_keep_result_cb,
+                                     &res[i]);
+          while (seen[i].chunks == 0 && res[i] == NULL)
+            g_main_context_iteration (NULL, TRUE);
+          g_assert_cmpint (kill (g_array_index (runner, int, 0), SIGSTOP), ==, 0);
+        }
+      else if (strcmp (how, "sigstop-mid-command") == 0)
+        {
+          start_command (sandbox, "echo started; sleep 60; echo done", &seen[i], &res[i]);
+          g_assert_cmpint (kill (g_array_index (runner, int, 0), SIGSTOP), ==, 0);
+        }
       else
-        g_assert_cmpint (kill (g_array_index (runner, int, 0), SIGSTOP), ==, 0);
-      warden_sandbox_exec_async (sandbox, &request, NULL, warden_test_keep_result_cb, &res);
+        {
+          if (strcmp (how, "pause") == 0)
+            pause_container (sandbox, TRUE);
+          else
+            g_assert_cmpint (kill (g_array_index (runner, int, 0), SIGSTOP), ==, 0);
+          warden_sandbox_exec_async (sandbox, &request, NULL, warden_test_keep_result_cb,
+                                     &res[i]);
+        }
     }
-  r = warden_sandbox_exec_finish (sandbox, wait_result (&res, 120), &error);
-  g_clear_object (&res);
-  g_test_message ("%s: after %.1f s: %s", how, (g_get_monotonic_time () - start) / 1e6,
-                  error != NULL ? error->message
-                                : r->timed_out ? "timed out" : "returned");
-  if (r != NULL)
-    g_test_message ("exit %d", r->exit_code);
-  g_assert_null (r);
-  g_assert_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED);
-  g_assert_nonnull (strstr (error->message, "stopped answering"));
 
-  next = exec_in (sandbox, "echo ok", 60000);
-  g_assert_cmpint (next->exit_code, ==, 0);
-  g_assert_cmpstr (next->stdout_text, ==, "ok\n");
-  assert_runner_back (sandbox);
+  for (guint i = 0; i < n; i++)
+    {
+      WardenSandbox *sandbox = g_ptr_array_index (sandboxes, i);
+      g_autoptr(WardenExecResult) r = NULL;
+      g_autoptr(GError) error = NULL;
 
-  destroy_sandbox (sandbox);
-  g_string_free (seen.out, TRUE);
-  g_string_free (seen.err, TRUE);
-  warden_test_remove_tree (workspace);
+      r = warden_sandbox_exec_finish (sandbox, wait_result (&res[i], 120), &error);
+      g_clear_object (&res[i]);
+      g_test_message ("%s: after %.1f s: %s", ways[i], (g_get_monotonic_time () - start) / 1e6,
+                      error != NULL ? error->message
+                                    : r->timed_out ? "timed out" : "returned");
+      if (r != NULL)
+        g_test_message ("exit %d", r->exit_code);
+      g_assert_null (r);
+      g_assert_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED);
+      g_assert_nonnull (strstr (error->message, "stopped answering"));
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      WardenSandbox *sandbox = g_ptr_array_index (sandboxes, i);
+      g_autoptr(WardenExecResult) next = exec_in (sandbox, "echo ok", 60000);
+
+      g_assert_cmpint (next->exit_code, ==, 0);
+      g_assert_cmpstr (next->stdout_text, ==, "ok\n");
+      assert_runner_back (sandbox);
+    }
+
+  destroy_sandboxes (sandboxes);
+  for (guint i = 0; i < n; i++)
+    {
+      g_string_free (seen[i].out, TRUE);
+      g_string_free (seen[i].err, TRUE);
+      warden_test_remove_tree (workspaces[i]);
+      g_free (workspaces[i]);
+    }
 }
 
 int
@@ -3816,29 +4008,30 @@ main (int    argc,
     {
       const char *b = backends[i];
 
-      add (b, "exit-codes", test_exit_codes);
-      add (b, "streams-separate", test_streams_separate);
-      add (b, "streaming", test_streaming);
-      add (b, "stdin", test_stdin);
-      add (b, "no-stdin", test_no_stdin_is_empty);
-      add (b, "workspace", test_workspace);
-      add (b, "environment", test_environment);
+      add_shared (b, "exit-codes", test_exit_codes);
+      add_shared (b, "streams-separate", test_streams_separate);
+      add_shared (b, "streaming", test_streaming);
+      add_shared (b, "stdin", test_stdin);
+      add_shared (b, "no-stdin", test_no_stdin_is_empty);
+      add_shared (b, "workspace", test_workspace);
+      add_shared (b, "environment", test_environment);
+      add_shared (b, "output-cap", test_output_cap);
+      add_shared (b, "big-output", test_big_output);
+      add_shared (b, "invalid-utf8", test_invalid_utf8);
+      if (strcmp (b, "host") != 0)
+        add_shared (b, "no-network", test_no_network);
+      /* These kill what runs: a sandbox of their own. */
       add (b, "timeout-kills-tree", test_timeout_kills_tree);
       add (b, "cancel", test_cancel);
       add (b, "cancel-before-start", test_cancel_before_start);
-      add (b, "output-cap", test_output_cap);
-      add (b, "big-output", test_big_output);
-      add (b, "invalid-utf8", test_invalid_utf8);
-      if (strcmp (b, "host") != 0)
-        add (b, "no-network", test_no_network);
     }
-  add ("bwrap", "read-only-root", test_bwrap_read_only_root);
-  add ("bwrap", "private-tmp", test_bwrap_private_tmp);
-  add ("bwrap", "proc-read-only", test_bwrap_proc_read_only);
-  add ("host", "unconfined", test_host_is_unconfined);
-  add ("docker", "info", test_docker_info);
-  add ("docker", "hardening", test_docker_hardening);
-  add ("docker", "engine-config", test_docker_engine_config);
+  add_shared ("bwrap", "read-only-root", test_bwrap_read_only_root);
+  add_shared ("bwrap", "private-tmp", test_bwrap_private_tmp);
+  add_shared ("bwrap", "proc-read-only", test_bwrap_proc_read_only);
+  add_shared ("host", "unconfined", test_host_is_unconfined);
+  add_shared ("docker", "info", test_docker_info);
+  add_shared ("docker", "hardening", test_docker_hardening);
+  add_shared ("docker", "engine-config", test_docker_engine_config);
   g_test_add_func ("/sandbox/docker/cleanup-after-crash", test_docker_cleanup_after_crash);
   g_test_add_func ("/sandbox/docker/cleanup-spares-live-owner",
                    test_docker_cleanup_spares_live_owner);
@@ -3847,24 +4040,8 @@ main (int    argc,
   g_test_add_func ("/sandbox/docker/relabel", test_docker_relabel);
   g_test_add_func ("/sandbox/docker/proc-read-only", test_docker_proc_read_only);
   g_test_add_func ("/sandbox/docker/guard-dir-read-only", test_docker_guard_dir_read_only);
-  g_test_add_data_func ("/sandbox/docker/warm-leftover-setsid", "setsid",
-                        test_docker_warm_leftover);
-  g_test_add_data_func ("/sandbox/docker/warm-leftover-untraced", "untraced",
-                        test_docker_warm_leftover);
-  g_test_add_data_func ("/sandbox/docker/warm-leftover-stray", "stray",
-                        test_docker_warm_leftover);
-  g_test_add_data_func ("/sandbox/docker/warm-leftover-sleeper", "sleeper",
-                        test_docker_warm_leftover);
-  g_test_add_data_func ("/sandbox/docker/warm-leftover-hopper", "hopper",
-                        test_docker_warm_leftover);
-  g_test_add_data_func ("/sandbox/docker/runner-sigstop", "sigstop",
-                        test_docker_runner_stops_answering);
-  g_test_add_data_func ("/sandbox/docker/runner-sigstop-mid-command", "sigstop-mid-command",
-                        test_docker_runner_stops_answering);
-  g_test_add_data_func ("/sandbox/docker/runner-sigstop-time-limit", "sigstop-time-limit",
-                        test_docker_runner_stops_answering);
-  g_test_add_data_func ("/sandbox/docker/runner-paused", "pause",
-                        test_docker_runner_stops_answering);
+  g_test_add_func ("/sandbox/docker/warm-leftover", test_docker_warm_leftover);
+  g_test_add_func ("/sandbox/docker/runner-stops-answering", test_docker_runner_stops_answering);
   g_test_add_data_func ("/sandbox/docker/engine-dies-mid-exec", "destroy",
                         test_docker_engine_dies_mid_exec);
   g_test_add_data_func ("/sandbox/docker/engine-back-before-prepare", "prepare",
@@ -3937,6 +4114,9 @@ main (int    argc,
   g_test_add_func ("/sandbox/docker/read-only-root", test_docker_read_only_root);
 
   status = g_test_run ();
+  for (guint i = 0; i < G_N_ELEMENTS (shared_fixtures); i++)
+    if (shared_fixtures[i].workspace != NULL)
+      fixture_release (&shared_fixtures[i]);
   warden_test_remove_tree (test_home);
   g_free (test_home);
   if (git_config_dir != NULL)
