@@ -10,6 +10,8 @@
 
 #include "config.h"
 
+#include <math.h>
+
 #define G_LOG_DOMAIN "warden-ui"
 
 #include <glib/gi18n.h>
@@ -201,6 +203,46 @@ typedef struct
   gboolean   expanded;
 } DiffView;
 
+/* A vertical wheel over a block that only scrolls sideways (code, a diff)
+ * moves the chat, as over any other text: GtkScrolledWindow would turn it
+ * into a sideways scroll of the block and the chat would stop under the
+ * pointer. Shift+wheel and a touchpad's sideways swipe still scroll it. */
+static gboolean
+sideways_scroll_cb (GtkEventControllerScroll *controller,
+                    double                    dx,
+                    double                    dy,
+                    gpointer                  user_data)
+{
+  GtkWidget *scroller = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller));
+  GdkModifierType state = gtk_event_controller_get_current_event_state (
+    GTK_EVENT_CONTROLLER (controller));
+  GtkWidget *parent = gtk_widget_get_parent (scroller);
+  GtkWidget *outer = parent ? gtk_widget_get_ancestor (parent, GTK_TYPE_SCROLLED_WINDOW) : NULL;
+  GtkAdjustment *adj;
+  double step;
+
+  if (dy == 0 || dx != 0 || (state & GDK_SHIFT_MASK) != 0 || outer == NULL)
+    return GDK_EVENT_PROPAGATE;
+  adj = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (outer));
+  /* A wheel's notch moves as GtkScrolledWindow moves it; a touchpad's
+   * pixels move by themselves. */
+  step = gtk_event_controller_scroll_get_unit (controller) == GDK_SCROLL_UNIT_WHEEL
+         ? pow (gtk_adjustment_get_page_size (adj), 2.0 / 3.0) : 1.0;
+  gtk_adjustment_set_value (adj, gtk_adjustment_get_value (adj) + dy * step);
+  return GDK_EVENT_STOP;
+}
+
+static void
+pass_vertical_wheel (GtkWidget *scroller)
+{
+  GtkEventController *scroll =
+    gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
+
+  gtk_event_controller_set_propagation_phase (scroll, GTK_PHASE_CAPTURE);
+  g_signal_connect (scroll, "scroll", G_CALLBACK (sideways_scroll_cb), NULL);
+  gtk_widget_add_controller (scroller, scroll);
+}
+
 static void
 diff_view_free (DiffView *view)
 {
@@ -318,6 +360,8 @@ warden_chat_row_diff_view_new (gboolean collapsible)
     }
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (view->scroller), view->label);
   gtk_widget_add_css_class (view->scroller, "diff-scroller");
+  if (collapsible)
+    pass_vertical_wheel (view->scroller);
   gtk_box_append (GTK_BOX (box), view->scroller);
 
   g_object_set_data_full (G_OBJECT (box), "warden-diff-view", view,
@@ -403,6 +447,7 @@ code_block_new (void)
   gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), code);
   gtk_widget_add_css_class (scroller, "code-scroller");
+  pass_vertical_wheel (scroller);
   gtk_box_append (GTK_BOX (block), scroller);
   g_object_set_data (G_OBJECT (block), "code-label", code);
   g_object_set_data (G_OBJECT (block), "lang-label", lang);
