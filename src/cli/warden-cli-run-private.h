@@ -86,6 +86,19 @@ PromptResult  _warden_cli_run_read_line (Run          *run,
                                          char        **line_out);
 
 /* warden-cli-run-json.c */
+/* The approval_required (or ask_user) event of @approval as one line of
+ * JSON without its end, not written: seq is the next event's. */
+char         *_warden_cli_json_pending_text (Run            *run,
+                                             WardenApproval *approval);
+/* Takes @line as an answer to @approval (see docs/events.md, Answers):
+ * FALSE when it is none, with an error event, or with @why_out (not NULL)
+ * the reason there and no event. */
+gboolean      _warden_cli_json_parse_answer (Run                  *run,
+                                             WardenApproval       *approval,
+                                             JsonNode            **root,
+                                             const char           *line,
+                                             WardenApprovalAnswer *answer,
+                                             char                **why_out);
 void          _warden_cli_json_connect  (Run          *run,
                                          WardenAgent  *agent);
 void          _warden_cli_json_session  (Run          *run,
