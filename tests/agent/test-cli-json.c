@@ -3780,6 +3780,48 @@ test_approve_with_nested (void)
   env_tear_down (&env);
 }
 
+/* decide.py, as a decision program: it approves the test runner, rejects
+ * the push with its feedback, and hands the rest over — to nobody here
+ * (no terminal), so that is rejected, saying why. */
+static void
+test_example_decide (void)
+{
+  Env env = { 0 };
+  Result r;
+  g_autofree char *program = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "..", "docs",
+                                               "examples", "decide.py", NULL);
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply ("Testing.", "exec", "{\"command\": \"pytest -q\"}", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"git push origin main\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", "{\"command\": \"make\"}",
+                                                    NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--approve-with", program, "test it");
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "the decision program approved: pytest -q"));
+  g_assert_nonnull (strstr (r.err, "the decision program rejected: git push origin main"));
+  g_assert_nonnull (strstr (r.err, "the decision program handed it to you: make"));
+  second = fake_model_last_message (env.fake, 2);
+  g_assert_nonnull (strstr (second, "Pushing is for the team"));
+  third = fake_model_last_message (env.fake, 3);
+  g_assert_nonnull (strstr (third, "no one at a terminal"));
+  {
+    g_autofree char *id = session_id_of (r.err);
+    g_autoptr(JsonNode) stored = show_session (&env, id);
+
+    g_assert_cmpstr (json_object_get_string_member (tool_call (stored, 0), "decision"), ==,
+                     "approved");
+  }
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -3844,6 +3886,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/network-hosts-hook-installed", test_network_hosts_hook_installed);
   g_test_add_func ("/cli/json/example-approve", test_example_approve);
   g_test_add_func ("/cli/json/example-no-network", test_example_no_network);
+  g_test_add_func ("/cli/json/example-decide", test_example_decide);
   g_test_add_func ("/cli/json/approve-with", test_approve_with);
   g_test_add_data_func ("/cli/json/approve-with/crashing", &crashing, test_approve_with_bad);
   g_test_add_data_func ("/cli/json/approve-with/failing", &failing, test_approve_with_bad);
