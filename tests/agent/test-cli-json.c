@@ -3553,6 +3553,9 @@ static const BadProgram unreadable = {
 static const BadProgram with_nul = {
   "printf '{\"approval\": \"%s\", \"approved\": true}\\000\\n' \"$id\"", NULL,
   "NUL byte" };
+static const BadProgram other_id = {
+  "echo '{\"approval\": \"toolu_999\", \"approved\": true}'", NULL,
+  "nothing with this id waits" };
 static const BadProgram hanging = {
   "printf '{\"approval\": \"%s\", \"approved\": true}\\n' \"$id\"; exec sleep 1000", "1",
   "did not answer within 1 s" };
@@ -3590,6 +3593,85 @@ test_approve_with_bad (gconstpointer data)
   g_assert_nonnull (strstr (notices, "decision program was ignored"));
   g_assert_nonnull (strstr (notices, bad->why));
   g_assert_nonnull (strstr (r.err, bad->why));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* Always allow with a pattern, from the program: saved as a client's
+ * would be, and said. */
+static void
+test_approve_with_always (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *program = NULL;
+  g_autofree char *profile = NULL;
+  g_autofree char *profile_path = NULL;
+  g_autofree char *notices = NULL;
+
+  env_set_up (&env);
+  script_touch (env.fake);
+  program = decision_program (&env, "printf '{\"approval\": \"%s\", \"approved\": true, "
+                                    "\"allow_always\": true, \"pattern\": \"touch *.txt\"}' "
+                                    "\"$id\"");
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--approve-with", program,
+                    "touch");
+  r = client_finish (c, &events);
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (count_of (events, "approval_required"), ==, 0);
+  g_assert_true (workspace_has (&env, "a.txt"));
+  g_assert_cmpstr (str (only_event (events, "tool_call"), "decision"), ==, "approved-always");
+  notices = notices_of (events);
+  g_assert_nonnull (strstr (notices, "decision program always allowed: touch a.txt"));
+  profile_path = g_build_filename (env.root, "config", "warden", "profiles", "node-custom.json",
+                                   NULL);
+  g_assert_true (g_file_get_contents (profile_path, &profile, NULL, NULL));
+  g_assert_nonnull (strstr (profile, "\"touch *.txt\""));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* A signal while the program decides stops the run at once (128+N), the
+ * question still pending; the program is not waited for. The test waits
+ * for the file the program writes first, woken by a file monitor: no
+ * sleep, and the scripted model (served from this loop) keeps answering. */
+static void
+test_approve_with_signal (void)
+{
+  Env env = { 0 };
+  Proc *p;
+  Result r;
+  g_autofree char *program = NULL;
+  g_autofree char *marker = NULL;
+  g_autofree char *id = NULL;
+  g_autoptr(GFile) root = NULL;
+  g_autoptr(GFileMonitor) monitor = NULL;
+
+  env_set_up (&env);
+  script_count (env.fake);
+  program = decision_program (&env, "exec sleep 1000");
+  marker = g_build_filename (env.root, "asked.jsonl", NULL);
+  root = g_file_new_for_path (env.root);
+  monitor = g_file_monitor_directory (root, G_FILE_MONITOR_NONE, NULL, NULL);
+  g_assert_nonnull (monitor);
+  p = PROC_START (&env, "run", "--sandbox", "bwrap", "--approve-with", program, "count");
+  while (!g_file_test (marker, G_FILE_TEST_EXISTS))
+    g_main_context_iteration (NULL, TRUE);
+  g_subprocess_send_signal (p->proc, SIGTERM);
+  r = proc_finish (p);
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 128 + SIGTERM);
+  g_assert_false (workspace_has (&env, "count.txt"));
+  id = session_id_of (r.err);
+  {
+    g_autoptr(JsonNode) stored = show_session (&env, id);
+
+    g_assert_cmpstr (json_object_get_string_member (tool_call (stored, 0), "state"), ==,
+                     "pending");
+  }
   result_clear (&r);
   env_tear_down (&env);
 }
@@ -3657,8 +3739,17 @@ test_on_question_reject (void)
   assert_finished (events, "done", 0);
   result_clear (&r);
 
-  /* A bad word is a usage error. */
+  /* A bad word, no such program, no time: usage errors. */
   r = RUN (&env, "", "run", "--sandbox", "bwrap", "--on-question", "approve", "count");
+  g_assert_cmpint (r.status, ==, 2);
+  result_clear (&r);
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--approve-with", "/nonexistent/decide",
+           "count");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "no program “/nonexistent/decide”"));
+  result_clear (&r);
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--approve-with", "/bin/true",
+           "--approve-timeout", "0", "count");
   g_assert_cmpint (r.status, ==, 2);
   result_clear (&r);
   env_tear_down (&env);
@@ -3893,6 +3984,9 @@ main (int    argc,
   g_test_add_data_func ("/cli/json/approve-with/unreadable", &unreadable, test_approve_with_bad);
   g_test_add_data_func ("/cli/json/approve-with/nul", &with_nul, test_approve_with_bad);
   g_test_add_data_func ("/cli/json/approve-with/hanging", &hanging, test_approve_with_bad);
+  g_test_add_data_func ("/cli/json/approve-with/other-id", &other_id, test_approve_with_bad);
+  g_test_add_func ("/cli/json/approve-with/always", test_approve_with_always);
+  g_test_add_func ("/cli/json/approve-with/signal", test_approve_with_signal);
   g_test_add_func ("/cli/json/approve-with/no-person", test_approve_with_no_person);
   g_test_add_func ("/cli/json/approve-with/nested", test_approve_with_nested);
   g_test_add_func ("/cli/json/on-question-reject", test_on_question_reject);
