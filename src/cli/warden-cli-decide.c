@@ -32,9 +32,9 @@
 /* What the decision program made of a question. */
 typedef enum
 {
-  CONSULT_ANSWER,   /* its standard output, to be read */
-  CONSULT_IGNORED,  /* no decision: why says why */
-  CONSULT_STOPPED,  /* a signal stopped the run while it decided */
+  CONSULT_ANSWER,    /* its standard output, to be read */
+  CONSULT_IGNORED,   /* no decision: why says why */
+  CONSULT_STOPPED,   /* a signal stopped the run while it decided */
   CONSULT_WITHDRAWN, /* the started program's command ended first */
 } Consult;
 

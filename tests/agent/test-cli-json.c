@@ -3419,7 +3419,8 @@ decision_program (Env        *env,
 /* Approves the touch, rejects npm with feedback, hands the rest over. */
 static const char decide_by_command[] =
   "case \"$in\" in\n"
-  "  *'\"command\":\"touch a.txt\"'*) printf '{\"approval\": \"%s\", \"approved\": true}\\n' \"$id\" ;;\n"
+  "  *'\"command\":\"touch a.txt\"'*)\n"
+  "    printf '{\"approval\": \"%s\", \"approved\": true}\\n' \"$id\" ;;\n"
   "  *'\"command\":\"npm install chalk\"'*) printf '{\"approval\": \"%s\", \"approved\": false, "
   "\"feedback\": \"use pnpm\"}\\n' \"$id\" ;;\n"
   "  *) echo '{\"ask\": true}' ;;\n"
