@@ -295,7 +295,12 @@ _warden_cli_json_bad_line (Run        *run,
 void
 _warden_cli_json_withdrawn (Run *run)
 {
-  JsonBuilder *b = event_begin (run, "approval_withdrawn");
+  JsonBuilder *b;
+
+  /* Only the decision program was asked. */
+  if (run->asking_id == NULL)
+    return;
+  b = event_begin (run, "approval_withdrawn");
 
   add_string (b, "id", run->asking_id);
   event_end (run, b);
@@ -503,8 +508,11 @@ _warden_cli_json_pending_text (Run            *run,
   JsonBuilder *b = pending_event (run, approval);
   char *text;
 
-  /* Not an event of this stream: its seq is the next event's. */
+  /* Not an event of this stream: its seq is the next event's, and the
+   * client is not asked about it (an approval_withdrawn would name what it
+   * never saw). */
   run->seq--;
+  g_clear_pointer (&run->asking_id, g_free);
   json_builder_end_object (b);
   text = warden_json_builder_to_string (b, FALSE);
   g_object_unref (b);
