@@ -300,7 +300,12 @@ _warden_cli_json_bad_line (Run        *run,
 void
 _warden_cli_json_withdrawn (Run *run)
 {
-  JsonBuilder *b = event_begin (run, "approval_withdrawn");
+  JsonBuilder *b;
+
+  /* Only the decision program was asked. */
+  if (run->asking_id == NULL)
+    return;
+  b = event_begin (run, "approval_withdrawn");
 
   add_string (b, "id", run->asking_id);
   event_end (run, b);
@@ -388,9 +393,10 @@ add_part (JsonBuilder              *b,
   json_builder_end_object (b);
 }
 
-static void
-announce_pending (Run            *run,
-                  WardenApproval *approval)
+/* The approval_required or ask_user event of @approval, not yet ended. */
+static JsonBuilder *
+pending_event (Run            *run,
+               WardenApproval *approval)
 {
   WardenApprovalKind kind = warden_approval_get_kind (approval);
   const char *subject = warden_approval_get_subject (approval);
@@ -405,8 +411,7 @@ announce_pending (Run            *run,
       add_string (b, "question", subject);
       add_string (b, "shown", subject_shown);
       add_strv (b, "choices", warden_approval_get_choices (approval));
-      event_end (run, b);
-      return;
+      return b;
     }
 
   b = event_begin (run, "approval_required");
@@ -495,13 +500,57 @@ announce_pending (Run            *run,
     }
   /* A write or an edit: what it changes in the file as it is now. */
   add_string (b, "diff", warden_approval_get_diff (approval));
-  event_end (run, b);
+  return b;
+}
+
+static void
+announce_pending (Run            *run,
+                  WardenApproval *approval)
+{
+  event_end (run, pending_event (run, approval));
+}
+
+char *
+_warden_cli_json_pending_text (Run            *run,
+                               WardenApproval *approval)
+{
+  JsonBuilder *b = pending_event (run, approval);
+  char *text;
+
+  /* Not an event of this stream: its seq is the next event's, and the
+   * client is not asked about it (an approval_withdrawn would name what it
+   * never saw). */
+  run->seq--;
+  g_clear_pointer (&run->asking_id, g_free);
+  json_builder_end_object (b);
+  text = warden_json_builder_to_string (b, FALSE);
+  g_object_unref (b);
+  return text;
+}
+
+/* Why a line is no answer: an error event, or with @why_out (a decision
+ * program's answer) the message there and no event. */
+static void
+answer_error (Run         *run,
+              char       **why_out,
+              const char  *code,
+              const char  *message,
+              const char  *hint)
+{
+  if (why_out != NULL)
+    {
+      if (*why_out == NULL)
+        *why_out = g_strdup (message);
+    }
+  else
+    _warden_cli_json_error (run, code, message, hint);
 }
 
 /* Reads a member that must be of @type when it is there; FALSE (and an
  * error event) when it is something else. */
 static gboolean
 optional_member (Run         *run,
+                 char       **why_out,
                  JsonObject  *object,
                  const char  *name,
                  GType        type,
@@ -518,7 +567,7 @@ optional_member (Run         *run,
                                                   type == G_TYPE_BOOLEAN ? "true or false"
                                                   : "a string");
 
-      _warden_cli_json_error (run, "bad_input", message, answer_hint);
+      answer_error (run, why_out, "bad_input", message, answer_hint);
       return FALSE;
     }
   *node_out = node;
@@ -527,13 +576,14 @@ optional_member (Run         *run,
 
 /* Takes one line of input as an answer to @approval: TRUE with @answer
  * filled (its strings are @root's), or FALSE after an error event (the
- * question still waits). */
-static gboolean
-parse_answer (Run                  *run,
-              WardenApproval       *approval,
-              JsonNode            **root,
-              const char           *line,
-              WardenApprovalAnswer *answer)
+ * question still waits) — or, with @why_out, with the reason there. */
+gboolean
+_warden_cli_json_parse_answer (Run                  *run,
+                               WardenApproval       *approval,
+                               JsonNode            **root,
+                               const char           *line,
+                               WardenApprovalAnswer *answer,
+                               char                **why_out)
 {
   g_autoptr(GError) error = NULL;
   JsonObject *object;
@@ -551,12 +601,12 @@ parse_answer (Run                  *run,
       g_autofree char *message = g_strdup_printf ("the line is not one JSON text: %s",
                                                   error->message);
 
-      _warden_cli_json_error (run, "bad_input", message, answer_hint);
+      answer_error (run, why_out, "bad_input", message, answer_hint);
       return FALSE;
     }
   if (!JSON_NODE_HOLDS_OBJECT (*root))
     {
-      _warden_cli_json_error (run, "bad_input", "the line is not a JSON object", answer_hint);
+      answer_error (run, why_out, "bad_input", "the line is not a JSON object", answer_hint);
       return FALSE;
     }
   object = json_node_get_object (*root);
@@ -564,8 +614,8 @@ parse_answer (Run                  *run,
               : json_object_has_member (object, "answer") ? "answer" : NULL;
   if (id_member == NULL)
     {
-      _warden_cli_json_error (run, "bad_input",
-                              "the object has neither “approval” nor “answer”", answer_hint);
+      answer_error (run, why_out, "bad_input",
+                    "the object has neither “approval” nor “answer”", answer_hint);
       return FALSE;
     }
   id_node = json_object_get_member (object, id_member);
@@ -577,28 +627,28 @@ parse_answer (Run                  *run,
                                                   question ? "the question" : "the approval",
                                                   warden_approval_get_id (approval));
 
-      _warden_cli_json_error (run, "unknown_id", message,
-                              "Answer the id of the last approval_required or ask_user event.");
+      answer_error (run, why_out, "unknown_id", message,
+                    "Answer the id of the last approval_required or ask_user event.");
       return FALSE;
     }
   if (question != (strcmp (id_member, "answer") == 0))
     {
-      _warden_cli_json_error (run, "bad_input",
-                              question ? "this is a question: answer it with {\"answer\": ID, "
-                                         "\"text\": \"…\"}"
-                                       : "this is an approval: answer it with {\"approval\": ID, "
-                                         "\"approved\": true or false}",
-                              answer_hint);
+      answer_error (run, why_out, "bad_input",
+                    question ? "this is a question: answer it with {\"answer\": ID, "
+                               "\"text\": \"…\"}"
+                             : "this is an approval: answer it with {\"approval\": ID, "
+                               "\"approved\": true or false}",
+                    answer_hint);
       return FALSE;
     }
 
   if (question)
     {
-      if (!optional_member (run, object, "text", G_TYPE_STRING, &text))
+      if (!optional_member (run, why_out, object, "text", G_TYPE_STRING, &text))
         return FALSE;
       if (text == NULL)
         {
-          _warden_cli_json_error (run, "bad_input", "the answer has no “text”", answer_hint);
+          answer_error (run, why_out, "bad_input", "the answer has no “text”", answer_hint);
           return FALSE;
         }
       answer->answer = json_node_get_string (text);
@@ -606,15 +656,15 @@ parse_answer (Run                  *run,
     }
 
   /* Nothing approves by default: "approved" must be said. */
-  if (!optional_member (run, object, "approved", G_TYPE_BOOLEAN, &approved) ||
-      !optional_member (run, object, "allow_always", G_TYPE_BOOLEAN, &always) ||
-      !optional_member (run, object, "pattern", G_TYPE_STRING, &pattern) ||
-      !optional_member (run, object, "feedback", G_TYPE_STRING, &feedback))
+  if (!optional_member (run, why_out, object, "approved", G_TYPE_BOOLEAN, &approved) ||
+      !optional_member (run, why_out, object, "allow_always", G_TYPE_BOOLEAN, &always) ||
+      !optional_member (run, why_out, object, "pattern", G_TYPE_STRING, &pattern) ||
+      !optional_member (run, why_out, object, "feedback", G_TYPE_STRING, &feedback))
     return FALSE;
   if (approved == NULL)
     {
-      _warden_cli_json_error (run, "bad_input", "the answer has no “approved”: true or false",
-                              answer_hint);
+      answer_error (run, why_out, "bad_input", "the answer has no “approved”: true or false",
+                    answer_hint);
       return FALSE;
     }
   answer->approved = json_node_get_boolean (approved);
@@ -623,8 +673,8 @@ parse_answer (Run                  *run,
   answer->feedback = feedback ? json_node_get_string (feedback) : NULL;
   if (answer->allow_always && !answer->approved)
     {
-      _warden_cli_json_error (run, "bad_input", "“allow_always” goes with “approved”: true",
-                              answer_hint);
+      answer_error (run, why_out, "bad_input", "“allow_always” goes with “approved”: true",
+                    answer_hint);
       return FALSE;
     }
   if (answer->allow_always)
@@ -639,21 +689,21 @@ parse_answer (Run                  *run,
                                    uncovered_text, uncovered_reason);
       if (message != NULL)
         {
-          _warden_cli_json_error (run, "not_allowed", message,
-                                  "Answer with \"allow_always\": false, or reject it.");
+          answer_error (run, why_out, "not_allowed", message,
+                        "Answer with \"allow_always\": false, or reject it.");
           return FALSE;
         }
     }
   if (answer->pattern != NULL && !answer->allow_always)
     {
-      _warden_cli_json_error (run, "bad_input", "“pattern” goes with “allow_always”: true",
-                              answer_hint);
+      answer_error (run, why_out, "bad_input", "“pattern” goes with “allow_always”: true",
+                    answer_hint);
       return FALSE;
     }
   if (answer->feedback != NULL && answer->approved)
     {
-      _warden_cli_json_error (run, "bad_input", "“feedback” goes with “approved”: false",
-                              answer_hint);
+      answer_error (run, why_out, "bad_input", "“feedback” goes with “approved”: false",
+                    answer_hint);
       return FALSE;
     }
   return TRUE;
@@ -681,7 +731,7 @@ _warden_cli_json_answer (Run         *run,
       /* Blank lines are skipped (JSON's own white space). */
       if (line[strspn (line, " \t\r")] == '\0')
         continue;
-      if (!parse_answer (run, approval, &root, line, &answer))
+      if (!_warden_cli_json_parse_answer (run, approval, &root, line, &answer, NULL))
         continue;
       answer.via = "script";
       if (!warden_agent_resolve (agent, &answer, &error))

@@ -38,6 +38,14 @@ typedef struct
   GString     *held;         /* the bytes of the sequence so far */
 } TermFilter;
 
+/* What --on-question does with a question no program decided. */
+typedef enum
+{
+  ON_QUESTION_ASK,      /* the person: the terminal or the --json client */
+  ON_QUESTION_REJECT,   /* rejected, the model told the run is unattended */
+  ON_QUESTION_PENDING,  /* left waiting; the run exits EXIT_NO_ANSWER */
+} OnQuestion;
+
 typedef struct
 {
   GMainLoop        *loop;
@@ -64,6 +72,12 @@ typedef struct
   char             *asking_id;   /* --json: the started program asked about now */
   GCancellable     *prompt_cancellable; /* ends that program's prompt when it is withdrawn */
   GSettings        *settings;          /* the window's settings; NULL without the schema */
+
+  /* warden-cli-decide.c */
+  char             *approve_with;      /* --approve-with: the program's path (not owned) */
+  guint             approve_timeout;   /* --approve-timeout, seconds */
+  OnQuestion        on_question;
+  gboolean          left_pending;      /* --on-question pending left the question waiting */
 } Run;
 
 /* What became of a prompt. */
@@ -90,7 +104,38 @@ gboolean      _warden_cli_run_write     (Run          *run,
 PromptResult  _warden_cli_run_read_line (Run          *run,
                                          char        **line_out);
 
+/* warden-cli-decide.c */
+typedef PromptResult (*AskPerson) (Run         *run,
+                                   WardenAgent *agent);
+
+/* Reads the options; FALSE with a usage error. run->approve_with is the
+ * caller's to free. */
+gboolean      _warden_cli_decide_setup  (Run          *run,
+                                         const char   *approve_with,
+                                         int           timeout,
+                                         const char   *on_question,
+                                         GError      **error);
+/* The question that waits: the decision program's, else --on-question's,
+ * else @ask_person's (the terminal prompt or the --json client).
+ * PROMPT_NO_ANSWER when --on-question pending leaves it waiting. */
+PromptResult  _warden_cli_decide        (Run          *run,
+                                         WardenAgent  *agent,
+                                         AskPerson     ask_person);
+
 /* warden-cli-run-json.c */
+/* The approval_required (or ask_user) event of @approval as one line of
+ * JSON without its end, not written: seq is the next event's. */
+char         *_warden_cli_json_pending_text (Run            *run,
+                                             WardenApproval *approval);
+/* Takes @line as an answer to @approval (see docs/events.md, Answers):
+ * FALSE when it is none, with an error event, or with @why_out (not NULL)
+ * the reason there and no event. */
+gboolean      _warden_cli_json_parse_answer (Run                  *run,
+                                             WardenApproval       *approval,
+                                             JsonNode            **root,
+                                             const char           *line,
+                                             WardenApprovalAnswer *answer,
+                                             char                **why_out);
 void          _warden_cli_json_connect  (Run          *run,
                                          WardenAgent  *agent);
 void          _warden_cli_json_session  (Run          *run,

@@ -44,6 +44,13 @@ static const char run_description[] =
   "--json: events as JSON Lines on standard output, answers as JSON Lines on standard\n"
   "input, the same exit statuses; the schema is docs/events.md.\n"
   "\n"
+  "--approve-with PROGRAM: each approval goes first to PROGRAM, run as you outside the\n"
+  "sandbox without the API keys: the approval_required event on its standard input, the\n"
+  "answer --json takes (or {\"ask\": true}) on its standard output. A crash, a non-zero\n"
+  "exit, no answer within --approve-timeout or one that is no answer asks you (with no\n"
+  "terminal and no --json: rejects it, saying why). --on-question reject|pending: what no\n"
+  "program decided is rejected (the model is told nobody attends) or left pending (exit 6).\n"
+  "\n"
   "What the model and the sandbox send is shown, never obeyed: in a prompt every control,\n"
   "bidi or invisible character is escaped (\\r, \\x1b, \\u202e), and a command's output keeps\n"
   "its colours (ESC [ ... m, on a terminal or not) but shows every other control sequence\n"
@@ -815,7 +822,7 @@ approval_cb (WardenAgent    *agent,
   if (!warden_approval_get_while_running (approval))
     return;  /* the loop's own: answered when the run returns */
   run->prompt_cancellable = g_cancellable_new ();
-  result = run->json ? _warden_cli_json_answer (run, agent) : answer_pending (run, agent);
+  result = _warden_cli_decide (run, agent, run->json ? _warden_cli_json_answer : answer_pending);
   g_clear_object (&run->prompt_cancellable);
   if (result == PROMPT_NO_ANSWER)
     {
@@ -870,9 +877,10 @@ report_stop (Run        *run,
     }
   if (run->nested_unanswered && run->signum == 0)
     {
-      warden_cli_error ("no answer (end of input) for a program the command started; the "
-                        "command was stopped: continue with warden-cli run --resume %s",
-                        session_id);
+      warden_cli_error ("%s for a program the command started; the command was stopped: "
+                        "continue with warden-cli run --resume %s",
+                        run->left_pending ? "left pending (--on-question pending)"
+                                          : "no answer (end of input)", session_id);
       return EXIT_NO_ANSWER;
     }
   warden_cli_error ("interrupted; continue with warden-cli run --resume %s", session_id);
@@ -1059,6 +1067,10 @@ warden_cli_run (int    argc,
   int idle_timeout = -1;
   int waiting_notice = -1;
   int max_retries = -1;
+  g_autofree char *approve_with = NULL;
+  g_autofree char *approve_path = NULL;
+  g_autofree char *on_question = NULL;
+  int approve_timeout = 30;
   GOptionEntry entries[] = {
     { "provider", 0, 0, G_OPTION_ARG_STRING, &provider_name, "anthropic or openai", "NAME" },
     { "model", 0, 0, G_OPTION_ARG_STRING, &model, "The model", "MODEL" },
@@ -1090,6 +1102,14 @@ warden_cli_run (int    argc,
     { "json", 0, 0, G_OPTION_ARG_NONE, &json,
       "Events as JSON Lines on standard output, answers as JSON Lines on standard input "
       "(docs/events.md)", NULL },
+    { "approve-with", 0, 0, G_OPTION_ARG_FILENAME, &approve_with,
+      "Run PROGRAM (outside the sandbox) for each approval: the approval_required event on its "
+      "standard input, a decision on its standard output (docs/events.md)", "PROGRAM" },
+    { "approve-timeout", 0, 0, G_OPTION_ARG_INT, &approve_timeout,
+      "How long the decision program may take before the person is asked (30)", "SECONDS" },
+    { "on-question", 0, 0, G_OPTION_ARG_STRING, &on_question,
+      "For a run nobody attends: reject every question no program decided, or leave it "
+      "pending and exit 6", "reject|pending" },
     { NULL }
   };
   g_autoptr(GOptionContext) ctx = g_option_context_new ("TASK");
@@ -1127,6 +1147,9 @@ warden_cli_run (int    argc,
     return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL, "--network is none, allowlist or open");
   if (sandbox != NULL && !warden_sandbox_kind_from_string (sandbox, &sandbox_kind))
     return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL, "--sandbox is docker, bwrap, host or auto");
+  if (!_warden_cli_decide_setup (&run, approve_with, approve_timeout, on_question, &error))
+    return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL, error->message);
+  approve_path = run.approve_with;
   if (max_steps < 0)
     return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL,
                  "--max-steps takes a number of steps, 1 or more");
@@ -1321,15 +1344,18 @@ warden_cli_run (int    argc,
       g_clear_object (&run.result);
       if (outcome == WARDEN_AGENT_WAITING)
         {
-          PromptResult answered = run.json ? _warden_cli_json_answer (&run, agent)
-                                           : answer_pending (&run, agent);
+          PromptResult answered = _warden_cli_decide (&run, agent,
+                                                      run.json ? _warden_cli_json_answer
+                                                               : answer_pending);
 
           if (answered == PROMPT_ANSWERED)
             continue;
           if (answered == PROMPT_NO_ANSWER)
             {
-              warden_cli_error ("no answer (end of input); it waits: continue with "
-                                "warden-cli run --resume %s", warden_agent_get_session_id (agent));
+              warden_cli_error ("%s; it waits: continue with warden-cli run --resume %s",
+                                run.left_pending ? "left pending (--on-question pending)"
+                                                 : "no answer (end of input)",
+                                warden_agent_get_session_id (agent));
               status = EXIT_NO_ANSWER;
               reason = "pending";
               pending = warden_approval_get_id (warden_agent_get_pending (agent));

@@ -109,6 +109,11 @@ describe_via (const char *via)
     return _("answered in the terminal");
   if (g_strcmp0 (via, "script") == 0)
     return _("answered by a program (warden-cli run --json)");
+  if (g_strcmp0 (via, "program") == 0)
+    return _("answered by the decision program (warden-cli run --approve-with)");
+  if (g_strcmp0 (via, "unattended") == 0)
+    return _("answered for nobody: an unattended run (warden-cli run --on-question reject, "
+             "or no one to hand it to)");
   return NULL;
 }
 

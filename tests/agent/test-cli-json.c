@@ -3619,6 +3619,541 @@ test_example_no_network (void)
   env_tear_down (&env);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Decisions by program: --approve-with PROGRAM, --on-question */
+
+#define TOUCH_COMMAND "{\"command\": \"touch a.txt\"}"
+#define NPM_COMMAND "{\"command\": \"npm install chalk\"}"
+
+/* Three commands that ask, then the end of the turn. */
+static void
+script_three (FakeModel *fake)
+{
+  g_queue_push_tail (&fake->script, fake_reply ("Touching.", "exec", TOUCH_COMMAND, NULL));
+  g_queue_push_tail (&fake->script, fake_reply (NULL, "exec", NPM_COMMAND, NULL));
+  g_queue_push_tail (&fake->script, fake_reply (NULL, "exec", COUNT_COMMAND, NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("All done.", NULL));
+}
+
+/* Writes a decision program into the test's folder: it keeps what it was
+ * given in asked.jsonl and its environment in env.txt, then runs @body
+ * (sh, with $in the event and $id its id). Returns its path. */
+static char *
+decision_program (Env        *env,
+                  const char *body)
+{
+  g_autofree char *text = g_strdup_printf (
+    "#!/bin/sh\n"
+    "in=$(cat)\n"
+    "printf '%%s\\n' \"$in\" >> '%s/asked.jsonl'\n"
+    "env > '%s/env.txt'\n"
+    "id=$(printf '%%s' \"$in\" | sed -n 's/.*\"seq\":[0-9]*,\"id\":\"\\([^\"]*\\)\".*/\\1/p')\n"
+    "%s\n", env->root, env->root, body);
+  char *path = g_build_filename (env->root, "decide.sh", NULL);
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  g_assert_cmpint (g_chmod (path, 0755), ==, 0);
+  return path;
+}
+
+/* Approves the touch, rejects npm with feedback, hands the rest over. */
+static const char decide_by_command[] =
+  "case \"$in\" in\n"
+  "  *'\"command\":\"touch a.txt\"'*)\n"
+  "    printf '{\"approval\": \"%s\", \"approved\": true}\\n' \"$id\" ;;\n"
+  "  *'\"command\":\"npm install chalk\"'*) printf '{\"approval\": \"%s\", \"approved\": false, "
+  "\"feedback\": \"use pnpm\"}\\n' \"$id\" ;;\n"
+  "  *) echo '{\"ask\": true}' ;;\n"
+  "esac";
+
+static char *
+root_file (Env        *env,
+           const char *name)
+{
+  g_autofree char *path = g_build_filename (env->root, name, NULL);
+  char *text = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return NULL;
+  return text;
+}
+
+/* The notices, one per line. */
+static char *
+notices_of (GPtrArray *events)
+{
+  g_autoptr(GPtrArray) notices = events_of (events, "notice");
+  GString *all = g_string_new (NULL);
+
+  for (guint i = 0; i < notices->len; i++)
+    g_string_append_printf (all, "%s\n", str (g_ptr_array_index (notices, i), "message"));
+  return g_string_free (all, FALSE);
+}
+
+/* The program approves one, rejects one with feedback the model hears, and
+ * hands one to the person (the --json client), who approves it. It gets the
+ * approval_required event --json emits, outside the sandbox, without the
+ * API key. */
+static void
+test_approve_with (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *program = NULL;
+  g_autofree char *asked = NULL;
+  g_autofree char *environment = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *count = NULL;
+  g_autofree char *notices = NULL;
+  g_auto(GStrv) lines = NULL;
+  JsonObject *question;
+
+  env_set_up (&env);
+  script_three (env.fake);
+  program = decision_program (&env, decide_by_command);
+  /* A key of Warden's own kind, besides the provider's. */
+  cli_env = (const char * const []) { "WARDEN_GITEA_TOKEN=tok-3141592653", NULL };
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--approve-with", program,
+                    "three");
+  cli_env = NULL;
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+  r = client_finish (c, &events);
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+
+  /* Only the one handed over reached the client. */
+  question = only_event (events, "approval_required");
+  g_assert_cmpstr (str (question, "command"), ==, "printf 'ran\\n' >> count.txt");
+  g_assert_true (workspace_has (&env, "a.txt"));
+  second = fake_model_last_message (env.fake, 2);
+  g_assert_nonnull (strstr (second, "User feedback: use pnpm"));
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  assert_finished (events, "done", 0);
+
+  /* Said on standard error and as notices: what it decided. */
+  notices = notices_of (events);
+  g_assert_nonnull (strstr (notices, "decision program approved: touch a.txt"));
+  g_assert_nonnull (strstr (notices, "decision program rejected: npm install chalk"));
+  g_assert_nonnull (strstr (notices, "decision program handed it to you"));
+  g_assert_nonnull (strstr (r.err, "decision program approved: touch a.txt"));
+
+  /* It was given each event as --json emits it. */
+  asked = root_file (&env, "asked.jsonl");
+  g_assert_nonnull (asked);
+  lines = g_strsplit (g_strchomp (asked), "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  {
+    g_autoptr(JsonNode) node = json_from_string (lines[2], NULL);
+    JsonObject *given = json_node_get_object (node);
+    g_autoptr(JsonNode) a = json_node_init_object (json_node_alloc (), given);
+    g_autoptr(JsonNode) b = json_node_init_object (json_node_alloc (), question);
+
+    json_object_remove_member (given, "seq");
+    json_object_set_int_member (given, "seq", json_object_get_int_member (question, "seq"));
+    g_assert_true (json_node_equal (a, b));
+  }
+  /* Not in the sandbox (it wrote into the test's folder, outside the
+   * workspace), and without the key. */
+  environment = root_file (&env, "env.txt");
+  g_assert_nonnull (environment);
+  g_assert_null (strstr (environment, env.key));
+  g_assert_null (strstr (environment, "ANTHROPIC_API_KEY"));
+  g_assert_null (strstr (environment, "tok-3141592653"));
+  g_assert_nonnull (strstr (environment, "WARDEN_SESSION="));
+  {
+    g_autoptr(JsonNode) stored = show_session (&env, str (question, "session"));
+
+    g_assert_cmpstr (json_object_get_string_member (tool_call (stored, 0), "decision"), ==,
+                     "approved");
+    g_assert_cmpstr (json_object_get_string_member (tool_call (stored, 1), "decision"), ==,
+                     "rejected");
+    g_assert_cmpstr (json_object_get_string_member (tool_call (stored, 1), "feedback"), ==,
+                     "use pnpm");
+  }
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+typedef struct
+{
+  const char *body;     /* what the program does */
+  const char *timeout;  /* --approve-timeout, or NULL */
+  const char *why;      /* what the notice says */
+} BadProgram;
+
+static const BadProgram crashing = { "kill -SEGV $$", NULL, "it crashed" };
+static const BadProgram failing = {
+  "printf '{\"approval\": \"%s\", \"approved\": true}\\n' \"$id\"; exit 3", NULL,
+  "it exited with status 3" };
+static const BadProgram unreadable = {
+  "printf '{\"approval\": \"%s\", \"approved\": true} x\\n' \"$id\"", NULL,
+  "its answer is not one" };
+static const BadProgram with_nul = {
+  "printf '{\"approval\": \"%s\", \"approved\": true}\\000\\n' \"$id\"", NULL,
+  "NUL byte" };
+static const BadProgram other_id = {
+  "echo '{\"approval\": \"toolu_999\", \"approved\": true}'", NULL,
+  "nothing with this id waits" };
+static const BadProgram hanging = {
+  "printf '{\"approval\": \"%s\", \"approved\": true}\\n' \"$id\"; exec sleep 1000", "1",
+  "did not answer within 1 s" };
+
+/* A program that crashes, fails, answers what is no answer or takes too
+ * long decides nothing: the person is asked, and told why. */
+static void
+test_approve_with_bad (gconstpointer data)
+{
+  const BadProgram *bad = data;
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *program = NULL;
+  g_autofree char *notices = NULL;
+  g_autofree char *count = NULL;
+
+  env_set_up (&env);
+  script_count (env.fake);
+  program = decision_program (&env, bad->body);
+  if (bad->timeout != NULL)
+    c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--approve-with", program,
+                      "--approve-timeout", bad->timeout, "count");
+  else
+    c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--approve-with", program,
+                      "count");
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": false, \"feedback\": \"not now\"}");
+  r = client_finish (c, &events);
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  only_event (events, "approval_required");
+  g_assert_false (workspace_has (&env, "count.txt"));
+  notices = notices_of (events);
+  g_assert_nonnull (strstr (notices, "decision program was ignored"));
+  g_assert_nonnull (strstr (notices, bad->why));
+  g_assert_nonnull (strstr (r.err, bad->why));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* Always allow with a pattern, from the program: saved as a client's
+ * would be, and said. */
+static void
+test_approve_with_always (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *program = NULL;
+  g_autofree char *profile = NULL;
+  g_autofree char *profile_path = NULL;
+  g_autofree char *notices = NULL;
+
+  env_set_up (&env);
+  script_touch (env.fake);
+  program = decision_program (&env, "printf '{\"approval\": \"%s\", \"approved\": true, "
+                                    "\"allow_always\": true, \"pattern\": \"touch *.txt\"}' "
+                                    "\"$id\"");
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--approve-with", program,
+                    "touch");
+  r = client_finish (c, &events);
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (count_of (events, "approval_required"), ==, 0);
+  g_assert_true (workspace_has (&env, "a.txt"));
+  g_assert_cmpstr (str (only_event (events, "tool_call"), "decision"), ==, "approved-always");
+  notices = notices_of (events);
+  g_assert_nonnull (strstr (notices, "decision program always allowed: touch a.txt"));
+  profile_path = g_build_filename (env.root, "config", "warden", "profiles", "node-custom.json",
+                                   NULL);
+  g_assert_true (g_file_get_contents (profile_path, &profile, NULL, NULL));
+  g_assert_nonnull (strstr (profile, "\"touch *.txt\""));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* A signal while the program decides stops the run at once (128+N), the
+ * question still pending; the program is not waited for. The test waits
+ * for the file the program writes first, woken by a file monitor: no
+ * sleep, and the scripted model (served from this loop) keeps answering. */
+static void
+test_approve_with_signal (void)
+{
+  Env env = { 0 };
+  Proc *p;
+  Result r;
+  g_autofree char *program = NULL;
+  g_autofree char *marker = NULL;
+  g_autofree char *id = NULL;
+  g_autoptr(GFile) root = NULL;
+  g_autoptr(GFileMonitor) monitor = NULL;
+
+  env_set_up (&env);
+  script_count (env.fake);
+  program = decision_program (&env, "exec sleep 1000");
+  marker = g_build_filename (env.root, "asked.jsonl", NULL);
+  root = g_file_new_for_path (env.root);
+  monitor = g_file_monitor_directory (root, G_FILE_MONITOR_NONE, NULL, NULL);
+  g_assert_nonnull (monitor);
+  p = PROC_START (&env, "run", "--sandbox", "bwrap", "--approve-with", program, "count");
+  while (!g_file_test (marker, G_FILE_TEST_EXISTS))
+    g_main_context_iteration (NULL, TRUE);
+  g_subprocess_send_signal (p->proc, SIGTERM);
+  r = proc_finish (p);
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 128 + SIGTERM);
+  g_assert_false (workspace_has (&env, "count.txt"));
+  id = session_id_of (r.err);
+  {
+    g_autoptr(JsonNode) stored = show_session (&env, id);
+
+    g_assert_cmpstr (json_object_get_string_member (tool_call (stored, 0), "state"), ==,
+                     "pending");
+  }
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* With no person (standard input no terminal, no --json), what the
+ * program hands over is rejected, with feedback that says why. */
+static void
+test_approve_with_no_person (void)
+{
+  Env env = { 0 };
+  Result r;
+  g_autofree char *program = NULL;
+  g_autofree char *second = NULL;
+
+  env_set_up (&env);
+  script_count (env.fake);
+  program = decision_program (&env, "echo '{\"ask\": true}'");
+  r = RUN (&env, "y\n", "run", "--sandbox", "bwrap", "--approve-with", program, "count");
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_false (workspace_has (&env, "count.txt"));
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_nonnull (strstr (second, "handed it to a person"));
+  g_assert_nonnull (strstr (second, "no one at a terminal"));
+  g_assert_nonnull (strstr (r.err, "decision program handed it to you"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* --on-question reject: nothing asked, every question rejected with
+ * feedback that says the run is unattended; with --json too. */
+static void
+test_on_question_reject (void)
+{
+  Env env = { 0 };
+  Result r;
+  Client *c;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *second = NULL;
+
+  env_set_up (&env);
+  script_count (env.fake);
+  /* An answer on standard input is not read. */
+  r = RUN (&env, "y\n", "run", "--sandbox", "bwrap", "--on-question", "reject", "count");
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_false (workspace_has (&env, "count.txt"));
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_nonnull (strstr (second, "unattended"));
+  g_assert_nonnull (strstr (r.err, "--on-question reject"));
+  result_clear (&r);
+  g_clear_pointer (&second, g_free);
+
+  script_count (env.fake);
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--on-question", "reject",
+                    "count");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (count_of (events, "approval_required"), ==, 0);
+  g_assert_cmpstr (str (only_event (events, "tool_result"), "state"), ==, "rejected");
+  g_assert_nonnull (strstr (str (only_event (events, "tool_result"), "feedback"),
+                            "unattended"));
+  second = fake_model_last_message (env.fake, 3);
+  g_assert_nonnull (strstr (second, "unattended"));
+  assert_finished (events, "done", 0);
+  result_clear (&r);
+
+  /* A bad word, no such program, no time: usage errors. */
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--on-question", "approve", "count");
+  g_assert_cmpint (r.status, ==, 2);
+  result_clear (&r);
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--approve-with", "/nonexistent/decide",
+           "count");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "no program “/nonexistent/decide”"));
+  result_clear (&r);
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--approve-with", "/bin/true",
+           "--approve-timeout", "0", "count");
+  g_assert_cmpint (r.status, ==, 2);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* --on-question pending: the question stays, the run exits 6 at once (its
+ * standard input is not read), and a resumed run answers it. What the
+ * program hands over is left pending too. */
+static void
+test_on_question_pending (void)
+{
+  Env env = { 0 };
+  Result r;
+  Client *c;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) again = NULL;
+  g_autofree char *program = NULL;
+  g_autofree char *count = NULL;
+  g_autofree char *id = NULL;
+  JsonObject *finished;
+
+  env_set_up (&env);
+  script_count (env.fake);
+  program = decision_program (&env, "echo '{\"ask\": true}'");
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--approve-with", program,
+                    "--on-question", "pending", "count");
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+  r = client_finish (c, &events);
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 6);
+  g_assert_cmpuint (count_of (events, "approval_required"), ==, 0);
+  assert_finished (events, "pending", 6);
+  finished = last_event (events);
+  g_assert_nonnull (str (finished, "pending"));
+  g_assert_nonnull (strstr (r.err, "--on-question pending"));
+  g_assert_false (workspace_has (&env, "count.txt"));
+  id = g_strdup (str (finished, "session"));
+  {
+    g_autoptr(JsonNode) stored = show_session (&env, id);
+
+    g_assert_cmpstr (json_object_get_string_member (tool_call (stored, 0), "state"), ==,
+                     "pending");
+  }
+  result_clear (&r);
+
+  /* Without a program, on a terminal prompt's pipe: the same. */
+  r = RUN (&env, "y\n", "run", "--resume", id, "--on-question", "pending");
+  g_assert_cmpint (r.status, ==, 6);
+  g_assert_false (workspace_has (&env, "count.txt"));
+  g_assert_true (has_resume_hint (r.err, id));
+  result_clear (&r);
+
+  c = CLIENT_START (&env, "run", "--json", "--resume", id);
+  client_answer (c, "{\"approval\": \"$ID\", \"approved\": true}");
+  r = client_finish (c, &again);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (str (only_event (again, "approval_required"), "id"), ==, str (finished,
+                                                                                 "pending"));
+  count = workspace_file (&env, "count.txt");
+  g_assert_cmpstr (count, ==, "ran\n");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* A program a running command started asks while the command runs: the
+ * decision program decides it there (its event has the chain), and
+ * --on-question pending stops the command, exit 6, as at the end of input. */
+static void
+test_approve_with_nested (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *program = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *asked = NULL;
+
+  env_set_up (&env);
+  touch_workspace (&env, "victim", "precious\n");
+  g_queue_push_tail (&env.fake->script, fake_reply ("Cleaning.", "exec", NODE_RM, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("I will leave it.", NULL));
+  program = decision_program (&env,
+                              "case \"$in\" in\n"
+                              "  *'\"chain\":[\"node -e'*) printf '{\"approval\": \"%s\", "
+                              "\"approved\": false, \"feedback\": \"keep it\"}\\n' \"$id\" ;;\n"
+                              "  *) echo '{\"ask\": true}' ;;\n"
+                              "esac");
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--approve-with", program,
+                    "clean up");
+  r = client_finish (c, &events);
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (count_of (events, "approval_required"), ==, 0);
+  g_assert_true (workspace_has (&env, "victim"));
+  g_assert_cmpstr (str (only_event (events, "tool_result"), "state"), ==, "finished");
+  second = fake_model_last_message (env.fake, 1);
+  g_assert_nonnull (strstr (second, "User feedback: keep it"));
+  asked = root_file (&env, "asked.jsonl");
+  g_assert_nonnull (strstr (asked, "\"command\":\"sh -c 'rm -f victim; echo removed'\""));
+  assert_finished (events, "done", 0);
+  result_clear (&r);
+  g_ptr_array_unref (g_steal_pointer (&events));
+
+  /* Nobody there, and left pending: the command stops, nothing removed. */
+  g_queue_push_tail (&env.fake->script, fake_reply ("Cleaning.", "exec", NODE_RM, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Stopped.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--on-question", "pending",
+                    "clean up");
+  r = client_finish (c, &events);
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 6);
+  g_assert_cmpuint (count_of (events, "approval_required"), ==, 0);
+  g_assert_true (workspace_has (&env, "victim"));
+  g_assert_nonnull (strstr (r.err, "left pending (--on-question pending) for a program the "
+                                   "command started"));
+  assert_finished (events, "pending", 6);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* decide.py, as a decision program: it approves the test runner, rejects
+ * the push with its feedback, and hands the rest over — to nobody here
+ * (no terminal), so that is rejected, saying why. */
+static void
+test_example_decide (void)
+{
+  Env env = { 0 };
+  Result r;
+  g_autofree char *program = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "..", "docs",
+                                               "examples", "decide.py", NULL);
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply ("Testing.", "exec", "{\"command\": \"pytest -q\"}", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"git push origin main\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", "{\"command\": \"make\"}",
+                                                    NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--approve-with", program, "test it");
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "the decision program approved: pytest -q"));
+  g_assert_nonnull (strstr (r.err, "the decision program rejected: git push origin main"));
+  g_assert_nonnull (strstr (r.err, "the decision program handed it to you: make"));
+  second = fake_model_last_message (env.fake, 2);
+  g_assert_nonnull (strstr (second, "Pushing is for the team"));
+  third = fake_model_last_message (env.fake, 3);
+  g_assert_nonnull (strstr (third, "no one at a terminal"));
+  {
+    g_autofree char *id = session_id_of (r.err);
+    g_autoptr(JsonNode) stored = show_session (&env, id);
+
+    g_assert_cmpstr (json_object_get_string_member (tool_call (stored, 0), "decision"), ==,
+                     "approved");
+  }
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -3687,6 +4222,20 @@ main (int    argc,
   g_test_add_func ("/cli/json/network-hosts-hook-installed", test_network_hosts_hook_installed);
   g_test_add_func ("/cli/json/example-approve", test_example_approve);
   g_test_add_func ("/cli/json/example-no-network", test_example_no_network);
+  g_test_add_func ("/cli/json/example-decide", test_example_decide);
+  g_test_add_func ("/cli/json/approve-with", test_approve_with);
+  g_test_add_data_func ("/cli/json/approve-with/crashing", &crashing, test_approve_with_bad);
+  g_test_add_data_func ("/cli/json/approve-with/failing", &failing, test_approve_with_bad);
+  g_test_add_data_func ("/cli/json/approve-with/unreadable", &unreadable, test_approve_with_bad);
+  g_test_add_data_func ("/cli/json/approve-with/nul", &with_nul, test_approve_with_bad);
+  g_test_add_data_func ("/cli/json/approve-with/hanging", &hanging, test_approve_with_bad);
+  g_test_add_data_func ("/cli/json/approve-with/other-id", &other_id, test_approve_with_bad);
+  g_test_add_func ("/cli/json/approve-with/always", test_approve_with_always);
+  g_test_add_func ("/cli/json/approve-with/signal", test_approve_with_signal);
+  g_test_add_func ("/cli/json/approve-with/no-person", test_approve_with_no_person);
+  g_test_add_func ("/cli/json/approve-with/nested", test_approve_with_nested);
+  g_test_add_func ("/cli/json/on-question-reject", test_on_question_reject);
+  g_test_add_func ("/cli/json/on-question-pending", test_on_question_pending);
   status = g_test_run ();
   json_object_unref (schema);
   return status;
