@@ -47,6 +47,8 @@ struct _WardenAgent
   WardenSandbox      *sandbox;
   gboolean            sandbox_ready;
   gboolean            sandbox_given_up;  /* the engine went away mid-command */
+  char               *sandbox_lost;   /* why the sandbox is made again: said when ready */
+  char               *gone_retried;   /* the call run again after its container went */
   guint               idle_id;
 
   WardenApproval     *pending;        /* the loop's own question */

@@ -101,6 +101,8 @@ _warden_agent_clear_command (WardenAgent *self)
   g_clear_object (&self->command);
 }
 
+static void ensure_sandbox_and_run (ExecCall *exec);
+
 static void
 command_finished_cb (WardenCommandRun *command,
                      const GError     *error,
@@ -125,10 +127,47 @@ command_finished_cb (WardenCommandRun *command,
       _warden_agent_run_return (self, 0, g_error_copy (error));
       return;
     }
+  /* The container went before the command started: the command did not
+   * run, and runs once more in a new sandbox, which says why it is new. */
+  if (error != NULL &&
+      g_error_matches (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_CONTAINER_GONE) &&
+      g_strcmp0 (self->gone_retried, warden_tool_call_get_id (call)) != 0)
+    {
+      ExecCall *exec = g_new0 (ExecCall, 1);
+
+      g_free (self->gone_retried);
+      self->gone_retried = g_strdup (warden_tool_call_get_id (call));
+      self->sandbox_ready = FALSE;
+      self->sandbox_given_up = TRUE;
+      g_free (self->sandbox_lost);
+      self->sandbox_lost = g_strdup (_("the sandbox’s container was removed or stopped "
+                                       "outside Warden (docker rm, docker kill, a restart of "
+                                       "the engine) before the command started; the command "
+                                       "runs in the new one"));
+      _warden_agent_emit_sandbox_state (self, "stopped", 0, error->message);
+      exec->self = g_object_ref (self);
+      exec->call = g_steal_pointer (&call);
+      ensure_sandbox_and_run (exec);
+      return;
+    }
   if (error != NULL)
     {
       g_autofree char *msg = g_strdup_printf ("Error: %s", error->message);
 
+      /* The container went while the command ran: the command was stopped
+       * with it; the next one prepares a new sandbox, which says why. */
+      if (g_error_matches (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_CONTAINER_LOST) ||
+          g_error_matches (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_CONTAINER_GONE))
+        {
+          self->sandbox_ready = FALSE;
+          self->sandbox_given_up = TRUE;
+          g_free (self->sandbox_lost);
+          self->sandbox_lost = g_strdup (_("the sandbox’s container was removed or stopped "
+                                           "outside Warden (docker rm, docker kill, a restart "
+                                           "of the engine) while a command ran, and the "
+                                           "command with it"));
+          _warden_agent_emit_sandbox_state (self, "stopped", 0, error->message);
+        }
       /* A lost engine may have run it to the end: the model must not take
        * it for a command that failed (the sandbox's message says so). The
        * sandbox gave its container up; the next command prepares it again. */
@@ -261,10 +300,23 @@ prepare_cb (GObject      *object,
                                  "(%s): only the commands the model sends are checked against "
                                  "the profile."),
                                warden_sandbox_get_guard_unavailable (self->sandbox));
+    g_autofree char *lost = g_steal_pointer (&self->sandbox_lost);
+
     if (guard != NULL && network != NULL)
       notice = g_strconcat (guard, " ", network, NULL);
     else
       notice = g_strdup (guard ? guard : network);
+    /* A new sandbox for one that went: the user learns why, and what of it
+     * is gone. */
+    if (lost != NULL)
+      {
+        g_autofree char *both = notice;
+
+        /* Translators: %s says why, "the sandbox's container was removed…" */
+        notice = g_strdup_printf (_("A new sandbox was made, as %s. What was installed "
+                                    "outside the workspace is gone.%s%s"), lost,
+                                  both ? " " : "", both ? both : "");
+      }
     _warden_agent_emit_sandbox_state (self, "ready", 1, notice);
   }
   run_exec (exec);
