@@ -29,6 +29,7 @@ typedef struct
 {
   WardenAgent    *self;
   WardenToolCall *call;
+  gboolean        decide;  /* the profile's decision comes once the sandbox is ready */
 } ExecCall;
 
 static void
@@ -102,6 +103,7 @@ _warden_agent_clear_command (WardenAgent *self)
 }
 
 static void ensure_sandbox_and_run (ExecCall *exec);
+static void decide_exec            (ExecCall *exec);
 
 static void
 command_finished_cb (WardenCommandRun *command,
@@ -251,6 +253,39 @@ sandbox_progress_cb (WardenSandbox *sandbox,
   _warden_agent_emit_sandbox_state (self, "preparing", fraction, message);
 }
 
+/* No sandbox can be made: no command of this turn can run, so the turn
+ * stops here with one error that says what failed and what to do, rather
+ * than asking the model (and the user, to approve) for commands that cannot
+ * run. The command stays unsettled: --resume runs it once the sandbox can
+ * be made. One that had started (made again after its container went)
+ * is settled as interrupted. */
+static void
+sandbox_failed (ExecCall     *exec,
+                const GError *error)
+{
+  WardenAgent *self = exec->self;
+  WardenToolCall *call = exec->call;
+
+  if (warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_RUNNING)
+    {
+      g_autofree char *msg = g_strdup_printf ("Error: the sandbox could not be prepared: %s",
+                                              error->message);
+
+      warden_tool_call_set_result (call, msg, TRUE);
+      warden_tool_call_set_times (call, warden_tool_call_get_started (call),
+                                  g_get_real_time () / 1000);
+      warden_tool_call_set_state (call, WARDEN_TOOL_CALL_INTERRUPTED);
+      _warden_agent_save_call (self, call);
+    }
+  _warden_agent_run_return (self, 0,
+                            g_error_new (WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_SANDBOX,
+                                         _("The sandbox could not be prepared, so no command "
+                                           "can run: %s. Solve that (or choose another "
+                                           "sandbox), then continue the session; the command "
+                                           "runs then."), error->message));
+  exec_call_free (exec);
+}
+
 static void
 prepare_cb (GObject      *object,
             GAsyncResult *result,
@@ -279,10 +314,7 @@ prepare_cb (GObject      *object,
           exec_call_free (exec);
           return;
         }
-      msg = g_strdup_printf ("The sandbox could not be prepared: %s", error->message);
-      _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED,
-                               msg, TRUE);
-      exec_call_free (exec);
+      sandbox_failed (exec, error);
       return;
     }
   self->sandbox_ready = TRUE;
@@ -319,7 +351,10 @@ prepare_cb (GObject      *object,
       }
     _warden_agent_emit_sandbox_state (self, "ready", 1, notice);
   }
-  run_exec (exec);
+  if (exec->decide)
+    decide_exec (exec);
+  else
+    run_exec (exec);
 }
 
 /* One sandbox per session, made at the first command. */
@@ -338,7 +373,10 @@ ensure_sandbox_and_run (ExecCall *exec)
 
   if (self->sandbox != NULL && self->sandbox_ready)
     {
-      run_exec (exec);
+      if (exec->decide)
+        decide_exec (exec);
+      else
+        run_exec (exec);
       return;
     }
   /* Given up (the engine went away mid-command): the same sandbox prepares
@@ -361,13 +399,8 @@ ensure_sandbox_and_run (ExecCall *exec)
       !warden_host_gate_setup (self->hosts, self->config.sandbox, self->config.network_mode,
                                self->config.network, config, &error))
     {
-      g_autofree char *msg = g_strdup_printf ("The sandbox could not be prepared: %s",
-                                              error->message);
-
       _warden_agent_emit_sandbox_state (self, "failed", 0, error->message);
-      _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED,
-                               msg, TRUE);
-      exec_call_free (exec);
+      sandbox_failed (exec, error);
       return;
     }
   if (g_strcmp0 (self->config.sandbox, "docker") == 0)
@@ -402,7 +435,6 @@ _warden_agent_start_exec (WardenAgent    *self,
                           WardenToolCall *call)
 {
   const char *command = warden_tool_call_get_arg (call, "command");
-  g_autoptr(WardenDecision) decision = NULL;
   ExecCall *exec;
 
   if (command == NULL || *command == '\0')
@@ -416,6 +448,25 @@ _warden_agent_start_exec (WardenAgent    *self,
   exec->self = g_object_ref (self);
   exec->call = call;
 
+  /* The sandbox first: nobody is asked to approve a command that cannot
+   * run. */
+  if (self->sandbox == NULL || !self->sandbox_ready)
+    {
+      exec->decide = TRUE;
+      ensure_sandbox_and_run (exec);
+      return;
+    }
+  decide_exec (exec);
+}
+
+static void
+decide_exec (ExecCall *exec)
+{
+  WardenAgent *self = exec->self;
+  WardenToolCall *call = exec->call;
+  g_autoptr(WardenDecision) decision = NULL;
+
+  exec->decide = FALSE;
   /* Approved by the user already (a resumed session, or just now). */
   if (warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_APPROVED)
     {

@@ -940,11 +940,35 @@ given_up_gone_cb (GObject      *object,
                                             cancellable, inspect_cb, g_steal_pointer (&task));
 }
 
+/* What a Warden that died (kill -9, a crash, a lost engine) left on this
+ * engine: removed at the first prepare of each process, before its own
+ * container, when the owner is provably gone. Errors only cost the cleanup. */
+static void
+leftovers_removed_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) removed = NULL;
+
+  removed = warden_docker_sandbox_cleanup_finish (WARDEN_DOCKER_CLIENT (object), result, &error);
+  if (removed == NULL)
+    g_debug ("Could not remove what earlier Wardens left: %s", error->message);
+  for (guint i = 0; removed != NULL && removed[i] != NULL; i++)
+    g_debug ("Removed %s, left by a Warden that is gone", removed[i]);
+  /* Not a second container beside one that may still run a lost command. */
+  remove_given_up_async (self, cancellable, given_up_gone_cb, g_steal_pointer (&task));
+}
+
 static void
 engine_cb (GObject      *object,
            GAsyncResult *result,
            gpointer      user_data)
 {
+  static gsize leftovers_removed;
   g_autoptr(GTask) task = user_data;
   GCancellable *cancellable = g_task_get_cancellable (task);
   WardenDockerSandbox *self = g_task_get_source_object (task);
@@ -968,6 +992,13 @@ engine_cb (GObject      *object,
                                  "with cgroup v2 (systemd.unified_cgroup_hierarchy=1), use a "
                                  "rootful engine, or the bwrap backend"),
                                engine, warden_docker_client_get_host (self->client));
+      return;
+    }
+  if (g_once_init_enter (&leftovers_removed))
+    {
+      g_once_init_leave (&leftovers_removed, 1);
+      warden_docker_sandbox_cleanup_async (self->client, cancellable, leftovers_removed_cb,
+                                           g_steal_pointer (&task));
       return;
     }
   /* Not a second container beside one that may still run a lost command. */
