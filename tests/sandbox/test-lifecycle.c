@@ -11,13 +11,17 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sandbox/warden-cgroup.h"
 #include "sandbox/warden-docker-client.h"
 #include "sandbox/warden-docker-sandbox.h"
 #include "sandbox/warden-owner.h"
@@ -314,6 +318,221 @@ test_docker_container_names_owner (void)
   warden_test_remove_tree (workspace);
 }
 
+/* ------------------------------------------------------------------------ */
+/* bwrap: nothing Warden starts outlives it */
+
+/* The pids of the processes whose command line holds @marker. */
+static GArray *
+processes_with (const char *marker)
+{
+  GArray *pids = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr(GDir) dir = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      g_autofree char *cmdline = NULL;
+      gsize length = 0;
+      int pid = atoi (name);
+
+      if (pid <= 0 || pid == getpid ())
+        continue;
+      path = g_strdup_printf ("/proc/%d/cmdline", pid);
+      if (!g_file_get_contents (path, &cmdline, &length, NULL))
+        continue;
+      for (gsize i = 0; i + 1 < length; i++)
+        if (cmdline[i] == '\0')
+          cmdline[i] = ' ';
+      if (strstr (cmdline, marker) != NULL)
+        g_array_append_val (pids, pid);
+    }
+  return pids;
+}
+
+static void
+log_processes (GArray *pids)
+{
+  for (guint i = 0; i < pids->len; i++)
+    {
+      int pid = g_array_index (pids, int, i);
+      g_autofree char *path = g_strdup_printf ("/proc/%d/stat", pid);
+      g_autofree char *stat = NULL;
+
+      g_file_get_contents (path, &stat, NULL, NULL);
+      g_test_message ("left: %s", stat ? stat : "?");
+    }
+}
+
+/* warden-cli sandbox exec with bwrap, killed with SIGKILL at moments
+ * spread over the sandbox's start and the command's run: whatever it
+ * started goes with it (waited for: the kernel delivers the parent-death
+ * signals a moment later). */
+static void
+test_bwrap_killed_leaves_nothing (gconstpointer data)
+{
+  const char *network = data;
+  const char *cli = g_getenv ("WARDEN_CLI");
+  g_autofree char *workspace = g_dir_make_tmp ("warden-test-life-XXXXXX", NULL);
+  g_autofree char *run = g_strdup_printf ("warden-life-%08x-", g_random_int ());
+  g_autoptr(GArray) late = NULL;
+  guint left_over = 0;
+
+  if (cli == NULL || !g_file_test ("/usr/bin/bwrap", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("no warden-cli or no bwrap");
+      g_rmdir (workspace);
+      return;
+    }
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *marker = g_strdup_printf ("%s%u.", run, i);
+      g_autofree char *command = g_strdup_printf ("sleep 600; : %s", marker);
+      const char *argv[] = { cli, "sandbox", "exec", "--backend", "bwrap", "--network", network,
+                             "--workspace", workspace, "--", command, NULL };
+      g_autoptr(GSubprocess) proc = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GArray) pids = NULL;
+      gint64 deadline;
+
+      proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                      G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error);
+      g_assert_no_error (error);
+      /* The fault's moment: from right away to well into the command. */
+      g_usleep (i * 10000);
+      pids = processes_with (marker);
+      g_test_message ("killed with %u process(es) of its sandbox running", pids->len);
+      g_clear_pointer (&pids, g_array_unref);
+      g_subprocess_send_signal (proc, SIGKILL);
+      g_subprocess_wait (proc, NULL, NULL);
+
+      deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+      while ((pids = processes_with (marker))->len > 0 && g_get_monotonic_time () < deadline)
+        {
+          g_array_unref (pids);
+          g_usleep (10000);
+        }
+      if (pids->len > 0)
+        {
+          g_test_message ("killed after %u ms: %u process(es) outlived warden-cli", i * 10,
+                          pids->len);
+          log_processes (pids);
+          for (guint k = 0; k < pids->len; k++)
+            kill (g_array_index (pids, int, k), SIGKILL);
+          left_over++;
+        }
+    }
+  /* Once more at the end: a process that showed no command line at its
+   * check (caught between clone and exec) shows it now. */
+  late = processes_with (run);
+  log_processes (late);
+  for (guint k = 0; k < late->len; k++)
+    kill (g_array_index (late, int, k), SIGKILL);
+  warden_test_remove_tree (workspace);
+  g_assert_cmpuint (left_over, ==, 0);
+  g_assert_cmpuint (late->len, ==, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* bwrap's control groups: a Warden's start removes a dead one's, and what
+ * runs in them; not those of a Warden it cannot check */
+
+static char *
+group_in (const char *parent,
+          const char *name,
+          GPid       *inside)
+{
+  g_autofree char *dir = g_build_filename (parent, name, NULL);
+  g_autofree char *procs = g_build_filename (dir, "cgroup.procs", NULL);
+  g_autofree char *pid = NULL;
+  const char *argv[] = { "sleep", "600", NULL };
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
+                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                inside, &error));
+  g_assert_no_error (error);
+  pid = g_strdup_printf ("%d", (int) *inside);
+  {
+    /* One write(2): the kernel takes it as one value. */
+    int fd = open (procs, O_WRONLY | O_CLOEXEC);
+
+    g_assert_cmpint (fd, >=, 0);
+    g_assert_cmpint (write (fd, pid, strlen (pid)), ==, (gssize) strlen (pid));
+    close (fd);
+  }
+  return g_steal_pointer (&dir);
+}
+
+static gboolean
+reaped_dead (GPid pid)
+{
+  int status;
+
+  return waitpid (pid, &status, WNOHANG) == pid;
+}
+
+static void
+test_cgroup_stale_by_owner (void)
+{
+  g_autoptr(WardenCgroup) probe = NULL;
+  g_autofree char *parent = NULL;
+  g_autofree char *dead = dead_record ();
+  g_auto(GStrv) f = g_strsplit (dead, "\t", -1);
+  guint64 ns = warden_owner_pid_namespace ();
+  g_autofree char *stale_name = NULL;
+  g_autofree char *other_ns_name = NULL;
+  g_autofree char *stale = NULL;
+  g_autofree char *other_ns = NULL;
+  g_autoptr(WardenCgroup) next = NULL;
+  GPid in_stale, in_other;
+  gint64 deadline;
+
+  if (!warden_cgroup_supported () || ns == 0)
+    {
+      g_test_skip ("no control groups of our own here");
+      return;
+    }
+  probe = warden_cgroup_new (16, 0, NULL);
+  g_assert_nonnull (probe);
+  parent = g_path_get_dirname (warden_cgroup_get_path (probe));
+
+  /* A dead Warden of this PID namespace, its command still running; one of
+   * another namespace (pid 1 there: nothing here can say). */
+  stale_name = g_strdup_printf ("warden-%s-%s-%" G_GUINT64_FORMAT "-1-%08x", f[1], f[2], ns,
+                                g_random_int ());
+  other_ns_name = g_strdup_printf ("warden-1-%s-%" G_GUINT64_FORMAT "-1-%08x", f[2], ns + 1,
+                                   g_random_int ());
+  stale = group_in (parent, stale_name, &in_stale);
+  other_ns = group_in (parent, other_ns_name, &in_other);
+
+  next = warden_cgroup_new (16, 0, NULL);
+  g_assert_nonnull (next);
+
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (!reaped_dead (in_stale) && g_get_monotonic_time () < deadline)
+    g_usleep (1000);
+  g_assert_cmpint (kill (in_stale, 0), !=, 0);
+  while (g_file_test (stale, G_FILE_TEST_EXISTS) && g_get_monotonic_time () < deadline)
+    {
+      warden_cgroup_remove (next);
+      g_clear_pointer (&next, warden_cgroup_free);
+      next = warden_cgroup_new (16, 0, NULL);
+    }
+  g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
+  /* The other namespace's stays, and what runs in it. */
+  g_assert_true (g_file_test (other_ns, G_FILE_TEST_IS_DIR));
+  g_assert_false (reaped_dead (in_other));
+
+  kill (in_other, SIGKILL);
+  waitpid (in_other, NULL, 0);
+  while (rmdir (other_ns) != 0 && errno == EBUSY)
+    g_usleep (1000);
+  warden_cgroup_remove (probe);
+  warden_cgroup_remove (next);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -324,5 +543,11 @@ main (int   argc,
   g_test_add_func ("/lifecycle/docker/cleanup-only-provably-dead",
                    test_docker_cleanup_only_provably_dead);
   g_test_add_func ("/lifecycle/docker/container-names-owner", test_docker_container_names_owner);
+  g_test_add_func ("/lifecycle/cgroup/stale-by-owner", test_cgroup_stale_by_owner);
+  g_test_add_data_func ("/lifecycle/bwrap/killed-leaves-nothing", "none",
+                        test_bwrap_killed_leaves_nothing);
+  /* With slirp4netns beside the sandbox. */
+  g_test_add_data_func ("/lifecycle/bwrap/killed-leaves-nothing-network", "bridge",
+                        test_bwrap_killed_leaves_nothing);
   return g_test_run ();
 }
