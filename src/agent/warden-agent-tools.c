@@ -30,6 +30,7 @@ typedef struct
   WardenAgent    *self;
   WardenToolCall *call;
   gboolean        decide;  /* the profile's decision comes once the sandbox is ready */
+  gboolean        again;   /* run once more (its container went first): announced already */
 } ExecCall;
 
 static void
@@ -149,6 +150,7 @@ command_finished_cb (WardenCommandRun *command,
       _warden_agent_emit_sandbox_state (self, "stopped", 0, error->message);
       exec->self = g_object_ref (self);
       exec->call = g_steal_pointer (&call);
+      exec->again = TRUE;
       ensure_sandbox_and_run (exec);
       return;
     }
@@ -230,7 +232,8 @@ run_exec (ExecCall *exec)
       return;
     }
 
-  g_signal_emit (self, AGENT_SIGNAL (TOOL_CALL), 0, exec->call);
+  if (!exec->again)
+    g_signal_emit (self, AGENT_SIGNAL (TOOL_CALL), 0, exec->call);
   _warden_agent_clear_command (self);
   self->command = warden_command_run_new (exec->call, &config);
   g_signal_connect (self->command, "output", G_CALLBACK (command_output_cb), self);

@@ -134,12 +134,16 @@ test_container_lost (gconstpointer data)
                      fake_reply (NULL, "exec", "{\"command\": \"echo two > two.txt\"}", NULL));
   g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
 
-  p = PROC_START (&env, "run", "--sandbox", "docker", "--image", test_image (), "--profile",
-                  "trusted", "wait, then write two");
+  if (g_str_has_suffix (how, "-json"))
+    p = PROC_START (&env, "run", "--json", "--sandbox", "docker", "--image", test_image (),
+                    "--profile", "trusted", "wait, then write two");
+  else
+    p = PROC_START (&env, "run", "--sandbox", "docker", "--image", test_image (), "--profile",
+                    "trusted", "wait, then write two");
   wait_until (started, &env, "the first command");
   id = container_of ((GPid) atoi (g_subprocess_get_identifier (p->proc)));
   g_assert_nonnull (id);
-  docker_cli (strcmp (how, "removed") == 0, id);
+  docker_cli (g_str_has_prefix (how, "removed"), id);
 
   r = proc_finish (p);
   g_assert_cmpint (r.status, ==, 0);
@@ -148,6 +152,12 @@ test_container_lost (gconstpointer data)
   /* Said to the user… */
   g_assert_nonnull (strstr (r.err, "removed or stopped outside Warden"));
   g_assert_nonnull (strstr (r.err, "new sandbox"));
+  /* In --json, as a notice event. */
+  if (g_str_has_suffix (how, "-json"))
+    {
+      g_assert_nonnull (strstr (r.out, "\"type\":\"notice\""));
+      g_assert_nonnull (strstr (r.out, "A new sandbox was made"));
+    }
   /* …and to the model, with the first command's result. */
   g_assert_nonnull (strstr (fake_model_last_message (env.fake, 1), "outside Warden"));
 
@@ -189,6 +199,13 @@ test_container_gone_between (void)
   g_assert_true (workspace_has (&env, "two.txt"));
   g_assert_nonnull (strstr (r.err, "A new sandbox was made"));
   g_assert_nonnull (strstr (r.err, "before the command started"));
+  /* Announced once, run once. */
+  {
+    const char *first = strstr (r.out, "[exec] touch two.txt");
+
+    g_assert_nonnull (first);
+    g_assert_null (strstr (first + 1, "[exec] touch two.txt"));
+  }
   /* The model reads that it ran, not an error. */
   g_assert_null (strstr (fake_model_last_message (env.fake, 2), "Error"));
   result_clear (&r);
@@ -295,6 +312,8 @@ main (int   argc,
 
   g_test_add_data_func ("/cli/lifecycle/container-removed", "removed", test_container_lost);
   g_test_add_data_func ("/cli/lifecycle/container-stopped", "stopped", test_container_lost);
+  g_test_add_data_func ("/cli/lifecycle/container-removed-json", "removed-json",
+                        test_container_lost);
   g_test_add_func ("/cli/lifecycle/container-gone-between", test_container_gone_between);
   g_test_add_func ("/cli/lifecycle/killed-owner-cleaned", test_killed_owner_cleaned);
   g_test_add_data_func ("/cli/lifecycle/prepare-fails", GINT_TO_POINTER (FALSE),
