@@ -1744,7 +1744,10 @@ kill_done_cb (GObject      *object,
   Kill *kill = user_data;
 
   warden_docker_client_exec_start_finish (WARDEN_DOCKER_CLIENT (object), result, NULL);
-  if (g_str_has_prefix (kill->out->str, "killed\n"))
+  /* runc's answer when the container stopped under us (docker kill): the
+   * engine may still call it running for a moment, so its word is taken. */
+  if (g_str_has_prefix (kill->out->str, "killed\n") ||
+      strstr (kill->out->str, "cannot exec in a stopped") != NULL)
     kill_finish (kill);
   else
     kill_restart (kill);
@@ -2212,7 +2215,30 @@ typedef struct
   char             *container_id;
   WardenExecResult *result;
   GError           *error;
+  guint             inspects;
 } LostCheck;
+
+/* A command that failed as a stopping container makes it fail (its helper
+ * went away) may end a moment before the engine marks the container
+ * stopped: asked again this often, this many times. */
+#define LOST_INSPECT_MS    50
+#define LOST_INSPECT_TRIES 10
+
+static void lost_inspect_cb (GObject      *object,
+                             GAsyncResult *result,
+                             gpointer      user_data);
+
+static gboolean
+lost_inspect_again_cb (gpointer user_data)
+{
+  GTask *task = user_data;
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  LostCheck *check = g_task_get_task_data (task);
+
+  warden_docker_client_container_inspect_async (self->client, check->container_id, NULL,
+                                                lost_inspect_cb, task);
+  return G_SOURCE_REMOVE;
+}
 
 static void
 lost_check_free (gpointer data)
@@ -2260,6 +2286,12 @@ lost_inspect_cb (GObject      *object,
     }
   gone = g_error_matches (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_FOUND) ||
          (state != NULL && !warden_json_get_boolean (state, "Running", TRUE));
+  if (!gone && check->error != NULL && node != NULL &&
+      ++check->inspects < LOST_INSPECT_TRIES)
+    {
+      g_timeout_add (LOST_INSPECT_MS, lost_inspect_again_cb, g_steal_pointer (&task));
+      return;
+    }
   if (!gone)
     {
       /* Still there (or the engine cannot say): the command's own end. */
