@@ -300,8 +300,6 @@ prepare_cb (GObject      *object,
 
   if (!warden_sandbox_prepare_finish (WARDEN_SANDBOX (object), result, &error))
     {
-      g_autofree char *msg = NULL;
-
       /* One that was given up may still hold a container: destroy removes
        * it once the engine answers. */
       if (self->sandbox_given_up)
@@ -328,6 +326,7 @@ prepare_cb (GObject      *object,
     g_autofree char *guard = NULL;
     g_autofree char *network = warden_host_gate_dup_notice (self->hosts, self->sandbox);
     g_autofree char *notice = NULL;
+    g_autofree char *lost = g_steal_pointer (&self->sandbox_lost);
 
     if (warden_profile_get_check_nested (self->profile) &&
         warden_sandbox_get_guard_unavailable (self->sandbox) != NULL)
@@ -335,8 +334,6 @@ prepare_cb (GObject      *object,
                                  "(%s): only the commands the model sends are checked against "
                                  "the profile."),
                                warden_sandbox_get_guard_unavailable (self->sandbox));
-    g_autofree char *lost = g_steal_pointer (&self->sandbox_lost);
-
     if (guard != NULL && network != NULL)
       notice = g_strconcat (guard, " ", network, NULL);
     else
