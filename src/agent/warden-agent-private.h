@@ -50,6 +50,8 @@ struct _WardenAgent
   WardenSandboxState  sandbox_state;     /* and its fraction and message: properties */
   double              sandbox_fraction;
   char               *sandbox_message;
+  char               *sandbox_lost;   /* why the sandbox is made again: said when ready */
+  char               *gone_retried;   /* the call run again after its container went */
   guint               idle_id;
 
   WardenApproval     *pending;        /* the loop's own question */

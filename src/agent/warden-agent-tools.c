@@ -26,6 +26,8 @@ typedef struct
 {
   WardenAgent    *self;
   WardenToolCall *call;
+  gboolean        decide;  /* the profile's decision comes once the sandbox is ready */
+  gboolean        again;   /* run once more (its container went first): announced already */
 } ExecCall;
 
 static void
@@ -124,6 +126,9 @@ not_started (WardenAgent    *self,
   _warden_agent_save_call (self, call);
 }
 
+static void ensure_sandbox_and_run (ExecCall *exec);
+static void decide_exec            (ExecCall *exec);
+
 static void
 command_finished_cb (WardenCommandRun *command,
                      const GError     *error,
@@ -164,10 +169,48 @@ command_finished_cb (WardenCommandRun *command,
       _warden_agent_run_return (self, 0, g_error_copy (error));
       return;
     }
+  /* The container went before the command started: the command did not
+   * run, and runs once more in a new sandbox, which says why it is new. */
+  if (error != NULL &&
+      g_error_matches (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_CONTAINER_GONE) &&
+      g_strcmp0 (self->gone_retried, warden_tool_call_get_id (call)) != 0)
+    {
+      ExecCall *exec = g_new0 (ExecCall, 1);
+
+      g_free (self->gone_retried);
+      self->gone_retried = g_strdup (warden_tool_call_get_id (call));
+      self->sandbox_ready = FALSE;
+      self->sandbox_given_up = TRUE;
+      g_free (self->sandbox_lost);
+      self->sandbox_lost = g_strdup (_("the sandbox’s container was removed or stopped "
+                                       "outside Warden (docker rm, docker kill, a restart of "
+                                       "the engine) before the command started; the command "
+                                       "runs in the new one"));
+      _warden_agent_set_sandbox_state (self, WARDEN_SANDBOX_STATE_STOPPED, 0, error->message);
+      exec->self = g_object_ref (self);
+      exec->call = g_steal_pointer (&call);
+      exec->again = TRUE;
+      ensure_sandbox_and_run (exec);
+      return;
+    }
   if (error != NULL)
     {
       g_autofree char *msg = g_strdup_printf ("Error: %s", error->message);
 
+      /* The container went while the command ran: the command was stopped
+       * with it; the next one prepares a new sandbox, which says why. */
+      if (g_error_matches (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_CONTAINER_LOST) ||
+          g_error_matches (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_CONTAINER_GONE))
+        {
+          self->sandbox_ready = FALSE;
+          self->sandbox_given_up = TRUE;
+          g_free (self->sandbox_lost);
+          self->sandbox_lost = g_strdup (_("the sandbox’s container was removed or stopped "
+                                           "outside Warden (docker rm, docker kill, a restart "
+                                           "of the engine) while a command ran, and the "
+                                           "command with it"));
+          _warden_agent_set_sandbox_state (self, WARDEN_SANDBOX_STATE_STOPPED, 0, error->message);
+        }
       /* A lost engine may have run it to the end: the model must not take
        * it for a command that failed (the sandbox's message says so). The
        * sandbox gave its container up; the next command prepares it again. */
@@ -241,7 +284,8 @@ run_exec (ExecCall *exec)
       return;
     }
 
-  g_signal_emit (self, AGENT_SIGNAL (TOOL_CALL), 0, exec->call);
+  if (!exec->again)
+    g_signal_emit (self, AGENT_SIGNAL (TOOL_CALL), 0, exec->call);
   _warden_agent_clear_command (self);
   self->command = warden_command_run_new (exec->call, &config);
   g_signal_connect (self->command, "output", G_CALLBACK (command_output_cb), self);
@@ -264,6 +308,39 @@ sandbox_progress_cb (WardenSandbox *sandbox,
   _warden_agent_set_sandbox_state (self, WARDEN_SANDBOX_STATE_PREPARING, fraction, message);
 }
 
+/* No sandbox can be made: no command of this turn can run, so the turn
+ * stops here with one error that says what failed and what to do, rather
+ * than asking the model (and the user, to approve) for commands that cannot
+ * run. The command stays unsettled: --resume runs it once the sandbox can
+ * be made. One that had started (made again after its container went)
+ * is settled as interrupted. */
+static void
+sandbox_failed (ExecCall     *exec,
+                const GError *error)
+{
+  WardenAgent *self = exec->self;
+  WardenToolCall *call = exec->call;
+
+  if (warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_RUNNING)
+    {
+      g_autofree char *msg = g_strdup_printf ("Error: the sandbox could not be prepared: %s",
+                                              error->message);
+
+      warden_tool_call_set_result (call, msg, TRUE);
+      warden_tool_call_set_times (call, warden_tool_call_get_started (call),
+                                  g_get_real_time () / 1000);
+      warden_tool_call_set_state (call, WARDEN_TOOL_CALL_INTERRUPTED);
+      _warden_agent_save_call (self, call);
+    }
+  _warden_agent_run_return (self, 0,
+                            g_error_new (WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_SANDBOX,
+                                         _("The sandbox could not be prepared, so no command "
+                                           "can run: %s. Solve that (or choose another "
+                                           "sandbox), then continue the session; the command "
+                                           "runs then."), error->message));
+  exec_call_free (exec);
+}
+
 static void
 prepare_cb (GObject      *object,
             GAsyncResult *result,
@@ -275,8 +352,6 @@ prepare_cb (GObject      *object,
 
   if (!warden_sandbox_prepare_finish (WARDEN_SANDBOX (object), result, &error))
     {
-      g_autofree char *msg = NULL;
-
       /* One that was given up may still hold a container: destroy removes
        * it once the engine answers. */
       if (self->sandbox_given_up)
@@ -296,10 +371,7 @@ prepare_cb (GObject      *object,
           exec_call_free (exec);
           return;
         }
-      msg = g_strdup_printf ("The sandbox could not be prepared: %s", error->message);
-      _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED,
-                               msg, TRUE);
-      exec_call_free (exec);
+      sandbox_failed (exec, error);
       return;
     }
   self->sandbox_ready = TRUE;
@@ -310,6 +382,7 @@ prepare_cb (GObject      *object,
     g_autofree char *guard = NULL;
     g_autofree char *network = warden_host_gate_dup_notice (self->hosts, self->sandbox);
     g_autofree char *notice = NULL;
+    g_autofree char *lost = g_steal_pointer (&self->sandbox_lost);
 
     if (warden_profile_get_check_nested (self->profile) &&
         warden_sandbox_get_guard_unavailable (self->sandbox) != NULL)
@@ -321,9 +394,23 @@ prepare_cb (GObject      *object,
       notice = g_strconcat (guard, " ", network, NULL);
     else
       notice = g_strdup (guard ? guard : network);
+    /* A new sandbox for one that went: the user learns why, and what of it
+     * is gone. */
+    if (lost != NULL)
+      {
+        g_autofree char *both = notice;
+
+        /* Translators: %s says why, "the sandbox's container was removed…" */
+        notice = g_strdup_printf (_("A new sandbox was made, as %s. What was installed "
+                                    "outside the workspace is gone.%s%s"), lost,
+                                  both ? " " : "", both ? both : "");
+      }
     _warden_agent_set_sandbox_state (self, WARDEN_SANDBOX_STATE_READY, 1, notice);
   }
-  run_exec (exec);
+  if (exec->decide)
+    decide_exec (exec);
+  else
+    run_exec (exec);
 }
 
 /* One sandbox per session, made at the first command. */
@@ -342,7 +429,10 @@ ensure_sandbox_and_run (ExecCall *exec)
 
   if (self->sandbox != NULL && self->sandbox_ready)
     {
-      run_exec (exec);
+      if (exec->decide)
+        decide_exec (exec);
+      else
+        run_exec (exec);
       return;
     }
   /* Given up (the engine went away mid-command): the same sandbox prepares
@@ -370,13 +460,8 @@ ensure_sandbox_and_run (ExecCall *exec)
       !warden_host_gate_setup (self->hosts, self->config.sandbox, self->config.network,
                                self->config.network_override, config, &error))
     {
-      g_autofree char *msg = g_strdup_printf ("The sandbox could not be prepared: %s",
-                                              error->message);
-
       _warden_agent_set_sandbox_state (self, WARDEN_SANDBOX_STATE_FAILED, 0, error->message);
-      _warden_agent_tool_done (self, g_steal_pointer (&exec->call), WARDEN_TOOL_CALL_FINISHED,
-                               msg, TRUE);
-      exec_call_free (exec);
+      sandbox_failed (exec, error);
       return;
     }
   self->sandbox = warden_sandbox_new_for_kind (self->config.sandbox, config);
@@ -406,7 +491,6 @@ _warden_agent_start_exec (WardenAgent    *self,
                           WardenToolCall *call)
 {
   const char *command = warden_tool_call_get_arg (call, "command");
-  g_autoptr(WardenDecision) decision = NULL;
   ExecCall *exec;
 
   if (command == NULL || *command == '\0')
@@ -420,6 +504,25 @@ _warden_agent_start_exec (WardenAgent    *self,
   exec->self = g_object_ref (self);
   exec->call = call;
 
+  /* The sandbox first: nobody is asked to approve a command that cannot
+   * run. */
+  if (self->sandbox == NULL || !self->sandbox_ready)
+    {
+      exec->decide = TRUE;
+      ensure_sandbox_and_run (exec);
+      return;
+    }
+  decide_exec (exec);
+}
+
+static void
+decide_exec (ExecCall *exec)
+{
+  WardenAgent *self = exec->self;
+  WardenToolCall *call = exec->call;
+  g_autoptr(WardenDecision) decision = NULL;
+
+  exec->decide = FALSE;
   /* Approved by the user already (a resumed session, or just now). */
   if (warden_tool_call_get_state (call) == WARDEN_TOOL_CALL_APPROVED)
     {

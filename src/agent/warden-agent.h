@@ -27,6 +27,7 @@ typedef enum
   WARDEN_AGENT_ERROR_BUSY,        /* run while running */
   WARDEN_AGENT_ERROR_NO_PENDING,  /* resolve with nothing waiting */
   WARDEN_AGENT_ERROR_NOT_RECORDED, /* a command not started: its start could not be saved */
+  WARDEN_AGENT_ERROR_SANDBOX,     /* no sandbox could be made: the turn stopped */
 } WardenAgentError;
 
 typedef enum
@@ -39,7 +40,9 @@ typedef enum
 /* Why a run ended with an error, beyond the store's and the provider's own
  * errors: WARDEN_AGENT_ERROR_NOT_RECORDED when a command was not started
  * because Warden could not record that it starts (it would run again after
- * a crash otherwise). */
+ * a crash otherwise); WARDEN_AGENT_ERROR_SANDBOX when the sandbox could not
+ * be prepared (no command of the turn could run; the command waits for a
+ * resume). */
 
 typedef struct
 {

@@ -27,6 +27,7 @@
 
 #include "common/warden-json.h"
 #include "policy/warden-network.h"
+#include "sandbox/warden-owner.h"
 
 #define KEY_NAME "approvals.key"
 #define BUSY_TIMEOUT_MS 5000
@@ -650,95 +651,16 @@ take_lock (WardenSessionStore *self,
   return g_steal_pointer (&token);
 }
 
-static guint64
-start_time_in (const char *stat_path)
-{
-  g_autofree char *contents = NULL;
-  const char *p;
-  guint field = 2;
-
-  if (!g_file_get_contents (stat_path, &contents, NULL, NULL))
-    return 0;
-  /* After the command name, which may hold spaces and parentheses. */
-  p = strrchr (contents, ')');
-  if (p == NULL)
-    return 0;
-  for (p++; *p != '\0' && field < 22; p++)
-    if (*p == ' ')
-      field++;
-  return g_ascii_strtoull (p, NULL, 10);
-}
-
-static guint64
-process_start_time (pid_t pid)
-{
-  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
-
-  return start_time_in (path);
-}
-
-static char *
-first_line_of (const char *path)
-{
-  g_autofree char *contents = NULL;
-
-  if (!g_file_get_contents (path, &contents, NULL, NULL))
-    return g_strdup ("");
-  g_strstrip (contents);
-  g_strdelimit (contents, "\t\n", ' ');
-  return g_steal_pointer (&contents);
-}
-
-/* Whether /proc shows this process's own PID namespace: after unshare -p
- * without a new /proc, it shows the parent's, and a pid read there is not
- * the pid getpid() gives. */
-static gboolean
-proc_is_ours (void)
-{
-  g_autofree char *self = g_file_read_link ("/proc/self", NULL);
-
-  return self != NULL && g_ascii_strtoll (self, NULL, 10) == (gint64) getpid ();
-}
-
-/* The PID namespace of @pid as /proc names it ("pid:[4026531836]"), or ""
- * when that cannot be read. */
-static char *
-pid_namespace_of (pid_t pid)
-{
-  g_autofree char *path = g_strdup_printf ("/proc/%d/ns/pid", (int) pid);
-  char *ns = g_file_read_link (path, NULL);
-
-  return ns != NULL ? ns : g_strdup ("");
-}
-
-/* The lease record of process @pid as seen from here. */
+/* The lease record of process @pid as seen from here: its owner record
+ * (sandbox/warden-owner.h, shared with the sandboxes' containers and
+ * control groups), then the lock. */
 static char *
 owner_record (pid_t       pid,
               const char *program)
 {
-  g_autofree char *name = g_strdup (program ? program
-                                            : g_get_prgname () ? g_get_prgname () : "Warden");
-  g_autofree char *host = g_strdup (g_get_host_name ());
-  g_autofree char *boot = first_line_of ("/proc/sys/kernel/random/boot_id");
-  g_autofree char *machine = first_line_of ("/etc/machine-id");
-  g_autofree char *ns = NULL;
-  guint64 start;
+  g_autofree char *record = warden_owner_record_of_process ((GPid) pid, program);
 
-  if (pid == getpid ())
-    {
-      /* A /proc of another namespace: nobody could check this pid. */
-      ns = proc_is_ours () ? pid_namespace_of (pid) : g_strdup ("");
-      start = start_time_in ("/proc/self/stat");
-    }
-  else
-    {
-      ns = pid_namespace_of (pid);
-      start = process_start_time (pid);
-    }
-  g_strdelimit (name, "\t\n", ' ');
-  g_strdelimit (host, "\t\n", ' ');
-  return g_strdup_printf ("%s\t%d\t%" G_GUINT64_FORMAT "\t%s\t%s\t%s\t%s\t", host, (int) pid,
-                          start, name, boot, ns, machine);
+  return g_strconcat (record, "\t", NULL);
 }
 
 char *
@@ -781,11 +703,9 @@ same_owner (const char *a,
     return FALSE;
   x = g_strsplit (a, "\t", -1);
   y = g_strsplit (b, "\t", -1);
-  if (g_strv_length (x) != LEASE_FIELDS || g_strv_length (y) != LEASE_FIELDS ||
-      x[5][0] == '\0' || x[4][0] == '\0')
+  if (g_strv_length (x) != LEASE_FIELDS || g_strv_length (y) != LEASE_FIELDS)
     return FALSE;
-  return strcmp (x[0], y[0]) == 0 && strcmp (x[1], y[1]) == 0 && strcmp (x[2], y[2]) == 0 &&
-         strcmp (x[4], y[4]) == 0 && strcmp (x[5], y[5]) == 0;
+  return warden_owner_same (a, b);
 }
 
 typedef enum
@@ -824,36 +744,23 @@ owner_life (WardenSessionStore *self,
             const char         *owner)
 {
   g_auto(GStrv) f = g_strsplit (owner, "\t", -1);
-  g_autofree char *me = owner_record (getpid (), NULL);
-  g_auto(GStrv) m = g_strsplit (me, "\t", -1);
   OwnerLife life;
-  gint64 pid;
-  guint64 start;
 
   /* Written by a Warden that did not say where it ran, or not by Warden. */
   if (g_strv_length (f) != LEASE_FIELDS)
     return OWNER_UNKNOWN;
   if ((life = lock_life (self, f[7])) != OWNER_UNKNOWN)
     return life;
-  if (f[4][0] == '\0' || m[4][0] == '\0')
-    return OWNER_UNKNOWN;
-  if (strcmp (f[4], m[4]) != 0)
+  switch (warden_owner_life (owner))
     {
-      /* This machine (its host name and machine id) since booted again:
-       * that boot's processes are gone. */
-      if (f[6][0] != '\0' && strcmp (f[6], m[6]) == 0 && strcmp (f[0], m[0]) == 0)
-        return OWNER_GONE;
+    case WARDEN_OWNER_GONE:
+      return OWNER_GONE;
+    case WARDEN_OWNER_ALIVE:
+      return OWNER_ALIVE;
+    case WARDEN_OWNER_UNKNOWN:
+    default:
       return OWNER_UNKNOWN;
     }
-  if (f[5][0] == '\0' || m[5][0] == '\0' || strcmp (f[5], m[5]) != 0)
-    return OWNER_UNKNOWN;
-  pid = g_ascii_strtoll (f[1], NULL, 10);
-  if (pid <= 0 || pid > G_MAXINT)
-    return OWNER_UNKNOWN;
-  start = process_start_time ((pid_t) pid);
-  if (start == 0)
-    return kill ((pid_t) pid, 0) != 0 && errno == ESRCH ? OWNER_GONE : OWNER_UNKNOWN;
-  return start == g_ascii_strtoull (f[2], NULL, 10) ? OWNER_ALIVE : OWNER_GONE;
 }
 
 static gboolean
@@ -866,20 +773,7 @@ owner_alive (WardenSessionStore *self,
 static char *
 describe_owner (const char *owner)
 {
-  g_auto(GStrv) f = g_strsplit (owner, "\t", -1);
-  g_autofree char *me = owner_record (getpid (), NULL);
-  g_auto(GStrv) m = g_strsplit (me, "\t", -1);
-
-  if (g_strv_length (f) < 4)
-    return g_strdup (owner);
-  if (g_strv_length (f) == LEASE_FIELDS && f[4][0] != '\0' && strcmp (f[4], m[4]) == 0 &&
-      strcmp (f[5], m[5]) != 0)
-    /* Translators: who holds a session: "warden-cli, process 1 on laptop (in
-     * another PID namespace, such as a container)" */
-    return g_strdup_printf (_("%s, process %s on %s (in another PID namespace, such as a "
-                              "container)"), f[3], f[1], f[0]);
-  /* Translators: who holds a session: "warden-cli, process 1234 on laptop" */
-  return g_strdup_printf (_("%s, process %s on %s"), f[3], f[1], f[0]);
+  return warden_owner_describe (owner);
 }
 
 /* The fence, called by the triggers of fence_sql for each row written: TRUE

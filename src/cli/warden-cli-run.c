@@ -914,6 +914,8 @@ code_for (const GError *error,
     return "provider";
   if (g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NOT_RECORDED))
     return "not_recorded";
+  if (g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_SANDBOX))
+    return "sandbox";
   return status == WARDEN_CLI_EXIT_USAGE ? "setup" : "failed";
 }
 
@@ -945,6 +947,9 @@ hint_for (const char *code,
   if (strcmp (code, "not_recorded") == 0)
     return g_strdup_printf ("When the database can be written again, %s; the command runs "
                             "then.", resume);
+  if (strcmp (code, "sandbox") == 0)
+    return g_strdup_printf ("Start the container engine, or choose another sandbox "
+                            "(--sandbox bwrap), then %s; the command runs then.", resume);
   if (strcmp (code, "setup") == 0)
     return g_strdup ("See warden-cli run --help.");
   return g_strdup_printf ("%s continues the session.", resume);
@@ -1335,7 +1340,9 @@ warden_cli_run (int    argc,
             {
               status = error->domain == WARDEN_LLM_ERROR ? EXIT_PROVIDER
                        : g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST)
-                       ? EXIT_IN_USE : EXIT_FAILED;
+                       ? EXIT_IN_USE
+                       : g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_SANDBOX)
+                       ? WARDEN_CLI_EXIT_USAGE : EXIT_FAILED;
               report_error (&run, status, error);
               reason = "error";
             }

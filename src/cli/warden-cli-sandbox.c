@@ -289,6 +289,7 @@ sandbox_cleanup (void)
   g_autoptr(WardenDockerClient) client = warden_docker_client_new_from_env (&error);
   Waiter w = { loop, NULL };
   g_auto(GStrv) removed = NULL;
+  g_auto(GStrv) kept = NULL;
 
   if (client == NULL)
     {
@@ -296,7 +297,7 @@ sandbox_cleanup (void)
       return EXIT_SANDBOX;
     }
   warden_docker_sandbox_cleanup_async (client, NULL, waiter_cb, &w);
-  removed = warden_docker_sandbox_cleanup_finish (client, waiter_run (&w), &error);
+  removed = warden_docker_sandbox_cleanup_finish_full (client, waiter_run (&w), &kept, &error);
   waiter_clear (&w);
   if (removed == NULL)
     {
@@ -305,6 +306,9 @@ sandbox_cleanup (void)
     }
   for (guint i = 0; removed[i]; i++)
     printf ("removed %s\n", removed[i]);
+  /* Not provably left over: said, with why, and left alone. */
+  for (guint i = 0; kept != NULL && kept[i]; i++)
+    printf ("kept %s\n", kept[i]);
   printf ("%u container(s) removed\n", g_strv_length (removed));
   return 0;
 }

@@ -23,7 +23,9 @@
 #include <linux/nsfs.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -262,6 +264,7 @@ typedef struct
   GSubprocess   *bwrap;
   GSubprocess   *slirp;
   WardenCgroup  *cgroup;
+  GSubprocess   *cgroup_watch;  /* kills what is left in the cgroup if Warden dies */
   GCancellable  *setup_cancellable;
   GString       *info;
   int            block_fd;      /* ours: a byte lets the command start */
@@ -325,6 +328,12 @@ bwrap_exec_cleanup (BwrapExec *be)
           g_timeout_add (50, cgroup_reap_cb, reap);
         }
       be->cgroup = NULL;
+    }
+  /* Done with the group: the watch removes what is left, and ends. */
+  if (be->cgroup_watch != NULL)
+    {
+      g_output_stream_close (g_subprocess_get_stdin_pipe (be->cgroup_watch), NULL, NULL);
+      g_clear_object (&be->cgroup_watch);
     }
 }
 
@@ -577,11 +586,26 @@ info_read_cb (GObject      *object,
   start_command (task);
 }
 
+typedef struct
+{
+  WardenCgroup *cgroup;   /* or NULL */
+  pid_t         parent;   /* Warden */
+} ChildSetup;
+
+/* In the child, before bwrap runs. bwrap's --die-with-parent comes late:
+ * only after it made the sandbox's first process, and a Warden killed
+ * before that (6 in 30 kill -9s during a start) left bwrap and the command
+ * running. The parent-death signal set here holds across the exec (bwrap is
+ * not set-user-ID); a parent already gone is seen at once. */
 static void
 child_setup (gpointer user_data)
 {
-  if (user_data != NULL)
-    warden_cgroup_enter_child (user_data);
+  ChildSetup *setup = user_data;
+
+  if (setup->cgroup != NULL)
+    warden_cgroup_enter_child (setup->cgroup);
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid () != setup->parent)
+    _exit (127);
 }
 
 /* A descriptor the child reads @bytes from. */
@@ -628,6 +652,7 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
   g_auto(GStrv) env = NULL;
   g_auto(GStrv) launch_env = NULL;
   BwrapExec *be;
+  ChildSetup setup;
   int info_pipe[2], block_pipe[2], seccomp_fd, resolv_fd = -1, guard_fd = -1;
   WardenExecGuard *guard = NULL;
   const char *guard_path = NULL;
@@ -663,6 +688,15 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
         {
           g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
                                    _("Could not limit the sandbox’s processes: %s"),
+                                   error->message);
+          return;
+        }
+      /* Nothing in the group outlives Warden, killed or not. */
+      be->cgroup_watch = warden_cgroup_watch (be->cgroup, &error);
+      if (be->cgroup_watch == NULL)
+        {
+          g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
+                                   _("Could not watch the sandbox’s processes: %s"),
                                    error->message);
           return;
         }
@@ -757,7 +791,9 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
     g_subprocess_launcher_take_fd (launcher, resolv_fd, FD_RESOLV);
   if (guard_fd >= 0)
     g_subprocess_launcher_take_fd (launcher, guard_fd, FD_GUARD);
-  g_subprocess_launcher_set_child_setup (launcher, child_setup, be->cgroup, NULL);
+  setup.cgroup = be->cgroup;
+  setup.parent = getpid ();
+  g_subprocess_launcher_set_child_setup (launcher, child_setup, &setup, NULL);
   info = g_unix_input_stream_new (info_pipe[0], TRUE);
   be->block_fd = block_pipe[1];
 

@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "warden-cgroup.h"
+#include "warden-owner.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -177,28 +178,80 @@ write_control (const char  *dir,
   return FALSE;
 }
 
-/* Groups a Warden left when it died ("warden-PID-N-RANDOM" with no process PID). */
+/* Kills what runs in the group at @dir (a dead Warden's command that
+ * outlived it), then removes it; the processes take a moment to go. */
+static void
+remove_dead_group (const char *dir)
+{
+  g_autofree char *procs = g_build_filename (dir, "cgroup.procs", NULL);
+
+  for (guint round = 0; round < 200; round++)
+    {
+      g_autofree char *text = NULL;
+      g_auto(GStrv) lines = NULL;
+      gboolean any = FALSE;
+
+      if (rmdir (dir) == 0 || errno != EBUSY)
+        return;
+      if (!g_file_get_contents (procs, &text, NULL, NULL))
+        return;
+      lines = g_strsplit (text, "\n", -1);
+      for (guint i = 0; lines[i] != NULL; i++)
+        {
+          gint64 pid = g_ascii_strtoll (lines[i], NULL, 10);
+
+          if (pid > 0 && pid < G_MAXINT)
+            {
+              kill ((pid_t) pid, SIGKILL);
+              any = TRUE;
+            }
+        }
+      if (!any)
+        g_usleep (1000);
+    }
+  g_debug ("A dead Warden's control group %s could not be removed yet", dir);
+}
+
+/* Groups a Warden left when it died: "warden-PID-START-PIDNS-N-RANDOM",
+ * whose owner (PID with that start time, in the PID namespace with that
+ * inode) is provably gone: what still runs there is killed, the group
+ * removed. Wardens in other PID namespaces share the hierarchy; their pids
+ * mean nothing here, and neither do names without the namespace (older
+ * Wardens): those stay. */
 static void
 remove_stale (const char *parent)
 {
   g_autoptr(GDir) dir = g_dir_open (parent, 0, NULL);
+  guint64 my_ns = warden_owner_pid_namespace ();
   const char *name;
 
   while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
     {
+      g_auto(GStrv) f = NULL;
       gint64 pid;
-      char *end = NULL;
+      guint64 start, ns;
 
       if (!g_str_has_prefix (name, "warden-"))
         continue;
-      pid = g_ascii_strtoll (name + strlen ("warden-"), &end, 10);
-      if (pid <= 0 || end == NULL || *end != '-' || pid == getpid () ||
-          kill ((pid_t) pid, 0) == 0 || errno != ESRCH)
+      f = g_strsplit (name, "-", -1);
+      if (g_strv_length (f) != 6)
+        continue;
+      pid = g_ascii_strtoll (f[1], NULL, 10);
+      start = g_ascii_strtoull (f[2], NULL, 10);
+      ns = g_ascii_strtoull (f[3], NULL, 10);
+      if (pid <= 0 || pid > G_MAXINT || start == 0 || ns == 0 || my_ns == 0 || ns != my_ns ||
+          pid == getpid ())
+        continue;
+      /* Alive: the same process still has the pid (a zombie not yet reaped
+       * counts as alive). */
+      if (warden_owner_start_time ((GPid) pid) == start)
+        continue;
+      if (warden_owner_start_time ((GPid) pid) == 0 && kill ((pid_t) pid, 0) == 0)
         continue;
       {
         g_autofree char *path = g_build_filename (parent, name, NULL);
 
-        rmdir (path);
+        remove_dead_group (path);
       }
     }
 }
@@ -211,9 +264,13 @@ warden_cgroup_new (guint     pids_max,
   static guint counter;
   Hierarchies h;
   g_autoptr(WardenCgroup) self = g_new0 (WardenCgroup, 1);
-  /* The pid alone is not unique: Wardens in other PID namespaces share the
-   * hierarchy, and each may be PID 1 there. */
-  g_autofree char *name = g_strdup_printf ("warden-%d-%u-%08x", (int) getpid (),
+  /* The owner, as remove_stale() reads it: the pid, its start time and its
+   * PID namespace (Wardens in other namespaces share the hierarchy, and
+   * each may be PID 1 there); then unique for this process. */
+  g_autofree char *name = g_strdup_printf ("warden-%d-%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT
+                                           "-%u-%08x", (int) getpid (),
+                                           warden_owner_start_time (getpid ()),
+                                           warden_owner_pid_namespace (),
                                            g_atomic_int_add (&counter, 1), g_random_int ());
   g_autofree char *pids = g_strdup_printf ("%u", pids_max);
   g_autofree char *memory = g_strdup_printf ("%" G_GUINT64_FORMAT, memory_max);
@@ -381,6 +438,66 @@ warden_cgroup_remove (WardenCgroup *self)
     if (self->dirs[i - 1] != NULL && rmdir (self->dirs[i - 1]) != 0 && errno != ENOENT)
       return FALSE;
   return TRUE;
+}
+
+/* $1: cgroup.kill or ""; $2: the pids hierarchy's cgroup.procs; then the
+ * directories, innermost last. Waits for the end of its input first. */
+static const char watch_script[] =
+  "cat >/dev/null 2>&1\n"
+  "kill_file=$1 procs=$2; shift 2\n"
+  "n=0\n"
+  "while [ $n -lt 200 ]; do\n"
+  "  if [ -n \"$kill_file\" ] && [ -e \"$kill_file\" ]; then echo 1 > \"$kill_file\" 2>/dev/null; fi\n"
+  "  pids=$(cat \"$procs\" 2>/dev/null)\n"
+  "  [ -z \"$pids\" ] && break\n"
+  "  kill -9 $pids 2>/dev/null\n"
+  "  n=$((n + 1))\n"
+  "done\n"
+  "n=0\n"
+  "while [ $n -lt 100 ]; do\n"
+  "  left=\n"
+  "  for d; do [ -d \"$d\" ] && ! rmdir \"$d\" 2>/dev/null && left=1; done\n"
+  "  [ -z \"$left\" ] && exit 0\n"
+  "  sleep 0.05; n=$((n + 1))\n"
+  "done\n";
+
+static void
+watch_child_setup (gpointer user_data)
+{
+  setsid ();
+}
+
+GSubprocess *
+warden_cgroup_watch (WardenCgroup  *self,
+                     GError       **error)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+
+  g_return_val_if_fail (self->n_dirs > 0, NULL);
+
+  g_ptr_array_add (argv, g_strdup ("/bin/sh"));
+  g_ptr_array_add (argv, g_strdup ("-c"));
+  g_ptr_array_add (argv, g_strdup (watch_script));
+  g_ptr_array_add (argv, g_strdup ("warden-cgroup-watch"));
+  g_ptr_array_add (argv, self->unified ? g_build_filename (self->dirs[0], "cgroup.kill", NULL)
+                                       : g_strdup (""));
+  g_ptr_array_add (argv, g_strdup (self->procs[0]));
+  for (guint i = self->n_dirs; i > 0; i--)
+    g_ptr_array_add (argv, g_strdup (self->dirs[i - 1]));
+  g_ptr_array_add (argv, NULL);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                        G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_subprocess_launcher_set_child_setup (launcher, watch_child_setup, NULL, NULL);
+  return g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, error);
+}
+
+const char *
+warden_cgroup_get_path (WardenCgroup *self)
+{
+  return self->n_dirs > 0 ? self->dirs[0] : NULL;
 }
 
 void

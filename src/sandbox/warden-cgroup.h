@@ -6,7 +6,7 @@
 
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -34,6 +34,17 @@ guint         warden_cgroup_count       (WardenCgroup  *self);
 void          warden_cgroup_kill        (WardenCgroup  *self);
 /* Removes the group; FALSE (and nothing removed) while processes remain. */
 gboolean      warden_cgroup_remove      (WardenCgroup  *self);
+/* A process that outlives this one to kill what is left in the group and
+ * remove it: it waits for the end of its standard input, which comes when
+ * the caller closes the subprocess's stdin pipe, or when this process dies
+ * (kill -9 included; bubblewrap's own --die-with-parent leaves a gap in
+ * which the sandbox's first process survives it). In a session of its own:
+ * a terminal's Ctrl+C does not stop it. NULL with @error when it cannot be
+ * started. */
+GSubprocess  *warden_cgroup_watch       (WardenCgroup  *self,
+                                         GError       **error);
+/* The group's directory (in the hierarchy with the pids controller). */
+const char   *warden_cgroup_get_path    (WardenCgroup  *self);
 /* Frees the handle; the group itself stays until removed. */
 void          warden_cgroup_free        (WardenCgroup  *self);
 

@@ -20,6 +20,7 @@
 
 #include "common/warden-json.h"
 #include "common/warden-sandbox-paths.h"
+#include "warden-owner.h"
 #include "warden-sandbox-private.h"
 #include "warden-flatpak.h"
 #include "warden-warm-runner.h"
@@ -327,6 +328,7 @@ container_config (WardenDockerSandbox *self)
                                           warden_sandbox_get_tmp_size (sandbox));
   gint64 memory = (gint64) warden_sandbox_get_memory_limit (sandbox);
   g_autofree char *owner = g_strdup_printf ("%s:%d", g_get_host_name (), (int) getpid ());
+  g_autofree char *record = warden_owner_record_self ();
   /* The engine says whether it runs with SELinux; WARDEN_DOCKER_RELABEL
    * asks for the relabel where it does not say so (and for the tests). */
   gboolean relabel = warden_docker_client_get_selinux (self->client) ||
@@ -362,8 +364,11 @@ container_config (WardenDockerSandbox *self)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, WARDEN_DOCKER_LABEL);
   json_builder_add_string_value (b, "1");
+  /* "host:pid", as older Wardens read it; the record says where. */
   json_builder_set_member_name (b, WARDEN_DOCKER_LABEL ".owner");
   json_builder_add_string_value (b, owner);
+  json_builder_set_member_name (b, WARDEN_DOCKER_OWNER_LABEL);
+  json_builder_add_string_value (b, record);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "HostConfig");
@@ -930,11 +935,35 @@ given_up_gone_cb (GObject      *object,
                                             cancellable, inspect_cb, g_steal_pointer (&task));
 }
 
+/* What a Warden that died (kill -9, a crash, a lost engine) left on this
+ * engine: removed at the first prepare of each process, before its own
+ * container, when the owner is provably gone. Errors only cost the cleanup. */
+static void
+leftovers_removed_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) removed = NULL;
+
+  removed = warden_docker_sandbox_cleanup_finish (WARDEN_DOCKER_CLIENT (object), result, &error);
+  if (removed == NULL)
+    g_debug ("Could not remove what earlier Wardens left: %s", error->message);
+  for (guint i = 0; removed != NULL && removed[i] != NULL; i++)
+    g_debug ("Removed %s, left by a Warden that is gone", removed[i]);
+  /* Not a second container beside one that may still run a lost command. */
+  remove_given_up_async (self, cancellable, given_up_gone_cb, g_steal_pointer (&task));
+}
+
 static void
 engine_cb (GObject      *object,
            GAsyncResult *result,
            gpointer      user_data)
 {
+  static gsize leftovers_removed;
   g_autoptr(GTask) task = user_data;
   GCancellable *cancellable = g_task_get_cancellable (task);
   WardenDockerSandbox *self = g_task_get_source_object (task);
@@ -958,6 +987,13 @@ engine_cb (GObject      *object,
                                  "with cgroup v2 (systemd.unified_cgroup_hierarchy=1), use a "
                                  "rootful engine, or the bwrap backend"),
                                engine, warden_docker_client_get_host (self->client));
+      return;
+    }
+  if (g_once_init_enter (&leftovers_removed))
+    {
+      g_once_init_leave (&leftovers_removed, 1);
+      warden_docker_sandbox_cleanup_async (self->client, cancellable, leftovers_removed_cb,
+                                           g_steal_pointer (&task));
       return;
     }
   /* Not a second container beside one that may still run a lost command. */
@@ -1634,6 +1670,7 @@ typedef struct
 } Kill;
 
 static void release_warm (WardenDockerSandbox *self);
+static void kill_restart (Kill *kill);
 
 static void
 kill_finish (Kill *kill)
@@ -1667,7 +1704,7 @@ kill_restarted_cb (GObject      *object,
 }
 
 static void
-kill_restart (Kill *kill)
+kill_restart_now (Kill *kill)
 {
   WardenDockerSandbox *self = kill->self;
 
@@ -1702,10 +1739,58 @@ kill_done_cb (GObject      *object,
   Kill *kill = user_data;
 
   warden_docker_client_exec_start_finish (WARDEN_DOCKER_CLIENT (object), result, NULL);
-  if (g_str_has_prefix (kill->out->str, "killed\n"))
+  /* runc's answer when the container stopped under us (docker kill): the
+   * engine may still call it running for a moment, so its word is taken. */
+  if (g_str_has_prefix (kill->out->str, "killed\n") ||
+      strstr (kill->out->str, "cannot exec in a stopped") != NULL)
     kill_finish (kill);
   else
     kill_restart (kill);
+}
+
+/* A container that is gone or stopped (docker rm, docker kill) has nothing
+ * left to kill, and is not started again behind the user's back: the
+ * command's end says it was lost. A running or paused one restarts. */
+static void
+kill_inspected_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  Kill *kill = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  JsonObject *state = NULL;
+
+  node = warden_docker_client_container_inspect_finish (WARDEN_DOCKER_CLIENT (object), result,
+                                                        &error);
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonNode *member = json_object_get_member (json_node_get_object (node), "State");
+
+      if (member != NULL && JSON_NODE_HOLDS_OBJECT (member))
+        state = json_node_get_object (member);
+    }
+  if (g_error_matches (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_FOUND) ||
+      (state != NULL && (!warden_json_get_boolean (state, "Running", TRUE) ||
+                         g_strcmp0 (warden_json_get_string (state, "Status"), "removing") == 0)))
+    {
+      g_debug ("The container is gone or stopped: nothing left to kill");
+      kill_finish (kill);
+    }
+  else
+    kill_restart_now (kill);
+}
+
+static void
+kill_restart (Kill *kill)
+{
+  if (kill->self->container_id == NULL)
+    {
+      kill_finish (kill);
+      return;
+    }
+  warden_docker_client_container_inspect_async (kill->self->client, kill->self->container_id,
+                                                NULL, kill_inspected_cb, kill);
 }
 
 static void
@@ -2021,11 +2106,11 @@ runner_stopped_cb (gpointer user_data)
 }
 
 static void
-warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
-                                  const WardenExecRequest *request,
-                                  GCancellable            *cancellable,
-                                  GAsyncReadyCallback      callback,
-                                  gpointer                 user_data)
+docker_exec_inner_async (WardenSandbox           *sandbox,
+                         const WardenExecRequest *request,
+                         GCancellable            *cancellable,
+                         GAsyncReadyCallback      callback,
+                         gpointer                 user_data)
 {
   WardenDockerSandbox *self = WARDEN_DOCKER_SANDBOX (sandbox);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
@@ -2036,7 +2121,7 @@ warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
   g_autofree char *socket_inside = NULL;
   WardenExecGuard *guard = NULL;
 
-  g_task_set_source_tag (task, warden_docker_sandbox_exec_async);
+  g_task_set_source_tag (task, docker_exec_inner_async);
   if (self->container_id == NULL)
     {
       g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_NOT_PREPARED,
@@ -2115,6 +2200,167 @@ warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
 }
 
 /* ------------------------------------------------------------------------ */
+/* A container removed or stopped outside Warden (docker rm -f, docker kill):
+ * a command that failed, or was killed, asks the engine whether the
+ * container is still there and running. If not, the sandbox gives it up
+ * and says so: the next prepare makes a new one. */
+
+typedef struct
+{
+  char             *container_id;
+  WardenExecResult *result;
+  GError           *error;
+  guint             inspects;
+} LostCheck;
+
+/* A command that failed as a stopping container makes it fail (its helper
+ * went away) may end a moment before the engine marks the container
+ * stopped: asked again this often, this many times. */
+#define LOST_INSPECT_MS    50
+#define LOST_INSPECT_TRIES 10
+
+static void lost_inspect_cb (GObject      *object,
+                             GAsyncResult *result,
+                             gpointer      user_data);
+
+static gboolean
+lost_inspect_again_cb (gpointer user_data)
+{
+  GTask *task = user_data;
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  LostCheck *check = g_task_get_task_data (task);
+
+  warden_docker_client_container_inspect_async (self->client, check->container_id, NULL,
+                                                lost_inspect_cb, task);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+lost_check_free (gpointer data)
+{
+  LostCheck *check = data;
+
+  g_free (check->container_id);
+  g_clear_pointer (&check->result, warden_exec_result_free);
+  g_clear_error (&check->error);
+  g_free (check);
+}
+
+/* What a command's end says of its container: nothing, unless it failed or
+ * was killed (a container that stops kills what runs in it). */
+static gboolean
+may_have_lost_container (const WardenExecResult *result,
+                         const GError           *error)
+{
+  if (error != NULL)
+    return !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+           !g_error_matches (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_NOT_PREPARED);
+  return result->exit_code < 0 || result->exit_code >= 128;
+}
+
+static void
+lost_inspect_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  LostCheck *check = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  gboolean gone, started;
+  JsonObject *state = NULL;
+
+  node = warden_docker_client_container_inspect_finish (self->client, result, &error);
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonNode *member = json_object_get_member (json_node_get_object (node), "State");
+
+      if (member != NULL && JSON_NODE_HOLDS_OBJECT (member))
+        state = json_node_get_object (member);
+    }
+  gone = g_error_matches (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_FOUND) ||
+         (state != NULL && !warden_json_get_boolean (state, "Running", TRUE));
+  if (!gone && check->error != NULL && node != NULL &&
+      ++check->inspects < LOST_INSPECT_TRIES)
+    {
+      g_timeout_add (LOST_INSPECT_MS, lost_inspect_again_cb, g_steal_pointer (&task));
+      return;
+    }
+  if (!gone)
+    {
+      /* Still there (or the engine cannot say): the command's own end. */
+      if (check->error != NULL)
+        g_task_return_error (task, g_steal_pointer (&check->error));
+      else
+        g_task_return_pointer (task, g_steal_pointer (&check->result),
+                               (GDestroyNotify) warden_exec_result_free);
+      return;
+    }
+
+  if (g_strcmp0 (self->container_id, check->container_id) == 0)
+    drop_container (self);
+  /* The engine refused to start it there: it never ran. */
+  started = !(check->error != NULL && check->error->domain == WARDEN_DOCKER_ERROR &&
+              (check->error->code == WARDEN_DOCKER_ERROR_NOT_FOUND ||
+               check->error->code == WARDEN_DOCKER_ERROR_CONFLICT));
+  if (started)
+    g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_CONTAINER_LOST,
+                             _("The sandbox’s container was removed or stopped outside Warden "
+                               "(docker rm, docker kill, a restart of the engine) while the "
+                               "command ran: the command was stopped with it. The next "
+                               "command runs in a new sandbox; what was installed outside "
+                               "the workspace is gone"));
+  else
+    g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_CONTAINER_GONE,
+                             _("The sandbox’s container was removed or stopped outside Warden "
+                               "(docker rm, docker kill, a restart of the engine): the command "
+                               "did not run. It runs in a new sandbox; what was installed "
+                               "outside the workspace is gone"));
+}
+
+static void
+lost_exec_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  WardenDockerSandbox *self = g_task_get_source_object (task);
+  LostCheck *check = g_task_get_task_data (task);
+
+  check->result = g_task_propagate_pointer (G_TASK (result), &check->error);
+  if (!may_have_lost_container (check->result, check->error) || check->container_id == NULL ||
+      g_strcmp0 (self->container_id, check->container_id) != 0)
+    {
+      if (check->error != NULL)
+        g_task_return_error (task, g_steal_pointer (&check->error));
+      else
+        g_task_return_pointer (task, g_steal_pointer (&check->result),
+                               (GDestroyNotify) warden_exec_result_free);
+      return;
+    }
+  warden_docker_client_container_inspect_async (self->client, check->container_id, NULL,
+                                                lost_inspect_cb, g_steal_pointer (&task));
+}
+
+static void
+warden_docker_sandbox_exec_async (WardenSandbox           *sandbox,
+                                  const WardenExecRequest *request,
+                                  GCancellable            *cancellable,
+                                  GAsyncReadyCallback      callback,
+                                  gpointer                 user_data)
+{
+  WardenDockerSandbox *self = WARDEN_DOCKER_SANDBOX (sandbox);
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  LostCheck *check = g_new0 (LostCheck, 1);
+
+  g_task_set_source_tag (task, warden_docker_sandbox_exec_async);
+  check->container_id = g_strdup (self->container_id);
+  g_task_set_task_data (task, check, lost_check_free);
+  docker_exec_inner_async (sandbox, request, cancellable, lost_exec_cb, task);
+}
+
+/* ------------------------------------------------------------------------ */
 /* destroy and cleanup */
 
 static void
@@ -2152,22 +2398,20 @@ warden_docker_sandbox_get_container_id (WardenSandbox *sandbox)
   return WARDEN_DOCKER_SANDBOX (sandbox)->container_id;
 }
 
-/* Whether the container's owner ("host:pid") is another Warden process on
- * this machine that still runs: its sandboxes are in use, not left over. */
-static gboolean
-owner_is_alive (const char *owner)
+typedef struct
 {
-  const char *colon = owner ? strrchr (owner, ':') : NULL;
-  g_autofree char *host = NULL;
-  gint64 pid;
+  GStrv removed;
+  GStrv kept;
+} Cleanup;
 
-  if (colon == NULL)
-    return FALSE;
-  host = g_strndup (owner, colon - owner);
-  pid = g_ascii_strtoll (colon + 1, NULL, 10);
-  if (g_strcmp0 (host, g_get_host_name ()) != 0 || pid <= 0 || pid == getpid ())
-    return FALSE;
-  return kill ((pid_t) pid, 0) == 0 || errno == EPERM;
+static void
+cleanup_free (gpointer data)
+{
+  Cleanup *cleanup = data;
+
+  g_strfreev (cleanup->removed);
+  g_strfreev (cleanup->kept);
+  g_free (cleanup);
 }
 
 static void
@@ -2177,12 +2421,16 @@ cleanup_removed_cb (GObject      *object,
 {
   g_autoptr(GTask) task = user_data;
   g_autoptr(GError) error = NULL;
-  g_auto(GStrv) removed = NULL;
+  Cleanup *cleanup = g_new0 (Cleanup, 1);
 
-  if (!remove_containers_finish (result, &removed, &error))
-    g_task_return_error (task, g_steal_pointer (&error));
+  cleanup->kept = g_task_get_task_data (task) ? g_strdupv (g_task_get_task_data (task)) : NULL;
+  if (!remove_containers_finish (result, &cleanup->removed, &error))
+    {
+      cleanup_free (cleanup);
+      g_task_return_error (task, g_steal_pointer (&error));
+    }
   else
-    g_task_return_pointer (task, g_steal_pointer (&removed), (GDestroyNotify) g_strfreev);
+    g_task_return_pointer (task, cleanup, cleanup_free);
 }
 
 static void
@@ -2200,19 +2448,34 @@ cleanup_list_cb (GObject      *object,
   GHashTableIter iter;
   gpointer id, owner;
 
+  g_autoptr(GStrvBuilder) kept = g_strv_builder_new ();
+
   owners = warden_docker_client_container_labels_finish (client, result, &error);
   if (owners == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  /* Another Warden running here (a warden-cli run beside the window, a
-   * second test) keeps its containers. */
+  /* Only what provably belongs to a dead owner: another Warden running
+   * here (a warden-cli run beside the window), on another machine that
+   * uses the same engine or in a container of its own keeps its containers,
+   * and so does one that cannot be checked. */
   g_hash_table_iter_init (&iter, owners);
   while (g_hash_table_iter_next (&iter, &id, &owner))
-    if (!owner_is_alive (owner))
-      g_strv_builder_add (builder, id);
+    {
+      g_autofree char *why = warden_owner_why_kept (owner);
+      g_autofree char *line = NULL;
+
+      if (why == NULL)
+        {
+          g_strv_builder_add (builder, id);
+          continue;
+        }
+      line = g_strdup_printf ("%.12s: %s", (const char *) id, why);
+      g_strv_builder_add (kept, line);
+    }
   ids = g_strv_builder_end (builder);
+  g_task_set_task_data (task, g_strv_builder_end (kept), (GDestroyNotify) g_strfreev);
   remove_containers_async (client, (const char * const *) ids, cancellable, cleanup_removed_cb,
                            g_steal_pointer (&task));
 }
@@ -2227,7 +2490,7 @@ warden_docker_sandbox_cleanup_async (WardenDockerClient  *client,
 
   g_task_set_source_tag (task, warden_docker_sandbox_cleanup_async);
   warden_docker_client_container_labels_async (client, WARDEN_DOCKER_LABEL,
-                                               WARDEN_DOCKER_LABEL ".owner", cancellable,
+                                               WARDEN_DOCKER_OWNER_LABEL, cancellable,
                                                cleanup_list_cb, g_steal_pointer (&task));
 }
 
@@ -2236,7 +2499,28 @@ warden_docker_sandbox_cleanup_finish (WardenDockerClient  *client,
                                       GAsyncResult        *result,
                                       GError             **error)
 {
-  return g_task_propagate_pointer (G_TASK (result), error);
+  return warden_docker_sandbox_cleanup_finish_full (client, result, NULL, error);
+}
+
+GStrv
+warden_docker_sandbox_cleanup_finish_full (WardenDockerClient  *client,
+                                           GAsyncResult        *result,
+                                           GStrv               *kept,
+                                           GError             **error)
+{
+  Cleanup *cleanup;
+  GStrv removed;
+
+  if (kept != NULL)
+    *kept = NULL;
+  cleanup = g_task_propagate_pointer (G_TASK (result), error);
+  if (cleanup == NULL)
+    return NULL;
+  removed = g_steal_pointer (&cleanup->removed);
+  if (kept != NULL)
+    *kept = g_steal_pointer (&cleanup->kept);
+  cleanup_free (cleanup);
+  return removed;
 }
 
 /* ------------------------------------------------------------------------ */

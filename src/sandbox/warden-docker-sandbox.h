@@ -21,9 +21,16 @@ WardenSandbox *warden_docker_sandbox_new            (const WardenSandboxConfig *
 WardenSandbox *warden_docker_sandbox_new_for_client (const WardenSandboxConfig *config,
                                                      WardenDockerClient        *client);
 
+/* The label that names a container's owner: a record of warden-owner.h
+ * (host, pid, start time, boot, PID namespace). */
+#define WARDEN_DOCKER_OWNER_LABEL WARDEN_DOCKER_LABEL ".owner-record"
+
 /* Removes the containers Warden left behind (they carry WARDEN_DOCKER_LABEL),
- * for after a crash: all but those of another Warden process still running
- * on this machine. Returns the ids removed. */
+ * for after a crash or a lost engine: only those whose owner is provably
+ * dead (warden_owner_life()). Those of a live owner, and of one that cannot
+ * be checked from here (another machine on the same engine, a Warden in
+ * another PID namespace, an older Warden that did not record where it ran)
+ * stay. Returns the ids removed. */
 void           warden_docker_sandbox_cleanup_async  (WardenDockerClient        *client,
                                                      GCancellable              *cancellable,
                                                      GAsyncReadyCallback        callback,
@@ -31,5 +38,10 @@ void           warden_docker_sandbox_cleanup_async  (WardenDockerClient        *
 GStrv          warden_docker_sandbox_cleanup_finish (WardenDockerClient        *client,
                                                      GAsyncResult              *result,
                                                      GError                   **error);
+/* The same; @kept (may be NULL) gets "ID: why it stays" for each left alone. */
+GStrv          warden_docker_sandbox_cleanup_finish_full (WardenDockerClient   *client,
+                                                          GAsyncResult         *result,
+                                                          GStrv                *kept,
+                                                          GError              **error);
 
 G_END_DECLS

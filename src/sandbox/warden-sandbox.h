@@ -32,6 +32,14 @@ typedef enum
    * answers, else at destroy or the next prepare): prepare the sandbox
    * again for the next command. */
   WARDEN_SANDBOX_ERROR_RESULT_UNKNOWN,
+  /* exec: the sandbox's container was removed or stopped outside Warden
+   * (docker rm -f, docker kill, a restart of the engine). GONE: before the
+   * command started, so it did not run; LOST: while it ran, and it was
+   * stopped with it. The sandbox gave the container up: prepare it again
+   * for the next command (a new container: what was installed outside the
+   * workspace is gone). */
+  WARDEN_SANDBOX_ERROR_CONTAINER_GONE,
+  WARDEN_SANDBOX_ERROR_CONTAINER_LOST,
 } WardenSandboxError;
 
 /* How a sandbox is made. Plain data: copy it, the sandbox keeps its own. */

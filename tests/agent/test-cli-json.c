@@ -4150,6 +4150,35 @@ test_example_decide (void)
     g_assert_cmpstr (json_object_get_string_member (tool_call (stored, 0), "decision"), ==,
                      "approved");
   }
+/* No sandbox can be made (no engine answers): one error event, "sandbox",
+ * with what to do; nothing asked; the status of a setup error. */
+static void
+test_sandbox_unavailable (void)
+{
+  Env env;
+  Client *c;
+  GPtrArray *events = NULL;
+  Result r;
+  JsonObject *error;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch a.txt\"}", NULL));
+  g_setenv ("DOCKER_HOST", "unix:///nonexistent/warden-test.sock", TRUE);
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "docker", "make a");
+  r = client_finish (c, &events);
+  g_unsetenv ("DOCKER_HOST");
+
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpuint (count_of (events, "approval_required"), ==, 0);
+  g_assert_cmpuint (count_of (events, "tool_result"), ==, 0);
+  error = only_event (events, "error");
+  g_assert_cmpstr (str (error, "code"), ==, "sandbox");
+  g_assert_nonnull (strstr (str (error, "message"), "sandbox could not be prepared"));
+  g_assert_nonnull (strstr (str (error, "hint"), "--resume"));
+  assert_finished (events, "error", 2);
+  g_assert_false (workspace_has (&env, "a.txt"));
+  g_ptr_array_unref (events);
   result_clear (&r);
   env_tear_down (&env);
 }
@@ -4172,6 +4201,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/closed-output-after-approval", test_closed_output_after_approval);
   g_test_add_func ("/cli/json/closed-input-after-approval", test_closed_input_after_approval);
   g_test_add_func ("/cli/json/term-after-start", test_term_after_start);
+  g_test_add_func ("/cli/json/sandbox-unavailable", test_sandbox_unavailable);
   g_test_add_func ("/cli/json/nested-questions-are-rows", test_nested_questions_are_rows);
   g_test_add_func ("/cli/json/resumed-event-same", test_resumed_event_same);
   g_test_add_func ("/cli/json/end-of-input-leaves-pending", test_end_of_input_leaves_pending);

@@ -2173,6 +2173,15 @@ test_wheel_over_code (void)
           spin (50);
         }
     }
+  if (code == NULL)
+    {
+      GtkWidget *any = find_css (view, "code-block");
+
+      g_test_message ("no code block on screen: one %s; chat at %.0f of %.0f",
+                      any ? (gtk_widget_get_mapped (any) ? "mapped" : "unmapped") : "nowhere",
+                      gtk_adjustment_get_value (adj), gtk_adjustment_get_upper (adj));
+      x_screenshot ("wheel-no-code.png");
+    }
   g_assert_nonnull (code);
   /* The code block near the top of the view, with room to scroll down. */
   {
