@@ -4150,6 +4150,10 @@ test_example_decide (void)
     g_assert_cmpstr (json_object_get_string_member (tool_call (stored, 0), "decision"), ==,
                      "approved");
   }
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* No sandbox can be made (no engine answers): one error event, "sandbox",
  * with what to do; nothing asked; the status of a setup error. */
 static void
@@ -4198,10 +4202,10 @@ main (int    argc,
   g_test_add_func ("/cli/json/max-steps", test_max_steps);
   g_test_add_func ("/cli/json/kill-then-resume", test_kill_then_resume);
   g_test_add_func ("/cli/json/lease-lost", test_lease_lost);
+  g_test_add_func ("/cli/json/sandbox-unavailable", test_sandbox_unavailable);
   g_test_add_func ("/cli/json/closed-output-after-approval", test_closed_output_after_approval);
   g_test_add_func ("/cli/json/closed-input-after-approval", test_closed_input_after_approval);
   g_test_add_func ("/cli/json/term-after-start", test_term_after_start);
-  g_test_add_func ("/cli/json/sandbox-unavailable", test_sandbox_unavailable);
   g_test_add_func ("/cli/json/nested-questions-are-rows", test_nested_questions_are_rows);
   g_test_add_func ("/cli/json/resumed-event-same", test_resumed_event_same);
   g_test_add_func ("/cli/json/end-of-input-leaves-pending", test_end_of_input_leaves_pending);
