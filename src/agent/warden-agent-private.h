@@ -51,6 +51,7 @@ struct _WardenAgent
   double              sandbox_fraction;
   char               *sandbox_message;
   char               *sandbox_lost;   /* why the sandbox is made again: said when ready */
+  char               *fell_back;      /* why it is bwrap, not docker: said when ready */
   char               *gone_retried;   /* the call run again after its container went */
   guint               idle_id;
 

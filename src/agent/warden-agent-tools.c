@@ -17,6 +17,7 @@
 #include "common/warden-diff.h"
 #include "common/warden-json.h"
 #include "policy/warden-protected-path.h"
+#include "sandbox/warden-docker-client.h"
 #include "sandbox/warden-flatpak.h"
 
 /* exec ---------------------------------------------------------------------*/
@@ -371,6 +372,27 @@ prepare_cb (GObject      *object,
           exec_call_free (exec);
           return;
         }
+      /* Automatic chose docker, and the image is not to be had (offline,
+       * a registry down): bubblewrap needs no image, and says so. */
+      if (self->config.sandbox_fallback && self->config.sandbox == WARDEN_SANDBOX_KIND_DOCKER &&
+          (g_error_matches (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_PULL_FAILED) ||
+           g_error_matches (error, WARDEN_DOCKER_ERROR, WARDEN_DOCKER_ERROR_NOT_FOUND)))
+        {
+          g_autoptr(GError) saved = NULL;
+
+          self->config.sandbox = WARDEN_SANDBOX_KIND_BWRAP;
+          g_free (self->info->sandbox);
+          self->info->sandbox = g_strdup (warden_sandbox_kind_to_string (self->config.sandbox));
+          if (!warden_session_store_save_session (self->store, self->info, &saved))
+            g_warning ("Could not record the session's sandbox: %s", saved->message);
+          g_free (self->fell_back);
+          /* Translators: %s says why the image could not be had */
+          self->fell_back = g_strdup_printf (_("Automatic chose Docker, but its image could not "
+                                               "be had (%s): this session runs in bubblewrap "
+                                               "instead."), error->message);
+          ensure_sandbox_and_run (exec);
+          return;
+        }
       sandbox_failed (exec, error);
       return;
     }
@@ -404,6 +426,13 @@ prepare_cb (GObject      *object,
         notice = g_strdup_printf (_("A new sandbox was made, as %s. What was installed "
                                     "outside the workspace is gone.%s%s"), lost,
                                   both ? " " : "", both ? both : "");
+      }
+    if (self->fell_back != NULL)
+      {
+        g_autofree char *rest = notice;
+        g_autofree char *why = g_steal_pointer (&self->fell_back);
+
+        notice = rest ? g_strconcat (why, " ", rest, NULL) : g_steal_pointer (&why);
       }
     _warden_agent_set_sandbox_state (self, WARDEN_SANDBOX_STATE_READY, 1, notice);
   }

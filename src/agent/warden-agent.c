@@ -185,6 +185,7 @@ warden_agent_finalize (GObject *object)
   g_clear_pointer (&self->asked_id, g_free);
   g_clear_pointer (&self->sandbox_message, g_free);
   g_clear_pointer (&self->sandbox_lost, g_free);
+  g_clear_pointer (&self->fell_back, g_free);
   g_clear_pointer (&self->gone_retried, g_free);
   G_OBJECT_CLASS (warden_agent_parent_class)->finalize (object);
 }

@@ -50,6 +50,9 @@ typedef struct
   char     *profile;           /* profile id (default "node") */
   /* AUTO: bwrap for a new session; in overrides, the stored one. */
   WardenSandboxKind  sandbox;
+  /* The front end chose docker by itself (Automatic): when its image is
+   * not here and cannot be pulled, the session goes on in bwrap. */
+  gboolean  sandbox_fallback;
   char     *image;             /* docker */
   /* The network: with @network_override, @network over the profile's
    * (warden-cli --network; not stored); else the profile's, and @network

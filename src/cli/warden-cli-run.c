@@ -1258,6 +1258,9 @@ warden_cli_run (int    argc,
 
       config.workspace = workspace ? workspace : here;
       config.profile = profile;
+      /* Automatic: docker when an engine answers, and bwrap after all when
+       * the image cannot be had. */
+      config.sandbox_fallback = sandbox_kind == WARDEN_SANDBOX_KIND_AUTO;
       if (sandbox_kind == WARDEN_SANDBOX_KIND_AUTO)
         sandbox_kind = warden_cli_default_backend (loop);
       config.sandbox = sandbox_kind;

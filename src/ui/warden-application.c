@@ -325,6 +325,9 @@ warden_application_create_session (WardenApplication  *self,
                      "Preferences"));
       return NULL;
     }
+  /* Automatic: the engine that answers, and bwrap after all when its image
+   * cannot be had. */
+  config.sandbox_fallback = sandbox == WARDEN_SANDBOX_KIND_AUTO;
   if (sandbox == WARDEN_SANDBOX_KIND_AUTO)
     sandbox = warden_application_default_sandbox (self);
   /* Inside Flatpak bubblewrap cannot run: say so now, not at the first command. */

@@ -671,6 +671,7 @@ test_stop_while_preparing (void)
   g_autofree char *count = NULL;
   WardenApprovalAnswer answer = { .approved = TRUE };
   Stopper stopper = { NULL, WARDEN_TOOL_END_SIGNAL };
+  g_autofree char *session = NULL;
   gulong id;
 
   env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
@@ -680,6 +681,12 @@ test_stop_while_preparing (void)
   agent = new_agent (&env, 0);
   g_assert_cmpint (run_agent (agent, "count"), ==, WARDEN_AGENT_WAITING);
   g_assert_true (warden_agent_resolve (agent, &answer, &error));
+  /* The sandbox is made before a command is asked about: a Warden that
+   * goes on with the approved command later makes it again. */
+  session = g_strdup (warden_agent_get_session_id (agent));
+  g_clear_object (&agent);
+  agent = warden_agent_open (env.store, env.profiles, env.provider, session, NULL, &error);
+  g_assert_no_error (error);
   stopper.cancellable = g_cancellable_new ();
   id = g_signal_connect (agent, "notify::sandbox-state", G_CALLBACK (stop_at_preparing_cb),
                          &stopper);

@@ -2337,6 +2337,58 @@ test_profile_image_docker (void)
   env_tear_down (&env);
 }
 
+/* Issue 30, item 3: Automatic with an engine, but the profile's image is
+ * not here and cannot be pulled (no registry): the session runs in
+ * bubblewrap and says so. Docker chosen by name fails, saying why. */
+static void
+test_image_missing_falls_back (void)
+{
+  const char *missing = "{\"version\": 1, \"name\": \"Missing\", "
+                        "\"image\": \"warden-test-no-such-image:0\", "
+                        "\"allow\": [\"touch *\"]}";
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) notices = NULL;
+  g_autoptr(JsonNode) stored = NULL;
+  g_autofree char *id = NULL;
+  gboolean said = FALSE;
+  Env env = { 0 };
+  Client *c;
+  Result r;
+
+  env_set_up (&env);
+  save_profile (&env, "missing", missing);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch fell-back\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "auto", "--profile", "missing", "go");
+  r = client_finish (c, &events);
+  cli_log_streams (r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (workspace_has (&env, "fell-back"));
+  notices = events_of (events, "notice");
+  for (guint i = 0; i < notices->len; i++)
+    said |= strstr (str (g_ptr_array_index (notices, i), "message"),
+                    "runs in bubblewrap instead") != NULL;
+  g_assert_true (said || strstr (r.err, "runs in bubblewrap instead") != NULL);
+  id = session_id_of (r.err);
+  stored = show_session (&env, id);
+  g_assert_cmpstr (member (stored, "sandbox"), ==, "bwrap");
+  result_clear (&r);
+  g_clear_pointer (&events, g_ptr_array_unref);
+
+  /* Docker by name: no falling back; the turn stops with what to do. */
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch not-run\"}", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "docker", "--profile", "missing", "go");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_false (workspace_has (&env, "not-run"));
+  g_assert_nonnull (strstr (str (only_event (events, "error"), "message"),
+                            "warden-test-no-such-image"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* The same under a profile that allows @allow (a JSON list). */
 static GPtrArray *
 run_nested_in (Env                *env,
@@ -4229,6 +4281,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/nested-prompt-counts", test_nested_prompt_counts);
   g_test_add_func ("/cli/json/question-counts", test_question_counts);
   g_test_add_func ("/cli/json/profile-image/docker", test_profile_image_docker);
+  g_test_add_func ("/cli/json/image-missing-falls-back/docker", test_image_missing_falls_back);
   g_test_add_func ("/cli/json/nested-fake-compiler", test_nested_fake_compiler);
   g_test_add_func ("/cli/json/nested-approved-words", test_nested_approved_words);
   g_test_add_func ("/cli/json/nested-approved-redirection", test_nested_approved_redirection);

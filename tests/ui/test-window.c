@@ -423,6 +423,18 @@ test_reject_with_feedback (void)
   g_assert_false (terminal_has ("$ rm -rf build"));
 }
 
+static GtkWidget *find_labelled_button (GtkWidget  *widget,
+                                       const char *label);
+static void       click_widget         (GtkWidget  *widget,
+                                       int         button,
+                                       int         repeat);
+
+static gboolean
+widget_sensitive (gpointer data)
+{
+  return gtk_widget_is_sensitive (data);
+}
+
 static void
 test_always_allow_saves_pattern (void)
 {
@@ -439,8 +451,19 @@ test_always_allow_saves_pattern (void)
   type_and_send ("count");
 
   dialog = wait_for_dialog ();
-  gtk_editable_set_text (warden_approval_dialog_get_pattern_entry (dialog), "sort *");
-  warden_approval_dialog_respond (dialog, "always");
+  /* As the user does it: the pattern typed over, then the button clicked. */
+  {
+    GtkWidget *entry = GTK_WIDGET (warden_approval_dialog_get_pattern_entry (dialog));
+    GtkWidget *always = find_labelled_button (GTK_WIDGET (dialog), "_Always allow");
+
+    g_assert_nonnull (always);
+    click_widget (entry, 1, 1);
+    x_xdotool ("key ctrl+a");
+    x_xdotool ("type --delay 20 'sort *'");
+    wait_until (widget_sensitive, always, 10, "Always allow to wake up");
+    g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, "sort *");
+    click_widget (always, 1, 1);
+  }
   wait_until (session_idle, NULL, 30, "the end of the turn");
 
   g_assert_true (g_file_get_contents (custom, &contents, NULL, NULL));
