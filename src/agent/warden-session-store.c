@@ -103,8 +103,8 @@ static const char *migrations[] = {
   "ALTER TABLE tool_calls ADD COLUMN decided_by TEXT;",
   /* 7: why a call ended, and whether it started: an approved command whose
    * run was cut before it started is still approved, and runs on resume. */
-  "ALTER TABLE tool_calls ADD COLUMN ended_by TEXT;"
-  "ALTER TABLE tool_calls ADD COLUMN began INTEGER;",
+  ("ALTER TABLE tool_calls ADD COLUMN ended_by TEXT;"
+   "ALTER TABLE tool_calls ADD COLUMN began INTEGER;"),
 };
 
 /* What SQLite's answer means for the user, and what they can do. */
