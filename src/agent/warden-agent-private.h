@@ -22,7 +22,7 @@
 
 #include "policy/warden-policy.h"
 #include "sandbox/warden-sandbox.h"
-#include "sandbox/warden-workspace.h"
+#include "workspace/warden-workspace.h"
 #include "warden-command-run.h"
 #include "warden-host-gate.h"
 #include "warden-tool-call.h"

@@ -17,7 +17,7 @@
 #include "common/warden-diff.h"
 #include "common/warden-json.h"
 #include "policy/warden-protected-path.h"
-#include "sandbox/warden-docker-client.h"
+#include "engine/warden-docker-client.h"
 #include "sandbox/warden-flatpak.h"
 
 /* exec ---------------------------------------------------------------------*/

@@ -16,7 +16,7 @@
 
 #include "common/warden-json.h"
 #include "common/warden-sandbox-paths.h"
-#include "sandbox/warden-workspace-check.h"
+#include "workspace/warden-workspace-check.h"
 
 #define DEFAULT_MAX_STEPS 30
 #define DEFAULT_HISTORY   50

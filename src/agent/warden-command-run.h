@@ -9,7 +9,7 @@
 #include <glib-object.h>
 
 #include "policy/warden-policy.h"
-#include "sandbox/warden-net-proxy.h"
+#include "net/warden-net-proxy.h"
 #include "sandbox/warden-sandbox.h"
 #include "warden-approval.h"
 #include "warden-session-store.h"

@@ -29,7 +29,7 @@
 
 #include "policy/warden-network.h"
 #include "sandbox/warden-exec-guard.h"
-#include "sandbox/warden-net-proxy.h"
+#include "net/warden-net-proxy.h"
 
 struct _WardenHostGate
 {

@@ -15,9 +15,9 @@
 
 #include "warden-cli.h"
 
-#include "sandbox/warden-docker-client.h"
+#include "engine/warden-docker-client.h"
 #include "sandbox/warden-docker-sandbox.h"
-#include "sandbox/warden-workspace-check.h"
+#include "workspace/warden-workspace-check.h"
 
 #define EXIT_TIMEOUT 124
 #define EXIT_SANDBOX 125

@@ -6,7 +6,7 @@
 
 #pragma once
 
-#include "warden-docker-client.h"
+#include "engine/warden-docker-client.h"
 #include "warden-sandbox.h"
 
 G_BEGIN_DECLS

@@ -29,7 +29,7 @@
 #include "warden-git-doors.h"
 #include "warden-host-sandbox.h"
 #include "warden-output-collector.h"
-#include "warden-workspace-check.h"
+#include "workspace/warden-workspace-check.h"
 
 typedef struct
 {

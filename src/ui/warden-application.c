@@ -17,7 +17,7 @@
 #include "llm/warden-anthropic-provider.h"
 #include "llm/warden-env-keys.h"
 #include "llm/warden-openai-provider.h"
-#include "sandbox/warden-docker-client.h"
+#include "engine/warden-docker-client.h"
 #include "sandbox/warden-docker-sandbox.h"
 #include "sandbox/warden-flatpak.h"
 #include "warden-preferences-window.h"

@@ -12,7 +12,7 @@
 
 #include "warden-new-session-dialog.h"
 
-#include "sandbox/warden-workspace-check.h"
+#include "workspace/warden-workspace-check.h"
 
 /* In the order of the sandbox row's items. */
 static const WardenSandboxKind sandbox_kinds[] = {

@@ -16,7 +16,7 @@
 
 #include "llm/warden-env-keys.h"
 #include "policy/warden-claude-import.h"
-#include "sandbox/warden-docker-client.h"
+#include "engine/warden-docker-client.h"
 #include "warden-application.h"
 
 struct _WardenPreferencesWindow

@@ -20,7 +20,7 @@
 #include "agent/warden-session-store-private.h"
 #include "agent/warden-trace.h"
 #include "llm/warden-anthropic-provider.h"
-#include "sandbox/warden-docker-client.h"
+#include "engine/warden-docker-client.h"
 
 #include "fake-model.h"
 #include "warden-test-proxy.h"

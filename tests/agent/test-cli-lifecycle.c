@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cli-harness.h"
-#include "sandbox/warden-docker-client.h"
+#include "engine/warden-docker-client.h"
 #include "sandbox/warden-docker-sandbox.h"
 #include "warden-test-util.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sandbox/warden-workspace-check.h"
+#include "workspace/warden-workspace-check.h"
 
 /* Each test has its own $HOME, $XDG_CONFIG_HOME and $XDG_DATA_HOME side by
  * side in one folder, "base" below (G_TEST_OPTION_ISOLATE_DIRS). Paths in

@@ -34,7 +34,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "sandbox/warden-net-proxy.h"
+#include "net/warden-net-proxy.h"
 
 #define CHUNK (1024 * 1024)
 

@@ -11,7 +11,7 @@
 #include <glib/gstdio.h>
 #include <sys/stat.h>
 
-#include "sandbox/warden-docker-client.h"
+#include "engine/warden-docker-client.h"
 #include "sandbox/warden-docker-sandbox.h"
 
 void

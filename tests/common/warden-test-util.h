@@ -9,7 +9,7 @@
 #include <gio/gio.h>
 
 #include "agent/warden-approval.h"
-#include "sandbox/warden-docker-client.h"
+#include "engine/warden-docker-client.h"
 #include "sandbox/warden-sandbox.h"
 
 G_BEGIN_DECLS

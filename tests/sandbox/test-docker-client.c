@@ -17,7 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "sandbox/warden-docker-client.h"
+#include "engine/warden-docker-client.h"
 #include "warden-test-util.h"
 
 /* Marks the containers of this program, so that teardown removes them and

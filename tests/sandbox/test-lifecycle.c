@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "sandbox/warden-cgroup.h"
-#include "sandbox/warden-docker-client.h"
+#include "engine/warden-docker-client.h"
 #include "sandbox/warden-docker-sandbox.h"
 #include "sandbox/warden-owner.h"
 #include "warden-test-util.h"

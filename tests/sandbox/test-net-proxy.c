@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "policy/warden-network.h"
-#include "sandbox/warden-net-proxy.h"
+#include "net/warden-net-proxy.h"
 #include "warden-test-util.h"
 
 #define BIG_SIZE (8 * 1024 * 1024)

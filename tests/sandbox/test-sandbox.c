@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "sandbox/warden-bwrap-sandbox.h"
-#include "sandbox/warden-docker-client.h"
+#include "engine/warden-docker-client.h"
 #include "sandbox/warden-docker-sandbox.h"
 #include "sandbox/warden-host-sandbox.h"
 #include "sandbox/warden-output-collector.h"

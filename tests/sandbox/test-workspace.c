@@ -24,7 +24,7 @@
 
 #include <glib/gstdio.h>
 
-#include "sandbox/warden-workspace.h"
+#include "workspace/warden-workspace.h"
 
 #ifndef SYS_openat2
 # define SYS_openat2 437

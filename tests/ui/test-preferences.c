@@ -15,7 +15,7 @@
 
 #include "fake-model.h"
 #include "policy/warden-profile-store.h"
-#include "sandbox/warden-docker-client.h"
+#include "engine/warden-docker-client.h"
 #include "llm/warden-credentials.h"
 #include "warden-preferences-window.h"
 #include "warden-profile-editor.h"

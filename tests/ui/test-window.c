@@ -18,7 +18,7 @@
 
 #include "fake-model.h"
 #include "llm/warden-anthropic-provider.h"
-#include "sandbox/warden-docker-client.h"
+#include "engine/warden-docker-client.h"
 #include "warden-application.h"
 #include "warden-approval-dialog.h"
 #include "warden-chat-row.h"

@@ -13,7 +13,7 @@
 
 #include <glib/gi18n.h>
 
-#include "warden-net-proxy.h"
+#include "net/warden-net-proxy.h"
 
 #include "policy/warden-network.h"
 

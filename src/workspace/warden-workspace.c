@@ -13,7 +13,7 @@
 
 #include <glib/gi18n.h>
 
-#include "warden-workspace.h"
+#include "workspace/warden-workspace.h"
 
 #include <dirent.h>
 #include <errno.h>

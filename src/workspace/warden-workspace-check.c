@@ -10,7 +10,7 @@
 
 #include <glib/gi18n.h>
 
-#include "warden-workspace-check.h"
+#include "workspace/warden-workspace-check.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include "warden-docker-client.h"
+#include "engine/warden-docker-client.h"
 
 #include <string.h>
 
@@ -21,7 +21,7 @@
 #include <libsoup/soup.h>
 
 #include "common/warden-json.h"
-#include "warden-ssh-bridge.h"
+#include "engine/warden-ssh-bridge.h"
 
 #define DEFAULT_HOST       "unix:///var/run/docker.sock"
 #define DEFAULT_TCP_PORT   2375

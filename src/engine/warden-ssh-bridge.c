@@ -11,7 +11,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
-#include "warden-ssh-bridge.h"
+#include "engine/warden-ssh-bridge.h"
 
 #include <errno.h>
 #include <signal.h>
