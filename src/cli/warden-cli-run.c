@@ -1181,7 +1181,8 @@ warden_cli_run (int    argc,
   /* What the window's Preferences set: the model, the default profile. */
   settings = warden_llm_settings_new ();
   run.settings = settings;
-  if (profile == NULL && settings != NULL)
+  /* A new session's: a resumed one keeps its own unless --profile says. */
+  if (profile == NULL && settings != NULL && resume == NULL)
     profile = g_settings_get_string (settings, "default-profile");
 
   store = warden_session_store_new (NULL, &error);

@@ -1432,6 +1432,8 @@ test_always_allow_sticks (void)
   Env env = { 0 };
   g_autofree char *schemas = g_test_build_filename (G_TEST_BUILT, "..", "data", NULL);
   g_autofree char *schema_env = g_strconcat ("GSETTINGS_SCHEMA_DIR=", schemas, NULL);
+  g_autofree char *id = NULL;
+  g_autoptr(JsonNode) session = NULL;
   Result r;
 
   env_set_up (&env);
@@ -1462,6 +1464,21 @@ test_always_allow_sticks (void)
   g_assert_nonnull (strstr (r.out, "node-custom"));
   g_assert_cmpuint (count_of (r.out, "-custom"), ==, 1);
   result_clear (&r);
+
+  /* The default is for new sessions: a resumed one keeps its profile. */
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch c.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Made once more.", NULL));
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--profile", "read-only", "make c.txt");
+  g_assert_cmpint (r.status, !=, 0);   /* touch asks under read-only; no answer */
+  id = session_id_of (r.err);
+  result_clear (&r);
+  r = RUN (&env, "y\n", "run", "--resume", id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (workspace_has (&env, "c.txt"));
+  result_clear (&r);
+  session = show_session (&env, id);
+  g_assert_cmpstr (member (session, "profile"), ==, "read-only");
   cli_env = NULL;
   env_tear_down (&env);
 }
