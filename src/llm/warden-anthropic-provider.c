@@ -48,6 +48,9 @@ typedef struct
   char                    *stop_reason;
   gint64                   input_tokens;
   gint64                   output_tokens;
+  gint64                   cache_read_tokens;
+  gint64                   cache_write_tokens;
+  gboolean                 usage_reported;  /* some usage came: else it is unknown, not 0 */
   GError                  *error;           /* what an event said went wrong */
   gboolean                 message_started;
   gboolean                 message_stopped;
@@ -349,10 +352,17 @@ update_usage (Stream     *stream,
   gint64 cache_read = warden_json_get_int (usage, "cache_read_input_tokens", -1);
   gint64 output = warden_json_get_int (usage, "output_tokens", -1);
 
+  /* message_delta may say the cache again, or only the output. */
+  if (cache_creation >= 0)
+    stream->cache_write_tokens = cache_creation;
+  if (cache_read >= 0)
+    stream->cache_read_tokens = cache_read;
   if (input >= 0)
-    stream->input_tokens = input + MAX (cache_creation, 0) + MAX (cache_read, 0);
+    stream->input_tokens = input + stream->cache_write_tokens + stream->cache_read_tokens;
   if (output >= 0)
     stream->output_tokens = output;
+  if (input >= 0 || output >= 0)
+    stream->usage_reported = TRUE;
 }
 
 static gboolean
@@ -466,6 +476,7 @@ warden_anthropic_provider_build_response (WardenLlmProvider  *provider,
 {
   Stream *stream = answer;
   g_autoptr(WardenLlmMessage) message = warden_llm_message_new (WARDEN_LLM_ROLE_ASSISTANT);
+  WardenLlmResponse *response;
 
   for (guint i = 0; i < stream->blocks->len; i++)
     {
@@ -491,8 +502,13 @@ warden_anthropic_provider_build_response (WardenLlmProvider  *provider,
         }
     }
 
-  return warden_llm_response_new (message, stream->stop_reason ? stream->stop_reason : "end_turn",
-                                  stream->input_tokens, stream->output_tokens);
+  response = warden_llm_response_new (message,
+                                      stream->stop_reason ? stream->stop_reason : "end_turn",
+                                      stream->input_tokens, stream->output_tokens);
+  response->usage.cache_read_tokens = stream->cache_read_tokens;
+  response->usage.cache_write_tokens = stream->cache_write_tokens;
+  response->usage.unreported = stream->usage_reported ? 0 : 1;
+  return response;
 }
 
 /* The request */

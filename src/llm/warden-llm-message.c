@@ -576,6 +576,10 @@ warden_llm_response_new (WardenLlmMessage *message,
   response->stop_reason = g_strdup (stop_reason);
   response->input_tokens = input_tokens;
   response->output_tokens = output_tokens;
+  response->usage.input_tokens = input_tokens;
+  response->usage.output_tokens = output_tokens;
+  response->usage.requests = 1;
+  response->usage.unpriced = 1;
 
   return response;
 }

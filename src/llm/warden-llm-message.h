@@ -8,6 +8,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "warden-llm-usage.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -110,11 +112,15 @@ typedef struct
 {
   WardenLlmMessage *message;        /* the assistant's message */
   char             *stop_reason;    /* "end_turn", "tool_use", "max_tokens", "stop_sequence" */
-  gint64            input_tokens;
+  gint64            input_tokens;   /* all the input, cached or not (0: not said) */
   gint64            output_tokens;
+  /* What the provider said it used (requests 1; unreported 1 when it said
+   * nothing), and its own cost when it sent one (else unpriced 1). */
+  WardenLlmUsage    usage;
 } WardenLlmResponse;
 
-/* Takes a reference on @message. */
+/* Takes a reference on @message. The usage has the counts given, reported
+ * and without a cost: a provider that was told nothing sets unreported. */
 WardenLlmResponse *warden_llm_response_new  (WardenLlmMessage  *message,
                                              const char        *stop_reason,
                                              gint64             input_tokens,

@@ -489,6 +489,9 @@ typedef struct
   char                 *finish_reason;
   gint64                input_tokens;
   gint64                output_tokens;
+  gint64                cache_read_tokens;
+  gboolean              usage_reported;  /* a usage came: else it is unknown, not 0 */
+  double                cost;            /* the server's own figure (OpenRouter), < 0: none */
   GError               *error;         /* what the stream itself said went wrong */
 } Request;
 
@@ -498,6 +501,7 @@ warden_openai_provider_answer_new (WardenLlmProvider *provider)
   Request *request = g_new0 (Request, 1);
 
   request->self = WARDEN_OPENAI_PROVIDER (provider);
+  request->cost = -1;
   request->text = g_string_new (NULL);
   request->tool_calls = g_ptr_array_new_with_free_func ((GDestroyNotify) tool_call_free);
 
@@ -579,6 +583,36 @@ handle_tool_call_delta (Request    *request,
     }
 }
 
+/* The usage of the last chunk (with stream_options.include_usage). Cached
+ * tokens are part of prompt_tokens: OpenAI says them in
+ * prompt_tokens_details, DeepSeek as prompt_cache_hit_tokens. OpenRouter
+ * adds what the request cost. */
+static void
+read_usage (Request    *request,
+            JsonObject *usage)
+{
+  JsonObject *details = warden_llm_json_get_object (usage, "prompt_tokens_details");
+  JsonNode *cost = json_object_get_member (usage, "cost");
+
+  if (!json_object_has_member (usage, "prompt_tokens") &&
+      !json_object_has_member (usage, "completion_tokens"))
+    return;
+  request->usage_reported = TRUE;
+  request->input_tokens = warden_json_get_int (usage, "prompt_tokens", request->input_tokens);
+  request->output_tokens = warden_json_get_int (usage, "completion_tokens",
+                                                request->output_tokens);
+  request->cache_read_tokens = warden_json_get_int (details, "cached_tokens",
+                                                    warden_json_get_int (usage,
+                                                                         "prompt_cache_hit_tokens",
+                                                                         0));
+  request->cache_read_tokens = CLAMP (request->cache_read_tokens, 0, request->input_tokens);
+  if (cost != NULL && JSON_NODE_HOLDS_VALUE (cost) &&
+      (json_node_get_value_type (cost) == G_TYPE_DOUBLE ||
+       json_node_get_value_type (cost) == G_TYPE_INT64) &&
+      json_node_get_double (cost) >= 0)
+    request->cost = json_node_get_double (cost);
+}
+
 /* One chunk of the stream, or a whole non-streamed answer (@whole): the
  * same object but with "message" where a chunk has "delta". Returns FALSE
  * to stop, with request->error set. */
@@ -600,12 +634,7 @@ handle_chunk (Request    *request,
     }
 
   if (usage != NULL)
-    {
-      request->input_tokens = warden_json_get_int (usage, "prompt_tokens",
-                                                   request->input_tokens);
-      request->output_tokens = warden_json_get_int (usage, "completion_tokens",
-                                                    request->output_tokens);
-    }
+    read_usage (request, usage);
 
   if (choices != NULL && json_array_get_length (choices) > 0)
     {
@@ -722,6 +751,7 @@ warden_openai_provider_build_response (WardenLlmProvider  *provider,
 {
   Request *request = answer;
   g_autoptr(WardenLlmMessage) message = warden_llm_message_new (WARDEN_LLM_ROLE_ASSISTANT);
+  WardenLlmResponse *response;
 
   if (request->text->len > 0)
     warden_llm_message_add_text (message, request->text->str);
@@ -759,10 +789,18 @@ warden_openai_provider_build_response (WardenLlmProvider  *provider,
                                 g_strcmp0 (request->finish_reason, "length") == 0);
     }
 
-  return warden_llm_response_new (message,
-                                  stop_reason_from_finish_reason (request->finish_reason,
-                                                                  request->tool_calls->len > 0),
-                                  request->input_tokens, request->output_tokens);
+  response = warden_llm_response_new (message,
+                                      stop_reason_from_finish_reason (request->finish_reason,
+                                                                      request->tool_calls->len > 0),
+                                      request->input_tokens, request->output_tokens);
+  response->usage.cache_read_tokens = request->cache_read_tokens;
+  response->usage.unreported = request->usage_reported ? 0 : 1;
+  if (request->usage_reported && request->cost >= 0)
+    {
+      response->usage.cost = request->cost;
+      response->usage.unpriced = 0;
+    }
+  return response;
 }
 
 static GError *

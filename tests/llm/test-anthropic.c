@@ -1053,6 +1053,55 @@ test_stream_usage (Fixture       *fixture,
   g_assert_cmpint (response->input_tokens, ==, 2105);
   g_assert_cmpint (response->output_tokens, ==, 8192);
   g_assert_cmpstr (response->stop_reason, ==, "max_tokens");
+  /* What the cache did, for the cost: reads and writes are priced apart. */
+  g_assert_cmpuint (response->usage.requests, ==, 1);
+  g_assert_cmpuint (response->usage.unreported, ==, 0);
+  g_assert_cmpint (response->usage.input_tokens, ==, 2105);
+  g_assert_cmpint (response->usage.cache_read_tokens, ==, 2000);
+  g_assert_cmpint (response->usage.cache_write_tokens, ==, 100);
+  g_assert_cmpint (response->usage.output_tokens, ==, 8192);
+  /* Anthropic sends no cost: the price table gives it, or nothing does. */
+  g_assert_cmpuint (response->usage.unpriced, ==, 1);
+
+  run_clear (&run);
+}
+
+/* A server (a proxy, a look-alike) that says nothing of usage: unknown,
+ * never 0 tokens shown as a fact. */
+static void
+test_stream_no_usage (Fixture       *fixture,
+                      gconstpointer  user_data)
+{
+  static const Reply reply = {
+    200, NULL, NULL, NULL,
+    "event: message_start\n"
+    "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_3\",\"role\":\"assistant\","
+    "\"content\":[]}}\n\n"
+    TEXT_START (0)
+    TEXT_DELTA (0, "ok")
+    BLOCK_STOP (0)
+    "event: message_delta\n"
+    "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n"
+    "event: message_stop\n"
+    "data: {\"type\":\"message_stop\"}\n\n",
+    0, END_COMPLETE, 0
+  };
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *shown = NULL;
+  Run run;
+
+  fixture_script (fixture, &reply);
+  run_init (&run);
+
+  response = run_complete (fixture, &run, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (response->usage.requests, ==, 1);
+  g_assert_cmpuint (response->usage.unreported, ==, 1);
+  g_assert_false (warden_llm_usage_tokens_known (&response->usage));
+  g_assert_false (warden_llm_usage_cost_known (&response->usage));
+  shown = warden_llm_usage_format (&response->usage);
+  g_assert_cmpstr (shown, ==, "usage unknown");
 
   run_clear (&run);
 }
@@ -2304,6 +2353,7 @@ main (int   argc,
   ADD ("stream/request-bad-tool-use", test_stream_request_bad_tool_use);
   ADD ("stream/pings", test_stream_pings);
   ADD ("stream/usage", test_stream_usage);
+  ADD ("stream/no-usage", test_stream_no_usage);
   ADD ("stream/empty-tool-input", test_stream_empty_tool_input);
   ADD ("retry/overloaded-event", test_retry_overloaded_event);
   ADD ("retry/rate-limited", test_retry_rate_limited);

@@ -621,6 +621,69 @@ test_stream_parallel_tools (void)
   g_assert_cmpint (response->output_tokens, ==, 45);
 }
 
+/* Usage, as each kind of server says it: the final chunk's, with the cached
+ * part of the prompt; OpenRouter's own cost; and a server that says nothing,
+ * whose usage is unknown rather than 0. */
+typedef struct
+{
+  const char *usage;        /* the last chunk's "usage", NULL: no such chunk */
+  gint64      input, output, cache_read;
+  gboolean    reported;
+  double      cost;         /* < 0: none sent */
+} UsageRow;
+
+static const UsageRow usage_rows[] = {
+  { "{\"prompt_tokens\":1200,\"completion_tokens\":45,\"total_tokens\":1245,"
+    "\"prompt_tokens_details\":{\"cached_tokens\":1024}}", 1200, 45, 1024, TRUE, -1 },
+  { "{\"prompt_tokens\":900,\"completion_tokens\":10,\"prompt_cache_hit_tokens\":512,"
+    "\"prompt_cache_miss_tokens\":388}", 900, 10, 512, TRUE, -1 },
+  { "{\"prompt_tokens\":30,\"completion_tokens\":4,\"cost\":0.00125}", 30, 4, 0, TRUE,
+    0.00125 },
+  { "{\"prompt_tokens\":30,\"completion_tokens\":4}", 30, 4, 0, TRUE, -1 },
+  { NULL, 0, 0, 0, FALSE, -1 },
+};
+
+static void
+test_stream_usage (gconstpointer data)
+{
+  const UsageRow *row = data;
+  g_autofree char *body = g_strconcat (
+    SSE ("{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"ok\"},"
+         "\"finish_reason\":null}]}")
+    SSE ("{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],"
+         "\"usage\":null}"),
+    row->usage ? "data: {\"choices\":[],\"usage\":" : "",
+    row->usage ? row->usage : "",
+    row->usage ? "}\n\n" : "",
+    "data: [DONE]\n\n", NULL);
+  Reply replies[] = { { 200, .body = body } };
+  g_autoptr(Fake) fake = fake_new (replies, G_N_ELEMENTS (replies));
+  g_autoptr(WardenLlmProvider) provider = warden_openai_provider_new (TEST_KEY, fake->base_url,
+                                                                      TEST_MODEL);
+  g_autoptr(GPtrArray) messages = one_question ("Hi");
+  g_autoptr(WardenLlmResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+
+  response = complete (provider, NULL, messages, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (response->usage.requests, ==, 1);
+  g_assert_cmpuint (response->usage.unreported, ==, row->reported ? 0 : 1);
+  g_assert_cmpint (response->usage.input_tokens, ==, row->input);
+  g_assert_cmpint (response->usage.output_tokens, ==, row->output);
+  g_assert_cmpint (response->usage.cache_read_tokens, ==, row->cache_read);
+  g_assert_cmpint (response->usage.cache_write_tokens, ==, 0);
+  g_assert_cmpint (response->input_tokens, ==, row->input);
+  if (row->cost >= 0)
+    {
+      g_assert_cmpuint (response->usage.unpriced, ==, 0);
+      g_assert_cmpfloat_with_epsilon (response->usage.cost, row->cost, 1e-9);
+    }
+  else
+    g_assert_cmpuint (response->usage.unpriced, ==, 1);
+  g_assert_false (warden_llm_usage_cost_known (&response->usage) && !row->reported);
+  g_assert_true (warden_llm_usage_tokens_known (&response->usage) == row->reported);
+}
+
 /* Servers that differ from OpenAI: CRLF lines and comments (OpenRouter),
  * no [DONE] after the finish_reason, a call sent whole without index or id
  * and with its arguments as JSON, "stop" although the model called a tool. */
@@ -1834,6 +1897,12 @@ main (int   argc,
   g_test_add_func ("/llm/openai/stream/parallel-tools", test_stream_parallel_tools);
   g_test_add_func ("/llm/openai/stream/compatible-servers", test_stream_compatible_servers);
   g_test_add_func ("/llm/openai/stream/whole-answer", test_stream_whole_answer);
+  g_test_add_data_func ("/llm/openai/stream/usage/cached", &usage_rows[0], test_stream_usage);
+  g_test_add_data_func ("/llm/openai/stream/usage/cache-hit", &usage_rows[1], test_stream_usage);
+  g_test_add_data_func ("/llm/openai/stream/usage/server-cost", &usage_rows[2],
+                        test_stream_usage);
+  g_test_add_data_func ("/llm/openai/stream/usage/plain", &usage_rows[3], test_stream_usage);
+  g_test_add_data_func ("/llm/openai/stream/usage/none", &usage_rows[4], test_stream_usage);
   g_test_add_func ("/llm/openai/stream/done-ends-it", test_stream_done_ends_it);
   g_test_add_func ("/llm/openai/stream/connection-reused", test_stream_connection_reused);
   g_test_add_func ("/llm/openai/request/body", test_request_body);
