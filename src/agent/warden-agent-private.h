@@ -69,6 +69,7 @@ struct _WardenAgent
   WardenLlmMessage   *results;      /* tool results of the current assistant message */
   guint               tool_index;
   gint64              request_started;  /* monotonic µs, for the trace's latency */
+  WardenLlmUsage      turn_usage;   /* the requests since the last task; the session's is info's */
   gulong              text_delta_id;
   gulong              retrying_id;
   gulong              tool_use_start_id;
@@ -87,6 +88,7 @@ enum
   WARDEN_AGENT_SIGNAL_WAITING,
   WARDEN_AGENT_SIGNAL_APPROVAL_WITHDRAWN,
   WARDEN_AGENT_SIGNAL_PROFILE_COPIED,
+  WARDEN_AGENT_SIGNAL_USAGE,
   WARDEN_AGENT_N_SIGNALS
 };
 
@@ -112,6 +114,10 @@ WardenProfile *_warden_agent_lookup_profile (WardenAgent       *self,
                                              GError           **error);
 gboolean    _warden_agent_load_policy       (WardenAgent         *self,
                                              GError             **error);
+/* Adds a request's @usage (priced) to the turn's and the session's, saves
+ * the session's, and emits "usage". */
+void        _warden_agent_add_usage         (WardenAgent          *self,
+                                             const WardenLlmUsage *usage);
 gboolean    _warden_agent_append_message    (WardenAgent         *self,
                                              WardenLlmMessage    *message,
                                              GError             **error);

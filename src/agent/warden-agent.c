@@ -16,6 +16,7 @@
 
 #include "common/warden-json.h"
 #include "common/warden-sandbox-paths.h"
+#include "llm/warden-llm-prices.h"
 #include "workspace/warden-workspace-check.h"
 
 #define DEFAULT_MAX_STEPS 30
@@ -276,6 +277,10 @@ warden_agent_class_init (WardenAgentClass *klass)
   AGENT_SIGNAL (PROFILE_COPIED) =
     g_signal_new ("profile-copied", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                   NULL, NULL, G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
+  /* A request's usage was added to the turn's and the session's. */
+  AGENT_SIGNAL (USAGE) =
+    g_signal_new ("usage", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                  NULL, NULL, G_TYPE_NONE, 0);
 }
 
 /* Notified together: a view that hears of one reads all three as they are. */
@@ -762,21 +767,21 @@ save_state (WardenAgent *self,
   return TRUE;
 }
 
-/* @latency_ms: the model's answer took this long; -1 for other messages. */
+/* @usage: what the model's request used, @latency_ms: how long its answer
+ * took; NULL and -1 for other messages. */
 static gboolean
-append_message_full (WardenAgent       *self,
-                     WardenLlmMessage  *message,
-                     gint64             input_tokens,
-                     gint64             output_tokens,
-                     gint64             latency_ms,
-                     GError           **error)
+append_message_full (WardenAgent           *self,
+                     WardenLlmMessage      *message,
+                     const WardenLlmUsage  *usage,
+                     gint64                 latency_ms,
+                     GError               **error)
 {
   g_autoptr(JsonNode) node = warden_llm_message_to_json (message);
   g_autofree char *json = warden_json_to_string (node, FALSE);
 
   if (!warden_session_store_append_model_message (self->store, self->info->id,
-                                                  self->messages->len, json, input_tokens,
-                                                  output_tokens, latency_ms, error))
+                                                  self->messages->len, json, usage,
+                                                  latency_ms, error))
     return FALSE;
   g_ptr_array_add (self->messages, warden_llm_message_ref (message));
   return TRUE;
@@ -787,13 +792,44 @@ _warden_agent_append_message (WardenAgent       *self,
                               WardenLlmMessage  *message,
                               GError           **error)
 {
-  return append_message_full (self, message, 0, 0, -1, error);
+  return append_message_full (self, message, NULL, -1, error);
 }
 
 static WardenLlmMessage *
 last_message (WardenAgent *self)
 {
   return self->messages->len ? g_ptr_array_index (self->messages, self->messages->len - 1) : NULL;
+}
+
+void
+_warden_agent_add_usage (WardenAgent          *self,
+                         const WardenLlmUsage *usage)
+{
+  g_autoptr(GError) error = NULL;
+
+  warden_llm_usage_add (&self->turn_usage, usage);
+  warden_llm_usage_add (&self->info->usage, usage);
+  /* Now, not when the run ends: the total survives a crash mid-turn. The
+   * request's own row has it already, so nothing else waits on this. */
+  if (!warden_session_store_save_session (self->store, self->info, &error))
+    g_debug ("Session usage not saved: %s", error->message);
+  g_signal_emit (self, AGENT_SIGNAL (USAGE), 0);
+}
+
+const WardenLlmUsage *
+warden_agent_get_turn_usage (WardenAgent *self)
+{
+  g_return_val_if_fail (WARDEN_IS_AGENT (self), NULL);
+
+  return &self->turn_usage;
+}
+
+const WardenLlmUsage *
+warden_agent_get_session_usage (WardenAgent *self)
+{
+  g_return_val_if_fail (WARDEN_IS_AGENT (self), NULL);
+
+  return &self->info->usage;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -882,15 +918,15 @@ complete_cb (GObject      *object,
       return;
     }
 
-  self->info->input_tokens += response->input_tokens;
-  self->info->output_tokens += response->output_tokens;
-  if (!append_message_full (self, response->message, response->input_tokens,
-                            response->output_tokens,
+  warden_llm_prices_apply (warden_llm_prices_get_default (NULL),
+                           warden_llm_provider_get_model (self->provider), &response->usage);
+  if (!append_message_full (self, response->message, &response->usage,
                             (g_get_monotonic_time () - self->request_started) / 1000, &error))
     {
       _warden_agent_run_return (self, 0, g_steal_pointer (&error));
       return;
     }
+  _warden_agent_add_usage (self, &response->usage);
 
   if (!warden_llm_message_has_tool_use (response->message))
     {
@@ -1174,6 +1210,7 @@ warden_agent_run_async (WardenAgent         *self,
           return;
         }
       warden_llm_message_add_text (message, task);
+      self->turn_usage = (WardenLlmUsage) { 0 };
       if (!_warden_agent_append_message (self, message, &error))
         {
           _warden_agent_run_return (self, 0, g_steal_pointer (&error));

@@ -121,6 +121,11 @@ const char        *warden_agent_get_sandbox_message  (WardenAgent *self);
 gboolean           warden_agent_get_programs_unchecked  (WardenAgent *self);
 gboolean           warden_agent_get_network_unavailable (WardenAgent *self);
 guint              warden_agent_get_steps      (WardenAgent *self);
+/* What the turn's requests used and cost (since the last task given to
+ * warden_agent_run_async(), in this process), and the whole session's,
+ * earlier runs included; "usage" says when they change. */
+const WardenLlmUsage *warden_agent_get_turn_usage    (WardenAgent *self);
+const WardenLlmUsage *warden_agent_get_session_usage (WardenAgent *self);
 const char        *warden_agent_get_profile    (WardenAgent *self);
 /* Checks later commands against another profile; saved with the session. */
 gboolean           warden_agent_set_profile    (WardenAgent  *self,
@@ -187,6 +192,8 @@ gboolean           warden_agent_close_finish (WardenAgent          *self,
  *                 user's profile @to, saved at @path, which the session uses now;
  *                 a front end makes @to the default where @from was
  *   "output"      (int stream, const char *data)     a command's output as it arrives
+ *   "usage"       ()                                 a request's usage was added to the
+ *                 turn's and the session's (warden_agent_get_turn_usage())
  *   "retrying"    (guint attempt, guint delay_ms, const char *reason)
  *                 the request goes again: its text will stream again from the start
  *

@@ -105,6 +105,24 @@ static const char *migrations[] = {
    * run was cut before it started is still approved, and runs on resume. */
   ("ALTER TABLE tool_calls ADD COLUMN ended_by TEXT;"
    "ALTER TABLE tool_calls ADD COLUMN began INTEGER;"),
+  /* 8: what each request and each session used and cost: cache reads and
+   * writes, the cost where it is known, and how many requests said nothing
+   * (unknown, not 0). Earlier requests count as they were counted, their
+   * cost unknown: a message row with NULL cost and unpriced. */
+  ("ALTER TABLE sessions ADD COLUMN cache_read_tokens INTEGER DEFAULT 0;"
+   "ALTER TABLE sessions ADD COLUMN cache_write_tokens INTEGER DEFAULT 0;"
+   "ALTER TABLE sessions ADD COLUMN cost REAL DEFAULT 0;"
+   "ALTER TABLE sessions ADD COLUMN requests INTEGER DEFAULT 0;"
+   "ALTER TABLE sessions ADD COLUMN unreported INTEGER DEFAULT 0;"
+   "ALTER TABLE sessions ADD COLUMN unpriced INTEGER DEFAULT 0;"
+   "ALTER TABLE messages ADD COLUMN cache_read_tokens INTEGER;"
+   "ALTER TABLE messages ADD COLUMN cache_write_tokens INTEGER;"
+   "ALTER TABLE messages ADD COLUMN cost REAL;"
+   "ALTER TABLE messages ADD COLUMN unreported INTEGER;"
+   "UPDATE sessions SET requests = MAX ((SELECT count(*) FROM messages m "
+   "  WHERE m.session_id = sessions.id AND m.latency_ms IS NOT NULL), "
+   "  CASE WHEN input_tokens > 0 OR output_tokens > 0 THEN 1 ELSE 0 END);"
+   "UPDATE sessions SET unpriced = requests;"),
 };
 
 /* What SQLite's answer means for the user, and what they can do. */
@@ -1201,12 +1219,16 @@ warden_session_store_save_session (WardenSessionStore  *self,
                            * cascade would take its messages and tool calls along. */
                           "INSERT INTO sessions (id, title, created, updated, "
                           "workspace, profile, provider, model, sandbox, image, state, "
-                          "input_tokens, output_tokens, base_url) "
-                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
+                          "input_tokens, output_tokens, base_url, cache_read_tokens, "
+                          "cache_write_tokens, cost, requests, unreported, unpriced) "
+                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+                          "?15, ?16, ?17, ?18, ?19, ?20) "
                           "ON CONFLICT (id) DO UPDATE SET title = ?2, updated = ?4, "
                           "workspace = ?5, profile = ?6, provider = ?7, model = ?8, "
                           "sandbox = ?9, image = ?10, state = ?11, input_tokens = ?12, "
-                          "output_tokens = ?13, base_url = ?14",
+                          "output_tokens = ?13, base_url = ?14, cache_read_tokens = ?15, "
+                          "cache_write_tokens = ?16, cost = ?17, requests = ?18, "
+                          "unreported = ?19, unpriced = ?20",
                           -1, &stmt, NULL) != SQLITE_OK)
     return set_sql_error (self, error, _("save the session"));
   bind_text (stmt, 1, info->id);
@@ -1220,9 +1242,15 @@ warden_session_store_save_session (WardenSessionStore  *self,
   bind_text (stmt, 9, info->sandbox);
   bind_text (stmt, 10, info->image);
   bind_text (stmt, 11, info->state);
-  sqlite3_bind_int64 (stmt, 12, info->input_tokens);
-  sqlite3_bind_int64 (stmt, 13, info->output_tokens);
+  sqlite3_bind_int64 (stmt, 12, info->usage.input_tokens);
+  sqlite3_bind_int64 (stmt, 13, info->usage.output_tokens);
   bind_text (stmt, 14, info->base_url);
+  sqlite3_bind_int64 (stmt, 15, info->usage.cache_read_tokens);
+  sqlite3_bind_int64 (stmt, 16, info->usage.cache_write_tokens);
+  sqlite3_bind_double (stmt, 17, info->usage.cost);
+  sqlite3_bind_int64 (stmt, 18, info->usage.requests);
+  sqlite3_bind_int64 (stmt, 19, info->usage.unreported);
+  sqlite3_bind_int64 (stmt, 20, info->usage.unpriced);
   ok = sqlite3_step (stmt) == SQLITE_DONE;
   sqlite3_finalize (stmt);
   return ok ? TRUE : set_sql_error (self, error, _("save the session"));
@@ -1244,14 +1272,22 @@ session_from_row (sqlite3_stmt *stmt)
   info->sandbox = column_dup (stmt, 8);
   info->image = column_dup (stmt, 9);
   info->state = column_dup (stmt, 10);
-  info->input_tokens = sqlite3_column_int64 (stmt, 11);
-  info->output_tokens = sqlite3_column_int64 (stmt, 12);
+  info->usage.input_tokens = sqlite3_column_int64 (stmt, 11);
+  info->usage.output_tokens = sqlite3_column_int64 (stmt, 12);
   info->base_url = column_dup (stmt, 13);
+  info->usage.cache_read_tokens = sqlite3_column_int64 (stmt, 14);
+  info->usage.cache_write_tokens = sqlite3_column_int64 (stmt, 15);
+  info->usage.cost = sqlite3_column_double (stmt, 16);
+  info->usage.requests = sqlite3_column_int64 (stmt, 17);
+  info->usage.unreported = sqlite3_column_int64 (stmt, 18);
+  info->usage.unpriced = sqlite3_column_int64 (stmt, 19);
   return info;
 }
 
 #define SESSION_COLUMNS "id, title, created, updated, workspace, profile, provider, model, " \
-                        "sandbox, image, state, input_tokens, output_tokens, base_url"
+                        "sandbox, image, state, input_tokens, output_tokens, base_url, " \
+                        "cache_read_tokens, cache_write_tokens, cost, requests, unreported, " \
+                        "unpriced"
 
 WardenSessionRecord *
 warden_session_store_get_session (WardenSessionStore  *self,
@@ -1313,8 +1349,7 @@ warden_session_store_append_model_message (WardenSessionStore  *self,
                                            const char          *session_id,
                                            guint                seq,
                                            const char          *json,
-                                           gint64               input_tokens,
-                                           gint64               output_tokens,
+                                           const WardenLlmUsage *usage,
                                            gint64               latency_ms,
                                            GError             **error)
 {
@@ -1323,20 +1358,31 @@ warden_session_store_append_model_message (WardenSessionStore  *self,
 
   if (sqlite3_prepare_v2 (self->db,
                           "INSERT OR REPLACE INTO messages (session_id, seq, json, input_tokens, "
-                          "output_tokens, created, latency_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                          "output_tokens, created, latency_ms, cache_read_tokens, "
+                          "cache_write_tokens, cost, unreported) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                           -1, &stmt, NULL) != SQLITE_OK)
     return set_sql_error (self, error, _("save a message"));
   bind_text (stmt, 1, session_id);
   sqlite3_bind_int (stmt, 2, seq);
   bind_text (stmt, 3, json);
-  sqlite3_bind_int64 (stmt, 4, input_tokens);
-  sqlite3_bind_int64 (stmt, 5, output_tokens);
+  sqlite3_bind_int64 (stmt, 4, usage ? usage->input_tokens : 0);
+  sqlite3_bind_int64 (stmt, 5, usage ? usage->output_tokens : 0);
   /* Milliseconds from schema 2 on; rows of schema 1 hold seconds. */
   sqlite3_bind_int64 (stmt, 6, g_get_real_time () / 1000);
   if (latency_ms >= 0)
     sqlite3_bind_int64 (stmt, 7, latency_ms);
   else
     sqlite3_bind_null (stmt, 7);
+  if (usage != NULL)
+    {
+      sqlite3_bind_int64 (stmt, 8, usage->cache_read_tokens);
+      sqlite3_bind_int64 (stmt, 9, usage->cache_write_tokens);
+      /* NULL: the cost is not known */
+      if (warden_llm_usage_cost_known (usage))
+        sqlite3_bind_double (stmt, 10, usage->cost);
+      sqlite3_bind_int (stmt, 11, usage->unreported);
+    }
   ok = sqlite3_step (stmt) == SQLITE_DONE;
   sqlite3_finalize (stmt);
   return ok ? TRUE : set_sql_error (self, error, _("save a message"));
@@ -1351,8 +1397,11 @@ warden_session_store_append_message (WardenSessionStore  *self,
                                      gint64               output_tokens,
                                      GError             **error)
 {
-  return warden_session_store_append_model_message (self, session_id, seq, json, input_tokens,
-                                                    output_tokens, -1, error);
+  WardenLlmUsage usage = { .input_tokens = input_tokens, .output_tokens = output_tokens };
+
+  return warden_session_store_append_model_message (self, session_id, seq, json,
+                                                    input_tokens || output_tokens ? &usage : NULL,
+                                                    -1, error);
 }
 
 GPtrArray *
@@ -1365,7 +1414,8 @@ warden_session_store_list_model_calls (WardenSessionStore  *self,
   int rc;
 
   if (sqlite3_prepare_v2 (self->db, "SELECT seq, created, latency_ms, input_tokens, "
-                          "output_tokens FROM messages WHERE session_id = ? AND "
+                          "output_tokens, cache_read_tokens, cache_write_tokens, cost, "
+                          "unreported FROM messages WHERE session_id = ? AND "
                           "latency_ms IS NOT NULL ORDER BY seq", -1, &stmt, NULL) != SQLITE_OK)
     {
       set_sql_error (self, error, _("read the model calls"));
@@ -1380,8 +1430,16 @@ warden_session_store_list_model_calls (WardenSessionStore  *self,
       r->seq = sqlite3_column_int (stmt, 0);
       r->created = sqlite3_column_int64 (stmt, 1);
       r->latency_ms = sqlite3_column_int64 (stmt, 2);
-      r->input_tokens = sqlite3_column_int64 (stmt, 3);
-      r->output_tokens = sqlite3_column_int64 (stmt, 4);
+      r->usage.input_tokens = sqlite3_column_int64 (stmt, 3);
+      r->usage.output_tokens = sqlite3_column_int64 (stmt, 4);
+      r->usage.cache_read_tokens = sqlite3_column_int64 (stmt, 5);
+      r->usage.cache_write_tokens = sqlite3_column_int64 (stmt, 6);
+      r->usage.requests = 1;
+      r->usage.unreported = sqlite3_column_int (stmt, 8) ? 1 : 0;
+      if (sqlite3_column_type (stmt, 7) == SQLITE_NULL)
+        r->usage.unpriced = 1;
+      else
+        r->usage.cost = sqlite3_column_double (stmt, 7);
       g_ptr_array_add (list, r);
     }
   sqlite3_finalize (stmt);

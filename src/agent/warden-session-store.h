@@ -8,6 +8,8 @@
 
 #include <glib-object.h>
 
+#include "llm/warden-llm-usage.h"
+
 G_BEGIN_DECLS
 
 #define WARDEN_STORE_ERROR (warden_store_error_quark ())
@@ -42,8 +44,9 @@ typedef struct
   /* idle, running, waiting, finished, stopped (by the user, or by a crash),
    * max-steps, failed */
   char   *state;
-  gint64  input_tokens;
-  gint64  output_tokens;
+  /* What all the session's requests used and cost (sessions from before
+   * schema 8: their tokens as counted then, their cost unknown). */
+  WardenLlmUsage usage;
 } WardenSessionRecord;
 
 WardenSessionRecord *warden_session_record_new  (void);
@@ -104,8 +107,8 @@ typedef struct
   guint   seq;            /* the assistant message it produced */
   gint64  created;        /* unix milliseconds, when the answer was complete */
   gint64  latency_ms;     /* from request to complete answer, retries included */
-  gint64  input_tokens;
-  gint64  output_tokens;
+  /* What it used and cost (rows from before schema 8: their tokens, the cost unknown) */
+  WardenLlmUsage usage;
 } WardenModelCallRecord;
 
 #define WARDEN_TYPE_SESSION_STORE (warden_session_store_get_type ())
@@ -189,13 +192,13 @@ gboolean            warden_session_store_append_message (WardenSessionStore *sel
                                                          gint64              input_tokens,
                                                          gint64              output_tokens,
                                                          GError            **error);
-/* As append_message, with how long the model took to give it. */
+/* As append_message, with what the request used (@usage: requests 1) and
+ * how long the model took to give it. */
 gboolean            warden_session_store_append_model_message (WardenSessionStore *self,
                                                                const char         *session_id,
                                                                guint               seq,
                                                                const char         *json,
-                                                               gint64              input_tokens,
-                                                               gint64              output_tokens,
+                                                               const WardenLlmUsage *usage,
                                                                gint64              latency_ms,
                                                                GError            **error);
 /* The model's answers, in order; a GPtrArray of WardenModelCallRecord (g_free). */

@@ -235,8 +235,8 @@ event_to_json (const WardenTraceEvent *e)
       json_object_set_string_member (event, "type", "model_call");
       json_object_set_int_member (event, "seq", e->model.seq);
       json_object_set_int_member (event, "latency_ms", e->model.latency_ms);
-      json_object_set_int_member (event, "input_tokens", e->model.input_tokens);
-      json_object_set_int_member (event, "output_tokens", e->model.output_tokens);
+      warden_llm_usage_to_json (&e->model.usage, event);
+      json_object_remove_member (event, "requests");
       break;
 
     case WARDEN_TRACE_TOOL_CALL:
@@ -355,8 +355,7 @@ warden_trace_to_json (WardenSessionStore  *store,
   set_string_or_null (session, "provider", info->provider);
   /* Seconds in the store; milliseconds here, like every time of the events. */
   json_object_set_int_member (session, "created", info->created * 1000);
-  json_object_set_int_member (session, "input_tokens", info->input_tokens);
-  json_object_set_int_member (session, "output_tokens", info->output_tokens);
+  warden_llm_usage_to_json (&info->usage, session);
 
   array = json_array_sized_new (events->len);
   for (guint i = 0; i < events->len; i++)

@@ -46,9 +46,11 @@ GPtrArray *warden_trace_list_events (WardenSessionStore  *store,
 /* A pretty-printed JSON document:
  * {"version": 1,
  *  "session": {id, title, workspace, profile, sandbox, model, provider,
- *              created (unix ms), input_tokens, output_tokens},
+ *              created (unix ms), input_tokens, output_tokens, cache_read_tokens,
+ *              cache_write_tokens, cost_usd, requests (warden_llm_usage_to_json())},
  *  "events": [
- *    {"type": "model_call", "time", "seq", "latency_ms", "input_tokens", "output_tokens"},
+ *    {"type": "model_call", "time", "seq", "latency_ms", "input_tokens", "output_tokens",
+ *     "cache_read_tokens", "cache_write_tokens", "cost_usd"},
  *    {"type": "tool_call", "time", "id", "name", "command" | "path" | "question" | "query",
  *     "cwd"?, "decision", "pattern", "state", "exit_status"?, "timed_out"?, "duration_ms"?,
  *     "feedback", "diff" (a write or an edit: what it changed, as the user saw it)},

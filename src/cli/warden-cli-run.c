@@ -1513,9 +1513,17 @@ sessions_show (const char *id,
       MEMBER ("base_url", s->base_url);
       MEMBER ("sandbox", s->sandbox);
       json_builder_set_member_name (b, "input_tokens");
-      json_builder_add_int_value (b, s->input_tokens);
+      json_builder_add_int_value (b, s->usage.input_tokens);
       json_builder_set_member_name (b, "output_tokens");
-      json_builder_add_int_value (b, s->output_tokens);
+      json_builder_add_int_value (b, s->usage.output_tokens);
+      {
+        JsonObject *usage = json_object_new ();
+
+        warden_llm_usage_to_json (&s->usage, usage);
+        json_builder_set_member_name (b, "usage");
+        json_builder_add_value (b, json_node_init_object (json_node_alloc (), usage));
+        json_object_unref (usage);
+      }
       json_builder_set_member_name (b, "messages");
       json_builder_begin_array (b);
       for (guint i = 0; i < messages->len; i++)
@@ -1579,8 +1587,11 @@ sessions_show (const char *id,
   }
   printf ("state %s, workspace %s, profile %s, %s/%s in %s\n", s->state, s->workspace,
           s->profile, s->provider, s->model, s->sandbox);
-  printf ("tokens: %" G_GINT64_FORMAT " in, %" G_GINT64_FORMAT " out\n", s->input_tokens,
-          s->output_tokens);
+  {
+    g_autofree char *used = warden_llm_usage_format (&s->usage);
+
+    printf ("usage: %s\n", used);
+  }
   for (guint i = 0; i < calls->len; i++)
     {
       WardenToolCallRecord *r = g_ptr_array_index (calls, i);

@@ -84,3 +84,32 @@ warden_llm_usage_format (const WardenLlmUsage *usage)
   /* Translators: tokens the model read ("12.3k") and wrote, then the cost ("$0.04"). */
   return g_strdup_printf (_("%s in · %s out · %s"), in, out, cost);
 }
+
+static void
+set_count (JsonObject           *object,
+           const char           *member,
+           const WardenLlmUsage *usage,
+           gint64                count)
+{
+  if (warden_llm_usage_tokens_known (usage))
+    json_object_set_int_member (object, member, count);
+  else
+    json_object_set_null_member (object, member);
+}
+
+void
+warden_llm_usage_to_json (const WardenLlmUsage *usage,
+                          JsonObject           *object)
+{
+  g_return_if_fail (usage != NULL && object != NULL);
+
+  set_count (object, "input_tokens", usage, usage->input_tokens);
+  set_count (object, "output_tokens", usage, usage->output_tokens);
+  set_count (object, "cache_read_tokens", usage, usage->cache_read_tokens);
+  set_count (object, "cache_write_tokens", usage, usage->cache_write_tokens);
+  if (warden_llm_usage_cost_known (usage))
+    json_object_set_double_member (object, "cost_usd", usage->cost);
+  else
+    json_object_set_null_member (object, "cost_usd");
+  json_object_set_int_member (object, "requests", usage->requests);
+}

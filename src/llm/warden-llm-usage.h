@@ -6,7 +6,7 @@
 
 #pragma once
 
-#include <glib.h>
+#include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
@@ -42,5 +42,13 @@ char     *warden_llm_usage_format_cost  (double                cost);
  * "… · cost unknown", "≥12.3k in · ≥1.2k out · cost unknown" when some
  * requests said nothing, "usage unknown" when none did. */
 char     *warden_llm_usage_format       (const WardenLlmUsage *usage);
+
+/* Sets in @object the members every JSON form of usage has (the trace,
+ * warden-cli's --json and sessions show): "input_tokens" (cache included),
+ * "output_tokens", "cache_read_tokens", "cache_write_tokens" — integers, or
+ * null when a request summed said nothing —, "cost_usd" (a number, or null
+ * when not known) and "requests". */
+void      warden_llm_usage_to_json      (const WardenLlmUsage *usage,
+                                         JsonObject           *object);
 
 G_END_DECLS

@@ -218,12 +218,36 @@ make_row (const WardenTraceEvent *event)
     {
     case WARDEN_TRACE_MODEL_CALL:
       {
+        const WardenLlmUsage *usage = &event->model.usage;
         g_autofree char *latency = format_duration (event->model.latency_ms);
-        g_autofree char *in = format_count (event->model.input_tokens);
-        g_autofree char *out = format_count (event->model.output_tokens);
+        g_autofree char *in = format_count (usage->input_tokens);
+        g_autofree char *out = format_count (usage->output_tokens);
 
+        if (!warden_llm_usage_tokens_known (usage))
+          {
+            /* Translators: "Model · 1.8 s · usage unknown": the provider did not say */
+            title = g_strdup_printf (_("Model · %s · usage unknown"), latency);
+            break;
+          }
         /* Translators: "Model · 1.8 s · 1,203 in / 310 out tokens" */
         title = g_strdup_printf (_("Model · %s · %s in / %s out tokens"), latency, in, out);
+        if (usage->cache_read_tokens > 0)
+          {
+            g_autofree char *n = format_count (usage->cache_read_tokens);
+
+            /* Translators: tokens of the input read from the provider's prompt cache */
+            g_ptr_array_add (details, g_strdup_printf (_("%s from the cache"), n));
+          }
+        if (usage->cache_write_tokens > 0)
+          {
+            g_autofree char *n = format_count (usage->cache_write_tokens);
+
+            /* Translators: tokens of the input written to the provider's prompt cache */
+            g_ptr_array_add (details, g_strdup_printf (_("%s written to the cache"), n));
+          }
+        g_ptr_array_add (details, warden_llm_usage_cost_known (usage)
+                                  ? warden_llm_usage_format_cost (usage->cost)
+                                  : g_strdup (_("cost unknown")));
       }
       break;
 
@@ -347,9 +371,9 @@ set_summary (WardenTraceWindow *self,
              GPtrArray         *events)
 {
   guint model_calls = 0, tool_calls = 0, approvals = 0;
-  gint64 in = 0, out = 0, waited = 0;
-  g_autofree char *in_text = NULL;
-  g_autofree char *out_text = NULL;
+  gint64 waited = 0;
+  WardenLlmUsage usage = { 0 };
+  g_autofree char *used = NULL;
   g_autofree char *waited_text = NULL;
   g_autofree char *models = NULL;
   g_autofree char *tools = NULL;
@@ -364,8 +388,7 @@ set_summary (WardenTraceWindow *self,
         {
         case WARDEN_TRACE_MODEL_CALL:
           model_calls++;
-          in += event->model.input_tokens;
-          out += event->model.output_tokens;
+          warden_llm_usage_add (&usage, &event->model.usage);
           break;
         case WARDEN_TRACE_TOOL_CALL:
           tool_calls++;
@@ -383,15 +406,15 @@ set_summary (WardenTraceWindow *self,
         }
     }
 
-  in_text = format_count (in);
-  out_text = format_count (out);
+  used = warden_llm_usage_format (&usage);
   waited_text = format_duration (waited);
   models = g_strdup_printf (ngettext ("%u model call", "%u model calls", model_calls), model_calls);
   tools = g_strdup_printf (ngettext ("%u tool call", "%u tool calls", tool_calls), tool_calls);
   asks = g_strdup_printf (ngettext ("%u approval", "%u approvals", approvals), approvals);
-  /* Translators: "3 model calls · 1,513 in / 420 out tokens · 4 tool calls · 2 approvals · 14 s waiting" */
-  text = g_strdup_printf (_("%s · %s in / %s out tokens · %s · %s · %s waiting for you"),
-                          models, in_text, out_text, tools, asks, waited_text);
+  /* Translators: "3 model calls · 1.5k in · 420 out · $0.01 · 4 tool calls · 2 approvals · 14 s
+   * waiting" */
+  text = g_strdup_printf (_("%s · %s · %s · %s · %s waiting for you"),
+                          models, used, tools, asks, waited_text);
   gtk_label_set_text (self->summary_label, text);
 }
 

@@ -853,6 +853,171 @@ test_history_window (void)
   env_tear_down (&env);
 }
 
+/* An answer whose usage the test chooses: @usage is message_start's usage
+ * object, NULL for none at all. */
+static char *
+reply_with_usage (const char *usage)
+{
+  return g_strdup_printf (
+    "event: message_start\n"
+    "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg\",\"role\":\"assistant\","
+    "\"content\":[]%s%s}}\n\n"
+    "event: content_block_start\n"
+    "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\","
+    "\"text\":\"\"}}\n\n"
+    "event: content_block_delta\n"
+    "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\","
+    "\"text\":\"done\"}}\n\n"
+    "event: content_block_stop\n"
+    "data: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+    "event: message_delta\n"
+    "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n"
+    "event: message_stop\n"
+    "data: {\"type\":\"message_stop\"}\n\n",
+    usage ? ",\"usage\":" : "", usage ? usage : "");
+}
+
+static void
+count_usage_cb (WardenAgent *agent,
+                gpointer     user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+static JsonObject *
+model_call_event (WardenSessionStore *store,
+                  const char         *session,
+                  guint               n)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = warden_trace_to_json (store, session, &error);
+  g_autoptr(JsonNode) node = json_from_string (json, &error);
+  JsonArray *events;
+
+  g_assert_no_error (error);
+  events = json_object_get_array_member (json_node_get_object (node), "events");
+  for (guint i = 0; i < json_array_get_length (events); i++)
+    {
+      JsonObject *e = json_array_get_object_element (events, i);
+
+      if (g_strcmp0 (json_object_get_string_member (e, "type"), "model_call") == 0 && n-- == 0)
+        return json_object_ref (e);
+    }
+  g_assert_not_reached ();
+}
+
+/* What a turn used is the sum of its requests, what a session used the sum
+ * of its turns, kept when it is opened again; a request that said nothing
+ * makes the sums unknown rather than smaller; the cost is the price table's
+ * for a model it knows. */
+static void
+test_usage_sums (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session = NULL;
+  g_autofree char *shown = NULL;
+  g_autoptr(JsonObject) first = NULL;
+  g_autoptr(JsonObject) unknown = NULL;
+  const WardenLlmUsage *turn, *total;
+  guint signals = 0;
+  /* Sonnet 4.5: $3 in, $15 out, $3.75 cache write, $0.30 cache read per million */
+  double first_turn = (12 * 3.0 + 7 * 15.0 + 5 * 3.0 + 2000 * 0.30 + 100 * 3.75 + 50 * 15.0) / 1e6;
+
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
+  g_clear_object (&env.provider);
+  env.provider = warden_anthropic_provider_new ("test-key", env.fake->url, "claude-sonnet-4-5");
+  g_queue_push_tail (&env.fake->script, fake_reply (NULL, "exec", "{\"command\": \"ls\"}", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     reply_with_usage ("{\"input_tokens\":5,\"cache_creation_input_tokens\":100,"
+                                       "\"cache_read_input_tokens\":2000,\"output_tokens\":50}"));
+  g_queue_push_tail (&env.fake->script, reply_with_usage (NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("ok", NULL));
+
+  agent = new_agent (&env, 0);
+  session = g_strdup (warden_agent_get_session_id (agent));
+  g_signal_connect (agent, "usage", G_CALLBACK (count_usage_cb), &signals);
+
+  /* Two requests: a tool call, then the answer with the cache. */
+  g_assert_cmpint (run_agent (agent, "list"), ==, WARDEN_AGENT_FINISHED);
+  g_assert_cmpuint (signals, ==, 2);
+  turn = warden_agent_get_turn_usage (agent);
+  g_assert_cmpuint (turn->requests, ==, 2);
+  g_assert_cmpint (turn->input_tokens, ==, 12 + 2105);
+  g_assert_cmpint (turn->cache_read_tokens, ==, 2000);
+  g_assert_cmpint (turn->cache_write_tokens, ==, 100);
+  g_assert_cmpint (turn->output_tokens, ==, 57);
+  g_assert_true (warden_llm_usage_cost_known (turn));
+  g_assert_cmpfloat_with_epsilon (turn->cost, first_turn, 1e-12);
+
+  /* A turn whose one request said nothing: unknown, and so is the session's total. */
+  g_assert_cmpint (run_agent (agent, "again"), ==, WARDEN_AGENT_FINISHED);
+  turn = warden_agent_get_turn_usage (agent);
+  g_assert_cmpuint (turn->requests, ==, 1);
+  shown = warden_llm_usage_format (turn);
+  g_assert_cmpstr (shown, ==, "usage unknown");
+  total = warden_agent_get_session_usage (agent);
+  g_assert_cmpuint (total->requests, ==, 3);
+  g_assert_cmpint (total->input_tokens, ==, 12 + 2105);
+  g_assert_false (warden_llm_usage_tokens_known (total));
+  g_assert_false (warden_llm_usage_cost_known (total));
+
+  /* The trace: each request as it was. */
+  first = model_call_event (env.store, session, 1);
+  g_assert_cmpint (json_object_get_int_member (first, "input_tokens"), ==, 2105);
+  g_assert_cmpint (json_object_get_int_member (first, "cache_read_tokens"), ==, 2000);
+  g_assert_cmpint (json_object_get_int_member (first, "cache_write_tokens"), ==, 100);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (first, "cost_usd"),
+                                  (5 * 3.0 + 2000 * 0.30 + 100 * 3.75 + 50 * 15.0) / 1e6, 1e-12);
+  unknown = model_call_event (env.store, session, 2);
+  g_assert_true (json_object_get_null_member (unknown, "input_tokens"));
+  g_assert_true (json_object_get_null_member (unknown, "cost_usd"));
+
+  /* Opened again, the session goes on from its total. */
+  g_clear_object (&agent);
+  agent = warden_agent_open (env.store, env.profiles, env.provider, session, NULL, &error);
+  g_assert_no_error (error);
+  total = warden_agent_get_session_usage (agent);
+  g_assert_cmpuint (total->requests, ==, 3);
+  g_assert_cmpuint (total->unreported, ==, 1);
+  g_assert_cmpint (total->input_tokens, ==, 12 + 2105);
+  g_assert_cmpint (total->cache_read_tokens, ==, 2000);
+  g_assert_cmpfloat_with_epsilon (total->cost, first_turn, 1e-12);
+  g_assert_cmpint (run_agent (agent, "once more"), ==, WARDEN_AGENT_FINISHED);
+  total = warden_agent_get_session_usage (agent);
+  g_assert_cmpuint (total->requests, ==, 4);
+  g_assert_cmpint (total->input_tokens, ==, 12 + 2105 + 12);
+  g_assert_cmpint (total->output_tokens, ==, 57 + 7);
+  turn = warden_agent_get_turn_usage (agent);
+  g_assert_cmpuint (turn->requests, ==, 1);
+  g_assert_true (warden_llm_usage_cost_known (turn));
+
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
+/* A model the price table does not know: its tokens, and no cost. */
+static void
+test_usage_unknown_model (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *shown = NULL;
+
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
+  g_queue_push_tail (&env.fake->script, fake_reply ("ok", NULL));
+  agent = new_agent (&env, 0);
+  g_assert_cmpint (run_agent (agent, "hi"), ==, WARDEN_AGENT_FINISHED);
+  g_assert_true (warden_llm_usage_tokens_known (warden_agent_get_turn_usage (agent)));
+  g_assert_false (warden_llm_usage_cost_known (warden_agent_get_turn_usage (agent)));
+  shown = warden_llm_usage_format (warden_agent_get_session_usage (agent));
+  g_assert_cmpstr (shown, ==, "12 in · 7 out · cost unknown");
+
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
 /* A new task after a stop: the unanswered tool calls get results first. */
 static void
 test_new_task_after_stop (void)
@@ -2538,6 +2703,8 @@ main (int    argc,
   g_test_add_func ("/agent/ask-user", test_ask_user);
   g_test_add_func ("/agent/file-tools", test_file_tools);
   g_test_add_func ("/agent/history-window", test_history_window);
+  g_test_add_func ("/agent/usage/sums", test_usage_sums);
+  g_test_add_func ("/agent/usage/unknown-model", test_usage_unknown_model);
   g_test_add_func ("/agent/new-task-after-stop", test_new_task_after_stop);
   g_test_add_func ("/agent/files/outside-read-through-link", test_outside_read_through_link);
   g_test_add_func ("/agent/files/outside-link-swapped", test_outside_link_swapped);

@@ -66,7 +66,9 @@ test_sessions (void)
   /* Saving again updates, it does not duplicate. */
   g_free (a->state);
   a->state = g_strdup ("waiting");
-  a->input_tokens = 1200;
+  a->usage = (WardenLlmUsage) { .input_tokens = 1200, .cache_read_tokens = 1000,
+                                .cache_write_tokens = 100, .output_tokens = 310, .cost = 0.25,
+                                .requests = 3, .unreported = 1, .unpriced = 2 };
   g_assert_true (warden_session_store_save_session (store, a, &error));
   list = warden_session_store_list_sessions (store, &error);
   g_assert_no_error (error);
@@ -74,7 +76,15 @@ test_sessions (void)
   g_clear_pointer (&got, warden_session_record_free);
   got = warden_session_store_get_session (store, a->id, &error);
   g_assert_cmpstr (got->state, ==, "waiting");
-  g_assert_cmpint (got->input_tokens, ==, 1200);
+  /* A resumed session goes on from its totals, unknowns included. */
+  g_assert_cmpint (got->usage.input_tokens, ==, 1200);
+  g_assert_cmpint (got->usage.cache_read_tokens, ==, 1000);
+  g_assert_cmpint (got->usage.cache_write_tokens, ==, 100);
+  g_assert_cmpint (got->usage.output_tokens, ==, 310);
+  g_assert_cmpfloat (got->usage.cost, ==, 0.25);
+  g_assert_cmpuint (got->usage.requests, ==, 3);
+  g_assert_cmpuint (got->usage.unreported, ==, 1);
+  g_assert_cmpuint (got->usage.unpriced, ==, 2);
 }
 
 static void
@@ -208,18 +218,40 @@ test_trace_and_delete (void)
                                                       0, 0, &error));
   g_assert_true (warden_session_store_append_model_message (store, info->id, 1,
                                                             "{\"role\":\"assistant\"}",
-                                                            1200, 310, 1834, &error));
+                                                            &(WardenLlmUsage) {
+                                                              .input_tokens = 1200,
+                                                              .cache_read_tokens = 800,
+                                                              .cache_write_tokens = 50,
+                                                              .output_tokens = 310,
+                                                              .cost = 0.0125,
+                                                              .requests = 1 },
+                                                            1834, &error));
+  g_assert_no_error (error);
+  /* One whose provider said nothing: unknown, not 0, read back so. */
+  g_assert_true (warden_session_store_append_model_message (store, info->id, 2,
+                                                            "{\"role\":\"assistant\"}",
+                                                            &(WardenLlmUsage) {
+                                                              .requests = 1, .unreported = 1,
+                                                              .unpriced = 1 },
+                                                            900, &error));
   g_assert_no_error (error);
 
   /* Only the model's answers are model calls. */
   calls = warden_session_store_list_model_calls (store, info->id, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (calls->len, ==, 1);
+  g_assert_cmpuint (calls->len, ==, 2);
   call = g_ptr_array_index (calls, 0);
   g_assert_cmpuint (call->seq, ==, 1);
   g_assert_cmpint (call->latency_ms, ==, 1834);
-  g_assert_cmpint (call->input_tokens, ==, 1200);
-  g_assert_cmpint (call->output_tokens, ==, 310);
+  g_assert_cmpint (call->usage.input_tokens, ==, 1200);
+  g_assert_cmpint (call->usage.cache_read_tokens, ==, 800);
+  g_assert_cmpint (call->usage.cache_write_tokens, ==, 50);
+  g_assert_cmpint (call->usage.output_tokens, ==, 310);
+  g_assert_true (warden_llm_usage_cost_known (&call->usage));
+  g_assert_cmpfloat (call->usage.cost, ==, 0.0125);
+  call = g_ptr_array_index (calls, 1);
+  g_assert_false (warden_llm_usage_tokens_known (&call->usage));
+  g_assert_false (warden_llm_usage_cost_known (&call->usage));
 
   r->session_id = g_strdup (info->id);
   r->tool_use_id = g_strdup ("toolu_1");
@@ -280,6 +312,82 @@ test_migrates_schema_1 (void)
   g_assert_cmpstr (back->state, ==, "finished");
   g_assert_cmpint (back->asked, ==, 0);
   g_assert_null (back->answered_via);
+}
+
+/* A database from before usage was kept whole (7 and earlier): a session
+ * keeps the tokens it counted, and its cost is unknown, never $0.00; one
+ * that never asked the model cost nothing. */
+static void
+test_migrates_usage (void)
+{
+  g_autofree char *path = temp_db ();
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = NULL;
+  g_autoptr(WardenSessionRecord) old = NULL;
+  g_autoptr(WardenSessionRecord) unused = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autofree char *shown = NULL;
+  WardenModelCallRecord *call;
+  sqlite3 *db = NULL;
+
+  g_mkdir_with_parents (dir, 0700);
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db,
+    "CREATE TABLE sessions (id TEXT PRIMARY KEY, title TEXT, created INTEGER, updated INTEGER,"
+    " workspace TEXT, profile TEXT, provider TEXT, model TEXT, sandbox TEXT, image TEXT,"
+    " state TEXT, input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0,"
+    " base_url TEXT, owner TEXT);"
+    "CREATE TABLE messages (session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+    " seq INTEGER NOT NULL, json TEXT NOT NULL, input_tokens INTEGER, output_tokens INTEGER,"
+    " created INTEGER, latency_ms INTEGER, PRIMARY KEY (session_id, seq));"
+    "CREATE TABLE tool_calls (session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+    " tool_use_id TEXT NOT NULL, ord INTEGER, name TEXT, input_json TEXT, state TEXT,"
+    " decision TEXT, pattern TEXT, reason TEXT, feedback TEXT, result_json TEXT,"
+    " started INTEGER, finished INTEGER, asked INTEGER DEFAULT 0, answered INTEGER DEFAULT 0,"
+    " answered_via TEXT, seal TEXT, is_error INTEGER DEFAULT 0,"
+    " PRIMARY KEY (session_id, tool_use_id));"
+    "CREATE TABLE host_answers (session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE"
+    " CASCADE, host TEXT NOT NULL, port INTEGER NOT NULL, allowed INTEGER NOT NULL, seal TEXT,"
+    " PRIMARY KEY (session_id, host, port));"
+    "INSERT INTO sessions (id, title, input_tokens, output_tokens)"
+    " VALUES ('old', 'Old session', 5000, 300);"
+    "INSERT INTO sessions (id, title) VALUES ('unused', 'Never asked');"
+    "INSERT INTO messages (session_id, seq, json, input_tokens, output_tokens, created)"
+    " VALUES ('old', 0, '{\"role\":\"user\",\"content\":\"hi\"}', 0, 0, 1);"
+    "INSERT INTO messages (session_id, seq, json, input_tokens, output_tokens, created,"
+    " latency_ms) VALUES ('old', 1, '{\"role\":\"assistant\",\"content\":\"a\"}', 2000, 100,"
+    " 2, 900);"
+    "INSERT INTO messages (session_id, seq, json, input_tokens, output_tokens, created,"
+    " latency_ms) VALUES ('old', 3, '{\"role\":\"assistant\",\"content\":\"b\"}', 3000, 200,"
+    " 3, 1200);"
+    "PRAGMA user_version = 5;", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+
+  store = warden_session_store_new (path, &error);
+  g_assert_no_error (error);
+  old = warden_session_store_get_session (store, "old", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (old->usage.input_tokens, ==, 5000);
+  g_assert_cmpint (old->usage.output_tokens, ==, 300);
+  g_assert_cmpuint (old->usage.requests, ==, 2);
+  g_assert_cmpuint (old->usage.unreported, ==, 0);
+  g_assert_false (warden_llm_usage_cost_known (&old->usage));
+  shown = warden_llm_usage_format (&old->usage);
+  g_assert_cmpstr (shown, ==, "5.0k in · 300 out · cost unknown");
+
+  calls = warden_session_store_list_model_calls (store, "old", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (calls->len, ==, 2);
+  call = g_ptr_array_index (calls, 1);
+  g_assert_cmpint (call->usage.input_tokens, ==, 3000);
+  g_assert_true (warden_llm_usage_tokens_known (&call->usage));
+  g_assert_false (warden_llm_usage_cost_known (&call->usage));
+
+  unused = warden_session_store_get_session (store, "unused", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (unused->usage.requests, ==, 0);
+  g_assert_true (warden_llm_usage_cost_known (&unused->usage));
 }
 
 /* A database of the schema before every question was a row (5): its rows
@@ -1160,6 +1268,7 @@ main (int    argc,
   g_test_add_func ("/agent/store/trace-and-delete", test_trace_and_delete);
   g_test_add_func ("/agent/store/migrates-schema-1", test_migrates_schema_1);
   g_test_add_func ("/agent/store/migrates-schema-5", test_migrates_schema_5);
+  g_test_add_func ("/agent/store/migrates-usage", test_migrates_usage);
   g_test_add_func ("/agent/store/not-a-database", test_not_a_database);
   g_test_add_func ("/agent/store/corrupt-move-aside", test_corrupt_move_aside);
   g_test_add_func ("/agent/store/read-only-and-full", test_read_only_and_full);

@@ -1545,8 +1545,10 @@ trace_fixture_set_up (TraceFixture  *f,
   info->model = g_strdup ("claude-test");
   info->state = g_strdup ("idle");
   info->created = 1700000000;
-  info->input_tokens = 1203;
-  info->output_tokens = 310;
+  info->usage.input_tokens = 1203;
+  info->usage.output_tokens = 310;
+  info->usage.requests = 1;
+  info->usage.unpriced = 1;
   warden_session_store_save_session (f->store, info, &error);
   g_assert_no_error (error);
   f->session_id = g_strdup (info->id);
@@ -1556,7 +1558,11 @@ trace_fixture_set_up (TraceFixture  *f,
   g_assert_no_error (error);
   warden_session_store_append_model_message (f->store, f->session_id, 1,
                                              "{\"role\":\"assistant\",\"content\":\"ok\"}",
-                                             1203, 310, 1800, &error);
+                                             &(WardenLlmUsage) { .input_tokens = 1203,
+                                                                 .output_tokens = 310,
+                                                                 .requests = 1,
+                                                                 .unpriced = 1 },
+                                             1800, &error);
   g_assert_no_error (error);
 
   /* After the model's answer, which the store stamps with the current time. */
