@@ -357,12 +357,33 @@ _warden_cli_json_error (Run        *run,
   event_end (run, b);
 }
 
+static void
+add_usage (JsonBuilder          *b,
+           const char           *name,
+           const WardenLlmUsage *usage)
+{
+  JsonObject *object;
+
+  json_builder_set_member_name (b, name);
+  if (usage == NULL)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  object = json_object_new ();
+  warden_llm_usage_to_json (usage, object);
+  json_builder_add_value (b, json_node_init_object (json_node_alloc (), object));
+  json_object_unref (object);
+}
+
 void
-_warden_cli_json_finished (Run        *run,
-                           const char *reason,
-                           guint       steps,
-                           const char *pending,
-                           int         status)
+_warden_cli_json_finished (Run                  *run,
+                           const char           *reason,
+                           guint                 steps,
+                           const char           *pending,
+                           int                   status,
+                           const WardenLlmUsage *turn,
+                           const WardenLlmUsage *session)
 {
   JsonBuilder *b = event_begin (run, "finished");
 
@@ -370,6 +391,8 @@ _warden_cli_json_finished (Run        *run,
   add_int (b, "steps", steps);
   add_string (b, "pending", pending);
   add_int (b, "exit_code", status);
+  add_usage (b, "usage", turn);
+  add_usage (b, "session_usage", session);
   event_end (run, b);
 }
 

@@ -151,11 +151,15 @@ void          _warden_cli_json_error    (Run          *run,
                                          const char   *code,
                                          const char   *message,
                                          const char   *hint);
-void          _warden_cli_json_finished (Run          *run,
-                                         const char   *reason,
-                                         guint         steps,
-                                         const char   *pending,
-                                         int           status);
+/* @turn and @session: what the turn and the whole session used (NULL: no
+ * session yet). */
+void          _warden_cli_json_finished (Run                  *run,
+                                         const char           *reason,
+                                         guint                 steps,
+                                         const char           *pending,
+                                         int                   status,
+                                         const WardenLlmUsage *turn,
+                                         const WardenLlmUsage *session);
 void          _warden_cli_json_withdrawn (Run         *run);
 /* A line of input that is no answer: a bad_input error event, with what an
  * answer looks like; the question still waits. */

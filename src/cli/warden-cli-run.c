@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "warden-cli.h"
+
+#include "llm/warden-llm-prices.h"
 #include "policy/warden-network.h"
 #include "warden-cli-run-private.h"
 
@@ -970,7 +972,7 @@ fail (Run          *run,
       g_autofree char *hint = hint_for (code, run->session_id);
 
       _warden_cli_json_error (run, code, message ? message : error->message, hint);
-      _warden_cli_json_finished (run, "error", 0, NULL, status);
+      _warden_cli_json_finished (run, "error", 0, NULL, status, NULL, NULL);
     }
   return status;
 }
@@ -1296,6 +1298,19 @@ warden_cli_run (int    argc,
           _warden_cli_json_notice (&run, warning);
       }
   }
+  /* A price table that does not read: costs go unknown where only it knew
+   * them, and the user learns why now, not from a missing figure. */
+  {
+    g_autoptr(GError) prices_error = NULL;
+
+    warden_llm_prices_get_default (&prices_error);
+    if (prices_error != NULL)
+      {
+        warden_cli_error ("%s", prices_error->message);
+        if (run.json)
+          _warden_cli_json_notice (&run, prices_error->message);
+      }
+  }
   fprintf (stderr, "session %s\n", warden_agent_get_session_id (agent));
 
   run.input = g_data_input_stream_new (stdin_stream);
@@ -1402,6 +1417,17 @@ warden_cli_run (int    argc,
 
   g_clear_object (&run.result);
 
+  /* What the turn cost, once it is over (with --json: in finished). */
+  if (!run.json && warden_agent_get_turn_usage (agent)->requests > 0)
+    {
+      g_autofree char *turn = warden_llm_usage_format (warden_agent_get_turn_usage (agent));
+      g_autofree char *session = warden_llm_usage_format (warden_agent_get_session_usage (agent));
+
+      /* Translators: "Used 12.3k in · 1.2k out · $0.04 this turn; 40.1k in · 3.0k out · $0.13
+       * in the session" */
+      warden_cli_error (_("Used %s this turn; %s in the session"), turn, session);
+    }
+
   /* The sandbox goes now, not when the process is gone: a container would
    * stay. A signal meanwhile changes nothing more. */
   {
@@ -1416,7 +1442,9 @@ warden_cli_run (int    argc,
   /* Last, after the sandbox went: a script that reads to the end of the
    * events knows the container is gone too. */
   if (run.json)
-    _warden_cli_json_finished (&run, reason, warden_agent_get_steps (agent), pending, status);
+    _warden_cli_json_finished (&run, reason, warden_agent_get_steps (agent), pending, status,
+                               warden_agent_get_turn_usage (agent),
+                               warden_agent_get_session_usage (agent));
   for (guint i = 0; i < G_N_ELEMENTS (watches); i++)
     g_source_remove (watches[i].id);
   _warden_cli_json_clear (&run);

@@ -118,6 +118,9 @@ is_of (JsonNode   *node,
     return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING;
   if (strcmp (type, "integer") == 0)
     return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64;
+  if (strcmp (type, "number") == 0)
+    return JSON_NODE_HOLDS_VALUE (node) && (json_node_get_value_type (node) == G_TYPE_INT64 ||
+                                            json_node_get_value_type (node) == G_TYPE_DOUBLE);
   if (strcmp (type, "boolean") == 0)
     return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN;
   if (strcmp (type, "object") == 0)
@@ -489,6 +492,31 @@ assert_finished (GPtrArray  *events,
   g_assert_cmpint (json_object_get_int_member (finished, "exit_code"), ==, status);
 }
 
+/* @member of the finished event: @requests requests, their tokens, and
+ * their cost (< 0: unknown, null). */
+static void
+assert_usage (JsonObject *finished,
+              const char *member,
+              gint64      requests,
+              gint64      input,
+              gint64      output,
+              double      cost)
+{
+  JsonObject *usage = json_object_get_object_member (finished, member);
+
+  g_assert_nonnull (usage);
+  g_assert_cmpint (json_object_get_int_member (usage, "requests"), ==, requests);
+  g_assert_cmpint (json_object_get_int_member (usage, "input_tokens"), ==, input);
+  g_assert_cmpint (json_object_get_int_member (usage, "output_tokens"), ==, output);
+  g_assert_cmpint (json_object_get_int_member (usage, "cache_read_tokens"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (usage, "cache_write_tokens"), ==, 0);
+  if (cost < 0)
+    g_assert_true (json_object_get_null_member (usage, "cost_usd"));
+  else
+    g_assert_cmpfloat_with_epsilon (json_object_get_double_member (usage, "cost_usd"), cost,
+                                    1e-12);
+}
+
 /* What the store keeps of a session that the two front ends must agree on:
  * each tool call as decided, and the conversation's shape. */
 static char *
@@ -630,6 +658,9 @@ test_allowed (void)
   g_assert_cmpstr (text, ==, "Looking.Nothing here.");
   assert_finished (events, "done", 0);
   g_assert_cmpint (json_object_get_int_member (last_event (events), "steps"), ==, 2);
+  /* Two requests of 12 in and 7 out, at claude-sonnet-4-5's $3 and $15 a million. */
+  assert_usage (last_event (events), "usage", 2, 24, 14, (24 * 3.0 + 14 * 15.0) / 1e6);
+  assert_usage (last_event (events), "session_usage", 2, 24, 14, (24 * 3.0 + 14 * 15.0) / 1e6);
 
   outline = stored_outline (&env, str (session, "id"));
   terminal = interactive_outline (script_allowed, "", 0, "look around");
@@ -1104,6 +1135,48 @@ test_kill_then_resume (void)
     g_assert_cmpstr (text, ==, "Counted once.");
   }
   assert_finished (second, "done", 0);
+  /* The killed process's request still counts for the session. */
+  assert_usage (last_event (second), "usage", 1, 12, 7, (12 * 3.0 + 7 * 15.0) / 1e6);
+  assert_usage (last_event (second), "session_usage", 2, 24, 14, (24 * 3.0 + 14 * 15.0) / 1e6);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* A model the price table does not know: its tokens, and cost_usd null —
+ * until the user gives its price in prices.json. */
+static void
+test_usage_unknown_price (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) priced = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script, fake_reply ("Hi.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--model", "my-local-model",
+                    "say hi");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  assert_finished (events, "done", 0);
+  assert_usage (last_event (events), "usage", 1, 12, 7, -1);
+  assert_usage (last_event (events), "session_usage", 1, 12, 7, -1);
+  result_clear (&r);
+
+  dir = g_build_filename (env.root, "config", "warden", NULL);
+  path = g_build_filename (dir, "prices.json", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, "{\"models\": {\"my-local-model\": "
+                                      "{\"input\": 0, \"output\": 0}}}", -1, NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Hi again.", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--model", "my-local-model",
+                    "say hi again");
+  r = client_finish (c, &priced);
+  g_assert_cmpint (r.status, ==, 0);
+  assert_usage (last_event (priced), "usage", 1, 12, 7, 0);
   result_clear (&r);
   env_tear_down (&env);
 }
@@ -4253,6 +4326,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/ask-user", test_ask_user);
   g_test_add_func ("/cli/json/max-steps", test_max_steps);
   g_test_add_func ("/cli/json/kill-then-resume", test_kill_then_resume);
+  g_test_add_func ("/cli/json/usage-unknown-price", test_usage_unknown_price);
   g_test_add_func ("/cli/json/lease-lost", test_lease_lost);
   g_test_add_func ("/cli/json/sandbox-unavailable", test_sandbox_unavailable);
   g_test_add_func ("/cli/json/closed-output-after-approval", test_closed_output_after_approval);

@@ -466,6 +466,51 @@ test_resume_after_kill (void)
   env_tear_down (&env);
 }
 
+/* The end of a turn says what it used and cost, and what the session has so
+ * far: a resumed session goes on from its total, the request of a process
+ * that was killed included; a user's prices.json sets the price. */
+static void
+test_usage_line (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
+  Result r;
+
+  env_set_up (&env);
+  /* $1000 and $2000 a million: 12 in and 7 out make $0.026 a request. */
+  dir = g_build_filename (env.root, "config", "warden", NULL);
+  path = g_build_filename (dir, "prices.json", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, "{\"models\": {\"claude-sonnet-4-5\": "
+                                      "{\"input\": 1000, \"output\": 2000}}}", -1, NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf 'ran\\\\n' >> count.txt\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Counted.", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Hello.", NULL));
+
+  id = RUN_UNTIL_PROMPT (&env, "run", "--sandbox", "bwrap", "count");
+  r = RUN (&env, "y\n", "run", "--resume", id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Counted."));
+  g_assert_nonnull (strstr (r.err, "warden-cli: Used 12 in · 7 out · $0.03 this turn; "
+                                   "24 in · 14 out · $0.05 in the session\n"));
+  result_clear (&r);
+
+  /* A table that does not read: said at the start, and the cost is unknown. */
+  g_assert_true (g_file_set_contents (path, "{\"models\": ", -1, NULL));
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "is not JSON"));
+  g_assert_nonnull (strstr (r.err, path));
+  /* Warden's own table still prices it. */
+  g_assert_nonnull (strstr (r.err, "Used 12 in · 7 out · <$0.01 this turn"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* The prompt from its first line ("! Command needs approval: …", "? The agent asks: …") to the
  * answer line. */
 static char *
@@ -2400,6 +2445,7 @@ main (int    argc,
   g_test_add_func ("/cli/run/reached-then-cut", test_reached_then_cut);
   g_test_add_func ("/cli/run/error-message-escaped", test_error_message_escaped);
   g_test_add_func ("/cli/run/resume-after-kill", test_resume_after_kill);
+  g_test_add_func ("/cli/run/usage-line", test_usage_line);
   g_test_add_func ("/cli/run/resumed-prompt-same", test_resumed_prompt_same);
   g_test_add_func ("/cli/run/forged-approval-asks", test_forged_approval_asks);
   g_test_add_func ("/cli/run/approval-bound-to-command", test_approval_bound_to_command);
