@@ -752,6 +752,15 @@ warden_session_get_sandbox (WardenSession *self)
   return kind;
 }
 
+const WardenLlmUsage *
+warden_session_get_usage (WardenSession *self)
+{
+  g_return_val_if_fail (WARDEN_IS_SESSION (self), NULL);
+
+  /* The agent's goes on from the stored total; without one, the stored total. */
+  return self->agent ? warden_agent_get_session_usage (self->agent) : &self->info->usage;
+}
+
 const char *
 warden_session_get_model (WardenSession *self)
 {

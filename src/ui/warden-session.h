@@ -62,6 +62,8 @@ gboolean            warden_session_set_profile   (WardenSession           *self,
 /* The backend its commands run in: the agent's, or the stored row's before it has one. */
 WardenSandboxKind   warden_session_get_sandbox   (WardenSession           *self);
 const char         *warden_session_get_model     (WardenSession           *self);
+/* What the session's requests used and cost, all its runs included. */
+const WardenLlmUsage *warden_session_get_usage   (WardenSession           *self);
 WardenAgent        *warden_session_get_agent     (WardenSession           *self);
 /* The conversation: a GListModel of WardenChatItem. */
 GListModel         *warden_session_get_items     (WardenSession           *self);

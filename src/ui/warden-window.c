@@ -45,6 +45,7 @@ struct _WardenWindow
   GtkImage             *busy_spinner;      /* turned by busy_step_cb(), as the rows' */
   GtkProgressBar       *sandbox_progress;
   GtkLabel             *sandbox_label;
+  GtkLabel             *usage_label;
   GtkButton            *sandbox_retry;
   GtkRevealer          *banner_revealer;
   GtkLabel             *banner_label;
@@ -1424,6 +1425,24 @@ update_page (WardenWindow *self)
     gtk_stack_set_visible_child_name (self->chat_stack, "welcome");
 }
 
+/* What the session has used so far: nothing before its first request. */
+static void
+update_usage (WardenWindow *self)
+{
+  const WardenLlmUsage *usage = self->session ? warden_session_get_usage (self->session) : NULL;
+  g_autofree char *text = NULL;
+
+  if (usage == NULL || usage->requests == 0)
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->usage_label), FALSE);
+      return;
+    }
+  text = warden_llm_usage_format (usage);
+  gtk_label_set_text (self->usage_label, text);
+  /* Narrow, the title and the buttons come first. */
+  gtk_widget_set_visible (GTK_WIDGET (self->usage_label), !adw_leaflet_get_folded (self->leaflet));
+}
+
 static void
 update_session_state (WardenWindow *self)
 {
@@ -1450,6 +1469,7 @@ update_session_state (WardenWindow *self)
                           self->session != NULL && self->terminal_visible);
   gtk_widget_set_sensitive (GTK_WIDGET (self->session_menu_button), self->session != NULL);
   update_title (self);
+  update_usage (self);
   update_sandbox (self);
   update_page (self);
 }
@@ -2063,6 +2083,13 @@ warden_window_get_banner (WardenWindow *self)
 }
 
 const char *
+warden_window_get_usage (WardenWindow *self)
+{
+  return gtk_widget_get_visible (GTK_WIDGET (self->usage_label))
+         ? gtk_label_get_text (self->usage_label) : NULL;
+}
+
+const char *
 warden_window_get_sandbox_status (WardenWindow *self)
 {
   return gtk_label_get_text (self->sandbox_label);
@@ -2318,6 +2345,7 @@ warden_window_class_init (WardenWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, busy_spinner);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sandbox_progress);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sandbox_label);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, usage_label);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sandbox_retry);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, banner_revealer);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, banner_label);
@@ -2401,6 +2429,7 @@ warden_window_init (WardenWindow *self)
   /* The sandbox's state, progress and message are the agent's: a session
    * gets its agent when it gets a model, so both follow its "agent". */
   self->agent_signals = g_signal_group_new (WARDEN_TYPE_AGENT);
+  g_signal_group_connect_swapped (self->agent_signals, "usage", G_CALLBACK (update_usage), self);
   g_signal_group_connect_swapped (self->agent_signals, "notify::sandbox-state",
                                   G_CALLBACK (update_sandbox), self);
   /* A second failure for another reason is no new state: its banner is new. */

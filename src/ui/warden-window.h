@@ -48,6 +48,9 @@ const char     *warden_window_get_banner      (WardenWindow      *self);
 const char     *warden_window_get_page        (WardenWindow      *self);
 /* What the header says of the sandbox ("Sandbox ready", …). */
 const char     *warden_window_get_sandbox_status (WardenWindow   *self);
+/* What the header says the session used ("24 in · 14 out · $0.01"), NULL
+ * when it says nothing. */
+const char     *warden_window_get_usage       (WardenWindow      *self);
 /* Treat the window as focused (an X server without a window manager never
  * gives it focus). */
 void            warden_window_set_assume_active (WardenWindow    *self,

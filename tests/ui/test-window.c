@@ -256,6 +256,24 @@ test_allowed_runs_in_terminal (void)
   g_assert_cmpstr (warden_window_get_page (window), ==, "chat");
 }
 
+/* The header says what the session used and cost: nothing before the first
+ * request, then the sum of its requests, in the header the user sees. */
+static void
+test_usage_in_header (void)
+{
+  start_session ("usage");
+  g_assert_null (warden_window_get_usage (window));
+  g_queue_push_tail (&fake->script, fake_reply ("Listing.", "exec",
+                                                "{\"command\":\"echo counted\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Done.", NULL));
+  type_and_send ("count");
+  wait_until (session_idle, NULL, 60, "the end of the turn");
+
+  /* Two requests of 12 in and 7 out, at claude-sonnet-4-5's price. */
+  g_assert_cmpstr (warden_window_get_usage (window), ==, "24 in · 14 out · <$0.01");
+  g_assert_true (label_shows (GTK_WIDGET (window), "24 in · 14 out · <$0.01"));
+}
+
 static void
 ping_cb (GObject      *object,
          GAsyncResult *result,
@@ -2637,6 +2655,7 @@ main (int    argc,
 
   g_test_add_func ("/ui/window/first-run", test_first_run);
   g_test_add_func ("/ui/window/allowed-runs-in-terminal", test_allowed_runs_in_terminal);
+  g_test_add_func ("/ui/window/usage-in-header", test_usage_in_header);
   g_test_add_func ("/ui/window/card-from-call", test_card_from_call);
   g_test_add_func ("/ui/window/allow-once", test_allow_once);
   g_test_add_func ("/ui/window/reject-with-feedback", test_reject_with_feedback);
