@@ -1798,9 +1798,12 @@ test_trace_window (TraceFixture  *f,
   g_assert_nonnull (strstr (summary, "1 model call"));
   g_assert_nonnull (strstr (summary, "3 tool calls"));
   g_assert_nonnull (strstr (summary, "2 approvals"));
+  /* "claude-test" has no price: its tokens, and no cost made up. */
+  g_assert_nonnull (strstr (summary, "1.2k in · 310 out · cost unknown"));
 
   text = visible_text (GTK_WIDGET (window), mono);
   g_assert_nonnull (strstr (text, "Model · 1.8 s"));
+  g_assert_nonnull (strstr (text, "cost unknown"));
   g_assert_true (strv_has (mono, "npm test"));
   g_assert_true (strv_has (mono, "rm -rf x"));
   g_assert_nonnull (strstr (text, "Allowed by “ls”"));
