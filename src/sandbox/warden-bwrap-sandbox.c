@@ -13,7 +13,7 @@
 
 #include <glib/gi18n.h>
 
-#include "warden-bwrap-sandbox.h"
+#include "warden-bwrap-sandbox-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -253,6 +253,37 @@ build_argv (WardenBwrapSandbox      *self,
 
   g_ptr_array_add (argv, NULL);
   return argv;
+}
+
+void
+warden_bwrap_sandbox_set_host (WardenBwrapSandbox    *self,
+                               const WardenBwrapHost *host)
+{
+  g_return_if_fail (WARDEN_IS_BWRAP_SANDBOX (self));
+
+  g_free (self->bwrap);
+  self->bwrap = g_strdup (host->bwrap);
+  g_free (self->systemd_run);
+  self->systemd_run = g_strdup (host->systemd_run);
+  self->limits = host->systemd_run != NULL ? LIMITS_SYSTEMD : LIMITS_CGROUP;
+  self->has_disable_userns = host->has_disable_userns;
+  self->has_size = host->has_size;
+  self->prepared = TRUE;
+}
+
+GStrv
+warden_bwrap_sandbox_dup_argv (WardenBwrapSandbox      *self,
+                               const WardenExecRequest *request,
+                               const char * const      *env,
+                               const char              *guard,
+                               const char              *relay)
+{
+  g_autoptr(GPtrArray) argv = NULL;
+
+  g_return_val_if_fail (WARDEN_IS_BWRAP_SANDBOX (self), NULL);
+
+  argv = build_argv (self, request, env, guard, relay);
+  return (GStrv) g_ptr_array_free (g_steal_pointer (&argv), FALSE);
 }
 
 /* ------------------------------------------------------------------------ */
