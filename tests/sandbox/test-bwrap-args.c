@@ -10,13 +10,17 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib-unix.h>
 #include <glib/gstdio.h>
 
+#include "sandbox/warden-bwrap.h"
 #include "sandbox/warden-bwrap-sandbox-private.h"
 #include "warden-test-util.h"
 
@@ -281,6 +285,93 @@ test_protected_paths (void)
   assert_argv (&config, &plain_host, &request, GUARD, NULL, expected);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The builder */
+
+/* The arguments in the order given; an environment entry split at its
+ * first "=", one without "=" left out. */
+static void
+test_builder_args (void)
+{
+  g_autoptr(WardenBwrap) b = warden_bwrap_new ();
+  g_auto(GStrv) argv = NULL;
+  g_auto(GStrv) again = NULL;
+  g_autofree char *got = NULL;
+
+  warden_bwrap_add_arg (b, "bwrap");
+  warden_bwrap_add_args (b, "--tmpfs", "/tmp", NULL);
+  warden_bwrap_add_arg_printf (b, "%d", 3);
+  warden_bwrap_bind (b, WARDEN_BWRAP_BIND_RO, "/usr", "/usr");
+  warden_bwrap_bind (b, WARDEN_BWRAP_BIND_RW, "/home/me/project", "/workspace");
+  warden_bwrap_bind (b, WARDEN_BWRAP_BIND_DEV, "/dev/fuse", "/dev/fuse");
+  warden_bwrap_bind (b, WARDEN_BWRAP_BIND_RO_TRY, "/etc/pki", "/etc/pki");
+  warden_bwrap_add_env (b, env);
+  argv = warden_bwrap_finish (b);
+  got = g_strjoinv (" ", argv);
+  g_assert_cmpstr (got, ==, "bwrap --tmpfs /tmp 3 --ro-bind /usr /usr "
+                   "--bind /home/me/project /workspace --dev-bind /dev/fuse /dev/fuse "
+                   "--ro-bind-try /etc/pki /etc/pki --setenv PATH /usr/bin:/bin "
+                   "--setenv HOME /tmp --setenv EQ a=b");
+
+  /* What was finished is the caller's: the builder starts again. */
+  again = warden_bwrap_finish (b);
+  g_assert_cmpuint (g_strv_length (again), ==, 0);
+}
+
+/* A descriptor kept for a command that never starts is closed with the
+ * builder: nothing leaks from a failed start. */
+static void
+test_builder_fd_closed (void)
+{
+  WardenBwrap *b = warden_bwrap_new ();
+  int fds[2];
+  ssize_t n;
+
+  g_assert_true (g_unix_open_pipe (fds, FD_CLOEXEC, NULL));
+  warden_bwrap_add_fd (b, fds[0], 4);
+  g_assert_cmpint (write (fds[1], "x", 1), ==, 1);
+  warden_bwrap_free (b);
+
+  /* No reader left: the pipe says so (SIGPIPE is ignored in main()). */
+  n = write (fds[1], "x", 1);
+  g_assert_cmpint (n, ==, -1);
+  g_assert_cmpint (errno, ==, EPIPE);
+  close (fds[1]);
+}
+
+/* The child reads each descriptor at the number it was given: a data
+ * descriptor from its start, a pipe's end as it is. */
+static void
+test_builder_fds_handed (void)
+{
+  g_autoptr(WardenBwrap) b = warden_bwrap_new ();
+  g_autoptr(GBytes) data = g_bytes_new_static ("nameserver 10.0.2.3\n", 20);
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) child = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  char line[16] = "";
+  int fds[2];
+
+  g_assert_true (warden_bwrap_add_data_fd (b, data, 6, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_unix_open_pipe (fds, FD_CLOEXEC, NULL));
+  warden_bwrap_add_fd (b, fds[1], 4);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  warden_bwrap_hand_fds (b, launcher);
+  child = g_subprocess_launcher_spawn (launcher, &error, "/bin/sh", "-c",
+                                       "cat <&6; echo ready >&4", NULL);
+  g_assert_no_error (error);
+  g_clear_object (&launcher);  /* closes the child's ends here */
+  g_assert_true (g_subprocess_communicate_utf8 (child, NULL, NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (out, ==, "nameserver 10.0.2.3\n");
+  g_assert_cmpint (read (fds[0], line, sizeof line - 1), ==, 6);
+  g_assert_cmpstr (line, ==, "ready\n");
+  close (fds[0]);
+}
+
 static char *
 make_protected_workspace (void)
 {
@@ -308,12 +399,16 @@ main (int   argc,
 {
   int ret;
 
+  signal (SIGPIPE, SIG_IGN);
   protected_workspace = make_protected_workspace ();
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sandbox/bwrap-args/network-none", test_network_none);
   g_test_add_func ("/sandbox/bwrap-args/network-open", test_network_open);
   g_test_add_func ("/sandbox/bwrap-args/network-allowlist-guarded", test_network_allowlist_guarded);
   g_test_add_func ("/sandbox/bwrap-args/protected-paths", test_protected_paths);
+  g_test_add_func ("/sandbox/bwrap-args/builder/args", test_builder_args);
+  g_test_add_func ("/sandbox/bwrap-args/builder/fd-closed", test_builder_fd_closed);
+  g_test_add_func ("/sandbox/bwrap-args/builder/fds-handed", test_builder_fds_handed);
   ret = g_test_run ();
   warden_test_remove_tree (protected_workspace);
   g_free (protected_workspace);
