@@ -32,6 +32,20 @@
 #define GUARD  "/opt/warden/libexec/warden-guard"
 #define SOCKET "/run/user/1000/warden/net.sock"
 
+/* What every command sees of /etc, and with a way out also. */
+#define ETC_FILES \
+  "--ro-bind-try", "/etc/passwd", "/etc/passwd", \
+  "--ro-bind-try", "/etc/group", "/etc/group", \
+  "--ro-bind-try", "/etc/alternatives", "/etc/alternatives", \
+  "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache", \
+  "--ro-bind-try", "/etc/localtime", "/etc/localtime", \
+  "--ro-bind-try", "/etc/nsswitch.conf", "/etc/nsswitch.conf"
+#define ETC_NETWORK_FILES \
+  "--ro-bind-try", "/etc/hosts", "/etc/hosts", \
+  "--ro-bind-try", "/etc/ssl", "/etc/ssl", \
+  "--ro-bind-try", "/etc/ca-certificates", "/etc/ca-certificates", \
+  "--ro-bind-try", "/etc/pki", "/etc/pki"
+
 /* Made in main(), before GLib reads XDG_CONFIG_HOME: it holds Warden's own
  * settings folder and a GnuPG home, which no command may see. */
 static char *protected_workspace;
@@ -119,12 +133,7 @@ test_network_none (void)
     "--ro-bind", "/usr", "/usr", ROOT_LINKS,
     "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
     "--dir", "/etc",
-    "--ro-bind-try", "/etc/passwd", "/etc/passwd",
-    "--ro-bind-try", "/etc/group", "/etc/group",
-    "--ro-bind-try", "/etc/alternatives", "/etc/alternatives",
-    "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
-    "--ro-bind-try", "/etc/localtime", "/etc/localtime",
-    "--ro-bind-try", "/etc/nsswitch.conf", "/etc/nsswitch.conf",
+    ETC_FILES,
     "--bind", WS, "/workspace",
     "--chdir", "/workspace",
     "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
@@ -158,16 +167,8 @@ test_network_open (void)
     "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev",
     "--size", "5000000", "--tmpfs", "/tmp",
     "--dir", "/etc",
-    "--ro-bind-try", "/etc/passwd", "/etc/passwd",
-    "--ro-bind-try", "/etc/group", "/etc/group",
-    "--ro-bind-try", "/etc/alternatives", "/etc/alternatives",
-    "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
-    "--ro-bind-try", "/etc/localtime", "/etc/localtime",
-    "--ro-bind-try", "/etc/nsswitch.conf", "/etc/nsswitch.conf",
-    "--ro-bind-try", "/etc/hosts", "/etc/hosts",
-    "--ro-bind-try", "/etc/ssl", "/etc/ssl",
-    "--ro-bind-try", "/etc/ca-certificates", "/etc/ca-certificates",
-    "--ro-bind-try", "/etc/pki", "/etc/pki",
+    ETC_FILES,
+    ETC_NETWORK_FILES,
     "--ro-bind-data", "6", "/etc/resolv.conf",
     "--bind", WS, "/src",
     "--chdir", "/src/sub",
@@ -210,16 +211,8 @@ test_network_allowlist_guarded (void)
     "--ro-bind", "/usr", "/usr", ROOT_LINKS,
     "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
     "--dir", "/etc",
-    "--ro-bind-try", "/etc/passwd", "/etc/passwd",
-    "--ro-bind-try", "/etc/group", "/etc/group",
-    "--ro-bind-try", "/etc/alternatives", "/etc/alternatives",
-    "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
-    "--ro-bind-try", "/etc/localtime", "/etc/localtime",
-    "--ro-bind-try", "/etc/nsswitch.conf", "/etc/nsswitch.conf",
-    "--ro-bind-try", "/etc/hosts", "/etc/hosts",
-    "--ro-bind-try", "/etc/ssl", "/etc/ssl",
-    "--ro-bind-try", "/etc/ca-certificates", "/etc/ca-certificates",
-    "--ro-bind-try", "/etc/pki", "/etc/pki",
+    ETC_FILES,
+    ETC_NETWORK_FILES,
     "--bind", WS, "/workspace",
     "--chdir", "/workspace",
     "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
@@ -256,12 +249,7 @@ test_protected_paths (void)
     "--ro-bind", "/usr", "/usr", ROOT_LINKS,
     "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
     "--dir", "/etc",
-    "--ro-bind-try", "/etc/passwd", "/etc/passwd",
-    "--ro-bind-try", "/etc/group", "/etc/group",
-    "--ro-bind-try", "/etc/alternatives", "/etc/alternatives",
-    "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
-    "--ro-bind-try", "/etc/localtime", "/etc/localtime",
-    "--ro-bind-try", "/etc/nsswitch.conf", "/etc/nsswitch.conf",
+    ETC_FILES,
     "--bind", WS, "/workspace",
     "--bind", WS "/.git", "/workspace/.git",
     "--ro-bind", WS "/.git/config", "/workspace/.git/config",
