@@ -152,17 +152,12 @@ sandbox_exec (int    argc,
         dashdash = i;
         break;
       }
-  if (dashdash < 0 || dashdash == argc - 1)
-    {
-      warden_cli_error ("give the command after “--”");
-      return WARDEN_CLI_EXIT_USAGE;
-    }
   /* One word is a command line, as the agent sends it ("make test"); several
    * are an argument vector, as docker exec and podman exec take it: each is
    * quoted, so "sh -c 'echo a; echo b'" runs sh with that script. */
-  if (dashdash + 2 == argc)
+  if (dashdash >= 0 && dashdash + 2 == argc)
     g_string_append (command, argv[dashdash + 1]);
-  else
+  else if (dashdash >= 0)
     for (int i = dashdash + 1; i < argc; i++)
       {
         g_autofree char *quoted = g_shell_quote (argv[i]);
@@ -176,7 +171,8 @@ sandbox_exec (int    argc,
     "commands are: -- 'npm test && npm run lint'. Several words are a program and its\n"
     "arguments, each passed as it is, as with docker exec: -- sh -c 'echo a; echo b'.");
   {
-    int opt_argc = dashdash;
+    /* Without "--", the options are parsed anyway: --help answers. */
+    int opt_argc = dashdash < 0 ? argc : dashdash;
 
     if (!g_option_context_parse (ctx, &opt_argc, &argv, &error))
       {
@@ -189,6 +185,11 @@ sandbox_exec (int    argc,
         return WARDEN_CLI_EXIT_USAGE;
       }
   }
+  if (command->len == 0)
+    {
+      warden_cli_error ("give the command after “--”");
+      return WARDEN_CLI_EXIT_USAGE;
+    }
   /* No proxy runs here: an allowlist would be no network at all. */
   if (network != NULL && (!warden_network_mode_from_string (network, &network_mode) ||
                           network_mode == WARDEN_NETWORK_ALLOWLIST))

@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "warden-decision.h"
+#include "warden-env-vars.h"
 #include "warden-policy-types.h"
 #include "warden-profile.h"
 
@@ -54,12 +55,6 @@ WardenDecision *warden_policy_check           (WardenPolicy             *self,
                                                gssize                    length,
                                                const WardenCheckContext *context);
 
-/* Whether the variable @name (or the NAME of a NAME=VALUE entry) makes a
- * program load code without starting another program: LD_PRELOAD,
- * BASH_ENV, NODE_OPTIONS, PYTHONPATH, … (the list and why is in
- * docs/policy.md). PATH, HOME, GIT_* and npm_config_* are not on it: what
- * they lead to is another program, which the exec guard checks in turn. */
-gboolean        warden_policy_env_loads_code  (const char               *name);
 
 /* Whether the program @name, run with no argument at all, starts nothing
  * and reads no script (echo, cat, ls, …: docs/policy.md has the list), so

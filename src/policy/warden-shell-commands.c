@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "warden-env-vars.h"
 #include "warden-pattern.h"
 #include "warden-protected-path.h"
 #include "warden-shell-private.h"
@@ -1108,6 +1109,10 @@ names_dangerous_var (const char *arg)
   for (guint i = 0; dangerous_prefixes[i] != NULL; i++)
     if (g_str_has_prefix (arg, dangerous_prefixes[i]) && strlen (dangerous_prefixes[i]) <= len)
       return TRUE;
+  /* And every one the exec guard asks about in a started program's
+   * environment: one list of what loads code. */
+  if (arg[len] == '\0' || arg[len] == '=')
+    return warden_policy_env_loads_code (arg);
   return FALSE;
 }
 

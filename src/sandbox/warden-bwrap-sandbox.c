@@ -13,7 +13,7 @@
 
 #include <glib/gi18n.h>
 
-#include "warden-bwrap-sandbox.h"
+#include "warden-bwrap-sandbox-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +32,7 @@
 
 #include "common/warden-json.h"
 #include "common/warden-sandbox-paths.h"
+#include "warden-bwrap.h"
 #include "warden-cgroup.h"
 #include "warden-sandbox-private.h"
 #include "warden-seccomp.h"
@@ -92,47 +93,47 @@ static const char *etc_files[] = { "/etc/passwd", "/etc/group", "/etc/alternativ
 static const char *etc_network_files[] = { "/etc/hosts", "/etc/ssl", "/etc/ca-certificates",
                                            "/etc/pki", NULL };
 
-static GPtrArray *
-build_argv (WardenBwrapSandbox      *self,
-            const WardenExecRequest *request,
-            const char * const      *env,
-            const char              *guard,
-            const char              *relay)
+/* ------------------------------------------------------------------------ */
+/* The command line, step by step */
+
+/* A transient scope of the user's systemd bounds the command. */
+static void
+add_scope_args (WardenBwrapSandbox *self,
+                WardenBwrap        *b)
 {
   WardenSandbox *sandbox = WARDEN_SANDBOX (self);
-  const WardenSandboxConfig *config = warden_sandbox_get_config (sandbox);
-  const char *inside = warden_sandbox_get_workspace_inside (sandbox);
-  GPtrArray *argv = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) mounts = warden_sandbox_list_workspace_mounts (sandbox);
 
-#define ADD(s) g_ptr_array_add (argv, g_strdup (s))
-#define ADD_PRINTF(...) g_ptr_array_add (argv, g_strdup_printf (__VA_ARGS__))
-  if (self->limits == LIMITS_SYSTEMD)
-    {
-      ADD (self->systemd_run);
-      ADD ("--user"); ADD ("--scope"); ADD ("--quiet"); ADD ("--collect");
-      ADD_PRINTF ("--property=TasksMax=%u", warden_sandbox_get_pids_limit (sandbox));
-      ADD_PRINTF ("--property=MemoryMax=%" G_GUINT64_FORMAT,
-                  warden_sandbox_get_memory_limit (sandbox));
-      ADD ("--property=MemorySwapMax=0");
-      ADD ("--");
-    }
-  ADD (self->bwrap);
-  ADD ("--die-with-parent");
-  ADD ("--new-session");
+  warden_bwrap_add_args (b, self->systemd_run, "--user", "--scope", "--quiet", "--collect",
+                         NULL);
+  warden_bwrap_add_arg_printf (b, "--property=TasksMax=%u",
+                               warden_sandbox_get_pids_limit (sandbox));
+  warden_bwrap_add_arg_printf (b, "--property=MemoryMax=%" G_GUINT64_FORMAT,
+                               warden_sandbox_get_memory_limit (sandbox));
+  warden_bwrap_add_args (b, "--property=MemorySwapMax=0", "--", NULL);
+}
+
+/* bwrap's own options, then the system: /usr and its links, /proc, /dev,
+ * /tmp. */
+static void
+add_system_args (WardenBwrapSandbox *self,
+                 WardenBwrap        *b)
+{
+  warden_bwrap_add_args (b, self->bwrap, "--die-with-parent", "--new-session", NULL);
   /* Every namespace, the network's too: with network on, slirp4netns gives
    * it a way out that reaches no host socket. */
-  ADD ("--unshare-all");
-  ADD ("--unshare-user");
+  warden_bwrap_add_args (b, "--unshare-all", "--unshare-user", NULL);
   if (self->has_disable_userns)
-    ADD ("--disable-userns");
+    warden_bwrap_add_arg (b, "--disable-userns");
   /* bwrap run by root would leave the command every capability. */
-  ADD ("--cap-drop"); ADD ("ALL");
-  ADD ("--seccomp"); ADD_PRINTF ("%d", FD_SECCOMP);
-  ADD ("--info-fd"); ADD_PRINTF ("%d", FD_INFO);
-  ADD ("--block-fd"); ADD_PRINTF ("%d", FD_BLOCK);
+  warden_bwrap_add_args (b, "--cap-drop", "ALL", NULL);
+  warden_bwrap_add_arg (b, "--seccomp");
+  warden_bwrap_add_arg_printf (b, "%d", FD_SECCOMP);
+  warden_bwrap_add_arg (b, "--info-fd");
+  warden_bwrap_add_arg_printf (b, "%d", FD_INFO);
+  warden_bwrap_add_arg (b, "--block-fd");
+  warden_bwrap_add_arg_printf (b, "%d", FD_BLOCK);
 
-  ADD ("--ro-bind"); ADD ("/usr"); ADD ("/usr");
+  warden_bwrap_bind (b, WARDEN_BWRAP_BIND_RO, "/usr", "/usr");
   for (guint i = 0; root_links[i]; i++)
     {
       struct stat st;
@@ -144,44 +145,60 @@ build_argv (WardenBwrapSandbox      *self,
           g_autofree char *target = g_file_read_link (root_links[i], NULL);
 
           if (target != NULL)
-            {
-              ADD ("--symlink"); ADD (target); ADD (root_links[i]);
-            }
+            warden_bwrap_add_args (b, "--symlink", target, root_links[i], NULL);
         }
       else if (S_ISDIR (st.st_mode))
-        {
-          ADD ("--ro-bind"); ADD (root_links[i]); ADD (root_links[i]);
-        }
+        warden_bwrap_bind (b, WARDEN_BWRAP_BIND_RO, root_links[i], root_links[i]);
     }
 
   /* Read-only: a program could otherwise write another's memory through
    * /proc/PID/mem, one waiting for the user's answer or the exec guard
    * itself; the final --remount-ro / does not reach this mount. */
-  ADD ("--proc"); ADD ("/proc");
-  ADD ("--remount-ro"); ADD ("/proc");
-  ADD ("--dev"); ADD ("/dev");
+  warden_bwrap_add_args (b, "--proc", "/proc", "--remount-ro", "/proc", NULL);
+  warden_bwrap_add_args (b, "--dev", "/dev", NULL);
   if (self->has_size)
     {
-      ADD ("--size"); ADD_PRINTF ("%" G_GUINT64_FORMAT, warden_sandbox_get_tmp_size (sandbox));
+      warden_bwrap_add_arg (b, "--size");
+      warden_bwrap_add_arg_printf (b, "%" G_GUINT64_FORMAT,
+                                   warden_sandbox_get_tmp_size (WARDEN_SANDBOX (self)));
     }
-  ADD ("--tmpfs"); ADD ("/tmp");
-  ADD ("--dir"); ADD ("/etc");
+  warden_bwrap_add_args (b, "--tmpfs", "/tmp", NULL);
+}
+
+static void
+add_etc_args (WardenBwrapSandbox *self,
+              WardenBwrap        *b)
+{
+  const WardenSandboxConfig *config = warden_sandbox_get_config (WARDEN_SANDBOX (self));
+
+  warden_bwrap_add_args (b, "--dir", "/etc", NULL);
   for (guint i = 0; etc_files[i]; i++)
-    {
-      ADD ("--ro-bind-try"); ADD (etc_files[i]); ADD (etc_files[i]);
-    }
+    warden_bwrap_bind (b, WARDEN_BWRAP_BIND_RO_TRY, etc_files[i], etc_files[i]);
   /* Through the proxy: certificates, no resolver (the proxy resolves). */
   if (config->network == WARDEN_NETWORK_OPEN || config->proxy_socket != NULL)
     for (guint i = 0; etc_network_files[i]; i++)
-      {
-        ADD ("--ro-bind-try"); ADD (etc_network_files[i]); ADD (etc_network_files[i]);
-      }
+      warden_bwrap_bind (b, WARDEN_BWRAP_BIND_RO_TRY, etc_network_files[i], etc_network_files[i]);
   if (config->network == WARDEN_NETWORK_OPEN)
     {
-      ADD ("--ro-bind-data"); ADD_PRINTF ("%d", FD_RESOLV); ADD ("/etc/resolv.conf");
+      warden_bwrap_add_arg (b, "--ro-bind-data");
+      warden_bwrap_add_arg_printf (b, "%d", FD_RESOLV);
+      warden_bwrap_add_arg (b, "/etc/resolv.conf");
     }
+}
 
-  ADD ("--bind"); ADD (config->workspace); ADD (inside);
+/* The workspace, what is pinned, read-only or hidden in it, and the
+ * command's folder. */
+static void
+add_workspace_args (WardenBwrapSandbox      *self,
+                    WardenBwrap             *b,
+                    const WardenExecRequest *request)
+{
+  WardenSandbox *sandbox = WARDEN_SANDBOX (self);
+  const WardenSandboxConfig *config = warden_sandbox_get_config (sandbox);
+  const char *inside = warden_sandbox_get_workspace_inside (sandbox);
+  g_autoptr(GPtrArray) mounts = warden_sandbox_list_workspace_mounts (sandbox);
+
+  warden_bwrap_bind (b, WARDEN_BWRAP_BIND_RW, config->workspace, inside);
   for (guint i = 0; i < mounts->len; i++)
     {
       const WardenWorkspaceMount *mount = g_ptr_array_index (mounts, i);
@@ -191,68 +208,108 @@ build_argv (WardenBwrapSandbox      *self,
       switch (mount->kind)
         {
         case WARDEN_WORKSPACE_MOUNT_PIN:
-          ADD ("--bind"); ADD (host); ADD (dest);
+          warden_bwrap_bind (b, WARDEN_BWRAP_BIND_RW, host, dest);
           break;
         case WARDEN_WORKSPACE_MOUNT_READ_ONLY:
-          ADD ("--ro-bind"); ADD (host); ADD (dest);
+          warden_bwrap_bind (b, WARDEN_BWRAP_BIND_RO, host, dest);
           break;
         case WARDEN_WORKSPACE_MOUNT_HIDE:
           if (mount->is_dir)
-            {
-              ADD ("--tmpfs"); ADD (dest);
-              ADD ("--remount-ro"); ADD (dest);
-            }
+            warden_bwrap_add_args (b, "--tmpfs", dest, "--remount-ro", dest, NULL);
           else
-            {
-              ADD ("--ro-bind"); ADD ("/dev/null"); ADD (dest);
-            }
+            warden_bwrap_bind (b, WARDEN_BWRAP_BIND_RO, "/dev/null", dest);
           break;
         default:
           g_assert_not_reached ();
         }
     }
-  ADD ("--chdir"); ADD (request->cwd ? request->cwd : inside);
+  warden_bwrap_add_args (b, "--chdir", request->cwd ? request->cwd : inside, NULL);
+}
 
-  ADD ("--clearenv");
-  for (guint i = 0; env[i]; i++)
-    {
-      const char *eq = strchr (env[i], '=');
-
-      if (eq == NULL)
-        continue;
-      ADD ("--setenv");
-      g_ptr_array_add (argv, g_strndup (env[i], eq - env[i]));
-      ADD (eq + 1);
-    }
+/* The helper (@guard or @relay, its path on the host) and the proxy's
+ * socket, then the command: the relay first, as it starts the rest and is
+ * not traced, then the guard. */
+static void
+add_command_args (WardenBwrapSandbox      *self,
+                  WardenBwrap             *b,
+                  const WardenExecRequest *request,
+                  const char              *guard,
+                  const char              *relay)
+{
+  const WardenSandboxConfig *config = warden_sandbox_get_config (WARDEN_SANDBOX (self));
 
   if (guard != NULL || relay != NULL)
-    {
-      ADD ("--ro-bind"); ADD (guard ? guard : relay); ADD (WARDEN_SANDBOX_GUARD);
-    }
+    warden_bwrap_bind (b, WARDEN_BWRAP_BIND_RO, guard ? guard : relay, WARDEN_SANDBOX_GUARD);
   if (relay != NULL)
-    {
-      ADD ("--ro-bind"); ADD (config->proxy_socket); ADD (WARDEN_SANDBOX_PROXY_SOCKET);
-    }
+    warden_bwrap_bind (b, WARDEN_BWRAP_BIND_RO, config->proxy_socket,
+                       WARDEN_SANDBOX_PROXY_SOCKET);
 
   /* Last: everything above is mounted, now nothing else can be. */
-  ADD ("--remount-ro"); ADD ("/");
-  ADD ("--");
-  /* The relay first: it starts the rest, and is not traced. */
+  warden_bwrap_add_args (b, "--remount-ro", "/", "--", NULL);
   if (relay != NULL)
     {
-      ADD (WARDEN_SANDBOX_GUARD); ADD ("--relay"); ADD_PRINTF ("%d", WARDEN_SANDBOX_PROXY_PORT);
-      ADD (WARDEN_SANDBOX_PROXY_SOCKET); ADD ("--");
+      warden_bwrap_add_args (b, WARDEN_SANDBOX_GUARD, "--relay", NULL);
+      warden_bwrap_add_arg_printf (b, "%d", WARDEN_SANDBOX_PROXY_PORT);
+      warden_bwrap_add_args (b, WARDEN_SANDBOX_PROXY_SOCKET, "--", NULL);
     }
   if (guard != NULL)
     {
-      ADD (WARDEN_SANDBOX_GUARD); ADD ("--fd"); ADD_PRINTF ("%d", FD_GUARD); ADD ("--");
+      warden_bwrap_add_args (b, WARDEN_SANDBOX_GUARD, "--fd", NULL);
+      warden_bwrap_add_arg_printf (b, "%d", FD_GUARD);
+      warden_bwrap_add_arg (b, "--");
     }
-  ADD ("/bin/sh"); ADD ("-c"); ADD (request->command);
-#undef ADD
-#undef ADD_PRINTF
+  warden_bwrap_add_args (b, "/bin/sh", "-c", request->command, NULL);
+}
 
-  g_ptr_array_add (argv, NULL);
-  return argv;
+/* The whole command line of @request, into @b. */
+static void
+add_args (WardenBwrapSandbox      *self,
+          WardenBwrap             *b,
+          const WardenExecRequest *request,
+          const char * const      *env,
+          const char              *guard,
+          const char              *relay)
+{
+  if (self->limits == LIMITS_SYSTEMD)
+    add_scope_args (self, b);
+  add_system_args (self, b);
+  add_etc_args (self, b);
+  add_workspace_args (self, b, request);
+  warden_bwrap_add_arg (b, "--clearenv");
+  warden_bwrap_add_env (b, env);
+  add_command_args (self, b, request, guard, relay);
+}
+
+void
+warden_bwrap_sandbox_set_host (WardenBwrapSandbox    *self,
+                               const WardenBwrapHost *host)
+{
+  g_return_if_fail (WARDEN_IS_BWRAP_SANDBOX (self));
+
+  g_free (self->bwrap);
+  self->bwrap = g_strdup (host->bwrap);
+  g_free (self->systemd_run);
+  self->systemd_run = g_strdup (host->systemd_run);
+  self->limits = host->systemd_run != NULL ? LIMITS_SYSTEMD : LIMITS_CGROUP;
+  self->has_disable_userns = host->has_disable_userns;
+  self->has_size = host->has_size;
+  self->prepared = TRUE;
+}
+
+GStrv
+warden_bwrap_sandbox_dup_argv (WardenBwrapSandbox      *self,
+                               const WardenExecRequest *request,
+                               const char * const      *env,
+                               const char              *guard,
+                               const char              *relay)
+{
+  g_autoptr(WardenBwrap) b = NULL;
+
+  g_return_val_if_fail (WARDEN_IS_BWRAP_SANDBOX (self), NULL);
+
+  b = warden_bwrap_new ();
+  add_args (self, b, request, env, guard, relay);
+  return warden_bwrap_finish (b);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -608,31 +665,114 @@ child_setup (gpointer user_data)
     _exit (127);
 }
 
-/* A descriptor the child reads @bytes from. */
-static int
-data_fd (GBytes  *bytes,
-         GError **error)
+/* The exec guard's helper, when @request is guarded, and the relay to
+ * Warden's proxy, when the config has one and no open network: the same
+ * program, on the host (*@guard, *@relay; else NULL). */
+static gboolean
+find_helpers (WardenBwrapSandbox       *self,
+              const WardenExecRequest  *request,
+              const char              **guard,
+              const char              **relay,
+              GError                  **error)
 {
-  FILE *file = tmpfile ();
-  gsize size;
-  const void *data = g_bytes_get_data (bytes, &size);
-  int fd;
+  const WardenSandboxConfig *config = warden_sandbox_get_config (WARDEN_SANDBOX (self));
 
-  if (file == NULL || fwrite (data, 1, size, file) != size || fflush (file) != 0)
+  /* Every program the command starts is checked: the helper starts it. */
+  if (request->guard_func != NULL)
     {
-      int saved = errno;
-
-      if (file != NULL)
-        fclose (file);
-      g_set_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
-                   _("Could not hand bubblewrap its settings: %s"), g_strerror (saved));
-      return -1;
+      *guard = warden_guard_get_helper_path ();
+      if (*guard == NULL)
+        {
+          g_set_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE,
+                       _("The exec guard’s helper (warden-guard) is not installed: "
+                         "programs this command starts could not be checked, so it "
+                         "did not run"));
+          return FALSE;
+        }
+      if (self->seccomp_guard == NULL &&
+          (self->seccomp_guard = warden_seccomp_build_filter (TRUE, error)) == NULL)
+        return FALSE;
     }
-  fd = fcntl (fileno (file), F_DUPFD_CLOEXEC, 3);
-  fclose (file);
-  if (fd >= 0)
-    lseek (fd, 0, SEEK_SET);
-  return fd;
+
+  /* The way out through Warden's proxy: the helper relays to it. */
+  if (config->proxy_socket != NULL && config->network != WARDEN_NETWORK_OPEN)
+    {
+      *relay = warden_guard_get_helper_path ();
+      if (*relay == NULL)
+        {
+          g_set_error (error, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE,
+                       _("The helper that carries the sandbox’s connections to the "
+                         "network proxy (warden-guard) is not installed: turn the "
+                         "network to “none” or “open” in the profile"));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* bwrap clears the environment; systemd-run needs to find the user's
+ * manager first. */
+static GStrv
+launch_environ (WardenBwrapSandbox *self)
+{
+  GStrv env = g_environ_setenv (NULL, "PATH", WARDEN_SANDBOX_PATH, TRUE);
+
+  if (self->limits == LIMITS_SYSTEMD)
+    {
+      const char *keep[] = { "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS" };
+
+      for (guint i = 0; i < G_N_ELEMENTS (keep); i++)
+        if (g_getenv (keep[i]) != NULL)
+          env = g_environ_setenv (env, keep[i], g_getenv (keep[i]), TRUE);
+    }
+  return env;
+}
+
+/* The descriptors the child gets, into @b: the seccomp filter (the exec
+ * guard's when @guarded), the sandbox's resolv.conf with network, bwrap's
+ * info and block pipes and the exec guard's socket. Ours: *@info, the read
+ * end of the info pipe; *@block_fd, the write end of the block pipe;
+ * *@guard, the exec guard when @guarded. */
+static gboolean
+add_fds (WardenBwrapSandbox       *self,
+         WardenBwrap              *b,
+         const WardenExecRequest  *request,
+         gboolean                  guarded,
+         GInputStream            **info,
+         int                      *block_fd,
+         WardenExecGuard         **guard,
+         GError                  **error)
+{
+  const WardenSandboxConfig *config = warden_sandbox_get_config (WARDEN_SANDBOX (self));
+  int info_pipe[2], block_pipe[2], guard_fd;
+
+  if (!warden_bwrap_add_data_fd (b, guarded ? self->seccomp_guard : self->seccomp, FD_SECCOMP,
+                                 error))
+    return FALSE;
+  if (config->network == WARDEN_NETWORK_OPEN)
+    {
+      g_autoptr(GBytes) resolv = g_bytes_new_static (SANDBOX_RESOLV_CONF,
+                                                     strlen (SANDBOX_RESOLV_CONF));
+
+      if (!warden_bwrap_add_data_fd (b, resolv, FD_RESOLV, error))
+        return FALSE;
+    }
+  if (!g_unix_open_pipe (info_pipe, FD_CLOEXEC, error))
+    return FALSE;
+  *info = g_unix_input_stream_new (info_pipe[0], TRUE);
+  warden_bwrap_add_fd (b, info_pipe[1], FD_INFO);
+  if (!g_unix_open_pipe (block_pipe, FD_CLOEXEC, error))
+    return FALSE;
+  *block_fd = block_pipe[1];
+  warden_bwrap_add_fd (b, block_pipe[0], FD_BLOCK);
+  if (guarded)
+    {
+      *guard = warden_exec_guard_new (request->guard_func, request->guard_data, &guard_fd, error);
+      if (*guard == NULL)
+        return FALSE;
+      warden_bwrap_add_fd (b, guard_fd, FD_GUARD);
+    }
+  return TRUE;
 }
 
 static void
@@ -643,9 +783,9 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
                                  gpointer                 user_data)
 {
   WardenBwrapSandbox *self = WARDEN_BWRAP_SANDBOX (sandbox);
-  const WardenSandboxConfig *config = warden_sandbox_get_config (sandbox);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  g_autoptr(GPtrArray) argv = NULL;
+  g_autoptr(WardenBwrap) b = NULL;
+  g_auto(GStrv) argv = NULL;
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GInputStream) info = NULL;
   g_autoptr(GError) error = NULL;
@@ -653,7 +793,6 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
   g_auto(GStrv) launch_env = NULL;
   BwrapExec *be;
   ChildSetup setup;
-  int info_pipe[2], block_pipe[2], seccomp_fd, resolv_fd = -1, guard_fd = -1;
   WardenExecGuard *guard = NULL;
   const char *guard_path = NULL;
   const char *relay_path = NULL;
@@ -702,115 +841,45 @@ warden_bwrap_sandbox_exec_async (WardenSandbox           *sandbox,
         }
     }
 
-  /* Every program the command starts is checked: the helper starts it. */
-  if (request->guard_func != NULL)
-    {
-      guard_path = warden_guard_get_helper_path ();
-      if (guard_path == NULL)
-        {
-          g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE,
-                                   _("The exec guard’s helper (warden-guard) is not installed: "
-                                     "programs this command starts could not be checked, so it "
-                                     "did not run"));
-          return;
-        }
-      if (self->seccomp_guard == NULL &&
-          (self->seccomp_guard = warden_seccomp_build_filter (TRUE, &error)) == NULL)
-        {
-          g_task_return_error (task, g_steal_pointer (&error));
-          return;
-        }
-    }
-
-  /* The way out through Warden's proxy: the helper relays to it. */
-  if (config->proxy_socket != NULL && config->network != WARDEN_NETWORK_OPEN)
-    {
-      relay_path = warden_guard_get_helper_path ();
-      if (relay_path == NULL)
-        {
-          g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_UNAVAILABLE,
-                                   _("The helper that carries the sandbox’s connections to the "
-                                     "network proxy (warden-guard) is not installed: turn the "
-                                     "network to “none” or “open” in the profile"));
-          return;
-        }
-    }
-
-  seccomp_fd = data_fd (guard_path != NULL ? self->seccomp_guard : self->seccomp, &error);
-  if (seccomp_fd < 0)
+  if (!find_helpers (self, request, &guard_path, &relay_path, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  if (config->network == WARDEN_NETWORK_OPEN)
-    {
-      g_autoptr(GBytes) resolv = g_bytes_new_static (SANDBOX_RESOLV_CONF,
-                                                     strlen (SANDBOX_RESOLV_CONF));
 
-      resolv_fd = data_fd (resolv, &error);
-      if (resolv_fd < 0)
-        {
-          close (seccomp_fd);
-          g_task_return_error (task, g_steal_pointer (&error));
-          return;
-        }
-    }
-  if (!g_unix_open_pipe (info_pipe, FD_CLOEXEC, &error) ||
-      !g_unix_open_pipe (block_pipe, FD_CLOEXEC, &error) ||
-      (guard_path != NULL &&
-       (guard = warden_exec_guard_new (request->guard_func, request->guard_data, &guard_fd,
-                                       &error)) == NULL))
+  /* From here each descriptor the child gets is the builder's: closed
+   * with it on every way out. */
+  b = warden_bwrap_new ();
+  if (!add_fds (self, b, request, guard_path != NULL, &info, &be->block_fd, &guard, &error))
     {
-      close (seccomp_fd);
-      if (resolv_fd >= 0)
-        close (resolv_fd);
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
 
   env = warden_sandbox_build_env (sandbox, "/tmp", request);
-  argv = build_argv (self, request, (const char * const *) env, guard != NULL ? guard_path : NULL,
-                     relay_path);
+  add_args (self, b, request, (const char * const *) env, guard != NULL ? guard_path : NULL,
+            relay_path);
+  argv = warden_bwrap_finish (b);
 
-  /* bwrap clears the environment; systemd-run needs to find the user's
-   * manager first. */
-  launch_env = g_environ_setenv (NULL, "PATH", WARDEN_SANDBOX_PATH, TRUE);
-  if (self->limits == LIMITS_SYSTEMD)
-    {
-      const char *keep[] = { "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS" };
-
-      for (guint i = 0; i < G_N_ELEMENTS (keep); i++)
-        if (g_getenv (keep[i]) != NULL)
-          launch_env = g_environ_setenv (launch_env, keep[i], g_getenv (keep[i]), TRUE);
-    }
+  launch_env = launch_environ (self);
   launcher = warden_local_exec_launcher_new ((const char * const *) launch_env, NULL, FALSE);
-  g_subprocess_launcher_take_fd (launcher, seccomp_fd, FD_SECCOMP);
-  g_subprocess_launcher_take_fd (launcher, info_pipe[1], FD_INFO);
-  g_subprocess_launcher_take_fd (launcher, block_pipe[0], FD_BLOCK);
-  if (resolv_fd >= 0)
-    g_subprocess_launcher_take_fd (launcher, resolv_fd, FD_RESOLV);
-  if (guard_fd >= 0)
-    g_subprocess_launcher_take_fd (launcher, guard_fd, FD_GUARD);
+  warden_bwrap_hand_fds (b, launcher);
   setup.cgroup = be->cgroup;
   setup.parent = getpid ();
   g_subprocess_launcher_set_child_setup (launcher, child_setup, &setup, NULL);
-  info = g_unix_input_stream_new (info_pipe[0], TRUE);
-  be->block_fd = block_pipe[1];
 
-  be->bwrap = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata,
-                                            &error);
+  be->bwrap = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv, &error);
   g_clear_object (&launcher);  /* closes the child's ends here */
   if (be->bwrap == NULL)
     {
       warden_exec_guard_free (guard);
       g_task_return_new_error (task, WARDEN_SANDBOX_ERROR, WARDEN_SANDBOX_ERROR_FAILED,
-                               _("Could not start %s: %s"), (char *) argv->pdata[0],
-                               error->message);
+                               _("Could not start %s: %s"), argv[0], error->message);
       return;
     }
 
-  warden_local_exec_run_async (be->bwrap, FALSE, g_steal_pointer (&guard), request, cancellable, bwrap_exec_done_cb,
-                               g_object_ref (task));
+  warden_local_exec_run_async (be->bwrap, FALSE, g_steal_pointer (&guard), request, cancellable,
+                               bwrap_exec_done_cb, g_object_ref (task));
   g_input_stream_read_bytes_async (info, 4096, G_PRIORITY_DEFAULT, be->setup_cancellable,
                                    info_read_cb, g_object_ref (task));
 }

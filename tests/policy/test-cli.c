@@ -560,6 +560,23 @@ test_usage_no_command (void)
   assert_contains (r->err, "--stdin");
 }
 
+/* sandbox exec --help shows its options instead of asking for a command;
+ * without a command it still says where the command goes. */
+static void
+test_usage_sandbox_exec_help (void)
+{
+  g_autoptr(CliEnv) env = cli_env_new ();
+  g_autoptr(CliResult) help = cli_run (env, NULL, "sandbox", "exec", "--help");
+  g_autoptr(CliResult) none = cli_run (env, NULL, "sandbox", "exec", "--backend", "host");
+
+  check_status (help, 0);
+  assert_contains (help->out, "--backend");
+  assert_contains (help->out, "--timeout");
+  check_status (none, EXIT_USAGE);
+  g_assert_cmpstr (none->out, ==, "");
+  assert_contains (none->err, "after “--”");
+}
+
 static void
 test_usage_stdin_and_command (void)
 {
@@ -2037,6 +2054,7 @@ main (int    argc,
   g_test_add_func ("/cli/check/args-joined", test_args_joined);
   g_test_add_func ("/cli/usage/no-command", test_usage_no_command);
   g_test_add_func ("/cli/usage/stdin-and-command", test_usage_stdin_and_command);
+  g_test_add_func ("/cli/usage/sandbox-exec-help", test_usage_sandbox_exec_help);
   g_test_add_func ("/cli/usage/unknown-mode", test_usage_unknown_mode);
   g_test_add_func ("/cli/usage/control-char-pattern", test_usage_control_char_pattern);
   g_test_add_func ("/cli/usage/unknown-profile", test_usage_unknown_profile);

@@ -1419,6 +1419,16 @@ static const Row rows[] = {
   { "soundness/assignments/sudo-path", "sudo PATH=. ls", ASKS, .allow = S ("sudo *", "ls") },
   { "soundness/assignments/env-odd-setting", "env --unset n = rm -rf /", DENIES, .mode = ALLOW_ALWAYS, .deny = RMDENY },
   { "soundness/assignments/env-ordinary", "env NODE_ENV=test ls", ALLOWS, .allow = S ("env *", "ls") },
+  /* Every variable that loads code into the program it reaches (the list
+   * the exec guard asks about in a started program's environment) asks
+   * when env or sudo sets it, not only the families of the parser's own. */
+  { "soundness/assignments/env-perllib", "env PERLLIB=/tmp/x perl x.pl", ASKS, .allow = S ("env *", "perl *") },
+  { "soundness/assignments/env-lua-cpath", "env LUA_CPATH=./x.so lua x.lua", ASKS, .allow = S ("env *", "lua *") },
+  { "soundness/assignments/env-openssl-conf", "env OPENSSL_CONF=e.cnf curl https://x", ASKS, .allow = S ("env *", "curl *") },
+  { "soundness/assignments/env-gio-modules", "env GIO_EXTRA_MODULES=. ls", ASKS, .allow = S ("env *", "ls") },
+  { "soundness/assignments/sudo-gtk-modules", "sudo GTK_MODULES=x ls", ASKS, .allow = S ("sudo *", "ls") },
+  { "soundness/assignments/env-phprc", "env PHPRC=. php x.php", ASKS, .allow = S ("env *", "php *") },
+  { "soundness/assignments/env-erl-aflags", "env ERL_AFLAGS=-eval erl", ASKS, .allow = S ("env *", "erl") },
   { "soundness/assignments/lower-case-loop", "for f in a b; do cat $f; done", ALLOWS, .allow = SAFE },
   /* 10. Redirections into protected paths ask in every mode. */
   { "soundness/protected/git-config", "echo '[diff]' >> .git/config", ASKS, .mode = ALLOW_ALWAYS },
@@ -2544,6 +2554,10 @@ test_env_loads_code (void)
     { "PYTHONPATH", TRUE }, { "PYTHONSTARTUP", TRUE }, { "PERL5OPT", TRUE },
     { "RUBYOPT", TRUE }, { "GCONV_PATH", TRUE }, { "GLIBC_TUNABLES", TRUE },
     { "JAVA_TOOL_OPTIONS", TRUE }, { "LUA_INIT_5_4", TRUE }, { "LUA_PATH", TRUE },
+    { "PHPRC", TRUE }, { "PHP_INI_SCAN_DIR", TRUE }, { "CLASSPATH", TRUE },
+    { "ERL_AFLAGS", TRUE }, { "ERL_FLAGS", TRUE }, { "ERL_ZFLAGS", TRUE },
+    { "ELIXIR_ERL_OPTIONS", TRUE }, { "TCLLIBPATH", TRUE }, { "R_PROFILE_USER", TRUE },
+    { "GEM_PATH", TRUE }, { "QT_PLUGIN_PATH", TRUE }, { "GST_PLUGIN_PATH", TRUE },
     { "PATH=/workspace/bin", FALSE }, { "HOME", FALSE }, { "GIT_DIR", FALSE },
     { "npm_config_script_shell", FALSE }, { "FOO", FALSE }, { "LD", FALSE },
     { "ENVIRONMENT", FALSE }, { "env", FALSE }, { "ld_preload", FALSE },

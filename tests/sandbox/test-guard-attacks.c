@@ -337,7 +337,7 @@ assert_reach_refused (Fixture          *f,
                       WardenExecResult *r)
 {
   static const char *attempts[] = {
-    "mem-write", "vm-readv", "pidfd-getfd", "pidfd-signal", "environ", "fd-open", "join-group",
+    "mem-write", "vm-readv", "pidfd-getfd", "pidfd-signal", "proc-pidfd-signal", "environ", "fd-open", "join-group",
     "kill-stop", "prlimit",
   };
   g_autofree char *ok = breaches (r->stdout_text);

@@ -933,7 +933,8 @@ emit_nr_flag_refused (Filter   *f,
  *   pidfd_getfd;
  * - no reaching the guard: signals, pidfd_open and prlimit aimed at the
  *   guard, its parent (the relay), their process groups, or at every
- *   process (kill -1);
+ *   process (kill -1), and no pidfd_send_signal (a /proc/PID folder opened
+ *   is a pidfd the filter cannot tell from the command's own);
  * - no other architecture's system calls. */
 static void
 install_filter (void)
@@ -975,6 +976,10 @@ install_filter (void)
   for (unsigned i = 0; i < sizeof refused / sizeof refused[0]; i++)
     emit_nr_returns (&f, refused[i], SECCOMP_RET_ERRNO | EPERM);
   emit_nr_returns (&f, __NR_clone3, SECCOMP_RET_ERRNO | ENOSYS);
+  /* A /proc/PID folder is a pidfd to it, and a filter cannot read which
+   * process a descriptor names: no pidfd signals at all. ENOSYS, as on a
+   * kernel before 5.1, makes Go, Python and the rest fall back to kill. */
+  emit_nr_returns (&f, __NR_pidfd_send_signal, SECCOMP_RET_ERRNO | ENOSYS);
   emit_nr_returns (&f, __NR_execve, SECCOMP_RET_TRACE);
   emit_nr_returns (&f, __NR_execveat, SECCOMP_RET_TRACE);
   emit_nr_flag_refused (&f, __NR_clone, 0, CLONE_UNTRACED);

@@ -11,9 +11,10 @@
  * descriptors through pidfd_getfd (a forged question written on each socket
  * it gets), its environment and descriptor list in /proc, SIGSTOP (and
  * SIGCONT at once if that worked, so nothing hangs) directly and through a
- * pidfd, and prlimit. The same against the tracer's parent when that is a
- * warden-guard too (the warm runner or the relay). One line per attempt:
- * "TARGET ATTEMPT ok" or "TARGET ATTEMPT failed ERRNO". Exits within 10 s.
+ * pidfd (from pidfd_open and from its /proc folder), and prlimit. The same
+ * against the tracer's parent when that is a warden-guard too (the warm
+ * runner or the relay). One line per attempt: "TARGET ATTEMPT ok" or
+ * "TARGET ATTEMPT failed ERRNO". Exits within 10 s.
  */
 
 #define _GNU_SOURCE
@@ -173,6 +174,33 @@ try_getfd (const char *target,
   close (pidfd);
 }
 
+/* A /proc/PID folder opened is a pidfd too, for pidfd_send_signal: no
+ * pidfd_open needed. */
+static void
+try_proc_pidfd (const char *target,
+                int         pid)
+{
+  char path[64];
+  int fd;
+
+  snprintf (path, sizeof path, "/proc/%d", pid);
+  fd = open (path, O_RDONLY | O_DIRECTORY);
+  if (fd < 0)
+    {
+      report (target, "proc-pidfd-signal", 0, errno);
+      return;
+    }
+  if (syscall (SYS_pidfd_send_signal, fd, SIGSTOP, NULL, 0) == 0)
+    {
+      syscall (SYS_pidfd_send_signal, fd, SIGCONT, NULL, 0);
+      kill (pid, SIGCONT);
+      report (target, "proc-pidfd-signal", 1, 0);
+    }
+  else
+    report (target, "proc-pidfd-signal", 0, errno);
+  close (fd);
+}
+
 static void
 try_proc (const char *target,
           int         pid)
@@ -256,6 +284,7 @@ attack (const char *target,
   try_mem (target, pid);
   try_vm_readv (target, pid);
   try_getfd (target, pid);
+  try_proc_pidfd (target, pid);
   try_proc (target, pid);
   try_signals (target, pid);
 }
