@@ -499,6 +499,21 @@ test_usage_line (void)
                                    "24 in · 14 out · $0.05 in the session\n"));
   result_clear (&r);
 
+  /* sessions show says the same total, in words and in JSON. */
+  r = RUN (&env, "", "sessions", "show", id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\nusage: 24 in · 14 out · $0.05\n"));
+  result_clear (&r);
+  {
+    g_autoptr(JsonNode) shown = show_session (&env, id);
+    JsonObject *usage = json_object_get_object_member (json_node_get_object (shown), "usage");
+
+    g_assert_cmpint (json_object_get_int_member (usage, "requests"), ==, 2);
+    g_assert_cmpint (json_object_get_int_member (usage, "input_tokens"), ==, 24);
+    g_assert_cmpfloat_with_epsilon (json_object_get_double_member (usage, "cost_usd"), 0.052,
+                                    1e-12);
+  }
+
   /* A table that does not read: said at the start, and the cost is unknown. */
   g_assert_true (g_file_set_contents (path, "{\"models\": ", -1, NULL));
   r = RUN (&env, "", "run", "--sandbox", "bwrap", "hello");
