@@ -207,7 +207,12 @@ int
 main (int    argc,
       char **argv)
 {
+  g_autofree char *config = g_dir_make_tmp ("warden-test-usage-XXXXXX", NULL);
+  int status;
+
   setlocale (LC_ALL, "C.UTF-8");
+  /* Warden's own table, not the prices.json of whoever runs the tests. */
+  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_data_func ("/llm/usage/price/anthropic", &price_rows[0], test_price);
@@ -227,5 +232,7 @@ main (int    argc,
   g_test_add_func ("/llm/usage/sum", test_sum);
   g_test_add_func ("/llm/usage/format", test_format);
 
-  return g_test_run ();
+  status = g_test_run ();
+  g_rmdir (config);
+  return status;
 }
