@@ -146,10 +146,10 @@ _warden_cli_run_write (Run        *run,
   return TRUE;
 }
 
-static gboolean G_GNUC_PRINTF (2, 3)
-out (Run        *run,
-     const char *format,
-     ...)
+gboolean
+_warden_cli_run_printf (Run        *run,
+                        const char *format,
+                        ...)
 {
   g_autofree char *text = NULL;
   va_list args;
@@ -159,6 +159,8 @@ out (Run        *run,
   va_end (args);
   return _warden_cli_run_write (run, text);
 }
+
+#define out _warden_cli_run_printf
 
 /* ------------------------------------------------------------------------ */
 /* Text that goes to the terminal as it streams: the model's words, a
@@ -883,7 +885,11 @@ report_stop (Run        *run,
                                           : "no answer (end of input)", session_id);
       return EXIT_NO_ANSWER;
     }
-  warden_cli_error ("interrupted; continue with warden-cli run --resume %s", session_id);
+  /* In a conversation Ctrl+C stops the step, not the session. */
+  if (run->chat && run->signum == SIGINT)
+    out (run, "  (stopped)\n");
+  else
+    warden_cli_error ("interrupted; continue with warden-cli run --resume %s", session_id);
   return EXIT_SIGNAL_BASE + (run->signum ? run->signum : SIGINT);
 }
 
@@ -895,7 +901,8 @@ status_for (const GError *error)
   if (g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_IN_USE) ||
       g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST))
     return EXIT_IN_USE;
-  if (error->domain == WARDEN_STORE_ERROR && error->code != WARDEN_STORE_ERROR_NOT_FOUND)
+  if (error->domain == WARDEN_STORE_ERROR && error->code != WARDEN_STORE_ERROR_NOT_FOUND &&
+      error->code != WARDEN_STORE_ERROR_AMBIGUOUS)
     return EXIT_FAILED;
   return WARDEN_CLI_EXIT_USAGE;
 }
@@ -909,7 +916,8 @@ code_for (const GError *error,
   if (error != NULL && error->domain == WARDEN_STORE_ERROR)
     return error->code == WARDEN_STORE_ERROR_IN_USE ? "in_use"
            : error->code == WARDEN_STORE_ERROR_LOST ? "lost"
-           : error->code == WARDEN_STORE_ERROR_NOT_FOUND ? "not_found" : "store";
+           : error->code == WARDEN_STORE_ERROR_NOT_FOUND ? "not_found"
+           : error->code == WARDEN_STORE_ERROR_AMBIGUOUS ? "ambiguous" : "store";
   if (error != NULL && error->domain == WARDEN_LLM_ERROR)
     return "provider";
   if (g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NOT_RECORDED))
@@ -936,7 +944,7 @@ hint_for (const char *code,
   if (strcmp (code, "lost") == 0)
     return g_strdup ("Another Warden has the session now; warden-cli sessions show tells what "
                      "became of it.");
-  if (strcmp (code, "not_found") == 0)
+  if (strcmp (code, "not_found") == 0 || strcmp (code, "ambiguous") == 0)
     return g_strdup ("warden-cli sessions list shows the sessions there are.");
   if (strcmp (code, "store") == 0)
     return g_strdup ("Check the disk and the session database; warden-cli sessions move-aside "
@@ -1051,9 +1059,122 @@ provider_for_session (WardenSessionRecord  *info,
                                            error);
 }
 
+/* Runs @task (NULL: goes on with the session as it was left) until the
+ * model ends its turn, answering what it asks on the way; then @followup
+ * (may be NULL), the next user turn. A question left waiting is answered
+ * first: a new message waits for it. Sets @reason (for the finished event)
+ * and @pending; returns the exit status. Takes @task and @followup. */
 int
-warden_cli_run (int    argc,
-                char **argv)
+_warden_cli_run_turn (Run          *run,
+                      WardenAgent  *agent,
+                      char         *task,
+                      const char  **reason,
+                      const char  **pending)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *followup = NULL;
+  int status = 0;
+
+  *reason = "done";
+  *pending = NULL;
+  /* A new message would drop what waits (as a call cut short): it is
+   * asked again first, and nothing is lost. */
+  if (task != NULL && (warden_agent_get_pending (agent) != NULL || run->waiting_at_open))
+    followup = g_steal_pointer (&task);
+  run->waiting_at_open = FALSE;
+
+  for (;;)
+    {
+      WardenAgentOutcome outcome = WARDEN_AGENT_FINISHED;
+
+      warden_agent_run_async (agent, task, run->cancellable, result_cb, run);
+      g_clear_pointer (&task, g_free);
+      g_main_loop_run (run->loop);
+      if (!warden_agent_run_finish (agent, run->result, &outcome, &error))
+        {
+          end_text (run);
+          if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            {
+              status = report_stop (run, warden_agent_get_session_id (agent));
+              *reason = status == EXIT_NO_ANSWER ? "pending" : "interrupted";
+            }
+          else
+            {
+              status = error->domain == WARDEN_LLM_ERROR ? EXIT_PROVIDER
+                       : g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST)
+                       ? EXIT_IN_USE
+                       : g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_SANDBOX)
+                       ? WARDEN_CLI_EXIT_USAGE : EXIT_FAILED;
+              report_error (run, status, error);
+              *reason = "error";
+            }
+          break;
+        }
+      g_clear_object (&run->result);
+      if (outcome == WARDEN_AGENT_WAITING)
+        {
+          PromptResult answered = _warden_cli_decide (run, agent,
+                                                      run->json ? _warden_cli_json_answer
+                                                                : answer_pending);
+
+          if (answered == PROMPT_ANSWERED)
+            continue;
+          if (answered == PROMPT_NO_ANSWER)
+            {
+              warden_cli_error ("%s; it waits: continue with warden-cli run --resume %s",
+                                run->left_pending ? "left pending (--on-question pending)"
+                                                  : "no answer (end of input)",
+                                warden_agent_get_session_id (agent));
+              status = EXIT_NO_ANSWER;
+              *reason = "pending";
+              *pending = warden_approval_get_id (warden_agent_get_pending (agent));
+            }
+          else if (answered == PROMPT_STOPPED)
+            {
+              status = report_stop (run, warden_agent_get_session_id (agent));
+              *reason = "interrupted";
+              *pending = warden_approval_get_id (warden_agent_get_pending (agent));
+            }
+          else
+            {
+              status = run->lease_lost ? EXIT_IN_USE : EXIT_FAILED;
+              *reason = "error";
+            }
+          break;
+        }
+      end_text (run);
+      if (outcome == WARDEN_AGENT_FINISHED && run->write_errno == 0 && followup != NULL)
+        {
+          task = g_steal_pointer (&followup);
+          continue;
+        }
+      if (run->write_errno != 0)
+        {
+          status = report_stop (run, warden_agent_get_session_id (agent));
+          *reason = "error";
+        }
+      else if (outcome == WARDEN_AGENT_MAX_STEPS)
+        {
+          if (run->chat)
+            warden_cli_error ("stopped after %u steps; send a message to go on",
+                              warden_agent_get_steps (agent));
+          else
+            warden_cli_error ("stopped after %u steps; continue with warden-cli run --resume %s",
+                              warden_agent_get_steps (agent), warden_agent_get_session_id (agent));
+          status = EXIT_MAX_STEPS;
+          *reason = "max_steps";
+        }
+      break;
+    }
+
+  g_clear_object (&run->result);
+  return status;
+}
+
+static int
+run_main (int       argc,
+          char    **argv,
+          gboolean  chat)
 {
   g_autofree char *provider_name = NULL;
   g_autofree char *model = NULL;
@@ -1117,7 +1238,7 @@ warden_cli_run (int    argc,
       "pending and exit 6", "reject|pending" },
     { NULL }
   };
-  g_autoptr(GOptionContext) ctx = g_option_context_new ("TASK");
+  g_autoptr(GOptionContext) ctx = g_option_context_new (chat ? "[TASK]" : "TASK");
   g_autoptr(GError) error = NULL;
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
@@ -1146,8 +1267,10 @@ warden_cli_run (int    argc,
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL, error->message);
   run.json = json;
-  if ((resume == NULL) == (argc < 2))
-    return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL, "give a TASK, or --resume SESSION_ID");
+  run.chat = chat;
+  if (!chat && resume == NULL && argc < 2)
+    return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL,
+                 "give a TASK, or --resume SESSION_ID (and a TASK to go on with)");
   if (network != NULL && !warden_network_mode_from_string (network, &network_mode))
     return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL, "--network is none, allowlist or open");
   if (sandbox != NULL && !warden_sandbox_kind_from_string (sandbox, &sandbox_kind))
@@ -1190,9 +1313,18 @@ warden_cli_run (int    argc,
     return fail (&run, status_for (error), error, NULL);
   if (resume != NULL)
     {
+      /* "last" or the start of an id: the whole id from here on. */
+      g_autofree char *id = warden_session_store_resolve_id (store, resume, &error);
+
+      if (id == NULL)
+        return fail (&run, status_for (error), error, NULL);
+      g_free (resume);
+      resume = g_steal_pointer (&id);
+      run.session_id = resume;
       resumed = warden_session_store_get_session (store, resume, &error);
       if (resumed == NULL)
         return fail (&run, status_for (error), error, NULL);
+      run.waiting_at_open = g_strcmp0 (resumed->state, "waiting") == 0;
     }
 
   if (resumed != NULL && resumed->provider != NULL)
@@ -1300,6 +1432,10 @@ warden_cli_run (int    argc,
 
   run.input = g_data_input_stream_new (stdin_stream);
   run.raw_output = raw_output;
+  run.store = store;
+  /* https://no-color.org: set and not empty. Never into a file or a pipe. */
+  run.colour = !run.json && isatty (STDOUT_FILENO) && g_strcmp0 (g_getenv ("TERM"), "dumb") != 0 &&
+               (g_getenv ("NO_COLOR") == NULL || *g_getenv ("NO_COLOR") == '\0');
   /* Colours in a command's output are kept whether or not standard output
    * is a terminal: kept in a file, they show again with cat or less -R, and
    * cannot move or rewrite anything there either. The model's words have
@@ -1325,80 +1461,10 @@ warden_cli_run (int    argc,
   for (guint i = 0; i < G_N_ELEMENTS (watches); i++)
     watches[i].id = g_unix_signal_add (watches[i].signum, signal_cb, &watches[i]);
 
-  for (;;)
-    {
-      WardenAgentOutcome outcome = WARDEN_AGENT_FINISHED;
-
-      warden_agent_run_async (agent, task, cancellable, result_cb, &run);
-      g_clear_pointer (&task, g_free);
-      g_main_loop_run (loop);
-      if (!warden_agent_run_finish (agent, run.result, &outcome, &error))
-        {
-          end_text (&run);
-          if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-            {
-              status = report_stop (&run, warden_agent_get_session_id (agent));
-              reason = status == EXIT_NO_ANSWER ? "pending" : "interrupted";
-            }
-          else
-            {
-              status = error->domain == WARDEN_LLM_ERROR ? EXIT_PROVIDER
-                       : g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST)
-                       ? EXIT_IN_USE
-                       : g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_SANDBOX)
-                       ? WARDEN_CLI_EXIT_USAGE : EXIT_FAILED;
-              report_error (&run, status, error);
-              reason = "error";
-            }
-          break;
-        }
-      g_clear_object (&run.result);
-      if (outcome == WARDEN_AGENT_WAITING)
-        {
-          PromptResult answered = _warden_cli_decide (&run, agent,
-                                                      run.json ? _warden_cli_json_answer
-                                                               : answer_pending);
-
-          if (answered == PROMPT_ANSWERED)
-            continue;
-          if (answered == PROMPT_NO_ANSWER)
-            {
-              warden_cli_error ("%s; it waits: continue with warden-cli run --resume %s",
-                                run.left_pending ? "left pending (--on-question pending)"
-                                                 : "no answer (end of input)",
-                                warden_agent_get_session_id (agent));
-              status = EXIT_NO_ANSWER;
-              reason = "pending";
-              pending = warden_approval_get_id (warden_agent_get_pending (agent));
-            }
-          else if (answered == PROMPT_STOPPED)
-            {
-              status = report_stop (&run, warden_agent_get_session_id (agent));
-              reason = "interrupted";
-              pending = warden_approval_get_id (warden_agent_get_pending (agent));
-            }
-          else
-            {
-              status = run.lease_lost ? EXIT_IN_USE : EXIT_FAILED;
-              reason = "error";
-            }
-          break;
-        }
-      end_text (&run);
-      if (run.write_errno != 0)
-        {
-          status = report_stop (&run, warden_agent_get_session_id (agent));
-          reason = "error";
-        }
-      else if (outcome == WARDEN_AGENT_MAX_STEPS)
-        {
-          warden_cli_error ("stopped after %u steps; continue with warden-cli run --resume %s",
-                            warden_agent_get_steps (agent), warden_agent_get_session_id (agent));
-          status = EXIT_MAX_STEPS;
-          reason = "max_steps";
-        }
-      break;
-    }
+  if (chat)
+    status = _warden_cli_chat (&run, agent, g_steal_pointer (&task), &reason, &pending);
+  else
+    status = _warden_cli_run_turn (&run, agent, g_steal_pointer (&task), &reason, &pending);
 
   g_clear_object (&run.result);
 
@@ -1425,6 +1491,20 @@ warden_cli_run (int    argc,
   for (guint i = 0; i < G_N_ELEMENTS (run.out_filter); i++)
     term_filter_clear (&run.out_filter[i]);
   return status;
+}
+
+int
+warden_cli_run (int    argc,
+                char **argv)
+{
+  return run_main (argc, argv, FALSE);
+}
+
+int
+warden_cli_chat (int    argc,
+                 char **argv)
+{
+  return run_main (argc, argv, TRUE);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1478,16 +1558,23 @@ print_diff (const char *diff)
 }
 
 static int
-sessions_show (const char *id,
+sessions_show (const char *spec,
                gboolean    json)
 {
+  const char *id = spec;
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = warden_session_store_new (NULL, &error);
   g_autoptr(WardenSessionRecord) s = NULL;
   g_autoptr(GPtrArray) messages = NULL;
   g_autoptr(GPtrArray) calls = NULL;
 
-  if (store == NULL || (s = warden_session_store_get_session (store, id, &error)) == NULL ||
+  g_autofree char *whole = NULL;
+
+  /* "last", or the start of an id. */
+  if (store != NULL && (whole = warden_session_store_resolve_id (store, spec, &error)) != NULL)
+    id = whole;
+  if (store == NULL || whole == NULL ||
+      (s = warden_session_store_get_session (store, id, &error)) == NULL ||
       (messages = warden_session_store_load_messages (store, id, &error)) == NULL ||
       (calls = warden_session_store_list_tool_calls (store, id, &error)) == NULL)
     {
@@ -1640,15 +1727,19 @@ sessions_move_aside (gboolean force)
 /* The way out of a lease whose owner is gone but cannot be checked from
  * here; it says what it risks. */
 static int
-sessions_release (const char *id,
+sessions_release (const char *spec,
                   gboolean    force)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = warden_session_store_new (NULL, &error);
   g_autofree char *was = NULL;
+  g_autofree char *whole = NULL;
   gboolean maybe_alive = FALSE;
+  const char *id = spec;
 
-  if (store == NULL ||
+  if (store != NULL && (whole = warden_session_store_resolve_id (store, spec, &error)) != NULL)
+    id = whole;
+  if (store == NULL || whole == NULL ||
       !warden_session_store_release_any (store, id, force, &was, &maybe_alive, &error))
     {
       warden_cli_error ("%s", error->message);
