@@ -363,7 +363,16 @@ end_text (Run *run)
 
   for (guint i = 0; i < G_N_ELEMENTS (run->out_filter); i++)
     term_filter_flush (&run->out_filter[i], shown);
-  term_filter_flush (&run->text_filter, shown);
+  if (run->colour)
+    {
+      g_autoptr(GString) text = g_string_new (NULL);
+
+      term_filter_flush (&run->text_filter, text);
+      _warden_cli_markdown_feed (run, &run->markdown, text->str, shown);
+      _warden_cli_markdown_flush (run, &run->markdown, shown);
+    }
+  else
+    term_filter_flush (&run->text_filter, shown);
   if (run->in_text)
     {
       g_string_append_c (shown, '\n');
@@ -382,7 +391,16 @@ text_delta_cb (WardenAgent *agent,
 
   run->in_text = TRUE;
   term_filter_feed (&run->text_filter, text, strlen (text), shown);
-  out (run, "%s", shown->str);
+  /* Laid out on a terminal in colour; into a file, as the model wrote it. */
+  if (run->colour)
+    {
+      g_autoptr(GString) laid_out = g_string_new (NULL);
+
+      _warden_cli_markdown_feed (run, &run->markdown, shown->str, laid_out);
+      out (run, "%s", laid_out->str);
+    }
+  else
+    out (run, "%s", shown->str);
 }
 
 /* One line of model or sandbox text, as it is: nothing in it can end the
@@ -450,24 +468,58 @@ output_cb (WardenAgent *agent,
   out (run, "%s", shown->str);
 }
 
+/* A decision as stored, in the colour of what it means. */
+static char *
+styled_decision (Run           *run,
+                 WardenToolCall *call)
+{
+  WardenToolDecision decision = warden_tool_call_get_decision (call);
+  const char *word = warden_tool_decision_to_string (decision);
+
+  switch (decision)
+    {
+    case WARDEN_TOOL_DECISION_REJECTED:
+    case WARDEN_TOOL_DECISION_DENIED:
+      return _warden_cli_styled (run, CLI_STYLE_BAD, word);
+    case WARDEN_TOOL_DECISION_APPROVED:
+    case WARDEN_TOOL_DECISION_APPROVED_ALWAYS:
+    case WARDEN_TOOL_DECISION_AUTO_ALLOWED:
+      return _warden_cli_styled (run, CLI_STYLE_GOOD, word);
+    default:
+      return g_strdup (word);
+    }
+}
+
+/* Text of several lines under a head line: each one after the first
+ * indented, so that none passes for a line of Warden's own. */
+static char *
+indented_lines (const char *text)
+{
+  g_autofree char *shown = warden_printable (text, -1, WARDEN_PRINTABLE_KEEP_LINES);
+  g_auto(GStrv) lines = g_strsplit (g_strchomp (shown), "\n", -1);
+
+  return g_strjoinv ("\n    ", lines);
+}
+
 static void
 tool_result_cb (WardenAgent    *agent,
                 WardenToolCall *call,
                 Run            *run)
 {
   g_autofree char *name = one_line (warden_tool_call_get_name (call));
-  const char *decision = warden_tool_decision_to_string (warden_tool_call_get_decision (call));
+  g_autofree char *decision = styled_decision (run, call);
   const char *result = warden_tool_call_get_result (call);
+  WardenToolKind kind = warden_tool_call_get_kind (call);
 
   end_text (run);
   if (result == NULL)
     result = "";
-  if (warden_tool_call_get_kind (call) == WARDEN_TOOL_KIND_EXEC &&
-      !warden_tool_call_get_is_error (call))
+  if (kind == WARDEN_TOOL_KIND_EXEC && !warden_tool_call_get_is_error (call))
     out (run, "[exec] exit %d (%s)\n", warden_tool_call_get_exit_code (call), decision);
   else if (warden_tool_call_get_is_error (call))
     {
-      g_autofree char *shown = one_line (result);
+      /* A rejection's feedback of several lines reads as lines. */
+      g_autofree char *shown = indented_lines (result);
 
       out (run, "[%s] %s (%s)\n", name, shown, decision);
     }
@@ -480,6 +532,15 @@ tool_result_cb (WardenAgent    *agent,
                                                  WARDEN_PRINTABLE_KEEP_LINES);
 
       out (run, "[%s] %s%s\n", name, shown, len > 2000 ? " …" : "");
+    }
+  /* What a write or an edit changed in the file. */
+  if ((kind == WARDEN_TOOL_KIND_WRITE || kind == WARDEN_TOOL_KIND_EDIT) &&
+      warden_tool_call_get_diff (call) != NULL && !warden_tool_call_get_is_error (call))
+    {
+      g_autoptr(GString) diff = g_string_new (NULL);
+
+      _warden_cli_style_diff (run, diff, warden_tool_call_get_diff (call), "    ");
+      out (run, "%s", diff->str);
     }
 }
 
@@ -561,6 +622,19 @@ _warden_cli_run_read_line (Run   *run,
     }
 }
 
+/* Where the person types, in colour on a terminal. The text is Warden's
+ * own, or escaped already. Valid until the next call. */
+static const char *
+prompt (Run        *run,
+        const char *text)
+{
+  static char *styled;
+
+  g_free (styled);
+  styled = _warden_cli_styled (run, CLI_STYLE_PROMPT, text);
+  return styled;
+}
+
 static gboolean
 is_answer (const char *line,
            const char *letter,
@@ -610,8 +684,12 @@ show_part (Run                      *run,
   g_autofree char *reason = one_line (part->reason);
   const char *label = part->verdict == WARDEN_VERDICT_ASK ? "* asks    "
                       : part->verdict == WARDEN_VERDICT_DENY ? "* denied  " : "  allowed ";
+  g_autofree char *styled = _warden_cli_styled (run, part->verdict == WARDEN_VERDICT_ASK
+                                                     ? CLI_STYLE_WARNING
+                                                     : part->verdict == WARDEN_VERDICT_DENY
+                                                     ? CLI_STYLE_BAD : CLI_STYLE_GOOD, label);
 
-  out (run, "  %s%s\n", label, text);
+  out (run, "  %s%s\n", styled, text);
   if (part->reason != NULL)
     out (run, "            %s%s\n", part->verdict == WARDEN_VERDICT_ALLOW ? "" : "because ",
          reason);
@@ -681,24 +759,33 @@ answer_pending (Run         *run,
   if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_QUESTION)
     {
       const char * const *choices = warden_approval_get_choices (approval);
-      g_autofree char *head = g_strdup_printf ("? %s:", warden_approval_get_heading (approval));
+      g_autofree char *plain = g_strdup_printf ("? %s:", warden_approval_get_heading (approval));
+      g_autofree char *head = _warden_cli_styled (run, CLI_STYLE_WARNING, plain);
+      guint n_choices = g_strv_length ((char **) choices);
+      guint64 picked = 0;
 
       show_subject (run, head, warden_approval_get_subject (approval));
       for (guint i = 0; choices[i]; i++)
         {
           g_autofree char *choice = one_line (choices[i]);
 
-          out (run, "  - %s\n", choice);
+          out (run, "  %u) %s\n", i + 1, choice);
         }
-      if (!out (run, "answer> "))
+      if (!out (run, "%s", n_choices > 0 ? prompt (run, "answer (a number picks)> ")
+                                         : prompt (run, "answer> ")))
         return PROMPT_STOPPED;
       if ((result = _warden_cli_run_read_line (run, &line)) != PROMPT_ANSWERED)
         return result;
-      answer.answer = line;
+      /* A number picks its choice; anything else is the answer as typed. */
+      if (n_choices > 0 && g_ascii_string_to_unsigned (line, 10, 1, n_choices, &picked, NULL))
+        answer.answer = choices[picked - 1];
+      else
+        answer.answer = line;
     }
   else
     {
-      g_autofree char *head = g_strdup_printf ("! %s:", warden_approval_get_heading (approval));
+      g_autofree char *plain = g_strdup_printf ("! %s:", warden_approval_get_heading (approval));
+      g_autofree char *head = _warden_cli_styled (run, CLI_STYLE_WARNING, plain);
       /* Where it comes from: the command that wants a host, what started
        * a program, up to the model's command. */
       g_auto(GStrv) origins = warden_approval_dup_origins (approval, one_line);
@@ -729,14 +816,10 @@ answer_pending (Run         *run,
        * model wrote. */
       if (warden_approval_get_diff (approval) != NULL)
         {
-          g_autofree char *diff = warden_printable (warden_approval_get_diff (approval), -1,
-                                                    WARDEN_PRINTABLE_KEEP_LINES);
-          g_auto(GStrv) lines = g_strsplit (diff, "\n", -1);
+          g_autoptr(GString) diff = g_string_new ("  it changes:\n");
 
-          out (run, "  it changes:\n");
-          for (guint i = 0; lines[i] != NULL; i++)
-            if (lines[i][0] != '\0' || lines[i + 1] != NULL)
-              out (run, "    %s\n", lines[i]);
+          _warden_cli_style_diff (run, diff, warden_approval_get_diff (approval), "    ");
+          out (run, "%s", diff->str);
         }
       if (uncovered)
         {
@@ -755,8 +838,9 @@ answer_pending (Run         *run,
           }
       for (;;)
         {
-          if (!out (run, uncovered ? "[y] approve, [n] reject> "
-                                   : "[y] approve, [a] always allow, [n] reject> "))
+          if (!out (run, "%s", prompt (run, uncovered ? "[y] approve, [n] reject> "
+                                                      : "[y] approve, [a] always allow, "
+                                                        "[n] reject> ")))
             return PROMPT_STOPPED;
           g_clear_pointer (&line, g_free);
           if ((result = _warden_cli_run_read_line (run, &line)) != PROMPT_ANSWERED)
@@ -770,7 +854,7 @@ answer_pending (Run         *run,
         }
       if (is_answer (line, "n", "no"))
         {
-          if (!out (run, "feedback> "))
+          if (!out (run, "%s", prompt (run, "feedback> ")))
             return PROMPT_STOPPED;
           /* Rejected already: at the end of input, without feedback. */
           if ((result = _warden_cli_run_read_line (run, &second)) == PROMPT_STOPPED)
@@ -788,7 +872,9 @@ answer_pending (Run         *run,
                   g_free (suggestion);
                   suggestion = g_strdup ("all of the above");
                 }
-              if (!out (run, "pattern [%s]> ", suggestion))
+              g_autofree char *ask = g_strdup_printf ("pattern [%s]> ", suggestion);
+
+              if (!out (run, "%s", prompt (run, ask)))
                 return PROMPT_STOPPED;
               if ((result = _warden_cli_run_read_line (run, &second)) != PROMPT_ANSWERED)
                 return result;
@@ -1441,6 +1527,7 @@ run_main (int       argc,
    * cannot move or rewrite anything there either. The model's words have
    * no use for them. */
   term_filter_init (&run.text_filter, FALSE);
+  _warden_cli_markdown_init (&run.markdown);
   for (guint i = 0; i < G_N_ELEMENTS (run.out_filter); i++)
     term_filter_init (&run.out_filter[i], TRUE);
   if (run.json)
@@ -1488,6 +1575,7 @@ run_main (int       argc,
   _warden_cli_json_clear (&run);
   g_clear_object (&run.input);
   term_filter_clear (&run.text_filter);
+  _warden_cli_markdown_clear (&run.markdown);
   for (guint i = 0; i < G_N_ELEMENTS (run.out_filter); i++)
     term_filter_clear (&run.out_filter[i]);
   return status;
