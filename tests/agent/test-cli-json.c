@@ -3593,6 +3593,38 @@ run_example (Env                *env,
 #define RUN_EXAMPLE(env, example, typed, ...) \
   run_example ((env), (example), (typed), (const char * const []) { __VA_ARGS__, NULL })
 
+/* approve.py --chat: a conversation, message after message, with the
+ * approvals and numbered choices in between; Ctrl+D ends it. */
+static void
+test_example_approve_chat (void)
+{
+  Env env = { 0 };
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch made.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Made.", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "ask_user", "{\"question\": \"Which?\", "
+                                 "\"choices\": [\"red\", \"blue\"]}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Blue it is.", NULL));
+  r = RUN_EXAMPLE (&env, "approve.py", "make it\ny\npick a colour\n2\n", "--chat",
+                   "--sandbox", "bwrap");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Made."));
+  g_assert_nonnull (strstr (r.out, "  2) blue"));
+  g_assert_nonnull (strstr (r.out, "Blue it is."));
+  g_assert_true (workspace_has (&env, "made.txt"));
+  {
+    g_autofree char *answered = fake_model_last_message (env.fake, 3);
+
+    g_assert_nonnull (strstr (answered, "blue"));
+  }
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* approve.py does what the seed's client does: shows the command, takes y/n
  * and feedback; the end of its input leaves the question pending. */
 static void
@@ -4334,6 +4366,7 @@ main (int    argc,
   g_test_add_func ("/cli/json/allowed", test_allowed);
   g_test_add_func ("/cli/json/message-when-idle", test_message_when_idle);
   g_test_add_func ("/cli/json/message-when-busy", test_message_when_busy);
+  g_test_add_func ("/cli/json/example-approve-chat", test_example_approve_chat);
   g_test_add_func ("/cli/json/reject-with-feedback", test_reject_with_feedback);
   g_test_add_func ("/cli/json/always-allow-edited-pattern", test_always_allow_edited);
   g_test_add_func ("/cli/json/ask-user", test_ask_user);
