@@ -302,7 +302,10 @@ _warden_cli_chat (Run          *run,
                  ? warden_approval_get_id (warden_agent_get_pending (agent)) : NULL;
       status = 0;
     }
-  if (status == 0 || status >= EXIT_SIGNAL_BASE)
+  /* Left before a first message, a new session is not kept (warden-cli-run.c). */
+  if (run->turns == 0 && !run->resumed && status == 0)
+    warden_cli_error ("nothing was said; no session is kept");
+  else if (status == 0 || status >= EXIT_SIGNAL_BASE)
     warden_cli_error ("session %s stays: continue with warden-cli chat --resume %s, or "
                       "warden-cli run --resume %s TASK", id, id, id);
   return status;

@@ -82,6 +82,8 @@ typedef struct
   gboolean          raw_output;  /* --raw-output: command output as it comes */
   gboolean          chat;        /* warden-cli chat: prompts for turns until the person leaves */
   gboolean          waiting_at_open; /* the resumed session was left with a question */
+  guint             turns;       /* _warden_cli_run_turn() calls so far */
+  gboolean          resumed;     /* --resume: the session was there before */
   gboolean          colour;      /* standard output is a terminal, and NO_COLOR is not set */
   WardenSessionStore *store;     /* not owned */
   TermFilter        text_filter; /* the model's words */

@@ -1163,6 +1163,7 @@ _warden_cli_run_turn (Run          *run,
 
   *reason = "done";
   *pending = NULL;
+  run->turns++;
   /* A new message would drop what waits (as a call cut short): it is
    * asked again first, and nothing is lost. */
   if (task != NULL && (warden_agent_get_pending (agent) != NULL || run->waiting_at_open))
@@ -1306,8 +1307,8 @@ run_main (int       argc,
     { "max-retries", 0, 0, G_OPTION_ARG_INT, &max_retries,
       "Retries of a failed or silent model request (5)", "N" },
     { "resume", 'r', 0, G_OPTION_ARG_STRING, &resume,
-      "Continue a session (its provider, model and settings unless given)",
-      "SESSION_ID" },
+      "Continue a session: an id, the start of one, or last (its provider, model and settings "
+      "unless given); a TASK with it is the next message", "SESSION" },
     { "raw-output", 0, 0, G_OPTION_ARG_NONE, &raw_output,
       "Pass command output to the terminal as it is, cursor moves, clipboard writes and all "
       "(default: colours only; every other control sequence shown escaped)", NULL },
@@ -1334,6 +1335,7 @@ run_main (int       argc,
   g_autoptr(WardenSessionRecord) resumed = NULL;
   g_autoptr(WardenProfileStore) profiles = NULL;
   g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *empty_id = NULL;
   g_autoptr(GSettings) settings = NULL;
   g_autofree char *task = NULL;
   Run run = { 0 };
@@ -1407,6 +1409,7 @@ run_main (int       argc,
       g_free (resume);
       resume = g_steal_pointer (&id);
       run.session_id = resume;
+      run.resumed = TRUE;
       resumed = warden_session_store_get_session (store, resume, &error);
       if (resumed == NULL)
         return fail (&run, status_for (error), error, NULL);
@@ -1566,10 +1569,24 @@ run_main (int       argc,
       warden_cli_error ("could not remove the sandbox: %s", close_error->message);
     g_clear_object (&run.result);
   }
+  /* A conversation left before its first message: nothing to keep, and
+   * "last" must not name it. */
+  if (chat && !run.resumed && run.turns == 0 && status == 0)
+    {
+      g_autoptr(GError) delete_error = NULL;
+
+      empty_id = g_strdup (warden_agent_get_session_id (agent));
+      run.session_id = empty_id;
+      run.agent = NULL;
+      g_clear_object (&agent);  /* its lease too */
+      if (!warden_session_store_delete_session (store, empty_id, &delete_error))
+        warden_cli_error ("%s", delete_error->message);
+    }
   /* Last, after the sandbox went: a script that reads to the end of the
    * events knows the container is gone too. */
   if (run.json)
-    _warden_cli_json_finished (&run, reason, warden_agent_get_steps (agent), pending, status);
+    _warden_cli_json_finished (&run, reason, agent ? warden_agent_get_steps (agent) : 0, pending,
+                               status);
   for (guint i = 0; i < G_N_ELEMENTS (watches); i++)
     g_source_remove (watches[i].id);
   _warden_cli_json_clear (&run);

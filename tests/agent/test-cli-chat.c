@@ -409,6 +409,46 @@ test_chat_on_a_terminal (void)
   env_tear_down (&env);
 }
 
+/* Ctrl+C at an approval comes back to the prompt; the approval still
+ * waits, and is asked again before the next message goes to the model. */
+static void
+test_chat_interrupt_at_approval (void)
+{
+  Env env = { 0 };
+  const char * const no_colour[] = { "NO_COLOR=1", NULL };
+  Pty *p;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch made.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Made.", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Checked.", NULL));
+  cli_env = no_colour;
+  p = PTY_START (&env, "chat", "--sandbox", "bwrap", "make it");
+  cli_env = NULL;
+  pty_wait (p, "reject> ");
+  pty_type (p, "\003");
+  pty_wait (p, "(stopped)");
+  pty_wait (p, "\n> ");
+  g_assert_false (workspace_has (&env, "made.txt"));
+  pty_type (p, "check it\n");
+  pty_wait (p, "Command needs approval: touch made.txt");
+  pty_wait (p, "reject> ");
+  pty_type (p, "y\n");
+  pty_wait (p, "Checked.");
+  pty_wait (p, "\n> ");
+  pty_type (p, "/exit\n");
+  r = pty_finish (p);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (workspace_has (&env, "made.txt"));
+  g_assert_cmpuint (env.fake->requests->len, ==, 3);
+  g_assert_true (request_says (&env, 2, "check it"));
+  g_assert_false (request_says (&env, 1, "check it"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* At the prompt one Ctrl+C says how to leave; a second one leaves. */
 static void
 test_chat_interrupt_at_prompt (void)
@@ -430,9 +470,15 @@ test_chat_interrupt_at_prompt (void)
   pty_type (p, "\003");
   r = pty_finish (p);
   g_assert_cmpint (r.status, ==, 0);
-  /* What was typed went nowhere. */
+  /* What was typed went nowhere, and a session where nothing was said is
+   * not kept (--resume last would name it). */
   g_assert_cmpuint (env.fake->requests->len, ==, 0);
-  g_assert_nonnull (strstr (r.err, "warden-cli chat --resume"));
+  g_assert_nonnull (strstr (r.err, "no session is kept"));
+  g_assert_null (strstr (r.err, "--resume"));
+  result_clear (&r);
+  r = RUN (&env, "", "sessions", "list");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
   result_clear (&r);
   env_tear_down (&env);
 }
@@ -650,6 +696,7 @@ main (int    argc,
   g_test_add_func ("/cli/chat/resume-prefix", test_resume_prefix);
   g_test_add_func ("/cli/chat/resume-ambiguous", test_resume_ambiguous);
   g_test_add_func ("/cli/chat/on-a-terminal", test_chat_on_a_terminal);
+  g_test_add_func ("/cli/chat/interrupt-at-approval", test_chat_interrupt_at_approval);
   g_test_add_func ("/cli/chat/interrupt-at-prompt", test_chat_interrupt_at_prompt);
   g_test_add_func ("/cli/chat/slash-commands", test_chat_slash_commands);
   g_test_add_func ("/cli/chat/numbered-choices", test_numbered_choices);

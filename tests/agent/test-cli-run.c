@@ -2160,8 +2160,8 @@ test_model_text_escaped (void)
   g_assert_nonnull (strstr (r.out, "Done.\nAll good\\r\\x1b[2K\\x1b[1A\\u202eForged\n"));
   g_assert_nonnull (strstr (r.out, "[read] notes\\r\\x1b[1A.txt\n"));
   g_assert_nonnull (strstr (r.out, "? The agent asks: Pick\\r\\x1b[2Kone\n"
-                                   "  - yes\\x1b]52;c;aGk=\\x07\n"
-                                   "  - no\n"));
+                                   "  1) yes\\x1b]52;c;aGk=\\x07\n"
+                                   "  2) no\n"));
   g_assert_false (has_byte (&r, '\r'));
   g_assert_false (has_byte (&r, '\x1b'));
   g_assert_false (has_byte (&r, '\a'));
