@@ -973,7 +973,7 @@ report_stop (Run        *run,
     }
   /* In a conversation Ctrl+C stops the step, not the session. */
   if (run->chat && run->signum == SIGINT)
-    out (run, "  (stopped)\n");
+    out (run, isatty (STDIN_FILENO) ? "\n  (stopped)\n" : "  (stopped)\n");  /* after ^C */
   else
     warden_cli_error ("interrupted; continue with warden-cli run --resume %s", session_id);
   return EXIT_SIGNAL_BASE + (run->signum ? run->signum : SIGINT);
