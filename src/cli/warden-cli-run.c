@@ -160,6 +160,8 @@ _warden_cli_run_printf (Run        *run,
   return _warden_cli_run_write (run, text);
 }
 
+/* Shared with warden-cli-chat.c under its long name; short here, where
+ * every line prints. */
 #define out _warden_cli_run_printf
 
 /* ------------------------------------------------------------------------ */
