@@ -2,13 +2,16 @@
 """Drive a Warden session from a script: you approve or reject each command.
 
     approve.py [warden-cli run options] TASK
-    approve.py --resume SESSION_ID
+    approve.py --resume SESSION [TASK]
+    approve.py --chat [warden-cli run options] [TASK]
 
 It runs `warden-cli run --json` (docs/events.md), prints what the agent says and
 does, and for every command outside your profile shows it, asks y/n (and feedback
 for the model when you say no) and sends the answer. At the end of your input
 (Ctrl+D) the question stays pending: resume the session later, here or in the
-window. Python's standard library only. WARDEN_CLI names another warden-cli.
+window. With --chat it runs `warden-cli chat --json` instead: after each turn it
+asks for your next message ("> "), until the end of your input. Python's
+standard library only. WARDEN_CLI names another warden-cli.
 """
 
 import json
@@ -77,15 +80,18 @@ def decide_by_person(event):
 
 def answer_question(event):
     print(f"\n? {event['shown']}")
-    for choice in event["choices"]:
-        print(f"  - {printable(choice)}")
-    text = read_answer("answer> ")
+    choices = event["choices"]
+    for number, choice in enumerate(choices, 1):
+        print(f"  {number}) {printable(choice)}")
+    text = read_answer("answer (a number picks)> " if choices else "answer> ")
+    if text is not None and text.isdigit() and 1 <= int(text) <= len(choices):
+        text = choices[int(text) - 1]
     return None if text is None else {"text": text}
 
 
-def run(args, decide=decide_by_person):
-    """Runs warden-cli run --json ARGS to its end; returns its exit status."""
-    proc = subprocess.Popen([WARDEN_CLI, "run", "--json", *args],
+def run(args, decide=decide_by_person, command="run"):
+    """Runs warden-cli COMMAND --json ARGS to its end; returns its exit status."""
+    proc = subprocess.Popen([WARDEN_CLI, command, "--json", *args],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             encoding="utf-8", bufsize=1)
     in_text = False
@@ -116,6 +122,18 @@ def run(args, decide=decide_by_person):
             key = "approval" if kind == "approval_required" else "answer"
             proc.stdin.write(json.dumps({key: event["id"], **answer}) + "\n")
             proc.stdin.flush()
+        elif kind == "idle":
+            # chat: the turn is over; the next message, or the end of input.
+            message = None
+            while not message:
+                message = read_answer("> ")
+                if message is None:
+                    break
+            if message is None:
+                proc.stdin.close()
+                continue
+            proc.stdin.write(json.dumps({"message": message}) + "\n")
+            proc.stdin.flush()
         elif kind == "error":
             print(f"warden: {printable(event['message'])} {printable(event['hint'] or '')}",
                   file=sys.stderr)
@@ -128,4 +146,6 @@ def run(args, decide=decide_by_person):
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
+    if sys.argv[1] == "--chat":
+        sys.exit(run(sys.argv[2:], command="chat"))
     sys.exit(run(sys.argv[1:]))

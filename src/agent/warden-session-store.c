@@ -1317,6 +1317,86 @@ warden_session_store_get_session (WardenSessionStore  *self,
   return info;
 }
 
+/* Past this many, an ambiguous prefix lists no more candidates. */
+#define RESOLVE_CANDIDATES_SHOWN 8
+
+char *
+warden_session_store_resolve_id (WardenSessionStore  *self,
+                                 const char          *spec,
+                                 GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  gboolean last = g_strcmp0 (spec, "last") == 0;
+  int rc;
+
+  g_return_val_if_fail (WARDEN_IS_SESSION_STORE (self), NULL);
+
+  if (spec == NULL || *spec == '\0')
+    {
+      g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND,
+                   _("No session id given: warden-cli sessions list shows them"));
+      return NULL;
+    }
+  /* An exact id first: it wins over being the prefix of a longer one. */
+  if (sqlite3_prepare_v2 (self->db,
+                          last ? "SELECT id FROM sessions "
+                                 "ORDER BY updated DESC, created DESC, rowid DESC LIMIT 1"
+                               : "SELECT id FROM sessions WHERE id = ?1 OR "
+                                 "substr(id, 1, length(?1)) = ?1 "
+                                 "ORDER BY id = ?1 DESC, updated DESC, created DESC",
+                          -1, &stmt, NULL) != SQLITE_OK)
+    {
+      set_sql_error (self, error, _("read the session"));
+      return NULL;
+    }
+  if (!last)
+    sqlite3_bind_text (stmt, 1, spec, -1, SQLITE_TRANSIENT);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      const char *id = (const char *) sqlite3_column_text (stmt, 0);
+
+      if (ids->len == 0 && g_strcmp0 (id, spec) == 0)
+        {
+          g_ptr_array_add (ids, g_strdup (id));
+          rc = SQLITE_DONE;
+          break;
+        }
+      g_ptr_array_add (ids, g_strdup (id));
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      set_sql_error (self, error, _("read the session"));
+      return NULL;
+    }
+  if (ids->len == 1)
+    return g_strdup (g_ptr_array_index (ids, 0));
+  if (ids->len == 0)
+    {
+      if (last)
+        g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND,
+                     _("There is no session yet to continue: start one with a task"));
+      else
+        g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND,
+                     _("There is no session “%s”: warden-cli sessions list shows them"), spec);
+      return NULL;
+    }
+  {
+    g_autoptr(GString) listed = g_string_new (NULL);
+
+    for (guint i = 0; i < ids->len && i < RESOLVE_CANDIDATES_SHOWN; i++)
+      g_string_append_printf (listed, "%s%s", i ? ", " : "",
+                              (const char *) g_ptr_array_index (ids, i));
+    if (ids->len > RESOLVE_CANDIDATES_SHOWN)
+      g_string_append (listed, ", …");
+    g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_AMBIGUOUS,
+                 _("“%s” starts %u session ids (%s): give more of the id"), spec, ids->len,
+                 listed->str);
+  }
+  return NULL;
+}
+
 GPtrArray *
 warden_session_store_list_sessions (WardenSessionStore  *self,
                                     GError             **error)

@@ -26,6 +26,7 @@ typedef enum
   WARDEN_STORE_ERROR_FULL,       /* the disk (or the user's quota) is full */
   WARDEN_STORE_ERROR_CORRUPT,    /* damaged, or not a database: warden_session_store_move_aside() */
   WARDEN_STORE_ERROR_LOST,       /* this store held the session; its lease went elsewhere */
+  WARDEN_STORE_ERROR_AMBIGUOUS,  /* an id prefix that more than one session starts with */
 } WardenStoreError;
 
 typedef struct
@@ -174,6 +175,12 @@ gboolean            warden_session_store_save_session (WardenSessionStore  *self
                                                        GError             **error);
 WardenSessionRecord  *warden_session_store_get_session  (WardenSessionStore  *self,
                                                        const char          *id,
+                                                       GError             **error);
+/* The whole id of the session @spec names: "last" (the one updated most
+ * recently), an id, or the start of exactly one id. NOT_FOUND when none
+ * matches; AMBIGUOUS, listing the candidates, when several do. */
+char               *warden_session_store_resolve_id   (WardenSessionStore  *self,
+                                                       const char          *spec,
                                                        GError             **error);
 /* Newest first; a GPtrArray of WardenSessionRecord. */
 GPtrArray          *warden_session_store_list_sessions (WardenSessionStore *self,

@@ -14,6 +14,7 @@
 
 #define G_LOG_DOMAIN "warden-cli"
 
+#include <signal.h>
 #include <string.h>
 
 #include "warden-cli.h"
@@ -633,6 +634,17 @@ _warden_cli_json_parse_answer (Run                  *run,
       return FALSE;
     }
   object = json_node_get_object (*root);
+  if (json_object_has_member (object, "message"))
+    {
+      g_autofree char *message = g_strdup_printf ("the agent is busy: %s “%s” waits for its "
+                                                  "answer, and a message is taken only when the "
+                                                  "agent is idle (after an idle event)",
+                                                  question ? "the question" : "the approval",
+                                                  warden_approval_get_id (approval));
+
+      answer_error (run, why_out, "bad_input", message, answer_hint);
+      return FALSE;
+    }
   id_member = json_object_has_member (object, "approval") ? "approval"
               : json_object_has_member (object, "answer") ? "answer" : NULL;
   if (id_member == NULL)
@@ -784,5 +796,105 @@ _warden_cli_json_answer (Run         *run,
           return PROMPT_FAILED;
         }
       return PROMPT_ANSWERED;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* chat --json: the agent is idle, and a line may start the next turn */
+
+/* What a message looks like: the hint of a bad_input event while idle. */
+static const char message_hint[] =
+  "Send one JSON object on a line: {\"message\": \"…\"} starts the next turn; the end of "
+  "input ends the session (it can be resumed).";
+
+static void
+idle_event (Run         *run,
+            WardenAgent *agent)
+{
+  JsonBuilder *b = event_begin (run, "idle");
+
+  add_int (b, "steps", warden_agent_get_steps (agent));
+  event_end (run, b);
+}
+
+/* The text of a {"message": "…"} line, or NULL after a bad_input event. */
+static char *
+parse_message (Run        *run,
+               const char *line)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) root = warden_json_parse_exact (line, strlen (line), &error);
+  JsonObject *object;
+  JsonNode *text;
+
+  if (root == NULL)
+    {
+      g_autofree char *message = g_strdup_printf ("the line is not one JSON text: %s",
+                                                  error->message);
+
+      _warden_cli_json_error (run, "bad_input", message, message_hint);
+      return NULL;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (root))
+    {
+      _warden_cli_json_error (run, "bad_input", "the line is not a JSON object", message_hint);
+      return NULL;
+    }
+  object = json_node_get_object (root);
+  if (json_object_has_member (object, "approval") || json_object_has_member (object, "answer"))
+    {
+      _warden_cli_json_error (run, "unknown_id", "nothing waits for an answer: the agent is "
+                              "idle", message_hint);
+      return NULL;
+    }
+  text = json_object_get_member (object, "message");
+  if (text == NULL || !JSON_NODE_HOLDS_VALUE (text) ||
+      json_node_get_value_type (text) != G_TYPE_STRING || json_object_get_size (object) != 1)
+    {
+      _warden_cli_json_error (run, "bad_input", "a message is an object with one member, "
+                              "“message”, a string", message_hint);
+      return NULL;
+    }
+  if (json_node_get_string (text)[strspn (json_node_get_string (text), " \t\r\n")] == '\0')
+    {
+      _warden_cli_json_error (run, "bad_input", "the message is empty", message_hint);
+      return NULL;
+    }
+  return g_strdup (json_node_get_string (text));
+}
+
+char *
+_warden_cli_json_next_message (Run           *run,
+                               WardenAgent   *agent,
+                               GCancellable **turn,
+                               int           *status_out)
+{
+  *status_out = 0;
+  _warden_cli_chat_rearm (run, turn);
+  idle_event (run, agent);
+  for (;;)
+    {
+      g_autofree char *line = NULL;
+      char *task;
+      PromptResult result;
+
+      if (run->write_errno != 0)
+        {
+          *status_out = EXIT_FAILED;
+          return NULL;
+        }
+      result = _warden_cli_run_read_line (run, &line);
+      if (result == PROMPT_NO_ANSWER)
+        return NULL;
+      if (result != PROMPT_ANSWERED)
+        {
+          *status_out = run->write_errno != 0 ? EXIT_FAILED
+                        : EXIT_SIGNAL_BASE + (run->signum ? run->signum : SIGINT);
+          return NULL;
+        }
+      if (line[strspn (line, " \t\r")] == '\0')
+        continue;
+      if ((task = parse_message (run, line)) != NULL)
+        return task;
     }
 }

@@ -38,6 +38,28 @@ typedef struct
   GString     *held;         /* the bytes of the sequence so far */
 } TermFilter;
 
+/* The model's markdown as it streams (warden-cli-style.c). */
+typedef struct
+{
+  GString  *held;      /* the start of a line that does not yet say what it is */
+  gboolean  deciding;  /* at the start of a line */
+  gboolean  in_fence;  /* in a ``` code block */
+  gboolean  styled;    /* a style is open until the line ends */
+  gboolean  swallow;   /* the line is a fence: not shown */
+} Markdown;
+
+typedef enum
+{
+  CLI_STYLE_RESET,
+  CLI_STYLE_BOLD,      /* a heading */
+  CLI_STYLE_PROMPT,    /* where the person types */
+  CLI_STYLE_WARNING,   /* a question to the person */
+  CLI_STYLE_GOOD,      /* approved, allowed, a line added */
+  CLI_STYLE_BAD,       /* rejected, denied, a line removed */
+  CLI_STYLE_CODE,      /* code, a diff's hunk header */
+  CLI_STYLE_DIM,       /* a note */
+} CliStyle;
+
 /* What --on-question does with a question no program decided. */
 typedef enum
 {
@@ -58,7 +80,14 @@ typedef struct
   int               write_errno; /* standard output failed with this, or 0 */
   gboolean          lease_lost;  /* an answer was not saved: another Warden has the session */
   gboolean          raw_output;  /* --raw-output: command output as it comes */
+  gboolean          chat;        /* warden-cli chat: prompts for turns until the person leaves */
+  gboolean          waiting_at_open; /* the resumed session was left with a question */
+  guint             turns;       /* _warden_cli_run_turn() calls so far */
+  gboolean          resumed;     /* --resume: the session was there before */
+  gboolean          colour;      /* standard output is a terminal, and NO_COLOR is not set */
+  WardenSessionStore *store;     /* not owned */
   TermFilter        text_filter; /* the model's words */
+  Markdown          markdown;    /* …laid out, on a terminal in colour */
   TermFilter        out_filter[2]; /* a command's standard output and error, each on its own */
 
   /* --json: standard output carries events, one JSON object per line. */
@@ -98,11 +127,65 @@ void          _warden_cli_run_stop      (Run          *run,
  * run (WARDEN_TOOL_END_OUTPUT_FAILED) and is remembered in write_errno. */
 gboolean      _warden_cli_run_write     (Run          *run,
                                          const char   *text);
+gboolean      _warden_cli_run_printf    (Run          *run,
+                                         const char   *format,
+                                         ...) G_GNUC_PRINTF (2, 3);
 /* One line of standard input, without its end, read while the main loop
  * runs (a signal stops the wait). Never a line with a NUL byte: that one
  * is said to be no answer, and the next is read. */
 PromptResult  _warden_cli_run_read_line (Run          *run,
                                          char        **line_out);
+
+/* Runs @task (NULL: goes on as the session was left) until the model ends
+ * its turn, then @task's follow-up when a question had to be answered
+ * first. Takes @task; sets @reason (the finished event's) and @pending (the
+ * id that still waits, or NULL); returns the exit status. */
+int           _warden_cli_run_turn      (Run          *run,
+                                         WardenAgent  *agent,
+                                         char         *task,
+                                         const char  **reason,
+                                         const char  **pending);
+
+/* warden-cli-chat.c */
+/* The conversation: @task (may be NULL) first, then a prompt for each
+ * turn until the person leaves. Takes @task; as _warden_cli_run_turn(). */
+int           _warden_cli_chat          (Run          *run,
+                                         WardenAgent  *agent,
+                                         char         *task,
+                                         const char  **reason,
+                                         const char  **pending);
+
+/* A new GCancellable in @turn, which run->cancellable is from now on; the
+ * signal that stopped the last turn is forgotten. */
+void          _warden_cli_chat_rearm    (Run           *run,
+                                         GCancellable **turn);
+
+/* warden-cli-style.c */
+/* The escape sequence of @style, "" without colour. */
+const char   *_warden_cli_style         (Run          *run,
+                                         CliStyle      style);
+/* @text in @style (a copy of it without colour). */
+char         *_warden_cli_styled        (Run          *run,
+                                         CliStyle      style,
+                                         const char   *text);
+/* Appends @diff to @shown, escaped, each line after @indent, coloured by
+ * what it does. */
+void          _warden_cli_style_diff    (Run          *run,
+                                         GString      *shown,
+                                         const char   *diff,
+                                         const char   *indent);
+void          _warden_cli_markdown_init  (Markdown    *md);
+void          _warden_cli_markdown_clear (Markdown    *md);
+/* Appends what escaped text @text shows, laid out, to @shown; the start of
+ * a line is held until it says what it is. */
+void          _warden_cli_markdown_feed  (Run         *run,
+                                          Markdown    *md,
+                                          const char  *text,
+                                          GString     *shown);
+/* The text ended: what is held shows, a style open is closed. */
+void          _warden_cli_markdown_flush (Run         *run,
+                                          Markdown    *md,
+                                          GString     *shown);
 
 /* warden-cli-decide.c */
 typedef PromptResult (*AskPerson) (Run         *run,
@@ -168,5 +251,12 @@ void          _warden_cli_json_bad_line (Run          *run,
 void          _warden_cli_json_notice   (Run          *run,
                                          const char   *message);
 void          _warden_cli_json_clear    (Run          *run);
+/* chat --json: an idle event, then lines until a {"message"} one (its text
+ * returned) or the end of input (NULL, @status_out 0); a signal or a failed
+ * write gives NULL with @status_out set. */
+char         *_warden_cli_json_next_message (Run           *run,
+                                             WardenAgent   *agent,
+                                             GCancellable **turn,
+                                             int           *status_out);
 
 G_END_DECLS

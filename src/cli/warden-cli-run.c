@@ -148,10 +148,10 @@ _warden_cli_run_write (Run        *run,
   return TRUE;
 }
 
-static gboolean G_GNUC_PRINTF (2, 3)
-out (Run        *run,
-     const char *format,
-     ...)
+gboolean
+_warden_cli_run_printf (Run        *run,
+                        const char *format,
+                        ...)
 {
   g_autofree char *text = NULL;
   va_list args;
@@ -161,6 +161,10 @@ out (Run        *run,
   va_end (args);
   return _warden_cli_run_write (run, text);
 }
+
+/* Shared with warden-cli-chat.c under its long name; short here, where
+ * every line prints. */
+#define out _warden_cli_run_printf
 
 /* ------------------------------------------------------------------------ */
 /* Text that goes to the terminal as it streams: the model's words, a
@@ -363,7 +367,16 @@ end_text (Run *run)
 
   for (guint i = 0; i < G_N_ELEMENTS (run->out_filter); i++)
     term_filter_flush (&run->out_filter[i], shown);
-  term_filter_flush (&run->text_filter, shown);
+  if (run->colour)
+    {
+      g_autoptr(GString) text = g_string_new (NULL);
+
+      term_filter_flush (&run->text_filter, text);
+      _warden_cli_markdown_feed (run, &run->markdown, text->str, shown);
+      _warden_cli_markdown_flush (run, &run->markdown, shown);
+    }
+  else
+    term_filter_flush (&run->text_filter, shown);
   if (run->in_text)
     {
       g_string_append_c (shown, '\n');
@@ -382,7 +395,16 @@ text_delta_cb (WardenAgent *agent,
 
   run->in_text = TRUE;
   term_filter_feed (&run->text_filter, text, strlen (text), shown);
-  out (run, "%s", shown->str);
+  /* Laid out on a terminal in colour; into a file, as the model wrote it. */
+  if (run->colour)
+    {
+      g_autoptr(GString) laid_out = g_string_new (NULL);
+
+      _warden_cli_markdown_feed (run, &run->markdown, shown->str, laid_out);
+      out (run, "%s", laid_out->str);
+    }
+  else
+    out (run, "%s", shown->str);
 }
 
 /* One line of model or sandbox text, as it is: nothing in it can end the
@@ -450,24 +472,58 @@ output_cb (WardenAgent *agent,
   out (run, "%s", shown->str);
 }
 
+/* A decision as stored, in the colour of what it means. */
+static char *
+styled_decision (Run           *run,
+                 WardenToolCall *call)
+{
+  WardenToolDecision decision = warden_tool_call_get_decision (call);
+  const char *word = warden_tool_decision_to_string (decision);
+
+  switch (decision)
+    {
+    case WARDEN_TOOL_DECISION_REJECTED:
+    case WARDEN_TOOL_DECISION_DENIED:
+      return _warden_cli_styled (run, CLI_STYLE_BAD, word);
+    case WARDEN_TOOL_DECISION_APPROVED:
+    case WARDEN_TOOL_DECISION_APPROVED_ALWAYS:
+    case WARDEN_TOOL_DECISION_AUTO_ALLOWED:
+      return _warden_cli_styled (run, CLI_STYLE_GOOD, word);
+    default:
+      return g_strdup (word);
+    }
+}
+
+/* Text of several lines under a head line: each one after the first
+ * indented, so that none passes for a line of Warden's own. */
+static char *
+indented_lines (const char *text)
+{
+  g_autofree char *shown = warden_printable (text, -1, WARDEN_PRINTABLE_KEEP_LINES);
+  g_auto(GStrv) lines = g_strsplit (g_strchomp (shown), "\n", -1);
+
+  return g_strjoinv ("\n    ", lines);
+}
+
 static void
 tool_result_cb (WardenAgent    *agent,
                 WardenToolCall *call,
                 Run            *run)
 {
   g_autofree char *name = one_line (warden_tool_call_get_name (call));
-  const char *decision = warden_tool_decision_to_string (warden_tool_call_get_decision (call));
+  g_autofree char *decision = styled_decision (run, call);
   const char *result = warden_tool_call_get_result (call);
+  WardenToolKind kind = warden_tool_call_get_kind (call);
 
   end_text (run);
   if (result == NULL)
     result = "";
-  if (warden_tool_call_get_kind (call) == WARDEN_TOOL_KIND_EXEC &&
-      !warden_tool_call_get_is_error (call))
+  if (kind == WARDEN_TOOL_KIND_EXEC && !warden_tool_call_get_is_error (call))
     out (run, "[exec] exit %d (%s)\n", warden_tool_call_get_exit_code (call), decision);
   else if (warden_tool_call_get_is_error (call))
     {
-      g_autofree char *shown = one_line (result);
+      /* A rejection's feedback of several lines reads as lines. */
+      g_autofree char *shown = indented_lines (result);
 
       out (run, "[%s] %s (%s)\n", name, shown, decision);
     }
@@ -480,6 +536,15 @@ tool_result_cb (WardenAgent    *agent,
                                                  WARDEN_PRINTABLE_KEEP_LINES);
 
       out (run, "[%s] %s%s\n", name, shown, len > 2000 ? " …" : "");
+    }
+  /* What a write or an edit changed in the file. */
+  if ((kind == WARDEN_TOOL_KIND_WRITE || kind == WARDEN_TOOL_KIND_EDIT) &&
+      warden_tool_call_get_diff (call) != NULL && !warden_tool_call_get_is_error (call))
+    {
+      g_autoptr(GString) diff = g_string_new (NULL);
+
+      _warden_cli_style_diff (run, diff, warden_tool_call_get_diff (call), "    ");
+      out (run, "%s", diff->str);
     }
 }
 
@@ -561,6 +626,19 @@ _warden_cli_run_read_line (Run   *run,
     }
 }
 
+/* Where the person types, in colour on a terminal. The text is Warden's
+ * own, or escaped already. Valid until the next call. */
+static const char *
+prompt (Run        *run,
+        const char *text)
+{
+  static char *styled;
+
+  g_free (styled);
+  styled = _warden_cli_styled (run, CLI_STYLE_PROMPT, text);
+  return styled;
+}
+
 static gboolean
 is_answer (const char *line,
            const char *letter,
@@ -610,8 +688,12 @@ show_part (Run                      *run,
   g_autofree char *reason = one_line (part->reason);
   const char *label = part->verdict == WARDEN_VERDICT_ASK ? "* asks    "
                       : part->verdict == WARDEN_VERDICT_DENY ? "* denied  " : "  allowed ";
+  g_autofree char *styled = _warden_cli_styled (run, part->verdict == WARDEN_VERDICT_ASK
+                                                     ? CLI_STYLE_WARNING
+                                                     : part->verdict == WARDEN_VERDICT_DENY
+                                                     ? CLI_STYLE_BAD : CLI_STYLE_GOOD, label);
 
-  out (run, "  %s%s\n", label, text);
+  out (run, "  %s%s\n", styled, text);
   if (part->reason != NULL)
     out (run, "            %s%s\n", part->verdict == WARDEN_VERDICT_ALLOW ? "" : "because ",
          reason);
@@ -681,24 +763,33 @@ answer_pending (Run         *run,
   if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_QUESTION)
     {
       const char * const *choices = warden_approval_get_choices (approval);
-      g_autofree char *head = g_strdup_printf ("? %s:", warden_approval_get_heading (approval));
+      g_autofree char *plain = g_strdup_printf ("? %s:", warden_approval_get_heading (approval));
+      g_autofree char *head = _warden_cli_styled (run, CLI_STYLE_WARNING, plain);
+      guint n_choices = g_strv_length ((char **) choices);
+      guint64 picked = 0;
 
       show_subject (run, head, warden_approval_get_subject (approval));
       for (guint i = 0; choices[i]; i++)
         {
           g_autofree char *choice = one_line (choices[i]);
 
-          out (run, "  - %s\n", choice);
+          out (run, "  %u) %s\n", i + 1, choice);
         }
-      if (!out (run, "answer> "))
+      if (!out (run, "%s", n_choices > 0 ? prompt (run, "answer (a number picks)> ")
+                                         : prompt (run, "answer> ")))
         return PROMPT_STOPPED;
       if ((result = _warden_cli_run_read_line (run, &line)) != PROMPT_ANSWERED)
         return result;
-      answer.answer = line;
+      /* A number picks its choice; anything else is the answer as typed. */
+      if (n_choices > 0 && g_ascii_string_to_unsigned (line, 10, 1, n_choices, &picked, NULL))
+        answer.answer = choices[picked - 1];
+      else
+        answer.answer = line;
     }
   else
     {
-      g_autofree char *head = g_strdup_printf ("! %s:", warden_approval_get_heading (approval));
+      g_autofree char *plain = g_strdup_printf ("! %s:", warden_approval_get_heading (approval));
+      g_autofree char *head = _warden_cli_styled (run, CLI_STYLE_WARNING, plain);
       /* Where it comes from: the command that wants a host, what started
        * a program, up to the model's command. */
       g_auto(GStrv) origins = warden_approval_dup_origins (approval, one_line);
@@ -729,14 +820,10 @@ answer_pending (Run         *run,
        * model wrote. */
       if (warden_approval_get_diff (approval) != NULL)
         {
-          g_autofree char *diff = warden_printable (warden_approval_get_diff (approval), -1,
-                                                    WARDEN_PRINTABLE_KEEP_LINES);
-          g_auto(GStrv) lines = g_strsplit (diff, "\n", -1);
+          g_autoptr(GString) diff = g_string_new ("  it changes:\n");
 
-          out (run, "  it changes:\n");
-          for (guint i = 0; lines[i] != NULL; i++)
-            if (lines[i][0] != '\0' || lines[i + 1] != NULL)
-              out (run, "    %s\n", lines[i]);
+          _warden_cli_style_diff (run, diff, warden_approval_get_diff (approval), "    ");
+          out (run, "%s", diff->str);
         }
       if (uncovered)
         {
@@ -755,8 +842,9 @@ answer_pending (Run         *run,
           }
       for (;;)
         {
-          if (!out (run, uncovered ? "[y] approve, [n] reject> "
-                                   : "[y] approve, [a] always allow, [n] reject> "))
+          if (!out (run, "%s", prompt (run, uncovered ? "[y] approve, [n] reject> "
+                                                      : "[y] approve, [a] always allow, "
+                                                        "[n] reject> ")))
             return PROMPT_STOPPED;
           g_clear_pointer (&line, g_free);
           if ((result = _warden_cli_run_read_line (run, &line)) != PROMPT_ANSWERED)
@@ -770,7 +858,7 @@ answer_pending (Run         *run,
         }
       if (is_answer (line, "n", "no"))
         {
-          if (!out (run, "feedback> "))
+          if (!out (run, "%s", prompt (run, "feedback> ")))
             return PROMPT_STOPPED;
           /* Rejected already: at the end of input, without feedback. */
           if ((result = _warden_cli_run_read_line (run, &second)) == PROMPT_STOPPED)
@@ -788,7 +876,9 @@ answer_pending (Run         *run,
                   g_free (suggestion);
                   suggestion = g_strdup ("all of the above");
                 }
-              if (!out (run, "pattern [%s]> ", suggestion))
+              g_autofree char *ask = g_strdup_printf ("pattern [%s]> ", suggestion);
+
+              if (!out (run, "%s", prompt (run, ask)))
                 return PROMPT_STOPPED;
               if ((result = _warden_cli_run_read_line (run, &second)) != PROMPT_ANSWERED)
                 return result;
@@ -885,7 +975,11 @@ report_stop (Run        *run,
                                           : "no answer (end of input)", session_id);
       return EXIT_NO_ANSWER;
     }
-  warden_cli_error ("interrupted; continue with warden-cli run --resume %s", session_id);
+  /* In a conversation Ctrl+C stops the step, not the session. */
+  if (run->chat && run->signum == SIGINT)
+    out (run, isatty (STDIN_FILENO) ? "\n  (stopped)\n" : "  (stopped)\n");  /* after ^C */
+  else
+    warden_cli_error ("interrupted; continue with warden-cli run --resume %s", session_id);
   return EXIT_SIGNAL_BASE + (run->signum ? run->signum : SIGINT);
 }
 
@@ -897,7 +991,8 @@ status_for (const GError *error)
   if (g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_IN_USE) ||
       g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST))
     return EXIT_IN_USE;
-  if (error->domain == WARDEN_STORE_ERROR && error->code != WARDEN_STORE_ERROR_NOT_FOUND)
+  if (error->domain == WARDEN_STORE_ERROR && error->code != WARDEN_STORE_ERROR_NOT_FOUND &&
+      error->code != WARDEN_STORE_ERROR_AMBIGUOUS)
     return EXIT_FAILED;
   return WARDEN_CLI_EXIT_USAGE;
 }
@@ -911,7 +1006,8 @@ code_for (const GError *error,
   if (error != NULL && error->domain == WARDEN_STORE_ERROR)
     return error->code == WARDEN_STORE_ERROR_IN_USE ? "in_use"
            : error->code == WARDEN_STORE_ERROR_LOST ? "lost"
-           : error->code == WARDEN_STORE_ERROR_NOT_FOUND ? "not_found" : "store";
+           : error->code == WARDEN_STORE_ERROR_NOT_FOUND ? "not_found"
+           : error->code == WARDEN_STORE_ERROR_AMBIGUOUS ? "ambiguous" : "store";
   if (error != NULL && error->domain == WARDEN_LLM_ERROR)
     return "provider";
   if (g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_NOT_RECORDED))
@@ -938,7 +1034,7 @@ hint_for (const char *code,
   if (strcmp (code, "lost") == 0)
     return g_strdup ("Another Warden has the session now; warden-cli sessions show tells what "
                      "became of it.");
-  if (strcmp (code, "not_found") == 0)
+  if (strcmp (code, "not_found") == 0 || strcmp (code, "ambiguous") == 0)
     return g_strdup ("warden-cli sessions list shows the sessions there are.");
   if (strcmp (code, "store") == 0)
     return g_strdup ("Check the disk and the session database; warden-cli sessions move-aside "
@@ -1053,9 +1149,123 @@ provider_for_session (WardenSessionRecord  *info,
                                            error);
 }
 
+/* Runs @task (NULL: goes on with the session as it was left) until the
+ * model ends its turn, answering what it asks on the way; then @followup
+ * (may be NULL), the next user turn. A question left waiting is answered
+ * first: a new message waits for it. Sets @reason (for the finished event)
+ * and @pending; returns the exit status. Takes @task and @followup. */
 int
-warden_cli_run (int    argc,
-                char **argv)
+_warden_cli_run_turn (Run          *run,
+                      WardenAgent  *agent,
+                      char         *task,
+                      const char  **reason,
+                      const char  **pending)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *followup = NULL;
+  int status = 0;
+
+  *reason = "done";
+  *pending = NULL;
+  run->turns++;
+  /* A new message would drop what waits (as a call cut short): it is
+   * asked again first, and nothing is lost. */
+  if (task != NULL && (warden_agent_get_pending (agent) != NULL || run->waiting_at_open))
+    followup = g_steal_pointer (&task);
+  run->waiting_at_open = FALSE;
+
+  for (;;)
+    {
+      WardenAgentOutcome outcome = WARDEN_AGENT_FINISHED;
+
+      warden_agent_run_async (agent, task, run->cancellable, result_cb, run);
+      g_clear_pointer (&task, g_free);
+      g_main_loop_run (run->loop);
+      if (!warden_agent_run_finish (agent, run->result, &outcome, &error))
+        {
+          end_text (run);
+          if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            {
+              status = report_stop (run, warden_agent_get_session_id (agent));
+              *reason = status == EXIT_NO_ANSWER ? "pending" : "interrupted";
+            }
+          else
+            {
+              status = error->domain == WARDEN_LLM_ERROR ? EXIT_PROVIDER
+                       : g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST)
+                       ? EXIT_IN_USE
+                       : g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_SANDBOX)
+                       ? WARDEN_CLI_EXIT_USAGE : EXIT_FAILED;
+              report_error (run, status, error);
+              *reason = "error";
+            }
+          break;
+        }
+      g_clear_object (&run->result);
+      if (outcome == WARDEN_AGENT_WAITING)
+        {
+          PromptResult answered = _warden_cli_decide (run, agent,
+                                                      run->json ? _warden_cli_json_answer
+                                                                : answer_pending);
+
+          if (answered == PROMPT_ANSWERED)
+            continue;
+          if (answered == PROMPT_NO_ANSWER)
+            {
+              warden_cli_error ("%s; it waits: continue with warden-cli run --resume %s",
+                                run->left_pending ? "left pending (--on-question pending)"
+                                                  : "no answer (end of input)",
+                                warden_agent_get_session_id (agent));
+              status = EXIT_NO_ANSWER;
+              *reason = "pending";
+              *pending = warden_approval_get_id (warden_agent_get_pending (agent));
+            }
+          else if (answered == PROMPT_STOPPED)
+            {
+              status = report_stop (run, warden_agent_get_session_id (agent));
+              *reason = "interrupted";
+              *pending = warden_approval_get_id (warden_agent_get_pending (agent));
+            }
+          else
+            {
+              status = run->lease_lost ? EXIT_IN_USE : EXIT_FAILED;
+              *reason = "error";
+            }
+          break;
+        }
+      end_text (run);
+      if (outcome == WARDEN_AGENT_FINISHED && run->write_errno == 0 && followup != NULL)
+        {
+          task = g_steal_pointer (&followup);
+          continue;
+        }
+      if (run->write_errno != 0)
+        {
+          status = report_stop (run, warden_agent_get_session_id (agent));
+          *reason = "error";
+        }
+      else if (outcome == WARDEN_AGENT_MAX_STEPS)
+        {
+          if (run->chat)
+            warden_cli_error ("stopped after %u steps; send a message to go on",
+                              warden_agent_get_steps (agent));
+          else
+            warden_cli_error ("stopped after %u steps; continue with warden-cli run --resume %s",
+                              warden_agent_get_steps (agent), warden_agent_get_session_id (agent));
+          status = EXIT_MAX_STEPS;
+          *reason = "max_steps";
+        }
+      break;
+    }
+
+  g_clear_object (&run->result);
+  return status;
+}
+
+static int
+run_main (int       argc,
+          char    **argv,
+          gboolean  chat)
 {
   g_autofree char *provider_name = NULL;
   g_autofree char *model = NULL;
@@ -1101,8 +1311,8 @@ warden_cli_run (int    argc,
     { "max-retries", 0, 0, G_OPTION_ARG_INT, &max_retries,
       "Retries of a failed or silent model request (5)", "N" },
     { "resume", 'r', 0, G_OPTION_ARG_STRING, &resume,
-      "Continue a session (its provider, model and settings unless given)",
-      "SESSION_ID" },
+      "Continue a session: an id, the start of one, or last (its provider, model and settings "
+      "unless given); a TASK with it is the next message", "SESSION" },
     { "raw-output", 0, 0, G_OPTION_ARG_NONE, &raw_output,
       "Pass command output to the terminal as it is, cursor moves, clipboard writes and all "
       "(default: colours only; every other control sequence shown escaped)", NULL },
@@ -1119,7 +1329,7 @@ warden_cli_run (int    argc,
       "pending and exit 6", "reject|pending" },
     { NULL }
   };
-  g_autoptr(GOptionContext) ctx = g_option_context_new ("TASK");
+  g_autoptr(GOptionContext) ctx = g_option_context_new (chat ? "[TASK]" : "TASK");
   g_autoptr(GError) error = NULL;
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
@@ -1129,6 +1339,7 @@ warden_cli_run (int    argc,
   g_autoptr(WardenSessionRecord) resumed = NULL;
   g_autoptr(WardenProfileStore) profiles = NULL;
   g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *empty_id = NULL;
   g_autoptr(GSettings) settings = NULL;
   g_autofree char *task = NULL;
   Run run = { 0 };
@@ -1148,8 +1359,10 @@ warden_cli_run (int    argc,
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL, error->message);
   run.json = json;
-  if ((resume == NULL) == (argc < 2))
-    return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL, "give a TASK, or --resume SESSION_ID");
+  run.chat = chat;
+  if (!chat && resume == NULL && argc < 2)
+    return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL,
+                 "give a TASK, or --resume SESSION_ID (and a TASK to go on with)");
   if (network != NULL && !warden_network_mode_from_string (network, &network_mode))
     return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL, "--network is none, allowlist or open");
   if (sandbox != NULL && !warden_sandbox_kind_from_string (sandbox, &sandbox_kind))
@@ -1192,9 +1405,19 @@ warden_cli_run (int    argc,
     return fail (&run, status_for (error), error, NULL);
   if (resume != NULL)
     {
+      /* "last" or the start of an id: the whole id from here on. */
+      g_autofree char *id = warden_session_store_resolve_id (store, resume, &error);
+
+      if (id == NULL)
+        return fail (&run, status_for (error), error, NULL);
+      g_free (resume);
+      resume = g_steal_pointer (&id);
+      run.session_id = resume;
+      run.resumed = TRUE;
       resumed = warden_session_store_get_session (store, resume, &error);
       if (resumed == NULL)
         return fail (&run, status_for (error), error, NULL);
+      run.waiting_at_open = g_strcmp0 (resumed->state, "waiting") == 0;
     }
 
   if (resumed != NULL && resumed->provider != NULL)
@@ -1315,11 +1538,16 @@ warden_cli_run (int    argc,
 
   run.input = g_data_input_stream_new (stdin_stream);
   run.raw_output = raw_output;
+  run.store = store;
+  /* https://no-color.org: set and not empty. Never into a file or a pipe. */
+  run.colour = !run.json && isatty (STDOUT_FILENO) && g_strcmp0 (g_getenv ("TERM"), "dumb") != 0 &&
+               (g_getenv ("NO_COLOR") == NULL || *g_getenv ("NO_COLOR") == '\0');
   /* Colours in a command's output are kept whether or not standard output
    * is a terminal: kept in a file, they show again with cat or less -R, and
    * cannot move or rewrite anything there either. The model's words have
    * no use for them. */
   term_filter_init (&run.text_filter, FALSE);
+  _warden_cli_markdown_init (&run.markdown);
   for (guint i = 0; i < G_N_ELEMENTS (run.out_filter); i++)
     term_filter_init (&run.out_filter[i], TRUE);
   if (run.json)
@@ -1340,80 +1568,10 @@ warden_cli_run (int    argc,
   for (guint i = 0; i < G_N_ELEMENTS (watches); i++)
     watches[i].id = g_unix_signal_add (watches[i].signum, signal_cb, &watches[i]);
 
-  for (;;)
-    {
-      WardenAgentOutcome outcome = WARDEN_AGENT_FINISHED;
-
-      warden_agent_run_async (agent, task, cancellable, result_cb, &run);
-      g_clear_pointer (&task, g_free);
-      g_main_loop_run (loop);
-      if (!warden_agent_run_finish (agent, run.result, &outcome, &error))
-        {
-          end_text (&run);
-          if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-            {
-              status = report_stop (&run, warden_agent_get_session_id (agent));
-              reason = status == EXIT_NO_ANSWER ? "pending" : "interrupted";
-            }
-          else
-            {
-              status = error->domain == WARDEN_LLM_ERROR ? EXIT_PROVIDER
-                       : g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST)
-                       ? EXIT_IN_USE
-                       : g_error_matches (error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_SANDBOX)
-                       ? WARDEN_CLI_EXIT_USAGE : EXIT_FAILED;
-              report_error (&run, status, error);
-              reason = "error";
-            }
-          break;
-        }
-      g_clear_object (&run.result);
-      if (outcome == WARDEN_AGENT_WAITING)
-        {
-          PromptResult answered = _warden_cli_decide (&run, agent,
-                                                      run.json ? _warden_cli_json_answer
-                                                               : answer_pending);
-
-          if (answered == PROMPT_ANSWERED)
-            continue;
-          if (answered == PROMPT_NO_ANSWER)
-            {
-              warden_cli_error ("%s; it waits: continue with warden-cli run --resume %s",
-                                run.left_pending ? "left pending (--on-question pending)"
-                                                 : "no answer (end of input)",
-                                warden_agent_get_session_id (agent));
-              status = EXIT_NO_ANSWER;
-              reason = "pending";
-              pending = warden_approval_get_id (warden_agent_get_pending (agent));
-            }
-          else if (answered == PROMPT_STOPPED)
-            {
-              status = report_stop (&run, warden_agent_get_session_id (agent));
-              reason = "interrupted";
-              pending = warden_approval_get_id (warden_agent_get_pending (agent));
-            }
-          else
-            {
-              status = run.lease_lost ? EXIT_IN_USE : EXIT_FAILED;
-              reason = "error";
-            }
-          break;
-        }
-      end_text (&run);
-      if (run.write_errno != 0)
-        {
-          status = report_stop (&run, warden_agent_get_session_id (agent));
-          reason = "error";
-        }
-      else if (outcome == WARDEN_AGENT_MAX_STEPS)
-        {
-          warden_cli_error ("stopped after %u steps; continue with warden-cli run --resume %s",
-                            warden_agent_get_steps (agent), warden_agent_get_session_id (agent));
-          status = EXIT_MAX_STEPS;
-          reason = "max_steps";
-        }
-      break;
-    }
+  if (chat)
+    status = _warden_cli_chat (&run, agent, g_steal_pointer (&task), &reason, &pending);
+  else
+    status = _warden_cli_run_turn (&run, agent, g_steal_pointer (&task), &reason, &pending);
 
   g_clear_object (&run.result);
 
@@ -1439,20 +1597,48 @@ warden_cli_run (int    argc,
       warden_cli_error ("could not remove the sandbox: %s", close_error->message);
     g_clear_object (&run.result);
   }
+  /* A conversation left before its first message: nothing to keep, and
+   * "last" must not name it. */
+  if (chat && !run.resumed && run.turns == 0 && status == 0)
+    {
+      g_autoptr(GError) delete_error = NULL;
+
+      empty_id = g_strdup (warden_agent_get_session_id (agent));
+      run.session_id = empty_id;
+      run.agent = NULL;
+      g_clear_object (&agent);  /* its lease too */
+      if (!warden_session_store_delete_session (store, empty_id, &delete_error))
+        warden_cli_error ("%s", delete_error->message);
+    }
   /* Last, after the sandbox went: a script that reads to the end of the
    * events knows the container is gone too. */
   if (run.json)
-    _warden_cli_json_finished (&run, reason, warden_agent_get_steps (agent), pending, status,
-                               warden_agent_get_turn_usage (agent),
-                               warden_agent_get_session_usage (agent));
+    _warden_cli_json_finished (&run, reason, agent ? warden_agent_get_steps (agent) : 0, pending,
+                               status, agent ? warden_agent_get_turn_usage (agent) : NULL,
+                               agent ? warden_agent_get_session_usage (agent) : NULL);
   for (guint i = 0; i < G_N_ELEMENTS (watches); i++)
     g_source_remove (watches[i].id);
   _warden_cli_json_clear (&run);
   g_clear_object (&run.input);
   term_filter_clear (&run.text_filter);
+  _warden_cli_markdown_clear (&run.markdown);
   for (guint i = 0; i < G_N_ELEMENTS (run.out_filter); i++)
     term_filter_clear (&run.out_filter[i]);
   return status;
+}
+
+int
+warden_cli_run (int    argc,
+                char **argv)
+{
+  return run_main (argc, argv, FALSE);
+}
+
+int
+warden_cli_chat (int    argc,
+                 char **argv)
+{
+  return run_main (argc, argv, TRUE);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1506,16 +1692,23 @@ print_diff (const char *diff)
 }
 
 static int
-sessions_show (const char *id,
+sessions_show (const char *spec,
                gboolean    json)
 {
+  const char *id = spec;
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = warden_session_store_new (NULL, &error);
   g_autoptr(WardenSessionRecord) s = NULL;
   g_autoptr(GPtrArray) messages = NULL;
   g_autoptr(GPtrArray) calls = NULL;
 
-  if (store == NULL || (s = warden_session_store_get_session (store, id, &error)) == NULL ||
+  g_autofree char *whole = NULL;
+
+  /* "last", or the start of an id. */
+  if (store != NULL && (whole = warden_session_store_resolve_id (store, spec, &error)) != NULL)
+    id = whole;
+  if (store == NULL || whole == NULL ||
+      (s = warden_session_store_get_session (store, id, &error)) == NULL ||
       (messages = warden_session_store_load_messages (store, id, &error)) == NULL ||
       (calls = warden_session_store_list_tool_calls (store, id, &error)) == NULL)
     {
@@ -1679,15 +1872,19 @@ sessions_move_aside (gboolean force)
 /* The way out of a lease whose owner is gone but cannot be checked from
  * here; it says what it risks. */
 static int
-sessions_release (const char *id,
+sessions_release (const char *spec,
                   gboolean    force)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(WardenSessionStore) store = warden_session_store_new (NULL, &error);
   g_autofree char *was = NULL;
+  g_autofree char *whole = NULL;
   gboolean maybe_alive = FALSE;
+  const char *id = spec;
 
-  if (store == NULL ||
+  if (store != NULL && (whole = warden_session_store_resolve_id (store, spec, &error)) != NULL)
+    id = whole;
+  if (store == NULL || whole == NULL ||
       !warden_session_store_release_any (store, id, force, &was, &maybe_alive, &error))
     {
       warden_cli_error ("%s", error->message);

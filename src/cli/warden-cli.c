@@ -42,8 +42,9 @@ static const char usage[] =
   "  warden-cli sandbox bench [--image IMG] [-n N]\n"
   "  warden-cli run [--provider anthropic|openai] [--model M] [--base-url URL] [--profile ID|FILE]\n"
   "                 [--sandbox docker|bwrap|host] [--image IMG] [--network none|allowlist|open]\n"
-  "                 [--workspace DIR] [--max-steps N] (TASK | --resume SESSION_ID)\n"
-  "  warden-cli sessions list | show SESSION_ID [--json] | release SESSION_ID [--force]\n"
+  "                 [--workspace DIR] [--max-steps N] (TASK | --resume SESSION [TASK])\n"
+  "  warden-cli [chat] [the options of run] [--resume SESSION] [TASK]\n"
+  "  warden-cli sessions list | show SESSION [--json] | release SESSION [--force]\n"
   "                    | move-aside [--force]\n"
   "\n"
   "policy check exits with 0 (allow), 10 (ask), 20 (deny) or 2 (usage or profile error).\n"
@@ -61,6 +62,10 @@ static const char usage[] =
   "failed, 3 when it ran out of steps, 4 on a provider error, 5 when another process has\n"
   "the session, 6 when input ended at a prompt, and 128+N when signal N stopped it (130\n"
   "Ctrl+C, 129 SIGHUP, 143 SIGTERM); then an unanswered approval still waits for --resume.\n"
+  "SESSION is an id, the start of one that no other id shares, or last (the session used\n"
+  "most recently). run --resume SESSION TASK goes on with TASK, after answering what waits.\n"
+  "warden-cli alone, or chat, is a conversation: a prompt for each turn; Ctrl+C stops the\n"
+  "step, Ctrl+D leaves (the session can be resumed); /help at its prompt. See docs/cli.md.\n"
   "At an approval: y/yes approves, a/always always allows (then the pattern), n/no rejects\n"
   "(then feedback for the model); anything else asks again.\n"
   "sessions release frees a session held by a Warden that is gone but cannot be checked from\n"
@@ -120,12 +125,15 @@ main (int    argc,
   textdomain (GETTEXT_PACKAGE);
   g_set_prgname ("warden-cli");
 
-  if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 ||
-      strcmp (argv[1], "help") == 0)
+  if (argc >= 2 && (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 ||
+                    strcmp (argv[1], "help") == 0))
     {
-      fputs (usage, argc < 2 ? stderr : stdout);
-      return argc < 2 ? WARDEN_CLI_EXIT_USAGE : 0;
+      fputs (usage, stdout);
+      return 0;
     }
+  /* No command: a conversation, as with "chat". */
+  if (argc < 2)
+    return warden_cli_chat (argc, argv);
   if (strcmp (argv[1], "--version") == 0)
     {
       printf ("warden-cli %s\n", PACKAGE_VERSION);
@@ -139,6 +147,11 @@ main (int    argc,
     return warden_cli_sandbox (argc - 1, argv + 1);
   if (strcmp (argv[1], "run") == 0)
     return warden_cli_run (argc - 1, argv + 1);
+  if (strcmp (argv[1], "chat") == 0)
+    return warden_cli_chat (argc - 1, argv + 1);
+  /* Options of chat with no command before them: warden-cli --resume last. */
+  if (argv[1][0] == '-' && strcmp (argv[1], "-") != 0)
+    return warden_cli_chat (argc, argv);
   if (strcmp (argv[1], "sessions") == 0)
     return warden_cli_sessions (argc - 1, argv + 1);
 

@@ -29,6 +29,8 @@ int            warden_cli_sandbox_bench (int         argc,
                                         char       **argv);
 int            warden_cli_run          (int          argc,
                                         char       **argv);
+int            warden_cli_chat         (int          argc,
+                                        char       **argv);
 int            warden_cli_sessions     (int          argc,
                                         char       **argv);
 /* A profile by id, or from a file when @spec names one (has a '/' or ends

@@ -200,6 +200,9 @@ typedef struct
   Env        *env;
 } Client;
 
+static const char *str (JsonObject *object,
+                        const char *name);
+
 static void
 check_event (Client     *c,
              JsonObject *event)
@@ -313,10 +316,12 @@ client_take_lines (Client *c)
           g_subprocess_send_signal (c->proc->proc, SIGTERM);
         }
 
-      if (strcmp (type, "approval_required") == 0 || strcmp (type, "ask_user") == 0)
+      /* chat --json: an idle agent takes the next line as a message. */
+      if (strcmp (type, "approval_required") == 0 || strcmp (type, "ask_user") == 0 ||
+          strcmp (type, "idle") == 0)
         {
           g_autofree char *answer = g_queue_pop_head (&c->answers);
-          const char *id = json_object_get_string_member (event, "id");
+          const char *id = str (event, "id");
 
           if (answer == NULL)
             {
@@ -3661,6 +3666,38 @@ run_example (Env                *env,
 #define RUN_EXAMPLE(env, example, typed, ...) \
   run_example ((env), (example), (typed), (const char * const []) { __VA_ARGS__, NULL })
 
+/* approve.py --chat: a conversation, message after message, with the
+ * approvals and numbered choices in between; Ctrl+D ends it. */
+static void
+test_example_approve_chat (void)
+{
+  Env env = { 0 };
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch made.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Made.", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "ask_user", "{\"question\": \"Which?\", "
+                                 "\"choices\": [\"red\", \"blue\"]}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Blue it is.", NULL));
+  r = RUN_EXAMPLE (&env, "approve.py", "make it\ny\npick a colour\n2\n", "--chat",
+                   "--sandbox", "bwrap");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Made."));
+  g_assert_nonnull (strstr (r.out, "  2) blue"));
+  g_assert_nonnull (strstr (r.out, "Blue it is."));
+  g_assert_true (workspace_has (&env, "made.txt"));
+  {
+    g_autofree char *answered = fake_model_last_message (env.fake, 3);
+
+    g_assert_nonnull (strstr (answered, "blue"));
+  }
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* approve.py does what the seed's client does: shows the command, takes y/n
  * and feedback; the end of its input leaves the question pending. */
 static void
@@ -4312,6 +4349,85 @@ test_sandbox_unavailable (void)
   env_tear_down (&env);
 }
 
+
+/* chat --json: an idle event after each turn; a {"message"} line is the
+ * next user turn; the end of input ends the session, resumable. */
+static void
+test_message_when_idle (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) idles = NULL;
+  g_autofree char *text = NULL;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script, fake_reply ("First.", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Second.", NULL));
+  c = CLIENT_START (&env, "chat", "--json", "--sandbox", "bwrap");
+  client_answer (c, "{\"message\": \"hello\"}");
+  client_answer (c, "{\"message\": \"and again\"}");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  idles = events_of (events, "idle");
+  g_assert_cmpuint (idles->len, ==, 3);
+  text = text_of (events);
+  g_assert_cmpstr (text, ==, "First.Second.");
+  g_assert_cmpuint (env.fake->requests->len, ==, 2);
+  {
+    g_autofree char *first = fake_model_last_message (env.fake, 0);
+    g_autofree char *second = fake_model_last_message (env.fake, 1);
+
+    g_assert_nonnull (strstr (first, "hello"));
+    g_assert_nonnull (strstr (second, "and again"));
+  }
+  g_assert_cmpuint (count_of (events, "error"), ==, 0);
+  assert_finished (events, "done", 0);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* A message while a question waits is no answer: bad_input, and the
+ * question still waits for its answer. Not a message while idle: the same. */
+static void
+test_message_when_busy (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) errors = NULL;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"touch made.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Made.", NULL));
+  c = CLIENT_START (&env, "chat", "--json", "--sandbox", "bwrap", "make it");
+  client_answer (c, "{\"message\": \"hurry up\"}\n"
+                    "{\"approval\": \"$ID\", \"approved\": true}");
+  client_answer (c, "CLOSE_IN {\"approval\": \"x\", \"approved\": true}\n{\"messages\": 1}");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  errors = events_of (events, "error");
+  g_assert_cmpuint (errors->len, ==, 3);
+  g_assert_cmpstr (str (g_ptr_array_index (errors, 0), "code"), ==, "bad_input");
+  g_assert_nonnull (strstr (str (g_ptr_array_index (errors, 0), "message"), "busy"));
+  g_assert_cmpstr (str (g_ptr_array_index (errors, 1), "code"), ==, "unknown_id");
+  g_assert_cmpstr (str (g_ptr_array_index (errors, 2), "code"), ==, "bad_input");
+  g_assert_true (workspace_has (&env, "made.txt"));
+  /* The message never reached the model. */
+  for (guint i = 0; i < env.fake->requests->len; i++)
+    {
+      g_autofree char *sent = json_to_string (g_ptr_array_index (env.fake->requests, i), FALSE);
+
+      g_assert_null (strstr (sent, "hurry up"));
+    }
+  assert_finished (events, "done", 0);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -4321,6 +4437,9 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   load_schema ();
   g_test_add_func ("/cli/json/allowed", test_allowed);
+  g_test_add_func ("/cli/json/message-when-idle", test_message_when_idle);
+  g_test_add_func ("/cli/json/message-when-busy", test_message_when_busy);
+  g_test_add_func ("/cli/json/example-approve-chat", test_example_approve_chat);
   g_test_add_func ("/cli/json/reject-with-feedback", test_reject_with_feedback);
   g_test_add_func ("/cli/json/always-allow-edited-pattern", test_always_allow_edited);
   g_test_add_func ("/cli/json/ask-user", test_ask_user);
