@@ -208,7 +208,7 @@ test_trace_and_delete (void)
                                                       0, 0, &error));
   g_assert_true (warden_session_store_append_model_message (store, info->id, 1,
                                                             "{\"role\":\"assistant\"}",
-                                                            1200, 310, 1834, &error));
+                                                            1200, 310, 1834, NULL, &error));
   g_assert_no_error (error);
 
   /* Only the model's answers are model calls. */

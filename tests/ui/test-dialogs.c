@@ -1556,7 +1556,7 @@ trace_fixture_set_up (TraceFixture  *f,
   g_assert_no_error (error);
   warden_session_store_append_model_message (f->store, f->session_id, 1,
                                              "{\"role\":\"assistant\",\"content\":\"ok\"}",
-                                             1203, 310, 1800, &error);
+                                             1203, 310, 1800, NULL, &error);
   g_assert_no_error (error);
 
   /* After the model's answer, which the store stamps with the current time. */
