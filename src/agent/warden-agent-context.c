@@ -92,6 +92,14 @@ warden_agent_get_context_window (WardenAgent *self)
   return known > 0 ? known : WARDEN_CONTEXT_DEFAULT_WINDOW;
 }
 
+void
+warden_agent_set_context_window (WardenAgent *self,
+                                 guint        tokens)
+{
+  g_return_if_fail (WARDEN_IS_AGENT (self));
+  self->config.context_window = tokens;
+}
+
 const char *
 warden_agent_get_summary (WardenAgent *self)
 {

@@ -179,6 +179,10 @@ gboolean           warden_agent_close_finish (WardenAgent          *self,
  * tokens: the configured one, else the known figure for the model, else
  * WARDEN_CONTEXT_DEFAULT_WINDOW. */
 guint              warden_agent_get_context_window (WardenAgent *self);
+/* From the next request on (0: the model's figure); not stored, like the
+ * other run limits. */
+void               warden_agent_set_context_window (WardenAgent *self,
+                                                    guint        tokens);
 /* The project's instructions the current turn gave the model (AGENTS.md,
  * else CLAUDE.md), or NULL; and why such a file was not read (a link out
  * of the workspace, not text), or NULL. The property "instructions"
