@@ -413,6 +413,9 @@ retrying_cb (WardenLlmProvider *provider,
              const char        *reason,
              gpointer           user_data)
 {
+  /* "retrying" says the answer's text streams again: a summary has none. */
+  if (WARDEN_AGENT (user_data)->summarising)
+    return;
   g_signal_emit (user_data, AGENT_SIGNAL (RETRYING), 0, attempt, delay_ms, reason);
 }
 

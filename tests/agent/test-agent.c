@@ -2670,6 +2670,14 @@ compacted_cb (WardenAgent         *agent,
   g_assert_cmpstr (summary, ==, "SUMMARY: read big.txt many times.");
 }
 
+static void
+collect_text_cb (WardenAgent *agent,
+                 const char  *text,
+                 GString     *streamed)
+{
+  g_string_append (streamed, text);
+}
+
 static WardenAgent *
 new_agent_with_window (Env   *env,
                        guint  window)
@@ -2715,6 +2723,7 @@ test_context_stays_inside (void)
   g_autoptr(GPtrArray) stored = NULL;
   g_autoptr(GPtrArray) compactions = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(GString) streamed = g_string_new (NULL);
   Compactions c = { 0 };
   guint summaries = 0;
   guint last;
@@ -2732,6 +2741,7 @@ test_context_stays_inside (void)
   agent = new_agent_with_window (&env, SMALL_WINDOW);
   g_assert_cmpuint (warden_agent_get_context_window (agent), ==, SMALL_WINDOW);
   g_signal_connect (agent, "compacted", G_CALLBACK (compacted_cb), &c);
+  g_signal_connect (agent, "text-delta", G_CALLBACK (collect_text_cb), streamed);
   g_assert_cmpint (run_agent (agent, "read big.txt twelve times"), ==, WARDEN_AGENT_FINISHED);
 
   g_assert_cmpuint (c.count, >=, 1);
@@ -2750,6 +2760,9 @@ test_context_stays_inside (void)
         }
     }
   g_assert_cmpuint (summaries, ==, c.count);
+  /* The summary's words are not the answer: they never stream. */
+  g_assert_null (strstr (streamed->str, "SUMMARY"));
+  g_assert_nonnull (strstr (streamed->str, "Read it twelve times."));
   g_assert_cmpuint (env.fake->requests->len, ==, 13 + summaries);
 
   /* The last request: the summary first, the last results as they were. */
