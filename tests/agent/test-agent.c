@@ -2797,6 +2797,28 @@ test_context_stays_inside (void)
   g_assert_cmpuint (compactions->len, ==, c.count);
   g_assert_cmpstr (((WardenCompactionRecord *) g_ptr_array_index (compactions, 0))->reason, ==,
                    "auto");
+  /* The trace has each summary among the model calls. */
+  {
+    g_autoptr(GPtrArray) events = warden_trace_list_events (env.store,
+                                                            warden_agent_get_session_id (agent),
+                                                            &error);
+    guint seen = 0;
+
+    g_assert_no_error (error);
+    for (guint i = 0; i < events->len; i++)
+      {
+        JsonObject *event = g_ptr_array_index (events, i);
+
+        if (g_strcmp0 (json_object_get_string_member (event, "type"), "compacted") != 0)
+          continue;
+        seen++;
+        g_assert_cmpstr (json_object_get_string_member (event, "reason"), ==, "auto");
+        g_assert_cmpstr (json_object_get_string_member (event, "summary"), ==,
+                         "SUMMARY: read big.txt many times.");
+        g_assert_cmpint (json_object_get_int_member (event, "summarised"), >, 0);
+      }
+    g_assert_cmpuint (seen, ==, c.count);
+  }
   g_clear_object (&agent);
   env_tear_down (&env);
 }
