@@ -173,14 +173,18 @@ _warden_agent_over_share (WardenAgent *self)
 
 /* Where the messages kept as they are begin: 0 when no message can be
  * summarised. The last ones stay, at least KEEP_MESSAGES, more while they
- * fit in their share; never between a tool call and its result. */
+ * fit in their share (not when the user asks: then all that can go does);
+ * never between a tool call and its result. */
 static guint
-choose_split (WardenAgent *self,
-              gboolean     hard)
+choose_split (WardenAgent         *self,
+              WardenCompactReason  reason,
+              gboolean             hard)
 {
   guint len = self->messages->len;
   guint keep = hard ? KEEP_MESSAGES_HARD : KEEP_MESSAGES;
-  double budget = warden_agent_get_context_window (self) * (hard ? KEEP_SHARE_HARD : KEEP_SHARE);
+  double budget = reason == WARDEN_COMPACT_MANUAL
+                  ? 0 : warden_agent_get_context_window (self) * (hard ? KEEP_SHARE_HARD
+                                                                       : KEEP_SHARE);
   gsize max_output = max_output_bytes (self, hard);
   guint from = self->summarised;
   guint last = len > keep ? len - keep : 0;
@@ -331,7 +335,7 @@ _warden_agent_compact_async (WardenAgent         *self,
   g_task_set_task_data (task, c, g_free);
   c->reason = reason;
   c->hard = hard;
-  c->upto = choose_split (self, hard);
+  c->upto = choose_split (self, reason, hard);
   c->before = estimate_view (self, FALSE);
   if (c->upto <= self->summarised)
     {

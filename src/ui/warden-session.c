@@ -173,12 +173,14 @@ load_history (WardenSession *self)
       g_autoptr(WardenLlmMessage) message = NULL;
       gboolean user;
 
-      for (; summaries != NULL && summary < summaries->len &&
-             ((WardenCompactionRecord *) g_ptr_array_index (summaries, summary))->upto <= i;
-           summary++)
-        append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_SUMMARY,
-                                                 ((WardenCompactionRecord *)
-                                                  g_ptr_array_index (summaries, summary))->summary));
+      for (; summaries != NULL && summary < summaries->len; summary++)
+        {
+          WardenCompactionRecord *c = g_ptr_array_index (summaries, summary);
+
+          if (c->upto > i)
+            break;
+          append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_SUMMARY, c->summary));
+        }
 
       if (node != NULL)
         message = warden_llm_message_new_from_json (node, NULL);

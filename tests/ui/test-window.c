@@ -2703,6 +2703,26 @@ test_summarise_from_menu (void)
   g_assert_false (json_object_has_member (
     json_node_get_object (g_ptr_array_index (fake->requests, fake->requests->len - 1)), "tools"));
   g_clear_pointer (&fake->no_tools_reply, g_free);
+
+  /* Reopened, the chat has the summary below the turn it stands for: the
+   * first of the three (the last two stay as they are). */
+  {
+    g_autoptr(WardenSession) reopened = NULL;
+    GListModel *items;
+
+    reopened = warden_session_open (warden_application_get_store (app),
+                                    warden_application_get_profiles (app), NULL,
+                                    warden_session_get_id (session), &error);
+    g_assert_no_error (error);
+    items = warden_session_get_items (reopened);
+    g_assert_cmpuint (g_list_model_get_n_items (items), ==, 7);
+    for (guint i = 0; i < 7; i++)
+      {
+        g_autoptr(WardenChatItem) item = g_list_model_get_item (items, i);
+
+        g_assert_cmpint (warden_chat_item_get_kind (item) == WARDEN_CHAT_ITEM_SUMMARY, ==, i == 2);
+      }
+  }
 }
 
 int
