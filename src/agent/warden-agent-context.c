@@ -42,11 +42,12 @@ static const char summary_prompt[] =
 /* ------------------------------------------------------------------------ */
 /* The project's instructions */
 
-void
-_warden_agent_read_instructions (WardenAgent *self)
+/* Takes @read. */
+static void
+set_instructions (WardenAgent        *self,
+                  WardenInstructions *read,
+                  const GError       *error)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(WardenInstructions) read = warden_instructions_read (self->workspace, &error);
   const char *problem = error ? error->message : NULL;
   gboolean same = (read == NULL) == (self->instructions == NULL) &&
                   (read == NULL || g_strcmp0 (read->sha256, self->instructions->sha256) == 0) &&
@@ -55,11 +56,64 @@ _warden_agent_read_instructions (WardenAgent *self)
   if (error != NULL)
     g_debug ("%s", error->message);
   g_clear_pointer (&self->instructions, warden_instructions_free);
-  self->instructions = g_steal_pointer (&read);
+  self->instructions = read;
   g_free (self->instructions_problem);
   self->instructions_problem = g_strdup (problem);
   if (!same)
     g_object_notify (G_OBJECT (self), "instructions");
+}
+
+void
+_warden_agent_read_instructions (WardenAgent *self)
+{
+  g_autoptr(GError) error = NULL;
+  WardenInstructions *read = warden_instructions_read (self->workspace, &error);
+
+  set_instructions (self, read, error);
+}
+
+static void
+read_in_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  GError *error = NULL;
+  WardenInstructions *read = warden_instructions_read (task_data, &error);
+
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, read, (GDestroyNotify) warden_instructions_free);
+}
+
+static void
+read_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  WardenAgent *self = WARDEN_AGENT (object);
+  g_autoptr(GError) error = NULL;
+  WardenInstructions *read = g_task_propagate_pointer (G_TASK (result), &error);
+
+  self->reading_instructions = FALSE;
+  set_instructions (self, read, error);
+  if (self->request_waits)
+    {
+      self->request_waits = FALSE;
+      _warden_agent_request_model (self);
+    }
+}
+
+void
+_warden_agent_read_instructions_async (WardenAgent *self)
+{
+  g_autoptr(GTask) task = g_task_new (self, NULL, read_cb, NULL);
+
+  g_task_set_source_tag (task, _warden_agent_read_instructions_async);
+  g_task_set_task_data (task, g_object_ref (self->workspace), g_object_unref);
+  self->reading_instructions = TRUE;
+  g_task_run_in_thread (task, read_in_thread);
 }
 
 const WardenInstructions *

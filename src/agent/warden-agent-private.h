@@ -86,6 +86,8 @@ struct _WardenAgent
   gboolean            summarising;         /* a summary streams: its words are no answer */
   gboolean            compacting;          /* a summary the user asked for is on its way */
   gboolean            overflow_retried;    /* this request went again after "too long" */
+  gboolean            reading_instructions; /* the turn's read of them is not in yet… */
+  gboolean            request_waits;       /* …and the next request waits for it */
 };
 
 enum
@@ -150,6 +152,8 @@ void        _warden_agent_save_call         (WardenAgent         *self,
 
 /* The system prompt, with the project's instructions as this turn read them. */
 char       *_warden_agent_system_prompt     (WardenAgent         *self);
+/* The next step: a request, or the end of the run when the steps are out. */
+void        _warden_agent_request_model     (WardenAgent         *self);
 /* Sends the next request as it stands (see _warden_agent_view()). */
 void        _warden_agent_send_request      (WardenAgent         *self);
 
@@ -157,6 +161,9 @@ void        _warden_agent_send_request      (WardenAgent         *self);
 /* Reads AGENTS.md (or CLAUDE.md) again; "instructions" is notified when
  * what the model gets changes. */
 void        _warden_agent_read_instructions (WardenAgent         *self);
+/* The same in a thread, at the start of a turn: a request waits for it
+ * (reading_instructions), and is made when it is in (request_waits). */
+void        _warden_agent_read_instructions_async (WardenAgent   *self);
 /* The stored summary a resumed session goes on with. */
 gboolean    _warden_agent_load_summary      (WardenAgent         *self,
                                              GError             **error);

@@ -966,9 +966,17 @@ compacted_cb (GObject      *object,
   _warden_agent_send_request (self);
 }
 
-static void
-request_model (WardenAgent *self)
+void
+_warden_agent_request_model (WardenAgent *self)
 {
+  /* The turn's instructions first: the request carries them. */
+  if (self->reading_instructions)
+    {
+      self->request_waits = TRUE;
+      return;
+    }
+  if (self->run == NULL)
+    return;
   if (self->steps >= self->config.max_steps)
     {
       _warden_agent_run_return (self, WARDEN_AGENT_MAX_STEPS, NULL);
@@ -1114,7 +1122,7 @@ process_tools (WardenAgent *self)
           _warden_agent_run_return (self, 0, g_steal_pointer (&error));
           return;
         }
-      request_model (self);
+      _warden_agent_request_model (self);
       return;
     }
 
@@ -1192,7 +1200,7 @@ continue_loop (WardenAgent *self)
       process_tools (self);
     }
   else if (last != NULL && warden_llm_message_get_role (last) == WARDEN_LLM_ROLE_USER)
-    request_model (self);
+    _warden_agent_request_model (self);
   else
     _warden_agent_run_return (self, WARDEN_AGENT_FINISHED, NULL);
 }
@@ -1215,8 +1223,9 @@ warden_agent_run_async (WardenAgent         *self,
       return;
     }
   self->run = g_steal_pointer (&gtask);
-  /* Each turn reads the project's instructions as they are now. */
-  _warden_agent_read_instructions (self);
+  /* Each turn reads the project's instructions as they are now, in a
+   * thread: the first request waits for them. */
+  _warden_agent_read_instructions_async (self);
 
   if (task != NULL)
     {
