@@ -5,6 +5,8 @@
  *   warden-agent-tools.c      running each tool: exec in the sandbox, the file tools
  *   warden-agent-approvals.c  asking the user, their answers, and what a resumed
  *                             session does with calls it finds half-done
+ *   warden-agent-context.c    what the model is sent: the project's instructions,
+ *                             and a conversation kept inside the context window
  *
  * A command that runs is a WardenCommandRun of its own (what it starts,
  * what it asks), the session's network a WardenHostGate: the agent hears
@@ -24,7 +26,9 @@
 #include "sandbox/warden-sandbox.h"
 #include "workspace/warden-workspace.h"
 #include "warden-command-run.h"
+#include "warden-context.h"
 #include "warden-host-gate.h"
+#include "warden-instructions.h"
 #include "warden-tool-call.h"
 
 G_BEGIN_DECLS
@@ -74,6 +78,17 @@ struct _WardenAgent
   gulong              retrying_id;
   gulong              tool_use_start_id;
   gulong              waiting_id;
+
+  /* warden-agent-context.c */
+  WardenInstructions *instructions;        /* as this turn read them; NULL: none */
+  char               *instructions_problem; /* why the file there was not read */
+  guint               summarised;          /* messages before this one are in… */
+  char               *summary;             /* …this summary, in what the model is sent */
+  gboolean            summarising;         /* a summary streams: its words are no answer */
+  gboolean            compacting;          /* a summary the user asked for is on its way */
+  gboolean            overflow_retried;    /* this request went again after "too long" */
+  gboolean            reading_instructions; /* the turn's read of them is not in yet… */
+  gboolean            request_waits;       /* …and the next request waits for it */
 };
 
 enum
@@ -89,6 +104,7 @@ enum
   WARDEN_AGENT_SIGNAL_APPROVAL_WITHDRAWN,
   WARDEN_AGENT_SIGNAL_PROFILE_COPIED,
   WARDEN_AGENT_SIGNAL_USAGE,
+  WARDEN_AGENT_SIGNAL_COMPACTED,
   WARDEN_AGENT_N_SIGNALS
 };
 
@@ -139,6 +155,44 @@ WardenToolEnd _warden_agent_stop_cause      (WardenAgent         *self);
  * caller has nothing better to do (see run_exec() for where it matters). */
 void        _warden_agent_save_call         (WardenAgent         *self,
                                              WardenToolCall      *call);
+
+/* The system prompt, with the project's instructions as this turn read them. */
+char       *_warden_agent_system_prompt     (WardenAgent         *self);
+/* The next step: a request, or the end of the run when the steps are out. */
+void        _warden_agent_request_model     (WardenAgent         *self);
+/* Sends the next request as it stands (see _warden_agent_view()). */
+void        _warden_agent_send_request      (WardenAgent         *self);
+
+/* warden-agent-context.c */
+/* Reads AGENTS.md (or CLAUDE.md) again; "instructions" is notified when
+ * what the model gets changes. */
+void        _warden_agent_read_instructions (WardenAgent         *self);
+/* The same in a thread, at the start of a turn: a request waits for it
+ * (reading_instructions), and is made when it is in (request_waits). */
+void        _warden_agent_read_instructions_async (WardenAgent   *self);
+/* The stored summary a resumed session goes on with. */
+gboolean    _warden_agent_load_summary      (WardenAgent         *self,
+                                             GError             **error);
+/* What the model is sent of the conversation: the summary, then the
+ * messages after it, long tool outputs cut (@hard: cut shorter). A
+ * GPtrArray of WardenLlmMessage. */
+GPtrArray  *_warden_agent_view              (WardenAgent         *self,
+                                             gboolean             hard);
+/* Whether the next request would pass the share of the window it may use. */
+gboolean    _warden_agent_over_share        (WardenAgent         *self);
+/* Asks the model, without tools, to summarise the older messages; the
+ * summary is stored and replaces them in what the model is sent. @hard
+ * keeps fewer of the last messages. Returns TRUE too when there was
+ * nothing to summarise and @reason is not MANUAL. */
+void        _warden_agent_compact_async     (WardenAgent         *self,
+                                             WardenCompactReason  reason,
+                                             gboolean             hard,
+                                             GCancellable        *cancellable,
+                                             GAsyncReadyCallback  callback,
+                                             gpointer             user_data);
+gboolean    _warden_agent_compact_finish    (WardenAgent         *self,
+                                             GAsyncResult        *result,
+                                             GError             **error);
 
 /* warden-agent-tools.c */
 /* The policy's decision about @call's command where it runs: its cwd, its

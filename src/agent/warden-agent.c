@@ -20,7 +20,6 @@
 #include "workspace/warden-workspace-check.h"
 
 #define DEFAULT_MAX_STEPS 30
-#define DEFAULT_HISTORY   50
 #define DEFAULT_IDLE      3600
 
 G_DEFINE_FINAL_TYPE (WardenAgent, warden_agent, G_TYPE_OBJECT)
@@ -35,12 +34,16 @@ enum
   PROP_SANDBOX_STATE,
   PROP_SANDBOX_FRACTION,
   PROP_SANDBOX_MESSAGE,
+  PROP_INSTRUCTIONS,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
 
 static void process_tools (WardenAgent *self);
+static void compacted_cb  (GObject      *object,
+                           GAsyncResult *result,
+                           gpointer      user_data);
 
 /* ------------------------------------------------------------------------ */
 /* What the model is told */
@@ -119,14 +122,22 @@ static const struct { const char *name; const char *description; const char *sch
     "\"required\":[\"question\"]}" },
 };
 
-static char *
-system_prompt (WardenAgent *self)
+char *
+_warden_agent_system_prompt (WardenAgent *self)
 {
   WardenSandboxKind kind = self->config.sandbox;
+  g_autofree char *prompt = g_strdup_printf (system_prompt_template,
+                                             _warden_agent_workspace_inside (self),
+                                             kind == WARDEN_SANDBOX_KIND_HOST
+                                             ? "host (unconfined)"
+                                             : warden_sandbox_kind_to_string (kind));
+  g_autofree char *instructions = NULL;
 
-  return g_strdup_printf (system_prompt_template, _warden_agent_workspace_inside (self),
-                          kind == WARDEN_SANDBOX_KIND_HOST ? "host (unconfined)"
-                                                           : warden_sandbox_kind_to_string (kind));
+  if (self->instructions == NULL)
+    return g_steal_pointer (&prompt);
+  /* After Warden's own words, so they come first and frame the project's. */
+  instructions = warden_instructions_to_prompt (self->instructions);
+  return g_strconcat (prompt, "\n\n", instructions, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -188,6 +199,9 @@ warden_agent_finalize (GObject *object)
   g_clear_pointer (&self->sandbox_lost, g_free);
   g_clear_pointer (&self->fell_back, g_free);
   g_clear_pointer (&self->gone_retried, g_free);
+  g_clear_pointer (&self->instructions, warden_instructions_free);
+  g_clear_pointer (&self->instructions_problem, g_free);
+  g_clear_pointer (&self->summary, g_free);
   G_OBJECT_CLASS (warden_agent_parent_class)->finalize (object);
 }
 
@@ -209,6 +223,9 @@ warden_agent_get_property (GObject    *object,
       break;
     case PROP_SANDBOX_MESSAGE:
       g_value_set_string (value, self->sandbox_message);
+      break;
+    case PROP_INSTRUCTIONS:
+      g_value_set_boxed (value, self->instructions);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -236,6 +253,11 @@ warden_agent_class_init (WardenAgentClass *klass)
   properties[PROP_SANDBOX_MESSAGE] =
     g_param_spec_string ("sandbox-message", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The project's instructions as the turn read them (NULL: none); notified
+   * when they, or why they were not read, change. */
+  properties[PROP_INSTRUCTIONS] =
+    g_param_spec_boxed ("instructions", NULL, NULL, WARDEN_TYPE_INSTRUCTIONS,
+                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   AGENT_SIGNAL (TEXT_DELTA) =
@@ -281,6 +303,11 @@ warden_agent_class_init (WardenAgentClass *klass)
   AGENT_SIGNAL (USAGE) =
     g_signal_new ("usage", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                   NULL, NULL, G_TYPE_NONE, 0);
+  /* Older messages were summarised: the model is sent the summary instead. */
+  AGENT_SIGNAL (COMPACTED) =
+    g_signal_new ("compacted", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 5, G_TYPE_UINT, G_TYPE_INT64, G_TYPE_INT64,
+                  WARDEN_TYPE_COMPACT_REASON, G_TYPE_STRING);
 }
 
 /* Notified together: a view that hears of one reads all three as they are. */
@@ -357,6 +384,11 @@ text_delta_cb (WardenLlmProvider *provider,
                const char        *text,
                gpointer           user_data)
 {
+  WardenAgent *self = user_data;
+
+  /* A summary's words are not the answer. */
+  if (self->summarising)
+    return;
   g_signal_emit (user_data, AGENT_SIGNAL (TEXT_DELTA), 0, text);
 }
 
@@ -366,6 +398,8 @@ tool_use_start_cb (WardenLlmProvider *provider,
                    const char        *name,
                    gpointer           user_data)
 {
+  if (WARDEN_AGENT (user_data)->summarising)
+    return;
   g_signal_emit (user_data, AGENT_SIGNAL (TOOL_USE_START), 0, id, name);
 }
 
@@ -384,6 +418,9 @@ retrying_cb (WardenLlmProvider *provider,
              const char        *reason,
              gpointer           user_data)
 {
+  /* "retrying" says the answer's text streams again: a summary has none. */
+  if (WARDEN_AGENT (user_data)->summarising)
+    return;
   g_signal_emit (user_data, AGENT_SIGNAL (RETRYING), 0, attempt, delay_ms, reason);
 }
 
@@ -492,8 +529,6 @@ setup (WardenAgent         *self,
   self->waiting_id = g_signal_connect (provider, "waiting", G_CALLBACK (waiting_cb), self);
   if (self->config.max_steps == 0)
     self->config.max_steps = DEFAULT_MAX_STEPS;
-  if (self->config.history == 0)
-    self->config.history = DEFAULT_HISTORY;
   if (self->config.idle_seconds == 0)
     self->config.idle_seconds = DEFAULT_IDLE;
 
@@ -515,6 +550,8 @@ setup (WardenAgent         *self,
                                           _warden_agent_workspace_inside (self), error);
   if (self->workspace == NULL)
     return FALSE;
+  /* Known before the first turn: the front ends say what the session uses. */
+  _warden_agent_read_instructions (self);
   return _warden_agent_load_policy (self, error);
 }
 
@@ -631,6 +668,7 @@ warden_agent_open (WardenSessionStore  *store,
       self->config.idle_seconds = overrides->idle_seconds;
       self->config.memory_bytes = overrides->memory_bytes;
       self->config.cpus = overrides->cpus;
+      self->config.context_window = overrides->context_window;
     }
   changed |= override_str (&self->info->provider, warden_llm_provider_get_name (provider));
   changed |= override_str (&self->info->model, warden_llm_provider_get_model (provider));
@@ -689,6 +727,8 @@ warden_agent_open (WardenSessionStore  *store,
         }
       g_ptr_array_add (self->messages, message);
     }
+  if (!_warden_agent_load_summary (self, error))
+    return NULL;
   return g_steal_pointer (&self);
 }
 
@@ -781,7 +821,9 @@ append_message_full (WardenAgent           *self,
 
   if (!warden_session_store_append_model_message (self->store, self->info->id,
                                                   self->messages->len, json, usage,
-                                                  latency_ms, error))
+                                                  latency_ms,
+                                                  latency_ms >= 0 && self->instructions
+                                                  ? self->instructions->sha256 : NULL, error))
     return FALSE;
   g_ptr_array_add (self->messages, warden_llm_message_ref (message));
   return TRUE;
@@ -864,42 +906,6 @@ _warden_agent_run_return (WardenAgent        *self,
 /* ------------------------------------------------------------------------ */
 /* Asking the model */
 
-static gboolean
-is_plain_user (WardenLlmMessage *m)
-{
-  if (warden_llm_message_get_role (m) != WARDEN_LLM_ROLE_USER)
-    return FALSE;
-  for (guint b = 0; b < warden_llm_message_get_n_blocks (m); b++)
-    if (warden_llm_message_get_block (m, b)->type == WARDEN_LLM_BLOCK_TOOL_RESULT)
-      return FALSE;
-  return TRUE;
-}
-
-/* About the last config.history messages. The window starts at a user
- * message without tool results, so a tool call is never separated from its
- * result: the first such message inside the limit, or else the last one
- * before it (a long turn is sent whole). */
-static GPtrArray *
-history_window (WardenAgent *self)
-{
-  GPtrArray *window = g_ptr_array_new ();
-  guint limit = self->messages->len > self->config.history
-                ? self->messages->len - self->config.history : 0;
-  guint start = limit;
-
-  while (start < self->messages->len && !is_plain_user (g_ptr_array_index (self->messages, start)))
-    start++;
-  if (start >= self->messages->len)
-    {
-      start = limit;
-      while (start > 0 && !is_plain_user (g_ptr_array_index (self->messages, start)))
-        start--;
-    }
-  for (guint i = start; i < self->messages->len; i++)
-    g_ptr_array_add (window, g_ptr_array_index (self->messages, i));
-  return window;
-}
-
 static void
 complete_cb (GObject      *object,
              GAsyncResult *result,
@@ -914,10 +920,36 @@ complete_cb (GObject      *object,
     return;
   if (response == NULL)
     {
+      /* Once per request: summarise harder and send it again; then stop. */
+      if (g_error_matches (error, WARDEN_LLM_ERROR, WARDEN_LLM_ERROR_CONTEXT_TOO_LONG))
+        {
+          if (!self->overflow_retried)
+            {
+              self->overflow_retried = TRUE;
+              _warden_agent_compact_async (self, WARDEN_COMPACT_OVERFLOW, TRUE,
+                                           g_task_get_cancellable (self->run), compacted_cb,
+                                           g_object_ref (self));
+              return;
+            }
+          self->overflow_retried = FALSE;
+          _warden_agent_run_return (self, 0,
+                                    g_error_new (WARDEN_LLM_ERROR,
+                                                 WARDEN_LLM_ERROR_CONTEXT_TOO_LONG,
+                                                 _("%s — and still after the earlier "
+                                                   "conversation was summarised and long "
+                                                   "outputs were cut. Nothing more was sent. "
+                                                   "Set a smaller context window "
+                                                   "(--context-window, or Preferences) so that "
+                                                   "Warden summarises sooner, or start a new "
+                                                   "session"), error->message));
+          return;
+        }
+      self->overflow_retried = FALSE;
       _warden_agent_run_return (self, 0, g_steal_pointer (&error));
       return;
     }
 
+  self->overflow_retried = FALSE;
   warden_llm_prices_apply (warden_llm_prices_get_default (NULL),
                            warden_llm_provider_get_model (self->provider), &response->usage);
   if (!append_message_full (self, response->message, &response->usage,
@@ -938,12 +970,49 @@ complete_cb (GObject      *object,
   process_tools (self);
 }
 
-static void
-request_model (WardenAgent *self)
+void
+_warden_agent_send_request (WardenAgent *self)
 {
-  g_autoptr(GPtrArray) window = NULL;
-  g_autofree char *prompt = NULL;
+  g_autoptr(GPtrArray) view = _warden_agent_view (self, self->overflow_retried);
+  g_autofree char *prompt = _warden_agent_system_prompt (self);
 
+  self->request_started = g_get_monotonic_time ();
+  warden_llm_provider_complete_async (self->provider, prompt, view, self->tools,
+                                      g_task_get_cancellable (self->run), complete_cb,
+                                      g_object_ref (self));
+}
+
+/* A summary made before the request (or after it was too long): it goes. */
+static void
+compacted_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(WardenAgent) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!_warden_agent_compact_finish (self, result, &error))
+    {
+      self->overflow_retried = FALSE;
+      _warden_agent_run_return (self, 0, g_steal_pointer (&error));
+      return;
+    }
+  if (self->run == NULL)
+    return;
+  _warden_agent_send_request (self);
+}
+
+void
+_warden_agent_request_model (WardenAgent *self)
+{
+  /* The turn's instructions first: the request carries them. */
+  if (self->reading_instructions)
+    {
+      self->request_waits = TRUE;
+      return;
+    }
+  if (self->run == NULL)
+    return;
   if (self->steps >= self->config.max_steps)
     {
       _warden_agent_run_return (self, WARDEN_AGENT_MAX_STEPS, NULL);
@@ -952,12 +1021,15 @@ request_model (WardenAgent *self)
   self->steps++;
   save_state (self, "running");
 
-  window = history_window (self);
-  prompt = system_prompt (self);
-  self->request_started = g_get_monotonic_time ();
-  warden_llm_provider_complete_async (self->provider, prompt, window, self->tools,
-                                      g_task_get_cancellable (self->run), complete_cb,
-                                      g_object_ref (self));
+  /* Summarised before it would pass its share of the window. */
+  if (_warden_agent_over_share (self))
+    {
+      _warden_agent_compact_async (self, WARDEN_COMPACT_AUTO, FALSE,
+                                   g_task_get_cancellable (self->run), compacted_cb,
+                                   g_object_ref (self));
+      return;
+    }
+  _warden_agent_send_request (self);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1086,7 +1158,7 @@ process_tools (WardenAgent *self)
           _warden_agent_run_return (self, 0, g_steal_pointer (&error));
           return;
         }
-      request_model (self);
+      _warden_agent_request_model (self);
       return;
     }
 
@@ -1164,7 +1236,7 @@ continue_loop (WardenAgent *self)
       process_tools (self);
     }
   else if (last != NULL && warden_llm_message_get_role (last) == WARDEN_LLM_ROLE_USER)
-    request_model (self);
+    _warden_agent_request_model (self);
   else
     _warden_agent_run_return (self, WARDEN_AGENT_FINISHED, NULL);
 }
@@ -1180,13 +1252,16 @@ warden_agent_run_async (WardenAgent         *self,
   g_autoptr(GError) error = NULL;
 
   g_task_set_source_tag (gtask, warden_agent_run_async);
-  if (self->run != NULL)
+  if (self->run != NULL || self->compacting)
     {
       g_task_return_new_error (gtask, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_BUSY,
                                _("The agent is already running"));
       return;
     }
   self->run = g_steal_pointer (&gtask);
+  /* Each turn reads the project's instructions as they are now, in a
+   * thread: the first request waits for them. */
+  _warden_agent_read_instructions_async (self);
 
   if (task != NULL)
     {

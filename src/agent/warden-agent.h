@@ -13,6 +13,8 @@
 #include "policy/warden-profile-store.h"
 #include "sandbox/warden-sandbox-kind.h"
 #include "warden-approval.h"
+#include "warden-context.h"
+#include "warden-instructions.h"
 #include "warden-session-store.h"
 #include "warden-tool-call.h"
 #include "agent/warden-agent-enums.h"
@@ -60,7 +62,10 @@ typedef struct
   WardenNetworkMode  network;
   gboolean  network_override;
   guint     max_steps;         /* 0: 30 */
-  guint     history;           /* messages sent to the model; 0: 50 */
+  guint     history;           /* messages sent to the model; 0: all that fit (older
+                                * ones are summarised: docs/context.md) */
+  guint     context_window;    /* the model's, in tokens; 0: Warden's table's figure
+                                * for the model, else 32768 */
   gboolean  host_writes_free;  /* host backend: write and edit do not ask */
   guint     idle_seconds;      /* the sandbox goes after this long unused; 0: 3600 */
   guint64   memory_bytes;      /* docker: 0 means 2 GiB */
@@ -175,6 +180,39 @@ gboolean           warden_agent_close_finish (WardenAgent          *self,
                                               GAsyncResult         *result,
                                               GError              **error);
 
+/* The context window requests are kept inside (a share of it, 80%), in
+ * tokens: the configured one, else the known figure for the model, else
+ * WARDEN_CONTEXT_DEFAULT_WINDOW. */
+guint              warden_agent_get_context_window (WardenAgent *self);
+/* From the next request on (0: the model's figure); not stored, like the
+ * other run limits. */
+void               warden_agent_set_context_window (WardenAgent *self,
+                                                    guint        tokens);
+/* The project's instructions the current turn gave the model (AGENTS.md,
+ * else CLAUDE.md), or NULL; and why such a file was not read (a link out
+ * of the workspace, not text), or NULL. The property "instructions"
+ * notifies a change of either. */
+const WardenInstructions *warden_agent_get_instructions         (WardenAgent *self);
+const char        *warden_agent_get_instructions_problem (WardenAgent *self);
+/* The summary that stands for the older messages in what the model is
+ * sent, or NULL; and how many messages it stands for. */
+const char        *warden_agent_get_summary    (WardenAgent *self);
+guint              warden_agent_get_summarised (WardenAgent *self);
+
+/* Summarises the older messages now (the window's menu item, the
+ * terminal's /compact): a request without tools asks the model for a
+ * summary, which replaces them in what it is sent from then on; the last
+ * turns, pending tool calls and the instructions stay as they are. The
+ * record keeps every message. BUSY while a run goes; FAILED when there is
+ * nothing to summarise yet. "compacted" is emitted before it returns. */
+void               warden_agent_compact_async  (WardenAgent          *self,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+gboolean           warden_agent_compact_finish (WardenAgent          *self,
+                                                GAsyncResult         *result,
+                                                GError              **error);
+
 /* Signals:
  *   "text-delta"  (const char *text)                 the assistant's words as they stream
  *   "tool-use-start" (const char *id, const char *name) the model began a tool call
@@ -196,11 +234,17 @@ gboolean           warden_agent_close_finish (WardenAgent          *self,
  *                 turn's and the session's (warden_agent_get_turn_usage())
  *   "retrying"    (guint attempt, guint delay_ms, const char *reason)
  *                 the request goes again: its text will stream again from the start
+ *   "compacted"   (guint summarised, gint64 tokens_before, gint64 tokens_after,
+ *                  WardenCompactReason reason, const char *summary)
+ *                 the first @summarised messages are replaced by @summary in what
+ *                 the model is sent; the request's estimated size went from
+ *                 @tokens_before to @tokens_after
  *
  * Properties (read-only, notified):
  *   "sandbox-state"    (WardenSandboxState)
  *   "sandbox-fraction" (double)
  *   "sandbox-message"  (const char *)
+ *   "instructions"     (WardenInstructions, boxed)
  */
 
 G_END_DECLS

@@ -123,6 +123,15 @@ static const char *migrations[] = {
    "  WHERE m.session_id = sessions.id AND m.latency_ms IS NOT NULL), "
    "  CASE WHEN input_tokens > 0 OR output_tokens > 0 THEN 1 ELSE 0 END);"
    "UPDATE sessions SET unpriced = requests;"),
+  /* 9: long sessions. Which version of the project's instructions each
+   * request carried (their SHA-256), and the summaries that replace older
+   * messages in what the model is sent: the messages themselves stay. */
+  ("ALTER TABLE messages ADD COLUMN instructions TEXT;"
+   "CREATE TABLE compactions ("
+   "  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+   "  ord INTEGER NOT NULL, upto INTEGER NOT NULL, summary TEXT NOT NULL, created INTEGER,"
+   "  tokens_before INTEGER, tokens_after INTEGER, reason TEXT,"
+   "  PRIMARY KEY (session_id, ord));"),
 };
 
 /* What SQLite's answer means for the user, and what they can do. */
@@ -829,7 +838,8 @@ static gboolean
 install_fence (WardenSessionStore  *self,
                GError             **error)
 {
-  static const char * const tables[] = { "messages", "tool_calls", "host_answers" };
+  static const char * const tables[] = { "messages", "tool_calls", "host_answers",
+                                         "compactions" };
   static const char * const ops[] = { "INSERT", "UPDATE" };
 
   if (sqlite3_create_function (self->db, "warden_lease_lost", 2, SQLITE_UTF8, self,
@@ -1431,6 +1441,7 @@ warden_session_store_append_model_message (WardenSessionStore  *self,
                                            const char          *json,
                                            const WardenLlmUsage *usage,
                                            gint64               latency_ms,
+                                           const char          *instructions,
                                            GError             **error)
 {
   sqlite3_stmt *stmt = NULL;
@@ -1439,8 +1450,8 @@ warden_session_store_append_model_message (WardenSessionStore  *self,
   if (sqlite3_prepare_v2 (self->db,
                           "INSERT OR REPLACE INTO messages (session_id, seq, json, input_tokens, "
                           "output_tokens, created, latency_ms, cache_read_tokens, "
-                          "cache_write_tokens, cost, unreported) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                          "cache_write_tokens, cost, unreported, instructions) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                           -1, &stmt, NULL) != SQLITE_OK)
     return set_sql_error (self, error, _("save a message"));
   bind_text (stmt, 1, session_id);
@@ -1463,6 +1474,7 @@ warden_session_store_append_model_message (WardenSessionStore  *self,
         sqlite3_bind_double (stmt, 10, usage->cost);
       sqlite3_bind_int (stmt, 11, usage->unreported);
     }
+  bind_text (stmt, 12, instructions);
   ok = sqlite3_step (stmt) == SQLITE_DONE;
   sqlite3_finalize (stmt);
   return ok ? TRUE : set_sql_error (self, error, _("save a message"));
@@ -1481,7 +1493,7 @@ warden_session_store_append_message (WardenSessionStore  *self,
 
   return warden_session_store_append_model_message (self, session_id, seq, json,
                                                     input_tokens || output_tokens ? &usage : NULL,
-                                                    -1, error);
+                                                    -1, NULL, error);
 }
 
 GPtrArray *
@@ -1495,7 +1507,7 @@ warden_session_store_list_model_calls (WardenSessionStore  *self,
 
   if (sqlite3_prepare_v2 (self->db, "SELECT seq, created, latency_ms, input_tokens, "
                           "output_tokens, cache_read_tokens, cache_write_tokens, cost, "
-                          "unreported FROM messages WHERE session_id = ? AND "
+                          "unreported, instructions FROM messages WHERE session_id = ? AND "
                           "latency_ms IS NOT NULL ORDER BY seq", -1, &stmt, NULL) != SQLITE_OK)
     {
       set_sql_error (self, error, _("read the model calls"));
@@ -1520,12 +1532,95 @@ warden_session_store_list_model_calls (WardenSessionStore  *self,
         r->usage.unpriced = 1;
       else
         r->usage.cost = sqlite3_column_double (stmt, 7);
+      if (sqlite3_column_text (stmt, 9) != NULL)
+        g_strlcpy (r->instructions, (const char *) sqlite3_column_text (stmt, 9),
+                   sizeof r->instructions);
       g_ptr_array_add (list, r);
     }
   sqlite3_finalize (stmt);
   if (rc != SQLITE_DONE)
     {
       set_sql_error (self, error, _("read the model calls"));
+      g_ptr_array_unref (list);
+      return NULL;
+    }
+  return list;
+}
+
+void
+warden_compaction_record_free (WardenCompactionRecord *record)
+{
+  if (record == NULL)
+    return;
+  g_free (record->summary);
+  g_free (record->reason);
+  g_free (record);
+}
+
+gboolean
+warden_session_store_add_compaction (WardenSessionStore            *self,
+                                     const char                    *session_id,
+                                     const WardenCompactionRecord  *record,
+                                     GError                       **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (WARDEN_IS_SESSION_STORE (self), FALSE);
+  g_return_val_if_fail (record != NULL && record->summary != NULL, FALSE);
+
+  if (sqlite3_prepare_v2 (self->db,
+                          "INSERT INTO compactions (session_id, ord, upto, summary, created, "
+                          "tokens_before, tokens_after, reason) VALUES (?1, (SELECT "
+                          "COALESCE(MAX(ord), 0) + 1 FROM compactions WHERE session_id = ?1), "
+                          "?2, ?3, ?4, ?5, ?6, ?7)", -1, &stmt, NULL) != SQLITE_OK)
+    return set_sql_error (self, error, _("save a summary"));
+  bind_text (stmt, 1, session_id);
+  sqlite3_bind_int (stmt, 2, record->upto);
+  bind_text (stmt, 3, record->summary);
+  sqlite3_bind_int64 (stmt, 4, record->created ? record->created : g_get_real_time () / 1000);
+  sqlite3_bind_int64 (stmt, 5, record->tokens_before);
+  sqlite3_bind_int64 (stmt, 6, record->tokens_after);
+  bind_text (stmt, 7, record->reason);
+  ok = sqlite3_step (stmt) == SQLITE_DONE;
+  sqlite3_finalize (stmt);
+  return ok ? TRUE : set_sql_error (self, error, _("save a summary"));
+}
+
+GPtrArray *
+warden_session_store_list_compactions (WardenSessionStore  *self,
+                                       const char          *session_id,
+                                       GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  GPtrArray *list = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_compaction_record_free);
+  int rc;
+
+  if (sqlite3_prepare_v2 (self->db, "SELECT upto, summary, created, tokens_before, "
+                          "tokens_after, reason FROM compactions WHERE session_id = ? "
+                          "ORDER BY ord", -1, &stmt, NULL) != SQLITE_OK)
+    {
+      set_sql_error (self, error, _("read the summaries"));
+      g_ptr_array_unref (list);
+      return NULL;
+    }
+  bind_text (stmt, 1, session_id);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      WardenCompactionRecord *r = g_new0 (WardenCompactionRecord, 1);
+
+      r->upto = sqlite3_column_int (stmt, 0);
+      r->summary = g_strdup ((const char *) sqlite3_column_text (stmt, 1));
+      r->created = sqlite3_column_int64 (stmt, 2);
+      r->tokens_before = sqlite3_column_int64 (stmt, 3);
+      r->tokens_after = sqlite3_column_int64 (stmt, 4);
+      r->reason = g_strdup ((const char *) sqlite3_column_text (stmt, 5));
+      g_ptr_array_add (list, r);
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      set_sql_error (self, error, _("read the summaries"));
       g_ptr_array_unref (list);
       return NULL;
     }

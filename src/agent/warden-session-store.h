@@ -110,7 +110,25 @@ typedef struct
   gint64  latency_ms;     /* from request to complete answer, retries included */
   /* What it used and cost (rows from before schema 8: their tokens, the cost unknown) */
   WardenLlmUsage usage;
+  /* The SHA-256 (hex) of the project instructions the request carried;
+   * empty when it carried none, or in rows before schema 9. */
+  char    instructions[65];
 } WardenModelCallRecord;
+
+/* A summary that replaces messages [0, upto) in what the model is sent
+ * from then on. The messages themselves stay in the store. */
+typedef struct
+{
+  guint   upto;
+  char   *summary;
+  gint64  created;        /* unix milliseconds */
+  gint64  tokens_before;  /* the request's estimated size before, and after */
+  gint64  tokens_after;
+  char   *reason;         /* "auto", "manual", "overflow" (the provider said too long) */
+} WardenCompactionRecord;
+
+void warden_compaction_record_free (WardenCompactionRecord *record);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenCompactionRecord, warden_compaction_record_free)
 
 #define WARDEN_TYPE_SESSION_STORE (warden_session_store_get_type ())
 
@@ -199,14 +217,16 @@ gboolean            warden_session_store_append_message (WardenSessionStore *sel
                                                          gint64              input_tokens,
                                                          gint64              output_tokens,
                                                          GError            **error);
-/* As append_message, with what the request used (@usage: requests 1) and
- * how long the model took to give it. */
+/* As append_message, with what the request used (@usage: requests 1), how
+ * long the model took to give it and the SHA-256 of the project
+ * instructions its request carried (NULL: none). */
 gboolean            warden_session_store_append_model_message (WardenSessionStore *self,
                                                                const char         *session_id,
                                                                guint               seq,
                                                                const char         *json,
                                                                const WardenLlmUsage *usage,
                                                                gint64              latency_ms,
+                                                               const char         *instructions,
                                                                GError            **error);
 /* The model's answers, in order; a GPtrArray of WardenModelCallRecord (g_free). */
 GPtrArray          *warden_session_store_list_model_calls (WardenSessionStore *self,
@@ -221,6 +241,17 @@ GPtrArray          *warden_session_store_load_messages  (WardenSessionStore *sel
 GArray             *warden_session_store_list_message_seqs (WardenSessionStore *self,
                                                             const char         *session_id,
                                                             GError            **error);
+
+/* Summaries of the conversation (see WardenCompactionRecord), in the order
+ * they were made; a GPtrArray of WardenCompactionRecord. The last one is
+ * what a resumed session sends. */
+gboolean            warden_session_store_add_compaction   (WardenSessionStore           *self,
+                                                           const char                   *session_id,
+                                                           const WardenCompactionRecord *record,
+                                                           GError                      **error);
+GPtrArray          *warden_session_store_list_compactions (WardenSessionStore           *self,
+                                                           const char                   *session_id,
+                                                           GError                      **error);
 
 /* Inserts or replaces the record with the same session and tool_use_id. */
 gboolean            warden_session_store_save_tool_call (WardenSessionStore        *self,

@@ -24,6 +24,7 @@ warden_trace_event_free (WardenTraceEvent *event)
   if (event == NULL)
     return;
   g_clear_object (&event->call);
+  g_clear_pointer (&event->compaction, warden_compaction_record_free);
   g_free (event);
 }
 
@@ -66,6 +67,7 @@ warden_trace_list (WardenSessionStore  *store,
 {
   g_autoptr(GPtrArray) model_calls = NULL;
   g_autoptr(GPtrArray) tool_calls = NULL;
+  g_autoptr(GPtrArray) compactions = NULL;
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GArray) slots = NULL;
   GPtrArray *result;
@@ -79,6 +81,9 @@ warden_trace_list (WardenSessionStore  *store,
     return NULL;
   tool_calls = warden_session_store_list_tool_calls (store, session_id, error);
   if (tool_calls == NULL)
+    return NULL;
+  compactions = warden_session_store_list_compactions (store, session_id, error);
+  if (compactions == NULL)
     return NULL;
 
   events = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_trace_event_free);
@@ -117,6 +122,15 @@ warden_trace_list (WardenSessionStore  *store,
            time, call);
       if (asked > 0)
         add (events, WARDEN_TRACE_APPROVAL, asked, call);
+    }
+
+  for (guint i = 0; i < compactions->len; i++)
+    {
+      WardenCompactionRecord *c = g_ptr_array_index (compactions, i);
+
+      add (events, WARDEN_TRACE_COMPACTED, c->created, NULL);
+      ((WardenTraceEvent *) g_ptr_array_index (events, events->len - 1))->compaction =
+        g_ptr_array_steal_index (compactions, i--);
     }
 
   /* In time order; stable, as g_ptr_array_sort is not. */
@@ -237,6 +251,17 @@ event_to_json (const WardenTraceEvent *e)
       json_object_set_int_member (event, "latency_ms", e->model.latency_ms);
       warden_llm_usage_to_json (&e->model.usage, event);
       json_object_remove_member (event, "requests");
+      set_string_or_null (event, "instructions",
+                          e->model.instructions[0] ? e->model.instructions : NULL);
+      break;
+
+    case WARDEN_TRACE_COMPACTED:
+      json_object_set_string_member (event, "type", "compacted");
+      json_object_set_int_member (event, "summarised", e->compaction->upto);
+      set_string_or_null (event, "reason", e->compaction->reason);
+      json_object_set_int_member (event, "tokens_before", e->compaction->tokens_before);
+      json_object_set_int_member (event, "tokens_after", e->compaction->tokens_after);
+      set_string_or_null (event, "summary", e->compaction->summary);
       break;
 
     case WARDEN_TRACE_TOOL_CALL:

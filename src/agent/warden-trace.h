@@ -20,6 +20,7 @@ typedef enum
   WARDEN_TRACE_PROGRAM,     /* a program a command started: refused, or asked about */
   WARDEN_TRACE_HOST,        /* a host a command wanted to reach */
   WARDEN_TRACE_APPROVAL,    /* the user was asked about a call, a program or a host */
+  WARDEN_TRACE_COMPACTED,   /* older messages were summarised for the model */
 } WardenTraceKind;
 
 /* One event of the timeline, read from the store's rows. */
@@ -28,7 +29,8 @@ typedef struct
   WardenTraceKind        kind;
   gint64                 time;   /* unix milliseconds */
   WardenModelCallRecord  model;  /* MODEL_CALL */
-  WardenToolCall        *call;   /* the others: the row it is about */
+  WardenToolCall        *call;   /* the others but COMPACTED: the row it is about */
+  WardenCompactionRecord *compaction;  /* COMPACTED */
 } WardenTraceEvent;
 
 void       warden_trace_event_free  (WardenTraceEvent    *event);
@@ -38,7 +40,7 @@ GPtrArray *warden_trace_list        (WardenSessionStore  *store,
                                      const char          *session_id,
                                      GError             **error);
 /* The same as JSON objects (json_object_unref), each with "type"
- * ("model_call", "tool_call", "program", "host" or "approval"), "time" and
+ * ("model_call", "tool_call", "program", "host", "approval" or "compacted"), "time" and
  * the members that warden_trace_to_json() documents. */
 GPtrArray *warden_trace_list_events (WardenSessionStore  *store,
                                      const char          *session_id,
@@ -50,7 +52,11 @@ GPtrArray *warden_trace_list_events (WardenSessionStore  *store,
  *              cache_write_tokens, cost_usd, requests (warden_llm_usage_to_json())},
  *  "events": [
  *    {"type": "model_call", "time", "seq", "latency_ms", "input_tokens", "output_tokens",
- *     "cache_read_tokens", "cache_write_tokens", "cost_usd"},
+ *     "cache_read_tokens", "cache_write_tokens", "cost_usd",
+ *     "instructions" (the SHA-256 of the AGENTS.md or CLAUDE.md the request carried, or null)},
+ *    {"type": "compacted", "time", "summarised" (messages the summary stands for),
+ *     "reason": "auto" | "manual" | "overflow", "tokens_before", "tokens_after" (estimates),
+ *     "summary"},
  *    {"type": "tool_call", "time", "id", "name", "command" | "path" | "question" | "query",
  *     "cwd"?, "decision", "pattern", "state", "exit_status"?, "timed_out"?, "duration_ms"?,
  *     "feedback", "diff" (a write or an edit: what it changed, as the user saw it)},

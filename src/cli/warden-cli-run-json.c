@@ -268,6 +268,26 @@ waiting_cb (WardenAgent *agent,
   event_end (run, b);
 }
 
+static void
+compacted_cb (WardenAgent         *agent,
+              guint                summarised,
+              gint64               before,
+              gint64               after,
+              WardenCompactReason  reason,
+              const char          *summary,
+              Run                 *run)
+{
+  JsonBuilder *b = event_begin (run, "compacted");
+
+  add_int (b, "summarised", summarised);
+  add_string (b, "reason", warden_compact_reason_to_string (reason));
+  add_int (b, "tokens_before", before);
+  add_int (b, "tokens_after", after);
+  add_int (b, "context_window", warden_agent_get_context_window (agent));
+  add_string (b, "summary", summary);
+  event_end (run, b);
+}
+
 void
 _warden_cli_json_connect (Run         *run,
                           WardenAgent *agent)
@@ -279,6 +299,7 @@ _warden_cli_json_connect (Run         *run,
   g_signal_connect (agent, "output", G_CALLBACK (output_cb), run);
   g_signal_connect (agent, "retrying", G_CALLBACK (retrying_cb), run);
   g_signal_connect (agent, "waiting", G_CALLBACK (waiting_cb), run);
+  g_signal_connect (agent, "compacted", G_CALLBACK (compacted_cb), run);
 }
 
 void
@@ -320,6 +341,29 @@ _warden_cli_json_clear (Run *run)
   g_clear_pointer (&run->exec_id, g_free);
 }
 
+/* What the session gives the model of the project's instructions file. */
+static void
+add_instructions (JsonBuilder *b,
+                  WardenAgent *agent)
+{
+  const WardenInstructions *instructions = warden_agent_get_instructions (agent);
+
+  json_builder_set_member_name (b, "instructions");
+  if (instructions == NULL)
+    {
+      json_builder_add_null_value (b);
+      add_string (b, "instructions_problem", warden_agent_get_instructions_problem (agent));
+      return;
+    }
+  json_builder_begin_object (b);
+  add_string (b, "file", instructions->file);
+  add_int (b, "bytes", instructions->size);
+  add_bool (b, "truncated", instructions->truncated);
+  add_string (b, "sha256", instructions->sha256);
+  json_builder_end_object (b);
+  add_string (b, "instructions_problem", NULL);
+}
+
 void
 _warden_cli_json_session (Run                       *run,
                           WardenAgent               *agent,
@@ -341,6 +385,8 @@ _warden_cli_json_session (Run                       *run,
   add_string (b, "model", info ? info->model : NULL);
   add_string (b, "base_url", info ? info->base_url : NULL);
   add_string (b, "sandbox", info ? info->sandbox : NULL);
+  add_instructions (b, agent);
+  add_int (b, "context_window", warden_agent_get_context_window (agent));
   event_end (run, b);
 }
 

@@ -178,6 +178,10 @@ _warden_cli_run_printf (Run        *run,
  * shown escaped (and nothing is held without end). */
 #define CSI_HELD_MAX 64
 
+/* --context-window below this leaves no room for a conversation: the tools
+ * and the system prompt take about 2000 tokens. */
+#define MIN_CONTEXT_WINDOW 4096
+
 static void
 term_filter_init (TermFilter *filter,
                   gboolean    keep_colour)
@@ -440,6 +444,56 @@ retrying_cb (WardenAgent *agent,
   end_text (run);
   fprintf (stderr, "warden-cli: %s; trying again in %.1f s (attempt %u)\n", shown,
            delay_ms / 1000.0, attempt);
+}
+
+/* What the session gives the model of the project's own instructions. */
+static void
+print_instructions (WardenAgent *agent)
+{
+  const WardenInstructions *instructions = warden_agent_get_instructions (agent);
+  const char *problem = warden_agent_get_instructions_problem (agent);
+
+  if (instructions != NULL)
+    fprintf (stderr, "instructions: %s (%" G_GSIZE_FORMAT " bytes%s, sha256 %.12s)\n",
+             instructions->file, instructions->size,
+             instructions->truncated ? ", only the first 32 KiB are sent" : "",
+             instructions->sha256);
+  else if (problem != NULL)
+    {
+      g_autofree char *shown = one_line (problem);
+
+      fprintf (stderr, "instructions: none used: %s\n", shown);
+    }
+}
+
+static void
+instructions_cb (WardenAgent *agent,
+                 GParamSpec  *pspec,
+                 Run         *run)
+{
+  end_text (run);
+  if (warden_agent_get_instructions (agent) == NULL &&
+      warden_agent_get_instructions_problem (agent) == NULL)
+    fprintf (stderr, "instructions: none any more\n");
+  print_instructions (agent);
+}
+
+static void
+compacted_cb (WardenAgent         *agent,
+              guint                summarised,
+              gint64               before,
+              gint64               after,
+              WardenCompactReason  reason,
+              const char          *summary,
+              Run                 *run)
+{
+  end_text (run);
+  fprintf (stderr, "warden-cli: earlier conversation summarised (%u messages; about %"
+           G_GINT64_FORMAT " → %" G_GINT64_FORMAT " tokens of %u%s); warden-cli sessions show "
+           "%s prints the summary\n", summarised, before, after,
+           warden_agent_get_context_window (agent),
+           reason == WARDEN_COMPACT_OVERFLOW ? ", the model said the conversation was too long"
+                                             : "", warden_agent_get_session_id (agent));
 }
 
 static void
@@ -1284,6 +1338,7 @@ run_main (int       argc,
   int idle_timeout = -1;
   int waiting_notice = -1;
   int max_retries = -1;
+  int context_window = -1;
   g_autofree char *approve_with = NULL;
   g_autofree char *approve_path = NULL;
   g_autofree char *on_question = NULL;
@@ -1310,6 +1365,10 @@ run_main (int       argc,
       "Say so when the model has sent nothing for this long (30; 0: never)", "SECONDS" },
     { "max-retries", 0, 0, G_OPTION_ARG_INT, &max_retries,
       "Retries of a failed or silent model request (5)", "N" },
+    { "context-window", 0, 0, G_OPTION_ARG_INT, &context_window,
+      "The model's context window: older turns are summarised before a request passes 80% of "
+      "it (default: Preferences, else the model's known figure, else 32768; docs/context.md)",
+      "TOKENS" },
     { "resume", 'r', 0, G_OPTION_ARG_STRING, &resume,
       "Continue a session: an id, the start of one, or last (its provider, model and settings "
       "unless given); a TASK with it is the next message", "SESSION" },
@@ -1373,6 +1432,10 @@ run_main (int       argc,
   if (max_steps < 0)
     return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL,
                  "--max-steps takes a number of steps, 1 or more");
+  if (context_window != -1 && context_window < MIN_CONTEXT_WINDOW)
+    return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL,
+                 "--context-window takes a number of tokens, " G_STRINGIFY (MIN_CONTEXT_WINDOW)
+                 " or more: the tools and the system prompt alone take about 2000");
   if (resume != NULL && workspace != NULL)
     return fail (&run, WARDEN_CLI_EXIT_USAGE, NULL,
                  "a resumed session keeps its workspace: leave out --workspace");
@@ -1399,6 +1462,10 @@ run_main (int       argc,
   /* A new session's: a resumed one keeps its own unless --profile says. */
   if (profile == NULL && settings != NULL && resume == NULL)
     profile = g_settings_get_string (settings, "default-profile");
+  /* 0 there: the model's own figure. */
+  if (context_window == -1)
+    context_window = settings != NULL ? (int) g_settings_get_uint (settings, "context-window")
+                                      : 0;
 
   store = warden_session_store_new (NULL, &error);
   if (store == NULL)
@@ -1475,6 +1542,7 @@ run_main (int       argc,
       overrides.network = network_mode;
       overrides.network_override = network != NULL;
       overrides.max_steps = (guint) max_steps;
+      overrides.context_window = (guint) context_window;
       agent = warden_agent_open (store, profiles, provider, resume, &overrides, &error);
     }
   else
@@ -1494,6 +1562,7 @@ run_main (int       argc,
       config.network = network_mode;
       config.network_override = network != NULL;
       config.max_steps = (guint) max_steps;
+      config.context_window = (guint) context_window;
       agent = warden_agent_new (store, profiles, provider, &config, &error);
     }
   if (agent == NULL)
@@ -1535,6 +1604,8 @@ run_main (int       argc,
       }
   }
   fprintf (stderr, "session %s\n", warden_agent_get_session_id (agent));
+  print_instructions (agent);
+  g_signal_connect (agent, "notify::instructions", G_CALLBACK (instructions_cb), &run);
 
   run.input = g_data_input_stream_new (stdin_stream);
   run.raw_output = raw_output;
@@ -1560,6 +1631,7 @@ run_main (int       argc,
       g_signal_connect (agent, "output", G_CALLBACK (output_cb), &run);
       g_signal_connect (agent, "retrying", G_CALLBACK (retrying_cb), &run);
       g_signal_connect (agent, "waiting", G_CALLBACK (waiting_cb), &run);
+      g_signal_connect (agent, "compacted", G_CALLBACK (compacted_cb), &run);
     }
   g_signal_connect (agent, "approval", G_CALLBACK (approval_cb), &run);
   g_signal_connect (agent, "approval-withdrawn", G_CALLBACK (approval_withdrawn_cb), &run);
@@ -1701,6 +1773,7 @@ sessions_show (const char *spec,
   g_autoptr(WardenSessionRecord) s = NULL;
   g_autoptr(GPtrArray) messages = NULL;
   g_autoptr(GPtrArray) calls = NULL;
+  g_autoptr(GPtrArray) summaries = NULL;
 
   g_autofree char *whole = NULL;
 
@@ -1710,7 +1783,8 @@ sessions_show (const char *spec,
   if (store == NULL || whole == NULL ||
       (s = warden_session_store_get_session (store, id, &error)) == NULL ||
       (messages = warden_session_store_load_messages (store, id, &error)) == NULL ||
-      (calls = warden_session_store_list_tool_calls (store, id, &error)) == NULL)
+      (calls = warden_session_store_list_tool_calls (store, id, &error)) == NULL ||
+      (summaries = warden_session_store_list_compactions (store, id, &error)) == NULL)
     {
       warden_cli_error ("%s", error->message);
       return status_for (error);
@@ -1791,6 +1865,27 @@ sessions_show (const char *spec,
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
+      /* What the model was sent instead of the older messages, oldest first. */
+      json_builder_set_member_name (b, "summaries");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < summaries->len; i++)
+        {
+          WardenCompactionRecord *c = g_ptr_array_index (summaries, i);
+
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "summarised");
+          json_builder_add_int_value (b, c->upto);
+          MEMBER ("reason", c->reason);
+          json_builder_set_member_name (b, "time");
+          json_builder_add_int_value (b, c->created);
+          json_builder_set_member_name (b, "tokens_before");
+          json_builder_add_int_value (b, c->tokens_before);
+          json_builder_set_member_name (b, "tokens_after");
+          json_builder_add_int_value (b, c->tokens_after);
+          MEMBER ("summary", c->summary);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
       json_builder_end_object (b);
 #undef MEMBER
       /* A command's output or a file can hold any bytes; the JSON stays valid. */
@@ -1827,6 +1922,15 @@ sessions_show (const char *spec,
               feedback);
       if (r->diff != NULL)
         print_diff (r->diff);
+    }
+  /* The model's words: shown, with their control characters escaped. */
+  for (guint i = 0; i < summaries->len; i++)
+    {
+      WardenCompactionRecord *c = g_ptr_array_index (summaries, i);
+      g_autofree char *shown = warden_printable (c->summary, -1, WARDEN_PRINTABLE_KEEP_LINES);
+
+      printf ("earlier conversation summarised (%u messages, %s):\n%s\n", c->upto, c->reason,
+              shown);
     }
   return sessions_flushed (0);
 }

@@ -253,6 +253,40 @@ session_profile_copied_cb (WardenSession     *session,
     g_settings_set_string (self->settings, "default-profile", to);
 }
 
+/* The window's context-window setting, for the session's agent once it has
+ * one, and again whenever it changes. */
+static void
+apply_context_window (WardenApplication *self,
+                      WardenSession     *session)
+{
+  WardenAgent *agent = warden_session_get_agent (session);
+
+  if (agent != NULL)
+    warden_agent_set_context_window (agent, g_settings_get_uint (self->settings,
+                                                                 "context-window"));
+}
+
+static void
+session_agent_cb (WardenSession     *session,
+                  GParamSpec        *pspec,
+                  WardenApplication *self)
+{
+  apply_context_window (self, session);
+}
+
+static void
+context_window_changed_cb (GSettings         *settings,
+                           const char        *key,
+                           WardenApplication *self)
+{
+  GHashTableIter iter;
+  WardenSession *session;
+
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &session))
+    apply_context_window (self, session);
+}
+
 static WardenSession *
 adopt_session (WardenApplication *self,
                WardenSession     *session)
@@ -266,6 +300,8 @@ adopt_session (WardenApplication *self,
   g_signal_connect_object (session, "notify::state", G_CALLBACK (session_title_cb), self, 0);
   g_signal_connect_object (session, "finished", G_CALLBACK (session_finished_cb), self, 0);
   g_signal_connect_object (session, "failed", G_CALLBACK (session_failed_cb), self, 0);
+  g_signal_connect_object (session, "notify::agent", G_CALLBACK (session_agent_cb), self, 0);
+  apply_context_window (self, session);
   g_hash_table_insert (self->sessions, g_strdup (warden_session_get_id (session)), session);
   return session;
 }
@@ -991,6 +1027,8 @@ warden_application_startup (GApplication *app)
                            G_CALLBACK (model_setting_changed_cb), self, 0);
   g_signal_connect_object (self->settings, "changed::base-url",
                            G_CALLBACK (model_setting_changed_cb), self, 0);
+  g_signal_connect_object (self->settings, "changed::context-window",
+                           G_CALLBACK (context_window_changed_cb), self, 0);
   warden_application_reload_provider (self);
 
   docker = warden_docker_client_new_from_env (NULL);

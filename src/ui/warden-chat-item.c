@@ -370,7 +370,7 @@ warden_chat_item_class_init (WardenChatItemClass *klass)
    * compares it. */
   properties[PROP_KIND] =
     g_param_spec_int ("kind", NULL, NULL,
-                      WARDEN_CHAT_ITEM_USER, WARDEN_CHAT_ITEM_NOTICE, WARDEN_CHAT_ITEM_USER,
+                      WARDEN_CHAT_ITEM_USER, WARDEN_CHAT_ITEM_SUMMARY, WARDEN_CHAT_ITEM_USER,
                       construct);
   properties[PROP_TEXT] = g_param_spec_string ("text", NULL, NULL, "", rw);
   properties[PROP_TOOL_ID] = g_param_spec_string ("tool-id", NULL, NULL, NULL, construct);

@@ -20,6 +20,7 @@ typedef enum
   WARDEN_CHAT_ITEM_ASSISTANT,  /* the model's words (Markdown), growing while they stream */
   WARDEN_CHAT_ITEM_TOOL,       /* a tool call: its card */
   WARDEN_CHAT_ITEM_NOTICE,     /* a line from Warden itself: an error, "stopped", … */
+  WARDEN_CHAT_ITEM_SUMMARY,    /* the model is sent this summary instead of what is above */
 } WardenChatItemKind;
 
 #define WARDEN_TYPE_CHAT_ITEM (warden_chat_item_get_type ())

@@ -546,6 +546,13 @@ render_text (WardenChatRow *self)
 
   if (warden_chat_item_get_kind (self->item) == WARDEN_CHAT_ITEM_ASSISTANT)
     render_blocks (self, text);
+  else if (warden_chat_item_get_kind (self->item) == WARDEN_CHAT_ITEM_SUMMARY)
+    {
+      /* The model's words: shown, never interpreted. */
+      g_autofree char *shown = warden_printable (text, -1, WARDEN_PRINTABLE_KEEP_LINES);
+
+      gtk_label_set_text (GTK_LABEL (self->text_label), shown);
+    }
   else
     gtk_label_set_text (GTK_LABEL (self->text_label), text);
 }
@@ -1175,6 +1182,30 @@ content_new (WardenChatRow *self)
       gtk_label_set_justify (GTK_LABEL (label), GTK_JUSTIFY_CENTER);
       gtk_widget_set_halign (label, GTK_ALIGN_CENTER);
       break;
+
+    case WARDEN_CHAT_ITEM_SUMMARY:
+      {
+        /* Closed: a line that says so; open: the summary the model reads. */
+        GtkWidget *expander = gtk_expander_new (NULL);
+        GtkWidget *title = label_new ("dim-label");
+
+        gtk_label_set_text (GTK_LABEL (title), _("Earlier conversation summarised"));
+        gtk_widget_add_css_class (title, "notice");
+        gtk_expander_set_label_widget (GTK_EXPANDER (expander), title);
+        gtk_widget_set_halign (expander, GTK_ALIGN_CENTER);
+        gtk_widget_set_tooltip_text (expander,
+                                     _("To fit the model’s context, it is sent this summary "
+                                       "instead of the conversation above; the session keeps "
+                                       "all of it"));
+        label = label_new ("summary-text");
+        gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+        gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+        gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+        gtk_expander_set_child (GTK_EXPANDER (expander), label);
+        self->text_label = label;
+        render_text (self);
+        return expander;
+      }
 
     case WARDEN_CHAT_ITEM_TOOL:
     default:

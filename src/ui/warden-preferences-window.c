@@ -47,6 +47,7 @@ struct _WardenPreferencesWindow
   AdwActionRow         *key_status_row;
   GtkWidget            *clear_key_button;
   GtkSpinButton        *max_steps_spin;
+  GtkSpinButton        *context_window_spin;
   AdwActionRow         *test_row;
   GtkImage             *test_icon;
   GtkSpinner           *test_spinner;
@@ -1600,6 +1601,8 @@ warden_preferences_window_constructed (GObject *object)
                    G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "max-steps", self->max_steps_spin, "value",
                    G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "context-window", self->context_window_spin, "value",
+                   G_SETTINGS_BIND_DEFAULT);
 
   g_settings_bind_with_mapping (self->settings, "sandbox", self->sandbox_row, "selected",
                                 G_SETTINGS_BIND_DEFAULT, sandbox_get_mapping, sandbox_set_mapping,
@@ -1771,6 +1774,8 @@ warden_preferences_window_class_init (WardenPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, key_status_row);
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, clear_key_button);
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, max_steps_spin);
+  gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow,
+                                        context_window_spin);
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, test_row);
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, test_spinner);
   gtk_widget_class_bind_template_child (widget_class, WardenPreferencesWindow, test_icon);

@@ -142,7 +142,9 @@ load_history (WardenSession *self)
   g_autoptr(GPtrArray) messages = NULL;
   g_autoptr(GPtrArray) records = NULL;
   g_autoptr(GHashTable) calls = NULL;
+  g_autoptr(GPtrArray) summaries = NULL;
   g_autoptr(GError) error = NULL;
+  guint summary = 0;
 
   messages = warden_session_store_load_messages (self->store, self->info->id, &error);
   if (messages == NULL)
@@ -162,12 +164,23 @@ load_history (WardenSession *self)
 
       g_hash_table_replace (calls, (gpointer) warden_tool_call_get_id (call), call);
     }
+  /* Each summary stands below what it summarises. */
+  summaries = warden_session_store_list_compactions (self->store, self->info->id, NULL);
 
   for (guint i = 0; i < messages->len; i++)
     {
       g_autoptr(JsonNode) node = json_from_string (g_ptr_array_index (messages, i), NULL);
       g_autoptr(WardenLlmMessage) message = NULL;
       gboolean user;
+
+      for (; summaries != NULL && summary < summaries->len; summary++)
+        {
+          WardenCompactionRecord *c = g_ptr_array_index (summaries, summary);
+
+          if (c->upto > i)
+            break;
+          append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_SUMMARY, c->summary));
+        }
 
       if (node != NULL)
         message = warden_llm_message_new_from_json (node, NULL);
@@ -399,6 +412,60 @@ waiting_cb (WardenAgent   *agent,
 }
 
 static void
+compacted_cb (WardenAgent         *agent,
+              guint                summarised,
+              gint64               before,
+              gint64               after,
+              WardenCompactReason  reason,
+              const char          *summary,
+              WardenSession       *self)
+{
+  self->assistant = NULL;
+  append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_SUMMARY, summary));
+}
+
+static void
+compact_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(WardenSession) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_clear_object (&self->cancellable);
+  set_state (self, warden_agent_get_pending (WARDEN_AGENT (object)) ? "waiting" : "idle");
+  if (!warden_agent_compact_finish (WARDEN_AGENT (object), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_NOTICE, error->message));
+}
+
+gboolean
+warden_session_compact (WardenSession  *self,
+                        GError        **error)
+{
+  g_return_val_if_fail (WARDEN_IS_SESSION (self), FALSE);
+
+  if (self->agent == NULL)
+    {
+      g_set_error (error, WARDEN_SESSION_ERROR, WARDEN_SESSION_ERROR_NO_MODEL,
+                   _("No model is set up: add an API key or start a local model server in "
+                     "Preferences"));
+      return FALSE;
+    }
+  if (self->cancellable != NULL)
+    {
+      g_set_error (error, WARDEN_SESSION_ERROR, WARDEN_SESSION_ERROR_BUSY,
+                   _("The agent is still working: wait, or press Stop"));
+      return FALSE;
+    }
+  /* Busy like a step: Stop cancels it, and nothing else starts meanwhile. */
+  self->cancellable = g_cancellable_new ();
+  set_state (self, "running");
+  warden_agent_compact_async (self->agent, self->cancellable, compact_cb, g_object_ref (self));
+  return TRUE;
+}
+
+static void
 run_cb (GObject      *object,
         GAsyncResult *result,
         gpointer      user_data)
@@ -507,6 +574,7 @@ connect_agent (WardenSession *self)
   g_signal_connect_object (self->agent, "notify::sandbox-state", G_CALLBACK (sandbox_state_cb),
                            self, 0);
   g_signal_connect_object (self->agent, "profile-copied", G_CALLBACK (profile_copied_cb), self, 0);
+  g_signal_connect_object (self->agent, "compacted", G_CALLBACK (compacted_cb), self, 0);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AGENT]);
 }
 

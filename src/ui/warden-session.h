@@ -89,6 +89,10 @@ gboolean            warden_session_continue      (WardenSession           *self,
                                                   GError                 **error);
 /* Cancels the running step: the request, or the running command. */
 void                warden_session_stop          (WardenSession           *self);
+/* Summarises the older turns now (warden_agent_compact_async()); busy
+ * while it runs, a notice in the chat if it cannot. */
+gboolean            warden_session_compact       (WardenSession           *self,
+                                                  GError                 **error);
 /* Answers the pending approval @approval_id; STALE if it is not pending.
  * @text: the feedback with a rejection, the pattern with allow_always, the
  * answer to a question. @via: dialog, card or notification. */

@@ -248,6 +248,25 @@ make_row (const WardenTraceEvent *event)
         g_ptr_array_add (details, warden_llm_usage_cost_known (usage)
                                   ? warden_llm_usage_format_cost (usage->cost)
                                   : g_strdup (_("cost unknown")));
+        if (event->model.instructions[0] != '\0')
+          /* Translators: which version of AGENTS.md the request carried */
+          g_ptr_array_add (details, g_strdup_printf (_("project instructions %.12s"),
+                                                     event->model.instructions));
+      }
+      break;
+
+    case WARDEN_TRACE_COMPACTED:
+      {
+        g_autofree char *before = format_count (event->compaction->tokens_before);
+        g_autofree char *after = format_count (event->compaction->tokens_after);
+
+        title = g_strdup (_("Earlier conversation summarised"));
+        g_ptr_array_add (details, g_strdup_printf (ngettext ("%u message", "%u messages",
+                                                             event->compaction->upto),
+                                                   event->compaction->upto));
+        /* Translators: estimated tokens of the request, before and after */
+        g_ptr_array_add (details, g_strdup_printf (_("about %s → %s tokens"), before, after));
+        code = event->compaction->summary;
       }
       break;
 

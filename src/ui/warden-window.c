@@ -46,6 +46,7 @@ struct _WardenWindow
   GtkProgressBar       *sandbox_progress;
   GtkLabel             *sandbox_label;
   GtkLabel             *usage_label;
+  GtkLabel             *instructions_label;
   GtkButton            *sandbox_retry;
   GtkRevealer          *banner_revealer;
   GtkLabel             *banner_label;
@@ -948,6 +949,40 @@ fraction_to_bar (GBinding     *binding,
 
 /* The progress bar and the tooltips are bound to the agent's properties;
  * this says the state in words. */
+/* Which project instructions the model gets: a chip beside the sandbox's. */
+static void
+update_instructions (WardenWindow *self)
+{
+  WardenAgent *agent = self->session ? warden_session_get_agent (self->session) : NULL;
+  const WardenInstructions *instructions = agent ? warden_agent_get_instructions (agent) : NULL;
+  const char *problem = agent ? warden_agent_get_instructions_problem (agent) : NULL;
+  g_autofree char *tooltip = NULL;
+
+  if (instructions != NULL)
+    {
+      g_autofree char *size = g_format_size (instructions->size);
+
+      gtk_label_set_text (self->instructions_label, instructions->file);
+      tooltip = g_strdup_printf (instructions->truncated
+                                 /* Translators: "AGENTS.md", a size ("40.1 kB") */
+                                 ? _("The project’s instructions in %s (%s) are given to the "
+                                     "model each turn, only their first 32 KiB. They cannot "
+                                     "change the profile, the sandbox or an approval.")
+                                 : _("The project’s instructions in %s (%s) are given to the "
+                                     "model each turn. They cannot change the profile, the "
+                                     "sandbox or an approval."),
+                                 instructions->file, size);
+    }
+  else if (problem != NULL)
+    {
+      gtk_label_set_text (self->instructions_label, _("Instructions not read"));
+      tooltip = g_strdup (problem);
+    }
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->instructions_label), tooltip);
+  gtk_widget_set_visible (GTK_WIDGET (self->instructions_label),
+                          tooltip != NULL && !adw_leaflet_get_folded (self->leaflet));
+}
+
 static void
 update_sandbox (WardenWindow *self)
 {
@@ -982,6 +1017,7 @@ update_sandbox (WardenWindow *self)
     label = _("Sandbox failed");
 
   gtk_label_set_text (self->sandbox_label, label);
+  update_instructions (self);
   /* Narrow, the header has no room for the bar; the banner says what fails. */
   gtk_widget_set_visible (GTK_WIDGET (self->sandbox_progress),
                           preparing && !adw_leaflet_get_folded (self->leaflet));
@@ -1457,6 +1493,8 @@ update_session_state (WardenWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.send", !busy && has_model);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.retry", !busy && self->session != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compact",
+                                 !busy && has_model && self->session != NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->profile_dropdown),
                           self->session != NULL && !adw_leaflet_get_folded (self->leaflet));
   gtk_widget_set_visible (GTK_WIDGET (self->composer_box), self->session != NULL);
@@ -1966,6 +2004,18 @@ show_trace_action (GtkWidget  *widget,
 }
 
 static void
+compact_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  WardenWindow *self = WARDEN_WINDOW (widget);
+  g_autoptr(GError) error = NULL;
+
+  if (self->session != NULL && !warden_session_compact (self->session, &error))
+    toast (self, error->message);
+}
+
+static void
 find_in_terminal_action (GtkWidget  *widget,
                          const char *action_name,
                          GVariant   *parameter)
@@ -2346,6 +2396,7 @@ warden_window_class_init (WardenWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sandbox_progress);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sandbox_label);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, usage_label);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, instructions_label);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sandbox_retry);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, banner_revealer);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, banner_label);
@@ -2383,6 +2434,7 @@ warden_window_class_init (WardenWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.approval-review", NULL,
                                    approval_review_action);
   gtk_widget_class_install_action (widget_class, "win.show-trace", NULL, show_trace_action);
+  gtk_widget_class_install_action (widget_class, "win.compact", NULL, compact_action);
   gtk_widget_class_install_action (widget_class, "win.rename-session", NULL,
                                    rename_session_action);
   gtk_widget_class_install_action (widget_class, "win.delete-session", NULL,
@@ -2435,6 +2487,8 @@ warden_window_init (WardenWindow *self)
   /* A second failure for another reason is no new state: its banner is new. */
   g_signal_group_connect_swapped (self->agent_signals, "notify::sandbox-message",
                                   G_CALLBACK (update_sandbox), self);
+  g_signal_group_connect_swapped (self->agent_signals, "notify::instructions",
+                                  G_CALLBACK (update_instructions), self);
   self->agent_bindings = g_binding_group_new ();
   g_binding_group_bind_full (self->agent_bindings, "sandbox-fraction",
                              self->sandbox_progress, "fraction", G_BINDING_SYNC_CREATE,

@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "fake-model.h"
@@ -194,14 +195,27 @@ fake_handler (SoupServer        *server,
                                         strlen (error));
       return;
     }
-  sse = g_queue_pop_head (&fake->script);
   node = json_from_string (data, NULL);
+  if (fake->no_tools_reply != NULL && node != NULL && JSON_NODE_HOLDS_OBJECT (node) &&
+      !json_object_has_member (json_node_get_object (node), "tools"))
+    sse = g_strdup (fake->no_tools_reply);
+  else
+    sse = g_queue_pop_head (&fake->script);
   g_ptr_array_add (fake->requests, node);
   g_free (fake->api_key);
   fake->api_key = g_strdup (soup_message_headers_get_one (
     soup_server_message_get_request_headers (msg), "x-api-key"));
   if (sse == NULL)
     sse = fake_reply ("I am out of script.", NULL);
+  if (g_str_has_prefix (sse, "HTTP "))
+    {
+      const char *error_body = strchr (sse + 5, ' ');
+
+      soup_server_message_set_status (msg, atoi (sse + 5), NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY,
+                                        error_body + 1, strlen (error_body + 1));
+      return;
+    }
   if (fake->delay_ms > 0)
     {
       answer_later (fake, msg, g_steal_pointer (&sse));
@@ -243,6 +257,7 @@ fake_model_free (FakeModel *fake)
   g_object_unref (fake->server);
   g_free (fake->url);
   g_free (fake->api_key);
+  g_free (fake->no_tools_reply);
   g_free (fake);
 }
 

@@ -4350,6 +4350,105 @@ test_sandbox_unavailable (void)
 }
 
 
+/* The session event says which instructions file the model gets; a small
+ * --context-window makes a compacted event, and the trace has both. */
+static void
+test_instructions_and_compacted (void)
+{
+  static const char agents[] = "Run make check before you finish.\n";
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) compacted = NULL;
+  g_autoptr(GString) big = g_string_new (NULL);
+  g_autoptr(JsonNode) shown = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *sha = g_compute_checksum_for_string (G_CHECKSUM_SHA256, agents, -1);
+  JsonObject *session, *instructions, *event;
+  JsonArray *summaries;
+
+  env_set_up (&env);
+  path = g_build_filename (env.workspace, "AGENTS.md", NULL);
+  g_assert_true (g_file_set_contents (path, agents, -1, NULL));
+  g_free (path);
+  for (guint line = 0; big->len < 5000; line++)
+    g_string_append_printf (big, "line %u of a file that is read again and again\n", line);
+  path = g_build_filename (env.workspace, "big.txt", NULL);
+  g_assert_true (g_file_set_contents (path, big->str, -1, NULL));
+  env.fake->no_tools_reply = fake_reply ("SUMMARY: big.txt was read.", NULL);
+  for (guint i = 0; i < 10; i++)
+    g_queue_push_tail (&env.fake->script,
+                       fake_reply (NULL, "read", "{\"path\": \"big.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Read.", NULL));
+
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "--context-window", "8000",
+                    "read big.txt ten times");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  assert_finished (events, "done", 0);
+
+  session = only_event (events, "session");
+  g_assert_cmpint (json_object_get_int_member (session, "context_window"), ==, 8000);
+  instructions = json_object_get_object_member (session, "instructions");
+  g_assert_nonnull (instructions);
+  g_assert_cmpstr (str (instructions, "file"), ==, "AGENTS.md");
+  g_assert_cmpstr (str (instructions, "sha256"), ==, sha);
+  g_assert_cmpint (json_object_get_int_member (instructions, "bytes"), ==, strlen (agents));
+  g_assert_false (json_object_get_boolean_member (instructions, "truncated"));
+  g_assert_nonnull (strstr (r.err, "instructions: AGENTS.md"));
+
+  compacted = events_of (events, "compacted");
+  g_assert_cmpuint (compacted->len, >=, 1);
+  event = g_ptr_array_index (compacted, 0);
+  g_assert_cmpstr (str (event, "reason"), ==, "auto");
+  g_assert_cmpstr (str (event, "summary"), ==, "SUMMARY: big.txt was read.");
+  g_assert_cmpint (json_object_get_int_member (event, "tokens_after"), <,
+                   json_object_get_int_member (event, "tokens_before"));
+  g_assert_nonnull (strstr (text_of (events), "Read."));
+
+  /* The record keeps every message; the summary is there to read. */
+  shown = show_session (&env, str (session, "id"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (
+                      json_node_get_object (shown), "messages")), ==, 22);
+  summaries = json_object_get_array_member (json_node_get_object (shown), "summaries");
+  g_assert_cmpuint (json_array_get_length (summaries), ==, compacted->len);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (summaries, 0),
+                                                  "summary"), ==, "SUMMARY: big.txt was read.");
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
+/* No instructions file: null, and said so on neither stream. A window too
+ * small to hold the tools is a usage error. */
+static void
+test_no_instructions (void)
+{
+  Env env = { 0 };
+  Client *c;
+  Result r;
+  g_autoptr(GPtrArray) events = NULL;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script, fake_reply ("ok", NULL));
+  c = CLIENT_START (&env, "run", "--json", "--sandbox", "bwrap", "hello");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (json_object_get_null_member (only_event (events, "session"), "instructions"));
+  g_assert_null (strstr (r.err, "instructions:"));
+  g_assert_cmpuint (count_of (events, "compacted"), ==, 0);
+  result_clear (&r);
+  g_clear_pointer (&events, g_ptr_array_unref);
+
+  c = CLIENT_START (&env, "run", "--json", "--context-window", "100", "hello");
+  r = client_finish (c, &events);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (str (last_event (events), "type"), ==, "finished");
+  g_assert_nonnull (strstr (r.err, "--context-window"));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* chat --json: an idle event after each turn; a {"message"} line is the
  * next user turn; the end of input ends the session, resumable. */
 static void
@@ -4440,6 +4539,8 @@ main (int    argc,
   g_test_add_func ("/cli/json/message-when-idle", test_message_when_idle);
   g_test_add_func ("/cli/json/message-when-busy", test_message_when_busy);
   g_test_add_func ("/cli/json/example-approve-chat", test_example_approve_chat);
+  g_test_add_func ("/cli/json/instructions-and-compacted", test_instructions_and_compacted);
+  g_test_add_func ("/cli/json/no-instructions", test_no_instructions);
   g_test_add_func ("/cli/json/reject-with-feedback", test_reject_with_feedback);
   g_test_add_func ("/cli/json/always-allow-edited-pattern", test_always_allow_edited);
   g_test_add_func ("/cli/json/ask-user", test_ask_user);

@@ -2443,6 +2443,49 @@ test_cwd_env_path_escaped (void)
   env_tear_down (&env);
 }
 
+/* The terminal says which instructions file the model gets, and when the
+ * conversation was summarised; sessions show prints the summary, its
+ * control characters escaped. */
+static void
+test_instructions_and_summary (void)
+{
+  Env env = { 0 };
+  Result r, show;
+  g_autoptr(GString) big = g_string_new (NULL);
+  g_autofree char *path = NULL;
+  g_autofree char *id = NULL;
+
+  env_set_up (&env);
+  path = g_build_filename (env.workspace, "CLAUDE.md", NULL);
+  g_assert_true (g_file_set_contents (path, "Be brief.\n", -1, NULL));
+  g_free (path);
+  for (guint line = 0; big->len < 5000; line++)
+    g_string_append_printf (big, "line %u of a file that is read again and again\n", line);
+  path = g_build_filename (env.workspace, "big.txt", NULL);
+  g_assert_true (g_file_set_contents (path, big->str, -1, NULL));
+  env.fake->no_tools_reply = fake_reply ("SUMMARY \x1b[2J of the reads.", NULL);
+  for (guint i = 0; i < 10; i++)
+    g_queue_push_tail (&env.fake->script,
+                       fake_reply (NULL, "read", "{\"path\": \"big.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Read.", NULL));
+
+  r = RUN (&env, "", "run", "--sandbox", "bwrap", "--context-window", "8000", "read it");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "instructions: CLAUDE.md (10 bytes, sha256 "));
+  g_assert_nonnull (strstr (r.err, "earlier conversation summarised ("));
+  g_assert_nonnull (strstr (r.err, "tokens of 8000"));
+  id = session_id_of (r.err);
+
+  show = RUN (&env, "", "sessions", "show", id);
+  g_assert_cmpint (show.status, ==, 0);
+  g_assert_nonnull (strstr (show.out, "earlier conversation summarised ("));
+  g_assert_nonnull (strstr (show.out, "SUMMARY \\x1b[2J of the reads."));
+  g_assert_null (strchr (show.out, '\x1b'));
+  result_clear (&show);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2452,6 +2495,7 @@ main (int    argc,
   signal (SIGPIPE, SIG_IGN);
 
   g_test_add_func ("/cli/run/reject-with-feedback", test_reject_with_feedback);
+  g_test_add_func ("/cli/run/instructions-and-summary", test_instructions_and_summary);
   g_test_add_func ("/cli/run/end-of-input-leaves-pending", test_end_of_input_leaves_pending);
   g_test_add_func ("/cli/run/always-allow-and-sessions", test_always_allow_and_sessions);
   g_test_add_func ("/cli/run/profile-file", test_profile_file);

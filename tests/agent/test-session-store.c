@@ -225,7 +225,7 @@ test_trace_and_delete (void)
                                                               .output_tokens = 310,
                                                               .cost = 0.0125,
                                                               .requests = 1 },
-                                                            1834, &error));
+                                                            1834, NULL, &error));
   g_assert_no_error (error);
   /* One whose provider said nothing: unknown, not 0, read back so. */
   g_assert_true (warden_session_store_append_model_message (store, info->id, 2,
@@ -233,7 +233,7 @@ test_trace_and_delete (void)
                                                             &(WardenLlmUsage) {
                                                               .requests = 1, .unreported = 1,
                                                               .unpriced = 1 },
-                                                            900, &error));
+                                                            900, NULL, &error));
   g_assert_no_error (error);
 
   /* Only the model's answers are model calls. */

@@ -1562,7 +1562,7 @@ trace_fixture_set_up (TraceFixture  *f,
                                                                  .output_tokens = 310,
                                                                  .requests = 1,
                                                                  .unpriced = 1 },
-                                             1800, &error);
+                                             1800, NULL, &error);
   g_assert_no_error (error);
 
   /* After the model's answer, which the store stamps with the current time. */

@@ -788,6 +788,12 @@ test_window_binds_settings (Fixture       *fixture,
 
   gtk_spin_button_set_value (template_child (window, "max_steps_spin"), 42);
   g_assert_cmpuint (g_settings_get_uint (settings, "max-steps"), ==, 42);
+  /* 0 by default: the model's own figure. */
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (template_child (window,
+                                                                     "context_window_spin")),
+                   ==, 0);
+  gtk_spin_button_set_value (template_child (window, "context_window_spin"), 64000);
+  g_assert_cmpuint (g_settings_get_uint (settings, "context-window"), ==, 64000);
 
   adw_combo_row_set_selected (template_child (window, "sandbox_row"), 2);
   sandbox = g_settings_get_string (settings, "sandbox");
@@ -834,6 +840,7 @@ test_window_binds_settings (Fixture       *fixture,
   g_settings_reset (settings, "model");
   g_settings_reset (settings, "provider");
   g_settings_reset (settings, "max-steps");
+  g_settings_reset (settings, "context-window");
   g_settings_reset (settings, "sandbox");
   g_settings_reset (settings, "network");
   g_settings_reset (settings, "memory-limit-mb");

@@ -2615,6 +2615,134 @@ test_started_program (void)
   x_screenshot ("started-program-rejected.png");
 }
 
+static GtkWidget *
+find_menu_button (GtkWidget  *widget,
+                  const char *tooltip)
+{
+  if (GTK_IS_MENU_BUTTON (widget) &&
+      g_strcmp0 (gtk_widget_get_tooltip_text (widget), tooltip) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_menu_button (c, tooltip);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+has_summary_item (gpointer data)
+{
+  GListModel *items = warden_session_get_items (data);
+
+  for (guint i = 0; i < g_list_model_get_n_items (items); i++)
+    {
+      g_autoptr(WardenChatItem) item = g_list_model_get_item (items, i);
+
+      if (warden_chat_item_get_kind (item) == WARDEN_CHAT_ITEM_SUMMARY)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+shows_summary_text (gpointer data)
+{
+  return label_shows (GTK_WIDGET (window), "SUMMARY of three tasks.");
+}
+
+static gboolean
+shows_summary_row (gpointer data)
+{
+  return label_shows (GTK_WIDGET (window), "Earlier conversation summarised");
+}
+
+/* Issue 33: the header shows the project's instructions file; the session
+ * menu's item, clicked, summarises the older turns, and the chat says so
+ * with the summary to read. */
+static void
+test_summarise_from_menu (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *workspace = new_workspace ("summarise");
+  g_autofree char *agents = g_build_filename (workspace, "AGENTS.md", NULL);
+  WardenSession *session;
+  GtkWidget *button, *popover, *label = NULL;
+  JsonObject *body;
+
+  g_assert_true (g_file_set_contents (agents, "Keep the tests green.\n", -1, NULL));
+  session = warden_application_create_session (app, workspace, "node",
+                                               WARDEN_SANDBOX_KIND_BWRAP, "summarise", &error);
+  g_assert_no_error (error);
+  g_assert_true (warden_window_select_session (window, warden_session_get_id (session)));
+  spin (200);
+  g_assert_nonnull (find_mapped_label (GTK_WIDGET (window), "AGENTS.md"));
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_queue_push_tail (&fake->script, fake_reply ("Done.", NULL));
+      type_and_send ("a task");
+      wait_until (session_idle, NULL, 30, "the end of the turn");
+    }
+  body = json_node_get_object (g_ptr_array_index (fake->requests, fake->requests->len - 1));
+  g_assert_nonnull (strstr (json_object_get_string_member (body, "system"),
+                            "Keep the tests green."));
+
+  fake->no_tools_reply = fake_reply ("SUMMARY of three tasks.", NULL);
+  button = find_menu_button (GTK_WIDGET (window), "Session Menu");
+  g_assert_nonnull (button);
+  for (guint attempt = 0; attempt < 3 && label == NULL; attempt++)
+    {
+      click_widget (button, 1, 1);
+      popover = GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button)));
+      for (guint i = 0; i < 200 && label == NULL; i++)
+        {
+          if (popover != NULL)
+            label = find_mapped_label (popover, "Summarise Earlier Conversation");
+          if (label == NULL)
+            spin (50);
+        }
+    }
+  g_assert_nonnull (label);
+  x_screenshot ("session-menu-summarise.png");
+  click_widget (label, 1, 1);
+  wait_until (has_summary_item, session, 30, "the summary in the chat");
+  wait_until (session_idle, NULL, 30, "the end of the summary");
+  wait_until (shows_summary_row, NULL, 10, "the summary's row");
+  /* Closed, it is a line; a click opens the summary the model reads. */
+  g_assert_false (label_shows (GTK_WIDGET (window), "SUMMARY of three tasks."));
+  click_widget (find_mapped_label (GTK_WIDGET (window), "Earlier conversation summarised"), 1, 1);
+  wait_until (shows_summary_text, NULL, 10, "the summary's text");
+  x_screenshot ("summarised.png");
+  g_assert_cmpstr (warden_agent_get_summary (warden_session_get_agent (session)), ==,
+                   "SUMMARY of three tasks.");
+  g_assert_false (json_object_has_member (
+    json_node_get_object (g_ptr_array_index (fake->requests, fake->requests->len - 1)), "tools"));
+  g_clear_pointer (&fake->no_tools_reply, g_free);
+
+  /* Reopened, the chat has the summary below the turn it stands for: the
+   * first of the three (the last two stay as they are). */
+  {
+    g_autoptr(WardenSession) reopened = NULL;
+    GListModel *items;
+
+    reopened = warden_session_open (warden_application_get_store (app),
+                                    warden_application_get_profiles (app), NULL,
+                                    warden_session_get_id (session), &error);
+    g_assert_no_error (error);
+    items = warden_session_get_items (reopened);
+    g_assert_cmpuint (g_list_model_get_n_items (items), ==, 7);
+    for (guint i = 0; i < 7; i++)
+      {
+        g_autoptr(WardenChatItem) item = g_list_model_get_item (items, i);
+
+        g_assert_cmpint (warden_chat_item_get_kind (item) == WARDEN_CHAT_ITEM_SUMMARY, ==, i == 2);
+      }
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2687,6 +2815,7 @@ main (int    argc,
   g_test_add_func ("/ui/window/stop", test_stop);
   g_test_add_func ("/ui/window/started-program", test_started_program);
   g_test_add_func ("/ui/window/trace-rename-delete", test_trace_rename_delete);
+  g_test_add_func ("/ui/window/summarise-from-menu", test_summarise_from_menu);
   g_test_add_func ("/ui/window/notification-approve", test_notification_approve);
   ret = g_test_run ();
 
