@@ -31,6 +31,8 @@ static const char chat_help[] =
   "  /profile ID       switch to profile ID (warden-cli profile list shows them)\n"
   "  /trace            the session's timeline: model calls, tool calls, approvals\n"
   "  /trace FILE       save it as JSON in FILE (as the window's trace export)\n"
+  "  /compact          summarise the earlier conversation for the model now (the\n"
+  "                    session keeps every message)\n"
   "  /exit             leave; the session stays and can be resumed\n"
   "  //TEXT            the message /TEXT\n"
   "Ctrl+C stops what runs and comes back here; Ctrl+C again (or Ctrl+D) leaves.\n";
@@ -162,6 +164,31 @@ chat_trace (Run         *run,
     }
 }
 
+static void
+compact_done_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* The earlier conversation summarised now; the agent says so ("compacted")
+ * as it does when it summarises by itself. Ctrl+C stops the request. */
+static void
+chat_compact (Run         *run,
+              WardenAgent *agent)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+
+  _warden_cli_run_write (run, "  summarising the earlier conversation…\n");
+  warden_agent_compact_async (agent, run->cancellable, compact_done_cb, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  if (!warden_agent_compact_finish (agent, result, &error))
+    warden_cli_error ("%s", error->message);
+}
+
 static ChatNext
 chat_command (Run         *run,
               WardenAgent *agent,
@@ -180,6 +207,8 @@ chat_command (Run         *run,
     chat_profile (run, agent, arg);
   else if (strcmp (name, "/trace") == 0)
     chat_trace (run, agent, arg);
+  else if (strcmp (name, "/compact") == 0)
+    chat_compact (run, agent);
   else
     {
       g_autofree char *shown = warden_printable (name, -1, WARDEN_PRINTABLE_ONE_LINE);

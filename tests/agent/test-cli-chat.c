@@ -154,6 +154,17 @@ request_says (Env        *env,
   return strstr (last, text) != NULL;
 }
 
+/* Whether request @i holds @text anywhere (system prompt included). */
+static gboolean
+request_holds (Env        *env,
+               guint       i,
+               const char *text)
+{
+  g_autofree char *body = json_to_string (g_ptr_array_index (env->fake->requests, i), FALSE);
+
+  return strstr (body, text) != NULL;
+}
+
 /* A finished session of one turn; its id. */
 static char *
 one_turn (Env        *env,
@@ -519,6 +530,35 @@ test_chat_slash_commands (void)
   env_tear_down (&env);
 }
 
+/* /compact summarises the earlier conversation now: a request without
+ * tools, the summary in what the next request carries; with nothing to
+ * summarise yet it says so and the conversation goes on. */
+static void
+test_chat_compact (void)
+{
+  Env env = { 0 };
+  Result r;
+
+  env_set_up (&env);
+  env.fake->no_tools_reply = fake_reply ("SUMMARY: three greetings.", NULL);
+  g_queue_push_tail (&env.fake->script, fake_reply ("One.", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Two.", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Three.", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Four.", NULL));
+  r = RUN (&env, "/compact\nfirst\nsecond\nthird\n/compact\nfourth\n/exit\n",
+           "chat", "--sandbox", "bwrap");
+  g_assert_cmpint (r.status, ==, 0);
+  /* Once refused (nothing yet), once done. */
+  g_assert_nonnull (strstr (r.err, "earlier conversation summarised"));
+  g_assert_nonnull (strstr (r.out, "Four."));
+  g_assert_cmpuint (env.fake->requests->len, ==, 5);
+  g_assert_true (request_holds (&env, 4, "SUMMARY: three greetings."));
+  g_assert_false (request_holds (&env, 2, "SUMMARY"));
+  g_assert_false (request_holds (&env, 3, "\"tools\""));
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Output */
 
@@ -699,6 +739,7 @@ main (int    argc,
   g_test_add_func ("/cli/chat/interrupt-at-approval", test_chat_interrupt_at_approval);
   g_test_add_func ("/cli/chat/interrupt-at-prompt", test_chat_interrupt_at_prompt);
   g_test_add_func ("/cli/chat/slash-commands", test_chat_slash_commands);
+  g_test_add_func ("/cli/chat/compact", test_chat_compact);
   g_test_add_func ("/cli/chat/numbered-choices", test_numbered_choices);
   g_test_add_func ("/cli/chat/feedback-lines", test_feedback_lines);
   g_test_add_func ("/cli/chat/diff-colour", test_diff_colour);
