@@ -849,6 +849,34 @@ button_new (WardenChatRow *self,
   return button;
 }
 
+/* The card's answers: one row where there is room, wrapped under each
+ * other in a narrow window (issue 32: three buttons in one row held the
+ * window at 418 px). GTK 4.8 has no breakpoints; a flow box is one. */
+static GtkWidget *
+button_row_new (void)
+{
+  GtkWidget *row = gtk_flow_box_new ();
+
+  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (row), GTK_SELECTION_NONE);
+  /* Cells of one width: lines of buttons that line up. */
+  gtk_flow_box_set_homogeneous (GTK_FLOW_BOX (row), TRUE);
+  gtk_flow_box_set_min_children_per_line (GTK_FLOW_BOX (row), 1);
+  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (row), 8);
+  gtk_flow_box_set_column_spacing (GTK_FLOW_BOX (row), 6);
+  gtk_flow_box_set_row_spacing (GTK_FLOW_BOX (row), 6);
+  gtk_widget_add_css_class (row, "approval-buttons");
+  return row;
+}
+
+static void
+button_row_append (GtkWidget *row,
+                   GtkWidget *button)
+{
+  gtk_flow_box_append (GTK_FLOW_BOX (row), button);
+  /* Tab goes to the buttons, not to the boxes around them. */
+  gtk_widget_set_focusable (gtk_widget_get_parent (button), FALSE);
+}
+
 /* A command line in a label's markup, as code, on one line. */
 static char *
 command_markup (const char *text)
@@ -863,7 +891,7 @@ approval_box_new (WardenChatRow  *self,
                   WardenApproval *approval)
 {
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  GtkWidget *buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *buttons = button_row_new ();
   const char *reason = warden_approval_get_reason (approval);
   /* A host's part is the command that wants it, shown as such below. */
   const char *part = warden_approval_get_kind (approval) == WARDEN_APPROVAL_HOST
@@ -894,7 +922,7 @@ approval_box_new (WardenChatRow  *self,
           g_object_set_data_full (G_OBJECT (choice), "choice", g_strdup (choices[i]), g_free);
           g_signal_connect_object (choice, "clicked", G_CALLBACK (choice_clicked_cb), self,
                                    G_CONNECT_SWAPPED);
-          gtk_box_append (GTK_BOX (buttons), choice);
+          button_row_append (buttons, choice);
         }
       gtk_widget_set_visible (buttons, choices != NULL && choices[0] != NULL);
 
@@ -966,19 +994,26 @@ approval_box_new (WardenChatRow  *self,
                            G_CONNECT_SWAPPED);
   gtk_box_append (GTK_BOX (box), self->entry);
 
-  gtk_box_append (GTK_BOX (buttons),
-                  button_new (self, _("_Reject"), "destructive-action",
-                              G_CALLBACK (reject_clicked_cb)));
-  gtk_box_append (GTK_BOX (buttons),
-                  button_new (self, _("Allow _Once"), "suggested-action",
-                              G_CALLBACK (allow_once_clicked_cb)));
-  /* A file is approved one call at a time: there is no pattern to save. */
-  if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_COMMAND ||
+  button_row_append (buttons, button_new (self, _("_Reject"), "destructive-action",
+                                          G_CALLBACK (reject_clicked_cb)));
+  button_row_append (buttons, button_new (self, _("Allow _Once"), "suggested-action",
+                                          G_CALLBACK (allow_once_clicked_cb)));
+  /* A file is approved one call at a time: there is no pattern to save;
+   * nor for a command no pattern can stop asking. */
+  if ((warden_approval_get_kind (approval) == WARDEN_APPROVAL_COMMAND &&
+       !warden_approval_get_uncovered (approval, NULL, NULL)) ||
       warden_approval_get_kind (approval) == WARDEN_APPROVAL_HOST)
-    gtk_box_append (GTK_BOX (buttons),
-                    button_new (self, _("Always _Allow…"), NULL, G_CALLBACK (always_clicked_cb)));
+    button_row_append (buttons, button_new (self, _("Always _Allow…"), NULL,
+                                            G_CALLBACK (always_clicked_cb)));
   gtk_box_append (GTK_BOX (box), buttons);
   return box;
+}
+
+/* Nothing to do: its destroy notify drops the last reference. */
+static gboolean
+release_later_cb (gpointer data)
+{
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -988,6 +1023,16 @@ update_approval (WardenChatRow *self)
 
   if (self->approval_box != NULL)
     {
+      GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+      GtkWidget *focus = root ? gtk_root_get_focus (root) : NULL;
+
+      /* The button just clicked goes with its box: the keyboard focus must
+       * not stay on it (the list would look for it in its next layout), and
+       * the box lives until the click that answered has run its course. */
+      if (focus != NULL && gtk_widget_is_ancestor (focus, self->approval_box))
+        gtk_root_set_focus (root, NULL);
+      g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, release_later_cb,
+                       g_object_ref (self->approval_box), g_object_unref);
       gtk_box_remove (GTK_BOX (self->approval_slot), self->approval_box);
       self->approval_box = NULL;
       self->entry = NULL;

@@ -1667,6 +1667,15 @@ warden_window_new_session (WardenWindow *self)
   self->new_session_dialog = GTK_WIDGET (dialog);
   g_signal_connect_object (dialog, "create", G_CALLBACK (new_session_create_cb), self, 0);
   g_signal_connect (dialog, "destroy", G_CALLBACK (new_session_dialog_destroy_cb), self);
+  /* Over a narrow window, no wider than it (issue 32: 510 px over 360). */
+  if (gtk_widget_get_width (GTK_WIDGET (self)) > 0)
+    {
+      int width, height;
+
+      gtk_window_get_default_size (GTK_WINDOW (dialog), &width, &height);
+      gtk_window_set_default_size (GTK_WINDOW (dialog),
+                                   MIN (width, gtk_widget_get_width (GTK_WIDGET (self))), -1);
+    }
   gtk_window_present (GTK_WINDOW (dialog));
 }
 

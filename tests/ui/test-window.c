@@ -2115,6 +2115,98 @@ test_narrow_window (void)
   wait_until (unfolded, NULL, 10, "the window to unfold");
 }
 
+/* A widget lies within the window's width: not cut at its right edge. */
+static void
+assert_within_window (GtkWidget  *widget,
+                      const char *what)
+{
+  graphene_rect_t bounds;
+
+  g_assert_true (gtk_widget_get_mapped (widget));
+  g_assert_true (gtk_widget_compute_bounds (widget, GTK_WIDGET (window), &bounds));
+  g_test_message ("%s: x %.0f to %.0f of %d px", what, bounds.origin.x,
+                  bounds.origin.x + bounds.size.width, gtk_widget_get_width (GTK_WIDGET (window)));
+  g_assert_cmpfloat (bounds.origin.x, >=, 0);
+  g_assert_cmpfloat (bounds.origin.x + bounds.size.width, <=,
+                     gtk_widget_get_width (GTK_WIDGET (window)));
+}
+
+/* Issue 32, item 4: at 360 px a command that waits keeps the window at
+ * 360 px (its card's three buttons wrap), and the New Session dialog fits
+ * over it. */
+static void
+test_narrow_waiting (void)
+{
+  WardenSession *session;
+  GtkWidget *dialog, *card, *button;
+  int minimum = 0;
+
+  resize_window (500, 700);
+  wait_until (folded, NULL, 10, "the window to fold at 500 px");
+  resize_window (360, 700);
+  session = start_session ("narrow-waiting");
+  g_queue_push_tail (&fake->script, fake_reply ("Fetching.", "exec",
+                                                "{\"command\":\"curl -o page.html "
+                                                "http://registry.example/a/long/path\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Not fetched.", NULL));
+  type_and_send ("fetch the page");
+  wait_for_dialog ();
+
+  /* The dialog fits the narrow window too. */
+  dialog = warden_window_get_approval_dialog (window);
+  spin (300);
+  g_test_message ("approval dialog %d px wide", gtk_widget_get_width (dialog));
+  g_assert_cmpint (gtk_widget_get_width (dialog), <=, 360);
+
+  /* Dismissed with Escape: the card waits in the chat. */
+  x_focus (dialog);
+  x_xdotool ("key Escape");
+  wait_until (no_dialog, NULL, 10, "the dialog to close on Escape");
+  spin (500);
+  g_assert_nonnull (warden_session_get_pending (session));
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL,
+                      NULL, NULL);
+  g_test_message ("minimum width with a waiting card: %d px", minimum);
+  g_assert_cmpint (minimum, <=, 360);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, 360);
+  card = find_mapped_css (GTK_WIDGET (window), "approval");
+  g_assert_nonnull (card);
+  x_screenshot ("narrow-waiting.png");
+  for (guint i = 0; i < 3; i++)
+    {
+      const char *labels[] = { "_Reject", "Allow _Once", "Always _Allow…" };
+
+      button = find_labelled_button (card, labels[i]);
+      g_assert_nonnull (button);
+      assert_within_window (button, labels[i]);
+    }
+
+  /* The card's button, clicked, answers. */
+  click_widget (find_labelled_button (card, "_Reject"), 1, 1);
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  g_assert_null (warden_session_get_pending (session));
+
+  /* New Session over the narrow window: no wider than it. */
+  x_focus (GTK_WIDGET (window));
+  x_xdotool ("key ctrl+n");
+  wait_until (new_session_dialog_shown, NULL, 10, "the New Session dialog");
+  dialog = warden_window_get_new_session_dialog (window);
+  spin (500);
+  gtk_widget_measure (dialog, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+  g_test_message ("New Session: %d px wide, minimum %d px", gtk_widget_get_width (dialog),
+                  minimum);
+  x_screenshot ("narrow-new-session.png");
+  g_assert_cmpint (minimum, <=, 360);
+  g_assert_cmpint (gtk_widget_get_width (dialog), <=, 360);
+  x_focus (dialog);
+  x_xdotool ("key Escape");
+  spin (300);
+  g_assert_null (warden_window_get_new_session_dialog (window));
+
+  resize_window (1100, 760);
+  wait_until (unfolded, NULL, 10, "the window to unfold");
+}
+
 static WardenChatRow *
 find_chat_row (GtkWidget      *widget,
                WardenChatItem *item)
@@ -2663,6 +2755,7 @@ main (int    argc,
   g_test_add_func ("/ui/window/new-session-keyboard", test_new_session_keyboard);
   g_test_add_func ("/ui/window/empty-session", test_empty_session);
   g_test_add_func ("/ui/window/narrow-window", test_narrow_window);
+  g_test_add_func ("/ui/window/narrow-waiting", test_narrow_waiting);
   g_test_add_func ("/ui/window/scroll-follow", test_scroll_follow);
   g_test_add_func ("/ui/window/wheel-over-code", test_wheel_over_code);
   g_test_add_func ("/ui/window/stop", test_stop);
