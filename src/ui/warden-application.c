@@ -38,6 +38,8 @@ struct _WardenApplication
   GHashTable         *sessions;          /* id → WardenSession */
   GHashTable         *tickets;           /* notification token → Ticket */
   GCancellable       *cancellable;
+  guint               store_watch_id;
+  gint64              store_version;
 };
 
 G_DEFINE_FINAL_TYPE (WardenApplication, warden_application, ADW_TYPE_APPLICATION)
@@ -105,6 +107,7 @@ warden_application_move_store_aside (WardenApplication  *self,
       g_propagate_error (error, g_error_copy (self->store_error));
       return FALSE;
     }
+  self->store_version = warden_session_store_get_data_version (self->store);
   g_signal_emit (self, signals[SESSIONS_CHANGED], 0);
   return TRUE;
 }
@@ -953,6 +956,40 @@ ping_cb (GObject      *object,
     }
 }
 
+/* Sessions that warden-cli (or another Warden) writes while this one runs
+ * appear without a restart. SQLite's data_version changes exactly when
+ * another connection commits, and reading it costs a look at the WAL's
+ * shared memory: a poll of it every two seconds is cheaper and surer than a
+ * file monitor on the database, whose WAL file changes with each of this
+ * process's own writes and is truncated by checkpoints. */
+#define STORE_WATCH_SECONDS 2
+
+static gboolean
+store_watch_cb (gpointer user_data)
+{
+  WardenApplication *self = user_data;
+  gint64 version;
+
+  if (self->store == NULL)
+    return G_SOURCE_CONTINUE;
+  version = warden_session_store_get_data_version (self->store);
+  if (version != self->store_version)
+    {
+      self->store_version = version;
+      g_signal_emit (self, signals[SESSIONS_CHANGED], 0);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+watch_store (WardenApplication *self)
+{
+  if (self->store != NULL)
+    self->store_version = warden_session_store_get_data_version (self->store);
+  if (self->store_watch_id == 0)
+    self->store_watch_id = g_timeout_add_seconds (STORE_WATCH_SECONDS, store_watch_cb, self);
+}
+
 static void
 warden_application_startup (GApplication *app)
 {
@@ -969,6 +1006,8 @@ warden_application_startup (GApplication *app)
                                          (const char *[]) { "<Control>comma", NULL });
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.new-session",
                                          (const char *[]) { "<Control>n", NULL });
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.search-sessions",
+                                         (const char *[]) { "<Control>f", NULL });
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.send",
                                          (const char *[]) { "<Control>Return", NULL });
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.find-in-terminal",
@@ -984,6 +1023,7 @@ warden_application_startup (GApplication *app)
   self->store = warden_session_store_new (NULL, &self->store_error);
   if (self->store == NULL)
     g_warning ("%s", self->store_error->message);
+  watch_store (self);
 
   g_signal_connect_object (self->settings, "changed::provider",
                            G_CALLBACK (model_setting_changed_cb), self, 0);
@@ -1071,6 +1111,7 @@ warden_application_shutdown (GApplication *app)
   if (!expired)
     g_source_remove (timeout_id);
 
+  g_clear_handle_id (&self->store_watch_id, g_source_remove);
   g_cancellable_cancel (self->cancellable);
   g_cancellable_cancel (self->provider_cancellable);
   G_APPLICATION_CLASS (warden_application_parent_class)->shutdown (app);
@@ -1081,6 +1122,7 @@ warden_application_dispose (GObject *object)
 {
   WardenApplication *self = WARDEN_APPLICATION (object);
 
+  g_clear_handle_id (&self->store_watch_id, g_source_remove);
   g_clear_pointer (&self->tickets, g_hash_table_unref);
   g_clear_pointer (&self->sessions, g_hash_table_unref);
   g_clear_object (&self->provider);

@@ -17,11 +17,13 @@
 #include <vte/vte.h>
 
 #include "fake-model.h"
+#include "agent/warden-session-store-private.h"
 #include "llm/warden-anthropic-provider.h"
 #include "engine/warden-docker-client.h"
 #include "warden-application.h"
 #include "warden-approval-dialog.h"
 #include "warden-chat-row.h"
+#include "warden-new-session-dialog.h"
 #include "warden-trace-window.h"
 #include "warden-window.h"
 #include "warden-test-util.h"
@@ -1811,6 +1813,254 @@ test_sidebar_opens_session (void)
   g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND);
 }
 
+static gboolean row_waits (gpointer id);
+
+typedef struct
+{
+  const char *id;
+  const char *text;
+} RowText;
+
+static gboolean
+row_says (gpointer data)
+{
+  RowText *rt = data;
+  GtkWidget *row = find_session_row (GTK_WIDGET (window), rt->id);
+
+  return row != NULL && label_shows (row, rt->text);
+}
+
+/* The listed row whose title says @title, or NULL. */
+static GtkWidget *
+row_titled (const char *title)
+{
+  /* The session list is the list box styled as a navigation sidebar. */
+  GtkWidget *list = find_css (GTK_WIDGET (window), "navigation-sidebar");
+
+  for (GtkWidget *c = gtk_widget_get_first_child (list); c; c = gtk_widget_get_next_sibling (c))
+    if (GTK_IS_LIST_BOX_ROW (c) &&
+        g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (c)), title) == 0)
+      return c;
+  return NULL;
+}
+
+static gboolean
+row_titled_shown (gpointer title)
+{
+  GtkWidget *row = row_titled (title);
+
+  return row != NULL && gtk_widget_get_mapped (row);
+}
+
+static gboolean
+row_hidden (gpointer id)
+{
+  GtkWidget *row = find_session_row (GTK_WIDGET (window), id);
+
+  return row != NULL && !gtk_widget_get_mapped (row);
+}
+
+static gboolean
+row_mapped (gpointer id)
+{
+  GtkWidget *row = find_session_row (GTK_WIDGET (window), id);
+
+  return row != NULL && gtk_widget_get_mapped (row);
+}
+
+static void
+cli_done_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* warden-cli runs @task in @workspace against the scripted model, as a user
+ * would in a terminal while the window is open. */
+static void
+cli_run (const char *workspace,
+         const char *task)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  GAsyncResult *done = NULL;
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_setenv (launcher, "ANTHROPIC_API_KEY", "test-key", TRUE);
+  g_subprocess_launcher_setenv (launcher, "ANTHROPIC_BASE_URL", fake->url, TRUE);
+  g_subprocess_launcher_set_cwd (launcher, workspace);
+  proc = g_subprocess_launcher_spawn (launcher, &error, g_getenv ("WARDEN_CLI"), "run",
+                                      "--provider", "anthropic", "--sandbox", "bwrap", task,
+                                      NULL);
+  g_assert_no_error (error);
+  /* The scripted model answers from this main context while the CLI runs. */
+  g_subprocess_communicate_utf8_async (proc, NULL, NULL, cli_done_cb, &done);
+  while (done == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (g_subprocess_communicate_utf8_finish (proc, done, NULL, &err, &error));
+  g_object_unref (done);
+  g_test_message ("warden-cli: %s", err);
+  g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
+}
+
+/* The search field shows and has the keys, as the user sees before typing. */
+static gboolean
+search_focused (gpointer data)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+
+  return focus != NULL && gtk_widget_get_mapped (focus) &&
+         (GTK_IS_SEARCH_ENTRY (focus) || gtk_widget_get_ancestor (focus, GTK_TYPE_SEARCH_ENTRY));
+}
+
+static gboolean
+search_shown (GtkWidget *widget)
+{
+  if (GTK_IS_SEARCH_ENTRY (widget))
+    return gtk_widget_get_mapped (widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    if (search_shown (c))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+search_closed (gpointer data)
+{
+  return !search_shown (GTK_WIDGET (window));
+}
+
+static gboolean
+other_shows (gpointer data)
+{
+  WardenWindow *other = ((gpointer *) data)[0];
+  WardenSession *session = warden_window_get_session (other);
+
+  return session != NULL && g_strcmp0 (warden_session_get_id (session),
+                                       ((gpointer *) data)[1]) == 0;
+}
+
+/* Issue 32, item 5: a row says its title, its project and when it last
+ * changed; Ctrl+F searches; sessions that warden-cli or another Warden
+ * makes appear while the window is open; opening a waiting one leaves it
+ * where the pointer is; a new window opens the last session shown. */
+static void
+test_sidebar_daily (void)
+{
+  g_autofree char *alpha_id = g_strdup (warden_session_get_id (
+    start_session_with_task ("daily-alpha", "alpha task")));
+  g_autofree char *beta_id = g_strdup (warden_session_get_id (
+    start_session_with_task ("daily-beta", "beta task")));
+  g_autofree char *waiting_ws = new_workspace ("daily-waiting");
+  g_autofree char *cli_ws = new_workspace ("daily-cli");
+  g_autofree char *sql = NULL;
+  g_autofree char *waiting_id = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = NULL;
+  g_autoptr(WardenProfileStore) profiles = NULL;
+  g_autoptr(WardenLlmProvider) provider = NULL;
+  g_autoptr(WardenAgent) agent = NULL;
+  WardenAgentConfig config = { 0 };
+  WardenAgentOutcome outcome = WARDEN_AGENT_FINISHED;
+  GAsyncResult *result = NULL;
+  RowText alpha_says = { alpha_id, "daily-alpha · 5 min ago" };
+  RowText beta_says = { beta_id, "daily-beta · just now" };
+  GtkWidget *row;
+  int index_before;
+  graphene_rect_t before, after;
+
+  /* Project and time, and a change made by another process shows. */
+  wait_until (row_says, &beta_says, 10, "the beta row's project and time");
+  store = warden_session_store_new (NULL, &error);
+  g_assert_no_error (error);
+  sql = g_strdup_printf ("UPDATE sessions SET updated = updated - 300 WHERE id = '%s'", alpha_id);
+  g_assert_true (warden_session_store_run_sql (store, sql, &error));
+  g_assert_no_error (error);
+  wait_until (row_says, &alpha_says, 10, "the alpha row to say 5 min ago");
+
+  /* Another Warden runs a task until it waits for the user. */
+  profiles = warden_profile_store_new (NULL);
+  provider = warden_anthropic_provider_new ("test-key", fake->url, "fake-model");
+  config.workspace = waiting_ws;
+  config.profile = (char *) "node";
+  config.sandbox = WARDEN_SANDBOX_KIND_BWRAP;
+  agent = warden_agent_new (store, profiles, provider, &config, &error);
+  g_assert_no_error (error);
+  g_queue_push_tail (&fake->script, fake_reply (NULL, "exec",
+                                                "{\"command\":\"touch waited\"}", NULL));
+  warden_agent_run_async (agent, "waiting task", NULL, warden_test_keep_result_cb, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (warden_agent_run_finish (agent, result, &outcome, &error));
+  g_assert_cmpint (outcome, ==, WARDEN_AGENT_WAITING);
+  g_clear_object (&result);
+  waiting_id = g_strdup (warden_agent_get_session_id (agent));
+  g_clear_object (&agent);
+  wait_until (row_waits, waiting_id, 10, "the other Warden's waiting session");
+
+  /* warden-cli, in a terminal beside the window: its session appears. */
+  g_queue_push_tail (&fake->script, fake_reply ("Done from the terminal.", NULL));
+  cli_run (cli_ws, "terminal task");
+  wait_until (row_titled_shown, (gpointer) "terminal task", 10, "warden-cli's session");
+  g_assert_true (label_shows (row_titled ("terminal task"), "daily-cli · "));
+
+  /* Ctrl+F, a word: only the sessions it names; Escape: all again. */
+  x_focus (GTK_WIDGET (window));
+  x_xdotool ("key ctrl+f");
+  wait_until (search_focused, NULL, 10, "the search field");
+  x_xdotool ("type --delay 20 'beta'");
+  wait_until (row_hidden, alpha_id, 10, "the search to hide the alpha session");
+  g_assert_true (row_mapped (beta_id));
+  g_assert_false (row_titled_shown ((gpointer) "terminal task"));
+  x_screenshot ("sidebar-search.png");
+  x_xdotool ("key Escape");
+  wait_until (row_mapped, alpha_id, 10, "the alpha session back after Escape");
+  g_assert_true (row_titled_shown ((gpointer) "terminal task"));
+  /* A project's name finds its sessions too. */
+  x_xdotool ("key ctrl+f");
+  wait_until (search_focused, NULL, 10, "the search field again");
+  x_xdotool ("type --delay 20 'daily-waiting'");
+  wait_until (row_hidden, beta_id, 10, "the search by project");
+  g_assert_true (row_mapped (waiting_id));
+  x_xdotool ("key Escape");
+  wait_until (row_mapped, beta_id, 10, "the beta session back after Escape");
+  wait_until (search_closed, NULL, 10, "the search bar to close");
+
+  /* A click opens the waiting session where it is: the row stays under
+   * the pointer. */
+  row = find_session_row (GTK_WIDGET (window), waiting_id);
+  index_before = gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (row));
+  g_assert_cmpint (index_before, >, 0);
+  g_assert_true (gtk_widget_compute_bounds (row, GTK_WIDGET (window), &before));
+  g_queue_push_tail (&fake->script, fake_reply ("Not made.", NULL));
+  click_widget (row, 1, 1);
+  wait_until (showing_session, waiting_id, 10, "the waiting session");
+  wait_for_dialog ();
+  spin (2500);  /* past one look at the store */
+  row = find_session_row (GTK_WIDGET (window), waiting_id);
+  g_assert_cmpint (gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (row)), ==, index_before);
+  g_assert_true (gtk_widget_compute_bounds (row, GTK_WIDGET (window), &after));
+  g_assert_cmpfloat (after.origin.y, ==, before.origin.y);
+
+  /* A new window (as at the next start) opens the session last shown. */
+  {
+    WardenWindow *other = warden_window_new (app);
+    gpointer data[2] = { other, waiting_id };
+
+    gtk_window_present (GTK_WINDOW (other));
+    wait_until (other_shows, data, 10, "the last session in a new window");
+    gtk_window_destroy (GTK_WINDOW (other));
+    spin (300);
+  }
+
+  warden_approval_dialog_respond (wait_for_dialog (), "reject");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+}
+
 static gboolean
 row_waits (gpointer id)
 {
@@ -2752,6 +3002,7 @@ main (int    argc,
   g_test_add_func ("/ui/window/about-and-shortcuts", test_about_and_shortcuts);
   g_test_add_func ("/ui/window/sidebar-opens-session", test_sidebar_opens_session);
   g_test_add_func ("/ui/window/one-title", test_one_title);
+  g_test_add_func ("/ui/window/sidebar-daily", test_sidebar_daily);
   g_test_add_func ("/ui/window/new-session-keyboard", test_new_session_keyboard);
   g_test_add_func ("/ui/window/empty-session", test_empty_session);
   g_test_add_func ("/ui/window/narrow-window", test_narrow_window);
