@@ -1019,8 +1019,10 @@ setup (WardenApprovalDialog *self)
                                                        "run without asking: no pattern can "
                                                        "allow “%s” (%s)."), part, why);
 
+          /* No field for a pattern that could not be saved (issue 32). */
           gtk_editable_set_text (self->pattern_entry, "");
           gtk_widget_set_sensitive (GTK_WIDGET (self->pattern_entry), FALSE);
+          gtk_widget_set_visible (GTK_WIDGET (self->pattern_entry), FALSE);
           gtk_label_set_text (self->pattern_message, text);
           gtk_widget_remove_css_class (GTK_WIDGET (self->pattern_entry), "error");
           gtk_widget_remove_css_class (GTK_WIDGET (self->pattern_message), "error");

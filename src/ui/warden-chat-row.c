@@ -953,7 +953,10 @@ approval_box_new (WardenChatRow  *self,
                                                               WARDEN_PRINTABLE_ONE_LINE);
       g_autofree char *markup = NULL;
 
-      if (reason != NULL && part != NULL)
+      /* A reason that names its part says it once (issue 32). */
+      if (reason != NULL && part != NULL && strstr (reason, part) != NULL)
+        markup = g_strdup (reason_markup);
+      else if (reason != NULL && part != NULL)
         markup = g_strdup_printf ("%s: <tt>%s</tt>", reason_markup, part_markup);
       else if (part != NULL)
         markup = g_strdup_printf (_("Asks because of <tt>%s</tt>"), part_markup);

@@ -902,7 +902,9 @@ update_title (WardenWindow *self)
   if (self->session == NULL)
     {
       gtk_window_set_title (GTK_WINDOW (self), _("Warden"));
-      adw_window_title_set_title (self->window_title, _("Warden"));
+      /* The sidebar's header says "Warden" already (issue 32: twice side
+       * by side at the first start). */
+      adw_window_title_set_title (self->window_title, "");
       adw_window_title_set_subtitle (self->window_title, model ? model : "");
       return;
     }
@@ -1744,7 +1746,9 @@ new_session_create_cb (WardenNewSessionDialog *dialog,
         toast (self, error->message);
       return;
     }
-  g_settings_set_string (self->settings, "default-workspace", workspace);
+  /* Offered next time; Preferences' "Default workspace" is the user's to
+   * set, not rewritten by a pick here (issue 32). */
+  g_settings_set_string (self->settings, "last-workspace", workspace);
   set_session (self, session);
   reload_sessions (self);
   show_content (self);
@@ -1772,10 +1776,12 @@ warden_window_new_session (WardenWindow *self)
       gtk_window_present (GTK_WINDOW (self->new_session_dialog));
       return;
     }
+  /* Else the folder of the last session made: the process's own folder is
+   * most often home, which is refused as a workspace. */
   if (*workspace == '\0')
     {
       g_free (workspace);
-      workspace = g_get_current_dir ();
+      workspace = g_settings_get_string (self->settings, "last-workspace");
     }
   /* A setting this Warden does not know is Automatic. */
   warden_sandbox_kind_from_string (setting, &sandbox);

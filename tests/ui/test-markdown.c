@@ -773,6 +773,39 @@ test_row_approval_chain (RowFixture    *f,
   g_assert_nonnull (find_button (GTK_WIDGET (f->row), "Allow Once"));
 }
 
+/* Issue 32, item 7: a reason that names its one part says it once; a
+ * command no pattern can allow (it loads code through its environment) is
+ * not offered Always Allow in the card either. */
+static void
+test_row_approval_once_said (RowFixture    *f,
+                             gconstpointer  data)
+{
+  static const char * const env[] = { "NODE_OPTIONS=--inspect", NULL };
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-9", "exec", "npm test");
+  g_autoptr(WardenApproval) approval =
+    warden_approval_new ("s1", "call-9", WARDEN_APPROVAL_COMMAND, "exec", "npm test");
+  g_autoptr(WardenChatItem) loads = warden_chat_item_new_tool ("call-10", "exec", "node x.js");
+  g_autoptr(WardenApproval) loading =
+    warden_approval_new ("s1", "call-10", WARDEN_APPROVAL_COMMAND, "exec", "node x.js");
+
+  warden_approval_set_details (approval, "/work", WARDEN_SANDBOX_KIND_BWRAP,
+                               "No pattern of the profile allows “npm test”.", "npm test",
+                               NULL, NULL, NULL);
+  warden_chat_row_set_item (f->row, item);
+  warden_chat_item_set_approval (item, approval);
+  g_assert_cmpstr (label_text (f, "approval-reason"), ==,
+                   "No pattern of the profile allows “npm test”.");
+  g_assert_nonnull (find_button (GTK_WIDGET (f->row), "Always Allow…"));
+
+  warden_approval_set_details (loading, "/work", WARDEN_SANDBOX_KIND_BWRAP,
+                               "The environment loads code", "node x.js", NULL, NULL, env);
+  g_assert_true (warden_approval_get_uncovered (loading, NULL, NULL));
+  warden_chat_row_set_item (f->row, loads);
+  warden_chat_item_set_approval (loads, loading);
+  g_assert_nonnull (find_button (GTK_WIDGET (f->row), "Allow Once"));
+  g_assert_null (find_button (GTK_WIDGET (f->row), "Always Allow…"));
+}
+
 static void
 test_row_approval (RowFixture    *f,
                    gconstpointer  data)
@@ -1379,6 +1412,7 @@ main (int    argc,
   ADD ("status", test_row_status);
   ADD ("output", test_row_output);
   ADD ("approval", test_row_approval);
+  ADD ("approval-once-said", test_row_approval_once_said);
   ADD ("approval-chain", test_row_approval_chain);
   ADD ("question", test_row_question);
   ADD ("recycled", test_row_recycled);

@@ -202,6 +202,22 @@ type_and_send (const char *text)
 
 /* ------------------------------------------------------------------------ */
 
+/* How many labels on screen say exactly @text. */
+static guint
+count_mapped_labels (GtkWidget  *widget,
+                     const char *text)
+{
+  guint n = 0;
+
+  if (!gtk_widget_get_mapped (widget))
+    return 0;
+  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0)
+    n++;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    n += count_mapped_labels (c, text);
+  return n;
+}
+
 static void
 test_first_run (void)
 {
@@ -209,6 +225,8 @@ test_first_run (void)
    * sessions and profiles stay usable. */
   g_assert_null (warden_application_get_provider (app));
   g_assert_cmpstr (warden_window_get_page (window), ==, "setup");
+  /* Issue 32, item 7: the name once in the headers, not twice. */
+  g_assert_cmpuint (count_mapped_labels (GTK_WIDGET (window), "Warden"), ==, 1);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "app.preferences-page", "s",
                                              "model"));
   spin (300);
@@ -2231,6 +2249,55 @@ test_new_session_keyboard (void)
 }
 
 static gboolean
+can_create (gpointer dialog)
+{
+  return warden_new_session_dialog_get_can_create (dialog);
+}
+
+/* Issue 32, item 7: with no default folder set, New Session offers no
+ * folder rather than the process's own (home, refused); a folder picked
+ * there is offered next time and does not become Preferences' default. */
+static void
+test_new_session_last_folder (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autofree char *picked = new_workspace ("picked-folder");
+  g_autofree char *home = g_strdup (g_get_home_dir ());
+  g_autofree char *default_workspace = NULL;
+  WardenSession *before = warden_window_get_session (window);
+  WardenNewSessionDialog *dialog;
+
+  g_settings_reset (settings, "default-workspace");
+  g_settings_reset (settings, "last-workspace");
+  x_focus (GTK_WIDGET (window));
+  x_xdotool ("key ctrl+n");
+  wait_until (new_session_dialog_shown, NULL, 10, "the New Session dialog");
+  dialog = WARDEN_NEW_SESSION_DIALOG (warden_window_get_new_session_dialog (window));
+  g_assert_null (warden_new_session_dialog_get_workspace (dialog));
+  g_assert_true (label_shows (GTK_WIDGET (dialog), "None chosen"));
+  g_assert_false (label_shows (GTK_WIDGET (dialog), home));
+
+  /* As the folder chooser hands it back. */
+  warden_new_session_dialog_set_workspace (dialog, picked);
+  wait_until (can_create, dialog, 10, "the picked folder to be checked");
+  x_focus (GTK_WIDGET (dialog));
+  x_xdotool ("key Return");
+  wait_until (new_session_created, before, 10, "the session Enter creates");
+  g_assert_cmpstr (warden_session_get_workspace (warden_window_get_session (window)), ==, picked);
+  default_workspace = g_settings_get_string (settings, "default-workspace");
+  g_assert_cmpstr (default_workspace, ==, "");
+
+  /* Next time: the folder just used. */
+  x_focus (GTK_WIDGET (window));
+  x_xdotool ("key ctrl+n");
+  wait_until (new_session_dialog_shown, NULL, 10, "the New Session dialog again");
+  dialog = WARDEN_NEW_SESSION_DIALOG (warden_window_get_new_session_dialog (window));
+  g_assert_cmpstr (warden_new_session_dialog_get_workspace (dialog), ==, picked);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  spin (200);
+}
+
+static gboolean
 chat_shown (gpointer data)
 {
   return g_strcmp0 (warden_window_get_page (window), "chat") == 0;
@@ -3004,6 +3071,7 @@ main (int    argc,
   g_test_add_func ("/ui/window/one-title", test_one_title);
   g_test_add_func ("/ui/window/sidebar-daily", test_sidebar_daily);
   g_test_add_func ("/ui/window/new-session-keyboard", test_new_session_keyboard);
+  g_test_add_func ("/ui/window/new-session-last-folder", test_new_session_last_folder);
   g_test_add_func ("/ui/window/empty-session", test_empty_session);
   g_test_add_func ("/ui/window/narrow-window", test_narrow_window);
   g_test_add_func ("/ui/window/narrow-waiting", test_narrow_waiting);
