@@ -356,6 +356,8 @@ refresh_key (WardenPreferencesWindow *self)
                                    key_lookup_cb, key_call_new (self, provider));
 }
 
+static void test_result_stale (WardenPreferencesWindow *self);
+
 static void
 key_store_cb (GObject      *object,
               GAsyncResult *result,
@@ -377,6 +379,7 @@ key_store_cb (GObject      *object,
 
   gtk_editable_set_text (GTK_EDITABLE (self->key_row), "");
   toast (self, _("The API key is saved in the keyring"));
+  test_result_stale (self);
   if (g_strcmp0 (call->provider, key_provider (self)) == 0)
     refresh_key (self);
 }
@@ -411,6 +414,7 @@ key_clear_cb (GObject      *object,
     }
 
   toast (call->self, _("The API key is removed from the keyring"));
+  test_result_stale (call->self);
   refresh_key (call->self);
 }
 
@@ -1389,6 +1393,25 @@ set_test_result (WardenPreferencesWindow *self,
   gtk_widget_set_visible (GTK_WIDGET (self->test_icon), TRUE);
 }
 
+/* A result says how the model answered with the settings of then: after a
+ * change it would mislead (issue 32), so the row goes back to saying what
+ * the button does. A test under way is cancelled: it asks with the old ones. */
+static void
+test_result_stale (WardenPreferencesWindow *self)
+{
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->test_icon)) &&
+      !gtk_widget_get_visible (GTK_WIDGET (self->test_spinner)))
+    return;
+  g_cancellable_cancel (self->test_cancellable);
+  gtk_widget_set_visible (GTK_WIDGET (self->test_spinner), FALSE);
+  gtk_spinner_stop (self->test_spinner);
+  gtk_widget_set_sensitive (self->test_button, TRUE);
+  gtk_widget_set_visible (GTK_WIDGET (self->test_icon), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->test_row), _("Connection"));
+  adw_action_row_set_subtitle (self->test_row, _("Send the model a short request, with the "
+                                                 "provider, key and model set above"));
+}
+
 static const char *
 provider_title (WardenLlmProvider *provider)
 {
@@ -1432,7 +1455,9 @@ test_complete_cb (GObject      *object,
                                                warden_llm_provider_get_model (call->provider),
                                                error->message);
 
-      set_test_result (self, FALSE, _("The model could not be reached"), text);
+      /* A title of its own: the error says how it failed, often in the
+       * words "could not reach" (issue 32: said twice). */
+      set_test_result (self, FALSE, _("Not connected"), text);
     }
   release (self);
   test_call_free (call);
@@ -1453,7 +1478,8 @@ test_provider_cb (GObject      *object,
   if (call->provider == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        set_test_result (self, FALSE, _("No model is set up"), error->message);
+        /* The message says "No model is set up: …" itself. */
+        set_test_result (self, FALSE, _("Not connected"), error->message);
       release (self);
       test_call_free (call);
       return;
@@ -1621,6 +1647,12 @@ warden_preferences_window_constructed (GObject *object)
 
   g_signal_connect_object (self->settings, "changed::provider",
                            G_CALLBACK (provider_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::provider",
+                           G_CALLBACK (test_result_stale), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::model",
+                           G_CALLBACK (test_result_stale), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::base-url",
+                           G_CALLBACK (test_result_stale), self, G_CONNECT_SWAPPED);
   refresh_key (self);
   refresh_profiles (self);
   probe_sandbox (self);

@@ -1532,6 +1532,15 @@ test_window_test_connection (Fixture       *fixture,
   g_assert_true (g_str_has_suffix (result, " ms"));
   x_screenshot ("prefs-test-connection.png");
 
+  /* Issue 32, item 7: another model, and the result of the old one goes. */
+  g_settings_set_string (settings, "model", "claude-other-model");
+  flush_main_context ();
+  g_assert_cmpstr (warden_preferences_window_get_connection_result (window), ==,
+                   "Send the model a short request, with the provider, key and model set above");
+  g_assert_cmpstr (adw_preferences_row_get_title (template_child (window, "test_row")), ==,
+                   "Connection");
+  g_settings_set_string (settings, "model", "claude-test-model");
+
   /* The key is refused: said in the API's words, with the model. */
   g_queue_push_tail (&fake->script,
                      g_strdup ("event: error\n"
@@ -1544,6 +1553,8 @@ test_window_test_connection (Fixture       *fixture,
   g_assert_cmpuint (fake->requests->len, ==, 2);
   g_assert_true (g_str_has_prefix (result, "Anthropic, model claude-test-model: "));
   g_assert_nonnull (strstr (result, "invalid x-api-key"));
+  g_assert_cmpstr (adw_preferences_row_get_title (template_child (window, "test_row")), ==,
+                   "Not connected");
   x_screenshot ("prefs-test-connection-failed.png");
 
   /* Nothing set up: it says what to set, and asks no server. */
@@ -1555,6 +1566,9 @@ test_window_test_connection (Fixture       *fixture,
   g_test_message ("test connection: %s", result);
   g_assert_cmpuint (fake->requests->len, ==, 2);
   g_assert_nonnull (strstr (result, "API key"));
+  /* Said once: the row's title does not repeat the message's words. */
+  g_assert_null (strstr (result, adw_preferences_row_get_title (template_child (window,
+                                                                                "test_row"))));
 
   g_unsetenv ("ANTHROPIC_BASE_URL");
   g_settings_reset (settings, "provider");
