@@ -990,6 +990,23 @@ watch_store (WardenApplication *self)
     self->store_watch_id = g_timeout_add_seconds (STORE_WATCH_SECONDS, store_watch_cb, self);
 }
 
+/* Light, dark or the system's style, from the main menu (as GNOME Text
+ * Editor and Console offer it); the code in the chat follows it. */
+static void
+style_variant_cb (GSettings         *settings,
+                  const char        *key,
+                  WardenApplication *self)
+{
+  g_autofree char *variant = g_settings_get_string (settings, "style-variant");
+  AdwColorScheme scheme = ADW_COLOR_SCHEME_DEFAULT;
+
+  if (g_strcmp0 (variant, "light") == 0)
+    scheme = ADW_COLOR_SCHEME_FORCE_LIGHT;
+  else if (g_strcmp0 (variant, "dark") == 0)
+    scheme = ADW_COLOR_SCHEME_FORCE_DARK;
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), scheme);
+}
+
 static void
 warden_application_startup (GApplication *app)
 {
@@ -1018,6 +1035,14 @@ warden_application_startup (GApplication *app)
                                          (const char *[]) { "<Control>grave", NULL });
 
   self->settings = g_settings_new (APP_ID);
+  {
+    g_autoptr(GAction) style = g_settings_create_action (self->settings, "style-variant");
+
+    g_action_map_add_action (G_ACTION_MAP (self), style);
+  }
+  g_signal_connect_object (self->settings, "changed::style-variant",
+                           G_CALLBACK (style_variant_cb), self, 0);
+  style_variant_cb (self->settings, "style-variant", self);
   self->profiles = warden_profile_store_new (NULL);
   self->credentials = warden_credentials_new ();
   self->store = warden_session_store_new (NULL, &self->store_error);

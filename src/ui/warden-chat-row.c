@@ -18,9 +18,12 @@
 
 #include "warden-chat-row.h"
 
+#include <adwaita.h>
+
 #include <string.h>
 
 #include "common/warden-diff.h"
+#include "warden-highlight.h"
 #include "common/warden-printable.h"
 #include "warden-markdown.h"
 
@@ -413,30 +416,36 @@ copy_clicked_cb (GtkButton *button,
   gtk_widget_set_tooltip_text (GTK_WIDGET (button), _("Copied"));
 }
 
+static void code_block_render (GtkWidget *block);
+
 static GtkWidget *
 code_block_new (void)
 {
-  GtkWidget *block = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *block = gtk_overlay_new ();
+  GtkWidget *corner = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
   GtkWidget *lang = label_new ("code-lang");
   GtkWidget *copy = gtk_button_new_from_icon_name ("edit-copy-symbolic");
   GtkWidget *scroller = gtk_scrolled_window_new ();
   GtkWidget *code = label_new ("monospace");
 
   gtk_widget_add_css_class (block, "code-block");
-  gtk_widget_add_css_class (top, "code-header");
+  /* The language and the copy button in the block's top right corner,
+   * over the code, as GNOME's documentation shows code: no row of their
+   * own (issue 32). */
+  gtk_widget_add_css_class (corner, "code-corner");
+  gtk_widget_set_halign (corner, GTK_ALIGN_END);
+  gtk_widget_set_valign (corner, GTK_ALIGN_START);
   gtk_widget_add_css_class (lang, "caption");
   gtk_widget_add_css_class (lang, "dim-label");
-  gtk_widget_set_hexpand (lang, TRUE);
-  gtk_box_append (GTK_BOX (top), lang);
+  gtk_widget_set_valign (lang, GTK_ALIGN_CENTER);
+  gtk_box_append (GTK_BOX (corner), lang);
   gtk_widget_add_css_class (copy, "flat");
   gtk_widget_add_css_class (copy, "code-copy");
   gtk_widget_set_tooltip_text (copy, _("Copy"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (copy), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Copy the code"), -1);
   g_signal_connect (copy, "clicked", G_CALLBACK (copy_clicked_cb), block);
-  gtk_box_append (GTK_BOX (top), copy);
-  gtk_box_append (GTK_BOX (block), top);
+  gtk_box_append (GTK_BOX (corner), copy);
 
   gtk_widget_add_css_class (code, "code-text");
   gtk_label_set_selectable (GTK_LABEL (code), TRUE);
@@ -448,7 +457,11 @@ code_block_new (void)
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), code);
   gtk_widget_add_css_class (scroller, "code-scroller");
   pass_vertical_wheel (scroller);
-  gtk_box_append (GTK_BOX (block), scroller);
+  gtk_overlay_set_child (GTK_OVERLAY (block), scroller);
+  gtk_overlay_add_overlay (GTK_OVERLAY (block), corner);
+  /* Colours for the light or the dark style, as the window changes. */
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
+                           G_CALLBACK (code_block_render), block, G_CONNECT_SWAPPED);
   g_object_set_data (G_OBJECT (block), "code-label", code);
   g_object_set_data (G_OBJECT (block), "lang-label", lang);
   g_object_set_data (G_OBJECT (block), "copy-button", copy);
@@ -479,20 +492,38 @@ static void
 code_block_update (GtkWidget                 *block,
                    const WardenMarkdownBlock *md)
 {
-  GtkWidget *code = g_object_get_data (G_OBJECT (block), "code-label");
   GtkWidget *lang = g_object_get_data (G_OBJECT (block), "lang-label");
   GtkWidget *copy = g_object_get_data (G_OBJECT (block), "copy-button");
   const char *old = g_object_get_data (G_OBJECT (block), "code");
-  g_autofree char *markup = NULL;
 
-  if (g_strcmp0 (old, md->content) == 0)
+  if (g_strcmp0 (old, md->content) == 0 &&
+      g_strcmp0 (g_object_get_data (G_OBJECT (block), "lang"), md->info) == 0)
     return;
-  markup = code_markup (md->content);
-  gtk_label_set_markup (GTK_LABEL (code), markup);
   gtk_label_set_text (GTK_LABEL (lang), md->info != NULL ? md->info : "");
+  gtk_widget_set_visible (lang, md->info != NULL && *md->info != '\0');
   g_object_set_data_full (G_OBJECT (block), "code", g_strdup (md->content), g_free);
+  g_object_set_data_full (G_OBJECT (block), "lang", g_strdup (md->info), g_free);
+  code_block_render (block);
   gtk_button_set_icon_name (GTK_BUTTON (copy), "edit-copy-symbolic");
   gtk_widget_set_tooltip_text (copy, _("Copy"));
+}
+
+/* Coloured by GtkSourceView's highlighter for the fence's language, in the
+ * scheme of the window's style; plain where the language is unknown. */
+static void
+code_block_render (GtkWidget *block)
+{
+  GtkWidget *code = g_object_get_data (G_OBJECT (block), "code-label");
+  const char *text = g_object_get_data (G_OBJECT (block), "code");
+  g_autofree char *markup = NULL;
+
+  if (text == NULL)
+    return;
+  markup = warden_highlight_markup (text, g_object_get_data (G_OBJECT (block), "lang"),
+                                    adw_style_manager_get_dark (adw_style_manager_get_default ()));
+  if (markup == NULL)
+    markup = code_markup (text);
+  gtk_label_set_markup (GTK_LABEL (code), markup);
 }
 
 static void

@@ -1196,6 +1196,65 @@ test_row_code_block (RowFixture    *f,
   g_assert_cmpstr (copied, ==, code);
 }
 
+/* Issue 32, item 6: a fenced block is coloured by GtkSourceView's
+ * highlighter for its language, in the light or the dark scheme as the
+ * window is; its copy button sits in the block's corner, over the code,
+ * not in a row of its own. A language nobody knows stays plain. */
+static void
+test_row_code_colours (RowFixture    *f,
+                       gconstpointer  data)
+{
+  g_autoptr(WardenChatItem) item =
+    warden_chat_item_new (WARDEN_CHAT_ITEM_ASSISTANT,
+                          "```c\nint main (void)\n{\n  return 0; /* done */\n}\n```");
+  g_autoptr(WardenChatItem) plain =
+    warden_chat_item_new (WARDEN_CHAT_ITEM_ASSISTANT, "```nosuchlanguage\nint x;\n```");
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  GtkWidget *block, *label, *copy, *scroller;
+  g_autofree char *light = NULL;
+  graphene_rect_t copy_bounds, code_bounds;
+
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_LIGHT);
+  warden_chat_row_set_item (f->row, item);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  block = find_css (GTK_WIDGET (f->row), "code-block");
+  label = find_css (block, "code-text");
+  light = g_strdup (gtk_label_get_label (GTK_LABEL (label)));
+  g_test_message ("light: %s", light);
+  /* "int" and the comment have colours of their own; the text is intact. */
+  g_assert_nonnull (strstr (light, "foreground=\"#"));
+  g_assert_null (strstr (light, "<span foreground=\"#000000\">int</span>"));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==,
+                   "int main (void)\n{\n  return 0; /* done */\n}");
+
+  /* Dark: other colours for the same code. */
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_test_message ("dark: %s", gtk_label_get_label (GTK_LABEL (label)));
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (label)), "foreground=\"#"));
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (label)), !=, light);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+
+  /* The copy button in the code's top right corner. */
+  copy = find_css (block, "code-copy");
+  scroller = find_type (block, GTK_TYPE_SCROLLED_WINDOW);
+  g_assert_true (gtk_widget_compute_bounds (copy, block, &copy_bounds));
+  g_assert_true (gtk_widget_compute_bounds (scroller, block, &code_bounds));
+  g_test_message ("copy at %.0f,%.0f; code from y %.0f", copy_bounds.origin.x,
+                  copy_bounds.origin.y, code_bounds.origin.y);
+  g_assert_cmpfloat (copy_bounds.origin.y, >=, code_bounds.origin.y);
+  g_assert_cmpfloat (copy_bounds.origin.x + copy_bounds.size.width, >,
+                     gtk_widget_get_width (block) - 48);
+
+  warden_chat_row_set_item (f->row, plain);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  label = find_css (find_css (GTK_WIDGET (f->row), "code-block"), "code-text");
+  g_assert_null (strstr (gtk_label_get_label (GTK_LABEL (label)), "foreground"));
+}
+
 static char *
 numbered (guint n,
           guint changed)
@@ -1419,6 +1478,7 @@ main (int    argc,
   ADD ("denied", test_row_denied);
   ADD ("question-answered", test_row_question_answered);
   ADD ("code-block", test_row_code_block);
+  ADD ("code-colours", test_row_code_colours);
   ADD ("diff-card", test_row_diff_card);
   ADD ("diff-from-approval", test_row_diff_from_approval);
 #undef ADD

@@ -2298,6 +2298,74 @@ test_new_session_last_folder (void)
 }
 
 static gboolean
+style_is_dark (gpointer data)
+{
+  return adw_style_manager_get_dark (adw_style_manager_get_default ()) == GPOINTER_TO_INT (data);
+}
+
+/* The main menu's item labelled @label, clicked as the user does. */
+static void
+main_menu_item (const char *label)
+{
+  GtkWidget *button = find_by_tooltip (GTK_WIDGET (window), "Main Menu");
+  GtkWidget *item = NULL;
+
+  g_assert_nonnull (button);
+  for (guint attempt = 0; attempt < 3 && item == NULL; attempt++)
+    {
+      click_widget (button, 1, 1);
+      for (guint i = 0; i < 100 && item == NULL; i++)
+        {
+          GtkPopover *popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button));
+
+          if (popover != NULL && gtk_widget_get_mapped (GTK_WIDGET (popover)))
+            item = find_mapped_label (GTK_WIDGET (popover), label);
+          if (item == NULL)
+            spin (50);
+        }
+    }
+  g_assert_nonnull (item);
+  click_widget (item, 1, 1);
+}
+
+/* Issue 32, item 6: the main menu switches between the light and the dark
+ * style and back to the system's; the choice is kept; code in the chat is
+ * coloured for it. */
+static void
+test_style_switch (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autofree char *variant = NULL;
+
+  start_session_with_task ("styled", "show code");
+  g_queue_push_tail (&fake->script, fake_reply ("Here:\n\n```python\ndef greet(name):\n"
+                                                "    # say hello\n    return f\"Hello, {name}\"\n"
+                                                "```\n\nAnd a diff:\n\n```diff\n- old line\n"
+                                                "+ new line\n```", NULL));
+  type_and_send ("write a greeting");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  x_focus (GTK_WIDGET (window));
+
+  main_menu_item ("Dark Style");
+  wait_until (style_is_dark, GINT_TO_POINTER (TRUE), 10, "the dark style");
+  variant = g_settings_get_string (settings, "style-variant");
+  g_assert_cmpstr (variant, ==, "dark");
+  x_screenshot ("code-dark.png");
+
+  main_menu_item ("Light Style");
+  wait_until (style_is_dark, GINT_TO_POINTER (FALSE), 10, "the light style");
+  x_screenshot ("code-light.png");
+
+  main_menu_item ("Follow System Style");
+  spin (300);
+  g_free (variant);
+  variant = g_settings_get_string (settings, "style-variant");
+  g_assert_cmpstr (variant, ==, "default");
+  g_assert_cmpint (adw_style_manager_get_color_scheme (adw_style_manager_get_default ()), ==,
+                   ADW_COLOR_SCHEME_DEFAULT);
+}
+
+static gboolean
 chat_shown (gpointer data)
 {
   return g_strcmp0 (warden_window_get_page (window), "chat") == 0;
@@ -3077,6 +3145,7 @@ main (int    argc,
   g_test_add_func ("/ui/window/narrow-waiting", test_narrow_waiting);
   g_test_add_func ("/ui/window/scroll-follow", test_scroll_follow);
   g_test_add_func ("/ui/window/wheel-over-code", test_wheel_over_code);
+  g_test_add_func ("/ui/window/style-switch", test_style_switch);
   g_test_add_func ("/ui/window/stop", test_stop);
   g_test_add_func ("/ui/window/started-program", test_started_program);
   g_test_add_func ("/ui/window/trace-rename-delete", test_trace_rename_delete);
