@@ -523,6 +523,30 @@ notification_body (const char *subject)
   return g_markup_escape_text (printable, -1);
 }
 
+/* A notification's title names the session it comes from (issue 32: two
+ * sessions that wait could not be told apart): "Command needs approval —
+ * Fix the failing test". The title is plain text for every daemon; what the
+ * model or the user wrote in it is shown escaped and cut short. */
+#define NOTIFICATION_TITLE_SESSION_MAX 48
+
+static char *
+notification_title (const char    *heading,
+                    WardenSession *session)
+{
+  g_autofree char *title = warden_printable (warden_session_get_title (session), -1,
+                                             WARDEN_PRINTABLE_ONE_LINE);
+
+  if (g_utf8_strlen (title, -1) > NOTIFICATION_TITLE_SESSION_MAX)
+    {
+      g_autofree char *cut = g_utf8_substring (title, 0, NOTIFICATION_TITLE_SESSION_MAX - 1);
+
+      g_free (title);
+      title = g_strconcat (cut, "…", NULL);
+    }
+  /* Translators: a notification's title: what waits, then the session's title */
+  return g_strdup_printf (_("%s — %s"), heading, title);
+}
+
 /* Approve from the desktop only when the notification shows all that will
  * run: one simple command on one short line, nothing hidden or escaped, no
  * environment. Anything else is reviewed in the window. */
@@ -639,17 +663,17 @@ announce_approval (WardenApplication *self,
   g_autoptr(GNotification) notification = NULL;
   g_autofree char *id = NULL;
   g_autofree char *body = NULL;
+  g_autofree char *title = NULL;
   g_auto(GStrv) origins = warden_approval_dup_origins (approval, NULL);
   char *token;
   Ticket *ticket;
-  const char *title;
 
   /* The user is looking: the window asks (dialog or card), not the desktop. */
   if (window != NULL && warden_window_is_showing (window, session))
     return;
 
-  /* Worded as the dialog and the card word it. */
-  title = warden_approval_get_heading (approval);
+  /* Worded as the dialog and the card word it, and which session asks. */
+  title = notification_title (warden_approval_get_heading (approval), session);
 
   /* Buttons of an earlier notification of this session answer nothing now. */
   forget_tickets (self, session);

@@ -2995,7 +2995,8 @@ test_notification_approve (void)
   wait_until (session_waiting, NULL, 30, "the approval");
   wait_until (find_notify, &call, 10, "the Notify call with Approve and Reject");
   g_assert_null (warden_window_get_approval_dialog (window));
-  g_assert_cmpstr (call.summary, ==, "Command needs approval");
+  /* Issue 32, item 7: which session asks, in the title. */
+  g_assert_cmpstr (call.summary, ==, "Command needs approval — notified");
   g_assert_cmpstr (call.body, ==, "touch from-notification");
   g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
 
