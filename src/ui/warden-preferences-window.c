@@ -1837,12 +1837,30 @@ warden_preferences_window_class_init (WardenPreferencesWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "prefs.undo-delete", "s", undo_delete_action);
 }
 
+static const char whole_choice_ui[] =
+  "<interface><template class=\"GtkListItem\"><property name=\"child\">"
+  "<object class=\"GtkLabel\"><property name=\"xalign\">0</property>"
+  "<binding name=\"label\"><lookup name=\"string\" type=\"GtkStringObject\">"
+  "<lookup name=\"item\">GtkListItem</lookup></lookup></binding>"
+  "</object></property></template></interface>";
+
 static void
 warden_preferences_window_init (WardenPreferencesWindow *self)
 {
   g_type_ensure (WARDEN_TYPE_PROFILE_EDITOR);
 
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  /* The chosen value is never cut to "Auto…": the default factory's label
+   * ellipsizes beside a long subtitle; whole, the subtitle wraps instead. */
+  {
+    g_autoptr(GBytes) bytes = g_bytes_new_static (whole_choice_ui, strlen (whole_choice_ui));
+    g_autoptr(GtkListItemFactory) factory = gtk_builder_list_item_factory_new_from_bytes (NULL,
+                                                                                        bytes);
+
+    adw_combo_row_set_factory (self->provider_row, factory);
+    adw_combo_row_set_factory (self->sandbox_row, factory);
+  }
 
   self->cancellable = g_cancellable_new ();
   self->deleted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
