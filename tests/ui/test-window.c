@@ -391,8 +391,11 @@ test_allow_once (void)
                                  "{\"path\":\"NOTES.md\",\"old_string\":\"Tests: none yet.\\n\","
                                  "\"new_string\":\"Tests: none yet.\\nmade-by-agent marks a "
                                  "finished build.\\n\"}", NULL));
+  /* A fenced block, so that the screenshot shows code in its colours. */
   g_queue_push_tail (&fake->script, fake_reply ("Done: the file is there, and NOTES.md says "
-                                                "what it is for.", NULL));
+                                                "what it is for. To check it:\n\n```sh\n"
+                                                "test -f made-by-agent && echo \"built\"  "
+                                                "# $? is 0\n```", NULL));
   type_and_send ("make a file");
 
   dialog = wait_for_dialog ();
