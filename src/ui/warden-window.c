@@ -97,6 +97,7 @@ struct _WardenWindow
   guint                 scrolling;         /* >0 while the window moves the chat itself */
   guint                 busy_timer_id;
   guint                 clock_id;          /* the rows' "5 min ago" go on with time */
+  guint                 restore_id;        /* the last session, opened after the first frame */
   gint64                command_started;   /* monotonic µs, of the command running now */
   guint                 busy_step;
 };
@@ -2219,21 +2220,37 @@ set_terminal_visible (WardenWindow *self,
 }
 
 /* The session shown when Warden last ran, if it is still listed: a session
- * gone or never given a task is not brought back. */
-static void
-restore_last_session (WardenWindow *self)
+ * gone or never given a task is not brought back, nor one that warden-cli
+ * drives now (its lease is taken: no message for what the user did not
+ * ask). After the first frame: reading a long session's messages must not
+ * hold the window back (issue 32, item 8). */
+static gboolean
+restore_last_session_cb (gpointer user_data)
 {
+  WardenWindow *self = user_data;
   g_autofree char *id = g_settings_get_string (self->settings, "last-session");
+  g_autoptr(GError) error = NULL;
   GtkListBoxRow *row;
 
+  self->restore_id = 0;
   if (self->session != NULL || *id == '\0')
-    return;
+    return G_SOURCE_REMOVE;
   for (guint i = 0; (row = gtk_list_box_get_row_at_index (self->session_list, i)) != NULL; i++)
     if (g_strcmp0 (row_session_id (row), id) == 0)
       {
-        warden_window_select_session (self, id);
-        return;
+        WardenSession *session = warden_application_open_session (self->app, id, &error);
+
+        if (session == NULL)
+          {
+            g_debug ("The last session is not opened again: %s", error->message);
+            return G_SOURCE_REMOVE;
+          }
+        set_session (self, session);
+        reload_sessions (self);
+        show_content (self);
+        break;
       }
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -2356,7 +2373,7 @@ setup (WardenWindow *self)
   reload_sessions (self);
   reload_profiles (self);
   update_session_state (self);
-  restore_last_session (self);
+  self->restore_id = g_idle_add_full (G_PRIORITY_LOW, restore_last_session_cb, self, NULL);
 }
 
 static void
@@ -2372,6 +2389,7 @@ warden_window_dispose (GObject *object)
   self->follow_tick_id = 0;
   g_clear_handle_id (&self->busy_timer_id, g_source_remove);
   g_clear_handle_id (&self->clock_id, g_source_remove);
+  g_clear_handle_id (&self->restore_id, g_source_remove);
   close_approval_dialog (self);
   if (self->row_menu != NULL)
     gtk_widget_unparent (self->row_menu);
