@@ -966,6 +966,7 @@ setup (WardenApprovalDialog *self)
       {
         GtkWidget *view = warden_chat_row_diff_view_new (FALSE);
 
+        warden_chat_row_diff_view_set_path (view, warden_approval_get_subject (self->approval));
         warden_chat_row_diff_view_set_diff (view, diff);
         gtk_box_append (GTK_BOX (self->diff_slot), view);
         gtk_widget_set_visible (self->diff_slot, TRUE);

@@ -92,7 +92,8 @@ label_new (const char *css_class)
 static char *
 diff_line_shown (const char *line,
                  gsize       len,
-                 glong      *width)
+                 glong      *width,
+                 char      **plain_out)
 {
   g_autoptr(GString) expanded = g_string_new (NULL);
   g_autofree char *escaped = NULL;
@@ -112,6 +113,7 @@ diff_line_shown (const char *line,
         column++;
     }
   escaped = warden_printable_markup (expanded->str, expanded->len, WARDEN_PRINTABLE_ONE_LINE);
+  *plain_out = g_strndup (expanded->str, expanded->len);
   {
     /* The width as the user sees it, for tinted lines of one length. */
     g_autofree char *plain = warden_printable (expanded->str, expanded->len,
@@ -122,12 +124,35 @@ diff_line_shown (const char *line,
   return g_steal_pointer (&escaped);
 }
 
+/* A line of code in a diff: its first character says what it is. */
+static gboolean
+is_code_line (WardenDiffLineKind kind)
+{
+  return kind == WARDEN_DIFF_LINE_ADDED || kind == WARDEN_DIFF_LINE_REMOVED ||
+         kind == WARDEN_DIFF_LINE_CONTEXT;
+}
+
 char *
 warden_chat_row_diff_markup (const char *diff,
                              guint       max_lines,
                              guint      *n_lines)
 {
+  return warden_chat_row_diff_markup_for (diff, NULL, FALSE, max_lines, n_lines);
+}
+
+/* With @path, the code in the lines is coloured as the file's language is
+ * (issue 32): the whole shown text at once, so that a line knows it is
+ * inside a comment or a string begun above it. */
+char *
+warden_chat_row_diff_markup_for (const char *diff,
+                                 const char *path,
+                                 gboolean    dark,
+                                 guint       max_lines,
+                                 guint      *n_lines)
+{
   g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GString) code = g_string_new (NULL);
+  g_auto(GStrv) coloured = NULL;
   g_autoptr(GPtrArray) shown = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GArray) kinds = g_array_new (FALSE, FALSE, sizeof (WardenDiffLineKind));
   g_autoptr(GArray) widths = g_array_new (FALSE, FALSE, sizeof (glong));
@@ -144,8 +169,13 @@ warden_chat_row_diff_markup (const char *diff,
           g_autofree char *line = g_strndup (p, len);
           WardenDiffLineKind kind = warden_diff_line_kind (line);
           glong width = 0;
-          char *markup = diff_line_shown (line, len, &width);
+          g_autofree char *plain = NULL;
+          char *markup = diff_line_shown (line, len, &width, &plain);
 
+          if (total > 0)
+            g_string_append_c (code, '\n');
+          if (is_code_line (kind) && plain[0] != '\0')
+            g_string_append (code, plain + 1);
           widest = MAX (widest, width);
           g_ptr_array_add (shown, markup);
           g_array_append_val (kinds, kind);
@@ -154,6 +184,24 @@ warden_chat_row_diff_markup (const char *diff,
       total++;
       p = nl != NULL ? nl + 1 : p + len;
     }
+
+  if (path != NULL)
+    coloured = warden_highlight_lines (code->str, path, dark);
+  if (coloured != NULL && g_strv_length (coloured) == shown->len)
+    for (guint i = 0; i < shown->len; i++)
+      {
+        WardenDiffLineKind kind = g_array_index (kinds, WardenDiffLineKind, i);
+        const char *line = g_ptr_array_index (shown, i);
+
+        /* The sign as it was, the code in its colours. */
+        if (is_code_line (kind) && *line != '\0' && *line != '&' && *line != '<')
+          {
+            char *both = g_strdup_printf ("%c%s", *line, coloured[i]);
+
+            g_ptr_array_index (shown, i) = both;
+            g_free ((char *) line);
+          }
+      }
 
   for (guint i = 0; i < shown->len; i++)
     {
@@ -201,6 +249,7 @@ typedef struct
   GtkWidget *label;
   GtkWidget *more;
   char      *diff;
+  char      *path;      /* the file: its name chooses the colours */
   guint      n_lines;
   gboolean   collapsible;
   gboolean   expanded;
@@ -249,6 +298,7 @@ pass_vertical_wheel (GtkWidget *scroller)
 static void
 diff_view_free (DiffView *view)
 {
+  g_free (view->path);
   g_free (view->diff);
   g_free (view);
 }
@@ -258,7 +308,10 @@ diff_view_render (DiffView *view)
 {
   guint limit = view->collapsible && !view->expanded ? DIFF_COLLAPSED_LINES
                                                      : DIFF_MAX_SHOWN_LINES;
-  g_autofree char *markup = warden_chat_row_diff_markup (view->diff, limit, &view->n_lines);
+  g_autofree char *markup =
+    warden_chat_row_diff_markup_for (view->diff, view->path,
+                                     adw_style_manager_get_dark (adw_style_manager_get_default ()),
+                                     limit, &view->n_lines);
   guint added = 0, removed = 0;
   g_autofree char *summary = NULL;
 
@@ -319,6 +372,15 @@ diff_more_clicked_cb (GtkButton *button,
   diff_view_render (view);
 }
 
+static void
+diff_view_restyle (GtkWidget *box)
+{
+  DiffView *view = g_object_get_data (G_OBJECT (box), "warden-diff-view");
+
+  if (view != NULL && view->diff != NULL && view->path != NULL)
+    diff_view_render (view);
+}
+
 GtkWidget *
 warden_chat_row_diff_view_new (gboolean collapsible)
 {
@@ -369,7 +431,24 @@ warden_chat_row_diff_view_new (gboolean collapsible)
 
   g_object_set_data_full (G_OBJECT (box), "warden-diff-view", view,
                           (GDestroyNotify) diff_view_free);
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
+                           G_CALLBACK (diff_view_restyle), box, G_CONNECT_SWAPPED);
   return box;
+}
+
+void
+warden_chat_row_diff_view_set_path (GtkWidget  *widget,
+                                    const char *path)
+{
+  DiffView *view = g_object_get_data (G_OBJECT (widget), "warden-diff-view");
+
+  g_return_if_fail (view != NULL);
+  if (g_strcmp0 (view->path, path) == 0)
+    return;
+  g_free (view->path);
+  view->path = g_strdup (path);
+  if (view->diff != NULL)
+    diff_view_render (view);
 }
 
 void
@@ -1097,6 +1176,7 @@ update_subject (WardenChatRow *self)
 static void
 update_diff (WardenChatRow *self)
 {
+  warden_chat_row_diff_view_set_path (self->diff_view, warden_chat_item_get_subject (self->item));
   warden_chat_row_diff_view_set_diff (self->diff_view, warden_chat_item_get_diff (self->item));
 }
 

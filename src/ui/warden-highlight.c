@@ -130,24 +130,18 @@ append_run (GString           *out,
   g_clear_pointer (&colour, gdk_rgba_free);
 }
 
-char *
-warden_highlight_markup (const char *code,
-                         const char *language,
-                         gboolean    dark)
+/* Runs end at line ends, so that a line break is never inside a span and
+ * the markup splits into lines. */
+static char *
+highlight (const char        *code,
+           GtkSourceLanguage *lang,
+           gboolean           dark)
 {
   g_autoptr(GtkSourceBuffer) buffer = NULL;
   g_autoptr(GString) out = NULL;
   g_autofree char *text = NULL;
   GtkSourceStyleScheme *scheme;
-  GtkSourceLanguage *lang;
   GtkTextIter start, end, iter;
-
-  if (code == NULL || strlen (code) > HIGHLIGHT_MAX_BYTES)
-    return NULL;
-  gtk_source_init ();
-  lang = find_language (language);
-  if (lang == NULL)
-    return NULL;
 
   scheme = gtk_source_style_scheme_manager_get_scheme (
     gtk_source_style_scheme_manager_get_default (), dark ? "Adwaita-dark" : "Adwaita");
@@ -165,11 +159,56 @@ warden_highlight_markup (const char *code,
   while (!gtk_text_iter_is_end (&iter))
     {
       GtkTextIter next = iter;
+      GtkTextIter eol = iter;
 
+      if (gtk_text_iter_ends_line (&iter))
+        {
+          g_string_append_c (out, '\n');
+          gtk_text_iter_forward_char (&iter);
+          continue;
+        }
       if (!gtk_text_iter_forward_to_tag_toggle (&next, NULL))
         next = end;
+      gtk_text_iter_forward_to_line_end (&eol);
+      if (gtk_text_iter_compare (&eol, &next) < 0)
+        next = eol;
       append_run (out, &iter, &next);
       iter = next;
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+char *
+warden_highlight_markup (const char *code,
+                         const char *language,
+                         gboolean    dark)
+{
+  GtkSourceLanguage *lang;
+
+  if (code == NULL || strlen (code) > HIGHLIGHT_MAX_BYTES)
+    return NULL;
+  gtk_source_init ();
+  lang = find_language (language);
+  return lang != NULL ? highlight (code, lang, dark) : NULL;
+}
+
+GStrv
+warden_highlight_lines (const char *lines,
+                        const char *path,
+                        gboolean    dark)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *markup = NULL;
+  GtkSourceLanguage *lang;
+
+  if (lines == NULL || path == NULL || strlen (lines) > HIGHLIGHT_MAX_BYTES)
+    return NULL;
+  gtk_source_init ();
+  name = g_path_get_basename (path);
+  lang = gtk_source_language_manager_guess_language (gtk_source_language_manager_get_default (),
+                                                     name, NULL);
+  if (lang == NULL)
+    return NULL;
+  markup = highlight (lines, lang, dark);
+  return g_strsplit (markup, "\n", -1);
 }

@@ -20,4 +20,11 @@ char *warden_highlight_markup (const char *code,
                                const char *language,
                                gboolean    dark);
 
+/* The same for @lines, one markup string per line, coloured as the file
+ * @path names (its name chooses the language: "main.c", "Makefile"): for
+ * the lines of a diff. NULL as above. */
+GStrv warden_highlight_lines  (const char *lines,
+                               const char *path,
+                               gboolean    dark);
+
 G_END_DECLS

@@ -1342,6 +1342,44 @@ load_style (void)
     }
 }
 
+/* Issue 32, item 6: a diff's code is coloured as its file's language is,
+ * its text unchanged; a file GtkSourceView does not know stays plain. */
+static void
+test_row_diff_colours (RowFixture    *f,
+                       gconstpointer  data)
+{
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-11", "edit", "/p/main.c");
+  g_autoptr(WardenApproval) approval =
+    warden_approval_new ("s1", "call-11", WARDEN_APPROVAL_PATH, "edit", "/p/main.c");
+  g_autoptr(WardenChatItem) plain = warden_chat_item_new_tool ("call-12", "edit", "/p/notes.zzz");
+  g_autoptr(WardenApproval) plain_approval =
+    warden_approval_new ("s1", "call-12", WARDEN_APPROVAL_PATH, "edit", "/p/notes.zzz");
+  const char *diff = "@@ -1,2 +1,2 @@\n int a;\n-int b = 1; /* old */\n+int b = 2; /* new */\n";
+  GtkWidget *lines;
+
+  warden_chat_row_set_item (f->row, item);
+  warden_approval_set_diff (approval, diff);
+  warden_chat_item_set_approval (item, approval);
+  lines = find_css (GTK_WIDGET (f->row), "diff-lines");
+  g_test_message ("%s", gtk_label_get_label (GTK_LABEL (lines)));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (lines)), ==,
+                   "@@ -1,2 +1,2 @@\n int a;\n-int b = 1; /* old */\n+int b = 2; /* new */");
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (lines)), "foreground=\"#"));
+  /* The added line keeps its tint around the colours. */
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (lines)),
+                            "<span background=\"#2ec27e\" bgalpha=\"22%\">+<span"));
+
+  warden_chat_row_set_item (f->row, plain);
+  warden_approval_set_diff (plain_approval, diff);
+  warden_chat_item_set_approval (plain, plain_approval);
+  lines = find_css (GTK_WIDGET (f->row), "diff-lines");
+  {
+    g_autofree char *uncoloured = warden_chat_row_diff_markup (diff, 12, NULL);
+
+    g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (lines)), ==, uncoloured);
+  }
+}
+
 /* An asked write: its card shows the approval's diff before the call has one. */
 static void
 test_row_diff_from_approval (RowFixture    *f,
@@ -1479,6 +1517,7 @@ main (int    argc,
   ADD ("question-answered", test_row_question_answered);
   ADD ("code-block", test_row_code_block);
   ADD ("code-colours", test_row_code_colours);
+  ADD ("diff-colours", test_row_diff_colours);
   ADD ("diff-card", test_row_diff_card);
   ADD ("diff-from-approval", test_row_diff_from_approval);
 #undef ADD
