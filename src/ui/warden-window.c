@@ -2364,6 +2364,18 @@ setup (WardenWindow *self)
     }
 
   gtk_list_box_set_filter_func (self->session_list, session_filter_cb, self, NULL);
+  {
+    /* A search that keeps no row says so, rather than showing nothing. */
+    GtkWidget *none = gtk_label_new (_("No session’s title or project has these words"));
+
+    gtk_label_set_wrap (GTK_LABEL (none), TRUE);
+    gtk_label_set_justify (GTK_LABEL (none), GTK_JUSTIFY_CENTER);
+    gtk_widget_add_css_class (none, "dim-label");
+    gtk_widget_set_margin_top (none, 18);
+    gtk_widget_set_margin_start (none, 12);
+    gtk_widget_set_margin_end (none, 12);
+    gtk_list_box_set_placeholder (self->session_list, none);
+  }
   g_object_bind_property (self->search_toggle, "active", self->search_bar, "search-mode-enabled",
                           G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
   g_signal_connect_object (self->search_bar, "notify::search-mode-enabled",

@@ -2047,6 +2047,11 @@ test_sidebar_daily (void)
   x_xdotool ("type --delay 20 'daily-waiting'");
   wait_until (row_hidden, beta_id, 10, "the search by project");
   g_assert_true (row_mapped (waiting_id));
+  /* Words no session has: the list says so. */
+  x_xdotool ("type --delay 20 'zzz'");
+  wait_until (row_hidden, waiting_id, 10, "the search to keep no row");
+  g_assert_true (label_shows (GTK_WIDGET (window),
+                              "No session’s title or project has these words"));
   x_xdotool ("key Escape");
   wait_until (row_mapped, beta_id, 10, "the beta session back after Escape");
   wait_until (search_closed, NULL, 10, "the search bar to close");
