@@ -11,6 +11,8 @@ WARDEN_BUILD_PACKAGES=(
   meson ninja-build gcc pkg-config gettext
   libglib2.0-dev libjson-glib-dev libsoup-3.0-dev libsqlite3-dev
   libgtk-4-dev libadwaita-1-dev libvte-2.91-gtk4-dev libsecret-1-dev
+  # code in the chat coloured as GNOME's editors colour it
+  libgtksourceview-5-dev
   # install hooks and the data checks meson sets up: icon cache, desktop
   # database, validators
   libgtk-4-bin desktop-file-utils appstream

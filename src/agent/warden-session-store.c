@@ -550,6 +550,21 @@ warden_session_store_get_path (WardenSessionStore *self)
   return self->path;
 }
 
+gint64
+warden_session_store_get_data_version (WardenSessionStore *self)
+{
+  sqlite3_stmt *stmt = NULL;
+  gint64 version = -1;
+
+  g_return_val_if_fail (WARDEN_IS_SESSION_STORE (self), -1);
+
+  if (sqlite3_prepare_v2 (self->db, "PRAGMA data_version", -1, &stmt, NULL) == SQLITE_OK &&
+      sqlite3_step (stmt) == SQLITE_ROW)
+    version = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+  return version;
+}
+
 gboolean
 warden_session_store_run_sql (WardenSessionStore  *self,
                               const char          *sql,

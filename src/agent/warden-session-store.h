@@ -142,6 +142,10 @@ GQuark              warden_store_error_quark          (void);
 WardenSessionStore *warden_session_store_new          (const char          *path,
                                                        GError             **error);
 const char         *warden_session_store_get_path     (WardenSessionStore  *self);
+/* A number that changes when another connection (warden-cli, another
+ * window) commits to the database; this store's own writes leave it as it
+ * is. Cheap: in WAL mode it reads shared memory, not the file. -1 on error. */
+gint64              warden_session_store_get_data_version (WardenSessionStore *self);
 /* How long a write waits for another process's lock before it fails with
  * WARDEN_STORE_ERROR_BUSY (default 5000 ms). */
 void                warden_session_store_set_busy_timeout (WardenSessionStore *self,

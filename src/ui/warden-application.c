@@ -38,6 +38,8 @@ struct _WardenApplication
   GHashTable         *sessions;          /* id → WardenSession */
   GHashTable         *tickets;           /* notification token → Ticket */
   GCancellable       *cancellable;
+  guint               store_watch_id;
+  gint64              store_version;
 };
 
 G_DEFINE_FINAL_TYPE (WardenApplication, warden_application, ADW_TYPE_APPLICATION)
@@ -105,6 +107,7 @@ warden_application_move_store_aside (WardenApplication  *self,
       g_propagate_error (error, g_error_copy (self->store_error));
       return FALSE;
     }
+  self->store_version = warden_session_store_get_data_version (self->store);
   g_signal_emit (self, signals[SESSIONS_CHANGED], 0);
   return TRUE;
 }
@@ -556,6 +559,30 @@ notification_body (const char *subject)
   return g_markup_escape_text (printable, -1);
 }
 
+/* A notification's title names the session it comes from (issue 32: two
+ * sessions that wait could not be told apart): "Command needs approval —
+ * Fix the failing test". The title is plain text for every daemon; what the
+ * model or the user wrote in it is shown escaped and cut short. */
+#define NOTIFICATION_TITLE_SESSION_MAX 48
+
+static char *
+notification_title (const char    *heading,
+                    WardenSession *session)
+{
+  g_autofree char *title = warden_printable (warden_session_get_title (session), -1,
+                                             WARDEN_PRINTABLE_ONE_LINE);
+
+  if (g_utf8_strlen (title, -1) > NOTIFICATION_TITLE_SESSION_MAX)
+    {
+      g_autofree char *cut = g_utf8_substring (title, 0, NOTIFICATION_TITLE_SESSION_MAX - 1);
+
+      g_free (title);
+      title = g_strconcat (cut, "…", NULL);
+    }
+  /* Translators: a notification's title: what waits, then the session's title */
+  return g_strdup_printf (_("%s — %s"), heading, title);
+}
+
 /* Approve from the desktop only when the notification shows all that will
  * run: one simple command on one short line, nothing hidden or escaped, no
  * environment. Anything else is reviewed in the window. */
@@ -672,17 +699,17 @@ announce_approval (WardenApplication *self,
   g_autoptr(GNotification) notification = NULL;
   g_autofree char *id = NULL;
   g_autofree char *body = NULL;
+  g_autofree char *title = NULL;
   g_auto(GStrv) origins = warden_approval_dup_origins (approval, NULL);
   char *token;
   Ticket *ticket;
-  const char *title;
 
   /* The user is looking: the window asks (dialog or card), not the desktop. */
   if (window != NULL && warden_window_is_showing (window, session))
     return;
 
-  /* Worded as the dialog and the card word it. */
-  title = warden_approval_get_heading (approval);
+  /* Worded as the dialog and the card word it, and which session asks. */
+  title = notification_title (warden_approval_get_heading (approval), session);
 
   /* Buttons of an earlier notification of this session answer nothing now. */
   forget_tickets (self, session);
@@ -989,6 +1016,57 @@ ping_cb (GObject      *object,
     }
 }
 
+/* Sessions that warden-cli (or another Warden) writes while this one runs
+ * appear without a restart. SQLite's data_version changes exactly when
+ * another connection commits, and reading it costs a look at the WAL's
+ * shared memory: a poll of it every two seconds is cheaper and surer than a
+ * file monitor on the database, whose WAL file changes with each of this
+ * process's own writes and is truncated by checkpoints. */
+#define STORE_WATCH_SECONDS 2
+
+static gboolean
+store_watch_cb (gpointer user_data)
+{
+  WardenApplication *self = user_data;
+  gint64 version;
+
+  if (self->store == NULL)
+    return G_SOURCE_CONTINUE;
+  version = warden_session_store_get_data_version (self->store);
+  if (version != self->store_version)
+    {
+      self->store_version = version;
+      g_signal_emit (self, signals[SESSIONS_CHANGED], 0);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+watch_store (WardenApplication *self)
+{
+  if (self->store != NULL)
+    self->store_version = warden_session_store_get_data_version (self->store);
+  if (self->store_watch_id == 0)
+    self->store_watch_id = g_timeout_add_seconds (STORE_WATCH_SECONDS, store_watch_cb, self);
+}
+
+/* Light, dark or the system's style, from the main menu (as GNOME Text
+ * Editor and Console offer it); the code in the chat follows it. */
+static void
+style_variant_cb (GSettings         *settings,
+                  const char        *key,
+                  WardenApplication *self)
+{
+  g_autofree char *variant = g_settings_get_string (settings, "style-variant");
+  AdwColorScheme scheme = ADW_COLOR_SCHEME_DEFAULT;
+
+  if (g_strcmp0 (variant, "light") == 0)
+    scheme = ADW_COLOR_SCHEME_FORCE_LIGHT;
+  else if (g_strcmp0 (variant, "dark") == 0)
+    scheme = ADW_COLOR_SCHEME_FORCE_DARK;
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), scheme);
+}
+
 static void
 warden_application_startup (GApplication *app)
 {
@@ -1005,6 +1083,8 @@ warden_application_startup (GApplication *app)
                                          (const char *[]) { "<Control>comma", NULL });
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.new-session",
                                          (const char *[]) { "<Control>n", NULL });
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.search-sessions",
+                                         (const char *[]) { "<Control>f", NULL });
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.send",
                                          (const char *[]) { "<Control>Return", NULL });
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.find-in-terminal",
@@ -1015,11 +1095,20 @@ warden_application_startup (GApplication *app)
                                          (const char *[]) { "<Control>grave", NULL });
 
   self->settings = g_settings_new (APP_ID);
+  {
+    g_autoptr(GAction) style = g_settings_create_action (self->settings, "style-variant");
+
+    g_action_map_add_action (G_ACTION_MAP (self), style);
+  }
+  g_signal_connect_object (self->settings, "changed::style-variant",
+                           G_CALLBACK (style_variant_cb), self, 0);
+  style_variant_cb (self->settings, "style-variant", self);
   self->profiles = warden_profile_store_new (NULL);
   self->credentials = warden_credentials_new ();
   self->store = warden_session_store_new (NULL, &self->store_error);
   if (self->store == NULL)
     g_warning ("%s", self->store_error->message);
+  watch_store (self);
 
   g_signal_connect_object (self->settings, "changed::provider",
                            G_CALLBACK (model_setting_changed_cb), self, 0);
@@ -1109,6 +1198,7 @@ warden_application_shutdown (GApplication *app)
   if (!expired)
     g_source_remove (timeout_id);
 
+  g_clear_handle_id (&self->store_watch_id, g_source_remove);
   g_cancellable_cancel (self->cancellable);
   g_cancellable_cancel (self->provider_cancellable);
   G_APPLICATION_CLASS (warden_application_parent_class)->shutdown (app);
@@ -1119,6 +1209,7 @@ warden_application_dispose (GObject *object)
 {
   WardenApplication *self = WARDEN_APPLICATION (object);
 
+  g_clear_handle_id (&self->store_watch_id, g_source_remove);
   g_clear_pointer (&self->tickets, g_hash_table_unref);
   g_clear_pointer (&self->sessions, g_hash_table_unref);
   g_clear_object (&self->provider);

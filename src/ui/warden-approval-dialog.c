@@ -966,6 +966,7 @@ setup (WardenApprovalDialog *self)
       {
         GtkWidget *view = warden_chat_row_diff_view_new (FALSE);
 
+        warden_chat_row_diff_view_set_path (view, warden_approval_get_subject (self->approval));
         warden_chat_row_diff_view_set_diff (view, diff);
         gtk_box_append (GTK_BOX (self->diff_slot), view);
         gtk_widget_set_visible (self->diff_slot, TRUE);
@@ -1019,8 +1020,10 @@ setup (WardenApprovalDialog *self)
                                                        "run without asking: no pattern can "
                                                        "allow “%s” (%s)."), part, why);
 
+          /* No field for a pattern that could not be saved (issue 32). */
           gtk_editable_set_text (self->pattern_entry, "");
           gtk_widget_set_sensitive (GTK_WIDGET (self->pattern_entry), FALSE);
+          gtk_widget_set_visible (GTK_WIDGET (self->pattern_entry), FALSE);
           gtk_label_set_text (self->pattern_message, text);
           gtk_widget_remove_css_class (GTK_WIDGET (self->pattern_entry), "error");
           gtk_widget_remove_css_class (GTK_WIDGET (self->pattern_message), "error");

@@ -18,9 +18,12 @@
 
 #include "warden-chat-row.h"
 
+#include <adwaita.h>
+
 #include <string.h>
 
 #include "common/warden-diff.h"
+#include "warden-highlight.h"
 #include "common/warden-printable.h"
 #include "warden-markdown.h"
 
@@ -89,7 +92,8 @@ label_new (const char *css_class)
 static char *
 diff_line_shown (const char *line,
                  gsize       len,
-                 glong      *width)
+                 glong      *width,
+                 char      **plain_out)
 {
   g_autoptr(GString) expanded = g_string_new (NULL);
   g_autofree char *escaped = NULL;
@@ -109,6 +113,7 @@ diff_line_shown (const char *line,
         column++;
     }
   escaped = warden_printable_markup (expanded->str, expanded->len, WARDEN_PRINTABLE_ONE_LINE);
+  *plain_out = g_strndup (expanded->str, expanded->len);
   {
     /* The width as the user sees it, for tinted lines of one length. */
     g_autofree char *plain = warden_printable (expanded->str, expanded->len,
@@ -119,12 +124,35 @@ diff_line_shown (const char *line,
   return g_steal_pointer (&escaped);
 }
 
+/* A line of code in a diff: its first character says what it is. */
+static gboolean
+is_code_line (WardenDiffLineKind kind)
+{
+  return kind == WARDEN_DIFF_LINE_ADDED || kind == WARDEN_DIFF_LINE_REMOVED ||
+         kind == WARDEN_DIFF_LINE_CONTEXT;
+}
+
 char *
 warden_chat_row_diff_markup (const char *diff,
                              guint       max_lines,
                              guint      *n_lines)
 {
+  return warden_chat_row_diff_markup_for (diff, NULL, FALSE, max_lines, n_lines);
+}
+
+/* With @path, the code in the lines is coloured as the file's language is
+ * (issue 32): the whole shown text at once, so that a line knows it is
+ * inside a comment or a string begun above it. */
+char *
+warden_chat_row_diff_markup_for (const char *diff,
+                                 const char *path,
+                                 gboolean    dark,
+                                 guint       max_lines,
+                                 guint      *n_lines)
+{
   g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GString) code = g_string_new (NULL);
+  g_auto(GStrv) coloured = NULL;
   g_autoptr(GPtrArray) shown = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GArray) kinds = g_array_new (FALSE, FALSE, sizeof (WardenDiffLineKind));
   g_autoptr(GArray) widths = g_array_new (FALSE, FALSE, sizeof (glong));
@@ -141,8 +169,13 @@ warden_chat_row_diff_markup (const char *diff,
           g_autofree char *line = g_strndup (p, len);
           WardenDiffLineKind kind = warden_diff_line_kind (line);
           glong width = 0;
-          char *markup = diff_line_shown (line, len, &width);
+          g_autofree char *plain = NULL;
+          char *markup = diff_line_shown (line, len, &width, &plain);
 
+          if (total > 0)
+            g_string_append_c (code, '\n');
+          if (is_code_line (kind) && plain[0] != '\0')
+            g_string_append (code, plain + 1);
           widest = MAX (widest, width);
           g_ptr_array_add (shown, markup);
           g_array_append_val (kinds, kind);
@@ -151,6 +184,24 @@ warden_chat_row_diff_markup (const char *diff,
       total++;
       p = nl != NULL ? nl + 1 : p + len;
     }
+
+  if (path != NULL)
+    coloured = warden_highlight_lines (code->str, path, dark);
+  if (coloured != NULL && g_strv_length (coloured) == shown->len)
+    for (guint i = 0; i < shown->len; i++)
+      {
+        WardenDiffLineKind kind = g_array_index (kinds, WardenDiffLineKind, i);
+        const char *line = g_ptr_array_index (shown, i);
+
+        /* The sign as it was, the code in its colours. */
+        if (is_code_line (kind) && *line != '\0' && *line != '&' && *line != '<')
+          {
+            char *both = g_strdup_printf ("%c%s", *line, coloured[i]);
+
+            g_ptr_array_index (shown, i) = both;
+            g_free ((char *) line);
+          }
+      }
 
   for (guint i = 0; i < shown->len; i++)
     {
@@ -198,6 +249,7 @@ typedef struct
   GtkWidget *label;
   GtkWidget *more;
   char      *diff;
+  char      *path;      /* the file: its name chooses the colours */
   guint      n_lines;
   gboolean   collapsible;
   gboolean   expanded;
@@ -246,6 +298,7 @@ pass_vertical_wheel (GtkWidget *scroller)
 static void
 diff_view_free (DiffView *view)
 {
+  g_free (view->path);
   g_free (view->diff);
   g_free (view);
 }
@@ -255,7 +308,10 @@ diff_view_render (DiffView *view)
 {
   guint limit = view->collapsible && !view->expanded ? DIFF_COLLAPSED_LINES
                                                      : DIFF_MAX_SHOWN_LINES;
-  g_autofree char *markup = warden_chat_row_diff_markup (view->diff, limit, &view->n_lines);
+  g_autofree char *markup =
+    warden_chat_row_diff_markup_for (view->diff, view->path,
+                                     adw_style_manager_get_dark (adw_style_manager_get_default ()),
+                                     limit, &view->n_lines);
   guint added = 0, removed = 0;
   g_autofree char *summary = NULL;
 
@@ -316,6 +372,15 @@ diff_more_clicked_cb (GtkButton *button,
   diff_view_render (view);
 }
 
+static void
+diff_view_restyle (GtkWidget *box)
+{
+  DiffView *view = g_object_get_data (G_OBJECT (box), "warden-diff-view");
+
+  if (view != NULL && view->diff != NULL && view->path != NULL)
+    diff_view_render (view);
+}
+
 GtkWidget *
 warden_chat_row_diff_view_new (gboolean collapsible)
 {
@@ -366,7 +431,24 @@ warden_chat_row_diff_view_new (gboolean collapsible)
 
   g_object_set_data_full (G_OBJECT (box), "warden-diff-view", view,
                           (GDestroyNotify) diff_view_free);
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
+                           G_CALLBACK (diff_view_restyle), box, G_CONNECT_SWAPPED);
   return box;
+}
+
+void
+warden_chat_row_diff_view_set_path (GtkWidget  *widget,
+                                    const char *path)
+{
+  DiffView *view = g_object_get_data (G_OBJECT (widget), "warden-diff-view");
+
+  g_return_if_fail (view != NULL);
+  if (g_strcmp0 (view->path, path) == 0)
+    return;
+  g_free (view->path);
+  view->path = g_strdup (path);
+  if (view->diff != NULL)
+    diff_view_render (view);
 }
 
 void
@@ -413,30 +495,36 @@ copy_clicked_cb (GtkButton *button,
   gtk_widget_set_tooltip_text (GTK_WIDGET (button), _("Copied"));
 }
 
+static void code_block_render (GtkWidget *block);
+
 static GtkWidget *
 code_block_new (void)
 {
-  GtkWidget *block = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *block = gtk_overlay_new ();
+  GtkWidget *corner = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
   GtkWidget *lang = label_new ("code-lang");
   GtkWidget *copy = gtk_button_new_from_icon_name ("edit-copy-symbolic");
   GtkWidget *scroller = gtk_scrolled_window_new ();
   GtkWidget *code = label_new ("monospace");
 
   gtk_widget_add_css_class (block, "code-block");
-  gtk_widget_add_css_class (top, "code-header");
+  /* The language and the copy button in the block's top right corner,
+   * over the code, as GNOME's documentation shows code: no row of their
+   * own (issue 32). */
+  gtk_widget_add_css_class (corner, "code-corner");
+  gtk_widget_set_halign (corner, GTK_ALIGN_END);
+  gtk_widget_set_valign (corner, GTK_ALIGN_START);
   gtk_widget_add_css_class (lang, "caption");
   gtk_widget_add_css_class (lang, "dim-label");
-  gtk_widget_set_hexpand (lang, TRUE);
-  gtk_box_append (GTK_BOX (top), lang);
+  gtk_widget_set_valign (lang, GTK_ALIGN_CENTER);
+  gtk_box_append (GTK_BOX (corner), lang);
   gtk_widget_add_css_class (copy, "flat");
   gtk_widget_add_css_class (copy, "code-copy");
   gtk_widget_set_tooltip_text (copy, _("Copy"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (copy), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Copy the code"), -1);
   g_signal_connect (copy, "clicked", G_CALLBACK (copy_clicked_cb), block);
-  gtk_box_append (GTK_BOX (top), copy);
-  gtk_box_append (GTK_BOX (block), top);
+  gtk_box_append (GTK_BOX (corner), copy);
 
   gtk_widget_add_css_class (code, "code-text");
   gtk_label_set_selectable (GTK_LABEL (code), TRUE);
@@ -448,7 +536,11 @@ code_block_new (void)
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), code);
   gtk_widget_add_css_class (scroller, "code-scroller");
   pass_vertical_wheel (scroller);
-  gtk_box_append (GTK_BOX (block), scroller);
+  gtk_overlay_set_child (GTK_OVERLAY (block), scroller);
+  gtk_overlay_add_overlay (GTK_OVERLAY (block), corner);
+  /* Colours for the light or the dark style, as the window changes. */
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
+                           G_CALLBACK (code_block_render), block, G_CONNECT_SWAPPED);
   g_object_set_data (G_OBJECT (block), "code-label", code);
   g_object_set_data (G_OBJECT (block), "lang-label", lang);
   g_object_set_data (G_OBJECT (block), "copy-button", copy);
@@ -479,20 +571,38 @@ static void
 code_block_update (GtkWidget                 *block,
                    const WardenMarkdownBlock *md)
 {
-  GtkWidget *code = g_object_get_data (G_OBJECT (block), "code-label");
   GtkWidget *lang = g_object_get_data (G_OBJECT (block), "lang-label");
   GtkWidget *copy = g_object_get_data (G_OBJECT (block), "copy-button");
   const char *old = g_object_get_data (G_OBJECT (block), "code");
-  g_autofree char *markup = NULL;
 
-  if (g_strcmp0 (old, md->content) == 0)
+  if (g_strcmp0 (old, md->content) == 0 &&
+      g_strcmp0 (g_object_get_data (G_OBJECT (block), "lang"), md->info) == 0)
     return;
-  markup = code_markup (md->content);
-  gtk_label_set_markup (GTK_LABEL (code), markup);
   gtk_label_set_text (GTK_LABEL (lang), md->info != NULL ? md->info : "");
+  gtk_widget_set_visible (lang, md->info != NULL && *md->info != '\0');
   g_object_set_data_full (G_OBJECT (block), "code", g_strdup (md->content), g_free);
+  g_object_set_data_full (G_OBJECT (block), "lang", g_strdup (md->info), g_free);
+  code_block_render (block);
   gtk_button_set_icon_name (GTK_BUTTON (copy), "edit-copy-symbolic");
   gtk_widget_set_tooltip_text (copy, _("Copy"));
+}
+
+/* Coloured by GtkSourceView's highlighter for the fence's language, in the
+ * scheme of the window's style; plain where the language is unknown. */
+static void
+code_block_render (GtkWidget *block)
+{
+  GtkWidget *code = g_object_get_data (G_OBJECT (block), "code-label");
+  const char *text = g_object_get_data (G_OBJECT (block), "code");
+  g_autofree char *markup = NULL;
+
+  if (text == NULL)
+    return;
+  markup = warden_highlight_markup (text, g_object_get_data (G_OBJECT (block), "lang"),
+                                    adw_style_manager_get_dark (adw_style_manager_get_default ()));
+  if (markup == NULL)
+    markup = code_markup (text);
+  gtk_label_set_markup (GTK_LABEL (code), markup);
 }
 
 static void
@@ -856,6 +966,34 @@ button_new (WardenChatRow *self,
   return button;
 }
 
+/* The card's answers: one row where there is room, wrapped under each
+ * other in a narrow window (issue 32: three buttons in one row held the
+ * window at 418 px). GTK 4.8 has no breakpoints; a flow box is one. */
+static GtkWidget *
+button_row_new (void)
+{
+  GtkWidget *row = gtk_flow_box_new ();
+
+  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (row), GTK_SELECTION_NONE);
+  /* Cells of one width: lines of buttons that line up. */
+  gtk_flow_box_set_homogeneous (GTK_FLOW_BOX (row), TRUE);
+  gtk_flow_box_set_min_children_per_line (GTK_FLOW_BOX (row), 1);
+  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (row), 8);
+  gtk_flow_box_set_column_spacing (GTK_FLOW_BOX (row), 6);
+  gtk_flow_box_set_row_spacing (GTK_FLOW_BOX (row), 6);
+  gtk_widget_add_css_class (row, "approval-buttons");
+  return row;
+}
+
+static void
+button_row_append (GtkWidget *row,
+                   GtkWidget *button)
+{
+  gtk_flow_box_append (GTK_FLOW_BOX (row), button);
+  /* Tab goes to the buttons, not to the boxes around them. */
+  gtk_widget_set_focusable (gtk_widget_get_parent (button), FALSE);
+}
+
 /* A command line in a label's markup, as code, on one line. */
 static char *
 command_markup (const char *text)
@@ -870,7 +1008,7 @@ approval_box_new (WardenChatRow  *self,
                   WardenApproval *approval)
 {
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  GtkWidget *buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *buttons = button_row_new ();
   const char *reason = warden_approval_get_reason (approval);
   /* A host's part is the command that wants it, shown as such below. */
   const char *part = warden_approval_get_kind (approval) == WARDEN_APPROVAL_HOST
@@ -901,7 +1039,7 @@ approval_box_new (WardenChatRow  *self,
           g_object_set_data_full (G_OBJECT (choice), "choice", g_strdup (choices[i]), g_free);
           g_signal_connect_object (choice, "clicked", G_CALLBACK (choice_clicked_cb), self,
                                    G_CONNECT_SWAPPED);
-          gtk_box_append (GTK_BOX (buttons), choice);
+          button_row_append (buttons, choice);
         }
       gtk_widget_set_visible (buttons, choices != NULL && choices[0] != NULL);
 
@@ -932,7 +1070,10 @@ approval_box_new (WardenChatRow  *self,
                                                               WARDEN_PRINTABLE_ONE_LINE);
       g_autofree char *markup = NULL;
 
-      if (reason != NULL && part != NULL)
+      /* A reason that names its part says it once (issue 32). */
+      if (reason != NULL && part != NULL && strstr (reason, part) != NULL)
+        markup = g_strdup (reason_markup);
+      else if (reason != NULL && part != NULL)
         markup = g_strdup_printf ("%s: <tt>%s</tt>", reason_markup, part_markup);
       else if (part != NULL)
         markup = g_strdup_printf (_("Asks because of <tt>%s</tt>"), part_markup);
@@ -973,19 +1114,26 @@ approval_box_new (WardenChatRow  *self,
                            G_CONNECT_SWAPPED);
   gtk_box_append (GTK_BOX (box), self->entry);
 
-  gtk_box_append (GTK_BOX (buttons),
-                  button_new (self, _("_Reject"), "destructive-action",
-                              G_CALLBACK (reject_clicked_cb)));
-  gtk_box_append (GTK_BOX (buttons),
-                  button_new (self, _("Allow _Once"), "suggested-action",
-                              G_CALLBACK (allow_once_clicked_cb)));
-  /* A file is approved one call at a time: there is no pattern to save. */
-  if (warden_approval_get_kind (approval) == WARDEN_APPROVAL_COMMAND ||
+  button_row_append (buttons, button_new (self, _("_Reject"), "destructive-action",
+                                          G_CALLBACK (reject_clicked_cb)));
+  button_row_append (buttons, button_new (self, _("Allow _Once"), "suggested-action",
+                                          G_CALLBACK (allow_once_clicked_cb)));
+  /* A file is approved one call at a time: there is no pattern to save;
+   * nor for a command no pattern can stop asking. */
+  if ((warden_approval_get_kind (approval) == WARDEN_APPROVAL_COMMAND &&
+       !warden_approval_get_uncovered (approval, NULL, NULL)) ||
       warden_approval_get_kind (approval) == WARDEN_APPROVAL_HOST)
-    gtk_box_append (GTK_BOX (buttons),
-                    button_new (self, _("Always _Allow…"), NULL, G_CALLBACK (always_clicked_cb)));
+    button_row_append (buttons, button_new (self, _("Always _Allow…"), NULL,
+                                            G_CALLBACK (always_clicked_cb)));
   gtk_box_append (GTK_BOX (box), buttons);
   return box;
+}
+
+/* Nothing to do: its destroy notify drops the last reference. */
+static gboolean
+release_later_cb (gpointer data)
+{
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -995,6 +1143,16 @@ update_approval (WardenChatRow *self)
 
   if (self->approval_box != NULL)
     {
+      GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+      GtkWidget *focus = root ? gtk_root_get_focus (root) : NULL;
+
+      /* The button just clicked goes with its box: the keyboard focus must
+       * not stay on it (the list would look for it in its next layout), and
+       * the box lives until the click that answered has run its course. */
+      if (focus != NULL && gtk_widget_is_ancestor (focus, self->approval_box))
+        gtk_root_set_focus (root, NULL);
+      g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, release_later_cb,
+                       g_object_ref (self->approval_box), g_object_unref);
       gtk_box_remove (GTK_BOX (self->approval_slot), self->approval_box);
       self->approval_box = NULL;
       self->entry = NULL;
@@ -1025,6 +1183,7 @@ update_subject (WardenChatRow *self)
 static void
 update_diff (WardenChatRow *self)
 {
+  warden_chat_row_diff_view_set_path (self->diff_view, warden_chat_item_get_subject (self->item));
   warden_chat_row_diff_view_set_diff (self->diff_view, warden_chat_item_get_diff (self->item));
 }
 

@@ -41,5 +41,15 @@ char           *warden_chat_row_diff_markup        (const char     *diff,
 GtkWidget      *warden_chat_row_diff_view_new      (gboolean        collapsible);
 void            warden_chat_row_diff_view_set_diff (GtkWidget      *view,
                                                     const char     *diff);
+/* The file the diff changes: its name chooses the code's colours. */
+void            warden_chat_row_diff_view_set_path (GtkWidget      *view,
+                                                    const char     *path);
+/* As warden_chat_row_diff_markup, the code coloured as @path's language is
+ * in the light or dark scheme (NULL @path: not coloured). */
+char           *warden_chat_row_diff_markup_for    (const char     *diff,
+                                                    const char     *path,
+                                                    gboolean        dark,
+                                                    guint           max_lines,
+                                                    guint          *n_lines);
 
 G_END_DECLS

@@ -357,6 +357,8 @@ refresh_key (WardenPreferencesWindow *self)
                                    key_lookup_cb, key_call_new (self, provider));
 }
 
+static void test_result_stale (WardenPreferencesWindow *self);
+
 static void
 key_store_cb (GObject      *object,
               GAsyncResult *result,
@@ -378,6 +380,7 @@ key_store_cb (GObject      *object,
 
   gtk_editable_set_text (GTK_EDITABLE (self->key_row), "");
   toast (self, _("The API key is saved in the keyring"));
+  test_result_stale (self);
   if (g_strcmp0 (call->provider, key_provider (self)) == 0)
     refresh_key (self);
 }
@@ -412,6 +415,7 @@ key_clear_cb (GObject      *object,
     }
 
   toast (call->self, _("The API key is removed from the keyring"));
+  test_result_stale (call->self);
   refresh_key (call->self);
 }
 
@@ -1390,6 +1394,25 @@ set_test_result (WardenPreferencesWindow *self,
   gtk_widget_set_visible (GTK_WIDGET (self->test_icon), TRUE);
 }
 
+/* A result says how the model answered with the settings of then: after a
+ * change it would mislead (issue 32), so the row goes back to saying what
+ * the button does. A test under way is cancelled: it asks with the old ones. */
+static void
+test_result_stale (WardenPreferencesWindow *self)
+{
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->test_icon)) &&
+      !gtk_widget_get_visible (GTK_WIDGET (self->test_spinner)))
+    return;
+  g_cancellable_cancel (self->test_cancellable);
+  gtk_widget_set_visible (GTK_WIDGET (self->test_spinner), FALSE);
+  gtk_spinner_stop (self->test_spinner);
+  gtk_widget_set_sensitive (self->test_button, TRUE);
+  gtk_widget_set_visible (GTK_WIDGET (self->test_icon), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->test_row), _("Connection"));
+  adw_action_row_set_subtitle (self->test_row, _("Send the model a short request, with the "
+                                                 "provider, key and model set above"));
+}
+
 static const char *
 provider_title (WardenLlmProvider *provider)
 {
@@ -1433,7 +1456,9 @@ test_complete_cb (GObject      *object,
                                                warden_llm_provider_get_model (call->provider),
                                                error->message);
 
-      set_test_result (self, FALSE, _("The model could not be reached"), text);
+      /* A title of its own: the error says how it failed, often in the
+       * words "could not reach" (issue 32: said twice). */
+      set_test_result (self, FALSE, _("Not connected"), text);
     }
   release (self);
   test_call_free (call);
@@ -1454,7 +1479,8 @@ test_provider_cb (GObject      *object,
   if (call->provider == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        set_test_result (self, FALSE, _("No model is set up"), error->message);
+        /* The message says "No model is set up: …" itself. */
+        set_test_result (self, FALSE, _("Not connected"), error->message);
       release (self);
       test_call_free (call);
       return;
@@ -1624,6 +1650,12 @@ warden_preferences_window_constructed (GObject *object)
 
   g_signal_connect_object (self->settings, "changed::provider",
                            G_CALLBACK (provider_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::provider",
+                           G_CALLBACK (test_result_stale), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::model",
+                           G_CALLBACK (test_result_stale), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::base-url",
+                           G_CALLBACK (test_result_stale), self, G_CONNECT_SWAPPED);
   refresh_key (self);
   refresh_profiles (self);
   probe_sandbox (self);
@@ -1810,12 +1842,30 @@ warden_preferences_window_class_init (WardenPreferencesWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "prefs.undo-delete", "s", undo_delete_action);
 }
 
+static const char whole_choice_ui[] =
+  "<interface><template class=\"GtkListItem\"><property name=\"child\">"
+  "<object class=\"GtkLabel\"><property name=\"xalign\">0</property>"
+  "<binding name=\"label\"><lookup name=\"string\" type=\"GtkStringObject\">"
+  "<lookup name=\"item\">GtkListItem</lookup></lookup></binding>"
+  "</object></property></template></interface>";
+
 static void
 warden_preferences_window_init (WardenPreferencesWindow *self)
 {
   g_type_ensure (WARDEN_TYPE_PROFILE_EDITOR);
 
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  /* The chosen value is never cut to "Auto…": the default factory's label
+   * ellipsizes beside a long subtitle; whole, the subtitle wraps instead. */
+  {
+    g_autoptr(GBytes) bytes = g_bytes_new_static (whole_choice_ui, strlen (whole_choice_ui));
+    g_autoptr(GtkListItemFactory) factory = gtk_builder_list_item_factory_new_from_bytes (NULL,
+                                                                                        bytes);
+
+    adw_combo_row_set_factory (self->provider_row, factory);
+    adw_combo_row_set_factory (self->sandbox_row, factory);
+  }
 
   self->cancellable = g_cancellable_new ();
   self->deleted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);

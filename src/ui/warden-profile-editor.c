@@ -129,11 +129,45 @@ static const WardenFileWrite file_writes[] = {
 };
 
 /* In the order of the network row's items. */
+static const char whole_choice_ui[] =
+  "<interface><template class=\"GtkListItem\"><property name=\"child\">"
+  "<object class=\"GtkLabel\"><property name=\"xalign\">0</property>"
+  "<binding name=\"label\"><lookup name=\"string\" type=\"GtkStringObject\">"
+  "<lookup name=\"item\">GtkListItem</lookup></lookup></binding>"
+  "</object></property></template></interface>";
+
 static const WardenNetworkMode network_modes[] = {
   WARDEN_NETWORK_NONE,
   WARDEN_NETWORK_ALLOWLIST,
   WARDEN_NETWORK_OPEN,
 };
+
+/* The choices are one or two words, so that a narrow window shows them
+ * whole (issue 32: "Allowlist: ask for anyt…"); what the chosen one means
+ * is the row's subtitle, in the order of the arrays above. */
+static const char * const mode_meanings[] = {
+  N_("Commands the profile does not allow wait for you"),
+  N_("Every command waits for you"),
+  N_("Every command runs unless the profile denies it"),
+};
+
+static const char * const network_meanings[] = {
+  N_("The sandbox reaches no host"),
+  N_("The hosts below; one the profile does not name waits for you like a command"),
+  N_("Every host"),
+};
+
+static void
+explain_choice (AdwComboRow        *row,
+                const char * const *meanings,
+                guint               n)
+{
+  guint selected = adw_combo_row_get_selected (row);
+
+  adw_combo_row_set_use_subtitle (row, FALSE);
+  if (selected < n)
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _(meanings[selected]));
+}
 
 static void queue_save     (WardenProfileEditor *self);
 static void update_try     (WardenProfileEditor *self);
@@ -873,6 +907,7 @@ profile_mode_notify_cb (WardenProfileEditor *self,
   for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
     if (modes[i] == mode)
       adw_combo_row_set_selected (self->mode_row, i);
+  explain_choice (self->mode_row, mode_meanings, G_N_ELEMENTS (mode_meanings));
   self->updating = FALSE;
   update_try (self);
 }
@@ -890,11 +925,11 @@ profile_network_notify_cb (WardenProfileEditor *self,
       adw_combo_row_set_selected (self->network_mode_row, i);
   /* Without a section of its own, the Network switch decides. */
   adw_combo_row_set_use_subtitle (self->network_mode_row, FALSE);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->network_mode_row),
-                               warden_profile_has_network (profile)
-                               ? _("Hosts the profile neither allows nor denies are asked about, "
-                                   "like commands (allowlist)")
-                               : _("Not set: the Network switch of the sandbox preferences "
+  if (warden_profile_has_network (profile))
+    explain_choice (self->network_mode_row, network_meanings, G_N_ELEMENTS (network_meanings));
+  else
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (self->network_mode_row),
+                                 _("Not set: the Network switch of the sandbox preferences "
                                    "decides (off: none, on: open)"));
   self->updating = FALSE;
   queue_rebuild (self);
@@ -1064,6 +1099,7 @@ mode_selected_cb (WardenProfileEditor *self,
 {
   guint selected = adw_combo_row_get_selected (row);
 
+  explain_choice (row, mode_meanings, G_N_ELEMENTS (mode_meanings));
   if (self->updating || is_read_only (self) || selected >= G_N_ELEMENTS (modes))
     return;
 
@@ -1094,6 +1130,7 @@ network_mode_selected_cb (WardenProfileEditor *self,
 
   if (self->updating || is_read_only (self) || selected >= G_N_ELEMENTS (network_modes))
     return;
+  explain_choice (row, network_meanings, G_N_ELEMENTS (network_meanings));
   warden_profile_set_network_mode (self->profile, network_modes[selected]);
   queue_save (self);
 }
@@ -1480,6 +1517,19 @@ static void
 warden_profile_editor_init (WardenProfileEditor *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  /* The chosen value is never cut: the default factory's label ellipsizes,
+   * and a row with a subtitle left it a few letters. Whole, it takes its
+   * room and the subtitle wraps instead. */
+  {
+    g_autoptr(GBytes) bytes = g_bytes_new_static (whole_choice_ui, strlen (whole_choice_ui));
+    g_autoptr(GtkListItemFactory) factory = gtk_builder_list_item_factory_new_from_bytes (NULL,
+                                                                                        bytes);
+
+    adw_combo_row_set_factory (self->mode_row, factory);
+    adw_combo_row_set_factory (self->file_write_row, factory);
+    adw_combo_row_set_factory (self->network_mode_row, factory);
+  }
 
   self->cancellable = g_cancellable_new ();
   self->part_rows = g_ptr_array_new ();

@@ -40,6 +40,7 @@ struct _WardenTerminal
   GtkWidget      *search_bar;
   GtkWidget      *search_entry;
   VteTerminal    *vte;
+  GtkWidget      *placeholder;    /* says what the pane is until something shows */
   GtkWidget      *menu;
   GSettings      *interface_settings;
 
@@ -419,7 +420,27 @@ warden_terminal_init (WardenTerminal *self)
   terminal_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
   gtk_box_append (GTK_BOX (terminal_box), GTK_WIDGET (self->vte));
   gtk_box_append (GTK_BOX (terminal_box), scrollbar);
-  gtk_box_append (GTK_BOX (self->box), terminal_box);
+  /* It looks like a shell but takes no keys (issue 32): it says so until
+   * the first command shows. */
+  self->placeholder = gtk_label_new (_("The commands the agent runs and their output show "
+                                       "here. This is not a shell: it takes no input."));
+  gtk_label_set_wrap (GTK_LABEL (self->placeholder), TRUE);
+  gtk_label_set_justify (GTK_LABEL (self->placeholder), GTK_JUSTIFY_CENTER);
+  gtk_widget_set_halign (self->placeholder, GTK_ALIGN_CENTER);
+  gtk_widget_set_valign (self->placeholder, GTK_ALIGN_CENTER);
+  gtk_widget_set_can_target (self->placeholder, FALSE);
+  gtk_widget_set_margin_start (self->placeholder, 12);
+  gtk_widget_set_margin_end (self->placeholder, 12);
+  gtk_widget_add_css_class (self->placeholder, "dim-label");
+  gtk_widget_add_css_class (self->placeholder, "terminal-placeholder");
+  {
+    GtkWidget *overlay = gtk_overlay_new ();
+
+    gtk_overlay_set_child (GTK_OVERLAY (overlay), terminal_box);
+    gtk_overlay_add_overlay (GTK_OVERLAY (overlay), self->placeholder);
+    gtk_widget_set_vexpand (overlay, TRUE);
+    gtk_box_append (GTK_BOX (self->box), overlay);
+  }
 
   g_menu_append (section, _("_Copy"), "terminal.copy");
   g_menu_append (section, _("Select _All"), "terminal.select-all");
@@ -539,6 +560,8 @@ queue_feed (WardenTerminal *self,
             const char     *data,
             gsize           length)
 {
+  if (length > 0)
+    gtk_widget_set_visible (self->placeholder, FALSE);
   if (self->queue_start > 0 && self->queue_start * 2 > self->queue->len)
     {
       g_byte_array_remove_range (self->queue, 0, self->queue_start);
@@ -919,6 +942,7 @@ warden_terminal_reset (WardenTerminal *self)
   hide_cursor (self);
   self->last_was_cr = FALSE;
   self->at_line_start = TRUE;
+  gtk_widget_set_visible (self->placeholder, TRUE);
 }
 
 void

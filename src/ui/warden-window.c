@@ -36,6 +36,9 @@ struct _WardenWindow
   AdwLeaflet           *leaflet;
   GtkStack             *sidebar_stack;
   GtkListBox           *session_list;
+  GtkSearchBar         *search_bar;
+  GtkSearchEntry       *search_entry;
+  GtkToggleButton      *search_toggle;
   GtkBox               *sidebar;
   GtkBox               *content;
   AdwWindowTitle       *window_title;
@@ -95,6 +98,8 @@ struct _WardenWindow
   guint                 follow_settled;    /* frames the end has stayed in view */
   guint                 scrolling;         /* >0 while the window moves the chat itself */
   guint                 busy_timer_id;
+  guint                 clock_id;          /* the rows' "5 min ago" go on with time */
+  guint                 restore_id;        /* the last session, opened after the first frame */
   gint64                command_started;   /* monotonic µs, of the command running now */
   guint                 busy_step;
 };
@@ -201,6 +206,29 @@ dup_session_title (WardenWindow *self,
   return g_strdup (_("New session"));
 }
 
+/* When a session last changed, as a person says it: "5 min ago". */
+static char *
+dup_relative_time (gint64 then,
+                   gint64 now)
+{
+  gint64 ago = MAX (now - then, 0);
+  g_autoptr(GDateTime) date = NULL;
+
+  if (ago < 60)
+    return g_strdup (_("just now"));
+  if (ago < 3600)
+    return g_strdup_printf (ngettext ("%d min ago", "%d min ago", ago / 60), (int) (ago / 60));
+  if (ago < 24 * 3600)
+    return g_strdup_printf (ngettext ("%d hour ago", "%d hours ago", ago / 3600),
+                            (int) (ago / 3600));
+  if (ago < 7 * 24 * 3600)
+    return g_strdup_printf (ngettext ("%d day ago", "%d days ago", ago / (24 * 3600)),
+                            (int) (ago / (24 * 3600)));
+  date = g_date_time_new_from_unix_local (then);
+  /* Translators: a date in the session list, strftime format */
+  return date ? g_date_time_format (date, _("%e %b %Y")) : g_strdup ("");
+}
+
 static GtkWidget *
 session_row_new (const char *id)
 {
@@ -302,7 +330,17 @@ session_row_update (GtkWidget           *row,
     }
   if (g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), title) != 0)
     adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), base ? base : "");
+  {
+    g_autofree char *when = dup_relative_time (info->updated,
+                                               g_get_real_time () / G_USEC_PER_SEC);
+    /* Translators: a session's project folder and when it last changed */
+    g_autofree char *subtitle = g_strdup_printf (_("%s · %s"), base ? base : "", when);
+    g_autofree char *key = g_strdup_printf ("%s\n%s", title, base ? base : "");
+
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+    /* What a search looks in: the title and the project. */
+    g_object_set_data_full (G_OBJECT (row), "search-key", g_utf8_casefold (key, -1), g_free);
+  }
   gtk_widget_set_tooltip_text (row, info->workspace);
   gtk_widget_set_visible (badge, waiting);
   gtk_widget_set_visible (spinner, running);
@@ -317,6 +355,18 @@ session_has_task (WardenSessionRecord *info,
   if (live != NULL)
     return warden_session_has_task (live);
   return g_strcmp0 (info->state, "idle") != 0;
+}
+
+static int
+compare_created (gconstpointer a,
+                 gconstpointer b)
+{
+  const WardenSessionRecord *x = *(WardenSessionRecord * const *) a;
+  const WardenSessionRecord *y = *(WardenSessionRecord * const *) b;
+
+  if (x->created != y->created)
+    return x->created > y->created ? -1 : 1;
+  return g_strcmp0 (x->id, y->id);
 }
 
 static void
@@ -345,6 +395,10 @@ reload_sessions (WardenWindow *self)
       if (session_has_task (info, live_session (self, info->id)))
         g_ptr_array_add (shown, info);
     }
+  /* Newest first by when they were made, not by when they last changed: a
+   * session opened, answered or busy stays where it is, under the pointer
+   * (issue 32); its row says when it last changed. */
+  g_ptr_array_sort (shown, compare_created);
 
   /* The rows stay when the sessions do, so that a click, the keyboard
    * focus or an open menu is not lost to every change of state. */
@@ -390,7 +444,68 @@ reload_sessions (WardenWindow *self)
         gtk_widget_grab_focus (w);
     }
   gtk_stack_set_visible_child_name (self->sidebar_stack, shown->len ? "list" : "empty");
+  gtk_list_box_invalidate_filter (self->session_list);
   busy_turn (self);
+}
+
+static gboolean
+clock_cb (gpointer user_data)
+{
+  reload_sessions (user_data);
+  return G_SOURCE_CONTINUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Searching the sessions */
+
+static gboolean
+session_filter_cb (GtkListBoxRow *row,
+                   gpointer       user_data)
+{
+  WardenWindow *self = user_data;
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
+  const char *key = g_object_get_data (G_OBJECT (row), "search-key");
+  g_autofree char *folded = NULL;
+
+  if (!gtk_search_bar_get_search_mode (self->search_bar) || *text == '\0')
+    return TRUE;
+  folded = g_utf8_casefold (text, -1);
+  return key != NULL && strstr (key, folded) != NULL;
+}
+
+static void
+search_changed_cb (GtkSearchEntry *entry,
+                   WardenWindow   *self)
+{
+  gtk_list_box_invalidate_filter (self->session_list);
+}
+
+static void
+stop_search_cb (GtkSearchEntry *entry,
+                WardenWindow   *self)
+{
+  gtk_search_bar_set_search_mode (self->search_bar, FALSE);
+}
+
+static void
+search_mode_cb (WardenWindow *self)
+{
+  if (!gtk_search_bar_get_search_mode (self->search_bar))
+    gtk_editable_set_text (GTK_EDITABLE (self->search_entry), "");
+  gtk_list_box_invalidate_filter (self->session_list);
+}
+
+static void
+search_sessions_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  WardenWindow *self = WARDEN_WINDOW (widget);
+
+  /* Narrow, the list is on the other side. */
+  adw_leaflet_set_visible_child (self->leaflet, GTK_WIDGET (self->sidebar));
+  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
 }
 
 static void
@@ -790,7 +905,9 @@ update_title (WardenWindow *self)
   if (self->session == NULL)
     {
       gtk_window_set_title (GTK_WINDOW (self), _("Warden"));
-      adw_window_title_set_title (self->window_title, _("Warden"));
+      /* The sidebar's header says "Warden" already (issue 32: twice side
+       * by side at the first start). */
+      adw_window_title_set_title (self->window_title, "");
       adw_window_title_set_subtitle (self->window_title, model ? model : "");
       return;
     }
@@ -1562,8 +1679,12 @@ set_session_full (WardenWindow  *self,
   g_signal_group_set_target (self->items_signals,
                              session ? warden_session_get_items (session) : NULL);
   if (session != NULL)
-    g_hash_table_replace (self->opened, g_strdup (warden_session_get_id (session)),
-                          g_object_ref (session));
+    {
+      g_hash_table_replace (self->opened, g_strdup (warden_session_get_id (session)),
+                            g_object_ref (session));
+      /* Opened again at the next start, as Text Editor reopens documents. */
+      g_settings_set_string (self->settings, "last-session", warden_session_get_id (session));
+    }
 
   if (session != NULL)
     selection = gtk_no_selection_new (g_object_ref (warden_session_get_items (session)));
@@ -1684,7 +1805,9 @@ new_session_create_cb (WardenNewSessionDialog *dialog,
         toast (self, error->message);
       return;
     }
-  g_settings_set_string (self->settings, "default-workspace", workspace);
+  /* Offered next time; Preferences' "Default workspace" is the user's to
+   * set, not rewritten by a pick here (issue 32). */
+  g_settings_set_string (self->settings, "last-workspace", workspace);
   set_session (self, session);
   reload_sessions (self);
   show_content (self);
@@ -1712,10 +1835,12 @@ warden_window_new_session (WardenWindow *self)
       gtk_window_present (GTK_WINDOW (self->new_session_dialog));
       return;
     }
+  /* Else the folder of the last session made: the process's own folder is
+   * most often home, which is refused as a workspace. */
   if (*workspace == '\0')
     {
       g_free (workspace);
-      workspace = g_get_current_dir ();
+      workspace = g_settings_get_string (self->settings, "last-workspace");
     }
   /* A setting this Warden does not know is Automatic. */
   warden_sandbox_kind_from_string (setting, &sandbox);
@@ -1725,6 +1850,15 @@ warden_window_new_session (WardenWindow *self)
   self->new_session_dialog = GTK_WIDGET (dialog);
   g_signal_connect_object (dialog, "create", G_CALLBACK (new_session_create_cb), self, 0);
   g_signal_connect (dialog, "destroy", G_CALLBACK (new_session_dialog_destroy_cb), self);
+  /* Over a narrow window, no wider than it (issue 32: 510 px over 360). */
+  if (gtk_widget_get_width (GTK_WIDGET (self)) > 0)
+    {
+      int width, height;
+
+      gtk_window_get_default_size (GTK_WINDOW (dialog), &width, &height);
+      gtk_window_set_default_size (GTK_WINDOW (dialog),
+                                   MIN (width, gtk_widget_get_width (GTK_WIDGET (self))), -1);
+    }
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -2162,6 +2296,40 @@ set_terminal_visible (WardenWindow *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TERMINAL_VISIBLE]);
 }
 
+/* The session shown when Warden last ran, if it is still listed: a session
+ * gone or never given a task is not brought back, nor one that warden-cli
+ * drives now (its lease is taken: no message for what the user did not
+ * ask). After the first frame: reading a long session's messages must not
+ * hold the window back (issue 32, item 8). */
+static gboolean
+restore_last_session_cb (gpointer user_data)
+{
+  WardenWindow *self = user_data;
+  g_autofree char *id = g_settings_get_string (self->settings, "last-session");
+  g_autoptr(GError) error = NULL;
+  GtkListBoxRow *row;
+
+  self->restore_id = 0;
+  if (self->session != NULL || *id == '\0')
+    return G_SOURCE_REMOVE;
+  for (guint i = 0; (row = gtk_list_box_get_row_at_index (self->session_list, i)) != NULL; i++)
+    if (g_strcmp0 (row_session_id (row), id) == 0)
+      {
+        WardenSession *session = warden_application_open_session (self->app, id, &error);
+
+        if (session == NULL)
+          {
+            g_debug ("The last session is not opened again: %s", error->message);
+            return G_SOURCE_REMOVE;
+          }
+        set_session (self, session);
+        reload_sessions (self);
+        show_content (self);
+        break;
+      }
+  return G_SOURCE_REMOVE;
+}
+
 static void
 setup (WardenWindow *self)
 {
@@ -2272,9 +2440,29 @@ setup (WardenWindow *self)
                                ? BANNER_MOVE_ASIDE : BANNER_NONE);
     }
 
+  gtk_list_box_set_filter_func (self->session_list, session_filter_cb, self, NULL);
+  {
+    /* A search that keeps no row says so, rather than showing nothing. */
+    GtkWidget *none = gtk_label_new (_("No session’s title or project has these words"));
+
+    gtk_label_set_wrap (GTK_LABEL (none), TRUE);
+    gtk_label_set_justify (GTK_LABEL (none), GTK_JUSTIFY_CENTER);
+    gtk_widget_add_css_class (none, "dim-label");
+    gtk_widget_set_margin_top (none, 18);
+    gtk_widget_set_margin_start (none, 12);
+    gtk_widget_set_margin_end (none, 12);
+    gtk_list_box_set_placeholder (self->session_list, none);
+  }
+  g_object_bind_property (self->search_toggle, "active", self->search_bar, "search-mode-enabled",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+  g_signal_connect_object (self->search_bar, "notify::search-mode-enabled",
+                           G_CALLBACK (search_mode_cb), self, G_CONNECT_SWAPPED);
+  self->clock_id = g_timeout_add_seconds (60, clock_cb, self);
+
   reload_sessions (self);
   reload_profiles (self);
   update_session_state (self);
+  self->restore_id = g_idle_add_full (G_PRIORITY_LOW, restore_last_session_cb, self, NULL);
 }
 
 static void
@@ -2289,6 +2477,8 @@ warden_window_dispose (GObject *object)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self->chat_scroller), self->follow_tick_id);
   self->follow_tick_id = 0;
   g_clear_handle_id (&self->busy_timer_id, g_source_remove);
+  g_clear_handle_id (&self->clock_id, g_source_remove);
+  g_clear_handle_id (&self->restore_id, g_source_remove);
   close_approval_dialog (self);
   if (self->row_menu != NULL)
     gtk_widget_unparent (self->row_menu);
@@ -2385,6 +2575,9 @@ warden_window_class_init (WardenWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sidebar_stack);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, session_list);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, search_bar);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, search_toggle);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sidebar);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, content);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, window_title);
@@ -2421,11 +2614,15 @@ warden_window_class_init (WardenWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, terminal);
   gtk_widget_class_bind_template_callback (widget_class, session_row_activated_cb);
   gtk_widget_class_bind_template_callback (widget_class, back_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
   gtk_widget_class_bind_template_callback (widget_class, banner_button_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, banner_close_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, new_activity_clicked_cb);
 
   gtk_widget_class_install_action (widget_class, "win.send", NULL, send_action);
+  gtk_widget_class_install_action (widget_class, "win.search-sessions", NULL,
+                                   search_sessions_action);
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
   gtk_widget_class_install_action (widget_class, "win.retry", NULL, retry_action);
   gtk_widget_class_install_action (widget_class, "win.approval-answer", "(sbbs)",

@@ -87,6 +87,33 @@ test_sessions (void)
   g_assert_cmpuint (got->usage.unpriced, ==, 2);
 }
 
+/* What the window watches (issue 32, item 5): another connection's commit
+ * changes the data version; this store's own writes leave it. */
+static void
+test_data_version (void)
+{
+  g_autofree char *path = temp_db ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) window = warden_session_store_new (path, &error);
+  g_autoptr(WardenSessionStore) cli = warden_session_store_new (path, &error);
+  g_autoptr(WardenSessionRecord) own = warden_session_record_new ();
+  g_autoptr(WardenSessionRecord) other = warden_session_record_new ();
+  gint64 version;
+
+  g_assert_no_error (error);
+  version = warden_session_store_get_data_version (window);
+  g_assert_cmpint (version, >=, 0);
+
+  own->title = g_strdup ("made here");
+  g_assert_true (warden_session_store_save_session (window, own, &error));
+  g_assert_cmpint (warden_session_store_get_data_version (window), ==, version);
+
+  other->title = g_strdup ("made by warden-cli");
+  g_assert_true (warden_session_store_save_session (cli, other, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (warden_session_store_get_data_version (window), !=, version);
+}
+
 static void
 test_not_found (void)
 {
@@ -1261,6 +1288,7 @@ main (int    argc,
 
   g_test_add_func ("/agent/store/sessions", test_sessions);
   g_test_add_func ("/agent/store/not-found", test_not_found);
+  g_test_add_func ("/agent/store/data-version", test_data_version);
   g_test_add_func ("/agent/store/messages-in-order", test_messages_in_order);
   g_test_add_func ("/agent/store/tool-calls", test_tool_calls);
   g_test_add_func ("/agent/store/survives-reopen", test_survives_reopen);

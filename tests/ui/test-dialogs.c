@@ -249,7 +249,8 @@ test_approval_env_not_always (void)
 
   g_assert_true (strv_has (mono, "NODE_OPTIONS=--inspect"));
   g_assert_false (adw_message_dialog_has_response (ADW_MESSAGE_DIALOG (dialog), "always"));
-  g_assert_false (gtk_widget_get_sensitive (
+  /* Issue 32, item 7: no empty pattern field either. */
+  g_assert_false (gtk_widget_get_mapped (
     GTK_WIDGET (warden_approval_dialog_get_pattern_entry (dialog))));
   g_assert_nonnull (strstr (text, "NODE_OPTIONS=--inspect"));
   g_assert_nonnull (strstr (text, "Always allow cannot make this command run without asking"));

@@ -773,6 +773,39 @@ test_row_approval_chain (RowFixture    *f,
   g_assert_nonnull (find_button (GTK_WIDGET (f->row), "Allow Once"));
 }
 
+/* Issue 32, item 7: a reason that names its one part says it once; a
+ * command no pattern can allow (it loads code through its environment) is
+ * not offered Always Allow in the card either. */
+static void
+test_row_approval_once_said (RowFixture    *f,
+                             gconstpointer  data)
+{
+  static const char * const env[] = { "NODE_OPTIONS=--inspect", NULL };
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-9", "exec", "npm test");
+  g_autoptr(WardenApproval) approval =
+    warden_approval_new ("s1", "call-9", WARDEN_APPROVAL_COMMAND, "exec", "npm test");
+  g_autoptr(WardenChatItem) loads = warden_chat_item_new_tool ("call-10", "exec", "node x.js");
+  g_autoptr(WardenApproval) loading =
+    warden_approval_new ("s1", "call-10", WARDEN_APPROVAL_COMMAND, "exec", "node x.js");
+
+  warden_approval_set_details (approval, "/work", WARDEN_SANDBOX_KIND_BWRAP,
+                               "No pattern of the profile allows “npm test”.", "npm test",
+                               NULL, NULL, NULL);
+  warden_chat_row_set_item (f->row, item);
+  warden_chat_item_set_approval (item, approval);
+  g_assert_cmpstr (label_text (f, "approval-reason"), ==,
+                   "No pattern of the profile allows “npm test”.");
+  g_assert_nonnull (find_button (GTK_WIDGET (f->row), "Always Allow…"));
+
+  warden_approval_set_details (loading, "/work", WARDEN_SANDBOX_KIND_BWRAP,
+                               "The environment loads code", "node x.js", NULL, NULL, env);
+  g_assert_true (warden_approval_get_uncovered (loading, NULL, NULL));
+  warden_chat_row_set_item (f->row, loads);
+  warden_chat_item_set_approval (loads, loading);
+  g_assert_nonnull (find_button (GTK_WIDGET (f->row), "Allow Once"));
+  g_assert_null (find_button (GTK_WIDGET (f->row), "Always Allow…"));
+}
+
 static void
 test_row_approval (RowFixture    *f,
                    gconstpointer  data)
@@ -1163,6 +1196,65 @@ test_row_code_block (RowFixture    *f,
   g_assert_cmpstr (copied, ==, code);
 }
 
+/* Issue 32, item 6: a fenced block is coloured by GtkSourceView's
+ * highlighter for its language, in the light or the dark scheme as the
+ * window is; its copy button sits in the block's corner, over the code,
+ * not in a row of its own. A language nobody knows stays plain. */
+static void
+test_row_code_colours (RowFixture    *f,
+                       gconstpointer  data)
+{
+  g_autoptr(WardenChatItem) item =
+    warden_chat_item_new (WARDEN_CHAT_ITEM_ASSISTANT,
+                          "```c\nint main (void)\n{\n  return 0; /* done */\n}\n```");
+  g_autoptr(WardenChatItem) plain =
+    warden_chat_item_new (WARDEN_CHAT_ITEM_ASSISTANT, "```nosuchlanguage\nint x;\n```");
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  GtkWidget *block, *label, *copy, *scroller;
+  g_autofree char *light = NULL;
+  graphene_rect_t copy_bounds, code_bounds;
+
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_LIGHT);
+  warden_chat_row_set_item (f->row, item);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  block = find_css (GTK_WIDGET (f->row), "code-block");
+  label = find_css (block, "code-text");
+  light = g_strdup (gtk_label_get_label (GTK_LABEL (label)));
+  g_test_message ("light: %s", light);
+  /* "int" and the comment have colours of their own; the text is intact. */
+  g_assert_nonnull (strstr (light, "foreground=\"#"));
+  g_assert_null (strstr (light, "<span foreground=\"#000000\">int</span>"));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==,
+                   "int main (void)\n{\n  return 0; /* done */\n}");
+
+  /* Dark: other colours for the same code. */
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_test_message ("dark: %s", gtk_label_get_label (GTK_LABEL (label)));
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (label)), "foreground=\"#"));
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (label)), !=, light);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+
+  /* The copy button in the code's top right corner. */
+  copy = find_css (block, "code-copy");
+  scroller = find_type (block, GTK_TYPE_SCROLLED_WINDOW);
+  g_assert_true (gtk_widget_compute_bounds (copy, block, &copy_bounds));
+  g_assert_true (gtk_widget_compute_bounds (scroller, block, &code_bounds));
+  g_test_message ("copy at %.0f,%.0f; code from y %.0f", copy_bounds.origin.x,
+                  copy_bounds.origin.y, code_bounds.origin.y);
+  g_assert_cmpfloat (copy_bounds.origin.y, >=, code_bounds.origin.y);
+  g_assert_cmpfloat (copy_bounds.origin.x + copy_bounds.size.width, >,
+                     gtk_widget_get_width (block) - 48);
+
+  warden_chat_row_set_item (f->row, plain);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  label = find_css (find_css (GTK_WIDGET (f->row), "code-block"), "code-text");
+  g_assert_null (strstr (gtk_label_get_label (GTK_LABEL (label)), "foreground"));
+}
+
 static char *
 numbered (guint n,
           guint changed)
@@ -1248,6 +1340,44 @@ load_style (void)
                                                   GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
       loaded = TRUE;
     }
+}
+
+/* Issue 32, item 6: a diff's code is coloured as its file's language is,
+ * its text unchanged; a file GtkSourceView does not know stays plain. */
+static void
+test_row_diff_colours (RowFixture    *f,
+                       gconstpointer  data)
+{
+  g_autoptr(WardenChatItem) item = warden_chat_item_new_tool ("call-11", "edit", "/p/main.c");
+  g_autoptr(WardenApproval) approval =
+    warden_approval_new ("s1", "call-11", WARDEN_APPROVAL_PATH, "edit", "/p/main.c");
+  g_autoptr(WardenChatItem) plain = warden_chat_item_new_tool ("call-12", "edit", "/p/notes.zzz");
+  g_autoptr(WardenApproval) plain_approval =
+    warden_approval_new ("s1", "call-12", WARDEN_APPROVAL_PATH, "edit", "/p/notes.zzz");
+  const char *diff = "@@ -1,2 +1,2 @@\n int a;\n-int b = 1; /* old */\n+int b = 2; /* new */\n";
+  GtkWidget *lines;
+
+  warden_chat_row_set_item (f->row, item);
+  warden_approval_set_diff (approval, diff);
+  warden_chat_item_set_approval (item, approval);
+  lines = find_css (GTK_WIDGET (f->row), "diff-lines");
+  g_test_message ("%s", gtk_label_get_label (GTK_LABEL (lines)));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (lines)), ==,
+                   "@@ -1,2 +1,2 @@\n int a;\n-int b = 1; /* old */\n+int b = 2; /* new */");
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (lines)), "foreground=\"#"));
+  /* The added line keeps its tint around the colours. */
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (lines)),
+                            "<span background=\"#2ec27e\" bgalpha=\"22%\">+<span"));
+
+  warden_chat_row_set_item (f->row, plain);
+  warden_approval_set_diff (plain_approval, diff);
+  warden_chat_item_set_approval (plain, plain_approval);
+  lines = find_css (GTK_WIDGET (f->row), "diff-lines");
+  {
+    g_autofree char *uncoloured = warden_chat_row_diff_markup (diff, 12, NULL);
+
+    g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (lines)), ==, uncoloured);
+  }
 }
 
 /* An asked write: its card shows the approval's diff before the call has one. */
@@ -1379,12 +1509,15 @@ main (int    argc,
   ADD ("status", test_row_status);
   ADD ("output", test_row_output);
   ADD ("approval", test_row_approval);
+  ADD ("approval-once-said", test_row_approval_once_said);
   ADD ("approval-chain", test_row_approval_chain);
   ADD ("question", test_row_question);
   ADD ("recycled", test_row_recycled);
   ADD ("denied", test_row_denied);
   ADD ("question-answered", test_row_question_answered);
   ADD ("code-block", test_row_code_block);
+  ADD ("code-colours", test_row_code_colours);
+  ADD ("diff-colours", test_row_diff_colours);
   ADD ("diff-card", test_row_diff_card);
   ADD ("diff-from-approval", test_row_diff_from_approval);
 #undef ADD

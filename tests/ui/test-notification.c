@@ -304,6 +304,19 @@ static const ReviewRow review_rows[] = {
     "mark-long", "touch mark-long-xxx" },
 };
 
+/* Issue 32, item 7: a question's notification names its session in the
+ * title, after what waits, so that two sessions can be told apart. */
+static void
+assert_titled (Notified      *n,
+               const char    *heading,
+               WardenSession *session)
+{
+  g_autofree char *expected = g_strdup_printf ("%s — %s", heading,
+                                               warden_session_get_title (session));
+
+  g_assert_cmpstr (n->summary, ==, expected);
+}
+
 /* A command the notification cannot show whole: no Approve, only Review and
  * Reject, and a body a daemon shows as the text it is. */
 static void
@@ -321,7 +334,7 @@ test_review_only (gconstpointer data)
   approval = warden_session_get_pending (session);
   wait_notified (&n, row->marker);
 
-  g_assert_cmpstr (n.summary, ==, "Command needs approval");
+  assert_titled (&n, "Command needs approval", session);
   g_assert_false (has_action (&n, "app.approve"));
   token = button_target (&n, "app.show-approval", "Review");
   g_assert_nonnull (token);
@@ -377,7 +390,7 @@ test_one_part_approve (void)
   wait_until (has_pending, session, 60, "the approval");
   approval = warden_session_get_pending (session);
   wait_notified (&n, "mark-approve");
-  g_assert_cmpstr (n.summary, ==, "Command needs approval");
+  assert_titled (&n, "Command needs approval", session);
   g_assert_cmpstr (n.body, ==, "touch mark-approve");
   token = button_target (&n, "app.approve", "Approve");
   g_assert_nonnull (token);
@@ -413,7 +426,7 @@ test_started_program (void)
   wait_until (has_pending, session, 60, "the approval");
   g_assert_nonnull (warden_approval_get_chain (warden_session_get_pending (session)));
   wait_notified (&n, "mark-nested");
-  g_assert_cmpstr (n.summary, ==, "A program the command started needs approval");
+  assert_titled (&n, "A program the command started needs approval", session);
   g_test_message ("body: %s", n.body);
   /* Escaped for a daemon that reads body markup. */
   g_assert_true (g_str_has_prefix (n.body, "sh -c &apos;touch mark-nested&apos; — started by "
@@ -582,7 +595,7 @@ test_task_question (void)
 
   wait_until (has_pending, session, 60, "the question");
   wait_notified (&n, "proj-question");
-  g_assert_cmpstr (n.summary, ==, "The agent asks");
+  assert_titled (&n, "The agent asks", session);
   g_assert_cmpstr (n.body, ==, "proj-question: Which branch?");
 
   g_queue_push_tail (&fake->script, fake_reply ("Thanks.", NULL));

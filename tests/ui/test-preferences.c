@@ -680,6 +680,97 @@ test_editor_files_rule (Fixture       *fixture,
   close_window (window);
 }
 
+static gboolean
+set_true_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* The label in @row that shows @text, or NULL. */
+static GtkLabel *
+label_showing (GtkWidget  *widget,
+               const char *text)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+      g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0)
+    return GTK_LABEL (widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkLabel *found = label_showing (c, text);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The choice @row shows, whole: not cut to "Allowlist: ask for anyt…". */
+static void
+assert_row_choice_whole (AdwComboRow *row,
+                         const char  *row_name)
+{
+  GtkStringObject *item = adw_combo_row_get_selected_item (row);
+  const char *text = gtk_string_object_get_string (item);
+  GtkLabel *label;
+  gboolean drawn = FALSE;
+
+  /* Laid out at the window's size: a frame or two after the last change. */
+  g_timeout_add (300, set_true_cb, &drawn);
+  while (!drawn)
+    g_main_context_iteration (NULL, TRUE);
+  label = label_showing (GTK_WIDGET (row), text);
+  g_test_message ("%s shows “%s”; subtitle “%s”", row_name, text,
+                  adw_action_row_get_subtitle (ADW_ACTION_ROW (row)));
+  g_assert_nonnull (label);
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (label)));
+  /* What the choice means is said beside it. */
+  g_assert_nonnull (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)));
+  g_assert_cmpuint (strlen (adw_action_row_get_subtitle (ADW_ACTION_ROW (row))), >, 0);
+}
+
+/* Issue 32, item 7: in a narrow window the choices show whole (short
+ * labels), and the subtitle says what the chosen one means. */
+static void
+assert_choice_whole (GtkWidget  *editor,
+                     const char *row_name)
+{
+  assert_row_choice_whole (ADW_COMBO_ROW (gtk_widget_get_template_child (
+                             editor, WARDEN_TYPE_PROFILE_EDITOR, row_name)), row_name);
+}
+
+static void
+test_editor_short_choices (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  g_autoptr(WardenProfile) profile = save_user_profile (fixture, "short",
+                                                        (const char *[]) { "ls", NULL });
+  GtkWidget *window;
+  GtkWidget *editor;
+  AdwComboRow *mode;
+  g_autofree char *before = NULL;
+
+  warden_profile_set_network_mode (profile, WARDEN_NETWORK_ALLOWLIST);
+  editor = show_editor (fixture, profile, &window);
+  gtk_window_set_default_size (GTK_WINDOW (window), 420, 760);
+  flush_main_context ();
+  assert_choice_whole (editor, "mode_row");
+  assert_choice_whole (editor, "file_write_row");
+  assert_choice_whole (editor, "network_mode_row");
+  x_screenshot ("prefs-short-choices.png");
+
+  /* Another choice, another explanation. */
+  mode = ADW_COMBO_ROW (gtk_widget_get_template_child (editor, WARDEN_TYPE_PROFILE_EDITOR,
+                                                       "mode_row"));
+  before = g_strdup (adw_action_row_get_subtitle (ADW_ACTION_ROW (mode)));
+  adw_combo_row_set_selected (mode, 1);
+  flush_main_context ();
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (mode)), !=, before);
+  assert_choice_whole (editor, "mode_row");
+  wait_for (editor_idle, editor);
+  close_window (window);
+}
+
 static void
 test_editor_save_failure_keeps_changes (Fixture       *fixture,
                                         gconstpointer  data)
@@ -1539,6 +1630,15 @@ test_window_test_connection (Fixture       *fixture,
   g_assert_true (g_str_has_suffix (result, " ms"));
   x_screenshot ("prefs-test-connection.png");
 
+  /* Issue 32, item 7: another model, and the result of the old one goes. */
+  g_settings_set_string (settings, "model", "claude-other-model");
+  flush_main_context ();
+  g_assert_cmpstr (warden_preferences_window_get_connection_result (window), ==,
+                   "Send the model a short request, with the provider, key and model set above");
+  g_assert_cmpstr (adw_preferences_row_get_title (template_child (window, "test_row")), ==,
+                   "Connection");
+  g_settings_set_string (settings, "model", "claude-test-model");
+
   /* The key is refused: said in the API's words, with the model. */
   g_queue_push_tail (&fake->script,
                      g_strdup ("event: error\n"
@@ -1551,6 +1651,8 @@ test_window_test_connection (Fixture       *fixture,
   g_assert_cmpuint (fake->requests->len, ==, 2);
   g_assert_true (g_str_has_prefix (result, "Anthropic, model claude-test-model: "));
   g_assert_nonnull (strstr (result, "invalid x-api-key"));
+  g_assert_cmpstr (adw_preferences_row_get_title (template_child (window, "test_row")), ==,
+                   "Not connected");
   x_screenshot ("prefs-test-connection-failed.png");
 
   /* Nothing set up: it says what to set, and asks no server. */
@@ -1562,6 +1664,9 @@ test_window_test_connection (Fixture       *fixture,
   g_test_message ("test connection: %s", result);
   g_assert_cmpuint (fake->requests->len, ==, 2);
   g_assert_nonnull (strstr (result, "API key"));
+  /* Said once: the row's title does not repeat the message's words. */
+  g_assert_null (strstr (result, adw_preferences_row_get_title (template_child (window,
+                                                                                "test_row"))));
 
   g_unsetenv ("ANTHROPIC_BASE_URL");
   g_settings_reset (settings, "provider");
@@ -1602,6 +1707,13 @@ test_window_sandbox_automatic (Fixture       *fixture,
   if (expected == WARDEN_SANDBOX_KIND_DOCKER)
     g_assert_nonnull (strstr (adw_action_row_get_subtitle (row),
                               warden_docker_client_get_host (docker)));
+  /* Issue 32, item 7: narrow, "Automatic" shows whole, not "Auto…"; the
+   * provider's choice too. */
+  gtk_window_set_default_size (GTK_WINDOW (window), 400, 700);
+  assert_row_choice_whole (ADW_COMBO_ROW (row), "sandbox_row");
+  warden_preferences_window_show_page (window, "model");
+  assert_row_choice_whole (ADW_COMBO_ROW (template_child (window, "provider_row")),
+                           "provider_row");
   close_window (GTK_WIDGET (window));
 }
 
@@ -1840,6 +1952,7 @@ main (int   argc,
   ADD_TEST ("/ui/preferences/editor/files-rule", test_editor_files_rule);
   ADD_TEST ("/ui/preferences/editor/nested-switch", test_editor_nested_switch);
   ADD_TEST ("/ui/preferences/editor/network", test_editor_network);
+  ADD_TEST ("/ui/preferences/editor/short-choices", test_editor_short_choices);
 
   ADD_TEST ("/ui/preferences/window/pages", test_window_pages);
   ADD_TEST ("/ui/preferences/window/test-connection", test_window_test_connection);

@@ -645,6 +645,38 @@ test_prompt_keeps_its_colours (Fixture       *f,
   g_assert_cmpuint (found, ==, 3);
 }
 
+static gboolean
+label_mapped (GtkWidget  *widget,
+              const char *text)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return FALSE;
+  if (GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL)
+    return TRUE;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    if (label_mapped (c, text))
+      return TRUE;
+  return FALSE;
+}
+
+/* Issue 32, item 7: the empty pane says what it is for and that it takes
+ * no input; the first command replaces the words, a reset brings them back. */
+static void
+test_placeholder (Fixture       *f,
+                  gconstpointer  data)
+{
+  const char *says = "This is not a shell: it takes no input.";
+
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_true (label_mapped (f->window, says));
+  warden_terminal_feed_command (f->terminal, "app", "ls");
+  g_free (wait_for_line (f, "app $ ls"));
+  g_assert_false (label_mapped (f->window, says));
+  warden_terminal_reset (f->terminal);
+  g_assert_true (label_mapped (f->window, says));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -672,6 +704,7 @@ main (int    argc,
   ADD ("big-output", test_big_output);
   ADD ("reset", test_reset);
   ADD ("copy", test_copy);
+  ADD ("placeholder", test_placeholder);
 #undef ADD
 
   return g_test_run ();

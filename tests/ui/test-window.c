@@ -17,11 +17,13 @@
 #include <vte/vte.h>
 
 #include "fake-model.h"
+#include "agent/warden-session-store-private.h"
 #include "llm/warden-anthropic-provider.h"
 #include "engine/warden-docker-client.h"
 #include "warden-application.h"
 #include "warden-approval-dialog.h"
 #include "warden-chat-row.h"
+#include "warden-new-session-dialog.h"
 #include "warden-trace-window.h"
 #include "warden-window.h"
 #include "warden-test-util.h"
@@ -200,6 +202,22 @@ type_and_send (const char *text)
 
 /* ------------------------------------------------------------------------ */
 
+/* How many labels on screen say exactly @text. */
+static guint
+count_mapped_labels (GtkWidget  *widget,
+                     const char *text)
+{
+  guint n = 0;
+
+  if (!gtk_widget_get_mapped (widget))
+    return 0;
+  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0)
+    n++;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    n += count_mapped_labels (c, text);
+  return n;
+}
+
 static void
 test_first_run (void)
 {
@@ -207,6 +225,8 @@ test_first_run (void)
    * sessions and profiles stay usable. */
   g_assert_null (warden_application_get_provider (app));
   g_assert_cmpstr (warden_window_get_page (window), ==, "setup");
+  /* Issue 32, item 7: the name once in the headers, not twice. */
+  g_assert_cmpuint (count_mapped_labels (GTK_WIDGET (window), "Warden"), ==, 1);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "app.preferences-page", "s",
                                              "model"));
   spin (300);
@@ -389,8 +409,11 @@ test_allow_once (void)
                                  "{\"path\":\"NOTES.md\",\"old_string\":\"Tests: none yet.\\n\","
                                  "\"new_string\":\"Tests: none yet.\\nmade-by-agent marks a "
                                  "finished build.\\n\"}", NULL));
+  /* A fenced block, so that the screenshot shows code in its colours. */
   g_queue_push_tail (&fake->script, fake_reply ("Done: the file is there, and NOTES.md says "
-                                                "what it is for.", NULL));
+                                                "what it is for. To check it:\n\n```sh\n"
+                                                "test -f made-by-agent && echo \"built\"  "
+                                                "# $? is 0\n```", NULL));
   type_and_send ("make a file");
 
   dialog = wait_for_dialog ();
@@ -1829,6 +1852,259 @@ test_sidebar_opens_session (void)
   g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND);
 }
 
+static gboolean row_waits (gpointer id);
+
+typedef struct
+{
+  const char *id;
+  const char *text;
+} RowText;
+
+static gboolean
+row_says (gpointer data)
+{
+  RowText *rt = data;
+  GtkWidget *row = find_session_row (GTK_WIDGET (window), rt->id);
+
+  return row != NULL && label_shows (row, rt->text);
+}
+
+/* The listed row whose title says @title, or NULL. */
+static GtkWidget *
+row_titled (const char *title)
+{
+  /* The session list is the list box styled as a navigation sidebar. */
+  GtkWidget *list = find_css (GTK_WIDGET (window), "navigation-sidebar");
+
+  for (GtkWidget *c = gtk_widget_get_first_child (list); c; c = gtk_widget_get_next_sibling (c))
+    if (GTK_IS_LIST_BOX_ROW (c) &&
+        g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (c)), title) == 0)
+      return c;
+  return NULL;
+}
+
+static gboolean
+row_titled_shown (gpointer title)
+{
+  GtkWidget *row = row_titled (title);
+
+  return row != NULL && gtk_widget_get_mapped (row);
+}
+
+static gboolean
+row_hidden (gpointer id)
+{
+  GtkWidget *row = find_session_row (GTK_WIDGET (window), id);
+
+  return row != NULL && !gtk_widget_get_mapped (row);
+}
+
+static gboolean
+row_mapped (gpointer id)
+{
+  GtkWidget *row = find_session_row (GTK_WIDGET (window), id);
+
+  return row != NULL && gtk_widget_get_mapped (row);
+}
+
+static void
+cli_done_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* warden-cli runs @task in @workspace against the scripted model, as a user
+ * would in a terminal while the window is open. */
+static void
+cli_run (const char *workspace,
+         const char *task)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  GAsyncResult *done = NULL;
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_setenv (launcher, "ANTHROPIC_API_KEY", "test-key", TRUE);
+  g_subprocess_launcher_setenv (launcher, "ANTHROPIC_BASE_URL", fake->url, TRUE);
+  g_subprocess_launcher_set_cwd (launcher, workspace);
+  proc = g_subprocess_launcher_spawn (launcher, &error, g_getenv ("WARDEN_CLI"), "run",
+                                      "--provider", "anthropic", "--sandbox", "bwrap", task,
+                                      NULL);
+  g_assert_no_error (error);
+  /* The scripted model answers from this main context while the CLI runs. */
+  g_subprocess_communicate_utf8_async (proc, NULL, NULL, cli_done_cb, &done);
+  while (done == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (g_subprocess_communicate_utf8_finish (proc, done, NULL, &err, &error));
+  g_object_unref (done);
+  g_test_message ("warden-cli: %s", err);
+  g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
+}
+
+/* The search field shows and has the keys, as the user sees before typing. */
+static gboolean
+search_focused (gpointer data)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+
+  return focus != NULL && gtk_widget_get_mapped (focus) &&
+         (GTK_IS_SEARCH_ENTRY (focus) || gtk_widget_get_ancestor (focus, GTK_TYPE_SEARCH_ENTRY));
+}
+
+static gboolean
+search_shown (GtkWidget *widget)
+{
+  if (GTK_IS_SEARCH_ENTRY (widget))
+    return gtk_widget_get_mapped (widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    if (search_shown (c))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+search_closed (gpointer data)
+{
+  return !search_shown (GTK_WIDGET (window));
+}
+
+static gboolean
+other_shows (gpointer data)
+{
+  WardenWindow *other = ((gpointer *) data)[0];
+  WardenSession *session = warden_window_get_session (other);
+
+  return session != NULL && g_strcmp0 (warden_session_get_id (session),
+                                       ((gpointer *) data)[1]) == 0;
+}
+
+/* Issue 32, item 5: a row says its title, its project and when it last
+ * changed; Ctrl+F searches; sessions that warden-cli or another Warden
+ * makes appear while the window is open; opening a waiting one leaves it
+ * where the pointer is; a new window opens the last session shown. */
+static void
+test_sidebar_daily (void)
+{
+  g_autofree char *alpha_id = g_strdup (warden_session_get_id (
+    start_session_with_task ("daily-alpha", "alpha task")));
+  g_autofree char *beta_id = g_strdup (warden_session_get_id (
+    start_session_with_task ("daily-beta", "beta task")));
+  g_autofree char *waiting_ws = new_workspace ("daily-waiting");
+  g_autofree char *cli_ws = new_workspace ("daily-cli");
+  g_autofree char *sql = NULL;
+  g_autofree char *waiting_id = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = NULL;
+  g_autoptr(WardenProfileStore) profiles = NULL;
+  g_autoptr(WardenLlmProvider) provider = NULL;
+  g_autoptr(WardenAgent) agent = NULL;
+  WardenAgentConfig config = { 0 };
+  WardenAgentOutcome outcome = WARDEN_AGENT_FINISHED;
+  GAsyncResult *result = NULL;
+  RowText alpha_says = { alpha_id, "daily-alpha · 5 min ago" };
+  RowText beta_says = { beta_id, "daily-beta · just now" };
+  GtkWidget *row;
+  int index_before;
+  graphene_rect_t before, after;
+
+  /* Project and time, and a change made by another process shows. */
+  wait_until (row_says, &beta_says, 10, "the beta row's project and time");
+  store = warden_session_store_new (NULL, &error);
+  g_assert_no_error (error);
+  sql = g_strdup_printf ("UPDATE sessions SET updated = updated - 300 WHERE id = '%s'", alpha_id);
+  g_assert_true (warden_session_store_run_sql (store, sql, &error));
+  g_assert_no_error (error);
+  wait_until (row_says, &alpha_says, 10, "the alpha row to say 5 min ago");
+
+  /* Another Warden runs a task until it waits for the user. */
+  profiles = warden_profile_store_new (NULL);
+  provider = warden_anthropic_provider_new ("test-key", fake->url, "fake-model");
+  config.workspace = waiting_ws;
+  config.profile = (char *) "node";
+  config.sandbox = WARDEN_SANDBOX_KIND_BWRAP;
+  agent = warden_agent_new (store, profiles, provider, &config, &error);
+  g_assert_no_error (error);
+  g_queue_push_tail (&fake->script, fake_reply (NULL, "exec",
+                                                "{\"command\":\"touch waited\"}", NULL));
+  warden_agent_run_async (agent, "waiting task", NULL, warden_test_keep_result_cb, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (warden_agent_run_finish (agent, result, &outcome, &error));
+  g_assert_cmpint (outcome, ==, WARDEN_AGENT_WAITING);
+  g_clear_object (&result);
+  waiting_id = g_strdup (warden_agent_get_session_id (agent));
+  g_clear_object (&agent);
+  wait_until (row_waits, waiting_id, 10, "the other Warden's waiting session");
+
+  /* warden-cli, in a terminal beside the window: its session appears. */
+  g_queue_push_tail (&fake->script, fake_reply ("Done from the terminal.", NULL));
+  cli_run (cli_ws, "terminal task");
+  wait_until (row_titled_shown, (gpointer) "terminal task", 10, "warden-cli's session");
+  g_assert_true (label_shows (row_titled ("terminal task"), "daily-cli · "));
+
+  /* Ctrl+F, a word: only the sessions it names; Escape: all again. */
+  x_focus (GTK_WIDGET (window));
+  x_xdotool ("key ctrl+f");
+  wait_until (search_focused, NULL, 10, "the search field");
+  x_xdotool ("type --delay 20 'beta'");
+  wait_until (row_hidden, alpha_id, 10, "the search to hide the alpha session");
+  g_assert_true (row_mapped (beta_id));
+  g_assert_false (row_titled_shown ((gpointer) "terminal task"));
+  x_screenshot ("sidebar-search.png");
+  x_xdotool ("key Escape");
+  wait_until (row_mapped, alpha_id, 10, "the alpha session back after Escape");
+  g_assert_true (row_titled_shown ((gpointer) "terminal task"));
+  /* A project's name finds its sessions too. */
+  x_xdotool ("key ctrl+f");
+  wait_until (search_focused, NULL, 10, "the search field again");
+  x_xdotool ("type --delay 20 'daily-waiting'");
+  wait_until (row_hidden, beta_id, 10, "the search by project");
+  g_assert_true (row_mapped (waiting_id));
+  /* Words no session has: the list says so. */
+  x_xdotool ("type --delay 20 'zzz'");
+  wait_until (row_hidden, waiting_id, 10, "the search to keep no row");
+  g_assert_true (label_shows (GTK_WIDGET (window),
+                              "No session’s title or project has these words"));
+  x_xdotool ("key Escape");
+  wait_until (row_mapped, beta_id, 10, "the beta session back after Escape");
+  wait_until (search_closed, NULL, 10, "the search bar to close");
+
+  /* A click opens the waiting session where it is: the row stays under
+   * the pointer. */
+  row = find_session_row (GTK_WIDGET (window), waiting_id);
+  index_before = gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (row));
+  g_assert_cmpint (index_before, >, 0);
+  g_assert_true (gtk_widget_compute_bounds (row, GTK_WIDGET (window), &before));
+  g_queue_push_tail (&fake->script, fake_reply ("Not made.", NULL));
+  click_widget (row, 1, 1);
+  wait_until (showing_session, waiting_id, 10, "the waiting session");
+  wait_for_dialog ();
+  spin (2500);  /* past one look at the store */
+  row = find_session_row (GTK_WIDGET (window), waiting_id);
+  g_assert_cmpint (gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (row)), ==, index_before);
+  g_assert_true (gtk_widget_compute_bounds (row, GTK_WIDGET (window), &after));
+  g_assert_cmpfloat (after.origin.y, ==, before.origin.y);
+
+  /* A new window (as at the next start) opens the session last shown. */
+  {
+    WardenWindow *other = warden_window_new (app);
+    gpointer data[2] = { other, waiting_id };
+
+    gtk_window_present (GTK_WINDOW (other));
+    wait_until (other_shows, data, 10, "the last session in a new window");
+    gtk_window_destroy (GTK_WINDOW (other));
+    spin (300);
+  }
+
+  warden_approval_dialog_respond (wait_for_dialog (), "reject");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+}
+
 static gboolean
 row_waits (gpointer id)
 {
@@ -1999,6 +2275,123 @@ test_new_session_keyboard (void)
 }
 
 static gboolean
+can_create (gpointer dialog)
+{
+  return warden_new_session_dialog_get_can_create (dialog);
+}
+
+/* Issue 32, item 7: with no default folder set, New Session offers no
+ * folder rather than the process's own (home, refused); a folder picked
+ * there is offered next time and does not become Preferences' default. */
+static void
+test_new_session_last_folder (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autofree char *picked = new_workspace ("picked-folder");
+  g_autofree char *home = g_strdup (g_get_home_dir ());
+  g_autofree char *default_workspace = NULL;
+  WardenSession *before = warden_window_get_session (window);
+  WardenNewSessionDialog *dialog;
+
+  g_settings_reset (settings, "default-workspace");
+  g_settings_reset (settings, "last-workspace");
+  x_focus (GTK_WIDGET (window));
+  x_xdotool ("key ctrl+n");
+  wait_until (new_session_dialog_shown, NULL, 10, "the New Session dialog");
+  dialog = WARDEN_NEW_SESSION_DIALOG (warden_window_get_new_session_dialog (window));
+  g_assert_null (warden_new_session_dialog_get_workspace (dialog));
+  g_assert_true (label_shows (GTK_WIDGET (dialog), "None chosen"));
+  g_assert_false (label_shows (GTK_WIDGET (dialog), home));
+
+  /* As the folder chooser hands it back. */
+  warden_new_session_dialog_set_workspace (dialog, picked);
+  wait_until (can_create, dialog, 10, "the picked folder to be checked");
+  x_focus (GTK_WIDGET (dialog));
+  x_xdotool ("key Return");
+  wait_until (new_session_created, before, 10, "the session Enter creates");
+  g_assert_cmpstr (warden_session_get_workspace (warden_window_get_session (window)), ==, picked);
+  default_workspace = g_settings_get_string (settings, "default-workspace");
+  g_assert_cmpstr (default_workspace, ==, "");
+
+  /* Next time: the folder just used. */
+  x_focus (GTK_WIDGET (window));
+  x_xdotool ("key ctrl+n");
+  wait_until (new_session_dialog_shown, NULL, 10, "the New Session dialog again");
+  dialog = WARDEN_NEW_SESSION_DIALOG (warden_window_get_new_session_dialog (window));
+  g_assert_cmpstr (warden_new_session_dialog_get_workspace (dialog), ==, picked);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  spin (200);
+}
+
+static gboolean
+style_is_dark (gpointer data)
+{
+  return adw_style_manager_get_dark (adw_style_manager_get_default ()) == GPOINTER_TO_INT (data);
+}
+
+/* The main menu's item labelled @label, clicked as the user does. */
+static void
+main_menu_item (const char *label)
+{
+  GtkWidget *button = find_by_tooltip (GTK_WIDGET (window), "Main Menu");
+  GtkWidget *item = NULL;
+
+  g_assert_nonnull (button);
+  for (guint attempt = 0; attempt < 3 && item == NULL; attempt++)
+    {
+      click_widget (button, 1, 1);
+      for (guint i = 0; i < 100 && item == NULL; i++)
+        {
+          GtkPopover *popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button));
+
+          if (popover != NULL && gtk_widget_get_mapped (GTK_WIDGET (popover)))
+            item = find_mapped_label (GTK_WIDGET (popover), label);
+          if (item == NULL)
+            spin (50);
+        }
+    }
+  g_assert_nonnull (item);
+  click_widget (item, 1, 1);
+}
+
+/* Issue 32, item 6: the main menu switches between the light and the dark
+ * style and back to the system's; the choice is kept; code in the chat is
+ * coloured for it. */
+static void
+test_style_switch (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autofree char *variant = NULL;
+
+  start_session_with_task ("styled", "show code");
+  g_queue_push_tail (&fake->script, fake_reply ("Here:\n\n```python\ndef greet(name):\n"
+                                                "    # say hello\n    return f\"Hello, {name}\"\n"
+                                                "```\n\nAnd a diff:\n\n```diff\n- old line\n"
+                                                "+ new line\n```", NULL));
+  type_and_send ("write a greeting");
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  x_focus (GTK_WIDGET (window));
+
+  main_menu_item ("Dark Style");
+  wait_until (style_is_dark, GINT_TO_POINTER (TRUE), 10, "the dark style");
+  variant = g_settings_get_string (settings, "style-variant");
+  g_assert_cmpstr (variant, ==, "dark");
+  x_screenshot ("code-dark.png");
+
+  main_menu_item ("Light Style");
+  wait_until (style_is_dark, GINT_TO_POINTER (FALSE), 10, "the light style");
+  x_screenshot ("code-light.png");
+
+  main_menu_item ("Follow System Style");
+  spin (300);
+  g_free (variant);
+  variant = g_settings_get_string (settings, "style-variant");
+  g_assert_cmpstr (variant, ==, "default");
+  g_assert_cmpint (adw_style_manager_get_color_scheme (adw_style_manager_get_default ()), ==,
+                   ADW_COLOR_SCHEME_DEFAULT);
+}
+
+static gboolean
 chat_shown (gpointer data)
 {
   return g_strcmp0 (warden_window_get_page (window), "chat") == 0;
@@ -2128,6 +2521,98 @@ test_narrow_window (void)
   click_widget (find_session_row (GTK_WIDGET (window), warden_session_get_id (session)), 1, 1);
   wait_until (showing_session, (gpointer) warden_session_get_id (session), 10,
               "the new session's chat");
+
+  resize_window (1100, 760);
+  wait_until (unfolded, NULL, 10, "the window to unfold");
+}
+
+/* A widget lies within the window's width: not cut at its right edge. */
+static void
+assert_within_window (GtkWidget  *widget,
+                      const char *what)
+{
+  graphene_rect_t bounds;
+
+  g_assert_true (gtk_widget_get_mapped (widget));
+  g_assert_true (gtk_widget_compute_bounds (widget, GTK_WIDGET (window), &bounds));
+  g_test_message ("%s: x %.0f to %.0f of %d px", what, bounds.origin.x,
+                  bounds.origin.x + bounds.size.width, gtk_widget_get_width (GTK_WIDGET (window)));
+  g_assert_cmpfloat (bounds.origin.x, >=, 0);
+  g_assert_cmpfloat (bounds.origin.x + bounds.size.width, <=,
+                     gtk_widget_get_width (GTK_WIDGET (window)));
+}
+
+/* Issue 32, item 4: at 360 px a command that waits keeps the window at
+ * 360 px (its card's three buttons wrap), and the New Session dialog fits
+ * over it. */
+static void
+test_narrow_waiting (void)
+{
+  WardenSession *session;
+  GtkWidget *dialog, *card, *button;
+  int minimum = 0;
+
+  resize_window (500, 700);
+  wait_until (folded, NULL, 10, "the window to fold at 500 px");
+  resize_window (360, 700);
+  session = start_session ("narrow-waiting");
+  g_queue_push_tail (&fake->script, fake_reply ("Fetching.", "exec",
+                                                "{\"command\":\"curl -o page.html "
+                                                "http://registry.example/a/long/path\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Not fetched.", NULL));
+  type_and_send ("fetch the page");
+  wait_for_dialog ();
+
+  /* The dialog fits the narrow window too. */
+  dialog = warden_window_get_approval_dialog (window);
+  spin (300);
+  g_test_message ("approval dialog %d px wide", gtk_widget_get_width (dialog));
+  g_assert_cmpint (gtk_widget_get_width (dialog), <=, 360);
+
+  /* Dismissed with Escape: the card waits in the chat. */
+  x_focus (dialog);
+  x_xdotool ("key Escape");
+  wait_until (no_dialog, NULL, 10, "the dialog to close on Escape");
+  spin (500);
+  g_assert_nonnull (warden_session_get_pending (session));
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL,
+                      NULL, NULL);
+  g_test_message ("minimum width with a waiting card: %d px", minimum);
+  g_assert_cmpint (minimum, <=, 360);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, 360);
+  card = find_mapped_css (GTK_WIDGET (window), "approval");
+  g_assert_nonnull (card);
+  x_screenshot ("narrow-waiting.png");
+  for (guint i = 0; i < 3; i++)
+    {
+      const char *labels[] = { "_Reject", "Allow _Once", "Always _Allow…" };
+
+      button = find_labelled_button (card, labels[i]);
+      g_assert_nonnull (button);
+      assert_within_window (button, labels[i]);
+    }
+
+  /* The card's button, clicked, answers. */
+  click_widget (find_labelled_button (card, "_Reject"), 1, 1);
+  wait_until (session_idle, NULL, 30, "the end of the turn");
+  g_assert_null (warden_session_get_pending (session));
+
+  /* New Session over the narrow window: no wider than it. */
+  x_focus (GTK_WIDGET (window));
+  x_xdotool ("key ctrl+n");
+  wait_until (new_session_dialog_shown, NULL, 10, "the New Session dialog");
+  dialog = warden_window_get_new_session_dialog (window);
+  spin (500);
+  gtk_widget_measure (dialog, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+  g_test_message ("New Session: %d px wide, minimum %d px", gtk_widget_get_width (dialog),
+                  minimum);
+  x_screenshot ("narrow-new-session.png");
+  g_assert_cmpint (minimum, <=, 360);
+  g_assert_cmpint (gtk_widget_get_width (dialog), <=, 360);
+  x_focus (dialog);
+  x_xdotool ("key Escape");
+  spin (300);
+  g_assert_null (warden_window_get_new_session_dialog (window));
 
   resize_window (1100, 760);
   wait_until (unfolded, NULL, 10, "the window to unfold");
@@ -2536,7 +3021,8 @@ test_notification_approve (void)
   wait_until (session_waiting, NULL, 30, "the approval");
   wait_until (find_notify, &call, 10, "the Notify call with Approve and Reject");
   g_assert_null (warden_window_get_approval_dialog (window));
-  g_assert_cmpstr (call.summary, ==, "Command needs approval");
+  /* Issue 32, item 7: which session asks, in the title. */
+  g_assert_cmpstr (call.summary, ==, "Command needs approval — notified");
   g_assert_cmpstr (call.body, ==, "touch from-notification");
   g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
 
@@ -2807,11 +3293,15 @@ main (int    argc,
   g_test_add_func ("/ui/window/about-and-shortcuts", test_about_and_shortcuts);
   g_test_add_func ("/ui/window/sidebar-opens-session", test_sidebar_opens_session);
   g_test_add_func ("/ui/window/one-title", test_one_title);
+  g_test_add_func ("/ui/window/sidebar-daily", test_sidebar_daily);
   g_test_add_func ("/ui/window/new-session-keyboard", test_new_session_keyboard);
+  g_test_add_func ("/ui/window/new-session-last-folder", test_new_session_last_folder);
   g_test_add_func ("/ui/window/empty-session", test_empty_session);
   g_test_add_func ("/ui/window/narrow-window", test_narrow_window);
+  g_test_add_func ("/ui/window/narrow-waiting", test_narrow_waiting);
   g_test_add_func ("/ui/window/scroll-follow", test_scroll_follow);
   g_test_add_func ("/ui/window/wheel-over-code", test_wheel_over_code);
+  g_test_add_func ("/ui/window/style-switch", test_style_switch);
   g_test_add_func ("/ui/window/stop", test_stop);
   g_test_add_func ("/ui/window/started-program", test_started_program);
   g_test_add_func ("/ui/window/trace-rename-delete", test_trace_rename_delete);
