@@ -477,6 +477,40 @@ warden_checkpoints_diff_text (WardenCheckpoints  *self,
   return text;
 }
 
+gboolean
+warden_checkpoints_preview (WardenCheckpoints  *self,
+                            const char         *to,
+                            GPtrArray         **changes,
+                            char              **diff,
+                            GError            **error)
+{
+  g_autofree char *now = NULL;
+  g_autoptr(GPtrArray) list = NULL;
+  g_autofree char *text = NULL;
+  git_tree *tree;
+
+  g_return_val_if_fail (WARDEN_IS_CHECKPOINTS (self), FALSE);
+
+  if ((tree = lookup_tree (self, to, error)) == NULL)
+    return FALSE;
+  git_tree_free (tree);
+  if ((now = warden_checkpoints_record (self, "preview of a restore", error)) == NULL ||
+      (list = warden_checkpoints_diff (self, now, to, error)) == NULL ||
+      (diff != NULL && (text = warden_checkpoints_diff_text (self, now, to, error)) == NULL))
+    return FALSE;
+  for (guint i = 0; i < list->len; i++)
+    {
+      WardenFileChange *c = g_ptr_array_index (list, i);
+
+      c->skipped = warden_path_is_protected (c->path);
+    }
+  if (changes != NULL)
+    *changes = g_steal_pointer (&list);
+  if (diff != NULL)
+    *diff = g_steal_pointer (&text);
+  return TRUE;
+}
+
 /* restore -----------------------------------------------------------------*/
 
 /* The folder that holds @rel, opened one name at a time with no link

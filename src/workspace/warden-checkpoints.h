@@ -86,6 +86,15 @@ char              *warden_checkpoints_diff_text      (WardenCheckpoints  *self,
                                                       const char         *to,
                                                       GError            **error);
 
+/* What a restore to @to would do now: records the workspace as it is
+ * (a checkpoint nobody names, cheap) and compares; @changes as
+ * warden_checkpoints_diff(), @diff as warden_checkpoints_diff_text(). */
+gboolean           warden_checkpoints_preview        (WardenCheckpoints  *self,
+                                                      const char         *to,
+                                                      GPtrArray         **changes,
+                                                      char              **diff,
+                                                      GError            **error);
+
 /* Puts the files back as checkpoint @to has them: first records the
  * workspace as it is (@undo: that checkpoint's id, the way back), then
  * writes, creates and deletes what differs from it. Files that checkpoints

@@ -57,73 +57,6 @@ put (Fixture    *f,
   put_bytes (f, rel, text, strlen (text), 0644);
 }
 
-static int
-by_name (gconstpointer a,
-         gconstpointer b)
-{
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
-}
-
-/* Every file, link and folder under @dir (links not followed), with its
- * type, mode and content: two trees are the same when their texts are. */
-static void
-describe_into (GString    *out,
-               const char *dir,
-               const char *rel,
-               gboolean    with_git)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
-  g_assert_nonnull (d);
-  while ((name = g_dir_read_name (d)) != NULL)
-    if (with_git || strcmp (name, ".git") != 0)
-      g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, by_name);
-  for (guint i = 0; i < names->len; i++)
-    {
-      const char *n = g_ptr_array_index (names, i);
-      g_autofree char *path = g_build_filename (dir, n, NULL);
-      g_autofree char *sub = *rel ? g_strconcat (rel, "/", n, NULL) : g_strdup (n);
-      struct stat st;
-
-      g_assert_cmpint (lstat (path, &st), ==, 0);
-      if (S_ISLNK (st.st_mode))
-        {
-          g_autofree char *target = g_file_read_link (path, NULL);
-
-          g_string_append_printf (out, "%s -> %s\n", sub, target);
-        }
-      else if (S_ISDIR (st.st_mode))
-        {
-          g_string_append_printf (out, "%s/\n", sub);
-          describe_into (out, path, sub, with_git);
-        }
-      else
-        {
-          g_autofree char *data = NULL;
-          gsize len = 0;
-          g_autofree char *sum = NULL;
-
-          g_assert_true (g_file_get_contents (path, &data, &len, NULL));
-          sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (guchar *) data, len);
-          g_string_append_printf (out, "%s %s %s\n", sub,
-                                  (st.st_mode & 0100) ? "x" : "-", sum);
-        }
-    }
-}
-
-static char *
-describe (const char *dir,
-          gboolean    with_git)
-{
-  GString *out = g_string_new (NULL);
-
-  describe_into (out, dir, "", with_git);
-  return g_string_free (out, FALSE);
-}
-
 static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
@@ -221,19 +154,19 @@ test_each_step (Fixture       *f,
   {
     g_autofree char *git = ws_path (f, ".git");
 
-    git_before = describe (git, TRUE);
+    git_before = warden_test_describe_tree (git, TRUE);
   }
 
   ids[0] = record (f, "before step 1");
-  trees[0] = describe (f->root, FALSE);
+  trees[0] = warden_test_describe_tree (f->root, FALSE);
   /* a write */
   put (f, "notes.txt", "a new file\n");
   ids[1] = record (f, "before step 2");
-  trees[1] = describe (f->root, FALSE);
+  trees[1] = warden_test_describe_tree (f->root, FALSE);
   /* an edit */
   put (f, "src/main.c", "int main (void) { return 1; }\n");
   ids[2] = record (f, "before step 3");
-  trees[2] = describe (f->root, FALSE);
+  trees[2] = warden_test_describe_tree (f->root, FALSE);
   /* a command: a binary file, an executable, a deeper folder, a deletion */
   put_bytes (f, "assets/logo.png", png, sizeof png - 1, 0644);
   put_bytes (f, "build.sh", "#!/bin/sh\n", 10, 0755);
@@ -244,7 +177,7 @@ test_each_step (Fixture       *f,
     g_assert_cmpint (g_unlink (readme), ==, 0);
   }
   ids[3] = record (f, "before step 4");
-  trees[3] = describe (f->root, FALSE);
+  trees[3] = warden_test_describe_tree (f->root, FALSE);
   /* a command: changes the binary, a link in place of a file, a file in
    * place of a folder */
   put_bytes (f, "assets/logo.png", "\0\1\2", 3, 0644);
@@ -258,7 +191,7 @@ test_each_step (Fixture       *f,
   }
   put (f, "gen", "now a file\n");
   ids[4] = record (f, "before step 5");
-  trees[4] = describe (f->root, FALSE);
+  trees[4] = warden_test_describe_tree (f->root, FALSE);
 
   {
     g_autoptr(GPtrArray) step3 = NULL;
@@ -279,14 +212,14 @@ test_each_step (Fixture       *f,
   for (int i = 4; i >= 0; i--)
     {
       g_autoptr(GPtrArray) changes = restore (f, ids[i], NULL);
-      g_autofree char *now = describe (f->root, FALSE);
+      g_autofree char *now = warden_test_describe_tree (f->root, FALSE);
 
       g_assert_cmpstr (now, ==, trees[i]);
     }
   for (int i = 1; i <= 4; i++)
     {
       g_autoptr(GPtrArray) changes = restore (f, ids[i], NULL);
-      g_autofree char *now = describe (f->root, FALSE);
+      g_autofree char *now = warden_test_describe_tree (f->root, FALSE);
 
       g_assert_cmpstr (now, ==, trees[i]);
     }
@@ -297,12 +230,12 @@ test_each_step (Fixture       *f,
     g_autofree char *git = ws_path (f, ".git");
     g_autofree char *hook = ws_path (f, "HOOK-RAN");
 
-    git_after = describe (git, TRUE);
+    git_after = warden_test_describe_tree (git, TRUE);
     g_assert_cmpstr (git_after, ==, git_before);
     g_assert_false (g_file_test (hook, G_FILE_TEST_EXISTS));
     g_assert_true (g_str_has_prefix (warden_checkpoints_get_path (f->cp), f->shadows));
   }
-  final = describe (f->root, FALSE);
+  final = warden_test_describe_tree (f->root, FALSE);
   g_assert_null (strstr (final, "warden"));
   for (int i = 0; i < 5; i++)
     {
@@ -326,7 +259,7 @@ test_restore_of_restore (Fixture       *f,
 
   put (f, "README.md", "changed\n");
   put (f, "new.txt", "new\n");
-  later = describe (f->root, FALSE);
+  later = warden_test_describe_tree (f->root, FALSE);
 
   changes = restore (f, first, &undo);
   g_assert_nonnull (undo);
@@ -334,7 +267,7 @@ test_restore_of_restore (Fixture       *f,
   g_assert_cmpstr (text, ==, "changed README.md\ndeleted new.txt\n");
 
   back = restore (f, undo, NULL);
-  now = describe (f->root, FALSE);
+  now = warden_test_describe_tree (f->root, FALSE);
   g_assert_cmpstr (now, ==, later);
 }
 
@@ -394,18 +327,18 @@ test_symlink_out (Fixture       *f,
   g_autofree char *outside_before = NULL;
   g_autofree char *outside_after = NULL;
   g_autofree char *now = NULL;
-  g_autofree char *tree = describe (f->root, FALSE);
+  g_autofree char *tree = warden_test_describe_tree (f->root, FALSE);
   g_autoptr(GPtrArray) changes = NULL;
 
   put (f, "../outside/main.c", "outside's own\n");
   warden_test_remove_tree (src);
   g_assert_cmpint (symlink (f->outside, src), ==, 0);
-  outside_before = describe (f->outside, TRUE);
+  outside_before = warden_test_describe_tree (f->outside, TRUE);
 
   changes = restore (f, first, NULL);
-  outside_after = describe (f->outside, TRUE);
+  outside_after = warden_test_describe_tree (f->outside, TRUE);
   g_assert_cmpstr (outside_after, ==, outside_before);
-  now = describe (f->root, FALSE);
+  now = warden_test_describe_tree (f->root, FALSE);
   g_assert_cmpstr (now, ==, tree);
 }
 
@@ -445,7 +378,7 @@ test_unknown (Fixture       *f,
               gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *before = describe (f->root, FALSE);
+  g_autofree char *before = warden_test_describe_tree (f->root, FALSE);
   g_autofree char *after = NULL;
   char *undo = NULL;
 
@@ -453,7 +386,7 @@ test_unknown (Fixture       *f,
                                               &undo, NULL, &error));
   g_assert_error (error, WARDEN_CHECKPOINT_ERROR, WARDEN_CHECKPOINT_ERROR_NOT_FOUND);
   g_assert_null (undo);
-  after = describe (f->root, FALSE);
+  after = warden_test_describe_tree (f->root, FALSE);
   g_assert_cmpstr (after, ==, before);
 }
 
