@@ -210,6 +210,7 @@ typedef struct
   char                   *diff;
   GPtrArray              *changes;
   GError                 *failed;    /* a restore that stopped half-way */
+  gint64                  new_step;  /* the restore's own step */
 } Restore;
 
 static void
@@ -280,6 +281,7 @@ restore_done_cb (GObject      *object,
     }
   step = warden_restore_record (self->store, warden_agent_get_session_id (self), r->undo,
                                 r->step->step, &error);
+  r->new_step = step;
   if (r->failed != NULL)
     {
       g_clear_error (&error);
@@ -342,6 +344,7 @@ GPtrArray *
 warden_agent_restore_finish (WardenAgent   *self,
                              GAsyncResult  *result,
                              char         **diff,
+                             gint64        *new_step,
                              GError       **error)
 {
   Restore *r;
@@ -353,6 +356,8 @@ warden_agent_restore_finish (WardenAgent   *self,
   r = g_task_get_task_data (G_TASK (result));
   if (diff != NULL)
     *diff = g_steal_pointer (&r->diff);
+  if (new_step != NULL)
+    *new_step = r->new_step;
   return r->changes != NULL ? g_ptr_array_ref (r->changes)
                             : g_ptr_array_new_with_free_func ((GDestroyNotify) warden_file_change_free);
 }

@@ -167,8 +167,9 @@ gboolean           warden_agent_resolve     (WardenAgent                *self,
  * checkpoint of its own, so it can be undone; the model is told in its next
  * turn. Refused (WARDEN_AGENT_ERROR_BUSY) while the agent runs. finish:
  * the files it changes or changed (WardenFileChange, a protected path left
- * as it is marked skipped) and, with @preview, the diff
- * (WardenCheckpointsError, WARDEN_STORE_ERROR_NOT_FOUND for no such step). */
+ * as it is marked skipped), with @preview the diff, else @new_step: the
+ * restore's own step, to undo it (WardenCheckpointError,
+ * WARDEN_STORE_ERROR_NOT_FOUND for no such step). */
 void               warden_agent_restore_async  (WardenAgent          *self,
                                                 gint64                step,
                                                 gboolean              preview,
@@ -178,6 +179,7 @@ void               warden_agent_restore_async  (WardenAgent          *self,
 GPtrArray         *warden_agent_restore_finish (WardenAgent          *self,
                                                 GAsyncResult         *result,
                                                 char                **diff,
+                                                gint64               *new_step,
                                                 GError              **error);
 
 /* Takes the session's sandbox down (its container, with docker); the

@@ -63,6 +63,9 @@ gboolean            warden_session_set_profile   (WardenSession           *self,
 WardenSandboxKind   warden_session_get_sandbox   (WardenSession           *self);
 const char         *warden_session_get_model     (WardenSession           *self);
 WardenAgent        *warden_session_get_agent     (WardenSession           *self);
+/* A line from Warden in the chat ("Restored the files …"). */
+void                warden_session_add_notice    (WardenSession           *self,
+                                                  const char              *text);
 /* The conversation: a GListModel of WardenChatItem. */
 GListModel         *warden_session_get_items     (WardenSession           *self);
 WardenChatItem     *warden_session_find_item     (WardenSession           *self,

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "warden-window.h"
+#include "warden-restore-dialog.h"
 
 #include "llm/warden-llm-provider.h"
 #include "sandbox/warden-sandbox.h"
@@ -1910,6 +1911,19 @@ stop_action (GtkWidget  *widget,
     warden_session_stop (self->session);
 }
 
+/* A tool card's "Restore files to before this step". */
+static void
+restore_step_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  WardenWindow *self = WARDEN_WINDOW (widget);
+
+  if (self->session != NULL)
+    warden_restore_dialog_present (GTK_WINDOW (self), self->session,
+                                   g_variant_get_int64 (parameter));
+}
+
 static void
 retry_action (GtkWidget  *widget,
               const char *action_name,
@@ -2349,6 +2363,7 @@ warden_window_class_init (WardenWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.send", NULL, send_action);
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
   gtk_widget_class_install_action (widget_class, "win.retry", NULL, retry_action);
+  gtk_widget_class_install_action (widget_class, "win.restore-step", "x", restore_step_action);
   gtk_widget_class_install_action (widget_class, "win.approval-answer", "(sbbs)",
                                    approval_answer_action);
   gtk_widget_class_install_action (widget_class, "win.approval-show", "s", approval_show_action);
