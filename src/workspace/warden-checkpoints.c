@@ -454,6 +454,48 @@ warden_checkpoints_diff (WardenCheckpoints  *self,
   return changes;
 }
 
+/* As warden_diff_unified() writes them, one file after another: each
+ * begins with a note line that names it ("\ a.txt"), no git headers
+ * that a view would take for removed and added lines. */
+static int
+print_line_cb (const git_diff_delta *delta,
+               const git_diff_hunk  *hunk,
+               const git_diff_line  *line,
+               void                 *payload)
+{
+  GString *out = payload;
+
+  switch (line->origin)
+    {
+    case GIT_DIFF_LINE_FILE_HDR:
+      g_string_append_printf (out, "\\ %s\n", delta->new_file.path ? delta->new_file.path
+                                                                   : delta->old_file.path);
+      break;
+    case GIT_DIFF_LINE_HUNK_HDR:
+      g_string_append_len (out, line->content, (gssize) line->content_len);
+      break;
+    case GIT_DIFF_LINE_BINARY:
+      g_string_append (out, "\\ binary, not shown\n");
+      break;
+    case GIT_DIFF_LINE_CONTEXT_EOFNL:
+    case GIT_DIFF_LINE_ADD_EOFNL:
+    case GIT_DIFF_LINE_DEL_EOFNL:
+      g_string_append (out, "\\ No newline at end of file\n");
+      break;
+    case GIT_DIFF_LINE_CONTEXT:
+    case GIT_DIFF_LINE_ADDITION:
+    case GIT_DIFF_LINE_DELETION:
+      g_string_append_c (out, line->origin);
+      g_string_append_len (out, line->content, (gssize) line->content_len);
+      if (line->content_len == 0 || line->content[line->content_len - 1] != '\n')
+        g_string_append_c (out, '\n');
+      break;
+    default:
+      break;
+    }
+  return 0;
+}
+
 char *
 warden_checkpoints_diff_text (WardenCheckpoints  *self,
                               const char         *from,
@@ -461,20 +503,22 @@ warden_checkpoints_diff_text (WardenCheckpoints  *self,
                               GError            **error)
 {
   git_diff *diff;
-  git_buf buf = GIT_BUF_INIT;
-  char *text = NULL;
+  GString *out;
 
   g_return_val_if_fail (WARDEN_IS_CHECKPOINTS (self), NULL);
 
   if ((diff = diff_trees (self, from, to, error)) == NULL)
     return NULL;
-  if (git_diff_to_buf (&buf, diff, GIT_DIFF_FORMAT_PATCH) != 0)
-    git_failed (error, "compare two checkpoints", self->path);
-  else
-    text = g_strndup (buf.ptr != NULL ? buf.ptr : "", buf.size);
-  git_buf_dispose (&buf);
+  out = g_string_new (NULL);
+  if (git_diff_print (diff, GIT_DIFF_FORMAT_PATCH, print_line_cb, out) != 0)
+    {
+      git_failed (error, "compare two checkpoints", self->path);
+      g_string_free (out, TRUE);
+      git_diff_free (diff);
+      return NULL;
+    }
   git_diff_free (diff);
-  return text;
+  return g_string_free (out, FALSE);
 }
 
 gboolean

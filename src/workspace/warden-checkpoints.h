@@ -80,7 +80,8 @@ GPtrArray         *warden_checkpoints_diff           (WardenCheckpoints  *self,
                                                       const char         *from,
                                                       const char         *to,
                                                       GError            **error);
-/* The same as a unified diff, text files only (a binary one is named). */
+/* The same as unified diffs, one file after another, each under a note
+ * line that names it ("\ path"; a binary file is named, not shown). */
 char              *warden_checkpoints_diff_text      (WardenCheckpoints  *self,
                                                       const char         *from,
                                                       const char         *to,

@@ -2497,6 +2497,7 @@ typedef struct
   GPtrArray *changes;
   char      *diff;
   GError    *error;
+  gint64     new_step;
   gboolean   done;
 } Restored;
 
@@ -2507,7 +2508,8 @@ restored_cb (GObject      *object,
 {
   Restored *r = user_data;
 
-  r->changes = warden_agent_restore_finish (WARDEN_AGENT (object), result, &r->diff, &r->error);
+  r->changes = warden_agent_restore_finish (WARDEN_AGENT (object), result, &r->diff, &r->new_step,
+                                            &r->error);
   r->done = TRUE;
 }
 
@@ -2586,6 +2588,7 @@ test_restore_told (void)
   restore_step (agent, 1, FALSE, &r);
   g_assert_no_error (r.error);
   g_assert_cmpuint (r.changes->len, ==, 1);
+  g_assert_cmpint (r.new_step, ==, 2);
   g_clear_pointer (&a, g_free);
   a = workspace_file (&env, "a.txt");
   g_assert_null (a);

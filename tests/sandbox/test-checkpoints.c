@@ -269,6 +269,18 @@ test_restore_of_restore (Fixture       *f,
   back = restore (f, undo, NULL);
   now = warden_test_describe_tree (f->root, FALSE);
   g_assert_cmpstr (now, ==, later);
+
+  /* What the preview shows: each file under a line that names it, no git
+   * headers a view would colour as removed and added. */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autofree char *diff = warden_checkpoints_diff_text (f->cp, undo, first, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpstr (diff, ==,
+                     "\\ README.md\n@@ -1 +1 @@\n-changed\n+hello\n"
+                     "\\ new.txt\n@@ -1 +0,0 @@\n-new\n");
+  }
 }
 
 /* Ignored files, node_modules, big files: not recorded, never touched. */

@@ -45,6 +45,8 @@ timeout_cb (gpointer data)
 
 static char *terminal_text (void);
 static const char *shown_profile (void);
+static GtkWidget *find_mapped_css (GtkWidget  *widget,
+                                   const char *css_class);
 static GtkWidget *find_css (GtkWidget  *widget,
                             const char *css_class);
 static gboolean label_shows (GtkWidget  *widget,
@@ -1262,6 +1264,71 @@ find_toplevel (GType type)
         return w;
     }
   return NULL;
+}
+
+static gboolean
+restore_button_shown (gpointer data)
+{
+  return find_mapped_css (GTK_WIDGET (window), "tool-restore") != NULL;
+}
+
+static gboolean
+restore_dialog_shown (gpointer data)
+{
+  GtkWindow *dialog = find_toplevel (ADW_TYPE_MESSAGE_DIALOG);
+
+  return dialog != NULL && gtk_widget_has_css_class (GTK_WIDGET (dialog), "restore-dialog") &&
+         gtk_widget_get_mapped (GTK_WIDGET (dialog));
+}
+
+static gboolean
+file_is (gpointer data)
+{
+  const char * const *expect = data;
+  g_autofree char *content = NULL;
+
+  g_file_get_contents (expect[0], &content, NULL, NULL);
+  return g_strcmp0 (content, expect[1]) == 0;
+}
+
+/* A write over the user's file, then "Restore files to before this step"
+ * on its card, through real clicks: the dialog names the file and shows the
+ * diff; Restore Files puts the file back, and the chat says so. */
+static void
+test_restore_step (void)
+{
+  WardenSession *session = start_session ("restore");
+  g_autofree char *path = g_build_filename (root, "restore", "notes.txt", NULL);
+  const char *theirs[] = { path, "theirs\n" };
+  const char *mine[] = { path, "mine\n" };
+  GtkWindow *dialog;
+  GtkWidget *button;
+
+  g_assert_true (g_file_set_contents (path, "mine\n", -1, NULL));
+  g_queue_push_tail (&fake->script,
+                     fake_reply (NULL, "write", "{\"path\": \"notes.txt\", \"content\": "
+                                 "\"theirs\\n\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Written.", NULL));
+  type_and_send ("write the notes");
+  wait_until (session_idle, NULL, 60, "the end of the turn");
+  g_assert_true (file_is ((gpointer) theirs));
+
+  wait_until (restore_button_shown, NULL, 10, "the card's restore button");
+  x_click (find_mapped_css (GTK_WIDGET (window), "tool-restore"));
+  wait_until (restore_dialog_shown, NULL, 20, "the restore preview");
+  dialog = find_toplevel (ADW_TYPE_MESSAGE_DIALOG);
+  x_screenshot ("restore-dialog.png");
+  g_assert_true (label_shows (GTK_WIDGET (dialog), "Restore Files to Before Step 1?"));
+  g_assert_true (label_shows (GTK_WIDGET (dialog), "changed notes.txt"));
+  g_assert_true (label_shows (GTK_WIDGET (dialog), "+mine"));
+  /* Nothing is restored before the user says so. */
+  g_assert_true (file_is ((gpointer) theirs));
+
+  button = find_labelled_button (GTK_WIDGET (dialog), "_Restore Files");
+  g_assert_nonnull (button);
+  x_click (button);
+  wait_until (file_is, (gpointer) mine, 20, "the file restored");
+  g_assert_cmpuint (count_notices (session, "Restored the files to before step 1"), ==, 1);
 }
 
 /* Stop cancels the running command: the pane and the card say so, the
@@ -2666,6 +2733,7 @@ main (int    argc,
   g_test_add_func ("/ui/window/scroll-follow", test_scroll_follow);
   g_test_add_func ("/ui/window/wheel-over-code", test_wheel_over_code);
   g_test_add_func ("/ui/window/stop", test_stop);
+  g_test_add_func ("/ui/window/restore-step", test_restore_step);
   g_test_add_func ("/ui/window/started-program", test_started_program);
   g_test_add_func ("/ui/window/trace-rename-delete", test_trace_rename_delete);
   g_test_add_func ("/ui/window/notification-approve", test_notification_approve);
