@@ -52,10 +52,11 @@ warden_restore_find_step (WardenSessionStore  *store,
       g_autofree char *shown = warden_printable (step, -1, WARDEN_PRINTABLE_ONE_LINE);
 
       g_set_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_NOT_FOUND,
-                   _("Session “%s” has no step “%s”: its steps are 1 to %" G_GINT64_FORMAT
-                     " (warden-cli sessions show %s lists them), or a tool call's id"),
+                   _("Session “%s” has no step “%s”: its steps are 1 to %lld (warden-cli "
+                     "sessions show %s lists them), or a tool call's id"),
                    session_id, shown,
-                   ((WardenCheckpointRecord *) g_ptr_array_index (list, list->len - 1))->step,
+                   (long long) ((WardenCheckpointRecord *)
+                                g_ptr_array_index (list, list->len - 1))->step,
                    session_id);
     }
   return NULL;
