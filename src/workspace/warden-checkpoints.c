@@ -302,8 +302,9 @@ warden_checkpoints_record (WardenCheckpoints  *self,
       git_failed (error, "read the index", self->path);
       goto out;
     }
-  if (git_index_add_all (index, NULL, GIT_INDEX_ADD_DEFAULT, add_match_cb, &state) != 0 ||
-      git_index_update_all (index, NULL, add_match_cb, &state) != 0)
+  /* As "git add -A": new and changed files are added, deleted ones
+   * removed, in one walk of the workspace. */
+  if (git_index_add_all (index, NULL, GIT_INDEX_ADD_DEFAULT, add_match_cb, &state) != 0)
     {
       git_failed (error, "record the workspace's files", self->path);
       goto out;
