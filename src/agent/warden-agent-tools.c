@@ -1071,7 +1071,6 @@ file_tool_done_cb (GObject      *object,
 
   if (self->run == NULL)
     return;
-  _warden_agent_note_checkpoint (self, call, fc->checkpoint);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       /* Stop: the call stays open, and is reported as stopped later. */
@@ -1100,6 +1099,9 @@ file_tool_done_cb (GObject      *object,
     }
   if (warden_tool_call_get_decision (call) == WARDEN_TOOL_DECISION_NONE && fc->target != NULL)
     warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_APPROVED, NULL, NULL);
+  /* A step to restore to only when it wrote: one that asks first records
+   * its checkpoint again once approved, one that failed changed nothing. */
+  _warden_agent_note_checkpoint (self, call, fc->checkpoint);
   if (fc->diff != NULL)
     warden_tool_call_set_diff (call, fc->diff);
   _warden_agent_tool_done (self, g_steal_pointer (&call), WARDEN_TOOL_CALL_FINISHED, text, FALSE);

@@ -62,11 +62,10 @@ warden_restore_find_step (WardenSessionStore  *store,
   return NULL;
 }
 
-char *
-warden_restore_changes_to_json (GPtrArray *changes)
+void
+warden_restore_add_changes (JsonBuilder *b,
+                            GPtrArray   *changes)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-
   json_builder_begin_array (b);
   for (guint i = 0; changes != NULL && i < changes->len; i++)
     {
@@ -87,6 +86,14 @@ warden_restore_changes_to_json (GPtrArray *changes)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+}
+
+char *
+warden_restore_changes_to_json (GPtrArray *changes)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  warden_restore_add_changes (b, changes);
   return warden_json_builder_to_string (b, FALSE);
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <json-glib/json-glib.h>
 
 #include "warden-session-store.h"
 #include "workspace/warden-checkpoints.h"
@@ -25,7 +26,11 @@ WardenCheckpointRecord *warden_restore_find_step   (WardenSessionStore  *store,
                                                     const char          *step,
                                                     GError             **error);
 
-/* WardenFileChange list <-> the JSON the store keeps. */
+/* WardenFileChange list <-> the JSON the store keeps, and the array
+ * "sessions show --json" and the JSON Lines events give:
+ * [{"kind": "created"|"changed"|"deleted", "path", "binary", "skipped"?}]. */
+void                    warden_restore_add_changes       (JsonBuilder *b,
+                                                          GPtrArray   *changes);
 char                   *warden_restore_changes_to_json   (GPtrArray   *changes);
 GPtrArray              *warden_restore_changes_from_json (const char  *json);
 

@@ -1499,32 +1499,6 @@ print_step (WardenCheckpointRecord *c)
   fputs (lines, stdout);
 }
 
-static void
-add_changes (JsonBuilder *b,
-             GPtrArray   *changes)
-{
-  json_builder_begin_array (b);
-  for (guint i = 0; i < changes->len; i++)
-    {
-      WardenFileChange *c = g_ptr_array_index (changes, i);
-
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "kind");
-      json_builder_add_string_value (b, warden_file_change_kind_to_string (c->kind));
-      json_builder_set_member_name (b, "path");
-      json_builder_add_string_value (b, c->path);
-      json_builder_set_member_name (b, "binary");
-      json_builder_add_boolean_value (b, c->binary);
-      if (c->skipped)
-        {
-          json_builder_set_member_name (b, "skipped");
-          json_builder_add_boolean_value (b, TRUE);
-        }
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-}
-
 static int
 sessions_show (const char *id,
                gboolean    json)
@@ -1630,7 +1604,7 @@ sessions_show (const char *id,
               json_builder_add_null_value (b);
             json_builder_set_member_name (b, "changes");
             if (c != NULL && (changes = warden_restore_changes_from_json (c->changes_json)))
-              add_changes (b, changes);
+              warden_restore_add_changes (b, changes);
             else
               json_builder_add_null_value (b);
           }
