@@ -14,6 +14,7 @@
 
 #include "agent/warden-restore.h"
 #include "warden-chat-row.h"
+#include "warden-window.h"
 
 typedef struct
 {
@@ -68,6 +69,8 @@ restored_cb (GObject      *object,
                               (long long) r->step, changes->len,
                               warden_session_get_id (r->session), (long long) new_step);
       warden_session_add_notice (r->session, text);
+      if (WARDEN_IS_WINDOW (r->parent))
+        warden_window_toast_restored (WARDEN_WINDOW (r->parent), r->step, new_step);
     }
   restore_free (r);
 }

@@ -1534,6 +1534,28 @@ set_session (WardenWindow  *self,
   set_session_full (self, session, TRUE);
 }
 
+void
+warden_window_toast_restored (WardenWindow *self,
+                              gint64        step,
+                              gint64        undo_step)
+{
+  g_autofree char *text = NULL;
+  AdwToast *t;
+
+  g_return_if_fail (WARDEN_IS_WINDOW (self));
+
+  text = g_strdup_printf (_("Files restored to before step %lld"), (long long) step);
+  t = adw_toast_new (text);
+  adw_toast_set_timeout (t, 10);
+  if (undo_step > 0)
+    {
+      adw_toast_set_button_label (t, _("_Undo"));
+      adw_toast_set_action_name (t, "win.restore-step");
+      adw_toast_set_action_target_value (t, g_variant_new_int64 (undo_step));
+    }
+  adw_toast_overlay_add_toast (self->toast_overlay, t);
+}
+
 WardenSession *
 warden_window_get_session (WardenWindow *self)
 {

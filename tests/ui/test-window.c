@@ -1282,6 +1282,14 @@ restore_dialog_shown (gpointer data)
 }
 
 static gboolean
+undo_shown (gpointer data)
+{
+  GtkWidget *button = find_labelled_button (GTK_WIDGET (window), "_Undo");
+
+  return button != NULL && gtk_widget_get_mapped (button);
+}
+
+static gboolean
 file_is (gpointer data)
 {
   const char * const *expect = data;
@@ -1329,6 +1337,17 @@ test_restore_step (void)
   x_click (button);
   wait_until (file_is, (gpointer) mine, 20, "the file restored");
   g_assert_cmpuint (count_notices (session, "Restored the files to before step 1"), ==, 1);
+
+  /* The toast's Undo previews the way back (the restore's own step, 2),
+   * and restores it. */
+  wait_until (undo_shown, NULL, 10, "the toast's Undo");
+  x_screenshot ("restore-toast.png");
+  x_click (find_labelled_button (GTK_WIDGET (window), "_Undo"));
+  wait_until (restore_dialog_shown, NULL, 20, "the undo preview");
+  dialog = find_toplevel (ADW_TYPE_MESSAGE_DIALOG);
+  g_assert_true (label_shows (GTK_WIDGET (dialog), "Restore Files to Before Step 2?"));
+  x_click (find_labelled_button (GTK_WIDGET (dialog), "_Restore Files"));
+  wait_until (file_is, (gpointer) theirs, 20, "the restore undone");
 }
 
 /* Stop cancels the running command: the pane and the card say so, the
