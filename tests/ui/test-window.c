@@ -1350,6 +1350,26 @@ test_restore_step (void)
   wait_until (file_is, (gpointer) theirs, 20, "the restore undone");
 }
 
+static gboolean
+card_shows_change (gpointer data)
+{
+  return label_shows (GTK_WIDGET (window), data);
+}
+
+/* A command's card lists the files it created, changed and deleted, from
+ * the checkpoints before and after it. */
+static void
+test_command_changes (void)
+{
+  start_session ("changes");
+  g_queue_push_tail (&fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"echo made > made.txt\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Made.", NULL));
+  type_and_send ("make a file");
+  wait_until (session_idle, NULL, 60, "the end of the turn");
+  wait_until (card_shows_change, (gpointer) "created made.txt", 10, "the card's changes");
+}
+
 /* Stop cancels the running command: the pane and the card say so, the
  * session can go on. */
 static void
@@ -2753,6 +2773,7 @@ main (int    argc,
   g_test_add_func ("/ui/window/wheel-over-code", test_wheel_over_code);
   g_test_add_func ("/ui/window/stop", test_stop);
   g_test_add_func ("/ui/window/restore-step", test_restore_step);
+  g_test_add_func ("/ui/window/command-changes", test_command_changes);
   g_test_add_func ("/ui/window/started-program", test_started_program);
   g_test_add_func ("/ui/window/trace-rename-delete", test_trace_rename_delete);
   g_test_add_func ("/ui/window/notification-approve", test_notification_approve);
