@@ -463,7 +463,18 @@ tool_result_cb (WardenAgent    *agent,
     result = "";
   if (warden_tool_call_get_kind (call) == WARDEN_TOOL_KIND_EXEC &&
       !warden_tool_call_get_is_error (call))
-    out (run, "[exec] exit %d (%s)\n", warden_tool_call_get_exit_code (call), decision);
+    {
+      GPtrArray *changes = warden_tool_call_get_changes (call);
+
+      out (run, "[exec] exit %d (%s)\n", warden_tool_call_get_exit_code (call), decision);
+      /* What it did to the files, from the checkpoints around it. */
+      if (changes != NULL && changes->len > 0)
+        {
+          g_autofree char *lines = warden_restore_describe_changes (changes, "  ");
+
+          out (run, "%s", lines);
+        }
+    }
   else if (warden_tool_call_get_is_error (call))
     {
       g_autofree char *shown = one_line (result);

@@ -2447,6 +2447,11 @@ test_restore_each_step (void)
   g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
   r = RUN (&env, "y\ny\ny\ny\ny\ny\ny\ny\n", "run", "--sandbox", "bwrap", "work");
   g_assert_cmpint (r.status, ==, 0);
+  /* Under each command, what it did to the files. */
+  g_assert_nonnull (strstr (r.out, "[exec] exit 0 (approved)\n"
+                                   "  changed a.txt\n"
+                                   "  changed b.bin (binary)\n"
+                                   "  deleted d/x.txt\n"));
   id = session_id_of (r.err);
   result_clear (&r);
   assert_workspace_is (&env, trees[0]);
