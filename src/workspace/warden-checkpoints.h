@@ -67,9 +67,9 @@ WardenCheckpoints *warden_checkpoints_new            (const char         *worksp
 const char        *warden_checkpoints_get_path       (WardenCheckpoints  *self);
 
 /* Records the workspace's files as they are now; returns the checkpoint's
- * id (a commit, 40 hex digits). Left out: .git (everywhere), node_modules,
- * what the project's .gitignore files ignore, files over
- * WARDEN_CHECKPOINT_MAX_FILE_SIZE. Unchanged files cost a stat each. */
+ * id (a commit, 40 hex digits). Left out: .git (everywhere), a folder that
+ * holds a repository of its own, node_modules, what the project's
+ * .gitignore files ignore, files over WARDEN_CHECKPOINT_MAX_FILE_SIZE. Unchanged files cost a stat each. */
 char              *warden_checkpoints_record         (WardenCheckpoints  *self,
                                                       const char         *message,
                                                       GError            **error);

@@ -304,6 +304,9 @@ test_ignored (Fixture       *f,
   put (f, "web/node_modules/x/index.js", "1;\n");
   put_bytes (f, "data.bin", big, WARDEN_CHECKPOINT_MAX_FILE_SIZE + 1, 0644);
   put (f, "kept.txt", "kept\n");
+  /* A repository of its own inside (a vendored checkout): left out whole. */
+  put (f, "vendor/lib/.git/HEAD", "ref: refs/heads/main\n");
+  put (f, "vendor/lib/lib.c", "int lib;\n");
   second = record (f, "after");
 
   diff = warden_checkpoints_diff (f->cp, first, second, &error);
@@ -317,7 +320,8 @@ test_ignored (Fixture       *f,
   g_assert_cmpstr (text, ==, "deleted kept.txt\n");
   {
     const char *stay[] = { "build/app.o", "debug.log", "node_modules/left-pad/index.js",
-                           "web/node_modules/x/index.js", "data.bin" };
+                           "web/node_modules/x/index.js", "data.bin", "vendor/lib/lib.c",
+                           "vendor/lib/.git/HEAD" };
 
     for (guint i = 0; i < G_N_ELEMENTS (stay); i++)
       {
