@@ -21,6 +21,7 @@
 
 #include "warden-checkpoints.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -55,6 +56,12 @@ struct _WardenCheckpoints
   char          *workspace;
   char          *path;
   git_repository *repo;
+
+  /* The last checkpoint this object wrote, and its index file as it left
+   * it: while both hold and no file differs from the index, the workspace
+   * is that checkpoint (see unchanged()). */
+  char          *last;
+  struct stat    index_stat;
 };
 
 G_DEFINE_FINAL_TYPE (WardenCheckpoints, warden_checkpoints, G_TYPE_OBJECT)
@@ -119,6 +126,7 @@ warden_checkpoints_finalize (GObject *object)
   g_clear_pointer (&self->repo, git_repository_free);
   g_free (self->workspace);
   g_free (self->path);
+  g_free (self->last);
   git_libgit2_shutdown ();
 
   G_OBJECT_CLASS (warden_checkpoints_parent_class)->finalize (object);
@@ -251,32 +259,186 @@ warden_checkpoints_get_path (WardenCheckpoints *self)
 
 /* record ------------------------------------------------------------------*/
 
+static gboolean
+too_big (WardenCheckpoints *self,
+         const char        *rel)
+{
+  g_autofree char *full = g_build_filename (self->workspace, rel, NULL);
+  struct stat st;
+
+  return lstat (full, &st) == 0 && S_ISREG (st.st_mode) &&
+         st.st_size > WARDEN_CHECKPOINT_MAX_FILE_SIZE;
+}
+
+/* As "git add -A", in one walk of the workspace: new and changed files
+ * are added, deleted ones removed, and the stat data of files touched but
+ * not changed is brought up to date (GIT_DIFF_UPDATE_INDEX), which is what
+ * lets unchanged() answer next time. A file that cannot be read is left
+ * out (a restore would not put an old version over it). */
+static gboolean
+update_index (WardenCheckpoints *self,
+              git_index         *index)
+{
+  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  git_diff *diff = NULL;
+  size_t n;
+
+  opts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
+               GIT_DIFF_INCLUDE_TYPECHANGE | GIT_DIFF_UPDATE_INDEX;
+  if (git_diff_index_to_workdir (&diff, self->repo, index, &opts) != 0)
+    return FALSE;
+  n = git_diff_num_deltas (diff);
+  for (size_t i = 0; i < n; i++)
+    {
+      const git_diff_delta *delta = git_diff_get_delta (diff, i);
+      const char *path = delta->new_file.path ? delta->new_file.path : delta->old_file.path;
+
+      /* A folder that holds a repository of its own: not walked into. */
+      if (g_str_has_suffix (path, "/"))
+        continue;
+      if (delta->status == GIT_DELTA_DELETED || too_big (self, path) ||
+          git_index_add_bypath (index, path) != 0)
+        {
+          git_error_clear ();
+          git_index_remove_bypath (index, path);
+        }
+    }
+  git_diff_free (diff);
+  return TRUE;
+}
+
+/* The quick answer for the common step, one whose files did not change:
+ * one walk with a stat relative to each folder (cheaper than libgit2's
+ * full paths) against the index's stat data. Any doubt says "changed" and
+ * the full record runs: a file the index lacks that is not ignored, a
+ * stat that differs, a racily clean entry (written in the index's own
+ * time stamp), an index written by another object or process. */
 typedef struct
 {
   WardenCheckpoints *self;
-  GPtrArray         *too_big;   /* paths grown past the cap: out of the index */
-} AddState;
+  git_index         *index;
+  struct timespec    index_mtime;
+  gsize              seen;
+} Walk;
 
-static int
-add_match_cb (const char *path,
-              const char *matched,
-              void       *payload)
+static gboolean
+is_ignored (Walk       *walk,
+            const char *rel)
 {
-  AddState *state = payload;
-  g_autofree char *full = NULL;
-  struct stat st;
+  int ignored = 0;
 
-  /* A folder that holds a repository of its own: not walked into. */
-  if (g_str_has_suffix (path, "/"))
-    return 1;
-  full = g_build_filename (state->self->workspace, path, NULL);
-  if (lstat (full, &st) == 0 && S_ISREG (st.st_mode) &&
-      st.st_size > WARDEN_CHECKPOINT_MAX_FILE_SIZE)
+  return git_ignore_path_is_ignored (&ignored, walk->self->repo, rel) == 0 && ignored;
+}
+
+static gboolean
+same_as_entry (Walk                  *walk,
+               const git_index_entry *e,
+               const struct stat     *st)
+{
+  gboolean link = S_ISLNK (st->st_mode);
+  guint32 mode = link ? GIT_FILEMODE_LINK
+                      : (st->st_mode & 0100) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
+
+  if (e->mode != mode || e->file_size != (guint32) st->st_size ||
+      e->ino != (guint32) st->st_ino ||
+      e->mtime.seconds != (gint32) st->st_mtim.tv_sec ||
+      e->mtime.nanoseconds != (guint32) st->st_mtim.tv_nsec ||
+      e->ctime.seconds != (gint32) st->st_ctim.tv_sec ||
+      e->ctime.nanoseconds != (guint32) st->st_ctim.tv_nsec)
+    return FALSE;
+  /* Racily clean: changed in the same instant the index was written. */
+  return st->st_mtim.tv_sec < walk->index_mtime.tv_sec ||
+         (st->st_mtim.tv_sec == walk->index_mtime.tv_sec &&
+          st->st_mtim.tv_nsec < walk->index_mtime.tv_nsec);
+}
+
+static gboolean
+walk_same (Walk       *walk,
+           int         dir_fd,
+           GString    *rel)
+{
+  DIR *dir = fdopendir (dir_fd);
+  struct dirent *d;
+  gsize len = rel->len;
+  gboolean same = TRUE;
+
+  if (dir == NULL)
     {
-      g_ptr_array_add (state->too_big, g_strdup (path));
-      return 1;
+      close (dir_fd);
+      return FALSE;
     }
-  return 0;
+  while (same && (d = readdir (dir)) != NULL)
+    {
+      struct stat st;
+
+      if (strcmp (d->d_name, ".") == 0 || strcmp (d->d_name, "..") == 0 ||
+          strcmp (d->d_name, ".git") == 0)
+        continue;
+      g_string_truncate (rel, len);
+      g_string_append (rel, d->d_name);
+      if (fstatat (dirfd (dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        {
+          same = FALSE;
+          break;
+        }
+      if (S_ISDIR (st.st_mode))
+        {
+          g_autofree char *dotgit = g_strconcat (d->d_name, "/.git", NULL);
+          size_t at;
+          int sub;
+
+          /* As the record leaves them out: node_modules, a repository of its own. */
+          if (strcmp (d->d_name, "node_modules") == 0 ||
+              faccessat (dirfd (dir), dotgit, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+            continue;
+          g_string_append_c (rel, '/');
+          /* A folder the index has nothing of: ignored, or new files. */
+          if (git_index_find_prefix (&at, walk->index, rel->str) != 0 &&
+              is_ignored (walk, rel->str))
+            continue;
+          sub = openat (dirfd (dir), d->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          same = sub >= 0 && walk_same (walk, sub, rel);
+        }
+      else if (S_ISREG (st.st_mode) || S_ISLNK (st.st_mode))
+        {
+          const git_index_entry *e = git_index_get_bypath (walk->index, rel->str, 0);
+
+          if (e != NULL)
+            {
+              same = same_as_entry (walk, e, &st);
+              walk->seen++;
+            }
+          else
+            same = (S_ISREG (st.st_mode) && st.st_size > WARDEN_CHECKPOINT_MAX_FILE_SIZE) ||
+                   is_ignored (walk, rel->str);
+        }
+    }
+  closedir (dir);
+  g_string_truncate (rel, len);
+  return same;
+}
+
+static gboolean
+unchanged (WardenCheckpoints *self,
+           git_index         *index)
+{
+  g_autofree char *index_path = g_build_filename (self->path, "index", NULL);
+  g_autoptr(GString) rel = g_string_new (NULL);
+  Walk walk = { self, index, { 0, 0 }, 0 };
+  struct stat st;
+  int root;
+
+  if (self->last == NULL || stat (index_path, &st) != 0 ||
+      st.st_ino != self->index_stat.st_ino || st.st_size != self->index_stat.st_size ||
+      st.st_mtim.tv_sec != self->index_stat.st_mtim.tv_sec ||
+      st.st_mtim.tv_nsec != self->index_stat.st_mtim.tv_nsec)
+    return FALSE;
+  walk.index_mtime = st.st_mtim;
+  root = open (self->workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0 || !walk_same (&walk, root, rel))
+    return FALSE;
+  /* And nothing the index has is gone. */
+  return walk.seen == git_index_entrycount (index);
 }
 
 char *
@@ -284,8 +446,6 @@ warden_checkpoints_record (WardenCheckpoints  *self,
                            const char         *message,
                            GError            **error)
 {
-  g_autoptr(GPtrArray) too_big = g_ptr_array_new_with_free_func (g_free);
-  AddState state = { self, too_big };
   git_index *index = NULL;
   git_tree *tree = NULL;
   git_signature *sig = NULL;
@@ -302,15 +462,16 @@ warden_checkpoints_record (WardenCheckpoints  *self,
       git_failed (error, "read the index", self->path);
       goto out;
     }
-  /* As "git add -A": new and changed files are added, deleted ones
-   * removed, in one walk of the workspace. */
-  if (git_index_add_all (index, NULL, GIT_INDEX_ADD_DEFAULT, add_match_cb, &state) != 0)
+  if (unchanged (self, index))
+    {
+      git_index_free (index);
+      return g_strdup (self->last);
+    }
+  if (!update_index (self, index))
     {
       git_failed (error, "record the workspace's files", self->path);
       goto out;
     }
-  for (guint i = 0; i < too_big->len; i++)
-    git_index_remove_bypath (index, g_ptr_array_index (too_big, i));
   if (git_index_write (index) != 0 || git_index_write_tree (&tree_oid, index) != 0 ||
       git_tree_lookup (&tree, self->repo, &tree_oid) != 0)
     {
@@ -343,6 +504,13 @@ out:
   if (!ok)
     return NULL;
   git_oid_tostr (hex, sizeof hex, &commit_oid);
+  /* What unchanged() compares against next time. */
+  {
+    g_autofree char *index_path = g_build_filename (self->path, "index", NULL);
+
+    g_free (self->last);
+    self->last = stat (index_path, &self->index_stat) == 0 ? g_strdup (hex) : NULL;
+  }
   return g_strdup (hex);
 }
 

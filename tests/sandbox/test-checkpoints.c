@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -388,6 +389,106 @@ test_protected (Fixture       *f,
   }
 }
 
+/* Every file's times an hour back: none is racily clean (changed in the
+ * index's own instant), so the quick check for "nothing changed" holds. */
+static void
+age_tree (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      struct timespec times[2];
+      struct stat st;
+
+      g_assert_cmpint (lstat (path, &st), ==, 0);
+      if (S_ISDIR (st.st_mode))
+        age_tree (path);
+      times[0].tv_sec = times[1].tv_sec = st.st_mtim.tv_sec - 3600;
+      times[0].tv_nsec = times[1].tv_nsec = 0;
+      g_assert_cmpint (utimensat (AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW), ==, 0);
+    }
+}
+
+static void
+assert_changes (Fixture    *f,
+                const char *from,
+                const char *to,
+                const char *expected)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) diff = warden_checkpoints_diff (f->cp, from, to, &error);
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  text = changes_text (diff);
+  g_assert_cmpstr (text, ==, expected);
+}
+
+/* Nothing changed: the same checkpoint, at the cost of a stat a file. Any
+ * change, even one that keeps size and modification time, is a new one;
+ * ignored and too big files are no change. */
+static void
+test_unchanged (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autofree char *c = NULL;
+  g_autofree char *d = NULL;
+  g_autofree char *e = NULL;
+  g_autofree char *g = NULL;
+  g_autofree char *readme = ws_path (f, "README.md");
+  g_autofree char *big = g_malloc0 (WARDEN_CHECKPOINT_MAX_FILE_SIZE + 1);
+  struct timespec times[2];
+  struct stat st;
+
+  put (f, ".gitignore", "build/\n");
+  put (f, "vendor/lib/.git/HEAD", "ref: refs/heads/main\n");
+  put (f, "vendor/lib/lib.c", "int lib;\n");
+  age_tree (f->root);
+  a = record (f, "first");
+  /* The first record rewrote racily clean entries; the next settles. */
+  b = record (f, "second");
+  c = record (f, "third");
+  g_assert_cmpstr (c, ==, b);
+
+  /* Same size, same modification time, other bytes: the change time says. */
+  g_assert_cmpint (stat (readme, &st), ==, 0);
+  put (f, "README.md", "HELLO\n");
+  times[0] = times[1] = st.st_mtim;
+  g_assert_cmpint (utimensat (AT_FDCWD, readme, times, 0), ==, 0);
+  d = record (f, "sneaky");
+  g_assert_cmpstr (d, !=, c);
+  assert_changes (f, c, d, "changed README.md\n");
+
+  /* Ignored, too big, another repository's: no change. */
+  put (f, "build/out.o", "object\n");
+  put (f, "node_modules/x/index.js", "1;\n");
+  put (f, "vendor/lib/new.c", "int n;\n");
+  put_bytes (f, "data.bin", big, WARDEN_CHECKPOINT_MAX_FILE_SIZE + 1, 0644);
+  age_tree (f->root);
+  g_free (record (f, "settle"));
+  e = record (f, "ignored");
+  g_free (g);
+  g = record (f, "ignored again");
+  g_assert_cmpstr (g, ==, e);
+  assert_changes (f, d, e, "");
+
+  /* A new file, a deleted one: new checkpoints. */
+  g_clear_pointer (&g, g_free);
+  put (f, "new.txt", "new\n");
+  g = record (f, "new");
+  assert_changes (f, e, g, "created new.txt\n");
+  g_assert_cmpint (g_unlink (readme), ==, 0);
+  age_tree (f->root);
+  g_free (e);
+  e = record (f, "deleted");
+  assert_changes (f, g, e, "deleted README.md\n");
+}
+
 /* A checkpoint that is not there: a clear error, nothing changed. */
 static void
 test_unknown (Fixture       *f,
@@ -420,6 +521,7 @@ main (int    argc,
   ADD ("symlink-out", test_symlink_out);
   ADD ("protected", test_protected);
   ADD ("unknown", test_unknown);
+  ADD ("unchanged", test_unchanged);
 #undef ADD
 
   return g_test_run ();
