@@ -1092,6 +1092,8 @@ test_reopened_diff (void)
       if (warden_chat_item_get_kind (item) != WARDEN_CHAT_ITEM_TOOL)
         continue;
       g_assert_cmpstr (warden_chat_item_get_diff (item), ==, "@@ -0,0 +1 @@\n+hello\n");
+      /* And its checkpoint, to restore to, read back from the store. */
+      g_assert_cmpint (warden_chat_item_get_step (item), ==, 1);
       diffs++;
     }
   g_assert_cmpuint (diffs, ==, 1);
