@@ -35,8 +35,9 @@ _warden_agent_record_checkpoint (WardenAgent *self,
       (id = warden_checkpoints_record (self->checkpoints, message, &error)) == NULL)
     {
       /* The step runs: without its checkpoint it cannot be undone, which
-       * its card and "sessions show" tell by having no step number. */
-      g_warning ("No checkpoint before a step of session %s: %s",
+       * its card and "sessions show" tell by having no step number. A
+       * message, not a warning: a full disk is the user's, not a bug. */
+      g_message ("No checkpoint before a step of session %s: %s",
                  warden_agent_get_session_id (self), error->message);
       return NULL;
     }
@@ -55,8 +56,10 @@ _warden_agent_note_checkpoint (WardenAgent    *self,
     return;
   step = warden_session_store_add_checkpoint (self->store, warden_agent_get_session_id (self),
                                               warden_tool_call_get_id (call), commit, 0, &error);
+  /* As above; a store that cannot be written (locked, the lease lost)
+   * stops the step when its call is saved, with the store's error. */
   if (step == 0)
-    g_warning ("Could not save the checkpoint before %s: %s", warden_tool_call_get_id (call),
+    g_message ("Could not save the checkpoint before %s: %s", warden_tool_call_get_id (call),
                error->message);
   warden_tool_call_set_step (call, step);
 }
@@ -145,7 +148,7 @@ after_thread (GTask        *task,
   if (job->commit != NULL &&
       (job->changes = warden_checkpoints_diff (job->self->checkpoints, job->before, job->commit,
                                                &error)) == NULL)
-    g_warning ("What %s changed is not known: %s", warden_tool_call_get_id (job->call),
+    g_message ("What %s changed is not known: %s", warden_tool_call_get_id (job->call),
                error->message);
   g_task_return_boolean (task, TRUE);
 }
@@ -167,7 +170,7 @@ after_done_cb (GObject      *object,
                                                       warden_agent_get_session_id (self),
                                                       warden_tool_call_get_step (job->call),
                                                       job->commit, json, &error))
-        g_warning ("Could not save what %s changed: %s", warden_tool_call_get_id (job->call),
+        g_message ("Could not save what %s changed: %s", warden_tool_call_get_id (job->call),
                    error->message);
       warden_tool_call_set_changes (job->call, job->changes);
     }
