@@ -18,6 +18,8 @@ WARDEN_BUILD_PACKAGES=(
   libgtk-4-bin desktop-file-utils appstream
   # the exec guard's system call filter
   libseccomp-dev
+  # checkpoints: the shadow repository of each workspace
+  libgit2-dev
 )
 WARDEN_APP_PACKAGES=(
   # the sandbox where no Docker engine is: bubblewrap and its network

@@ -5,6 +5,7 @@
  *   warden-agent-tools.c      running each tool: exec in the sandbox, the file tools
  *   warden-agent-approvals.c  asking the user, their answers, and what a resumed
  *                             session does with calls it finds half-done
+ *   warden-agent-checkpoints.c  the workspace's files before each step, restores
  *   warden-agent-context.c    what the model is sent: the project's instructions,
  *                             and a conversation kept inside the context window
  *
@@ -24,6 +25,7 @@
 
 #include "policy/warden-policy.h"
 #include "sandbox/warden-sandbox.h"
+#include "workspace/warden-checkpoints.h"
 #include "workspace/warden-workspace.h"
 #include "warden-command-run.h"
 #include "warden-context.h"
@@ -67,6 +69,9 @@ struct _WardenAgent
   WardenFileWrite     file_write;     /* the profile's rule for write and edit */
   WardenWorkspaceTarget *asked_target;  /* what the pending file approval opens */
   char               *asked_id;       /* its tool call */
+  WardenCheckpoints  *checkpoints;    /* made on first use, in the thread that uses it */
+  char               *exec_checkpoint;  /* the running command's checkpoint before it */
+  gboolean            restoring;      /* a restore is under way: nothing starts */
 
   GTask              *run;          /* the run in progress */
   WardenToolEnd       stop_cause;   /* why its cancellable is cancelled; NONE: the user */
@@ -207,6 +212,28 @@ void        _warden_agent_start_exec        (WardenAgent         *self,
 void        _warden_agent_start_file_tool   (WardenAgent         *self,
                                              WardenToolCall      *call,
                                              gboolean             waiting);
+
+/* warden-agent-checkpoints.c */
+typedef void (*WardenAgentStepDone) (WardenAgent *self,
+                                     gpointer     data);
+/* In a thread: the workspace now, in its shadow repository; NULL (logged)
+ * if it cannot be recorded, and the step runs without. */
+char       *_warden_agent_record_checkpoint (WardenAgent         *self,
+                                             const char          *message);
+/* In the main thread: @commit comes before @call, in the store and on the call. */
+void        _warden_agent_note_checkpoint   (WardenAgent         *self,
+                                             WardenToolCall      *call,
+                                             const char          *commit);
+/* Around a command: the checkpoint before it, and after it what it
+ * changed (on the call and in the store); then @done. */
+void        _warden_agent_checkpoint_before (WardenAgent         *self,
+                                             WardenToolCall      *call,
+                                             WardenAgentStepDone  done,
+                                             gpointer             data);
+void        _warden_agent_checkpoint_after  (WardenAgent         *self,
+                                             WardenToolCall      *call,
+                                             WardenAgentStepDone  done,
+                                             gpointer             data);
 
 /* warden-agent-approvals.c */
 /* The call of @block, tool call @index of message @seq: as the store has

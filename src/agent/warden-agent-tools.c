@@ -29,6 +29,7 @@ typedef struct
   WardenToolCall *call;
   gboolean        decide;  /* the profile's decision comes once the sandbox is ready */
   gboolean        again;   /* run once more (its container went first): announced already */
+  gboolean        checkpointed;  /* the workspace was recorded before it */
 } ExecCall;
 
 static void
@@ -130,17 +131,47 @@ not_started (WardenAgent    *self,
 static void ensure_sandbox_and_run (ExecCall *exec);
 static void decide_exec            (ExecCall *exec);
 
+/* A command that ended, while what it changed is computed. */
+typedef struct
+{
+  WardenCommandRun *done;
+  GError           *error;
+} Finished;
+
+static void command_finished (WardenAgent *self, gpointer data);
+
 static void
 command_finished_cb (WardenCommandRun *command,
                      const GError     *error,
                      WardenAgent      *self)
 {
-  g_autoptr(WardenCommandRun) done = g_object_ref (command);
-  g_autoptr(WardenToolCall) call = g_object_ref (warden_command_run_get_call (command));
+  Finished *finished = g_new0 (Finished, 1);
 
+  finished->done = g_object_ref (command);
+  finished->error = error != NULL ? g_error_copy (error) : NULL;
   _warden_agent_clear_command (self);
   g_clear_handle_id (&self->idle_id, g_source_remove);
   self->idle_id = g_timeout_add_seconds (self->config.idle_seconds, idle_destroy_cb, self);
+  /* What it created, changed and deleted, from the files after it; a
+   * command that never started changed nothing. */
+  if (warden_command_run_get_started (command))
+    _warden_agent_checkpoint_after (self, warden_command_run_get_call (command),
+                                    command_finished, finished);
+  else
+    command_finished (self, finished);
+}
+
+static void
+command_finished (WardenAgent *self,
+                  gpointer     data)
+{
+  Finished *finished = data;
+  g_autoptr(WardenCommandRun) done = finished->done;
+  g_autoptr(GError) own_error = finished->error;
+  const GError *error = own_error;
+  g_autoptr(WardenToolCall) call = g_object_ref (warden_command_run_get_call (done));
+
+  g_free (finished);
 
   if (error != NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
@@ -229,6 +260,18 @@ command_finished_cb (WardenCommandRun *command,
                            warden_command_run_get_result (done), FALSE);
 }
 
+static void run_exec (ExecCall *exec);
+
+static void
+exec_checkpointed (WardenAgent *self,
+                   gpointer     data)
+{
+  ExecCall *exec = data;
+
+  exec->checkpointed = TRUE;
+  run_exec (exec);
+}
+
 static void
 run_exec (ExecCall *exec)
 {
@@ -255,6 +298,14 @@ run_exec (ExecCall *exec)
         not_started (self, exec->call, _warden_agent_stop_cause (self));
       _warden_agent_run_return (self, 0, g_steal_pointer (&error));
       exec_call_free (exec);
+      return;
+    }
+
+  /* The files as they were before it, so that it can be undone; a command
+   * run once more (its container went) keeps its first checkpoint. */
+  if (!exec->checkpointed && !exec->again)
+    {
+      _warden_agent_checkpoint_before (self, exec->call, exec_checkpointed, exec);
       return;
     }
 
@@ -866,6 +917,7 @@ typedef struct
   /* A write's or an edit's diff: what it would change (@ask), or what it
    * changed; handed to the call and the approval in the main thread. */
   char                  *diff;
+  char                  *checkpoint;  /* a write's or an edit's: the files before it */
 } FileCall;
 
 static void
@@ -878,6 +930,7 @@ file_call_free (FileCall *call)
   warden_workspace_target_free (call->target);
   g_free (call->reason);
   g_free (call->diff);
+  g_free (call->checkpoint);
   g_free (call);
 }
 
@@ -948,6 +1001,15 @@ file_tool_thread (GTask        *task,
     {
       /* Read before it changes: the diff of what the tool does. */
       g_autofree char *diff = file_diff (call->self, call->name, input, call->target);
+
+      /* The files before a write or an edit, so that it can be undone. */
+      if (access_for (call->name) != WARDEN_WORKSPACE_ACCESS_READ)
+        {
+          g_autofree char *message = g_strdup_printf ("before %s",
+                                                      warden_tool_call_get_id (call->call));
+
+          call->checkpoint = _warden_agent_record_checkpoint (call->self, message);
+        }
 
       result = run_file_tool (call->self, call->name, input, call->target, cancellable, &error);
       if (result != NULL)
@@ -1037,6 +1099,9 @@ file_tool_done_cb (GObject      *object,
     }
   if (warden_tool_call_get_decision (call) == WARDEN_TOOL_DECISION_NONE && fc->target != NULL)
     warden_tool_call_set_decision (call, WARDEN_TOOL_DECISION_APPROVED, NULL, NULL);
+  /* A step to restore to only when it wrote: one that asks first records
+   * its checkpoint again once approved, one that failed changed nothing. */
+  _warden_agent_note_checkpoint (self, call, fc->checkpoint);
   if (fc->diff != NULL)
     warden_tool_call_set_diff (call, fc->diff);
   _warden_agent_tool_done (self, g_steal_pointer (&call), WARDEN_TOOL_CALL_FINISHED, text, FALSE);

@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "warden-agent-private.h"
+#include "warden-restore.h"
 
 #include <string.h>
 
@@ -195,6 +196,8 @@ warden_agent_finalize (GObject *object)
   g_clear_pointer (&self->results, warden_llm_message_unref);
   g_clear_pointer (&self->asked_target, warden_workspace_target_free);
   g_clear_pointer (&self->asked_id, g_free);
+  g_clear_object (&self->checkpoints);
+  g_clear_pointer (&self->exec_checkpoint, g_free);
   g_clear_pointer (&self->sandbox_message, g_free);
   g_clear_pointer (&self->sandbox_lost, g_free);
   g_clear_pointer (&self->fell_back, g_free);
@@ -1258,6 +1261,12 @@ warden_agent_run_async (WardenAgent         *self,
                                _("The agent is already running"));
       return;
     }
+  if (self->restoring)
+    {
+      g_task_return_new_error (gtask, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_BUSY,
+                               _("The files are being restored: wait until that ends"));
+      return;
+    }
   self->run = g_steal_pointer (&gtask);
   /* Each turn reads the project's instructions as they are now, in a
    * thread: the first request waits for them. */
@@ -1266,6 +1275,7 @@ warden_agent_run_async (WardenAgent         *self,
   if (task != NULL)
     {
       g_autoptr(WardenLlmMessage) message = warden_llm_message_new (WARDEN_LLM_ROLE_USER);
+      g_autofree char *note = NULL;
 
       if (self->pending != NULL)
         {
@@ -1284,6 +1294,16 @@ warden_agent_run_async (WardenAgent         *self,
           _warden_agent_run_return (self, 0, g_steal_pointer (&error));
           return;
         }
+      /* The user put files back (window or warden-cli): the model hears it
+       * before their words, once. */
+      note = warden_restore_take_note (self->store, self->info->id, &error);
+      if (error != NULL)
+        {
+          _warden_agent_run_return (self, 0, g_steal_pointer (&error));
+          return;
+        }
+      if (note != NULL)
+        warden_llm_message_add_text (message, note);
       warden_llm_message_add_text (message, task);
       self->turn_usage = (WardenLlmUsage) { 0 };
       if (!_warden_agent_append_message (self, message, &error))

@@ -17,6 +17,7 @@
 #include "warden-instructions.h"
 #include "warden-session-store.h"
 #include "warden-tool-call.h"
+#include "workspace/warden-checkpoints.h"
 #include "agent/warden-agent-enums.h"
 
 G_BEGIN_DECLS
@@ -169,6 +170,27 @@ void               warden_agent_set_stop_cause (WardenAgent          *self,
 gboolean           warden_agent_resolve     (WardenAgent                *self,
                                              const WardenApprovalAnswer *answer,
                                              GError                    **error);
+
+/* Puts the workspace's files back as they were before @step (a number of
+ * the session's checkpoints: warden_tool_call_get_step(), or a restore's),
+ * or with @preview only says what that would change. The restore is a
+ * checkpoint of its own, so it can be undone; the model is told in its next
+ * turn. Refused (WARDEN_AGENT_ERROR_BUSY) while the agent runs. finish:
+ * the files it changes or changed (WardenFileChange, a protected path left
+ * as it is marked skipped), with @preview the diff, else @new_step: the
+ * restore's own step, to undo it (WardenCheckpointError,
+ * WARDEN_STORE_ERROR_NOT_FOUND for no such step). */
+void               warden_agent_restore_async  (WardenAgent          *self,
+                                                gint64                step,
+                                                gboolean              preview,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+GPtrArray         *warden_agent_restore_finish (WardenAgent          *self,
+                                                GAsyncResult         *result,
+                                                char                **diff,
+                                                gint64               *new_step,
+                                                GError              **error);
 
 /* Takes the session's sandbox down (its container, with docker); the
  * session stays in the store and can be opened again. */

@@ -132,6 +132,15 @@ static const char *migrations[] = {
    "  ord INTEGER NOT NULL, upto INTEGER NOT NULL, summary TEXT NOT NULL, created INTEGER,"
    "  tokens_before INTEGER, tokens_after INTEGER, reason TEXT,"
    "  PRIMARY KEY (session_id, ord));"),
+  /* 10: the workspace's files before each step that may change them (a
+   * commit of the workspace's shadow repository, see warden-checkpoints.h),
+   * numbered per session; after a command, what it changed; the user's
+   * restores, which the model is told of once. */
+  ("CREATE TABLE checkpoints ("
+   "  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+   "  step INTEGER NOT NULL, tool_use_id TEXT, commit_id TEXT NOT NULL, after_id TEXT,"
+   "  changes TEXT, restored_to INTEGER DEFAULT 0, told INTEGER DEFAULT 0, created INTEGER,"
+   "  PRIMARY KEY (session_id, step));"),
 };
 
 /* What SQLite's answer means for the user, and what they can do. */
@@ -854,7 +863,7 @@ install_fence (WardenSessionStore  *self,
                GError             **error)
 {
   static const char * const tables[] = { "messages", "tool_calls", "host_answers",
-                                         "compactions" };
+                                         "compactions", "checkpoints" };
   static const char * const ops[] = { "INSERT", "UPDATE" };
 
   if (sqlite3_create_function (self->db, "warden_lease_lost", 2, SQLITE_UTF8, self,
@@ -2163,4 +2172,153 @@ warden_session_store_load_host_answers (WardenSessionStore  *self,
       return NULL;
     }
   return g_steal_pointer (&answers);
+}
+
+/* checkpoints ---------------------------------------------------------------*/
+
+void
+warden_checkpoint_record_free (WardenCheckpointRecord *record)
+{
+  if (record == NULL)
+    return;
+  g_free (record->session_id);
+  g_free (record->tool_use_id);
+  g_free (record->commit);
+  g_free (record->after);
+  g_free (record->changes_json);
+  g_free (record);
+}
+
+gint64
+warden_session_store_add_checkpoint (WardenSessionStore  *self,
+                                     const char          *session_id,
+                                     const char          *tool_use_id,
+                                     const char          *commit,
+                                     gint64               restored_to,
+                                     GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  gint64 step = 0;
+
+  g_return_val_if_fail (WARDEN_IS_SESSION_STORE (self), 0);
+  g_return_val_if_fail (session_id != NULL && commit != NULL, 0);
+
+  /* One statement: the number and the row cannot part. */
+  if (sqlite3_prepare_v2 (self->db,
+                          "INSERT INTO checkpoints (session_id, step, tool_use_id, commit_id, "
+                          "restored_to, created) VALUES (?1, (SELECT COALESCE (MAX (step), 0) + 1 "
+                          "FROM checkpoints WHERE session_id = ?1), ?2, ?3, ?4, ?5) "
+                          "RETURNING step", -1, &stmt, NULL) != SQLITE_OK)
+    {
+      set_sql_error (self, error, _("save a checkpoint"));
+      return 0;
+    }
+  bind_text (stmt, 1, session_id);
+  bind_text (stmt, 2, tool_use_id);
+  bind_text (stmt, 3, commit);
+  sqlite3_bind_int64 (stmt, 4, restored_to);
+  sqlite3_bind_int64 (stmt, 5, g_get_real_time () / 1000);
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    step = sqlite3_column_int64 (stmt, 0);
+  if (sqlite3_step (stmt) != SQLITE_DONE || step == 0)
+    {
+      sqlite3_finalize (stmt);
+      set_sql_error (self, error, _("save a checkpoint"));
+      return 0;
+    }
+  sqlite3_finalize (stmt);
+  return step;
+}
+
+gboolean
+warden_session_store_set_checkpoint_after (WardenSessionStore  *self,
+                                           const char          *session_id,
+                                           gint64               step,
+                                           const char          *after,
+                                           const char          *changes_json,
+                                           GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (WARDEN_IS_SESSION_STORE (self), FALSE);
+
+  if (sqlite3_prepare_v2 (self->db,
+                          "UPDATE checkpoints SET after_id = ?3, changes = ?4 "
+                          "WHERE session_id = ?1 AND step = ?2", -1, &stmt, NULL) != SQLITE_OK)
+    return set_sql_error (self, error, _("save what a command changed"));
+  bind_text (stmt, 1, session_id);
+  sqlite3_bind_int64 (stmt, 2, step);
+  bind_text (stmt, 3, after);
+  bind_text (stmt, 4, changes_json);
+  ok = sqlite3_step (stmt) == SQLITE_DONE;
+  sqlite3_finalize (stmt);
+  return ok ? TRUE : set_sql_error (self, error, _("save what a command changed"));
+}
+
+gboolean
+warden_session_store_set_checkpoint_told (WardenSessionStore  *self,
+                                          const char          *session_id,
+                                          gint64               step,
+                                          GError             **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (WARDEN_IS_SESSION_STORE (self), FALSE);
+
+  if (sqlite3_prepare_v2 (self->db,
+                          "UPDATE checkpoints SET told = 1 WHERE session_id = ?1 AND step = ?2",
+                          -1, &stmt, NULL) != SQLITE_OK)
+    return set_sql_error (self, error, _("save a checkpoint"));
+  bind_text (stmt, 1, session_id);
+  sqlite3_bind_int64 (stmt, 2, step);
+  ok = sqlite3_step (stmt) == SQLITE_DONE;
+  sqlite3_finalize (stmt);
+  return ok ? TRUE : set_sql_error (self, error, _("save a checkpoint"));
+}
+
+GPtrArray *
+warden_session_store_list_checkpoints (WardenSessionStore  *self,
+                                       const char          *session_id,
+                                       GError             **error)
+{
+  g_autoptr(GPtrArray) list = NULL;
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  g_return_val_if_fail (WARDEN_IS_SESSION_STORE (self), NULL);
+
+  list = g_ptr_array_new_with_free_func ((GDestroyNotify) warden_checkpoint_record_free);
+  if (sqlite3_prepare_v2 (self->db,
+                          "SELECT step, tool_use_id, commit_id, after_id, changes, restored_to, "
+                          "told, created FROM checkpoints WHERE session_id = ?1 ORDER BY step",
+                          -1, &stmt, NULL) != SQLITE_OK)
+    {
+      set_sql_error (self, error, _("read the checkpoints"));
+      return NULL;
+    }
+  bind_text (stmt, 1, session_id);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      WardenCheckpointRecord *r = g_new0 (WardenCheckpointRecord, 1);
+
+      r->session_id = g_strdup (session_id);
+      r->step = sqlite3_column_int64 (stmt, 0);
+      r->tool_use_id = column_dup (stmt, 1);
+      r->commit = column_dup (stmt, 2);
+      r->after = column_dup (stmt, 3);
+      r->changes_json = column_dup (stmt, 4);
+      r->restored_to = sqlite3_column_int64 (stmt, 5);
+      r->told = sqlite3_column_int (stmt, 6) != 0;
+      r->created = sqlite3_column_int64 (stmt, 7);
+      g_ptr_array_add (list, r);
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      set_sql_error (self, error, _("read the checkpoints"));
+      return NULL;
+    }
+  return g_steal_pointer (&list);
 }

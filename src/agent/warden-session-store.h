@@ -283,4 +283,51 @@ GHashTable         *warden_session_store_load_host_answers (WardenSessionStore  
                                                             const char          *session_id,
                                                             GError             **error);
 
+/* The workspace's files before a step that may change them (a write, an
+ * edit, a command) or before a restore: a checkpoint of the workspace's
+ * shadow repository (workspace/warden-checkpoints.h). Steps are numbered
+ * from 1 per session, restores included, so that a restore can be undone
+ * like a step. */
+typedef struct
+{
+  char     *session_id;
+  gint64    step;          /* from 1, in order */
+  char     *tool_use_id;   /* the call it comes before; NULL: a restore */
+  char     *commit;        /* the checkpoint: the files before it */
+  char     *after;         /* a command's: the files after it ran; NULL before it ended */
+  char     *changes_json;  /* what the command changed, from the two checkpoints:
+                            * [{"kind": "created"|"changed"|"deleted", "path", "binary"}] */
+  gint64    restored_to;   /* a restore: the step whose checkpoint it put back; else 0 */
+  gboolean  told;          /* a restore: the model was told in a turn */
+  gint64    created;       /* unix ms */
+} WardenCheckpointRecord;
+
+void warden_checkpoint_record_free (WardenCheckpointRecord *record);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenCheckpointRecord, warden_checkpoint_record_free)
+
+/* Adds a checkpoint after the session's last; returns its step number, 0
+ * on error. @restored_to: 0, or the step a restore put back. Fenced by
+ * the lease, like a tool call. */
+gint64              warden_session_store_add_checkpoint (WardenSessionStore  *self,
+                                                         const char          *session_id,
+                                                         const char          *tool_use_id,
+                                                         const char          *commit,
+                                                         gint64               restored_to,
+                                                         GError             **error);
+gboolean            warden_session_store_set_checkpoint_after (WardenSessionStore *self,
+                                                               const char         *session_id,
+                                                               gint64              step,
+                                                               const char         *after,
+                                                               const char         *changes_json,
+                                                               GError            **error);
+gboolean            warden_session_store_set_checkpoint_told (WardenSessionStore *self,
+                                                              const char         *session_id,
+                                                              gint64              step,
+                                                              GError            **error);
+/* In step order; a GPtrArray of WardenCheckpointRecord. Empty for a
+ * session of a database from before checkpoints. */
+GPtrArray          *warden_session_store_list_checkpoints (WardenSessionStore *self,
+                                                           const char         *session_id,
+                                                           GError            **error);
+
 G_END_DECLS

@@ -60,6 +60,8 @@ struct _WardenToolCall
   WardenDecidedBy      decided_by;
   WardenToolEnd        ended_by;
   gboolean             began;
+  gint64               step;      /* the checkpoint before it, 0: none */
+  GPtrArray           *changes;   /* WardenFileChange: what its command changed */
 };
 
 G_DEFINE_FINAL_TYPE (WardenToolCall, warden_tool_call, G_TYPE_OBJECT)
@@ -89,6 +91,8 @@ enum
   PROP_ANSWERED,
   PROP_ANSWERED_VIA,
   PROP_DIFF,
+  PROP_STEP,
+  PROP_CHANGES,
   N_PROPS
 };
 
@@ -330,6 +334,7 @@ warden_tool_call_finalize (GObject *object)
   g_free (self->answered_via);
   g_free (self->diff);
   g_free (self->parent_id);
+  g_clear_pointer (&self->changes, g_ptr_array_unref);
   G_OBJECT_CLASS (warden_tool_call_parent_class)->finalize (object);
 }
 
@@ -365,6 +370,8 @@ warden_tool_call_get_property (GObject    *object,
     case PROP_ANSWERED: g_value_set_int64 (value, self->answered); break;
     case PROP_ANSWERED_VIA: g_value_set_string (value, self->answered_via); break;
     case PROP_DIFF: g_value_set_string (value, self->diff); break;
+    case PROP_STEP: g_value_set_int64 (value, self->step); break;
+    case PROP_CHANGES: g_value_set_boxed (value, self->changes); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -409,6 +416,8 @@ warden_tool_call_class_init (WardenToolCallClass *klass)
                                                   FLAGS);
   properties[PROP_ANSWERED_VIA] = g_param_spec_string ("answered-via", NULL, NULL, NULL, FLAGS);
   properties[PROP_DIFF] = g_param_spec_string ("diff", NULL, NULL, NULL, FLAGS);
+  properties[PROP_STEP] = g_param_spec_int64 ("step", NULL, NULL, 0, G_MAXINT64, 0, FLAGS);
+  properties[PROP_CHANGES] = g_param_spec_boxed ("changes", NULL, NULL, G_TYPE_PTR_ARRAY, FLAGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[OUTPUT] = g_signal_new ("output", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
@@ -894,6 +903,39 @@ warden_tool_call_set_diff (WardenToolCall *self,
 {
   if (replace (&self->diff, diff))
     notify (self, PROP_DIFF);
+}
+
+gint64
+warden_tool_call_get_step (WardenToolCall *self)
+{
+  return self->step;
+}
+
+void
+warden_tool_call_set_step (WardenToolCall *self,
+                           gint64          step)
+{
+  if (self->step == step)
+    return;
+  self->step = step;
+  notify (self, PROP_STEP);
+}
+
+GPtrArray *
+warden_tool_call_get_changes (WardenToolCall *self)
+{
+  return self->changes;
+}
+
+void
+warden_tool_call_set_changes (WardenToolCall *self,
+                              GPtrArray      *changes)
+{
+  if (self->changes == changes)
+    return;
+  g_clear_pointer (&self->changes, g_ptr_array_unref);
+  self->changes = changes != NULL ? g_ptr_array_ref (changes) : NULL;
+  notify (self, PROP_CHANGES);
 }
 
 const char *

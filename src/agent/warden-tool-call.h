@@ -192,6 +192,20 @@ const char         *warden_tool_call_get_diff       (WardenToolCall       *self)
 void                warden_tool_call_set_diff       (WardenToolCall       *self,
                                                      const char           *diff);
 
+/* The checkpoint of the workspace taken before it (a write, an edit, a
+ * command), as the session numbers them from 1; 0: none. Restoring to it
+ * puts the files back as they were before the call. */
+gint64              warden_tool_call_get_step       (WardenToolCall       *self);
+void                warden_tool_call_set_step       (WardenToolCall       *self,
+                                                     gint64                step);
+/* What its command created, changed and deleted (WardenFileChange, from
+ * workspace/warden-checkpoints.h), from the checkpoints before and after
+ * it; NULL when not known (not a command, it did not run, no checkpoint).
+ * A new reference is kept. */
+GPtrArray          *warden_tool_call_get_changes    (WardenToolCall       *self);
+void                warden_tool_call_set_changes    (WardenToolCall       *self,
+                                                     GPtrArray            *changes);
+
 /* What the model was given, as it was given. */
 const char         *warden_tool_call_get_result     (WardenToolCall       *self);
 gboolean            warden_tool_call_get_is_error   (WardenToolCall       *self);

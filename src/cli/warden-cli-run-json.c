@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "warden-cli.h"
+#include "agent/warden-restore.h"
 #include "warden-cli-run-private.h"
 
 #include "common/warden-json.h"
@@ -226,6 +227,18 @@ tool_result_cb (WardenAgent    *agent,
   add_bool (b, "timed_out", warden_tool_call_get_timed_out (call));
   add_string (b, "feedback", warden_tool_call_get_feedback (call));
   add_string (b, "diff", warden_tool_call_get_diff (call));
+  /* The checkpoint before it, and what its command created, changed and
+   * deleted (docs/checkpoints.md). */
+  json_builder_set_member_name (b, "step");
+  if (warden_tool_call_get_step (call) > 0)
+    json_builder_add_int_value (b, warden_tool_call_get_step (call));
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "changes");
+  if (warden_tool_call_get_changes (call) != NULL)
+    warden_restore_add_changes (b, warden_tool_call_get_changes (call));
+  else
+    json_builder_add_null_value (b);
   add_string (b, "result", warden_tool_call_get_result (call) ?: "");
   /* Why it ended (what the result says to the model), and whether it
    * started: a command stopped before it started is not settled, it runs

@@ -24,6 +24,7 @@
 #include "warden-cli-run-private.h"
 
 #include "agent/warden-agent.h"
+#include "agent/warden-restore.h"
 #include "agent/warden-tool-call.h"
 #include "common/warden-json.h"
 #include "common/warden-printable.h"
@@ -573,7 +574,18 @@ tool_result_cb (WardenAgent    *agent,
   if (result == NULL)
     result = "";
   if (kind == WARDEN_TOOL_KIND_EXEC && !warden_tool_call_get_is_error (call))
-    out (run, "[exec] exit %d (%s)\n", warden_tool_call_get_exit_code (call), decision);
+    {
+      GPtrArray *changes = warden_tool_call_get_changes (call);
+
+      out (run, "[exec] exit %d (%s)\n", warden_tool_call_get_exit_code (call), decision);
+      /* What it did to the files, from the checkpoints around it. */
+      if (changes != NULL && changes->len > 0)
+        {
+          g_autofree char *lines = warden_restore_describe_changes (changes, "  ");
+
+          out (run, "%s", lines);
+        }
+    }
   else if (warden_tool_call_get_is_error (call))
     {
       /* A rejection's feedback of several lines reads as lines. */
@@ -1763,6 +1775,27 @@ print_diff (const char *diff)
       printf ("    %s\n", lines[i]);
 }
 
+/* The checkpoint before a call, to restore to, and what its command
+ * created, changed and deleted. */
+static void
+print_step (WardenCheckpointRecord *c)
+{
+  g_autoptr(GPtrArray) changes = NULL;
+  g_autofree char *lines = NULL;
+
+  if (c == NULL)
+    return;
+  printf ("    step %" G_GINT64_FORMAT " (files before it: sessions restore --before %"
+          G_GINT64_FORMAT ")\n", c->step, c->step);
+  changes = warden_restore_changes_from_json (c->changes_json);
+  if (changes == NULL)
+    return;
+  if (changes->len == 0)
+    printf ("    changed no file\n");
+  lines = warden_restore_describe_changes (changes, "    ");
+  fputs (lines, stdout);
+}
+
 static int
 sessions_show (const char *spec,
                gboolean    json)
@@ -1774,6 +1807,8 @@ sessions_show (const char *spec,
   g_autoptr(GPtrArray) messages = NULL;
   g_autoptr(GPtrArray) calls = NULL;
   g_autoptr(GPtrArray) summaries = NULL;
+  g_autoptr(GPtrArray) checkpoints = NULL;
+  g_autoptr(GHashTable) before = g_hash_table_new (g_str_hash, g_str_equal);
 
   g_autofree char *whole = NULL;
 
@@ -1784,10 +1819,19 @@ sessions_show (const char *spec,
       (s = warden_session_store_get_session (store, id, &error)) == NULL ||
       (messages = warden_session_store_load_messages (store, id, &error)) == NULL ||
       (calls = warden_session_store_list_tool_calls (store, id, &error)) == NULL ||
-      (summaries = warden_session_store_list_compactions (store, id, &error)) == NULL)
+      (summaries = warden_session_store_list_compactions (store, id, &error)) == NULL ||
+      (checkpoints = warden_session_store_list_checkpoints (store, id, &error)) == NULL)
     {
       warden_cli_error ("%s", error->message);
       return status_for (error);
+    }
+  /* The checkpoint each call comes before, by its id. */
+  for (guint i = 0; i < checkpoints->len; i++)
+    {
+      WardenCheckpointRecord *c = g_ptr_array_index (checkpoints, i);
+
+      if (c->tool_use_id != NULL)
+        g_hash_table_insert (before, c->tool_use_id, c);
     }
 
   if (json)
@@ -1862,6 +1906,40 @@ sessions_show (const char *spec,
             json_builder_add_boolean_value (b, r->began != 0);
           else
             json_builder_add_null_value (b);
+          /* The checkpoint before it, and what its command changed. */
+          {
+            WardenCheckpointRecord *c = g_hash_table_lookup (before, r->tool_use_id);
+            g_autoptr(GPtrArray) changes = NULL;
+
+            json_builder_set_member_name (b, "step");
+            if (c != NULL)
+              json_builder_add_int_value (b, c->step);
+            else
+              json_builder_add_null_value (b);
+            json_builder_set_member_name (b, "changes");
+            if (c != NULL && (changes = warden_restore_changes_from_json (c->changes_json)))
+              warden_restore_add_changes (b, changes);
+            else
+              json_builder_add_null_value (b);
+          }
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "checkpoints");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < checkpoints->len; i++)
+        {
+          WardenCheckpointRecord *c = g_ptr_array_index (checkpoints, i);
+
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "step");
+          json_builder_add_int_value (b, c->step);
+          MEMBER ("tool_call", c->tool_use_id);
+          json_builder_set_member_name (b, "restored_to");
+          if (c->restored_to > 0)
+            json_builder_add_int_value (b, c->restored_to);
+          else
+            json_builder_add_null_value (b);
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
@@ -1922,6 +2000,15 @@ sessions_show (const char *spec,
               feedback);
       if (r->diff != NULL)
         print_diff (r->diff);
+      print_step (g_hash_table_lookup (before, r->tool_use_id));
+    }
+  for (guint i = 0; i < checkpoints->len; i++)
+    {
+      WardenCheckpointRecord *c = g_ptr_array_index (checkpoints, i);
+
+      if (c->tool_use_id == NULL)
+        printf ("  step %" G_GINT64_FORMAT ": the files were restored to before step %"
+                G_GINT64_FORMAT "\n", c->step, c->restored_to);
     }
   /* The model's words: shown, with their control characters escaped. */
   for (guint i = 0; i < summaries->len; i++)
@@ -2008,6 +2095,72 @@ sessions_release (const char *spec,
   return sessions_flushed (0);
 }
 
+/* The files back as they were before a step. It holds the session's lease
+ * while it works: a Warden that has the session (a command may run) makes
+ * it refuse, and nothing of the session starts meanwhile. */
+static int
+sessions_restore (const char *id,
+                  const char *step_arg)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = warden_session_store_new (NULL, &error);
+  g_autoptr(WardenSessionRecord) s = NULL;
+  g_autoptr(WardenCheckpointRecord) step = NULL;
+  g_autoptr(GPtrArray) changes = NULL;
+  g_autofree char *lines = NULL;
+  gint64 new_step = 0;
+  gboolean ok;
+
+  if (store == NULL || (s = warden_session_store_get_session (store, id, &error)) == NULL)
+    {
+      warden_cli_error ("%s", error->message);
+      return status_for (error);
+    }
+  if (!warden_session_store_acquire (store, id, "warden-cli", NULL, &error))
+    {
+      if (g_error_matches (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_IN_USE))
+        warden_cli_error ("the files of session %s are not restored: %s. A command of it may "
+                          "be running; stop it or close the session there, then restore "
+                          "again", id, error->message);
+      else
+        warden_cli_error ("%s", error->message);
+      return status_for (error);
+    }
+  /* The profile's own protected names are protected here too. */
+  {
+    g_autoptr(WardenProfileStore) profiles = warden_profile_store_new (NULL);
+    g_autoptr(WardenProfile) profile = warden_profile_store_lookup (profiles, s->profile, NULL);
+  }
+  if ((step = warden_restore_find_step (store, id, step_arg, &error)) == NULL)
+    {
+      warden_session_store_release (store, id);
+      warden_cli_error ("%s", error->message);
+      return status_for (error);
+    }
+  ok = warden_restore_run (store, id, s->workspace, step, &new_step, &changes, &error);
+  warden_session_store_release (store, id);
+  if (!ok)
+    {
+      if (new_step > 0)
+        warden_cli_error ("the restore stopped half-way: %s. What it changed is undone with "
+                          "warden-cli sessions restore %s --before %" G_GINT64_FORMAT,
+                          error->message, id, new_step);
+      else
+        warden_cli_error ("%s", error->message);
+      return EXIT_FAILED;
+    }
+  printf ("restored the files of session %s to before step %" G_GINT64_FORMAT "\n", id,
+          step->step);
+  lines = warden_restore_describe_changes (changes, "  ");
+  if (changes->len == 0)
+    printf ("  nothing changed: the files were as they were then\n");
+  fputs (lines, stdout);
+  printf ("this restore is step %" G_GINT64_FORMAT "; warden-cli sessions restore %s --before %"
+          G_GINT64_FORMAT " undoes it. The agent is told in its next turn.\n", new_step, id,
+          new_step);
+  return sessions_flushed (0);
+}
+
 int
 warden_cli_sessions (int    argc,
                      char **argv)
@@ -2032,7 +2185,10 @@ warden_cli_sessions (int    argc,
   if ((argc == 3 || (argc == 4 && strcmp (argv[3], "--force") == 0)) &&
       strcmp (argv[1], "release") == 0)
     return sessions_release (argv[2], argc == 4);
+  if (argc == 5 && strcmp (argv[1], "restore") == 0 && strcmp (argv[3], "--before") == 0)
+    return sessions_restore (argv[2], argv[4]);
   warden_cli_error ("usage: warden-cli sessions list | show SESSION_ID [--json] | "
-                    "release SESSION_ID [--force] | move-aside [--force]");
+                    "release SESSION_ID [--force] | restore SESSION_ID --before STEP | "
+                    "move-aside [--force]");
   return WARDEN_CLI_EXIT_USAGE;
 }

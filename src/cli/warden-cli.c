@@ -45,7 +45,7 @@ static const char usage[] =
   "                 [--workspace DIR] [--max-steps N] (TASK | --resume SESSION [TASK])\n"
   "  warden-cli [chat] [the options of run] [--resume SESSION] [TASK]\n"
   "  warden-cli sessions list | show SESSION [--json] | release SESSION [--force]\n"
-  "                    | move-aside [--force]\n"
+  "                    | restore SESSION --before STEP | move-aside [--force]\n"
   "\n"
   "policy check exits with 0 (allow), 10 (ask), 20 (deny) or 2 (usage or profile error).\n"
   "policy check-host judges HOST:PORT (443 by default) by the profile's network section and\n"
@@ -72,6 +72,10 @@ static const char usage[] =
   "here (a crash in a container or under another host name); if that Warden still runs, it\n"
   "stops at its next step, but a command it started goes on unrecorded. One seen running here\n"
   "is released only with --force.\n"
+  "sessions restore puts the workspace's files back as they were before STEP (a step number\n"
+  "that sessions show prints, or a tool call's id), prints what it changed and is a step of\n"
+  "its own, to undo it; it refuses while another Warden has the session. See\n"
+  "docs/checkpoints.md.\n"
   "sessions move-aside renames a damaged database (kept for recovery) so Warden starts anew.\n";
 
 void

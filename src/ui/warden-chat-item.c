@@ -71,6 +71,8 @@ enum {
   PROP_OUTPUT,
   PROP_APPROVAL,
   PROP_DIFF,
+  PROP_STEP,
+  PROP_CHANGES,
   N_PROPS
 };
 
@@ -293,6 +295,12 @@ warden_chat_item_get_property (GObject    *object,
     case PROP_DIFF:
       g_value_set_string (value, self->diff);
       break;
+    case PROP_STEP:
+      g_value_set_int64 (value, warden_chat_item_get_step (self));
+      break;
+    case PROP_CHANGES:
+      g_value_set_boxed (value, warden_chat_item_get_changes (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -397,6 +405,8 @@ warden_chat_item_class_init (WardenChatItemClass *klass)
   properties[PROP_APPROVAL] =
     g_param_spec_object ("approval", NULL, NULL, WARDEN_TYPE_APPROVAL, rw);
   properties[PROP_DIFF] = g_param_spec_string ("diff", NULL, NULL, NULL, ro);
+  properties[PROP_STEP] = g_param_spec_int64 ("step", NULL, NULL, 0, G_MAXINT64, 0, ro);
+  properties[PROP_CHANGES] = g_param_spec_boxed ("changes", NULL, NULL, G_TYPE_PTR_ARRAY, ro);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -531,6 +541,18 @@ warden_chat_item_get_call (WardenChatItem *self)
 }
 
 static void
+call_step_cb (WardenChatItem *self)
+{
+  notify (self, PROP_STEP);
+}
+
+static void
+call_changes_cb (WardenChatItem *self)
+{
+  notify (self, PROP_CHANGES);
+}
+
+static void
 ensure_groups (WardenChatItem *self)
 {
   if (self->bindings != NULL)
@@ -554,6 +576,10 @@ ensure_groups (WardenChatItem *self)
                                   G_CALLBACK (call_is_error_cb), self);
   g_signal_group_connect_swapped (self->call_signals, "notify::diff",
                                   G_CALLBACK (call_diff_cb), self);
+  g_signal_group_connect_swapped (self->call_signals, "notify::step",
+                                  G_CALLBACK (call_step_cb), self);
+  g_signal_group_connect_swapped (self->call_signals, "notify::changes",
+                                  G_CALLBACK (call_changes_cb), self);
 }
 
 void
@@ -597,6 +623,8 @@ warden_chat_item_set_call (WardenChatItem *self,
     notify (self, PROP_SUBJECT);
   if (call != NULL)
     take_diff (self, warden_tool_call_get_diff (call));
+  notify (self, PROP_STEP);
+  notify (self, PROP_CHANGES);
   notify (self, PROP_CALL);
   g_object_thaw_notify (G_OBJECT (self));
 }
@@ -736,4 +764,18 @@ warden_chat_item_get_diff (WardenChatItem *self)
   g_return_val_if_fail (WARDEN_IS_CHAT_ITEM (self), NULL);
 
   return self->diff;
+}
+
+gint64
+warden_chat_item_get_step (WardenChatItem *self)
+{
+  g_return_val_if_fail (WARDEN_IS_CHAT_ITEM (self), 0);
+  return self->call != NULL ? warden_tool_call_get_step (self->call) : 0;
+}
+
+GPtrArray *
+warden_chat_item_get_changes (WardenChatItem *self)
+{
+  g_return_val_if_fail (WARDEN_IS_CHAT_ITEM (self), NULL);
+  return self->call != NULL ? warden_tool_call_get_changes (self->call) : NULL;
 }

@@ -95,4 +95,10 @@ void                warden_chat_item_set_approval     (WardenChatItem     *self,
  * object has none. NULL if there never was one. Notifies "diff". */
 const char         *warden_chat_item_get_diff         (WardenChatItem     *self);
 
+/* The call's checkpoint ("step"): the files before it can be put back;
+ * 0 when it has none. And what its command changed ("changes", a GPtrArray
+ * of WardenFileChange), NULL when not known. */
+gint64              warden_chat_item_get_step         (WardenChatItem     *self);
+GPtrArray          *warden_chat_item_get_changes      (WardenChatItem     *self);
+
 G_END_DECLS

@@ -25,6 +25,7 @@
 #include "common/warden-diff.h"
 #include "warden-highlight.h"
 #include "common/warden-printable.h"
+#include "agent/warden-restore.h"
 #include "warden-markdown.h"
 
 struct _WardenChatRow
@@ -46,6 +47,8 @@ struct _WardenChatRow
   guint           spinner_id;
   guint           spinner_step;
   GtkWidget      *diff_view;
+  GtkWidget      *changes;        /* what a command created, changed, deleted */
+  GtkWidget      *restore;        /* "Restore files to before this step" */
   GtkWidget      *expander;
   GtkWidget      *output_label;
   GtkWidget      *approval_slot;
@@ -1187,7 +1190,57 @@ update_diff (WardenChatRow *self)
   warden_chat_row_diff_view_set_diff (self->diff_view, warden_chat_item_get_diff (self->item));
 }
 
+/* What a command did to the files, from the checkpoints around it: one
+ * line a file, escaped. */
+static void
+update_changes (WardenChatRow *self)
+{
+  GPtrArray *changes = warden_chat_item_get_changes (self->item);
+  g_autofree char *lines = NULL;
+
+  gtk_widget_set_visible (self->changes, changes != NULL);
+  if (changes == NULL)
+    return;
+  lines = changes->len > 0 ? warden_restore_describe_changes (changes, NULL)
+                           : g_strdup (_("changed no file"));
+  g_strchomp (lines);
+  gtk_label_set_text (GTK_LABEL (self->changes), lines);
+}
+
+/* Offered once the step is over and the files before it were recorded. */
+static void
+update_restore (WardenChatRow *self)
+{
+  WardenToolCallState state = warden_chat_item_get_state (self->item);
+
+  gtk_widget_set_visible (self->restore,
+                          warden_chat_item_get_step (self->item) > 0 &&
+                          state != WARDEN_TOOL_CALL_RUNNING &&
+                          state != WARDEN_TOOL_CALL_PENDING);
+}
+
+static void
+restore_clicked_cb (WardenChatRow *self)
+{
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.restore-step", "x",
+                              warden_chat_item_get_step (self->item));
+}
+
 /* The item's notifications, for whichever parts its card has. */
+
+static void
+step_changed_cb (WardenChatRow *self)
+{
+  if (self->restore != NULL)
+    update_restore (self);
+}
+
+static void
+changes_changed_cb (WardenChatRow *self)
+{
+  if (self->changes != NULL)
+    update_changes (self);
+}
 
 static void
 diff_changed_cb (WardenChatRow *self)
@@ -1216,6 +1269,7 @@ state_changed_cb (WardenChatRow *self)
 {
   badge_changed_cb (self);
   status_changed_cb (self);
+  step_changed_cb (self);
 }
 
 static void
@@ -1268,6 +1322,13 @@ tool_card_new (WardenChatRow *self)
   gtk_widget_set_visible (self->diff_view, FALSE);
   gtk_box_append (GTK_BOX (card), self->diff_view);
 
+  self->changes = label_new ("tool-changes");
+  gtk_widget_add_css_class (self->changes, "monospace");
+  gtk_widget_add_css_class (self->changes, "dim-label");
+  gtk_label_set_wrap (GTK_LABEL (self->changes), TRUE);
+  gtk_label_set_selectable (GTK_LABEL (self->changes), TRUE);
+  gtk_box_append (GTK_BOX (card), self->changes);
+
   self->badge = label_new ("badge");
   gtk_widget_set_valign (self->badge, GTK_ALIGN_CENTER);
   gtk_box_append (GTK_BOX (footer), self->badge);
@@ -1283,6 +1344,17 @@ tool_card_new (WardenChatRow *self)
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->spinner),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Running"), -1);
   gtk_box_append (GTK_BOX (footer), self->spinner);
+  self->restore = gtk_button_new_from_icon_name ("edit-undo-symbolic");
+  gtk_widget_add_css_class (self->restore, "flat");
+  gtk_widget_add_css_class (self->restore, "tool-restore");
+  gtk_widget_set_valign (self->restore, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (self->restore, _("Restore files to before this step"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->restore),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Restore files to before this step"), -1);
+  g_signal_connect_object (self->restore, "clicked", G_CALLBACK (restore_clicked_cb), self,
+                           G_CONNECT_SWAPPED);
+  gtk_box_append (GTK_BOX (footer), self->restore);
   gtk_box_append (GTK_BOX (card), footer);
 
   self->feedback = label_new ("feedback");
@@ -1301,6 +1373,8 @@ tool_card_new (WardenChatRow *self)
 
   update_subject (self);
   update_diff (self);
+  update_changes (self);
+  update_restore (self);
   update_badge (self);
   update_status (self);
   update_output (self);
@@ -1393,6 +1467,8 @@ clear_content (WardenChatRow *self)
   self->spinner = NULL;
   g_clear_handle_id (&self->spinner_id, g_source_remove);
   self->diff_view = NULL;
+  self->changes = NULL;
+  self->restore = NULL;
   self->expander = NULL;
   self->output_label = NULL;
   self->approval_slot = NULL;
@@ -1450,6 +1526,9 @@ warden_chat_row_init (WardenChatRow *self)
   g_signal_group_connect_swapped (group, "notify::approval", G_CALLBACK (approval_changed_cb),
                                   self);
   g_signal_group_connect_swapped (group, "notify::diff", G_CALLBACK (diff_changed_cb), self);
+  g_signal_group_connect_swapped (group, "notify::step", G_CALLBACK (step_changed_cb), self);
+  g_signal_group_connect_swapped (group, "notify::changes", G_CALLBACK (changes_changed_cb),
+                                  self);
 }
 
 GtkWidget *

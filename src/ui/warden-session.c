@@ -10,6 +10,8 @@
 
 #include "warden-session.h"
 
+#include "agent/warden-restore.h"
+
 #include <json-glib/json-glib.h>
 
 #include "llm/warden-llm-message.h"
@@ -164,6 +166,25 @@ load_history (WardenSession *self)
 
       g_hash_table_replace (calls, (gpointer) warden_tool_call_get_id (call), call);
     }
+  /* The checkpoint before each call, and what its command changed. */
+  {
+    g_autoptr(GPtrArray) steps = warden_session_store_list_checkpoints (self->store,
+                                                                        self->info->id, NULL);
+
+    for (guint i = 0; steps != NULL && i < steps->len; i++)
+      {
+        WardenCheckpointRecord *c = g_ptr_array_index (steps, i);
+        WardenToolCall *call = c->tool_use_id ? g_hash_table_lookup (calls, c->tool_use_id)
+                                              : NULL;
+        g_autoptr(GPtrArray) changes = NULL;
+
+        if (call == NULL)
+          continue;
+        warden_tool_call_set_step (call, c->step);
+        if ((changes = warden_restore_changes_from_json (c->changes_json)) != NULL)
+          warden_tool_call_set_changes (call, changes);
+      }
+  }
   /* Each summary stands below what it summarises. */
   summaries = warden_session_store_list_compactions (self->store, self->info->id, NULL);
 
@@ -833,6 +854,15 @@ const char *
 warden_session_get_model (WardenSession *self)
 {
   return self->info->model;
+}
+
+void
+warden_session_add_notice (WardenSession *self,
+                           const char    *text)
+{
+  g_return_if_fail (WARDEN_IS_SESSION (self));
+  append_item (self, warden_chat_item_new (WARDEN_CHAT_ITEM_NOTICE, text));
+  self->assistant = NULL;
 }
 
 WardenAgent *

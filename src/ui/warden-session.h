@@ -65,6 +65,9 @@ const char         *warden_session_get_model     (WardenSession           *self)
 /* What the session's requests used and cost, all its runs included. */
 const WardenLlmUsage *warden_session_get_usage   (WardenSession           *self);
 WardenAgent        *warden_session_get_agent     (WardenSession           *self);
+/* A line from Warden in the chat ("Restored the files …"). */
+void                warden_session_add_notice    (WardenSession           *self,
+                                                  const char              *text);
 /* The conversation: a GListModel of WardenChatItem. */
 GListModel         *warden_session_get_items     (WardenSession           *self);
 WardenChatItem     *warden_session_find_item     (WardenSession           *self,

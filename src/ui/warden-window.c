@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "warden-window.h"
+#include "warden-restore-dialog.h"
 
 #include "llm/warden-llm-provider.h"
 #include "sandbox/warden-sandbox.h"
@@ -1712,6 +1713,28 @@ set_session (WardenWindow  *self,
   set_session_full (self, session, TRUE);
 }
 
+void
+warden_window_toast_restored (WardenWindow *self,
+                              gint64        step,
+                              gint64        undo_step)
+{
+  g_autofree char *text = NULL;
+  AdwToast *t;
+
+  g_return_if_fail (WARDEN_IS_WINDOW (self));
+
+  text = g_strdup_printf (_("Files restored to before step %lld"), (long long) step);
+  t = adw_toast_new (text);
+  adw_toast_set_timeout (t, 10);
+  if (undo_step > 0)
+    {
+      adw_toast_set_button_label (t, _("_Undo"));
+      adw_toast_set_action_name (t, "win.restore-step");
+      adw_toast_set_action_target_value (t, g_variant_new_int64 (undo_step));
+    }
+  adw_toast_overlay_add_toast (self->toast_overlay, t);
+}
+
 WardenSession *
 warden_window_get_session (WardenWindow *self)
 {
@@ -2100,6 +2123,19 @@ stop_action (GtkWidget  *widget,
 
   if (self->session != NULL)
     warden_session_stop (self->session);
+}
+
+/* A tool card's "Restore files to before this step". */
+static void
+restore_step_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  WardenWindow *self = WARDEN_WINDOW (widget);
+
+  if (self->session != NULL)
+    warden_restore_dialog_present (GTK_WINDOW (self), self->session,
+                                   g_variant_get_int64 (parameter));
 }
 
 static void
@@ -2625,6 +2661,7 @@ warden_window_class_init (WardenWindowClass *klass)
                                    search_sessions_action);
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
   gtk_widget_class_install_action (widget_class, "win.retry", NULL, retry_action);
+  gtk_widget_class_install_action (widget_class, "win.restore-step", "x", restore_step_action);
   gtk_widget_class_install_action (widget_class, "win.approval-answer", "(sbbs)",
                                    approval_answer_action);
   gtk_widget_class_install_action (widget_class, "win.approval-show", "s", approval_show_action);

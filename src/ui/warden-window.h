@@ -23,6 +23,11 @@ WardenWindow   *warden_window_new             (WardenApplication *app);
 
 /* The session shown, or NULL. */
 WardenSession  *warden_window_get_session     (WardenWindow      *self);
+/* "Files restored to before step N", with Undo: the preview of restoring
+ * to before @undo_step, the restore's own checkpoint. */
+void            warden_window_toast_restored  (WardenWindow      *self,
+                                               gint64             step,
+                                               gint64             undo_step);
 gboolean        warden_window_select_session  (WardenWindow      *self,
                                                const char        *id);
 /* Whether the user sees @session now: the window is active and shows it. */

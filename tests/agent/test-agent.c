@@ -3146,13 +3146,135 @@ test_context_overflow (gconstpointer data)
   env_tear_down (&env);
 }
 
+typedef struct
+{
+  GPtrArray *changes;
+  char      *diff;
+  GError    *error;
+  gint64     new_step;
+  gboolean   done;
+} Restored;
+
+static void
+restored_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Restored *r = user_data;
+
+  r->changes = warden_agent_restore_finish (WARDEN_AGENT (object), result, &r->diff, &r->new_step,
+                                            &r->error);
+  r->done = TRUE;
+}
+
+static void
+restore_step (WardenAgent *agent,
+              gint64       step,
+              gboolean     preview,
+              Restored    *r)
+{
+  warden_agent_restore_async (agent, step, preview, NULL, restored_cb, r);
+  while (!r->done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+static void
+restored_clear (Restored *r)
+{
+  g_clear_pointer (&r->changes, g_ptr_array_unref);
+  g_clear_pointer (&r->diff, g_free);
+  g_clear_error (&r->error);
+  r->done = FALSE;
+}
+
+/* The window's way: a write, then a preview of the restore (the diff and
+ * the list), the restore, and the model told of it in its next turn, once.
+ * While the agent runs, a restore is refused. */
+static void
+test_restore_told (void)
+{
+  Env env = { 0 };
+  g_autoptr(WardenAgent) agent = NULL;
+  g_autofree char *said = NULL;
+  g_autofree char *again = NULL;
+  g_autofree char *a = NULL;
+  GAsyncResult *res = NULL;
+  Restored r = { 0 };
+  WardenFileChange *change;
+
+  env_set_up (&env, WARDEN_SANDBOX_KIND_BWRAP);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "write", "{\"path\": \"a.txt\", \"content\": \"one\\n\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Written.", NULL));
+  agent = new_agent (&env, 10);
+  g_assert_cmpint (run_agent (agent, "write a"), ==, WARDEN_AGENT_FINISHED);
+  a = workspace_file (&env, "a.txt");
+  g_assert_cmpstr (a, ==, "one\n");
+
+  /* Running: refused, nothing changes. */
+  g_queue_push_tail (&env.fake->script, fake_reply ("Hm.", NULL));
+  warden_agent_run_async (agent, "think", NULL, warden_test_keep_result_cb, &res);
+  restore_step (agent, 1, FALSE, &r);
+  g_assert_error (r.error, WARDEN_AGENT_ERROR, WARDEN_AGENT_ERROR_BUSY);
+  g_assert_nonnull (strstr (r.error->message, "stop it or wait until it finishes"));
+  restored_clear (&r);
+  warden_test_wait_result (&res);
+  g_assert_true (warden_agent_run_finish (agent, res, NULL, NULL));
+  g_clear_object (&res);
+  g_clear_pointer (&a, g_free);
+  a = workspace_file (&env, "a.txt");
+  g_assert_cmpstr (a, ==, "one\n");
+
+  /* The preview says what would change, and changes nothing. */
+  restore_step (agent, 1, TRUE, &r);
+  g_assert_no_error (r.error);
+  g_assert_cmpuint (r.changes->len, ==, 1);
+  change = g_ptr_array_index (r.changes, 0);
+  g_assert_cmpint (change->kind, ==, WARDEN_FILE_DELETED);
+  g_assert_cmpstr (change->path, ==, "a.txt");
+  g_assert_nonnull (strstr (r.diff, "-one"));
+  g_clear_pointer (&a, g_free);
+  a = workspace_file (&env, "a.txt");
+  g_assert_cmpstr (a, ==, "one\n");
+  restored_clear (&r);
+
+  restore_step (agent, 1, FALSE, &r);
+  g_assert_no_error (r.error);
+  g_assert_cmpuint (r.changes->len, ==, 1);
+  g_assert_cmpint (r.new_step, ==, 2);
+  g_clear_pointer (&a, g_free);
+  a = workspace_file (&env, "a.txt");
+  g_assert_null (a);
+  restored_clear (&r);
+
+  g_queue_push_tail (&env.fake->script, fake_reply ("I see.", NULL));
+  g_assert_cmpint (run_agent (agent, "go on"), ==, WARDEN_AGENT_FINISHED);
+  said = fake_model_last_message (env.fake, env.fake->requests->len - 1);
+  g_assert_nonnull (strstr (said, "the user restored the workspace's files to how they were "
+                                  "before step 1"));
+  g_assert_nonnull (strstr (said, "go on"));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Fine.", NULL));
+  g_assert_cmpint (run_agent (agent, "more"), ==, WARDEN_AGENT_FINISHED);
+  again = fake_model_last_message (env.fake, env.fake->requests->len - 1);
+  g_assert_null (strstr (again, "restored"));
+
+  g_clear_object (&agent);
+  env_tear_down (&env);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   const WardenSandboxKind sandboxes[] = { WARDEN_SANDBOX_KIND_BWRAP, WARDEN_SANDBOX_KIND_DOCKER };
 
+  g_autofree char *data_home = g_dir_make_tmp ("warden-test-agent-data-XXXXXX", NULL);
+  int status;
+
   g_setenv ("WARDEN_LLM_RETRY_BASE_MS", "1", TRUE);
+  /* The checkpoints' shadow repositories, not in the user's own data folder. */
+  g_setenv ("XDG_DATA_HOME", data_home, TRUE);
   g_test_init (&argc, &argv, NULL);
 
   for (guint i = 0; i < G_N_ELEMENTS (sandboxes); i++)
@@ -3182,6 +3304,7 @@ main (int    argc,
   g_test_add_func ("/agent/faults/state-while-running", test_fault_state_while_running);
   g_test_add_func ("/agent/faults/resume-overrides", test_fault_resume_overrides);
   g_test_add_func ("/agent/interrupted-not-rerun", test_interrupted_not_rerun);
+  g_test_add_func ("/agent/restore-told", test_restore_told);
   g_test_add_func ("/agent/stop-while-preparing", test_stop_while_preparing);
   g_test_add_data_func ("/agent/stop-before-and-after-start/user",
                         GINT_TO_POINTER (WARDEN_TOOL_END_USER), test_stop_before_and_after_start);
@@ -3229,5 +3352,7 @@ main (int    argc,
   g_test_add_data_func ("/agent/context/overflow-retried", GINT_TO_POINTER (TRUE),
                         test_context_overflow);
 
-  return g_test_run ();
+  status = g_test_run ();
+  warden_test_remove_tree (data_home);
+  return status;
 }

@@ -658,6 +658,10 @@ test_allowed (void)
   g_assert_cmpint (json_object_get_int_member (result, "exit_code"), ==, 0);
   g_assert_cmpint (json_object_get_int_member (result, "duration_ms"), >=, 0);
   g_assert_false (json_object_get_boolean_member (result, "is_error"));
+  /* Its checkpoint, to restore to; it changed no file. */
+  g_assert_cmpint (json_object_get_int_member (result, "step"), ==, 1);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (result, "changes")),
+                    ==, 0);
 
   text = text_of (events);
   g_assert_cmpstr (text, ==, "Looking.Nothing here.");

@@ -2410,6 +2410,229 @@ test_sessions_show_diff (void)
   env_tear_down (&env);
 }
 
+/* The files of a moment, as a tree in a folder of its own: "path=content"
+ * entries (content may hold NUL bytes: @lengths, -1 for a string). */
+static char *
+tree_of (Env                *env,
+         const char * const *entries,
+         const gssize       *lengths)
+{
+  g_autofree char *dir = g_build_filename (env->root, "expected", NULL);
+  char *text;
+
+  warden_test_remove_tree (dir);
+  g_mkdir (dir, 0755);
+  for (guint i = 0; entries[i] != NULL; i++)
+    {
+      const char *eq = strchr (entries[i], '=');
+      g_autofree char *rel = g_strndup (entries[i], eq - entries[i]);
+      g_autofree char *path = g_build_filename (dir, rel, NULL);
+      g_autofree char *parent = g_path_get_dirname (path);
+
+      g_mkdir_with_parents (parent, 0755);
+      g_assert_true (g_file_set_contents (path, eq + 1, lengths ? lengths[i] : -1, NULL));
+    }
+  text = warden_test_describe_tree (dir, FALSE);
+  warden_test_remove_tree (dir);
+  return text;
+}
+
+static void
+assert_workspace_is (Env        *env,
+                     const char *expected)
+{
+  g_autofree char *now = warden_test_describe_tree (env->workspace, FALSE);
+
+  g_assert_cmpstr (now, ==, expected);
+}
+
+/* A session with a write, an edit and commands that create, change and
+ * delete files, binary ones and folders too: "sessions show" says what
+ * each command changed, and "sessions restore --before N" gives exactly
+ * the files of the moment before step N, newest first; the project's
+ * .git is never touched; the restore is a step that undoes it. */
+static void
+test_restore_each_step (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autofree char *git_before = NULL;
+  g_autofree char *git_after = NULL;
+  g_autofree char *git = NULL;
+  g_autofree char *readme = NULL;
+  g_autoptr(JsonNode) session = NULL;
+  char *trees[5];
+  Result r;
+
+  env_set_up (&env);
+  readme = g_build_filename (env.workspace, "README.md", NULL);
+  g_assert_true (g_file_set_contents (readme, "readme\n", -1, NULL));
+  git = g_build_filename (env.workspace, ".git", NULL);
+  g_mkdir (git, 0755);
+  /* A repository as git makes it (the sandbox keeps config, hooks and
+   * info read-only, and makes them if they are missing). */
+  {
+    g_autofree char *head = g_build_filename (git, "HEAD", NULL);
+    g_autofree char *config = g_build_filename (git, "config", NULL);
+    g_autofree char *hooks = g_build_filename (git, "hooks", NULL);
+    g_autofree char *hook = g_build_filename (git, "hooks", "post-checkout", NULL);
+    g_autofree char *info = g_build_filename (git, "info", NULL);
+
+    g_assert_true (g_file_set_contents (head, "ref: refs/heads/main\n", -1, NULL));
+    g_assert_true (g_file_set_contents (config, "[core]\n\tfsmonitor = touch FSMONITOR-RAN\n",
+                                        -1, NULL));
+    g_mkdir (hooks, 0755);
+    g_mkdir (info, 0755);
+    g_assert_true (g_file_set_contents (hook, "#!/bin/sh\ntouch HOOK-RAN\n", -1, NULL));
+    g_assert_cmpint (g_chmod (hook, 0755), ==, 0);
+  }
+  git_before = warden_test_describe_tree (git, TRUE);
+
+  trees[1] = tree_of (&env, (const char *[]) { "README.md=readme\n", NULL }, NULL);
+  trees[2] = tree_of (&env, (const char *[]) { "README.md=readme\n", "a.txt=one\n", NULL }, NULL);
+  trees[3] = tree_of (&env, (const char *[]) { "README.md=readme\n", "a.txt=two\n", NULL }, NULL);
+  trees[4] = tree_of (&env, (const char *[]) { "a.txt=two\n", "b.bin=\0\1", "d/x.txt=x\n", NULL },
+                      (const gssize[]) { -1, 2, -1 });
+  trees[0] = tree_of (&env, (const char *[]) { "a.txt=y\n", "b.bin=\2", NULL }, NULL);
+
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "write", "{\"path\": \"a.txt\", \"content\": \"one\\n\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "edit", "{\"path\": \"a.txt\", \"old_string\": \"one\", "
+                                 "\"new_string\": \"two\"}", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf '\\\\000\\\\001' > b.bin "
+                                 "&& mkdir d && echo x > d/x.txt && rm README.md\"}", NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"printf '\\\\002' > b.bin "
+                                 "&& rm -r d && echo y > a.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+  r = RUN (&env, "y\ny\ny\ny\ny\ny\ny\ny\n", "run", "--sandbox", "bwrap", "work");
+  g_assert_cmpint (r.status, ==, 0);
+  /* Under each command, what it did to the files. */
+  g_assert_nonnull (strstr (r.out, "[exec] exit 0 (approved)\n"
+                                   "  changed a.txt\n"
+                                   "  changed b.bin (binary)\n"
+                                   "  deleted d/x.txt\n"));
+  id = session_id_of (r.err);
+  result_clear (&r);
+  assert_workspace_is (&env, trees[0]);
+
+  /* What each command changed, under it. */
+  r = RUN (&env, "", "sessions", "show", id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "    step 3 (files before it: sessions restore --before 3)\n"
+                                   "    deleted README.md\n"
+                                   "    created b.bin (binary)\n"
+                                   "    created d/x.txt\n"));
+  g_assert_nonnull (strstr (r.out, "    step 4 (files before it: sessions restore --before 4)\n"
+                                   "    changed a.txt\n"
+                                   "    changed b.bin (binary)\n"
+                                   "    deleted d/x.txt\n"));
+  result_clear (&r);
+  session = show_session (&env, id);
+  g_assert_cmpint (json_object_get_int_member (tool_call (session, 0), "step"), ==, 1);
+  {
+    JsonArray *changes = json_object_get_array_member (tool_call (session, 3), "changes");
+    JsonObject *first = json_array_get_object_element (changes, 0);
+
+    g_assert_cmpuint (json_array_get_length (changes), ==, 3);
+    g_assert_cmpstr (json_object_get_string_member (first, "kind"), ==, "changed");
+    g_assert_cmpstr (json_object_get_string_member (first, "path"), ==, "a.txt");
+  }
+
+  /* Back, one step at a time: each gives the tree of its moment. */
+  for (int step = 4; step >= 1; step--)
+    {
+      g_autofree char *arg = g_strdup_printf ("%d", step);
+      g_autofree char *said = g_strdup_printf ("restored the files of session %s to before "
+                                               "step %d\n", id, step);
+
+      r = RUN (&env, "", "sessions", "restore", id, "--before", arg);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.out, said));
+      assert_workspace_is (&env, trees[step]);
+      if (step == 1)
+        g_assert_nonnull (strstr (r.out, "  deleted a.txt\n"));
+      result_clear (&r);
+    }
+
+  /* The first restore (step 5) is undone by restoring to before it. */
+  r = RUN (&env, "", "sessions", "restore", id, "--before", "5");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "this restore is step 9"));
+  assert_workspace_is (&env, trees[0]);
+  result_clear (&r);
+
+  /* No such step: said, nothing changed. */
+  r = RUN (&env, "", "sessions", "restore", id, "--before", "42");
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_nonnull (strstr (r.err, "has no step “42”"));
+  assert_workspace_is (&env, trees[0]);
+  result_clear (&r);
+
+  git_after = warden_test_describe_tree (git, TRUE);
+  g_assert_cmpstr (git_after, ==, git_before);
+
+  /* The restores are steps of the session too (the model is told of them
+   * in its next turn: /agent/restore-told). */
+  g_clear_pointer (&session, json_node_unref);
+  session = show_session (&env, id);
+  {
+    JsonArray *steps = json_object_get_array_member (json_node_get_object (session),
+                                                     "checkpoints");
+    JsonObject *last = json_array_get_object_element (steps, json_array_get_length (steps) - 1);
+
+    g_assert_cmpuint (json_array_get_length (steps), ==, 9);
+    g_assert_cmpint (json_object_get_int_member (last, "step"), ==, 9);
+    g_assert_cmpint (json_object_get_int_member (last, "restored_to"), ==, 5);
+    g_assert_true (json_object_get_null_member (last, "tool_call"));
+  }
+
+  for (int i = 0; i < 5; i++)
+    g_free (trees[i]);
+  env_tear_down (&env);
+}
+
+/* While a Warden has the session (here: a command waits for approval), a
+ * restore refuses, says why, and changes nothing. */
+static void
+test_restore_refused_while_running (void)
+{
+  Env env = { 0 };
+  g_autofree char *id = NULL;
+  g_autofree char *before = NULL;
+  Proc *p;
+  Result r;
+
+  env_set_up (&env);
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "write", "{\"path\": \"a.txt\", \"content\": \"one\\n\"}",
+                                 NULL));
+  g_queue_push_tail (&env.fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"rm a.txt\"}", NULL));
+  g_queue_push_tail (&env.fake->script, fake_reply ("Done.", NULL));
+
+  p = PROC_START (&env, "run", "--sandbox", "bwrap", "work");
+  proc_wait_out (p, "reject>");
+  id = proc_session_id (p);
+  before = warden_test_describe_tree (env.workspace, FALSE);
+
+  r = RUN (&env, "", "sessions", "restore", id, "--before", "1");
+  g_assert_cmpint (r.status, ==, 5);
+  g_assert_nonnull (strstr (r.err, "are not restored"));
+  g_assert_nonnull (strstr (r.err, "A command of it may be running"));
+  assert_workspace_is (&env, before);
+  result_clear (&r);
+
+  proc_send (p, "n\n\n");
+  r = proc_finish (p);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  env_tear_down (&env);
+}
+
 /* The folder and the variables a command would run with, and a path a
  * file tool asks for, are the model's too: escaped in the prompt. */
 static void
@@ -2546,6 +2769,9 @@ main (int    argc,
                    test_always_allow_not_offered_when_uncovered);
   g_test_add_func ("/cli/run/sessions-show-escaped", test_sessions_show_escaped);
   g_test_add_func ("/cli/run/sessions-show-diff", test_sessions_show_diff);
+  g_test_add_func ("/cli/run/restore-each-step", test_restore_each_step);
+  g_test_add_func ("/cli/run/restore-refused-while-running",
+                   test_restore_refused_while_running);
   g_test_add_func ("/cli/run/cwd-env-path-escaped", test_cwd_env_path_escaped);
 
   return g_test_run ();

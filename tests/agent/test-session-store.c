@@ -530,6 +530,84 @@ test_migrates_schema_5 (void)
   g_assert_cmpuint (hosts, ==, 2);
 }
 
+/* A database of schema 9 (before checkpoints): its sessions and calls read
+ * as they were, it has no checkpoints, and it records them from now on,
+ * numbered per session. */
+static void
+test_migrates_before_checkpoints (void)
+{
+  g_autofree char *path = temp_db ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WardenSessionStore) store = warden_session_store_new (path, &error);
+  g_autoptr(WardenSessionRecord) s = warden_session_record_new ();
+  g_autoptr(WardenToolCallRecord) r = warden_tool_call_record_new ();
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autoptr(GPtrArray) list = NULL;
+  WardenCheckpointRecord *c;
+  sqlite3 *db = NULL;
+
+  g_assert_no_error (error);
+  s->title = g_strdup ("before checkpoints");
+  g_assert_true (warden_session_store_save_session (store, s, &error));
+  r->session_id = g_strdup (s->id);
+  r->tool_use_id = g_strdup ("toolu_1");
+  r->name = g_strdup ("exec");
+  r->input_json = g_strdup ("{\"command\":\"make\"}");
+  r->state = g_strdup ("finished");
+  g_assert_true (warden_session_store_save_tool_call (store, r, &error));
+  g_assert_no_error (error);
+  g_clear_object (&store);
+
+  /* What Warden of schema 9 left. */
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "DROP TABLE checkpoints; PRAGMA user_version = 9;",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+
+  store = warden_session_store_new (path, &error);
+  g_assert_no_error (error);
+  calls = warden_session_store_list_tool_calls (store, s->id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (calls->len, ==, 1);
+  g_assert_cmpstr (((WardenToolCallRecord *) calls->pdata[0])->input_json, ==,
+                   "{\"command\":\"make\"}");
+  list = warden_session_store_list_checkpoints (store, s->id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 0);
+  g_clear_pointer (&list, g_ptr_array_unref);
+
+  g_assert_cmpint (warden_session_store_add_checkpoint (store, s->id, "toolu_1",
+                                                        "1111111111111111111111111111111111111111",
+                                                        0, &error), ==, 1);
+  g_assert_true (warden_session_store_set_checkpoint_after (store, s->id, 1,
+                                                            "2222222222222222222222222222222222222222",
+                                                            "[]", &error));
+  g_assert_cmpint (warden_session_store_add_checkpoint (store, s->id, NULL,
+                                                        "3333333333333333333333333333333333333333",
+                                                        1, &error), ==, 2);
+  g_assert_true (warden_session_store_set_checkpoint_told (store, s->id, 2, &error));
+  g_assert_no_error (error);
+  list = warden_session_store_list_checkpoints (store, s->id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 2);
+  c = g_ptr_array_index (list, 0);
+  g_assert_cmpint (c->step, ==, 1);
+  g_assert_cmpstr (c->tool_use_id, ==, "toolu_1");
+  g_assert_cmpstr (c->after, ==, "2222222222222222222222222222222222222222");
+  g_assert_cmpstr (c->changes_json, ==, "[]");
+  g_assert_cmpint (c->restored_to, ==, 0);
+  c = g_ptr_array_index (list, 1);
+  g_assert_null (c->tool_use_id);
+  g_assert_cmpint (c->restored_to, ==, 1);
+  g_assert_true (c->told);
+
+  /* They go with their session. */
+  g_assert_true (warden_session_store_delete_session (store, s->id, &error));
+  g_clear_pointer (&list, g_ptr_array_unref);
+  list = warden_session_store_list_checkpoints (store, s->id, &error);
+  g_assert_cmpuint (list->len, ==, 0);
+}
+
 static void
 test_newer_schema (void)
 {
@@ -1258,6 +1336,11 @@ test_lease_fence (void)
                                                          &error));
   g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST);
   g_clear_error (&error);
+  g_assert_cmpint (warden_session_store_add_checkpoint (store, s->id, "toolu_1",
+                                                        "1111111111111111111111111111111111111111",
+                                                        0, &error), ==, 0);
+  g_assert_error (error, WARDEN_STORE_ERROR, WARDEN_STORE_ERROR_LOST);
+  g_clear_error (&error);
   assert_in_use (store, s->id);
 
   /* Nothing of it was written; the new owner writes. */
@@ -1297,6 +1380,7 @@ main (int    argc,
   g_test_add_func ("/agent/store/migrates-schema-1", test_migrates_schema_1);
   g_test_add_func ("/agent/store/migrates-schema-5", test_migrates_schema_5);
   g_test_add_func ("/agent/store/migrates-usage", test_migrates_usage);
+  g_test_add_func ("/agent/store/migrates-before-checkpoints", test_migrates_before_checkpoints);
   g_test_add_func ("/agent/store/not-a-database", test_not_a_database);
   g_test_add_func ("/agent/store/corrupt-move-aside", test_corrupt_move_aside);
   g_test_add_func ("/agent/store/read-only-and-full", test_read_only_and_full);

@@ -9,6 +9,7 @@
 #include "warden-test-util.h"
 
 #include <glib/gstdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "engine/warden-docker-client.h"
@@ -171,4 +172,69 @@ warden_test_assert_same_approval (WardenApproval *a,
       g_assert_cmpstr (pa->pattern, ==, pb->pattern);
       g_assert_cmpstr (pa->suggestion, ==, pb->suggestion);
     }
+}
+
+static int
+by_name (gconstpointer a,
+         gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+static void
+describe_into (GString    *out,
+               const char *dir,
+               const char *rel,
+               gboolean    with_git)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    if (with_git || strcmp (name, ".git") != 0)
+      g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, by_name);
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *n = g_ptr_array_index (names, i);
+      g_autofree char *path = g_build_filename (dir, n, NULL);
+      g_autofree char *sub = *rel ? g_strconcat (rel, "/", n, NULL) : g_strdup (n);
+      struct stat st;
+
+      g_assert_cmpint (lstat (path, &st), ==, 0);
+      if (S_ISLNK (st.st_mode))
+        {
+          g_autofree char *target = g_file_read_link (path, NULL);
+
+          g_string_append_printf (out, "%s -> %s\n", sub, target);
+        }
+      else if (S_ISDIR (st.st_mode))
+        {
+          g_string_append_printf (out, "%s/\n", sub);
+          describe_into (out, path, sub, with_git);
+        }
+      else
+        {
+          g_autofree char *data = NULL;
+          gsize len = 0;
+          g_autofree char *sum = NULL;
+
+          g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+          sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (guchar *) data, len);
+          g_string_append_printf (out, "%s %s %s\n", sub,
+                                  (st.st_mode & 0100) ? "x" : "-", sum);
+        }
+    }
+}
+
+char *
+warden_test_describe_tree (const char *dir,
+                           gboolean    with_git)
+{
+  GString *out = g_string_new (NULL);
+
+  describe_into (out, dir, "", with_git);
+  return g_string_free (out, FALSE);
 }

@@ -18,6 +18,12 @@ G_BEGIN_DECLS
  * parts too); links are removed, not followed. */
 void      warden_test_remove_tree    (const char    *path);
 
+/* Every file, link and folder under @dir (links not followed), with its
+ * type, executable bit and content (a checksum), one a line, sorted; .git
+ * folders only @with_git: two trees are the same when their texts are. */
+char     *warden_test_describe_tree  (const char    *dir,
+                                      gboolean       with_git);
+
 /* A GAsyncReadyCallback that keeps a reference to the result in the
  * GAsyncResult * that @user_data points to. */
 void      warden_test_keep_result_cb (GObject       *object,

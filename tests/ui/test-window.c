@@ -47,6 +47,8 @@ timeout_cb (gpointer data)
 
 static char *terminal_text (void);
 static const char *shown_profile (void);
+static GtkWidget *find_mapped_css (GtkWidget  *widget,
+                                   const char *css_class);
 static GtkWidget *find_css (GtkWidget  *widget,
                             const char *css_class);
 static gboolean label_shows (GtkWidget  *widget,
@@ -1131,6 +1133,8 @@ test_reopened_diff (void)
       if (warden_chat_item_get_kind (item) != WARDEN_CHAT_ITEM_TOOL)
         continue;
       g_assert_cmpstr (warden_chat_item_get_diff (item), ==, "@@ -0,0 +1 @@\n+hello\n");
+      /* And its checkpoint, to restore to, read back from the store. */
+      g_assert_cmpint (warden_chat_item_get_step (item), ==, 1);
       diffs++;
     }
   g_assert_cmpuint (diffs, ==, 1);
@@ -1303,6 +1307,110 @@ find_toplevel (GType type)
         return w;
     }
   return NULL;
+}
+
+static gboolean
+restore_button_shown (gpointer data)
+{
+  return find_mapped_css (GTK_WIDGET (window), "tool-restore") != NULL;
+}
+
+static gboolean
+restore_dialog_shown (gpointer data)
+{
+  GtkWindow *dialog = find_toplevel (ADW_TYPE_MESSAGE_DIALOG);
+
+  return dialog != NULL && gtk_widget_has_css_class (GTK_WIDGET (dialog), "restore-dialog") &&
+         gtk_widget_get_mapped (GTK_WIDGET (dialog));
+}
+
+static gboolean
+undo_shown (gpointer data)
+{
+  GtkWidget *button = find_labelled_button (GTK_WIDGET (window), "_Undo");
+
+  return button != NULL && gtk_widget_get_mapped (button);
+}
+
+static gboolean
+file_is (gpointer data)
+{
+  const char * const *expect = data;
+  g_autofree char *content = NULL;
+
+  g_file_get_contents (expect[0], &content, NULL, NULL);
+  return g_strcmp0 (content, expect[1]) == 0;
+}
+
+/* A write over the user's file, then "Restore files to before this step"
+ * on its card, through real clicks: the dialog names the file and shows the
+ * diff; Restore Files puts the file back, and the chat says so. */
+static void
+test_restore_step (void)
+{
+  WardenSession *session = start_session ("restore");
+  g_autofree char *path = g_build_filename (root, "restore", "notes.txt", NULL);
+  const char *theirs[] = { path, "theirs\n" };
+  const char *mine[] = { path, "mine\n" };
+  GtkWindow *dialog;
+  GtkWidget *button;
+
+  g_assert_true (g_file_set_contents (path, "mine\n", -1, NULL));
+  g_queue_push_tail (&fake->script,
+                     fake_reply (NULL, "write", "{\"path\": \"notes.txt\", \"content\": "
+                                 "\"theirs\\n\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Written.", NULL));
+  type_and_send ("write the notes");
+  wait_until (session_idle, NULL, 60, "the end of the turn");
+  g_assert_true (file_is ((gpointer) theirs));
+
+  wait_until (restore_button_shown, NULL, 10, "the card's restore button");
+  x_click (find_mapped_css (GTK_WIDGET (window), "tool-restore"));
+  wait_until (restore_dialog_shown, NULL, 20, "the restore preview");
+  dialog = find_toplevel (ADW_TYPE_MESSAGE_DIALOG);
+  x_screenshot ("restore-dialog.png");
+  g_assert_true (label_shows (GTK_WIDGET (dialog), "Restore Files to Before Step 1?"));
+  g_assert_true (label_shows (GTK_WIDGET (dialog), "changed notes.txt"));
+  g_assert_true (label_shows (GTK_WIDGET (dialog), "+mine"));
+  /* Nothing is restored before the user says so. */
+  g_assert_true (file_is ((gpointer) theirs));
+
+  button = find_labelled_button (GTK_WIDGET (dialog), "_Restore Files");
+  g_assert_nonnull (button);
+  x_click (button);
+  wait_until (file_is, (gpointer) mine, 20, "the file restored");
+  g_assert_cmpuint (count_notices (session, "Restored the files to before step 1"), ==, 1);
+
+  /* The toast's Undo previews the way back (the restore's own step, 2),
+   * and restores it. */
+  wait_until (undo_shown, NULL, 10, "the toast's Undo");
+  x_screenshot ("restore-toast.png");
+  x_click (find_labelled_button (GTK_WIDGET (window), "_Undo"));
+  wait_until (restore_dialog_shown, NULL, 20, "the undo preview");
+  dialog = find_toplevel (ADW_TYPE_MESSAGE_DIALOG);
+  g_assert_true (label_shows (GTK_WIDGET (dialog), "Restore Files to Before Step 2?"));
+  x_click (find_labelled_button (GTK_WIDGET (dialog), "_Restore Files"));
+  wait_until (file_is, (gpointer) theirs, 20, "the restore undone");
+}
+
+static gboolean
+card_shows_change (gpointer data)
+{
+  return label_shows (GTK_WIDGET (window), data);
+}
+
+/* A command's card lists the files it created, changed and deleted, from
+ * the checkpoints before and after it. */
+static void
+test_command_changes (void)
+{
+  start_session ("changes");
+  g_queue_push_tail (&fake->script,
+                     fake_reply (NULL, "exec", "{\"command\": \"echo made > made.txt\"}", NULL));
+  g_queue_push_tail (&fake->script, fake_reply ("Made.", NULL));
+  type_and_send ("make a file");
+  wait_until (session_idle, NULL, 60, "the end of the turn");
+  wait_until (card_shows_change, (gpointer) "created made.txt", 10, "the card's changes");
 }
 
 /* Stop cancels the running command: the pane and the card say so, the
@@ -3303,6 +3411,8 @@ main (int    argc,
   g_test_add_func ("/ui/window/wheel-over-code", test_wheel_over_code);
   g_test_add_func ("/ui/window/style-switch", test_style_switch);
   g_test_add_func ("/ui/window/stop", test_stop);
+  g_test_add_func ("/ui/window/restore-step", test_restore_step);
+  g_test_add_func ("/ui/window/command-changes", test_command_changes);
   g_test_add_func ("/ui/window/started-program", test_started_program);
   g_test_add_func ("/ui/window/trace-rename-delete", test_trace_rename_delete);
   g_test_add_func ("/ui/window/summarise-from-menu", test_summarise_from_menu);
