@@ -9,7 +9,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -507,6 +510,65 @@ test_unknown (Fixture       *f,
   g_assert_cmpstr (after, ==, before);
 }
 
+/* What a hostile command leaves for the host to read: a FIFO nobody
+ * writes (an open for reading would wait forever) and a unix socket. The
+ * checkpoint after it neither hangs nor fails, and holds neither; a
+ * restore leaves them be and puts the files back. Run in a child with a
+ * time limit, so that a hang fails the test instead of stopping it. */
+static void
+test_special_files (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *first = record (f, "before");
+  g_autofree char *fifo = ws_path (f, "pipe");
+  g_autofree char *made = ws_path (f, "new.c");
+  g_autofree char *sock_path = ws_path (f, "sock");
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  int sock = socket (AF_UNIX, SOCK_STREAM, 0);
+  pid_t pid;
+  int status;
+
+  g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+  g_assert_cmpuint (strlen (sock_path), <, sizeof addr.sun_path);
+  strcpy (addr.sun_path, sock_path);
+  g_assert_cmpint (bind (sock, (struct sockaddr *) &addr, sizeof addr), ==, 0);
+  put (f, "new.c", "made with them\n");
+
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *second = NULL;
+      g_autoptr(GPtrArray) diff = NULL;
+      g_autofree char *text = NULL;
+      GPtrArray *changes = NULL;
+
+      alarm (60);
+      second = warden_checkpoints_record (f->cp, "with a fifo and a socket", &error);
+      if (second == NULL)
+        _exit (2);
+      diff = warden_checkpoints_diff (f->cp, first, second, &error);
+      if (diff == NULL)
+        _exit (3);
+      text = changes_text (diff);
+      if (strstr (text, "pipe") != NULL || strstr (text, "sock") != NULL ||
+          strstr (text, "new.c") == NULL)
+        _exit (4);
+      if (!warden_checkpoints_restore (f->cp, first, NULL, &changes, &error))
+        _exit (5);
+      g_ptr_array_unref (changes);
+      _exit (g_file_test (fifo, G_FILE_TEST_EXISTS) ? 0 : 6);
+    }
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_test_message ("child: %s %d", WIFSIGNALED (status) ? "signal" : "exit",
+                  WIFSIGNALED (status) ? WTERMSIG (status) : WEXITSTATUS (status));
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+  close (sock);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -522,6 +584,7 @@ main (int    argc,
   ADD ("protected", test_protected);
   ADD ("unknown", test_unknown);
   ADD ("unchanged", test_unchanged);
+  ADD ("special-files", test_special_files);
 #undef ADD
 
   return g_test_run ();
