@@ -2579,6 +2579,16 @@ resize_window (int width,
   spin (300);
 }
 
+static gboolean
+folded_minimum_fits (gpointer data)
+{
+  int minimum = 0;
+
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL,
+                      NULL, NULL);
+  return minimum <= 360;
+}
+
 /* Item 2: at 360 px the window folds; a new or chosen session shows its
  * chat, the back button the sessions. */
 static void
@@ -2601,10 +2611,14 @@ test_narrow_window (void)
    * what a narrow header has no room for; it gets to 360 px. */
   resize_window (500, 700);
   wait_until (folded, NULL, 10, "the window to fold at 500 px");
-  resize_window (360, 700);
+  wait_until (folded_minimum_fits, NULL, 10, "the folded header to drop what does not fit");
   {
     GtkWidget *content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (window));
 
+    /* The window manager learns the new minimum at the next frame: a hand
+     * that drags on gets there, and so do a few tries. */
+    for (guint i = 0; i < 5 && (i == 0 || gtk_widget_get_width (content) > 360); i++)
+      resize_window (360, 700);
     g_test_message ("window %d px wide (with its frame), its content %d px, at 360 px",
                     gtk_widget_get_width (GTK_WIDGET (window)), gtk_widget_get_width (content));
     g_assert_cmpint (gtk_widget_get_width (content), <=, 360);
