@@ -1870,13 +1870,15 @@ analyze_wrapper (Lexer         *L,
   else if (start >= 0 && strcmp (spec->name, "watch") == 0 &&
            !has_option (w, start, 'x', "exec"))
     {
-      /* watch runs "sh -c" on its arguments joined by spaces. */
+      /* watch runs "sh -c" on its arguments joined by spaces: that shell
+       * is a program it starts, judged as one typed so would be (the
+       * oracle saw busybox's watch start it). */
       g_autofree char *joined = join_words (w + start, n - start, NULL, FALSE, FALSE);
-      WordRef script = { joined, 0 };
+      WordRef sh[3] = { { "sh", 0 }, { "-c", 0 }, { joined, 0 } };
 
       for (int i = start; i < (int) n; i++)
-        script.flags |= w[i].flags & W_NONLITERAL;
-      parse_script_word (L, p, spec->name, &script);
+        sh[2].flags |= w[i].flags & W_NONLITERAL;
+      emit_words (L, sh, 3, WARDEN_ORIGIN_WRAPPER, NULL, FALSE, NULL, spec->name);
     }
   else if (strcmp (spec->name, "xargs") == 0)
     {

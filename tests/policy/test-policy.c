@@ -1496,14 +1496,24 @@ static const Row rows[] = {
     .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
   { "soundness/optional-args/watch-differences", "watch --differences rm -rf /", DENIES },
   { "soundness/optional-args/watch-differences-attached", "watch --differences=permanent ls",
-    ALLOWS, .allow = S ("watch *", "ls") },
+    ALLOWS, .allow = S ("watch *", "sh *", "ls") },
   /* watch -q takes its argument: "3" is no command. */
   { "soundness/optional-args/watch-q-takes-an-argument", "watch -q 3 shutdown", DENIES,
     .mode = ALLOW_ALWAYS, .deny = SHUTDOWN },
   { "soundness/optional-args/watch-d-q", "watch -d -q 3 rm -rf /", DENIES },
   /* -dq is -d with the argument "q" (getopt's "d::"): "3" is the command. */
   { "soundness/optional-args/watch-dq", "watch -dq 3 ls", ASKS, .allow = S ("watch *", "ls"),
-    .parts = S ("watch -dq 3 ls", "3 ls") },
+    .parts = S ("watch -dq 3 ls", "sh -c 3 ls", "3 ls") },
+  /* watch (without -x) starts "sh -c" on its joined words: that shell is
+   * asked about as a typed "sh -c" is (the oracle, seed 2870600066:
+   * busybox's watch ran an sh no pattern allowed). */
+  { "soundness/wrappers/watch-starts-sh", "watch -d grep x b.txt", ASKS,
+    .allow = S ("watch *", "grep *"), .parts = S ("watch -d grep x b.txt", "sh -c grep x b.txt",
+                                                  "grep x b.txt") },
+  { "soundness/wrappers/watch-sh-allowed", "watch -d grep x b.txt", ALLOWS,
+    .allow = S ("watch *", "sh *", "grep *") },
+  { "soundness/wrappers/watch-x-no-sh", "watch -x grep x b.txt", ALLOWS,
+    .allow = S ("watch *", "grep *") },
   { "soundness/optional-args/watch-unknown", "watch -r ls", ASKS, .allow = ANY },
   { "soundness/optional-args/nsenter-root", "nsenter --root rm -rf /", DENIES, .allow = ANY },
   { "soundness/optional-args/nsenter-wd", "nsenter --wd shutdown", DENIES, .mode = ALLOW_ALWAYS,
