@@ -21,6 +21,7 @@
 #include "ui/warden-new-session-dialog.h"
 #include "ui/warden-trace-window.h"
 #include "x-input.h"
+#include "warden-renderer.h"
 
 /* Helpers */
 
@@ -96,6 +97,23 @@ strv_has (GPtrArray  *array,
   for (guint i = 0; i < array->len; i++)
     if (g_strcmp0 (g_ptr_array_index (array, i), text) == 0)
       return TRUE;
+  return FALSE;
+}
+
+/* A line of a command wraps to the view's width in rows: whether one label
+ * shows @text whole, its rows put back together. */
+static gboolean
+strv_has_wrapped (GPtrArray  *array,
+                  const char *text)
+{
+  for (guint i = 0; i < array->len; i++)
+    {
+      g_auto(GStrv) rows = g_strsplit (g_ptr_array_index (array, i), "\n", -1);
+      g_autofree char *joined = g_strjoinv ("", rows);
+
+      if (strcmp (joined, text) == 0)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -226,6 +244,10 @@ command_dialog_with_env (const char * const *env)
   g_object_ref_sink (dialog);
   gtk_window_present (GTK_WINDOW (dialog));
   wait_armed (dialog);
+  /* And laid out as the user sees it: a command wraps to the view's width
+   * once the view has one (an idle after the first allocation). */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
   return dialog;
 }
 
@@ -267,8 +289,9 @@ test_approval_shows_command (void)
   g_assert_cmpstr (adw_message_dialog_get_heading (md), ==, "Command needs approval");
   g_assert_cmpstr (warden_approval_dialog_get_approval_id (dialog), ==, "toolu_1");
 
-  /* The command and the part that asked, in monospace. */
-  g_assert_true (strv_has (mono, "yarn run dev && curl -s https://example.com"));
+  /* The command and the part that asked, in monospace; the command in rows
+   * as wide as the dialog's view. */
+  g_assert_true (strv_has_wrapped (mono, "yarn run dev && curl -s https://example.com"));
   g_assert_true (strv_has (mono, "yarn run dev"));
   /* Why, where and in what. */
   g_assert_nonnull (strstr (text, "No pattern of the profile allows “yarn run dev”."));
@@ -1837,6 +1860,8 @@ int
 main (int    argc,
       char **argv)
 {
+  /* As main.c: the renderer a user of this machine gets. */
+  warden_renderer_choose ();
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
 
