@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "warden-application.h"
+#include "warden-renderer.h"
 
 #include "llm/warden-env-keys.h"
 
@@ -21,6 +22,8 @@ main (int    argc,
   /* Before any thread, and before anything runs a command that could read
    * them from /proc/$PPID/environ. */
   warden_env_keys_take ();
+  /* Also before any thread: it sets environment variables GTK reads. */
+  warden_renderer_choose ();
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);

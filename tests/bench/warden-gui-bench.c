@@ -14,6 +14,7 @@
 #include "llm/warden-env-keys.h"
 #include "sandbox/warden-host-sandbox.h"
 #include "warden-application.h"
+#include "warden-renderer.h"
 #include "warden-terminal.h"
 #include "warden-window.h"
 
@@ -22,7 +23,8 @@
  * program exists for the benchmark (STYLE.md, rule 16):
  *
  *   --first-frame  prints "first_frame_ms=N" (since the process started) after
- *                  the first window's first frame; runs until it is killed.
+ *                  the first window's first frame, and "renderer=TYPE" (GSK's);
+ *                  runs until it is killed.
  *   --terminal=MB  its own instance: runs a command printing MB MiB through the
  *                  host sandbox into the terminal pane, as an agent's commands
  *                  reach it; prints "max_frame_gap_ms=… rss_growth_mb=… bytes=…
@@ -68,10 +70,14 @@ rss_mb (void)
 
 static void
 after_paint_cb (GdkFrameClock *clock,
-                gpointer       user_data)
+                GtkNative     *native)
 {
+  GskRenderer *renderer = gtk_native_get_renderer (native);
+
   g_print ("first_frame_ms=%.0f\n", ms_since_process_start ());
-  g_signal_handlers_disconnect_by_func (clock, after_paint_cb, user_data);
+  /* Which one warden-renderer.c left GTK to use. */
+  g_print ("renderer=%s\n", renderer != NULL ? G_OBJECT_TYPE_NAME (renderer) : "none");
+  g_signal_handlers_disconnect_by_func (clock, after_paint_cb, native);
 }
 
 static void
@@ -79,7 +85,7 @@ realize_cb (GtkWidget *widget,
             gpointer   user_data)
 {
   g_signal_connect (gtk_widget_get_frame_clock (widget), "after-paint",
-                    G_CALLBACK (after_paint_cb), NULL);
+                    G_CALLBACK (after_paint_cb), GTK_NATIVE (widget));
   g_signal_handlers_disconnect_by_func (widget, realize_cb, user_data);
 }
 
@@ -276,6 +282,7 @@ main (int    argc,
 
   /* As main.c, before any thread. */
   warden_env_keys_take ();
+  warden_renderer_choose ();
 
   context = g_option_context_new (NULL);
   g_option_context_set_summary (context, "Starts Warden and measures its window "

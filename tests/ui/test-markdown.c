@@ -14,6 +14,7 @@
 #include "warden-chat-item.h"
 #include "warden-chat-row.h"
 #include "warden-markdown.h"
+#include "warden-renderer.h"
 #include "x-input.h"
 
 /* A call as the agent makes one: @input_json is its arguments. */
@@ -1481,6 +1482,8 @@ int
 main (int    argc,
       char **argv)
 {
+  /* As main.c: the renderer a user of this machine gets. */
+  warden_renderer_choose ();
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
 

@@ -20,6 +20,7 @@
 #include "fake-model.h"
 #include "warden-application.h"
 #include "warden-test-util.h"
+#include "warden-renderer.h"
 #include "warden-window.h"
 
 static WardenApplication *app;
@@ -702,6 +703,8 @@ main (int    argc,
 
   g_unsetenv ("OPENAI_API_KEY");
   g_unsetenv ("OPENAI_BASE_URL");
+  /* As main.c: the renderer a user of this machine gets. */
+  warden_renderer_choose ();
   gtk_test_init (&argc, &argv, NULL);
 
   root = g_dir_make_tmp ("warden-test-notification-XXXXXX", &error);

@@ -19,6 +19,7 @@
 #include "llm/warden-credentials.h"
 #include "warden-preferences-window.h"
 #include "warden-profile-editor.h"
+#include "warden-renderer.h"
 #include "warden-trace-window.h"
 #include "warden-test-util.h"
 #include "x-input.h"
@@ -1931,6 +1932,8 @@ int
 main (int   argc,
       char *argv[])
 {
+  /* As main.c: the renderer a user of this machine gets. */
+  warden_renderer_choose ();
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
 

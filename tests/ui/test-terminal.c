@@ -9,6 +9,7 @@
 #include <adwaita.h>
 #include <string.h>
 
+#include "warden-renderer.h"
 #include "warden-terminal.h"
 
 typedef struct
@@ -681,6 +682,8 @@ int
 main (int    argc,
       char **argv)
 {
+  /* As main.c: the renderer a user of this machine gets. */
+  warden_renderer_choose ();
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
 

@@ -24,6 +24,7 @@
 #include "warden-approval-dialog.h"
 #include "warden-chat-row.h"
 #include "warden-new-session-dialog.h"
+#include "warden-renderer.h"
 #include "warden-trace-window.h"
 #include "warden-window.h"
 #include "warden-test-util.h"
@@ -3384,6 +3385,8 @@ main (int    argc,
   g_unsetenv ("ANTHROPIC_API_KEY");
   g_unsetenv ("OPENAI_API_KEY");
   g_unsetenv ("OPENAI_BASE_URL");
+  /* As main.c: the renderer a user of this machine gets. */
+  warden_renderer_choose ();
   gtk_test_init (&argc, &argv, NULL);
 
   root = g_dir_make_tmp ("warden-test-window-XXXXXX", &error);
