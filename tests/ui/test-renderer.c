@@ -128,14 +128,30 @@ print_renderer (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Runs this test again in a child process, with GSK_RENDERER set to
+ * @gsk_renderer (unset if NULL) and nothing else said about drawing: the
+ * child starts as main.c does and must draw its window with @expected. */
 static void
-run_child (const char *expected)
+window_drawn_with (const char *gsk_renderer,
+                   const char *expected)
 {
   g_autofree char *line = g_strdup_printf ("renderer=%s\n", expected);
 
-  /* The test itself again, in a child process: the environment it gets
-   * is the one this process set up, and GTK reads it once. */
+  if (g_test_subprocess ())
+    {
+      print_renderer ();
+      return;
+    }
+  g_unsetenv ("GDK_DEBUG");
+  g_unsetenv ("GDK_DISABLE");
+  g_unsetenv ("LIBGL_ALWAYS_SOFTWARE");
+  if (gsk_renderer != NULL)
+    g_setenv ("GSK_RENDERER", gsk_renderer, TRUE);
+  else
+    g_unsetenv ("GSK_RENDERER");
+  /* GTK reads the environment once: a child process for each. */
   g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, 0);
+  g_unsetenv ("GSK_RENDERER");
   g_test_trap_assert_passed ();
   g_test_trap_assert_stdout (line);
   /* Nothing said about a renderer that failed to start. */
@@ -147,32 +163,15 @@ run_child (const char *expected)
 static void
 test_window (void)
 {
-  if (g_test_subprocess ())
-    {
-      print_renderer ();
-      return;
-    }
-  g_unsetenv ("GSK_RENDERER");
-  g_unsetenv ("GDK_DEBUG");
-  g_unsetenv ("GDK_DISABLE");
-  g_unsetenv ("LIBGL_ALWAYS_SOFTWARE");
-  run_child (warden_renderer_gpu_present ("/dev") ? "GskGLRenderer" : "GskCairoRenderer");
+  window_drawn_with (NULL, warden_renderer_gpu_present ("/dev") ? "GskGLRenderer"
+                                                                : "GskCairoRenderer");
 }
 
 /* A user who asks for OpenGL gets it, GPU or not (Xvfb's is llvmpipe). */
 static void
 test_window_user_says (void)
 {
-  if (g_test_subprocess ())
-    {
-      print_renderer ();
-      return;
-    }
-  g_unsetenv ("GDK_DEBUG");
-  g_unsetenv ("GDK_DISABLE");
-  g_setenv ("GSK_RENDERER", "gl", TRUE);
-  run_child ("GskGLRenderer");
-  g_unsetenv ("GSK_RENDERER");
+  window_drawn_with ("gl", "GskGLRenderer");
 }
 
 int
