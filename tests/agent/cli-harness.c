@@ -263,6 +263,27 @@ has_resume_hint (const char *err,
   return strstr (err, hint) != NULL;
 }
 
+gboolean
+process_with_arg (const char *word)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+
+  while (proc && (name = g_dir_read_name (proc)))
+    {
+      g_autofree char *path = g_build_filename ("/proc", name, "cmdline", NULL);
+      g_autofree char *cmdline = NULL;
+      gsize length = 0;
+
+      if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (path, &cmdline, &length, NULL))
+        continue;
+      for (gsize i = 0; i < length; i += strlen (cmdline + i) + 1)
+        if (strcmp (cmdline + i, word) == 0)
+          return TRUE;
+    }
+  return FALSE;
+}
+
 /* ------------------------------------------------------------------------ */
 /* A warden-cli that runs while the test talks to it */
 

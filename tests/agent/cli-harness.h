@@ -80,6 +80,8 @@ char                *workspace_file  (Env                *env,
                                       const char         *name);
 gboolean             has_resume_hint (const char         *err,
                                       const char         *id);
+/* Whether a process whose command line holds the word @word lives. */
+gboolean             process_with_arg (const char        *word);
 
 /* A warden-cli that runs while the test talks to it. */
 Proc                *proc_start      (Env                *env,

@@ -122,27 +122,6 @@ pty_finish (Pty *p)
   return r;
 }
 
-static gboolean
-process_with_arg (const char *word)
-{
-  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
-  const char *name;
-
-  while (proc && (name = g_dir_read_name (proc)))
-    {
-      g_autofree char *path = g_build_filename ("/proc", name, "cmdline", NULL);
-      g_autofree char *cmdline = NULL;
-      gsize length = 0;
-
-      if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (path, &cmdline, &length, NULL))
-        continue;
-      for (gsize i = 0; i < length; i += strlen (cmdline + i) + 1)
-        if (strcmp (cmdline + i, word) == 0)
-          return TRUE;
-    }
-  return FALSE;
-}
-
 /* Each request's last message holds what the user said then. */
 static gboolean
 request_says (Env        *env,

@@ -1006,28 +1006,6 @@ test_term_and_hup_at_prompt (void)
     }
 }
 
-/* Whether a process whose command line holds @word lives. */
-static gboolean
-process_with_arg (const char *word)
-{
-  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
-  const char *name;
-
-  while (proc && (name = g_dir_read_name (proc)))
-    {
-      g_autofree char *path = g_build_filename ("/proc", name, "cmdline", NULL);
-      g_autofree char *cmdline = NULL;
-      gsize length = 0;
-
-      if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (path, &cmdline, &length, NULL))
-        continue;
-      for (gsize i = 0; i < length; i += strlen (cmdline + i) + 1)
-        if (strcmp (cmdline + i, word) == 0)
-          return TRUE;
-    }
-  return FALSE;
-}
-
 /* Ctrl+C while a command runs stops the command, and the hint says how to
  * go on; resumed, the command is interrupted, never run again. */
 static void
