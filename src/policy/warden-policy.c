@@ -28,6 +28,8 @@ struct _WardenPolicy
   /* The ask and deny patterns again, for other spellings of options. */
   WardenSpellingSet *ask_spelling;
   WardenSpellingSet *deny_spelling;
+  /* The workspace roots' real paths, looked up once for the policy's life. */
+  WardenShellRootCache *roots;
 };
 
 static WardenPatternSet *
@@ -68,6 +70,7 @@ warden_policy_new_full (WardenMode          mode,
   self->deny = pattern_set_new (deny);
   self->ask_spelling = spelling_set_new (ask);
   self->deny_spelling = spelling_set_new (deny);
+  self->roots = warden_shell_root_cache_new ();
   return self;
 }
 
@@ -111,6 +114,7 @@ warden_policy_unref (WardenPolicy *self)
   warden_pattern_set_free (self->deny);
   warden_spelling_set_free (self->ask_spelling);
   warden_spelling_set_free (self->deny_spelling);
+  warden_shell_root_cache_free (self->roots);
   g_free (self);
 }
 
@@ -757,6 +761,7 @@ warden_policy_check (WardenPolicy             *self,
   /* The parser resolves "." and ".." in the workspace itself. */
   options.workspace = context && context->workspace ? context->workspace : WARDEN_SANDBOX_WORKSPACE;
   options.host_workspace = context ? context->host_workspace : NULL;
+  options.root_cache = self->roots;
   if (context && context->cwd)
     {
       g_autofree char *workspace = g_canonicalize_filename (options.workspace, "/");

@@ -76,6 +76,80 @@ normalize_path (const char *path)
   return out;
 }
 
+/* The real path of a workspace root, by the root as given. The sandbox binds
+ * the root when its session starts, and nothing inside can re-point the root
+ * itself, only what is under it: so the root's realpath() (a readlink() for
+ * each of its components, a microsecond or more each) is looked up once per
+ * policy, not once per decision. What is under the root is looked at every
+ * time (lstat() of each component of a target). A root that does not exist
+ * is not remembered: it may be made later, and then its symlinks count.
+ * Policies are used from several threads. */
+#define ROOT_CACHE_SIZE 4
+
+struct _WardenShellRootCache
+{
+  GMutex lock;
+  guint  next;
+  struct { char *given; char *real; } roots[ROOT_CACHE_SIZE];
+};
+
+WardenShellRootCache *
+warden_shell_root_cache_new (void)
+{
+  WardenShellRootCache *cache = g_new0 (WardenShellRootCache, 1);
+
+  g_mutex_init (&cache->lock);
+  return cache;
+}
+
+void
+warden_shell_root_cache_free (WardenShellRootCache *cache)
+{
+  if (cache == NULL)
+    return;
+  for (guint i = 0; i < ROOT_CACHE_SIZE; i++)
+    {
+      g_free (cache->roots[i].given);
+      free (cache->roots[i].real);
+    }
+  g_mutex_clear (&cache->lock);
+  g_free (cache);
+}
+
+/* realpath (@given), from @cache when it has it; free() the answer. */
+static char *
+root_realpath (WardenShellRootCache *cache,
+               const char           *given)
+{
+  char *real = NULL;
+
+  if (cache == NULL)
+    return realpath (given, NULL);
+
+  g_mutex_lock (&cache->lock);
+  for (guint i = 0; i < ROOT_CACHE_SIZE && real == NULL; i++)
+    if (cache->roots[i].given != NULL && strcmp (cache->roots[i].given, given) == 0)
+      real = strdup (cache->roots[i].real);
+  g_mutex_unlock (&cache->lock);
+  if (real != NULL)
+    return real;
+
+  real = realpath (given, NULL);
+  if (real != NULL)
+    {
+      guint slot;
+
+      g_mutex_lock (&cache->lock);
+      slot = cache->next++ % ROOT_CACHE_SIZE;
+      g_free (cache->roots[slot].given);
+      free (cache->roots[slot].real);
+      cache->roots[slot].given = g_strdup (given);
+      cache->roots[slot].real = strdup (real);
+      g_mutex_unlock (&cache->lock);
+    }
+  return real;
+}
+
 /* When the workspace exists here, a target inside it may still lead
  * elsewhere through a symlink on its way: say why, or NULL. @rel is the
  * target as written, relative to the workspace: "out/../x" with out -> /etc
@@ -93,7 +167,8 @@ symlink_leaves_workspace (State      *st,
   if (!st->workspace_checked)
     {
       st->workspace_checked = TRUE;
-      st->workspace_real = realpath (host, NULL);
+      st->workspace_real = root_realpath (st->options != NULL ? st->options->root_cache : NULL,
+                                          host);
     }
   if (st->workspace_real == NULL)
     return NULL;

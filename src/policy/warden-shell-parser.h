@@ -80,7 +80,12 @@ typedef struct
   /* The workspace's directory on this machine, for the symlink check;
    * NULL means @workspace. */
   const char *host_workspace;
+  /* The real paths of workspace roots already looked up, or NULL: a
+   * policy's, kept for its life (see warden_shell_root_cache_new()). */
+  struct _WardenShellRootCache *root_cache;
 } WardenShellOptions;
+
+typedef struct _WardenShellRootCache WardenShellRootCache;
 
 typedef struct
 {
@@ -100,6 +105,9 @@ WardenShellParse *warden_shell_parse      (const char               *command,
 void              warden_shell_parse_free (WardenShellParse         *parse);
 
 gboolean          warden_shell_name_is_sh (const char               *name);
+
+WardenShellRootCache *warden_shell_root_cache_new  (void);
+void                  warden_shell_root_cache_free (WardenShellRootCache *cache);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenShellParse, warden_shell_parse_free)
 
