@@ -759,12 +759,15 @@ warden_policy_check (WardenPolicy             *self,
   g_return_val_if_fail (command != NULL || length == 0, decision);
 
   /* The parser resolves "." and ".." in the workspace itself. */
-  options.workspace = context && context->workspace ? context->workspace : WARDEN_SANDBOX_WORKSPACE;
+  /* NULL is WARDEN_SANDBOX_WORKSPACE, which the parser need not normalize. */
+  options.workspace = context ? context->workspace : NULL;
   options.host_workspace = context ? context->host_workspace : NULL;
   options.root_cache = self->roots;
   if (context && context->cwd)
     {
-      g_autofree char *workspace = g_canonicalize_filename (options.workspace, "/");
+      g_autofree char *workspace = g_canonicalize_filename (options.workspace != NULL
+                                                            ? options.workspace
+                                                            : WARDEN_SANDBOX_WORKSPACE, "/");
       g_autofree char *cwd = g_canonicalize_filename (context->cwd, workspace);
 
       options.cwd_outside_workspace = !inside (cwd, workspace);

@@ -1448,13 +1448,22 @@ warden_shell_parse (const char               *command,
       return parse;
     }
 
-  given = options && options->workspace ? options->workspace : WARDEN_SANDBOX_WORKSPACE;
-  if (!is_normal_path (given))
-    workspace = normalize_path (given);
   st.options = options;
   st.parts = parse->parts;
-  st.workspace = workspace ? workspace : given;
-  st.workspace_len = strlen (st.workspace);
+  if (options == NULL || options->workspace == NULL)
+    {
+      /* The sandbox's own: normal, and its length known. */
+      st.workspace = WARDEN_SANDBOX_WORKSPACE;
+      st.workspace_len = sizeof WARDEN_SANDBOX_WORKSPACE - 1;
+    }
+  else
+    {
+      given = options->workspace;
+      if (!is_normal_path (given))
+        workspace = normalize_path (given);
+      st.workspace = workspace ? workspace : given;
+      st.workspace_len = strlen (st.workspace);
+    }
 
   parse_string (&st, command, n, WARDEN_ORIGIN_TOP_LEVEL, "");
   parse->error = st.error;

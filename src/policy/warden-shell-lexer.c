@@ -1272,27 +1272,49 @@ read_heredocs (Lexer *L)
 }
 
 /* Words the parser compares tokens with: reserved words and "-p" of time.
- * Every unquoted word is looked up, so by its length first. */
+ * Every unquoted word is looked up, so by its length and first byte, which
+ * sets most words (command names, options, paths) aside at once. */
 static gboolean
 could_be_reserved (const char *w,
                    gsize       n)
 {
-  static const char * const by_length[][8] = {
-    [1] = { "{", "}", "!" },
-    [2] = { "if", "fi", "do", "in", "[[", "]]", "-p" },
-    [3] = { "for" },
-    [4] = { "then", "elif", "else", "done", "case", "esac", "time" },
-    [5] = { "while", "until" },
-    [6] = { "select", "coproc" },
-    [8] = { "function" },
-  };
-
-  if (n == 0 || n >= G_N_ELEMENTS (by_length))
-    return FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (by_length[n]) && by_length[n][i] != NULL; i++)
-    if (by_length[n][i][0] == w[0] && memcmp (by_length[n][i], w, n) == 0)
-      return TRUE;
-  return FALSE;
+#define IS(word) (memcmp (w, word, sizeof word - 1) == 0)
+  switch (n)
+    {
+    case 1:
+      return w[0] == '{' || w[0] == '}' || w[0] == '!';
+    case 2:
+      switch (w[0])
+        {
+        case 'i': return w[1] == 'f' || w[1] == 'n';   /* if in */
+        case 'f': return w[1] == 'i';                  /* fi */
+        case 'd': return w[1] == 'o';                  /* do */
+        case '[': return w[1] == '[';                  /* [[ */
+        case ']': return w[1] == ']';                  /* ]] */
+        case '-': return w[1] == 'p';                  /* -p */
+        default:  return FALSE;
+        }
+    case 3:
+      return IS ("for");
+    case 4:
+      switch (w[0])
+        {
+        case 't': return IS ("then") || IS ("time");
+        case 'e': return IS ("elif") || IS ("else") || IS ("esac");
+        case 'd': return IS ("done");
+        case 'c': return IS ("case");
+        default:  return FALSE;
+        }
+    case 5:
+      return IS ("while") || IS ("until");
+    case 6:
+      return IS ("select") || IS ("coproc");
+    case 8:
+      return IS ("function");
+    default:
+      return FALSE;
+    }
+#undef IS
 }
 
 static void
