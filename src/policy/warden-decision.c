@@ -261,11 +261,12 @@ take_part (WardenDecision *self,
            char           *reason,
            char           *suggestion,
            gboolean        derived,
-           gboolean        pattern_in_reason)
+           gboolean        pattern_in_reason,
+           gboolean        known_valid)
 {
   /* Commands may hold any bytes; what is shown and saved must be UTF-8, and
    * a suggestion that is not cannot become a pattern. */
-  gboolean text_valid = text == NULL || warden_utf8_validate (text, strlen (text));
+  gboolean text_valid = known_valid || text == NULL || warden_utf8_validate (text, strlen (text));
   gboolean borrow = pattern_in_reason && derived && text_valid && self->n_parts < 64;
   WardenDecisionPart part = {
     text, origin, verdict, borrow ? (char *) pattern : g_strdup (pattern), reason, NULL, NULL,
@@ -319,7 +320,7 @@ warden_decision_take_part (WardenDecision *self,
                            char           *reason,
                            char           *suggestion)
 {
-  take_part (self, text, origin, verdict, pattern, reason, suggestion, FALSE, FALSE);
+  take_part (self, text, origin, verdict, pattern, reason, suggestion, FALSE, FALSE, FALSE);
 }
 
 void
@@ -330,9 +331,11 @@ warden_decision_take_part_derived (WardenDecision *self,
                                    const char     *pattern,
                                    char           *reason,
                                    char           *suggestion,
-                                   gboolean        pattern_in_reason)
+                                   gboolean        pattern_in_reason,
+                                   gboolean        text_valid)
 {
-  take_part (self, text, origin, verdict, pattern, reason, suggestion, TRUE, pattern_in_reason);
+  take_part (self, text, origin, verdict, pattern, reason, suggestion, TRUE, pattern_in_reason,
+             text_valid);
 }
 
 void

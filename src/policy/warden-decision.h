@@ -80,7 +80,7 @@ void                      warden_decision_take_part       (WardenDecision *self,
  * @text, valid patterns and valid constants: when @text is valid UTF-8, so
  * are they, and they are not checked again. With @pattern_in_reason,
  * @pattern lies in @reason's allocation (after its NUL) and is kept there,
- * not copied. */
+ * not copied. With @text_valid, the caller knows @text is valid UTF-8. */
 void                      warden_decision_take_part_derived (WardenDecision *self,
                                                              char           *text,
                                                              WardenOrigin    origin,
@@ -88,7 +88,8 @@ void                      warden_decision_take_part_derived (WardenDecision *sel
                                                              const char     *pattern,
                                                              char           *reason,
                                                              char           *suggestion,
-                                                             gboolean        pattern_in_reason);
+                                                             gboolean        pattern_in_reason,
+                                                             gboolean        text_valid);
 /* @runner is interned. */
 void                      warden_decision_set_part_runner (WardenDecision *self,
                                                            guint           index,

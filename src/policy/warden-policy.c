@@ -807,7 +807,7 @@ warden_policy_check (WardenPolicy             *self,
       if (derived)
         warden_decision_take_part_derived (decision, g_steal_pointer (&part->text), part->origin,
                                            verdict, pattern, reason, suggestion,
-                                           pattern != NULL);
+                                           pattern != NULL, parse->texts_valid);
       else
         warden_decision_take_part (decision, g_steal_pointer (&part->text), part->origin,
                                    verdict, pattern, reason, suggestion);

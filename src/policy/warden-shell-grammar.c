@@ -1224,6 +1224,7 @@ parse_as_sh_would (Lexer *L,
    * below, with whatever it made. */
   parse_string (&sub, L->s + start, end - start, L->origin, L->what);
   take_workspace_lookup (L->st, &sub);
+  L->st->made_bytes |= sub.made_bytes;
   if (sub.error == NULL)
     {
       for (guint i = 0; i < sub.parts->len && !failed (L); i++)
@@ -1333,6 +1334,7 @@ read_as (State        *st,
   lines_run = L.lists_done;
   lexer_clear (&L);
   take_workspace_lookup (st, &sub);
+  st->made_bytes |= sub.made_bytes;
 
   st->readings = sub.readings;
   /* A shell parses a line before it runs it: a syntax error in the first
@@ -1424,6 +1426,7 @@ warden_shell_parse (const char               *command,
     }
   parse->error = NULL;
   parse->ask = NULL;
+  parse->texts_valid = FALSE;
   g_return_val_if_fail (command != NULL || length == 0, parse);
 
   n = length < 0 ? strlen (command) : (gsize) length;
@@ -1468,6 +1471,7 @@ warden_shell_parse (const char               *command,
   parse_string (&st, command, n, WARDEN_ORIGIN_TOP_LEVEL, "");
   parse->error = st.error;
   parse->ask = st.ask;
+  parse->texts_valid = !st.made_bytes;
   free (st.workspace_real);
   pools_give_back (&st);
 

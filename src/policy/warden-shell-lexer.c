@@ -507,6 +507,8 @@ lex_ansi_c (Lexer   *L,
   gboolean truncated = FALSE;
   gsize mark;
 
+  L->st->made_bytes = TRUE;
+
   for (;;)
     {
       int c;

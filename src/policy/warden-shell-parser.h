@@ -97,6 +97,9 @@ typedef struct
   char      *error;
   /* Set when the line parsed but asks whatever the patterns say. */
   char      *ask;
+  /* Every part's texts are valid UTF-8 (the line is, and no $'…' made
+   * bytes of its own). */
+  gboolean   texts_valid;
 } WardenShellParse;
 
 WardenShellParse *warden_shell_parse      (const char               *command,

@@ -128,6 +128,10 @@ typedef struct
   char                     *workspace_real;
   /* Why the whole line asks though it parsed, or NULL. */
   char                     *ask;
+  /* $'…' was read: its escapes make bytes the line does not hold, which
+   * need not be UTF-8. Without it every text is made of the line's valid
+   * UTF-8 with ASCII bytes taken out or put in, and is valid too. */
+  gboolean                  made_bytes;
   /* Strings and item arrays, reused: a decision must cost microseconds. */
   Pools                    *pools;
 } State;

@@ -1089,6 +1089,12 @@ static const Row rows[] = {
     .allow = NONE,
     .parts = S ("echo \xc3\xa9t\xc3\xa9\xef\xbf\xbd", "echo \xc3\xa9t\xc3\xa9$\\xff"),
     .suggestions = S ("echo *") },
+  /* The same byte in a script a shell is given, and in a line read again
+   * for dash and busybox: every text shown is still UTF-8. */
+  { "utf8/ansi-c-byte-in-script", "bash -c $'echo \\xff'", ASKS,
+    .allow = S ("bash *", "echo *") },
+  { "utf8/ansi-c-byte-in-another-reading", "echo $'\\xff' |& cat", ALLOWS,
+    .allow = S ("echo *", "cat") },
   { "length/shorter-than-the-string", "ls; rm -rf /", ALLOWS, .allow = S ("ls"), .parts = S ("ls"),
     .use_length = TRUE, .length = 2 },
   { "length/cuts-a-quote", "echo 'abc'", ASKS, .allow = ANY, .use_length = TRUE, .length = 7 },
