@@ -584,6 +584,8 @@ judge_part (WardenPolicy            *self,
   const char *allow = NULL;
   const char *rule = NULL;
   gboolean min_unmatched = FALSE;
+  gboolean has_deny = warden_pattern_set_get_size (self->deny) > 0;
+  gboolean has_ask = warden_pattern_set_get_size (self->ask) > 0;
 
   switch (lookup_rule (self->deny, part, text, text_len, &rule))
     {
@@ -619,7 +621,9 @@ judge_part (WardenPolicy            *self,
   /* "git diff --output=x" is "git diff --output x" to every program, while
    * "tree -ao out.txt ." may be "tree -a -o out.txt .": without the
    * program's option table nobody can say, so that asks, in every mode. */
-  switch (lookup_spelling (self->deny_spelling, part, text, text_len, &rule))
+  /* (The spelling sets hold the same patterns as the lists: none, no lookup.) */
+  switch (has_deny ? lookup_spelling (self->deny_spelling, part, text, text_len, &rule)
+                   : RULE_NONE)
     {
     case RULE_MATCHES:
       *reason = fill_keeping (t->denied_by, part->text, rule, rule, pattern);
@@ -651,7 +655,8 @@ judge_part (WardenPolicy            *self,
     default:
       break;
     }
-  switch (lookup_spelling (self->ask_spelling, part, text, text_len, &rule))
+  switch (has_ask ? lookup_spelling (self->ask_spelling, part, text, text_len, &rule)
+                  : RULE_NONE)
     {
     case RULE_MATCHES:
       *reason = fill_keeping (t->ask_rule, part->text, rule, rule, pattern);
@@ -667,12 +672,12 @@ judge_part (WardenPolicy            *self,
 
   /* "git push $r" runs "git push" when $r is empty, which a deny pattern
    * may name though an allow pattern covers the line: it asks, in every mode. */
-  if (part->min_text != NULL && (rule = min_text_rule (self->deny, part)) != NULL)
+  if (has_deny && part->min_text != NULL && (rule = min_text_rule (self->deny, part)) != NULL)
     {
       *reason = fill (t->may_be_denied, part->text, rule);
       return WARDEN_VERDICT_ASK;
     }
-  if (part->min_text != NULL && (rule = min_text_rule (self->ask, part)) != NULL)
+  if (has_ask && part->min_text != NULL && (rule = min_text_rule (self->ask, part)) != NULL)
     {
       *reason = fill_keeping (t->may_ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
