@@ -141,25 +141,33 @@ char **
 make_argv (const WordRef *w,
            guint          n)
 {
-  gsize size = (n + 1) * sizeof (char *);
   gsize lens[32];
+
+  /* Each word's length is taken once (most commands have few words). */
+  if (n > G_N_ELEMENTS (lens))
+    return make_argv_sized (w, NULL, n);
+  for (guint i = 0; i < n; i++)
+    lens[i] = strlen (w[i].text);
+  return make_argv_sized (w, lens, n);
+}
+
+/* The same, with the words' lengths (without their NUL) known, or NULL. */
+char **
+make_argv_sized (const WordRef *w,
+                 const gsize   *lens,
+                 guint          n)
+{
+  gsize size = (n + 1) * sizeof (char *);
   char **argv;
   char *p;
 
-  /* Each word's length is taken once (most commands have few words). */
   for (guint i = 0; i < n; i++)
-    {
-      gsize len = strlen (w[i].text) + 1;
-
-      if (i < G_N_ELEMENTS (lens))
-        lens[i] = len;
-      size += len;
-    }
+    size += (lens != NULL ? lens[i] : strlen (w[i].text)) + 1;
   argv = g_malloc (size);
   p = (char *) (argv + n + 1);
   for (guint i = 0; i < n; i++)
     {
-      gsize len = i < G_N_ELEMENTS (lens) ? lens[i] : strlen (w[i].text) + 1;
+      gsize len = (lens != NULL ? lens[i] : strlen (w[i].text)) + 1;
 
       argv[i] = memcpy (p, w[i].text, len);
       p += len;
@@ -410,6 +418,8 @@ finish_simple_command (Lexer  *L,
   WordRef stack_words[32];
   g_autofree WordRef *heap_words = NULL;
   WordRef *w = stack_words;
+  /* The words' lengths, kept by their strings: no strlen() of them. */
+  gsize lens[G_N_ELEMENTS (stack_words)];
   guint n_words = 0;
   /* Built in a pooled string and copied out: cheaper than a GString of its
    * own that grows. */
@@ -432,6 +442,8 @@ finish_simple_command (Lexer  *L,
             }
           w[n_words].text = it->text->str;
           w[n_words].flags = it->flags;
+          if (n_words < G_N_ELEMENTS (lens))
+            lens[n_words] = it->text->len;
           n_words++;
         }
       else if (it->kind == ITEM_ASSIGN)
@@ -459,9 +471,9 @@ finish_simple_command (Lexer  *L,
           judge_redirections (L, p, it);
         }
       else
-        append_run (text, it->text->str, strlen (it->text->str));
+        append_run (text, it->text->str, it->text->len);
     }
-  /* Its words were appended by their strlen(): no NUL within. */
+  /* No word holds a NUL (the line holds none, and $'\0' ends its string). */
   p->pub.text = g_memdup2 (text->str, text->len + 1);
   string_put (L->st, text);
 
@@ -481,7 +493,8 @@ finish_simple_command (Lexer  *L,
         if (items->v[i].kind == ITEM_REDIR)
           text_differs = TRUE;
 
-      p->pub.argv = make_argv (w, n_words);
+      p->pub.argv = n_words <= G_N_ELEMENTS (lens) ? make_argv_sized (w, lens, n_words)
+                                                   : make_argv (w, n_words);
       p->pub.name = p->pub.argv[0];
       /* Deny patterns also see the bare command: "X=1 /bin/rm -rf /" is "rm -rf /". */
       if (text_differs)

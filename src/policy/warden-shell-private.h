@@ -219,6 +219,7 @@ struct _Part
 #define string_get_slow(...)         _warden_shell_string_get_slow (__VA_ARGS__)
 #define string_put_slow(...)         _warden_shell_string_put_slow (__VA_ARGS__)
 #define make_argv(...)               _warden_shell_make_argv (__VA_ARGS__)
+#define make_argv_sized(...)         _warden_shell_make_argv_sized (__VA_ARGS__)
 #define new_part(...)                _warden_shell_new_part (__VA_ARGS__)
 #define force_ask(...)               _warden_shell_force_ask (__VA_ARGS__)
 #define parse_list(...)              _warden_shell_parse_list (__VA_ARGS__)
@@ -250,6 +251,7 @@ gboolean  fail         (Lexer *L, const char *format, ...);
 GString  *string_get_slow (State *st);
 void      string_put_slow (State *st, GString *s);
 char    **make_argv    (const WordRef *w, guint n);
+char    **make_argv_sized (const WordRef *w, const gsize *lens, guint n);
 Part     *new_part     (Lexer *L, WardenPartKind kind, WardenOrigin origin);
 void      force_ask    (Part *p, gboolean liftable, const char *reason);
 guint     parse_list   (Lexer *L, guint stop);
