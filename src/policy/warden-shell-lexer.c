@@ -831,6 +831,13 @@ static const guchar word_special[2][256] = {
 };
 #undef WORD_SPECIAL_BYTES
 
+/* Bytes that end a word when they follow plain bytes ("<" and ">" unless
+ * "(" follows: a process substitution may go on the word). */
+static const guchar plain_word_end[256] = {
+  [' '] = 1, ['\t'] = 1, ['\n'] = 1, [';'] = 1, ['&'] = 1, ['|'] = 1, [')'] = 1,
+  ['<'] = 1, ['>'] = 1,
+};
+
 static gboolean
 lex_word_into (Lexer    *L,
                GString  *out,
@@ -844,6 +851,31 @@ lex_word_into (Lexer    *L,
   /* Whether the word holds anything but unquoted expansions: if not, it may
    * expand to no word at all, and the command runs without it. */
   gboolean literal = FALSE, expansion = FALSE;
+
+  if (failed (L))
+    return FALSE;
+
+  /* Most words are one run of plain bytes that a blank or an operator ends
+   * ("git", "status", "package.json"): the loop below would read them the
+   * same way, in two rounds of its checks. */
+  if (!array_elem && !L->continued && L->i < L->n)
+    {
+      const guchar *special = word_special[0];
+      gsize j = L->i;
+
+      while (j < L->n && !special[(guchar) L->s[j]])
+        j++;
+      if (j > L->i &&
+          (j == L->n ||
+           (plain_word_end[(guchar) L->s[j]] &&
+            !((L->s[j] == '<' || L->s[j] == '>') && j + 1 < L->n && L->s[j + 1] == '('))))
+        {
+          append_run (out, L->s + L->i, j - L->i);
+          L->i = j;
+          any = literal = TRUE;
+          goto word_end;
+        }
+    }
 
   for (;;)
     {
@@ -1059,6 +1091,7 @@ lex_word_into (Lexer    *L,
         }
     }
 
+word_end:
   if (!array_elem && any && expansion && !literal)
     *flags |= W_VANISH;
 
