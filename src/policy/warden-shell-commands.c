@@ -343,7 +343,40 @@ join_words_with_prefix (const WordRef *words,
                         gboolean       append_hole,
                         gboolean       basename_first)
 {
-  GString *s = g_string_new (NULL);
+  GString *s;
+
+  /* Most often the words as they are: measured, then copied once. */
+  if (hole_token == NULL && n > 0)
+    {
+      const char *first = words[0].text;
+      gsize size = append_hole ? 3 : 1;
+      char *out, *o;
+
+      if (basename_first && strrchr (first, '/') != NULL && strrchr (first, '/')[1] != '\0')
+        first = strrchr (first, '/') + 1;
+      for (guint i = 0; i < n; i++)
+        size += strlen (i == 0 ? first : words[i].text) + 1;
+      o = out = g_malloc (size);
+      for (guint i = 0; i < n; i++)
+        {
+          const char *w = i == 0 ? first : words[i].text;
+          gsize len = strlen (w);
+
+          if (i > 0)
+            *o++ = ' ';
+          memcpy (o, w, len);
+          o += len;
+        }
+      if (append_hole)
+        {
+          *o++ = ' ';
+          *o++ = WARDEN_PATTERN_HOLE;
+        }
+      *o = '\0';
+      return out;
+    }
+
+  s = g_string_new (NULL);
 
   for (guint i = 0; i < n; i++)
     {
@@ -399,7 +432,9 @@ char *
 join_expanded (const WordRef *words,
                guint          n)
 {
-  GString *s = NULL;
+  const char *first;
+  gsize size = 1;
+  char *out, *o;
 
   for (guint i = 1; i < n; i++)
     if (words[i].flags & W_NONLITERAL)
@@ -409,21 +444,31 @@ join_expanded (const WordRef *words,
   if (n < 2)
     return NULL;
 
-  s = g_string_new (NULL);
+  /* Measured, then copied once. */
+  first = words[0].text;
+  if (strrchr (first, '/') != NULL && strrchr (first, '/')[1] != '\0')
+    first = strrchr (first, '/') + 1;
+  for (guint i = 0; i < n; i++)
+    size += (i == 0 ? strlen (first)
+             : (words[i].flags & W_NONLITERAL) ? 1 : strlen (words[i].text)) + 1;
+  o = out = g_malloc (size);
   for (guint i = 0; i < n; i++)
     {
-      const char *w = words[i].text;
-
       if (i > 0)
-        g_string_append_c (s, ' ');
-      if (i == 0 && strrchr (w, '/') != NULL && strrchr (w, '/')[1] != '\0')
-        w = strrchr (w, '/') + 1;
+        *o++ = ' ';
       if (i > 0 && (words[i].flags & W_NONLITERAL))
-        g_string_append_c (s, WARDEN_PATTERN_HOLE);
+        *o++ = WARDEN_PATTERN_HOLE;
       else
-        g_string_append (s, w);
+        {
+          const char *w = i == 0 ? first : words[i].text;
+          gsize len = strlen (w);
+
+          memcpy (o, w, len);
+          o += len;
+        }
     }
-  return g_string_free (s, FALSE);
+  *o = '\0';
+  return out;
 }
 
 /* The text with the arguments that may expand to nothing left out, and the
