@@ -365,6 +365,61 @@ typedef struct
   const char *only_runs;
 } Texts;
 
+/* A text's directives, found once: the literal runs around them and which
+ * argument each takes. */
+typedef struct
+{
+  gboolean    printf_only;   /* a directive fill_keeping() does not do itself */
+  guint       n_args;        /* 0 to 2 directives */
+  guint       arg[2];        /* the argument (0 or 1) of each */
+  const char *lit[3];        /* the literal text before each, and after the last */
+  gsize       lit_len[3];
+} Format;
+
+#define N_TEXTS (sizeof (Texts) / sizeof (const char *))
+static Format formats[N_TEXTS];
+
+static void
+format_compile (Format     *f,
+                const char *format)
+{
+  const char *l = format, *pct;
+  gboolean used[2] = { FALSE, FALSE };
+  guint plain = 0;  /* %s directives so far: the next takes argument @plain */
+
+  memset (f, 0, sizeof *f);
+  while ((pct = strchr (l, '%')) != NULL)
+    {
+      guint arg;
+      const char *next;
+
+      if (pct[1] == 's' && plain < 2)
+        {
+          arg = plain++;
+          next = pct + 2;
+        }
+      else if ((pct[1] == '1' || pct[1] == '2') && pct[2] == '$' && pct[3] == 's')
+        {
+          arg = pct[1] - '1';
+          next = pct + 4;
+        }
+      else
+        arg = 2;
+      if (arg > 1 || used[arg] || f->n_args == 2)
+        {
+          f->printf_only = TRUE;
+          return;
+        }
+      used[arg] = TRUE;
+      f->lit[f->n_args] = l;
+      f->lit_len[f->n_args] = pct - l;
+      f->arg[f->n_args++] = arg;
+      l = next;
+    }
+  f->lit[f->n_args] = l;
+  f->lit_len[f->n_args] = strlen (l);
+}
+
 static const Texts *
 texts (void)
 {
@@ -415,67 +470,61 @@ texts (void)
         for (guint i = 0; i < G_N_ELEMENTS (all); i++)
           if (!g_utf8_validate (*all[i], -1, NULL))
             *all[i] = g_utf8_make_valid (*all[i], -1);  /* kept for the process */
+        for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+          format_compile (&formats[(const char **) all[i] - (const char **) &t], *all[i]);
       }
       g_once_init_leave (&done, 1);
     }
   return &t;
 }
 
-/* @format with its %s (or %1$s, %2$s) replaced by @a and @b: a reason is
- * made for every part of every decision, and vasprintf() costs more than
- * matching the patterns did. Any other directive goes to g_strdup_printf().
- * With @keep, a copy of it follows the reason's NUL in the same block, and
- * @kept points at it: the part's pattern, which the decision keeps there
- * rather than in an allocation of its own. */
+/* The text *@field (of texts()) with its %s (or %1$s, %2$s) replaced by @a
+ * and @b: a reason is made for every part of every decision, and
+ * vasprintf() costs more than matching the patterns did; the text's
+ * directives were found once (format_compile()). Any other directive goes to
+ * g_strdup_printf(). With @keep, a copy of it follows the reason's NUL in the
+ * same block, and @kept points at it: the part's pattern, which the decision
+ * keeps there rather than in an allocation of its own. */
 static char *
-fill_keeping (const char  *format,
-              const char  *a,
-              const char  *b,
-              const char  *keep,
-              const char **kept)
+fill_keeping (const char * const *field,
+              const char         *a,
+              const char         *b,
+              const char         *keep,
+              const char        **kept)
 {
+  const Format *f = &formats[field - (const char * const *) texts ()];
+  const char *format = *field;
   const char *args[2] = { a, b };
-  gsize lens[2] = { a ? strlen (a) : 0, b ? strlen (b) : 0 };
+  gsize lens[2] = { 0, 0 };
   gsize keep_len = keep ? strlen (keep) + 1 : 0;
-  gboolean used[2] = { FALSE, FALSE };
-  /* Each argument goes in at most once, so this is room enough. */
-  gsize room = strlen (format) + lens[0] + lens[1] + 1;
-  char *out = g_malloc (room + keep_len);
-  char *o = out;
-  const char *f = format, *pct;
-  guint next = 0;
+  gsize room = f->lit_len[f->n_args] + 1;
+  char *out;
+  char *o;
 
-  while ((pct = strchr (f, '%')) != NULL)
+  if (f->printf_only)
+    goto use_printf;
+  for (guint k = 0; k < f->n_args; k++)
     {
-      guint arg;
-
-      memcpy (o, f, pct - f);
-      o += pct - f;
-      if (pct[1] == 's' && next < 2)
-        {
-          arg = next++;
-          f = pct + 2;
-        }
-      else if ((pct[1] == '1' || pct[1] == '2') && pct[2] == '$' && pct[3] == 's')
-        {
-          arg = pct[1] - '1';
-          f = pct + 4;
-        }
-      else
+      if (args[f->arg[k]] == NULL)
         goto use_printf;
-      if (args[arg] == NULL || used[arg])
-        goto use_printf;
-      used[arg] = TRUE;
-      memcpy (o, args[arg], lens[arg]);
-      o += lens[arg];
+      lens[f->arg[k]] = strlen (args[f->arg[k]]);
+      room += f->lit_len[k] + lens[f->arg[k]];
     }
-  strcpy (o, f);
+  o = out = g_malloc (room + keep_len);
+  for (guint k = 0; k < f->n_args; k++)
+    {
+      memcpy (o, f->lit[k], f->lit_len[k]);
+      o += f->lit_len[k];
+      memcpy (o, args[f->arg[k]], lens[f->arg[k]]);
+      o += lens[f->arg[k]];
+    }
+  memcpy (o, f->lit[f->n_args], f->lit_len[f->n_args]);
+  o[f->lit_len[f->n_args]] = '\0';
   if (keep != NULL)
     *kept = memcpy (out + room, keep, keep_len);
   return out;
 
 use_printf:
-  g_free (out);
   out = g_strdup_printf (format, a, b);
   if (keep != NULL)
     {
@@ -487,11 +536,11 @@ use_printf:
 }
 
 static char *
-fill (const char *format,
-      const char *a,
-      const char *b)
+fill (const char * const *field,
+      const char         *a,
+      const char         *b)
 {
-  return fill_keeping (format, a, b, NULL, NULL);
+  return fill_keeping (field, a, b, NULL, NULL);
 }
 
 /* How a rule list (deny or ask) holds a part. */
@@ -590,7 +639,7 @@ judge_part (WardenPolicy            *self,
   switch (lookup_rule (self->deny, part, text, text_len, &rule))
     {
     case RULE_MATCHES:
-      *reason = fill_keeping (t->denied_by, part->text, rule, rule, pattern);
+      *reason = fill_keeping (&t->denied_by, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_DENY;
 
     /* "rm {}" under "rm -rf /…": some file names would make it match and
@@ -599,17 +648,17 @@ judge_part (WardenPolicy            *self,
      * refuses: it asks, in every mode. */
     case RULE_MAY_FILL:
       if (g_strcmp0 (part->runner, "find") == 0)
-        *reason = fill (t->files_may_be_denied, rule, NULL);
+        *reason = fill (&t->files_may_be_denied, rule, NULL);
       else if (part->match_text != NULL)
-        *reason = fill (t->args_may_be_denied, rule, NULL);
+        *reason = fill (&t->args_may_be_denied, rule, NULL);
       else
-        *reason = fill (t->may_be_denied, part->text, rule);
+        *reason = fill (&t->may_be_denied, part->text, rule);
       return WARDEN_VERDICT_ASK;
 
     /* "rm -rf $d" is not what a deny pattern for "rm -rf /" names as
      * written, but $d may be "/": nobody can know before it runs. */
     case RULE_MAY_EXPAND:
-      *reason = fill (t->may_be_denied, part->text, rule);
+      *reason = fill (&t->may_be_denied, part->text, rule);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_SPELL:
@@ -626,11 +675,11 @@ judge_part (WardenPolicy            *self,
                    : RULE_NONE)
     {
     case RULE_MATCHES:
-      *reason = fill_keeping (t->denied_by, part->text, rule, rule, pattern);
+      *reason = fill_keeping (&t->denied_by, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_DENY;
 
     case RULE_MAY_SPELL:
-      *reason = fill (t->spelling_may_be_denied, part->text, rule);
+      *reason = fill (&t->spelling_may_be_denied, part->text, rule);
       return WARDEN_VERDICT_ASK;
 
     default:
@@ -642,12 +691,12 @@ judge_part (WardenPolicy            *self,
   switch (lookup_rule (self->ask, part, text, text_len, &rule))
     {
     case RULE_MATCHES:
-      *reason = fill_keeping (t->ask_rule, part->text, rule, rule, pattern);
+      *reason = fill_keeping (&t->ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_FILL:
     case RULE_MAY_EXPAND:
-      *reason = fill_keeping (t->may_ask_rule, part->text, rule, rule, pattern);
+      *reason = fill_keeping (&t->may_ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_SPELL:
@@ -659,11 +708,11 @@ judge_part (WardenPolicy            *self,
                   : RULE_NONE)
     {
     case RULE_MATCHES:
-      *reason = fill_keeping (t->ask_rule, part->text, rule, rule, pattern);
+      *reason = fill_keeping (&t->ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_SPELL:
-      *reason = fill_keeping (t->may_ask_rule, part->text, rule, rule, pattern);
+      *reason = fill_keeping (&t->may_ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     default:
@@ -674,12 +723,12 @@ judge_part (WardenPolicy            *self,
    * may name though an allow pattern covers the line: it asks, in every mode. */
   if (has_deny && part->min_text != NULL && (rule = min_text_rule (self->deny, part)) != NULL)
     {
-      *reason = fill (t->may_be_denied, part->text, rule);
+      *reason = fill (&t->may_be_denied, part->text, rule);
       return WARDEN_VERDICT_ASK;
     }
   if (has_ask && part->min_text != NULL && (rule = min_text_rule (self->ask, part)) != NULL)
     {
-      *reason = fill_keeping (t->may_ask_rule, part->text, rule, rule, pattern);
+      *reason = fill_keeping (&t->may_ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
     }
 
@@ -725,22 +774,22 @@ judge_part (WardenPolicy            *self,
     }
   if (allow != NULL)
     {
-      *reason = fill_keeping (t->allowed_by, allow, NULL, allow, pattern);
+      *reason = fill_keeping (&t->allowed_by, allow, NULL, allow, pattern);
       return WARDEN_VERDICT_ALLOW;
     }
   if (part->only_runs)
     {
-      *reason = fill (t->only_runs, part->argv[0], NULL);
+      *reason = fill (&t->only_runs, part->argv[0], NULL);
       return WARDEN_VERDICT_ALLOW;
     }
 
   /* "sh" would allow every script a download pipes into it. */
   if (reads_script_from_stdin (part))
     {
-      *reason = fill (t->runs_stdin, part->text, NULL);
+      *reason = fill (&t->runs_stdin, part->text, NULL);
       return WARDEN_VERDICT_ASK;
     }
-  *reason = fill (t->no_match, min_unmatched ? part->min_text : part->text, NULL);
+  *reason = fill (&t->no_match, min_unmatched ? part->min_text : part->text, NULL);
   /* A pattern lifts a script file's ask only while the guard runs. */
   if (!part->no_suggestion || (part->guard_sees && self->check_nested))
     *suggestion = min_unmatched ? g_strdup (part->min_text) : suggest (part);
