@@ -41,6 +41,8 @@ struct _WardenDecision
   int                  ruled;         /* index of the first part an ask rule holds, or -1 */
   /* Bit i: part i's pattern lies in its reason's block, freed with it. */
   guint64              pattern_in_reason;
+  /* Bit i: part i's text lies in its argv's block, freed with it. */
+  guint64              text_in_argv;
   WardenDecisionPart   inline_parts[INLINE_PARTS];
   const char          *inline_suggestions[INLINE_SUGGESTIONS + 1];
 };
@@ -107,9 +109,11 @@ free_set (gpointer p)
 
 static void
 part_clear (WardenDecisionPart *part,
-            gboolean            pattern_in_reason)
+            gboolean            pattern_in_reason,
+            gboolean            text_in_argv)
 {
-  free_set (part->text);
+  if (!text_in_argv)
+    free_set (part->text);
   if (!pattern_in_reason)
     free_set (part->pattern);
   free_set (part->reason);
@@ -157,7 +161,8 @@ warden_decision_unref (WardenDecision *self)
   free_set (self->reason_owned);
   for (guint i = 0; i < self->n_parts; i++)
     part_clear (&self->parts[i],
-                i < 64 && (self->pattern_in_reason & (G_GUINT64_CONSTANT (1) << i)) != 0);
+                i < 64 && (self->pattern_in_reason & (G_GUINT64_CONSTANT (1) << i)) != 0,
+                i < 64 && (self->text_in_argv & (G_GUINT64_CONSTANT (1) << i)) != 0);
   if (self->parts != self->inline_parts)
     g_free (self->parts);
   if (self->suggestions != self->inline_suggestions)
@@ -262,7 +267,8 @@ take_part (WardenDecision *self,
            char           *suggestion,
            gboolean        derived,
            gboolean        pattern_in_reason,
-           gboolean        known_valid)
+           gboolean        known_valid,
+           gboolean        text_in_argv)
 {
   /* Commands may hold any bytes; what is shown and saved must be UTF-8, and
    * a suggestion that is not cannot become a pattern. */
@@ -276,7 +282,14 @@ take_part (WardenDecision *self,
   if (!text_valid)
     {
       part.text = g_utf8_make_valid (text, -1);
-      g_free (text);
+      if (!text_in_argv)
+        g_free (text);
+      text_in_argv = FALSE;
+    }
+  else if (text_in_argv && self->n_parts >= 64)
+    {
+      part.text = g_strdup (text);
+      text_in_argv = FALSE;
     }
   /* Made of a valid text's words, valid patterns and valid constants only,
    * they are valid too. */
@@ -292,6 +305,8 @@ take_part (WardenDecision *self,
                         sizeof (WardenDecisionPart), 0);
   if (borrow)
     self->pattern_in_reason |= G_GUINT64_CONSTANT (1) << self->n_parts;
+  if (text_in_argv)
+    self->text_in_argv |= G_GUINT64_CONSTANT (1) << self->n_parts;
   self->parts[self->n_parts++] = part;
   if (verdict == WARDEN_VERDICT_ASK && suggestion == NULL && self->uncovered < 0)
     self->uncovered = (int) self->n_parts - 1;
@@ -320,7 +335,8 @@ warden_decision_take_part (WardenDecision *self,
                            char           *reason,
                            char           *suggestion)
 {
-  take_part (self, text, origin, verdict, pattern, reason, suggestion, FALSE, FALSE, FALSE);
+  take_part (self, text, origin, verdict, pattern, reason, suggestion, FALSE, FALSE, FALSE,
+             FALSE);
 }
 
 void
@@ -332,10 +348,11 @@ warden_decision_take_part_derived (WardenDecision *self,
                                    char           *reason,
                                    char           *suggestion,
                                    gboolean        pattern_in_reason,
-                                   gboolean        text_valid)
+                                   gboolean        text_valid,
+                                   gboolean        text_in_argv)
 {
   take_part (self, text, origin, verdict, pattern, reason, suggestion, TRUE, pattern_in_reason,
-             text_valid);
+             text_valid, text_in_argv);
 }
 
 void

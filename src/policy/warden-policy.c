@@ -861,10 +861,15 @@ warden_policy_check (WardenPolicy             *self,
       if (derived)
         warden_decision_take_part_derived (decision, g_steal_pointer (&part->text), part->origin,
                                            verdict, pattern, reason, suggestion,
-                                           pattern != NULL, parse->texts_valid);
+                                           pattern != NULL, parse->texts_valid,
+                                           part->text_in_argv);
       else
-        warden_decision_take_part (decision, g_steal_pointer (&part->text), part->origin,
-                                   verdict, pattern, reason, suggestion);
+        warden_decision_take_part (decision,
+                                   part->text_in_argv ? g_strdup (part->text)
+                                                      : g_steal_pointer (&part->text),
+                                   part->origin, verdict, pattern, reason, suggestion);
+      /* A text in the argv's block goes with the argv. */
+      part->text = NULL;
       if (part->runner != NULL)
         warden_decision_set_part_runner (decision, i, part->runner);
       /* @name points into the block, and goes with it. */

@@ -145,19 +145,24 @@ make_argv (const WordRef *w,
 
   /* Each word's length is taken once (most commands have few words). */
   if (n > G_N_ELEMENTS (lens))
-    return make_argv_sized (w, NULL, n);
+    return make_argv_sized (w, NULL, n, NULL, 0, NULL);
   for (guint i = 0; i < n; i++)
     lens[i] = strlen (w[i].text);
-  return make_argv_sized (w, lens, n);
+  return make_argv_sized (w, lens, n, NULL, 0, NULL);
 }
 
-/* The same, with the words' lengths (without their NUL) known, or NULL. */
+/* The same, with the words' lengths (without their NUL) known, or NULL;
+ * with @tail, a copy of it (@tail_len bytes, then a NUL) follows the words in
+ * the same block, at *@tail_copy. */
 char **
 make_argv_sized (const WordRef *w,
                  const gsize   *lens,
-                 guint          n)
+                 guint          n,
+                 const char    *tail,
+                 gsize          tail_len,
+                 char         **tail_copy)
 {
-  gsize size = (n + 1) * sizeof (char *);
+  gsize size = (n + 1) * sizeof (char *) + (tail != NULL ? tail_len + 1 : 0);
   char **argv;
   char *p;
 
@@ -173,6 +178,12 @@ make_argv_sized (const WordRef *w,
       p += len;
     }
   argv[n] = NULL;
+  if (tail != NULL)
+    {
+      memcpy (p, tail, tail_len);
+      p[tail_len] = '\0';
+      *tail_copy = p;
+    }
   return argv;
 }
 
@@ -211,7 +222,8 @@ static void
 part_release (Pools *pools,
               Part  *p)
 {
-  free_set (p->pub.text);
+  if (!p->pub.text_in_argv)
+    free_set (p->pub.text);
   free_set (p->pub.match_text);
   free_set (p->pub.base_text);
   free_set (p->pub.expanded_text);
@@ -473,8 +485,15 @@ finish_simple_command (Lexer  *L,
       else
         append_run (text, it->text->str, it->text->len);
     }
-  /* No word holds a NUL (the line holds none, and $'\0' ends its string). */
-  p->pub.text = g_memdup2 (text->str, text->len + 1);
+  /* No word holds a NUL (the line holds none, and $'\0' ends its string).
+   * A command's text goes in its argv's block: one allocation, not two. */
+  if (n_words > 0 && n_words <= G_N_ELEMENTS (lens))
+    {
+      p->pub.argv = make_argv_sized (w, lens, n_words, text->str, text->len, &p->pub.text);
+      p->pub.text_in_argv = TRUE;
+    }
+  else
+    p->pub.text = g_memdup2 (text->str, text->len + 1);
   string_put (L->st, text);
 
   if (has_assign)
@@ -493,8 +512,8 @@ finish_simple_command (Lexer  *L,
         if (items->v[i].kind == ITEM_REDIR)
           text_differs = TRUE;
 
-      p->pub.argv = n_words <= G_N_ELEMENTS (lens) ? make_argv_sized (w, lens, n_words)
-                                                   : make_argv (w, n_words);
+      if (p->pub.argv == NULL)
+        p->pub.argv = make_argv (w, n_words);
       p->pub.name = p->pub.argv[0];
       /* Deny patterns also see the bare command: "X=1 /bin/rm -rf /" is "rm -rf /". */
       if (text_differs)

@@ -50,6 +50,9 @@ typedef struct
    * redirections. */
   char           *name;
   char          **argv;
+  /* @text lies in @argv's block, after its words, and is freed with it:
+   * whoever takes one takes both. */
+  gboolean        text_in_argv;
   /* The wrapper that runs this part (its basename, a static string: "find",
    * "xargs", "env" …) when @origin is WARDEN_ORIGIN_WRAPPER, else NULL. */
   const char     *runner;

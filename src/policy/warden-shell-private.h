@@ -251,7 +251,8 @@ gboolean  fail         (Lexer *L, const char *format, ...);
 GString  *string_get_slow (State *st);
 void      string_put_slow (State *st, GString *s);
 char    **make_argv    (const WordRef *w, guint n);
-char    **make_argv_sized (const WordRef *w, const gsize *lens, guint n);
+char    **make_argv_sized (const WordRef *w, const gsize *lens, guint n, const char *tail,
+                           gsize tail_len, char **tail_copy);
 Part     *new_part     (Lexer *L, WardenPartKind kind, WardenOrigin origin);
 void      force_ask    (Part *p, gboolean liftable, const char *reason);
 guint     parse_list   (Lexer *L, guint stop);
