@@ -22,6 +22,9 @@
  * they grow past it. */
 #define INLINE_PARTS       4
 #define INLINE_SUGGESTIONS 4
+/* Bytes for the parts' reasons and suggestions, freed with the decision:
+ * room for those of most lines, where each was an allocation of its own. */
+#define ARENA_SIZE         384
 
 struct _WardenDecision
 {
@@ -43,8 +46,10 @@ struct _WardenDecision
   guint64              pattern_in_reason;
   /* Bit i: part i's text lies in its argv's block, freed with it. */
   guint64              text_in_argv;
+  gsize                arena_used;
   WardenDecisionPart   inline_parts[INLINE_PARTS];
   const char          *inline_suggestions[INLINE_SUGGESTIONS + 1];
+  char                 arena[ARENA_SIZE];
 };
 
 G_DEFINE_QUARK (warden-policy-error-quark, warden_policy_error)
@@ -107,8 +112,38 @@ free_set (gpointer p)
     g_free (p);
 }
 
+static inline gboolean
+in_arena (WardenDecision *self,
+          const char     *p)
+{
+  return p >= self->arena && p < self->arena + ARENA_SIZE;
+}
+
+/* g_free() of what is not in the arena. */
+static inline void
+release (WardenDecision *self,
+         char           *p)
+{
+  if (p != NULL && !in_arena (self, p))
+    g_free (p);
+}
+
+char *
+warden_decision_alloc (WardenDecision *self,
+                       gsize           size)
+{
+  char *p;
+
+  if (size > ARENA_SIZE - self->arena_used)
+    return g_malloc (size);
+  p = self->arena + self->arena_used;
+  self->arena_used += size;
+  return p;
+}
+
 static void
-part_clear (WardenDecisionPart *part,
+part_clear (WardenDecision     *self,
+            WardenDecisionPart *part,
             gboolean            pattern_in_reason,
             gboolean            text_in_argv)
 {
@@ -116,8 +151,8 @@ part_clear (WardenDecisionPart *part,
     free_set (part->text);
   if (!pattern_in_reason)
     free_set (part->pattern);
-  free_set (part->reason);
-  free_set (part->suggestion);
+  release (self, part->reason);
+  release (self, part->suggestion);
   free_set (part->argv);
 }
 
@@ -160,7 +195,7 @@ warden_decision_unref (WardenDecision *self)
 
   free_set (self->reason_owned);
   for (guint i = 0; i < self->n_parts; i++)
-    part_clear (&self->parts[i],
+    part_clear (self, &self->parts[i],
                 i < 64 && (self->pattern_in_reason & (G_GUINT64_CONSTANT (1) << i)) != 0,
                 i < 64 && (self->text_in_argv & (G_GUINT64_CONSTANT (1) << i)) != 0);
   if (self->parts != self->inline_parts)
@@ -246,14 +281,15 @@ grow (gpointer  array,
 }
 
 static char *
-take_valid (char *s)
+take_valid (WardenDecision *self,
+            char           *s)
 {
   char *valid;
 
   if (s == NULL || warden_utf8_validate (s, strlen (s)))
     return s;
   valid = g_utf8_make_valid (s, -1);
-  g_free (s);
+  release (self, s);
   return valid;
 }
 
@@ -295,9 +331,12 @@ take_part (WardenDecision *self,
    * they are valid too. */
   if (!derived || !text_valid)
     {
-      part.reason = take_valid (reason);
+      part.reason = take_valid (self, reason);
       if (suggestion != NULL && !warden_utf8_validate (suggestion, strlen (suggestion)))
-        g_clear_pointer (&suggestion, g_free);
+        {
+          release (self, suggestion);
+          suggestion = NULL;
+        }
     }
   part.suggestion = suggestion;
   if (self->n_parts == self->parts_size)
@@ -405,7 +444,7 @@ warden_decision_set_result (WardenDecision *self,
     if (self->parts[i].reason == reason)
       self->reason = reason;
   if (self->reason == NULL)
-    self->reason = self->reason_owned = take_valid (g_strdup (reason));
+    self->reason = self->reason_owned = take_valid (self, g_strdup (reason));
   g_free (old);
 }
 

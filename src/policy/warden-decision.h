@@ -93,6 +93,11 @@ void                      warden_decision_take_part_derived (WardenDecision *sel
                                                              gboolean        pattern_in_reason,
                                                              gboolean        text_valid,
                                                              gboolean        text_in_argv);
+/* Room for @size bytes that live as long as @self and need no freeing: the
+ * engine makes its reasons and suggestions there, then gives them to the
+ * part as it gives others (the decision knows its own). */
+char                     *warden_decision_alloc           (WardenDecision *self,
+                                                           gsize           size);
 /* @runner is interned. */
 void                      warden_decision_set_part_runner (WardenDecision *self,
                                                            guint           index,

@@ -145,40 +145,41 @@ is_subcommand (const char *word)
 /* The command name, its subcommand if the first argument looks like one,
  * and " *" when more follows; NULL when such a pattern would not match. */
 static char *
-suggest (const WardenCommandPart *part)
+suggest (WardenDecision          *d,
+         const WardenCommandPart *part)
 {
   const char *text = part->match_text ? part->match_text : part->text;
   gsize text_len = strlen (text);
   gsize name_len, sub_len = 0, len;
-  g_autofree char *s = NULL;
+  char *s;
 
   if (part->argv == NULL || part->argv[0] == NULL || strchr (part->argv[0], '*') != NULL)
     return NULL;
 
-  /* One allocation: this runs for every part that asks. */
   name_len = strlen (part->argv[0]);
   if (is_subcommand (part->argv[1]))
     sub_len = 1 + strlen (part->argv[1]);
-  s = g_malloc (name_len + sub_len + 3);
-  memcpy (s, part->argv[0], name_len);
-  len = name_len;
-  if (sub_len > 0)
-    {
-      s[len] = ' ';
-      memcpy (s + len + 1, part->argv[1], sub_len - 1);
-      len += sub_len;
-    }
-  s[len] = '\0';
-  if (len == text_len && memcmp (s, text, len) == 0)
-    return g_steal_pointer (&s);
-  memcpy (s + len, " *", 3);
-
-  /* Its only '*' is the last byte (the name has none, nor has a
-   * subcommand), so it matches exactly the texts that start with what
-   * comes before: warden_pattern_match() would say the same. */
-  if (text_len <= len || memcmp (s, text, len + 1) != 0)
+  len = name_len + sub_len;
+  /* The name and subcommand must be how the text starts: then the text is
+   * all of them, or the pattern is they and " *", whose only '*' is its last
+   * byte (the name has none, nor has a subcommand), so it matches exactly
+   * the texts that start with what comes before: warden_pattern_match()
+   * would say the same. */
+  if (text_len < len || memcmp (text, part->argv[0], name_len) != 0 ||
+      (sub_len > 0 && (text[name_len] != ' ' ||
+                       memcmp (text + name_len + 1, part->argv[1], sub_len - 1) != 0)))
     return NULL;
-  return g_steal_pointer (&s);
+  if (text_len != len && text[len] != ' ')
+    return NULL;
+
+  /* In the decision's own room: this runs for every part that asks. */
+  s = warden_decision_alloc (d, len + 3);
+  memcpy (s, text, len);
+  if (text_len == len)
+    s[len] = '\0';
+  else
+    memcpy (s + len, " *", 3);
+  return s;
 }
 
 /* g_strv_contains() for a short list, which this runs for every part that
@@ -486,7 +487,8 @@ texts (void)
  * same block, and @kept points at it: the part's pattern, which the decision
  * keeps there rather than in an allocation of its own. */
 static char *
-fill_keeping (const char * const *field,
+fill_keeping (WardenDecision     *d,
+              const char * const *field,
               const char         *a,
               const char         *b,
               const char         *keep,
@@ -510,7 +512,7 @@ fill_keeping (const char * const *field,
       lens[f->arg[k]] = strlen (args[f->arg[k]]);
       room += f->lit_len[k] + lens[f->arg[k]];
     }
-  o = out = g_malloc (room + keep_len);
+  o = out = warden_decision_alloc (d, room + keep_len);
   for (guint k = 0; k < f->n_args; k++)
     {
       memcpy (o, f->lit[k], f->lit_len[k]);
@@ -536,11 +538,12 @@ use_printf:
 }
 
 static char *
-fill (const char * const *field,
+fill (WardenDecision     *d,
+      const char * const *field,
       const char         *a,
       const char         *b)
 {
-  return fill_keeping (field, a, b, NULL, NULL);
+  return fill_keeping (d, field, a, b, NULL, NULL);
 }
 
 /* How a rule list (deny or ask) holds a part. */
@@ -621,6 +624,7 @@ lookup_spelling (WardenSpellingSet       *set,
  * more than the part's words, patterns and the texts above. */
 static WardenVerdict
 judge_part (WardenPolicy            *self,
+            WardenDecision          *d,
             const WardenCommandPart *part,
             const char             **pattern,
             char                   **reason,
@@ -639,7 +643,7 @@ judge_part (WardenPolicy            *self,
   switch (lookup_rule (self->deny, part, text, text_len, &rule))
     {
     case RULE_MATCHES:
-      *reason = fill_keeping (&t->denied_by, part->text, rule, rule, pattern);
+      *reason = fill_keeping (d, &t->denied_by, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_DENY;
 
     /* "rm {}" under "rm -rf /…": some file names would make it match and
@@ -648,17 +652,17 @@ judge_part (WardenPolicy            *self,
      * refuses: it asks, in every mode. */
     case RULE_MAY_FILL:
       if (g_strcmp0 (part->runner, "find") == 0)
-        *reason = fill (&t->files_may_be_denied, rule, NULL);
+        *reason = fill (d, &t->files_may_be_denied, rule, NULL);
       else if (part->match_text != NULL)
-        *reason = fill (&t->args_may_be_denied, rule, NULL);
+        *reason = fill (d, &t->args_may_be_denied, rule, NULL);
       else
-        *reason = fill (&t->may_be_denied, part->text, rule);
+        *reason = fill (d, &t->may_be_denied, part->text, rule);
       return WARDEN_VERDICT_ASK;
 
     /* "rm -rf $d" is not what a deny pattern for "rm -rf /" names as
      * written, but $d may be "/": nobody can know before it runs. */
     case RULE_MAY_EXPAND:
-      *reason = fill (&t->may_be_denied, part->text, rule);
+      *reason = fill (d, &t->may_be_denied, part->text, rule);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_SPELL:
@@ -675,11 +679,11 @@ judge_part (WardenPolicy            *self,
                    : RULE_NONE)
     {
     case RULE_MATCHES:
-      *reason = fill_keeping (&t->denied_by, part->text, rule, rule, pattern);
+      *reason = fill_keeping (d, &t->denied_by, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_DENY;
 
     case RULE_MAY_SPELL:
-      *reason = fill (&t->spelling_may_be_denied, part->text, rule);
+      *reason = fill (d, &t->spelling_may_be_denied, part->text, rule);
       return WARDEN_VERDICT_ASK;
 
     default:
@@ -691,12 +695,12 @@ judge_part (WardenPolicy            *self,
   switch (lookup_rule (self->ask, part, text, text_len, &rule))
     {
     case RULE_MATCHES:
-      *reason = fill_keeping (&t->ask_rule, part->text, rule, rule, pattern);
+      *reason = fill_keeping (d, &t->ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_FILL:
     case RULE_MAY_EXPAND:
-      *reason = fill_keeping (&t->may_ask_rule, part->text, rule, rule, pattern);
+      *reason = fill_keeping (d, &t->may_ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_SPELL:
@@ -708,11 +712,11 @@ judge_part (WardenPolicy            *self,
                   : RULE_NONE)
     {
     case RULE_MATCHES:
-      *reason = fill_keeping (&t->ask_rule, part->text, rule, rule, pattern);
+      *reason = fill_keeping (d, &t->ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_SPELL:
-      *reason = fill_keeping (&t->may_ask_rule, part->text, rule, rule, pattern);
+      *reason = fill_keeping (d, &t->may_ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     default:
@@ -723,12 +727,12 @@ judge_part (WardenPolicy            *self,
    * may name though an allow pattern covers the line: it asks, in every mode. */
   if (has_deny && part->min_text != NULL && (rule = min_text_rule (self->deny, part)) != NULL)
     {
-      *reason = fill (&t->may_be_denied, part->text, rule);
+      *reason = fill (d, &t->may_be_denied, part->text, rule);
       return WARDEN_VERDICT_ASK;
     }
   if (has_ask && part->min_text != NULL && (rule = min_text_rule (self->ask, part)) != NULL)
     {
-      *reason = fill_keeping (&t->may_ask_rule, part->text, rule, rule, pattern);
+      *reason = fill_keeping (d, &t->may_ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
     }
 
@@ -754,7 +758,7 @@ judge_part (WardenPolicy            *self,
       *derived = FALSE;
       *reason = g_strdup (part->force_ask);
       if (!part->no_suggestion && self->mode == WARDEN_MODE_ALLOWLIST)
-        *suggestion = suggest (part);
+        *suggestion = suggest (d, part);
       return WARDEN_VERDICT_ASK;
     }
   if (part->kind == WARDEN_PART_REDIRECTION)
@@ -774,25 +778,25 @@ judge_part (WardenPolicy            *self,
     }
   if (allow != NULL)
     {
-      *reason = fill_keeping (&t->allowed_by, allow, NULL, allow, pattern);
+      *reason = fill_keeping (d, &t->allowed_by, allow, NULL, allow, pattern);
       return WARDEN_VERDICT_ALLOW;
     }
   if (part->only_runs)
     {
-      *reason = fill (&t->only_runs, part->argv[0], NULL);
+      *reason = fill (d, &t->only_runs, part->argv[0], NULL);
       return WARDEN_VERDICT_ALLOW;
     }
 
   /* "sh" would allow every script a download pipes into it. */
   if (reads_script_from_stdin (part))
     {
-      *reason = fill (&t->runs_stdin, part->text, NULL);
+      *reason = fill (d, &t->runs_stdin, part->text, NULL);
       return WARDEN_VERDICT_ASK;
     }
-  *reason = fill (&t->no_match, min_unmatched ? part->min_text : part->text, NULL);
+  *reason = fill (d, &t->no_match, min_unmatched ? part->min_text : part->text, NULL);
   /* A pattern lifts a script file's ask only while the guard runs. */
   if (!part->no_suggestion || (part->guard_sees && self->check_nested))
-    *suggestion = min_unmatched ? g_strdup (part->min_text) : suggest (part);
+    *suggestion = min_unmatched ? g_strdup (part->min_text) : suggest (d, part);
   return WARDEN_VERDICT_ASK;
 }
 
@@ -852,7 +856,7 @@ warden_policy_check (WardenPolicy             *self,
       char *reason = NULL;
       char *suggestion = NULL;
       gboolean derived = TRUE;
-      WardenVerdict verdict = judge_part (self, part, &pattern, &reason, &suggestion, &derived);
+      WardenVerdict verdict = judge_part (self, decision, part, &pattern, &reason, &suggestion, &derived);
 
       if (verdict == WARDEN_VERDICT_DENY && first_deny < 0)
         first_deny = i;
