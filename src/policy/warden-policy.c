@@ -209,7 +209,8 @@ reads_script_from_stdin (const WardenCommandPart *part)
   if (part->argv == NULL || part->argv[0] == NULL)
     return FALSE;
   name = strrchr (part->argv[0], '/') ? strrchr (part->argv[0], '/') + 1 : part->argv[0];
-  if (!name_in (readers, name) && !warden_shell_name_is_sh (name))
+  if (!name_in (readers, name) &&
+      !(part->name_checked ? part->name_is_sh : warden_shell_name_is_sh (name)))
     return FALSE;
   /* "busybox sh" is the shell. */
   if (strcmp (name, "busybox") == 0)

@@ -2227,6 +2227,9 @@ analyze (Lexer         *L,
 
   c.base = basename_of (name);
   analysis = analysis_of (c.base);
+  /* The policy asks again whether it is a shell: it need not look it up. */
+  p->pub.name_checked = TRUE;
+  p->pub.name_is_sh = analysis == &shell_analysis;
   if (analysis == NULL)
     return;
   c.w = w;

@@ -71,6 +71,10 @@ typedef struct
   gboolean        only_runs;
   /* TRUE when patterns cannot help, so no "always allow" suggestion is made. */
   gboolean        no_suggestion;
+  /* With @name_checked, @name_is_sh is warden_shell_name_is_sh() of the
+   * basename of @name, which the parser looked up. */
+  gboolean        name_checked;
+  gboolean        name_is_sh;
 } WardenCommandPart;
 
 typedef struct
