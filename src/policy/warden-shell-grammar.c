@@ -436,7 +436,10 @@ finish_simple_command (Lexer  *L,
   /* Built in a pooled string and copied out: cheaper than a GString of its
    * own that grows. */
   GString *text = string_get (L->st);
-  gboolean has_assign = FALSE;
+  gboolean has_assign = FALSE, has_redir = FALSE;
+  /* The flags of the arguments (the words after the first), together: most
+   * commands have no expansion, so no text without them to make. */
+  guint arg_flags = 0;
   WardenPartKind kind;
   Part *p;
 
@@ -446,6 +449,8 @@ finish_simple_command (Lexer  *L,
 
       if (it->kind == ITEM_WORD)
         {
+          if (n_words > 0)
+            arg_flags |= it->flags;
           if (n_words == G_N_ELEMENTS (stack_words))
             {
               heap_words = g_new (WordRef, items->len);
@@ -460,6 +465,8 @@ finish_simple_command (Lexer  *L,
         }
       else if (it->kind == ITEM_ASSIGN)
         has_assign = TRUE;
+      else
+        has_redir = TRUE;
     }
 
   kind = n_words > 0 ? WARDEN_PART_COMMAND
@@ -505,12 +512,8 @@ finish_simple_command (Lexer  *L,
 
   if (n_words > 0)
     {
-      gboolean text_differs = has_assign || items->v[0].kind != ITEM_WORD ||
+      gboolean text_differs = has_assign || has_redir || items->v[0].kind != ITEM_WORD ||
                               strchr (w[0].text, '/') != NULL;
-
-      for (guint i = 0; i < items->len && !text_differs; i++)
-        if (items->v[i].kind == ITEM_REDIR)
-          text_differs = TRUE;
 
       if (p->pub.argv == NULL)
         p->pub.argv = make_argv (w, n_words);
@@ -518,8 +521,11 @@ finish_simple_command (Lexer  *L,
       /* Deny patterns also see the bare command: "X=1 /bin/rm -rf /" is "rm -rf /". */
       if (text_differs)
         p->pub.base_text = join_words (w, n_words, NULL, FALSE, TRUE);
-      p->pub.expanded_text = join_expanded (w, n_words);
-      p->pub.min_text = join_without_vanishing (w, n_words, items);
+      /* Both are NULL when no argument expands, or may vanish. */
+      if (arg_flags & W_NONLITERAL)
+        p->pub.expanded_text = join_expanded (w, n_words);
+      if (arg_flags & W_VANISH)
+        p->pub.min_text = join_without_vanishing (w, n_words, items);
       analyze (L, p, w, n_words, NULL, FALSE);
       if (p->shell_reads_stdin)
         shell_script_from_stdin (L, p, items);
