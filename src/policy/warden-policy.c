@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "common/warden-copy.h"
 #include "common/warden-sandbox-paths.h"
 #include "warden-pattern.h"
 #include "warden-policy.h"
@@ -174,7 +175,7 @@ suggest (WardenDecision          *d,
 
   /* In the decision's own room: this runs for every part that asks. */
   s = warden_decision_alloc (d, len + 3);
-  memcpy (s, text, len);
+  warden_copy (s, text, len);
   if (text_len == len)
     s[len] = '\0';
   else
@@ -516,15 +517,15 @@ fill_keeping (WardenDecision     *d,
   o = out = warden_decision_alloc (d, room + keep_len);
   for (guint k = 0; k < f->n_args; k++)
     {
-      memcpy (o, f->lit[k], f->lit_len[k]);
+      warden_copy (o, f->lit[k], f->lit_len[k]);
       o += f->lit_len[k];
-      memcpy (o, args[f->arg[k]], lens[f->arg[k]]);
+      warden_copy (o, args[f->arg[k]], lens[f->arg[k]]);
       o += lens[f->arg[k]];
     }
-  memcpy (o, f->lit[f->n_args], f->lit_len[f->n_args]);
+  warden_copy (o, f->lit[f->n_args], f->lit_len[f->n_args]);
   o[f->lit_len[f->n_args]] = '\0';
   if (keep != NULL)
-    *kept = memcpy (out + room, keep, keep_len);
+    *kept = warden_copy (out + room, keep, keep_len);
   return out;
 
 use_printf:

@@ -174,13 +174,13 @@ make_argv_sized (const WordRef *w,
     {
       gsize len = (lens != NULL ? lens[i] : strlen (w[i].text)) + 1;
 
-      argv[i] = memcpy (p, w[i].text, len);
+      argv[i] = warden_copy (p, w[i].text, len);
       p += len;
     }
   argv[n] = NULL;
   if (tail != NULL)
     {
-      memcpy (p, tail, tail_len);
+      warden_copy (p, tail, tail_len);
       p[tail_len] = '\0';
       *tail_copy = p;
     }

@@ -15,6 +15,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "common/warden-copy.h"
 #include "warden-shell-parser.h"
 
 G_BEGIN_DECLS
@@ -337,7 +338,7 @@ append_run (GString    *out,
 {
   if (out->len + len < out->allocated_len)
     {
-      memcpy (out->str + out->len, run, len);
+      warden_copy (out->str + out->len, run, len);
       out->len += len;
       out->str[out->len] = '\0';
     }
