@@ -183,17 +183,23 @@ suggest (WardenDecision          *d,
   return s;
 }
 
-/* g_strv_contains() for a short list, which this runs for every part that
- * asks: the first byte rules out most names. */
+/* Whether @name is one of @list's, which this runs for every part that asks:
+ * @firsts (the list's first bytes, as a bit set of byte % 64) rules out most
+ * names at once. */
 static gboolean
 name_in (const char * const *list,
+         guint64             firsts,
          const char         *name)
 {
+  if (!(firsts & (G_GUINT64_CONSTANT (1) << ((guchar) name[0] % 64))))
+    return FALSE;
   for (guint i = 0; list[i] != NULL; i++)
     if (list[i][0] == name[0] && strcmp (list[i], name) == 0)
       return TRUE;
   return FALSE;
 }
+
+#define FIRST_BIT(c) (G_GUINT64_CONSTANT (1) << ((guchar) (c) % 64))
 
 /* A shell with no script operand and no -c: it reads its script from its
  * standard input (in a pipeline, whatever the command before it prints). */
@@ -203,6 +209,8 @@ reads_script_from_stdin (const WardenCommandPart *part)
   /* Besides the shells of the sh family: "busybox sh", fish, interpreters. */
   static const char * const readers[] = { "busybox", "fish", "python", "python3", "perl", "ruby",
                                           "node", "php", NULL };
+  static const guint64 reader_firsts = FIRST_BIT ('b') | FIRST_BIT ('f') | FIRST_BIT ('p') |
+                                       FIRST_BIT ('r') | FIRST_BIT ('n');
   const char *name;
   gboolean options_done = FALSE;
   guint first = 1;
@@ -210,7 +218,7 @@ reads_script_from_stdin (const WardenCommandPart *part)
   if (part->argv == NULL || part->argv[0] == NULL)
     return FALSE;
   name = strrchr (part->argv[0], '/') ? strrchr (part->argv[0], '/') + 1 : part->argv[0];
-  if (!name_in (readers, name) &&
+  if (!name_in (readers, reader_firsts, name) &&
       !(part->name_checked ? part->name_is_sh : warden_shell_name_is_sh (name)))
     return FALSE;
   /* "busybox sh" is the shell. */
@@ -694,7 +702,7 @@ judge_part (WardenPolicy            *self,
 
   /* The profile's ask rules: whatever allows it, in every mode, and with no
    * suggestion, as no allow pattern can make it run without asking. */
-  switch (lookup_rule (self->ask, part, text, text_len, &rule))
+  switch (has_ask ? lookup_rule (self->ask, part, text, text_len, &rule) : RULE_NONE)
     {
     case RULE_MATCHES:
       *reason = fill_keeping (d, &t->ask_rule, part->text, rule, rule, pattern);
