@@ -1475,17 +1475,15 @@ warden_shell_parse (const char               *command,
                                       "the %d bytes the engine reads", n, WARDEN_SHELL_MAX_LENGTH);
       return parse;
     }
-  if (memchr (command, '\0', n) != NULL)
-    {
-      parse->error = g_strdup ("the command contains a NUL byte");
-      return parse;
-    }
-
-  /* What runs must be what the user is shown; replacement characters are not. */
+  /* What runs must be what the user is shown; replacement characters are not.
+   * (warden_utf8_validate() refuses a NUL byte too, which is said first.) */
   if (!warden_utf8_validate (command, n))
     {
-      parse->error = g_strdup ("the command is not valid UTF-8, so it cannot be shown as it "
-                               "would run");
+      if (memchr (command, '\0', n) != NULL)
+        parse->error = g_strdup ("the command contains a NUL byte");
+      else
+        parse->error = g_strdup ("the command is not valid UTF-8, so it cannot be shown as it "
+                                 "would run");
       return parse;
     }
 
