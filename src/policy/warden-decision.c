@@ -311,7 +311,8 @@ take_part (WardenDecision *self,
   gboolean text_valid = known_valid || text == NULL || warden_utf8_validate (text, strlen (text));
   gboolean borrow = pattern_in_reason && derived && text_valid && self->n_parts < 64;
   WardenDecisionPart part = {
-    text, origin, verdict, borrow ? (char *) pattern : g_strdup (pattern), reason, NULL, NULL,
+    text, origin, verdict,
+    pattern == NULL ? NULL : borrow ? (char *) pattern : g_strdup (pattern), reason, NULL, NULL,
     NULL,
   };
 
