@@ -92,6 +92,11 @@ array_put (State *st,
     items_free_storage (a);
 }
 
+/* The thread's pools, as g_private_get (&pools_key) would say: that is a
+ * call into GLib and libc's pthread_getspecific() for every decision, and
+ * another as it is freed; this is a load. */
+static _Thread_local Pools *thread_pools;
+
 static void
 pools_free (gpointer data)
 {
@@ -99,6 +104,9 @@ pools_free (gpointer data)
 
   if (pools == NULL)
     return;
+  /* At the thread's exit, which frees them. */
+  if (thread_pools == pools)
+    thread_pools = NULL;
   for (guint i = 0; i < pools->n_strings; i++)
     g_string_free (pools->strings[i], TRUE);
   for (guint i = 0; i < pools->n_arrays; i++)
@@ -115,16 +123,25 @@ pools_free (gpointer data)
 
 static GPrivate pools_key = G_PRIVATE_INIT (pools_free);
 
+static inline Pools *
+thread_pools_get (void)
+{
+  if (G_LIKELY (thread_pools != NULL))
+    return thread_pools;
+  return thread_pools = g_private_get (&pools_key);
+}
+
 /* A parse uses its thread's pools in place: they hold only strings and
  * arrays nobody uses, so even a parse within a parse may share them. */
 static void
 pools_take (State *st)
 {
-  st->pools = g_private_get (&pools_key);
+  st->pools = thread_pools_get ();
   if (st->pools == NULL && POOLS)
     {
       st->pools = g_new0 (Pools, 1);
       g_private_set (&pools_key, st->pools);
+      thread_pools = st->pools;
     }
 }
 
@@ -240,7 +257,7 @@ static void
 part_free (gpointer data)
 {
   if (data != NULL)
-    part_release (POOLS ? g_private_get (&pools_key) : NULL, data);
+    part_release (POOLS ? thread_pools_get () : NULL, data);
 }
 
 static void
@@ -1521,7 +1538,7 @@ warden_shell_parse_free (WardenShellParse *parse)
 
   if (parse == NULL)
     return;
-  pools = POOLS ? g_private_get (&pools_key) : NULL;
+  pools = POOLS ? thread_pools_get () : NULL;
   free_set (parse->error);
   free_set (parse->ask);
   /* Kept for the thread's next parse, emptied (which frees the parts); a
