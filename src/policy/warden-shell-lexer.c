@@ -1568,22 +1568,6 @@ lex_token (Lexer *L)
   L->have_tok = TRUE;
 }
 
-void
-consume (Lexer *L)
-{
-  token_clear (L, &L->tok);
-  L->have_tok = FALSE;
-}
-
-/* Takes the current token's text. */
-GString *
-steal_text (Lexer *L)
-{
-  GString *text = g_steal_pointer (&L->tok.text);
-
-  consume (L);
-  return text;
-}
 
 void
 skip_newlines (Lexer *L)

@@ -226,8 +226,6 @@ struct _Part
 #define parse_list(...)              _warden_shell_parse_list (__VA_ARGS__)
 #define parse_string(...)            _warden_shell_parse_string (__VA_ARGS__)
 #define lex_token(...)               _warden_shell_lex_token (__VA_ARGS__)
-#define consume(...)                 _warden_shell_consume (__VA_ARGS__)
-#define steal_text(...)              _warden_shell_steal_text (__VA_ARGS__)
 #define skip_newlines(...)           _warden_shell_skip_newlines (__VA_ARGS__)
 #define scan_arith(...)              _warden_shell_scan_arith (__VA_ARGS__)
 #define known_not_arith(...)         _warden_shell_known_not_arith (__VA_ARGS__)
@@ -261,8 +259,6 @@ void      parse_string (State *st, const char *s, gsize n, WardenOrigin origin, 
 
 /* warden-shell-lexer.c */
 void      lex_token            (Lexer *L);
-void      consume              (Lexer *L);
-GString  *steal_text           (Lexer *L);
 void      skip_newlines        (Lexer *L);
 gboolean  scan_arith           (Lexer *L, GString *out, int close);
 gboolean  known_not_arith      (Lexer *L, gsize pos);
@@ -424,6 +420,28 @@ peek (Lexer *L)
   if (!L->have_tok)
     lex_token (L);
   return &L->tok;
+}
+
+/* Drops the current token (inline: the parser does it for every token). */
+static inline void
+consume (Lexer *L)
+{
+  GString *text = L->tok.text;
+
+  L->tok.text = NULL;
+  string_put (L->st, text);
+  L->have_tok = FALSE;
+}
+
+/* Takes the current token's text. */
+static inline GString *
+steal_text (Lexer *L)
+{
+  GString *text = L->tok.text;
+
+  L->tok.text = NULL;
+  L->have_tok = FALSE;
+  return text;
 }
 
 static inline gboolean
