@@ -1569,12 +1569,6 @@ lex_token (Lexer *L)
 }
 
 
-void
-skip_newlines (Lexer *L)
-{
-  while (!failed (L) && peek (L)->type == T_NEWLINE)
-    consume (L);
-}
 
 /* ------------------------------------------------------------------------ */
 /* A lexer's life */

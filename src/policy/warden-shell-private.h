@@ -226,7 +226,6 @@ struct _Part
 #define parse_list(...)              _warden_shell_parse_list (__VA_ARGS__)
 #define parse_string(...)            _warden_shell_parse_string (__VA_ARGS__)
 #define lex_token(...)               _warden_shell_lex_token (__VA_ARGS__)
-#define skip_newlines(...)           _warden_shell_skip_newlines (__VA_ARGS__)
 #define scan_arith(...)              _warden_shell_scan_arith (__VA_ARGS__)
 #define known_not_arith(...)         _warden_shell_known_not_arith (__VA_ARGS__)
 #define note_not_arith(...)          _warden_shell_note_not_arith (__VA_ARGS__)
@@ -259,7 +258,6 @@ void      parse_string (State *st, const char *s, gsize n, WardenOrigin origin, 
 
 /* warden-shell-lexer.c */
 void      lex_token            (Lexer *L);
-void      skip_newlines        (Lexer *L);
 gboolean  scan_arith           (Lexer *L, GString *out, int close);
 gboolean  known_not_arith      (Lexer *L, gsize pos);
 void      note_not_arith       (Lexer *L, gsize pos);
@@ -442,6 +440,13 @@ steal_text (Lexer *L)
   L->tok.text = NULL;
   L->have_tok = FALSE;
   return text;
+}
+
+static inline void
+skip_newlines (Lexer *L)
+{
+  while (!failed (L) && peek (L)->type == T_NEWLINE)
+    consume (L);
 }
 
 static inline gboolean
