@@ -1076,6 +1076,15 @@ parse_command (Lexer *L)
   if (!enter (L))
     return FALSE;
 
+  /* Most commands are simple ones, which start with a word that is no
+   * reserved word (or with a redirection): as the last branch below would. */
+  if ((t->type == T_WORD && !t->reserved) || t->type == T_REDIR)
+    {
+      parse_simple_command (L, NULL);
+      leave (L);
+      return !failed (L);
+    }
+
   if (t->type == T_LPAREN)
     {
       consume (L);
