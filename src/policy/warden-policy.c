@@ -650,7 +650,7 @@ judge_part (WardenPolicy            *self,
   gboolean has_deny = warden_pattern_set_get_size (self->deny) > 0;
   gboolean has_ask = warden_pattern_set_get_size (self->ask) > 0;
 
-  switch (lookup_rule (self->deny, part, text, text_len, &rule))
+  switch (has_deny ? lookup_rule (self->deny, part, text, text_len, &rule) : RULE_NONE)
     {
     case RULE_MATCHES:
       *reason = fill_keeping (d, &t->denied_by, part->text, rule, rule, pattern);

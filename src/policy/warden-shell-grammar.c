@@ -1534,7 +1534,8 @@ warden_shell_parse (const char               *command,
   parse->error = st.error;
   parse->ask = st.ask;
   parse->texts_valid = !st.made_bytes;
-  free (st.workspace_real);
+  if (st.workspace_real != NULL)
+    free (st.workspace_real);
   pools_give_back (&st);
 
   return parse;
