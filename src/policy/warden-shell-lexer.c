@@ -1359,6 +1359,11 @@ token_clear (Lexer *L,
   string_put (L->st, g_steal_pointer (&t->text));
 }
 
+/* The bytes the switch of lex_token() does not read as the start of a word. */
+static const guchar operator_start[256] = {
+  ['\n'] = 1, [';'] = 1, ['&'] = 1, ['|'] = 1, ['('] = 1, [')'] = 1, ['<'] = 1, ['>'] = 1,
+};
+
 /* Reads the next token into L->tok. */
 void
 lex_token (Lexer *L)
@@ -1384,6 +1389,11 @@ lex_token (Lexer *L)
     }
 
   t.start = L->i;
+
+  /* Most tokens are words: a test that is nearly always right, before the
+   * switch's jump, which guesses badly as words and operators alternate. */
+  if (G_LIKELY (c >= 0 && !operator_start[c]))
+    goto word;
 
   switch (c)
     {
