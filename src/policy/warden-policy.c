@@ -147,10 +147,10 @@ is_subcommand (const char *word)
  * and " *" when more follows; NULL when such a pattern would not match. */
 static char *
 suggest (WardenDecision          *d,
-         const WardenCommandPart *part)
+         const WardenCommandPart *part,
+         const char              *text,
+         gsize                    text_len)
 {
-  const char *text = part->match_text ? part->match_text : part->text;
-  gsize text_len = strlen (text);
   gsize name_len, sub_len = 0, len;
   char *s;
 
@@ -519,7 +519,8 @@ fill_keeping (WardenDecision     *d,
     {
       if (args[f->arg[k]] == NULL)
         goto use_printf;
-      lens[f->arg[k]] = strlen (args[f->arg[k]]);
+      /* The pattern kept is often the argument too ("allowed by “%s”"). */
+      lens[f->arg[k]] = args[f->arg[k]] == keep ? keep_len - 1 : strlen (args[f->arg[k]]);
       room += f->lit_len[k] + lens[f->arg[k]];
     }
   o = out = warden_decision_alloc (d, room + keep_len);
@@ -768,7 +769,7 @@ judge_part (WardenPolicy            *self,
       *derived = FALSE;
       *reason = g_strdup (part->force_ask);
       if (!part->no_suggestion && self->mode == WARDEN_MODE_ALLOWLIST)
-        *suggestion = suggest (d, part);
+        *suggestion = suggest (d, part, text, text_len);
       return WARDEN_VERDICT_ASK;
     }
   if (part->kind == WARDEN_PART_REDIRECTION)
@@ -806,7 +807,7 @@ judge_part (WardenPolicy            *self,
   *reason = fill (d, &t->no_match, min_unmatched ? part->min_text : part->text, NULL);
   /* A pattern lifts a script file's ask only while the guard runs. */
   if (!part->no_suggestion || (part->guard_sees && self->check_nested))
-    *suggestion = min_unmatched ? g_strdup (part->min_text) : suggest (d, part);
+    *suggestion = min_unmatched ? g_strdup (part->min_text) : suggest (d, part, text, text_len);
   return WARDEN_VERDICT_ASK;
 }
 
