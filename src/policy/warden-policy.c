@@ -389,6 +389,8 @@ typedef struct
 
 #define N_TEXTS (sizeof (Texts) / sizeof (const char *))
 static Format formats[N_TEXTS];
+/* texts()'s own, once made: a text's Format is found by its place there. */
+static const char * const *texts_base;
 
 static void
 format_compile (Format     *f,
@@ -483,6 +485,7 @@ texts (void)
             *all[i] = g_utf8_make_valid (*all[i], -1);  /* kept for the process */
         for (guint i = 0; i < G_N_ELEMENTS (all); i++)
           format_compile (&formats[(const char **) all[i] - (const char **) &t], *all[i]);
+        texts_base = (const char * const *) &t;
       }
       g_once_init_leave (&done, 1);
     }
@@ -504,7 +507,8 @@ fill_keeping (WardenDecision     *d,
               const char         *keep,
               const char        **kept)
 {
-  const Format *f = &formats[field - (const char * const *) texts ()];
+  /* @field is one of texts(), which the caller has called. */
+  const Format *f = &formats[field - texts_base];
   const char *format = *field;
   const char *args[2] = { a, b };
   gsize lens[2] = { 0, 0 };
@@ -515,6 +519,25 @@ fill_keeping (WardenDecision     *d,
 
   if (f->printf_only)
     goto use_printf;
+  /* Most texts have one directive: "allowed by “%s”", "no allow pattern
+   * matches “%s”". */
+  if (f->n_args == 1 && args[f->arg[0]] != NULL)
+    {
+      const char *arg = args[f->arg[0]];
+      gsize len = arg == keep ? keep_len - 1 : strlen (arg);
+
+      room += f->lit_len[0] + len;
+      o = out = warden_decision_alloc (d, room + keep_len);
+      warden_copy (o, f->lit[0], f->lit_len[0]);
+      o += f->lit_len[0];
+      warden_copy (o, arg, len);
+      o += len;
+      warden_copy (o, f->lit[1], f->lit_len[1]);
+      o[f->lit_len[1]] = '\0';
+      if (keep != NULL)
+        *kept = warden_copy (out + room, keep, keep_len);
+      return out;
+    }
   for (guint k = 0; k < f->n_args; k++)
     {
       if (args[f->arg[k]] == NULL)
