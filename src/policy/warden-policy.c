@@ -311,6 +311,8 @@ bare_covered_by (WardenPolicy            *self,
   gsize len;
 
   if (bare == NULL || part->argv == NULL || part->argv[0] == NULL ||
+      /* A text with an argument is more than the name (min_text may not be). */
+      (bare == part->text && part->argv[1] != NULL) ||
       strcmp (bare, part->argv[0]) != 0 || !warden_policy_program_runs_nothing (bare))
     return NULL;
   len = strlen (bare);

@@ -1869,8 +1869,9 @@ analyze_find (Lexer         *L,
           force_ask (p, FALSE, why);
           return;
         }
-      if (strcmp (a, "-exec") == 0 || strcmp (a, "-execdir") == 0 ||
-          strcmp (a, "-ok") == 0 || strcmp (a, "-okdir") == 0)
+      if (a[0] == '-' &&
+          (strcmp (a, "-exec") == 0 || strcmp (a, "-execdir") == 0 ||
+           strcmp (a, "-ok") == 0 || strcmp (a, "-okdir") == 0))
         {
           guint start = i + 1, end = start;
 
