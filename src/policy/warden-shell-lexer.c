@@ -831,6 +831,21 @@ static const guchar word_special[2][256] = {
 };
 #undef WORD_SPECIAL_BYTES
 
+/* The bytes of a variable's name (is_name_char()). */
+static const guchar name_byte[256] = {
+  ['_'] = 1,
+  ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+  ['8'] = 1, ['9'] = 1,
+  ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+  ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
+  ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+  ['y'] = 1, ['z'] = 1,
+  ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
+  ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1,
+  ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+  ['Y'] = 1, ['Z'] = 1,
+};
+
 /* Bytes that end a word when they follow plain bytes ("<" and ">" unless
  * "(" follows: a process substitution may go on the word). */
 static const guchar plain_word_end[256] = {
@@ -861,8 +876,12 @@ lex_word_into (Lexer    *L,
   if (!array_elem && !L->continued && L->i < L->n)
     {
       const guchar *special = word_special[0];
-      gsize j = L->i;
+      gsize j = L->i, name_end;
 
+      /* The run's first bytes that may be a variable's name, then the rest. */
+      while (j < L->n && name_byte[(guchar) L->s[j]])
+        j++;
+      name_end = j;
       while (j < L->n && !special[(guchar) L->s[j]])
         j++;
       if (j > L->i &&
@@ -871,9 +890,17 @@ lex_word_into (Lexer    *L,
             !((L->s[j] == '<' || L->s[j] == '>') && j + 1 < L->n && L->s[j + 1] == '('))))
         {
           append_run (out, L->s + L->i, j - L->i);
+          /* NAME= or NAME+= (a run holds no "[" of NAME[…]=), as
+           * raw_is_assignment() says below. */
+          if (is_name_start ((guchar) L->s[start]) && name_end < j)
+            {
+              gsize e = name_end + (L->s[name_end] == '+');
+
+              if (e < j && L->s[e] == '=')
+                *flags |= W_ASSIGN;
+            }
           L->i = j;
-          any = literal = TRUE;
-          goto word_end;
+          return TRUE;
         }
     }
 
@@ -1091,7 +1118,6 @@ lex_word_into (Lexer    *L,
         }
     }
 
-word_end:
   if (!array_elem && any && expansion && !literal)
     *flags |= W_VANISH;
 
