@@ -1089,6 +1089,15 @@ static const Row rows[] = {
     .allow = NONE,
     .parts = S ("echo \xc3\xa9t\xc3\xa9\xef\xbf\xbd", "echo \xc3\xa9t\xc3\xa9$\\xff"),
     .suggestions = S ("echo *") },
+  /* NAME+= is an assignment as NAME= is; NAME+1= is a command's name. */
+  { "assign/append", "X+=1 ls", ASKS, .allow = S ("ls"),
+    .reason = "variable assignments" },
+  { "assign/append-empty", "X+= ls", ASKS, .allow = S ("ls"),
+    .reason = "variable assignments" },
+  { "assign/not-a-name", "X+1=2 ls", ASKS, .allow = S ("ls"),
+    .reason = "no allow pattern matches" },
+  { "assign/digit-first", "1a=2 ls", ASKS, .allow = S ("ls"),
+    .reason = "no allow pattern matches" },
   /* The same byte in a script a shell is given, and in a line read again
    * for dash and busybox: every text shown is still UTF-8. */
   { "utf8/ansi-c-byte-in-script", "bash -c $'echo \\xff'", ASKS,
