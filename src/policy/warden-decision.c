@@ -166,7 +166,8 @@ warden_decision_new (void)
   memset (self, 0, G_STRUCT_OFFSET (WardenDecision, inline_parts));
   self->inline_suggestions[0] = NULL;
 
-  g_atomic_ref_count_init (&self->ref_count);
+  /* GLib 2.74's g_atomic_ref_count_*() are calls; these are inline. */
+  g_atomic_int_set (&self->ref_count, 1);
   self->verdict = WARDEN_VERDICT_ASK;
   self->parts = self->inline_parts;
   self->parts_size = INLINE_PARTS;
@@ -181,7 +182,7 @@ WardenDecision *
 warden_decision_ref (WardenDecision *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
-  g_atomic_ref_count_inc (&self->ref_count);
+  g_atomic_int_inc (&self->ref_count);
   return self;
 }
 
@@ -190,7 +191,7 @@ warden_decision_unref (WardenDecision *self)
 {
   g_return_if_fail (self != NULL);
 
-  if (!g_atomic_ref_count_dec (&self->ref_count))
+  if (!g_atomic_int_dec_and_test (&self->ref_count))
     return;
 
   free_set (self->reason_owned);
