@@ -414,7 +414,7 @@ warden_decision_take_part_argv (WardenDecision  *self,
 
   g_return_if_fail (index < self->n_parts);
   part = &self->parts[index];
-  g_free (part->argv);
+  free_set (part->argv);
   part->argv = argv;
 }
 

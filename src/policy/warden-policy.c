@@ -892,7 +892,8 @@ warden_policy_check (WardenPolicy             *self,
       char *reason = NULL;
       char *suggestion = NULL;
       gboolean derived = TRUE;
-      WardenVerdict verdict = judge_part (self, decision, part, &pattern, &reason, &suggestion, &derived);
+      WardenVerdict verdict = judge_part (self, decision, part, &pattern, &reason, &suggestion,
+                                          &derived);
 
       if (verdict == WARDEN_VERDICT_DENY && first_deny < 0)
         first_deny = i;
