@@ -22,6 +22,9 @@
  * they grow past it. */
 #define INLINE_PARTS       4
 #define INLINE_SUGGESTIONS 4
+/* Bytes for the parts' reasons and suggestions, freed with the decision:
+ * room for those of most lines, where each was an allocation of its own. */
+#define ARENA_SIZE         384
 
 struct _WardenDecision
 {
@@ -41,8 +44,12 @@ struct _WardenDecision
   int                  ruled;         /* index of the first part an ask rule holds, or -1 */
   /* Bit i: part i's pattern lies in its reason's block, freed with it. */
   guint64              pattern_in_reason;
+  /* Bit i: part i's text lies in its argv's block, freed with it. */
+  guint64              text_in_argv;
+  gsize                arena_used;
   WardenDecisionPart   inline_parts[INLINE_PARTS];
   const char          *inline_suggestions[INLINE_SUGGESTIONS + 1];
+  char                 arena[ARENA_SIZE];
 };
 
 G_DEFINE_QUARK (warden-policy-error-quark, warden_policy_error)
@@ -105,15 +112,47 @@ free_set (gpointer p)
     g_free (p);
 }
 
-static void
-part_clear (WardenDecisionPart *part,
-            gboolean            pattern_in_reason)
+static inline gboolean
+in_arena (WardenDecision *self,
+          const char     *p)
 {
-  free_set (part->text);
+  return p >= self->arena && p < self->arena + ARENA_SIZE;
+}
+
+/* g_free() of what is not in the arena. */
+static inline void
+release (WardenDecision *self,
+         char           *p)
+{
+  if (p != NULL && !in_arena (self, p))
+    g_free (p);
+}
+
+char *
+warden_decision_alloc (WardenDecision *self,
+                       gsize           size)
+{
+  char *p;
+
+  if (size > ARENA_SIZE - self->arena_used)
+    return g_malloc (size);
+  p = self->arena + self->arena_used;
+  self->arena_used += size;
+  return p;
+}
+
+static void
+part_clear (WardenDecision     *self,
+            WardenDecisionPart *part,
+            gboolean            pattern_in_reason,
+            gboolean            text_in_argv)
+{
+  if (!text_in_argv)
+    free_set (part->text);
   if (!pattern_in_reason)
     free_set (part->pattern);
-  free_set (part->reason);
-  free_set (part->suggestion);
+  release (self, part->reason);
+  release (self, part->suggestion);
   free_set (part->argv);
 }
 
@@ -127,7 +166,8 @@ warden_decision_new (void)
   memset (self, 0, G_STRUCT_OFFSET (WardenDecision, inline_parts));
   self->inline_suggestions[0] = NULL;
 
-  g_atomic_ref_count_init (&self->ref_count);
+  /* GLib 2.74's g_atomic_ref_count_*() are calls; these are inline. */
+  g_atomic_int_set (&self->ref_count, 1);
   self->verdict = WARDEN_VERDICT_ASK;
   self->parts = self->inline_parts;
   self->parts_size = INLINE_PARTS;
@@ -142,7 +182,7 @@ WardenDecision *
 warden_decision_ref (WardenDecision *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
-  g_atomic_ref_count_inc (&self->ref_count);
+  g_atomic_int_inc (&self->ref_count);
   return self;
 }
 
@@ -151,13 +191,14 @@ warden_decision_unref (WardenDecision *self)
 {
   g_return_if_fail (self != NULL);
 
-  if (!g_atomic_ref_count_dec (&self->ref_count))
+  if (!g_atomic_int_dec_and_test (&self->ref_count))
     return;
 
   free_set (self->reason_owned);
   for (guint i = 0; i < self->n_parts; i++)
-    part_clear (&self->parts[i],
-                i < 64 && (self->pattern_in_reason & (G_GUINT64_CONSTANT (1) << i)) != 0);
+    part_clear (self, &self->parts[i],
+                i < 64 && (self->pattern_in_reason & (G_GUINT64_CONSTANT (1) << i)) != 0,
+                i < 64 && (self->text_in_argv & (G_GUINT64_CONSTANT (1) << i)) != 0);
   if (self->parts != self->inline_parts)
     g_free (self->parts);
   if (self->suggestions != self->inline_suggestions)
@@ -241,14 +282,15 @@ grow (gpointer  array,
 }
 
 static char *
-take_valid (char *s)
+take_valid (WardenDecision *self,
+            char           *s)
 {
   char *valid;
 
   if (s == NULL || warden_utf8_validate (s, strlen (s)))
     return s;
   valid = g_utf8_make_valid (s, -1);
-  g_free (s);
+  release (self, s);
   return valid;
 }
 
@@ -261,29 +303,42 @@ take_part (WardenDecision *self,
            char           *reason,
            char           *suggestion,
            gboolean        derived,
-           gboolean        pattern_in_reason)
+           gboolean        pattern_in_reason,
+           gboolean        known_valid,
+           gboolean        text_in_argv)
 {
   /* Commands may hold any bytes; what is shown and saved must be UTF-8, and
    * a suggestion that is not cannot become a pattern. */
-  gboolean text_valid = text == NULL || warden_utf8_validate (text, strlen (text));
+  gboolean text_valid = known_valid || text == NULL || warden_utf8_validate (text, strlen (text));
   gboolean borrow = pattern_in_reason && derived && text_valid && self->n_parts < 64;
   WardenDecisionPart part = {
-    text, origin, verdict, borrow ? (char *) pattern : g_strdup (pattern), reason, NULL, NULL,
+    text, origin, verdict,
+    pattern == NULL ? NULL : borrow ? (char *) pattern : g_strdup (pattern), reason, NULL, NULL,
     NULL,
   };
 
   if (!text_valid)
     {
       part.text = g_utf8_make_valid (text, -1);
-      g_free (text);
+      if (!text_in_argv)
+        g_free (text);
+      text_in_argv = FALSE;
+    }
+  else if (text_in_argv && self->n_parts >= 64)
+    {
+      part.text = g_strdup (text);
+      text_in_argv = FALSE;
     }
   /* Made of a valid text's words, valid patterns and valid constants only,
    * they are valid too. */
   if (!derived || !text_valid)
     {
-      part.reason = take_valid (reason);
+      part.reason = take_valid (self, reason);
       if (suggestion != NULL && !warden_utf8_validate (suggestion, strlen (suggestion)))
-        g_clear_pointer (&suggestion, g_free);
+        {
+          release (self, suggestion);
+          suggestion = NULL;
+        }
     }
   part.suggestion = suggestion;
   if (self->n_parts == self->parts_size)
@@ -291,6 +346,8 @@ take_part (WardenDecision *self,
                         sizeof (WardenDecisionPart), 0);
   if (borrow)
     self->pattern_in_reason |= G_GUINT64_CONSTANT (1) << self->n_parts;
+  if (text_in_argv)
+    self->text_in_argv |= G_GUINT64_CONSTANT (1) << self->n_parts;
   self->parts[self->n_parts++] = part;
   if (verdict == WARDEN_VERDICT_ASK && suggestion == NULL && self->uncovered < 0)
     self->uncovered = (int) self->n_parts - 1;
@@ -319,7 +376,8 @@ warden_decision_take_part (WardenDecision *self,
                            char           *reason,
                            char           *suggestion)
 {
-  take_part (self, text, origin, verdict, pattern, reason, suggestion, FALSE, FALSE);
+  take_part (self, text, origin, verdict, pattern, reason, suggestion, FALSE, FALSE, FALSE,
+             FALSE);
 }
 
 void
@@ -330,9 +388,12 @@ warden_decision_take_part_derived (WardenDecision *self,
                                    const char     *pattern,
                                    char           *reason,
                                    char           *suggestion,
-                                   gboolean        pattern_in_reason)
+                                   gboolean        pattern_in_reason,
+                                   gboolean        text_valid,
+                                   gboolean        text_in_argv)
 {
-  take_part (self, text, origin, verdict, pattern, reason, suggestion, TRUE, pattern_in_reason);
+  take_part (self, text, origin, verdict, pattern, reason, suggestion, TRUE, pattern_in_reason,
+             text_valid, text_in_argv);
 }
 
 void
@@ -353,7 +414,7 @@ warden_decision_take_part_argv (WardenDecision  *self,
 
   g_return_if_fail (index < self->n_parts);
   part = &self->parts[index];
-  g_free (part->argv);
+  free_set (part->argv);
   part->argv = argv;
 }
 
@@ -385,7 +446,7 @@ warden_decision_set_result (WardenDecision *self,
     if (self->parts[i].reason == reason)
       self->reason = reason;
   if (self->reason == NULL)
-    self->reason = self->reason_owned = take_valid (g_strdup (reason));
+    self->reason = self->reason_owned = take_valid (self, g_strdup (reason));
   g_free (old);
 }
 

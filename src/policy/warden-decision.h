@@ -80,7 +80,9 @@ void                      warden_decision_take_part       (WardenDecision *self,
  * @text, valid patterns and valid constants: when @text is valid UTF-8, so
  * are they, and they are not checked again. With @pattern_in_reason,
  * @pattern lies in @reason's allocation (after its NUL) and is kept there,
- * not copied. */
+ * not copied. With @text_valid, the caller knows @text is valid UTF-8. With
+ * @text_in_argv, @text lies in the block of the argv that
+ * warden_decision_take_part_argv() gives the part next, and goes with it. */
 void                      warden_decision_take_part_derived (WardenDecision *self,
                                                              char           *text,
                                                              WardenOrigin    origin,
@@ -88,7 +90,14 @@ void                      warden_decision_take_part_derived (WardenDecision *sel
                                                              const char     *pattern,
                                                              char           *reason,
                                                              char           *suggestion,
-                                                             gboolean        pattern_in_reason);
+                                                             gboolean        pattern_in_reason,
+                                                             gboolean        text_valid,
+                                                             gboolean        text_in_argv);
+/* Room for @size bytes that live as long as @self and need no freeing: the
+ * engine makes its reasons and suggestions there, then gives them to the
+ * part as it gives others (the decision knows its own). */
+char                     *warden_decision_alloc           (WardenDecision *self,
+                                                           gsize           size);
 /* @runner is interned. */
 void                      warden_decision_set_part_runner (WardenDecision *self,
                                                            guint           index,

@@ -89,12 +89,13 @@ warden_pattern_dup_separator_problem (const char *pattern)
 /* Holes are ordinary bytes here that no literal of a valid pattern equals,
  * so only a '*' can take them: then any filling matches as well. */
 static gboolean
-match_len (const char *pattern,
-           gsize       m,
-           const char *text,
-           gsize       n)
+match_from (const char *pattern,
+            gsize       m,
+            const char *text,
+            gsize       n,
+            gsize       from)
 {
-  gsize p = 0, t = 0;
+  gsize p = from, t = from;
   gssize star = -1;
   gsize mark = 0;
 
@@ -126,6 +127,15 @@ match_len (const char *pattern,
     p++;
 
   return p == m;
+}
+
+static gboolean
+match_len (const char *pattern,
+           gsize       m,
+           const char *text,
+           gsize       n)
+{
+  return match_from (pattern, m, text, n, 0);
 }
 
 gboolean
@@ -373,10 +383,13 @@ warden_pattern_set_add (WardenPatternSet *set,
   set->first_bytes[first / 64] |= G_GUINT64_CONSTANT (1) << (first % 64);
 }
 
+/* @known: how many first bytes of @text every pattern of @entries has too
+ * (a slot's first word). */
 static const Entry *
 first_match (GArray     *entries,
              const char *text,
              gsize       n,
+             gsize       known,
              gboolean    any_filling)
 {
   if (entries == NULL)
@@ -393,10 +406,20 @@ first_match (GArray     *entries,
           continue;
         }
       /* A set holds many patterns of one program ("git status *", "git diff
-       * *" …): most differ from the text before their first '*'. */
-      if (e->literal > n || memcmp (e->pattern, text, e->literal) != 0)
+       * *" …): most differ from the text before their first '*', and most
+       * at the first byte after the program's name. */
+      if (e->literal > n)
         continue;
-      if (match_len (e->pattern, e->len, text, n))
+      if (e->literal > known)
+        {
+          gsize q = known + 1 < e->literal ? known + 1 : known;
+
+          if (e->pattern[q] != text[q] ||
+              memcmp (e->pattern + known, text + known, e->literal - known) != 0)
+            continue;
+        }
+      /* Up to the first '*' the two are the same bytes. */
+      if (match_from (e->pattern, e->len, text, n, e->literal))
         return e;
     }
   return NULL;
@@ -425,10 +448,10 @@ warden_pattern_set_lookup (WardenPatternSet *set,
           Slot *slot = find_slot (set, text, key_len, hash);
 
           if (slot->key != NULL)
-            a = first_match (slot->entries, text, n, any_filling);
+            a = first_match (slot->entries, text, n, key_len, any_filling);
         }
     }
-  b = first_match (set->wild, text, n, any_filling);
+  b = first_match (set->wild, text, n, 0, any_filling);
 
   if (a && b)
     return a->order < b->order ? a->pattern : b->pattern;

@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "common/warden-copy.h"
 #include "common/warden-sandbox-paths.h"
 #include "warden-pattern.h"
 #include "warden-policy.h"
@@ -28,6 +29,8 @@ struct _WardenPolicy
   /* The ask and deny patterns again, for other spellings of options. */
   WardenSpellingSet *ask_spelling;
   WardenSpellingSet *deny_spelling;
+  /* The workspace roots' real paths, looked up once for the policy's life. */
+  WardenShellRootCache *roots;
 };
 
 static WardenPatternSet *
@@ -68,6 +71,7 @@ warden_policy_new_full (WardenMode          mode,
   self->deny = pattern_set_new (deny);
   self->ask_spelling = spelling_set_new (ask);
   self->deny_spelling = spelling_set_new (deny);
+  self->roots = warden_shell_root_cache_new ();
   return self;
 }
 
@@ -111,6 +115,7 @@ warden_policy_unref (WardenPolicy *self)
   warden_pattern_set_free (self->deny);
   warden_spelling_set_free (self->ask_spelling);
   warden_spelling_set_free (self->deny_spelling);
+  warden_shell_root_cache_free (self->roots);
   g_free (self);
 }
 
@@ -141,53 +146,60 @@ is_subcommand (const char *word)
 /* The command name, its subcommand if the first argument looks like one,
  * and " *" when more follows; NULL when such a pattern would not match. */
 static char *
-suggest (const WardenCommandPart *part)
+suggest (WardenDecision          *d,
+         const WardenCommandPart *part,
+         const char              *text,
+         gsize                    text_len)
 {
-  const char *text = part->match_text ? part->match_text : part->text;
-  gsize text_len = strlen (text);
   gsize name_len, sub_len = 0, len;
-  g_autofree char *s = NULL;
+  char *s;
 
   if (part->argv == NULL || part->argv[0] == NULL || strchr (part->argv[0], '*') != NULL)
     return NULL;
 
-  /* One allocation: this runs for every part that asks. */
   name_len = strlen (part->argv[0]);
   if (is_subcommand (part->argv[1]))
     sub_len = 1 + strlen (part->argv[1]);
-  s = g_malloc (name_len + sub_len + 3);
-  memcpy (s, part->argv[0], name_len);
-  len = name_len;
-  if (sub_len > 0)
-    {
-      s[len] = ' ';
-      memcpy (s + len + 1, part->argv[1], sub_len - 1);
-      len += sub_len;
-    }
-  s[len] = '\0';
-  if (len == text_len && memcmp (s, text, len) == 0)
-    return g_steal_pointer (&s);
-  memcpy (s + len, " *", 3);
-
-  /* Its only '*' is the last byte (the name has none, nor has a
-   * subcommand), so it matches exactly the texts that start with what
-   * comes before: warden_pattern_match() would say the same. */
-  if (text_len <= len || memcmp (s, text, len + 1) != 0)
+  len = name_len + sub_len;
+  /* The name and subcommand must be how the text starts: then the text is
+   * all of them, or the pattern is they and " *", whose only '*' is its last
+   * byte (the name has none, nor has a subcommand), so it matches exactly
+   * the texts that start with what comes before: warden_pattern_match()
+   * would say the same. */
+  if (text_len < len || memcmp (text, part->argv[0], name_len) != 0 ||
+      (sub_len > 0 && (text[name_len] != ' ' ||
+                       memcmp (text + name_len + 1, part->argv[1], sub_len - 1) != 0)))
     return NULL;
-  return g_steal_pointer (&s);
+  if (text_len != len && text[len] != ' ')
+    return NULL;
+
+  /* In the decision's own room: this runs for every part that asks. */
+  s = warden_decision_alloc (d, len + 3);
+  warden_copy (s, text, len);
+  if (text_len == len)
+    s[len] = '\0';
+  else
+    memcpy (s + len, " *", 3);
+  return s;
 }
 
-/* g_strv_contains() for a short list, which this runs for every part that
- * asks: the first byte rules out most names. */
+/* Whether @name is one of @list's, which this runs for every part that asks:
+ * @firsts (the list's first bytes, as a bit set of byte % 64) rules out most
+ * names at once. */
 static gboolean
 name_in (const char * const *list,
+         guint64             firsts,
          const char         *name)
 {
+  if (!(firsts & (G_GUINT64_CONSTANT (1) << ((guchar) name[0] % 64))))
+    return FALSE;
   for (guint i = 0; list[i] != NULL; i++)
     if (list[i][0] == name[0] && strcmp (list[i], name) == 0)
       return TRUE;
   return FALSE;
 }
+
+#define FIRST_BIT(c) (G_GUINT64_CONSTANT (1) << ((guchar) (c) % 64))
 
 /* A shell with no script operand and no -c: it reads its script from its
  * standard input (in a pipeline, whatever the command before it prints). */
@@ -197,6 +209,8 @@ reads_script_from_stdin (const WardenCommandPart *part)
   /* Besides the shells of the sh family: "busybox sh", fish, interpreters. */
   static const char * const readers[] = { "busybox", "fish", "python", "python3", "perl", "ruby",
                                           "node", "php", NULL };
+  static const guint64 reader_firsts = FIRST_BIT ('b') | FIRST_BIT ('f') | FIRST_BIT ('p') |
+                                       FIRST_BIT ('r') | FIRST_BIT ('n');
   const char *name;
   gboolean options_done = FALSE;
   guint first = 1;
@@ -204,7 +218,8 @@ reads_script_from_stdin (const WardenCommandPart *part)
   if (part->argv == NULL || part->argv[0] == NULL)
     return FALSE;
   name = strrchr (part->argv[0], '/') ? strrchr (part->argv[0], '/') + 1 : part->argv[0];
-  if (!name_in (readers, name) && !warden_shell_name_is_sh (name))
+  if (!name_in (readers, reader_firsts, name) &&
+      !(part->name_checked ? part->name_is_sh : warden_shell_name_is_sh (name)))
     return FALSE;
   /* "busybox sh" is the shell. */
   if (strcmp (name, "busybox") == 0)
@@ -296,6 +311,8 @@ bare_covered_by (WardenPolicy            *self,
   gsize len;
 
   if (bare == NULL || part->argv == NULL || part->argv[0] == NULL ||
+      /* A text with an argument is more than the name (min_text may not be). */
+      (bare == part->text && part->argv[1] != NULL) ||
       strcmp (bare, part->argv[0]) != 0 || !warden_policy_program_runs_nothing (bare))
     return NULL;
   len = strlen (bare);
@@ -361,6 +378,63 @@ typedef struct
   const char *only_runs;
 } Texts;
 
+/* A text's directives, found once: the literal runs around them and which
+ * argument each takes. */
+typedef struct
+{
+  gboolean    printf_only;   /* a directive fill_keeping() does not do itself */
+  guint       n_args;        /* 0 to 2 directives */
+  guint       arg[2];        /* the argument (0 or 1) of each */
+  const char *lit[3];        /* the literal text before each, and after the last */
+  gsize       lit_len[3];
+} Format;
+
+#define N_TEXTS (sizeof (Texts) / sizeof (const char *))
+static Format formats[N_TEXTS];
+/* texts()'s own, once made: a text's Format is found by its place there. */
+static const char * const *texts_base;
+
+static void
+format_compile (Format     *f,
+                const char *format)
+{
+  const char *l = format, *pct;
+  gboolean used[2] = { FALSE, FALSE };
+  guint plain = 0;  /* %s directives so far: the next takes argument @plain */
+
+  memset (f, 0, sizeof *f);
+  while ((pct = strchr (l, '%')) != NULL)
+    {
+      guint arg;
+      const char *next;
+
+      if (pct[1] == 's' && plain < 2)
+        {
+          arg = plain++;
+          next = pct + 2;
+        }
+      else if ((pct[1] == '1' || pct[1] == '2') && pct[2] == '$' && pct[3] == 's')
+        {
+          arg = pct[1] - '1';
+          next = pct + 4;
+        }
+      else
+        arg = 2;
+      if (arg > 1 || used[arg] || f->n_args == 2)
+        {
+          f->printf_only = TRUE;
+          return;
+        }
+      used[arg] = TRUE;
+      f->lit[f->n_args] = l;
+      f->lit_len[f->n_args] = pct - l;
+      f->arg[f->n_args++] = arg;
+      l = next;
+    }
+  f->lit[f->n_args] = l;
+  f->lit_len[f->n_args] = strlen (l);
+}
+
 static const Texts *
 texts (void)
 {
@@ -411,67 +485,84 @@ texts (void)
         for (guint i = 0; i < G_N_ELEMENTS (all); i++)
           if (!g_utf8_validate (*all[i], -1, NULL))
             *all[i] = g_utf8_make_valid (*all[i], -1);  /* kept for the process */
+        for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+          format_compile (&formats[(const char **) all[i] - (const char **) &t], *all[i]);
+        texts_base = (const char * const *) &t;
       }
       g_once_init_leave (&done, 1);
     }
   return &t;
 }
 
-/* @format with its %s (or %1$s, %2$s) replaced by @a and @b: a reason is
- * made for every part of every decision, and vasprintf() costs more than
- * matching the patterns did. Any other directive goes to g_strdup_printf().
- * With @keep, a copy of it follows the reason's NUL in the same block, and
- * @kept points at it: the part's pattern, which the decision keeps there
- * rather than in an allocation of its own. */
+/* The text *@field (of texts()) with its %s (or %1$s, %2$s) replaced by @a
+ * and @b: a reason is made for every part of every decision, and
+ * vasprintf() costs more than matching the patterns did; the text's
+ * directives were found once (format_compile()). Any other directive goes to
+ * g_strdup_printf(). With @keep, a copy of it follows the reason's NUL in the
+ * same block, and @kept points at it: the part's pattern, which the decision
+ * keeps there rather than in an allocation of its own. */
 static char *
-fill_keeping (const char  *format,
-              const char  *a,
-              const char  *b,
-              const char  *keep,
-              const char **kept)
+fill_keeping (WardenDecision     *d,
+              const char * const *field,
+              const char         *a,
+              const char         *b,
+              const char         *keep,
+              const char        **kept)
 {
+  /* @field is one of texts(), which the caller has called. */
+  const Format *f = &formats[field - texts_base];
+  const char *format = *field;
   const char *args[2] = { a, b };
-  gsize lens[2] = { a ? strlen (a) : 0, b ? strlen (b) : 0 };
+  gsize lens[2] = { 0, 0 };
   gsize keep_len = keep ? strlen (keep) + 1 : 0;
-  gboolean used[2] = { FALSE, FALSE };
-  /* Each argument goes in at most once, so this is room enough. */
-  gsize room = strlen (format) + lens[0] + lens[1] + 1;
-  char *out = g_malloc (room + keep_len);
-  char *o = out;
-  const char *f = format, *pct;
-  guint next = 0;
+  gsize room = f->lit_len[f->n_args] + 1;
+  char *out;
+  char *o;
 
-  while ((pct = strchr (f, '%')) != NULL)
+  if (f->printf_only)
+    goto use_printf;
+  /* Most texts have one directive: "allowed by “%s”", "no allow pattern
+   * matches “%s”". */
+  if (f->n_args == 1 && args[f->arg[0]] != NULL)
     {
-      guint arg;
+      const char *arg = args[f->arg[0]];
+      gsize len = arg == keep ? keep_len - 1 : strlen (arg);
 
-      memcpy (o, f, pct - f);
-      o += pct - f;
-      if (pct[1] == 's' && next < 2)
-        {
-          arg = next++;
-          f = pct + 2;
-        }
-      else if ((pct[1] == '1' || pct[1] == '2') && pct[2] == '$' && pct[3] == 's')
-        {
-          arg = pct[1] - '1';
-          f = pct + 4;
-        }
-      else
-        goto use_printf;
-      if (args[arg] == NULL || used[arg])
-        goto use_printf;
-      used[arg] = TRUE;
-      memcpy (o, args[arg], lens[arg]);
-      o += lens[arg];
+      room += f->lit_len[0] + len;
+      o = out = warden_decision_alloc (d, room + keep_len);
+      warden_copy (o, f->lit[0], f->lit_len[0]);
+      o += f->lit_len[0];
+      warden_copy (o, arg, len);
+      o += len;
+      warden_copy (o, f->lit[1], f->lit_len[1]);
+      o[f->lit_len[1]] = '\0';
+      if (keep != NULL)
+        *kept = warden_copy (out + room, keep, keep_len);
+      return out;
     }
-  strcpy (o, f);
+  for (guint k = 0; k < f->n_args; k++)
+    {
+      if (args[f->arg[k]] == NULL)
+        goto use_printf;
+      /* The pattern kept is often the argument too ("allowed by “%s”"). */
+      lens[f->arg[k]] = args[f->arg[k]] == keep ? keep_len - 1 : strlen (args[f->arg[k]]);
+      room += f->lit_len[k] + lens[f->arg[k]];
+    }
+  o = out = warden_decision_alloc (d, room + keep_len);
+  for (guint k = 0; k < f->n_args; k++)
+    {
+      warden_copy (o, f->lit[k], f->lit_len[k]);
+      o += f->lit_len[k];
+      warden_copy (o, args[f->arg[k]], lens[f->arg[k]]);
+      o += lens[f->arg[k]];
+    }
+  warden_copy (o, f->lit[f->n_args], f->lit_len[f->n_args]);
+  o[f->lit_len[f->n_args]] = '\0';
   if (keep != NULL)
-    *kept = memcpy (out + room, keep, keep_len);
+    *kept = warden_copy (out + room, keep, keep_len);
   return out;
 
 use_printf:
-  g_free (out);
   out = g_strdup_printf (format, a, b);
   if (keep != NULL)
     {
@@ -483,11 +574,12 @@ use_printf:
 }
 
 static char *
-fill (const char *format,
-      const char *a,
-      const char *b)
+fill (WardenDecision     *d,
+      const char * const *field,
+      const char         *a,
+      const char         *b)
 {
-  return fill_keeping (format, a, b, NULL, NULL);
+  return fill_keeping (d, field, a, b, NULL, NULL);
 }
 
 /* How a rule list (deny or ask) holds a part. */
@@ -568,6 +660,7 @@ lookup_spelling (WardenSpellingSet       *set,
  * more than the part's words, patterns and the texts above. */
 static WardenVerdict
 judge_part (WardenPolicy            *self,
+            WardenDecision          *d,
             const WardenCommandPart *part,
             const char             **pattern,
             char                   **reason,
@@ -580,11 +673,13 @@ judge_part (WardenPolicy            *self,
   const char *allow = NULL;
   const char *rule = NULL;
   gboolean min_unmatched = FALSE;
+  gboolean has_deny = warden_pattern_set_get_size (self->deny) > 0;
+  gboolean has_ask = warden_pattern_set_get_size (self->ask) > 0;
 
-  switch (lookup_rule (self->deny, part, text, text_len, &rule))
+  switch (has_deny ? lookup_rule (self->deny, part, text, text_len, &rule) : RULE_NONE)
     {
     case RULE_MATCHES:
-      *reason = fill_keeping (t->denied_by, part->text, rule, rule, pattern);
+      *reason = fill_keeping (d, &t->denied_by, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_DENY;
 
     /* "rm {}" under "rm -rf /…": some file names would make it match and
@@ -593,17 +688,17 @@ judge_part (WardenPolicy            *self,
      * refuses: it asks, in every mode. */
     case RULE_MAY_FILL:
       if (g_strcmp0 (part->runner, "find") == 0)
-        *reason = fill (t->files_may_be_denied, rule, NULL);
+        *reason = fill (d, &t->files_may_be_denied, rule, NULL);
       else if (part->match_text != NULL)
-        *reason = fill (t->args_may_be_denied, rule, NULL);
+        *reason = fill (d, &t->args_may_be_denied, rule, NULL);
       else
-        *reason = fill (t->may_be_denied, part->text, rule);
+        *reason = fill (d, &t->may_be_denied, part->text, rule);
       return WARDEN_VERDICT_ASK;
 
     /* "rm -rf $d" is not what a deny pattern for "rm -rf /" names as
      * written, but $d may be "/": nobody can know before it runs. */
     case RULE_MAY_EXPAND:
-      *reason = fill (t->may_be_denied, part->text, rule);
+      *reason = fill (d, &t->may_be_denied, part->text, rule);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_SPELL:
@@ -615,14 +710,16 @@ judge_part (WardenPolicy            *self,
   /* "git diff --output=x" is "git diff --output x" to every program, while
    * "tree -ao out.txt ." may be "tree -a -o out.txt .": without the
    * program's option table nobody can say, so that asks, in every mode. */
-  switch (lookup_spelling (self->deny_spelling, part, text, text_len, &rule))
+  /* (The spelling sets hold the same patterns as the lists: none, no lookup.) */
+  switch (has_deny ? lookup_spelling (self->deny_spelling, part, text, text_len, &rule)
+                   : RULE_NONE)
     {
     case RULE_MATCHES:
-      *reason = fill_keeping (t->denied_by, part->text, rule, rule, pattern);
+      *reason = fill_keeping (d, &t->denied_by, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_DENY;
 
     case RULE_MAY_SPELL:
-      *reason = fill (t->spelling_may_be_denied, part->text, rule);
+      *reason = fill (d, &t->spelling_may_be_denied, part->text, rule);
       return WARDEN_VERDICT_ASK;
 
     default:
@@ -631,15 +728,15 @@ judge_part (WardenPolicy            *self,
 
   /* The profile's ask rules: whatever allows it, in every mode, and with no
    * suggestion, as no allow pattern can make it run without asking. */
-  switch (lookup_rule (self->ask, part, text, text_len, &rule))
+  switch (has_ask ? lookup_rule (self->ask, part, text, text_len, &rule) : RULE_NONE)
     {
     case RULE_MATCHES:
-      *reason = fill_keeping (t->ask_rule, part->text, rule, rule, pattern);
+      *reason = fill_keeping (d, &t->ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_FILL:
     case RULE_MAY_EXPAND:
-      *reason = fill_keeping (t->may_ask_rule, part->text, rule, rule, pattern);
+      *reason = fill_keeping (d, &t->may_ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_SPELL:
@@ -647,14 +744,15 @@ judge_part (WardenPolicy            *self,
     default:
       break;
     }
-  switch (lookup_spelling (self->ask_spelling, part, text, text_len, &rule))
+  switch (has_ask ? lookup_spelling (self->ask_spelling, part, text, text_len, &rule)
+                  : RULE_NONE)
     {
     case RULE_MATCHES:
-      *reason = fill_keeping (t->ask_rule, part->text, rule, rule, pattern);
+      *reason = fill_keeping (d, &t->ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     case RULE_MAY_SPELL:
-      *reason = fill_keeping (t->may_ask_rule, part->text, rule, rule, pattern);
+      *reason = fill_keeping (d, &t->may_ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
 
     default:
@@ -663,14 +761,14 @@ judge_part (WardenPolicy            *self,
 
   /* "git push $r" runs "git push" when $r is empty, which a deny pattern
    * may name though an allow pattern covers the line: it asks, in every mode. */
-  if (part->min_text != NULL && (rule = min_text_rule (self->deny, part)) != NULL)
+  if (has_deny && part->min_text != NULL && (rule = min_text_rule (self->deny, part)) != NULL)
     {
-      *reason = fill (t->may_be_denied, part->text, rule);
+      *reason = fill (d, &t->may_be_denied, part->text, rule);
       return WARDEN_VERDICT_ASK;
     }
-  if (part->min_text != NULL && (rule = min_text_rule (self->ask, part)) != NULL)
+  if (has_ask && part->min_text != NULL && (rule = min_text_rule (self->ask, part)) != NULL)
     {
-      *reason = fill_keeping (t->may_ask_rule, part->text, rule, rule, pattern);
+      *reason = fill_keeping (d, &t->may_ask_rule, part->text, rule, rule, pattern);
       return WARDEN_VERDICT_ASK;
     }
 
@@ -696,7 +794,7 @@ judge_part (WardenPolicy            *self,
       *derived = FALSE;
       *reason = g_strdup (part->force_ask);
       if (!part->no_suggestion && self->mode == WARDEN_MODE_ALLOWLIST)
-        *suggestion = suggest (part);
+        *suggestion = suggest (d, part, text, text_len);
       return WARDEN_VERDICT_ASK;
     }
   if (part->kind == WARDEN_PART_REDIRECTION)
@@ -716,25 +814,25 @@ judge_part (WardenPolicy            *self,
     }
   if (allow != NULL)
     {
-      *reason = fill_keeping (t->allowed_by, allow, NULL, allow, pattern);
+      *reason = fill_keeping (d, &t->allowed_by, allow, NULL, allow, pattern);
       return WARDEN_VERDICT_ALLOW;
     }
   if (part->only_runs)
     {
-      *reason = fill (t->only_runs, part->argv[0], NULL);
+      *reason = fill (d, &t->only_runs, part->argv[0], NULL);
       return WARDEN_VERDICT_ALLOW;
     }
 
   /* "sh" would allow every script a download pipes into it. */
   if (reads_script_from_stdin (part))
     {
-      *reason = fill (t->runs_stdin, part->text, NULL);
+      *reason = fill (d, &t->runs_stdin, part->text, NULL);
       return WARDEN_VERDICT_ASK;
     }
-  *reason = fill (t->no_match, min_unmatched ? part->min_text : part->text, NULL);
+  *reason = fill (d, &t->no_match, min_unmatched ? part->min_text : part->text, NULL);
   /* A pattern lifts a script file's ask only while the guard runs. */
   if (!part->no_suggestion || (part->guard_sees && self->check_nested))
-    *suggestion = min_unmatched ? g_strdup (part->min_text) : suggest (part);
+    *suggestion = min_unmatched ? g_strdup (part->min_text) : suggest (d, part, text, text_len);
   return WARDEN_VERDICT_ASK;
 }
 
@@ -755,11 +853,15 @@ warden_policy_check (WardenPolicy             *self,
   g_return_val_if_fail (command != NULL || length == 0, decision);
 
   /* The parser resolves "." and ".." in the workspace itself. */
-  options.workspace = context && context->workspace ? context->workspace : WARDEN_SANDBOX_WORKSPACE;
+  /* NULL is WARDEN_SANDBOX_WORKSPACE, which the parser need not normalize. */
+  options.workspace = context ? context->workspace : NULL;
   options.host_workspace = context ? context->host_workspace : NULL;
+  options.root_cache = self->roots;
   if (context && context->cwd)
     {
-      g_autofree char *workspace = g_canonicalize_filename (options.workspace, "/");
+      g_autofree char *workspace = g_canonicalize_filename (options.workspace != NULL
+                                                            ? options.workspace
+                                                            : WARDEN_SANDBOX_WORKSPACE, "/");
       g_autofree char *cwd = g_canonicalize_filename (context->cwd, workspace);
 
       options.cwd_outside_workspace = !inside (cwd, workspace);
@@ -790,7 +892,8 @@ warden_policy_check (WardenPolicy             *self,
       char *reason = NULL;
       char *suggestion = NULL;
       gboolean derived = TRUE;
-      WardenVerdict verdict = judge_part (self, part, &pattern, &reason, &suggestion, &derived);
+      WardenVerdict verdict = judge_part (self, decision, part, &pattern, &reason, &suggestion,
+                                          &derived);
 
       if (verdict == WARDEN_VERDICT_DENY && first_deny < 0)
         first_deny = i;
@@ -799,10 +902,15 @@ warden_policy_check (WardenPolicy             *self,
       if (derived)
         warden_decision_take_part_derived (decision, g_steal_pointer (&part->text), part->origin,
                                            verdict, pattern, reason, suggestion,
-                                           pattern != NULL);
+                                           pattern != NULL, parse->texts_valid,
+                                           part->text_in_argv);
       else
-        warden_decision_take_part (decision, g_steal_pointer (&part->text), part->origin,
-                                   verdict, pattern, reason, suggestion);
+        warden_decision_take_part (decision,
+                                   part->text_in_argv ? g_strdup (part->text)
+                                                      : g_steal_pointer (&part->text),
+                                   part->origin, verdict, pattern, reason, suggestion);
+      /* A text in the argv's block goes with the argv. */
+      part->text = NULL;
       if (part->runner != NULL)
         warden_decision_set_part_runner (decision, i, part->runner);
       /* @name points into the block, and goes with it. */

@@ -76,6 +76,80 @@ normalize_path (const char *path)
   return out;
 }
 
+/* The real path of a workspace root, by the root as given. The sandbox binds
+ * the root when its session starts, and nothing inside can re-point the root
+ * itself, only what is under it: so the root's realpath() (a readlink() for
+ * each of its components, a microsecond or more each) is looked up once per
+ * policy, not once per decision. What is under the root is looked at every
+ * time (lstat() of each component of a target). A root that does not exist
+ * is not remembered: it may be made later, and then its symlinks count.
+ * Policies are used from several threads. */
+#define ROOT_CACHE_SIZE 4
+
+struct _WardenShellRootCache
+{
+  GMutex lock;
+  guint  next;
+  struct { char *given; char *real; } roots[ROOT_CACHE_SIZE];
+};
+
+WardenShellRootCache *
+warden_shell_root_cache_new (void)
+{
+  WardenShellRootCache *cache = g_new0 (WardenShellRootCache, 1);
+
+  g_mutex_init (&cache->lock);
+  return cache;
+}
+
+void
+warden_shell_root_cache_free (WardenShellRootCache *cache)
+{
+  if (cache == NULL)
+    return;
+  for (guint i = 0; i < ROOT_CACHE_SIZE; i++)
+    {
+      g_free (cache->roots[i].given);
+      free (cache->roots[i].real);
+    }
+  g_mutex_clear (&cache->lock);
+  g_free (cache);
+}
+
+/* realpath (@given), from @cache when it has it; free() the answer. */
+static char *
+root_realpath (WardenShellRootCache *cache,
+               const char           *given)
+{
+  char *real = NULL;
+
+  if (cache == NULL)
+    return realpath (given, NULL);
+
+  g_mutex_lock (&cache->lock);
+  for (guint i = 0; i < ROOT_CACHE_SIZE && real == NULL; i++)
+    if (cache->roots[i].given != NULL && strcmp (cache->roots[i].given, given) == 0)
+      real = strdup (cache->roots[i].real);
+  g_mutex_unlock (&cache->lock);
+  if (real != NULL)
+    return real;
+
+  real = realpath (given, NULL);
+  if (real != NULL)
+    {
+      guint slot;
+
+      g_mutex_lock (&cache->lock);
+      slot = cache->next++ % ROOT_CACHE_SIZE;
+      g_free (cache->roots[slot].given);
+      free (cache->roots[slot].real);
+      cache->roots[slot].given = g_strdup (given);
+      cache->roots[slot].real = strdup (real);
+      g_mutex_unlock (&cache->lock);
+    }
+  return real;
+}
+
 /* When the workspace exists here, a target inside it may still lead
  * elsewhere through a symlink on its way: say why, or NULL. @rel is the
  * target as written, relative to the workspace: "out/../x" with out -> /etc
@@ -93,7 +167,8 @@ symlink_leaves_workspace (State      *st,
   if (!st->workspace_checked)
     {
       st->workspace_checked = TRUE;
-      st->workspace_real = realpath (host, NULL);
+      st->workspace_real = root_realpath (st->options != NULL ? st->options->root_cache : NULL,
+                                          host);
     }
   if (st->workspace_real == NULL)
     return NULL;
@@ -268,7 +343,40 @@ join_words_with_prefix (const WordRef *words,
                         gboolean       append_hole,
                         gboolean       basename_first)
 {
-  GString *s = g_string_new (NULL);
+  GString *s;
+
+  /* Most often the words as they are: measured, then copied once. */
+  if (hole_token == NULL && n > 0)
+    {
+      const char *first = words[0].text;
+      gsize size = append_hole ? 3 : 1;
+      char *out, *o;
+
+      if (basename_first && strrchr (first, '/') != NULL && strrchr (first, '/')[1] != '\0')
+        first = strrchr (first, '/') + 1;
+      for (guint i = 0; i < n; i++)
+        size += strlen (i == 0 ? first : words[i].text) + 1;
+      o = out = g_malloc (size);
+      for (guint i = 0; i < n; i++)
+        {
+          const char *w = i == 0 ? first : words[i].text;
+          gsize len = strlen (w);
+
+          if (i > 0)
+            *o++ = ' ';
+          memcpy (o, w, len);
+          o += len;
+        }
+      if (append_hole)
+        {
+          *o++ = ' ';
+          *o++ = WARDEN_PATTERN_HOLE;
+        }
+      *o = '\0';
+      return out;
+    }
+
+  s = g_string_new (NULL);
 
   for (guint i = 0; i < n; i++)
     {
@@ -324,7 +432,9 @@ char *
 join_expanded (const WordRef *words,
                guint          n)
 {
-  GString *s = NULL;
+  const char *first;
+  gsize size = 1;
+  char *out, *o;
 
   for (guint i = 1; i < n; i++)
     if (words[i].flags & W_NONLITERAL)
@@ -334,21 +444,31 @@ join_expanded (const WordRef *words,
   if (n < 2)
     return NULL;
 
-  s = g_string_new (NULL);
+  /* Measured, then copied once. */
+  first = words[0].text;
+  if (strrchr (first, '/') != NULL && strrchr (first, '/')[1] != '\0')
+    first = strrchr (first, '/') + 1;
+  for (guint i = 0; i < n; i++)
+    size += (i == 0 ? strlen (first)
+             : (words[i].flags & W_NONLITERAL) ? 1 : strlen (words[i].text)) + 1;
+  o = out = g_malloc (size);
   for (guint i = 0; i < n; i++)
     {
-      const char *w = words[i].text;
-
       if (i > 0)
-        g_string_append_c (s, ' ');
-      if (i == 0 && strrchr (w, '/') != NULL && strrchr (w, '/')[1] != '\0')
-        w = strrchr (w, '/') + 1;
+        *o++ = ' ';
       if (i > 0 && (words[i].flags & W_NONLITERAL))
-        g_string_append_c (s, WARDEN_PATTERN_HOLE);
+        *o++ = WARDEN_PATTERN_HOLE;
       else
-        g_string_append (s, w);
+        {
+          const char *w = i == 0 ? first : words[i].text;
+          gsize len = strlen (w);
+
+          memcpy (o, w, len);
+          o += len;
+        }
     }
-  return g_string_free (s, FALSE);
+  *o = '\0';
+  return out;
 }
 
 /* The text with the arguments that may expand to nothing left out, and the
@@ -1749,8 +1869,9 @@ analyze_find (Lexer         *L,
           force_ask (p, FALSE, why);
           return;
         }
-      if (strcmp (a, "-exec") == 0 || strcmp (a, "-execdir") == 0 ||
-          strcmp (a, "-ok") == 0 || strcmp (a, "-okdir") == 0)
+      if (a[0] == '-' &&
+          (strcmp (a, "-exec") == 0 || strcmp (a, "-execdir") == 0 ||
+           strcmp (a, "-ok") == 0 || strcmp (a, "-okdir") == 0))
         {
           guint start = i + 1, end = start;
 
@@ -2107,6 +2228,9 @@ analyze (Lexer         *L,
 
   c.base = basename_of (name);
   analysis = analysis_of (c.base);
+  /* The policy asks again whether it is a shell: it need not look it up. */
+  p->pub.name_checked = TRUE;
+  p->pub.name_is_sh = analysis == &shell_analysis;
   if (analysis == NULL)
     return;
   c.w = w;

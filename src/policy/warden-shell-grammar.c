@@ -92,6 +92,11 @@ array_put (State *st,
     items_free_storage (a);
 }
 
+/* The thread's pools, as g_private_get (&pools_key) would say: that is a
+ * call into GLib and libc's pthread_getspecific() for every decision, and
+ * another as it is freed; this is a load. */
+static _Thread_local Pools *thread_pools;
+
 static void
 pools_free (gpointer data)
 {
@@ -99,6 +104,9 @@ pools_free (gpointer data)
 
   if (pools == NULL)
     return;
+  /* At the thread's exit, which frees them. */
+  if (thread_pools == pools)
+    thread_pools = NULL;
   for (guint i = 0; i < pools->n_strings; i++)
     g_string_free (pools->strings[i], TRUE);
   for (guint i = 0; i < pools->n_arrays; i++)
@@ -115,16 +123,25 @@ pools_free (gpointer data)
 
 static GPrivate pools_key = G_PRIVATE_INIT (pools_free);
 
+static inline Pools *
+thread_pools_get (void)
+{
+  if (G_LIKELY (thread_pools != NULL))
+    return thread_pools;
+  return thread_pools = g_private_get (&pools_key);
+}
+
 /* A parse uses its thread's pools in place: they hold only strings and
  * arrays nobody uses, so even a parse within a parse may share them. */
 static void
 pools_take (State *st)
 {
-  st->pools = g_private_get (&pools_key);
+  st->pools = thread_pools_get ();
   if (st->pools == NULL && POOLS)
     {
       st->pools = g_new0 (Pools, 1);
       g_private_set (&pools_key, st->pools);
+      thread_pools = st->pools;
     }
 }
 
@@ -141,30 +158,49 @@ char **
 make_argv (const WordRef *w,
            guint          n)
 {
-  gsize size = (n + 1) * sizeof (char *);
   gsize lens[32];
+
+  /* Each word's length is taken once (most commands have few words). */
+  if (n > G_N_ELEMENTS (lens))
+    return make_argv_sized (w, NULL, n, NULL, 0, NULL);
+  for (guint i = 0; i < n; i++)
+    lens[i] = strlen (w[i].text);
+  return make_argv_sized (w, lens, n, NULL, 0, NULL);
+}
+
+/* The same, with the words' lengths (without their NUL) known, or NULL;
+ * with @tail, a copy of it (@tail_len bytes, then a NUL) follows the words in
+ * the same block, at *@tail_copy. */
+char **
+make_argv_sized (const WordRef *w,
+                 const gsize   *lens,
+                 guint          n,
+                 const char    *tail,
+                 gsize          tail_len,
+                 char         **tail_copy)
+{
+  gsize size = (n + 1) * sizeof (char *) + (tail != NULL ? tail_len + 1 : 0);
   char **argv;
   char *p;
 
-  /* Each word's length is taken once (most commands have few words). */
   for (guint i = 0; i < n; i++)
-    {
-      gsize len = strlen (w[i].text) + 1;
-
-      if (i < G_N_ELEMENTS (lens))
-        lens[i] = len;
-      size += len;
-    }
+    size += (lens != NULL ? lens[i] : strlen (w[i].text)) + 1;
   argv = g_malloc (size);
   p = (char *) (argv + n + 1);
   for (guint i = 0; i < n; i++)
     {
-      gsize len = i < G_N_ELEMENTS (lens) ? lens[i] : strlen (w[i].text) + 1;
+      gsize len = (lens != NULL ? lens[i] : strlen (w[i].text)) + 1;
 
-      argv[i] = memcpy (p, w[i].text, len);
+      argv[i] = warden_copy (p, w[i].text, len);
       p += len;
     }
   argv[n] = NULL;
+  if (tail != NULL)
+    {
+      warden_copy (p, tail, tail_len);
+      p[tail_len] = '\0';
+      *tail_copy = p;
+    }
   return argv;
 }
 
@@ -203,7 +239,8 @@ static void
 part_release (Pools *pools,
               Part  *p)
 {
-  free_set (p->pub.text);
+  if (!p->pub.text_in_argv)
+    free_set (p->pub.text);
   free_set (p->pub.match_text);
   free_set (p->pub.base_text);
   free_set (p->pub.expanded_text);
@@ -220,7 +257,7 @@ static void
 part_free (gpointer data)
 {
   if (data != NULL)
-    part_release (POOLS ? g_private_get (&pools_key) : NULL, data);
+    part_release (POOLS ? thread_pools_get () : NULL, data);
 }
 
 static void
@@ -410,11 +447,16 @@ finish_simple_command (Lexer  *L,
   WordRef stack_words[32];
   g_autofree WordRef *heap_words = NULL;
   WordRef *w = stack_words;
+  /* The words' lengths, kept by their strings: no strlen() of them. */
+  gsize lens[G_N_ELEMENTS (stack_words)];
   guint n_words = 0;
   /* Built in a pooled string and copied out: cheaper than a GString of its
    * own that grows. */
   GString *text = string_get (L->st);
-  gboolean has_assign = FALSE;
+  gboolean has_assign = FALSE, has_redir = FALSE;
+  /* The flags of the arguments (the words after the first), together: most
+   * commands have no expansion, so no text without them to make. */
+  guint arg_flags = 0;
   WardenPartKind kind;
   Part *p;
 
@@ -424,6 +466,8 @@ finish_simple_command (Lexer  *L,
 
       if (it->kind == ITEM_WORD)
         {
+          if (n_words > 0)
+            arg_flags |= it->flags;
           if (n_words == G_N_ELEMENTS (stack_words))
             {
               heap_words = g_new (WordRef, items->len);
@@ -432,10 +476,14 @@ finish_simple_command (Lexer  *L,
             }
           w[n_words].text = it->text->str;
           w[n_words].flags = it->flags;
+          if (n_words < G_N_ELEMENTS (lens))
+            lens[n_words] = it->text->len;
           n_words++;
         }
       else if (it->kind == ITEM_ASSIGN)
         has_assign = TRUE;
+      else
+        has_redir = TRUE;
     }
 
   kind = n_words > 0 ? WARDEN_PART_COMMAND
@@ -459,10 +507,17 @@ finish_simple_command (Lexer  *L,
           judge_redirections (L, p, it);
         }
       else
-        append_run (text, it->text->str, strlen (it->text->str));
+        append_run (text, it->text->str, it->text->len);
     }
-  /* Its words were appended by their strlen(): no NUL within. */
-  p->pub.text = g_memdup2 (text->str, text->len + 1);
+  /* No word holds a NUL (the line holds none, and $'\0' ends its string).
+   * A command's text goes in its argv's block: one allocation, not two. */
+  if (n_words > 0 && n_words <= G_N_ELEMENTS (lens))
+    {
+      p->pub.argv = make_argv_sized (w, lens, n_words, text->str, text->len, &p->pub.text);
+      p->pub.text_in_argv = TRUE;
+    }
+  else
+    p->pub.text = g_memdup2 (text->str, text->len + 1);
   string_put (L->st, text);
 
   if (has_assign)
@@ -474,20 +529,20 @@ finish_simple_command (Lexer  *L,
 
   if (n_words > 0)
     {
-      gboolean text_differs = has_assign || items->v[0].kind != ITEM_WORD ||
+      gboolean text_differs = has_assign || has_redir || items->v[0].kind != ITEM_WORD ||
                               strchr (w[0].text, '/') != NULL;
 
-      for (guint i = 0; i < items->len && !text_differs; i++)
-        if (items->v[i].kind == ITEM_REDIR)
-          text_differs = TRUE;
-
-      p->pub.argv = make_argv (w, n_words);
+      if (p->pub.argv == NULL)
+        p->pub.argv = make_argv (w, n_words);
       p->pub.name = p->pub.argv[0];
       /* Deny patterns also see the bare command: "X=1 /bin/rm -rf /" is "rm -rf /". */
       if (text_differs)
         p->pub.base_text = join_words (w, n_words, NULL, FALSE, TRUE);
-      p->pub.expanded_text = join_expanded (w, n_words);
-      p->pub.min_text = join_without_vanishing (w, n_words, items);
+      /* Both are NULL when no argument expands, or may vanish. */
+      if (arg_flags & W_NONLITERAL)
+        p->pub.expanded_text = join_expanded (w, n_words);
+      if (arg_flags & W_VANISH)
+        p->pub.min_text = join_without_vanishing (w, n_words, items);
       analyze (L, p, w, n_words, NULL, FALSE);
       if (p->shell_reads_stdin)
         shell_script_from_stdin (L, p, items);
@@ -1021,6 +1076,15 @@ parse_command (Lexer *L)
   if (!enter (L))
     return FALSE;
 
+  /* Most commands are simple ones, which start with a word that is no
+   * reserved word (or with a redirection): as the last branch below would. */
+  if ((t->type == T_WORD && !t->reserved) || t->type == T_REDIR)
+    {
+      parse_simple_command (L, NULL);
+      leave (L);
+      return !failed (L);
+    }
+
   if (t->type == T_LPAREN)
     {
       consume (L);
@@ -1224,6 +1288,7 @@ parse_as_sh_would (Lexer *L,
    * below, with whatever it made. */
   parse_string (&sub, L->s + start, end - start, L->origin, L->what);
   take_workspace_lookup (L->st, &sub);
+  L->st->made_bytes |= sub.made_bytes;
   if (sub.error == NULL)
     {
       for (guint i = 0; i < sub.parts->len && !failed (L); i++)
@@ -1333,6 +1398,7 @@ read_as (State        *st,
   lines_run = L.lists_done;
   lexer_clear (&L);
   take_workspace_lookup (st, &sub);
+  st->made_bytes |= sub.made_bytes;
 
   st->readings = sub.readings;
   /* A shell parses a line before it runs it: a syntax error in the first
@@ -1424,6 +1490,7 @@ warden_shell_parse (const char               *command,
     }
   parse->error = NULL;
   parse->ask = NULL;
+  parse->texts_valid = FALSE;
   g_return_val_if_fail (command != NULL || length == 0, parse);
 
   n = length < 0 ? strlen (command) : (gsize) length;
@@ -1434,32 +1501,41 @@ warden_shell_parse (const char               *command,
                                       "the %d bytes the engine reads", n, WARDEN_SHELL_MAX_LENGTH);
       return parse;
     }
-  if (memchr (command, '\0', n) != NULL)
-    {
-      parse->error = g_strdup ("the command contains a NUL byte");
-      return parse;
-    }
-
-  /* What runs must be what the user is shown; replacement characters are not. */
+  /* What runs must be what the user is shown; replacement characters are not.
+   * (warden_utf8_validate() refuses a NUL byte too, which is said first.) */
   if (!warden_utf8_validate (command, n))
     {
-      parse->error = g_strdup ("the command is not valid UTF-8, so it cannot be shown as it "
-                               "would run");
+      if (memchr (command, '\0', n) != NULL)
+        parse->error = g_strdup ("the command contains a NUL byte");
+      else
+        parse->error = g_strdup ("the command is not valid UTF-8, so it cannot be shown as it "
+                                 "would run");
       return parse;
     }
 
-  given = options && options->workspace ? options->workspace : WARDEN_SANDBOX_WORKSPACE;
-  if (!is_normal_path (given))
-    workspace = normalize_path (given);
   st.options = options;
   st.parts = parse->parts;
-  st.workspace = workspace ? workspace : given;
-  st.workspace_len = strlen (st.workspace);
+  if (options == NULL || options->workspace == NULL)
+    {
+      /* The sandbox's own: normal, and its length known. */
+      st.workspace = WARDEN_SANDBOX_WORKSPACE;
+      st.workspace_len = sizeof WARDEN_SANDBOX_WORKSPACE - 1;
+    }
+  else
+    {
+      given = options->workspace;
+      if (!is_normal_path (given))
+        workspace = normalize_path (given);
+      st.workspace = workspace ? workspace : given;
+      st.workspace_len = strlen (st.workspace);
+    }
 
   parse_string (&st, command, n, WARDEN_ORIGIN_TOP_LEVEL, "");
   parse->error = st.error;
   parse->ask = st.ask;
-  free (st.workspace_real);
+  parse->texts_valid = !st.made_bytes;
+  if (st.workspace_real != NULL)
+    free (st.workspace_real);
   pools_give_back (&st);
 
   return parse;
@@ -1472,7 +1548,7 @@ warden_shell_parse_free (WardenShellParse *parse)
 
   if (parse == NULL)
     return;
-  pools = POOLS ? g_private_get (&pools_key) : NULL;
+  pools = POOLS ? thread_pools_get () : NULL;
   free_set (parse->error);
   free_set (parse->ask);
   /* Kept for the thread's next parse, emptied (which frees the parts); a

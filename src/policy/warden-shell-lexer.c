@@ -507,6 +507,8 @@ lex_ansi_c (Lexer   *L,
   gboolean truncated = FALSE;
   gsize mark;
 
+  L->st->made_bytes = TRUE;
+
   for (;;)
     {
       int c;
@@ -829,6 +831,28 @@ static const guchar word_special[2][256] = {
 };
 #undef WORD_SPECIAL_BYTES
 
+/* The bytes of a variable's name (is_name_char()). */
+static const guchar name_byte[256] = {
+  ['_'] = 1,
+  ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+  ['8'] = 1, ['9'] = 1,
+  ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+  ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
+  ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+  ['y'] = 1, ['z'] = 1,
+  ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
+  ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1,
+  ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+  ['Y'] = 1, ['Z'] = 1,
+};
+
+/* Bytes that end a word when they follow plain bytes ("<" and ">" unless
+ * "(" follows: a process substitution may go on the word). */
+static const guchar plain_word_end[256] = {
+  [' '] = 1, ['\t'] = 1, ['\n'] = 1, [';'] = 1, ['&'] = 1, ['|'] = 1, [')'] = 1,
+  ['<'] = 1, ['>'] = 1,
+};
+
 static gboolean
 lex_word_into (Lexer    *L,
                GString  *out,
@@ -842,6 +866,43 @@ lex_word_into (Lexer    *L,
   /* Whether the word holds anything but unquoted expansions: if not, it may
    * expand to no word at all, and the command runs without it. */
   gboolean literal = FALSE, expansion = FALSE;
+
+  if (failed (L))
+    return FALSE;
+
+  /* Most words are one run of plain bytes that a blank or an operator ends
+   * ("git", "status", "package.json"): the loop below would read them the
+   * same way, in two rounds of its checks. */
+  if (!array_elem && !L->continued && L->i < L->n)
+    {
+      const guchar *special = word_special[0];
+      gsize j = L->i, name_end;
+
+      /* The run's first bytes that may be a variable's name, then the rest. */
+      while (j < L->n && name_byte[(guchar) L->s[j]])
+        j++;
+      name_end = j;
+      while (j < L->n && !special[(guchar) L->s[j]])
+        j++;
+      if (j > L->i &&
+          (j == L->n ||
+           (plain_word_end[(guchar) L->s[j]] &&
+            !((L->s[j] == '<' || L->s[j] == '>') && j + 1 < L->n && L->s[j + 1] == '('))))
+        {
+          append_run (out, L->s + L->i, j - L->i);
+          /* NAME= or NAME+= (a run holds no "[" of NAME[…]=), as
+           * raw_is_assignment() says below. */
+          if (is_name_start ((guchar) L->s[start]) && name_end < j)
+            {
+              gsize e = name_end + (L->s[name_end] == '+');
+
+              if (e < j && L->s[e] == '=')
+                *flags |= W_ASSIGN;
+            }
+          L->i = j;
+          return TRUE;
+        }
+    }
 
   for (;;)
     {
@@ -1272,27 +1333,49 @@ read_heredocs (Lexer *L)
 }
 
 /* Words the parser compares tokens with: reserved words and "-p" of time.
- * Every unquoted word is looked up, so by its length first. */
+ * Every unquoted word is looked up, so by its length and first byte, which
+ * sets most words (command names, options, paths) aside at once. */
 static gboolean
 could_be_reserved (const char *w,
                    gsize       n)
 {
-  static const char * const by_length[][8] = {
-    [1] = { "{", "}", "!" },
-    [2] = { "if", "fi", "do", "in", "[[", "]]", "-p" },
-    [3] = { "for" },
-    [4] = { "then", "elif", "else", "done", "case", "esac", "time" },
-    [5] = { "while", "until" },
-    [6] = { "select", "coproc" },
-    [8] = { "function" },
-  };
-
-  if (n == 0 || n >= G_N_ELEMENTS (by_length))
-    return FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (by_length[n]) && by_length[n][i] != NULL; i++)
-    if (by_length[n][i][0] == w[0] && memcmp (by_length[n][i], w, n) == 0)
-      return TRUE;
-  return FALSE;
+#define IS(word) (memcmp (w, word, sizeof word - 1) == 0)
+  switch (n)
+    {
+    case 1:
+      return w[0] == '{' || w[0] == '}' || w[0] == '!';
+    case 2:
+      switch (w[0])
+        {
+        case 'i': return w[1] == 'f' || w[1] == 'n';   /* if in */
+        case 'f': return w[1] == 'i';                  /* fi */
+        case 'd': return w[1] == 'o';                  /* do */
+        case '[': return w[1] == '[';                  /* [[ */
+        case ']': return w[1] == ']';                  /* ]] */
+        case '-': return w[1] == 'p';                  /* -p */
+        default:  return FALSE;
+        }
+    case 3:
+      return IS ("for");
+    case 4:
+      switch (w[0])
+        {
+        case 't': return IS ("then") || IS ("time");
+        case 'e': return IS ("elif") || IS ("else") || IS ("esac");
+        case 'd': return IS ("done");
+        case 'c': return IS ("case");
+        default:  return FALSE;
+        }
+    case 5:
+      return IS ("while") || IS ("until");
+    case 6:
+      return IS ("select") || IS ("coproc");
+    case 8:
+      return IS ("function");
+    default:
+      return FALSE;
+    }
+#undef IS
 }
 
 static void
@@ -1301,6 +1384,11 @@ token_clear (Lexer *L,
 {
   string_put (L->st, g_steal_pointer (&t->text));
 }
+
+/* The bytes the switch of lex_token() does not read as the start of a word. */
+static const guchar operator_start[256] = {
+  ['\n'] = 1, [';'] = 1, ['&'] = 1, ['|'] = 1, ['('] = 1, [')'] = 1, ['<'] = 1, ['>'] = 1,
+};
 
 /* Reads the next token into L->tok. */
 void
@@ -1327,6 +1415,11 @@ lex_token (Lexer *L)
     }
 
   t.start = L->i;
+
+  /* Most tokens are words: a test that is nearly always right, before the
+   * switch's jump, which guesses badly as words and operators alternate. */
+  if (G_LIKELY (c >= 0 && !operator_start[c]))
+    goto word;
 
   switch (c)
     {
@@ -1511,29 +1604,7 @@ lex_token (Lexer *L)
   L->have_tok = TRUE;
 }
 
-void
-consume (Lexer *L)
-{
-  token_clear (L, &L->tok);
-  L->have_tok = FALSE;
-}
 
-/* Takes the current token's text. */
-GString *
-steal_text (Lexer *L)
-{
-  GString *text = g_steal_pointer (&L->tok.text);
-
-  consume (L);
-  return text;
-}
-
-void
-skip_newlines (Lexer *L)
-{
-  while (!failed (L) && peek (L)->type == T_NEWLINE)
-    consume (L);
-}
 
 /* ------------------------------------------------------------------------ */
 /* A lexer's life */

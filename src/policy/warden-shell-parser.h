@@ -50,6 +50,9 @@ typedef struct
    * redirections. */
   char           *name;
   char          **argv;
+  /* @text lies in @argv's block, after its words, and is freed with it:
+   * whoever takes one takes both. */
+  gboolean        text_in_argv;
   /* The wrapper that runs this part (its basename, a static string: "find",
    * "xargs", "env" …) when @origin is WARDEN_ORIGIN_WRAPPER, else NULL. */
   const char     *runner;
@@ -68,6 +71,10 @@ typedef struct
   gboolean        only_runs;
   /* TRUE when patterns cannot help, so no "always allow" suggestion is made. */
   gboolean        no_suggestion;
+  /* With @name_checked, @name_is_sh is warden_shell_name_is_sh() of the
+   * basename of @name, which the parser looked up. */
+  gboolean        name_checked;
+  gboolean        name_is_sh;
 } WardenCommandPart;
 
 typedef struct
@@ -80,7 +87,12 @@ typedef struct
   /* The workspace's directory on this machine, for the symlink check;
    * NULL means @workspace. */
   const char *host_workspace;
+  /* The real paths of workspace roots already looked up, or NULL: a
+   * policy's, kept for its life (see warden_shell_root_cache_new()). */
+  struct _WardenShellRootCache *root_cache;
 } WardenShellOptions;
+
+typedef struct _WardenShellRootCache WardenShellRootCache;
 
 typedef struct
 {
@@ -92,6 +104,9 @@ typedef struct
   char      *error;
   /* Set when the line parsed but asks whatever the patterns say. */
   char      *ask;
+  /* Every part's texts are valid UTF-8 (the line is, and no $'…' made
+   * bytes of its own). */
+  gboolean   texts_valid;
 } WardenShellParse;
 
 WardenShellParse *warden_shell_parse      (const char               *command,
@@ -100,6 +115,9 @@ WardenShellParse *warden_shell_parse      (const char               *command,
 void              warden_shell_parse_free (WardenShellParse         *parse);
 
 gboolean          warden_shell_name_is_sh (const char               *name);
+
+WardenShellRootCache *warden_shell_root_cache_new  (void);
+void                  warden_shell_root_cache_free (WardenShellRootCache *cache);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenShellParse, warden_shell_parse_free)
 

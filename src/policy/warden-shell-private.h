@@ -15,6 +15,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "common/warden-copy.h"
 #include "warden-shell-parser.h"
 
 G_BEGIN_DECLS
@@ -128,6 +129,10 @@ typedef struct
   char                     *workspace_real;
   /* Why the whole line asks though it parsed, or NULL. */
   char                     *ask;
+  /* $'…' was read: its escapes make bytes the line does not hold, which
+   * need not be UTF-8. Without it every text is made of the line's valid
+   * UTF-8 with ASCII bytes taken out or put in, and is valid too. */
+  gboolean                  made_bytes;
   /* Strings and item arrays, reused: a decision must cost microseconds. */
   Pools                    *pools;
 } State;
@@ -215,14 +220,12 @@ struct _Part
 #define string_get_slow(...)         _warden_shell_string_get_slow (__VA_ARGS__)
 #define string_put_slow(...)         _warden_shell_string_put_slow (__VA_ARGS__)
 #define make_argv(...)               _warden_shell_make_argv (__VA_ARGS__)
+#define make_argv_sized(...)         _warden_shell_make_argv_sized (__VA_ARGS__)
 #define new_part(...)                _warden_shell_new_part (__VA_ARGS__)
 #define force_ask(...)               _warden_shell_force_ask (__VA_ARGS__)
 #define parse_list(...)              _warden_shell_parse_list (__VA_ARGS__)
 #define parse_string(...)            _warden_shell_parse_string (__VA_ARGS__)
 #define lex_token(...)               _warden_shell_lex_token (__VA_ARGS__)
-#define consume(...)                 _warden_shell_consume (__VA_ARGS__)
-#define steal_text(...)              _warden_shell_steal_text (__VA_ARGS__)
-#define skip_newlines(...)           _warden_shell_skip_newlines (__VA_ARGS__)
 #define scan_arith(...)              _warden_shell_scan_arith (__VA_ARGS__)
 #define known_not_arith(...)         _warden_shell_known_not_arith (__VA_ARGS__)
 #define note_not_arith(...)          _warden_shell_note_not_arith (__VA_ARGS__)
@@ -246,6 +249,8 @@ gboolean  fail         (Lexer *L, const char *format, ...);
 GString  *string_get_slow (State *st);
 void      string_put_slow (State *st, GString *s);
 char    **make_argv    (const WordRef *w, guint n);
+char    **make_argv_sized (const WordRef *w, const gsize *lens, guint n, const char *tail,
+                           gsize tail_len, char **tail_copy);
 Part     *new_part     (Lexer *L, WardenPartKind kind, WardenOrigin origin);
 void      force_ask    (Part *p, gboolean liftable, const char *reason);
 guint     parse_list   (Lexer *L, guint stop);
@@ -253,9 +258,6 @@ void      parse_string (State *st, const char *s, gsize n, WardenOrigin origin, 
 
 /* warden-shell-lexer.c */
 void      lex_token            (Lexer *L);
-void      consume              (Lexer *L);
-GString  *steal_text           (Lexer *L);
-void      skip_newlines        (Lexer *L);
 gboolean  scan_arith           (Lexer *L, GString *out, int close);
 gboolean  known_not_arith      (Lexer *L, gsize pos);
 void      note_not_arith       (Lexer *L, gsize pos);
@@ -330,7 +332,7 @@ append_run (GString    *out,
 {
   if (out->len + len < out->allocated_len)
     {
-      memcpy (out->str + out->len, run, len);
+      warden_copy (out->str + out->len, run, len);
       out->len += len;
       out->str[out->len] = '\0';
     }
@@ -416,6 +418,35 @@ peek (Lexer *L)
   if (!L->have_tok)
     lex_token (L);
   return &L->tok;
+}
+
+/* Drops the current token (inline: the parser does it for every token). */
+static inline void
+consume (Lexer *L)
+{
+  GString *text = L->tok.text;
+
+  L->tok.text = NULL;
+  string_put (L->st, text);
+  L->have_tok = FALSE;
+}
+
+/* Takes the current token's text. */
+static inline GString *
+steal_text (Lexer *L)
+{
+  GString *text = L->tok.text;
+
+  L->tok.text = NULL;
+  L->have_tok = FALSE;
+  return text;
+}
+
+static inline void
+skip_newlines (Lexer *L)
+{
+  while (!failed (L) && peek (L)->type == T_NEWLINE)
+    consume (L);
 }
 
 static inline gboolean

@@ -77,6 +77,10 @@ struct _WardenSpellingSet
    * commands are no pattern's, and these say so without a lookup. */
   guint64     name_firsts;
   guint64     name_lengths;
+  /* The same of @wild's first bytes (mod 64); @wild_any: one starts with
+   * '*', which any first byte may meet. */
+  guint64     wild_firsts;
+  gboolean    wild_any;
 };
 
 static void
@@ -277,6 +281,10 @@ warden_spelling_set_add (WardenSpellingSet *set,
   if (memchr (pattern, '*', name_len) != NULL || name_len == 0)
     {
       g_ptr_array_add (set->wild, e);
+      if (pattern[0] == '*')
+        set->wild_any = TRUE;
+      else
+        set->wild_firsts |= G_GUINT64_CONSTANT (1) << ((guchar) pattern[0] % 64);
       return;
     }
 
@@ -348,8 +356,13 @@ warden_spelling_set_lookup (WardenSpellingSet *set,
     name_len++;
   lists[0] = entries_named (set, text, name_len);
   lists[1] = set->wild;
-  /* No pattern names the command: nothing to read again. */
-  if (lists[0] == NULL && set->wild->len == 0)
+  /* No pattern names the command, and none of the others starts with the
+   * text's first byte (a reading changes no first byte: its "=" follow a
+   * "--"): nothing to read again. */
+  if (lists[0] == NULL &&
+      (set->wild->len == 0 ||
+       (!set->wild_any && length > 0 &&
+        !(set->wild_firsts & (G_GUINT64_CONSTANT (1) << ((guchar) text[0] % 64))))))
     return NULL;
   reading = equals_reading (text, length);
   /* Neither the text nor any pattern reads otherwise: the ordinary match

@@ -1089,6 +1089,21 @@ static const Row rows[] = {
     .allow = NONE,
     .parts = S ("echo \xc3\xa9t\xc3\xa9\xef\xbf\xbd", "echo \xc3\xa9t\xc3\xa9$\\xff"),
     .suggestions = S ("echo *") },
+  /* NAME+= is an assignment as NAME= is; NAME+1= is a command's name. */
+  { "assign/append", "X+=1 ls", ASKS, .allow = S ("ls"),
+    .reason = "variable assignments" },
+  { "assign/append-empty", "X+= ls", ASKS, .allow = S ("ls"),
+    .reason = "variable assignments" },
+  { "assign/not-a-name", "X+1=2 ls", ASKS, .allow = S ("ls"),
+    .reason = "no allow pattern matches" },
+  { "assign/digit-first", "1a=2 ls", ASKS, .allow = S ("ls"),
+    .reason = "no allow pattern matches" },
+  /* The same byte in a script a shell is given, and in a line read again
+   * for dash and busybox: every text shown is still UTF-8. */
+  { "utf8/ansi-c-byte-in-script", "bash -c $'echo \\xff'", ASKS,
+    .allow = S ("bash *", "echo *") },
+  { "utf8/ansi-c-byte-in-another-reading", "echo $'\\xff' |& cat", ALLOWS,
+    .allow = S ("echo *", "cat") },
   { "length/shorter-than-the-string", "ls; rm -rf /", ALLOWS, .allow = S ("ls"), .parts = S ("ls"),
     .use_length = TRUE, .length = 2 },
   { "length/cuts-a-quote", "echo 'abc'", ASKS, .allow = ANY, .use_length = TRUE, .length = 7 },
@@ -2550,6 +2565,74 @@ test_redirection_symlinks (void)
   }
 }
 
+/* One policy decides many lines: what it learns of the workspace's root
+ * (its real path, looked up once) must not stand in for the files under it,
+ * which a command may change between two lines; nor for a root that did not
+ * exist yet, nor for another workspace the same policy is asked about. */
+static void
+test_redirection_symlinks_later (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *base = g_dir_make_tmp ("warden-policy-XXXXXX", &error);
+  g_autofree char *dir = NULL, *other = NULL, *link = NULL, *other_link = NULL;
+  g_autofree char *sub = NULL;
+  const char *allow[] = { "echo *", NULL };
+  g_autoptr(WardenPolicy) policy = warden_policy_new (WARDEN_MODE_ALLOWLIST, allow, NULL);
+  WardenCheckContext ctx = { .workspace = "/workspace" };
+  WardenCheckContext other_ctx = { .workspace = "/workspace" };
+
+  g_assert_no_error (error);
+  dir = g_build_filename (base, "ws", NULL);
+  other = g_build_filename (base, "other", NULL);
+  link = g_build_filename (dir, "later", NULL);
+  other_link = g_build_filename (other, "later", NULL);
+  sub = g_build_filename (other, "sub", NULL);
+  ctx.host_workspace = dir;
+  other_ctx.host_workspace = other;
+
+  /* The root does not exist yet: nothing under it can lead out. */
+  for (guint round = 0; round < 2; round++)
+    {
+      g_autoptr(WardenDecision) d = warden_policy_check (policy, "echo x > later/x", -1, &ctx);
+
+      g_assert_cmpint (warden_decision_get_verdict (d), ==, WARDEN_VERDICT_ALLOW);
+    }
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (other, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  {
+    g_autoptr(WardenDecision) d = warden_policy_check (policy, "echo x > later/x", -1, &ctx);
+
+    g_assert_cmpint (warden_decision_get_verdict (d), ==, WARDEN_VERDICT_ALLOW);
+  }
+  /* Made after the policy looked at the root: the next line sees it. */
+  g_assert_cmpint (symlink ("/etc", link), ==, 0);
+  g_assert_cmpint (symlink ("sub", other_link), ==, 0);
+  for (guint round = 0; round < 3; round++)
+    {
+      g_autoptr(WardenDecision) d = warden_policy_check (policy, "echo x > later/x", -1, &ctx);
+      g_autoptr(WardenDecision) o = warden_policy_check (policy, "echo x > later/x", -1,
+                                                         &other_ctx);
+
+      g_test_message ("%s", warden_decision_get_reason (d));
+      g_assert_cmpint (warden_decision_get_verdict (d), ==, WARDEN_VERDICT_ASK);
+      g_assert_cmpint (warden_decision_get_verdict (o), ==, WARDEN_VERDICT_ALLOW);
+    }
+  /* And a symlink removed is no longer followed. */
+  g_assert_cmpint (g_remove (link), ==, 0);
+  {
+    g_autoptr(WardenDecision) d = warden_policy_check (policy, "echo x > later/x", -1, &ctx);
+
+    g_assert_cmpint (warden_decision_get_verdict (d), ==, WARDEN_VERDICT_ALLOW);
+  }
+
+  g_remove (other_link);
+  g_remove (sub);
+  g_remove (other);
+  g_remove (dir);
+  g_remove (base);
+}
+
 /* The variables that load code into the program that gets them ask; those
  * whose effect is another program (checked by the guard in its turn) do
  * not. */
@@ -2678,6 +2761,8 @@ main (int   argc,
   g_test_add_func ("/policy/decision/policy/reuse", test_policy_reuse);
   g_test_add_func ("/policy/decision/policy/nested-from-profile", test_policy_nested_from_profile);
   g_test_add_func ("/policy/decision/soundness/protected/symlinks", test_redirection_symlinks);
+  g_test_add_func ("/policy/decision/soundness/protected/symlinks-later",
+                   test_redirection_symlinks_later);
   g_test_add_func ("/policy/decision/soundness/builtin-profiles", test_builtin_profiles);
 
   return g_test_run ();
