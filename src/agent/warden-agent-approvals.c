@@ -118,7 +118,8 @@ _warden_agent_ask (WardenAgent    *self,
                    const char     *reason,
                    const char     *diff)
 {
-  g_autoptr(WardenToolCall) asked = call;
+  /* Takes @call: dropped on every way out. */
+  G_GNUC_UNUSED g_autoptr(WardenToolCall) asked = call;
   g_autoptr(WardenApproval) approval = NULL;
   g_autofree char *copy_id = NULL;
   g_autofree char *copy_name = NULL;
