@@ -2370,18 +2370,28 @@ port_of (GSocket *socket)
   return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (address));
 }
 
-/* What reached @socket, or NULL if nobody connected. */
+/* What reached @socket, or NULL if nobody connected. Read to the first
+ * newline or the end: slirp4netns relays the bytes after the connection,
+ * and on a loaded machine a while after it. */
 static char *
 received (GSocket *socket)
 {
   g_autoptr(GSocket) peer = g_socket_accept (socket, NULL, NULL);
   char buffer[64] = { 0 };
+  gsize len = 0;
 
   if (peer == NULL)
     return NULL;
   g_socket_set_blocking (peer, TRUE);
-  g_socket_set_timeout (peer, 5);
-  g_socket_receive (peer, buffer, sizeof buffer - 1, NULL, NULL);
+  g_socket_set_timeout (peer, 30);
+  while (len < sizeof buffer - 1 && memchr (buffer, '\n', len) == NULL)
+    {
+      gssize n = g_socket_receive (peer, buffer + len, sizeof buffer - 1 - len, NULL, NULL);
+
+      if (n <= 0)
+        break;
+      len += n;
+    }
   return g_strdup (buffer);
 }
 
