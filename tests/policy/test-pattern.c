@@ -252,6 +252,42 @@ test_set_first_byte (void)
   }
 }
 
+/* Patterns whose first word holds a '*' are tried only for a text that
+ * starts with their first byte: one of another first byte, a high byte, a
+ * hole where any filling counts, and a pattern that starts with '*' among
+ * them still get the answers a try of every pattern gives. */
+static void
+test_set_wild_first_byte (void)
+{
+  g_autoptr(WardenPatternSet) set = warden_pattern_set_new ();
+  const char hole_text[] = { WARDEN_PATTERN_HOLE, ' ', '/', 'd', 'e', 'v', '\0' };
+  const char hole_inside[] = { 'm', 'k', WARDEN_PATTERN_HOLE, ' ', 'x', '\0' };
+
+  warden_pattern_set_add (set, "mkfs*");
+  warden_pattern_set_add (set, "\xc3\xa9" "c*o x");
+  warden_pattern_set_add (set, "dd *of=/dev/sd*");
+
+  g_assert_cmpstr (warden_pattern_set_lookup (set, "mkfs.ext4 /dev/sda", 18, FALSE), ==, "mkfs*");
+  g_assert_null (warden_pattern_set_lookup (set, "nkfs.ext4", 9, FALSE));
+  g_assert_null (warden_pattern_set_lookup (set, "m", 1, FALSE));
+  g_assert_null (warden_pattern_set_lookup (set, "", 0, FALSE));
+  g_assert_null (warden_pattern_set_lookup (set, "", 0, TRUE));
+  g_assert_cmpstr (warden_pattern_set_lookup (set, "\xc3\xa9" "cho x", 7, FALSE), ==,
+                   "\xc3\xa9" "c*o x");
+  /* A hole first may be any command: every pattern may match. */
+  g_assert_cmpstr (warden_pattern_set_lookup (set, hole_text, strlen (hole_text), TRUE), ==,
+                   "mkfs*");
+  g_assert_null (warden_pattern_set_lookup (set, hole_text, strlen (hole_text), FALSE));
+  g_assert_cmpstr (warden_pattern_set_lookup (set, hole_inside, strlen (hole_inside), TRUE), ==,
+                   "mkfs*");
+  g_assert_null (warden_pattern_set_lookup (set, hole_inside + 1, strlen (hole_inside) - 1, TRUE));
+
+  warden_pattern_set_add (set, "*--force*");
+  g_assert_cmpstr (warden_pattern_set_lookup (set, "git push --force", 16, FALSE), ==,
+                   "*--force*");
+  g_assert_cmpstr (warden_pattern_set_lookup (set, "mkfs --force", 12, FALSE), ==, "mkfs*");
+}
+
 /* Many first words: the index grows while patterns are added, and each
  * still finds its own, the first added winning. */
 static void
@@ -397,6 +433,7 @@ main (int    argc,
   g_test_add_func ("/policy/pattern/validate", test_validate);
   g_test_add_func ("/policy/pattern/separator-problem", test_separator_problem);
   g_test_add_func ("/policy/pattern/set-order-and-index", test_set_order_and_index);
+  g_test_add_func ("/policy/pattern/set-wild-first-byte", test_set_wild_first_byte);
   g_test_add_func ("/policy/pattern/set-first-byte", test_set_first_byte);
   g_test_add_func ("/policy/pattern/set-many-words", test_set_many_words);
   g_test_add_func ("/policy/pattern/set-long-first-word", test_set_long_first_word);
