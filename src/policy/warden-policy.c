@@ -132,15 +132,19 @@ warden_policy_set_check_nested (WardenPolicy *self,
   self->check_nested = !!check_nested;
 }
 
-static gboolean
-is_subcommand (const char *word)
+/* The length of @word when it looks like a subcommand, else 0. */
+static gsize
+subcommand_len (const char *word)
 {
+  gsize n;
+
   if (word == NULL || !(word[0] >= 'a' && word[0] <= 'z'))
-    return FALSE;
-  for (const char *c = word + 1; *c; c++)
-    if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-'))
-      return FALSE;
-  return TRUE;
+    return 0;
+  for (n = 1; word[n] != '\0'; n++)
+    if (!((word[n] >= 'a' && word[n] <= 'z') || (word[n] >= '0' && word[n] <= '9') ||
+          word[n] == '-'))
+      return 0;
+  return n;
 }
 
 /* The command name, its subcommand if the first argument looks like one,
@@ -151,22 +155,28 @@ suggest (WardenDecision          *d,
          const char              *text,
          gsize                    text_len)
 {
+  const char *name;
   gsize name_len, sub_len = 0, len;
   char *s;
 
-  if (part->argv == NULL || part->argv[0] == NULL || strchr (part->argv[0], '*') != NULL)
+  if (part->argv == NULL || part->argv[0] == NULL)
     return NULL;
 
-  name_len = strlen (part->argv[0]);
-  if (is_subcommand (part->argv[1]))
-    sub_len = 1 + strlen (part->argv[1]);
-  len = name_len + sub_len;
   /* The name and subcommand must be how the text starts: then the text is
    * all of them, or the pattern is they and " *", whose only '*' is its last
    * byte (the name has none, nor has a subcommand), so it matches exactly
    * the texts that start with what comes before: warden_pattern_match()
-   * would say the same. */
-  if (text_len < len || memcmp (text, part->argv[0], name_len) != 0 ||
+   * would say the same. A name with a '*' makes no pattern: NULL as well.
+   * One pass over the name does both: this runs for every part that asks. */
+  name = part->argv[0];
+  for (name_len = 0; name[name_len] != '\0'; name_len++)
+    if (name_len >= text_len || text[name_len] != name[name_len] || name[name_len] == '*')
+      return NULL;
+  sub_len = subcommand_len (part->argv[1]);
+  if (sub_len > 0)
+    sub_len++;
+  len = name_len + sub_len;
+  if (text_len < len ||
       (sub_len > 0 && (text[name_len] != ' ' ||
                        memcmp (text + name_len + 1, part->argv[1], sub_len - 1) != 0)))
     return NULL;
