@@ -651,13 +651,16 @@ lookup_spelling (WardenSpellingSet       *set,
                  gsize                    text_len,
                  const char             **pattern)
 {
-  *pattern = warden_spelling_set_lookup (set, text, text_len);
+  /* Most parts' commands are no pattern's: one test for both lookups. */
+  gboolean text_may = warden_spelling_set_may_hold (set, text, text_len);
+
+  *pattern = text_may ? warden_spelling_set_lookup (set, text, text_len) : NULL;
   if (*pattern == NULL && part->base_text != NULL)
     *pattern = warden_spelling_set_lookup (set, part->base_text, strlen (part->base_text));
   if (*pattern != NULL)
     return RULE_MATCHES;
 
-  *pattern = warden_spelling_set_lookup_any (set, text, text_len);
+  *pattern = text_may ? warden_spelling_set_lookup_any (set, text, text_len) : NULL;
   if (*pattern == NULL && part->expanded_text != NULL)
     *pattern = warden_spelling_set_lookup_any (set, part->expanded_text,
                                                strlen (part->expanded_text));

@@ -388,6 +388,28 @@ warden_spelling_set_lookup (WardenSpellingSet *set,
   return best != NULL ? best->pattern : NULL;
 }
 
+gboolean
+warden_spelling_set_may_hold (WardenSpellingSet *set,
+                              const char        *text,
+                              gsize              length)
+{
+  if (set == NULL || set->entries->len == 0)
+    return FALSE;
+  /* A pattern named by the first byte, or one of @wild that may start so:
+   * the lookups' own first tests, here once. */
+  if (length == 0 ||
+      (set->name_firsts & (G_GUINT64_CONSTANT (1) << ((guchar) text[0] % 64))) ||
+      (set->wild->len > 0 &&
+       (set->wild_any || (set->wild_firsts & (G_GUINT64_CONSTANT (1) << ((guchar) text[0] % 64))))))
+    return TRUE;
+  /* warden_spelling_set_lookup_any() also looks up the name's last path
+   * component (/bin/rm is rm). */
+  for (gsize i = 0; i < length && text[i] != ' '; i++)
+    if (text[i] == '/')
+      return TRUE;
+  return FALSE;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The bag reading of a text */
 

@@ -409,6 +409,8 @@ test_spelling (void)
                        cases[i].denied);
       g_assert_cmpstr (warden_spelling_set_lookup_any (set, text, strlen (text)), ==,
                        cases[i].maybe);
+      if (cases[i].denied != NULL || cases[i].maybe != NULL)
+        g_assert_true (warden_spelling_set_may_hold (set, text, strlen (text)));
     }
 
   /* Past the words and options a frame holds, the answer is the same. */
@@ -419,6 +421,51 @@ test_spelling (void)
                    "rm -rf /*");
   g_string_truncate (long_text, long_text->len - strlen (" -rf /"));
   g_assert_null (warden_spelling_set_lookup_any (set, long_text->str, long_text->len));
+}
+
+/* warden_spelling_set_may_hold() says no only where both lookups find
+ * nothing: a text is looked up no further then. The seed's deny list, whose
+ * wild patterns do not start with '*'. */
+static void
+test_spelling_may_hold (void)
+{
+  static const char * const patterns[] = {
+    "rm -rf /*", "rm -fr /*", "rm -rf ~*", "rm -rf $HOME*", "mkfs*", "dd *of=/dev/sd*",
+    ":(){*", "git push --force=*", NULL
+  };
+  static const struct { const char *text; gboolean may; } cases[] = {
+    { "rm / -rf", TRUE },
+    { "/bin/rm -r -f /", TRUE },           /* by the name's last component */
+    { "./x/rm -rf /", TRUE },
+    { "mkfs.ext4 /dev/sda", TRUE },
+    { "dd if=x of=/dev/sda", TRUE },
+    { ":(){ :|:& };:", TRUE },
+    { "git push --force=yes", TRUE },
+    { "ls -la /", FALSE },
+    { "cat rm -rf /", FALSE },             /* rm is an argument here */
+    { "node --x=/bin/rm", FALSE },
+    { "\x01 -rf /", FALSE },
+    { " rm -rf /", FALSE },
+  };
+  g_autoptr(WardenSpellingSet) set = warden_spelling_set_new ();
+  g_autoptr(WardenSpellingSet) empty = warden_spelling_set_new ();
+
+  for (guint i = 0; patterns[i] != NULL; i++)
+    warden_spelling_set_add (set, patterns[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strcompress (cases[i].text);
+      gsize len = strlen (text);
+      gboolean found = warden_spelling_set_lookup (set, text, len) != NULL ||
+                       warden_spelling_set_lookup_any (set, text, len) != NULL;
+
+      g_test_message ("%s", cases[i].text);
+      g_assert_cmpint (warden_spelling_set_may_hold (set, text, len), ==, cases[i].may);
+      if (found)
+        g_assert_true (cases[i].may);
+      g_assert_false (warden_spelling_set_may_hold (empty, text, len));
+    }
+  g_assert_false (warden_spelling_set_may_hold (NULL, "rm -rf /", 8));
 }
 
 int
@@ -438,6 +485,7 @@ main (int    argc,
   g_test_add_func ("/policy/pattern/set-many-words", test_set_many_words);
   g_test_add_func ("/policy/pattern/set-long-first-word", test_set_long_first_word);
   g_test_add_func ("/policy/pattern/spelling", test_spelling);
+  g_test_add_func ("/policy/pattern/spelling-may-hold", test_spelling_may_hold);
 
   return g_test_run ();
 }
