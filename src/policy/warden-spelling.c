@@ -393,21 +393,28 @@ warden_spelling_set_may_hold (WardenSpellingSet *set,
                               const char        *text,
                               gsize              length)
 {
+  gsize name_len = 0;
+
   if (set == NULL || set->entries->len == 0)
     return FALSE;
-  /* A pattern named by the first byte, or one of @wild that may start so:
-   * the lookups' own first tests, here once. */
-  if (length == 0 ||
-      (set->name_firsts & (G_GUINT64_CONSTANT (1) << ((guchar) text[0] % 64))) ||
-      (set->wild->len > 0 &&
-       (set->wild_any || (set->wild_firsts & (G_GUINT64_CONSTANT (1) << ((guchar) text[0] % 64))))))
+  if (length == 0)
     return TRUE;
   /* warden_spelling_set_lookup_any() also looks up the name's last path
    * component (/bin/rm is rm). */
-  for (gsize i = 0; i < length && text[i] != ' '; i++)
-    if (text[i] == '/')
+  for (; name_len < length && text[name_len] != ' '; name_len++)
+    if (text[name_len] == '/')
       return TRUE;
-  return FALSE;
+  /* Then the lookups' own first tests, here once: a pattern named by the
+   * name's first byte and length (entries_named()), or, for the "=" reading
+   * only, one of @wild that may start so. */
+  if (name_len > 0 &&
+      (set->name_firsts & (G_GUINT64_CONSTANT (1) << ((guchar) text[0] % 64))) &&
+      (set->name_lengths & (G_GUINT64_CONSTANT (1) << (name_len % 64))))
+    return TRUE;
+  return set->wild->len > 0 &&
+         (set->wild_any ||
+          (set->wild_firsts & (G_GUINT64_CONSTANT (1) << ((guchar) text[0] % 64)))) &&
+         (set->equals || memchr (text, '=', length) != NULL);
 }
 
 /* ------------------------------------------------------------------------ */
