@@ -29,6 +29,10 @@ struct _WardenPolicy
   /* The ask and deny patterns again, for other spellings of options. */
   WardenSpellingSet *ask_spelling;
   WardenSpellingSet *deny_spelling;
+  /* Whether @ask and @deny hold patterns, which every part asks: the sets
+   * never change after warden_policy_new(). */
+  gboolean          has_ask;
+  gboolean          has_deny;
   /* The workspace roots' real paths, looked up once for the policy's life. */
   WardenShellRootCache *roots;
 };
@@ -71,6 +75,8 @@ warden_policy_new_full (WardenMode          mode,
   self->deny = pattern_set_new (deny);
   self->ask_spelling = spelling_set_new (ask);
   self->deny_spelling = spelling_set_new (deny);
+  self->has_ask = warden_pattern_set_get_size (self->ask) > 0;
+  self->has_deny = warden_pattern_set_get_size (self->deny) > 0;
   self->roots = warden_shell_root_cache_new ();
   return self;
 }
@@ -603,7 +609,8 @@ typedef enum
 } RuleHit;
 
 /* The first pattern of @set that holds @part, and how; deny patterns and ask
- * rules see the same spellings of a command. */
+ * rules see the same spellings of a command. @set holds patterns (the caller
+ * looks at has_deny or has_ask). */
 static RuleHit
 lookup_rule (WardenPatternSet        *set,
              const WardenCommandPart *part,
@@ -611,9 +618,6 @@ lookup_rule (WardenPatternSet        *set,
              gsize                    text_len,
              const char             **pattern)
 {
-  if (warden_pattern_set_get_size (set) == 0)
-    return RULE_NONE;
-
   /* Held only when every filling of the holes matches: "rm {}" under "rm *". */
   *pattern = warden_pattern_set_lookup (set, text, text_len, FALSE);
   if (*pattern == NULL && part->base_text != NULL)
@@ -686,8 +690,8 @@ judge_part (WardenPolicy            *self,
   const char *allow = NULL;
   const char *rule = NULL;
   gboolean min_unmatched = FALSE;
-  gboolean has_deny = warden_pattern_set_get_size (self->deny) > 0;
-  gboolean has_ask = warden_pattern_set_get_size (self->ask) > 0;
+  gboolean has_deny = self->has_deny;
+  gboolean has_ask = self->has_ask;
 
   switch (has_deny ? lookup_rule (self->deny, part, text, text_len, &rule) : RULE_NONE)
     {
