@@ -516,14 +516,16 @@ texts (void)
  * directives were found once (format_compile()). Any other directive goes to
  * g_strdup_printf(). With @keep, a copy of it follows the reason's NUL in the
  * same block, and @kept points at it: the part's pattern, which the decision
- * keeps there rather than in an allocation of its own. */
+ * keeps there rather than in an allocation of its own. @a_len: @a's length,
+ * or -1 when not known. */
 static char *
-fill_keeping (WardenDecision     *d,
-              const char * const *field,
-              const char         *a,
-              const char         *b,
-              const char         *keep,
-              const char        **kept)
+fill_keeping_len (WardenDecision     *d,
+                  const char * const *field,
+                  const char         *a,
+                  gssize              a_len,
+                  const char         *b,
+                  const char         *keep,
+                  const char        **kept)
 {
   /* @field is one of texts(), which the caller has called. */
   const Format *f = &formats[field - texts_base];
@@ -542,7 +544,8 @@ fill_keeping (WardenDecision     *d,
   if (f->n_args == 1 && args[f->arg[0]] != NULL)
     {
       const char *arg = args[f->arg[0]];
-      gsize len = arg == keep ? keep_len - 1 : strlen (arg);
+      gsize len = arg == keep ? keep_len - 1
+                  : arg == a && a_len >= 0 ? (gsize) a_len : strlen (arg);
 
       room += f->lit_len[0] + len;
       o = out = warden_decision_alloc (d, room + keep_len);
@@ -561,7 +564,9 @@ fill_keeping (WardenDecision     *d,
       if (args[f->arg[k]] == NULL)
         goto use_printf;
       /* The pattern kept is often the argument too ("allowed by “%s”"). */
-      lens[f->arg[k]] = args[f->arg[k]] == keep ? keep_len - 1 : strlen (args[f->arg[k]]);
+      lens[f->arg[k]] = args[f->arg[k]] == keep ? keep_len - 1
+                        : args[f->arg[k]] == a && a_len >= 0 ? (gsize) a_len
+                        : strlen (args[f->arg[k]]);
       room += f->lit_len[k] + lens[f->arg[k]];
     }
   o = out = warden_decision_alloc (d, room + keep_len);
@@ -589,13 +594,24 @@ use_printf:
   return out;
 }
 
+static inline char *
+fill_keeping (WardenDecision     *d,
+              const char * const *field,
+              const char         *a,
+              const char         *b,
+              const char         *keep,
+              const char        **kept)
+{
+  return fill_keeping_len (d, field, a, -1, b, keep, kept);
+}
+
 static char *
 fill (WardenDecision     *d,
       const char * const *field,
       const char         *a,
       const char         *b)
 {
-  return fill_keeping (d, field, a, b, NULL, NULL);
+  return fill_keeping_len (d, field, a, -1, b, NULL, NULL);
 }
 
 /* How a rule list (deny or ask) holds a part. */
@@ -686,7 +702,8 @@ judge_part (WardenPolicy            *self,
 {
   const Texts *t = texts ();
   const char *text = part->match_text ? part->match_text : part->text;
-  gsize text_len = strlen (text);
+  gsize text_len = part->match_text == NULL && part->text_in_argv ? part->text_len
+                                                                   : strlen (text);
   const char *allow = NULL;
   const char *rule = NULL;
   gboolean min_unmatched = FALSE;
@@ -846,7 +863,10 @@ judge_part (WardenPolicy            *self,
       *reason = fill (d, &t->runs_stdin, part->text, NULL);
       return WARDEN_VERDICT_ASK;
     }
-  *reason = fill (d, &t->no_match, min_unmatched ? part->min_text : part->text, NULL);
+  /* The part's text's length is known when it is @text. */
+  *reason = min_unmatched ? fill (d, &t->no_match, part->min_text, NULL)
+            : fill_keeping_len (d, &t->no_match, part->text,
+                                text == part->text ? (gssize) text_len : -1, NULL, NULL, NULL);
   /* A pattern lifts a script file's ask only while the guard runs. */
   if (!part->no_suggestion || (part->guard_sees && self->check_nested))
     *suggestion = min_unmatched ? g_strdup (part->min_text) : suggest (d, part, text, text_len);
