@@ -356,8 +356,10 @@ take_part (WardenDecision *self,
 
   if (suggestion != NULL)
     {
+      /* Most differ at once ("ls", "wc *"): no call to say so. */
       for (guint i = 0; i < self->n_suggestions; i++)
-        if (strcmp (self->suggestions[i], suggestion) == 0)
+        if (self->suggestions[i][0] == suggestion[0] &&
+            strcmp (self->suggestions[i], suggestion) == 0)
           return;
       if (self->n_suggestions == self->suggestions_size)
         self->suggestions = grow (self->suggestions, self->inline_suggestions,

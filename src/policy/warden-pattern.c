@@ -255,6 +255,11 @@ struct _WardenPatternSet
    * byte is none of them needs no lookup, which is most texts against a
    * deny or ask list. */
   guint64  first_bytes[4];
+  /* The same of @wild's first bytes; @wild_any: one starts with '*'. A
+   * pattern's bytes before its first '*' must be the text's own (a hole in
+   * the text aside), so most texts need no try of @wild at all. */
+  guint64  wild_first_bytes[4];
+  gboolean wild_any;
 };
 
 static inline guchar
@@ -365,6 +370,10 @@ warden_pattern_set_add (WardenPatternSet *set,
   if (memchr (pattern, '*', key_len) != NULL)
     {
       g_array_append_val (set->wild, e);
+      if (pattern[0] == '*')
+        set->wild_any = TRUE;
+      else
+        set->wild_first_bytes[first / 64] |= G_GUINT64_CONSTANT (1) << (first % 64);
       return;
     }
 
@@ -451,7 +460,18 @@ warden_pattern_set_lookup (WardenPatternSet *set,
             a = first_match (slot->entries, text, n, key_len, any_filling);
         }
     }
-  b = first_match (set->wild, text, n, 0, any_filling);
+  /* A pattern of @wild that does not start with '*' matches only a text
+   * that starts with its first byte, or (any filling) with a hole. */
+  b = NULL;
+  if (set->wild->len > 0)
+    {
+      guchar c = n > 0 ? (guchar) text[0] : 0;
+
+      if (set->wild_any ||
+          (n > 0 && (((set->wild_first_bytes[c / 64] >> (c % 64)) & 1) ||
+                     (any_filling && c == WARDEN_PATTERN_HOLE))))
+        b = first_match (set->wild, text, n, 0, any_filling);
+    }
 
   if (a && b)
     return a->order < b->order ? a->pattern : b->pattern;

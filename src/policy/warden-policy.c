@@ -29,6 +29,10 @@ struct _WardenPolicy
   /* The ask and deny patterns again, for other spellings of options. */
   WardenSpellingSet *ask_spelling;
   WardenSpellingSet *deny_spelling;
+  /* Whether @ask and @deny hold patterns, which every part asks: the sets
+   * never change after warden_policy_new(). */
+  gboolean          has_ask;
+  gboolean          has_deny;
   /* The workspace roots' real paths, looked up once for the policy's life. */
   WardenShellRootCache *roots;
 };
@@ -71,6 +75,8 @@ warden_policy_new_full (WardenMode          mode,
   self->deny = pattern_set_new (deny);
   self->ask_spelling = spelling_set_new (ask);
   self->deny_spelling = spelling_set_new (deny);
+  self->has_ask = warden_pattern_set_get_size (self->ask) > 0;
+  self->has_deny = warden_pattern_set_get_size (self->deny) > 0;
   self->roots = warden_shell_root_cache_new ();
   return self;
 }
@@ -132,15 +138,28 @@ warden_policy_set_check_nested (WardenPolicy *self,
   self->check_nested = !!check_nested;
 }
 
-static gboolean
-is_subcommand (const char *word)
+/* The bytes of a subcommand after its first (a lowercase letter): one load
+ * each, not three ranges. */
+static const guchar subcommand_byte[256] = {
+  ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+  ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
+  ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+  ['y'] = 1, ['z'] = 1,
+  ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+  ['8'] = 1, ['9'] = 1, ['-'] = 1,
+};
+
+/* The length of @word when it looks like a subcommand, else 0. */
+static gsize
+subcommand_len (const char *word)
 {
+  gsize n = 1;
+
   if (word == NULL || !(word[0] >= 'a' && word[0] <= 'z'))
-    return FALSE;
-  for (const char *c = word + 1; *c; c++)
-    if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-'))
-      return FALSE;
-  return TRUE;
+    return 0;
+  while (subcommand_byte[(guchar) word[n]])
+    n++;
+  return word[n] == '\0' ? n : 0;
 }
 
 /* The command name, its subcommand if the first argument looks like one,
@@ -151,22 +170,28 @@ suggest (WardenDecision          *d,
          const char              *text,
          gsize                    text_len)
 {
+  const char *name;
   gsize name_len, sub_len = 0, len;
   char *s;
 
-  if (part->argv == NULL || part->argv[0] == NULL || strchr (part->argv[0], '*') != NULL)
+  if (part->argv == NULL || part->argv[0] == NULL)
     return NULL;
 
-  name_len = strlen (part->argv[0]);
-  if (is_subcommand (part->argv[1]))
-    sub_len = 1 + strlen (part->argv[1]);
-  len = name_len + sub_len;
   /* The name and subcommand must be how the text starts: then the text is
    * all of them, or the pattern is they and " *", whose only '*' is its last
    * byte (the name has none, nor has a subcommand), so it matches exactly
    * the texts that start with what comes before: warden_pattern_match()
-   * would say the same. */
-  if (text_len < len || memcmp (text, part->argv[0], name_len) != 0 ||
+   * would say the same. A name with a '*' makes no pattern: NULL as well.
+   * One pass over the name does both: this runs for every part that asks. */
+  name = part->argv[0];
+  for (name_len = 0; name[name_len] != '\0'; name_len++)
+    if (name_len >= text_len || text[name_len] != name[name_len] || name[name_len] == '*')
+      return NULL;
+  sub_len = subcommand_len (part->argv[1]);
+  if (sub_len > 0)
+    sub_len++;
+  len = name_len + sub_len;
+  if (text_len < len ||
       (sub_len > 0 && (text[name_len] != ' ' ||
                        memcmp (text + name_len + 1, part->argv[1], sub_len - 1) != 0)))
     return NULL;
@@ -500,14 +525,16 @@ texts (void)
  * directives were found once (format_compile()). Any other directive goes to
  * g_strdup_printf(). With @keep, a copy of it follows the reason's NUL in the
  * same block, and @kept points at it: the part's pattern, which the decision
- * keeps there rather than in an allocation of its own. */
+ * keeps there rather than in an allocation of its own. @a_len: @a's length,
+ * or -1 when not known. */
 static char *
-fill_keeping (WardenDecision     *d,
-              const char * const *field,
-              const char         *a,
-              const char         *b,
-              const char         *keep,
-              const char        **kept)
+fill_keeping_len (WardenDecision     *d,
+                  const char * const *field,
+                  const char         *a,
+                  gssize              a_len,
+                  const char         *b,
+                  const char         *keep,
+                  const char        **kept)
 {
   /* @field is one of texts(), which the caller has called. */
   const Format *f = &formats[field - texts_base];
@@ -526,7 +553,8 @@ fill_keeping (WardenDecision     *d,
   if (f->n_args == 1 && args[f->arg[0]] != NULL)
     {
       const char *arg = args[f->arg[0]];
-      gsize len = arg == keep ? keep_len - 1 : strlen (arg);
+      gsize len = arg == keep ? keep_len - 1
+                  : arg == a && a_len >= 0 ? (gsize) a_len : strlen (arg);
 
       room += f->lit_len[0] + len;
       o = out = warden_decision_alloc (d, room + keep_len);
@@ -545,7 +573,9 @@ fill_keeping (WardenDecision     *d,
       if (args[f->arg[k]] == NULL)
         goto use_printf;
       /* The pattern kept is often the argument too ("allowed by “%s”"). */
-      lens[f->arg[k]] = args[f->arg[k]] == keep ? keep_len - 1 : strlen (args[f->arg[k]]);
+      lens[f->arg[k]] = args[f->arg[k]] == keep ? keep_len - 1
+                        : args[f->arg[k]] == a && a_len >= 0 ? (gsize) a_len
+                        : strlen (args[f->arg[k]]);
       room += f->lit_len[k] + lens[f->arg[k]];
     }
   o = out = warden_decision_alloc (d, room + keep_len);
@@ -573,13 +603,24 @@ use_printf:
   return out;
 }
 
+static inline char *
+fill_keeping (WardenDecision     *d,
+              const char * const *field,
+              const char         *a,
+              const char         *b,
+              const char         *keep,
+              const char        **kept)
+{
+  return fill_keeping_len (d, field, a, -1, b, keep, kept);
+}
+
 static char *
 fill (WardenDecision     *d,
       const char * const *field,
       const char         *a,
       const char         *b)
 {
-  return fill_keeping (d, field, a, b, NULL, NULL);
+  return fill_keeping_len (d, field, a, -1, b, NULL, NULL);
 }
 
 /* How a rule list (deny or ask) holds a part. */
@@ -593,7 +634,8 @@ typedef enum
 } RuleHit;
 
 /* The first pattern of @set that holds @part, and how; deny patterns and ask
- * rules see the same spellings of a command. */
+ * rules see the same spellings of a command. @set holds patterns (the caller
+ * looks at has_deny or has_ask). */
 static RuleHit
 lookup_rule (WardenPatternSet        *set,
              const WardenCommandPart *part,
@@ -601,9 +643,6 @@ lookup_rule (WardenPatternSet        *set,
              gsize                    text_len,
              const char             **pattern)
 {
-  if (warden_pattern_set_get_size (set) == 0)
-    return RULE_NONE;
-
   /* Held only when every filling of the holes matches: "rm {}" under "rm *". */
   *pattern = warden_pattern_set_lookup (set, text, text_len, FALSE);
   if (*pattern == NULL && part->base_text != NULL)
@@ -641,13 +680,16 @@ lookup_spelling (WardenSpellingSet       *set,
                  gsize                    text_len,
                  const char             **pattern)
 {
-  *pattern = warden_spelling_set_lookup (set, text, text_len);
+  /* Most parts' commands are no pattern's: one test for both lookups. */
+  gboolean text_may = warden_spelling_set_may_hold (set, text, text_len);
+
+  *pattern = text_may ? warden_spelling_set_lookup (set, text, text_len) : NULL;
   if (*pattern == NULL && part->base_text != NULL)
     *pattern = warden_spelling_set_lookup (set, part->base_text, strlen (part->base_text));
   if (*pattern != NULL)
     return RULE_MATCHES;
 
-  *pattern = warden_spelling_set_lookup_any (set, text, text_len);
+  *pattern = text_may ? warden_spelling_set_lookup_any (set, text, text_len) : NULL;
   if (*pattern == NULL && part->expanded_text != NULL)
     *pattern = warden_spelling_set_lookup_any (set, part->expanded_text,
                                                strlen (part->expanded_text));
@@ -669,12 +711,13 @@ judge_part (WardenPolicy            *self,
 {
   const Texts *t = texts ();
   const char *text = part->match_text ? part->match_text : part->text;
-  gsize text_len = strlen (text);
+  gsize text_len = part->match_text == NULL && part->text_in_argv ? part->text_len
+                                                                   : strlen (text);
   const char *allow = NULL;
   const char *rule = NULL;
   gboolean min_unmatched = FALSE;
-  gboolean has_deny = warden_pattern_set_get_size (self->deny) > 0;
-  gboolean has_ask = warden_pattern_set_get_size (self->ask) > 0;
+  gboolean has_deny = self->has_deny;
+  gboolean has_ask = self->has_ask;
 
   switch (has_deny ? lookup_rule (self->deny, part, text, text_len, &rule) : RULE_NONE)
     {
@@ -829,7 +872,10 @@ judge_part (WardenPolicy            *self,
       *reason = fill (d, &t->runs_stdin, part->text, NULL);
       return WARDEN_VERDICT_ASK;
     }
-  *reason = fill (d, &t->no_match, min_unmatched ? part->min_text : part->text, NULL);
+  /* The part's text's length is known when it is @text. */
+  *reason = min_unmatched ? fill (d, &t->no_match, part->min_text, NULL)
+            : fill_keeping_len (d, &t->no_match, part->text,
+                                text == part->text ? (gssize) text_len : -1, NULL, NULL, NULL);
   /* A pattern lifts a script file's ask only while the guard runs. */
   if (!part->no_suggestion || (part->guard_sees && self->check_nested))
     *suggestion = min_unmatched ? g_strdup (part->min_text) : suggest (d, part, text, text_len);

@@ -515,6 +515,7 @@ finish_simple_command (Lexer  *L,
     {
       p->pub.argv = make_argv_sized (w, lens, n_words, text->str, text->len, &p->pub.text);
       p->pub.text_in_argv = TRUE;
+      p->pub.text_len = text->len;
     }
   else
     p->pub.text = g_memdup2 (text->str, text->len + 1);

@@ -53,6 +53,10 @@ typedef struct
   /* @text lies in @argv's block, after its words, and is freed with it:
    * whoever takes one takes both. */
   gboolean        text_in_argv;
+  /* @text's length when @text_in_argv (a simple command's text, whose
+   * length the parser knows): no strlen() of it for each list it is
+   * looked up in. 0 otherwise. */
+  gsize           text_len;
   /* The wrapper that runs this part (its basename, a static string: "find",
    * "xargs", "env" …) when @origin is WARDEN_ORIGIN_WRAPPER, else NULL. */
   const char     *runner;

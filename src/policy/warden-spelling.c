@@ -388,6 +388,35 @@ warden_spelling_set_lookup (WardenSpellingSet *set,
   return best != NULL ? best->pattern : NULL;
 }
 
+gboolean
+warden_spelling_set_may_hold (WardenSpellingSet *set,
+                              const char        *text,
+                              gsize              length)
+{
+  gsize name_len = 0;
+
+  if (set == NULL || set->entries->len == 0)
+    return FALSE;
+  if (length == 0)
+    return TRUE;
+  /* warden_spelling_set_lookup_any() also looks up the name's last path
+   * component (/bin/rm is rm). */
+  for (; name_len < length && text[name_len] != ' '; name_len++)
+    if (text[name_len] == '/')
+      return TRUE;
+  /* Then the lookups' own first tests, here once: a pattern named by the
+   * name's first byte and length (entries_named()), or, for the "=" reading
+   * only, one of @wild that may start so. */
+  if (name_len > 0 &&
+      (set->name_firsts & (G_GUINT64_CONSTANT (1) << ((guchar) text[0] % 64))) &&
+      (set->name_lengths & (G_GUINT64_CONSTANT (1) << (name_len % 64))))
+    return TRUE;
+  return set->wild->len > 0 &&
+         (set->wild_any ||
+          (set->wild_firsts & (G_GUINT64_CONSTANT (1) << ((guchar) text[0] % 64)))) &&
+         (set->equals || memchr (text, '=', length) != NULL);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The bag reading of a text */
 

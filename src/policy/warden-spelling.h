@@ -40,6 +40,13 @@ const char        *warden_spelling_set_lookup_any  (WardenSpellingSet *set,
                                                     const char        *text,
                                                     gsize              length);
 
+/* FALSE when both lookups above are sure to give NULL for @text: no
+ * pattern names its command, nor may any other start as it does. Cheaper
+ * than either lookup, for the many texts that no deny pattern is about. */
+gboolean           warden_spelling_set_may_hold    (WardenSpellingSet *set,
+                                                    const char        *text,
+                                                    gsize              length);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WardenSpellingSet, warden_spelling_set_free)
 
 G_END_DECLS

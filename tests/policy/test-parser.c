@@ -301,6 +301,15 @@ test_case (gconstpointer data)
         }
     }
 
+  /* The policy takes a simple command's text length from the parser. */
+  for (guint i = 0; i < parse->parts->len; i++)
+    {
+      const WardenCommandPart *p = g_ptr_array_index (parse->parts, i);
+
+      if (p->text_in_argv)
+        g_assert_cmpuint (p->text_len, ==, strlen (p->text));
+    }
+
   if (!ok)
     {
       g_autofree char *want = g_strjoinv ("\n  ", (char **) c->parts);

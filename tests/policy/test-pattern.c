@@ -252,6 +252,42 @@ test_set_first_byte (void)
   }
 }
 
+/* Patterns whose first word holds a '*' are tried only for a text that
+ * starts with their first byte: one of another first byte, a high byte, a
+ * hole where any filling counts, and a pattern that starts with '*' among
+ * them still get the answers a try of every pattern gives. */
+static void
+test_set_wild_first_byte (void)
+{
+  g_autoptr(WardenPatternSet) set = warden_pattern_set_new ();
+  const char hole_text[] = { WARDEN_PATTERN_HOLE, ' ', '/', 'd', 'e', 'v', '\0' };
+  const char hole_inside[] = { 'm', 'k', WARDEN_PATTERN_HOLE, ' ', 'x', '\0' };
+
+  warden_pattern_set_add (set, "mkfs*");
+  warden_pattern_set_add (set, "\xc3\xa9" "c*o x");
+  warden_pattern_set_add (set, "dd *of=/dev/sd*");
+
+  g_assert_cmpstr (warden_pattern_set_lookup (set, "mkfs.ext4 /dev/sda", 18, FALSE), ==, "mkfs*");
+  g_assert_null (warden_pattern_set_lookup (set, "nkfs.ext4", 9, FALSE));
+  g_assert_null (warden_pattern_set_lookup (set, "m", 1, FALSE));
+  g_assert_null (warden_pattern_set_lookup (set, "", 0, FALSE));
+  g_assert_null (warden_pattern_set_lookup (set, "", 0, TRUE));
+  g_assert_cmpstr (warden_pattern_set_lookup (set, "\xc3\xa9" "cho x", 7, FALSE), ==,
+                   "\xc3\xa9" "c*o x");
+  /* A hole first may be any command: every pattern may match. */
+  g_assert_cmpstr (warden_pattern_set_lookup (set, hole_text, strlen (hole_text), TRUE), ==,
+                   "mkfs*");
+  g_assert_null (warden_pattern_set_lookup (set, hole_text, strlen (hole_text), FALSE));
+  g_assert_cmpstr (warden_pattern_set_lookup (set, hole_inside, strlen (hole_inside), TRUE), ==,
+                   "mkfs*");
+  g_assert_null (warden_pattern_set_lookup (set, hole_inside + 1, strlen (hole_inside) - 1, TRUE));
+
+  warden_pattern_set_add (set, "*--force*");
+  g_assert_cmpstr (warden_pattern_set_lookup (set, "git push --force", 16, FALSE), ==,
+                   "*--force*");
+  g_assert_cmpstr (warden_pattern_set_lookup (set, "mkfs --force", 12, FALSE), ==, "mkfs*");
+}
+
 /* Many first words: the index grows while patterns are added, and each
  * still finds its own, the first added winning. */
 static void
@@ -373,6 +409,8 @@ test_spelling (void)
                        cases[i].denied);
       g_assert_cmpstr (warden_spelling_set_lookup_any (set, text, strlen (text)), ==,
                        cases[i].maybe);
+      if (cases[i].denied != NULL || cases[i].maybe != NULL)
+        g_assert_true (warden_spelling_set_may_hold (set, text, strlen (text)));
     }
 
   /* Past the words and options a frame holds, the answer is the same. */
@@ -383,6 +421,56 @@ test_spelling (void)
                    "rm -rf /*");
   g_string_truncate (long_text, long_text->len - strlen (" -rf /"));
   g_assert_null (warden_spelling_set_lookup_any (set, long_text->str, long_text->len));
+}
+
+/* warden_spelling_set_may_hold() says no only where both lookups find
+ * nothing: a text is looked up no further then. The seed's deny list, whose
+ * wild patterns do not start with '*' and none of which reads "=" as a
+ * space itself. */
+static void
+test_spelling_may_hold (void)
+{
+  static const char * const patterns[] = {
+    "rm -rf /*", "rm -fr /*", "rm -rf ~*", "rm -rf $HOME*", "mkfs*", "dd *of=/dev/sd*",
+    ":(){*", NULL
+  };
+  static const struct { const char *text; gboolean may; } cases[] = {
+    { "rm / -rf", TRUE },
+    { "/bin/rm -r -f /", TRUE },           /* by the name's last component */
+    { "./x/rm -rf /", TRUE },
+    { "rm x", TRUE },
+    { "dd if=x of=/dev/sda", TRUE },
+    /* A wild pattern holds a text of its first byte only in the "=" reading. */
+    { "mkfs.ext4 --label=x /dev/sda", TRUE },
+    { ":(){ :|:& };:", FALSE },
+    { "mkfs.ext4 /dev/sda", FALSE },
+    { "rmdir x", FALSE },                  /* no name of that length */
+    { "git push --force=yes", FALSE },
+    { "ls -la /", FALSE },
+    { "cat rm -rf /", FALSE },             /* rm is an argument here */
+    { "node --x=/bin/rm", FALSE },
+    { "\x01 -rf /", FALSE },
+    { " rm -rf /", FALSE },
+  };
+  g_autoptr(WardenSpellingSet) set = warden_spelling_set_new ();
+  g_autoptr(WardenSpellingSet) empty = warden_spelling_set_new ();
+
+  for (guint i = 0; patterns[i] != NULL; i++)
+    warden_spelling_set_add (set, patterns[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strcompress (cases[i].text);
+      gsize len = strlen (text);
+      gboolean found = warden_spelling_set_lookup (set, text, len) != NULL ||
+                       warden_spelling_set_lookup_any (set, text, len) != NULL;
+
+      g_test_message ("%s", cases[i].text);
+      g_assert_cmpint (warden_spelling_set_may_hold (set, text, len), ==, cases[i].may);
+      if (found)
+        g_assert_true (cases[i].may);
+      g_assert_false (warden_spelling_set_may_hold (empty, text, len));
+    }
+  g_assert_false (warden_spelling_set_may_hold (NULL, "rm -rf /", 8));
 }
 
 int
@@ -397,10 +485,12 @@ main (int    argc,
   g_test_add_func ("/policy/pattern/validate", test_validate);
   g_test_add_func ("/policy/pattern/separator-problem", test_separator_problem);
   g_test_add_func ("/policy/pattern/set-order-and-index", test_set_order_and_index);
+  g_test_add_func ("/policy/pattern/set-wild-first-byte", test_set_wild_first_byte);
   g_test_add_func ("/policy/pattern/set-first-byte", test_set_first_byte);
   g_test_add_func ("/policy/pattern/set-many-words", test_set_many_words);
   g_test_add_func ("/policy/pattern/set-long-first-word", test_set_long_first_word);
   g_test_add_func ("/policy/pattern/spelling", test_spelling);
+  g_test_add_func ("/policy/pattern/spelling-may-hold", test_spelling_may_hold);
 
   return g_test_run ();
 }

@@ -1144,6 +1144,15 @@ static const Row rows[] = {
   { "suggestions/path-name", "/usr/bin/python3 x.py", ASKS, .allow = NONE,
     .suggestions = S ("/usr/bin/python3 *") },
   /* "x" looks like a subcommand: the spec's rule keeps it. */
+  /* A name with a '*' makes no pattern; a quoted name or subcommand makes one when the
+   * text is written as the words are. */
+  { "suggestions/star-in-name", "'gi*t' status", ASKS, .allow = NONE, .suggestions = NONE },
+  { "suggestions/quoted-star-in-name", "g'*'t push x", ASKS, .allow = NONE, .suggestions = NONE },
+  { "suggestions/quoted-name", "\"git\" status", ASKS, .allow = NONE,
+    .suggestions = S ("git status") },
+  { "suggestions/space-in-name", "git\\ x status", ASKS, .allow = NONE, .suggestions = NONE },
+  { "suggestions/space-in-subcommand", "git 'sta tus' x", ASKS, .allow = NONE,
+    .suggestions = S ("git *") },
   { "suggestions/plain-word-argument", "rm x", ASKS, .allow = NONE, .suggestions = S ("rm x") },
   { "suggestions/deduplicated", "rm -f a; rm -f b", ASKS, .allow = NONE, .suggestions = S ("rm *") },
   { "suggestions/one-per-part", "npm test; git status", ASKS, .allow = NONE,
