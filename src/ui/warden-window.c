@@ -50,6 +50,12 @@ struct _WardenWindow
   GtkProgressBar       *sandbox_progress;
   GtkLabel             *sandbox_label;
   GtkLabel             *usage_label;
+  AdwSqueezer          *status_squeezer;
+  GPtrArray            *status_copies;    /* the shorter pages' labels */
+  AdwSqueezerPage      *sandbox_alone;    /* the page of the sandbox's state only */
+  char                 *sandbox_short;    /* its state without the engine */
+  gboolean              sandbox_notable;  /* more to say than "Sandbox ready" */
+  char                 *usage_short;      /* the cost, or the tokens */
   GtkLabel             *instructions_label;
   GtkButton            *sandbox_retry;
   GtkRevealer          *banner_revealer;
@@ -1101,6 +1107,92 @@ update_instructions (WardenWindow *self)
                           tooltip != NULL && !adw_leaflet_get_folded (self->leaflet));
 }
 
+/* What each label of the status's shorter pages shows. */
+typedef enum
+{
+  STATUS_SANDBOX,
+  STATUS_SANDBOX_SHORT,
+  STATUS_USAGE,
+  STATUS_USAGE_SHORT,
+} StatusKind;
+
+/* The shorter pages say what the first page says, as its labels stand. */
+static void
+sync_status (WardenWindow *self)
+{
+  for (guint i = 0; self->status_copies != NULL && i < self->status_copies->len; i++)
+    {
+      GtkLabel *copy = g_ptr_array_index (self->status_copies, i);
+      StatusKind kind = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (copy), "status-kind"));
+      gboolean sandbox = kind == STATUS_SANDBOX || kind == STATUS_SANDBOX_SHORT;
+      GtkLabel *whole = sandbox ? self->sandbox_label : self->usage_label;
+      const char *text = kind == STATUS_SANDBOX_SHORT ? self->sandbox_short
+                         : kind == STATUS_USAGE_SHORT ? self->usage_short
+                         : gtk_label_get_text (whole);
+
+      const char *tooltip = gtk_widget_get_tooltip_text (GTK_WIDGET (whole));
+
+      gtk_label_set_text (copy, text != NULL ? text : "");
+      /* In short, the whole text is a pointer's rest away. */
+      if (kind == STATUS_SANDBOX_SHORT || kind == STATUS_USAGE_SHORT)
+        {
+          g_autofree char *both = tooltip != NULL
+                                  ? g_strdup_printf ("%s\n%s", gtk_label_get_text (whole), tooltip)
+                                  : g_strdup (gtk_label_get_text (whole));
+
+          gtk_widget_set_tooltip_text (GTK_WIDGET (copy), both);
+        }
+      else
+        gtk_widget_set_tooltip_text (GTK_WIDGET (copy), tooltip);
+      gtk_widget_set_visible (GTK_WIDGET (copy), gtk_widget_get_visible (GTK_WIDGET (whole)) &&
+                                                 text != NULL && text[0] != '\0');
+    }
+  /* Alone, the sandbox's state only where it says more than "ready". */
+  if (self->sandbox_alone != NULL)
+    adw_squeezer_page_set_enabled (self->sandbox_alone, self->sandbox_notable);
+}
+
+static GtkWidget *
+status_page (WardenWindow *self,
+             StatusKind    first,
+             StatusKind    second)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  StatusKind kinds[] = { first, second };
+
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      GtkWidget *label;
+
+      if ((int) kinds[i] < 0)
+        continue;
+      label = gtk_label_new (NULL);
+      gtk_widget_add_css_class (label, "caption");
+      gtk_widget_add_css_class (label, "dim-label");
+      if (kinds[i] == STATUS_USAGE || kinds[i] == STATUS_USAGE_SHORT)
+        gtk_widget_add_css_class (label, "numeric");
+      g_object_set_data (G_OBJECT (label), "status-kind", GINT_TO_POINTER (kinds[i]));
+      g_ptr_array_add (self->status_copies, label);
+      gtk_box_append (GTK_BOX (box), label);
+    }
+  return box;
+}
+
+/* After the whole state and usage: the same in short (the sandbox's state
+ * without its engine, the cost alone), then each alone. */
+static void
+add_status_pages (WardenWindow *self)
+{
+  self->status_copies = g_ptr_array_new ();
+  adw_squeezer_add (self->status_squeezer, status_page (self, STATUS_SANDBOX_SHORT, STATUS_USAGE));
+  adw_squeezer_add (self->status_squeezer,
+                    status_page (self, STATUS_SANDBOX_SHORT, STATUS_USAGE_SHORT));
+  self->sandbox_alone = adw_squeezer_add (self->status_squeezer,
+                                          status_page (self, STATUS_SANDBOX_SHORT, -1));
+  adw_squeezer_add (self->status_squeezer, status_page (self, STATUS_USAGE_SHORT, -1));
+  sync_status (self);
+}
+
 static void
 update_sandbox (WardenWindow *self)
 {
@@ -1114,16 +1206,18 @@ update_sandbox (WardenWindow *self)
   g_autofree char *ready = NULL;
   const char *label = "";
 
+  const char *base = NULL;
+
   if (preparing)
     label = _("Preparing sandbox…");
   else if (state == WARDEN_SANDBOX_STATE_READY)
     {
       /* The tooltip says why, for a gap in what it holds to. */
-      const char *base = agent && warden_agent_get_programs_unchecked (agent)
-                         ? _("Sandbox ready, started programs unchecked")
-                         : agent && warden_agent_get_network_unavailable (agent)
-                         ? _("Sandbox ready, no network")
-                         : _("Sandbox ready");
+      base = agent && warden_agent_get_programs_unchecked (agent)
+             ? _("Sandbox ready, started programs unchecked")
+             : agent && warden_agent_get_network_unavailable (agent)
+             ? _("Sandbox ready, no network")
+             : _("Sandbox ready");
 
       /* And which engine runs it, where there is one: "Podman 4.3.1, rootless". */
       ready = engine ? g_strdup_printf ("%s · %s", base, engine) : g_strdup (base);
@@ -1135,6 +1229,10 @@ update_sandbox (WardenWindow *self)
     label = _("Sandbox failed");
 
   gtk_label_set_text (self->sandbox_label, label);
+  g_free (self->sandbox_short);
+  self->sandbox_short = g_strdup (base != NULL ? base : label);
+  self->sandbox_notable = label[0] != '\0' && g_strcmp0 (base, _("Sandbox ready")) != 0;
+  sync_status (self);
   update_instructions (self);
   /* Narrow, the header has no room for the bar; the banner says what fails. */
   gtk_widget_set_visible (GTK_WIDGET (self->sandbox_progress),
@@ -1586,15 +1684,22 @@ update_usage (WardenWindow *self)
   const WardenLlmUsage *usage = self->session ? warden_session_get_usage (self->session) : NULL;
   g_autofree char *text = NULL;
 
+  g_clear_pointer (&self->usage_short, g_free);
   if (usage == NULL || usage->requests == 0)
     {
       gtk_widget_set_visible (GTK_WIDGET (self->usage_label), FALSE);
+      sync_status (self);
       return;
     }
   text = warden_llm_usage_format (usage);
   gtk_label_set_text (self->usage_label, text);
+  if (warden_llm_usage_cost_known (usage))
+    self->usage_short = warden_llm_usage_format_cost (usage->cost);
+  else
+    self->usage_short = g_strdup (text);
   /* Narrow, the title and the buttons come first. */
   gtk_widget_set_visible (GTK_WIDGET (self->usage_label), !adw_leaflet_get_folded (self->leaflet));
+  sync_status (self);
 }
 
 static void
@@ -1621,6 +1726,7 @@ update_session_state (WardenWindow *self)
   gtk_widget_set_visible (GTK_WIDGET (self->terminal_toggle),
                           self->session != NULL && !adw_leaflet_get_folded (self->leaflet));
   gtk_widget_set_visible (GTK_WIDGET (self->sandbox_label), !adw_leaflet_get_folded (self->leaflet));
+  sync_status (self);
   gtk_widget_set_visible (GTK_WIDGET (self->terminal),
                           self->session != NULL && self->terminal_visible);
   gtk_widget_set_sensitive (GTK_WIDGET (self->session_menu_button), self->session != NULL);
@@ -2540,6 +2646,10 @@ warden_window_dispose (GObject *object)
   g_clear_object (&self->profile_names);
   g_clear_pointer (&self->profile_ids, g_ptr_array_unref);
   g_clear_pointer (&self->dismissed, g_hash_table_unref);
+  g_clear_pointer (&self->status_copies, g_ptr_array_unref);
+  self->sandbox_alone = NULL;
+  g_clear_pointer (&self->sandbox_short, g_free);
+  g_clear_pointer (&self->usage_short, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), WARDEN_TYPE_WINDOW);
   G_OBJECT_CLASS (warden_window_parent_class)->dispose (object);
 }
@@ -2625,6 +2735,7 @@ warden_window_class_init (WardenWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sandbox_progress);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sandbox_label);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, usage_label);
+  gtk_widget_class_bind_template_child (widget_class, WardenWindow, status_squeezer);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, instructions_label);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, sandbox_retry);
   gtk_widget_class_bind_template_child (widget_class, WardenWindow, banner_revealer);
@@ -2693,6 +2804,7 @@ warden_window_init (WardenWindow *self)
   self->profile_ids = g_ptr_array_new_with_free_func (g_free);
   self->dismissed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gtk_widget_init_template (GTK_WIDGET (self));
+  add_status_pages (self);
 
   /* Connected once; set_session() points them at the session shown. */
   group = self->session_signals = g_signal_group_new (WARDEN_TYPE_SESSION);

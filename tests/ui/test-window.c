@@ -281,6 +281,45 @@ test_allowed_runs_in_terminal (void)
   g_assert_cmpstr (warden_window_get_page (window), ==, "chat");
 }
 
+static GtkWidget *find_by_tooltip (GtkWidget  *widget,
+                                   const char *tooltip);
+static void       resize_window   (int         width,
+                                   int         height);
+
+/* Whether a small-print label (the header's status is one) inside a header
+ * bar under @widget shows less than its text. */
+static gboolean
+has_cut_caption (GtkWidget *widget,
+                 gboolean   in_header)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return FALSE;
+  in_header |= ADW_IS_HEADER_BAR (widget);
+  if (in_header && GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "caption"))
+    {
+      int natural = 0;
+
+      gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+      if (gtk_widget_get_width (widget) < natural)
+        {
+          g_test_message ("cut: “%s”, %d of %d px", gtk_label_get_text (GTK_LABEL (widget)),
+                          gtk_widget_get_width (widget), natural);
+          return TRUE;
+        }
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    if (has_cut_caption (c, in_header))
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether no label of the header's status is cut short. */
+static gboolean
+header_status_whole (gpointer data)
+{
+  return !has_cut_caption (GTK_WIDGET (window), FALSE);
+}
+
 /* The header says what the session used and cost: nothing before the first
  * request, then the sum of its requests, in the header the user sees. */
 static void
@@ -296,7 +335,28 @@ test_usage_in_header (void)
 
   /* Two requests of 12 in and 7 out, at claude-sonnet-4-5's price. */
   g_assert_cmpstr (warden_window_get_usage (window), ==, "24 in · 14 out · <$0.01");
-  g_assert_true (label_shows (GTK_WIDGET (window), "24 in · 14 out · <$0.01"));
+
+  /* The header's status is read whole, in short, or not at all ("Sand…",
+   * "24 i…" say nothing): at the window's default width the cost shows, the
+   * whole line in its tooltip; as wide as the screen (1280 px), the
+   * sandbox's state too. */
+  g_assert_true (header_status_whole (NULL));
+  g_assert_true (label_shows (GTK_WIDGET (window), "<$0.01"));
+  g_assert_nonnull (find_by_tooltip (GTK_WIDGET (window),
+                                     "24 in · 14 out · <$0.01\nTokens this session’s model "
+                                     "read and wrote, and what they cost where the model’s "
+                                     "price is known"));
+  {
+    int width = gtk_widget_get_width (GTK_WIDGET (window));
+    int height = gtk_widget_get_height (GTK_WIDGET (window));
+
+    resize_window (1280, height);
+    wait_until (header_status_whole, NULL, 10, "the header's status whole or in short");
+    g_assert_true (label_shows (GTK_WIDGET (window), "Sandbox ready"));
+    g_assert_true (label_shows (GTK_WIDGET (window), "<$0.01"));
+    resize_window (width, height);
+    wait_until (header_status_whole, NULL, 10, "the header's status whole or in short");
+  }
 }
 
 static void
