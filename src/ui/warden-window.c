@@ -1129,7 +1129,6 @@ sync_status (WardenWindow *self)
       const char *text = kind == STATUS_SANDBOX_SHORT ? self->sandbox_short
                          : kind == STATUS_USAGE_SHORT ? self->usage_short
                          : gtk_label_get_text (whole);
-
       const char *tooltip = gtk_widget_get_tooltip_text (GTK_WIDGET (whole));
 
       gtk_label_set_text (copy, text != NULL ? text : "");
@@ -1205,7 +1204,6 @@ update_sandbox (WardenWindow *self)
   g_autofree char *engine = agent ? warden_agent_dup_engine_description (agent) : NULL;
   g_autofree char *ready = NULL;
   const char *label = "";
-
   const char *base = NULL;
 
   if (preparing)
