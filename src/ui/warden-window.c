@@ -1120,6 +1120,10 @@ typedef enum
 static void
 sync_status (WardenWindow *self)
 {
+  WardenAgent *agent = self->session ? warden_session_get_agent (self->session) : NULL;
+  /* The agent's own: the label's tooltip, bound to it, may not have it yet. */
+  const char *sandbox_tooltip = agent ? warden_agent_get_sandbox_message (agent) : NULL;
+
   for (guint i = 0; self->status_copies != NULL && i < self->status_copies->len; i++)
     {
       GtkLabel *copy = g_ptr_array_index (self->status_copies, i);
@@ -1129,7 +1133,8 @@ sync_status (WardenWindow *self)
       const char *text = kind == STATUS_SANDBOX_SHORT ? self->sandbox_short
                          : kind == STATUS_USAGE_SHORT ? self->usage_short
                          : gtk_label_get_text (whole);
-      const char *tooltip = gtk_widget_get_tooltip_text (GTK_WIDGET (whole));
+      const char *tooltip = sandbox ? sandbox_tooltip
+                                    : gtk_widget_get_tooltip_text (GTK_WIDGET (whole));
 
       gtk_label_set_text (copy, text != NULL ? text : "");
       /* In short, the whole text is a pointer's rest away. */
@@ -1724,7 +1729,6 @@ update_session_state (WardenWindow *self)
   gtk_widget_set_visible (GTK_WIDGET (self->terminal_toggle),
                           self->session != NULL && !adw_leaflet_get_folded (self->leaflet));
   gtk_widget_set_visible (GTK_WIDGET (self->sandbox_label), !adw_leaflet_get_folded (self->leaflet));
-  sync_status (self);
   gtk_widget_set_visible (GTK_WIDGET (self->terminal),
                           self->session != NULL && self->terminal_visible);
   gtk_widget_set_sensitive (GTK_WIDGET (self->session_menu_button), self->session != NULL);
